@@ -1,0 +1,46 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Data flows one way: bytes -> records (CaptureIO) -> packets (BLEPackets) -> CLI/reports.
+// See docs/architecture.md.
+let package = Package(
+    name: "blecap",
+    products: [
+        .executable(name: "blecap", targets: ["blecap"]),
+        .library(name: "CaptureIO", targets: ["CaptureIO"]),
+        .library(name: "BLEPackets", targets: ["BLEPackets"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap",
+            providers: [.apt(["libpcap-dev"])]),
+        .systemLibrary(
+            name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]),
+        // Tiny C helpers libpcap needs (a FILE* that replays sniffed stdin bytes).
+        .target(name: "CCaptureSupport", path: "Sources/CCaptureSupport"),
+        .target(name: "BLEBytes"),
+        .target(name: "CaptureIO", dependencies: ["BLEBytes", "CPcap", "CCaptureSupport"]),
+        .target(name: "BLEPackets", dependencies: ["BLEBytes", "CaptureIO", "CBluetooth"]),
+        .target(
+            name: "BlecapCLI",
+            dependencies: [
+                "BLEBytes", "CaptureIO", "BLEPackets",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
+        .target(name: "TestSupport", dependencies: ["BLEBytes"], path: "Tests/TestSupport"),
+        .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes", "TestSupport"]),
+        .testTarget(name: "CaptureIOTests", dependencies: ["CaptureIO", "BLEBytes", "TestSupport"]),
+        .testTarget(
+            name: "BLEPacketsTests",
+            dependencies: ["BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
+        .testTarget(
+            name: "BlecapCLITests",
+            dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

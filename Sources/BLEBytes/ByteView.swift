@@ -1,0 +1,84 @@
+/// A non-owning, bounds-checked view of bytes.
+///
+/// Every read is optional and non-advancing, with explicit endianness (as swift-nio's
+/// `ByteBuffer.getInteger(at:endianness:)`): an out-of-range read returns `nil` instead of
+/// trapping, so a decoder fed hostile bytes can fail softly and keep the valid part.
+///
+/// Lifetime: a `ByteView` borrows memory owned by someone else (a reader's buffer, an array in
+/// `withByteView`). It is valid only as long as that owner says so — for capture records, until
+/// the reader's next `next()` call. Copy with `toArray()` to keep the bytes.
+public struct ByteView: @unchecked Sendable {
+    public let base: UnsafeRawBufferPointer
+
+    @inlinable public init(_ base: UnsafeRawBufferPointer) { self.base = base }
+
+    public static let empty = ByteView(UnsafeRawBufferPointer(start: nil, count: 0))
+
+    @inlinable public var count: Int { base.count }
+    @inlinable public var isEmpty: Bool { base.count == 0 }
+
+    /// Whether `length` bytes starting at `offset` lie inside the view (overflow-safe).
+    @inlinable public func contains(_ offset: Int, _ length: Int) -> Bool {
+        offset >= 0 && length >= 0 && offset <= base.count && length <= base.count - offset
+    }
+
+    @inlinable public func u8(_ offset: Int) -> UInt8? {
+        guard offset >= 0, offset < base.count else { return nil }
+        return base[offset]
+    }
+
+    @inlinable public func i8(_ offset: Int) -> Int8? { u8(offset).map { Int8(bitPattern: $0) } }
+
+    @inlinable @usableFromInline func load<T: FixedWidthInteger>(_ offset: Int, as: T.Type) -> T? {
+        guard contains(offset, MemoryLayout<T>.size) else { return nil }
+        return base.loadUnaligned(fromByteOffset: offset, as: T.self)
+    }
+
+    @inlinable public func u16le(_ offset: Int) -> UInt16? { load(offset, as: UInt16.self).map(UInt16.init(littleEndian:)) }
+    @inlinable public func u16be(_ offset: Int) -> UInt16? { load(offset, as: UInt16.self).map(UInt16.init(bigEndian:)) }
+    @inlinable public func u32le(_ offset: Int) -> UInt32? { load(offset, as: UInt32.self).map(UInt32.init(littleEndian:)) }
+    @inlinable public func u32be(_ offset: Int) -> UInt32? { load(offset, as: UInt32.self).map(UInt32.init(bigEndian:)) }
+    @inlinable public func u64le(_ offset: Int) -> UInt64? { load(offset, as: UInt64.self).map(UInt64.init(littleEndian:)) }
+    @inlinable public func u64be(_ offset: Int) -> UInt64? { load(offset, as: UInt64.self).map(UInt64.init(bigEndian:)) }
+
+    /// 24-bit little-endian (HCI class of device, LE event masks, SMP passkeys …).
+    @inlinable public func u24le(_ offset: Int) -> UInt32? {
+        guard contains(offset, 3) else { return nil }
+        return UInt32(base[offset]) | UInt32(base[offset + 1]) << 8 | UInt32(base[offset + 2]) << 16
+    }
+
+    /// `length` bytes from `offset`, or nil if they are not all there.
+    @inlinable public func slice(_ offset: Int, _ length: Int) -> ByteView? {
+        guard contains(offset, length) else { return nil }
+        return ByteView(UnsafeRawBufferPointer(rebasing: base[offset..<(offset + length)]))
+    }
+
+    /// Everything from `offset` on (empty at `count`), or nil past the end.
+    @inlinable public func suffix(from offset: Int) -> ByteView? {
+        guard offset >= 0, offset <= base.count else { return nil }
+        return ByteView(UnsafeRawBufferPointer(rebasing: base[offset...]))
+    }
+
+    /// The first `length` bytes, or the whole view if it is shorter.
+    @inlinable public func prefix(_ length: Int) -> ByteView {
+        ByteView(UnsafeRawBufferPointer(rebasing: base[..<Swift.min(Swift.max(length, 0), base.count)]))
+    }
+
+    /// Copies the bytes out (allocates: not for hot paths).
+    public func toArray() -> [UInt8] { Array(base) }
+
+    /// Byte-wise equality with another view or array.
+    public func elementsEqual(_ other: some Sequence<UInt8>) -> Bool { base.elementsEqual(other) }
+}
+
+extension ByteView: Sequence {
+    public typealias Iterator = UnsafeRawBufferPointer.Iterator
+    @inlinable public func makeIterator() -> UnsafeRawBufferPointer.Iterator { base.makeIterator() }
+}
+
+extension Array where Element == UInt8 {
+    /// Runs `body` with a `ByteView` of the array's bytes, valid only inside `body`.
+    @inlinable public func withByteView<R>(_ body: (ByteView) throws -> R) rethrows -> R {
+        try withUnsafeBytes { try body(ByteView($0)) }
+    }
+}

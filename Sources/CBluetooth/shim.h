@@ -1,0 +1,1 @@
+#include <bluetooth/bluetooth.h>

@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BLEBytes
+
+/// Streams a file descriptor through one fixed buffer: readers ask for the next `n` bytes,
+/// look at them in place, and consume them. Memory stays at `capacity` whatever the file size,
+/// and no allocation happens per record.
+public final class FileByteSource {
+    public let fd: Int32
+    let ownsFD: Bool
+    let buffer: UnsafeMutableRawBufferPointer
+    var start = 0
+    var end = 0
+    /// File offset of `buffer[start]`.
+    public private(set) var offset: Int64 = 0
+    public private(set) var reachedEOF = false
+    /// errno of a failed read(2), if any; the source behaves as if the file ended there.
+    public private(set) var readErrno: Int32? = nil
+
+    /// Largest `peek` the source can satisfy.
+    public var capacity: Int { buffer.count }
+
+    public init(fd: Int32, ownsFD: Bool, capacity: Int = 2 * maximumRecordLength + 65536) {
+        self.fd = fd
+        self.ownsFD = ownsFD
+        buffer = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    /// Opens `path` for reading ("-" is standard input).
+    public convenience init(path: String) throws(CaptureError) {
+        if path == "-" {
+            self.init(fd: 0, ownsFD: false)
+            return
+        }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        var st = stat()
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            close(fd)
+            throw .cannotOpen(path: path, reason: "is a directory")
+        }
+        self.init(fd: fd, ownsFD: true)
+    }
+
+    deinit {
+        buffer.deallocate()
+        if ownsFD { close(fd) }
+    }
+
+    /// Bytes currently buffered and not consumed.
+    public var buffered: Int { end - start }
+
+    /// The next `count` bytes without consuming them, or nil if the file ends (or a read fails)
+    /// first. `count` must not exceed `capacity`. The view is valid until the next call to
+    /// `peek`, `peekAvailable` or `consume`.
+    public func peek(_ count: Int) -> ByteView? {
+        precondition(count >= 0 && count <= buffer.count, "peek larger than the source buffer")
+        if end - start < count { fill(atLeast: count) }
+        guard end - start >= count else { return nil }
+        return ByteView(UnsafeRawBufferPointer(rebasing: buffer[start..<(start + count)]))
+    }
+
+    /// Up to `count` next bytes (fewer only at the end of the file).
+    public func peekAvailable(upTo count: Int) -> ByteView {
+        let want = min(count, buffer.count)
+        if end - start < want { fill(atLeast: want) }
+        let n = min(want, end - start)
+        return ByteView(UnsafeRawBufferPointer(rebasing: buffer[start..<(start + n)]))
+    }
+
+    /// Drops `count` bytes that were peeked.
+    public func consume(_ count: Int) {
+        precondition(count >= 0 && count <= end - start)
+        start += count
+        offset += Int64(count)
+    }
+
+    /// Whether no byte is left (reads ahead to find out).
+    public var isAtEnd: Bool {
+        if end > start { return false }
+        fill(atLeast: 1)
+        return end == start
+    }
+
+    private func fill(atLeast count: Int) {
+        if start > 0 && buffer.count - start < count {
+            // Compact: move the unconsumed tail to the front so `count` bytes fit.
+            let n = end - start
+            if n > 0, let base = buffer.baseAddress {
+                memmove(base, base + start, n)
+            }
+            start = 0
+            end = n
+        }
+        while end - start < count && !reachedEOF {
+            let room = buffer.count - end
+            if room == 0 { break }
+            let r = read(fd, buffer.baseAddress! + end, room)
+            if r > 0 {
+                end += r
+            } else if r == 0 {
+                reachedEOF = true
+            } else if errno != EINTR {
+                readErrno = errno
+                reachedEOF = true
+            }
+        }
+    }
+}

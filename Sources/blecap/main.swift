@@ -1,0 +1,3 @@
+import BlecapCLI
+
+Blecap.main()
