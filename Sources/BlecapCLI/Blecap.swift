@@ -1,13 +1,57 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The `blecap` command: one subcommand per file in this folder.
 public struct Blecap: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "blecap",
-        abstract: "Read Bluetooth LE HCI captures (btsnoop, pcap/pcapng, PacketLogger) and decode them.",
+        abstract: "Read Bluetooth LE HCI captures and decode every frame.",
+        discussion: """
+            Reads btsnoop (Android, btmon -w), pcap/pcapng (link types 187, 201, 254) and Apple \
+            PacketLogger (.pklg) files, chosen by content. FILE may be '-' for standard input.
+
+            Exit status: 0 success, 2 usage error or unreadable capture, 3 capture damaged \
+            (everything before the damage was decoded; the message names the byte offset).
+            """,
         version: "0.1.0",
-        subcommands: []
+        subcommands: [PacketsCommand.self, InfoCommand.self]
     )
 
     public init() {}
+
+    /// Entry point used by the executable: like `main()`, but usage errors exit with 2 so that
+    /// scripts can tell "bad invocation or unreadable input" (2) from "damaged input" (3).
+    public static func run(arguments: [String]? = nil) -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            exit(withError: nil)
+        } catch let code as ExitCode {
+            exit(withError: code)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                let message = fullMessage(for: error)
+                if !message.isEmpty { writeStandardError(message + "\n") }
+                Glibc.exit(BlecapExit.unreadable.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// Process exit statuses, documented in `blecap --help`.
+public enum BlecapExit: Int32 {
+    case success = 0
+    /// Findings at or above the failure threshold (lint).
+    case findings = 1
+    /// Usage error, or a capture that cannot be opened or is in no supported format.
+    case unreadable = 2
+    /// The capture is damaged: its valid part was decoded, the damage reported.
+    case damaged = 3
+
+    public var exitCode: ExitCode { ExitCode(rawValue) }
 }

@@ -1,3 +1,3 @@
 import BlecapCLI
 
-Blecap.main()
+Blecap.run()

@@ -1,0 +1,301 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BLEBytes
+
+/// A byte buffer that formats text and JSON without creating Strings, flushed to a file
+/// descriptor in large writes. One is reused for a whole run, so printing a frame allocates
+/// nothing.
+public final class OutputBuffer {
+    public private(set) var bytes: [UInt8] = []
+    let fd: Int32?
+    let flushThreshold: Int
+    /// errno of the first failed write (EPIPE when the reader went away, e.g. `| head`).
+    public private(set) var writeErrno: Int32? = nil
+
+    /// Writes to `fd` (nil: only collect, for tests and in-memory use).
+    public init(fd: Int32?, flushThreshold: Int = 1 << 16) {
+        self.fd = fd
+        self.flushThreshold = flushThreshold
+        bytes.reserveCapacity(flushThreshold + 4096)
+    }
+
+    public var isBroken: Bool { writeErrno != nil }
+
+    @inline(__always) public func maybeFlush() {
+        if bytes.count >= flushThreshold { flush() }
+    }
+
+    public func flush() {
+        guard let fd, !bytes.isEmpty else { return }
+        if writeErrno == nil {
+            bytes.withUnsafeBytes { raw in
+                var off = 0
+                while off < raw.count {
+                    let n = write(fd, raw.baseAddress! + off, raw.count - off)
+                    if n > 0 { off += n } else if n < 0 && errno == EINTR { continue } else {
+                        writeErrno = errno
+                        break
+                    }
+                }
+            }
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// What was written so far, as text (tests).
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    // MARK: plain text
+
+    @inline(__always) public func byte(_ b: UInt8) { bytes.append(b) }
+
+    public func ascii(_ s: StaticString) {
+        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    public func string(_ s: String) {
+        var s = s
+        s.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    public func cString(_ p: UnsafePointer<CChar>) {
+        var q = p
+        while q.pointee != 0 {
+            bytes.append(UInt8(bitPattern: q.pointee))
+            q += 1
+        }
+    }
+
+    public func newline() { bytes.append(0x0A) }
+
+    public func spaces(_ n: Int) {
+        for _ in 0..<max(n, 0) { bytes.append(0x20) }
+    }
+
+    public func decimal(_ v: Int) { decimal(Int64(v)) }
+
+    public func decimal(_ v: Int64) {
+        if v < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            decimal(UInt64(v.magnitude))
+        } else {
+            decimal(UInt64(v))
+        }
+    }
+
+    public func decimal(_ v: UInt64) {
+        var digits = 1
+        var x = v / 10
+        while x > 0 { digits += 1; x /= 10 }
+        let start = bytes.count
+        for _ in 0..<digits { bytes.append(0x30) }
+        var y = v
+        var i = start + digits - 1
+        repeat {
+            bytes[i] = UInt8(truncatingIfNeeded: y % 10) &+ 0x30
+            y /= 10
+            i -= 1
+        } while y > 0
+    }
+
+    /// Fixed-width decimal with leading zeros.
+    public func decimal(_ v: UInt64, width: Int) {
+        var digits = 1
+        var p: UInt64 = 10
+        while p <= v && digits < 20 { digits += 1; p = p &* 10 }
+        for _ in digits..<max(width, digits) { bytes.append(0x30) }
+        decimal(v)
+    }
+
+    /// "0x" + `digits` uppercase hex digits.
+    public func hex(_ v: UInt64, digits: Int) {
+        bytes.append(0x30)
+        bytes.append(UInt8(ascii: "x"))
+        hexDigits(v, digits: digits)
+    }
+
+    public func hexDigits(_ v: UInt64, digits: Int) {
+        Hex.upperDigits.withUnsafeBufferPointer { d in
+            var i = digits
+            while i > 0 {
+                i -= 1
+                bytes.append(d[Int((v >> UInt64(4 * i)) & 0xF)])
+            }
+        }
+    }
+
+    /// Lowercase hex of every byte, no separators (tshark's value style).
+    public func hexBytes(_ view: ByteView) {
+        Hex.lowerDigits.withUnsafeBufferPointer { d in
+            for b in view {
+                bytes.append(d[Int(b >> 4)])
+                bytes.append(d[Int(b & 0xF)])
+            }
+        }
+    }
+
+    public func address(_ a: BDAddr) {
+        for i in 0..<6 {
+            if i > 0 { bytes.append(UInt8(ascii: ":")) }
+            hexDigits(UInt64(a.byte(i)), digits: 2)
+        }
+    }
+
+    /// Text from a packet, with control bytes and invalid UTF-8 escaped so one frame is always
+    /// one line.
+    public func sanitizedText(_ view: ByteView) {
+        escaped(view, json: false)
+    }
+
+    // MARK: JSON
+
+    /// A JSON string literal (with quotes) of UTF-8 text from a packet; invalid UTF-8 bytes
+    /// become U+FFFD so the output always parses.
+    public func jsonString(_ view: ByteView) {
+        bytes.append(0x22)
+        escaped(view, json: true)
+        bytes.append(0x22)
+    }
+
+    public func jsonString(_ s: StaticString) {
+        bytes.append(0x22)
+        s.withUTF8Buffer { escaped(ByteView(UnsafeRawBufferPointer($0)), json: true) }
+        bytes.append(0x22)
+    }
+
+    public func jsonString(_ s: String) {
+        var s = s
+        bytes.append(0x22)
+        s.withUTF8 { escaped(ByteView(UnsafeRawBufferPointer($0)), json: true) }
+        bytes.append(0x22)
+    }
+
+    /// `"key":` — keys are fixed ASCII names, so they need no escaping.
+    @inline(__always) public func jsonKey(_ k: StaticString) {
+        bytes.append(0x22)
+        k.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(0x22)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    private func escaped(_ view: ByteView, json: Bool) {
+        var i = 0
+        let n = view.count
+        let base = view.base
+        while i < n {
+            let b = base[i]
+            if b >= 0x20 && b < 0x7F {
+                if json && (b == 0x22 || b == 0x5C) { bytes.append(0x5C) }
+                bytes.append(b)
+                i += 1
+                continue
+            }
+            if b < 0x80 {
+                // Control character (or DEL).
+                switch b {
+                case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
+                default:
+                    if json {
+                        ascii("\\u00")
+                        hexDigits(UInt64(b), digits: 2)
+                    } else {
+                        ascii("\\x")
+                        hexDigits(UInt64(b), digits: 2)
+                    }
+                }
+                i += 1
+                continue
+            }
+            let len = utf8SequenceLength(base, i, n)
+            if len > 0 {
+                for k in 0..<len { bytes.append(base[i + k]) }
+                i += len
+            } else {
+                if json {
+                    bytes.append(0xEF); bytes.append(0xBF); bytes.append(0xBD)  // U+FFFD
+                } else {
+                    ascii("\\x")
+                    hexDigits(UInt64(b), digits: 2)
+                }
+                i += 1
+            }
+        }
+    }
+
+    /// Length of a valid UTF-8 sequence starting at `i`, or 0 if it is not valid.
+    private func utf8SequenceLength(_ p: UnsafeRawBufferPointer, _ i: Int, _ n: Int) -> Int {
+        let b = p[i]
+        let len: Int
+        var minScalar: UInt32
+        var scalar: UInt32
+        switch b {
+        case 0xC2...0xDF: len = 2; scalar = UInt32(b & 0x1F); minScalar = 0x80
+        case 0xE0...0xEF: len = 3; scalar = UInt32(b & 0x0F); minScalar = 0x800
+        case 0xF0...0xF4: len = 4; scalar = UInt32(b & 0x07); minScalar = 0x10000
+        default: return 0
+        }
+        guard i + len <= n else { return 0 }
+        for k in 1..<len {
+            let c = p[i + k]
+            guard c & 0xC0 == 0x80 else { return 0 }
+            scalar = scalar << 6 | UInt32(c & 0x3F)
+        }
+        if scalar < minScalar || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar) { return 0 }
+        return len
+    }
+
+    // MARK: time
+
+    /// RFC 3339 UTC with microseconds: "2026-11-22T13:07:01.123456Z".
+    public func rfc3339(microseconds t: Int64) {
+        let (secs, micros) = t.quotientAndRemainder(dividingBy: 1_000_000)
+        var s = secs
+        var us = micros
+        if us < 0 { us += 1_000_000; s -= 1 }
+        let (days0, rem0) = s.quotientAndRemainder(dividingBy: 86_400)
+        var days = days0
+        var rem = rem0
+        if rem < 0 { rem += 86_400; days -= 1 }
+        let (y, m, d) = OutputBuffer.civil(fromDays: days)
+        if y < 0 || y > 9999 {
+            // Out of RFC 3339's range: keep the raw number so nothing is lost.
+            decimal(t)
+            return
+        }
+        decimal(UInt64(y), width: 4); byte(UInt8(ascii: "-"))
+        decimal(UInt64(m), width: 2); byte(UInt8(ascii: "-"))
+        decimal(UInt64(d), width: 2); byte(UInt8(ascii: "T"))
+        decimal(UInt64(rem / 3600), width: 2); byte(UInt8(ascii: ":"))
+        decimal(UInt64(rem % 3600 / 60), width: 2); byte(UInt8(ascii: ":"))
+        decimal(UInt64(rem % 60), width: 2); byte(UInt8(ascii: "."))
+        decimal(UInt64(us), width: 6); byte(UInt8(ascii: "Z"))
+    }
+
+    /// Seconds with 6 decimals ("12.345678"), for relative times.
+    public func seconds(microseconds t: Int64) {
+        if t < 0 { byte(UInt8(ascii: "-")) }
+        let m = t.magnitude
+        decimal(m / 1_000_000)
+        byte(UInt8(ascii: "."))
+        decimal(m % 1_000_000, width: 6)
+    }
+
+    /// Days since 1970-01-01 → proleptic Gregorian (year, month, day) (H. Hinnant's algorithm).
+    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+}

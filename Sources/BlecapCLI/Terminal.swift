@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+
+/// When to colour text output. `auto` colours only a terminal and honours NO_COLOR
+/// (https://no-color.org: any non-empty value turns colour off).
+public enum ColorChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case auto, always, never
+
+    public func enabled(fd: Int32 = 1) -> Bool {
+        switch self {
+        case .always: return true
+        case .never: return false
+        case .auto:
+            if let v = getenv("NO_COLOR"), v.pointee != 0 { return false }
+            return isatty(fd) == 1
+        }
+    }
+}
+
+/// ANSI SGR sequences, written only when colour is on.
+public enum ANSI {
+    public static let reset: StaticString = "\u{1B}[0m"
+    public static let dim: StaticString = "\u{1B}[2m"
+    public static let bold: StaticString = "\u{1B}[1m"
+    public static let red: StaticString = "\u{1B}[31m"
+    public static let green: StaticString = "\u{1B}[32m"
+    public static let yellow: StaticString = "\u{1B}[33m"
+    public static let blue: StaticString = "\u{1B}[34m"
+    public static let magenta: StaticString = "\u{1B}[35m"
+    public static let cyan: StaticString = "\u{1B}[36m"
+}
+
+/// Output formats shared by the decoding commands.
+public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case text, json, jsonl
+}
+
+/// Writes a message to standard error, prefixed "blecap: ".
+func printError(_ message: String) {
+    writeStandardError("blecap: " + message + "\n")
+}
+
+/// Writes raw text to file descriptor 2 (no stdio: `stderr` is shared mutable state in Swift 6).
+func writeStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { buf in
+        var off = 0
+        while off < buf.count {
+            let n = write(2, buf.baseAddress! + off, buf.count - off)
+            if n <= 0 { break }
+            off += n
+        }
+    }
+}

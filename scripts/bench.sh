@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Benchmark: blecap against tshark and btmon on the same 1 M-frame capture, in one run.
+# Prints wall time, peak RSS and ratios. Timings belong here and in issue notes, never in tests.
+#   scripts/bench.sh [--sessions N] [--notifications M]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SHARED=${BLECAP_SHARED:-../shared}
+SESSIONS=100
+NOTIFICATIONS=10000
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sessions) SESSIONS=$2; shift 2 ;;
+    --notifications) NOTIFICATIONS=$2; shift 2 ;;
+    *) echo "usage: $0 [--sessions N] [--notifications M]" >&2; exit 2 ;;
+  esac
+done
+OUT=bench-out
+mkdir -p "$OUT"
+CAP="$OUT/bench-${SESSIONS}x${NOTIFICATIONS}.btsnoop"
+NOCHAR="$OUT/bench-${SESSIONS}x${NOTIFICATIONS}-nochar.btsnoop"
+[ -f "$CAP" ] || python3 "$SHARED/tools/make_bench_capture.py" "$CAP" --sessions "$SESSIONS" --notifications "$NOTIFICATIONS"
+[ -f "$NOCHAR" ] || python3 "$SHARED/tools/make_bench_capture.py" "$NOCHAR" --sessions "$SESSIONS" --notifications "$NOTIFICATIONS" --no-char-discovery
+BLECAP=.build/release/blecap
+[ -x "$BLECAP" ] || swift build -c release >/dev/null
+
+# run NAME CMD... : prints "NAME seconds peakKB" and records them.
+declare -A SECS RSS
+run() {
+  local name=$1; shift
+  local log="$OUT/time-$name.txt"
+  /usr/bin/time -f "%e %M" -o "$log" "$@" >/dev/null 2>"$OUT/stderr-$name.txt" || true
+  read -r s kb < <(tail -n 1 "$log")
+  SECS[$name]=$s; RSS[$name]=$kb
+  printf "%-28s %8.2f s %9.1f MB\n" "$name" "$s" "$(echo "$kb/1024" | bc -l)"
+}
+
+echo "capture: $CAP ($(stat -c %s "$CAP") bytes)"
+run blecap-packets-jsonl "$BLECAP" packets --format jsonl "$CAP"
+run blecap-packets-text "$BLECAP" packets "$CAP"
+run blecap-info "$BLECAP" info "$CAP"
+run tshark-fields tshark -r "$CAP" -T fields -e frame.number -e btatt.opcode -e btatt.handle
+echo "capture without characteristic discovery (btmon 5.66 crashes on it otherwise): $NOCHAR"
+run blecap-packets-jsonl-nochar "$BLECAP" packets --format jsonl "$NOCHAR"
+run btmon-nochar btmon -r "$NOCHAR"
+run tshark-fields-nochar tshark -r "$NOCHAR" -T fields -e frame.number -e btatt.opcode -e btatt.handle
+
+ratio() { echo "scale=1; ${SECS[$1]} / ${SECS[$2]}" | bc -l 2>/dev/null || echo "n/a"; }
+echo
+echo "tshark / blecap packets --format jsonl: $(ratio tshark-fields blecap-packets-jsonl)x"
+echo "tshark / blecap info:                  $(ratio tshark-fields blecap-info)x"
+echo "btmon / blecap packets (nochar):       $(ratio btmon-nochar blecap-packets-jsonl-nochar)x"
+echo "tshark / blecap packets (nochar):      $(ratio tshark-fields-nochar blecap-packets-jsonl-nochar)x"

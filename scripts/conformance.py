@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Conformance suite: blecap against tshark (the decode oracle) over ../shared/captures.
+
+For every capture under ../shared/captures/{bumble,public,formats}:
+  * HCI captures: blecap's ATT opcode must equal tshark's on every frame, and so must the
+    attribute handle for the PDUs that carry exactly one (Error Response, Read/Read Blob/Write
+    requests, Prepare Write request and response, Write/Signed Write Command, Notification,
+    Indication). Responses are not compared: tshark infers their handle from its own request
+    matching, which pairs across connections (see two_peripherals_concurrent in the bumble
+    README).
+  * Over-the-air (link-layer) captures must be refused with the "not supported yet" error, the
+    Frontline .cfa with "unknown capture format", both with exit code 2.
+  * Damaged copies (truncated, garbage appended) must decode their valid prefix, name the byte
+    offset of the damage and exit 3.
+Prints one line per file and a closing "N passed, N failed" line; exits 1 on any failure.
+"""
+import argparse, json, os, subprocess, sys, tempfile
+
+HANDLE_OPCODES = {0x01, 0x0A, 0x0C, 0x12, 0x16, 0x17, 0x52, 0xD2, 0x1B, 0x1D}
+LINK_LAYER_PREFIXES = ("pcap-lell256", "pcapng-lell256", "pcap-nordic272", "pcap-ppi192")
+EXIT_DAMAGED = 3
+EXIT_UNREADABLE = 2
+
+
+def tshark_att(path):
+    out = subprocess.run(
+        ["tshark", "-r", path, "-T", "fields", "-E", "separator=|",
+         "-e", "frame.number", "-e", "btatt.opcode", "-e", "btatt.handle"],
+        capture_output=True, text=True, check=True).stdout
+    frames = {}
+    total = 0
+    for line in out.splitlines():
+        num, op, handle = (line.split("|") + ["", ""])[:3]
+        total += 1
+        if op:
+            ops = [int(x, 16) for x in op.split(",")]
+            handles = [int(x, 16) for x in handle.split(",")] if handle else []
+            frames[int(num)] = (ops[-1], handles)
+    return total, frames
+
+
+def blecap_att(blecap, path):
+    p = subprocess.run([blecap, "packets", "--format", "jsonl", path], capture_output=True, text=True)
+    frames = {}
+    total = 0
+    for line in p.stdout.splitlines():
+        obj = json.loads(line)
+        total += 1
+        att = obj.get("att")
+        if att is not None:
+            frames[obj["frame"]] = (att["opcode"], att.get("handle"))
+    return p.returncode, total, frames, p.stderr
+
+
+def check_hci(blecap, path):
+    t_total, t = tshark_att(path)
+    rc, b_total, b, err = blecap_att(blecap, path)
+    problems = []
+    if rc != 0:
+        problems.append(f"blecap exited {rc}: {err.strip()[:200]}")
+    if b_total != t_total:
+        problems.append(f"frame count blecap {b_total} vs tshark {t_total}")
+    handles_compared = 0
+    for frame in sorted(set(t) | set(b)):
+        if frame not in b:
+            problems.append(f"frame {frame}: tshark ATT opcode 0x{t[frame][0]:02x}, blecap none")
+            continue
+        if frame not in t:
+            problems.append(f"frame {frame}: blecap ATT opcode 0x{b[frame][0]:02x}, tshark none")
+            continue
+        (top, thandles), (bop, bhandle) = t[frame], b[frame]
+        if top != bop:
+            problems.append(f"frame {frame}: opcode tshark 0x{top:02x} blecap 0x{bop:02x}")
+            continue
+        if top in HANDLE_OPCODES and len(thandles) == 1:
+            handles_compared += 1
+            if thandles[0] != bhandle:
+                problems.append(f"frame {frame}: handle tshark 0x{thandles[0]:04x} blecap {bhandle}")
+    return problems, f"{t_total} frames, {len(t)} ATT opcodes, {handles_compared} handles"
+
+
+def check_refused(blecap, path, expected_text):
+    p = subprocess.run([blecap, "packets", path], capture_output=True, text=True)
+    problems = []
+    if p.returncode != EXIT_UNREADABLE:
+        problems.append(f"exit {p.returncode}, expected {EXIT_UNREADABLE}")
+    if expected_text not in p.stderr:
+        problems.append(f"stderr lacks '{expected_text}': {p.stderr.strip()[:200]}")
+    return problems, f"refused: {p.stderr.strip()[:90]}"
+
+
+def check_damaged(blecap, path, tmp):
+    """Truncate mid-record and append garbage: valid prefix decoded, offset named, exit 3."""
+    data = open(path, "rb").read()
+    problems = []
+    cases = {"truncated": data[: len(data) - 3], "garbage": data + b"\xff" * 7}
+    for name, blob in cases.items():
+        damaged = os.path.join(tmp, f"{name}-{os.path.basename(path)}")
+        with open(damaged, "wb") as f:
+            f.write(blob)
+        p = subprocess.run([blecap, "packets", "--format", "jsonl", damaged], capture_output=True, text=True)
+        if p.returncode != EXIT_DAMAGED:
+            problems.append(f"{name}: exit {p.returncode}, expected {EXIT_DAMAGED}")
+        if "offset" not in p.stderr:
+            problems.append(f"{name}: stderr does not name the offset: {p.stderr.strip()[:200]}")
+        if not p.stdout.strip():
+            problems.append(f"{name}: no valid prefix decoded")
+    return problems, "truncated + garbage: exit 3, offset named"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--blecap", default=".build/release/blecap")
+    ap.add_argument("--shared", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared"))
+    args = ap.parse_args()
+    root = os.path.join(args.shared, "captures")
+    if not os.path.isdir(root):
+        print(f"conformance: no captures at {root}", file=sys.stderr)
+        return 1
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for folder in ("bumble", "formats", "public"):
+            d = os.path.join(root, folder)
+            for name in sorted(os.listdir(d)):
+                if name.endswith(".md"):
+                    continue
+                path = os.path.join(d, name)
+                if name.startswith(LINK_LAYER_PREFIXES):
+                    problems, summary = check_refused(args.blecap, path, "link-layer capture")
+                elif name.startswith("unknown-"):
+                    problems, summary = check_refused(args.blecap, path, "unknown capture format")
+                else:
+                    problems, summary = check_hci(args.blecap, path)
+                    if folder == "formats":
+                        p2, s2 = check_damaged(args.blecap, path, tmp)
+                        problems += p2
+                        summary += "; " + s2
+                status = "ok  " if not problems else "FAIL"
+                print(f"{status} {folder}/{name}: {summary}")
+                for pr in problems[:20]:
+                    print(f"       {pr}")
+                if len(problems) > 20:
+                    print(f"       … {len(problems) - 20} more")
+                if problems:
+                    failed += 1
+                else:
+                    passed += 1
+    print(f"conformance: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
