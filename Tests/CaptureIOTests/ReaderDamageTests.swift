@@ -98,6 +98,17 @@ import TestSupport
         #expect(r.damage == CaptureDamage(offset: cut.fileOffset, frame: 60, reason: "truncated record: 29 of \(cut.recordLength) bytes before end of file"))
     }
 
+    /// A reader that stops at damage in a stream leaves the rest unread and does not hang.
+    @Test func damageMidStreamThroughAPipe() throws {
+        var file = btsnoopHeader(datalink: 1002)
+        file += btsnoopRecord([0x01, 0x03, 0x0C, 0x00], flags: 0, unixMicros: 0)  // 16..<44
+        file += be32(0xFFFF_FFFF) + be32(0xFFFF_FFFF) + be32(0) + be32(0) + be64(0)  // 44: impossible
+        file += [UInt8](repeating: 0x5A, count: 300_000)
+        let r = try readAllThroughPipe(bytes: file, chunk: 4096)
+        #expect(r.records.count == 1)
+        #expect(r.damage?.offset == 44 && r.damage?.frame == 2)
+    }
+
     // MARK: btsnoop
 
     @Test func btsnoopImpossibleIncludedLength() throws {
