@@ -99,3 +99,58 @@ func checkContiguous(_ records: [OwnedRecord], fileSize: Int, headerLength: Int6
     }
     #expect(expected == Int64(fileSize))
 }
+
+@Suite struct RealPacketLoggerReadTests {
+    static let publicPklg: [(String, Int)] = [
+        ("pklg-be_btstack-le-pairing.pklg", 195),
+        ("pklg-be_hciparse-test00-macos.pklg", 2239),
+        ("pklg-be_ios-sysdiagnose-bafang-ebike.pklg", 50027),
+    ]
+
+    @Test(arguments: publicPklg.map { $0.0 })
+    func publicPacketLoggerReadsToTheEnd(_ name: String) throws {
+        let frames = try #require(Self.publicPklg.first { $0.0 == name }).1
+        let path = SharedFixtures.shared("captures/public/\(name)")
+        let r = try readAll(path: path)
+        #expect(r.format == .packetLogger(bigEndian: true))
+        #expect(r.damage == nil)
+        #expect(r.records.count == frames)
+        checkContiguous(r.records, fileSize: try fileBytes(path).count, headerLength: 0)
+    }
+
+    /// Type counts from `tshark -T fields -e packetlogger.type` (SOURCES.md lists the types).
+    @Test func recordTypesOfTheIOSCapture() throws {
+        let r = try readAll(path: SharedFixtures.shared("captures/public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg"))
+        var counts: [UInt32: Int] = [:]
+        for rec in r.records { counts[rec.rawType, default: 0] += 1 }
+        #expect(counts == [0x00: 21177, 0x01: 24486, 0x02: 1417, 0x03: 1349, 0x0A: 598, 0x21: 7, 0xFB: 103, 0xFC: 55, 0xFD: 835])
+        let first = try #require(r.records.first)
+        #expect(first.kind == .note && first.payload == Array("Product: iPhone18,2".utf8))
+        #expect(r.records.filter { $0.kind == .unknown }.count == 598 + 7)
+        #expect(r.records.filter { $0.kind == .config }.count == 835)
+    }
+
+    @Test func textRecordsOfTheMacOSCapture() throws {
+        let r = try readAll(path: SharedFixtures.shared("captures/public/pklg-be_hciparse-test00-macos.pklg"))
+        let kinds = r.records.map(\.kind)
+        #expect(kinds.filter { $0 == .kernel }.count == 159)
+        #expect(kinds.filter { $0 == .power }.count == 21)
+        #expect(r.records[0].kind == .power && r.records[0].payload == Array("OFF->ON+\n".utf8))
+        #expect(r.records[2].kind == .kernel && r.records[2].payload == Array("Set BTLP GPIO to FALSE successful".utf8))
+    }
+
+    /// The same session as PacketLogger (both byte orders) and btsnoop H4 gives the same records.
+    @Test func packetLoggerAgreesWithBTSnoop() throws {
+        let dir = "captures/formats/clean_heart_rate.central"
+        let h4 = try readAll(path: SharedFixtures.shared("\(dir).h4.btsnoop"))
+        let le = try readAll(path: SharedFixtures.shared("\(dir).le.pklg"))
+        let be = try readAll(path: SharedFixtures.shared("\(dir).be.pklg"))
+        #expect(le.format == .packetLogger(bigEndian: false))
+        #expect(be.format == .packetLogger(bigEndian: true))
+        #expect(le.damage == nil && be.damage == nil)
+        #expect(le.records.count == 123 && be.records.count == 123)
+        #expect(le.records.map(\.hciIdentity) == h4.records.map(\.hciIdentity))
+        #expect(be.records.map(\.hciIdentity) == h4.records.map(\.hciIdentity))
+        #expect(be.records.map(\.originalLength) == h4.records.map(\.originalLength))
+    }
+}
