@@ -1,0 +1,82 @@
+import BLEBytes
+import CaptureIO
+
+/// One capture record decoded as far as its layers go. Every part is a view into the record's
+/// payload (or the reassembler's buffer), valid until the next record is read.
+public struct DecodedFrame: @unchecked Sendable {
+    public let record: CaptureRecord
+    public let layer: Layer
+
+    public enum Layer: @unchecked Sendable {
+        case command(HCICommandPacket)
+        case event(HCIEventPacket)
+        /// An ACL packet and what it did to its L2CAP stream.
+        case acl(HCIACLPacket, L2CAPReassemblyResult?)
+        /// SCO/ISO data, container metadata and text records: the record payload as it is.
+        case other
+        /// An HCI packet too short for its own header.
+        case malformed(StaticString)
+    }
+
+    /// The L2CAP PDU this frame completed, if any (also a salvaged PDU from a malformed
+    /// fragment, so its upper layer is still decoded).
+    public var l2cap: L2CAPPDU? {
+        guard case .acl(_, let result?) = layer else { return nil }
+        switch result {
+        case .complete(let pdu): return pdu
+        case .malformed(_, _, let salvaged): return salvaged
+        case .incomplete: return nil
+        }
+    }
+
+    /// The ATT PDU bytes (opcode first) this frame completed, if any.
+    public var attPayload: ByteView? {
+        guard let pdu = l2cap, pdu.channel == L2CAPChannel.att else { return nil }
+        return pdu.payload
+    }
+
+    public var connectionHandle: UInt16? {
+        if case .acl(let acl, _) = layer { return acl.handle }
+        if record.kind == .scoData || record.kind == .isoData, let h = record.payload.u16le(0) {
+            return h & 0x0FFF
+        }
+        return nil
+    }
+}
+
+/// Turns records into `DecodedFrame`s: HCI headers, and ACL through L2CAP reassembly. Keeps
+/// only bounded per-connection reassembly state; no allocation per frame.
+public final class FrameDecoder {
+    public let reassembler: L2CAPReassembler
+
+    public init(reassembler: L2CAPReassembler = L2CAPReassembler()) {
+        self.reassembler = reassembler
+    }
+
+    public func decode(_ record: CaptureRecord) -> DecodedFrame {
+        switch record.kind {
+        case .hciCommand:
+            guard let command = HCICommandPacket(record.payload) else {
+                return DecodedFrame(record: record, layer: .malformed("HCI command shorter than its 3-byte header"))
+            }
+            return DecodedFrame(record: record, layer: .command(command))
+        case .hciEvent:
+            guard let event = HCIEventPacket(record.payload) else {
+                return DecodedFrame(record: record, layer: .malformed("HCI event shorter than its 2-byte header"))
+            }
+            // A handle is reused after Disconnection Complete (Bumble hands out 0x0001 again):
+            // drop any half-reassembled PDU so it cannot be glued to the next connection's data.
+            if event.code == 0x05, event.parameters.u8(0) == 0, let handle = event.parameters.u16le(1) {
+                _ = reassembler.reset(handle: handle & 0x0FFF, controllerIndex: record.controllerIndex)
+            }
+            return DecodedFrame(record: record, layer: .event(event))
+        case .aclData:
+            guard let acl = HCIACLPacket(record.payload) else {
+                return DecodedFrame(record: record, layer: .malformed("ACL packet shorter than its 4-byte header"))
+            }
+            return DecodedFrame(record: record, layer: .acl(acl, reassembler.feed(record)))
+        default:
+            return DecodedFrame(record: record, layer: .other)
+        }
+    }
+}
