@@ -1,0 +1,218 @@
+import BLEBytes
+
+/// A typed ATT PDU (Core 5.4 Vol 3 Part F 3.4). `init?(parameters:)` parses the bytes after
+/// the opcode and fails only when they are too short for the PDU's fixed fields.
+public protocol ATTPDUType: SendableMetatype {
+    static var opcode: ATTOpcode { get }
+    init?(parameters: ByteView)
+    func describe(into sink: FieldSink)
+}
+
+extension ATTPDUType {
+    /// Parses a whole PDU (opcode byte included); nil when the opcode is another one or the
+    /// parameters are too short.
+    public init?(pdu: ByteView) {
+        guard pdu.u8(0) == Self.opcode.rawValue, let p = pdu.suffix(from: 1) else { return nil }
+        self.init(parameters: p)
+    }
+}
+
+/// Method kinds of ATT PDUs (Vol 3 Part F 3.3): who sends it and whether it is acknowledged.
+public enum ATTMethodKind: UInt8, Sendable {
+    case request, response, command, notification, indication, confirmation
+
+    public var name: StaticString {
+        switch self {
+        case .request: "request"
+        case .response: "response"
+        case .command: "command"
+        case .notification: "notification"
+        case .indication: "indication"
+        case .confirmation: "confirmation"
+        }
+    }
+}
+
+/// An ATT opcode byte (Vol 3 Part F 3.3.1: bits 0–5 method, bit 6 command flag, bit 7
+/// authentication signature flag) with its table entry.
+public struct ATTOpcode: RawRepresentable, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public init(_ rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let errorResponse = ATTOpcode(0x01)
+    public static let exchangeMTURequest = ATTOpcode(0x02)
+    public static let exchangeMTUResponse = ATTOpcode(0x03)
+    public static let findInformationRequest = ATTOpcode(0x04)
+    public static let findInformationResponse = ATTOpcode(0x05)
+    public static let findByTypeValueRequest = ATTOpcode(0x06)
+    public static let findByTypeValueResponse = ATTOpcode(0x07)
+    public static let readByTypeRequest = ATTOpcode(0x08)
+    public static let readByTypeResponse = ATTOpcode(0x09)
+    public static let readRequest = ATTOpcode(0x0A)
+    public static let readResponse = ATTOpcode(0x0B)
+    public static let readBlobRequest = ATTOpcode(0x0C)
+    public static let readBlobResponse = ATTOpcode(0x0D)
+    public static let readMultipleRequest = ATTOpcode(0x0E)
+    public static let readMultipleResponse = ATTOpcode(0x0F)
+    public static let readByGroupTypeRequest = ATTOpcode(0x10)
+    public static let readByGroupTypeResponse = ATTOpcode(0x11)
+    public static let writeRequest = ATTOpcode(0x12)
+    public static let writeResponse = ATTOpcode(0x13)
+    public static let prepareWriteRequest = ATTOpcode(0x16)
+    public static let prepareWriteResponse = ATTOpcode(0x17)
+    public static let executeWriteRequest = ATTOpcode(0x18)
+    public static let executeWriteResponse = ATTOpcode(0x19)
+    public static let handleValueNotification = ATTOpcode(0x1B)
+    public static let handleValueIndication = ATTOpcode(0x1D)
+    public static let handleValueConfirmation = ATTOpcode(0x1E)
+    public static let readMultipleVariableRequest = ATTOpcode(0x20)
+    public static let readMultipleVariableResponse = ATTOpcode(0x21)
+    public static let multipleHandleValueNotification = ATTOpcode(0x23)
+    public static let writeCommand = ATTOpcode(0x52)
+    public static let signedWriteCommand = ATTOpcode(0xD2)
+
+    /// Table entry, nil for opcodes the spec does not define.
+    public var entry: ATTOpcodeTable.Entry? { ATTOpcodeTable.byOpcode[Int(rawValue)] }
+    /// tshark's name ("Read By Group Type Request"), "Unknown" for undefined opcodes.
+    public var name: StaticString { entry?.name ?? "Unknown" }
+    public var method: ATTMethodKind? { entry?.method }
+    /// Whether the PDU names exactly one attribute handle in its own bytes.
+    public var carriesSingleHandle: Bool { (entry?.handleOffset ?? -1) >= 0 }
+    /// Bit 6: a command (no response expected).
+    public var isCommand: Bool { rawValue & 0x40 != 0 }
+    /// Bit 7: a 12-byte Authentication Signature ends the PDU.
+    public var hasSignature: Bool { rawValue & 0x80 != 0 }
+}
+
+/// The opcode table (Vol 3 Part F 3.4.8, Table 3.37), btmon-style: one row per opcode with
+/// its name, method kind, where its single handle sits, its fixed size and its decoder.
+public enum ATTOpcodeTable {
+    public struct Entry: Sendable {
+        public let opcode: UInt8
+        public let name: StaticString
+        public let method: ATTMethodKind
+        /// Offset in the PDU (opcode = 0) of the one attribute handle the PDU carries, or -1.
+        public let handleOffset: Int
+        /// Exact parameter size for fixed-size PDUs (nil: variable).
+        public let fixedParameterLength: Int?
+        /// Describes the parameters; false when they are too short.
+        let describe: @Sendable (ByteView, FieldSink) -> Bool
+    }
+
+    static func d<T: ATTPDUType>(_: T.Type) -> @Sendable (ByteView, FieldSink) -> Bool {
+        { parameters, sink in
+            guard let p = T(parameters: parameters) else { return false }
+            p.describe(into: sink)
+            return true
+        }
+    }
+
+    public static let entries: [Entry] = [
+        Entry(opcode: 0x01, name: "Error Response", method: .response, handleOffset: 2,
+              fixedParameterLength: 4, describe: d(ATTErrorResponse.self)),
+        Entry(opcode: 0x02, name: "Exchange MTU Request", method: .request, handleOffset: -1,
+              fixedParameterLength: 2, describe: d(ATTExchangeMTURequest.self)),
+        Entry(opcode: 0x03, name: "Exchange MTU Response", method: .response, handleOffset: -1,
+              fixedParameterLength: 2, describe: d(ATTExchangeMTUResponse.self)),
+        Entry(opcode: 0x04, name: "Find Information Request", method: .request, handleOffset: -1,
+              fixedParameterLength: 4, describe: d(ATTFindInformationRequest.self)),
+        Entry(opcode: 0x05, name: "Find Information Response", method: .response, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTFindInformationResponse.self)),
+        Entry(opcode: 0x06, name: "Find By Type Value Request", method: .request, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTFindByTypeValueRequest.self)),
+        Entry(opcode: 0x07, name: "Find By Type Value Response", method: .response, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTFindByTypeValueResponse.self)),
+        Entry(opcode: 0x08, name: "Read By Type Request", method: .request, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTReadByTypeRequest.self)),
+        Entry(opcode: 0x09, name: "Read By Type Response", method: .response, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTReadByTypeResponse.self)),
+        Entry(opcode: 0x0A, name: "Read Request", method: .request, handleOffset: 1,
+              fixedParameterLength: 2, describe: d(ATTReadRequest.self)),
+        Entry(opcode: 0x0B, name: "Read Response", method: .response, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTReadResponse.self)),
+        Entry(opcode: 0x0C, name: "Read Blob Request", method: .request, handleOffset: 1,
+              fixedParameterLength: 4, describe: d(ATTReadBlobRequest.self)),
+        Entry(opcode: 0x0D, name: "Read Blob Response", method: .response, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTReadBlobResponse.self)),
+        Entry(opcode: 0x0E, name: "Read Multiple Request", method: .request, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTReadMultipleRequest.self)),
+        Entry(opcode: 0x0F, name: "Read Multiple Response", method: .response, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTReadMultipleResponse.self)),
+        Entry(opcode: 0x10, name: "Read By Group Type Request", method: .request, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTReadByGroupTypeRequest.self)),
+        Entry(opcode: 0x11, name: "Read By Group Type Response", method: .response, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTReadByGroupTypeResponse.self)),
+        Entry(opcode: 0x12, name: "Write Request", method: .request, handleOffset: 1,
+              fixedParameterLength: nil, describe: d(ATTWriteRequest.self)),
+        Entry(opcode: 0x13, name: "Write Response", method: .response, handleOffset: -1,
+              fixedParameterLength: 0, describe: d(ATTWriteResponse.self)),
+        Entry(opcode: 0x16, name: "Prepare Write Request", method: .request, handleOffset: 1,
+              fixedParameterLength: nil, describe: d(ATTPrepareWriteRequest.self)),
+        Entry(opcode: 0x17, name: "Prepare Write Response", method: .response, handleOffset: 1,
+              fixedParameterLength: nil, describe: d(ATTPrepareWriteResponse.self)),
+        Entry(opcode: 0x18, name: "Execute Write Request", method: .request, handleOffset: -1,
+              fixedParameterLength: 1, describe: d(ATTExecuteWriteRequest.self)),
+        Entry(opcode: 0x19, name: "Execute Write Response", method: .response, handleOffset: -1,
+              fixedParameterLength: 0, describe: d(ATTExecuteWriteResponse.self)),
+        Entry(opcode: 0x1B, name: "Handle Value Notification", method: .notification, handleOffset: 1,
+              fixedParameterLength: nil, describe: d(ATTHandleValueNotification.self)),
+        Entry(opcode: 0x1D, name: "Handle Value Indication", method: .indication, handleOffset: 1,
+              fixedParameterLength: nil, describe: d(ATTHandleValueIndication.self)),
+        Entry(opcode: 0x1E, name: "Handle Value Confirmation", method: .confirmation, handleOffset: -1,
+              fixedParameterLength: 0, describe: d(ATTHandleValueConfirmation.self)),
+        Entry(opcode: 0x20, name: "Read Multiple Variable Request", method: .request, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTReadMultipleVariableRequest.self)),
+        Entry(opcode: 0x21, name: "Read Multiple Variable Response", method: .response, handleOffset: -1,
+              fixedParameterLength: nil, describe: d(ATTReadMultipleVariableResponse.self)),
+        Entry(opcode: 0x23, name: "Multiple Handle Value Notification", method: .notification,
+              handleOffset: -1, fixedParameterLength: nil, describe: d(ATTMultipleHandleValueNotification.self)),
+        Entry(opcode: 0x52, name: "Write Command", method: .command, handleOffset: 1,
+              fixedParameterLength: nil, describe: d(ATTWriteCommand.self)),
+        Entry(opcode: 0xD2, name: "Signed Write Command", method: .command, handleOffset: 1,
+              fixedParameterLength: nil, describe: d(ATTSignedWriteCommand.self)),
+    ]
+
+    /// 256 slots indexed by opcode byte, so lookups are one array access.
+    public static let byOpcode: [Entry?] = {
+        var t = [Entry?](repeating: nil, count: 256)
+        for e in entries { t[Int(e.opcode)] = e }
+        return t
+    }()
+}
+
+/// ATT error codes (Vol 3 Part F 3.4.1.1, Table 3.4) and the common profile and service
+/// error codes (Core Specification Supplement Part B 1.2).
+public enum ATTErrorCode {
+    /// tshark's names where tshark has the code, the spec's otherwise; 0x80–0x9F are
+    /// application errors, named as a class.
+    public static func name(_ code: UInt8) -> StaticString? {
+        switch code {
+        case 0x01: "Invalid Handle"
+        case 0x02: "Read Not Permitted"
+        case 0x03: "Write Not Permitted"
+        case 0x04: "Invalid PDU"
+        case 0x05: "Insufficient Authentication"
+        case 0x06: "Request Not Supported"
+        case 0x07: "Invalid Offset"
+        case 0x08: "Insufficient Authorization"
+        case 0x09: "Prepare Queue Full"
+        case 0x0A: "Attribute Not Found"
+        case 0x0B: "Attribute Not Long"
+        case 0x0C: "Insufficient Encryption Key Size"
+        case 0x0D: "Invalid Attribute Value Length"
+        case 0x0E: "Unlikely Error"
+        case 0x0F: "Insufficient Encryption"
+        case 0x10: "Unsupported Group Type"
+        case 0x11: "Insufficient Resources"
+        case 0x12: "Database Out Of Sync"
+        case 0x13: "Value Not Allowed"
+        case 0x80...0x9F: "Application Error"
+        case 0xFC: "Write Request Rejected"
+        case 0xFD: "Improper Client Characteristic Configuration Descriptor"
+        case 0xFE: "Procedure Already In Progress"
+        case 0xFF: "Out of Range"
+        default: nil
+        }
+    }
+}

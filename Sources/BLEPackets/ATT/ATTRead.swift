@@ -1,0 +1,102 @@
+import BLEBytes
+
+/// ATT_READ_REQ (Core 5.4 Vol 3 Part F 3.4.4.3): Attribute Handle.
+public struct ATTReadRequest: ATTPDUType, Sendable {
+    public static let opcode = ATTOpcode.readRequest
+    public let handle: UInt16
+    public init?(parameters p: ByteView) {
+        guard let h = p.u16le(0) else { return nil }
+        handle = h
+    }
+    public func describe(into sink: FieldSink) { sink.field("handle", .hex(UInt64(handle), digits: 4)) }
+}
+
+/// ATT_READ_RSP (Vol 3 Part F 3.4.4.4): Attribute Value (up to ATT_MTU − 1 bytes).
+public struct ATTReadResponse: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.readResponse
+    public let value: ByteView
+    public init?(parameters p: ByteView) { value = p }
+    public func describe(into sink: FieldSink) { sink.field("value", .bytes(value)) }
+}
+
+/// ATT_READ_BLOB_REQ (Vol 3 Part F 3.4.4.5): Attribute Handle, Value Offset.
+public struct ATTReadBlobRequest: ATTPDUType, Sendable {
+    public static let opcode = ATTOpcode.readBlobRequest
+    public let handle: UInt16
+    public let offset: UInt16
+    public init?(parameters p: ByteView) {
+        guard let h = p.u16le(0), let o = p.u16le(2) else { return nil }
+        handle = h
+        offset = o
+    }
+    public func describe(into sink: FieldSink) {
+        sink.field("handle", .hex(UInt64(handle), digits: 4))
+        sink.field("offset", .uint(UInt64(offset)))
+    }
+}
+
+/// ATT_READ_BLOB_RSP (Vol 3 Part F 3.4.4.6): Part Attribute Value.
+public struct ATTReadBlobResponse: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.readBlobResponse
+    public let partValue: ByteView
+    public init?(parameters p: ByteView) { partValue = p }
+    public func describe(into sink: FieldSink) { sink.field("value", .bytes(partValue)) }
+}
+
+func describeHandles(_ handles: ATTList<ATTHandle>, into sink: FieldSink) {
+    for h in handles { sink.field("handle", .hex(UInt64(h.handle), digits: 4)) }
+    // Vol 3 Part F 3.4.4.7 / 3.4.4.11: a set of two or more handles.
+    if handles.count < 2 { sink.note("fewer than two handles") }
+    if !handles.trailing.isEmpty {
+        sink.note("handle list has an odd length")
+        sink.field("trailing", .bytes(handles.trailing))
+    }
+}
+
+/// ATT_READ_MULTIPLE_REQ (Vol 3 Part F 3.4.4.7): Set Of Handles (two or more).
+public struct ATTReadMultipleRequest: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.readMultipleRequest
+    public let handles: ATTList<ATTHandle>
+    public init?(parameters p: ByteView) { handles = ATTList(p, stride: 2) }
+    public func describe(into sink: FieldSink) { describeHandles(handles, into: sink) }
+}
+
+/// ATT_READ_MULTIPLE_RSP (Vol 3 Part F 3.4.4.8): Set Of Values, concatenated without
+/// lengths (only the client, knowing the requested handles, can split them).
+public struct ATTReadMultipleResponse: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.readMultipleResponse
+    public let values: ByteView
+    public init?(parameters p: ByteView) { values = p }
+    public func describe(into sink: FieldSink) { sink.field("values", .bytes(values)) }
+}
+
+/// ATT_READ_MULTIPLE_VARIABLE_REQ (Vol 3 Part F 3.4.4.11): Set Of Handles (two or more).
+public struct ATTReadMultipleVariableRequest: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.readMultipleVariableRequest
+    public let handles: ATTList<ATTHandle>
+    public init?(parameters p: ByteView) { handles = ATTList(p, stride: 2) }
+    public func describe(into sink: FieldSink) { describeHandles(handles, into: sink) }
+}
+
+/// ATT_READ_MULTIPLE_VARIABLE_RSP (Vol 3 Part F 3.4.4.12): Length Value Tuple List. The
+/// last value may be truncated by ATT_MTU.
+public struct ATTReadMultipleVariableResponse: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.readMultipleVariableResponse
+    public let tuples: ATTLengthValueList
+    public init?(parameters p: ByteView) { tuples = ATTLengthValueList(bytes: p) }
+    public func describe(into sink: FieldSink) {
+        var consumed = 0
+        for t in tuples {
+            sink.begin("tuple")
+            sink.field("length", .uint(UInt64(t.length)))
+            sink.field("value", .bytes(t.value))
+            if t.isTruncated { sink.note("value truncated") }
+            sink.end()
+            consumed &+= 2 &+ t.value.count
+        }
+        if consumed < tuples.bytes.count {
+            sink.note("a lone byte where a length was expected")
+            sink.field("trailing", .bytes(tuples.bytes.suffix(from: consumed) ?? .empty))
+        }
+    }
+}

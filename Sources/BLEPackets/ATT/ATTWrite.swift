@@ -1,0 +1,125 @@
+import BLEBytes
+
+/// ATT_WRITE_REQ (Core 5.4 Vol 3 Part F 3.4.5.1): Attribute Handle, Attribute Value.
+public struct ATTWriteRequest: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.writeRequest
+    public let handle: UInt16
+    public let value: ByteView
+    public init?(parameters p: ByteView) {
+        guard let h = p.u16le(0) else { return nil }
+        handle = h
+        value = p.suffix(from: 2)!
+    }
+    public func describe(into sink: FieldSink) {
+        sink.field("handle", .hex(UInt64(handle), digits: 4))
+        sink.field("value", .bytes(value))
+    }
+}
+
+/// ATT_WRITE_RSP (Vol 3 Part F 3.4.5.2): no parameters.
+public struct ATTWriteResponse: ATTPDUType, Sendable {
+    public static let opcode = ATTOpcode.writeResponse
+    public init?(parameters p: ByteView) {}
+    public func describe(into sink: FieldSink) {}
+}
+
+/// ATT_WRITE_CMD (Vol 3 Part F 3.4.5.3): Attribute Handle, Attribute Value; no response.
+public struct ATTWriteCommand: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.writeCommand
+    public let handle: UInt16
+    public let value: ByteView
+    public init?(parameters p: ByteView) {
+        guard let h = p.u16le(0) else { return nil }
+        handle = h
+        value = p.suffix(from: 2)!
+    }
+    public func describe(into sink: FieldSink) {
+        sink.field("handle", .hex(UInt64(handle), digits: 4))
+        sink.field("value", .bytes(value))
+    }
+}
+
+/// ATT_SIGNED_WRITE_CMD (Vol 3 Part F 3.4.5.4): Attribute Handle, Attribute Value,
+/// Authentication Signature (12 bytes: SignCounter u32 + 8-byte MAC, Vol 3 Part H 2.4.5).
+public struct ATTSignedWriteCommand: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.signedWriteCommand
+    public let handle: UInt16
+    public let value: ByteView
+    public let signature: ByteView
+    public init?(parameters p: ByteView) {
+        guard let h = p.u16le(0), p.count >= 14 else { return nil }
+        handle = h
+        value = p.slice(2, p.count - 14)!
+        signature = p.suffix(from: p.count - 12)!
+    }
+    public var signCounter: UInt32 { signature.u32le(0)! }
+    public func describe(into sink: FieldSink) {
+        sink.field("handle", .hex(UInt64(handle), digits: 4))
+        sink.field("value", .bytes(value))
+        sink.field("sign_counter", .uint(UInt64(signCounter)))
+        sink.field("mac", .bytes(signature.suffix(from: 4)!))
+    }
+}
+
+/// ATT_PREPARE_WRITE_REQ (Vol 3 Part F 3.4.6.1): Attribute Handle, Value Offset, Part
+/// Attribute Value.
+public struct ATTPrepareWriteRequest: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.prepareWriteRequest
+    public let handle: UInt16
+    public let offset: UInt16
+    public let partValue: ByteView
+    public init?(parameters p: ByteView) {
+        guard let h = p.u16le(0), let o = p.u16le(2) else { return nil }
+        handle = h
+        offset = o
+        partValue = p.suffix(from: 4)!
+    }
+    public func describe(into sink: FieldSink) {
+        sink.field("handle", .hex(UInt64(handle), digits: 4))
+        sink.field("offset", .uint(UInt64(offset)))
+        sink.field("value", .bytes(partValue))
+    }
+}
+
+/// ATT_PREPARE_WRITE_RSP (Vol 3 Part F 3.4.6.2): echoes the request's handle, offset and part
+/// value, so the client can check the server queued what it sent.
+public struct ATTPrepareWriteResponse: ATTPDUType, @unchecked Sendable {
+    public static let opcode = ATTOpcode.prepareWriteResponse
+    public let handle: UInt16
+    public let offset: UInt16
+    public let partValue: ByteView
+    public init?(parameters p: ByteView) {
+        guard let h = p.u16le(0), let o = p.u16le(2) else { return nil }
+        handle = h
+        offset = o
+        partValue = p.suffix(from: 4)!
+    }
+    public func describe(into sink: FieldSink) {
+        sink.field("handle", .hex(UInt64(handle), digits: 4))
+        sink.field("offset", .uint(UInt64(offset)))
+        sink.field("value", .bytes(partValue))
+    }
+}
+
+/// ATT_EXECUTE_WRITE_REQ (Vol 3 Part F 3.4.6.3): Flags (0x00 cancel all prepared writes,
+/// 0x01 write them all).
+public struct ATTExecuteWriteRequest: ATTPDUType, Sendable {
+    public static let opcode = ATTOpcode.executeWriteRequest
+    public let flags: UInt8
+    public init?(parameters p: ByteView) {
+        guard let f = p.u8(0) else { return nil }
+        flags = f
+    }
+    public func describe(into sink: FieldSink) {
+        let name: StaticString? =
+            flags == 0 ? "Cancel all prepared writes" : flags == 1 ? "Immediately write all pending prepared values" : nil
+        sink.field("flags", .code(UInt64(flags), digits: 2, name: name))
+    }
+}
+
+/// ATT_EXECUTE_WRITE_RSP (Vol 3 Part F 3.4.6.4): no parameters.
+public struct ATTExecuteWriteResponse: ATTPDUType, Sendable {
+    public static let opcode = ATTOpcode.executeWriteResponse
+    public init?(parameters p: ByteView) {}
+    public func describe(into sink: FieldSink) {}
+}
