@@ -1,21 +1,229 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import BLEBytes
 import CPcap
 import CCaptureSupport
 
-/// pcap and pcapng through libpcap. STUB: to be implemented.
+/// pcap and pcapng (either byte order, µs or ns timestamps) through libpcap.
+///
+/// libpcap is asked for microsecond timestamps: it converts nanosecond pcap files and pcapng
+/// interfaces with another `if_tsresol` by truncating (dividing) the fraction, which for the
+/// non-negative times of a real capture is the floor that tshark's displayed µs would give.
+///
+/// Link types read (pseudo-headers per libpcap's `pcap/bluetooth.h`, network byte order):
+/// - 187 BLUETOOTH_HCI_H4: H4 type byte, packet. Direction inferred (`H4DirectionInference`).
+/// - 201 BLUETOOTH_HCI_H4_WITH_PHDR: u32 direction (bit 0 set = received), H4 type byte, packet.
+/// - 254 BLUETOOTH_LINUX_MONITOR: u16 adapter id, u16 monitor opcode, monitor payload.
+///
+/// Over-the-air link types are refused at open time with `linkLayerCaptureUnsupported`.
+///
+/// File offsets: for classic pcap `fileOffset`/`recordLength` are exact (the stream position
+/// before and after libpcap read the record header and data). For pcapng, libpcap silently
+/// reads non-packet blocks (interface descriptions, statistics, …) while looking for the next
+/// packet, so the span between two packets can hold more than one block; the reader then takes
+/// the packet block's own length from its trailing Block Total Length (read with `pread` on a
+/// regular file) and reports the block that ends where libpcap stopped. On a pipe it reports
+/// the whole span.
 public final class PcapReader: CaptureReader {
     public let format: CaptureFormat
     public private(set) var damage: CaptureDamage? = nil
 
+    /// The opened source: kept alive because on a pipe libpcap reads from its fd.
+    let source: FileByteSource
+    private let handle: OpaquePointer
+    private let file: UnsafeMutablePointer<FILE>?
+    /// A seekable fd of the same file (regular files only), for pcapng block trailers.
+    private let seekableFD: Int32?
+    private let layout: Layout
+    private let isPcapng: Bool
+    private var frame = 0
+    /// Stream position just after the last good record (or after the file header).
+    private var position: Int64
+    private var finished = false
+    private var inference = H4DirectionInference()
+    /// File offset of the stream's first byte (non-zero only if the source had consumed bytes
+    /// before libpcap got it).
+    private let streamBase: Int64
+
+    private enum Layout { case h4, h4WithDirection, linuxMonitor }
+
     /// pcap (µs/ns, either byte order) or pcapng section header magic.
     public static func sniff(_ prefix: ByteView) -> Bool {
-        guard let m = prefix.u32be(0) else { return false }
-        return [0xA1B2_C3D4, 0xD4C3_B2A1, 0xA1B2_3C4D, 0x4D3C_B2A1, 0x0A0D_0D0A].contains(m)
+        magicKind(prefix) != nil
     }
 
+    private enum Magic { case pcapMicro, pcapNano, pcapng }
+
+    private static func magicKind(_ prefix: ByteView) -> Magic? {
+        switch prefix.u32be(0) {
+        case 0xA1B2_C3D4, 0xD4C3_B2A1: .pcapMicro
+        case 0xA1B2_3C4D, 0x4D3C_B2A1: .pcapNano
+        case 0x0A0D_0D0A: .pcapng
+        default: nil
+        }
+    }
+
+    /// Opens the capture whose first bytes `source` has buffered. With a `path` to a regular
+    /// file libpcap opens the file itself; otherwise (a pipe, `path == nil`) it reads the
+    /// buffered bytes and then the rest of `source.fd`.
     public init(source: FileByteSource, path: String?) throws(CaptureError) {
-        format = .pcap(linkType: 201, nanosecond: false)
+        self.source = source
+        let prefix = source.peekAvailable(upTo: 64)
+        guard let magic = Self.magicKind(prefix) else { throw .unknownFormat }
+        isPcapng = magic == .pcapng
+
+        var st = stat()
+        let isRegular = fstat(source.fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+        var errbuf = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE) + 1)
+        let opened: OpaquePointer?
+        var streamBase: Int64 = 0
+        if let path, isRegular {
+            opened = pcap_open_offline_with_tstamp_precision(
+                path, UInt32(PCAP_TSTAMP_PRECISION_MICRO), &errbuf)
+        } else {
+            // Hand libpcap what was sniffed, then the rest of the descriptor.
+            let buffered = source.buffered
+            let base = source.buffer.baseAddress!.advanced(by: source.start)
+                .assumingMemoryBound(to: UInt8.self)
+            guard let fp = blecap_fopen_prefixed(base, buffered, source.fd) else {
+                throw .cannotOpen(path: path ?? "-", reason: "cannot allocate a stream")
+            }
+            streamBase = source.offset
+            source.consume(buffered)
+            opened = pcap_fopen_offline_with_tstamp_precision(
+                fp, UInt32(PCAP_TSTAMP_PRECISION_MICRO), &errbuf)
+            if opened == nil { fclose(fp) }
+        }
+        guard let p = opened else {
+            let message = String(cString: errbuf)
+            if message.hasPrefix("truncated dump file") { throw .truncatedHeader }
+            throw .pcap(message)
+        }
+        handle = p
+        file = pcap_file(p)
+        seekableFD = isRegular && path != nil ? file.map { fileno($0) } : nil
+
+        let linkType = pcap_datalink(p)
+        switch linkType {
+        case LinkType.bluetoothHCIH4: layout = .h4
+        case LinkType.bluetoothHCIH4WithPHDR: layout = .h4WithDirection
+        case LinkType.bluetoothLinuxMonitor: layout = .linuxMonitor
+        default:
+            pcap_close(p)
+            if LinkType.linkLayerTypes.contains(linkType) {
+                throw .linkLayerCaptureUnsupported(linkType: linkType)
+            }
+            throw .unsupportedLinkType(linkType)
+        }
+        format = isPcapng
+            ? .pcapng(linkType: linkType) : .pcap(linkType: linkType, nanosecond: magic == .pcapNano)
+        self.streamBase = streamBase
+        let here = file.map { Int64(ftello($0)) } ?? -1
+        position = here >= 0 ? streamBase &+ here : (isPcapng ? 0 : 24)
     }
 
-    public func next() -> CaptureRecord? { nil }
+    deinit {
+        pcap_close(handle)
+    }
+
+    public func next() -> CaptureRecord? {
+        if finished { return nil }
+        var header: UnsafeMutablePointer<pcap_pkthdr>? = nil
+        var data: UnsafePointer<UInt8>? = nil
+        let r = pcap_next_ex(handle, &header, &data)
+        guard r == 1, let header, let data else {
+            finished = true
+            if r == PCAP_ERROR {
+                damage = CaptureDamage(
+                    offset: position, frame: frame &+ 1, reason: String(cString: pcap_geterr(handle)))
+            }
+            return nil
+        }
+        frame &+= 1
+        let h = header.pointee
+        let caplen = Int(h.caplen)
+        let wireLength = Int(h.len)
+
+        // Where the record sits in the file.
+        let before = position
+        let told = file.map { Int64(ftello($0)) } ?? -1
+        let after = told >= 0 ? streamBase &+ told : -1
+        var recordStart = before
+        var recordLength: Int
+        if after > before {
+            recordLength = Int(after - before)
+            if isPcapng, let (start, length) = pcapngBlock(endingAt: after, span: recordLength, caplen: caplen) {
+                recordStart = start
+                recordLength = length
+            }
+            position = after
+        } else {
+            // ftell failed: assume a classic record header (16 bytes) and keep counting.
+            recordLength = 16 &+ caplen
+            position = before &+ Int64(recordLength)
+        }
+
+        let raw = ByteView(UnsafeRawBufferPointer(start: data, count: caplen))
+        let (timestamp, _) = Self.microseconds(h.ts)
+        var record = CaptureRecord(
+            frame: frame, timestamp: timestamp, direction: .unknown, kind: .unknown, rawType: 0,
+            payload: raw, originalLength: wireLength, fileOffset: recordStart,
+            recordLength: recordLength)
+
+        switch layout {
+        case .h4:
+            guard let type = raw.u8(0), let payload = raw.suffix(from: 1) else { break }
+            record.kind = HCIPacketKinds.kind(h4Type: type)
+            record.rawType = UInt32(type)
+            record.payload = payload
+            record.originalLength = max(wireLength &- 1, payload.count)
+            record.direction = inference.direction(kind: record.kind, payload: payload)
+        case .h4WithDirection:
+            guard let dir = raw.u32be(0) else { break }
+            record.direction = dir & 1 != 0 ? .received : .sent
+            guard let type = raw.u8(4), let payload = raw.suffix(from: 5) else { break }
+            record.kind = HCIPacketKinds.kind(h4Type: type)
+            record.rawType = UInt32(type)
+            record.payload = payload
+            record.originalLength = max(wireLength &- 5, payload.count)
+        case .linuxMonitor:
+            guard let adapter = raw.u16be(0), let opcode = raw.u16be(2),
+                let payload = raw.suffix(from: 4)
+            else { break }
+            (record.kind, record.direction) = HCIPacketKinds.kind(monitorOpcode: opcode)
+            record.rawType = UInt32(opcode)
+            record.controllerIndex = adapter
+            record.payload = payload
+            record.originalLength = max(wireLength &- 4, payload.count)
+        }
+        return record
+    }
+
+    /// tv_sec * 1_000_000 + tv_usec without trapping: a hostile pcapng timestamp can exceed
+    /// Int64 µs; it saturates (and the flag says so).
+    static func microseconds(_ ts: timeval) -> (Int64, overflowed: Bool) {
+        let sec = Int64(ts.tv_sec)
+        let usec = Int64(ts.tv_usec)
+        let (scaled, o1) = sec.multipliedReportingOverflow(by: 1_000_000)
+        let (sum, o2) = scaled.addingReportingOverflow(usec)
+        if o1 || o2 { return (sec < 0 ? Int64.min : Int64.max, true) }
+        return (sum, false)
+    }
+
+    /// The packet block that ends at `end`, when the span libpcap consumed since the previous
+    /// packet is more than one block. Enhanced Packet Block without options: 32 + padded data;
+    /// Simple Packet Block: 16 + padded data (pcapng spec 4.3, 4.4).
+    private func pcapngBlock(endingAt end: Int64, span: Int, caplen: Int) -> (Int64, Int)? {
+        let padded = (caplen &+ 3) & ~3
+        if span == 32 &+ padded || span == 16 &+ padded { return nil }
+        guard let fd = seekableFD, end >= 12 else { return nil }  // streamBase is 0 here
+        var trailer: UInt32 = 0
+        guard pread(fd, &trailer, 4, off_t(end - 4)) == 4 else { return nil }
+        let length = Int(pcap_is_swapped(handle) != 0 ? trailer.byteSwapped : trailer)
+        guard length >= 12, length <= span, length & 3 == 0 else { return nil }
+        return (end - Int64(length), length)
+    }
 }

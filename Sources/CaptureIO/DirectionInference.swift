@@ -1,0 +1,186 @@
+import BLEBytes
+
+/// Infers which way an HCI packet went when the container does not say (pcap link type 187,
+/// BLUETOOTH_HCI_H4, has no direction pseudo-header).
+///
+/// Feed it every packet in file order. Commands are always host → controller and events
+/// controller → host (Core 5.4 Vol 4 Part E 5.4.1, 5.4.4). ACL data carries no direction, so
+/// the evidence is, strongest first:
+///
+/// 1. The ACL Packet_Boundary_Flag (Core 5.4 Vol 4 Part E 5.4.2): 0b00 ("first
+///    non-automatically-flushable packet") is only ever sent host → controller.
+/// 2. Once the host was seen starting PDUs with 0b00 on a connection, a 0b10 start fragment on
+///    it comes from the controller (on LE-U the host starts PDUs with 0b00 and the controller
+///    with 0b10). Real Android and Bumble captures follow this exactly.
+/// 3. Otherwise the L2CAP content, given the local controller's role on that connection
+///    (remembered from the LE Connection Complete / LE Enhanced Connection Complete event, role
+///    0x00 central, 0x01 peripheral): an SMP Pairing Request comes from the central, a Pairing
+///    Response or a Security Request from the peripheral (Vol 3 Part H 3.5, 3.6.7); an L2CAP
+///    Connection Parameter Update Request from the peripheral, its Response from the central
+///    (Vol 3 Part A 4.20, 4.21); ATT requests, commands, signed writes and confirmations go
+///    client → server, responses, notifications, indications and error responses server →
+///    client (Vol 3 Part F 3.3).
+///
+///    **Assumption:** for ATT the local *central* is taken to be the GATT client and the local
+///    *peripheral* the GATT server. That is the usual arrangement (phone ↔ sensor), but GATT
+///    roles are independent of link roles: a peripheral reading the central's own GATT server
+///    (e.g. ANCS, a time service) would be mislabelled by this rule. Rules 1 and 2 come first,
+///    so the assumption only decides packets the flags could not.
+/// 4. Failing that, a 0b10 start fragment on a known LE connection is taken as received.
+/// 5. A continuation fragment (0b01) goes the way the last start fragment on that handle went.
+///
+/// When nothing tells, the direction is `.unknown`. Per-connection state lives in one
+/// fixed table indexed by the 12-bit handle, allocated once: classifying a packet allocates
+/// nothing.
+public struct H4DirectionInference {
+    /// Per-handle state bits.
+    private static let known: UInt8 = 0x01  // an LE connection complete was seen
+    private static let peripheral: UInt8 = 0x02  // local role: peripheral (else central)
+    private static let bredr: UInt8 = 0x04  // a BR/EDR connection complete was seen
+    private static let hostUsesNonFlushable: UInt8 = 0x08  // host sent a 0b00 start here
+    private static let lastSent: UInt8 = 0x10  // last start fragment was sent
+    private static let lastReceived: UInt8 = 0x20  // last start fragment was received
+
+    private var handles: [UInt8]
+
+    public init() {
+        handles = [UInt8](repeating: 0, count: 0x1000)
+    }
+
+    /// The direction of one H4 packet. `payload` is the packet without its H4 type byte.
+    public mutating func direction(kind: RecordKind, payload: ByteView) -> Direction {
+        switch kind {
+        case .hciCommand:
+            return .sent
+        case .hciEvent:
+            observeEvent(payload)
+            return .received
+        case .aclData:
+            return aclDirection(payload)
+        default:
+            return .unknown
+        }
+    }
+
+    /// The local role on `handle` as learned from connection events: 0 central, 1 peripheral,
+    /// nil if no LE connection complete was seen for it.
+    public func localRole(handle: UInt16) -> UInt8? {
+        let s = handles[Int(handle & 0x0FFF)]
+        guard s & Self.known != 0 else { return nil }
+        return s & Self.peripheral != 0 ? 1 : 0
+    }
+
+    // MARK: Events
+
+    private mutating func observeEvent(_ p: ByteView) {
+        guard let code = p.u8(0) else { return }
+        switch code {
+        case 0x3E:  // LE Meta (Vol 4 Part E 7.7.65)
+            guard let sub = p.u8(2) else { return }
+            // LE Connection Complete (0x01), LE Enhanced Connection Complete v1 (0x0A) and v2
+            // (0x29) share the prefix Status, Connection_Handle, Role.
+            guard sub == 0x01 || sub == 0x0A || sub == 0x29,
+                let status = p.u8(3), status == 0,
+                let handle = p.u16le(4), let role = p.u8(6)
+            else { return }
+            var s = Self.known
+            if role == 0x01 { s |= Self.peripheral }
+            handles[Int(handle & 0x0FFF)] = s
+        case 0x03:  // Connection Complete, BR/EDR (7.7.3): Status, Connection_Handle, …
+            guard let status = p.u8(2), status == 0, let handle = p.u16le(3) else { return }
+            handles[Int(handle & 0x0FFF)] = Self.bredr
+        case 0x05:  // Disconnection Complete (7.7.5): Status, Connection_Handle, Reason
+            guard let status = p.u8(2), status == 0, let handle = p.u16le(3) else { return }
+            handles[Int(handle & 0x0FFF)] = 0
+        default:
+            return
+        }
+    }
+
+    // MARK: ACL
+
+    private mutating func aclDirection(_ p: ByteView) -> Direction {
+        guard let hf = p.u16le(0) else { return .unknown }
+        let slot = Int(hf & 0x0FFF)
+        let pb = (hf >> 12) & 0x3
+        var s = handles[slot]
+
+        if pb == 0b01 {  // continuation: follows its start fragment
+            if s & Self.lastSent != 0 { return .sent }
+            if s & Self.lastReceived != 0 { return .received }
+            return .unknown
+        }
+
+        let d: Direction
+        if pb == 0b00 {
+            s |= Self.hostUsesNonFlushable
+            d = .sent
+        } else if pb == 0b10, s & Self.hostUsesNonFlushable != 0, s & Self.bredr == 0 {
+            d = .received
+        } else if let fromContent = contentDirection(p, state: s) {
+            d = fromContent
+        } else if pb == 0b10, s & Self.known != 0 {
+            d = .received
+        } else {
+            d = .unknown
+        }
+        s &= ~(Self.lastSent | Self.lastReceived)
+        if d == .sent { s |= Self.lastSent } else if d == .received { s |= Self.lastReceived }
+        handles[slot] = s
+        return d
+    }
+
+    /// Rule 3: who sent this start fragment, from its L2CAP content and the local LE role.
+    private func contentDirection(_ p: ByteView, state s: UInt8) -> Direction? {
+        guard s & Self.known != 0 else { return nil }
+        // ACL header (4) then the L2CAP basic header: Length (2), Channel ID (2).
+        guard let cid = p.u16le(6), let code = p.u8(8) else { return nil }
+        let fromCentral: Bool
+        switch cid {
+        case 0x0004:  // ATT
+            guard let clientToServer = ATTOpcodeDirection.clientToServer(code) else { return nil }
+            // Assumption (see the type's doc): central = GATT client.
+            fromCentral = clientToServer
+        case 0x0006:  // SMP
+            switch code {
+            case 0x01: fromCentral = true  // Pairing Request (initiator = central in LE)
+            case 0x02, 0x0B: fromCentral = false  // Pairing Response, Security Request
+            default: return nil
+            }
+        case 0x0005:  // LE signalling
+            switch code {
+            case 0x12: fromCentral = false  // Connection Parameter Update Request
+            case 0x13: fromCentral = true  // Connection Parameter Update Response
+            default: return nil
+            }
+        default:
+            return nil
+        }
+        let localIsCentral = s & Self.peripheral == 0
+        return fromCentral == localIsCentral ? .sent : .received
+    }
+}
+
+/// Which way an ATT PDU goes, by opcode (Core 5.4 Vol 3 Part F 3.4.8 table 3.37).
+enum ATTOpcodeDirection {
+    /// true: client → server (requests, commands, signed write, confirmation); false: server →
+    /// client (responses, error response, notifications, indications); nil: not an ATT opcode
+    /// this table knows.
+    static func clientToServer(_ opcode: UInt8) -> Bool? {
+        switch opcode {
+        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20, 0x1E,
+            0x52, 0xD2:
+            // Exchange MTU, Find Information, Find By Type Value, Read By Type, Read, Read Blob,
+            // Read Multiple, Read By Group Type, Write, Prepare Write, Execute Write, Read
+            // Multiple Variable requests; Handle Value Confirmation; Write Command; Signed Write.
+            return true
+        case 0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21,
+            0x1B, 0x1D, 0x23:
+            // Error Response, the matching responses, Handle Value Notification and
+            // Indication, Multiple Handle Value Notification.
+            return false
+        default:
+            return nil
+        }
+    }
+}
