@@ -25,6 +25,8 @@ public struct Blecap: ParsableCommand {
     /// Entry point used by the executable: like `main()`, but usage errors exit with 2 so that
     /// scripts can tell "bad invocation or unreadable input" (2) from "damaged input" (3).
     public static func run(arguments: [String]? = nil) -> Never {
+        // A closed pipe (`blecap packets f | head`) is an ordinary end of output, not a crash.
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot(arguments)
             try command.run()

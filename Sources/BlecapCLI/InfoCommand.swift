@@ -1,0 +1,229 @@
+import ArgumentParser
+import BLEPackets
+import CaptureIO
+
+/// `blecap info FILE`: what the capture is and what it holds, in one pass.
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Summarize a capture: container, time span, controllers, packet and ATT counts, damage.",
+        discussion: """
+            Examples:
+              blecap info btsnoop_hci.log
+              blecap info --format json capture.pklg
+            """)
+
+    @Argument(help: "Capture file, or '-' for standard input.")
+    var file: String
+
+    @Option(name: .shortAndLong, help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    func run() throws {
+        let input = try CaptureInput.open(file)
+        let decoder = FrameDecoder()
+        var stats = CaptureStatistics()
+        while let record = input.reader.next() {
+            stats.add(decoder.decode(record))
+        }
+        let out = OutputBuffer(fd: 1)
+        if format == .text {
+            stats.writeText(to: out, path: file, format: input.reader.format, damage: input.reader.damage)
+        } else {
+            stats.writeJSON(to: out, path: file, format: input.reader.format, damage: input.reader.damage)
+        }
+        out.flush()
+        try input.finish()
+    }
+}
+
+/// Counters filled in the decoding pass: fixed-size tables, no allocation per frame.
+struct CaptureStatistics {
+    var frames = 0
+    var firstTime: Int64? = nil
+    var lastTime: Int64? = nil
+    var minTime = Int64.max
+    var maxTime = Int64.min
+    var backwardSteps = 0
+    var kindCounts = [Int](repeating: 0, count: RecordKind.allCases.count)
+    var attCounts = [Int](repeating: 0, count: 256)
+    var smpCounts = [Int](repeating: 0, count: 256)
+    var signalingCounts = [Int](repeating: 0, count: 256)
+    var otherL2CAP = 0
+    var aclFragments = 0
+    var malformed = 0
+    /// Bit set of controller indexes seen (monitor captures), 0…63 tracked individually.
+    var controllers: UInt64 = 0
+    var controllerOverflow = false
+
+    mutating func add(_ frame: DecodedFrame) {
+        let r = frame.record
+        frames += 1
+        if firstTime == nil { firstTime = r.timestamp }
+        if let last = lastTime, r.timestamp < last { backwardSteps += 1 }
+        lastTime = r.timestamp
+        minTime = min(minTime, r.timestamp)
+        maxTime = max(maxTime, r.timestamp)
+        kindCounts[Int(r.kind.rawValue)] += 1
+        if r.kind.isHCI && r.controllerIndex != 0xFFFF {
+            if r.controllerIndex < 64 { controllers |= 1 << UInt64(r.controllerIndex) } else { controllerOverflow = true }
+        }
+        switch frame.layer {
+        case .malformed: malformed += 1
+        case .acl(_, let result):
+            if case .malformed? = result { malformed += 1 }
+            if case .incomplete? = result { aclFragments += 1 }
+        default: break
+        }
+        if let pdu = frame.l2cap {
+            switch pdu.channel {
+            case L2CAPChannel.att: if let op = pdu.payload.u8(0) { attCounts[Int(op)] += 1 }
+            case L2CAPChannel.smp: if let c = pdu.payload.u8(0) { smpCounts[Int(c)] += 1 }
+            case L2CAPChannel.leSignaling: if let c = pdu.payload.u8(0) { signalingCounts[Int(c)] += 1 }
+            default: otherL2CAP += 1
+            }
+        }
+    }
+
+    var controllerCount: Int { controllers.nonzeroBitCount }
+
+    func writeText(to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?) {
+        line(out, "file") { out.string(path == "-" ? "(standard input)" : path) }
+        line(out, "container") { out.string(format.description) }
+        line(out, "frames") { out.decimal(frames) }
+        if let first = firstTime, let last = lastTime {
+            line(out, "first frame") { out.rfc3339(microseconds: first) }
+            line(out, "last frame") { out.rfc3339(microseconds: last) }
+            line(out, "duration") {
+                out.seconds(microseconds: maxTime &- minTime)
+                out.ascii(" s")
+            }
+            if backwardSteps > 0 {
+                line(out, "clock") {
+                    out.decimal(backwardSteps)
+                    out.ascii(" backward time steps")
+                }
+            }
+        }
+        line(out, "controllers") { out.decimal(max(controllerCount, frames > 0 ? 1 : 0)) }
+        out.newline()
+        out.ascii("records by kind\n")
+        for kind in RecordKind.allCases where kindCounts[Int(kind.rawValue)] > 0 {
+            count(out, kind.name, kindCounts[Int(kind.rawValue)])
+        }
+        if aclFragments > 0 { count(out, "acl fragments (PDU continues)", aclFragments) }
+        if malformed > 0 { count(out, "malformed", malformed) }
+        table(out, "ATT PDUs by opcode", attCounts) { ATTOpcode($0).name }
+        table(out, "SMP PDUs by code", smpCounts) { SMPCode.name($0) }
+        table(out, "LE signaling commands", signalingCounts) { L2CAPSignalingCode.name($0) }
+        out.newline()
+        line(out, "damage") {
+            if let damage { out.string(damage.description) } else { out.ascii("none") }
+        }
+    }
+
+    private func line(_ out: OutputBuffer, _ label: StaticString, _ value: () -> Void) {
+        out.ascii(label)
+        out.byte(UInt8(ascii: ":"))
+        out.spaces(14 - label.utf8CodeUnitCount)
+        value()
+        out.newline()
+    }
+
+    private func count(_ out: OutputBuffer, _ label: StaticString, _ n: Int) {
+        out.ascii("  ")
+        let start = out.bytes.count
+        out.decimal(n)
+        out.spaces(9 - (out.bytes.count - start))
+        out.ascii(label)
+        out.newline()
+    }
+
+    private func table(_ out: OutputBuffer, _ title: StaticString, _ counts: [Int], _ name: (UInt8) -> StaticString) {
+        guard counts.contains(where: { $0 > 0 }) else { return }
+        out.newline()
+        out.ascii(title)
+        out.newline()
+        for (code, n) in counts.enumerated() where n > 0 {
+            out.ascii("  ")
+            let start = out.bytes.count
+            out.decimal(n)
+            out.spaces(9 - (out.bytes.count - start))
+            out.hex(UInt64(code), digits: 2)
+            out.byte(0x20)
+            out.ascii(name(UInt8(code)))
+            out.newline()
+        }
+    }
+
+    func writeJSON(to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?) {
+        out.ascii("{\"file\":")
+        out.jsonString(path)
+        out.ascii(",\"container\":")
+        out.jsonString(format.container)
+        out.ascii(",\"format\":")
+        out.jsonString(format.description)
+        out.ascii(",\"frames\":")
+        out.decimal(frames)
+        if let first = firstTime, let last = lastTime {
+            out.ascii(",\"first_time\":\"")
+            out.rfc3339(microseconds: first)
+            out.ascii("\",\"last_time\":\"")
+            out.rfc3339(microseconds: last)
+            out.ascii("\",\"duration_us\":")
+            out.decimal(maxTime &- minTime)
+            out.ascii(",\"backward_time_steps\":")
+            out.decimal(backwardSteps)
+        }
+        out.ascii(",\"controllers\":")
+        out.decimal(max(controllerCount, frames > 0 ? 1 : 0))
+        out.ascii(",\"kinds\":{")
+        var first = true
+        for kind in RecordKind.allCases where kindCounts[Int(kind.rawValue)] > 0 {
+            if !first { out.byte(UInt8(ascii: ",")) }
+            first = false
+            out.jsonString(kind.name)
+            out.byte(UInt8(ascii: ":"))
+            out.decimal(kindCounts[Int(kind.rawValue)])
+        }
+        out.ascii("},\"acl_fragments\":")
+        out.decimal(aclFragments)
+        out.ascii(",\"malformed\":")
+        out.decimal(malformed)
+        jsonTable(out, "att", attCounts) { ATTOpcode($0).name }
+        jsonTable(out, "smp", smpCounts) { SMPCode.name($0) }
+        jsonTable(out, "signaling", signalingCounts) { L2CAPSignalingCode.name($0) }
+        out.ascii(",\"damage\":")
+        if let damage {
+            out.ascii("{\"offset\":")
+            out.decimal(damage.offset)
+            out.ascii(",\"frame\":")
+            out.decimal(damage.frame)
+            out.ascii(",\"reason\":")
+            out.jsonString(damage.reason)
+            out.byte(UInt8(ascii: "}"))
+        } else {
+            out.ascii("null")
+        }
+        out.ascii("}\n")
+    }
+
+    private func jsonTable(_ out: OutputBuffer, _ key: StaticString, _ counts: [Int], _ name: (UInt8) -> StaticString) {
+        out.ascii(",\"")
+        out.ascii(key)
+        out.ascii("\":[")
+        var first = true
+        for (code, n) in counts.enumerated() where n > 0 {
+            if !first { out.byte(UInt8(ascii: ",")) }
+            first = false
+            out.ascii("{\"code\":")
+            out.decimal(code)
+            out.ascii(",\"name\":")
+            out.jsonString(name(UInt8(code)))
+            out.ascii(",\"count\":")
+            out.decimal(n)
+            out.byte(UInt8(ascii: "}"))
+        }
+        out.byte(UInt8(ascii: "]"))
+    }
+}

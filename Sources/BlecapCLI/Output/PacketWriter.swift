@@ -1,0 +1,503 @@
+import BLEBytes
+import BLEPackets
+import CaptureIO
+
+/// Formats decoded frames for `blecap packets`: one summary line per frame (text), one JSON
+/// object per frame (jsonl, the contract in docs/jsonl.md), or a JSON array with full decodes.
+final class PacketWriter {
+    let out: OutputBuffer
+    let format: OutputFormat
+    let verbose: Bool
+    let color: Bool
+    let absoluteTime: Bool
+    /// Linux-monitor captures name the controller of each record.
+    let showsController: Bool
+    private var firstTimestamp: Int64? = nil
+    private var wroteArrayElement = false
+    private lazy var textSink = TextFieldSink(out: out, depth: 4)
+    private lazy var jsonSink = JSONFieldSink(out: out)
+
+    init(
+        out: OutputBuffer, format: OutputFormat, verbose: Bool, color: Bool, absoluteTime: Bool,
+        showsController: Bool
+    ) {
+        self.showsController = showsController
+        self.out = out
+        self.format = format
+        self.verbose = verbose
+        self.color = color
+        self.absoluteTime = absoluteTime
+    }
+
+    func begin() {
+        if format == .json { out.ascii("[\n") }
+    }
+
+    func end() {
+        if format == .json { out.ascii(wroteArrayElement ? "\n]\n" : "]\n") }
+        out.flush()
+    }
+
+    func write(_ frame: DecodedFrame) {
+        switch format {
+        case .text: writeText(frame)
+        case .jsonl:
+            writeJSONObject(frame, withFields: false)
+            out.newline()
+        case .json:
+            if wroteArrayElement { out.ascii(",\n") }
+            wroteArrayElement = true
+            writeJSONObject(frame, withFields: true)
+        }
+        out.maybeFlush()
+    }
+
+    // MARK: text
+
+    private func paint(_ code: StaticString) {
+        if color { out.ascii(code) }
+    }
+
+    private func writeText(_ frame: DecodedFrame) {
+        let r = frame.record
+        out.decimal(UInt64(r.frame), width: 0)
+        padTo(column: 7, from: digits(r.frame))
+        if absoluteTime {
+            out.rfc3339(microseconds: r.timestamp)
+        } else {
+            let t0 = firstTimestamp ?? r.timestamp
+            firstTimestamp = t0
+            let rel = r.timestamp &- t0
+            let start = out.bytes.count
+            out.seconds(microseconds: rel)
+            out.spaces(12 - (out.bytes.count - start))
+        }
+        out.byte(0x20)
+        switch r.direction {
+        case .sent: out.ascii("sent ")
+        case .received: out.ascii("rcvd ")
+        case .unknown: out.ascii("     ")
+        }
+        summary(frame)
+        out.newline()
+        if verbose { details(frame, sink: textSink) }
+    }
+
+    private func digits(_ v: Int) -> Int {
+        var n = 1
+        var x = v / 10
+        while x > 0 { n += 1; x /= 10 }
+        return n
+    }
+
+    private func padTo(column: Int, from used: Int) { out.spaces(max(column - used, 1)) }
+
+    /// Protocol tag and a one-line description, like tshark's Protocol and Info columns.
+    private func summary(_ frame: DecodedFrame) {
+        let r = frame.record
+        switch frame.layer {
+        case .command(let c):
+            paint(ANSI.blue)
+            out.ascii("HCI_CMD ")
+            paint(ANSI.reset)
+            out.ascii(HCICommands.name(for: c.opcode))
+            if c.lengthMismatch { out.ascii(" [length mismatch]") }
+        case .event(let e):
+            paint(ANSI.magenta)
+            out.ascii("HCI_EVT ")
+            paint(ANSI.reset)
+            eventSummary(e)
+        case .acl(let acl, let result):
+            aclSummary(frame, acl, result)
+        case .malformed(let note):
+            paint(ANSI.red)
+            out.ascii("MALFORMED ")
+            paint(ANSI.reset)
+            out.ascii(note)
+        case .other:
+            out.ascii(tag(r.kind))
+            out.byte(0x20)
+            if isText(r.kind) {
+                out.sanitizedText(r.payload)
+            } else if let h = frame.connectionHandle {
+                out.ascii("handle ")
+                out.hex(UInt64(h), digits: 4)
+                out.ascii(" len ")
+                out.decimal(r.payload.count)
+            } else {
+                out.ascii(r.kind.name)
+                out.ascii(" (")
+                out.decimal(r.payload.count)
+                out.ascii(" bytes)")
+            }
+        }
+    }
+
+    private func tag(_ kind: RecordKind) -> StaticString {
+        switch kind {
+        case .scoData: "HCI_SCO"
+        case .isoData: "HCI_ISO"
+        case .systemNote, .userLogging, .note, .syslog, .kernel, .kernelDebug, .error, .config: "NOTE   "
+        case .power: "POWER  "
+        case .controlOpen, .controlClose, .controlCommand, .controlEvent: "MGMT   "
+        case .indexNew, .indexDelete, .indexOpen, .indexClose, .indexInfo, .newController: "INDEX  "
+        default: "OTHER  "
+        }
+    }
+
+    private func isText(_ kind: RecordKind) -> Bool {
+        switch kind {
+        case .systemNote, .note, .syslog, .kernel, .kernelDebug, .error, .config, .power: true
+        case .userLogging: false
+        default: false
+        }
+    }
+
+    private func eventSummary(_ e: HCIEventPacket) {
+        if let sub = e.subeventCode {
+            out.ascii(HCIEvents.leSubeventName(for: sub))
+            return
+        }
+        out.ascii(HCIEvents.name(for: e.code))
+        let p = e.parameters
+        switch e.code {
+        case 0x0E:  // Command Complete: num packets, opcode, return parameters (status first)
+            if let op = p.u16le(1) {
+                out.ascii(" (")
+                out.ascii(HCICommands.name(for: op))
+                out.byte(UInt8(ascii: ")"))
+                if let status = p.u8(3) { statusText(status) }
+            }
+        case 0x0F:  // Command Status: status, num packets, opcode
+            if let op = p.u16le(2), let status = p.u8(0) {
+                out.ascii(" (")
+                out.ascii(HCICommands.name(for: op))
+                out.byte(UInt8(ascii: ")"))
+                statusText(status)
+            }
+        case 0x05:  // Disconnection Complete: status, handle, reason
+            if let h = p.u16le(1), let reason = p.u8(3) {
+                out.ascii(" handle ")
+                out.hex(UInt64(h & 0x0FFF), digits: 4)
+                out.ascii(" reason ")
+                out.hex(UInt64(reason), digits: 2)
+                if let n = HCIError.name(reason) {
+                    out.byte(0x20)
+                    out.ascii(n)
+                }
+            }
+        default: break
+        }
+    }
+
+    private func statusText(_ status: UInt8) {
+        if status == 0 { return }
+        paint(ANSI.red)
+        out.ascii(" status ")
+        out.hex(UInt64(status), digits: 2)
+        if let n = HCIError.name(status) {
+            out.byte(0x20)
+            out.ascii(n)
+        }
+        paint(ANSI.reset)
+    }
+
+    private func aclSummary(_ frame: DecodedFrame, _ acl: HCIACLPacket, _ result: L2CAPReassemblyResult?) {
+        guard let pdu = frame.l2cap else {
+            out.ascii("HCI_ACL handle ")
+            out.hex(UInt64(acl.handle), digits: 4)
+            if case .malformed(let note, _, _)? = result {
+                paint(ANSI.red)
+                out.ascii(" malformed: ")
+                out.ascii(note)
+                paint(ANSI.reset)
+            } else {
+                out.ascii(" fragment (")
+                out.decimal(acl.data.count)
+                out.ascii(" bytes)")
+            }
+            return
+        }
+        switch pdu.channel {
+        case L2CAPChannel.att:
+            paint(ANSI.green)
+            out.ascii("ATT     ")
+            paint(ANSI.reset)
+            attSummary(pdu.payload)
+        case L2CAPChannel.smp:
+            paint(ANSI.yellow)
+            out.ascii("SMP     ")
+            paint(ANSI.reset)
+            if let code = pdu.payload.u8(0) { out.ascii(SMPCode.name(code)) } else { out.ascii("(empty)") }
+        case L2CAPChannel.leSignaling:
+            out.ascii("L2CAP   ")
+            if let code = pdu.payload.u8(0) { out.ascii(L2CAPSignalingCode.name(code)) } else { out.ascii("(empty)") }
+        default:
+            out.ascii("L2CAP   cid ")
+            out.hex(UInt64(pdu.channel), digits: 4)
+            out.ascii(" (")
+            out.ascii(L2CAPChannel.name(pdu.channel))
+            out.ascii(") ")
+            out.decimal(pdu.payload.count)
+            out.ascii(" bytes")
+        }
+        if case .malformed(let note, _, _)? = result {
+            paint(ANSI.red)
+            out.ascii(" [")
+            out.ascii(note)
+            out.byte(UInt8(ascii: "]"))
+            paint(ANSI.reset)
+        }
+    }
+
+    private func attSummary(_ payload: ByteView) {
+        guard let op = payload.u8(0) else {
+            out.ascii("(empty PDU)")
+            return
+        }
+        let opcode = ATTOpcode(op)
+        out.ascii(opcode.name)
+        let pdu = ATTPDU(payload)
+        if case .errorResponse(let e) = pdu {
+            out.ascii(" to ")
+            out.ascii(e.requestOpcode.name)
+            out.ascii(" handle ")
+            out.hex(UInt64(e.handle), digits: 4)
+            paint(ANSI.red)
+            out.byte(0x20)
+            out.hex(UInt64(e.errorCode), digits: 2)
+            if let n = ATTErrorCode.name(e.errorCode) {
+                out.byte(0x20)
+                out.ascii(n)
+            }
+            paint(ANSI.reset)
+            return
+        }
+        if case .malformed(_, _, let note) = pdu {
+            paint(ANSI.red)
+            out.ascii(" [")
+            out.ascii(note)
+            out.byte(UInt8(ascii: "]"))
+            paint(ANSI.reset)
+            return
+        }
+        if let h = ATTPDU.handle(of: payload) {
+            out.ascii(" handle ")
+            out.hex(UInt64(h), digits: 4)
+        }
+        switch pdu {
+        case .exchangeMTURequest(let m):
+            out.ascii(" client rx MTU ")
+            out.decimal(UInt64(m.clientRxMTU))
+        case .exchangeMTUResponse(let m):
+            out.ascii(" server rx MTU ")
+            out.decimal(UInt64(m.serverRxMTU))
+        default: break
+        }
+        if let v = ATTValues.value(of: pdu) {
+            out.ascii(" value ")
+            if v.count > 32 {
+                out.hexBytes(v.prefix(32))
+                out.ascii("… (")
+                out.decimal(v.count)
+                out.ascii(" bytes)")
+            } else {
+                out.hexBytes(v)
+            }
+        }
+    }
+
+    /// The indented full decode under a summary line (`--verbose`) or the JSON `fields` tree.
+    private func details(_ frame: DecodedFrame, sink: FieldSink) {
+        switch frame.layer {
+        case .command(let c): HCIDescribe.command(c, into: sink)
+        case .event(let e): HCIDescribe.event(e, into: sink)
+        case .acl(let acl, _):
+            acl.describe(into: sink)
+            if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: sink) }
+        case .other:
+            if !frame.record.payload.isEmpty { sink.field("data", .bytes(frame.record.payload)) }
+        case .malformed(let note):
+            sink.note(note)
+            sink.field("data", .bytes(frame.record.payload))
+        }
+    }
+
+    // MARK: JSON
+
+    private func writeJSONObject(_ frame: DecodedFrame, withFields: Bool) {
+        let r = frame.record
+        out.ascii("{\"frame\":")
+        out.decimal(r.frame)
+        out.ascii(",\"time\":")
+        if r.timestamp >= -62_135_596_800_000_000 && r.timestamp < 253_402_300_800_000_000 {
+            out.byte(0x22)
+            out.rfc3339(microseconds: r.timestamp)
+            out.byte(0x22)
+        } else {
+            out.decimal(r.timestamp)
+        }
+        out.ascii(",\"direction\":")
+        switch r.direction {
+        case .sent: out.ascii("\"sent\"")
+        case .received: out.ascii("\"received\"")
+        case .unknown: out.ascii("\"unknown\"")
+        }
+        out.ascii(",\"kind\":\"")
+        out.ascii(r.kind.name)
+        out.byte(0x22)
+        if showsController {
+            out.ascii(",\"controller\":")
+            out.decimal(UInt64(r.controllerIndex))
+        }
+        if let h = frame.connectionHandle {
+            out.ascii(",\"connection_handle\":")
+            out.decimal(UInt64(h))
+        }
+        switch frame.layer {
+        case .command(let c):
+            out.ascii(",\"hci\":{\"opcode\":")
+            out.decimal(UInt64(c.opcode))
+            out.ascii(",\"name\":")
+            out.jsonString(HCICommands.name(for: c.opcode))
+            out.byte(UInt8(ascii: "}"))
+        case .event(let e):
+            jsonEvent(e)
+        case .acl(_, let result):
+            if let pdu = frame.l2cap {
+                out.ascii(",\"l2cap\":{\"cid\":")
+                out.decimal(UInt64(pdu.channel))
+                out.ascii(",\"length\":")
+                out.decimal(UInt64(pdu.length))
+                out.ascii(",\"fragments\":")
+                out.decimal(pdu.fragmentCount)
+                out.byte(UInt8(ascii: "}"))
+                jsonUpperLayer(pdu)
+            }
+            if case .malformed(let note, _, _)? = result {
+                out.ascii(",\"malformed\":")
+                out.jsonString(note)
+            }
+        case .malformed(let note):
+            out.ascii(",\"malformed\":")
+            out.jsonString(note)
+        case .other:
+            if isText(r.kind) || r.kind == .userLogging {
+                out.ascii(",\"text\":")
+                out.jsonString(textPayload(r))
+            }
+        }
+        if withFields {
+            out.ascii(",\"fields\":[")
+            details(frame, sink: jsonSink)
+            jsonSink.closeAll()
+            out.byte(UInt8(ascii: "]"))
+        }
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    /// User logging records carry priority and ident before the text (BlueZ monitor).
+    private func textPayload(_ r: CaptureRecord) -> ByteView {
+        if r.kind == .userLogging, let identLength = r.payload.u8(1) {
+            return r.payload.suffix(from: 2 + Int(identLength)) ?? r.payload
+        }
+        return r.payload
+    }
+
+    private func jsonEvent(_ e: HCIEventPacket) {
+        out.ascii(",\"hci\":{\"event\":")
+        out.decimal(UInt64(e.code))
+        out.ascii(",\"name\":")
+        out.jsonString(HCIEvents.name(for: e.code))
+        if let sub = e.subeventCode {
+            out.ascii(",\"subevent\":")
+            out.decimal(UInt64(sub))
+            out.ascii(",\"subevent_name\":")
+            out.jsonString(HCIEvents.leSubeventName(for: sub))
+        }
+        let p = e.parameters
+        var answered: (UInt16, UInt8)? = nil
+        if e.code == 0x0E, let op = p.u16le(1) { answered = (op, p.u8(3) ?? 0) }
+        if e.code == 0x0F, let op = p.u16le(2), let s = p.u8(0) { answered = (op, s) }
+        if let (op, status) = answered {
+            out.ascii(",\"command_opcode\":")
+            out.decimal(UInt64(op))
+            out.ascii(",\"command\":")
+            out.jsonString(HCICommands.name(for: op))
+            out.ascii(",\"status\":")
+            out.decimal(UInt64(status))
+        }
+        out.byte(UInt8(ascii: "}"))
+    }
+
+    private func jsonUpperLayer(_ pdu: L2CAPPDU) {
+        let payload = pdu.payload
+        switch pdu.channel {
+        case L2CAPChannel.att:
+            guard let op = payload.u8(0) else { return }
+            let opcode = ATTOpcode(op)
+            out.ascii(",\"att\":{\"opcode\":")
+            out.decimal(UInt64(op))
+            out.ascii(",\"name\":")
+            out.jsonString(opcode.name)
+            if let h = ATTPDU.handle(of: payload) {
+                out.ascii(",\"handle\":")
+                out.decimal(UInt64(h))
+            }
+            let decoded = ATTPDU(payload)
+            if let v = ATTValues.value(of: decoded) {
+                out.ascii(",\"value\":\"")
+                out.hexBytes(v)
+                out.byte(0x22)
+            }
+            if case .errorResponse(let e) = decoded {
+                out.ascii(",\"request_opcode\":")
+                out.decimal(UInt64(e.requestOpcode.rawValue))
+                out.ascii(",\"error\":")
+                out.decimal(UInt64(e.errorCode))
+                if let n = ATTErrorCode.name(e.errorCode) {
+                    out.ascii(",\"error_name\":")
+                    out.jsonString(n)
+                }
+            }
+            if case .malformed(_, _, let note) = decoded {
+                out.ascii(",\"malformed\":")
+                out.jsonString(note)
+            }
+            out.byte(UInt8(ascii: "}"))
+        case L2CAPChannel.smp:
+            guard let code = payload.u8(0) else { return }
+            out.ascii(",\"smp\":{\"code\":")
+            out.decimal(UInt64(code))
+            out.ascii(",\"name\":")
+            out.jsonString(SMPCode.name(code))
+            out.byte(UInt8(ascii: "}"))
+        case L2CAPChannel.leSignaling:
+            guard let code = payload.u8(0) else { return }
+            out.ascii(",\"signaling\":{\"code\":")
+            out.decimal(UInt64(code))
+            out.ascii(",\"name\":")
+            out.jsonString(L2CAPSignalingCode.name(code))
+            out.byte(UInt8(ascii: "}"))
+        default: break
+        }
+    }
+}
+
+/// The attribute value an ATT PDU carries, for the PDUs that carry exactly one.
+enum ATTValues {
+    static func value(of pdu: ATTPDU) -> ByteView? {
+        switch pdu {
+        case .readResponse(let p): p.value
+        case .readBlobResponse(let p): p.partValue
+        case .writeRequest(let p): p.value
+        case .writeCommand(let p): p.value
+        case .signedWriteCommand(let p): p.value
+        case .prepareWriteRequest(let p): p.partValue
+        case .prepareWriteResponse(let p): p.partValue
+        case .handleValueNotification(let p): p.value
+        case .handleValueIndication(let p): p.value
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import BLEPackets
+import CaptureIO
+
+/// `blecap packets FILE`: every frame, one line each (or one JSON object each).
+struct PacketsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "packets",
+        abstract: "Decode every frame of a capture, one line per frame.",
+        discussion: """
+            Text output shows frame number, time since the first frame, direction (sent = host \
+            to controller, rcvd = controller to host), protocol and a summary. --verbose adds \
+            the full decode of every layer. --format jsonl writes one JSON object per frame \
+            (a stable contract, see docs/jsonl.md); --format json writes an array with the \
+            full decode of each frame.
+
+            Examples:
+              blecap packets btsnoop_hci.log
+              blecap packets --verbose capture.pklg | less -R
+              blecap packets --format jsonl capture.pcapng | jq 'select(.att.name == "Write Request")'
+              adb shell cat /data/misc/bluetooth/logs/btsnoop_hci.log | blecap packets -
+            """)
+
+    @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger), or '-' for standard input.")
+    var file: String
+
+    @Option(name: .shortAndLong, help: "Output format: text, json or jsonl.")
+    var format: OutputFormat = .text
+
+    @Flag(name: .shortAndLong, help: "Text: print the full decode of every layer under each line.")
+    var verbose = false
+
+    @Flag(name: .long, help: "Text: print absolute UTC times instead of seconds since the first frame.")
+    var absoluteTime = false
+
+    @Option(name: .long, help: "Colour: auto (only on a terminal, honours NO_COLOR), always or never.")
+    var color: ColorChoice = .auto
+
+    func run() throws {
+        let input = try CaptureInput.open(file)
+        let out = OutputBuffer(fd: 1)
+        let showsController: Bool
+        switch input.reader.format {
+        case .btsnoop(2001), .pcap(LinkType.bluetoothLinuxMonitor, _), .pcapng(LinkType.bluetoothLinuxMonitor):
+            showsController = true
+        default:
+            showsController = false
+        }
+        let writer = PacketWriter(
+            out: out, format: format, verbose: verbose, color: format == .text && color.enabled(),
+            absoluteTime: absoluteTime, showsController: showsController)
+        let decoder = FrameDecoder()
+        writer.begin()
+        while let record = input.reader.next() {
+            writer.write(decoder.decode(record))
+            if out.isBroken { break }  // the reader of our output went away (`| head`)
+        }
+        writer.end()
+        if out.isBroken { return }
+        try input.finish()
+    }
+}
