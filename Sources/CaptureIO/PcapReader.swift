@@ -70,8 +70,9 @@ public final class PcapReader: CaptureReader {
     }
 
     /// Opens the capture whose first bytes `source` has buffered. With a `path` to a regular
-    /// file libpcap opens the file itself; otherwise (a pipe, `path == nil`) it reads the
-    /// buffered bytes and then the rest of `source.fd`.
+    /// file libpcap opens the file itself; otherwise (`path == nil`, or a FIFO/device path whose
+    /// first bytes the source already took) it reads the buffered bytes and then the rest of
+    /// `source.fd`, through a FILE* from `blecap_fopen_prefixed`.
     public init(source: FileByteSource, path: String?) throws(CaptureError) {
         self.source = source
         let prefix = source.peekAvailable(upTo: 64)
