@@ -4,34 +4,35 @@ import BLEBytes
 /// BLUETOOTH_HCI_H4, has no direction pseudo-header).
 ///
 /// Feed it every packet in file order. Commands are always host → controller and events
-/// controller → host (Core 5.4 Vol 4 Part E 5.4.1, 5.4.4). ACL data carries no direction, so
-/// the evidence is, strongest first:
+/// controller → host (Core 5.4 Vol 4 Part E 5.4.1, 5.4.4). ACL data carries no direction; the
+/// evidence for a start fragment is, strongest first:
 ///
-/// 1. The ACL Packet_Boundary_Flag (Core 5.4 Vol 4 Part E 5.4.2): 0b00 ("first
-///    non-automatically-flushable packet") is only ever sent host → controller.
-/// 2. Once the host was seen starting PDUs with 0b00 on a connection, a 0b10 start fragment on
-///    it comes from the controller (on LE-U the host starts PDUs with 0b00 and the controller
-///    with 0b10). Real Android and Bumble captures follow this exactly.
-/// 3. Otherwise the L2CAP content, given the local controller's role on that connection
-///    (remembered from the LE Connection Complete / LE Enhanced Connection Complete event, role
+/// 1. Packet_Boundary_Flag 0b00 ("first non-automatically-flushable packet") is only ever
+///    sent host → controller (Vol 4 Part E 5.4.2).
+/// 2. L2CAP content that depends only on the *link* role, given the local controller's role
+///    on the connection (from LE Connection Complete / LE Enhanced Connection Complete, role
 ///    0x00 central, 0x01 peripheral): an SMP Pairing Request comes from the central, a Pairing
-///    Response or a Security Request from the peripheral (Vol 3 Part H 3.5, 3.6.7); an L2CAP
-///    Connection Parameter Update Request from the peripheral, its Response from the central
-///    (Vol 3 Part A 4.20, 4.21); ATT requests, commands, signed writes and confirmations go
-///    client → server, responses, notifications, indications and error responses server →
-///    client (Vol 3 Part F 3.3).
+///    Response or a Security Request from the peripheral (Vol 3 Part H 3.5.1, 3.5.2, 3.6.7); an
+///    L2CAP Connection Parameter Update Request from the peripheral, its Response from the
+///    central (Vol 3 Part A 4.20, 4.21).
+/// 3. On LE-U the host starts PDUs with 0b00 and the controller with 0b10 (Vol 4 Part E 5.4.2),
+///    so a 0b10 start on an LE connection, or on any connection where the host was seen using
+///    0b00, is received. Every Android, Linux (btmon) and iOS capture in the project's corpus
+///    follows this; BTstack does not (it sends 0b10 on LE). A host is therefore assumed
+///    conforming until rule 2 catches it sending a 0b10 start on LE; from then on rule 3 only
+///    uses per-connection evidence.
+/// 4. ATT content, for what rules 1–3 leave (non-conforming hosts, 0b11 starts): requests,
+///    commands, signed writes and confirmations go client → server; responses, error
+///    responses, notifications and indications server → client (Vol 3 Part F 3.3, 3.4.8).
 ///
-///    **Assumption:** for ATT the local *central* is taken to be the GATT client and the local
-///    *peripheral* the GATT server. That is the usual arrangement (phone ↔ sensor), but GATT
-///    roles are independent of link roles: a peripheral reading the central's own GATT server
-///    (e.g. ANCS, a time service) would be mislabelled by this rule. Rules 1 and 2 come first,
-///    so the assumption only decides packets the flags could not.
-/// 4. Failing that, a 0b10 start fragment on a known LE connection is taken as received.
-/// 5. A continuation fragment (0b01) goes the way the last start fragment on that handle went.
+///    **Assumption:** the local *central* is the GATT client and the local *peripheral* the
+///    GATT server. That is the usual arrangement (phone ↔ sensor) but not a rule: GATT roles are
+///    independent of link roles, and a watch discovering the phone's own GATT server (seen in a
+///    real capture in the corpus) reverses it. That is why rule 3 outranks this one.
 ///
-/// When nothing tells, the direction is `.unknown`. Per-connection state lives in one
-/// fixed table indexed by the 12-bit handle, allocated once: classifying a packet allocates
-/// nothing.
+/// A continuation fragment (0b01) goes the way the last start fragment on its handle went.
+/// When nothing tells, the direction is `.unknown`. Per-connection state lives in one fixed
+/// table indexed by the 12-bit handle, allocated once: classifying a packet allocates nothing.
 public struct H4DirectionInference {
     /// Per-handle state bits.
     private static let known: UInt8 = 0x01  // an LE connection complete was seen
@@ -42,6 +43,8 @@ public struct H4DirectionInference {
     private static let lastReceived: UInt8 = 0x20  // last start fragment was received
 
     private var handles: [UInt8]
+    /// Rule 2 caught the host starting an LE PDU with 0b10 (it ignores the LE-U rule).
+    public private(set) var hostSendsFlushableOnLE = false
 
     public init() {
         handles = [UInt8](repeating: 0, count: 0x1000)
@@ -115,12 +118,15 @@ public struct H4DirectionInference {
         if pb == 0b00 {
             s |= Self.hostUsesNonFlushable
             d = .sent
-        } else if pb == 0b10, s & Self.hostUsesNonFlushable != 0, s & Self.bredr == 0 {
+        } else if let fromLinkRole = linkRoleDirection(p, state: s) {
+            d = fromLinkRole
+            if d == .sent, pb == 0b10 { hostSendsFlushableOnLE = true }
+        } else if pb == 0b10, s & Self.bredr == 0,
+            s & Self.hostUsesNonFlushable != 0 || (s & Self.known != 0 && !hostSendsFlushableOnLE)
+        {
             d = .received
-        } else if let fromContent = contentDirection(p, state: s) {
-            d = fromContent
-        } else if pb == 0b10, s & Self.known != 0 {
-            d = .received
+        } else if let fromATT = attDirection(p, state: s) {
+            d = fromATT
         } else {
             d = .unknown
         }
@@ -130,34 +136,28 @@ public struct H4DirectionInference {
         return d
     }
 
-    /// Rule 3: who sent this start fragment, from its L2CAP content and the local LE role.
-    private func contentDirection(_ p: ByteView, state s: UInt8) -> Direction? {
+    /// Rule 2: SMP and LE signalling PDUs whose sender follows from the link role.
+    private func linkRoleDirection(_ p: ByteView, state s: UInt8) -> Direction? {
         guard s & Self.known != 0 else { return nil }
         // ACL header (4) then the L2CAP basic header: Length (2), Channel ID (2).
         guard let cid = p.u16le(6), let code = p.u8(8) else { return nil }
         let fromCentral: Bool
-        switch cid {
-        case 0x0004:  // ATT
-            guard let clientToServer = ATTOpcodeDirection.clientToServer(code) else { return nil }
-            // Assumption (see the type's doc): central = GATT client.
-            fromCentral = clientToServer
-        case 0x0006:  // SMP
-            switch code {
-            case 0x01: fromCentral = true  // Pairing Request (initiator = central in LE)
-            case 0x02, 0x0B: fromCentral = false  // Pairing Response, Security Request
-            default: return nil
-            }
-        case 0x0005:  // LE signalling
-            switch code {
-            case 0x12: fromCentral = false  // Connection Parameter Update Request
-            case 0x13: fromCentral = true  // Connection Parameter Update Response
-            default: return nil
-            }
-        default:
-            return nil
+        switch (cid, code) {
+        case (0x0006, 0x01): fromCentral = true  // SMP Pairing Request (LE initiator = central)
+        case (0x0006, 0x02), (0x0006, 0x0B): fromCentral = false  // Pairing Response, Security Request
+        case (0x0005, 0x12): fromCentral = false  // Connection Parameter Update Request
+        case (0x0005, 0x13): fromCentral = true  // Connection Parameter Update Response
+        default: return nil
         }
-        let localIsCentral = s & Self.peripheral == 0
-        return fromCentral == localIsCentral ? .sent : .received
+        return fromCentral == (s & Self.peripheral == 0) ? .sent : .received
+    }
+
+    /// Rule 4: ATT by opcode, assuming central = GATT client (see the type's doc).
+    private func attDirection(_ p: ByteView, state s: UInt8) -> Direction? {
+        guard s & Self.known != 0, p.u16le(6) == 0x0004, let code = p.u8(8),
+            let clientToServer = ATTOpcodeDirection.clientToServer(code)
+        else { return nil }
+        return clientToServer == (s & Self.peripheral == 0) ? .sent : .received
     }
 }
 

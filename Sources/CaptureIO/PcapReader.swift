@@ -20,13 +20,14 @@ import CCaptureSupport
 ///
 /// Over-the-air link types are refused at open time with `linkLayerCaptureUnsupported`.
 ///
-/// File offsets: for classic pcap `fileOffset`/`recordLength` are exact (the stream position
-/// before and after libpcap read the record header and data). For pcapng, libpcap silently
+/// File offsets: for classic pcap `fileOffset`/`recordLength` are exact (16-byte record header
+/// plus data, counted from the end of the file header; for a record libpcap cut to the snaplen,
+/// the stream position libpcap reached). For pcapng, libpcap silently
 /// reads non-packet blocks (interface descriptions, statistics, …) while looking for the next
 /// packet, so the span between two packets can hold more than one block; the reader then takes
 /// the packet block's own length from its trailing Block Total Length (read with `pread` on a
 /// regular file) and reports the block that ends where libpcap stopped. On a pipe it reports
-/// the whole span.
+/// the whole span. (Asking the stream its position costs one lseek per pcapng packet.)
 public final class PcapReader: CaptureReader {
     public let format: CaptureFormat
     public private(set) var damage: CaptureDamage? = nil
@@ -44,6 +45,8 @@ public final class PcapReader: CaptureReader {
     private var position: Int64
     private var finished = false
     private var inference = H4DirectionInference()
+    /// libpcap's snaplen for the file (it cuts longer records to this).
+    private let snapshot: Int
     /// File offset of the stream's first byte (non-zero only if the source had consumed bytes
     /// before libpcap got it).
     private let streamBase: Int64
@@ -67,8 +70,9 @@ public final class PcapReader: CaptureReader {
     }
 
     /// Opens the capture whose first bytes `source` has buffered. With a `path` to a regular
-    /// file libpcap opens the file itself; otherwise (a pipe, `path == nil`) it reads the
-    /// buffered bytes and then the rest of `source.fd`.
+    /// file libpcap opens the file itself; otherwise (`path == nil`, or a FIFO/device path whose
+    /// first bytes the source already took) it reads the buffered bytes and then the rest of
+    /// `source.fd`, through a FILE* from `blecap_fopen_prefixed`.
     public init(source: FileByteSource, path: String?) throws(CaptureError) {
         self.source = source
         let prefix = source.peekAvailable(upTo: 64)
@@ -98,7 +102,7 @@ public final class PcapReader: CaptureReader {
             if opened == nil { fclose(fp) }
         }
         guard let p = opened else {
-            let message = String(cString: errbuf)
+            let message = errbuf.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             if message.hasPrefix("truncated dump file") { throw .truncatedHeader }
             throw .pcap(message)
         }
@@ -121,6 +125,7 @@ public final class PcapReader: CaptureReader {
         format = isPcapng
             ? .pcapng(linkType: linkType) : .pcap(linkType: linkType, nanosecond: magic == .pcapNano)
         self.streamBase = streamBase
+        snapshot = Int(pcap_snapshot(p))
         let here = file.map { Int64(ftello($0)) } ?? -1
         position = here >= 0 ? streamBase &+ here : (isPcapng ? 0 : 24)
     }
@@ -149,21 +154,27 @@ public final class PcapReader: CaptureReader {
 
         // Where the record sits in the file.
         let before = position
-        let told = file.map { Int64(ftello($0)) } ?? -1
-        let after = told >= 0 ? streamBase &+ told : -1
         var recordStart = before
-        var recordLength: Int
-        if after > before {
-            recordLength = Int(after - before)
-            if isPcapng, let (start, length) = pcapngBlock(endingAt: after, span: recordLength, caplen: caplen) {
-                recordStart = start
-                recordLength = length
-            }
-            position = after
-        } else {
-            // ftell failed: assume a classic record header (16 bytes) and keep counting.
-            recordLength = 16 &+ caplen
+        var recordLength = 16 &+ caplen
+        if !isPcapng && caplen < snapshot {
+            // A classic record is its 16-byte header and caplen bytes; only a record cut to
+            // the snaplen hides how many bytes libpcap skipped, so only then ask the stream
+            // (glibc's ftell costs an lseek per call on a regular file).
             position = before &+ Int64(recordLength)
+        } else {
+            let told = file.map { Int64(ftello($0)) } ?? -1
+            let after = told >= 0 ? streamBase &+ told : -1
+            if after > before {
+                recordLength = Int(after - before)
+                if isPcapng, let (start, length) = pcapngBlock(endingAt: after, span: recordLength, caplen: caplen) {
+                    recordStart = start
+                    recordLength = length
+                }
+                position = after
+            } else {
+                // ftell failed: assume a classic record header and keep counting.
+                position = before &+ Int64(recordLength)
+            }
         }
 
         let raw = ByteView(UnsafeRawBufferPointer(start: data, count: caplen))

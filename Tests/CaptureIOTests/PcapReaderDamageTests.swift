@@ -181,6 +181,27 @@ struct PcapReaderDamageTests {
         #expect(r.damage?.frame == 2)
     }
 
+    /// libpcap caps pcapng block sizes (16 MiB in 1.10) and checks the packet length against
+    /// its block: hostile lengths are damage, not allocations.
+    @Test func hostilePcapngBlockLengthsAreDamage() throws {
+        let file = K.pcapng(
+            linkType: 201,
+            packets: [(1, [0, 0, 0, 0, 0x01, 0x03, 0x0C, 0x00]), (2, [0, 0, 0, 1, 0x04, 0x0E, 0x00])])
+        // Second EPB at 88: block total length 0x7FFFFFF0.
+        var huge = file
+        huge.replaceSubrange(92..<96, with: K.le32(0x7FFF_FFF0))
+        let h = try K.read(bytes: huge)
+        #expect(h.records.count == 1)
+        #expect(h.damage?.offset == 88 && h.damage?.frame == 2)
+        // Second EPB's captured length (at block offset 20) larger than its block.
+        var lying = file
+        lying.replaceSubrange(108..<112, with: K.le32(0x00FF_FFFF))
+        let l = try K.read(bytes: lying)
+        #expect(l.records.count == 1)
+        #expect(l.damage?.offset == 88 && l.damage?.frame == 2)
+        #expect(l.damage?.reason.isEmpty == false)
+    }
+
     @Test func otherLinkTypesAreUnsupported() {
         #expect(throws: CaptureError.unsupportedLinkType(1)) {
             _ = try K.read(bytes: K.pcapHeader(linkType: 1))  // Ethernet
