@@ -310,8 +310,8 @@ final class PacketWriter {
     /// The indented full decode under a summary line (`--verbose`) or the JSON `fields` tree.
     private func details(_ frame: DecodedFrame, sink: FieldSink) {
         switch frame.layer {
-        case .command(let c): HCIDescribe.command(c, into: sink)
-        case .event(let e): HCIDescribe.event(e, into: sink)
+        case .command(let c): c.describe(into: sink)
+        case .event(let e): e.describe(into: sink)
         case .acl(let acl, _):
             acl.describe(into: sink)
             if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: sink) }
