@@ -82,4 +82,34 @@ import Testing
         let phy = hciDescribeCommand("32 20 07 01 00 00 02 02 00 00")
         #expect(phy.lines.suffix(4) == ["all_phys=0x00[]", "tx_phys=0x02[LE 2M]", "rx_phys=0x02[LE 2M]", "phy_options=0x0000"])
     }
+
+    /// Hostile input: pseudo-random blocks of 0–80 bytes through every decoder in the tables
+    /// (parameters, returns, events, subevents). None may trap, and none may swallow a
+    /// non-empty block without saying anything about it.
+    @Test func randomBlocksNeverTrapOrVanish() {
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+            return seed
+        }
+        var decoders: [HCIDescribeFunction] = []
+        for d in HCICommands.table {
+            if let f = d.describeParameters { decoders.append(f) }
+            if let f = d.describeReturn { decoders.append(f) }
+        }
+        for d in HCIEvents.eventTable + HCIEvents.leSubeventTable { if let f = d.describe { decoders.append(f) } }
+        #expect(decoders.count > 100)
+        var silent = 0
+        for f in decoders {
+            for _ in 0..<60 {
+                let count = Int(next() % 81)
+                // Small first bytes make counts (num_reports, num_handles, lengths) plausible.
+                let bytes = (0..<count).map { i in UInt8(truncatingIfNeeded: i < 2 ? next() % 4 : next()) }
+                let sink = HCIRecordingSink()
+                bytes.withByteView { f($0, sink) }
+                if !bytes.isEmpty && sink.lines.isEmpty { silent += 1 }
+            }
+        }
+        #expect(silent == 0)
+    }
 }

@@ -6,7 +6,7 @@ import BLEBytes
 /// `Parameter_Total_Length` (u8), parameters. The declared length is kept next to what is
 /// actually present: a capture may cut a packet short (snap length) or a buggy host may pad it,
 /// and either must be visible rather than silently "fixed".
-public struct HCICommandPacket {
+public struct HCICommandPacket: Sendable {
     public let opcode: UInt16
     /// `Parameter_Total_Length` as written in the packet.
     public let declaredLength: Int
@@ -38,7 +38,7 @@ public struct HCICommandPacket {
 ///
 /// Layout: `Event_Code` (u8), `Parameter_Total_Length` (u8), parameters. For LE Meta (0x3E)
 /// the first parameter is the subevent code (Vol 4 Part E 7.7.65).
-public struct HCIEventPacket {
+public struct HCIEventPacket: Sendable {
     public static let leMetaCode: UInt8 = 0x3E
 
     public let code: UInt8
