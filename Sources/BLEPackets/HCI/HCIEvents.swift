@@ -1,0 +1,243 @@
+import BLEBytes
+
+/// HCI_Command_Complete (Core 5.4 Vol 4 Part E 7.7.14), event 0x0E.
+public struct HCICommandComplete: Sendable {
+    public static let code: UInt8 = 0x0E
+    /// Num_HCI_Command_Packets: how many commands the host may send now.
+    public let numPackets: UInt8
+    /// 0x0000 (No Operation) only updates `numPackets`.
+    public let opcode: UInt16
+    /// Return parameters, status first for almost every command.
+    public let returnParameters: ByteView
+
+    public init?(parameters p: ByteView) {
+        guard let n = p.u8(0), let op = p.u16le(1) else { return nil }
+        numPackets = n
+        opcode = op
+        returnParameters = p.suffix(from: 3) ?? .empty
+    }
+
+    /// The first return parameter, which is `Status` for every command that returns anything.
+    public var status: UInt8? { returnParameters.u8(0) }
+}
+
+/// HCI_Command_Status (7.7.15), event 0x0F.
+public struct HCICommandStatus: Sendable {
+    public static let code: UInt8 = 0x0F
+    public let status: UInt8
+    public let numPackets: UInt8
+    public let opcode: UInt16
+
+    public init?(parameters p: ByteView) {
+        guard let s = p.u8(0), let n = p.u8(1), let op = p.u16le(2) else { return nil }
+        (status, numPackets, opcode) = (s, n, op)
+    }
+}
+
+/// HCI_Disconnection_Complete (7.7.5), event 0x05.
+public struct HCIDisconnectionComplete: Sendable {
+    public static let code: UInt8 = 0x05
+    public let status: UInt8
+    public let handle: UInt16
+    /// An HCI error code: 0x13 from the peer, 0x16 when this host asked, 0x08 on timeout …
+    public let reason: UInt8
+
+    public init?(parameters p: ByteView) {
+        guard let s = p.u8(0), let h = p.u16le(1), let r = p.u8(3) else { return nil }
+        (status, handle, reason) = (s, h & 0x0FFF, r)
+    }
+}
+
+/// HCI_Encryption_Change [v1] (7.7.8, event 0x08) and [v2] (7.7.8, event 0x59, adding the
+/// key size).
+public struct HCIEncryptionChange: Sendable {
+    public static let codeV1: UInt8 = 0x08
+    public static let codeV2: UInt8 = 0x59
+    public let status: UInt8
+    public let handle: UInt16
+    /// 0 off; 1 on (AES-CCM on LE); 2 on (AES-CCM on BR/EDR).
+    public let encryptionEnabled: UInt8
+    /// v2 only.
+    public let keySize: UInt8?
+
+    public init?(parameters p: ByteView, version: Int = 1) {
+        guard let s = p.u8(0), let h = p.u16le(1), let e = p.u8(3) else { return nil }
+        if version == 2 {
+            guard let k = p.u8(4) else { return nil }
+            keySize = k
+        } else {
+            keySize = nil
+        }
+        (status, handle, encryptionEnabled) = (s, h & 0x0FFF, e)
+    }
+}
+
+/// HCI_Number_Of_Completed_Packets (7.7.19), event 0x13; also the shape of the Host Number
+/// Of Completed Packets command (7.3.40). Pairs are interleaved (handle, count) on the wire.
+public struct HCINumberOfCompletedPackets: Sendable {
+    public static let code: UInt8 = 0x13
+    /// Num_Handles as declared.
+    public let declaredCount: UInt8
+    /// The pairs actually present, whole pairs only.
+    public let pairs: ByteView
+
+    public init?(parameters p: ByteView) {
+        guard let n = p.u8(0) else { return nil }
+        declaredCount = n
+        let body = p.suffix(from: 1) ?? .empty
+        pairs = body.prefix(Swift.min(Int(n), body.count / 4) * 4)
+    }
+
+    /// True when every declared pair is present.
+    public var isComplete: Bool { pairs.count == Int(declaredCount) * 4 }
+
+    public struct Entry: Equatable, Sendable {
+        public let handle: UInt16
+        public let count: UInt16
+        public init(handle: UInt16, count: UInt16) { self.handle = handle; self.count = count }
+    }
+
+    public var entries: Entries { Entries(pairs: pairs) }
+
+    public struct Entries: Sequence, IteratorProtocol {
+        let pairs: ByteView
+        var offset = 0
+        public mutating func next() -> Entry? {
+            guard let h = pairs.u16le(offset), let c = pairs.u16le(offset + 2) else { return nil }
+            offset += 4
+            return Entry(handle: h & 0x0FFF, count: c)
+        }
+    }
+}
+
+/// Return parameters of HCI_Read_Buffer_Size (7.4.5), opcode 0x1005.
+public struct HCIReadBufferSize: Sendable {
+    public static let opcode: UInt16 = 0x1005
+    public let status: UInt8
+    public let aclDataPacketLength: UInt16
+    public let synchronousDataPacketLength: UInt8
+    public let totalNumACLDataPackets: UInt16
+    public let totalNumSynchronousDataPackets: UInt16
+
+    public init?(returnParameters p: ByteView) {
+        guard let s = p.u8(0), let a = p.u16le(1), let b = p.u8(3), let c = p.u16le(4), let d = p.u16le(6)
+        else { return nil }
+        (status, aclDataPacketLength, synchronousDataPacketLength, totalNumACLDataPackets,
+         totalNumSynchronousDataPackets) = (s, a, b, c, d)
+    }
+}
+
+/// Return parameters of HCI_LE_Read_Buffer_Size [v1] (7.8.2, opcode 0x2002) and [v2]
+/// (opcode 0x2060, adding the ISO buffers). A zero LE ACL length means "use the BR/EDR
+/// buffers of Read Buffer Size".
+public struct HCILEReadBufferSize: Sendable {
+    public static let opcodeV1: UInt16 = 0x2002
+    public static let opcodeV2: UInt16 = 0x2060
+    public let status: UInt8
+    public let leACLDataPacketLength: UInt16
+    public let totalNumLEACLDataPackets: UInt8
+    /// v2 only.
+    public let isoDataPacketLength: UInt16?
+    public let totalNumISODataPackets: UInt8?
+
+    public init?(returnParameters p: ByteView, version: Int = 1) {
+        guard let s = p.u8(0), let a = p.u16le(1), let b = p.u8(3) else { return nil }
+        if version == 2 {
+            guard let c = p.u16le(4), let d = p.u8(6) else { return nil }
+            (isoDataPacketLength, totalNumISODataPackets) = (c, d)
+        } else {
+            (isoDataPacketLength, totalNumISODataPackets) = (nil, nil)
+        }
+        (status, leACLDataPacketLength, totalNumLEACLDataPackets) = (s, a, b)
+    }
+}
+
+private typealias P = HCIParameter
+
+/// Fixed layouts of events (7.7).
+enum HCIEventLayouts {
+    static let disconnectionComplete = [P("status", .status), P("connection_handle", .handle), P("reason", .status)]
+    static let encryptionChangeV1 = [
+        P("status", .status), P("connection_handle", .handle),
+        P("encryption_enabled", .code8(HCIValueNames.encryptionEnabled)),
+    ]
+    static let encryptionChangeV2 = encryptionChangeV1 + [P("encryption_key_size", .uint8)]
+    static let statusAndHandle = [P("status", .status), P("connection_handle", .handle)]
+    static let readRemoteVersionInformationComplete = statusAndHandle + [
+        P("version", .code8(HCIValueNames.coreVersion)), P("company_identifier", .hex16), P("subversion", .hex16),
+    ]
+    static let hardwareError = [P("hardware_code", .hex8)]
+    static let dataBufferOverflow = [P("link_type", .code8(HCIValueNames.linkType))]
+    static let handle = [P("connection_handle", .handle)]
+    static let commandStatusHead = [P("status", .status), P("num_hci_command_packets", .uint8)]
+}
+
+/// Hand-written describers for events that are not one fixed layout.
+enum HCIEventDecoders {
+    static func commandOpcode(_ opcode: UInt16, _ sink: FieldSink) {
+        let name: StaticString? = HCICommands.descriptor(for: opcode)?.name
+            ?? (opcode >> 10 == 0x3F ? HCICommands.vendorName : nil)
+        sink.field("command_opcode", .code(UInt64(opcode), digits: 4, name: name))
+    }
+
+    /// Command Complete: the return parameters go to the command's own return decoder.
+    static func commandComplete(_ p: ByteView, _ sink: FieldSink) {
+        guard let e = HCICommandComplete(parameters: p) else {
+            var r = ByteReader(p)
+            return HCIFields.truncated(&r, sink)
+        }
+        sink.field("num_hci_command_packets", .uint(UInt64(e.numPackets)))
+        commandOpcode(e.opcode, sink)
+        let ret = e.returnParameters
+        if let describe = HCICommands.descriptor(for: e.opcode)?.describeReturn {
+            describe(ret, sink)
+        } else if let status = ret.u8(0) {
+            sink.field("status", HCIFields.status(status))
+            if ret.count > 1 { sink.field("return_parameters", .bytes(ret.suffix(from: 1) ?? .empty)) }
+        }
+    }
+
+    static func commandStatus(_ p: ByteView, _ sink: FieldSink) {
+        var r = ByteReader(p)
+        guard HCIFields.describe(HCIEventLayouts.commandStatusHead, reader: &r, into: sink) else { return }
+        guard let opcode = r.u16le() else { return HCIFields.truncated(&r, sink) }
+        commandOpcode(opcode, sink)
+        HCIFields.trailing(&r, sink)
+    }
+
+    static func numberOfCompletedPackets(_ p: ByteView, _ sink: FieldSink) {
+        guard let e = HCINumberOfCompletedPackets(parameters: p) else { return sink.note("truncated parameters") }
+        sink.field("num_handles", .uint(UInt64(e.declaredCount)))
+        for entry in e.entries {
+            sink.begin("handle")
+            sink.field("connection_handle", .hex(UInt64(entry.handle), digits: 4))
+            sink.field("num_completed_packets", .uint(UInt64(entry.count)))
+            sink.end()
+        }
+        let rest = p.suffix(from: 1 + e.pairs.count) ?? .empty
+        if !e.isComplete {
+            sink.note("fewer handles than num_handles")
+            if !rest.isEmpty { sink.field("remaining", .bytes(rest)) }
+        } else if !rest.isEmpty {
+            sink.note("unexpected trailing bytes")
+            sink.field("trailing", .bytes(rest))
+        }
+    }
+
+    /// LE Meta (7.7.65): subevent code, then the subevent's own parameters.
+    static func leMeta(_ p: ByteView, _ sink: FieldSink) {
+        guard let sub = p.u8(0) else { return sink.note("missing subevent code") }
+        let d = HCIEvents.leSubeventDescriptor(for: sub)
+        sink.field("subevent_code", .code(UInt64(sub), digits: 2, name: d?.name))
+        let params = p.suffix(from: 1) ?? .empty
+        if let describe = d?.describe {
+            describe(params, sink)
+        } else if !params.isEmpty {
+            sink.field("parameters", .bytes(params))
+        }
+    }
+
+    static func raw(_ p: ByteView, _ sink: FieldSink) {
+        if !p.isEmpty { sink.field("parameters", .bytes(p)) }
+    }
+}

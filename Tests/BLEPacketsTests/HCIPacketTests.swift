@@ -1,0 +1,158 @@
+import BLEBytes
+import BLEPackets
+import Testing
+
+/// Collects what a decoder describes as one text line per call, so tests can assert the exact
+/// sequence ("reason=0x16 Connection Terminated By Local Host", "{report", "}", "!note").
+final class HCIRecordingSink: FieldSink {
+    var lines: [String] = []
+
+    func field(_ name: StaticString, _ value: FieldValue) { lines.append("\(name)=\(Self.render(value))") }
+    func begin(_ name: StaticString) { lines.append("{\(name)") }
+    func end() { lines.append("}") }
+    func note(_ text: StaticString) { lines.append("!\(text)") }
+
+    var notes: [String] { lines.filter { $0.hasPrefix("!") } }
+
+    /// The value of the first field called `name`.
+    func value(_ name: String) -> String? {
+        lines.first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
+    }
+
+    static func render(_ value: FieldValue) -> String {
+        switch value {
+        case .uint(let v): return "\(v)"
+        case .int(let v): return "\(v)"
+        case .hex(let v, let d): return Hex.string(v, digits: d)
+        case .bool(let b): return "\(b)"
+        case .code(let v, let d, let name): return Hex.string(v, digits: d) + (name.map { " \($0)" } ?? "")
+        case .flags(let v, let d, let names):
+            var set: [String] = []
+            for (i, n) in names.names.enumerated() where v & (1 << UInt64(i)) != 0 { set.append(n.map { "\($0)" } ?? "bit\(i)") }
+            return Hex.string(v, digits: d) + "[" + set.joined(separator: ",") + "]"
+        case .address(let a): return a.description
+        case .uuid(let u): return u.description
+        case .bytes(let b): return Hex.string(b)
+        case .text(let t): return String(decoding: t.base, as: UTF8.self)
+        case .name(let n): return "\(n)"
+        case .cString(let p): return String(cString: p)
+        case .microseconds(let us): return "\(us)us"
+        case .dBm(let v): return "\(v)dBm"
+        }
+    }
+}
+
+/// Bytes from "04 3e 13 …" (spaces ignored).
+func hciBytes(_ hex: String) -> [UInt8] {
+    let digits = Array(hex.replacingOccurrences(of: " ", with: "").utf8)
+    return stride(from: 0, to: digits.count - 1, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+}
+
+/// Describes an H4-less command payload and returns the lines.
+func hciDescribeCommand(_ hex: String) -> HCIRecordingSink {
+    let sink = HCIRecordingSink()
+    hciBytes(hex).withByteView { HCICommandPacket($0)?.describe(into: sink) }
+    return sink
+}
+
+func hciDescribeEvent(_ hex: String) -> HCIRecordingSink {
+    let sink = HCIRecordingSink()
+    hciBytes(hex).withByteView { HCIEventPacket($0)?.describe(into: sink) }
+    return sink
+}
+
+@Suite struct HCIPacketTests {
+    @Test func commandHeaderSplitsOpcodeIntoOGFAndOCF() {
+        // clean_heart_rate.central frame 31: LE Set Extended Scan Enable (0x2042), 6 parameter
+        // bytes: enable 1, filter duplicates 0, duration 0, period 0.
+        hciBytes("42 20 06 01 00 00 00 00 00").withByteView { v in
+            let p = HCICommandPacket(v)
+            #expect(p?.opcode == 0x2042)
+            #expect(p?.ogf == 0x08)
+            #expect(p?.ocf == 0x0042)
+            #expect(p?.declaredLength == 6)
+            #expect(p?.parameters.elementsEqual([1, 0, 0, 0, 0, 0]) == true)
+            #expect(p?.lengthMismatch == false)
+            #expect(p.map { HCISummary.command($0) }.map { "\($0)" } == "LE Set Extended Scan Enable")
+        }
+    }
+
+    @Test func commandWithTruncatedOrPaddedParametersKeepsWhatIsThere() {
+        // Declares 6 parameter bytes, has 2.
+        hciBytes("42 20 06 01 00").withByteView { v in
+            let p = HCICommandPacket(v)!
+            #expect(p.parameters.count == 2)
+            #expect(p.lengthMismatch)
+            #expect(p.trailing.isEmpty)
+        }
+        // Declares 0 (HCI Reset) but carries 2 extra bytes.
+        hciBytes("03 0c 00 aa bb").withByteView { v in
+            let p = HCICommandPacket(v)!
+            #expect(p.parameters.isEmpty)
+            #expect(p.trailing.elementsEqual([0xAA, 0xBB]))
+            #expect(p.lengthMismatch)
+        }
+        let truncated = hciDescribeCommand("42 20 06 01 00")
+        #expect(truncated.notes == ["!packet shorter than parameter total length", "!truncated parameters"])
+        #expect(truncated.value("enable") == "0x01 Enabled")
+        #expect(truncated.value("filter_duplicates") == "0x00 Disabled")
+        let padded = hciDescribeCommand("03 0c 00 aa bb")
+        #expect(padded.lines.last == "beyond_length=aabb")
+        #expect(padded.notes == ["!bytes beyond parameter total length"])
+    }
+
+    @Test func headerShorterThanThreeBytesIsRejected() {
+        hciBytes("03 0c").withByteView { #expect(HCICommandPacket($0) == nil) }
+        hciBytes("0e").withByteView { #expect(HCIEventPacket($0) == nil) }
+        #expect(HCICommandPacket(.empty) == nil)
+    }
+
+    @Test func eventHeaderAndLEMetaSubevent() {
+        // clean_heart_rate.central frame 43: LE Meta, 19 bytes, subevent 0x01.
+        hciBytes("3e 13 01 00 01 00 00 01 01 00 00 18 0d d8 0c 00 00 00 48 00 00").withByteView { v in
+            let e = HCIEventPacket(v)!
+            #expect(e.code == 0x3E)
+            #expect(e.declaredLength == 19)
+            #expect(e.subeventCode == 0x01)
+            #expect(e.subeventParameters.count == 18)
+            let s = HCISummary.event(e)
+            #expect("\(s.name)" == "LE Meta")
+            #expect(s.detail.map { "\($0)" } == "LE Connection Complete")
+        }
+        // LE Meta with no parameters at all: no subevent, not a crash.
+        hciBytes("3e 00").withByteView { v in
+            let e = HCIEventPacket(v)!
+            #expect(e.subeventCode == nil)
+            #expect(e.subeventParameters.isEmpty)
+            #expect(HCISummary.event(e).detail == nil)
+        }
+        #expect(hciDescribeEvent("3e 00").notes == ["!missing subevent code"])
+    }
+
+    @Test func summariesNameTheCommandOfCommandCompleteAndStatus() {
+        // Frame 32: Command Complete (LE Set Extended Scan Enable); frame 42: Command Status
+        // (LE Create Connection); frame 123: Disconnect Complete.
+        let lines = [
+            "0e 04 01 42 20 00", "0f 04 00 01 0d 20", "05 04 00 01 00 16", "13 05 01 01 00 01 00",
+        ].map { hex in
+            hciBytes(hex).withByteView { v -> String in
+                let s = HCISummary.event(HCIEventPacket(v)!)
+                return "\(s.name)" + (s.detail.map { " (\($0))" } ?? "")
+            }
+        }
+        #expect(lines == [
+            "Command Complete (LE Set Extended Scan Enable)", "Command Status (LE Create Connection)",
+            "Disconnect Complete", "Number of Completed Packets",
+        ])
+        // Command Complete too short to hold an opcode: no detail.
+        hciBytes("0e 01 01").withByteView { #expect(HCISummary.event(HCIEventPacket($0)!).detail == nil) }
+    }
+}
+
+/// What `AdvertisingData.describe` says about `hex` on its own, to check that HCI decoders hand
+/// it exactly the AD bytes (whatever that decoder's output looks like).
+func hciAdvertisingLines(_ hex: String) -> [String] {
+    let sink = HCIRecordingSink()
+    hciBytes(hex).withByteView { AdvertisingData.describe($0, into: sink) }
+    return sink.lines
+}
