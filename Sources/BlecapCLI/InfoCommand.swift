@@ -132,9 +132,9 @@ struct CaptureStatistics {
 
     private func count(_ out: OutputBuffer, _ label: StaticString, _ n: Int) {
         out.ascii("  ")
-        let start = out.bytes.count
+        let start = out.count
         out.decimal(n)
-        out.spaces(9 - (out.bytes.count - start))
+        out.spaces(9 - (out.count - start))
         out.ascii(label)
         out.newline()
     }
@@ -146,9 +146,9 @@ struct CaptureStatistics {
         out.newline()
         for (code, n) in counts.enumerated() where n > 0 {
             out.ascii("  ")
-            let start = out.bytes.count
+            let start = out.count
             out.decimal(n)
-            out.spaces(9 - (out.bytes.count - start))
+            out.spaces(9 - (out.count - start))
             out.hex(UInt64(code), digits: 2)
             out.byte(0x20)
             out.ascii(name(UInt8(code)))

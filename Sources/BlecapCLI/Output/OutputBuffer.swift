@@ -9,7 +9,16 @@ import BLEBytes
 /// descriptor in large writes. One is reused for a whole run, so printing a frame allocates
 /// nothing.
 public final class OutputBuffer {
-    public private(set) var bytes: [UInt8] = []
+    /// The bytes live behind an unsafe pointer rather than in an Array property: appending to
+    /// a class's Array property costs a dynamic exclusivity check per byte, which was most of
+    /// the time `packets --format jsonl` took.
+    struct Storage {
+        var base: UnsafeMutablePointer<UInt8>
+        var count: Int
+        var capacity: Int
+    }
+
+    let storage: UnsafeMutablePointer<Storage>
     let fd: Int32?
     let flushThreshold: Int
     /// errno of the first failed write (EPIPE when the reader went away, e.g. `| head`).
@@ -19,67 +28,115 @@ public final class OutputBuffer {
     public init(fd: Int32?, flushThreshold: Int = 1 << 16) {
         self.fd = fd
         self.flushThreshold = flushThreshold
-        bytes.reserveCapacity(flushThreshold + 4096)
+        let capacity = flushThreshold + 4096
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: Storage(base: .allocate(capacity: capacity), count: 0, capacity: capacity))
+    }
+
+    deinit {
+        storage.pointee.base.deallocate()
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
 
     public var isBroken: Bool { writeErrno != nil }
 
+    /// Bytes buffered and not yet flushed.
+    @inline(__always) public var count: Int { storage.pointee.count }
+
+    /// What was written and not flushed (tests, in-memory use).
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage.pointee.base, count: storage.pointee.count)) }
+
     @inline(__always) public func maybeFlush() {
-        if bytes.count >= flushThreshold { flush() }
+        if storage.pointee.count >= flushThreshold { flush() }
     }
 
     public func flush() {
-        guard let fd, !bytes.isEmpty else { return }
-        if writeErrno == nil {
-            bytes.withUnsafeBytes { raw in
-                var off = 0
-                while off < raw.count {
-                    let n = write(fd, raw.baseAddress! + off, raw.count - off)
-                    if n > 0 { off += n } else if n < 0 && errno == EINTR { continue } else {
-                        writeErrno = errno
-                        break
-                    }
+        let n = storage.pointee.count
+        guard n > 0 else { return }
+        if let fd, writeErrno == nil {
+            let base = storage.pointee.base
+            var off = 0
+            while off < n {
+                let w = write(fd, base + off, n - off)
+                if w > 0 { off += w } else if w < 0 && errno == EINTR { continue } else {
+                    writeErrno = errno
+                    break
                 }
             }
         }
-        bytes.removeAll(keepingCapacity: true)
+        if fd != nil { storage.pointee.count = 0 }
     }
 
     /// What was written so far, as text (tests).
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String {
+        String(decoding: UnsafeBufferPointer(start: storage.pointee.base, count: storage.pointee.count), as: UTF8.self)
+    }
+
+    /// Makes room for `n` more bytes (growing only when a single item is huge or the buffer
+    /// only collects).
+    @inline(__always) func reserve(_ n: Int) {
+        if storage.pointee.count + n > storage.pointee.capacity { grow(n) }
+    }
+
+    @inline(never) func grow(_ n: Int) {
+        let newCapacity = max(storage.pointee.capacity * 2, storage.pointee.count + n)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: storage.pointee.base, count: storage.pointee.count)
+        storage.pointee.base.deallocate()
+        storage.pointee.base = newBase
+        storage.pointee.capacity = newCapacity
+    }
+
+    @inline(__always) func append(_ b: UInt8) {
+        reserve(1)
+        let c = storage.pointee.count
+        storage.pointee.base[c] = b
+        storage.pointee.count = c + 1
+    }
+
+    @inline(__always) func append(_ p: UnsafeRawBufferPointer) {
+        let n = p.count
+        guard n > 0, let src = p.baseAddress else { return }
+        reserve(n)
+        let c = storage.pointee.count
+        let dst = storage.pointee.base + c
+        UnsafeMutableRawPointer(dst).copyMemory(from: src, byteCount: n)
+        storage.pointee.count = c + n
+    }
 
     // MARK: plain text
 
-    @inline(__always) public func byte(_ b: UInt8) { bytes.append(b) }
+    @inline(__always) public func byte(_ b: UInt8) { append(b) }
 
     public func ascii(_ s: StaticString) {
-        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        s.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
     }
 
     public func string(_ s: String) {
         var s = s
-        s.withUTF8 { bytes.append(contentsOf: $0) }
+        s.withUTF8 { append(UnsafeRawBufferPointer($0)) }
     }
 
     public func cString(_ p: UnsafePointer<CChar>) {
         var q = p
         while q.pointee != 0 {
-            bytes.append(UInt8(bitPattern: q.pointee))
+            append(UInt8(bitPattern: q.pointee))
             q += 1
         }
     }
 
-    public func newline() { bytes.append(0x0A) }
+    public func newline() { append(0x0A) }
 
     public func spaces(_ n: Int) {
-        for _ in 0..<max(n, 0) { bytes.append(0x20) }
+        for _ in 0..<max(n, 0) { append(0x20) }
     }
 
     public func decimal(_ v: Int) { decimal(Int64(v)) }
 
     public func decimal(_ v: Int64) {
         if v < 0 {
-            bytes.append(UInt8(ascii: "-"))
+            append(UInt8(ascii: "-"))
             decimal(UInt64(v.magnitude))
         } else {
             decimal(UInt64(v))
@@ -90,30 +147,40 @@ public final class OutputBuffer {
         var digits = 1
         var x = v / 10
         while x > 0 { digits += 1; x /= 10 }
-        let start = bytes.count
-        for _ in 0..<digits { bytes.append(0x30) }
+        reserve(digits)
+        let base = storage.pointee.base + storage.pointee.count
         var y = v
-        var i = start + digits - 1
+        var i = digits - 1
         repeat {
-            bytes[i] = UInt8(truncatingIfNeeded: y % 10) &+ 0x30
+            base[i] = UInt8(truncatingIfNeeded: y % 10) &+ 0x30
             y /= 10
             i -= 1
         } while y > 0
+        storage.pointee.count += digits
     }
 
     /// Fixed-width decimal with leading zeros.
     public func decimal(_ v: UInt64, width: Int) {
         var digits = 1
-        var p: UInt64 = 10
-        while p <= v && digits < 20 { digits += 1; p = p &* 10 }
-        for _ in digits..<max(width, digits) { bytes.append(0x30) }
-        decimal(v)
+        var x = v / 10
+        while x > 0 { digits += 1; x /= 10 }
+        let n = max(width, digits)
+        reserve(n)
+        let base = storage.pointee.base + storage.pointee.count
+        var y = v
+        var i = n - 1
+        while i >= 0 {
+            base[i] = UInt8(truncatingIfNeeded: y % 10) &+ 0x30
+            y /= 10
+            i -= 1
+        }
+        storage.pointee.count += n
     }
 
     /// "0x" + `digits` uppercase hex digits.
     public func hex(_ v: UInt64, digits: Int) {
-        bytes.append(0x30)
-        bytes.append(UInt8(ascii: "x"))
+        append(0x30)
+        append(UInt8(ascii: "x"))
         hexDigits(v, digits: digits)
     }
 
@@ -122,7 +189,7 @@ public final class OutputBuffer {
             var i = digits
             while i > 0 {
                 i -= 1
-                bytes.append(d[Int((v >> UInt64(4 * i)) & 0xF)])
+                append(d[Int((v >> UInt64(4 * i)) & 0xF)])
             }
         }
     }
@@ -131,15 +198,15 @@ public final class OutputBuffer {
     public func hexBytes(_ view: ByteView) {
         Hex.lowerDigits.withUnsafeBufferPointer { d in
             for b in view {
-                bytes.append(d[Int(b >> 4)])
-                bytes.append(d[Int(b & 0xF)])
+                append(d[Int(b >> 4)])
+                append(d[Int(b & 0xF)])
             }
         }
     }
 
     public func address(_ a: BDAddr) {
         for i in 0..<6 {
-            if i > 0 { bytes.append(UInt8(ascii: ":")) }
+            if i > 0 { append(UInt8(ascii: ":")) }
             hexDigits(UInt64(a.byte(i)), digits: 2)
         }
     }
@@ -155,30 +222,39 @@ public final class OutputBuffer {
     /// A JSON string literal (with quotes) of UTF-8 text from a packet; invalid UTF-8 bytes
     /// become U+FFFD so the output always parses.
     public func jsonString(_ view: ByteView) {
-        bytes.append(0x22)
+        append(0x22)
         escaped(view, json: true)
-        bytes.append(0x22)
+        append(0x22)
     }
 
     public func jsonString(_ s: StaticString) {
-        bytes.append(0x22)
-        s.withUTF8Buffer { escaped(ByteView(UnsafeRawBufferPointer($0)), json: true) }
-        bytes.append(0x22)
+        append(0x22)
+        s.withUTF8Buffer { buf in
+            // Table names almost never need escaping: check, then copy in one go.
+            var plain = true
+            for b in buf where b < 0x20 || b == 0x22 || b == 0x5C || b >= 0x7F { plain = false; break }
+            if plain {
+                append(UnsafeRawBufferPointer(buf))
+            } else {
+                escaped(ByteView(UnsafeRawBufferPointer(buf)), json: true)
+            }
+        }
+        append(0x22)
     }
 
     public func jsonString(_ s: String) {
         var s = s
-        bytes.append(0x22)
+        append(0x22)
         s.withUTF8 { escaped(ByteView(UnsafeRawBufferPointer($0)), json: true) }
-        bytes.append(0x22)
+        append(0x22)
     }
 
     /// `"key":` — keys are fixed ASCII names, so they need no escaping.
     @inline(__always) public func jsonKey(_ k: StaticString) {
-        bytes.append(0x22)
-        k.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(0x22)
-        bytes.append(UInt8(ascii: ":"))
+        append(0x22)
+        k.withUTF8Buffer { append(UnsafeRawBufferPointer($0)) }
+        append(0x22)
+        append(UInt8(ascii: ":"))
     }
 
     private func escaped(_ view: ByteView, json: Bool) {
@@ -188,17 +264,17 @@ public final class OutputBuffer {
         while i < n {
             let b = base[i]
             if b >= 0x20 && b < 0x7F {
-                if json && (b == 0x22 || b == 0x5C) { bytes.append(0x5C) }
-                bytes.append(b)
+                if json && (b == 0x22 || b == 0x5C) { append(0x5C) }
+                append(b)
                 i += 1
                 continue
             }
             if b < 0x80 {
                 // Control character (or DEL).
                 switch b {
-                case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
+                case 0x0A: append(0x5C); append(UInt8(ascii: "n"))
+                case 0x0D: append(0x5C); append(UInt8(ascii: "r"))
+                case 0x09: append(0x5C); append(UInt8(ascii: "t"))
                 default:
                     if json {
                         ascii("\\u00")
@@ -213,11 +289,11 @@ public final class OutputBuffer {
             }
             let len = utf8SequenceLength(base, i, n)
             if len > 0 {
-                for k in 0..<len { bytes.append(base[i + k]) }
+                for k in 0..<len { append(base[i + k]) }
                 i += len
             } else {
                 if json {
-                    bytes.append(0xEF); bytes.append(0xBF); bytes.append(0xBD)  // U+FFFD
+                    append(0xEF); append(0xBF); append(0xBD)  // U+FFFD
                 } else {
                     ascii("\\x")
                     hexDigits(UInt64(b), digits: 2)
@@ -251,29 +327,42 @@ public final class OutputBuffer {
 
     // MARK: time
 
+    /// The last second formatted by `rfc3339` and its 20-byte text "YYYY-MM-DDTHH:MM:SS.":
+    /// consecutive frames mostly share the second, so only the microseconds are new.
+    private var cachedSecond: Int64 = .min
+    private var cachedPrefix: (UInt64, UInt64, UInt64) = (0, 0, 0)
+
     /// RFC 3339 UTC with microseconds: "2026-11-22T13:07:01.123456Z".
     public func rfc3339(microseconds t: Int64) {
-        let (secs, micros) = t.quotientAndRemainder(dividingBy: 1_000_000)
-        var s = secs
-        var us = micros
-        if us < 0 { us += 1_000_000; s -= 1 }
-        let (days0, rem0) = s.quotientAndRemainder(dividingBy: 86_400)
-        var days = days0
-        var rem = rem0
-        if rem < 0 { rem += 86_400; days -= 1 }
-        let (y, m, d) = OutputBuffer.civil(fromDays: days)
-        if y < 0 || y > 9999 {
-            // Out of RFC 3339's range: keep the raw number so nothing is lost.
-            decimal(t)
-            return
+        var (secs, us) = t.quotientAndRemainder(dividingBy: 1_000_000)
+        if us < 0 { us += 1_000_000; secs -= 1 }
+        if secs != cachedSecond {
+            let (days0, rem0) = secs.quotientAndRemainder(dividingBy: 86_400)
+            var days = days0
+            var rem = rem0
+            if rem < 0 { rem += 86_400; days -= 1 }
+            let (y, m, d) = OutputBuffer.civil(fromDays: days)
+            if y < 0 || y > 9999 {
+                // Out of RFC 3339's range: keep the raw number so nothing is lost.
+                decimal(t)
+                return
+            }
+            let start = count
+            decimal(UInt64(y), width: 4); append(UInt8(ascii: "-"))
+            decimal(UInt64(m), width: 2); append(UInt8(ascii: "-"))
+            decimal(UInt64(d), width: 2); append(UInt8(ascii: "T"))
+            decimal(UInt64(rem / 3600), width: 2); append(UInt8(ascii: ":"))
+            decimal(UInt64(rem % 3600 / 60), width: 2); append(UInt8(ascii: ":"))
+            decimal(UInt64(rem % 60), width: 2); append(UInt8(ascii: "."))
+            withUnsafeMutableBytes(of: &cachedPrefix) { dst in
+                dst.copyMemory(from: UnsafeRawBufferPointer(start: storage.pointee.base + start, count: 20))
+            }
+            cachedSecond = secs
+        } else {
+            withUnsafeBytes(of: &cachedPrefix) { append(UnsafeRawBufferPointer(rebasing: $0[0..<20])) }
         }
-        decimal(UInt64(y), width: 4); byte(UInt8(ascii: "-"))
-        decimal(UInt64(m), width: 2); byte(UInt8(ascii: "-"))
-        decimal(UInt64(d), width: 2); byte(UInt8(ascii: "T"))
-        decimal(UInt64(rem / 3600), width: 2); byte(UInt8(ascii: ":"))
-        decimal(UInt64(rem % 3600 / 60), width: 2); byte(UInt8(ascii: ":"))
-        decimal(UInt64(rem % 60), width: 2); byte(UInt8(ascii: "."))
-        decimal(UInt64(us), width: 6); byte(UInt8(ascii: "Z"))
+        decimal(UInt64(us), width: 6)
+        append(UInt8(ascii: "Z"))
     }
 
     /// Seconds with 6 decimals ("12.345678"), for relative times.

@@ -68,9 +68,9 @@ final class PacketWriter {
             let t0 = firstTimestamp ?? r.timestamp
             firstTimestamp = t0
             let rel = r.timestamp &- t0
-            let start = out.bytes.count
+            let start = out.count
             out.seconds(microseconds: rel)
-            out.spaces(12 - (out.bytes.count - start))
+            out.spaces(12 - (out.count - start))
         }
         out.byte(0x20)
         switch r.direction {
