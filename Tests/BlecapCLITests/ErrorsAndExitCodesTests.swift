@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Exit codes and messages for inputs blecap cannot (fully) read.
+@Suite struct ErrorsAndExitCodesTests {
+    @Test func missingFileIsExit2() throws {
+        let run = try CLIRunner.run(["packets", "/nonexistent/capture.btsnoop"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("cannot open"))
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func unknownFormatIsExit2EvenWithABtsnoopishName() throws {
+        let run = try CLIRunner.run(["info", SharedFixtures.shared("captures/public/unknown-cfa_btstack-gatt-counter.cfa")])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("unknown capture format"))
+    }
+
+    @Test func linkLayerCapturesAreRefusedClearly() throws {
+        let run = try CLIRunner.run(["packets", SharedFixtures.shared("captures/public/pcap-lell256_sniffle-gatt-discovery.pcap")])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("link-layer capture (link type 256"))
+        #expect(run.stderr.contains("not supported yet"))
+    }
+
+    @Test func usageErrorsAreExit2() throws {
+        let run = try CLIRunner.run(["packets", "--format", "xml", SharedFixtures.bundled("clean_heart_rate.central.btsnoop")])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("xml"))
+    }
+
+    @Test func damagedCaptureDecodesItsPrefixAndExits3() throws {
+        let original = try Data(contentsOf: URL(fileURLWithPath: SharedFixtures.bundled("clean_heart_rate.central.btsnoop")))
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Cut 3 bytes from the last record (frame 123): frames 1–122 are intact.
+        let truncated = dir.appendingPathComponent("truncated.btsnoop")
+        try original.prefix(original.count - 3).write(to: truncated)
+        let run = try CLIRunner.run(["packets", "--format", "jsonl", truncated.path])
+        #expect(run.status == 3)
+        #expect(try CLIRunner.jsonLines(run.stdout).count == 122)
+        #expect(run.stderr.contains("frame 123"))
+        #expect(run.stderr.contains("byte offset"))
+        // Garbage after valid data: everything decoded, then damage at the garbage.
+        let garbage = dir.appendingPathComponent("garbage.btsnoop")
+        try (original + Data(repeating: 0xFF, count: 30)).write(to: garbage)
+        let run2 = try CLIRunner.run(["info", garbage.path])
+        #expect(run2.status == 3)
+        #expect(run2.stdout.contains("frames:        123"))
+        #expect(run2.stderr.contains("byte offset \(original.count)"))
+    }
+}

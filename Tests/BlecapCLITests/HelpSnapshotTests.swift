@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The help texts are part of the interface: a change to them must be deliberate.
+/// Regenerate with `BLECAP_UPDATE_SNAPSHOTS=1 swift test --filter HelpSnapshotTests`.
+@Suite struct HelpSnapshotTests {
+    static let snapshots = SharedFixtures.repositoryRoot.appendingPathComponent("Tests/BlecapCLITests/Snapshots")
+
+    @Test(arguments: [
+        (["--help"], "blecap-help.txt"),
+        (["packets", "--help"], "packets-help.txt"),
+        (["info", "--help"], "info-help.txt"),
+    ])
+    func helpMatchesSnapshot(arguments: [String], snapshot: String) throws {
+        let run = try CLIRunner.run(arguments, environment: ["COLUMNS": "100"])
+        #expect(run.status == 0)
+        let file = Self.snapshots.appendingPathComponent(snapshot)
+        if ProcessInfo.processInfo.environment["BLECAP_UPDATE_SNAPSHOTS"] != nil {
+            try run.stdout.write(to: file, atomically: true, encoding: .utf8)
+        }
+        let expected = try String(contentsOf: file, encoding: .utf8)
+        #expect(run.stdout == expected)
+    }
+}
