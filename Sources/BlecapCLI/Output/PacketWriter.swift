@@ -101,6 +101,7 @@ final class PacketWriter {
             out.ascii("HCI_CMD ")
             paint(ANSI.reset)
             out.ascii(HCICommands.name(for: c.opcode))
+            commandSummary(c)
             if c.lengthMismatch { out.ascii(" [length mismatch]") }
         case .event(let e):
             paint(ANSI.magenta)
@@ -133,6 +134,26 @@ final class PacketWriter {
         }
     }
 
+    private func commandSummary(_ c: HCICommandPacket) {
+        switch c.opcode {
+        case 0x0406:  // Disconnect
+            if let d = HCIDisconnect(parameters: c.parameters) {
+                out.ascii(" handle ")
+                out.hex(UInt64(d.handle), digits: 4)
+                out.ascii(" reason ")
+                out.hex(UInt64(d.reason), digits: 2)
+            }
+        case 0x200D:  // LE Create Connection: peer address at offset 6
+            if let peer = BDAddr(littleEndian: c.parameters, at: 6) {
+                out.ascii(" to ")
+                out.address(peer)
+            }
+        case 0x200C, 0x2042:  // LE Set (Extended) Scan Enable: enable is the first byte
+            if let enable = c.parameters.u8(0) { out.ascii(enable == 0 ? " off" : " on") }
+        default: break
+        }
+    }
+
     private func tag(_ kind: RecordKind) -> StaticString {
         switch kind {
         case .scoData: "HCI_SCO"
@@ -156,6 +177,7 @@ final class PacketWriter {
     private func eventSummary(_ e: HCIEventPacket) {
         if let sub = e.subeventCode {
             out.ascii(HCIEvents.leSubeventName(for: sub))
+            leMetaSummary(sub, e.subeventParameters)
             return
         }
         out.ascii(HCIEvents.name(for: e.code))
@@ -187,6 +209,58 @@ final class PacketWriter {
                 }
             }
         default: break
+        }
+    }
+
+    /// Who, where and how for the LE events an auditor scans for: connections and reports.
+    private func leMetaSummary(_ sub: UInt8, _ p: ByteView) {
+        switch sub {
+        case 0x01:
+            if let c = HCILEConnectionComplete(parameters: p) {
+                connectionSummary(c.status, c.handle, c.role, c.peerAddress, c.peerAddressType, c.interval)
+            }
+        case 0x0A, 0x29:
+            if let c = HCILEEnhancedConnectionComplete(parameters: p, version: sub == 0x29 ? 2 : 1) {
+                connectionSummary(c.status, c.handle, c.role, c.peerAddress, c.peerAddressType, c.interval)
+            }
+        case 0x02:
+            if let r = HCILEAdvertisingReport(parameters: p) {
+                for report in r.reports { reportSummary(report.address, report.rssi, report.data) }
+            }
+        case 0x0D:
+            if let r = HCILEExtendedAdvertisingReport(parameters: p) {
+                for report in r.reports { reportSummary(report.address, report.rssi, report.data) }
+            }
+        default: break
+        }
+    }
+
+    private func connectionSummary(_ status: UInt8, _ handle: UInt16, _ role: UInt8, _ peer: BDAddr, _ peerType: UInt8, _ interval: UInt16) {
+        if status != 0 {
+            statusText(status)
+            out.ascii(" peer ")
+            out.address(peer)
+            return
+        }
+        out.ascii(" handle ")
+        out.hex(UInt64(handle), digits: 4)
+        out.ascii(role == 0 ? " central, peer " : " peripheral, peer ")
+        out.address(peer)
+        out.ascii(peerType & 1 == 0 ? " (public)" : " (random)")
+        out.ascii(" interval ")
+        FieldFormatting.text(.microseconds(Int64(interval) * 1250), to: out)
+    }
+
+    private func reportSummary(_ address: BDAddr, _ rssi: Int8, _ data: ByteView) {
+        out.byte(0x20)
+        out.address(address)
+        out.byte(0x20)
+        out.decimal(Int64(rssi))
+        out.ascii(" dBm")
+        if let name = AdvertisingData(data).localName {
+            out.ascii(" \"")
+            out.sanitizedText(name)
+            out.byte(UInt8(ascii: "\""))
         }
     }
 
@@ -286,6 +360,20 @@ final class PacketWriter {
             out.hex(UInt64(h), digits: 4)
         }
         switch pdu {
+        case .readByGroupTypeRequest(let r):
+            range(r.startingHandle, r.endingHandle)
+            uuidText(r.groupTypeBytes)
+        case .readByTypeRequest(let r):
+            range(r.startingHandle, r.endingHandle)
+            uuidText(r.attributeTypeBytes)
+        case .findByTypeValueRequest(let r):
+            range(r.startingHandle, r.endingHandle)
+            out.ascii(" type ")
+            out.hexDigits(UInt64(r.attributeType), digits: 4)
+            out.ascii(" value ")
+            out.hexBytes(r.attributeValue)
+        case .findInformationRequest(let r):
+            range(r.startingHandle, r.endingHandle)
         case .exchangeMTURequest(let m):
             out.ascii(" client rx MTU ")
             out.decimal(UInt64(m.clientRxMTU))
@@ -304,6 +392,24 @@ final class PacketWriter {
             } else {
                 out.hexBytes(v)
             }
+        }
+    }
+
+    private func range(_ start: UInt16, _ end: UInt16) {
+        out.byte(0x20)
+        out.hex(UInt64(start), digits: 4)
+        out.ascii("..")
+        out.hex(UInt64(end), digits: 4)
+    }
+
+    private func uuidText(_ bytes: ByteView) {
+        guard let uuid = BluetoothUUID(littleEndian: bytes) else { return }
+        out.byte(0x20)
+        out.string(uuid.description)
+        if let name = GATTAssignedNumbers.name(for: uuid) {
+            out.ascii(" (")
+            out.ascii(name)
+            out.byte(UInt8(ascii: ")"))
         }
     }
 
