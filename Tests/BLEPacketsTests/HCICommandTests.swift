@@ -186,9 +186,10 @@ import Testing
         // num_sets claims 2, only one present.
         let short = hciDescribeCommand("39 20 06 01 02 00 00 00 00")
         #expect(short.notes == ["!truncated parameters"])
-        // Data length byte claims more than present.
+        // Data length byte claims more than present; the two AD bytes that are there ("02 01":
+        // a Flags structure whose value is missing) are still decoded, and flagged.
         let overlong = hciDescribeCommand("37 20 06 00 03 01 09 02 01")
-        #expect(overlong.notes == ["!data length exceeds parameters"])
+        #expect(overlong.notes == ["!data length exceeds parameters", "!AD structure length runs past the end of the data"])
     }
 
     @Test func returnParametersOfPowerOnCommands() {
