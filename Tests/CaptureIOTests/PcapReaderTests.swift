@@ -4,52 +4,18 @@ import BLEBytes
 @testable import CaptureIO
 import TestSupport
 
-/// A record copied out of the reader (the payload view dies at the next `next()`).
-struct PcapSnap: Equatable, CustomStringConvertible {
-    var frame: Int
-    var kind: RecordKind
-    var direction: Direction
-    var timestamp: Int64
-    var rawType: UInt32
-    var controllerIndex: UInt16
-    var payload: [UInt8]
-    var originalLength: Int
-    var fileOffset: Int64
-    var recordLength: Int
+/// Pcap tests use the readers' shared record copy (ReaderTestSupport.swift).
+typealias PcapSnap = OwnedRecord
 
-    init(_ r: CaptureRecord) {
-        frame = r.frame
-        kind = r.kind
-        direction = r.direction
-        timestamp = r.timestamp
-        rawType = r.rawType
-        controllerIndex = r.controllerIndex
-        payload = r.payload.toArray()
-        originalLength = r.originalLength
-        fileOffset = r.fileOffset
-        recordLength = r.recordLength
-    }
-
+extension OwnedRecord {
     /// What must agree across containers: the HCI packet itself.
     var hciContent: String { "\(kind) \(direction) \(timestamp) \(Hex.string(payload))" }
-
-    var description: String { "#\(frame) \(hciContent) @\(fileOffset)+\(recordLength)" }
 }
 
 enum PcapTestKit {
-    struct Result {
-        var format: CaptureFormat
-        var records: [PcapSnap]
-        var damage: CaptureDamage?
-    }
+    typealias Result = ReadResult
 
-    static func drain(_ reader: any CaptureReader) -> Result {
-        var out: [PcapSnap] = []
-        while let r = reader.next() { out.append(PcapSnap(r)) }
-        // nil is sticky: a second call must not resurrect the reader.
-        #expect(reader.next() == nil)
-        return Result(format: reader.format, records: out, damage: reader.damage)
-    }
+    static func drain(_ reader: any CaptureReader) -> Result { CaptureIOTests.drain(reader) }
 
     static func read(path: String) throws(CaptureError) -> Result {
         drain(try CaptureFile.open(path: path))
