@@ -35,6 +35,16 @@ public struct DecodedFrame: @unchecked Sendable {
         return pdu.payload
     }
 
+    /// A BlueZ management command (Linux monitor control command record).
+    public var managementCommand: BlueZManagementCommand? {
+        record.kind == .controlCommand ? BlueZManagementCommand(record.payload) : nil
+    }
+
+    /// A BlueZ management event (Linux monitor control event record).
+    public var managementEvent: BlueZManagementEvent? {
+        record.kind == .controlEvent ? BlueZManagementEvent(record.payload) : nil
+    }
+
     public var connectionHandle: UInt16? {
         if case .acl(let acl, _) = layer { return acl.handle }
         if record.kind == .scoData || record.kind == .isoData, let h = record.payload.u16le(0) {

@@ -18,13 +18,7 @@ enum FieldFormatting {
             }
         case .flags(let v, let digits, let names):
             out.hex(v, digits: digits)
-            var first = true
-            for (bit, name) in names.names.enumerated() where bit < 64 && v & (1 << UInt64(bit)) != 0 {
-                out.ascii(first ? " (" : ", ")
-                if let name { out.ascii(name) } else { out.ascii("bit "); out.decimal(bit) }
-                first = false
-            }
-            if !first { out.byte(UInt8(ascii: ")")) }
+            flagNames(v, names, to: out)
         case .address(let a): out.address(a)
         case .uuid(let u):
             out.string(u.description)
@@ -58,6 +52,20 @@ enum FieldFormatting {
             out.decimal(Int64(d))
             out.ascii(" dBm")
         }
+    }
+
+    /// " (A, B)" for the set bits of `v`, nothing when none is set.
+    static func flagNames(_ v: UInt64, _ names: FlagNames, to out: OutputBuffer) {
+        var first = true
+        for bit in 0..<64 where v & (1 << UInt64(bit)) != 0 {
+            out.ascii(first ? " (" : ", ")
+            if bit < names.names.count, let name = names.names[bit] { out.ascii(name) } else {
+                out.ascii("bit ")
+                out.decimal(bit)
+            }
+            first = false
+        }
+        if !first { out.byte(UInt8(ascii: ")")) }
     }
 
     /// JSON: numbers stay numbers; names go into a sibling "meaning" key (written by the caller

@@ -118,8 +118,64 @@ final class PacketWriter {
         case .other:
             out.ascii(tag(r.kind))
             out.byte(0x20)
+            otherSummary(frame)
+        }
+    }
+
+    /// Container metadata: monitor index/control records, notes, PacketLogger text.
+    private func otherSummary(_ frame: DecodedFrame) {
+        let r = frame.record
+        if let c = frame.managementCommand {
+            out.ascii(c.name)
+            if c.opcode == BlueZManagementOpcode.startDiscovery || c.opcode == BlueZManagementOpcode.startServiceDiscovery,
+               let types = c.parameters.u8(0) {
+                FieldFormatting.flagNames(UInt64(types), BlueZManagementNames.addressTypeBits, to: out)
+            }
+            return
+        }
+        if let e = frame.managementEvent {
+            out.ascii(e.name)
+            if let (op, status) = e.answered {
+                out.ascii(" (")
+                out.ascii(BlueZManagementNames.command(op) ?? "Unknown")
+                out.byte(UInt8(ascii: ")"))
+                if status != 0 {
+                    paint(ANSI.red)
+                    out.ascii(" status ")
+                    out.ascii(BlueZManagementNames.status(status) ?? "Unknown")
+                    paint(ANSI.reset)
+                }
+            }
+            return
+        }
+        switch r.kind {
+        case .indexNew:
+            out.ascii("New Index")
+            if let i = MonitorNewIndex(r.payload) {
+                out.ascii(" hci")
+                out.decimal(UInt64(r.controllerIndex))
+                out.byte(0x20)
+                out.address(i.address)
+                out.byte(0x20)
+                out.sanitizedText(i.name)
+            }
+        case .controlOpen:
+            out.ascii("Control Open")
+            if let o = MonitorControlOpen(r.payload) {
+                out.byte(0x20)
+                out.sanitizedText(o.ident)
+            }
+        case .userLogging:
+            if let u = MonitorUserLogging(r.payload) {
+                out.sanitizedText(u.ident)
+                out.ascii(": ")
+                out.sanitizedText(u.message)
+            }
+        case .systemNote:
+            out.sanitizedText(MonitorSystemNote(r.payload).text)
+        default:
             if isText(r.kind) {
-                out.sanitizedText(r.payload)
+                out.sanitizedText(textPayload(r))
             } else if let h = frame.connectionHandle {
                 out.ascii("handle ")
                 out.hex(UInt64(h), digits: 4)
@@ -422,7 +478,13 @@ final class PacketWriter {
             acl.describe(into: sink)
             if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: sink) }
         case .other:
-            if !frame.record.payload.isEmpty { sink.field("data", .bytes(frame.record.payload)) }
+            if let c = frame.managementCommand {
+                c.describe(into: sink)
+            } else if let e = frame.managementEvent {
+                e.describe(into: sink)
+            } else if !frame.record.payload.isEmpty {
+                sink.field("data", .bytes(frame.record.payload))
+            }
         case .malformed(let note):
             sink.note(note)
             sink.field("data", .bytes(frame.record.payload))
@@ -492,6 +554,25 @@ final class PacketWriter {
                 out.ascii(",\"text\":")
                 out.jsonString(textPayload(r))
             }
+            if let c = frame.managementCommand {
+                out.ascii(",\"mgmt\":{\"opcode\":")
+                out.decimal(UInt64(c.opcode))
+                out.ascii(",\"name\":")
+                out.jsonString(c.name)
+                out.byte(UInt8(ascii: "}"))
+            } else if let e = frame.managementEvent {
+                out.ascii(",\"mgmt\":{\"event\":")
+                out.decimal(UInt64(e.code))
+                out.ascii(",\"name\":")
+                out.jsonString(e.name)
+                if let (op, status) = e.answered {
+                    out.ascii(",\"command_opcode\":")
+                    out.decimal(UInt64(op))
+                    out.ascii(",\"status\":")
+                    out.decimal(UInt64(status))
+                }
+                out.byte(UInt8(ascii: "}"))
+            }
         }
         if withFields {
             out.ascii(",\"fields\":[")
@@ -502,12 +583,17 @@ final class PacketWriter {
         out.byte(UInt8(ascii: "}"))
     }
 
-    /// User logging records carry priority and ident before the text (BlueZ monitor).
+    /// The human text of a note-like record: user logging's message after its priority and
+    /// ident, system notes without their C string terminator.
     private func textPayload(_ r: CaptureRecord) -> ByteView {
-        if r.kind == .userLogging, let identLength = r.payload.u8(1) {
-            return r.payload.suffix(from: 2 + Int(identLength)) ?? r.payload
+        switch r.kind {
+        case .userLogging: return MonitorUserLogging(r.payload)?.message ?? r.payload
+        case .systemNote: return MonitorSystemNote(r.payload).text
+        default:
+            var v = r.payload
+            while let last = v.u8(v.count - 1), last == 0 { v = v.prefix(v.count - 1) }
+            return v
         }
-        return r.payload
     }
 
     private func jsonEvent(_ e: HCIEventPacket) {
