@@ -39,6 +39,11 @@ conformance: release
 	python3 scripts/conformance.py --blecap .build/release/blecap
 
 bench: release
+	@missing=""; for p in tshark bluez time bc python3; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
 	scripts/bench.sh
 
 clean:

@@ -44,6 +44,20 @@ run blecap-packets-jsonl-nochar "$BLECAP" packets --format jsonl "$NOCHAR"
 run btmon-nochar btmon -r "$NOCHAR"
 run tshark-fields-nochar tshark -r "$NOCHAR" -T fields -e frame.number -e btatt.opcode -e btatt.handle
 
+# Heap allocations must not grow with the number of frames: count them on a small and on the
+# large capture with an LD_PRELOAD counter.
+SMALL="$OUT/bench-2x1000.btsnoop"
+[ -f "$SMALL" ] || python3 "$SHARED/tools/make_bench_capture.py" "$SMALL" --sessions 2 --notifications 1000 >/dev/null
+cc -shared -fPIC -O2 -o "$OUT/malloc_count.so" scripts/malloc_count.c -ldl
+echo
+for f in "$SMALL" "$CAP"; do
+  frames=$("$BLECAP" info --format json "$f" | python3 -c 'import json,sys; print(json.load(sys.stdin)["frames"])')
+  for cmd in "info" "packets --format jsonl"; do
+    allocs=$(LD_PRELOAD="$OUT/malloc_count.so" "$BLECAP" $cmd "$f" 2>&1 >/dev/null | sed -n 's/^heap allocations: //p' | tail -n 1)
+    printf "heap allocations, blecap %-22s %9s frames: %s\n" "$cmd" "$frames" "$allocs"
+  done
+done
+
 ratio() { echo "scale=1; ${SECS[$1]} / ${SECS[$2]}" | bc -l 2>/dev/null || echo "n/a"; }
 echo
 echo "tshark / blecap packets --format jsonl: $(ratio tshark-fields blecap-packets-jsonl)x"
