@@ -40,7 +40,8 @@ let package = Package(
             dependencies: ["BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BlecapCLITests",
-            dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
+            dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
+            exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -42,7 +42,7 @@ public struct ByteReader: @unchecked Sendable {
         return true
     }
 
-    @inlinable @usableFromInline mutating func advance<T>(_ n: Int, _ value: T?) -> T? {
+    @inlinable mutating func advance<T>(_ n: Int, _ value: T?) -> T? {
         if value != nil { offset += n }
         return value
     }

@@ -29,7 +29,7 @@ public struct ByteView: @unchecked Sendable {
 
     @inlinable public func i8(_ offset: Int) -> Int8? { u8(offset).map { Int8(bitPattern: $0) } }
 
-    @inlinable @usableFromInline func load<T: FixedWidthInteger>(_ offset: Int, as: T.Type) -> T? {
+    @inlinable func load<T: FixedWidthInteger>(_ offset: Int, as: T.Type) -> T? {
         guard contains(offset, MemoryLayout<T>.size) else { return nil }
         return base.loadUnaligned(fromByteOffset: offset, as: T.self)
     }
