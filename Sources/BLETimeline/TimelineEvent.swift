@@ -140,6 +140,12 @@ public struct ConnectionTiming: Sendable, Equatable {
     public var interval: UInt16
     public var latency: UInt16
     public var supervisionTimeout: UInt16
+
+    public init(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
+        self.interval = interval
+        self.latency = latency
+        self.supervisionTimeout = supervisionTimeout
+    }
 }
 
 /// LE (Extended) Create Connection (7.8.12, 7.8.66).
