@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "blecap", targets: ["blecap"]),
         .library(name: "CaptureIO", targets: ["CaptureIO"]),
         .library(name: "BLEPackets", targets: ["BLEPackets"]),
+        .library(name: "BLETimeline", targets: ["BLETimeline"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -26,9 +27,12 @@ let package = Package(
         .target(name: "CaptureIO", dependencies: ["BLEBytes", "CPcap", "CCaptureSupport"]),
         .target(name: "BLEPackets", dependencies: ["BLEBytes", "CaptureIO", "CBluetooth"]),
         .target(
+            name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
+            path: "Sources/BLETimeline"),
+        .target(
             name: "BlecapCLI",
             dependencies: [
-                "BLEBytes", "CaptureIO", "BLEPackets",
+                "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
@@ -38,6 +42,9 @@ let package = Package(
         .testTarget(
             name: "BLEPacketsTests",
             dependencies: ["BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
+        .testTarget(
+            name: "BLETimelineTests",
+            dependencies: ["BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BlecapCLITests",
             dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],

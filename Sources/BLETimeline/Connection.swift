@@ -1,0 +1,120 @@
+import BLEBytes
+import BLEPackets
+
+/// What an outstanding ATT request needs to interpret its response.
+struct PendingRequest {
+    /// Sequence number of the request's event in the queue.
+    var sequence: Int
+    var opcode: UInt8
+    var frame: Int
+    var time: Int64
+    /// Discovery requests: what the response describes.
+    var discovery: DiscoveryTarget?
+    /// Exchange MTU: the Client Rx MTU asked for.
+    var clientRxMTU: UInt16 = 0
+    /// Find By Type Value: the service UUID asked for (the response lists only ranges).
+    var filter: BluetoothUUID?
+}
+
+/// An indication waiting for its Handle Value Confirmation (Vol 3 Part F 3.4.7.2).
+struct PendingIndication {
+    var sequence: Int
+    var time: Int64
+}
+
+/// One connection: from its (LE Enhanced) Connection Complete — or the first packet seen on
+/// an unknown handle — to its Disconnection Complete. Handles are reused (Bumble hands out
+/// 0x0001 again), so a connection is this object, never the handle number.
+final class ConnectionState {
+    let number: Int
+    let controllerIndex: UInt16
+    let handle: UInt16
+    let startFrame: Int
+    /// No Connection Complete was seen: the capture started during the connection.
+    let unknownStart: Bool
+    var peer: BDAddr?
+    var peerAddressType: UInt8?
+    /// Identity address the peer distributed over SMP (Vol 3 Part H 3.6.5).
+    var identity: BDAddr?
+    var role: UInt8?
+    var isLE = true
+    /// ATT_MTU (Vol 3 Part F 3.2.8): 23 on LE until an exchange.
+    var mtu: UInt16 = 23
+    /// Frame of an HCI Disconnect this host sent for the handle.
+    var localDisconnectFrame: Int?
+
+    /// The peer's server as this host's client learned it, and this host's server as the
+    /// peer's client learned it (both sides can be client and server, Vol 3 Part G 2.2).
+    var remoteDatabase = GATTDatabase()
+    var localDatabase = GATTDatabase()
+    /// Connection number the remote database was carried over from.
+    var remoteCarriedOverFrom: Int?
+    var localCarriedOverFrom: Int?
+
+    /// One outstanding request per direction (Vol 3 Part F 3.3.2): [0] sent by this host,
+    /// [1] received.
+    var outstanding: (PendingRequest?, PendingRequest?) = (nil, nil)
+    var outstandingIndication: (PendingIndication?, PendingIndication?) = (nil, nil)
+    /// Pairing Request features, kept to pick the association model at the response.
+    var pairingRequest: SMPPairingFeatures?
+
+    init(number: Int, controllerIndex: UInt16, handle: UInt16, startFrame: Int, unknownStart: Bool) {
+        self.number = number
+        self.controllerIndex = controllerIndex
+        self.handle = handle
+        self.startFrame = startFrame
+        self.unknownStart = unknownStart
+    }
+
+    func request(sentByHost: Bool) -> PendingRequest? { sentByHost ? outstanding.0 : outstanding.1 }
+    func setRequest(_ r: PendingRequest?, sentByHost: Bool) {
+        if sentByHost { outstanding.0 = r } else { outstanding.1 = r }
+    }
+    func indication(sentByHost: Bool) -> PendingIndication? {
+        sentByHost ? outstandingIndication.0 : outstandingIndication.1
+    }
+    func setIndication(_ i: PendingIndication?, sentByHost: Bool) {
+        if sentByHost { outstandingIndication.0 = i } else { outstandingIndication.1 = i }
+    }
+
+    /// The database describing the server of a PDU: requests and commands go to the server,
+    /// responses, notifications and indications come from it.
+    func databaseIsRemote(serverSentPDU: Bool, sent: Bool) -> Bool { serverSentPDU ? !sent : sent }
+
+    func attribute(_ handle: UInt16, remote: Bool) -> AttributeRef? {
+        (remote ? remoteDatabase : localDatabase).attribute(at: handle, connection: number)
+    }
+
+    var summary: ConnectionSummary {
+        ConnectionSummary(
+            number: number, controllerIndex: controllerIndex, handle: handle, peer: peer,
+            peerAddressType: peerAddressType, identity: identity, role: role, isLE: isLE,
+            startFrame: startFrame, unknownStart: unknownStart, endFrame: nil, mtu: mtu,
+            remoteDatabase: remoteDatabase, remoteCarriedOverFrom: remoteCarriedOverFrom,
+            localDatabase: localDatabase, localCarriedOverFrom: localCarriedOverFrom)
+    }
+}
+
+/// A finished connection with the GATT databases learned on it (and carried into it).
+public struct ConnectionSummary: Sendable {
+    public var number: Int
+    public var controllerIndex: UInt16
+    public var handle: UInt16
+    public var peer: BDAddr?
+    public var peerAddressType: UInt8?
+    public var identity: BDAddr?
+    /// 0 central, 1 peripheral (this host's role).
+    public var role: UInt8?
+    public var isLE: Bool
+    public var startFrame: Int
+    public var unknownStart: Bool
+    /// Frame of the Disconnection Complete; nil when the capture ended first.
+    public var endFrame: Int?
+    public var mtu: UInt16
+    /// The peer's GATT server as this host saw it.
+    public var remoteDatabase: GATTDatabase
+    public var remoteCarriedOverFrom: Int?
+    /// This host's GATT server as the peer discovered it.
+    public var localDatabase: GATTDatabase
+    public var localCarriedOverFrom: Int?
+}

@@ -1,0 +1,83 @@
+/// Holds events until everything before them is final, so the timeline comes out in frame
+/// order even though a request's outcome is known only when its answer arrives.
+///
+/// Bounded: an event waits at most until its deadline (capture time) and the queue never holds
+/// more than `capacity` events; past either, the oldest pending event is resolved as a timeout.
+/// Storage is one array reused for the whole run (compacted in place), so steady state does
+/// not allocate.
+struct EventQueue {
+    static let capacity = 4096
+
+    private var events: [TimelineEvent] = []
+    private var deadlines: [Int64] = []
+    private var head = 0
+    /// Sequence number of `events[head]`; sequence numbers grow by one per appended event.
+    private(set) var headSequence = 0
+
+    init() {
+        events.reserveCapacity(256)
+        deadlines.reserveCapacity(256)
+    }
+
+    var count: Int { events.count - head }
+    var isEmpty: Bool { head == events.count }
+
+    /// Appends and returns the event's sequence number. `deadline` matters only for pending
+    /// events.
+    mutating func append(_ e: TimelineEvent, deadline: Int64 = .max) -> Int {
+        events.append(e)
+        deadlines.append(deadline)
+        return headSequence + count - 1
+    }
+
+    /// Whether the event `sequence` is still held and pending.
+    func isPending(_ sequence: Int) -> Bool {
+        let i = sequence - headSequence + head
+        return sequence >= headSequence && i < events.count && events[i].isPending
+    }
+
+    /// Changes a held event; false if it was already emitted.
+    @discardableResult
+    mutating func update(_ sequence: Int, _ body: (inout TimelineEvent) -> Void) -> Bool {
+        let i = sequence - headSequence + head
+        guard sequence >= headSequence, i < events.count else { return false }
+        body(&events[i])
+        return true
+    }
+
+    /// Emits every final event at the front; resolves overdue or overflowing pending events
+    /// as timeouts first.
+    mutating func drain(now: Int64, _ emit: (TimelineEvent) -> Void) {
+        while head < events.count {
+            if events[head].isPending {
+                guard deadlines[head] < now || count > Self.capacity else { break }
+                events[head].outcome = .timeout
+            }
+            emit(events[head])
+            head += 1
+            headSequence += 1
+        }
+        if head == events.count {
+            events.removeAll(keepingCapacity: true)
+            deadlines.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1024 && head * 2 >= events.count {
+            events.removeSubrange(0..<head)
+            deadlines.removeSubrange(0..<head)
+            head = 0
+        }
+    }
+
+    /// Resolves every pending event with `outcome` and emits all (end of capture).
+    mutating func flush(_ outcome: Outcome, _ emit: (TimelineEvent) -> Void) {
+        while head < events.count {
+            if events[head].isPending { events[head].outcome = outcome }
+            emit(events[head])
+            head += 1
+            headSequence += 1
+        }
+        events.removeAll(keepingCapacity: true)
+        deadlines.removeAll(keepingCapacity: true)
+        head = 0
+    }
+}

@@ -1,0 +1,229 @@
+import BLEBytes
+import BLEPackets
+import CaptureIO
+
+/// HCI commands and events (Core 5.4 Vol 4 Part E 7).
+extension TimelineBuilder {
+    static let resetOpcode: UInt16 = 0x0C03
+    static let createConnectionCancelOpcode: UInt16 = 0x200E
+
+    func hciCommand(_ c: HCICommandPacket, _ r: CaptureRecord) {
+        let p = c.parameters
+        switch c.opcode {
+        case Self.resetOpcode:
+            // Reset drops every connection without Disconnection Complete (7.3.2).
+            for conn in open.values.filter({ $0.controllerIndex == r.controllerIndex }) {
+                close(conn, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
+            }
+            scanParameters = nil
+            track(c.opcode, r, add(event(r, nil, .controllerReset), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
+
+        case HCILESetScanParameters.opcode:
+            guard let s = HCILESetScanParameters(parameters: p) else { return }
+            scanParameters = ScanParameters(
+                extended: false, active: s.isActive, interval: s.interval, window: s.window,
+                filterPolicy: s.filterPolicy, ownAddressType: s.ownAddressType, phys: 0x01, filterDuplicates: 0,
+                parametersKnown: true)
+        case HCILESetExtendedScanParameters.opcode:
+            guard let s = HCILESetExtendedScanParameters(parameters: p) else { return }
+            var first: HCILESetExtendedScanParameters.Entry?
+            for e in s.entries where first == nil { first = e }
+            scanParameters = ScanParameters(
+                extended: true, active: first?.isActive ?? false, interval: first?.interval ?? 0,
+                window: first?.window ?? 0, filterPolicy: s.filterPolicy, ownAddressType: s.ownAddressType,
+                phys: s.scanningPHYs, filterDuplicates: 0, parametersKnown: true)
+        case HCILESetScanEnable.opcode:
+            guard let s = HCILESetScanEnable(parameters: p) else { return }
+            scanEnable(s.enable, filterDuplicates: s.filterDuplicates, extended: false, c.opcode, r)
+        case HCILESetExtendedScanEnable.opcode:
+            guard let s = HCILESetExtendedScanEnable(parameters: p) else { return }
+            scanEnable(s.enable, filterDuplicates: s.filterDuplicates, extended: true, c.opcode, r)
+
+        case HCILECreateConnection.opcode:
+            guard let cc = HCILECreateConnection(parameters: p) else { return }
+            let info = ConnectionCreateInfo(
+                extended: false, filterPolicy: cc.initiatorFilterPolicy, scanInterval: cc.scanInterval,
+                scanWindow: cc.scanWindow, intervalMin: cc.connection.intervalMin, intervalMax: cc.connection.intervalMax,
+                latency: cc.connection.maxLatency, supervisionTimeout: cc.connection.supervisionTimeout)
+            createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
+        case HCILEExtendedCreateConnection.opcodeV1, HCILEExtendedCreateConnection.opcodeV2:
+            let version = c.opcode == HCILEExtendedCreateConnection.opcodeV2 ? 2 : 1
+            guard let cc = HCILEExtendedCreateConnection(parameters: p, version: version) else { return }
+            var first: HCILEExtendedCreateConnection.Entry?
+            for e in cc.entries where first == nil { first = e }
+            let info = ConnectionCreateInfo(
+                extended: true, filterPolicy: cc.initiatorFilterPolicy, scanInterval: first?.scanInterval ?? 0,
+                scanWindow: first?.scanWindow ?? 0, intervalMin: first?.connection.intervalMin ?? 0,
+                intervalMax: first?.connection.intervalMax ?? 0, latency: first?.connection.maxLatency ?? 0,
+                supervisionTimeout: first?.connection.supervisionTimeout ?? 0)
+            createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
+        case Self.createConnectionCancelOpcode:
+            track(c.opcode, r, add(event(r, nil, .connectionCancel), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
+
+        case HCIDisconnect.opcode:
+            guard let d = HCIDisconnect(parameters: p),
+                  let conn = connection(d.handle, r, create: false) else { return }
+            conn.localDisconnectFrame = r.frame
+        default:
+            break
+        }
+    }
+
+    private func scanEnable(_ enable: Bool, filterDuplicates: UInt8, extended: Bool, _ opcode: UInt16, _ r: CaptureRecord) {
+        let kind: TimelineEvent.Kind
+        if enable {
+            var s = scanParameters ?? ScanParameters(
+                extended: extended, active: false, interval: 0, window: 0, filterPolicy: 0, ownAddressType: 0,
+                phys: 0, filterDuplicates: 0, parametersKnown: false)
+            s.filterDuplicates = filterDuplicates
+            s.extended = extended
+            kind = .scanStart(s)
+        } else {
+            kind = .scanStop
+        }
+        track(opcode, r, add(event(r, nil, kind), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
+    }
+
+    private func createConnection(_ info: ConnectionCreateInfo, peer: BDAddr, peerType: UInt8, _ opcode: UInt16,
+                                  _ r: CaptureRecord) {
+        var e = event(r, nil, .connectionCreate(info))
+        // With the filter accept list the address parameter is ignored (7.8.12).
+        if info.filterPolicy == 0 {
+            e.peer = peer
+            e.peerAddressType = peerType
+        }
+        track(opcode, r, add(e, pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
+    }
+
+    /// Remembers a command's event until its Command Complete/Status. A second command with
+    /// the same opcode before the answer leaves the first unanswered.
+    private func track(_ opcode: UInt16, _ r: CaptureRecord, _ sequence: Int) {
+        if let i = pendingCommands.firstIndex(where: { $0.controller == r.controllerIndex && $0.opcode == opcode }) {
+            let old = pendingCommands.remove(at: i)
+            if queue.isPending(old.sequence) { queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) } }
+        }
+        if pendingCommands.count >= 16 { pendingCommands.removeFirst() }
+        pendingCommands.append(PendingCommand(controller: r.controllerIndex, opcode: opcode, sequence: sequence))
+    }
+
+    private func answer(_ opcode: UInt16, status: UInt8, _ r: CaptureRecord) {
+        guard let i = pendingCommands.firstIndex(where: { $0.controller == r.controllerIndex && $0.opcode == opcode })
+        else { return }
+        let cmd = pendingCommands.remove(at: i)
+        queue.update(cmd.sequence) { e in
+            guard e.isPending else { return }
+            let latency = r.timestamp &- e.time
+            e.outcome = status == 0 ? .success(frame: r.frame, latency: latency)
+                : .error(frame: r.frame, latency: latency, code: status, handle: 0)
+        }
+    }
+
+    func hciEvent(_ e: HCIEventPacket, _ r: CaptureRecord) {
+        let p = e.parameters
+        switch e.code {
+        case HCICommandComplete.code:
+            guard let cc = HCICommandComplete(parameters: p) else { return }
+            answer(cc.opcode, status: cc.status ?? 0, r)
+        case HCICommandStatus.code:
+            guard let cs = HCICommandStatus(parameters: p) else { return }
+            answer(cs.opcode, status: cs.status, r)
+        case HCIDisconnectionComplete.code:
+            guard let d = HCIDisconnectionComplete(parameters: p) else { return }
+            disconnectionComplete(d, r)
+        case HCIEncryptionChange.codeV1, HCIEncryptionChange.codeV2:
+            guard let ec = HCIEncryptionChange(parameters: p, version: e.code == HCIEncryptionChange.codeV2 ? 2 : 1),
+                  let c = connection(ec.handle, r) else { return }
+            add(event(r, c, .encryptionChange(status: ec.status, enabled: ec.encryptionEnabled)))
+        case 0x03:
+            // BR/EDR Connection Complete (7.7.3): Status, Handle, BD_ADDR, Link_Type, Encryption.
+            guard let status = p.u8(0), let h = p.u16le(1), let addr = BDAddr(littleEndian: p, at: 3),
+                  let linkType = p.u8(9), linkType == 0x01 else { return }
+            let info = ConnectionCompleteInfo(status: status, handle: h & 0x0FFF, role: nil, timing: nil, isLE: false)
+            connectionComplete(info, peer: addr, peerType: nil, r)
+        case HCIEventPacket.leMetaCode:
+            leMeta(e, r)
+        default:
+            break
+        }
+    }
+
+    private func leMeta(_ e: HCIEventPacket, _ r: CaptureRecord) {
+        let p = e.subeventParameters
+        switch e.subeventCode {
+        case HCILEConnectionComplete.subevent:
+            guard let cc = HCILEConnectionComplete(parameters: p) else { return }
+            let info = ConnectionCompleteInfo(
+                status: cc.status, handle: cc.handle, role: cc.role,
+                timing: ConnectionTiming(interval: cc.interval, latency: cc.latency, supervisionTimeout: cc.supervisionTimeout),
+                isLE: true)
+            connectionComplete(info, peer: cc.peerAddress, peerType: cc.peerAddressType, r)
+        case HCILEEnhancedConnectionComplete.subeventV1, HCILEEnhancedConnectionComplete.subeventV2:
+            let version = e.subeventCode == HCILEEnhancedConnectionComplete.subeventV2 ? 2 : 1
+            guard let cc = HCILEEnhancedConnectionComplete(parameters: p, version: version) else { return }
+            let info = ConnectionCompleteInfo(
+                status: cc.status, handle: cc.handle, role: cc.role,
+                timing: ConnectionTiming(interval: cc.interval, latency: cc.latency, supervisionTimeout: cc.supervisionTimeout),
+                isLE: true)
+            connectionComplete(info, peer: cc.peerAddress, peerType: cc.peerAddressType, r)
+        case HCILEConnectionUpdateComplete.subevent:
+            guard let u = HCILEConnectionUpdateComplete(parameters: p), let c = connection(u.handle, r) else { return }
+            let t = ConnectionTiming(interval: u.interval, latency: u.latency, supervisionTimeout: u.supervisionTimeout)
+            add(event(r, c, .connectionUpdate(status: u.status, timing: t)))
+        case HCILEDataLengthChange.subevent:
+            guard let d = HCILEDataLengthChange(parameters: p), let c = connection(d.handle, r) else { return }
+            add(event(r, c, .dataLengthChange(maxTxOctets: d.maxTxOctets, maxRxOctets: d.maxRxOctets)))
+        case HCILEPHYUpdateComplete.subevent:
+            guard let u = HCILEPHYUpdateComplete(parameters: p), let c = connection(u.handle, r) else { return }
+            add(event(r, c, .phyUpdate(status: u.status, txPHY: u.txPHY, rxPHY: u.rxPHY)))
+        case HCILEAdvertisingReport.subevent:
+            guard let reports = HCILEAdvertisingReport(parameters: p) else { return }
+            for a in reports.reports {
+                var ev = event(r, nil, .advertisement(AdvertisementInfo(
+                    extended: false, eventType: UInt16(a.eventType), rssi: a.rssi, txPower: nil, primaryPHY: nil)))
+                ev.peer = a.address
+                ev.peerAddressType = a.addressType
+                ev.value = InlineBytes(a.data)
+                add(ev)
+            }
+        case HCILEExtendedAdvertisingReport.subevent:
+            guard let reports = HCILEExtendedAdvertisingReport(parameters: p) else { return }
+            for a in reports.reports {
+                var ev = event(r, nil, .advertisement(AdvertisementInfo(
+                    extended: true, eventType: a.eventType, rssi: a.rssi,
+                    txPower: a.txPower == 127 ? nil : a.txPower, primaryPHY: a.primaryPHY)))
+                ev.peer = a.address
+                ev.peerAddressType = a.addressType
+                ev.value = InlineBytes(a.data)
+                add(ev)
+            }
+        default:
+            break
+        }
+    }
+
+    private func connectionComplete(_ info: ConnectionCompleteInfo, peer: BDAddr, peerType: UInt8?, _ r: CaptureRecord) {
+        guard info.status == 0 else {
+            var ev = event(r, nil, .connectionFailed(info))
+            ev.peer = peer
+            ev.peerAddressType = peerType
+            add(ev)
+            return
+        }
+        let c = startConnection(handle: info.handle, peer: peer, peerType: peerType, role: info.role,
+                                isLE: info.isLE, r)
+        add(event(r, c, .connectionComplete(info)))
+    }
+
+    private func disconnectionComplete(_ d: HCIDisconnectionComplete, _ r: CaptureRecord) {
+        // A failed Disconnect leaves the connection up (7.7.5).
+        let c = connection(d.handle, r, create: d.status == 0)
+        let side: DisconnectionSide
+        switch d.reason {
+        case 0x08, 0x22, 0x3D, 0x3E: side = .linkLoss
+        case 0x16: side = .local
+        default: side = c?.localDisconnectFrame != nil ? .local : .remote
+        }
+        add(event(r, c, .disconnection(status: d.status, reason: d.reason, side: side)))
+        if d.status == 0, let c { close(c, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame) }
+    }
+}

@@ -1,0 +1,185 @@
+import BLEBytes
+import BLEPackets
+import CaptureIO
+
+/// Builds a capture's timeline in the same streaming pass that decodes it: feed every
+/// `DecodedFrame` in order, and events come out through `emit` as soon as they and everything
+/// before them are final (a request is final when answered, timed out or orphaned).
+///
+/// State is bounded: open connections (at most `maximumOpenConnections`), one outstanding
+/// request and one indication per direction per connection, the GATT databases of recent
+/// peers (at most `maximumRememberedPeers`), and the event queue (`EventQueue.capacity`).
+public final class TimelineBuilder {
+    public static let maximumOpenConnections = 64
+    public static let maximumRememberedPeers = 256
+    /// ATT transaction timeout (Core 5.4 Vol 3 Part F 3.3.3).
+    public static let attTimeout: Int64 = 30_000_000
+    /// How long an HCI command waits for Command Complete/Status before it is reported
+    /// unanswered (BlueZ's HCI_CMD_TIMEOUT is 2 s).
+    public static let hciCommandTimeout: Int64 = 2_000_000
+
+    let emit: (TimelineEvent) -> Void
+    /// Called when a connection ends (or at `finish()` for those still open).
+    let connectionEnded: (ConnectionSummary) -> Void
+
+    var queue = EventQueue()
+    struct ConnectionKey: Hashable { var controller: UInt16; var handle: UInt16 }
+    var open: [ConnectionKey: ConnectionState] = [:]
+    var connectionCount = 0
+    /// Remote databases by peer (and identity) address, for carry-over to later connections.
+    var rememberedDatabases: [BDAddr: (database: GATTDatabase, connection: Int)] = [:]
+    /// This host's own server database per controller, as peers discovered it.
+    var localDatabases: [UInt16: (database: GATTDatabase, connection: Int)] = [:]
+
+    struct PendingCommand { var controller: UInt16; var opcode: UInt16; var sequence: Int }
+    /// HCI commands waiting for Command Complete/Status (bounded: one per tracked opcode).
+    var pendingCommands: [PendingCommand] = []
+    /// Last scan parameters the host set, per the most recent reset.
+    var scanParameters: ScanParameters?
+    var lastTime: Int64 = .min
+
+    public init(emit: @escaping (TimelineEvent) -> Void,
+                connectionEnded: @escaping (ConnectionSummary) -> Void = { _ in }) {
+        self.emit = emit
+        self.connectionEnded = connectionEnded
+        pendingCommands.reserveCapacity(8)
+    }
+
+    /// Feeds the next frame (in capture order).
+    public func feed(_ frame: DecodedFrame) {
+        let r = frame.record
+        lastTime = r.timestamp
+        switch frame.layer {
+        case .command(let c): hciCommand(c, r)
+        case .event(let e): hciEvent(e, r)
+        case .acl(let acl, _):
+            if let pdu = frame.l2cap { l2cap(pdu, acl: acl, r) }
+        case .other: metadata(r)
+        case .malformed: break
+        }
+        queue.drain(now: r.timestamp, emit)
+    }
+
+    /// Ends the capture: requests still outstanding are reported as such, open connections
+    /// are summarised.
+    public func finish() {
+        queue.flush(.endOfCapture, emit)
+        for c in open.values.sorted(by: { $0.number < $1.number }) { connectionEnded(c.summary) }
+        open.removeAll()
+    }
+
+    // MARK: helpers
+
+    @discardableResult
+    func add(_ e: TimelineEvent, pendingUntil deadline: Int64? = nil) -> Int {
+        var e = e
+        if deadline != nil { e.outcome = .pending }
+        return queue.append(e, deadline: deadline ?? .max)
+    }
+
+    func event(_ r: CaptureRecord, _ c: ConnectionState?, _ kind: TimelineEvent.Kind) -> TimelineEvent {
+        TimelineEvent(frame: r.frame, time: r.timestamp, connection: c?.number, peer: c?.peer,
+                      peerAddressType: c?.peerAddressType, kind: kind)
+    }
+
+    /// The open connection on `handle`, created as an unknown-start connection when none is
+    /// known (the capture began after it was made). Nil only when too many are open.
+    func connection(_ handle: UInt16, _ r: CaptureRecord, create: Bool = true) -> ConnectionState? {
+        let key = ConnectionKey(controller: r.controllerIndex, handle: handle)
+        if let c = open[key] { return c }
+        guard create, open.count < Self.maximumOpenConnections else { return nil }
+        connectionCount += 1
+        let c = ConnectionState(number: connectionCount, controllerIndex: r.controllerIndex, handle: handle,
+                                startFrame: r.frame, unknownStart: true)
+        adoptLocalDatabase(c)
+        open[key] = c
+        return c
+    }
+
+    func startConnection(handle: UInt16, peer: BDAddr?, peerType: UInt8?, role: UInt8?, isLE: Bool,
+                         _ r: CaptureRecord) -> ConnectionState {
+        let key = ConnectionKey(controller: r.controllerIndex, handle: handle)
+        // A Connection Complete on a handle still open means its Disconnection Complete is not
+        // in the capture: end the old one first.
+        if let old = open[key] { close(old, r, outcome: .disconnected(frame: r.frame), endFrame: nil) }
+        connectionCount += 1
+        let c = ConnectionState(number: connectionCount, controllerIndex: r.controllerIndex, handle: handle,
+                                startFrame: r.frame, unknownStart: false)
+        c.peer = peer
+        c.peerAddressType = peerType
+        c.role = role
+        c.isLE = isLE
+        if let p = peer, let known = rememberedDatabases[p] {
+            c.remoteDatabase = known.database
+            c.remoteCarriedOverFrom = known.connection
+        }
+        adoptLocalDatabase(c)
+        if open.count >= Self.maximumOpenConnections, let oldest = open.values.min(by: { $0.number < $1.number }) {
+            close(oldest, r, outcome: .disconnected(frame: r.frame), endFrame: nil)
+        }
+        open[key] = c
+        return c
+    }
+
+    func adoptLocalDatabase(_ c: ConnectionState) {
+        if let known = localDatabases[c.controllerIndex] {
+            c.localDatabase = known.database
+            c.localCarriedOverFrom = known.connection
+        }
+    }
+
+    /// Ends a connection: its outstanding requests and indications get `outcome`, its
+    /// databases are remembered for the peer's next connection.
+    func close(_ c: ConnectionState, _ r: CaptureRecord, outcome: Outcome, endFrame: Int?) {
+        for s in [c.outstanding.0?.sequence, c.outstanding.1?.sequence,
+                  c.outstandingIndication.0?.sequence, c.outstandingIndication.1?.sequence] {
+            if let s, queue.isPending(s) { queue.update(s) { $0.outcome = outcome } }
+        }
+        c.outstanding = (nil, nil)
+        c.outstandingIndication = (nil, nil)
+        remember(c)
+        open[ConnectionKey(controller: c.controllerIndex, handle: c.handle)] = nil
+        var s = c.summary
+        s.endFrame = endFrame
+        connectionEnded(s)
+    }
+
+    func remember(_ c: ConnectionState) {
+        if !c.remoteDatabase.isEmpty {
+            for address in [c.peer, c.identity] {
+                guard let address else { continue }
+                if rememberedDatabases[address] == nil, rememberedDatabases.count >= Self.maximumRememberedPeers,
+                   let victim = rememberedDatabases.min(by: { $0.value.connection < $1.value.connection })?.key {
+                    rememberedDatabases[victim] = nil
+                }
+                rememberedDatabases[address] = (c.remoteDatabase, c.number)
+            }
+        }
+        if !c.localDatabase.isEmpty, localDatabases[c.controllerIndex] != nil || localDatabases.count < 16 {
+            localDatabases[c.controllerIndex] = (c.localDatabase, c.number)
+        }
+    }
+
+    // MARK: container metadata
+
+    func metadata(_ r: CaptureRecord) {
+        let kind: TimelineEvent.Kind
+        switch r.kind {
+        case .indexNew: kind = .indexAdded
+        case .indexDelete: kind = .indexRemoved
+        case .indexOpen: kind = .indexOpened
+        case .indexClose: kind = .indexClosed
+        case .power: kind = .power
+        case .note: kind = .annotation(.note)
+        case .syslog: kind = .annotation(.syslog)
+        case .userLogging: kind = .annotation(.userLogging)
+        case .systemNote: kind = .annotation(.systemNote)
+        case .kernel, .kernelDebug: kind = .annotation(.kernel)
+        case .error: kind = .annotation(.error)
+        default: return
+        }
+        var e = event(r, nil, kind)
+        e.value = InlineBytes(r.payload)
+        add(e)
+    }
+}

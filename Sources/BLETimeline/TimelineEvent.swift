@@ -1,0 +1,365 @@
+import BLEBytes
+import BLEPackets
+
+/// One entry of a capture's timeline: what happened, where in the capture, on which
+/// connection. A value type with no references, so building one allocates nothing; strings
+/// are made only when rendering.
+public struct TimelineEvent: Sendable {
+    /// The frame the event starts at (a request's frame for a paired operation).
+    public var frame: Int
+    /// Microseconds since 1970, the frame's timestamp.
+    public var time: Int64
+    /// Per-capture connection number (1, 2, … in order of connection), nil when none applies.
+    public var connection: Int?
+    /// The remote device, where known.
+    public var peer: BDAddr?
+    public var peerAddressType: UInt8?
+    public var kind: Kind
+    /// The value the event carries (written, read, notified, advertised data, annotation text).
+    public var value: InlineBytes = .empty
+    /// How a request or command ended; `.none` for events that have no answer.
+    public var outcome: Outcome = .none
+
+    public init(frame: Int, time: Int64, connection: Int? = nil, peer: BDAddr? = nil,
+                peerAddressType: UInt8? = nil, kind: Kind) {
+        self.frame = frame
+        self.time = time
+        self.connection = connection
+        self.peer = peer
+        self.peerAddressType = peerAddressType
+        self.kind = kind
+    }
+
+    /// The dotted type name of the JSONL contract (docs/timeline.md).
+    public var type: StaticString { kind.type }
+
+    /// Whether this event is waiting for an answer (reorder buffer use).
+    var isPending: Bool { if case .pending = outcome { return true }; return false }
+}
+
+/// The end of a request, command or indication.
+public enum Outcome: Sendable, Equatable {
+    /// Nothing to wait for (notifications, commands without response, events).
+    case none
+    /// Still waiting (never emitted: the builder resolves it first).
+    case pending
+    /// Answered successfully in `frame`, `latency` µs after the request.
+    case success(frame: Int, latency: Int64)
+    /// Answered with an ATT Error Response (`code`, Vol 3 Part F 3.4.1.1), or an HCI status
+    /// other than success (`code` is then the HCI error code).
+    case error(frame: Int, latency: Int64, code: UInt8, handle: UInt16)
+    /// No answer within the protocol's timeout (ATT: 30 s, Vol 3 Part F 3.3.3).
+    case timeout
+    /// Another request of the same kind went out (`frame`) before any answer: with one
+    /// outstanding request per bearer this one was never answered.
+    case unanswered(frame: Int)
+    /// The connection ended (`frame`) with the request outstanding.
+    case disconnected(frame: Int)
+    /// The capture ended with the request outstanding.
+    case endOfCapture
+
+    public var name: StaticString {
+        switch self {
+        case .none: "none"
+        case .pending: "pending"
+        case .success: "success"
+        case .error: "error"
+        case .timeout: "timeout"
+        case .unanswered: "unanswered"
+        case .disconnected: "disconnected"
+        case .endOfCapture: "end_of_capture"
+        }
+    }
+
+    public var responseFrame: Int? {
+        switch self {
+        case .success(let f, _), .error(let f, _, _, _): f
+        default: nil
+        }
+    }
+
+    public var latency: Int64? {
+        switch self {
+        case .success(_, let l), .error(_, let l, _, _): l
+        default: nil
+        }
+    }
+}
+
+/// Which side ended a connection.
+public enum DisconnectionSide: UInt8, Sendable {
+    /// This host asked (HCI Disconnect for the handle, or reason 0x16).
+    case local
+    /// The peer ended it.
+    case remote
+    /// Nobody did: the link was lost (0x08 Connection Timeout, 0x22 LL Response Timeout,
+    /// 0x3D MIC failure, 0x3E failed to be established).
+    case linkLoss
+
+    public var name: StaticString {
+        switch self {
+        case .local: "local"
+        case .remote: "remote"
+        case .linkLoss: "link_loss"
+        }
+    }
+}
+
+/// Scan parameters as the host set them (LE Set [Extended] Scan Parameters, Core 5.4 Vol 4
+/// Part E 7.8.10, 7.8.64). For extended scanning the first PHY's interval/window are given and
+/// `phys` lists every PHY (bit 0 LE 1M, bit 2 LE Coded).
+public struct ScanParameters: Sendable, Equatable {
+    public var extended: Bool
+    public var active: Bool
+    /// Units of 0.625 ms.
+    public var interval: UInt16
+    public var window: UInt16
+    public var filterPolicy: UInt8
+    public var ownAddressType: UInt8
+    public var phys: UInt8
+    /// Filter_Duplicates of the enable command (0 off, 1 on, 2 on with reset per period).
+    public var filterDuplicates: UInt8
+    /// Whether parameters were set before the enable (false: the controller's defaults apply,
+    /// or it may refuse, 7.8.65).
+    public var parametersKnown: Bool
+}
+
+/// One advertising report (7.7.65.2 legacy or 7.7.65.13 extended). The AD data is the event's
+/// `value`.
+public struct AdvertisementInfo: Sendable, Equatable {
+    public var extended: Bool
+    /// Legacy: 0 ADV_IND … 4 SCAN_RSP. Extended: the event-type bit field.
+    public var eventType: UInt16
+    public var rssi: Int8
+    public var txPower: Int8?
+    public var primaryPHY: UInt8?
+}
+
+/// Connection timing (interval in 1.25 ms, latency in events, timeout in 10 ms).
+public struct ConnectionTiming: Sendable, Equatable {
+    public var interval: UInt16
+    public var latency: UInt16
+    public var supervisionTimeout: UInt16
+
+    public init(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
+        self.interval = interval
+        self.latency = latency
+        self.supervisionTimeout = supervisionTimeout
+    }
+}
+
+/// LE (Extended) Create Connection (7.8.12, 7.8.66).
+public struct ConnectionCreateInfo: Sendable, Equatable {
+    public var extended: Bool
+    public var filterPolicy: UInt8
+    public var scanInterval: UInt16
+    public var scanWindow: UInt16
+    public var intervalMin: UInt16
+    public var intervalMax: UInt16
+    public var latency: UInt16
+    public var supervisionTimeout: UInt16
+}
+
+/// LE (Enhanced) Connection Complete (7.7.65.1, .10) or BR/EDR Connection Complete (7.7.3).
+public struct ConnectionCompleteInfo: Sendable, Equatable {
+    public var status: UInt8
+    public var handle: UInt16
+    /// 0 central, 1 peripheral; nil for BR/EDR.
+    public var role: UInt8?
+    public var timing: ConnectionTiming?
+    public var isLE: Bool
+}
+
+/// Pairing Request/Response features (Vol 3 Part H 3.5.1, 3.5.2).
+public struct PairingInfo: Sendable, Equatable {
+    public var features: SMPPairingFeatures
+    /// Set on the response: the association model the two feature sets select.
+    public var method: PairingMethod?
+    /// Set on the response: both sides set SC.
+    public var secureConnections: Bool?
+}
+
+/// Association models (Vol 3 Part H 2.3.5.1).
+public enum PairingMethod: UInt8, Sendable {
+    case justWorks, passkeyEntry, numericComparison, outOfBand
+
+    public var name: StaticString {
+        switch self {
+        case .justWorks: "just_works"
+        case .passkeyEntry: "passkey_entry"
+        case .numericComparison: "numeric_comparison"
+        case .outOfBand: "oob"
+        }
+    }
+}
+
+/// Which discovery procedure a request belongs to (Vol 3 Part G 4.4–4.7).
+public enum DiscoveryTarget: UInt8, Sendable {
+    case primaryServices, secondaryServices, includes, characteristics, descriptors
+
+    public var type: StaticString {
+        switch self {
+        case .primaryServices, .secondaryServices: "gatt.discover.services"
+        case .includes: "gatt.discover.includes"
+        case .characteristics: "gatt.discover.characteristics"
+        case .descriptors: "gatt.discover.descriptors"
+        }
+    }
+}
+
+/// A discovery request and what its response found.
+public struct DiscoveryInfo: Sendable, Equatable {
+    public var target: DiscoveryTarget
+    public var startHandle: UInt16
+    public var endHandle: UInt16
+    /// Discover by UUID (Find By Type Value for services, Read By Type with a characteristic
+    /// UUID): the UUID asked for; nil when discovering all.
+    public var filter: BluetoothUUID?
+    /// Entries in the response.
+    public var found: Int
+}
+
+/// Read variants (Vol 3 Part F 3.4.4).
+public enum ReadVariant: UInt8, Sendable {
+    case read, blob, multiple, multipleVariable, byType
+    public var name: StaticString {
+        switch self {
+        case .read: "read"
+        case .blob: "blob"
+        case .multiple: "multiple"
+        case .multipleVariable: "multiple_variable"
+        case .byType: "by_type"
+        }
+    }
+}
+
+/// Write variants (Vol 3 Part F 3.4.5, 3.4.6).
+public enum WriteVariant: UInt8, Sendable {
+    case request, command, signed, prepare, execute
+    public var name: StaticString {
+        switch self {
+        case .request: "request"
+        case .command: "command"
+        case .signed: "signed"
+        case .prepare: "prepare"
+        case .execute: "execute"
+        }
+    }
+}
+
+/// An ATT operation on one attribute.
+public struct AttributeOperation: Sendable, Equatable {
+    /// The ATT opcode of the request/command/notification.
+    public var opcode: UInt8
+    public var handle: UInt16
+    /// What the handle is in its own connection's database, if known.
+    public var attribute: AttributeRef?
+    /// ATT_MTU of the connection at that moment.
+    public var mtu: UInt16
+    /// Prepare Write / Read Blob offset; Execute Write flags.
+    public var offset: UInt16?
+    /// Direction: true when this host sent the PDU.
+    public var sent: Bool
+}
+
+/// Annotation and controller-record sources.
+public enum AnnotationSource: UInt8, Sendable {
+    case note, syslog, userLogging, systemNote, kernel, error, other
+    public var name: StaticString {
+        switch self {
+        case .note: "note"
+        case .syslog: "syslog"
+        case .userLogging: "user_logging"
+        case .systemNote: "system_note"
+        case .kernel: "kernel"
+        case .error: "error"
+        case .other: "other"
+        }
+    }
+}
+
+extension TimelineEvent {
+    /// The typed payload of an event.
+    public enum Kind: Sendable {
+        // Controller and power.
+        case controllerReset
+        case indexAdded, indexRemoved, indexOpened, indexClosed
+        case power
+        // Discovery.
+        case scanStart(ScanParameters)
+        case scanStop
+        case advertisement(AdvertisementInfo)
+        // Connections.
+        case connectionCreate(ConnectionCreateInfo)
+        case connectionCancel
+        case connectionComplete(ConnectionCompleteInfo)
+        case connectionFailed(ConnectionCompleteInfo)
+        case connectionUpdate(status: UInt8, timing: ConnectionTiming)
+        case connectionParameterRequest(identifier: UInt8, intervalMin: UInt16, intervalMax: UInt16,
+                                        latency: UInt16, timeout: UInt16, sent: Bool)
+        case connectionParameterResponse(identifier: UInt8, result: UInt16, sent: Bool)
+        case dataLengthChange(maxTxOctets: UInt16, maxRxOctets: UInt16)
+        case phyUpdate(status: UInt8, txPHY: UInt8, rxPHY: UInt8)
+        case encryptionChange(status: UInt8, enabled: UInt8)
+        case disconnection(status: UInt8, reason: UInt8, side: DisconnectionSide)
+        // GATT.
+        case mtuExchange(clientRxMTU: UInt16, serverRxMTU: UInt16?, effective: UInt16, sent: Bool)
+        case discovery(DiscoveryInfo, sent: Bool)
+        case read(AttributeOperation, ReadVariant)
+        case write(AttributeOperation, WriteVariant)
+        /// A CCCD write (Vol 3 Part G 3.3.3.3): bit 0 notifications, bit 1 indications; 0 is an
+        /// unsubscribe.
+        case subscribe(AttributeOperation, configuration: UInt16)
+        case notification(AttributeOperation)
+        case indication(AttributeOperation)
+        /// An ATT response or error that answers no outstanding request.
+        case unmatchedResponse(opcode: UInt8, errorCode: UInt8?, handle: UInt16?, sent: Bool)
+        // Security.
+        case pairingRequest(PairingInfo, sent: Bool)
+        case pairingResponse(PairingInfo, sent: Bool)
+        case pairingFailed(reason: UInt8, sent: Bool)
+        case securityRequest(authReq: UInt8, sent: Bool)
+        case identityAddress(address: BDAddr, addressType: UInt8, sent: Bool)
+        // Annotations.
+        case annotation(AnnotationSource)
+
+        public var type: StaticString {
+            switch self {
+            case .controllerReset: "controller.reset"
+            case .indexAdded: "controller.index_added"
+            case .indexRemoved: "controller.index_removed"
+            case .indexOpened: "controller.index_opened"
+            case .indexClosed: "controller.index_closed"
+            case .power: "controller.power"
+            case .scanStart: "scan.start"
+            case .scanStop: "scan.stop"
+            case .advertisement: "advertisement"
+            case .connectionCreate: "connection.create"
+            case .connectionCancel: "connection.cancel"
+            case .connectionComplete: "connection.complete"
+            case .connectionFailed: "connection.failed"
+            case .connectionUpdate: "connection.update"
+            case .connectionParameterRequest: "connection.parameter_request"
+            case .connectionParameterResponse: "connection.parameter_response"
+            case .dataLengthChange: "connection.data_length"
+            case .phyUpdate: "connection.phy"
+            case .encryptionChange: "connection.encryption"
+            case .disconnection: "connection.disconnect"
+            case .mtuExchange: "gatt.mtu"
+            case .discovery(let d, _): d.target.type
+            case .read: "gatt.read"
+            case .write: "gatt.write"
+            case .subscribe(_, let c): c == 0 ? "gatt.unsubscribe" : "gatt.subscribe"
+            case .notification: "gatt.notification"
+            case .indication: "gatt.indication"
+            case .unmatchedResponse: "gatt.unmatched_response"
+            case .pairingRequest: "smp.pairing_request"
+            case .pairingResponse: "smp.pairing_response"
+            case .pairingFailed: "smp.pairing_failed"
+            case .securityRequest: "smp.security_request"
+            case .identityAddress: "smp.identity_address"
+            case .annotation: "annotation"
+            }
+        }
+    }
+}

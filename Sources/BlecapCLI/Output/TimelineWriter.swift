@@ -1,0 +1,343 @@
+import BLEBytes
+import BLEPackets
+import BLETimeline
+
+/// Renders timeline events as aligned text lines or JSONL objects (docs/timeline.md). Both
+/// formats go through the same field list, so they always carry the same facts.
+final class TimelineWriter {
+    let out: OutputBuffer
+    let jsonl: Bool
+    /// Timestamp of the capture's first frame (text shows seconds since it).
+    var base: Int64?
+    private var first = true
+
+    init(out: OutputBuffer, jsonl: Bool) {
+        self.out = out
+        self.jsonl = jsonl
+    }
+
+    func write(_ e: TimelineEvent) {
+        let base = self.base ?? e.time
+        if jsonl {
+            out.byte(UInt8(ascii: "{"))
+            out.jsonKey("frame"); out.decimal(e.frame)
+            out.byte(UInt8(ascii: ",")); out.jsonKey("time"); out.byte(0x22); out.rfc3339(microseconds: e.time); out.byte(0x22)
+            out.byte(UInt8(ascii: ",")); out.jsonKey("elapsed"); out.seconds(microseconds: e.time &- base)
+            out.byte(UInt8(ascii: ",")); out.jsonKey("type"); out.jsonString(e.type)
+            if let c = e.connection { out.byte(UInt8(ascii: ",")); out.jsonKey("connection"); out.decimal(c) }
+            if let p = e.peer {
+                out.byte(UInt8(ascii: ",")); out.jsonKey("peer"); out.byte(0x22); out.address(p); out.byte(0x22)
+            }
+            if let t = e.peerAddressType { out.byte(UInt8(ascii: ",")); out.jsonKey("peer_address_type"); out.decimal(Int(t)) }
+            first = false
+            fields(e)
+            out.byte(UInt8(ascii: "}"))
+        } else {
+            rightAligned(e.frame, width: 7)
+            out.spaces(2)
+            let t0 = out.bytes.count
+            out.seconds(microseconds: e.time &- base)
+            out.spaces(Swift.max(1, 13 - (out.bytes.count - t0)))
+            let c0 = out.bytes.count
+            if let c = e.connection { out.byte(UInt8(ascii: "#")); out.decimal(c) } else { out.byte(UInt8(ascii: "-")) }
+            out.spaces(Swift.max(1, 5 - (out.bytes.count - c0)))
+            if let p = e.peer { out.address(p) } else { out.spaces(17) }
+            out.spaces(2)
+            let k0 = out.bytes.count
+            out.ascii(e.type)
+            out.spaces(Swift.max(1, 32 - (out.bytes.count - k0)))
+            first = true
+            fields(e)
+        }
+        out.newline()
+        out.maybeFlush()
+    }
+
+    private func rightAligned(_ v: Int, width: Int) {
+        var digits = 1
+        var x = v.magnitude / 10
+        while x > 0 { digits += 1; x /= 10 }
+        out.spaces(width - digits - (v < 0 ? 1 : 0))
+        out.decimal(v)
+    }
+
+    // MARK: field emitters (text: `key=value`, JSON: `,"key":value`)
+
+    private func key(_ k: StaticString) {
+        if jsonl {
+            out.byte(UInt8(ascii: ","))
+            out.jsonKey(k)
+        } else {
+            if !first { out.byte(0x20) }
+            first = false
+            out.ascii(k)
+            out.byte(UInt8(ascii: "="))
+        }
+    }
+
+    private func int(_ k: StaticString, _ v: Int) { key(k); out.decimal(v) }
+    private func hex(_ k: StaticString, _ v: UInt64, digits: Int) {
+        key(k)
+        if jsonl { out.decimal(v) } else { out.hex(v, digits: digits) }
+    }
+    private func bool(_ k: StaticString, _ v: Bool) { key(k); out.ascii(v ? "true" : "false") }
+    private func str(_ k: StaticString, _ v: StaticString) {
+        key(k)
+        if jsonl { out.jsonString(v); return }
+        let spaced = v.withUTF8Buffer { $0.contains(0x20) }
+        if spaced { out.byte(0x22) }
+        out.ascii(v)
+        if spaced { out.byte(0x22) }
+    }
+    private func str(_ k: StaticString, _ v: String) {
+        key(k)
+        if jsonl { out.jsonString(v) } else if v.contains(" ") { out.byte(0x22); out.string(v); out.byte(0x22) } else { out.string(v) }
+    }
+    private func text(_ k: StaticString, _ v: ByteView) {
+        key(k)
+        if jsonl { out.jsonString(v) } else { out.byte(0x22); out.sanitizedText(v); out.byte(0x22) }
+    }
+    private func address(_ k: StaticString, _ a: BDAddr) {
+        key(k)
+        if jsonl { out.byte(0x22); out.address(a); out.byte(0x22) } else { out.address(a) }
+    }
+    private func bytes(_ k: StaticString, _ v: InlineBytes) {
+        key(k)
+        if jsonl { out.byte(0x22) }
+        v.withView { out.hexBytes($0) }
+        if jsonl { out.byte(0x22) }
+        if v.isTruncated { bool("value_truncated", true) }
+    }
+    private func millis(_ k: StaticString, _ units: UInt16, unitMicros: Int64) {
+        key(k)
+        let us = Int64(units) * unitMicros
+        out.decimal(us / 1000)
+        if us % 1000 != 0 { out.byte(UInt8(ascii: ".")); out.decimal(UInt64(us % 1000), width: 3) }
+    }
+    private func uuid(_ k: StaticString, _ u: BluetoothUUID) { str(k, u.description) }
+    private func status(_ k: StaticString, _ nameKey: StaticString, _ code: UInt8) {
+        hex(k, UInt64(code), digits: 2)
+        if let n = HCIError.name(code) { str(nameKey, n) }
+    }
+
+    // MARK: per kind
+
+    private func fields(_ e: TimelineEvent) {
+        switch e.kind {
+        case .controllerReset, .indexAdded, .indexRemoved, .indexOpened, .indexClosed, .scanStop, .connectionCancel:
+            break
+        case .power:
+            if !e.value.isEmpty { bytes("value", e.value) }
+        case .annotation(let source):
+            str("source", source.name)
+            e.value.withView { text("text", $0) }
+        case .scanStart(let s):
+            str("scan_type", s.active ? "active" : "passive")
+            bool("extended", s.extended)
+            if s.parametersKnown {
+                millis("interval_ms", s.interval, unitMicros: 625)
+                millis("window_ms", s.window, unitMicros: 625)
+                hex("phys", UInt64(s.phys), digits: 2)
+                int("filter_policy", Int(s.filterPolicy))
+            }
+            bool("parameters_set", s.parametersKnown)
+            int("filter_duplicates", Int(s.filterDuplicates))
+        case .advertisement(let a):
+            if let t = e.peerAddressType, !jsonl { int("address_type", Int(t)) }
+            hex("event_type", UInt64(a.eventType), digits: a.extended ? 4 : 2)
+            int("rssi", Int(a.rssi))
+            if let tx = a.txPower { int("tx_power", Int(tx)) }
+            advertisingData(e.value)
+        case .connectionCreate(let c):
+            int("filter_policy", Int(c.filterPolicy))
+            millis("interval_min_ms", c.intervalMin, unitMicros: 1250)
+            millis("interval_max_ms", c.intervalMax, unitMicros: 1250)
+            int("latency", Int(c.latency))
+            millis("timeout_ms", c.supervisionTimeout, unitMicros: 10_000)
+            bool("extended", c.extended)
+        case .connectionComplete(let c), .connectionFailed(let c):
+            if c.status != 0 { status("status", "status_name", c.status) }
+            hex("handle", UInt64(c.handle), digits: 4)
+            if let role = c.role { str("role", role == 0 ? "central" : "peripheral") }
+            if let t = c.timing { timing(t) }
+            str("transport", c.isLE ? "le" : "br_edr")
+        case .connectionUpdate(let s, let t):
+            if s != 0 { status("status", "status_name", s) }
+            timing(t)
+        case .connectionParameterRequest(let id, let minI, let maxI, let lat, let to, let sent):
+            direction(sent)
+            int("identifier", Int(id))
+            millis("interval_min_ms", minI, unitMicros: 1250)
+            millis("interval_max_ms", maxI, unitMicros: 1250)
+            int("latency", Int(lat))
+            millis("timeout_ms", to, unitMicros: 10_000)
+        case .connectionParameterResponse(let id, let result, let sent):
+            direction(sent)
+            int("identifier", Int(id))
+            str("result", result == 0 ? "accepted" : result == 1 ? "rejected" : "unknown")
+        case .dataLengthChange(let tx, let rx):
+            int("max_tx_octets", Int(tx))
+            int("max_rx_octets", Int(rx))
+        case .phyUpdate(let s, let tx, let rx):
+            if s != 0 { status("status", "status_name", s) }
+            int("tx_phy", Int(tx))
+            int("rx_phy", Int(rx))
+        case .encryptionChange(let s, let enabled):
+            if s != 0 { status("status", "status_name", s) }
+            int("encryption", Int(enabled))
+        case .disconnection(let s, let reason, let side):
+            if s != 0 { status("status", "status_name", s) }
+            status("reason", "reason_name", reason)
+            str("side", side.name)
+        case .mtuExchange(let client, let server, let effective, let sent):
+            direction(sent)
+            int("client_rx_mtu", Int(client))
+            if let server { int("server_rx_mtu", Int(server)) }
+            int("mtu", Int(effective))
+        case .discovery(let d, let sent):
+            direction(sent)
+            str("by", d.filter == nil ? "all" : "uuid")
+            if let f = d.filter { uuid("uuid", f); nameOf(f) }
+            hex("start_handle", UInt64(d.startHandle), digits: 4)
+            hex("end_handle", UInt64(d.endHandle), digits: 4)
+            int("found", d.found)
+        case .read(let o, let v):
+            operation(o)
+            str("variant", v.name)
+            if let off = o.offset { int("offset", Int(off)) }
+            if case .success = e.outcome { int("length", e.value.count); bytes("value", e.value) }
+        case .write(let o, let v):
+            operation(o)
+            str("variant", v.name)
+            if let off = o.offset { int(v == .execute ? "flags" : "offset", Int(off)) }
+            if v != .execute {
+                int("length", e.value.count)
+                int("mtu", Int(o.mtu))
+                // The most a single write can carry is ATT_MTU − 3 (Vol 3 Part F 3.4.5.1).
+                if v != .prepare, e.value.count > Int(o.mtu) - 3 { bool("exceeds_mtu", true) }
+                bytes("value", e.value)
+            }
+        case .subscribe(let o, let config):
+            operation(o)
+            hex("configuration", UInt64(config), digits: 4)
+            bool("notifications", config & 1 != 0)
+            bool("indications", config & 2 != 0)
+        case .notification(let o), .indication(let o):
+            operation(o)
+            int("length", e.value.count)
+            bytes("value", e.value)
+        case .unmatchedResponse(let op, let code, let handle, let sent):
+            direction(sent)
+            str("opcode", ATTOpcode(op).name)
+            if let code {
+                hex("error", UInt64(code), digits: 2)
+                if let n = ATTErrorCode.name(code) { str("error_name", n) }
+            }
+            if let handle { hex("handle", UInt64(handle), digits: 4) }
+        case .pairingRequest(let p, let sent), .pairingResponse(let p, let sent):
+            direction(sent)
+            pairing(p)
+        case .pairingFailed(let reason, let sent):
+            direction(sent)
+            hex("reason", UInt64(reason), digits: 2)
+            if let n = SMPPairingFailed.reasonName(reason) { str("reason_name", n) }
+        case .securityRequest(let auth, let sent):
+            direction(sent)
+            hex("auth_req", UInt64(auth), digits: 2)
+        case .identityAddress(let a, let t, let sent):
+            direction(sent)
+            address("identity_address", a)
+            int("identity_address_type", Int(t))
+        }
+        outcome(e)
+    }
+
+    private func direction(_ sent: Bool) { str("direction", sent ? "sent" : "received") }
+
+    private func timing(_ t: ConnectionTiming) {
+        millis("interval_ms", t.interval, unitMicros: 1250)
+        int("latency", Int(t.latency))
+        millis("timeout_ms", t.supervisionTimeout, unitMicros: 10_000)
+    }
+
+    private func nameOf(_ u: BluetoothUUID) {
+        if let n = GATTAssignedNumbers.name(for: u) { str("uuid_name", n) }
+    }
+
+    private func operation(_ o: AttributeOperation) {
+        direction(o.sent)
+        hex("handle", UInt64(o.handle), digits: 4)
+        if let a = o.attribute {
+            str("name", a.displayName)
+            uuid("uuid", a.uuid)
+            if a.carriedOver { bool("carried_over", true) }
+        }
+    }
+
+    private func pairing(_ p: PairingInfo) {
+        let f = p.features
+        int("io_capability", Int(f.ioCapability))
+        if let n = SMPIOCapability.name(f.ioCapability) { str("io_capability_name", n) }
+        int("oob", Int(f.oobDataFlag))
+        bool("bonding", f.authReq.bonding)
+        bool("mitm", f.authReq.mitm)
+        bool("secure_connections_flag", f.authReq.secureConnections)
+        int("max_key_size", Int(f.maximumEncryptionKeySize))
+        hex("initiator_keys", UInt64(f.initiatorKeyDistribution.rawValue), digits: 2)
+        hex("responder_keys", UInt64(f.responderKeyDistribution.rawValue), digits: 2)
+        if let m = p.method { str("method", m.name) }
+        if let sc = p.secureConnections { str("pairing", sc ? "secure_connections" : "legacy") }
+    }
+
+    private func advertisingData(_ v: InlineBytes) {
+        v.withView { view in
+            let ad = AdvertisingData(view)
+            if let n = ad.localName { text("local_name", n) }
+            var uuids: [String] = []
+            for u in ad.serviceUUIDs { uuids.append(u.description) }
+            if !uuids.isEmpty {
+                key("service_uuids")
+                if jsonl {
+                    out.byte(UInt8(ascii: "["))
+                    for (i, u) in uuids.enumerated() { if i > 0 { out.byte(UInt8(ascii: ",")) }; out.jsonString(u) }
+                    out.byte(UInt8(ascii: "]"))
+                } else {
+                    out.string(uuids.joined(separator: ","))
+                }
+            }
+            if let a = ad.appearance { hex("appearance", UInt64(a), digits: 4) }
+            if let m = ad.manufacturerData { hex("company", UInt64(m.companyID), digits: 4) }
+        }
+        if jsonl { bytes("data", v) }
+    }
+
+    private func outcome(_ e: TimelineEvent) {
+        switch e.outcome {
+        case .none, .pending: return
+        default: break
+        }
+        str("outcome", e.outcome.name)
+        if let f = e.outcome.responseFrame { int("response_frame", f) }
+        if let l = e.outcome.latency {
+            if jsonl { int("latency_us", Int(l)) } else { key("latency_ms"); out.decimal(l / 1000); out.byte(UInt8(ascii: ".")); out.decimal(UInt64(l.magnitude % 1000), width: 3) }
+        }
+        if case .error(_, _, let code, let handle) = e.outcome {
+            if isHCI(e.kind) {
+                status("status", "status_name", code)
+            } else {
+                hex("error", UInt64(code), digits: 2)
+                if let n = ATTErrorCode.name(code) { str("error_name", n) }
+                hex("error_handle", UInt64(handle), digits: 4)
+            }
+        }
+        if case .unanswered(let f) = e.outcome { int("superseded_by", f) }
+        if case .disconnected(let f) = e.outcome { int("disconnection_frame", f) }
+    }
+
+    private func isHCI(_ k: TimelineEvent.Kind) -> Bool {
+        switch k {
+        case .controllerReset, .scanStart, .scanStop, .connectionCreate, .connectionCancel: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import BLEBytes
+import BLEPackets
+import BLETimeline
+import CaptureIO
+
+/// `blecap timeline FILE`: what happened, in order, with names instead of handles.
+struct TimelineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timeline",
+        abstract: "Show a capture as a timeline of scans, connections, GATT operations and security events.",
+        discussion: """
+            One line per event: frame, seconds since the first frame, connection number (#1, \
+            #2, … in order of connection; handles are reused, numbers are not), peer address, \
+            event type and its fields. Attribute handles are named from the GATT database \
+            discovered on their own connection (or carried over from an earlier connection of \
+            the same peer). Requests are paired with their responses per connection: each \
+            carries its outcome and latency. --format jsonl writes one JSON object per event \
+            (a stable contract, see docs/timeline.md).
+
+            Examples:
+              blecap timeline btsnoop_hci.log
+              blecap timeline --type 'gatt.*' --connection 2 capture.pklg
+              blecap timeline --format jsonl capture.btsnoop | jq 'select(.type == "gatt.write")'
+            """)
+
+    @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger), or '-' for standard input.")
+    var file: String
+
+    @Option(name: .shortAndLong, help: "Output format: text or jsonl.")
+    var format: OutputFormat = .text
+
+    @Option(name: .long, help: "Only events of this connection number.")
+    var connection: Int?
+
+    @Option(name: .long, help: "Only events with this peer address (e.g. D8:0D:18:00:00:01).")
+    var peer: String?
+
+    @Option(name: .long, help: "Only events whose type matches this glob (e.g. 'gatt.*', 'connection.complete').")
+    var type: String?
+
+    func validate() throws {
+        if format == .json { throw ValidationError("timeline writes text or jsonl") }
+        if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
+    }
+
+    func run() throws {
+        let input = try CaptureInput.open(file)
+        let out = OutputBuffer(fd: 1)
+        let writer = TimelineWriter(out: out, jsonl: format == .jsonl)
+        let filter = TimelineFilter(connection: connection, peer: peer.flatMap(BDAddr.init), type: type)
+        let builder = TimelineBuilder(emit: { e in
+            if filter.accepts(e) { writer.write(e) }
+        })
+        let decoder = FrameDecoder()
+        while let record = input.reader.next() {
+            if writer.base == nil { writer.base = record.timestamp }
+            builder.feed(decoder.decode(record))
+            if out.isBroken { break }
+        }
+        builder.finish()
+        out.flush()
+        if out.isBroken { return }
+        try input.finish()
+    }
+}
+
+/// The `--connection`, `--peer` and `--type` filters.
+struct TimelineFilter {
+    var connection: Int?
+    var peer: BDAddr?
+    var typePattern: [UInt8]?
+
+    init(connection: Int?, peer: BDAddr?, type: String?) {
+        self.connection = connection
+        self.peer = peer
+        self.typePattern = type.map { Array($0.utf8) }
+    }
+
+    func accepts(_ e: TimelineEvent) -> Bool {
+        if let connection, e.connection != connection { return false }
+        if let peer, e.peer != peer { return false }
+        if let typePattern {
+            return e.type.withUTF8Buffer { Glob.matches(typePattern, Array($0)) }
+        }
+        return true
+    }
+}
+
+/// Shell-style glob: `*` any run, `?` one byte, everything else literal.
+enum Glob {
+    static func matches(_ pattern: [UInt8], _ text: [UInt8]) -> Bool {
+        var p = 0, t = 0
+        var star = -1, mark = 0
+        while t < text.count {
+            if p < pattern.count, pattern[p] == UInt8(ascii: "?") || pattern[p] == text[t] {
+                p += 1; t += 1
+            } else if p < pattern.count, pattern[p] == UInt8(ascii: "*") {
+                star = p; mark = t; p += 1
+            } else if star >= 0 {
+                p = star + 1; mark += 1; t = mark
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count, pattern[p] == UInt8(ascii: "*") { p += 1 }
+        return p == pattern.count
+    }
+}
