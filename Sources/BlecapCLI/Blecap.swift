@@ -8,7 +8,7 @@ import Glibc
 public struct Blecap: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "blecap",
-        abstract: "Read Bluetooth LE HCI captures and decode every frame.",
+        abstract: "Read Bluetooth LE HCI captures: decode every frame, rebuild the timeline and GATT database.",
         discussion: """
             Reads btsnoop (Android, btmon -w), pcap/pcapng (link types 187, 201, 254) and Apple \
             PacketLogger (.pklg) files, chosen by content. FILE may be '-' for standard input.

@@ -11,6 +11,8 @@ import TestSupport
         (["--help"], "blecap-help.txt"),
         (["packets", "--help"], "packets-help.txt"),
         (["info", "--help"], "info-help.txt"),
+        (["timeline", "--help"], "timeline-help.txt"),
+        (["gatt", "--help"], "gatt-help.txt"),
     ])
     func helpMatchesSnapshot(arguments: [String], snapshot: String) throws {
         let run = try CLIRunner.run(arguments, environment: ["COLUMNS": "100"])
