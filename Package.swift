@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CaptureIO", targets: ["CaptureIO"]),
         .library(name: "BLEPackets", targets: ["BLEPackets"]),
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
+        .library(name: "BLELint", targets: ["BLELint"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -29,10 +30,11 @@ let package = Package(
         .target(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),
+        .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         .target(
             name: "BlecapCLI",
             dependencies: [
-                "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline",
+                "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
@@ -45,6 +47,10 @@ let package = Package(
         .testTarget(
             name: "BLETimelineTests",
             dependencies: ["BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
+        .testTarget(
+            name: "BLELintTests",
+            dependencies: ["BLELint", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
+            exclude: ["Corpus"]),
         .testTarget(
             name: "BlecapCLITests",
             dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],

@@ -12,6 +12,10 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     Frontline .cfa with "unknown capture format", both with exit code 2.
   * Damaged copies (truncated, garbage appended) must decode their valid prefix, name the byte
     offset of the damage and exit 3.
+  * Lint (one check over all of bumble/ + public/): the SARIF report validates against
+    ../shared/schemas/sarif-schema-2.1.0.json and loads in sarif-tools, the JUnit report loads in
+    junitparser (scripts/validate_sarif.py); exit codes 1 (findings), 0 (clean capture or
+    --fail-on never), 2 (missing input).
 Prints one line per file and a closing "N passed, N failed" line; exits 1 on any failure.
 """
 import argparse, json, os, subprocess, sys, tempfile
@@ -108,6 +112,31 @@ def check_damaged(blecap, path, tmp):
     return problems, "truncated + garbage: exit 3, offset named"
 
 
+def check_lint(blecap, root, tmp, shared):
+    problems = []
+    sarif, junit = os.path.join(tmp, "lint.sarif"), os.path.join(tmp, "lint.xml")
+    dirs = [os.path.join(root, "bumble"), os.path.join(root, "public")]
+    for fmt, out in (("sarif", sarif), ("junit", junit)):
+        p = subprocess.run([blecap, "lint", "--format", fmt, "--output", out] + dirs, capture_output=True, text=True)
+        if p.returncode != 1:
+            problems.append(f"lint --format {fmt}: exit {p.returncode}, expected 1 (findings): {p.stderr.strip()[-200:]}")
+    clean = os.path.join(root, "bumble", "clean_heart_rate.central.btsnoop")
+    oversized = os.path.join(root, "bumble", "oversized_and_unchecked_writes.central.btsnoop")
+    for args, expected in (([clean], 0), ([oversized], 1), (["--fail-on", "never", oversized], 0),
+                           ([os.path.join(tmp, "missing.btsnoop")], EXIT_UNREADABLE)):
+        p = subprocess.run([blecap, "lint"] + args, capture_output=True, text=True)
+        if p.returncode != expected:
+            problems.append(f"lint {' '.join(args)}: exit {p.returncode}, expected {expected}")
+    validator = os.path.join(os.path.dirname(__file__), "validate_sarif.py")
+    schema = os.path.join(shared, "schemas", "sarif-schema-2.1.0.json")
+    p = subprocess.run([sys.executable, validator, sarif, "--schema", schema, "--junit", junit],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        problems += [l for l in (p.stdout + p.stderr).splitlines() if l.strip()][:20]
+    summary = "; ".join(l[5:] for l in p.stdout.splitlines() if l.startswith("ok"))
+    return problems, summary or "lint reports"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--blecap", default=".build/release/blecap")
@@ -145,6 +174,14 @@ def main():
                     failed += 1
                 else:
                     passed += 1
+        problems, summary = check_lint(args.blecap, root, tmp, args.shared)
+        print(f"{'ok  ' if not problems else 'FAIL'} lint: {summary}")
+        for pr in problems[:20]:
+            print(f"       {pr}")
+        if problems:
+            failed += 1
+        else:
+            passed += 1
     print(f"conformance: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -13,11 +13,12 @@ public struct Blecap: ParsableCommand {
             Reads btsnoop (Android, btmon -w), pcap/pcapng (link types 187, 201, 254) and Apple \
             PacketLogger (.pklg) files, chosen by content. FILE may be '-' for standard input.
 
-            Exit status: 0 success, 2 usage error or unreadable capture, 3 capture damaged \
+            Exit status: 0 success, 1 lint findings at or above --fail-on, 2 usage error or \
+            unreadable capture, 3 capture damaged \
             (everything before the damage was decoded; the message names the byte offset).
             """,
         version: "0.1.0",
-        subcommands: [PacketsCommand.self, InfoCommand.self, TimelineCommand.self, GattCommand.self]
+        subcommands: [PacketsCommand.self, InfoCommand.self, TimelineCommand.self, GattCommand.self, LintCommand.self, RulesCommand.self, ExplainCommand.self]
     )
 
     public init() {}

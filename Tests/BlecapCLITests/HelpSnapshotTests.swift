@@ -13,6 +13,9 @@ import TestSupport
         (["info", "--help"], "info-help.txt"),
         (["timeline", "--help"], "timeline-help.txt"),
         (["gatt", "--help"], "gatt-help.txt"),
+        (["lint", "--help"], "lint-help.txt"),
+        (["rules", "--help"], "rules-help.txt"),
+        (["explain", "--help"], "explain-help.txt"),
     ])
     func helpMatchesSnapshot(arguments: [String], snapshot: String) throws {
         let run = try CLIRunner.run(arguments, environment: ["COLUMNS": "100"])

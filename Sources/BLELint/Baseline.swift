@@ -1,0 +1,76 @@
+import Foundation
+
+/// Stable identity of a finding across runs and re-captures: rule, peer, handle and the
+/// message with its decimal quantities (durations) masked. Frame numbers and times are not in
+/// it, so the same problem recorded again keeps its fingerprint.
+public enum Fingerprint {
+    public static func compute(_ f: Finding) -> String {
+        var text = f.ruleID + "|" + (f.peer ?? "-") + "|" + (f.handle.map { String($0) } ?? "-") + "|"
+        text += normalize(f.message)
+        // FNV-1a 64: tiny, stable across platforms and Swift versions (unlike Hasher).
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in text.utf8 {
+            h ^= UInt64(b)
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        let s = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+
+    /// Lower-cased, whitespace collapsed, numbers with a decimal point replaced by `#`.
+    static func normalize(_ message: String) -> String {
+        var out = ""
+        var pendingSpace = false
+        let chars = Array(message.lowercased())
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if c.isWhitespace { pendingSpace = !out.isEmpty; i += 1; continue }
+            if pendingSpace { out.append(" "); pendingSpace = false }
+            if c.isNumber {
+                var j = i
+                while j < chars.count, chars[j].isNumber { j += 1 }
+                if j + 1 < chars.count, chars[j] == ".", chars[j + 1].isNumber {
+                    j += 1
+                    while j < chars.count, chars[j].isNumber { j += 1 }
+                    out.append("#")
+                } else {
+                    out.append(contentsOf: chars[i..<j])
+                }
+                i = j
+                continue
+            }
+            out.append(c)
+            i += 1
+        }
+        return out
+    }
+}
+
+/// Accepted findings: a JSON file of fingerprints. Findings in it are reported as baselined and
+/// never fail the run, so CI fails only on new ones.
+///
+/// `{"version": 1, "fingerprints": ["3f2a…", …]}`
+public struct Baseline: Sendable {
+    public var fingerprints: Set<String>
+
+    public init(fingerprints: Set<String> = []) { self.fingerprints = fingerprints }
+
+    public static func load(path: String) throws(LintConfiguration.ConfigError) -> Baseline {
+        guard let data = FileManager.default.contents(atPath: path),
+              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let list = obj["fingerprints"] as? [String] else {
+            throw LintConfiguration.ConfigError("\(path): not a blecap baseline (expected {\"version\": 1, \"fingerprints\": [...]})")
+        }
+        return Baseline(fingerprints: Set(list))
+    }
+
+    /// The baseline file for `findings` (sorted, deduplicated).
+    public static func render(_ findings: [Finding]) -> String {
+        let prints = Set(findings.map(\.fingerprint)).sorted()
+        var s = "{\n  \"version\": 1,\n  \"fingerprints\": ["
+        s += prints.map { "\n    \"\($0)\"" }.joined(separator: ",")
+        s += prints.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
+        return s
+    }
+}

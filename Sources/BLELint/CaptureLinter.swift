@@ -1,0 +1,200 @@
+import BLEBytes
+import BLEPackets
+import BLETimeline
+import CaptureIO
+
+/// The result of linting one capture.
+public struct CaptureReport: Sendable {
+    public var path: String
+    public var format: String?
+    public var frames: Int = 0
+    public var facts = CaptureFacts()
+    public var findings: [Finding] = []
+    public var notEvaluated: [NotEvaluated] = []
+    /// The capture could not be opened or read at all.
+    public var error: String?
+    /// The capture is damaged: findings cover the part before the damage.
+    public var damage: String?
+    /// The container was recognised but holds no HCI traffic blecap can lint (link-layer
+    /// captures, other link types).
+    public var unsupportedFormat = false
+    /// Wall-clock seconds spent.
+    public var seconds: Double = 0
+
+    public init(path: String) { self.path = path }
+
+    public var isUnreadable: Bool { error != nil || damage != nil }
+
+    /// Findings that count towards failing (not baselined) at or above `threshold`.
+    public func failing(at threshold: Severity?) -> [Finding] {
+        guard let threshold else { return [] }
+        return findings.filter { !$0.baselined && $0.severity >= threshold }
+    }
+}
+
+/// Lints one capture file in a single streaming pass: records → frames → timeline → rules.
+///
+/// Memory is bounded by the timeline's and the rules' per-connection state plus a ring of the
+/// most recent records' file offsets (for SARIF regions). Evidence frames that fell out of the
+/// ring are located by a second pass over the file, which stops at the last frame needed.
+public enum CaptureLinter {
+    /// How many recent records' (offset, length) are remembered during the pass.
+    public static let offsetRingSize = 16384
+
+    public static func lint(path: String, configuration: LintConfiguration = LintConfiguration(),
+                            baseline: Baseline = Baseline()) -> CaptureReport {
+        var report = CaptureReport(path: path)
+        let reader: any CaptureReader
+        do { reader = try CaptureFile.open(path: path) } catch {
+            report.error = error.description
+            switch error {
+            case .linkLayerCaptureUnsupported, .unsupportedLinkType, .unsupportedBtsnoopDatalink: report.unsupportedFormat = true
+            default: break
+            }
+            return report
+        }
+        report.format = "\(reader.format)"
+        let engine = LintEngine(configuration: configuration)
+        lint(reader: reader, engine: engine, report: &report)
+        if let d = reader.damage { report.damage = d.description }
+        for i in report.findings.indices where baseline.fingerprints.contains(report.findings[i].fingerprint) {
+            report.findings[i].baselined = true
+        }
+        return report
+    }
+
+    static func lint(reader: any CaptureReader, engine: LintEngine, report: inout CaptureReport) {
+        var ring = [(frame: Int, offset: Int64, length: Int)](repeating: (0, 0, 0), count: offsetRingSize)
+        let builder = TimelineBuilder(emit: { engine.observe(.timeline($0)) })
+        let decoder = FrameDecoder()
+        var facts = FactExtractor()
+        while let record = reader.next() {
+            ring[record.frame % offsetRingSize] = (record.frame, record.fileOffset, record.recordLength)
+            let frame = decoder.decode(record)
+            engine.facts.count(record)
+            builder.feed(frame)
+            facts.extract(frame, engine)
+        }
+        builder.finish()
+        let result = engine.finish()
+        report.frames = engine.facts.frames
+        report.facts = engine.facts
+        report.notEvaluated = result.notEvaluated
+        report.findings = result.findings
+        // Locate the first evidence frame of each finding.
+        var missing: Set<Int> = []
+        for i in report.findings.indices {
+            let f = report.findings[i].firstFrame
+            let slot = ring[f % offsetRingSize]
+            if slot.frame == f, f > 0 {
+                report.findings[i].byteOffset = slot.offset
+                report.findings[i].byteLength = slot.length
+            } else if f > 0 {
+                missing.insert(f)
+            }
+        }
+        if !missing.isEmpty, report.path != "-", let again = try? CaptureFile.open(path: report.path) {
+            var found: [Int: (Int64, Int)] = [:]
+            let last = missing.max() ?? 0
+            while let r = again.next(), r.frame <= last {
+                if missing.contains(r.frame) { found[r.frame] = (r.fileOffset, r.recordLength) }
+            }
+            for i in report.findings.indices {
+                if let (o, l) = found[report.findings[i].firstFrame] {
+                    report.findings[i].byteOffset = o
+                    report.findings[i].byteLength = l
+                }
+            }
+        }
+    }
+}
+
+extension CaptureFacts {
+    mutating func count(_ r: CaptureRecord) {
+        frames += 1
+        switch r.kind {
+        case .hciCommand: hciCommands += 1
+        case .hciEvent: hciEvents += 1
+        case .aclData: aclPackets += 1
+        case .controlOpen, .controlClose, .controlEvent: managementRecords += 1
+        case .controlCommand:
+            managementRecords += 1
+            managementCommands += 1
+        case .note, .syslog, .userLogging, .systemNote, .kernel, .kernelDebug: textRecords += 1
+        default: break
+        }
+    }
+}
+
+/// Turns decoded frames into the `HCIFact`s the rules below the timeline need.
+struct FactExtractor {
+    static let resetOpcode: UInt16 = 0x0C03
+    static let leConnectionComplete: UInt8 = 0x01
+    /// Read Buffer Size's ACL count, used when LE Read Buffer Size says "shared" (0).
+    var sharedACLBuffers: Int?
+
+    mutating func extract(_ frame: DecodedFrame, _ engine: LintEngine) {
+        let r = frame.record
+        func fact(_ k: HCIFact.Kind) { engine.observe(.hci(HCIFact(frame: r.frame, time: r.timestamp, kind: k))) }
+        switch frame.layer {
+        case .command(let c):
+            if c.opcode == Self.resetOpcode { fact(.reset) }
+        case .event(let e):
+            switch e.code {
+            case HCICommandComplete.code:
+                guard let cc = HCICommandComplete(parameters: e.parameters) else { return }
+                switch cc.opcode {
+                case HCIReadBufferSize.opcode:
+                    if let b = HCIReadBufferSize(returnParameters: cc.returnParameters), b.status == 0 {
+                        sharedACLBuffers = Int(b.totalNumACLDataPackets)
+                        engine.facts.bufferSizeReports += 1
+                    }
+                case HCILEReadBufferSize.opcodeV1, HCILEReadBufferSize.opcodeV2:
+                    let v = cc.opcode == HCILEReadBufferSize.opcodeV2 ? 2 : 1
+                    guard let b = HCILEReadBufferSize(returnParameters: cc.returnParameters, version: v), b.status == 0 else { return }
+                    engine.facts.bufferSizeReports += 1
+                    if b.leACLDataPacketLength == 0 || b.totalNumLEACLDataPackets == 0 {
+                        if let n = sharedACLBuffers { fact(.leBufferSize(packets: n, length: 0)) }
+                    } else {
+                        fact(.leBufferSize(packets: Int(b.totalNumLEACLDataPackets), length: Int(b.leACLDataPacketLength)))
+                    }
+                default: break
+                }
+            case HCINumberOfCompletedPackets.code:
+                guard let n = HCINumberOfCompletedPackets(parameters: e.parameters) else { return }
+                for entry in n.entries { fact(.completedPackets(handle: entry.handle, count: Int(entry.count))) }
+            case HCIDisconnectionComplete.code:
+                if let d = HCIDisconnectionComplete(parameters: e.parameters), d.status == 0 { fact(.disconnected(handle: d.handle)) }
+            case HCIEventPacket.leMetaCode:
+                if e.subeventCode == Self.leConnectionComplete || e.subeventCode == 0x0A || e.subeventCode == 0x29 {
+                    if e.subeventParameters.u8(0) == 0 { engine.facts.connectionStarts += 1 }
+                }
+            case 0x03:
+                if e.parameters.u8(0) == 0 { engine.facts.connectionStarts += 1 }
+            default: break
+            }
+        case .acl(let acl, _):
+            guard r.direction == .sent else { return }
+            var op: UInt8?, handle: UInt16?, length: Int?
+            if let att = frame.attPayload, let o = att.u8(0) {
+                op = o
+                handle = att.u16le(1)
+                length = max(0, att.count - 3)
+            } else if frame.l2cap != nil {
+                op = 0  // a complete non-ATT PDU: ends the PDU, is no Write Command
+            }
+            fact(.aclSent(handle: acl.handle, attOpcode: op, attHandle: handle, valueLength: length))
+        case .other:
+            if let m = frame.managementCommand {
+                var filter: Int?
+                if m.opcode == BlueZManagementOpcode.startServiceDiscovery {
+                    filter = BlueZStartServiceDiscovery(m.parameters).map { Int($0.uuidCount) } ?? 0
+                }
+                fact(.managementCommand(opcode: m.opcode, serviceFilter: filter))
+            } else if let ev = frame.managementEvent, let a = ev.answered {
+                fact(.managementStatus(opcode: a.opcode, status: a.status))
+            }
+        case .malformed: break
+        }
+    }
+}

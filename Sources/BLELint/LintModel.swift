@@ -1,0 +1,159 @@
+/// How bad a finding is. Ordered: `note < warning < error`, so "at or above the threshold" is a
+/// comparison.
+public enum Severity: Int, Sendable, Comparable, CaseIterable, Codable {
+    case note = 0, warning, error
+
+    public static func < (a: Severity, b: Severity) -> Bool { a.rawValue < b.rawValue }
+
+    public var name: String {
+        switch self {
+        case .note: "note"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "note", "info", "notice": self = .note
+        case "warning", "warn": self = .warning
+        case "error": self = .error
+        default: return nil
+        }
+    }
+}
+
+/// Where a finding's proof comes from.
+public enum EvidenceKind: String, Sendable, Codable, CaseIterable {
+    /// Seen directly in the HCI traffic (the PDU or command itself is the violation).
+    case hci
+    /// Deduced from HCI traffic about what the app must have done (e.g. the host-side scan
+    /// filter from a BlueZ mgmt command, or a cancelled connection attempt).
+    case inferred
+    /// Taken from a Core Bluetooth API trace (simulator), exact.
+    case api
+
+    public var label: String {
+        switch self {
+        case .hci: "observed in HCI"
+        case .inferred: "inferred"
+        case .api: "API trace"
+        }
+    }
+}
+
+/// A place in the Core Bluetooth guidance (../shared/seeds) that a rule enforces.
+public struct GuidanceReference: Sendable, Equatable {
+    public var file: String
+    public var section: String
+
+    public init(_ file: String, _ section: String) {
+        self.file = file
+        self.section = section
+    }
+
+    /// The primary guidance file: the newest "core-bluetooth" skill revision.
+    public static let primary = "seeds/000_3544d9c463fa42d7.txt"
+}
+
+/// A tunable number of a rule, with its default.
+public struct ThresholdSpec: Sendable, Equatable {
+    public var name: String
+    public var defaultValue: Double
+    public var unit: String
+    public var help: String
+
+    public init(_ name: String, _ defaultValue: Double, unit: String, _ help: String) {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.unit = unit
+        self.help = help
+    }
+}
+
+/// Everything about a rule that is not its logic: what `blecap rules` lists, `blecap explain`
+/// prints, and SARIF's `tool.driver.rules[]` carries.
+public struct RuleDescriptor: Sendable {
+    /// `BLE001` …: stable, never reused.
+    public var id: String
+    /// kebab-case name used on the command line, in configs and as the docs page name.
+    public var slug: String
+    public var title: String
+    public var defaultSeverity: Severity
+    /// What the rule checks and why, in a paragraph.
+    public var summary: String
+    public var guidance: [GuidanceReference]
+    /// The kinds of evidence the rule can produce findings from.
+    public var evidence: [EvidenceKind]
+    public var thresholds: [ThresholdSpec]
+    /// Core Bluetooth code (Swift) that avoids the problem.
+    public var fix: String
+
+    public init(id: String, slug: String, title: String, defaultSeverity: Severity, summary: String,
+                guidance: [GuidanceReference], evidence: [EvidenceKind], thresholds: [ThresholdSpec] = [],
+                fix: String) {
+        self.id = id
+        self.slug = slug
+        self.title = title
+        self.defaultSeverity = defaultSeverity
+        self.summary = summary
+        self.guidance = guidance
+        self.evidence = evidence
+        self.thresholds = thresholds
+        self.fix = fix
+    }
+
+    /// Relative path of the rule's documentation page.
+    public var docsPath: String { "docs/rules/\(slug).md" }
+}
+
+/// One problem found in one capture.
+public struct Finding: Sendable, Equatable, Codable {
+    public var ruleID: String
+    public var slug: String
+    public var severity: Severity
+    /// Specific to the case: handle and characteristic name, sizes, MTU, durations. Carries no
+    /// frame numbers (they are in `frames`) so that the fingerprint survives re-captures.
+    public var message: String
+    public var connection: Int?
+    public var peer: String?
+    /// Attribute handle the finding is about, where there is one.
+    public var handle: UInt16?
+    /// Microseconds since 1970 of the first evidence frame.
+    public var time: Int64
+    /// Evidence frame numbers: the first is the frame that proves it, the rest are related.
+    public var frames: [Int]
+    public var evidence: EvidenceKind
+    /// Byte offset and length of the first evidence frame's record in the capture file.
+    public var byteOffset: Int64?
+    public var byteLength: Int?
+    public var fingerprint: String = ""
+    /// Accepted by the baseline file: reported, but never fails the run.
+    public var baselined: Bool = false
+
+    public init(ruleID: String, slug: String, severity: Severity, message: String, connection: Int?,
+                peer: String?, handle: UInt16?, time: Int64, frames: [Int], evidence: EvidenceKind) {
+        self.ruleID = ruleID
+        self.slug = slug
+        self.severity = severity
+        self.message = message
+        self.connection = connection
+        self.peer = peer
+        self.handle = handle
+        self.time = time
+        self.frames = frames
+        self.evidence = evidence
+    }
+
+    public var firstFrame: Int { frames.first ?? 0 }
+}
+
+/// A rule that could not be evaluated (on the whole input, or on part of it) and why.
+public struct NotEvaluated: Sendable, Equatable, Codable {
+    public var ruleID: String
+    public var slug: String
+    public var reason: String
+    /// False when the rule ran but some cases (e.g. handles with unknown properties) were
+    /// skipped; true when the rule could not run on this input at all.
+    public var whole: Bool
+}

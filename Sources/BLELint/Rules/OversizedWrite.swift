@@ -1,0 +1,92 @@
+import BLETimeline
+
+/// BLE002: a value longer than the connection's ATT_MTU allows.
+///
+/// A Write Request/Command carries at most ATT_MTU − 3 value bytes, a Signed Write Command
+/// ATT_MTU − 15 (12-byte signature), a Prepare Write Request ATT_MTU − 5 per part (Core 5.4
+/// Vol 3 Part F 3.4.5.1, 3.4.5.3, 3.4.5.4, 3.4.6.1), a notification or indication ATT_MTU − 3
+/// (3.4.7.1, 3.4.7.2). Core Bluetooth's `maximumWriteValueLength(for:)` gives exactly these
+/// limits; a server may drop, truncate or reject longer PDUs.
+public struct OversizedWrite: LintRule {
+    public static let descriptor = RuleDescriptor(
+        id: "BLE002", slug: "oversized-write", title: "Value longer than ATT_MTU allows",
+        defaultSeverity: .error,
+        summary: """
+            A write carried more bytes than fit the connection's ATT_MTU at that moment: Write Request \
+            or Command longer than ATT_MTU−3, Signed Write longer than ATT_MTU−15, a Prepare Write part \
+            longer than ATT_MTU−5; or, on the peripheral side, a notification or indication longer than \
+            ATT_MTU−3. Checked only for PDUs this host sent, and only where the MTU is known (the \
+            connection started in the capture or its MTU exchange is in it).
+            """,
+        guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Write without checking properties and flow control"),
+                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Write payloads stay within maximumWriteValueLength(for:)")],
+        evidence: [.hci, .api],
+        fix: """
+            let type: CBCharacteristicWriteType = .withResponse
+            let limit = peripheral.maximumWriteValueLength(for: type)
+            var offset = 0
+            while offset < data.count {   // or send one value that fits
+                let chunk = data.subdata(in: offset..<min(offset + limit, data.count))
+                peripheral.writeValue(chunk, for: characteristic, type: type)
+                offset += chunk.count
+            }
+            """)
+
+    /// Connections whose ATT_MTU is known: started in the capture or exchanged in it.
+    var known: Set<Int> = []
+
+    public init(settings: RuleSettings) {}
+
+    public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        f.aclPackets == 0 && !f.hasAPITrace ? "the input holds no ACL data (no ATT traffic) and no API trace" : nil
+    }
+
+    public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
+        guard let c = e.connection else { return }
+        let op: AttributeOperation
+        let what: String
+        var preposition = "to"
+        var overhead = 3
+        switch e.kind {
+        case .connectionComplete: known.insert(c); return
+        case .mtuExchange: known.insert(c); return
+        case .disconnection: known.remove(c); return
+        case .write(let o, let v):
+            op = o
+            switch v {
+            case .request: what = "Write Request"
+            case .command: what = "Write Command"
+            case .signed: what = "Signed Write Command"; overhead = 15
+            case .prepare: what = "Prepare Write Request part"; overhead = 5
+            case .execute: return
+            }
+        case .notification(let o): op = o; what = "Handle Value Notification"; preposition = "of"
+        case .indication(let o): op = o; what = "Handle Value Indication"; preposition = "of"
+        default: return
+        }
+        guard op.sent else { return }
+        let limit = Int(op.mtu) - overhead
+        let length = e.value.count
+        guard length > limit else { return }
+        guard known.contains(c) else {
+            sink.notEvaluable("connection #\(c) started before the capture and its MTU exchange is not in it: ATT_MTU unknown")
+            return
+        }
+        var msg = "\(what) \(preposition) \(Describe.attribute(op)) carries \(length) bytes, but ATT_MTU is \(op.mtu): at most \(limit) fit"
+        switch e.kind {
+        case .write(_, .request): msg += " (maximumWriteValueLength(for: .withResponse))"
+        case .write(_, .command), .write(_, .signed): msg += " (maximumWriteValueLength(for: .withoutResponse))"
+        case .notification, .indication: msg += " (maximumUpdateValueLength)"
+        default: break
+        }
+        if case .success = e.outcome { msg += "; the server accepted it anyway" }
+        if case .error(_, _, let code, _) = e.outcome { msg += "; the server answered \(Describe.attError(code))" }
+        sink.report(msg, event: e, handle: op.handle, related: e.outcome.responseFrame.map { [$0] } ?? [])
+    }
+
+    public mutating func observe(_ call: APICall, _ sink: FindingSink) {
+        guard case .writeValue(let h, let length, let withResponse, _, let max, _) = call.kind, length > max else { return }
+        sink.report("writeValue of \(length) bytes to \(Describe.handle(h)) exceeds maximumWriteValueLength(for: \(withResponse ? ".withResponse" : ".withoutResponse")) = \(max)",
+                    connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence], evidence: .api)
+    }
+}

@@ -1,0 +1,141 @@
+import BLEPackets
+import BLETimeline
+
+/// BLE001: scanning or connecting before the adapter is up.
+///
+/// Core Bluetooth drops (or refuses with an "API MISUSE" log) a `scanForPeripherals` or
+/// `connect` issued before `centralManagerDidUpdateState` reported `.poweredOn`. In HCI this
+/// shows as LE scan enable / create connection sent before the HCI Reset that initialises the
+/// controller, or while the index is removed/closed; controllers may reject it with Command
+/// Disallowed (Core Vol 4 Part E 7.8.65). On Linux it shows as mgmt Start Discovery answered
+/// Not Powered.
+public struct ScanBeforePoweredOn: LintRule {
+    public static let descriptor = RuleDescriptor(
+        id: "BLE001", slug: "scan-before-powered-on", title: "Scan or connect before the adapter is powered on",
+        defaultSeverity: .error,
+        summary: """
+            A scan or connection was started before the Bluetooth adapter was ready: an LE scan enable \
+            or LE Create Connection sent before the HCI Reset that initialises the controller (or before \
+            that Reset completed), while the controller index was removed or closed, a command rejected \
+            with Command Disallowed before initialisation, a BlueZ Start Discovery answered Not Powered, \
+            or Core Bluetooth's own "API MISUSE … powered on state" log. Core Bluetooth ignores such \
+            calls: the app waits for results that never come.
+            """,
+        guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan or connect before poweredOn"),
+                   GuidanceReference(GuidanceReference.primary, "Review Checklist: All BLE operations gated on centralManagerDidUpdateState returning .poweredOn")],
+        evidence: [.hci, .inferred, .api],
+        fix: """
+            func centralManagerDidUpdateState(_ central: CBCentralManager) {
+                guard central.state == .poweredOn else { return }
+                central.scanForPeripherals(withServices: [serviceUUID])
+            }
+            """)
+
+    /// mgmt status Not Powered (BlueZ doc/mgmt-api.txt).
+    static let mgmtNotPowered: UInt8 = 0x0F
+    static let commandDisallowed: UInt8 = 0x0C
+
+    struct Early { var event: TimelineEvent; var what: String }
+    /// Scans/connects seen before any Reset; reported when a Reset follows (bounded).
+    var early: [Early] = []
+    var resetSeen = false
+    /// Frame of the latest Reset's Command Complete; commands before it are early too.
+    var resetCompletes: Int?
+    var resetFrame = 0
+    /// Why the adapter is down (index removed/closed), nil when up.
+    var down: String?
+
+    public init(settings: RuleSettings) {}
+
+    public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        if f.hciCommands == 0 && f.managementCommands == 0 && f.textRecords == 0 && !f.hasAPITrace {
+            return "the input holds no HCI commands, BlueZ mgmt commands, PacketLogger text or API trace"
+        }
+        return nil
+    }
+
+    static func what(_ e: TimelineEvent) -> String? {
+        switch e.kind {
+        case .scanStart: "LE scan enable"
+        case .connectionCreate: "LE Create Connection" + (e.peer.map { " to \($0)" } ?? "")
+        default: nil
+        }
+    }
+
+    public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
+        switch e.kind {
+        case .controllerReset:
+            resetFrame = e.frame
+            resetCompletes = e.outcome.responseFrame
+            down = nil
+            if !resetSeen {
+                resetSeen = true
+                for x in early {
+                    var msg = "\(x.what) was sent before the HCI Reset that initialises the controller"
+                    var related = [e.frame]
+                    if case .error(let f, _, let code, _) = x.event.outcome {
+                        msg += "; the controller rejected it with \(Describe.hciStatus(code))"
+                        related.insert(f, at: 0)
+                    } else if let f = x.event.outcome.responseFrame {
+                        related.insert(f, at: 0)
+                    }
+                    sink.report(msg + ": the app scanned or connected before the adapter was powered on",
+                                event: x.event, related: related)
+                }
+                early.removeAll()
+            }
+        case .indexRemoved: down = "the controller index was removed"
+        case .indexClosed: down = "the controller index was closed"
+        case .indexOpened, .indexAdded: break
+        case .scanStart, .connectionCreate:
+            guard let what = Self.what(e) else { return }
+            if let down {
+                sink.report("\(what) was sent while \(down): the adapter was not powered on", event: e)
+            } else if !resetSeen {
+                if early.count < 8 { early.append(Early(event: e, what: what)) }
+            } else if let done = resetCompletes, e.frame < done {
+                sink.report("\(what) was sent before the HCI Reset completed: the adapter was not powered on yet",
+                            event: e, related: [resetFrame, done])
+            }
+        case .annotation:
+            // Core Bluetooth logs "API MISUSE: <call> can only accept this command while in the
+            // powered on state" into the PacketLogger/sysdiagnose text.
+            let text = String(decoding: e.value.bytes, as: UTF8.self)
+            if text.contains("API MISUSE"), text.lowercased().contains("powered on") {
+                sink.report("Core Bluetooth logged an API misuse: a call was made before the manager was powered on",
+                            event: e)
+            }
+        default: break
+        }
+    }
+
+    public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {
+        guard case .managementStatus(let op, let status) = fact.kind, status == Self.mgmtNotPowered,
+              op == BlueZManagementOpcode.startDiscovery || op == BlueZManagementOpcode.startServiceDiscovery
+                || op == BlueZManagementOpcode.startLimitedDiscovery else { return }
+        sink.report("BlueZ answered a discovery request with Not Powered: the app scanned before the adapter was powered on",
+                    connection: nil, peer: nil, handle: nil, time: fact.time, frames: [fact.frame], evidence: .inferred)
+    }
+
+    public mutating func observe(_ call: APICall, _ sink: FindingSink) {
+        let name: String
+        switch call.kind {
+        case .scanForPeripherals(_, let s) where s != .poweredOn: name = "scanForPeripherals(withServices:options:)"
+        case .connect(let s) where s != .poweredOn: name = "connect(_:options:)"
+        default: return
+        }
+        sink.report("\(name) was called while the central manager was not .poweredOn", connection: nil,
+                    peer: call.peer, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
+    }
+
+    public mutating func finish(at time: Int64, _ sink: FindingSink) {
+        // No Reset in the capture: only a rejection with Command Disallowed says the controller
+        // was not ready; anything else may be a capture that started after initialisation.
+        for x in early {
+            guard case .error(let f, _, let code, _) = x.event.outcome, code == Self.commandDisallowed else { continue }
+            sink.report("\(x.what) was rejected with \(Describe.hciStatus(code)) before any HCI Reset in the capture: the adapter was not ready",
+                        event: x.event, related: [f])
+        }
+        early.removeAll()
+    }
+}

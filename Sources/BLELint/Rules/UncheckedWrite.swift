@@ -1,0 +1,95 @@
+import BLETimeline
+
+/// BLE003: a write the characteristic does not allow.
+///
+/// The Characteristic Properties (Core 5.4 Vol 3 Part G 3.3.1.1) say which write procedures a
+/// characteristic supports: Write (0x08) for Write Request and Prepare Write, Write Without
+/// Response (0x04) for Write Command, Authenticated Signed Writes (0x40) for Signed Write. A
+/// declaration or service handle is not writable at all (3.3.1, 3.1). Core Bluetooth expects
+/// the app to check `characteristic.properties` before `writeValue(_:for:type:)`.
+public struct UncheckedWrite: LintRule {
+    public static let descriptor = RuleDescriptor(
+        id: "BLE003", slug: "unchecked-write", title: "Write not allowed by the characteristic's properties",
+        defaultSeverity: .warning,
+        summary: """
+            This host wrote in a way the target does not allow: a Write Request to a characteristic without \
+            the Write property, a Write Command without Write Without Response, a Signed Write without \
+            Authenticated Signed Writes, a write to a handle that is no characteristic value or descriptor \
+            (a declaration or service), or a write the server refused with Write Not Permitted, Invalid \
+            Attribute Value Length or Request Not Supported. Handles whose properties were never discovered \
+            (on this connection or an earlier one of the same peer) are reported as not evaluable.
+            """,
+        guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Write without checking properties and flow control"),
+                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Characteristic properties checked before read/write/notify"),
+                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Write type matches characteristic properties (.withResponse vs .withoutResponse)")],
+        evidence: [.hci, .api],
+        fix: """
+            if characteristic.properties.contains(.write) {
+                peripheral.writeValue(data, for: characteristic, type: .withResponse)
+            } else if characteristic.properties.contains(.writeWithoutResponse),
+                      peripheral.canSendWriteWithoutResponse {
+                peripheral.writeValue(data, for: characteristic, type: .withoutResponse)
+            }
+            """)
+
+    /// ATT errors that say the write itself was wrong (Vol 3 Part F 3.4.1.1).
+    static let refusals: Set<UInt8> = [0x03, 0x06, 0x0D]
+
+    public init(settings: RuleSettings) {}
+
+    public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        f.aclPackets == 0 && !f.hasAPITrace ? "the input holds no ACL data (no ATT traffic) and no API trace" : nil
+    }
+
+    public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
+        guard case .write(let op, let variant) = e.kind, op.sent else { return }
+        let what: String
+        let needed: UInt8
+        let neededName: String
+        switch variant {
+        case .request: (what, needed, neededName) = ("Write Request", 0x08, "Write")
+        case .prepare: (what, needed, neededName) = ("Prepare Write Request", 0x08, "Write")
+        case .command: (what, needed, neededName) = ("Write Command", 0x04, "Write Without Response")
+        case .signed: (what, needed, neededName) = ("Signed Write Command", 0x40, "Authenticated Signed Writes")
+        case .execute: return
+        }
+        var reasons: [String] = []
+        if let a = op.attribute {
+            switch a.role {
+            case .value:
+                if let p = a.properties, p & needed == 0 {
+                    reasons.append("its properties are \(Describe.properties(p)), without \(neededName)")
+                }
+            case .characteristicDeclaration:
+                reasons.append("the handle is a characteristic declaration, not a value or descriptor")
+            case .service, .include:
+                reasons.append("the handle is a service or include declaration, not a value or descriptor")
+            case .descriptor:
+                break
+            }
+        }
+        var related: [Int] = []
+        if case .error(let f, _, let code, _) = e.outcome, Self.refusals.contains(code) {
+            reasons.append("the server answered \(Describe.attError(code))")
+            related.append(f)
+        } else if let f = e.outcome.responseFrame {
+            related.append(f)
+        }
+        if reasons.isEmpty {
+            if op.attribute == nil {
+                sink.notEvaluable("writes to handle \(Describe.handle(op.handle)): its properties were never discovered")
+            }
+            return
+        }
+        sink.report("\(what) to \(Describe.attribute(op)): " + reasons.joined(separator: "; "), event: e,
+                    handle: op.handle, related: related)
+    }
+
+    public mutating func observe(_ call: APICall, _ sink: FindingSink) {
+        guard case .writeValue(let h, _, let withResponse, let props?, _, _) = call.kind else { return }
+        let needed: UInt8 = withResponse ? 0x08 : 0x04
+        guard props & needed == 0 else { return }
+        sink.report("writeValue(type: \(withResponse ? ".withResponse" : ".withoutResponse")) to \(Describe.handle(h)) whose properties are \(Describe.properties(props))",
+                    connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence], evidence: .api)
+    }
+}

@@ -1,0 +1,113 @@
+/// BLE006: Write Commands sent while the controller had no free buffer.
+///
+/// The host may have at most as many ACL packets in the controller as LE Read Buffer Size
+/// reported (Core 5.4 Vol 4 Part E 4.1.1, 7.8.2); each Number Of Completed Packets event
+/// (7.7.19) gives some back, a Disconnection Complete frees the handle's. Core Bluetooth
+/// exposes this as `canSendWriteWithoutResponse` / `peripheralIsReady(toSendWriteWithoutResponse:)`;
+/// an app that ignores it makes the stack queue or drop Write Commands.
+public struct WriteWithoutResponseFlow: LintRule {
+    public static let descriptor = RuleDescriptor(
+        id: "BLE006", slug: "write-without-response-flow", title: "Write Without Response ignores flow control",
+        defaultSeverity: .warning,
+        summary: """
+            Write Commands went to the controller while all of its LE ACL buffers were in use: more \
+            packets outstanding than LE Read Buffer Size allows, before Number Of Completed Packets \
+            returned any. In Core Bluetooth terms the app kept writing .withoutResponse while \
+            canSendWriteWithoutResponse was false (exact from an API trace). A burst that waits for \
+            Number Of Completed Packets once the buffers are full is fine.
+            """,
+        guidance: [GuidanceReference(GuidanceReference.primary, "Review Checklist: .withoutResponse writes honor canSendWriteWithoutResponse"),
+                   GuidanceReference(GuidanceReference.primary, "Reading, Writing, and Notifications: peripheralIsReady(toSendWriteWithoutResponse:)")],
+        evidence: [.hci, .api],
+        fix: """
+            func send() {
+                while peripheral.canSendWriteWithoutResponse, let chunk = queue.first {
+                    peripheral.writeValue(chunk, for: characteristic, type: .withoutResponse)
+                    queue.removeFirst()
+                }
+            }
+            func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) { send() }
+            """)
+
+    static let maximumHandles = 64
+    /// LE ACL buffers of the controller, once reported before any ACL of this initialisation.
+    var buffers: Int?
+    var aclSinceReset = false
+    var total = 0
+    var inFlight: [UInt16: Int] = [:]
+    /// The PDU being sent on a handle had a fragment sent with no free buffer.
+    var overflowing: Set<UInt16> = []
+    struct Violations { var count = 0; var frames: [Int] = []; var time: Int64 = 0; var handle: UInt16 = 0 }
+    var violations: [UInt16: Violations] = [:]
+
+    public init(settings: RuleSettings) {}
+
+    public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        if f.hasAPITrace { return nil }
+        if f.aclPackets == 0 { return "the input holds no ACL data" }
+        if f.bufferSizeReports == 0 {
+            return "the capture has no LE Read Buffer Size (it started after the controller was initialised), so the controller's free buffers are unknown"
+        }
+        return nil
+    }
+
+    public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {
+        switch fact.kind {
+        case .reset:
+            flushAll(sink)
+            buffers = nil
+            aclSinceReset = false
+            total = 0
+            inFlight.removeAll()
+            overflowing.removeAll()
+        case .leBufferSize(let packets, _):
+            // Counting is exact only from an initialisation on: packets already in flight
+            // before the report would be unknown.
+            if !aclSinceReset, packets > 0 { buffers = packets }
+        case .aclSent(let h, let op, _, _):
+            aclSinceReset = true
+            guard let n = buffers else { return }
+            if total >= n { overflowing.insert(h) }
+            if inFlight[h] != nil || inFlight.count < Self.maximumHandles {
+                inFlight[h, default: 0] += 1
+                total += 1
+            }
+            guard let op else { return }
+            if overflowing.remove(h) != nil, op == 0x52 || op == 0xD2 {
+                var v = violations[h] ?? Violations(time: fact.time, handle: h)
+                v.count += 1
+                if v.frames.count < 16 { v.frames.append(fact.frame) }
+                violations[h] = v
+            }
+        case .completedPackets(let h, let count):
+            let freed = min(count, inFlight[h] ?? 0)
+            inFlight[h] = (inFlight[h] ?? 0) - freed
+            total -= freed
+        case .disconnected(let h):
+            total -= inFlight.removeValue(forKey: h) ?? 0
+            overflowing.remove(h)
+            flush(h, sink)
+        default: break
+        }
+    }
+
+    mutating func flush(_ h: UInt16, _ sink: FindingSink) {
+        guard let v = violations.removeValue(forKey: h), let n = buffers else { return }
+        let owner = sink.owner(ofHandle: h)
+        sink.report("\(v.count) Write Command\(v.count == 1 ? " was" : "s were") sent on connection handle \(Describe.handle(h)) while all \(n) LE ACL buffers of the controller were in use (no Number Of Completed Packets had freed one)",
+                    connection: owner?.connection, peer: owner?.peer, handle: nil, time: v.time, frames: v.frames,
+                    evidence: .hci)
+    }
+
+    mutating func flushAll(_ sink: FindingSink) {
+        for h in violations.keys.sorted() { flush(h, sink) }
+    }
+
+    public mutating func observe(_ call: APICall, _ sink: FindingSink) {
+        guard case .writeValue(let h, _, false, _, _, false) = call.kind else { return }
+        sink.report("writeValue(type: .withoutResponse) to \(Describe.handle(h)) while canSendWriteWithoutResponse was false",
+                    connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence], evidence: .api)
+    }
+
+    public mutating func finish(at time: Int64, _ sink: FindingSink) { flushAll(sink) }
+}

@@ -1,0 +1,189 @@
+import ArgumentParser
+import BLEBytes
+import BLELint
+import CaptureIO
+import Dispatch
+import Foundation
+
+/// `blecap lint PATH...`: check captures against the Core Bluetooth rules, for people and CI.
+struct LintCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lint",
+        abstract: "Check captures against Core Bluetooth's rules; report as text, JSON, SARIF, JUnit, GitHub annotations or Markdown.",
+        discussion: """
+            Each finding names the rule, the connection and peer, the frames that prove it and \
+            whether it was observed in HCI, inferred, or taken from an API trace; each capture \
+            also lists the rules that could not be evaluated on it and why. Directories are \
+            walked for captures (detected by content; other files are skipped), linted in \
+            parallel, and reported in sorted path order with a summary line per capture (on \
+            standard error for the machine formats).
+
+            Config file (--config, JSON or a YAML subset): \
+            rules: { <id-or-slug>: { enabled: bool, severity: error|warning|note, thresholds: {name: number} } }. \
+            Baseline (--baseline): findings whose fingerprint it lists are reported as baselined \
+            and never fail; --write-baseline F writes the current findings' fingerprints.
+
+            Exit status: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage \
+            error or unreadable/damaged capture.
+
+            Examples:
+              blecap lint captures/
+              blecap lint --format sarif --output lint.sarif app.btsnoop
+              blecap lint --fail-on error --disable unfiltered-scan --baseline .blecap-baseline.json logs/
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, sarif, junit, github, markdown }
+    enum FailOn: String, ExpressibleByArgument, CaseIterable { case error, warning, note, never }
+
+    @Argument(help: "Capture files or directories.")
+    var paths: [String]
+
+    @Option(name: .shortAndLong, help: "Output format: text, json, sarif, junit, github or markdown.")
+    var format: Format = .text
+
+    @Option(name: .shortAndLong, help: "Write the report to this file instead of standard output.")
+    var output: String?
+
+    @Option(name: .long, help: "Lowest severity that makes the run fail (exit 1): error, warning, note or never.")
+    var failOn: FailOn = .warning
+
+    @Option(name: .long, help: "Config file (.blecap.yml or JSON): enable/disable rules, severities, thresholds.")
+    var config: String?
+
+    @Option(name: .long, help: "Baseline file of accepted finding fingerprints.")
+    var baseline: String?
+
+    @Option(name: .long, help: "Write the fingerprints of this run's findings to this baseline file.")
+    var writeBaseline: String?
+
+    @Option(name: .long, help: "Enable a rule (id or slug); repeatable.")
+    var enable: [String] = []
+
+    @Option(name: .long, help: "Disable a rule (id or slug); repeatable.")
+    var disable: [String] = []
+
+    func run() throws {
+        var configuration = LintConfiguration()
+        var accepted = Baseline()
+        do {
+            if let config { configuration = try LintConfiguration.load(path: config) }
+            for r in enable { try configuration.set(r, enabled: true) }
+            for r in disable { try configuration.set(r, enabled: false) }
+            if let baseline { accepted = try Baseline.load(path: baseline) }
+        } catch {
+            printError(error.description)
+            throw BlecapExit.unreadable.exitCode
+        }
+
+        let (files, explicit, problems) = CaptureWalker.collect(paths)
+        for p in problems { printError(p) }
+        var reports = LintRunner.lint(files, configuration: configuration, baseline: accepted)
+        // Inside directories, captures blecap cannot lint (link-layer, other link types) are
+        // skipped with a note; named on the command line they are an error.
+        reports.removeAll { r in
+            guard !explicit.contains(r.path), let e = r.error, r.unsupportedFormat else { return false }
+            printError("\(r.path): skipped: \(e)")
+            return true
+        }
+
+        let text: String
+        switch format {
+        case .text: text = TextReporter.render(reports)
+        case .json: text = JSONReporter.render(reports)
+        case .sarif: text = SARIFReporter.render(reports, version: Blecap.configuration.version)
+        case .junit: text = JUnitReporter.render(reports)
+        case .github: text = GitHubReporter.render(reports)
+        case .markdown: text = MarkdownReporter.render(reports)
+        }
+        if format != .text || output != nil {
+            for r in reports { printError(SummaryLine.render(r)) }
+        }
+        for r in reports where r.damage != nil { printError("\(r.path): \(r.damage!)") }
+        if let output {
+            guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
+                printError("cannot write \(output)")
+                throw BlecapExit.unreadable.exitCode
+            }
+        } else {
+            let out = OutputBuffer(fd: 1)
+            out.string(text)
+            out.flush()
+        }
+        if let writeBaseline {
+            let all = reports.flatMap(\.findings)
+            guard FileManager.default.createFile(atPath: writeBaseline, contents: Data(Baseline.render(all).utf8)) else {
+                printError("cannot write \(writeBaseline)")
+                throw BlecapExit.unreadable.exitCode
+            }
+        }
+
+        if !problems.isEmpty || reports.contains(where: \.isUnreadable) { throw BlecapExit.unreadable.exitCode }
+        let threshold: Severity? = switch failOn {
+        case .never: nil
+        case .note: .note
+        case .warning: .warning
+        case .error: .error
+        }
+        if reports.contains(where: { !$0.failing(at: threshold).isEmpty }) { throw BlecapExit.findings.exitCode }
+    }
+}
+
+/// Finds the captures among command-line paths.
+enum CaptureWalker {
+    /// Files to lint (sorted, deduplicated) and problems to report (missing paths, unreadable
+    /// files named explicitly). Inside directories, files that are not captures are skipped
+    /// silently, and captures blecap cannot lint (link-layer, unsupported link types) are
+    /// skipped with a note on standard error.
+    static func collect(_ paths: [String]) -> (files: [String], explicit: Set<String>, problems: [String]) {
+        var files: Set<String> = []
+        var explicit: Set<String> = []
+        var problems: [String] = []
+        let fm = FileManager.default
+        for p in paths {
+            var isDir: ObjCBool = false
+            guard fm.fileExists(atPath: p, isDirectory: &isDir) else {
+                problems.append("\(p): no such file or directory")
+                continue
+            }
+            if !isDir.boolValue { files.insert(p); explicit.insert(p); continue }
+            guard let walker = fm.enumerator(atPath: p) else { problems.append("\(p): cannot list directory"); continue }
+            while let rel = walker.nextObject() as? String {
+                let full = (p as NSString).appendingPathComponent(rel)
+                var d: ObjCBool = false
+                guard fm.fileExists(atPath: full, isDirectory: &d), !d.boolValue else { continue }
+                guard let h = FileHandle(forReadingAtPath: full) else { problems.append("\(full): cannot open"); continue }
+                let prefix = (try? h.read(upToCount: 64)) ?? Data()
+                try? h.close()
+                let detection = prefix.withUnsafeBytes { CaptureFile.detect(ByteView($0)) }
+                switch detection {
+                case .unknown: continue
+                default: files.insert(full)
+                }
+            }
+        }
+        return (files.sorted(), explicit, problems)
+    }
+}
+
+/// Lints many captures on all cores; results come back in the order of `files`.
+enum LintRunner {
+    static func lint(_ files: [String], configuration: LintConfiguration, baseline: Baseline) -> [CaptureReport] {
+        let results = ResultSlots(count: files.count)
+        DispatchQueue.concurrentPerform(iterations: files.count) { i in
+            let start = DispatchTime.now().uptimeNanoseconds
+            var r = CaptureLinter.lint(path: files[i], configuration: configuration, baseline: baseline)
+            r.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            results.set(i, r)
+        }
+        return results.all
+    }
+}
+
+/// One slot per file, filled from worker threads.
+final class ResultSlots: @unchecked Sendable {
+    private var slots: [CaptureReport?]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ r: CaptureReport) { lock.lock(); slots[i] = r; lock.unlock() }
+    var all: [CaptureReport] { lock.lock(); defer { lock.unlock() }; return slots.compactMap { $0 } }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import BLELint
+
+/// `blecap rules`: the lint rules, one line each.
+struct RulesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rules",
+        abstract: "List the lint rules: id, default severity, slug and title.",
+        discussion: "Use 'blecap explain ID|SLUG' for one rule in full (docs/rules/<slug>.md has the same text).")
+
+    @Option(name: .shortAndLong, help: "Output format: text or json.")
+    var format: Format = .text
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    func run() {
+        let out = OutputBuffer(fd: 1)
+        let rules = RuleRegistry.descriptors
+        switch format {
+        case .text:
+            let width = rules.map(\.slug.count).max() ?? 0
+            for d in rules {
+                let sev = d.defaultSeverity.name
+                out.string("\(d.id)  \(sev)\(String(repeating: " ", count: 8 - sev.count))\(d.slug)\(String(repeating: " ", count: width - d.slug.count))  \(d.title)\n")
+            }
+        case .json:
+            out.string(RuleDocs.json(rules) + "\n")
+        }
+        out.flush()
+    }
+}

@@ -1,0 +1,157 @@
+import BLELint
+import Foundation
+import TestSupport
+import Testing
+
+/// Each rule on real captures: the case it must report, and the cases it must not.
+@Suite struct ScanBeforePoweredOnTests {
+    @Test func scanEnableBeforeResetAnsweredCommandDisallowed() {
+        let f = bumble("scan_before_init.central").of("scan-before-powered-on")
+        #expect(f.count == 1)
+        #expect(f.first?.frames == [1, 2, 3])
+        #expect(f.first?.severity == .error)
+        #expect(f.first?.message.contains("0x0C Command Disallowed") == true)
+        #expect(f.first?.byteOffset == 16)  // first record right after the btsnoop header
+    }
+
+    @Test(arguments: ["clean_heart_rate.central", "scan_before_init.peripheral", "reconnect_storm.central"])
+    func normalPowerOnIsClean(_ name: String) {
+        let r = bumble(name)
+        #expect(r.of("scan-before-powered-on").isEmpty)
+        #expect(r.notEvaluable("scan-before-powered-on") == nil)
+    }
+
+    @Test func aclOnlyCaptureIsNotEvaluable() {
+        let r = lint("captures/public/btsnoop-android_revcar-acl-only.log")
+        #expect(r.notEvaluable("scan-before-powered-on") != nil)
+    }
+}
+
+@Suite struct OversizedWriteTests {
+    @Test func fortyByteWriteRequestAtMTU23() throws {
+        let f = bumble("oversized_and_unchecked_writes.central").of("oversized-write")
+        #expect(f.count == 1)  // the Prepare Write parts (18 bytes = MTU−5) are fine
+        let w = try #require(f.first)
+        #expect(w.frames == [57, 60])
+        #expect(w.handle == 0x0012)
+        #expect(w.connection == 1 && w.peer == "DC:C0:57:00:00:05")
+        for part in ["Write Request", "0x0012", "40 bytes", "ATT_MTU is 23", "at most 20"] {
+            #expect(w.message.contains(part), "\(part)")
+        }
+    }
+
+    @Test func notificationsUpToMTUMinus3AreFine() {
+        // 5,040 notifications of 20…244 bytes at ATT_MTU 247: the longest is exactly MTU−3.
+        let r = bumble("long_notify_stream.peripheral")
+        #expect(r.of("oversized-write").isEmpty)
+        #expect(r.notEvaluable("oversized-write") == nil)
+    }
+
+    @Test func peripheralSideReceivedWritesAreNotThisHostsFault() {
+        #expect(bumble("oversized_and_unchecked_writes.peripheral").of("oversized-write").isEmpty)
+    }
+}
+
+@Suite struct UncheckedWriteTests {
+    @Test func writesTheCharacteristicsDoNotAllow() {
+        let f = bumble("oversized_and_unchecked_writes.central").of("unchecked-write")
+        #expect(f.map(\.firstFrame) == [73, 76, 415])
+        #expect(f[0].message.contains("0x03 Write Not Permitted") && f[0].message.contains("without Write"))
+        #expect(f[0].frames == [73, 75])
+        #expect(f[1].message.contains("Write Command") && f[1].message.contains("without Write Without Response"))
+        #expect(f[2].message.contains("characteristic declaration"))
+        #expect(f[2].handle == 0x0011)
+    }
+
+    @Test(arguments: ["two_peripherals_concurrent.central", "cached_reconnect.central", "clean_heart_rate.central"])
+    func perConnectionAndCarriedOverPropertiesAreRespected(_ name: String) {
+        #expect(bumble(name).of("unchecked-write").isEmpty)
+    }
+
+    @Test func undiscoveredHandlesAreNotEvaluableNotFindings() {
+        // Starts mid-connection: 137 Write Commands to handles never discovered.
+        let r = lint("captures/public/pcap-h4phdr201-nsec_infocar-obd.pcap")
+        #expect(r.of("unchecked-write").isEmpty)
+        #expect(r.notEvaluated.contains { $0.slug == "unchecked-write" && !$0.whole && $0.reason.contains("never discovered") })
+    }
+}
+
+@Suite struct ScanLeftRunningTests {
+    @Test func connectingWhileTheScanRuns() throws {
+        let f = bumble("nil_scan_all_services.central").of("scan-left-running")
+        #expect(f.count == 1)
+        let x = try #require(f.first)
+        #expect(x.firstFrame == 419)
+        #expect(x.frames.contains(31) && x.frames.contains(425))
+        #expect(x.connection == 1 && x.peer == "D8:0D:18:00:00:01")
+    }
+
+    @Test func lingeringAfterTheLastConnectionHonoursTheThreshold() {
+        // The scan runs 1.0 s after the disconnect (frames 570 → 599): fine at the default
+        // 30 s, a finding at 0.5 s.
+        var c = LintConfiguration()
+        c.overrides["BLE004"] = .init(thresholds: ["after_last_connection_s": 0.5])
+        let f = bumble("nil_scan_all_services.central", c).of("scan-left-running")
+        #expect(f.count == 2)
+        #expect(f.contains { $0.message.contains("after the last connection") && $0.frames.contains(570) })
+    }
+
+    @Test(arguments: ["scan_before_init.central", "cached_reconnect.central", "clean_heart_rate.central"])
+    func scanStoppedBeforeConnecting(_ name: String) {
+        #expect(bumble(name).of("scan-left-running").isEmpty)
+    }
+}
+
+@Suite struct UnfilteredScanTests {
+    @Test func bluezStartDiscoveryWithoutFilter() throws {
+        let r = lint("captures/public/btsnoop-btmon_blue2thprinting-intel-scan.snoop")
+        let f = r.of("unfiltered-scan")
+        #expect(f.map(\.firstFrame) == [118])
+        #expect(f.first?.evidence == .inferred)
+        #expect(r.notEvaluable("unfiltered-scan") == nil)
+    }
+
+    @Test func plainHCIIsNotEvaluable() throws {
+        let r = bumble("nil_scan_all_services.central")
+        #expect(r.of("unfiltered-scan").isEmpty)
+        let why = try #require(r.notEvaluable("unfiltered-scan"))
+        #expect(why.reason.contains("API trace") && why.reason.contains("mgmt"))
+    }
+
+    @Test func mgmtWithoutDiscoveryIsEvaluatedAndClean() {
+        // MGMT Open only: the monitor saw the management socket, no discovery was started.
+        let r = lint("captures/public/btsnoop-btmon_batteread-header-only.btsnoop")
+        #expect(r.notEvaluable("unfiltered-scan") == nil)
+        #expect(r.of("unfiltered-scan").isEmpty)
+    }
+}
+
+@Suite struct WriteWithoutResponseFlowTests {
+    @Test func burstThatWaitsForCompletedPacketsIsFine() {
+        // 200 Write Commands: 64 packets (the LE buffer count), then one per Number Of
+        // Completed Packets.
+        let r = bumble("oversized_and_unchecked_writes.central")
+        #expect(r.notEvaluable("write-without-response-flow") == nil)
+        #expect(r.of("write-without-response-flow").isEmpty)
+    }
+
+    @Test func sameBurstWithoutCompletedPacketsOverflowsTheBuffers() throws {
+        // The same capture with the controller's Number Of Completed Packets events removed
+        // (H4 event 0x13): the host now sends past the 64 buffers.
+        let path = try btsnoopWithout(SharedFixtures.shared("captures/bumble/oversized_and_unchecked_writes.central.btsnoop")) { _, p in
+            p.count > 1 && p[0] == 0x04 && p[1] == 0x13
+        }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = CaptureLinter.lint(path: path)
+        let f = r.of("write-without-response-flow")
+        #expect(f.count == 1)
+        #expect(f.first?.message.contains("all 64 LE ACL buffers") == true)
+        #expect(f.first?.connection == 1)
+        #expect((f.first?.frames.count ?? 0) > 1)
+    }
+
+    @Test func captureWithoutBufferSizeIsNotEvaluable() {
+        let r = lint("captures/public/pcap-h4phdr201-nsec_infocar-obd.pcap")
+        #expect(r.notEvaluable("write-without-response-flow")?.reason.contains("LE Read Buffer Size") == true)
+    }
+}
