@@ -36,6 +36,7 @@ conformance: release
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+	@python3 -c 'import jsonschema, sarif, junitparser' 2>/dev/null || python3 -m pip install -q jsonschema sarif-tools junitparser
 	python3 scripts/conformance.py --blecap .build/release/blecap
 
 bench: release
