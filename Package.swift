@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CaptureIO", targets: ["CaptureIO"]),
         .library(name: "BLEPackets", targets: ["BLEPackets"]),
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
+        .library(name: "BLESimulator", targets: ["BLESimulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -29,6 +30,7 @@ let package = Package(
         .target(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),
+        .target(name: "BLESimulator", dependencies: ["BLEBytes", "BLETimeline", "BLEPackets"]),
         .target(
             name: "BlecapCLI",
             dependencies: [
@@ -45,6 +47,7 @@ let package = Package(
         .testTarget(
             name: "BLETimelineTests",
             dependencies: ["BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
+        .testTarget(name: "BLESimulatorTests", dependencies: ["BLESimulator", "BLETimeline", "BLEBytes"]),
         .testTarget(
             name: "BlecapCLITests",
             dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
