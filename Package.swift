@@ -1,7 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Data flows one way: bytes -> records (CaptureIO) -> packets (BLEPackets) -> CLI/reports.
+// Data flows one way: bytes -> records (CaptureIO) -> packets (BLEPackets) -> timeline
+// (BLETimeline) -> findings (BLELint) -> reports (BlecapCLI). BLESimulator emits the same
+// timeline events from Core Bluetooth-style API calls.
 // See docs/architecture.md.
 let package = Package(
     name: "blecap",
@@ -11,6 +13,7 @@ let package = Package(
         .library(name: "BLEPackets", targets: ["BLEPackets"]),
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
         .library(name: "BLELint", targets: ["BLELint"]),
+        .library(name: "BLESimulator", targets: ["BLESimulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,6 +34,7 @@ let package = Package(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
+        .target(name: "BLESimulator", dependencies: ["BLEBytes", "BLETimeline", "BLEPackets"]),
         .target(
             name: "BlecapCLI",
             dependencies: [
@@ -47,6 +51,7 @@ let package = Package(
         .testTarget(
             name: "BLETimelineTests",
             dependencies: ["BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
+        .testTarget(name: "BLESimulatorTests", dependencies: ["BLESimulator", "BLETimeline", "BLEBytes"]),
         .testTarget(
             name: "BLELintTests",
             dependencies: ["BLELint", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],

@@ -1,0 +1,453 @@
+import BLEBytes
+import BLETimeline
+import Dispatch
+import Foundation
+
+/// `CBCentralManager` over a `SimulatedWorld`.
+///
+/// Semantics follow Core Bluetooth as the seeds describe it; each rule is documented where it is
+/// enforced. Delegate methods are called from inside the world's `run`, never synchronously from
+/// an API call, as on a real queue.
+public class CBCentralManager {
+    public weak var delegate: (any CBCentralManagerDelegate)?
+    /// `.unknown` until the first state update arrives (000_*.txt "Creating the Central
+    /// Manager": always wait for `.poweredOn`).
+    public private(set) var state: CBManagerState = .unknown
+    public private(set) var isScanning = false
+    public var authorization: CBManagerAuthorization { world.authorization }
+    public let world: SimulatedWorld
+    /// This manager's number in the world's trace (1, 2, …).
+    public private(set) var traceID = 0
+
+    var entries: [PeripheralEntry] = []
+    private var entryIndex: [UUID: Int] = [:]
+    private var scanServices: [CBUUID]?
+    private var allowDuplicates = false
+    private var scanGeneration = 0
+    /// The delegate method currently running (for `CallContext.inCallback`).
+    var currentCallback: String?
+
+    /// Joins `SimulatedWorld.current` if one is bound (`SimulatedWorld.withCurrent`), else a new
+    /// world of its own (reachable as `world`). The queue is accepted for source compatibility:
+    /// callbacks run inside the world's run loop.
+    public convenience init(delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?,
+                            options: [String: Any]? = nil) {
+        self.init(delegate: delegate, queue: queue, options: options, world: SimulatedWorld.current ?? SimulatedWorld())
+    }
+
+    public convenience init() { self.init(delegate: nil, queue: nil, options: nil) }
+
+    public init(delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil,
+                world: SimulatedWorld) {
+        self.delegate = delegate
+        self.world = world
+        traceID = world.register(self)
+        for d in world.peripherals { peripheralAdded(d) }
+        record(.centralManagerInit(restoreIdentifier: options?[CBCentralManagerOptionRestoreIdentifierKey] as? String,
+                                   showPowerAlert: boolOption(options, CBCentralManagerOptionShowPowerAlertKey)),
+               entry: nil, .performed)
+        // The first state arrives asynchronously, even when the adapter is already on.
+        world.schedule(after: world.configuration.stateUpdateDelay) { [weak self] in self?.worldStateChanged() }
+    }
+
+    // MARK: - Scanning
+
+    /// Starts (or restarts, with new arguments) a scan. Before `.poweredOn` it does nothing but
+    /// log "API MISUSE" (000_*.txt "DON'T: Scan or connect before poweredOn"). `nil` services
+    /// report every advertiser (recorded: 000_*.txt "DON'T: Scan for nil services in
+    /// production"). Without `CBCentralManagerScanOptionAllowDuplicatesKey` each peripheral is
+    /// reported once per scan, as the controller filters duplicates.
+    public func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
+        let duplicates = boolOption(options, CBCentralManagerScanOptionAllowDuplicatesKey)
+        let call = APICall.scanForPeripherals(services: serviceUUIDs, allowDuplicates: duplicates)
+        guard requirePoweredOn(call) else { return }
+        record(call, entry: nil, .performed)
+        scanServices = serviceUUIDs
+        allowDuplicates = duplicates
+        isScanning = true
+        scanGeneration += 1
+        for e in entries { e.seenInScan = false }
+        // iOS foreground scanning: active, 30 ms window in a 30 ms interval (units of 0.625 ms).
+        world.recordRadio(TimelineEvent(frame: 0, time: 0, kind: .scanStart(ScanParameters.make(
+            extended: false, active: true, interval: 0x0030, window: 0x0030, filterPolicy: 0, ownAddressType: 1,
+            phys: 1, filterDuplicates: duplicates ? 0 : 1, parametersKnown: true))), commandAnswered: true)
+        for e in entries { scheduleAdvertising(e, generation: scanGeneration, first: true) }
+    }
+
+    public func stopScan() {
+        guard requirePoweredOn(.stopScan) else { return }
+        record(.stopScan, entry: nil, isScanning ? .performed : .noEffect)
+        guard isScanning else { return }
+        endScan(onAir: true)
+    }
+
+    private func endScan(onAir: Bool) {
+        isScanning = false
+        scanGeneration += 1
+        if onAir { world.recordRadio(TimelineEvent(frame: 0, time: 0, kind: .scanStop)) }
+    }
+
+    private func scheduleAdvertising(_ entry: PeripheralEntry, generation: Int, first: Bool) {
+        let interval = max(1_000, micros(entry.device.advertisingInterval))
+        // A fixed phase per device (from its address) instead of a random advDelay: reports
+        // interleave realistically and identically on every run.
+        let delay = first ? Int64(entry.device.address.rawValue % UInt64(interval)) + 1 : interval
+        world.schedule(afterMicros: delay) { [weak self, weak entry] in
+            guard let self, let entry, generation == self.scanGeneration, self.isScanning else { return }
+            self.advertisementHeard(entry)
+            // Reported once: the controller filters the rest (Filter_Duplicates).
+            if !self.allowDuplicates, entry.seenInScan { return }
+            self.scheduleAdvertising(entry, generation: generation, first: false)
+        }
+    }
+
+    /// One advertising event of `entry`'s device while scanning. Returns whether it was heard.
+    @discardableResult
+    private func advertisementHeard(_ entry: PeripheralEntry) -> Bool {
+        let d = entry.device
+        guard d.isInRange, d.isAdvertising, state == .poweredOn else { return false }
+        if !allowDuplicates && entry.seenInScan { return true }
+        entry.seenInScan = true
+        var ev = TimelineEvent(frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType, kind: .advertisement(
+            AdvertisementInfo.make(extended: false, eventType: d.isConnectable ? 0 : 3, rssi: Int8(clamping: d.rssi),
+                              txPower: nil, primaryPHY: nil)))
+        ev.peer = d.address
+        world.recordRadio(ev, value: d.advertisingData)
+        // Core Bluetooth filters by service in the host: the report is on the air either way.
+        if let wanted = scanServices, !d.advertisedServiceUUIDs.contains(where: wanted.contains) { return true }
+        world.knownIdentifiers.insert(d.identifier)
+        let peripheral = object(for: entry)
+        deliver(.didDiscover(peripheral: d.identifier, rssi: d.rssi, localName: d.localName,
+                             serviceUUIDs: d.advertisedServiceUUIDs)) {
+            $0.centralManager(self, didDiscover: peripheral, advertisementData: d.advertisementDictionary,
+                              rssi: NSNumber(value: d.rssi))
+        }
+        return true
+    }
+
+    // MARK: - Connecting
+
+    /// Connects; never times out (a peripheral out of range connects when it comes back). Before
+    /// `.poweredOn`: "API MISUSE". The app must keep the `CBPeripheral`: if it does not, the
+    /// object is released at the end of the run-loop turn and the pending connection is
+    /// cancelled silently (000_*.txt "DON'T: Lose the peripheral reference"); the `connect`
+    /// record's `retained` says which happened.
+    public func connect(_ peripheral: CBPeripheral, options: [String: Any]? = nil) {
+        let entry = peripheral.entry
+        let auto = boolOption(options, CBConnectPeripheralOptionEnableAutoReconnect)
+        let call = APICall.connect(peripheral: entry.identifier, autoReconnect: auto, retained: nil)
+        guard requirePoweredOn(call, entry: entry) else { return }
+        guard entry.state == .disconnected else {
+            record(call, entry: entry, .noEffect)
+            return
+        }
+        entry.unresolvedConnectCall = record(call, entry: entry, .performed)
+        entry.autoReconnect = auto
+        entry.state = .connecting
+        let d = entry.device
+        let interval = UInt16(clamping: micros(d.connectionInterval) / 1250)
+        world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
+                                        kind: .connectionCreate(ConnectionCreateInfo.make(
+                                            extended: false, filterPolicy: 0, scanInterval: 0x0060, scanWindow: 0x0030,
+                                            intervalMin: interval, intervalMax: interval, latency: 0,
+                                            supervisionTimeout: UInt16(clamping: micros(d.supervisionTimeout) / 10_000)))),
+                          commandAnswered: true)
+        attemptConnection(entry)
+    }
+
+    /// Completes a pending connection once the device can be reached: after about one
+    /// advertising interval (the initiator waits for a connectable advertisement).
+    private func attemptConnection(_ entry: PeripheralEntry) {
+        let d = entry.device
+        guard entry.state == .connecting, d.isInRange, d.isAdvertising, d.isConnectable else { return }
+        let generation = entry.connectGeneration
+        world.schedule(after: d.advertisingInterval) { [weak self, weak entry] in
+            guard let self, let entry, entry.connectGeneration == generation, entry.state == .connecting,
+                  self.state == .poweredOn, d.isInRange, d.isAdvertising, d.isConnectable else { return }
+            if let failure = d.connectionFailure {
+                entry.state = .disconnected
+                self.world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
+                                                     kind: .connectionFailed(ConnectionCompleteInfo.make(
+                                                         status: 0x3E, handle: 0, role: 0, timing: nil, isLE: true))))
+                let error = CBError(failure)
+                if let p = entry.object {
+                    self.deliver(.didFailToConnect(peripheral: d.identifier, error: error.description)) {
+                        $0.centralManager(self, didFailToConnect: p, error: error)
+                    }
+                }
+                return
+            }
+            self.completeConnection(entry)
+        }
+    }
+
+    private func completeConnection(_ entry: PeripheralEntry) {
+        let d = entry.device
+        let (number, handle) = world.allocateConnection()
+        let timing = ConnectionTiming(interval: UInt16(clamping: micros(d.connectionInterval) / 1250), latency: 0,
+                                      supervisionTimeout: UInt16(clamping: micros(d.supervisionTimeout) / 10_000))
+        world.recordRadio(TimelineEvent(frame: 0, time: 0, connection: number, peer: d.address,
+                                        peerAddressType: d.addressType,
+                                        kind: .connectionComplete(ConnectionCompleteInfo.make(
+                                            status: 0, handle: handle, role: 0, timing: timing, isLE: true))))
+        let link = SimulatedLink(world: world, central: self, entry: entry, number: number, handle: handle)
+        entry.link = link
+        entry.state = .connected
+        world.knownIdentifiers.insert(d.identifier)
+        // iOS exchanges the MTU first thing; the app's first request queues behind it.
+        link.enqueue(.exchangeMTU)
+        if let p = entry.object {
+            deliver(.didConnect(peripheral: d.identifier)) { $0.centralManager(self, didConnect: p) }
+        }
+    }
+
+    /// Cancels a pending connection or disconnects. Core Bluetooth reports
+    /// `didDisconnectPeripheral` with no error in both cases; requests still queued get no
+    /// callbacks.
+    public func cancelPeripheralConnection(_ peripheral: CBPeripheral) {
+        let entry = peripheral.entry
+        let call = APICall.cancelPeripheralConnection(peripheral: entry.identifier)
+        guard requirePoweredOn(call, entry: entry) else { return }
+        switch entry.state {
+        case .disconnected, .disconnecting:
+            record(call, entry: entry, .noEffect)
+        case .connecting:
+            record(call, entry: entry, .performed)
+            entry.connectGeneration += 1
+            entry.state = .disconnected
+            world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: entry.device.address,
+                                            peerAddressType: entry.device.addressType, kind: .connectionCancel),
+                              commandAnswered: true)
+            deliver(.didDisconnect(peripheral: entry.identifier, isReconnecting: false, error: nil)) {
+                $0.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: self.timestamp,
+                                  isReconnecting: false, error: nil)
+            }
+        case .connected:
+            record(call, entry: entry, .performed)
+            entry.state = .disconnecting
+            entry.autoReconnect = false
+            world.schedule(after: entry.device.connectionInterval) { [weak self, weak entry] in
+                guard let self, let entry, entry.state == .disconnecting else { return }
+                self.endConnection(entry, reason: 0x16, side: .local, error: nil, notify: true)
+            }
+        }
+    }
+
+    /// Ends `entry`'s connection: the disconnection on the air, outstanding requests cut off,
+    /// and (if `notify` and the app still has the object) `didDisconnectPeripheral`.
+    func endConnection(_ entry: PeripheralEntry, reason: UInt8, side: DisconnectionSide, error: CBError?,
+                       notify: Bool) {
+        guard let link = entry.link else { return }
+        let d = entry.device
+        world.recordRadio(TimelineEvent(frame: 0, time: 0, connection: link.number, peer: d.address,
+                                        peerAddressType: d.addressType,
+                                        kind: .disconnection(status: 0, reason: reason, side: side)))
+        link.close(disconnectionFrame: world.lastSequence)
+        entry.link = nil
+        let reconnecting = entry.autoReconnect && side == .linkLoss
+        entry.state = reconnecting ? .connecting : .disconnected
+        entry.object?.connectionEnded()
+        if notify, let p = entry.object {
+            deliver(.didDisconnect(peripheral: d.identifier, isReconnecting: reconnecting, error: error?.description)) {
+                $0.centralManager(self, didDisconnectPeripheral: p, timestamp: self.timestamp,
+                                  isReconnecting: reconnecting, error: error)
+            }
+        }
+        if reconnecting { attemptConnection(entry) }
+    }
+
+    /// Seconds since 2001-01-01 of the current virtual time (Core Bluetooth's timestamp).
+    var timestamp: CFAbsoluteTime {
+        Double(world.configuration.epochMicros + world.nowMicros) / 1e6 - 978_307_200
+    }
+
+    // MARK: - Retrieving
+
+    /// Peripherals the system knows (discovered or connected before in this world), in the
+    /// order asked.
+    public func retrievePeripherals(withIdentifiers identifiers: [UUID]) -> [CBPeripheral] {
+        guard state == .poweredOn else {
+            misuse(.retrievePeripherals(identifiers: identifiers, found: 0), nil, .notPoweredOn)
+            return []
+        }
+        let found = identifiers.compactMap { id -> CBPeripheral? in
+            guard world.knownIdentifiers.contains(id), let i = entryIndex[id] else { return nil }
+            return object(for: entries[i])
+        }
+        record(.retrievePeripherals(identifiers: identifiers, found: found.count), entry: nil, .performed)
+        return found
+    }
+
+    /// Peripherals connected to the system (by any central in the world) with one of the
+    /// services.
+    public func retrieveConnectedPeripherals(withServices serviceUUIDs: [CBUUID]) -> [CBPeripheral] {
+        guard state == .poweredOn else {
+            misuse(.retrieveConnectedPeripherals(services: serviceUUIDs, found: 0), nil, .notPoweredOn)
+            return []
+        }
+        let found = entries.compactMap { e -> CBPeripheral? in
+            guard world.isConnected(e.device),
+                  e.device.services.contains(where: { serviceUUIDs.contains($0.uuid) }) else { return nil }
+            return object(for: e)
+        }
+        record(.retrieveConnectedPeripherals(services: serviceUUIDs, found: found.count), entry: nil, .performed)
+        return found
+    }
+
+    // MARK: - World hooks
+
+    func peripheralAdded(_ d: SimulatedPeripheral) {
+        guard entryIndex[d.identifier] == nil else { return }
+        entryIndex[d.identifier] = entries.count
+        let e = PeripheralEntry(device: d)
+        entries.append(e)
+        if isScanning { scheduleAdvertising(e, generation: scanGeneration, first: true) }
+    }
+
+    /// The adapter or authorization changed. Leaving `.poweredOn` ends the scan and every
+    /// connection before the state update is delivered; Core Bluetooth then invalidates its
+    /// peripherals (they are `.disconnected`), and no `didDisconnectPeripheral` is called for
+    /// them — the state update is the app's notice (000_*.txt "Central Role: Scanning": the
+    /// app restarts from `centralManagerDidUpdateState`).
+    func worldStateChanged() {
+        let new = world.managerState
+        guard new != state else { return }
+        if state == .poweredOn {
+            if isScanning { endScan(onAir: false) }
+            for e in entries {
+                switch e.state {
+                case .connecting:
+                    e.connectGeneration += 1
+                    e.state = .disconnected
+                case .connected, .disconnecting:
+                    e.autoReconnect = false
+                    endConnection(e, reason: 0x16, side: .local, error: nil, notify: false)
+                case .disconnected: break
+                }
+            }
+        }
+        state = new
+        deliver(.didUpdateState(new)) { $0.centralManagerDidUpdateState(self) }
+    }
+
+    func rangeChanged(_ d: SimulatedPeripheral) {
+        guard let i = entryIndex[d.identifier] else { return }
+        let e = entries[i]
+        if d.isInRange {
+            attemptConnection(e)
+        } else if e.link != nil {
+            linkLost(d)
+        }
+    }
+
+    /// Starts a supervision timeout on the connection to `d`, if there is one.
+    func linkLost(_ d: SimulatedPeripheral) {
+        guard let i = entryIndex[d.identifier], let link = entries[i].link, !link.isSilent else { return }
+        let e = entries[i]
+        link.isSilent = true
+        world.schedule(after: d.supervisionTimeout) { [weak self, weak e, weak link] in
+            guard let self, let e, let link, e.link === link else { return }
+            self.endConnection(e, reason: 0x08, side: .linkLoss, error: CBError(.connectionTimeout), notify: true)
+        }
+    }
+
+    func servicesChanged(_ d: SimulatedPeripheral) {
+        guard let i = entryIndex[d.identifier], let link = entries[i].link else { return }
+        link.serviceChanged()
+    }
+
+    /// The server of `d` sends a notification/indication for `c`; returns whether it went out.
+    func serverNotify(_ d: SimulatedPeripheral, _ c: GATTServerDatabase.Characteristic, _ value: [UInt8]) -> Bool {
+        guard let i = entryIndex[d.identifier], let link = entries[i].link else { return false }
+        return link.serverNotify(c, value)
+    }
+
+    func hasConnection(to d: SimulatedPeripheral) -> Bool {
+        guard let i = entryIndex[d.identifier] else { return false }
+        return entries[i].link != nil
+    }
+
+    /// Called after every run-loop turn: a `CBPeripheral` the app let go is gone; its pending
+    /// connection is cancelled and its connection dropped, with no callbacks (there is no
+    /// object left to report on). Also settles the `retained` flag of `connect` records.
+    func sweepReleasedPeripherals() {
+        for e in entries {
+            if let index = e.unresolvedConnectCall {
+                e.unresolvedConnectCall = nil
+                let retained = e.object != nil
+                world.patchAPICall(index) {
+                    if case .connect(let id, let auto, _) = $0.call {
+                        $0.call = .connect(peripheral: id, autoReconnect: auto, retained: retained)
+                    }
+                }
+            }
+            guard e.handedOut, e.object == nil else { continue }
+            e.handedOut = false
+            world.record(.world(.peripheralReleased(peripheral: e.identifier, state: e.state)))
+            switch e.state {
+            case .connecting:
+                e.connectGeneration += 1
+                e.state = .disconnected
+                world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: e.device.address,
+                                                peerAddressType: e.device.addressType, kind: .connectionCancel),
+                                  commandAnswered: true)
+            case .connected, .disconnecting:
+                e.autoReconnect = false
+                endConnection(e, reason: 0x16, side: .local, error: nil, notify: false)
+            case .disconnected: break
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The app-facing object for `entry`: the one the app still holds, or a new one.
+    func object(for entry: PeripheralEntry) -> CBPeripheral {
+        if let p = entry.object { return p }
+        let p = CBPeripheral(manager: self, entry: entry)
+        entry.object = p
+        entry.handedOut = true
+        return p
+    }
+
+    func context(_ entry: PeripheralEntry?) -> CallContext {
+        CallContext(managerState: state, peripheralState: entry?.state, isScanning: isScanning,
+                    inCallback: currentCallback)
+    }
+
+    @discardableResult
+    func record(_ call: APICall, entry: PeripheralEntry?, _ disposition: APIDisposition) -> Int {
+        world.record(.api(APICallRecord(central: traceID, call: call, context: context(entry), disposition: disposition)))
+    }
+
+    /// Core Bluetooth ignores the call and logs "API MISUSE".
+    func misuse(_ call: APICall, _ entry: PeripheralEntry?, _ reason: MisuseReason) {
+        record(call, entry: entry, .misuse(reason))
+        let subject = entry.map { "<CBPeripheral \($0.identifier.uuidString)>" } ?? "<CBCentralManager \(traceID)>"
+        let what = switch reason {
+        case .notPoweredOn: "can only accept this command while in the powered on state"
+        case .notConnected: "can only accept commands while in the connected state"
+        case .foreignAttribute: "was given an attribute that does not belong to it"
+        }
+        world.log("[CoreBluetooth] API MISUSE: \(subject) \(what) (\(call.name))")
+    }
+
+    private func requirePoweredOn(_ call: APICall, entry: PeripheralEntry? = nil) -> Bool {
+        guard state == .poweredOn else {
+            misuse(call, entry, .notPoweredOn)
+            return false
+        }
+        return true
+    }
+
+    /// Records a central-delegate callback and calls it if a delegate is set.
+    func deliver(_ callback: DelegateCallback, _ body: (any CBCentralManagerDelegate) -> Void) {
+        let d = delegate
+        world.record(.callback(CallbackRecord(central: traceID, callback: callback, delivered: d != nil)))
+        guard let d else { return }
+        let saved = currentCallback
+        currentCallback = callback.name
+        body(d)
+        currentCallback = saved
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+
+/// `CBPeripheral`: the app's handle on a remote device, created by the central manager and
+/// retained only by the app (000_*.txt "DON'T: Lose the peripheral reference").
+///
+/// Every command needs the manager `.poweredOn` and the peripheral `.connected`; otherwise it
+/// does nothing but log "API MISUSE" (000_*.txt "DON'T: Assume connection order or timing":
+/// discover in `didConnect`). Requests go out one at a time per connection, in call order (one
+/// outstanding ATT request per bearer, Core Vol 3 Part F 3.3.2).
+public class CBPeripheral: CustomStringConvertible {
+    public weak var delegate: (any CBPeripheralDelegate)?
+    public private(set) weak var manager: CBCentralManager?
+    let entry: PeripheralEntry
+    /// Discovered services (nil before the first discovery).
+    public internal(set) var services: [CBService]?
+    /// value handle → discovered characteristic, for notifications.
+    var characteristicsByHandle: [UInt16: CBCharacteristic] = [:]
+
+    init(manager: CBCentralManager, entry: PeripheralEntry) {
+        self.manager = manager
+        self.entry = entry
+    }
+
+    public var identifier: UUID { entry.identifier }
+    /// The GAP name once known, else the advertised local name.
+    public var name: String? { entry.device.name ?? entry.device.localName }
+    public var state: CBPeripheralState { entry.state }
+    public var description: String { "<CBPeripheral \(identifier.uuidString) \(name ?? "")>" }
+
+    // MARK: - Write flow control
+
+    /// Whether a `.withoutResponse` write would be sent now: false while the controller's
+    /// buffers are all in flight, and whenever not connected. Reading it is recorded, so a rule
+    /// can tell whether the app checked before writing (000_*.txt "Review Checklist").
+    public var canSendWriteWithoutResponse: Bool {
+        let v = canSendNow
+        manager?.record(.canSendWriteWithoutResponse(peripheral: identifier, result: v), entry: entry, .performed)
+        return v
+    }
+
+    var canSendNow: Bool { entry.link?.canSendWriteWithoutResponse ?? false }
+
+    /// ATT_MTU − 3 for `.withoutResponse` (one Write Command PDU, Vol 3 Part F 3.4.5.3; 20 until
+    /// the MTU exchange completes), 512 for `.withResponse` (the longest attribute value, Vol 3
+    /// Part F 3.2.9; Core Bluetooth uses a long write beyond one PDU).
+    public func maximumWriteValueLength(for type: CBCharacteristicWriteType) -> Int {
+        let v = maximumLength(type)
+        manager?.record(.maximumWriteValueLength(peripheral: identifier, type: type, result: v), entry: entry, .performed)
+        return v
+    }
+
+    func maximumLength(_ type: CBCharacteristicWriteType) -> Int {
+        type == .withResponse ? 512 : Int(entry.link?.mtu ?? 23) - 3
+    }
+
+    // MARK: - Discovery
+
+    public func discoverServices(_ serviceUUIDs: [CBUUID]?) {
+        let call = APICall.discoverServices(peripheral: identifier, services: serviceUUIDs, delegateSet: delegate != nil)
+        guard let link = connectedLink(call) else { return }
+        manager?.record(call, entry: entry, .performed)
+        link.enqueue(.discoverServices(serviceUUIDs))
+    }
+
+    public func discoverIncludedServices(_ includedServiceUUIDs: [CBUUID]?, for service: CBService) {
+        let call = APICall.discoverIncludedServices(peripheral: identifier, services: includedServiceUUIDs,
+                                                    service: service.uuid)
+        guard let link = connectedLink(call), owns(service, call) else { return }
+        manager?.record(call, entry: entry, .performed)
+        link.enqueue(.discoverIncludedServices(includedServiceUUIDs, service))
+    }
+
+    public func discoverCharacteristics(_ characteristicUUIDs: [CBUUID]?, for service: CBService) {
+        let call = APICall.discoverCharacteristics(peripheral: identifier, characteristics: characteristicUUIDs,
+                                                   service: service.uuid)
+        guard let link = connectedLink(call), owns(service, call) else { return }
+        manager?.record(call, entry: entry, .performed)
+        link.enqueue(.discoverCharacteristics(characteristicUUIDs, service))
+    }
+
+    public func discoverDescriptors(for characteristic: CBCharacteristic) {
+        let call = APICall.discoverDescriptors(peripheral: identifier, characteristic: characteristic.uuid)
+        guard let link = connectedLink(call), owns(characteristic.service, call) else { return }
+        manager?.record(call, entry: entry, .performed)
+        link.enqueue(.discoverDescriptors(characteristic))
+    }
+
+    // MARK: - Reading and writing
+
+    /// Sends a Read Request; the server enforces its permissions (a characteristic without the
+    /// read property answers Read Not Permitted, reported as `CBATTError.readNotPermitted`).
+    public func readValue(for characteristic: CBCharacteristic) {
+        let call = APICall.readValue(peripheral: identifier, characteristic: characteristic.uuid,
+                                     properties: characteristic.properties)
+        guard let link = connectedLink(call), owns(characteristic.service, call) else { return }
+        manager?.record(call, entry: entry, .performed)
+        link.enqueue(.read(characteristic))
+    }
+
+    public func readValue(for descriptor: CBDescriptor) {
+        let call = APICall.readDescriptor(peripheral: identifier, descriptor: descriptor.uuid)
+        guard let link = connectedLink(call), owns(descriptor.characteristic?.service, call) else { return }
+        manager?.record(call, entry: entry, .performed)
+        link.enqueue(.readDescriptor(descriptor))
+    }
+
+    /// Writes as Core Bluetooth does (000_*.txt "DON'T: Write without checking properties and
+    /// flow control"):
+    /// - `.withResponse`: a Write Request, queued with the other requests; beyond ATT_MTU − 3 a
+    ///   long write (Prepare Write + Execute Write). The server refuses a characteristic without
+    ///   the write property (`CBATTError.writeNotPermitted` in `didWriteValueFor`) and values
+    ///   over 512 bytes (`.invalidAttributeValueLength`).
+    /// - `.withoutResponse`: a Write Command, sent at once. Dropped — nothing on the air, no
+    ///   callback — when the characteristic lacks Write Without Response (Core Bluetooth logs a
+    ///   warning), when `canSendWriteWithoutResponse` is false (Core Bluetooth discards it;
+    ///   CoreBluetoothMock delivers it, the simulator does not), and when longer than
+    ///   `maximumWriteValueLength(for: .withoutResponse)`. Each drop is recorded.
+    public func writeValue(_ data: Data, for characteristic: CBCharacteristic, type: CBCharacteristicWriteType) {
+        let call = APICall.writeValue(peripheral: identifier, characteristic: characteristic.uuid,
+                                      properties: characteristic.properties, type: type, length: data.count,
+                                      maximumLength: maximumLength(type), canSend: canSendNow)
+        guard let link = connectedLink(call), owns(characteristic.service, call) else { return }
+        let bytes = [UInt8](data)
+        guard type == .withoutResponse else {
+            manager?.record(call, entry: entry, .performed)
+            link.enqueue(.write(characteristic, bytes))
+            return
+        }
+        if !characteristic.properties.contains(.writeWithoutResponse) {
+            manager?.record(call, entry: entry, .dropped(.writeTypeNotSupported))
+            manager?.world.log("[CoreBluetooth] WARNING: \(characteristic) does not specify the \"Write Without "
+                + "Response\" property - ignoring response-less write")
+        } else if !link.canSendWriteWithoutResponse {
+            manager?.record(call, entry: entry, .dropped(.cannotSendWriteWithoutResponse))
+        } else if bytes.count > maximumLength(.withoutResponse) {
+            manager?.record(call, entry: entry, .dropped(.exceedsMaximumLength))
+        } else {
+            manager?.record(call, entry: entry, .performed)
+            link.sendWriteCommand(characteristic, bytes)
+        }
+    }
+
+    public func writeValue(_ data: Data, for descriptor: CBDescriptor) {
+        let call = APICall.writeDescriptor(peripheral: identifier, descriptor: descriptor.uuid, length: data.count)
+        guard let link = connectedLink(call), owns(descriptor.characteristic?.service, call) else { return }
+        manager?.record(call, entry: entry, .performed)
+        link.enqueue(.writeDescriptor(descriptor, [UInt8](data)))
+    }
+
+    /// Writes the characteristic's CCCD (Vol 3 Part G 3.3.3.3): notifications if the
+    /// characteristic notifies, else indications. A characteristic with neither has no CCCD and
+    /// fails with `CBATTError.requestNotSupported` without anything on the air.
+    public func setNotifyValue(_ enabled: Bool, for characteristic: CBCharacteristic) {
+        let call = APICall.setNotifyValue(peripheral: identifier, enabled: enabled, characteristic: characteristic.snapshot)
+        guard let link = connectedLink(call), owns(characteristic.service, call) else { return }
+        manager?.record(call, entry: entry, .performed)
+        link.enqueue(.setNotify(characteristic, enabled))
+    }
+
+    /// HCI Read RSSI; the answer comes one connection interval later.
+    public func readRSSI() {
+        let call = APICall.readRSSI(peripheral: identifier)
+        guard let link = connectedLink(call) else { return }
+        manager?.record(call, entry: entry, .performed)
+        link.readRSSI()
+    }
+
+    // MARK: - Internals
+
+    private func connectedLink(_ call: APICall) -> SimulatedLink? {
+        guard let m = manager else { return nil }
+        guard m.state == .poweredOn else {
+            m.misuse(call, entry, .notPoweredOn)
+            return nil
+        }
+        guard entry.state == .connected, let link = entry.link else {
+            m.misuse(call, entry, .notConnected)
+            return nil
+        }
+        return link
+    }
+
+    private func owns(_ service: CBService?, _ call: APICall) -> Bool {
+        guard let service, service.peripheral === self, services?.contains(where: { $0 === service }) == true else {
+            manager?.misuse(call, entry, .foreignAttribute)
+            return false
+        }
+        return true
+    }
+
+    /// The connection ended: subscriptions are gone; discovered attributes stay (Core Bluetooth
+    /// keeps the objects, but the app must rediscover on the next connection).
+    func connectionEnded() {
+        for c in characteristicsByHandle.values { c.isNotifying = false }
+    }
+
+    /// Records a peripheral-delegate callback and calls it if a delegate is set.
+    func deliver(_ callback: DelegateCallback, _ body: (any CBPeripheralDelegate) -> Void) {
+        guard let m = manager else { return }
+        let d = delegate
+        m.world.record(.callback(CallbackRecord(central: m.traceID, callback: callback, delivered: d != nil)))
+        guard let d else { return }
+        let saved = m.currentCallback
+        m.currentCallback = callback.name
+        body(d)
+        m.currentCallback = saved
+    }
+}

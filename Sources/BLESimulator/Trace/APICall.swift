@@ -1,0 +1,112 @@
+import Foundation
+
+/// One call an app made into the simulated Core Bluetooth API, with its arguments and the state
+/// it was made in. These are the "API-only" records of a trace: a capture cannot show them (a
+/// scan with a nil service list looks like any other scan on the air), so the linter's API-level
+/// rules read them here (000_*.txt, "Common Mistakes" and "Review Checklist").
+public enum APICall: Sendable, Equatable {
+    // CBCentralManager
+    case centralManagerInit(restoreIdentifier: String?, showPowerAlert: Bool)
+    /// `services` nil is the "scan for nil services" mistake (000_*.txt, "DON'T: Scan for nil
+    /// services in production").
+    case scanForPeripherals(services: [CBUUID]?, allowDuplicates: Bool)
+    case stopScan
+    /// `retained`: whether the app still held the `CBPeripheral` once the call's turn of the run
+    /// loop ended (nil until then). A false here is "DON'T: Lose the peripheral reference".
+    case connect(peripheral: UUID, autoReconnect: Bool, retained: Bool?)
+    case cancelPeripheralConnection(peripheral: UUID)
+    case retrievePeripherals(identifiers: [UUID], found: Int)
+    case retrieveConnectedPeripherals(services: [CBUUID], found: Int)
+    // CBPeripheral
+    /// `delegateSet`: whether `peripheral.delegate` was set at call time (Review Checklist:
+    /// "CBPeripheralDelegate set before calling discoverServices").
+    case discoverServices(peripheral: UUID, services: [CBUUID]?, delegateSet: Bool)
+    case discoverIncludedServices(peripheral: UUID, services: [CBUUID]?, service: CBUUID)
+    case discoverCharacteristics(peripheral: UUID, characteristics: [CBUUID]?, service: CBUUID)
+    case discoverDescriptors(peripheral: UUID, characteristic: CBUUID)
+    case readValue(peripheral: UUID, characteristic: CBUUID, properties: CBCharacteristicProperties)
+    case readDescriptor(peripheral: UUID, descriptor: CBUUID)
+    /// Everything the write checks of 000_*.txt "DON'T: Write without checking properties and
+    /// flow control" need: the type, the length against `maximumWriteValueLength(for: type)`,
+    /// the characteristic's properties and `canSendWriteWithoutResponse` at call time.
+    case writeValue(peripheral: UUID, characteristic: CBUUID, properties: CBCharacteristicProperties,
+                    type: CBCharacteristicWriteType, length: Int, maximumLength: Int, canSend: Bool)
+    case writeDescriptor(peripheral: UUID, descriptor: CBUUID, length: Int)
+    case setNotifyValue(peripheral: UUID, enabled: Bool, characteristic: CBCharacteristic.Snapshot)
+    case readRSSI(peripheral: UUID)
+    /// Queries are recorded so a rule can tell whether the app looked before it wrote.
+    case maximumWriteValueLength(peripheral: UUID, type: CBCharacteristicWriteType, result: Int)
+    case canSendWriteWithoutResponse(peripheral: UUID, result: Bool)
+
+    /// Core Bluetooth's selector-style name.
+    public var name: String {
+        switch self {
+        case .centralManagerInit: "CBCentralManager.init(delegate:queue:options:)"
+        case .scanForPeripherals: "scanForPeripherals(withServices:options:)"
+        case .stopScan: "stopScan()"
+        case .connect: "connect(_:options:)"
+        case .cancelPeripheralConnection: "cancelPeripheralConnection(_:)"
+        case .retrievePeripherals: "retrievePeripherals(withIdentifiers:)"
+        case .retrieveConnectedPeripherals: "retrieveConnectedPeripherals(withServices:)"
+        case .discoverServices: "discoverServices(_:)"
+        case .discoverIncludedServices: "discoverIncludedServices(_:for:)"
+        case .discoverCharacteristics: "discoverCharacteristics(_:for:)"
+        case .discoverDescriptors: "discoverDescriptors(for:)"
+        case .readValue: "readValue(for:)"
+        case .readDescriptor: "readValue(for:) descriptor"
+        case .writeValue: "writeValue(_:for:type:)"
+        case .writeDescriptor: "writeValue(_:for:) descriptor"
+        case .setNotifyValue: "setNotifyValue(_:for:)"
+        case .readRSSI: "readRSSI()"
+        case .maximumWriteValueLength: "maximumWriteValueLength(for:)"
+        case .canSendWriteWithoutResponse: "canSendWriteWithoutResponse"
+        }
+    }
+}
+
+extension CBCharacteristic {
+    /// What a trace keeps of a characteristic: value type, no reference to the live object.
+    public struct Snapshot: Sendable, Equatable {
+        public var uuid: CBUUID
+        public var handle: UInt16
+        public var properties: CBCharacteristicProperties
+    }
+
+    var snapshot: Snapshot { Snapshot(uuid: uuid, handle: handle, properties: properties) }
+}
+
+/// What happened to a call.
+public enum APIDisposition: Sendable, Equatable {
+    /// Carried out (asynchronously, where Core Bluetooth is asynchronous).
+    case performed
+    /// Ignored with Core Bluetooth's "API MISUSE" log line.
+    case misuse(MisuseReason)
+    /// Accepted by the API but never sent: Core Bluetooth drops it silently or with a warning.
+    case dropped(DropReason)
+    /// Accepted, nothing to do (e.g. `connect` while already connecting).
+    case noEffect
+}
+
+/// Why Core Bluetooth refused a call with "API MISUSE".
+public enum MisuseReason: String, Sendable {
+    /// 000_*.txt "DON'T: Scan or connect before poweredOn".
+    case notPoweredOn = "not_powered_on"
+    /// 000_*.txt "DON'T: Assume connection order or timing": peripheral commands need the
+    /// connected state.
+    case notConnected = "not_connected"
+    /// The service or characteristic belongs to another peripheral or was invalidated.
+    case foreignAttribute = "foreign_attribute"
+}
+
+/// Why a call had no effect on the air.
+public enum DropReason: String, Sendable {
+    /// 000_*.txt "Review Checklist": ".withoutResponse writes honor canSendWriteWithoutResponse".
+    /// Core Bluetooth discards a write command sent while the flag is false.
+    case cannotSendWriteWithoutResponse = "can_send_false"
+    /// `.withoutResponse` on a characteristic without the Write Without Response property:
+    /// Core Bluetooth logs a warning and sends nothing.
+    case writeTypeNotSupported = "write_type_not_supported"
+    /// A write command longer than `maximumWriteValueLength(for: .withoutResponse)` (ATT_MTU − 3)
+    /// cannot be sent as one PDU (Core Vol 3 Part F 3.4.5.3).
+    case exceedsMaximumLength = "exceeds_maximum_length"
+}

@@ -1,0 +1,556 @@
+import BLEBytes
+import BLETimeline
+import Foundation
+
+/// One ATT request Core Bluetooth has queued on a connection.
+enum ATTOperation {
+    case exchangeMTU
+    case discoverServices([CBUUID]?)
+    case discoverIncludedServices([CBUUID]?, CBService)
+    case discoverCharacteristics([CBUUID]?, CBService)
+    case discoverDescriptors(CBCharacteristic)
+    case read(CBCharacteristic)
+    case readDescriptor(CBDescriptor)
+    case write(CBCharacteristic, [UInt8])
+    case writeDescriptor(CBDescriptor, [UInt8])
+    case setNotify(CBCharacteristic, Bool)
+}
+
+/// One LE connection between the simulated phone and a simulated peripheral: the client's
+/// request queue and the server's per-client state (CCCDs).
+///
+/// ATT allows one outstanding request per bearer (Core Vol 3 Part F 3.3.2): requests wait in
+/// `queue` and go out one at a time, in call order. Notifications and write commands do not
+/// wait. While the link is silent (link loss) requests go out and are never answered; the
+/// disconnection resolves them as `disconnected`.
+final class SimulatedLink {
+    unowned let world: SimulatedWorld
+    unowned let central: CBCentralManager
+    unowned let entry: PeripheralEntry
+    let device: SimulatedPeripheral
+    let number: Int
+    let handle: UInt16
+    /// ATT_MTU: 23 until the exchange completes (Vol 3 Part F 3.2.8).
+    var mtu: UInt16 = 23
+    private(set) var isOpen = true
+    var isSilent = false
+
+    private var queue: [ATTOperation] = []
+    private var head = 0
+    private var busy = false
+    /// Trace index and time of the request on the air, if any.
+    private var outstanding: (index: Int, time: Int64)?
+
+    /// Server side: this client's CCCD values by CCCD handle.
+    private var cccd: [UInt16: UInt16] = [:]
+    /// Bumped per value handle on each (un)subscription, ending the previous notification source.
+    private var subscriptionGeneration: [UInt16: Int] = [:]
+
+    // Write Command flow control (controller ACL buffers, Vol 4 Part E 4.1.1).
+    private var freeBuffers: Int
+    private var inFlight = 0
+    private var drainScheduled = false
+    private var blocked = false
+
+    init(world: SimulatedWorld, central: CBCentralManager, entry: PeripheralEntry, number: Int, handle: UInt16) {
+        self.world = world
+        self.central = central
+        self.entry = entry
+        self.device = entry.device
+        self.number = number
+        self.handle = handle
+        freeBuffers = world.configuration.writeWithoutResponseBuffers
+    }
+
+    var canSendWriteWithoutResponse: Bool { isOpen && freeBuffers > 0 }
+    private var db: GATTServerDatabase { device.database }
+    private var peripheral: CBPeripheral? { entry.object }
+
+    // MARK: - Request queue
+
+    func enqueue(_ op: ATTOperation) {
+        guard isOpen else { return }
+        queue.append(op)
+        pump()
+    }
+
+    private func pump() {
+        guard isOpen, !busy, head < queue.count else { return }
+        let op = queue[head]
+        head += 1
+        if head > 32, head * 2 > queue.count {
+            queue.removeFirst(head)
+            head = 0
+        }
+        busy = true
+        start(op)
+    }
+
+    private func finish() {
+        busy = false
+        outstanding = nil
+        pump()
+    }
+
+    func close(disconnectionFrame: Int) {
+        isOpen = false
+        if let o = outstanding { world.resolveDisconnected(o.index, frame: disconnectionFrame) }
+        outstanding = nil
+        queue.removeAll()
+        head = 0
+        busy = false
+        cccd.removeAll()
+    }
+
+    /// Puts a request on the air, lets the server answer it on arrival, and delivers the
+    /// answer after the peripheral's operation latency.
+    private func exchange(_ kind: TimelineEvent.Kind, value: [UInt8] = [], errorHandle: UInt16,
+                          server: () -> (error: UInt8?, value: [UInt8]?),
+                          then: @escaping (_ error: UInt8?, _ value: [UInt8]?) -> Void) {
+        let index = world.recordRadio(event(kind), value: value, outcome: .pending)
+        let t0 = world.nowMicros
+        outstanding = (index, t0)
+        guard !isSilent else { return }
+        let answer = server()
+        world.schedule(afterMicros: device.effectiveOperationLatency) { [weak self] in
+            guard let self, self.isOpen, !self.isSilent else { return }
+            self.world.resolve(index, requestTime: t0, error: answer.error, handle: errorHandle, value: answer.value)
+            self.outstanding = nil
+            then(answer.error, answer.value)
+        }
+    }
+
+    private func event(_ kind: TimelineEvent.Kind) -> TimelineEvent {
+        TimelineEvent(frame: 0, time: 0, connection: number, peer: device.address, peerAddressType: device.addressType,
+                      kind: kind)
+    }
+
+    private func operation(_ opcode: UInt8, _ handle: UInt16, _ ref: AttributeRef?, offset: UInt16? = nil,
+                           sent: Bool = true) -> AttributeOperation {
+        AttributeOperation.make(opcode: opcode, handle: handle, attribute: ref, mtu: mtu, offset: offset, sent: sent)
+    }
+
+    private func valueRef(_ c: CBCharacteristic) -> AttributeRef {
+        AttributeRef.make(role: .value, handle: c.handle, uuid: c.uuid.bluetoothUUID, characteristic: nil,
+                     properties: c.properties.declarationBits, carriedOver: false)
+    }
+
+    private func error(_ code: UInt8?) -> CBATTError? { code.map { CBATTError(.init(rawValue: Int($0))) } }
+
+    // MARK: - Operations
+
+    private func start(_ op: ATTOperation) {
+        switch op {
+        case .exchangeMTU:
+            let client = world.configuration.centralMTU
+            let effective = max(23, min(client, device.mtu))
+            exchange(.mtuExchange(clientRxMTU: client, serverRxMTU: device.mtu, effective: effective, sent: true),
+                     errorHandle: 0, server: { (nil, nil) }) { [weak self] _, _ in
+                self?.mtu = effective
+                self?.finish()
+            }
+
+        case .discoverServices(let filter):
+            let found = db.services.filter { !$0.isHidden && $0.isPrimary && (filter?.contains($0.uuid) ?? true) }
+            exchange(.discovery(DiscoveryInfo.make(target: .primaryServices, startHandle: 1, endHandle: 0xFFFF,
+                                              filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
+                                              found: found.count), sent: true),
+                     errorHandle: 1, server: { (found.isEmpty ? 0x0A : nil, nil) }) { [weak self] _, _ in
+                guard let self else { return }
+                if let p = self.peripheral {
+                    var list = p.services ?? []
+                    for s in found where !list.contains(where: { $0.handle == s.start }) {
+                        list.append(CBService(uuid: s.uuid, isPrimary: true, handle: s.start, endHandle: s.end, peripheral: p))
+                    }
+                    list.sort { $0.handle < $1.handle }
+                    p.services = list
+                    p.deliver(.didDiscoverServices(peripheral: p.identifier, services: found.map(\.uuid), error: nil)) {
+                        $0.peripheral(p, didDiscoverServices: nil)
+                    }
+                }
+                self.finish()
+            }
+
+        case .discoverIncludedServices(let filter, let service):
+            let s = db.services.first { $0.start == service.handle && $0.uuid == service.uuid }
+            let targets = (s?.includes ?? []).map { db.services[$0.serviceIndex] }
+                .filter { filter?.contains($0.uuid) ?? true }
+            exchange(.discovery(DiscoveryInfo.make(target: .includes, startHandle: service.handle, endHandle: service.endHandle,
+                                              filter: nil, found: targets.count), sent: true),
+                     errorHandle: service.handle, server: { (s == nil ? 0x01 : (targets.isEmpty ? 0x0A : nil), nil) }) {
+                [weak self] code, _ in
+                guard let self else { return }
+                if let p = self.peripheral {
+                    let err = code == 0x01 ? self.error(code) : nil
+                    if err == nil {
+                        service.includedServices = targets.map { t in
+                            p.services?.first { $0.handle == t.start }
+                                ?? CBService(uuid: t.uuid, isPrimary: t.isPrimary, handle: t.start, endHandle: t.end, peripheral: p)
+                        }
+                    }
+                    p.deliver(.didDiscoverIncludedServices(peripheral: p.identifier, service: service.uuid,
+                                                           error: err?.description)) {
+                        $0.peripheral(p, didDiscoverIncludedServicesFor: service, error: err)
+                    }
+                }
+                self.finish()
+            }
+
+        case .discoverCharacteristics(let filter, let service):
+            let s = db.services.first { $0.start == service.handle && $0.uuid == service.uuid }
+            let found = (s?.characteristics ?? []).map { db.characteristics[$0] }
+                .filter { filter?.contains($0.uuid) ?? true }
+            exchange(.discovery(DiscoveryInfo.make(target: .characteristics, startHandle: service.handle,
+                                              endHandle: service.endHandle,
+                                              filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
+                                              found: found.count), sent: true),
+                     errorHandle: service.handle, server: { (s == nil ? 0x01 : (found.isEmpty ? 0x0A : nil), nil) }) {
+                [weak self] code, _ in
+                guard let self else { return }
+                if let p = self.peripheral {
+                    let err = code == 0x01 ? self.error(code) : nil
+                    if err == nil {
+                        var list = service.characteristics ?? []
+                        for c in found where !list.contains(where: { $0.handle == c.valueHandle }) {
+                            let ch = CBCharacteristic(uuid: c.uuid, properties: c.properties, valueHandle: c.valueHandle,
+                                                      service: service)
+                            list.append(ch)
+                            p.characteristicsByHandle[c.valueHandle] = ch
+                        }
+                        list.sort { $0.handle < $1.handle }
+                        service.characteristics = list
+                    }
+                    p.deliver(.didDiscoverCharacteristics(peripheral: p.identifier, service: service.uuid,
+                                                          characteristics: found.map(\.uuid), error: err?.description)) {
+                        $0.peripheral(p, didDiscoverCharacteristicsFor: service, error: err)
+                    }
+                }
+                self.finish()
+            }
+
+        case .discoverDescriptors(let characteristic):
+            let c = db.characteristic(valueHandle: characteristic.handle).flatMap { $0.uuid == characteristic.uuid ? $0 : nil }
+            let found = c?.descriptors ?? []
+            exchange(.discovery(DiscoveryInfo.make(target: .descriptors, startHandle: characteristic.handle &+ 1,
+                                              endHandle: c?.endHandle ?? characteristic.handle, filter: nil,
+                                              found: found.count), sent: true),
+                     errorHandle: characteristic.handle &+ 1,
+                     server: { (c == nil ? 0x01 : (found.isEmpty ? 0x0A : nil), nil) }) { [weak self] code, _ in
+                guard let self else { return }
+                if let p = self.peripheral {
+                    let err = code == 0x01 ? self.error(code) : nil
+                    if err == nil {
+                        var list = characteristic.descriptors ?? []
+                        for d in found where !list.contains(where: { $0.handle == d.handle }) {
+                            list.append(CBDescriptor(uuid: d.uuid, handle: d.handle, characteristic: characteristic))
+                        }
+                        characteristic.descriptors = list
+                    }
+                    p.deliver(.didDiscoverDescriptors(peripheral: p.identifier, characteristic: characteristic.uuid,
+                                                      error: err?.description)) {
+                        $0.peripheral(p, didDiscoverDescriptorsFor: characteristic, error: err)
+                    }
+                }
+                self.finish()
+            }
+
+        case .read(let characteristic):
+            exchange(.read(operation(0x0A, characteristic.handle, valueRef(characteristic)), .read),
+                     errorHandle: characteristic.handle,
+                     server: { serverRead(characteristic) }) { [weak self] code, value in
+                guard let self else { return }
+                if let p = self.peripheral {
+                    let err = self.error(code)
+                    if err == nil { characteristic.value = Data(value ?? []) }
+                    p.deliver(.didUpdateValue(peripheral: p.identifier, characteristic: characteristic.uuid,
+                                              length: value?.count ?? 0, error: err?.description)) {
+                        $0.peripheral(p, didUpdateValueFor: characteristic, error: err)
+                    }
+                }
+                self.finish()
+            }
+
+        case .readDescriptor(let descriptor):
+            let ref = AttributeRef.make(role: .descriptor, handle: descriptor.handle, uuid: descriptor.uuid.bluetoothUUID,
+                                   characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
+                                   carriedOver: false)
+            exchange(.read(operation(0x0A, descriptor.handle, ref), .read), errorHandle: descriptor.handle,
+                     server: { serverReadDescriptor(descriptor) }) { [weak self] code, value in
+                guard let self else { return }
+                if let p = self.peripheral {
+                    let err = self.error(code)
+                    if err == nil { descriptor.value = Data(value ?? []) }
+                    p.deliver(.didUpdateDescriptorValue(peripheral: p.identifier, descriptor: descriptor.uuid,
+                                                        error: err?.description)) {
+                        $0.peripheral(p, didUpdateValueFor: descriptor, error: err)
+                    }
+                }
+                self.finish()
+            }
+
+        case .write(let characteristic, let bytes):
+            let done: (UInt8?) -> Void = { [weak self] code in
+                guard let self else { return }
+                if let p = self.peripheral {
+                    let err = self.error(code)
+                    p.deliver(.didWriteValue(peripheral: p.identifier, characteristic: characteristic.uuid,
+                                             error: err?.description)) {
+                        $0.peripheral(p, didWriteValueFor: characteristic, error: err)
+                    }
+                }
+                self.finish()
+            }
+            if bytes.count <= Int(mtu) - 3 {
+                exchange(.write(operation(0x12, characteristic.handle, valueRef(characteristic)), .request), value: bytes,
+                         errorHandle: characteristic.handle,
+                         server: { (serverWrite(characteristic, bytes, request: true), nil) }) { code, _ in done(code) }
+            } else {
+                longWrite(characteristic, bytes, offset: 0, done: done)
+            }
+
+        case .writeDescriptor(let descriptor, let bytes):
+            let ref = AttributeRef.make(role: .descriptor, handle: descriptor.handle, uuid: descriptor.uuid.bluetoothUUID,
+                                   characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
+                                   carriedOver: false)
+            exchange(.write(operation(0x12, descriptor.handle, ref), .request), value: bytes, errorHandle: descriptor.handle,
+                     server: { (serverWriteDescriptor(descriptor, bytes), nil) }) { [weak self] code, _ in
+                guard let self else { return }
+                if let p = self.peripheral {
+                    let err = self.error(code)
+                    p.deliver(.didWriteDescriptorValue(peripheral: p.identifier, descriptor: descriptor.uuid,
+                                                       error: err?.description)) {
+                        $0.peripheral(p, didWriteValueFor: descriptor, error: err)
+                    }
+                }
+                self.finish()
+            }
+
+        case .setNotify(let characteristic, let enabled):
+            let done: (UInt8?) -> Void = { [weak self] code in
+                guard let self else { return }
+                if let p = self.peripheral {
+                    let err = self.error(code)
+                    if err == nil { characteristic.isNotifying = enabled }
+                    p.deliver(.didUpdateNotificationState(peripheral: p.identifier, characteristic: characteristic.uuid,
+                                                          isNotifying: characteristic.isNotifying,
+                                                          error: err?.description)) {
+                        $0.peripheral(p, didUpdateNotificationStateFor: characteristic, error: err)
+                    }
+                }
+                self.finish()
+            }
+            guard let c = db.characteristic(valueHandle: characteristic.handle), c.uuid == characteristic.uuid,
+                  let cccdHandle = c.cccdHandle,
+                  !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
+                // No CCCD to write: Core Bluetooth fails the call itself.
+                world.schedule(afterMicros: 0) { done(CBATTError.Code.requestNotSupported.byte) }
+                return
+            }
+            let configuration: UInt16 = !enabled ? 0 : (characteristic.properties.contains(.notify) ? 1 : 2)
+            let ref = AttributeRef.make(role: .descriptor, handle: cccdHandle, uuid: AttributeRef.cccdUUID,
+                                   characteristic: characteristic.uuid.bluetoothUUID, properties: nil, carriedOver: false)
+            exchange(.subscribe(operation(0x12, cccdHandle, ref), configuration: configuration),
+                     value: [UInt8(configuration & 0xFF), UInt8(configuration >> 8)], errorHandle: cccdHandle,
+                     server: { serverWriteCCCD(c, configuration); return (nil, nil) }) { code, _ in done(code) }
+        }
+    }
+
+    /// Prepare Write requests of ATT_MTU − 5 bytes each, then Execute Write (Vol 3 Part F
+    /// 3.4.6; Vol 3 Part G 4.9.4 Write Long Characteristic Values).
+    private func longWrite(_ c: CBCharacteristic, _ bytes: [UInt8], offset: Int, done: @escaping (UInt8?) -> Void) {
+        let chunk = max(1, Int(mtu) - 5)
+        if offset < bytes.count {
+            let part = Array(bytes[offset..<min(bytes.count, offset + chunk)])
+            let allowed = serverWritePrecheck(c, length: bytes.count, request: true)
+            exchange(.write(operation(0x16, c.handle, valueRef(c), offset: UInt16(clamping: offset)), .prepare),
+                     value: part, errorHandle: c.handle, server: { (allowed, part) }) { [weak self] code, _ in
+                if let code { done(code) } else { self?.longWrite(c, bytes, offset: offset + chunk, done: done) }
+            }
+        } else {
+            exchange(.write(operation(0x18, 0, nil, offset: 1), .execute), errorHandle: 0,
+                     server: { (serverWrite(c, bytes, request: true), nil) }) { code, _ in done(code) }
+        }
+    }
+
+    /// A Write Command: on the air now, no response; the controller buffer frees at a later
+    /// connection event.
+    func sendWriteCommand(_ c: CBCharacteristic, _ bytes: [UInt8]) {
+        freeBuffers -= 1
+        inFlight += 1
+        if freeBuffers == 0 { blocked = true }
+        world.recordRadio(event(.write(operation(0x52, c.handle, valueRef(c)), .command)), value: bytes)
+        if !isSilent { _ = serverWrite(c, bytes, request: false) }
+        scheduleDrain()
+    }
+
+    private func scheduleDrain() {
+        guard !drainScheduled, inFlight > 0, !isSilent else { return }
+        drainScheduled = true
+        world.schedule(after: device.connectionInterval) { [weak self] in
+            guard let self, self.isOpen else { return }
+            self.drainScheduled = false
+            guard !self.isSilent else { return }
+            let n = min(self.inFlight, self.world.configuration.packetsPerConnectionEvent)
+            self.inFlight -= n
+            self.freeBuffers += n
+            if self.blocked, n > 0, let p = self.peripheral {
+                self.blocked = false
+                p.deliver(.isReadyToSendWriteWithoutResponse(peripheral: p.identifier)) {
+                    $0.peripheralIsReady(toSendWriteWithoutResponse: p)
+                }
+            }
+            self.scheduleDrain()
+        }
+    }
+
+    func readRSSI() {
+        let rssi = device.rssi
+        world.schedule(after: device.connectionInterval) { [weak self] in
+            guard let self, self.isOpen, let p = self.peripheral else { return }
+            p.deliver(.didReadRSSI(peripheral: p.identifier, rssi: rssi, error: nil)) {
+                $0.peripheral(p, didReadRSSI: NSNumber(value: rssi), error: nil)
+            }
+        }
+    }
+
+    // MARK: - Server side
+
+    private func serverRead(_ ch: CBCharacteristic) -> (UInt8?, [UInt8]?) {
+        guard let c = db.characteristic(valueHandle: ch.handle), c.uuid == ch.uuid, let def = c.definition else {
+            return (CBATTError.Code.invalidHandle.byte, nil)
+        }
+        guard c.properties.contains(.read), def.permissions.contains(.readable) else {
+            return (CBATTError.Code.readNotPermitted.byte, nil)
+        }
+        if let onRead = def.onRead {
+            switch onRead() {
+            case .success(let v): return (nil, Array(v.prefix(512)))
+            case .failure(let e): return (e.code.byte, nil)
+            }
+        }
+        return (nil, Array(def.value.prefix(512)))
+    }
+
+    private func serverReadDescriptor(_ d: CBDescriptor) -> (UInt8?, [UInt8]?) {
+        guard let (c, i) = db.descriptor(handle: d.handle), c.descriptors[i].uuid == d.uuid else {
+            return (CBATTError.Code.invalidHandle.byte, nil)
+        }
+        if c.cccdHandle == d.handle {
+            let v = cccd[d.handle] ?? 0
+            return (nil, [UInt8(v & 0xFF), UInt8(v >> 8)])
+        }
+        return (nil, c.descriptors[i].definition?.value ?? [])
+    }
+
+    private func serverWritePrecheck(_ ch: CBCharacteristic, length: Int, request: Bool) -> UInt8? {
+        guard let c = db.characteristic(valueHandle: ch.handle), c.uuid == ch.uuid, let def = c.definition else {
+            return CBATTError.Code.invalidHandle.byte
+        }
+        let property: CBCharacteristicProperties = request ? .write : .writeWithoutResponse
+        guard c.properties.contains(property), def.permissions.contains(.writeable) else {
+            return CBATTError.Code.writeNotPermitted.byte
+        }
+        // The longest attribute value is 512 octets (Vol 3 Part F 3.2.9).
+        guard length <= 512 else { return CBATTError.Code.invalidAttributeValueLength.byte }
+        return nil
+    }
+
+    /// Applies a write; a command that fails is ignored silently (no response to a command,
+    /// Vol 3 Part F 3.4.5.3).
+    private func serverWrite(_ ch: CBCharacteristic, _ bytes: [UInt8], request: Bool) -> UInt8? {
+        if let refused = serverWritePrecheck(ch, length: bytes.count, request: request) { return refused }
+        guard let def = db.characteristic(valueHandle: ch.handle)?.definition else { return nil }
+        if let onWrite = def.onWrite {
+            if let e = onWrite(bytes) { return e.code.byte }
+        } else {
+            def.value = bytes
+        }
+        return nil
+    }
+
+    private func serverWriteDescriptor(_ d: CBDescriptor, _ bytes: [UInt8]) -> UInt8? {
+        guard let (c, i) = db.descriptor(handle: d.handle), c.descriptors[i].uuid == d.uuid else {
+            return CBATTError.Code.invalidHandle.byte
+        }
+        if c.cccdHandle == d.handle {
+            guard bytes.count == 2 else { return CBATTError.Code.invalidAttributeValueLength.byte }
+            serverWriteCCCD(c, UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
+            return nil
+        }
+        guard let def = c.descriptors[i].definition else { return CBATTError.Code.writeNotPermitted.byte }
+        def.value = bytes
+        return nil
+    }
+
+    /// Stores the client's configuration and starts (or stops) the characteristic's
+    /// notification sources for this client.
+    private func serverWriteCCCD(_ c: GATTServerDatabase.Characteristic, _ value: UInt16) {
+        guard let h = c.cccdHandle else { return }
+        cccd[h] = value
+        let generation = (subscriptionGeneration[c.valueHandle] ?? 0) + 1
+        subscriptionGeneration[c.valueHandle] = generation
+        guard value & 0x3 != 0 else { return }
+        for source in device.notificationSources where source.characteristic == c.uuid {
+            tick(source, c, n: 0, generation: generation)
+        }
+    }
+
+    private func tick(_ s: SimulatedPeripheral.NotificationSource, _ c: GATTServerDatabase.Characteristic, n: Int,
+                      generation: Int) {
+        if let count = s.count, n >= count { return }
+        world.schedule(after: s.interval) { [weak self] in
+            guard let self, self.isOpen, self.subscriptionGeneration[c.valueHandle] == generation else { return }
+            _ = self.serverNotify(c, s.value(n))
+            self.tick(s, c, n: n + 1, generation: generation)
+        }
+    }
+
+    /// Sends a notification (or, for an indicate-only configuration, an indication) if this
+    /// client enabled it; the value is cut to ATT_MTU − 3 (Vol 3 Part F 3.4.7.1).
+    func serverNotify(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8]) -> Bool {
+        guard isOpen, !isSilent, let h = c.cccdHandle, let config = cccd[h], config & 0x3 != 0 else { return false }
+        let bytes = Array(value.prefix(Int(mtu) - 3))
+        let ref = AttributeRef.make(role: .value, handle: c.valueHandle, uuid: c.uuid.bluetoothUUID, characteristic: nil,
+                               properties: c.properties.declarationBits, carriedOver: false)
+        if config & 0x1 != 0 {
+            world.recordRadio(event(.notification(operation(0x1B, c.valueHandle, ref, sent: false))), value: bytes)
+        } else {
+            // Core Bluetooth confirms indications itself.
+            let i = world.recordRadio(event(.indication(operation(0x1D, c.valueHandle, ref, sent: false))), value: bytes,
+                                      outcome: .pending)
+            world.resolve(i, requestTime: world.nowMicros)
+        }
+        guard let p = peripheral, let ch = p.characteristicsByHandle[c.valueHandle], ch.uuid == c.uuid else {
+            world.record(.world(.valueForUndiscoveredCharacteristic(peripheral: entry.identifier, handle: c.valueHandle)))
+            return true
+        }
+        ch.value = Data(bytes)
+        p.deliver(.didUpdateValue(peripheral: p.identifier, characteristic: ch.uuid, length: bytes.count, error: nil)) {
+            $0.peripheral(p, didUpdateValueFor: ch, error: nil)
+        }
+        return true
+    }
+
+    /// The server's database changed: it indicates Service Changed for the whole handle range;
+    /// Core Bluetooth drops every discovered service and reports them as invalidated.
+    func serviceChanged() {
+        guard isOpen else { return }
+        cccd.removeAll()
+        for k in subscriptionGeneration.keys { subscriptionGeneration[k, default: 0] += 1 }
+        let ref = AttributeRef.make(role: .value, handle: db.serviceChangedHandle,
+                               uuid: GATTServerDatabase.serviceChangedUUID.bluetoothUUID, characteristic: nil,
+                               properties: 0x20, carriedOver: false)
+        if !isSilent {
+            let i = world.recordRadio(event(.indication(operation(0x1D, db.serviceChangedHandle, ref, sent: false))),
+                                      value: [0x01, 0x00, 0xFF, 0xFF], outcome: .pending)
+            world.resolve(i, requestTime: world.nowMicros)
+        }
+        guard let p = peripheral else { return }
+        let invalidated = p.services ?? []
+        p.services = []
+        p.characteristicsByHandle.removeAll()
+        p.deliver(.didModifyServices(peripheral: p.identifier, invalidated: invalidated.map(\.uuid))) {
+            $0.peripheral(p, didModifyServices: invalidated)
+        }
+    }
+}

@@ -1,0 +1,298 @@
+import BLEBytes
+import BLETimeline
+import Foundation
+
+/// A deterministic Bluetooth world on a virtual clock: the phone's adapter, the peripherals
+/// around it, and every central manager the app created in it.
+///
+/// Nothing sleeps. Time advances only in `run(for:)` / `run(until:)`, which execute scheduled
+/// events in (time, scheduling order) order and call delegates from inside the run, the way
+/// Core Bluetooth calls them on its queue. The same program against the same world produces
+/// the same trace, byte for byte (`trace.jsonl()`).
+///
+/// A world and everything in it belong to the thread that drives it; nothing here is
+/// thread-safe, as nothing needs to be: there is no real concurrency in a simulated radio.
+public final class SimulatedWorld {
+    public struct Configuration {
+        /// Wall-clock time of the world's start, µs since 1970 (radio events' `time`). Fixed by
+        /// default so traces do not depend on when a test ran.
+        public var epochMicros: Int64 = 1_767_225_600_000_000 // 2026-01-01T00:00:00Z
+        public var adapterState: CBManagerState = .poweredOn
+        public var authorization: CBManagerAuthorization = .allowedAlways
+        /// Delay between creating a central manager and its first state update.
+        public var stateUpdateDelay: Duration = .milliseconds(5)
+        /// The central's ATT Client Rx MTU (iOS asks for 527 on connection).
+        public var centralMTU: UInt16 = 527
+        /// Controller ACL buffers available for write commands (`canSendWriteWithoutResponse`
+        /// is false when all are in flight; each connection event frees up to
+        /// `packetsPerConnectionEvent`).
+        public var writeWithoutResponseBuffers: Int = 8
+        public var packetsPerConnectionEvent: Int = 4
+        /// How long `reset()` keeps the adapter in `.resetting`.
+        public var resetDuration: Duration = .milliseconds(500)
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    public private(set) var trace = SimulatorTrace()
+    public private(set) var peripherals: [SimulatedPeripheral] = []
+    public private(set) var adapterState: CBManagerState
+    public private(set) var authorization: CBManagerAuthorization
+
+    /// Virtual time since the world started, µs.
+    public private(set) var nowMicros: Int64 = 0
+    public var now: Duration { .microseconds(nowMicros) }
+
+    private var scheduler = EventScheduler()
+    private var centrals: [WeakCentral] = []
+    private var nextCentralID = 1
+    private var connectionCount = 0
+    /// Identifiers the system has seen (discovered or connected): what
+    /// `retrievePeripherals(withIdentifiers:)` can return.
+    var knownIdentifiers: Set<UUID> = []
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        adapterState = configuration.adapterState
+        authorization = configuration.authorization
+    }
+
+    // MARK: - Peripherals
+
+    public func add(_ peripheral: SimulatedPeripheral) {
+        guard !peripherals.contains(where: { $0 === peripheral }) else { return }
+        peripherals.append(peripheral)
+        for c in liveCentrals { c.peripheralAdded(peripheral) }
+    }
+
+    // MARK: - Clock
+
+    /// Runs `action` `delay` from now, inside the run loop (for test scripts: "at 2 s, power off").
+    public func schedule(after delay: Duration, _ action: @escaping () -> Void) {
+        schedule(afterMicros: micros(delay), action)
+    }
+
+    func schedule(afterMicros delay: Int64, _ action: @escaping () -> Void) {
+        scheduler.schedule(at: nowMicros &+ max(0, delay), action)
+    }
+
+    /// Advances virtual time by `duration`, running every event due on the way.
+    public func run(for duration: Duration) { run(untilMicros: nowMicros &+ max(0, micros(duration))) }
+
+    /// Advances virtual time to `time` (since the world started).
+    public func run(until time: Duration) { run(untilMicros: micros(time)) }
+
+    /// Runs until `condition` holds (checked after every event) or `timeout` of virtual time
+    /// passes; returns whether the condition held.
+    @discardableResult
+    public func run(until condition: () -> Bool, timeout: Duration) -> Bool {
+        let limit = nowMicros &+ max(0, micros(timeout))
+        if condition() { return true }
+        while let item = scheduler.pop(notAfter: limit) {
+            step(item)
+            if condition() { return true }
+        }
+        nowMicros = max(nowMicros, limit)
+        return condition()
+    }
+
+    private func run(untilMicros limit: Int64) {
+        while let item = scheduler.pop(notAfter: limit) { step(item) }
+        nowMicros = max(nowMicros, limit)
+    }
+
+    private func step(_ item: EventScheduler.Item) {
+        nowMicros = max(nowMicros, item.time)
+        item.action()
+        // After every turn of the run loop: anything the app did not keep is gone now.
+        for c in liveCentrals { c.sweepReleasedPeripherals() }
+    }
+
+    /// Whether anything is scheduled.
+    public var isIdle: Bool { scheduler.isEmpty }
+
+    // MARK: - World events
+
+    /// The phone's Bluetooth adapter changes state (Settings, Control Center, a crash of the
+    /// Bluetooth daemon). Every central manager reports the new state; leaving `.poweredOn` ends
+    /// its scan and connections (see `CBCentralManager`).
+    public func setAdapterState(_ state: CBManagerState) {
+        guard state != adapterState else { return }
+        adapterState = state
+        record(.world(.adapterStateChanged(state)))
+        if state == .poweredOn || state == .poweredOff {
+            recordRadio(TimelineEvent(frame: 0, time: 0, kind: .power), value: [state == .poweredOn ? 1 : 0])
+        }
+        for c in liveCentrals { c.worldStateChanged() }
+    }
+
+    public func powerOff() { setAdapterState(.poweredOff) }
+    public func powerOn() { setAdapterState(.poweredOn) }
+
+    /// `.resetting`, then back to `.poweredOn` after `configuration.resetDuration`.
+    public func reset() {
+        setAdapterState(.resetting)
+        schedule(after: configuration.resetDuration) { [weak self] in self?.setAdapterState(.poweredOn) }
+    }
+
+    /// The user's Bluetooth permission for the app (000_*.txt "Bluetooth Authorization").
+    public func setAuthorization(_ authorization: CBManagerAuthorization) {
+        guard authorization != self.authorization else { return }
+        self.authorization = authorization
+        for c in liveCentrals { c.worldStateChanged() }
+    }
+
+    /// The state a central manager reports: unauthorized when the app may not use Bluetooth,
+    /// otherwise the adapter's.
+    var managerState: CBManagerState {
+        switch authorization {
+        case .denied, .restricted: .unauthorized
+        default: adapterState
+        }
+    }
+
+    /// The peripheral moves out of (or back into) radio range. Out of range: no advertisements,
+    /// and an open connection is lost after its supervision timeout. Back in range: pending
+    /// connections complete (Core Bluetooth's `connect` never times out).
+    public func setInRange(_ peripheral: SimulatedPeripheral, _ inRange: Bool) {
+        guard peripheral.isInRange != inRange else { return }
+        peripheral.isInRange = inRange
+        record(.world(.peripheralRangeChanged(address: peripheral.address.description, inRange: inRange)))
+        for c in liveCentrals { c.rangeChanged(peripheral) }
+    }
+
+    /// The link to `peripheral` goes silent (interference, the peripheral resets): nothing more
+    /// is answered, and after the supervision timeout every central sees the connection end
+    /// with reason 0x08 Connection Timeout (Core Vol 6 Part B 4.5.2).
+    public func loseLink(_ peripheral: SimulatedPeripheral) {
+        record(.world(.linkLossStarted(address: peripheral.address.description,
+                                       supervisionTimeoutMicros: micros(peripheral.supervisionTimeout))))
+        for c in liveCentrals { c.linkLost(peripheral) }
+    }
+
+    /// The peripheral's GATT database changes: it indicates Service Changed (Vol 3 Part G 7.1)
+    /// on every connection, and Core Bluetooth reports `didModifyServices` with the services it
+    /// invalidated.
+    public func changeServices(of peripheral: SimulatedPeripheral, to services: [SimulatedService]) {
+        peripheral.services = services
+        record(.world(.servicesChanged(address: peripheral.address.description)))
+        for c in liveCentrals { c.servicesChanged(peripheral) }
+    }
+
+    /// The peripheral's server sends `value` for its characteristic `uuid` to every connected
+    /// client that enabled notifications or indications in the CCCD, and to no one else.
+    public func notify(_ peripheral: SimulatedPeripheral, characteristic uuid: CBUUID, value: [UInt8]) {
+        guard let c = peripheral.database.characteristic(uuid: uuid) else { return }
+        var sent = false
+        for central in liveCentrals { sent = central.serverNotify(peripheral, c, value) || sent }
+        if !sent {
+            record(.world(.notificationSuppressed(address: peripheral.address.description, handle: c.valueHandle)))
+        }
+    }
+
+    // MARK: - Centrals
+
+    func register(_ central: CBCentralManager) -> Int {
+        defer { nextCentralID += 1 }
+        centrals.append(WeakCentral(central))
+        return nextCentralID
+    }
+
+    var liveCentrals: [CBCentralManager] {
+        if centrals.contains(where: { $0.object == nil }) { centrals.removeAll { $0.object == nil } }
+        return centrals.compactMap(\.object)
+    }
+
+    func allocateConnection() -> (number: Int, handle: UInt16) {
+        connectionCount += 1
+        return (connectionCount, UInt16(truncatingIfNeeded: 0x0040 + (connectionCount - 1) % 0x0E00))
+    }
+
+    /// Whether any central has a connection to `peripheral`.
+    public func isConnected(_ peripheral: SimulatedPeripheral) -> Bool {
+        liveCentrals.contains { $0.hasConnection(to: peripheral) }
+    }
+
+    // MARK: - Trace
+
+    @discardableResult
+    func record(_ entry: TraceRecord.Entry) -> Int { trace.append(time: nowMicros, entry) }
+
+    /// Records a radio event at the current time; returns its trace index. `commandAnswered`:
+    /// an HCI command whose Command Complete/Status comes at once (it gets the next sequence
+    /// number as its response frame).
+    @discardableResult
+    func recordRadio(_ event: TimelineEvent, value: [UInt8] = [], outcome: Outcome = .none,
+                     commandAnswered: Bool = false) -> Int {
+        var e = event
+        e.time = configuration.epochMicros &+ nowMicros
+        if !value.isEmpty { e.value = value.withByteView { InlineBytes($0) } }
+        e.outcome = outcome
+        let index = trace.append(time: nowMicros, .radio(e))
+        if commandAnswered { resolve(index, requestTime: nowMicros) }
+        return index
+    }
+
+    /// Fills in the answer of a request recorded at `index`: allocates the response's sequence
+    /// number (the frame a capture would give it) and sets the outcome; `value` replaces the
+    /// event's value (a read's result).
+    func resolve(_ index: Int, requestTime: Int64, error: UInt8? = nil, handle: UInt16 = 0, value: [UInt8]? = nil) {
+        let response = trace.allocateSequence()
+        let latency = nowMicros &- requestTime
+        trace.update(index) { entry in
+            guard case .radio(var e) = entry else { return }
+            e.outcome = error.map { .error(frame: response, latency: latency, code: $0, handle: handle) }
+                ?? .success(frame: response, latency: latency)
+            if let value { e.value = value.withByteView { InlineBytes($0) } }
+            entry = .radio(e)
+        }
+    }
+
+    /// Marks a request at `index` as cut off by the disconnection recorded at `frame`.
+    func resolveDisconnected(_ index: Int, frame: Int) {
+        trace.update(index) { entry in
+            guard case .radio(var e) = entry else { return }
+            e.outcome = .disconnected(frame: frame)
+            entry = .radio(e)
+        }
+    }
+
+    func patchAPICall(_ index: Int, _ body: (inout APICallRecord) -> Void) {
+        trace.update(index) { entry in
+            guard case .api(var a) = entry else { return }
+            body(&a)
+            entry = .api(a)
+        }
+    }
+
+    func log(_ line: String) { trace.appendLog(line) }
+
+    var lastSequence: Int { trace.nextSequence - 1 }
+
+    // MARK: - The world a manager joins
+
+    /// The world a `CBCentralManager(delegate:queue:)` created inside `withCurrent` joins, so
+    /// app code that creates its own manager (as the seeds' `BluetoothManager` does in `init`)
+    /// runs unchanged.
+    public static func withCurrent<R>(_ world: SimulatedWorld, _ body: () throws -> R) rethrows -> R {
+        try $currentBox.withValue(WorldBox(world)) { try body() }
+    }
+
+    /// The world bound by `withCurrent`, if any.
+    public static var current: SimulatedWorld? { currentBox?.world }
+
+    @TaskLocal private static var currentBox: WorldBox?
+}
+
+/// Carries a world through task-local storage. A world is confined to the thread that drives
+/// it; the box is only ever read on that thread, which is why the unchecked conformance holds.
+private final class WorldBox: @unchecked Sendable {
+    weak var world: SimulatedWorld?
+    init(_ w: SimulatedWorld) { world = w }
+}
+
+private struct WeakCentral {
+    weak var object: CBCentralManager?
+    init(_ c: CBCentralManager) { object = c }
+}
