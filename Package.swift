@@ -63,3 +63,21 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/, run by scripts/fuzz.sh). Declared only when BLECAP_FUZZ is set,
+// because they link only with `-sanitize=fuzzer`: a plain `swift build` never sees them.
+if Context.environment["BLECAP_FUZZ"] != nil {
+    package.targets += [
+        // libFuzzer's LLVMFuzzerRunDriver declared for Swift, and memfd_create.
+        .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
+        .target(
+            name: "FuzzSupport", dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "CFuzzerDriver"],
+            path: "Fuzz/FuzzSupport"),
+    ]
+    for name in ["FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders"] {
+        package.targets.append(
+            .executableTarget(
+                name: name, dependencies: ["FuzzSupport", "CFuzzerDriver"], path: "Fuzz/\(name)",
+                swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    }
+}

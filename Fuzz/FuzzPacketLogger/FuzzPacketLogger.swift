@@ -1,0 +1,17 @@
+import CFuzzerDriver
+import FuzzSupport
+
+/// Apple PacketLogger files through the whole pipeline.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    FuzzHarness.runReader(.packetLogger, UnsafeRawBufferPointer(start: data, count: count))
+    return 0
+}
+
+/// SwiftPM links executables with `--defsym main=FuzzPacketLogger_main`; hand control to libFuzzer.
+@_cdecl("FuzzPacketLogger_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return LLVMFuzzerRunDriver(&argc, &argv) { data, count in fuzzOneInput(data, count) }
+}

@@ -1,0 +1,181 @@
+@testable import BlecapCLI
+import BLEBytes
+import BLEPackets
+import CaptureIO
+import CFuzzerDriver
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What every fuzz target runs: bytes → a reader (or synthesized records) → `FrameDecoder` →
+/// every layer's `describe` → `PacketWriter` text (verbose), json (with fields) and jsonl.
+///
+/// Besides crashes and hangs (libFuzzer's -timeout), it traps on broken invariants so libFuzzer
+/// keeps the input: a reader that delivers more records than the bytes can hold, damage that is
+/// not numbered after the last frame, a reader that restarts after its end, describe output
+/// whose groups do not balance, JSON output that does not parse.
+public enum FuzzHarness {
+    /// Which reader to drive (bypassing content detection, so every input reaches its parser).
+    public enum Reader {
+        case btsnoop, pcap, packetLogger
+    }
+
+    /// Runs one fuzz input through a reader and the rest of the pipeline.
+    public static func runReader(_ kind: Reader, _ data: UnsafeRawBufferPointer) {
+        guard let fd = memoryFile(data) else { fatalError("cannot create a memory file") }
+        let source = FileByteSource(fd: fd, ownsFD: true)
+        let reader: (any CaptureReader)?
+        switch kind {
+        case .btsnoop:
+            reader = try? BTSnoopReader(source: source)
+        case .pcap:
+            // Even lengths: libpcap reopens the file by path (and pcapng offsets use pread);
+            // odd: the stream path stdin takes (fopencookie replaying the sniffed bytes).
+            _ = source.peekAvailable(upTo: 64)
+            reader = try? PcapReader(source: source, path: data.count & 1 == 0 ? "/proc/self/fd/\(fd)" : nil)
+        case .packetLogger:
+            let sniffed = PacketLoggerReader.sniff(source.peekAvailable(upTo: 64))
+            reader = try? PacketLoggerReader(source: source, bigEndian: sniffed ?? (data.count & 1 == 0))
+        }
+        guard let reader else { return }
+        // The smallest record of any container is 12 bytes (a PacketLogger header).
+        pipeline(reader, frameLimit: data.count / 12 + 2)
+    }
+
+    /// Records synthesized from the input, for the decoders: each is
+    /// `[kind][length lo][length hi][payload …]` (kind: low 3 bits select command, event, ACL,
+    /// SCO, ISO, note; bit 3 received; bits 4–5 controller index), so every HCI and L2CAP
+    /// decoder, and reassembly across records, is reachable without a container around it.
+    public static func runDecoders(_ data: UnsafeRawBufferPointer) {
+        let records = SynthesizedRecords(ByteView(data))
+        pipeline(records, frameLimit: data.count / 3 + 1)
+    }
+
+    static func pipeline(_ reader: any CaptureReader, frameLimit: Int) {
+        let textOut = OutputBuffer(fd: nil)
+        let jsonOut = OutputBuffer(fd: nil)
+        let jsonlOut = OutputBuffer(fd: nil)
+        let monitor: Bool
+        switch reader.format {
+        case .btsnoop(2001), .pcap(LinkType.bluetoothLinuxMonitor, _), .pcapng(LinkType.bluetoothLinuxMonitor):
+            monitor = true
+        default:
+            monitor = false
+        }
+        let text = PacketWriter(out: textOut, format: .text, verbose: true, color: true, absoluteTime: false, showsController: monitor)
+        let json = PacketWriter(out: jsonOut, format: .json, verbose: false, color: false, absoluteTime: false, showsController: monitor)
+        let jsonl = PacketWriter(out: jsonlOut, format: .jsonl, verbose: false, color: false, absoluteTime: true, showsController: monitor)
+        let sink = BalanceSink()
+        let decoder = FrameDecoder()
+        var frames = 0
+        json.begin()
+        while let record = reader.next() {
+            frames += 1
+            if frames > frameLimit { fatalError("reader delivered more than \(frameLimit) records") }
+            if record.frame != frames { fatalError("record \(frames) numbered \(record.frame)") }
+            let frame = decoder.decode(record)
+            sink.check(frame)
+            text.write(frame)
+            json.write(frame)
+            jsonl.write(frame)
+        }
+        json.end()
+        let damage = reader.damage
+        if let damage, damage.frame != frames + 1 { fatalError("damage \(damage) after \(frames) frames") }
+        if reader.next() != nil { fatalError("next() after the end returned a record") }
+        if reader.damage != damage { fatalError("damage changed after the end") }
+        if (try? JSONSerialization.jsonObject(with: Data(jsonOut.bytes))) == nil {
+            fatalError("json output does not parse: \(String(decoding: jsonOut.bytes, as: UTF8.self))")
+        }
+        var lineStart = 0
+        for (i, b) in jsonlOut.bytes.enumerated() where b == 0x0A {
+            let line = Data(jsonlOut.bytes[lineStart..<i])
+            if (try? JSONSerialization.jsonObject(with: line)) == nil {
+                fatalError("jsonl line does not parse: \(String(decoding: line, as: UTF8.self))")
+            }
+            lineStart = i + 1
+        }
+        if String(validating: textOut.bytes, as: UTF8.self) == nil { fatalError("text output is not UTF-8") }
+    }
+
+    /// An anonymous in-memory file holding `data`, positioned at its start.
+    static func memoryFile(_ data: UnsafeRawBufferPointer) -> Int32? {
+        let fd = blecap_fuzz_memfd()
+        guard fd >= 0 else { return nil }
+        var off = 0
+        while off < data.count {
+            let n = write(fd, data.baseAddress! + off, data.count - off)
+            if n <= 0 { close(fd); return nil }
+            off += n
+        }
+        lseek(fd, 0, SEEK_SET)
+        return fd
+    }
+}
+
+/// Traps when a decoder's groups do not balance or it leaves a frame undescribed.
+final class BalanceSink: FieldSink {
+    var depth = 0
+    var items = 0
+
+    func field(_ name: StaticString, _ value: FieldValue) { items += 1 }
+    func begin(_ name: StaticString) { items += 1; depth += 1 }
+    func end() {
+        if depth == 0 { fatalError("end() without begin()") }
+        depth -= 1
+    }
+    func note(_ text: StaticString) { items += 1 }
+
+    func check(_ frame: DecodedFrame) {
+        depth = 0
+        items = 0
+        switch frame.layer {
+        case .command(let c): c.describe(into: self)
+        case .event(let e): e.describe(into: self)
+        case .acl(let acl, _):
+            acl.describe(into: self)
+            if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: self) }
+        case .other, .malformed: return
+        }
+        if depth != 0 { fatalError("\(depth) group(s) left open by \(frame.layer)") }
+        if items == 0 { fatalError("describe emitted nothing for \(frame.layer)") }
+    }
+}
+
+/// A `CaptureReader` over synthesized records (see `FuzzHarness.runDecoders`).
+final class SynthesizedRecords: CaptureReader {
+    let data: ByteView
+    var offset = 0
+    var frame = 0
+    let format = CaptureFormat.btsnoop(datalink: 1002)
+    var damage: CaptureDamage? = nil
+    var finished = false
+
+    init(_ data: ByteView) { self.data = data }
+
+    static let kinds: [RecordKind] = [.hciCommand, .hciEvent, .aclData, .aclData, .scoData, .isoData, .note, .hciEvent]
+
+    func next() -> CaptureRecord? {
+        guard !finished, let kindByte = data.u8(offset), let length = data.u16le(offset + 1) else {
+            if !finished && offset < data.count {
+                damage = CaptureDamage(offset: Int64(offset), frame: frame + 1, reason: "truncated record header")
+            }
+            finished = true
+            return nil
+        }
+        // Lengths past the end are cut to the bytes left.
+        let start = offset + 3
+        let count = min(Int(length), data.count - start)
+        guard let payload = data.slice(start, count) else { fatalError("slice \(start)+\(count) of \(data.count)") }
+        offset = start + count
+        frame += 1
+        let received = kindByte & 0x08 != 0
+        return CaptureRecord(
+            frame: frame, timestamp: Int64(frame) * 1000, direction: received ? .received : .sent,
+            kind: Self.kinds[Int(kindByte & 0x07)], rawType: UInt32(kindByte),
+            controllerIndex: UInt16(kindByte >> 4 & 0x03), payload: payload, originalLength: count,
+            fileOffset: Int64(start - 3), recordLength: count + 3)
+    }
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Builds and runs blecap's libFuzzer targets (Fuzz/) with the shared captures as seed corpus.
+#
+#   scripts/fuzz.sh [target|all] [seconds] [extra libFuzzer flags…]
+#
+# Targets: FuzzBTSnoop, FuzzPcap, FuzzPacketLogger (a reader each, then the whole pipeline)
+# and FuzzDecoders (synthesized HCI records → FrameDecoder → describe → writers). Default: all,
+# 120 s each. Crashes, hangs (-timeout) and broken invariants (the harness traps) leave their
+# input in .build-fuzz/artifacts/; reproduce one with
+#   .build-fuzz/debug/FuzzPcap .build-fuzz/artifacts/FuzzPcap-crash-…
+#
+# How it links: SwiftPM links an executable with `--defsym main=<Module>_main`, which ld.gold
+# cannot reconcile with libFuzzer's own main. Each target therefore defines <Module>_main
+# (calling LLVMFuzzerRunDriver) as well as LLVMFuzzerTestOneInput, and links with lld. The
+# targets exist only when BLECAP_FUZZ is set, so plain `swift build` / `swift test` never see
+# them. FUZZ_CONFIG=release builds optimized (faster, slower to build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target=${1:-all}
+seconds=${2:-120}
+shift $(( $# > 2 ? 2 : $# )) || true
+config=${FUZZ_CONFIG:-debug}
+shared=${BLECAP_SHARED:-$(cd .. && pwd)/shared}
+build=.build-fuzz
+all=(FuzzBTSnoop FuzzPcap FuzzPacketLogger FuzzDecoders)
+[[ $target == all ]] && targets=("${all[@]}") || targets=("$target")
+
+flags=(-c "$config" --build-path "$build"
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xswiftc -use-ld=lld
+  -Xcc -fsanitize=fuzzer-no-link,address)
+for t in "${targets[@]}"; do
+  BLECAP_FUZZ=1 swift build "${flags[@]}" --product "$t"
+done
+bin=$(BLECAP_FUZZ=1 swift build "${flags[@]}" --show-bin-path)
+
+# Seed corpora: every shared capture, sorted by container (content, not name), cut to 16 KiB;
+# for the decoders, the H4 btsnoop captures re-encoded as [kind][len16][payload] records.
+python3 - "$shared/captures" "$build/corpus" <<'EOF'
+import os, struct, sys
+src, dst = sys.argv[1], sys.argv[2]
+limit = 16384
+for t in ("FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders"):
+    os.makedirs(os.path.join(dst, t), exist_ok=True)
+def put(target, name, data):
+    with open(os.path.join(dst, target, name), "wb") as f:
+        f.write(data[:limit])
+for folder in sorted(os.listdir(src)):
+    d = os.path.join(src, folder)
+    if not os.path.isdir(d):
+        continue
+    for name in sorted(os.listdir(d)):
+        if name.endswith(".md"):
+            continue
+        data = open(os.path.join(d, name), "rb").read()
+        seed = f"{folder}-{name}"
+        if data[:8] == b"btsnoop\0":
+            put("FuzzBTSnoop", seed, data)
+            if struct.unpack(">I", data[12:16])[0] != 1002:
+                continue
+            # H4 records → decoder seeds, 32 records each (small inputs run faster).
+            kinds = {1: 0, 4: 1, 2: 2, 3: 4, 5: 5}
+            out, count, part, off = bytearray(), 0, 0, 16
+            while off + 24 <= len(data):
+                incl, flags = struct.unpack(">I", data[off + 4:off + 8])[0], struct.unpack(">I", data[off + 8:off + 12])[0]
+                body = data[off + 24:off + 24 + incl]
+                off += 24 + incl
+                if len(body) < 1 or body[0] not in kinds:
+                    continue
+                kind = kinds[body[0]] | (0x08 if flags & 1 else 0)
+                out += bytes([kind]) + struct.pack("<H", len(body) - 1) + body[1:]
+                count += 1
+                if count == 32:
+                    put("FuzzDecoders", f"{seed}-{part}", bytes(out))
+                    out, count, part = bytearray(), 0, part + 1
+            if out:
+                put("FuzzDecoders", f"{seed}-{part}", bytes(out))
+        elif data[:4] in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d", b"\x0a\x0d\x0d\x0a"):
+            put("FuzzPcap", seed, data)
+        elif name.endswith(".pklg"):
+            put("FuzzPacketLogger", seed, data)
+EOF
+
+mkdir -p "$build/artifacts"
+status=0
+for t in "${targets[@]}"; do
+  # Decoder inputs are records without a container: short ones reach every decoder.
+  [[ $t == FuzzDecoders ]] && max_len=${FUZZ_MAX_LEN:-2048} || max_len=${FUZZ_MAX_LEN:-8192}
+  echo "== $t: ${seconds}s, corpus $build/corpus/$t ($(ls "$build/corpus/$t" | wc -l) files)"
+  # libFuzzer handles the crash signal itself (the Swift backtracer would swallow it).
+  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
+    "$bin/$t" "$build/corpus/$t" -max_len="$max_len" -timeout=10 -rss_limit_mb=4096 \
+    -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "$@" \
+    || status=$?
+done
+exit $status
