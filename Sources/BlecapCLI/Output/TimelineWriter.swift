@@ -35,9 +35,9 @@ final class TimelineWriter {
         } else {
             rightAligned(e.frame, width: 7)
             out.spaces(2)
-            let t0 = out.bytes.count
-            out.seconds(microseconds: e.time &- base)
-            out.spaces(Swift.max(1, 13 - (out.bytes.count - t0)))
+            // Seconds right-aligned, as `blecap packets` does, so the decimal points line up.
+            rightAlignedSeconds(e.time &- base, width: 11)
+            out.spaces(2)
             let c0 = out.bytes.count
             if let c = e.connection { out.byte(UInt8(ascii: "#")); out.decimal(c) } else { out.byte(UInt8(ascii: "-")) }
             out.spaces(Swift.max(1, 5 - (out.bytes.count - c0)))
@@ -51,6 +51,15 @@ final class TimelineWriter {
         }
         out.newline()
         out.maybeFlush()
+    }
+
+    private func rightAlignedSeconds(_ us: Int64, width: Int) {
+        // "S.ffffff": integer digits, a point, six decimals (and a sign when negative).
+        var digits = 1
+        var x = (us.magnitude / 1_000_000) / 10
+        while x > 0 { digits += 1; x /= 10 }
+        out.spaces(width - digits - 7 - (us < 0 ? 1 : 0))
+        out.seconds(microseconds: us)
     }
 
     private func rightAligned(_ v: Int, width: Int) {
@@ -124,13 +133,61 @@ final class TimelineWriter {
 
     private func fields(_ e: TimelineEvent) {
         switch e.kind {
+        case .initComplete(let i):
+            int("reset_frame", i.resetFrame)
+            int("commands", i.commands)
+            if i.failedCommands > 0 { int("failed_commands", i.failedCommands) }
+            if let a = i.publicAddress { address("public_address", a) }
+            if let a = i.randomAddress { address("random_address", a) }
+            if let v = i.hciVersion {
+                hex("hci_version", UInt64(v), digits: 2)
+                if let n = Self.coreVersionName(v) { str("core_version", n) }
+            }
+            if let m = i.manufacturer { hex("manufacturer", UInt64(m), digits: 4) }
+            if let f = i.leFeatures { hex("le_features", f, digits: 16) }
+            if let l = i.aclMaxLength, let n = i.aclPackets { int("acl_max_length", Int(l)); int("acl_packets", Int(n)) }
+            if let l = i.leACLMaxLength, let n = i.leACLPackets { int("le_acl_max_length", Int(l)); int("le_acl_packets", Int(n)) }
+            if let l = i.isoMaxLength, let n = i.isoPackets { int("iso_max_length", Int(l)); int("iso_packets", Int(n)) }
+            if let o = i.suggestedMaxTxOctets, let t = i.suggestedMaxTxTime {
+                int("suggested_max_tx_octets", Int(o)); int("suggested_max_tx_time", Int(t))
+            }
+        case .managementSetPowered(let on):
+            bool("powered", on)
+        case .managementSettings(let s):
+            hex("settings", UInt64(s), digits: 8)
+            bool("powered", s & 1 != 0)
+        case .managementDiscoveryStart(let d):
+            hex("address_types", UInt64(d.addressTypes), digits: 2)
+            bool("limited", d.limited)
+            bool("service_filter", d.serviceFilterUUIDs != nil)
+            if let n = d.serviceFilterUUIDs { int("filter_uuids", Int(n)) }
+            if let t = d.rssiThreshold { int("rssi_threshold", Int(t)) }
+        case .managementDiscoveryStop(let t):
+            hex("address_types", UInt64(t), digits: 2)
+        case .managementDiscovering(let t, let on):
+            hex("address_types", UInt64(t), digits: 2)
+            bool("discovering", on)
         case .controllerReset, .indexAdded, .indexRemoved, .indexOpened, .indexClosed, .scanStop, .connectionCancel:
             break
         case .power:
-            if !e.value.isEmpty { bytes("value", e.value) }
+            // PacketLogger power records are short ASCII state strings ("OFF->ON+", "AP Sleep").
+            if !e.value.isEmpty { e.value.withView { text("state", Self.trimmed($0)) } }
+            if e.value.isTruncated { bool("value_truncated", true) }
         case .annotation(let source):
             str("source", source.name)
-            e.value.withView { text("text", $0) }
+            e.value.withView { v in
+                // Linux monitor user logging (btmon): priority u8, ident length u8, ident (NUL
+                // included), then the message.
+                if source == .userLogging, let priority = v.u8(0), let n = v.u8(1),
+                   let ident = v.slice(2, Int(n)), let message = v.suffix(from: 2 + Int(n)) {
+                    int("priority", Int(priority))
+                    text("ident", Self.trimmed(ident))
+                    text("text", Self.trimmed(message))
+                } else {
+                    text("text", Self.trimmed(v))
+                }
+            }
+            if e.value.isTruncated { bool("value_truncated", true) }
         case .scanStart(let s):
             str("scan_type", s.active ? "active" : "passive")
             bool("extended", s.extended)
@@ -154,6 +211,7 @@ final class TimelineWriter {
             millis("interval_max_ms", c.intervalMax, unitMicros: 1250)
             int("latency", Int(c.latency))
             millis("timeout_ms", c.supervisionTimeout, unitMicros: 10_000)
+            hex("phys", UInt64(c.phys), digits: 2)
             bool("extended", c.extended)
         case .connectionComplete(let c), .connectionFailed(let c):
             if c.status != 0 { status("status", "status_name", c.status) }
@@ -164,17 +222,18 @@ final class TimelineWriter {
         case .connectionUpdate(let s, let t):
             if s != 0 { status("status", "status_name", s) }
             timing(t)
-        case .connectionParameterRequest(let id, let minI, let maxI, let lat, let to, let sent):
+        case .connectionParameterRequest(let id, let minI, let maxI, let lat, let to, let sent, let result):
             direction(sent)
             int("identifier", Int(id))
             millis("interval_min_ms", minI, unitMicros: 1250)
             millis("interval_max_ms", maxI, unitMicros: 1250)
             int("latency", Int(lat))
             millis("timeout_ms", to, unitMicros: 10_000)
+            if let result { parameterResult(result) }
         case .connectionParameterResponse(let id, let result, let sent):
             direction(sent)
             int("identifier", Int(id))
-            str("result", result == 0 ? "accepted" : result == 1 ? "rejected" : "unknown")
+            parameterResult(result)
         case .dataLengthChange(let tx, let rx):
             int("max_tx_octets", Int(tx))
             int("max_rx_octets", Int(rx))
@@ -248,8 +307,39 @@ final class TimelineWriter {
             direction(sent)
             address("identity_address", a)
             int("identity_address_type", Int(t))
+        case .keyDistribution(let k, let sent):
+            direction(sent)
+            str("key", k.name)
         }
         outcome(e)
+    }
+
+    /// Without the trailing NULs and line ends C strings and log lines carry.
+    static func trimmed(_ v: ByteView) -> ByteView {
+        var n = v.count
+        while n > 0, let b = v.u8(n - 1), b == 0 || b == 0x0A || b == 0x0D { n -= 1 }
+        return v.prefix(n)
+    }
+
+    /// Connection Parameter Update Response result (Vol 3 Part A 4.21).
+    private func parameterResult(_ result: UInt16) {
+        str("result", result == 0 ? "accepted" : result == 1 ? "rejected" : "unknown")
+    }
+
+    /// Core specification versions by HCI_Version (Assigned Numbers 2.1).
+    static func coreVersionName(_ v: UInt8) -> StaticString? {
+        switch v {
+        case 6: "4.0"
+        case 7: "4.1"
+        case 8: "4.2"
+        case 9: "5.0"
+        case 10: "5.1"
+        case 11: "5.2"
+        case 12: "5.3"
+        case 13: "5.4"
+        case 14: "6.0"
+        default: nil
+        }
     }
 
     private func direction(_ sent: Bool) { str("direction", sent ? "sent" : "received") }
@@ -322,7 +412,10 @@ final class TimelineWriter {
             if jsonl { int("latency_us", Int(l)) } else { key("latency_ms"); out.decimal(l / 1000); out.byte(UInt8(ascii: ".")); out.decimal(UInt64(l.magnitude % 1000), width: 3) }
         }
         if case .error(_, _, let code, let handle) = e.outcome {
-            if isHCI(e.kind) {
+            if isManagement(e.kind) {
+                hex("status", UInt64(code), digits: 2)
+                if let n = BlueZManagementNames.status(code) { str("status_name", n) }
+            } else if isHCI(e.kind) {
                 status("status", "status_name", code)
             } else {
                 hex("error", UInt64(code), digits: 2)
@@ -332,6 +425,13 @@ final class TimelineWriter {
         }
         if case .unanswered(let f) = e.outcome { int("superseded_by", f) }
         if case .disconnected(let f) = e.outcome { int("disconnection_frame", f) }
+    }
+
+    private func isManagement(_ k: TimelineEvent.Kind) -> Bool {
+        switch k {
+        case .managementSetPowered, .managementDiscoveryStart, .managementDiscoveryStop: true
+        default: false
+        }
     }
 
     private func isHCI(_ k: TimelineEvent.Kind) -> Bool {
