@@ -11,6 +11,18 @@ final class TimelineWriter {
     var base: Int64?
     private var first = true
 
+    /// Attribute names and UUID strings rendered once (JSON string, or text quoted when it has a
+    /// space) and reused: a capture names the same few attributes millions of times, and
+    /// building the String per event dominated the run time. Bounded by `cacheLimit`.
+    private struct NameKey: Hashable {
+        var role: UInt8
+        var uuid: BluetoothUUID
+        var characteristic: BluetoothUUID?
+    }
+    private var names: [NameKey: [UInt8]] = [:]
+    private var uuids: [BluetoothUUID: [UInt8]] = [:]
+    private static let cacheLimit = 4096
+
     init(out: OutputBuffer, jsonl: Bool) {
         self.out = out
         self.jsonl = jsonl
@@ -38,14 +50,14 @@ final class TimelineWriter {
             // Seconds right-aligned, as `blecap packets` does, so the decimal points line up.
             rightAlignedSeconds(e.time &- base, width: 11)
             out.spaces(2)
-            let c0 = out.bytes.count
+            let c0 = out.count
             if let c = e.connection { out.byte(UInt8(ascii: "#")); out.decimal(c) } else { out.byte(UInt8(ascii: "-")) }
-            out.spaces(Swift.max(1, 5 - (out.bytes.count - c0)))
+            out.spaces(Swift.max(1, 5 - (out.count - c0)))
             if let p = e.peer { out.address(p) } else { out.spaces(17) }
             out.spaces(2)
-            let k0 = out.bytes.count
+            let k0 = out.count
             out.ascii(e.type)
-            out.spaces(Swift.max(1, 32 - (out.bytes.count - k0)))
+            out.spaces(Swift.max(1, 32 - (out.count - k0)))
             first = true
             fields(e)
         }
@@ -123,7 +135,41 @@ final class TimelineWriter {
         out.decimal(us / 1000)
         if us % 1000 != 0 { out.byte(UInt8(ascii: ".")); out.decimal(UInt64(us % 1000), width: 3) }
     }
-    private func uuid(_ k: StaticString, _ u: BluetoothUUID) { str(k, u.description) }
+    private func uuid(_ k: StaticString, _ u: BluetoothUUID) {
+        key(k)
+        if let r = uuids[u] { return raw(r) }
+        if uuids.count >= Self.cacheLimit { uuids.removeAll(keepingCapacity: true) }
+        let r = rendered(u.description)
+        uuids[u] = r
+        raw(r)
+    }
+
+    private func attributeName(_ a: AttributeRef) {
+        key("name")
+        let k = NameKey(role: a.role.rawValue, uuid: a.uuid, characteristic: a.characteristic)
+        if let r = names[k] { return raw(r) }
+        if names.count >= Self.cacheLimit { names.removeAll(keepingCapacity: true) }
+        let r = rendered(a.displayName)
+        names[k] = r
+        raw(r)
+    }
+
+    private func raw(_ bytes: [UInt8]) { bytes.withUnsafeBytes { out.append($0) } }
+
+    /// A field value as `str` would write it: a JSON string, or text quoted when it has a space.
+    private func rendered(_ s: String) -> [UInt8] {
+        var r: [UInt8] = []
+        let quote = jsonl || s.utf8.contains(0x20)
+        if quote { r.append(0x22) }
+        for b in s.utf8 {
+            if jsonl, b == 0x22 || b == 0x5C { r.append(0x5C); r.append(b) }
+            else if jsonl, b < 0x20 { r.append(contentsOf: Array("\\u00".utf8)); r.append(contentsOf: Array(Hex.string(UInt64(b), digits: 2).dropFirst(2).utf8)) }
+            else if !jsonl, b < 0x20 || b == 0x22 { r.append(0x3F) }
+            else { r.append(b) }
+        }
+        if quote { r.append(0x22) }
+        return r
+    }
     private func status(_ k: StaticString, _ nameKey: StaticString, _ code: UInt8) {
         hex(k, UInt64(code), digits: 2)
         if let n = HCIError.name(code) { str(nameKey, n) }
@@ -358,7 +404,7 @@ final class TimelineWriter {
         direction(o.sent)
         hex("handle", UInt64(o.handle), digits: 4)
         if let a = o.attribute {
-            str("name", a.displayName)
+            attributeName(a)
             uuid("uuid", a.uuid)
             if a.carriedOver { bool("carried_over", true) }
         }
@@ -383,18 +429,18 @@ final class TimelineWriter {
         v.withView { view in
             let ad = AdvertisingData(view)
             if let n = ad.localName { text("local_name", n) }
-            var uuids: [String] = []
-            for u in ad.serviceUUIDs { uuids.append(u.description) }
-            if !uuids.isEmpty {
-                key("service_uuids")
-                if jsonl {
-                    out.byte(UInt8(ascii: "["))
-                    for (i, u) in uuids.enumerated() { if i > 0 { out.byte(UInt8(ascii: ",")) }; out.jsonString(u) }
-                    out.byte(UInt8(ascii: "]"))
-                } else {
-                    out.string(uuids.joined(separator: ","))
+            var n = 0
+            for u in ad.serviceUUIDs {
+                if n == 0 { key("service_uuids"); if jsonl { out.byte(UInt8(ascii: "[")) } } else { out.byte(UInt8(ascii: ",")) }
+                n += 1
+                if let r = uuids[u] { raw(r) } else {
+                    if uuids.count >= Self.cacheLimit { uuids.removeAll(keepingCapacity: true) }
+                    let r = rendered(u.description)
+                    uuids[u] = r
+                    raw(r)
                 }
             }
+            if n > 0, jsonl { out.byte(UInt8(ascii: "]")) }
             if let a = ad.appearance { hex("appearance", UInt64(a), digits: 4) }
             if let m = ad.manufacturerData { hex("company", UInt64(m.companyID), digits: 4) }
         }
