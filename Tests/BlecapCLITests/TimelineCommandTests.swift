@@ -167,4 +167,27 @@ import TestSupport
         #expect(read.contains("gatt.read") && read.contains("name=\"Body Sensor Location\"") && read.contains("response_frame=87"))
         #expect(!text.stdout.contains("\u{1B}["))
     }
+
+    /// Linux monitor and PacketLogger metadata: BlueZ management discovery paired with its
+    /// Command Complete, user-logging lines split into ident and text, power-record states.
+    @Test func managementPowerAndAnnotations() throws {
+        func run(_ file: String, _ extra: [String]) throws -> [[String: Any]] {
+            let r = try CLIRunner.run(["timeline", "--format", "jsonl"] + extra + [SharedFixtures.shared("captures/public/" + file)])
+            #expect(r.status == 0)
+            return try CLIRunner.jsonLines(r.stdout)
+        }
+        let mgmt = try run("btsnoop-btmon_rgbctf2020-magicintheair", ["--type", "mgmt.*"])
+        let start = try #require(mgmt.first)
+        #expect(start["frame"] as? Int == 8 && start["type"] as? String == "mgmt.discovery_start")
+        #expect(start["outcome"] as? String == "success" && start["response_frame"] as? Int == 17)
+        #expect(start["service_filter"] as? Bool == false && start["address_types"] as? Int == 7)
+        #expect(mgmt.first { $0["type"] as? String == "mgmt.discovering" }?["discovering"] as? Bool == true)
+        let logs = try run("btsnoop-btmon_blue2thprinting-intel-scan.snoop", ["--type", "annotation"])
+        let line = try #require(logs.first { $0["source"] as? String == "user_logging" })
+        #expect(line["ident"] as? String == "bluetoothd" && (line["text"] as? String)?.hasPrefix("profiles/audio/media.c") == true)
+        #expect(logs.first?["text"] as? String == "Linux version 5.15.0-84-generic (x86_64)")
+        let power = try run("pklg-be_hciparse-test00-macos.pklg", ["--type", "controller.*"])
+        #expect(power.first?["type"] as? String == "controller.power" && power.first?["state"] as? String == "OFF->ON+")
+        #expect(power.contains { $0["type"] as? String == "controller.reset" })
+    }
 }
