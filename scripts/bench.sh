@@ -38,9 +38,11 @@ echo "capture: $CAP ($(stat -c %s "$CAP") bytes)"
 run blecap-packets-jsonl "$BLECAP" packets --format jsonl "$CAP"
 run blecap-packets-text "$BLECAP" packets "$CAP"
 run blecap-info "$BLECAP" info "$CAP"
+run blecap-timeline-jsonl "$BLECAP" timeline --format jsonl "$CAP"
 run tshark-fields tshark -r "$CAP" -T fields -e frame.number -e btatt.opcode -e btatt.handle
 echo "capture without characteristic discovery (btmon 5.66 crashes on it otherwise): $NOCHAR"
 run blecap-packets-jsonl-nochar "$BLECAP" packets --format jsonl "$NOCHAR"
+run blecap-timeline-jsonl-nochar "$BLECAP" timeline --format jsonl "$NOCHAR"
 run btmon-nochar btmon -r "$NOCHAR"
 run tshark-fields-nochar tshark -r "$NOCHAR" -T fields -e frame.number -e btatt.opcode -e btatt.handle
 
@@ -52,7 +54,7 @@ cc -shared -fPIC -O2 -o "$OUT/malloc_count.so" scripts/malloc_count.c -ldl
 echo
 for f in "$SMALL" "$CAP"; do
   frames=$("$BLECAP" info --format json "$f" | python3 -c 'import json,sys; print(json.load(sys.stdin)["frames"])')
-  for cmd in "info" "packets --format jsonl"; do
+  for cmd in "info" "packets --format jsonl" "timeline --format jsonl"; do
     allocs=$(LD_PRELOAD="$OUT/malloc_count.so" "$BLECAP" $cmd "$f" 2>&1 >/dev/null | sed -n 's/^heap allocations: //p' | tail -n 1)
     printf "heap allocations, blecap %-22s %9s frames: %s\n" "$cmd" "$frames" "$allocs"
   done
@@ -62,5 +64,7 @@ ratio() { echo "scale=1; ${SECS[$1]} / ${SECS[$2]}" | bc -l 2>/dev/null || echo 
 echo
 echo "tshark / blecap packets --format jsonl: $(ratio tshark-fields blecap-packets-jsonl)x"
 echo "tshark / blecap info:                  $(ratio tshark-fields blecap-info)x"
+echo "tshark / blecap timeline --format jsonl: $(ratio tshark-fields blecap-timeline-jsonl)x"
+echo "btmon / blecap timeline (nochar):      $(ratio btmon-nochar blecap-timeline-jsonl-nochar)x"
 echo "btmon / blecap packets (nochar):       $(ratio btmon-nochar blecap-packets-jsonl-nochar)x"
 echo "tshark / blecap packets (nochar):      $(ratio tshark-fields-nochar blecap-packets-jsonl-nochar)x"

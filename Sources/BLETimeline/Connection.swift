@@ -42,6 +42,14 @@ final class ConnectionState {
     var mtu: UInt16 = 23
     /// Frame of an HCI Disconnect this host sent for the handle.
     var localDisconnectFrame: Int?
+    let startTime: Int64
+    /// Disconnection Complete's reason and who ended the link.
+    var endReason: UInt8?
+    var endSide: DisconnectionSide?
+    var endTime: Int64?
+    /// An L2CAP Connection Parameter Update Request waiting for its response (Vol 3 Part A
+    /// 4.20/4.21, matched by identifier): its event's sequence, identifier, time and direction.
+    var parameterRequest: (sequence: Int, identifier: UInt8, time: Int64, sent: Bool)?
 
     /// The peer's server as this host's client learned it, and this host's server as the
     /// peer's client learned it (both sides can be client and server, Vol 3 Part G 2.2).
@@ -58,8 +66,9 @@ final class ConnectionState {
     /// Pairing Request features, kept to pick the association model at the response.
     var pairingRequest: SMPPairingFeatures?
 
-    init(number: Int, controllerIndex: UInt16, handle: UInt16, startFrame: Int, unknownStart: Bool) {
+    init(number: Int, controllerIndex: UInt16, handle: UInt16, startFrame: Int, startTime: Int64, unknownStart: Bool) {
         self.number = number
+        self.startTime = startTime
         self.controllerIndex = controllerIndex
         self.handle = handle
         self.startFrame = startFrame
@@ -89,7 +98,8 @@ final class ConnectionState {
         ConnectionSummary(
             number: number, controllerIndex: controllerIndex, handle: handle, peer: peer,
             peerAddressType: peerAddressType, identity: identity, role: role, isLE: isLE,
-            startFrame: startFrame, unknownStart: unknownStart, endFrame: nil, mtu: mtu,
+            startFrame: startFrame, startTime: startTime, unknownStart: unknownStart, endFrame: nil, endTime: endTime,
+            endReason: endReason, endSide: endSide, mtu: mtu,
             remoteDatabase: remoteDatabase, remoteCarriedOverFrom: remoteCarriedOverFrom,
             localDatabase: localDatabase, localCarriedOverFrom: localCarriedOverFrom)
     }
@@ -107,9 +117,18 @@ public struct ConnectionSummary: Sendable {
     public var role: UInt8?
     public var isLE: Bool
     public var startFrame: Int
+    /// Microseconds since 1970 of the start frame.
+    public var startTime: Int64
     public var unknownStart: Bool
     /// Frame of the Disconnection Complete; nil when the capture ended first.
     public var endFrame: Int?
+    /// Time of the Disconnection Complete (or of the frame that ended tracking: a Reset, a
+    /// new Connection Complete on the handle).
+    public var endTime: Int64?
+    /// Disconnection Complete's reason (Vol 1 Part F) and which side ended the link; nil
+    /// when no Disconnection Complete was seen.
+    public var endReason: UInt8?
+    public var endSide: DisconnectionSide?
     public var mtu: UInt16
     /// The peer's GATT server as this host saw it.
     public var remoteDatabase: GATTDatabase

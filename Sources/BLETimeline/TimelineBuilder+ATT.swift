@@ -287,12 +287,31 @@ extension TimelineBuilder {
             switch cmd.code {
             case L2CAPConnectionParameterUpdateRequest.code:
                 guard let q = L2CAPConnectionParameterUpdateRequest(data: cmd.data) else { continue }
-                add(event(r, c, .connectionParameterRequest(
+                let e = event(r, c, .connectionParameterRequest(
                     identifier: cmd.identifier, intervalMin: q.intervalMin, intervalMax: q.intervalMax,
-                    latency: q.latency, timeout: q.timeout, sent: sent)))
+                    latency: q.latency, timeout: q.timeout, sent: sent, result: nil))
+                if let old = c.parameterRequest, queue.isPending(old.sequence) {
+                    queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
+                }
+                // The peer has 30 s to answer a signalling request (RTX, Vol 3 Part A 6.2.1).
+                let seq = add(e, pendingUntil: r.timestamp &+ Self.attTimeout)
+                c.parameterRequest = (seq, cmd.identifier, r.timestamp, sent)
             case L2CAPConnectionParameterUpdateResponse.code:
                 guard let q = L2CAPConnectionParameterUpdateResponse(data: cmd.data) else { continue }
                 add(event(r, c, .connectionParameterResponse(identifier: cmd.identifier, result: q.result, sent: sent)))
+                // The response answers the request with the same identifier sent the other way.
+                guard let p = c.parameterRequest, p.identifier == cmd.identifier, p.sent != sent,
+                      queue.isPending(p.sequence) else { continue }
+                c.parameterRequest = nil
+                let latency = r.timestamp &- p.time
+                let frame = r.frame
+                queue.update(p.sequence) { e in
+                    e.outcome = .success(frame: frame, latency: latency)
+                    if case .connectionParameterRequest(let id, let a, let b, let l, let t, let s, _) = e.kind {
+                        e.kind = .connectionParameterRequest(identifier: id, intervalMin: a, intervalMax: b, latency: l,
+                                                             timeout: t, sent: s, result: q.result)
+                    }
+                }
             default:
                 break
             }
@@ -318,6 +337,14 @@ extension TimelineBuilder {
         case .identityAddressInformation(let i):
             if !sent { c.identity = i.address }
             add(event(r, c, .identityAddress(address: i.address, addressType: i.addressType, sent: sent)))
+        case .encryptionInformation:
+            add(event(r, c, .keyDistribution(.longTermKey, sent: sent)))
+        case .centralIdentification:
+            add(event(r, c, .keyDistribution(.centralIdentification, sent: sent)))
+        case .identityInformation:
+            add(event(r, c, .keyDistribution(.identityResolvingKey, sent: sent)))
+        case .signingInformation:
+            add(event(r, c, .keyDistribution(.signatureKey, sent: sent)))
         default:
             break
         }

@@ -9,6 +9,7 @@ extension TimelineBuilder {
 
     func hciCommand(_ c: HCICommandPacket, _ r: CaptureRecord) {
         let p = c.parameters
+        if c.opcode != Self.resetOpcode { initCommand(c, r) }
         switch c.opcode {
         case Self.resetOpcode:
             // Reset drops every connection without Disconnection Complete (7.3.2).
@@ -16,6 +17,9 @@ extension TimelineBuilder {
                 close(conn, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
             }
             scanParameters = nil
+            if let pending = initState, pending.controller == r.controllerIndex { endInit(r) }
+            initState = InitState(controller: r.controllerIndex, info: ControllerInfo(resetFrame: r.frame))
+            initState?.info.commands = 1
             track(c.opcode, r, add(event(r, nil, .controllerReset), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
 
         case HCILESetScanParameters.opcode:
@@ -44,7 +48,7 @@ extension TimelineBuilder {
             let info = ConnectionCreateInfo(
                 extended: false, filterPolicy: cc.initiatorFilterPolicy, scanInterval: cc.scanInterval,
                 scanWindow: cc.scanWindow, intervalMin: cc.connection.intervalMin, intervalMax: cc.connection.intervalMax,
-                latency: cc.connection.maxLatency, supervisionTimeout: cc.connection.supervisionTimeout)
+                latency: cc.connection.maxLatency, supervisionTimeout: cc.connection.supervisionTimeout, phys: 0x01)
             createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
         case HCILEExtendedCreateConnection.opcodeV1, HCILEExtendedCreateConnection.opcodeV2:
             let version = c.opcode == HCILEExtendedCreateConnection.opcodeV2 ? 2 : 1
@@ -55,7 +59,7 @@ extension TimelineBuilder {
                 extended: true, filterPolicy: cc.initiatorFilterPolicy, scanInterval: first?.scanInterval ?? 0,
                 scanWindow: first?.scanWindow ?? 0, intervalMin: first?.connection.intervalMin ?? 0,
                 intervalMax: first?.connection.intervalMax ?? 0, latency: first?.connection.maxLatency ?? 0,
-                supervisionTimeout: first?.connection.supervisionTimeout ?? 0)
+                supervisionTimeout: first?.connection.supervisionTimeout ?? 0, phys: cc.initiatingPHYs)
             createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
         case Self.createConnectionCancelOpcode:
             track(c.opcode, r, add(event(r, nil, .connectionCancel), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
@@ -123,9 +127,11 @@ extension TimelineBuilder {
         switch e.code {
         case HCICommandComplete.code:
             guard let cc = HCICommandComplete(parameters: p) else { return }
+            initCommandComplete(cc, r)
             answer(cc.opcode, status: cc.status ?? 0, r)
         case HCICommandStatus.code:
             guard let cs = HCICommandStatus(parameters: p) else { return }
+            if cs.status != 0, initState?.controller == r.controllerIndex { initState?.info.failedCommands += 1 }
             answer(cs.opcode, status: cs.status, r)
         case HCIDisconnectionComplete.code:
             guard let d = HCIDisconnectionComplete(parameters: p) else { return }
@@ -202,6 +208,7 @@ extension TimelineBuilder {
     }
 
     private func connectionComplete(_ info: ConnectionCompleteInfo, peer: BDAddr, peerType: UInt8?, _ r: CaptureRecord) {
+        if initState?.controller == r.controllerIndex { endInit(r) }
         guard info.status == 0 else {
             var ev = event(r, nil, .connectionFailed(info))
             ev.peer = peer
@@ -224,6 +231,10 @@ extension TimelineBuilder {
         default: side = c?.localDisconnectFrame != nil ? .local : .remote
         }
         add(event(r, c, .disconnection(status: d.status, reason: d.reason, side: side)))
-        if d.status == 0, let c { close(c, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame) }
+        if d.status == 0, let c {
+            c.endReason = d.reason
+            c.endSide = side
+            close(c, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
+        }
     }
 }

@@ -37,6 +37,15 @@ public final class TimelineBuilder {
     /// Last scan parameters the host set, per the most recent reset.
     var scanParameters: ScanParameters?
     var lastTime: Int64 = .min
+    /// The last record while a power-on sequence is open (to close it at `finish()`).
+    var lastRecordForFinish: CaptureRecord?
+    /// Frame and time of the last event queued (events must stay in frame order).
+    var lastAdded: (frame: Int, time: Int64) = (0, 0)
+    /// The power-on sequence in progress since the last HCI Reset.
+    var initState: InitState?
+    struct PendingManagement { var cookie: UInt32; var opcode: UInt16; var sequence: Int }
+    /// BlueZ management commands waiting for their Command Complete/Status (bounded).
+    var pendingManagement: [PendingManagement] = []
 
     public init(emit: @escaping (TimelineEvent) -> Void,
                 connectionEnded: @escaping (ConnectionSummary) -> Void = { _ in }) {
@@ -49,6 +58,7 @@ public final class TimelineBuilder {
     public func feed(_ frame: DecodedFrame) {
         let r = frame.record
         lastTime = r.timestamp
+        if initState != nil { lastRecordForFinish = r }
         switch frame.layer {
         case .command(let c): hciCommand(c, r)
         case .event(let e): hciEvent(e, r)
@@ -63,6 +73,7 @@ public final class TimelineBuilder {
     /// Ends the capture: requests still outstanding are reported as such, open connections
     /// are summarised.
     public func finish() {
+        if let r = lastRecordForFinish { endInit(r) }
         queue.flush(.endOfCapture, emit)
         for c in open.values.sorted(by: { $0.number < $1.number }) { connectionEnded(c.summary) }
         open.removeAll()
@@ -74,6 +85,7 @@ public final class TimelineBuilder {
     func add(_ e: TimelineEvent, pendingUntil deadline: Int64? = nil) -> Int {
         var e = e
         if deadline != nil { e.outcome = .pending }
+        if e.frame >= lastAdded.frame { lastAdded = (e.frame, e.time) }
         return queue.append(e, deadline: deadline ?? .max)
     }
 
@@ -90,7 +102,7 @@ public final class TimelineBuilder {
         guard create, open.count < Self.maximumOpenConnections else { return nil }
         connectionCount += 1
         let c = ConnectionState(number: connectionCount, controllerIndex: r.controllerIndex, handle: handle,
-                                startFrame: r.frame, unknownStart: true)
+                                startFrame: r.frame, startTime: r.timestamp, unknownStart: true)
         adoptLocalDatabase(c)
         open[key] = c
         return c
@@ -104,7 +116,7 @@ public final class TimelineBuilder {
         if let old = open[key] { close(old, r, outcome: .disconnected(frame: r.frame), endFrame: nil) }
         connectionCount += 1
         let c = ConnectionState(number: connectionCount, controllerIndex: r.controllerIndex, handle: handle,
-                                startFrame: r.frame, unknownStart: false)
+                                startFrame: r.frame, startTime: r.timestamp, unknownStart: false)
         c.peer = peer
         c.peerAddressType = peerType
         c.role = role
@@ -135,8 +147,11 @@ public final class TimelineBuilder {
                   c.outstandingIndication.0?.sequence, c.outstandingIndication.1?.sequence] {
             if let s, queue.isPending(s) { queue.update(s) { $0.outcome = outcome } }
         }
+        if let p = c.parameterRequest, queue.isPending(p.sequence) { queue.update(p.sequence) { $0.outcome = outcome } }
+        c.parameterRequest = nil
         c.outstanding = (nil, nil)
         c.outstandingIndication = (nil, nil)
+        c.endTime = r.timestamp
         remember(c)
         open[ConnectionKey(controller: c.controllerIndex, handle: c.handle)] = nil
         var s = c.summary
@@ -170,6 +185,9 @@ public final class TimelineBuilder {
         case .indexOpen: kind = .indexOpened
         case .indexClose: kind = .indexClosed
         case .power: kind = .power
+        case .controlCommand, .controlEvent:
+            management(r)
+            return
         case .note: kind = .annotation(.note)
         case .syslog: kind = .annotation(.syslog)
         case .userLogging: kind = .annotation(.userLogging)

@@ -158,6 +158,9 @@ public struct ConnectionCreateInfo: Sendable, Equatable {
     public var intervalMax: UInt16
     public var latency: UInt16
     public var supervisionTimeout: UInt16
+    /// Initiating PHYs (bit 0 LE 1M, bit 1 LE 2M, bit 2 LE Coded): the extended command's
+    /// Initiating_PHYs, always LE 1M for the legacy command (7.8.12 initiates on 1M only).
+    public var phys: UInt8
 }
 
 /// LE (Enhanced) Connection Complete (7.7.65.1, .10) or BR/EDR Connection Complete (7.7.3).
@@ -177,6 +180,75 @@ public struct PairingInfo: Sendable, Equatable {
     public var method: PairingMethod?
     /// Set on the response: both sides set SC.
     public var secureConnections: Bool?
+}
+
+/// Keys distributed in SMP Phase 3 (Vol 3 Part H 3.6). The identity address has its own
+/// event (`identityAddress`) because it names the peer; key values are never reported.
+public enum SMPDistributedKey: UInt8, Sendable {
+    /// Encryption Information: the LTK (legacy pairing only; SC derives it, 2.4.2.3).
+    case longTermKey
+    /// Central Identification: EDIV and Rand that identify the LTK.
+    case centralIdentification
+    /// Identity Information: the IRK.
+    case identityResolvingKey
+    /// Signing Information: the CSRK.
+    case signatureKey
+
+    public var name: StaticString {
+        switch self {
+        case .longTermKey: "ltk"
+        case .centralIdentification: "ediv_rand"
+        case .identityResolvingKey: "irk"
+        case .signatureKey: "csrk"
+        }
+    }
+}
+
+/// What the host learned about its controller between HCI Reset and its first operational
+/// command (scan, advertising, connection): the power-on sequence (Vol 4 Part E 7.3.2, 7.4,
+/// 7.8.2, 7.8.3). Fields are nil when the host did not ask or the controller failed.
+public struct ControllerInfo: Sendable, Equatable {
+    /// Frame of the HCI Reset that started the sequence.
+    public var resetFrame: Int
+    /// Commands sent from the Reset (included) to the end of the sequence.
+    public var commands: Int = 0
+    /// Commands answered with a non-zero status.
+    public var failedCommands: Int = 0
+    /// Read BD_ADDR (7.4.6).
+    public var publicAddress: BDAddr?
+    /// LE Set Random Address (7.8.4).
+    public var randomAddress: BDAddr?
+    /// Read Local Version Information (7.4.1): HCI_Version (Assigned Numbers; 9 = 5.0) and
+    /// Company_Identifier.
+    public var hciVersion: UInt8?
+    public var manufacturer: UInt16?
+    /// LE Read Local Supported Features (7.8.3), Vol 6 Part B 4.6 bit field.
+    public var leFeatures: UInt64?
+    /// Read Buffer Size (7.4.5): BR/EDR ACL.
+    public var aclMaxLength: UInt16?
+    public var aclPackets: UInt16?
+    /// LE Read Buffer Size [v1/v2] (7.8.2): LE ACL, and ISO for v2.
+    public var leACLMaxLength: UInt16?
+    public var leACLPackets: UInt8?
+    public var isoMaxLength: UInt16?
+    public var isoPackets: UInt8?
+    /// LE Write Suggested Default Data Length (7.8.35).
+    public var suggestedMaxTxOctets: UInt16?
+    public var suggestedMaxTxTime: UInt16?
+
+    public init(resetFrame: Int) { self.resetFrame = resetFrame }
+}
+
+/// BlueZ management discovery (doc/mgmt-api.txt Start Discovery / Start Service Discovery /
+/// Start Limited Discovery).
+public struct ManagementDiscovery: Sendable, Equatable {
+    /// Address_Type bits: 0 BR/EDR, 1 LE Public, 2 LE Random.
+    public var addressTypes: UInt8
+    /// Start Service Discovery: the filter (UUID count and RSSI threshold); nil for plain
+    /// discovery, which reports every device.
+    public var serviceFilterUUIDs: UInt16?
+    public var rssiThreshold: Int8?
+    public var limited: Bool
 }
 
 /// Association models (Vol 3 Part H 2.3.5.1).
@@ -283,6 +355,17 @@ extension TimelineEvent {
     public enum Kind: Sendable {
         // Controller and power.
         case controllerReset
+        /// The host's initialisation after Reset ended (its first operational command).
+        case initComplete(ControllerInfo)
+        /// BlueZ management: Set Powered command (outcome from its Command Complete).
+        case managementSetPowered(powered: Bool)
+        /// BlueZ management: New Settings event (current settings bit field; bit 0 Powered).
+        case managementSettings(settings: UInt32)
+        /// BlueZ management: Start (Service/Limited) Discovery and Stop Discovery commands,
+        /// and the Discovering event.
+        case managementDiscoveryStart(ManagementDiscovery)
+        case managementDiscoveryStop(addressTypes: UInt8)
+        case managementDiscovering(addressTypes: UInt8, discovering: Bool)
         case indexAdded, indexRemoved, indexOpened, indexClosed
         case power
         // Discovery.
@@ -295,8 +378,10 @@ extension TimelineEvent {
         case connectionComplete(ConnectionCompleteInfo)
         case connectionFailed(ConnectionCompleteInfo)
         case connectionUpdate(status: UInt8, timing: ConnectionTiming)
+        /// L2CAP LE Connection Parameter Update Request (Vol 3 Part A 4.20); `result` is filled
+        /// from the response with the same identifier on the same connection (4.21).
         case connectionParameterRequest(identifier: UInt8, intervalMin: UInt16, intervalMax: UInt16,
-                                        latency: UInt16, timeout: UInt16, sent: Bool)
+                                        latency: UInt16, timeout: UInt16, sent: Bool, result: UInt16?)
         case connectionParameterResponse(identifier: UInt8, result: UInt16, sent: Bool)
         case dataLengthChange(maxTxOctets: UInt16, maxRxOctets: UInt16)
         case phyUpdate(status: UInt8, txPHY: UInt8, rxPHY: UInt8)
@@ -320,12 +405,19 @@ extension TimelineEvent {
         case pairingFailed(reason: UInt8, sent: Bool)
         case securityRequest(authReq: UInt8, sent: Bool)
         case identityAddress(address: BDAddr, addressType: UInt8, sent: Bool)
+        case keyDistribution(SMPDistributedKey, sent: Bool)
         // Annotations.
         case annotation(AnnotationSource)
 
         public var type: StaticString {
             switch self {
             case .controllerReset: "controller.reset"
+            case .initComplete: "controller.init_complete"
+            case .managementSetPowered: "mgmt.set_powered"
+            case .managementSettings: "mgmt.settings"
+            case .managementDiscoveryStart: "mgmt.discovery_start"
+            case .managementDiscoveryStop: "mgmt.discovery_stop"
+            case .managementDiscovering: "mgmt.discovering"
             case .indexAdded: "controller.index_added"
             case .indexRemoved: "controller.index_removed"
             case .indexOpened: "controller.index_opened"
@@ -358,6 +450,7 @@ extension TimelineEvent {
             case .pairingFailed: "smp.pairing_failed"
             case .securityRequest: "smp.security_request"
             case .identityAddress: "smp.identity_address"
+            case .keyDistribution: "smp.key"
             case .annotation: "annotation"
             }
         }

@@ -1,13 +1,19 @@
 import ArgumentParser
+import BLEBytes
 import BLEPackets
+import BLETimeline
 import CaptureIO
 
 /// `blecap info FILE`: what the capture is and what it holds, in one pass.
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Summarize a capture: container, time span, controllers, packet and ATT counts, damage.",
+        abstract: "Summarize a capture: container, time span, controllers, packet and ATT counts, devices, connections, damage.",
         discussion: """
+            Devices seen are the advertisers in advertising reports (with the local name they \
+            advertise); connections are numbered as in `blecap timeline`, with peer, duration, \
+            end reason and which side ended them; event counts are those of the timeline.
+
             Examples:
               blecap info btsnoop_hci.log
               blecap info --format json capture.pklg
@@ -23,9 +29,16 @@ struct InfoCommand: ParsableCommand {
         let input = try CaptureInput.open(file)
         let decoder = FrameDecoder()
         var stats = CaptureStatistics()
+        // The timeline is built in the same pass: one decode per frame feeds both.
+        var timeline = TimelineStatistics()
+        let builder = TimelineBuilder(emit: { timeline.add($0) }, connectionEnded: { timeline.add($0) })
         while let record = input.reader.next() {
-            stats.add(decoder.decode(record))
+            let frame = decoder.decode(record)
+            stats.add(frame)
+            builder.feed(frame)
         }
+        builder.finish()
+        stats.timeline = timeline
         let out = OutputBuffer(fd: 1)
         if format == .text {
             stats.writeText(to: out, path: file, format: input.reader.format, damage: input.reader.damage)
@@ -55,6 +68,8 @@ struct CaptureStatistics {
     /// Bit set of controller indexes seen (monitor captures), 0…63 tracked individually.
     var controllers: UInt64 = 0
     var controllerOverflow = false
+    /// Devices, connections and event counts from the timeline of the same pass.
+    var timeline = TimelineStatistics()
 
     mutating func add(_ frame: DecodedFrame) {
         let r = frame.record
@@ -116,6 +131,7 @@ struct CaptureStatistics {
         table(out, "ATT PDUs by opcode", attCounts) { ATTOpcode($0).name }
         table(out, "SMP PDUs by code", smpCounts) { SMPCode.name($0) }
         table(out, "LE signaling commands", signalingCounts) { L2CAPSignalingCode.name($0) }
+        writeTimelineText(to: out)
         out.newline()
         line(out, "damage") {
             if let damage { out.string(damage.description) } else { out.ascii("none") }
@@ -193,6 +209,7 @@ struct CaptureStatistics {
         jsonTable(out, "att", attCounts) { ATTOpcode($0).name }
         jsonTable(out, "smp", smpCounts) { SMPCode.name($0) }
         jsonTable(out, "signaling", signalingCounts) { L2CAPSignalingCode.name($0) }
+        writeTimelineJSON(to: out)
         out.ascii(",\"damage\":")
         if let damage {
             out.ascii("{\"offset\":")
@@ -225,5 +242,133 @@ struct CaptureStatistics {
             out.byte(UInt8(ascii: "}"))
         }
         out.byte(UInt8(ascii: "]"))
+    }
+}
+
+// MARK: devices, connections, timeline counts
+
+extension CaptureStatistics {
+    func writeTimelineText(to out: OutputBuffer) {
+        let t = timeline
+        if !t.devices.isEmpty {
+            out.newline()
+            out.ascii("devices seen (advertising reports, address, type, local name, frames)")
+            out.newline()
+            for d in t.devices {
+                out.ascii("  ")
+                let start = out.count
+                out.decimal(d.reports)
+                out.spaces(9 - (out.count - start))
+                out.address(d.address)
+                out.ascii(addressTypeName(d.addressType))
+                if var n = d.name {
+                    out.ascii("  \"")
+                    n.withUTF8 { out.sanitizedText(ByteView(UnsafeRawBufferPointer($0))) }
+                    out.ascii("\"")
+                }
+                out.ascii("  frames "); out.decimal(d.firstFrame); out.ascii("–"); out.decimal(d.lastFrame)
+                out.newline()
+            }
+            if t.reportsFromUnlistedDevices > 0 {
+                out.ascii("  "); out.decimal(t.reportsFromUnlistedDevices); out.ascii(" reports from further devices (not listed)")
+                out.newline()
+            }
+        }
+        if t.connectionCount > 0 {
+            out.newline()
+            out.ascii("connections")
+            out.newline()
+            for c in t.connections {
+                out.ascii("  #"); out.decimal(c.number)
+                out.spaces(c.number < 10 ? 3 : c.number < 100 ? 2 : 1)
+                if let p = c.peer { out.address(p) } else { out.ascii("(unknown peer)   ") }
+                out.ascii(c.role == 0 ? "  central   " : c.role == 1 ? "  peripheral" : "            ")
+                out.ascii("  frames "); out.decimal(c.startFrame); out.ascii("–")
+                if let e = c.endFrame { out.decimal(e) } else { out.ascii("end") }
+                if let d = c.duration { out.ascii("  "); out.seconds(microseconds: d); out.ascii(" s") }
+                out.ascii("  ATT_MTU "); out.decimal(Int(c.mtu))
+                if let reason = c.endReason {
+                    out.ascii("  ended "); out.hex(UInt64(reason), digits: 2)
+                    if let n = HCIError.name(reason) { out.byte(0x20); out.ascii(n) }
+                    if let side = c.endSide { out.ascii(" ("); out.ascii(side.name); out.ascii(")") }
+                } else {
+                    out.ascii("  not ended in the capture")
+                }
+                if c.unknownStart { out.ascii("  (started before the capture)") }
+                out.newline()
+            }
+            if t.connectionCount > t.connections.count {
+                out.ascii("  "); out.decimal(t.connectionCount - t.connections.count); out.ascii(" more (not listed)")
+                out.newline()
+            }
+        }
+        let counts = t.eventCounts
+        if !counts.isEmpty {
+            out.newline()
+            out.ascii("timeline events by type")
+            out.newline()
+            for (type, n) in counts {
+                out.ascii("  ")
+                let start = out.count
+                out.decimal(n)
+                out.spaces(9 - (out.count - start))
+                out.ascii(type)
+                out.newline()
+            }
+        }
+    }
+
+    private func addressTypeName(_ t: UInt8?) -> StaticString {
+        switch t {
+        case 0: "  public  "
+        case 1: "  random  "
+        case 2: "  public (resolved)"
+        case 3: "  random (resolved)"
+        default: "          "
+        }
+    }
+
+    func writeTimelineJSON(to out: OutputBuffer) {
+        let t = timeline
+        out.ascii(",\"devices\":[")
+        for (i, d) in t.devices.enumerated() {
+            if i > 0 { out.byte(UInt8(ascii: ",")) }
+            out.ascii("{\"address\":\""); out.address(d.address); out.byte(0x22)
+            if let a = d.addressType { out.ascii(",\"address_type\":"); out.decimal(Int(a)) }
+            if let n = d.name { out.ascii(",\"name\":"); out.jsonString(n) }
+            out.ascii(",\"reports\":"); out.decimal(d.reports)
+            out.ascii(",\"first_frame\":"); out.decimal(d.firstFrame)
+            out.ascii(",\"last_frame\":"); out.decimal(d.lastFrame)
+            out.ascii(",\"connectable\":"); out.ascii(d.connectable ? "true" : "false")
+            out.byte(UInt8(ascii: "}"))
+        }
+        out.ascii("],\"unlisted_device_reports\":"); out.decimal(t.reportsFromUnlistedDevices)
+        out.ascii(",\"connection_count\":"); out.decimal(t.connectionCount)
+        out.ascii(",\"connections\":[")
+        for (i, c) in t.connections.enumerated() {
+            if i > 0 { out.byte(UInt8(ascii: ",")) }
+            out.ascii("{\"connection\":"); out.decimal(c.number)
+            if let p = c.peer { out.ascii(",\"peer\":\""); out.address(p); out.byte(0x22) }
+            if let a = c.peerAddressType { out.ascii(",\"peer_address_type\":"); out.decimal(Int(a)) }
+            if let r = c.role { out.ascii(",\"role\":"); out.jsonString(r == 0 ? "central" : "peripheral") }
+            out.ascii(",\"handle\":"); out.decimal(Int(c.handle))
+            out.ascii(",\"start_frame\":"); out.decimal(c.startFrame)
+            if let e = c.endFrame { out.ascii(",\"end_frame\":"); out.decimal(e) }
+            if let d = c.duration { out.ascii(",\"duration_us\":"); out.decimal(d) }
+            if let reason = c.endReason {
+                out.ascii(",\"end_reason\":"); out.decimal(Int(reason))
+                if let n = HCIError.name(reason) { out.ascii(",\"end_reason_name\":"); out.jsonString(n) }
+            }
+            if let s = c.endSide { out.ascii(",\"side\":"); out.jsonString(s.name) }
+            out.ascii(",\"mtu\":"); out.decimal(Int(c.mtu))
+            out.ascii(",\"unknown_start\":"); out.ascii(c.unknownStart ? "true" : "false")
+            out.byte(UInt8(ascii: "}"))
+        }
+        out.ascii("],\"events\":{")
+        for (i, (type, n)) in t.eventCounts.enumerated() {
+            if i > 0 { out.byte(UInt8(ascii: ",")) }
+            out.jsonString(type); out.byte(UInt8(ascii: ":")); out.decimal(n)
+        }
+        out.byte(UInt8(ascii: "}"))
     }
 }

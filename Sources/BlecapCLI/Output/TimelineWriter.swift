@@ -11,6 +11,18 @@ final class TimelineWriter {
     var base: Int64?
     private var first = true
 
+    /// Attribute names and UUID strings rendered once (JSON string, or text quoted when it has a
+    /// space) and reused: a capture names the same few attributes millions of times, and
+    /// building the String per event dominated the run time. Bounded by `cacheLimit`.
+    private struct NameKey: Hashable {
+        var role: UInt8
+        var uuid: BluetoothUUID
+        var characteristic: BluetoothUUID?
+    }
+    private var names: [NameKey: [UInt8]] = [:]
+    private var uuids: [BluetoothUUID: [UInt8]] = [:]
+    private static let cacheLimit = 4096
+
     init(out: OutputBuffer, jsonl: Bool) {
         self.out = out
         self.jsonl = jsonl
@@ -35,22 +47,31 @@ final class TimelineWriter {
         } else {
             rightAligned(e.frame, width: 7)
             out.spaces(2)
-            let t0 = out.bytes.count
-            out.seconds(microseconds: e.time &- base)
-            out.spaces(Swift.max(1, 13 - (out.bytes.count - t0)))
-            let c0 = out.bytes.count
+            // Seconds right-aligned, as `blecap packets` does, so the decimal points line up.
+            rightAlignedSeconds(e.time &- base, width: 11)
+            out.spaces(2)
+            let c0 = out.count
             if let c = e.connection { out.byte(UInt8(ascii: "#")); out.decimal(c) } else { out.byte(UInt8(ascii: "-")) }
-            out.spaces(Swift.max(1, 5 - (out.bytes.count - c0)))
+            out.spaces(Swift.max(1, 5 - (out.count - c0)))
             if let p = e.peer { out.address(p) } else { out.spaces(17) }
             out.spaces(2)
-            let k0 = out.bytes.count
+            let k0 = out.count
             out.ascii(e.type)
-            out.spaces(Swift.max(1, 32 - (out.bytes.count - k0)))
+            out.spaces(Swift.max(1, 32 - (out.count - k0)))
             first = true
             fields(e)
         }
         out.newline()
         out.maybeFlush()
+    }
+
+    private func rightAlignedSeconds(_ us: Int64, width: Int) {
+        // "S.ffffff": integer digits, a point, six decimals (and a sign when negative).
+        var digits = 1
+        var x = (us.magnitude / 1_000_000) / 10
+        while x > 0 { digits += 1; x /= 10 }
+        out.spaces(width - digits - 7 - (us < 0 ? 1 : 0))
+        out.seconds(microseconds: us)
     }
 
     private func rightAligned(_ v: Int, width: Int) {
@@ -114,7 +135,41 @@ final class TimelineWriter {
         out.decimal(us / 1000)
         if us % 1000 != 0 { out.byte(UInt8(ascii: ".")); out.decimal(UInt64(us % 1000), width: 3) }
     }
-    private func uuid(_ k: StaticString, _ u: BluetoothUUID) { str(k, u.description) }
+    private func uuid(_ k: StaticString, _ u: BluetoothUUID) {
+        key(k)
+        if let r = uuids[u] { return raw(r) }
+        if uuids.count >= Self.cacheLimit { uuids.removeAll(keepingCapacity: true) }
+        let r = rendered(u.description)
+        uuids[u] = r
+        raw(r)
+    }
+
+    private func attributeName(_ a: AttributeRef) {
+        key("name")
+        let k = NameKey(role: a.role.rawValue, uuid: a.uuid, characteristic: a.characteristic)
+        if let r = names[k] { return raw(r) }
+        if names.count >= Self.cacheLimit { names.removeAll(keepingCapacity: true) }
+        let r = rendered(a.displayName)
+        names[k] = r
+        raw(r)
+    }
+
+    private func raw(_ bytes: [UInt8]) { bytes.withUnsafeBytes { out.append($0) } }
+
+    /// A field value as `str` would write it: a JSON string, or text quoted when it has a space.
+    private func rendered(_ s: String) -> [UInt8] {
+        var r: [UInt8] = []
+        let quote = jsonl || s.utf8.contains(0x20)
+        if quote { r.append(0x22) }
+        for b in s.utf8 {
+            if jsonl, b == 0x22 || b == 0x5C { r.append(0x5C); r.append(b) }
+            else if jsonl, b < 0x20 { r.append(contentsOf: Array("\\u00".utf8)); r.append(contentsOf: Array(Hex.string(UInt64(b), digits: 2).dropFirst(2).utf8)) }
+            else if !jsonl, b < 0x20 || b == 0x22 { r.append(0x3F) }
+            else { r.append(b) }
+        }
+        if quote { r.append(0x22) }
+        return r
+    }
     private func status(_ k: StaticString, _ nameKey: StaticString, _ code: UInt8) {
         hex(k, UInt64(code), digits: 2)
         if let n = HCIError.name(code) { str(nameKey, n) }
@@ -124,13 +179,61 @@ final class TimelineWriter {
 
     private func fields(_ e: TimelineEvent) {
         switch e.kind {
+        case .initComplete(let i):
+            int("reset_frame", i.resetFrame)
+            int("commands", i.commands)
+            if i.failedCommands > 0 { int("failed_commands", i.failedCommands) }
+            if let a = i.publicAddress { address("public_address", a) }
+            if let a = i.randomAddress { address("random_address", a) }
+            if let v = i.hciVersion {
+                hex("hci_version", UInt64(v), digits: 2)
+                if let n = Self.coreVersionName(v) { str("core_version", n) }
+            }
+            if let m = i.manufacturer { hex("manufacturer", UInt64(m), digits: 4) }
+            if let f = i.leFeatures { hex("le_features", f, digits: 16) }
+            if let l = i.aclMaxLength, let n = i.aclPackets { int("acl_max_length", Int(l)); int("acl_packets", Int(n)) }
+            if let l = i.leACLMaxLength, let n = i.leACLPackets { int("le_acl_max_length", Int(l)); int("le_acl_packets", Int(n)) }
+            if let l = i.isoMaxLength, let n = i.isoPackets { int("iso_max_length", Int(l)); int("iso_packets", Int(n)) }
+            if let o = i.suggestedMaxTxOctets, let t = i.suggestedMaxTxTime {
+                int("suggested_max_tx_octets", Int(o)); int("suggested_max_tx_time", Int(t))
+            }
+        case .managementSetPowered(let on):
+            bool("powered", on)
+        case .managementSettings(let s):
+            hex("settings", UInt64(s), digits: 8)
+            bool("powered", s & 1 != 0)
+        case .managementDiscoveryStart(let d):
+            hex("address_types", UInt64(d.addressTypes), digits: 2)
+            bool("limited", d.limited)
+            bool("service_filter", d.serviceFilterUUIDs != nil)
+            if let n = d.serviceFilterUUIDs { int("filter_uuids", Int(n)) }
+            if let t = d.rssiThreshold { int("rssi_threshold", Int(t)) }
+        case .managementDiscoveryStop(let t):
+            hex("address_types", UInt64(t), digits: 2)
+        case .managementDiscovering(let t, let on):
+            hex("address_types", UInt64(t), digits: 2)
+            bool("discovering", on)
         case .controllerReset, .indexAdded, .indexRemoved, .indexOpened, .indexClosed, .scanStop, .connectionCancel:
             break
         case .power:
-            if !e.value.isEmpty { bytes("value", e.value) }
+            // PacketLogger power records are short ASCII state strings ("OFF->ON+", "AP Sleep").
+            if !e.value.isEmpty { e.value.withView { text("state", Self.trimmed($0)) } }
+            if e.value.isTruncated { bool("value_truncated", true) }
         case .annotation(let source):
             str("source", source.name)
-            e.value.withView { text("text", $0) }
+            e.value.withView { v in
+                // Linux monitor user logging (btmon): priority u8, ident length u8, ident (NUL
+                // included), then the message.
+                if source == .userLogging, let priority = v.u8(0), let n = v.u8(1),
+                   let ident = v.slice(2, Int(n)), let message = v.suffix(from: 2 + Int(n)) {
+                    int("priority", Int(priority))
+                    text("ident", Self.trimmed(ident))
+                    text("text", Self.trimmed(message))
+                } else {
+                    text("text", Self.trimmed(v))
+                }
+            }
+            if e.value.isTruncated { bool("value_truncated", true) }
         case .scanStart(let s):
             str("scan_type", s.active ? "active" : "passive")
             bool("extended", s.extended)
@@ -154,6 +257,7 @@ final class TimelineWriter {
             millis("interval_max_ms", c.intervalMax, unitMicros: 1250)
             int("latency", Int(c.latency))
             millis("timeout_ms", c.supervisionTimeout, unitMicros: 10_000)
+            hex("phys", UInt64(c.phys), digits: 2)
             bool("extended", c.extended)
         case .connectionComplete(let c), .connectionFailed(let c):
             if c.status != 0 { status("status", "status_name", c.status) }
@@ -164,17 +268,18 @@ final class TimelineWriter {
         case .connectionUpdate(let s, let t):
             if s != 0 { status("status", "status_name", s) }
             timing(t)
-        case .connectionParameterRequest(let id, let minI, let maxI, let lat, let to, let sent):
+        case .connectionParameterRequest(let id, let minI, let maxI, let lat, let to, let sent, let result):
             direction(sent)
             int("identifier", Int(id))
             millis("interval_min_ms", minI, unitMicros: 1250)
             millis("interval_max_ms", maxI, unitMicros: 1250)
             int("latency", Int(lat))
             millis("timeout_ms", to, unitMicros: 10_000)
+            if let result { parameterResult(result) }
         case .connectionParameterResponse(let id, let result, let sent):
             direction(sent)
             int("identifier", Int(id))
-            str("result", result == 0 ? "accepted" : result == 1 ? "rejected" : "unknown")
+            parameterResult(result)
         case .dataLengthChange(let tx, let rx):
             int("max_tx_octets", Int(tx))
             int("max_rx_octets", Int(rx))
@@ -248,8 +353,39 @@ final class TimelineWriter {
             direction(sent)
             address("identity_address", a)
             int("identity_address_type", Int(t))
+        case .keyDistribution(let k, let sent):
+            direction(sent)
+            str("key", k.name)
         }
         outcome(e)
+    }
+
+    /// Without the trailing NULs and line ends C strings and log lines carry.
+    static func trimmed(_ v: ByteView) -> ByteView {
+        var n = v.count
+        while n > 0, let b = v.u8(n - 1), b == 0 || b == 0x0A || b == 0x0D { n -= 1 }
+        return v.prefix(n)
+    }
+
+    /// Connection Parameter Update Response result (Vol 3 Part A 4.21).
+    private func parameterResult(_ result: UInt16) {
+        str("result", result == 0 ? "accepted" : result == 1 ? "rejected" : "unknown")
+    }
+
+    /// Core specification versions by HCI_Version (Assigned Numbers 2.1).
+    static func coreVersionName(_ v: UInt8) -> StaticString? {
+        switch v {
+        case 6: "4.0"
+        case 7: "4.1"
+        case 8: "4.2"
+        case 9: "5.0"
+        case 10: "5.1"
+        case 11: "5.2"
+        case 12: "5.3"
+        case 13: "5.4"
+        case 14: "6.0"
+        default: nil
+        }
     }
 
     private func direction(_ sent: Bool) { str("direction", sent ? "sent" : "received") }
@@ -268,7 +404,7 @@ final class TimelineWriter {
         direction(o.sent)
         hex("handle", UInt64(o.handle), digits: 4)
         if let a = o.attribute {
-            str("name", a.displayName)
+            attributeName(a)
             uuid("uuid", a.uuid)
             if a.carriedOver { bool("carried_over", true) }
         }
@@ -293,18 +429,18 @@ final class TimelineWriter {
         v.withView { view in
             let ad = AdvertisingData(view)
             if let n = ad.localName { text("local_name", n) }
-            var uuids: [String] = []
-            for u in ad.serviceUUIDs { uuids.append(u.description) }
-            if !uuids.isEmpty {
-                key("service_uuids")
-                if jsonl {
-                    out.byte(UInt8(ascii: "["))
-                    for (i, u) in uuids.enumerated() { if i > 0 { out.byte(UInt8(ascii: ",")) }; out.jsonString(u) }
-                    out.byte(UInt8(ascii: "]"))
-                } else {
-                    out.string(uuids.joined(separator: ","))
+            var n = 0
+            for u in ad.serviceUUIDs {
+                if n == 0 { key("service_uuids"); if jsonl { out.byte(UInt8(ascii: "[")) } } else { out.byte(UInt8(ascii: ",")) }
+                n += 1
+                if let r = uuids[u] { raw(r) } else {
+                    if uuids.count >= Self.cacheLimit { uuids.removeAll(keepingCapacity: true) }
+                    let r = rendered(u.description)
+                    uuids[u] = r
+                    raw(r)
                 }
             }
+            if n > 0, jsonl { out.byte(UInt8(ascii: "]")) }
             if let a = ad.appearance { hex("appearance", UInt64(a), digits: 4) }
             if let m = ad.manufacturerData { hex("company", UInt64(m.companyID), digits: 4) }
         }
@@ -322,7 +458,10 @@ final class TimelineWriter {
             if jsonl { int("latency_us", Int(l)) } else { key("latency_ms"); out.decimal(l / 1000); out.byte(UInt8(ascii: ".")); out.decimal(UInt64(l.magnitude % 1000), width: 3) }
         }
         if case .error(_, _, let code, let handle) = e.outcome {
-            if isHCI(e.kind) {
+            if isManagement(e.kind) {
+                hex("status", UInt64(code), digits: 2)
+                if let n = BlueZManagementNames.status(code) { str("status_name", n) }
+            } else if isHCI(e.kind) {
                 status("status", "status_name", code)
             } else {
                 hex("error", UInt64(code), digits: 2)
@@ -332,6 +471,13 @@ final class TimelineWriter {
         }
         if case .unanswered(let f) = e.outcome { int("superseded_by", f) }
         if case .disconnected(let f) = e.outcome { int("disconnection_frame", f) }
+    }
+
+    private func isManagement(_ k: TimelineEvent.Kind) -> Bool {
+        switch k {
+        case .managementSetPowered, .managementDiscoveryStart, .managementDiscoveryStop: true
+        default: false
+        }
     }
 
     private func isHCI(_ k: TimelineEvent.Kind) -> Bool {
