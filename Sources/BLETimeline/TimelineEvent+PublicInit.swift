@@ -20,8 +20,8 @@ extension AdvertisementInfo {
 
 extension ConnectionCreateInfo {
     public static func make(extended: Bool, filterPolicy: UInt8, scanInterval: UInt16, scanWindow: UInt16, intervalMin: UInt16,
-                intervalMax: UInt16, latency: UInt16, supervisionTimeout: UInt16) -> Self {
-        Self(extended: extended, filterPolicy: filterPolicy, scanInterval: scanInterval, scanWindow: scanWindow, intervalMin: intervalMin, intervalMax: intervalMax, latency: latency, supervisionTimeout: supervisionTimeout)
+                intervalMax: UInt16, latency: UInt16, supervisionTimeout: UInt16, phys: UInt8 = 0x01) -> Self {
+        Self(extended: extended, filterPolicy: filterPolicy, scanInterval: scanInterval, scanWindow: scanWindow, intervalMin: intervalMin, intervalMax: intervalMax, latency: latency, supervisionTimeout: supervisionTimeout, phys: phys)
     }
 }
 
