@@ -11,11 +11,11 @@ import TestSupport
         #expect(run.status == 0)
         #expect(run.lines.count == 123)
         // Frame 92: the CCCD write that turns Heart Rate notifications on (bumble README).
-        let line92 = try #require(run.lines.first { $0.hasPrefix("92 ") })
+        let line92 = try #require(run.lines.first { $0.hasPrefix("     92 ") })
         #expect(line92.contains("sent"))
         #expect(line92.contains("Write Request handle 0x0011 value 0100"))
         // Frame 95: the first of 20 notifications, 70 bpm, RR 877.
-        let line95 = try #require(run.lines.first { $0.hasPrefix("95 ") })
+        let line95 = try #require(run.lines.first { $0.hasPrefix("     95 ") })
         #expect(line95.contains("rcvd"))
         #expect(line95.contains("Handle Value Notification handle 0x0010 value 16466d03"))
         // Frame 123: the central's own Disconnection Complete says 0x16.

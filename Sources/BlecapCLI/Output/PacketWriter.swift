@@ -58,21 +58,23 @@ final class PacketWriter {
         if color { out.ascii(code) }
     }
 
+    /// Columns as in `blecap timeline`: frame right-aligned in 7, time right-aligned in 12.
     private func writeText(_ frame: DecodedFrame) {
         let r = frame.record
-        out.decimal(UInt64(r.frame), width: 0)
-        padTo(column: 7, from: digits(r.frame))
+        out.spaces(7 - digits(r.frame))
+        out.decimal(UInt64(r.frame))
+        out.byte(0x20)
         if absoluteTime {
+            out.byte(0x20)
             out.rfc3339(microseconds: r.timestamp)
         } else {
             let t0 = firstTimestamp ?? r.timestamp
             firstTimestamp = t0
             let rel = r.timestamp &- t0
-            let start = out.count
+            out.spaces(12 - secondsWidth(rel))
             out.seconds(microseconds: rel)
-            out.spaces(12 - (out.count - start))
         }
-        out.byte(0x20)
+        out.ascii("  ")
         switch r.direction {
         case .sent: out.ascii("sent ")
         case .received: out.ascii("rcvd ")
@@ -83,14 +85,17 @@ final class PacketWriter {
         if verbose { details(frame, sink: textSink) }
     }
 
+    /// Characters `out.seconds(microseconds:)` writes for `t`.
+    private func secondsWidth(_ t: Int64) -> Int {
+        (t < 0 ? 1 : 0) + digits(Int(clamping: t.magnitude / 1_000_000)) + 7
+    }
+
     private func digits(_ v: Int) -> Int {
         var n = 1
         var x = v / 10
         while x > 0 { n += 1; x /= 10 }
         return n
     }
-
-    private func padTo(column: Int, from used: Int) { out.spaces(max(column - used, 1)) }
 
     /// Protocol tag and a one-line description, like tshark's Protocol and Info columns.
     private func summary(_ frame: DecodedFrame) {
