@@ -201,6 +201,8 @@ public struct AttProtocol: LintRule {
     }
 
     mutating func establish(_ c: Int, _ sink: FindingSink) {
+        // Bounded even when Disconnection Complete events are missing: forget the oldest.
+        if established.count >= Self.maximumTracked * 4, let oldest = established.min() { established.remove(oldest) }
         established.insert(c)
         guard let list = held.removeValue(forKey: c) else { return }
         heldCount -= list.count

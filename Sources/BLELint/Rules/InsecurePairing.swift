@@ -39,6 +39,7 @@ public struct InsecurePairing: LintRule {
             """)
 
     static let maximumConnections = 256
+    static let maximumPeers = 1024
 
     struct Link {
         var request: (features: SMPPairingFeatures, frame: Int, hostSent: Bool)?
@@ -91,7 +92,7 @@ public struct InsecurePairing: LintRule {
             links[c]?.request = (info.features, e.frame, sent)
         case .pairingResponse(let info, _):
             links[c]?.paired = true
-            if let p = e.peer { pairedPeers.insert(p) }
+            if let p = e.peer, pairedPeers.count < Self.maximumPeers { pairedPeers.insert(p) }
             guard let request = links[c]?.request else {
                 sink.notEvaluable("a Pairing Response without its Pairing Request in the capture: the association model is unknown")
                 return
