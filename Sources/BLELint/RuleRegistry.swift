@@ -8,6 +8,10 @@ public enum RuleRegistry {
         ScanLeftRunning.self,
         UnfilteredScan.self,
         WriteWithoutResponseFlow.self,
+        ReadOrNotifyWithoutProperty.self,
+        NotifyWithoutSubscription.self,
+        AttProtocol.self,
+        InsecurePairing.self,
     ]
 
     public static var descriptors: [RuleDescriptor] { all.map { $0.descriptor } }

@@ -56,6 +56,11 @@ public struct AttributeRef: Sendable, Equatable {
     public var properties: UInt8?
     /// Learned on an earlier connection of the same peer, not on this one.
     public var carriedOver: Bool
+    /// For descriptors: the value handle and the properties of the characteristic they belong
+    /// to, so that a CCCD write can be checked against Notify/Indicate (Vol 3 Part G 3.3.3.3)
+    /// and matched with the notifications of that value.
+    public var characteristicValueHandle: UInt16? = nil
+    public var characteristicProperties: UInt8? = nil
 
     public static let cccdUUID = BluetoothUUID(uuid16: 0x2902)
     public var isCCCD: Bool { role == .descriptor && uuid == Self.cccdUUID }
@@ -159,9 +164,11 @@ public struct GATTDatabase: Sendable {
             }
         }
         if let d = descriptors.first(where: { $0.handle == handle }) {
+            let owner = characteristic(owning: handle)
             return AttributeRef(role: .descriptor, handle: handle, uuid: d.uuid,
-                                characteristic: characteristic(owning: handle)?.uuid, properties: nil,
-                                carriedOver: d.learnedIn != connection)
+                                characteristic: owner?.uuid, properties: nil,
+                                carriedOver: d.learnedIn != connection,
+                                characteristicValueHandle: owner?.valueHandle, characteristicProperties: owner?.properties)
         }
         if let s = services.first(where: { $0.startHandle == handle }) {
             return AttributeRef(role: .service, handle: handle, uuid: s.uuid, characteristic: nil, properties: nil,

@@ -45,7 +45,8 @@ extension AttributeOperation {
 
 extension AttributeRef {
     public static func make(role: Role, handle: UInt16, uuid: BluetoothUUID, characteristic: BluetoothUUID?, properties: UInt8?,
-                carriedOver: Bool) -> Self {
-        Self(role: role, handle: handle, uuid: uuid, characteristic: characteristic, properties: properties, carriedOver: carriedOver)
+                carriedOver: Bool, characteristicValueHandle: UInt16? = nil, characteristicProperties: UInt8? = nil) -> Self {
+        Self(role: role, handle: handle, uuid: uuid, characteristic: characteristic, properties: properties, carriedOver: carriedOver,
+             characteristicValueHandle: characteristicValueHandle, characteristicProperties: characteristicProperties)
     }
 }

@@ -55,12 +55,12 @@ import Testing
 @Suite struct UncheckedWriteTests {
     @Test func writesTheCharacteristicsDoNotAllow() {
         let f = bumble("oversized_and_unchecked_writes.central").of("unchecked-write")
-        #expect(f.map(\.firstFrame) == [73, 76, 415])
+        // Frame 415 (01 00 to the declaration 0x0011) is a guessed CCCD: read-or-notify-without-property
+        // reports it, this rule does not (RulesBatchATests.guessedCCCDIsReportedOnce).
+        #expect(f.map(\.firstFrame) == [73, 76])
         #expect(f[0].message.contains("0x03 Write Not Permitted") && f[0].message.contains("without Write"))
         #expect(f[0].frames == [73, 75])
         #expect(f[1].message.contains("Write Command") && f[1].message.contains("without Write Without Response"))
-        #expect(f[2].message.contains("characteristic declaration"))
-        #expect(f[2].handle == 0x0011)
     }
 
     @Test(arguments: ["two_peripherals_concurrent.central", "cached_reconnect.central", "clean_heart_rate.central"])

@@ -16,8 +16,9 @@ public struct UncheckedWrite: LintRule {
             the Write property, a Write Command without Write Without Response, a Signed Write without \
             Authenticated Signed Writes, a write to a handle that is no characteristic value or descriptor \
             (a declaration or service), or a write the server refused with Write Not Permitted, Invalid \
-            Attribute Value Length or Request Not Supported. Handles whose properties were never discovered \
-            (on this connection or an earlier one of the same peer) are reported as not evaluable.
+            Attribute Value Length or Request Not Supported. A subscription value (01 00, 02 00, 03 00) written \
+            to such a handle is left to read-or-notify-without-property. Handles whose properties were never \
+            discovered (on this connection or an earlier one of the same peer) are reported as not evaluable.
             """,
         guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Write without checking properties and flow control"),
                    GuidanceReference(GuidanceReference.primary, "Review Checklist: Characteristic properties checked before read/write/notify"),
@@ -53,6 +54,9 @@ public struct UncheckedWrite: LintRule {
         case .signed: (what, needed, neededName) = ("Signed Write Command", 0x40, "Authenticated Signed Writes")
         case .execute: return
         }
+        // A subscription value aimed at a handle that is not a CCCD is one mistake, reported
+        // once, by read-or-notify-without-property.
+        if ReadOrNotifyWithoutProperty.misdirectedSubscription(op, variant, value: e.value) != nil { return }
         var reasons: [String] = []
         if let a = op.attribute {
             switch a.role {

@@ -348,7 +348,8 @@ final class SimulatedLink {
             }
             let configuration: UInt16 = !enabled ? 0 : (characteristic.properties.contains(.notify) ? 1 : 2)
             let ref = AttributeRef.make(role: .descriptor, handle: cccdHandle, uuid: AttributeRef.cccdUUID,
-                                   characteristic: characteristic.uuid.bluetoothUUID, properties: nil, carriedOver: false)
+                                   characteristic: characteristic.uuid.bluetoothUUID, properties: nil, carriedOver: false,
+                                   characteristicValueHandle: c.valueHandle, characteristicProperties: c.properties.declarationBits)
             exchange(.subscribe(operation(0x12, cccdHandle, ref), configuration: configuration),
                      value: [UInt8(configuration & 0xFF), UInt8(configuration >> 8)], errorHandle: cccdHandle,
                      server: { serverWriteCCCD(c, configuration); return (nil, nil) }) { code, _ in done(code) }

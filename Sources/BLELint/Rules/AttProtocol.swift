@@ -1,0 +1,234 @@
+import BLEBytes
+import BLETimeline
+
+/// BLE009: ATT's sequential protocol broken.
+///
+/// ATT allows one outstanding request per bearer and direction: a client sends no other request
+/// until the response arrived (Core 5.4 Vol 3 Part F 3.3.2), and a server sends no other
+/// indication until the confirmation arrived (3.4.7.2). A transaction not completed within 30 s
+/// times out and the bearer may carry no further ATT traffic (3.3.3). The client sends Exchange
+/// MTU Request only once per connection (3.4.2.1).
+///
+/// Core Bluetooth serializes its own requests and answers indications itself, so on an iOS
+/// capture these findings usually point at the peer's firmware, or at a non-Core-Bluetooth
+/// host under test; the message says which side broke the rule.
+public struct AttProtocol: LintRule {
+    public static let descriptor = RuleDescriptor(
+        id: "BLE009", slug: "att-protocol", title: "ATT request/indication sequencing broken",
+        defaultSeverity: .warning,
+        summary: """
+            A second ATT request went out on a connection while the previous one (same direction) was \
+            still unanswered; a request or indication got no response or confirmation within the ATT \
+            transaction timeout (30 s), or a response came later than the configured threshold; a second \
+            indication was sent before the previous one was confirmed; or the same client exchanged MTU a \
+            second time on one connection. Each finding says whether this host or the peer broke the rule.
+            """,
+        guidance: [GuidanceReference(GuidanceReference.primary, "Reading, Writing, and Notifications: Writing a Value (confirmation callback for .withResponse writes)"),
+                   GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Assume connection order or timing")],
+        evidence: [.hci],
+        thresholds: [ThresholdSpec("response_timeout_s", 30, unit: "s",
+                                   "A response or confirmation later than this is reported; 30 s is ATT's transaction timeout (Vol 3 Part F 3.3.3), which is always reported")],
+        fix: """
+            // One request at a time: start the next write from the callback of the last one.
+            func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: Error?) {
+                guard error == nil, let next = pendingWrites.popFirst() else { return }
+                peripheral.writeValue(next, for: characteristic, type: .withResponse)
+            }
+            // Peripheral side: when updateValue returns false, wait for the queue to drain.
+            func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager) {
+                sendPendingUpdates()
+            }
+            """)
+
+    /// A request (or indication) the builder found superseded, waiting for the event of the
+    /// one that superseded it to report with its time.
+    struct Superseded {
+        var first: TimelineEvent
+        var secondFrame: Int
+        var what: String
+        var hostSent: Bool
+        var indication: Bool
+    }
+
+    struct Direction: Hashable {
+        var connection: Int
+        var hostSent: Bool
+    }
+
+    static let maximumTracked = 1024
+    let lateLimit: Int64
+
+    /// A finding held back until its connection proves to be an ATT bearer.
+    struct Held {
+        var message: String
+        var connection: Int
+        var peer: BDAddr?
+        var time: Int64
+        var frames: [Int]
+    }
+
+    var superseded: [Superseded] = []
+    /// Connections whose Connection Complete is in the capture, or that carried an answered ATT
+    /// transaction. A connection seen only through unanswered "requests" (e.g. a vendor's
+    /// pseudo-ACL handle whose bytes happen to parse as ATT) is not judged.
+    var established: Set<Int> = []
+    var held: [Int: [Held]] = [:]
+    var heldCount = 0
+    /// First Exchange MTU Request per connection and client side.
+    var mtuExchanges: [Direction: TimelineEvent] = [:]
+
+    public init(settings: RuleSettings) {
+        lateLimit = Int64(settings.threshold("response_timeout_s", in: Self.descriptor) * 1_000_000)
+    }
+
+    public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        f.aclPackets == 0 ? "the input holds no ACL data (no ATT traffic)" : nil
+    }
+
+    /// What the event is as an ATT transaction, and whether this host sent it; nil for events
+    /// that are no request or indication.
+    static func transaction(_ e: TimelineEvent) -> (what: String, hostSent: Bool, indication: Bool)? {
+        switch e.kind {
+        case .mtuExchange(_, _, _, let sent): ("Exchange MTU Request", sent, false)
+        case .discovery(let d, let sent):
+            switch d.target {
+            case .primaryServices, .secondaryServices: (d.filter == nil ? "Read By Group Type Request" : "Find By Type Value Request", sent, false)
+            case .includes, .characteristics: ("Read By Type Request", sent, false)
+            case .descriptors: ("Find Information Request", sent, false)
+            }
+        case .read(let op, let v):
+            switch v {
+            case .read: ("Read Request for \(Describe.attribute(op))", op.sent, false)
+            case .blob: ("Read Blob Request for \(Describe.attribute(op))", op.sent, false)
+            case .multiple, .multipleVariable: ("Read Multiple Request", op.sent, false)
+            case .byType: ("Read By Type Request", op.sent, false)
+            }
+        case .write(let op, let v):
+            switch v {
+            case .request: ("Write Request to \(Describe.attribute(op))", op.sent, false)
+            case .prepare: ("Prepare Write Request to \(Describe.attribute(op))", op.sent, false)
+            case .execute: ("Execute Write Request", op.sent, false)
+            case .command, .signed: nil
+            }
+        case .subscribe(let op, _):
+            // A CCCD write by Write Command has no response (outcome `.none`).
+            e.outcome == .none ? nil : ("Write Request to \(Describe.attribute(op))", op.sent, false)
+        case .indication(let op): ("Handle Value Indication on \(Describe.attribute(op))", op.sent, true)
+        default: nil
+        }
+    }
+
+    static func side(_ hostSent: Bool) -> String { hostSent ? "this host" : "the peer" }
+
+    public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
+        if let c = e.connection, !established.contains(c) {
+            var proven = false
+            if case .connectionComplete = e.kind { proven = true }
+            if Self.transaction(e) != nil, e.outcome.responseFrame != nil { proven = true }
+            if proven { establish(c, sink) }
+        }
+        reportSuperseded(by: e, sink)
+        if case .disconnection = e.kind, let c = e.connection {
+            mtuExchanges = mtuExchanges.filter { $0.key.connection != c }
+            dropHeld(c, sink)
+            established.remove(c)
+            return
+        }
+        guard let t = Self.transaction(e), let c = e.connection else { return }
+        if case .mtuExchange = e.kind {
+            let d = Direction(connection: c, hostSent: t.hostSent)
+            if let first = mtuExchanges[d] {
+                emit("\(Self.side(t.hostSent)) sent Exchange MTU Request a second time on this connection (the first negotiated ATT_MTU \(first.mtuText)); a client may send it only once per connection",
+                     e, frames: [e.frame, first.frame], sink)
+            } else if mtuExchanges.count < Self.maximumTracked {
+                mtuExchanges[d] = e
+            }
+        }
+        switch e.outcome {
+        case .unanswered(let second):
+            if superseded.count < Self.maximumTracked {
+                superseded.append(Superseded(first: e, secondFrame: second, what: t.what, hostSent: t.hostSent, indication: t.indication))
+            }
+        case .timeout:
+            let answer = t.indication ? "confirmed" : "answered"
+            emit("\(t.what) from \(Self.side(t.hostSent)) was not \(answer) within the ATT transaction timeout (30 s); no further ATT traffic is allowed on the bearer",
+                 e, frames: [e.frame], sink)
+        case .success(let f, let latency), .error(let f, let latency, _, _):
+            guard lateLimit > 0, latency > lateLimit else { return }
+            let answer = t.indication ? "confirmed" : "answered"
+            emit("\(t.what) from \(Self.side(t.hostSent)) was \(answer) only after \(Describe.seconds(latency)) (limit \(Describe.seconds(lateLimit)))",
+                 e, frames: [e.frame, f], sink)
+        default:
+            break
+        }
+    }
+
+    /// Reports the superseded transactions whose successor is `e` (same connection and frame).
+    mutating func reportSuperseded(by e: TimelineEvent, _ sink: FindingSink) {
+        guard !superseded.isEmpty else { return }
+        let pending = superseded
+        superseded.removeAll()
+        for s in pending {
+            if s.secondFrame == e.frame, s.first.connection == e.connection {
+                report(s, second: e, sink)
+            } else if s.secondFrame < e.frame {
+                // The successor's event never came (no event of that kind): report at the first.
+                report(s, second: nil, sink)
+            } else {
+                superseded.append(s)
+            }
+        }
+    }
+
+    mutating func report(_ s: Superseded, second: TimelineEvent?, _ sink: FindingSink) {
+        let secondWhat = second.flatMap { Self.transaction($0)?.what } ?? (s.indication ? "another indication" : "another request")
+        let message = s.indication
+            ? "\(Self.side(s.hostSent)) sent \(secondWhat) before the previous \(s.what) was confirmed"
+            : "\(Self.side(s.hostSent)) sent \(secondWhat) while the \(s.what) was still unanswered; ATT allows one outstanding request per direction"
+        emit(message, second ?? s.first, frames: [s.secondFrame, s.first.frame], sink)
+    }
+
+    /// Reports now if the connection is an established ATT bearer, else holds the finding.
+    mutating func emit(_ message: String, _ e: TimelineEvent, frames: [Int], _ sink: FindingSink) {
+        guard let c = e.connection else { return }
+        let h = Held(message: message, connection: c, peer: e.peer, time: e.time, frames: frames)
+        if established.contains(c) {
+            sink.report(h.message, connection: c, peer: h.peer, handle: nil, time: h.time, frames: h.frames, evidence: .hci)
+        } else if heldCount < Self.maximumTracked {
+            held[c, default: []].append(h)
+            heldCount += 1
+        }
+    }
+
+    mutating func establish(_ c: Int, _ sink: FindingSink) {
+        // Bounded even when Disconnection Complete events are missing: forget the oldest.
+        if established.count >= Self.maximumTracked * 4, let oldest = established.min() { established.remove(oldest) }
+        established.insert(c)
+        guard let list = held.removeValue(forKey: c) else { return }
+        heldCount -= list.count
+        for h in list {
+            sink.report(h.message, connection: c, peer: h.peer, handle: nil, time: h.time, frames: h.frames, evidence: .hci)
+        }
+    }
+
+    mutating func dropHeld(_ c: Int, _ sink: FindingSink) {
+        guard let list = held.removeValue(forKey: c) else { return }
+        heldCount -= list.count
+        sink.notEvaluable("ATT on a connection whose start is not in the capture and that carried no answered ATT transaction (possibly no ATT bearer): not judged")
+    }
+
+    public mutating func finish(at time: Int64, _ sink: FindingSink) {
+        let pending = superseded
+        superseded.removeAll()
+        for s in pending { report(s, second: nil, sink) }
+        for c in held.keys.sorted() { dropHeld(c, sink) }
+    }
+}
+
+extension TimelineEvent {
+    /// "ATT_MTU 247" of an MTU exchange event, for messages.
+    fileprivate var mtuText: String {
+        if case .mtuExchange(_, _, let effective, _) = kind { return "\(effective)" }
+        return "?"
+    }
+}

@@ -1,0 +1,125 @@
+import BLEBytes
+import BLEPackets
+import BLETimeline
+
+/// BLE010: a bond made with a weak association model.
+///
+/// The association model follows from the two Pairing Request/Response feature sets (Core 5.4
+/// Vol 3 Part H 2.3.5.1). Just Works gives no protection against a man in the middle and the
+/// key it produces is "unauthenticated"; LE legacy pairing with Just Works or Passkey Entry
+/// derives the key from a TK an eavesdropper can brute-force from the recorded exchange
+/// (Vol 1 Part A 5.4). Either is a note for a one-off connection, but a bond stores that key
+/// and reuses it on every reconnection, so the weakness lasts as long as the bond.
+public struct InsecurePairing: LintRule {
+    public static let descriptor = RuleDescriptor(
+        id: "BLE010", slug: "insecure-pairing", title: "Bond made with Just Works or legacy pairing",
+        defaultSeverity: .note,
+        summary: """
+            Two devices that both asked for bonding (Bonding_Flags in AuthReq) paired with Just Works (no MITM \
+            protection: the stored key is unauthenticated) or with LE legacy pairing (a TK that can be \
+            brute-forced from a sniffed exchange, unless it came out of band). The finding is at the \
+            Pairing Response, where the association model is decided, and names both sides' IO capabilities \
+            and AuthReq. The seeds do not cover pairing; the basis is Core Vol 3 Part H 2.3.5.1 and Vol 1 \
+            Part A 5.4. A link encrypted with a key from a pairing before the capture is reported as not \
+            evaluable for that connection.
+            """,
+        guidance: [GuidanceReference(GuidanceReference.primary, "Peripheral Role: Advertising (CBMutableCharacteristic permissions)"),
+                   GuidanceReference("seeds/004_93c47c6f757de093.txt", "Peripheral (characteristic permissions)")],
+        evidence: [.hci],
+        fix: """
+            // Peripheral (CBPeripheralManager): require encryption; iOS then pairs, and with a
+            // display it uses Numeric Comparison or Passkey Entry rather than Just Works.
+            let characteristic = CBMutableCharacteristic(
+                type: characteristicUUID,
+                properties: [.read, .notifyEncryptionRequired],
+                value: nil,
+                permissions: [.readEncryptionRequired])
+            // Accessory firmware: set MITM and SC in AuthReq and declare the IO capabilities the
+            // device really has (a display: DisplayYesNo), so the central can use Numeric Comparison.
+            """)
+
+    static let maximumConnections = 256
+    static let maximumPeers = 1024
+
+    struct Link {
+        var request: (features: SMPPairingFeatures, frame: Int, hostSent: Bool)?
+        var paired = false
+    }
+
+    var links: [Int: Link] = [:]
+    /// Peers that paired in this capture (a later encryption with their key is expected).
+    var pairedPeers: Set<BDAddr> = []
+
+    public init(settings: RuleSettings) {}
+
+    public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        f.aclPackets == 0 && f.hciEvents == 0 ? "the input holds no HCI events or ACL data (no SMP, no encryption)" : nil
+    }
+
+    static func ioName(_ v: UInt8) -> String {
+        switch v {
+        case 0: "DisplayOnly"
+        case 1: "DisplayYesNo"
+        case 2: "KeyboardOnly"
+        case 3: "NoInputNoOutput"
+        case 4: "KeyboardDisplay"
+        default: "reserved 0x" + Describe.hex(v, 2)
+        }
+    }
+
+    static func methodName(_ m: PairingMethod) -> String {
+        switch m {
+        case .justWorks: "Just Works"
+        case .passkeyEntry: "Passkey Entry"
+        case .numericComparison: "Numeric Comparison"
+        case .outOfBand: "Out of Band"
+        }
+    }
+
+    static func features(_ f: SMPPairingFeatures) -> String {
+        "\(ioName(f.ioCapability)), AuthReq 0x\(Describe.hex(f.authReq.rawValue, 2))"
+    }
+
+    public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
+        guard let c = e.connection else { return }
+        switch e.kind {
+        case .connectionComplete:
+            if links.count < Self.maximumConnections { links[c] = Link() }
+        case .disconnection:
+            links[c] = nil
+        case .pairingRequest(let info, let sent):
+            if links[c] == nil, links.count < Self.maximumConnections { links[c] = Link() }
+            links[c]?.request = (info.features, e.frame, sent)
+        case .pairingResponse(let info, _):
+            links[c]?.paired = true
+            if let p = e.peer, pairedPeers.count < Self.maximumPeers { pairedPeers.insert(p) }
+            guard let request = links[c]?.request else {
+                sink.notEvaluable("a Pairing Response without its Pairing Request in the capture: the association model is unknown")
+                return
+            }
+            // A bond is made only when both sides ask for one (Vol 3 Part H 3.5.1).
+            guard request.features.authReq.bonding, info.features.authReq.bonding,
+                  let method = info.method, let sc = info.secureConnections else { return }
+            var weaknesses: [String] = []
+            if method == .justWorks {
+                weaknesses.append("Just Works gives no MITM protection, so the bonded key is unauthenticated")
+            }
+            if !sc, method != .outOfBand {
+                weaknesses.append("LE legacy pairing lets an eavesdropper recover the key from the recorded exchange")
+            }
+            guard !weaknesses.isEmpty else { return }
+            let (initiator, responder) = request.hostSent ? ("this host", "the peer") : ("the peer", "this host")
+            let model = sc ? "LE Secure Connections" : "LE legacy pairing"
+            sink.report("bonded using \(Self.methodName(method)) (\(model)): "
+                        + weaknesses.joined(separator: "; ")
+                        + " (initiator \(initiator): \(Self.features(request.features)); responder \(responder): \(Self.features(info.features)))",
+                        event: e, related: [request.frame])
+        case .encryptionChange(let status, let enabled):
+            guard status == 0, enabled != 0, links[c]?.paired != true else { return }
+            if let p = e.peer, pairedPeers.contains(p) { return }
+            sink.notEvaluable("a link was encrypted with a key from a pairing before the capture: its association model is unknown")
+        default:
+            break
+        }
+    }
+}

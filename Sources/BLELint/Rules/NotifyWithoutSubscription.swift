@@ -1,0 +1,222 @@
+import BLEBytes
+import BLETimeline
+
+/// BLE008: notifications or indications the client never subscribed to on that connection.
+///
+/// A server notifies or indicates a value only while the client's Client Characteristic
+/// Configuration enables it (Core 5.4 Vol 3 Part G 3.3.3.3, 4.10, 4.11). For a client that is
+/// not bonded the configuration returns to "off" at every connection; for a bonded client it
+/// persists across connections. So the rule judges a connection only when it can see where the
+/// configuration came from:
+///
+/// - the connection's start (Connection Complete) is in the capture, else the CCCD may have
+///   been written before it;
+/// - no encryption was started on it without a pairing on the same connection (that uses a
+///   key from an earlier bond, and the server may keep a configuration written on an earlier
+///   connection, possibly before the capture);
+/// - the same peer did not subscribe to the value on an earlier connection of this capture
+///   (it may be bonded without the capture showing it);
+/// - no subscription-like write went to a handle whose role was never discovered.
+///
+/// Otherwise the connection is reported as not evaluable. One finding per connection, value
+/// handle and kind (notification/indication), with the count, so a 60 s stream is one finding.
+public struct NotifyWithoutSubscription: LintRule {
+    public static let descriptor = RuleDescriptor(
+        id: "BLE008", slug: "notify-without-subscription", title: "Notification without subscription",
+        defaultSeverity: .warning,
+        summary: """
+            Notifications or indications of a characteristic value arrived (or, peripheral side, were sent) \
+            on a connection where the client had not enabled them in the characteristic's CCCD: no CCCD write \
+            on that connection, a CCCD write that enabled the other kind only, or notifications after the \
+            client turned them off. Judged only where the whole connection is in the capture and no bond \
+            could carry a subscription over (encryption started with a key from an earlier pairing, or the same \
+            peer subscribed on an earlier connection); those connections are reported as not evaluable.
+            """,
+        guidance: [GuidanceReference(GuidanceReference.primary, "Reading, Writing, and Notifications: Subscribing to Notifications"),
+                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Characteristic properties checked before read/write/notify"),
+                   GuidanceReference("seeds/004_93c47c6f757de093.txt", "CBPeripheralDelegate (a peripheral updates a value only for centrals subscribed to it)")],
+        evidence: [.hci],
+        fix: """
+            // Central: subscribe on every connection; an unbonded peripheral forgets it at disconnect.
+            func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?) {
+                for c in service.characteristics ?? [] where c.properties.contains(.notify) {
+                    peripheral.setNotifyValue(true, for: c)
+                }
+            }
+            // Peripheral: send only to centrals that subscribed.
+            func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
+                                   didSubscribeTo characteristic: CBCharacteristic) {
+                subscribers.append(central)
+            }
+            peripheralManager.updateValue(data, for: characteristic, onSubscribedCentrals: subscribers)
+            """)
+
+    static let maximumConnections = 256
+    static let maximumHandles = 512
+    static let maximumPeers = 1024
+
+    /// A value handle on one connection, seen from one side: `hostIsClient` is true when this
+    /// host is the GATT client (it writes the CCCD, the peer notifies).
+    struct Key: Hashable {
+        var handle: UInt16
+        var hostIsClient: Bool
+    }
+
+    /// The CCCD bits of one value: `bits` after frame `changedAt` (the Write Response), the
+    /// union with the `previous` bits up to it.
+    struct Configuration {
+        var bits: UInt16
+        var previous: UInt16
+        var changedAt: Int
+
+        func effective(at frame: Int) -> UInt16 { frame > changedAt ? bits : previous | bits }
+    }
+
+    /// Notifications of one value that no configuration allowed.
+    struct Unsubscribed {
+        var first: TimelineEvent
+        var last: Int
+        var count: Int
+        var name: String
+        var indication: Bool
+        var configured: UInt16?
+    }
+
+    struct Link {
+        var number: Int
+        var peer: BDAddr?
+        var startFrame: Int
+        var configuration: [Key: Configuration] = [:]
+        /// A subscription-like write to an undiscovered handle, per side (client = host or not).
+        var ambiguous: [Bool: Int] = [:]
+        var pairedHere = false
+        /// Encryption with a key from an earlier pairing (a bond): the Encryption Change's frame.
+        var resumedBond: Int?
+        var unsubscribed: [Key: Unsubscribed] = [:]
+    }
+
+    var links: [Int: Link] = [:]
+    /// Per peer, the value handles it subscribed to on earlier connections, with the connection.
+    var earlier: [BDAddr: [Key: Int]] = [:]
+
+    public init(settings: RuleSettings) {}
+
+    public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        if f.aclPackets == 0 && !f.hasAPITrace { return "the input holds no ACL data (no ATT traffic) and no API trace" }
+        if f.connectionStarts == 0 && !f.hasAPITrace {
+            return "no connection starts in the capture: every subscription could predate it"
+        }
+        return nil
+    }
+
+    public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
+        switch e.kind {
+        case .connectionComplete:
+            guard let c = e.connection else { return }
+            if links.count >= Self.maximumConnections, links[c] == nil {
+                sink.notEvaluable("more than \(Self.maximumConnections) connections open at once")
+                return
+            }
+            links[c] = Link(number: c, peer: e.peer, startFrame: e.frame)
+        case .subscribe(let op, let config):
+            guard let c = e.connection, links[c] != nil else { return }
+            if case .error = e.outcome { return }  // refused: nothing changed
+            let hostIsClient = op.sent
+            guard let vh = op.attribute?.characteristicValueHandle else {
+                links[c]?.ambiguous[hostIsClient] = e.frame
+                return
+            }
+            let key = Key(handle: vh, hostIsClient: hostIsClient)
+            let old = links[c]?.configuration[key]?.bits ?? 0
+            // Until the Write Response both the old and the new bits hold: the server may notify
+            // as soon as it applied an enable, and notifications already in flight may follow a
+            // disable.
+            let at = e.outcome.responseFrame ?? e.frame
+            if links[c]?.configuration[key] != nil || (links[c]?.configuration.count ?? 0) < Self.maximumHandles {
+                links[c]?.configuration[key] = Configuration(bits: config, previous: old, changedAt: at)
+            }
+        case .write(let op, let variant):
+            guard let c = e.connection, links[c] != nil, op.attribute == nil,
+                  variant == .request || variant == .command, e.value.count == 2,
+                  let v = e.value.u16le(0), (1...3).contains(v) else { return }
+            links[c]?.ambiguous[op.sent] = e.frame
+        case .pairingResponse:
+            if let c = e.connection { links[c]?.pairedHere = true }
+        case .encryptionChange:
+            // Encryption started (even if it then failed) without a pairing on this connection:
+            // the central used a key from an earlier bond.
+            guard let c = e.connection, let l = links[c], !l.pairedHere, l.resumedBond == nil else { return }
+            links[c]?.resumedBond = e.frame
+        case .notification(let op):
+            notified(e, op, indication: false, sink)
+        case .indication(let op):
+            notified(e, op, indication: true, sink)
+        case .disconnection:
+            if let c = e.connection { close(c, sink) }
+        default:
+            break
+        }
+    }
+
+    mutating func notified(_ e: TimelineEvent, _ op: AttributeOperation, indication: Bool, _ sink: FindingSink) {
+        guard let c = e.connection else { return }
+        guard let link = links[c] else {
+            sink.notEvaluable("notifications on a connection that started before the capture: its subscriptions could predate it")
+            return
+        }
+        // The server sends notifications; the client configured them.
+        let key = Key(handle: op.handle, hostIsClient: !op.sent)
+        let bit: UInt16 = indication ? 0x2 : 0x1
+        let configured = link.configuration[key]
+        if let configured, configured.effective(at: e.frame) & bit != 0 { return }
+        if let frame = link.ambiguous[key.hostIsClient], frame < e.frame {
+            sink.notEvaluable("notifications after a subscription-like write to an undiscovered handle, which may have been their CCCD")
+            return
+        }
+        if configured == nil, let p = link.peer, let from = earlier[p]?[key] {
+            sink.notEvaluable("notifications on \(Describe.handle(op.handle)) of connection \(c), not re-subscribed since connection \(from) of the same peer: a bonded client's subscription persists (Vol 3 Part G 3.3.3.3)")
+            return
+        }
+        if var u = link.unsubscribed[key], u.indication == indication {
+            u.count += 1
+            u.last = e.frame
+            links[c]?.unsubscribed[key] = u
+        } else if link.unsubscribed[key] == nil, link.unsubscribed.count < Self.maximumHandles {
+            let name = op.attribute.map { "\(Describe.handle(op.handle)) (\($0.displayName))" } ?? Describe.handle(op.handle)
+            links[c]?.unsubscribed[key] = Unsubscribed(first: e, last: e.frame, count: 1, name: name, indication: indication,
+                                                      configured: configured?.bits)
+        }
+    }
+
+    /// The connection ended: report what it showed, remember its subscriptions for the peer.
+    mutating func close(_ c: Int, _ sink: FindingSink) {
+        guard let link = links.removeValue(forKey: c) else { return }
+        if let p = link.peer {
+            var known = earlier[p] ?? [:]
+            for (k, conf) in link.configuration where conf.bits != 0 && known.count < Self.maximumHandles { known[k] = c }
+            if earlier[p] != nil || earlier.count < Self.maximumPeers { earlier[p] = known }
+        }
+        if !link.unsubscribed.isEmpty, link.resumedBond != nil {
+            sink.notEvaluable("notifications on a link encrypted with a key from an earlier pairing: a bonded client's subscriptions may predate the capture")
+            return
+        }
+        for (key, u) in link.unsubscribed.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
+            let kind = u.indication ? "indication" : "notification"
+            let count = u.count == 1 ? "1 \(kind)" : "\(u.count) \(kind)s"
+            let who = key.hostIsClient ? "the peer sent" : "this host sent"
+            var why = "no CCCD write on this connection enabled them"
+            if let bits = u.configured {
+                why = bits == 0 ? "the client had turned them off in the CCCD"
+                    : "the CCCD enables \(ReadOrNotifyWithoutProperty.configurationName(bits)) only"
+            }
+            var frames = [u.first.frame, link.startFrame]
+            if u.last != u.first.frame { frames.append(u.last) }
+            sink.report("\(who) \(count) on \(u.name) although \(why)", connection: c, peer: link.peer,
+                        handle: key.handle, time: u.first.time, frames: frames, evidence: .hci)
+        }
+    }
+
+    public mutating func finish(at time: Int64, _ sink: FindingSink) {
+        for c in links.keys.sorted() { close(c, sink) }
+    }
+}
