@@ -8,6 +8,10 @@ public enum RuleRegistry {
         ScanLeftRunning.self,
         UnfilteredScan.self,
         WriteWithoutResponseFlow.self,
+        GattBeforeConnected.self,
+        FullDiscovery.self,
+        ReconnectStorm.self,
+        PeripheralNotRetained.self,
     ]
 
     public static var descriptors: [RuleDescriptor] { all.map { $0.descriptor } }

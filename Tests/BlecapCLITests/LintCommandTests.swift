@@ -74,7 +74,7 @@ import TestSupport
     @Test func rulesAndExplain() throws {
         let rules = try CLIRunner.run(["rules"])
         #expect(rules.status == 0)
-        #expect(rules.lines.count == 6 && rules.lines[0].hasPrefix("BLE001  error   scan-before-powered-on"))
+        #expect(rules.lines.count == 10 && rules.lines[0].hasPrefix("BLE001  error   scan-before-powered-on"))
         let byID = try CLIRunner.run(["explain", "BLE002"]), bySlug = try CLIRunner.run(["explain", "oversized-write"])
         #expect(byID.status == 0 && byID.stdout == bySlug.stdout)
         #expect(byID.stdout.contains("maximumWriteValueLength"))
