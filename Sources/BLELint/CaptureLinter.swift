@@ -167,10 +167,16 @@ struct FactExtractor {
                 if let d = HCIDisconnectionComplete(parameters: e.parameters), d.status == 0 { fact(.disconnected(handle: d.handle)) }
             case HCIEventPacket.leMetaCode:
                 if e.subeventCode == Self.leConnectionComplete || e.subeventCode == 0x0A || e.subeventCode == 0x29 {
-                    if e.subeventParameters.u8(0) == 0 { engine.facts.connectionStarts += 1 }
+                    if e.subeventParameters.u8(0) == 0 {
+                        engine.facts.connectionStarts += 1
+                        if let h = e.subeventParameters.u16le(1) { fact(.connectionComplete(handle: h & 0x0FFF)) }
+                    }
                 }
             case 0x03:
-                if e.parameters.u8(0) == 0 { engine.facts.connectionStarts += 1 }
+                if e.parameters.u8(0) == 0 {
+                    engine.facts.connectionStarts += 1
+                    if let h = e.parameters.u16le(1) { fact(.connectionComplete(handle: h & 0x0FFF)) }
+                }
             default: break
             }
         case .acl(let acl, _):

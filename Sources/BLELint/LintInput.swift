@@ -42,6 +42,9 @@ public struct HCIFact: Sendable {
         case completedPackets(handle: UInt16, count: Int)
         /// Disconnection Complete (7.7.5): the controller frees the handle's buffers.
         case disconnected(handle: UInt16)
+        /// A successful (LE Enhanced) Connection Complete (7.7.65.1, .10, .29) or BR/EDR
+        /// Connection Complete (7.7.3): from here on the handle carries that connection.
+        case connectionComplete(handle: UInt16)
         /// A BlueZ management command (Linux monitor). `serviceFilter` is the UUID count of
         /// Start Service Discovery, nil for other commands.
         case managementCommand(opcode: UInt16, serviceFilter: Int?)
@@ -73,7 +76,20 @@ public struct APICall: Sendable {
         /// `scanForPeripherals(withServices:options:)`; `services` nil means "all".
         case scanForPeripherals(services: [BluetoothUUID]?, state: ManagerState)
         case stopScan
-        case connect(state: ManagerState)
+        /// `connect(_:options:)`. `retained`: whether the app still held the `CBPeripheral` once
+        /// the call's run-loop turn ended (nil: unknown). False is "DON'T: Lose the peripheral
+        /// reference": Core Bluetooth then cancels the pending connection silently.
+        case connect(state: ManagerState, retained: Bool? = nil)
+        /// `cancelPeripheralConnection(_:)`.
+        case cancelPeripheralConnection
+        /// A `CBPeripheral` call that goes over the air (`discoverServices`,
+        /// `discoverCharacteristics`, `readValue`, `setNotifyValue`, …), by its selector-style
+        /// name. Writes are `writeValue`.
+        case peripheralRequest(name: String)
+        /// Delegate callbacks the trace records, so rules know the peripheral's state.
+        case didConnect
+        case didFailToConnect
+        case didDisconnect
         /// `writeValue(_:for:type:)`.
         case writeValue(handle: UInt16, length: Int, withResponse: Bool, properties: UInt8?,
                         maximumWriteValueLength: Int, canSendWriteWithoutResponse: Bool)

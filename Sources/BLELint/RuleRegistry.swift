@@ -12,6 +12,10 @@ public enum RuleRegistry {
         NotifyWithoutSubscription.self,
         AttProtocol.self,
         InsecurePairing.self,
+        GattBeforeConnected.self,
+        FullDiscovery.self,
+        ReconnectStorm.self,
+        PeripheralNotRetained.self,
     ]
 
     public static var descriptors: [RuleDescriptor] { all.map { $0.descriptor } }

@@ -77,7 +77,7 @@ import TestSupport
         // One line per rule; every rule has exactly one docs page (BLELintTests checks that).
         let pages = try FileManager.default.contentsOfDirectory(
             atPath: SharedFixtures.repositoryRoot.appendingPathComponent("docs/rules").path).filter { $0.hasSuffix(".md") }
-        #expect(rules.lines.count == pages.count && rules.lines[0].hasPrefix("BLE001  error   scan-before-powered-on"))
+        #expect(rules.lines.count == pages.count && pages.count == 14 && rules.lines[0].hasPrefix("BLE001  error   scan-before-powered-on"))
         let byID = try CLIRunner.run(["explain", "BLE002"]), bySlug = try CLIRunner.run(["explain", "oversized-write"])
         #expect(byID.status == 0 && byID.stdout == bySlug.stdout)
         #expect(byID.stdout.contains("maximumWriteValueLength"))

@@ -121,7 +121,7 @@ public struct ScanBeforePoweredOn: LintRule {
         let name: String
         switch call.kind {
         case .scanForPeripherals(_, let s) where s != .poweredOn: name = "scanForPeripherals(withServices:options:)"
-        case .connect(let s) where s != .poweredOn: name = "connect(_:options:)"
+        case .connect(let s, _) where s != .poweredOn: name = "connect(_:options:)"
         default: return
         }
         sink.report("\(name) was called while the central manager was not .poweredOn", connection: nil,

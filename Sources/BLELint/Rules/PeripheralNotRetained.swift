@@ -1,0 +1,138 @@
+import BLEBytes
+import BLETimeline
+
+/// BLE014: a connection attempt cancelled moments after it started, with no connection —
+/// what Core Bluetooth does when the app lets go of the `CBPeripheral` it passed to
+/// `connect(_:options:)`.
+///
+/// Core Bluetooth does not retain discovered peripherals (000_*.txt "DON'T: Lose the
+/// peripheral reference"). When the last reference goes, the pending connection is cancelled
+/// silently: in HCI an LE Create Connection, then within milliseconds LE Create Connection
+/// Cancel (Core Vol 4 Part E 7.8.13) and the LE Connection Complete with status 0x02 Unknown
+/// Connection Identifier that the cancel produces. No delegate method is called, so the app
+/// just never hears of the peripheral again.
+///
+/// From HCI this is inferred: an app can also cancel on purpose, which is why only cancels
+/// within `cancel_within_s` of the attempt count (connect timeouts are seconds long). Hosts
+/// that connect through the filter accept list (iOS, macOS, Android autoConnect) cancel and
+/// re-issue that command whenever the set of pending peripherals changes, and the command
+/// names no peer: a cancel of it cannot be pinned on one peripheral. Those are never
+/// findings; a quick accept-list cancel that is not re-issued is listed as not evaluable.
+/// From an API trace it is exact: `connect` records whether the app still held the
+/// peripheral when the call's run-loop turn ended.
+public struct PeripheralNotRetained: LintRule {
+    public static let descriptor = RuleDescriptor(
+        id: "BLE014", slug: "peripheral-not-retained", title: "Peripheral not retained: connection cancelled at once",
+        defaultSeverity: .warning,
+        summary: """
+            An LE Create Connection was cancelled (LE Create Connection Cancel, then LE Connection \
+            Complete 0x02 Unknown Connection Identifier) within cancel_within_s and no connection \
+            came of it — what Core Bluetooth does, silently, when the app keeps no strong reference \
+            to the CBPeripheral it passed to connect(_:options:). Inferred from HCI for connections \
+            to a named peer; connections through the filter accept list (how iOS and macOS connect) \
+            name no peer and are cancelled and re-issued whenever the OS updates the list, so they \
+            are not attributed. Exact in an API trace: a connect(_:options:) whose peripheral the \
+            app had released by the end of the run-loop turn.
+            """,
+        guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Lose the peripheral reference"),
+                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Discovered peripherals retained with a strong reference")],
+        evidence: [.inferred, .api],
+        thresholds: [ThresholdSpec("cancel_within_s", 1, unit: "s",
+                                   "A cancel this soon after LE Create Connection is no deliberate connect timeout")],
+        fix: """
+            private var discoveredPeripheral: CBPeripheral?  // strong reference
+
+            func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+                                advertisementData: [String: Any], rssi RSSI: NSNumber) {
+                discoveredPeripheral = peripheral
+                central.stopScan()
+                central.connect(peripheral, options: nil)
+            }
+            """)
+
+    /// A cancelled attempt waiting to learn whether a connection came of it after all (the
+    /// cancel can lose the race, 7.8.13) or, for accept-list attempts, whether it is re-issued.
+    struct Cancelled {
+        var create: TimelineEvent
+        var cancel: TimelineEvent
+        var acceptList: Bool
+        var failedFrame: Int?
+    }
+
+    let cancelWithin: Int64
+    var pendingCreate: TimelineEvent?
+    var cancelled: Cancelled?
+
+    public init(settings: RuleSettings) {
+        cancelWithin = Int64(settings.threshold("cancel_within_s", in: Self.descriptor) * 1_000_000)
+    }
+
+    public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        if f.hasAPITrace { return nil }
+        return f.hciCommands == 0 ? "the input holds no HCI commands (LE Create Connection and its cancel are commands)" : nil
+    }
+
+    static func isAcceptList(_ e: TimelineEvent) -> Bool {
+        guard case .connectionCreate(let c) = e.kind else { return false }
+        return c.filterPolicy & 0x01 != 0 || e.peer == nil
+    }
+
+    public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
+        if let c = cancelled, c.acceptList, e.time - c.cancel.time > cancelWithin {
+            unattributed(c, sink)  // not re-issued in time
+            cancelled = nil
+        }
+        switch e.kind {
+        case .connectionCreate:
+            if let c = cancelled {
+                if !c.acceptList { report(c, sink) }  // an accept-list re-issue is a list update
+                cancelled = nil
+            }
+            if case .error = e.outcome { pendingCreate = nil } else { pendingCreate = e }
+        case .connectionCancel:
+            guard let create = pendingCreate, case .success = e.outcome else { return }
+            pendingCreate = nil
+            guard e.time - create.time <= cancelWithin else { return }
+            cancelled = Cancelled(create: create, cancel: e, acceptList: Self.isAcceptList(create))
+        case .connectionFailed(let info):
+            pendingCreate = nil
+            guard info.status == 0x02, var c = cancelled, c.failedFrame == nil else { return }
+            c.failedFrame = e.frame
+            if c.acceptList {
+                cancelled = c  // still to see whether the list is re-issued
+            } else {
+                report(c, sink)
+                cancelled = nil
+            }
+        case .connectionComplete(let info):
+            guard info.role != 1 else { return }
+            // The attempt (or the accept list's) connected after all: the cancel lost the race.
+            pendingCreate = nil
+            cancelled = nil
+        default: break
+        }
+    }
+
+    func unattributed(_ c: Cancelled, _ sink: FindingSink) {
+        sink.notEvaluable("an LE Create Connection through the filter accept list was cancelled within cancel_within_s and not re-issued: the command names no peer, so the peripheral it was for is unknown")
+    }
+
+    func report(_ c: Cancelled, _ sink: FindingSink) {
+        let target = c.create.peer.map { "to \($0)" } ?? "through the filter accept list"
+        let outcome = c.failedFrame != nil ? " (LE Connection Complete 0x02 Unknown Connection Identifier)" : ""
+        sink.report("LE Create Connection \(target) was cancelled \(Describe.duration(c.cancel.time - c.create.time)) after it was sent, without a connection\(outcome): the app likely released the CBPeripheral it connected",
+                    connection: nil, peer: c.create.peer, handle: nil, time: c.create.time,
+                    frames: [c.create.frame, c.cancel.frame] + (c.failedFrame.map { [$0] } ?? []), evidence: .inferred)
+    }
+
+    public mutating func observe(_ call: APICall, _ sink: FindingSink) {
+        guard case .connect(_, let retained?) = call.kind, !retained else { return }
+        sink.report("connect(_:options:) was called for a CBPeripheral the app did not keep a strong reference to: Core Bluetooth cancelled the connection silently when it was released",
+                    connection: nil, peer: call.peer, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
+    }
+
+    public mutating func finish(at time: Int64, _ sink: FindingSink) {
+        if let c = cancelled { c.acceptList ? unattributed(c, sink) : report(c, sink) }
+        cancelled = nil
+    }
+}
