@@ -117,7 +117,7 @@ public class CBPeripheral: CustomStringConvertible {
     ///   `maximumWriteValueLength(for: .withoutResponse)`. Each drop is recorded.
     public func writeValue(_ data: Data, for characteristic: CBCharacteristic, type: CBCharacteristicWriteType) {
         let call = APICall.writeValue(peripheral: identifier, characteristic: characteristic.uuid,
-                                      properties: characteristic.properties, type: type, length: data.count,
+                                      handle: characteristic.handle, properties: characteristic.properties, type: type, length: data.count,
                                       maximumLength: maximumLength(type), canSend: canSendNow)
         guard let link = connectedLink(call), owns(characteristic.service, call) else { return }
         let bytes = [UInt8](data)
