@@ -21,6 +21,9 @@ public class CBPeripheral: CustomStringConvertible {
         self.entry = entry
     }
 
+    /// The app let go: the manager notices at the end of the run-loop turn.
+    deinit { manager?.world.sweepNeeded = true }
+
     public var identifier: UUID { entry.identifier }
     /// The GAP name once known, else the advertised local name.
     public var name: String? { entry.device.name ?? entry.device.localName }
