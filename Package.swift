@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
         .library(name: "BLELint", targets: ["BLELint"]),
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
+        .library(name: "BLESimLint", targets: ["BLESimLint"]),
+        .executable(name: "BLESimulatorBench", targets: ["BLESimulatorBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -35,6 +37,9 @@ let package = Package(
             path: "Sources/BLETimeline"),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "BLETimeline", "BLEPackets"]),
+        // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
+        .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
+        .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
         .target(
             name: "BlecapCLI",
             dependencies: [
@@ -52,6 +57,8 @@ let package = Package(
             name: "BLETimelineTests",
             dependencies: ["BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(name: "BLESimulatorTests", dependencies: ["BLESimulator", "BLETimeline", "BLEBytes"]),
+        .testTarget(
+            name: "ExamplesTests", dependencies: ["BLESimulator", "BLESimLint", "BLELint", "BLEBytes"]),
         .testTarget(
             name: "BLELintTests",
             dependencies: ["BLELint", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],

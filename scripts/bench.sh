@@ -70,3 +70,8 @@ echo "tshark / blecap lint:                  $(ratio tshark-fields blecap-lint)x
 echo "btmon / blecap timeline (nochar):      $(ratio btmon-nochar blecap-timeline-jsonl-nochar)x"
 echo "btmon / blecap packets (nochar):       $(ratio btmon-nochar blecap-packets-jsonl-nochar)x"
 echo "tshark / blecap packets (nochar):      $(ratio tshark-fields-nochar blecap-packets-jsonl-nochar)x"
+
+# Simulator sessions per second (optional: skipped when the bench binary was not built with
+# `swift build -c release --product BLESimulatorBench`). Goal: >= 10,000 sessions/s.
+SIMBENCH=.build/release/BLESimulatorBench
+if [ -x "$SIMBENCH" ]; then echo; "$SIMBENCH" 10000 100; fi

@@ -2,6 +2,7 @@ import BLEBytes
 import BLEPackets
 import BLETimeline
 import CaptureIO
+import Foundation
 
 /// The result of linting one capture.
 public struct CaptureReport: Sendable {
@@ -43,6 +44,9 @@ public enum CaptureLinter {
 
     public static func lint(path: String, configuration: LintConfiguration = LintConfiguration(),
                             baseline: Baseline = Baseline()) -> CaptureReport {
+        if path != "-", SimulatorTraceReader.detect(filePrefix(path)) {
+            return SimulatorTraceReader.lint(path: path, configuration: configuration, baseline: baseline)
+        }
         var report = CaptureReport(path: path)
         let reader: any CaptureReader
         do { reader = try CaptureFile.open(path: path) } catch {
@@ -61,6 +65,13 @@ public enum CaptureLinter {
             report.findings[i].baselined = true
         }
         return report
+    }
+
+    /// The first bytes of a file (empty if it cannot be read): enough to tell a simulator trace.
+    static func filePrefix(_ path: String) -> [UInt8] {
+        guard let h = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? h.close() }
+        return [UInt8]((try? h.read(upToCount: 16)) ?? Data())
     }
 
     static func lint(reader: any CaptureReader, engine: LintEngine, report: inout CaptureReport) {

@@ -53,24 +53,89 @@ public struct HCIFact: Sendable {
     }
 }
 
-/// A Core Bluetooth call from an API trace (the simulator records these). Only the calls the
-/// current rules look at; the simulator adds cases as rules need them.
+/// A Core Bluetooth call from an API trace (the simulator records these; `SimulatorTraceReader`
+/// reads them from a trace's JSONL), with the state it was made in. Every call of the trace is
+/// delivered, in call order; `kind` names the ones rules look into, the rest are
+/// `.peripheralCommand` / `.other` by selector name.
 public struct APICall: Sendable {
     /// Position in the trace (1-based), used where frames are used for captures.
     public var sequence: Int
     public var time: Int64
     public var peer: BDAddr?
     public var kind: Kind
+    /// The `CBPeripheral.identifier` the call is about (peripheral commands, `connect`, `cancel`).
+    public var peripheral: String?
+    /// The peripheral's state when the call was made.
+    public var peripheralState: PeripheralState?
+    /// Whether the central manager was scanning when the call was made.
+    public var isScanning: Bool
+    /// The characteristic or descriptor the call names, where there is one.
+    public var attribute: BluetoothUUID?
+    /// What Core Bluetooth did with the call.
+    public var disposition: Disposition
 
-    public init(sequence: Int, time: Int64, peer: BDAddr? = nil, kind: Kind) {
+    public init(sequence: Int, time: Int64, peer: BDAddr? = nil, kind: Kind, peripheral: String? = nil,
+                peripheralState: PeripheralState? = nil, isScanning: Bool = false, attribute: BluetoothUUID? = nil,
+                disposition: Disposition = .performed) {
         self.sequence = sequence
         self.time = time
         self.peer = peer
         self.kind = kind
+        self.peripheral = peripheral
+        self.peripheralState = peripheralState
+        self.isScanning = isScanning
+        self.attribute = attribute
+        self.disposition = disposition
+    }
+
+    /// Core Bluetooth's selector-style name of the call.
+    public var selector: String {
+        switch kind {
+        case .scanForPeripherals: "scanForPeripherals(withServices:options:)"
+        case .stopScan: "stopScan()"
+        case .connect: "connect(_:options:)"
+        case .writeValue: "writeValue(_:for:type:)"
+        case .discoverServices: "discoverServices(_:)"
+        case .cancelPeripheralConnection: "cancelPeripheralConnection(_:)"
+        case .didConnect: "centralManager(_:didConnect:)"
+        case .didFailToConnect: "centralManager(_:didFailToConnect:error:)"
+        case .didDisconnect: "centralManager(_:didDisconnectPeripheral:error:)"
+        case .peripheralCommand(let name), .other(let name): name
+        }
+    }
+
+    /// "0x0012 (2A39)" or "0x0012" or "2A39": how findings name the call's target.
+    func target(handle: UInt16?) -> String {
+        switch (handle, attribute) {
+        case (let h?, let a?): "\(Describe.handle(h)) (\(a))"
+        case (let h?, nil): Describe.handle(h)
+        case (nil, let a?): "\(a)"
+        case (nil, nil): "the characteristic"
+        }
     }
 
     /// `CBManagerState` values (`.poweredOn` = 5).
     public enum ManagerState: Int, Sendable { case unknown = 0, resetting, unsupported, unauthorized, poweredOff, poweredOn }
+
+    /// `CBPeripheralState` values.
+    public enum PeripheralState: Int, Sendable { case disconnected = 0, connecting, connected, disconnecting }
+
+    /// What became of a call.
+    public enum Disposition: Sendable, Equatable {
+        /// Carried out.
+        case performed
+        /// Accepted, nothing to do (e.g. `stopScan` while not scanning).
+        case noEffect
+        /// Refused with Core Bluetooth's "API MISUSE" log; `reason` as the trace spells it
+        /// (`not_powered_on`, `not_connected`, `foreign_attribute`).
+        case misuse(reason: String)
+        /// Accepted but never sent (e.g. a `.withoutResponse` write while
+        /// `canSendWriteWithoutResponse` was false: `can_send_false`).
+        case dropped(reason: String)
+
+        public static let notPoweredOn = "not_powered_on"
+        public static let notConnected = "not_connected"
+    }
 
     public enum Kind: Sendable {
         /// `scanForPeripherals(withServices:options:)`; `services` nil means "all".
@@ -82,17 +147,21 @@ public struct APICall: Sendable {
         case connect(state: ManagerState, retained: Bool? = nil)
         /// `cancelPeripheralConnection(_:)`.
         case cancelPeripheralConnection
-        /// A `CBPeripheral` call that goes over the air (`discoverServices`,
-        /// `discoverCharacteristics`, `readValue`, `setNotifyValue`, …), by its selector-style
-        /// name. Writes are `writeValue`.
-        case peripheralRequest(name: String)
-        /// Delegate callbacks the trace records, so rules know the peripheral's state.
+        /// Delegate callbacks, for inputs that give no `peripheralState` with each call.
         case didConnect
         case didFailToConnect
         case didDisconnect
         /// `writeValue(_:for:type:)`.
         case writeValue(handle: UInt16, length: Int, withResponse: Bool, properties: UInt8?,
                         maximumWriteValueLength: Int, canSendWriteWithoutResponse: Bool)
+        /// `discoverServices(_:)`; `delegateSet`: whether `peripheral.delegate` was set.
+        case discoverServices(services: [BluetoothUUID]?, delegateSet: Bool)
+        /// Any other `CBPeripheral` command that needs a connection (`discoverCharacteristics(_:for:)`,
+        /// `readValue(for:)`, `setNotifyValue(_:for:)`, `readRSSI()` …), by selector.
+        case peripheralCommand(name: String)
+        /// Any other call or property query (`retrievePeripherals(withIdentifiers:)`,
+        /// `canSendWriteWithoutResponse` …), by selector.
+        case other(name: String)
     }
 }
 

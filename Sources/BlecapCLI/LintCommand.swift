@@ -11,8 +11,10 @@ struct LintCommand: ParsableCommand {
         commandName: "lint",
         abstract: "Check captures against Core Bluetooth's rules; report as text, JSON, SARIF, JUnit, GitHub annotations or Markdown.",
         discussion: """
-            Each finding names the rule, the connection and peer, the frames that prove it and \
-            whether it was observed in HCI, inferred, or taken from an API trace; each capture \
+            A simulator trace (the JSONL of BLESimulator's SimulatorTrace) is linted like a \
+            capture, from its API calls. Each finding names the rule, the connection and peer, \
+            the frames that prove it and whether it was observed in HCI, inferred, or taken \
+            from an API trace; each capture \
             also lists the rules that could not be evaluated on it and why. Directories are \
             walked for captures (detected by content; other files are skipped), linted in \
             parallel, and reported in sorted path order with a summary line per capture (on \
@@ -35,7 +37,7 @@ struct LintCommand: ParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, sarif, junit, github, markdown }
     enum FailOn: String, ExpressibleByArgument, CaseIterable { case error, warning, note, never }
 
-    @Argument(help: "Capture files or directories.")
+    @Argument(help: "Capture files, simulator traces (JSONL) or directories.")
     var paths: [String]
 
     @Option(name: .shortAndLong, help: "Output format: text, json, sarif, junit, github or markdown.")
@@ -156,6 +158,7 @@ enum CaptureWalker {
                 try? h.close()
                 let detection = prefix.withUnsafeBytes { CaptureFile.detect(ByteView($0)) }
                 switch detection {
+                case .unknown where SimulatorTraceReader.detect(prefix): files.insert(full)
                 case .unknown: continue
                 default: files.insert(full)
                 }

@@ -90,9 +90,9 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
     @Test func apiTraceCallsBeforeDidConnect() {
         let f = lintAPI([
             APICall(sequence: 1, time: 0, peer: pulseBelt, kind: .connect(state: .poweredOn, retained: true)),
-            APICall(sequence: 2, time: 10, peer: pulseBelt, kind: .peripheralRequest(name: "discoverServices(_:)")),
+            APICall(sequence: 2, time: 10, peer: pulseBelt, kind: .discoverServices(services: nil, delegateSet: true)),
             APICall(sequence: 3, time: 20, peer: pulseBelt, kind: .didConnect),
-            APICall(sequence: 4, time: 30, peer: pulseBelt, kind: .peripheralRequest(name: "discoverServices(_:)")),
+            APICall(sequence: 4, time: 30, peer: pulseBelt, kind: .discoverServices(services: nil, delegateSet: true)),
             APICall(sequence: 5, time: 40, peer: pulseBelt, kind: .didDisconnect),
             APICall(sequence: 6, time: 50, peer: pulseBelt, kind: .writeValue(handle: 0x12, length: 4, withResponse: true, properties: 0x08,
                                                                               maximumWriteValueLength: 20, canSendWriteWithoutResponse: true)),

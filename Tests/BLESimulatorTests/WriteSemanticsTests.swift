@@ -79,7 +79,7 @@ struct WriteSemanticsTests {
         #expect(writes.filter { $0.disposition == .dropped(.cannotSendWriteWithoutResponse) }.count == 12)
         // The call record says canSend was false for exactly the dropped ones.
         for w in writes {
-            if case .writeValue(_, _, _, _, _, _, let canSend) = w.call {
+            if case .writeValue(_, _, _, _, _, _, _, let canSend) = w.call {
                 #expect(canSend == (w.disposition == .performed))
             }
         }

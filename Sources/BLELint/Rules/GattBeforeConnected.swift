@@ -164,18 +164,27 @@ public struct GattBeforeConnected: LintRule {
                     evidence: .hci)
     }
 
+    /// A simulator trace states the peripheral's state at each call (exact); other API inputs
+    /// are followed through the didConnect/didDisconnect callbacks they record.
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
-        guard let p = call.peer else { return }
-        let name: String
+        let p = call.peer
         switch call.kind {
-        case .didConnect: connectedPeers.insert(p); return
-        case .didDisconnect, .didFailToConnect: connectedPeers.remove(p); return
-        case .peripheralRequest(let n): name = n
-        case .writeValue: name = "writeValue(_:for:type:)"
+        case .didConnect: if let p { connectedPeers.insert(p) }; return
+        case .didDisconnect, .didFailToConnect: if let p { connectedPeers.remove(p) }; return
+        case .peripheralCommand, .discoverServices, .writeValue: break
         default: return
         }
-        guard !connectedPeers.contains(p) else { return }
-        sink.report("\(name) was called on \(p) while it was not connected (before centralManager(_:didConnect:))",
+        let connected: Bool
+        if let state = call.peripheralState {
+            connected = state == .connected
+        } else if let p {
+            connected = connectedPeers.contains(p)
+        } else {
+            return
+        }
+        guard !connected else { return }
+        let who = p.map { "\($0)" } ?? call.peripheral ?? "a peripheral"
+        sink.report("\(call.selector) was called on \(who) while it was not connected (before centralManager(_:didConnect:))",
                     connection: nil, peer: p, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
     }
 }

@@ -84,9 +84,12 @@ public struct OversizedWrite: LintRule {
         sink.report(msg, event: e, handle: op.handle, related: e.outcome.responseFrame.map { [$0] } ?? [])
     }
 
+    /// Exact from an API trace: the value's length against `maximumWriteValueLength(for:)` at call
+    /// time (ATT_MTU − 3 without response, 512 with response).
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         guard case .writeValue(let h, let length, let withResponse, _, let max, _) = call.kind, length > max else { return }
-        sink.report("writeValue of \(length) bytes to \(Describe.handle(h)) exceeds maximumWriteValueLength(for: \(withResponse ? ".withResponse" : ".withoutResponse")) = \(max)",
-                    connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence], evidence: .api)
+        var message = "writeValue of \(length) bytes to \(call.target(handle: h)) exceeds maximumWriteValueLength(for: \(withResponse ? ".withResponse" : ".withoutResponse")) = \(max)"
+        if case .dropped = call.disposition { message += ": Core Bluetooth dropped it" }
+        sink.report(message, connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence], evidence: .api)
     }
 }

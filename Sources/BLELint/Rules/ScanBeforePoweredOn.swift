@@ -117,15 +117,22 @@ public struct ScanBeforePoweredOn: LintRule {
                     connection: nil, peer: nil, handle: nil, time: fact.time, frames: [fact.frame], evidence: .inferred)
     }
 
+    /// Exact from an API trace: a scan or connect made while the manager was not `.poweredOn`,
+    /// and any other call Core Bluetooth refused with "API MISUSE" for the same reason (000_*.txt
+    /// Review Checklist: all BLE operations gated on `.poweredOn`).
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
-        let name: String
+        let message: String
         switch call.kind {
-        case .scanForPeripherals(_, let s) where s != .poweredOn: name = "scanForPeripherals(withServices:options:)"
-        case .connect(let s, _) where s != .poweredOn: name = "connect(_:options:)"
-        default: return
+        case .scanForPeripherals(_, let s) where s != .poweredOn:
+            message = "scanForPeripherals(withServices:options:) was called while the central manager was .\(s): Core Bluetooth ignored it (API MISUSE)"
+        case .connect(let s, _) where s != .poweredOn:
+            message = "connect(_:options:) was called while the central manager was .\(s): Core Bluetooth ignored it (API MISUSE)"
+        default:
+            guard case .misuse(APICall.Disposition.notPoweredOn) = call.disposition else { return }
+            message = "\(call.selector) was called before the central manager was .poweredOn: Core Bluetooth ignored it (API MISUSE)"
         }
-        sink.report("\(name) was called while the central manager was not .poweredOn", connection: nil,
-                    peer: call.peer, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
+        sink.report(message, connection: nil, peer: call.peer, handle: nil, time: call.time, frames: [call.sequence],
+                    evidence: .api)
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {

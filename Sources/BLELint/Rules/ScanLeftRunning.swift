@@ -13,11 +13,12 @@ public struct ScanLeftRunning: LintRule {
         summary: """
             The scan was still enabled when this host connected to a peripheral that the same scan had \
             found (the app should call stopScan() once it has its target), or kept running longer than \
-            a threshold after the last connection ended with nothing connected.
+            a threshold after the last connection ended with nothing connected. From an API trace: \
+            connect(_:options:) called while the scan was running.
             """,
         guidance: [GuidanceReference(GuidanceReference.primary, "Review Checklist: Scanning stopped after discovering the target peripheral"),
                    GuidanceReference(GuidanceReference.primary, "Central Role: Scanning (didDiscover: stopScan before connect)")],
-        evidence: [.hci],
+        evidence: [.hci, .api],
         thresholds: [ThresholdSpec("after_last_connection_s", 30, unit: "s",
                                    "How long a scan may keep running after the last connection ended, with no connection open")],
         fix: """
@@ -47,7 +48,8 @@ public struct ScanLeftRunning: LintRule {
     }
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
-        f.hciCommands == 0 ? "the input holds no HCI commands (scan enable/disable are host commands)" : nil
+        f.hciCommands == 0 && !f.hasAPITrace
+            ? "the input holds no HCI commands (scan enable/disable are host commands) and no API trace" : nil
     }
 
     public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
@@ -96,6 +98,14 @@ public struct ScanLeftRunning: LintRule {
         sink.report("the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended, with nothing connected",
                     connection: nil, peer: nil, handle: nil, time: start.time, frames: [start.frame, d.frame], evidence: .hci)
         lastDisconnection = nil
+    }
+
+    /// Exact from an API trace: `connect` made while the same manager was still scanning. (The
+    /// linger check needs disconnection times, which the API calls do not carry.)
+    public mutating func observe(_ call: APICall, _ sink: FindingSink) {
+        guard case .connect = call.kind, call.isScanning, call.disposition == .performed else { return }
+        sink.report("connect(_:options:) was called while the scan was still running: call stopScan() once the target is found",
+                    connection: nil, peer: call.peer, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) { checkLinger(now: time, sink) }

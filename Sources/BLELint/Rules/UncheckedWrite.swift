@@ -89,11 +89,15 @@ public struct UncheckedWrite: LintRule {
                     handle: op.handle, related: related)
     }
 
+    /// Exact from an API trace: the write type against the characteristic's properties at call
+    /// time. Core Bluetooth drops a `.withoutResponse` write the characteristic does not allow
+    /// (with a console warning) and sends a `.withResponse` one that the server then refuses.
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         guard case .writeValue(let h, _, let withResponse, let props?, _, _) = call.kind else { return }
         let needed: UInt8 = withResponse ? 0x08 : 0x04
         guard props & needed == 0 else { return }
-        sink.report("writeValue(type: \(withResponse ? ".withResponse" : ".withoutResponse")) to \(Describe.handle(h)) whose properties are \(Describe.properties(props))",
-                    connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence], evidence: .api)
+        var message = "writeValue(type: \(withResponse ? ".withResponse" : ".withoutResponse")) to \(call.target(handle: h)) whose properties are \(Describe.properties(props)), without \(withResponse ? "Write" : "Write Without Response")"
+        if case .dropped = call.disposition { message += ": Core Bluetooth dropped it" }
+        sink.report(message, connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence], evidence: .api)
     }
 }

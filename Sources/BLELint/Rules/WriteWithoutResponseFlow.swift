@@ -103,11 +103,43 @@ public struct WriteWithoutResponseFlow: LintRule {
         for h in violations.keys.sorted() { flush(h, sink) }
     }
 
+    /// Exact from an API trace: `.withoutResponse` writes made while `canSendWriteWithoutResponse`
+    /// was false on a connected peripheral (Core Bluetooth discards them), one finding per
+    /// peripheral and characteristic with the count. Calls refused for another reason (not
+    /// connected, not powered on) are other rules' business: the flag is false then too, but
+    /// flow control is not what went wrong.
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         guard case .writeValue(let h, _, false, _, _, false) = call.kind else { return }
-        sink.report("writeValue(type: .withoutResponse) to \(Describe.handle(h)) while canSendWriteWithoutResponse was false",
-                    connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence], evidence: .api)
+        if case .misuse = call.disposition { return }
+        if let s = call.peripheralState, s != .connected { return }
+        let key = APIKey(peripheral: call.peripheral, handle: h)
+        guard var v = apiViolations[key] ?? (apiViolations.count < Self.maximumHandles ? APIViolations(first: call) : nil)
+        else { return }
+        v.count += 1
+        if v.frames.count < 16 { v.frames.append(call.sequence) }
+        apiViolations[key] = v
     }
 
-    public mutating func finish(at time: Int64, _ sink: FindingSink) { flushAll(sink) }
+    struct APIKey: Hashable { var peripheral: String?; var handle: UInt16 }
+    struct APIViolations {
+        var first: APICall
+        var count = 0
+        var frames: [Int] = []
+    }
+    var apiViolations: [APIKey: APIViolations] = [:]
+
+    mutating func flushAPI(_ sink: FindingSink) {
+        for v in apiViolations.values.sorted(by: { $0.first.sequence < $1.first.sequence }) {
+            guard case .writeValue(let h, _, _, _, _, _) = v.first.kind else { continue }
+            let n = v.count == 1 ? "1 writeValue(type: .withoutResponse) was" : "\(v.count) writeValue(type: .withoutResponse) calls were"
+            sink.report("\(n) made to \(v.first.target(handle: h)) while canSendWriteWithoutResponse was false: Core Bluetooth drops them; wait for peripheralIsReady(toSendWriteWithoutResponse:)",
+                        connection: nil, peer: v.first.peer, handle: h, time: v.first.time, frames: v.frames, evidence: .api)
+        }
+        apiViolations.removeAll()
+    }
+
+    public mutating func finish(at time: Int64, _ sink: FindingSink) {
+        flushAll(sink)
+        flushAPI(sink)
+    }
 }

@@ -142,6 +142,7 @@ public class CBCentralManager {
             return
         }
         entry.unresolvedConnectCall = record(call, entry: entry, .performed)
+        world.sweepNeeded = true
         entry.autoReconnect = auto
         entry.state = .connecting
         let d = entry.device

@@ -21,6 +21,9 @@ public class CBPeripheral: CustomStringConvertible {
         self.entry = entry
     }
 
+    /// The app let go: the manager notices at the end of the run-loop turn.
+    deinit { manager?.world.sweepNeeded = true }
+
     public var identifier: UUID { entry.identifier }
     /// The GAP name once known, else the advertised local name.
     public var name: String? { entry.device.name ?? entry.device.localName }
@@ -117,7 +120,7 @@ public class CBPeripheral: CustomStringConvertible {
     ///   `maximumWriteValueLength(for: .withoutResponse)`. Each drop is recorded.
     public func writeValue(_ data: Data, for characteristic: CBCharacteristic, type: CBCharacteristicWriteType) {
         let call = APICall.writeValue(peripheral: identifier, characteristic: characteristic.uuid,
-                                      properties: characteristic.properties, type: type, length: data.count,
+                                      handle: characteristic.handle, properties: characteristic.properties, type: type, length: data.count,
                                       maximumLength: maximumLength(type), canSend: canSendNow)
         guard let link = connectedLink(call), owns(characteristic.service, call) else { return }
         let bytes = [UInt8](data)

@@ -81,9 +81,10 @@ extension SimulatorTrace {
         case .readDescriptor(let p, let d):
             o.str("peripheral", p.uuidString)
             o.str("descriptor", d.uuidString)
-        case .writeValue(let p, let c, let props, let type, let length, let max, let canSend):
+        case .writeValue(let p, let c, let handle, let props, let type, let length, let max, let canSend):
             o.str("peripheral", p.uuidString)
             o.str("characteristic", c.uuidString)
+            o.int("handle", Int(handle))
             o.int("properties", Int(props.rawValue))
             o.str("write_type", type.description)
             o.int("length", length)

@@ -45,6 +45,9 @@ public final class SimulatedWorld {
     public var now: Duration { .microseconds(nowMicros) }
 
     private var scheduler = EventScheduler()
+    /// Set when a `CBPeripheral` is deallocated or a `connect` awaits its `retained` flag: the
+    /// end of the current run-loop turn must sweep (`CBCentralManager.sweepReleasedPeripherals`).
+    var sweepNeeded = false
     private var centrals: [WeakCentral] = []
     private var nextCentralID = 1
     private var connectionCount = 0
@@ -105,8 +108,12 @@ public final class SimulatedWorld {
     private func step(_ item: EventScheduler.Item) {
         nowMicros = max(nowMicros, item.time)
         item.action()
-        // After every turn of the run loop: anything the app did not keep is gone now.
-        for c in liveCentrals { c.sweepReleasedPeripherals() }
+        // After every turn of the run loop: anything the app did not keep is gone now. Only
+        // turns that released a `CBPeripheral` or left a `connect` to settle have work to do.
+        if sweepNeeded {
+            sweepNeeded = false
+            for c in liveCentrals { c.sweepReleasedPeripherals() }
+        }
     }
 
     /// Whether anything is scheduled.

@@ -1,0 +1,102 @@
+import BLESimulator
+import Foundation
+
+// Deliberately wrong centrals: each takes a right one and makes ONE mistake from
+// 000_3544d9c463fa42d7.txt "Common Mistakes" (or breaks one "Review Checklist" line), the way
+// it shows up in real apps. ExamplesTests asserts which rule ids the linter reports for each,
+// and that the right centrals get none.
+
+/// "DON'T: Scan or connect before poweredOn": the seed's WRONG snippet, a scan for nil services
+/// straight after creating the manager. Core Bluetooth ignores it with "API MISUSE"; the app
+/// then works only because `centralManagerDidUpdateState` scans again. Two mistakes in one
+/// line: before poweredOn, and for every peripheral.
+final class ScansBeforePoweredOn: HeartRateCentral {
+    override init() {
+        super.init()
+        centralManager.scanForPeripherals(withServices: nil)  // may silently fail
+    }
+}
+
+/// "DON'T: Scan for nil services in production": discovers every advertiser in range.
+final class ScansForNilServices: HeartRateCentral {
+    override func startScanning() {
+        centralManager.scanForPeripherals(withServices: nil)
+    }
+}
+
+/// "Review Checklist: Scanning stopped after discovering the target peripheral": connects with
+/// the scan still running.
+final class LeavesScanRunning: HeartRateCentral {
+    override func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+                                 advertisementData: [String: Any], rssi RSSI: NSNumber) {
+        guard RSSI.intValue > -70 else { return }
+        discoveredPeripheral = peripheral
+        centralManager.connect(peripheral, options: nil)
+    }
+}
+
+/// "DON'T: Lose the peripheral reference": connects to the peripheral `didDiscover` handed over
+/// without keeping it. The object is released when the callback returns and the connection
+/// attempt dies with it, silently.
+final class DoesNotRetainPeripheral: HeartRateCentral {
+    override func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+                                 advertisementData: [String: Any], rssi RSSI: NSNumber) {
+        guard RSSI.intValue > -70 else { return }
+        centralManager.stopScan()
+        central.connect(peripheral)  // peripheral may be deallocated
+    }
+}
+
+/// "DON'T: Assume connection order or timing": discovers right after `connect`, before
+/// `didConnect`, and so never (Core Bluetooth refuses the call with "API MISUSE").
+final class DiscoversBeforeConnected: HeartRateCentral {
+    override func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+                                 advertisementData: [String: Any], rssi RSSI: NSNumber) {
+        guard RSSI.intValue > -70 else { return }
+        discoveredPeripheral = peripheral
+        centralManager.stopScan()
+        centralManager.connect(peripheral, options: nil)
+        peripheral.delegate = self
+        peripheral.discoverServices([heartRateServiceUUID])  // peripheral not connected yet
+    }
+
+    override func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {}
+}
+
+/// "DON'T: Write without checking properties and flow control": resets Energy Expended (Heart
+/// Rate Control Point value 0x01) with `.withoutResponse`, which the Control Point does not
+/// allow (it has Write only). Core Bluetooth drops the write with a console warning.
+final class WritesWithoutCheckingProperties: HeartRateCentral {
+    override func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService,
+                             error: (any Error)?) {
+        super.peripheral(peripheral, didDiscoverCharacteristicsFor: service, error: error)
+        for characteristic in service.characteristics ?? [] where characteristic.uuid == heartRateControlPointUUID {
+            peripheral.writeValue(Data([0x01]), for: characteristic, type: .withoutResponse)
+        }
+    }
+}
+
+/// "Review Checklist: Write payloads stay within maximumWriteValueLength(for:)": the article's
+/// state written as a JSON document (004_*.txt, "Reading and writing data": "the current state
+/// can be any data, even a JSON object encoded") that is longer than the 512 bytes an attribute
+/// value can hold.
+final class WritesWithoutCheckingLength: TemperatureCentral {
+    override func setState(_ state: Bool) {
+        guard let discoveredPeripheral, let discoveredStateCharacteristic else { return }
+        let log = (0..<60).map { "\"t\($0)\":\(20 + $0 % 5)" }.joined(separator: ",")
+        let json = "{\"on\":\(state),\"history\":{\(log)}}"
+        discoveredPeripheral.writeValue(Data(json.utf8), for: discoveredStateCharacteristic, type: .withResponse)
+    }
+}
+
+/// "Review Checklist: .withoutResponse writes honor canSendWriteWithoutResponse": streams state
+/// changes as fast as the loop runs. Once the controller's buffers are full, Core Bluetooth
+/// drops the rest.
+final class FloodsWithoutResponse: TemperatureCentral {
+    func stream(_ values: [Data]) {
+        guard let discoveredPeripheral, let discoveredStateCharacteristic else { return }
+        for value in values {
+            discoveredPeripheral.writeValue(value, for: discoveredStateCharacteristic, type: .withoutResponse)
+        }
+    }
+}
