@@ -51,7 +51,9 @@ let package = Package(
         .testTarget(
             name: "BLETimelineTests",
             dependencies: ["BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
-        .testTarget(name: "BLESimulatorTests", dependencies: ["BLESimulator", "BLETimeline", "BLEBytes"]),
+        .testTarget(
+            name: "BLESimulatorTests",
+            dependencies: ["BLESimulator", "BLETimeline", "BLEBytes", "CaptureIO", "BLEPackets"]),
         .testTarget(
             name: "BLELintTests",
             dependencies: ["BLELint", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],

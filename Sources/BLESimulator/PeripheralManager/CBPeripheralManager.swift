@@ -351,9 +351,11 @@ public class CBPeripheralManager {
             isAdvertising = false
             device.isAdvertising = false
             if world.isConnected(device) { world.loseLink(device) }
+            // The app's services are gone; the device's attribute table stays as it was until
+            // the next `add` (nothing can reach it: no advertising, links silent), so an export
+            // of the run still answers the discoveries made before.
             services.removeAll()
             byDefinition.removeAll()
-            device.services = []
         }
         state = new
         deliver(.didUpdateState(new)) { $0.peripheralManagerDidUpdateState(self) }
