@@ -56,7 +56,9 @@ let package = Package(
         .testTarget(
             name: "BLETimelineTests",
             dependencies: ["BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
-        .testTarget(name: "BLESimulatorTests", dependencies: ["BLESimulator", "BLETimeline", "BLEBytes"]),
+        .testTarget(
+            name: "BLESimulatorTests",
+            dependencies: ["BLESimulator", "BLETimeline", "BLEBytes", "CaptureIO", "BLEPackets"]),
         .testTarget(
             name: "ExamplesTests", dependencies: ["BLESimulator", "BLESimLint", "BLELint", "BLEBytes"]),
         .testTarget(

@@ -29,7 +29,7 @@ public class CBService: CBAttribute {
     /// Last handle of the service's group (Vol 3 Part G 3.1).
     let endHandle: UInt16
 
-    init(uuid: CBUUID, isPrimary: Bool, handle: UInt16, endHandle: UInt16, peripheral: CBPeripheral) {
+    init(uuid: CBUUID, isPrimary: Bool, handle: UInt16, endHandle: UInt16, peripheral: CBPeripheral?) {
         self.isPrimary = isPrimary
         self.endHandle = endHandle
         self.peripheral = peripheral
@@ -39,7 +39,7 @@ public class CBService: CBAttribute {
 
 /// `CBCharacteristic`: a discovered characteristic.
 public class CBCharacteristic: CBAttribute {
-    public private(set) weak var service: CBService?
+    public internal(set) weak var service: CBService?
     public let properties: CBCharacteristicProperties
     /// The last value read or notified; nil until one arrives.
     public internal(set) var value: Data?
@@ -48,7 +48,7 @@ public class CBCharacteristic: CBAttribute {
     /// Whether notifications or indications are enabled (set when the CCCD write succeeds).
     public internal(set) var isNotifying: Bool = false
 
-    init(uuid: CBUUID, properties: CBCharacteristicProperties, valueHandle: UInt16, service: CBService) {
+    init(uuid: CBUUID, properties: CBCharacteristicProperties, valueHandle: UInt16, service: CBService?) {
         self.properties = properties
         self.service = service
         super.init(uuid: uuid, handle: valueHandle)

@@ -49,6 +49,8 @@ public struct TraceRecord: Sendable {
         case radio(TimelineEvent)
         /// A change in the simulated world.
         case world(WorldEvent)
+        /// A `CBPeripheralManager` call or delegate callback (API-only; the peripheral role).
+        case peripheralManager(PeripheralManagerRecord)
     }
 
     /// The source marker of the JSONL rendering.
@@ -58,6 +60,7 @@ public struct TraceRecord: Sendable {
         case .callback: "callback"
         case .radio: "radio"
         case .world: "world"
+        case .peripheralManager: "peripheral_manager"
         }
     }
 }

@@ -20,6 +20,7 @@ extension SimulatorTrace {
             case .callback(let c): Self.callback(c, into: &o)
             case .radio(let e): Self.radio(e, into: &o)
             case .world(let w): Self.world(w, into: &o)
+            case .peripheralManager(let p): p.render(into: &o)
             }
             out += o.text
             out += "\n"

@@ -94,6 +94,7 @@ final class SimulatedLink {
 
     func close(disconnectionFrame: Int) {
         isOpen = false
+        device.localServer?.linkClosed(self)
         if let o = outstanding { world.resolveDisconnected(o.index, frame: disconnectionFrame) }
         outstanding = nil
         queue.removeAll()
@@ -107,16 +108,33 @@ final class SimulatedLink {
     private func exchange(_ kind: TimelineEvent.Kind, value: [UInt8] = [], errorHandle: UInt16,
                           server: () -> (error: UInt8?, value: [UInt8]?),
                           then: @escaping (_ error: UInt8?, _ value: [UInt8]?) -> Void) {
+        exchange(kind, value: value, errorHandle: errorHandle, deferred: { answer in
+            let a = server()
+            answer(a.error, a.value)
+        }, then: then)
+    }
+
+    /// The same with a server that may answer later (a `CBPeripheralManager`'s app answers in
+    /// `respond(to:withResult:)`): the response goes out at the operation latency or as soon as
+    /// the answer exists, whichever is later; only the first answer counts.
+    private func exchange(_ kind: TimelineEvent.Kind, value: [UInt8] = [], errorHandle: UInt16,
+                          deferred server: (_ answer: @escaping (UInt8?, [UInt8]?) -> Void) -> Void,
+                          then: @escaping (_ error: UInt8?, _ value: [UInt8]?) -> Void) {
         let index = world.recordRadio(event(kind), value: value, outcome: .pending)
         let t0 = world.nowMicros
         outstanding = (index, t0)
         guard !isSilent else { return }
-        let answer = server()
-        world.schedule(afterMicros: device.effectiveOperationLatency) { [weak self] in
-            guard let self, self.isOpen, !self.isSilent else { return }
-            self.world.resolve(index, requestTime: t0, error: answer.error, handle: errorHandle, value: answer.value)
-            self.outstanding = nil
-            then(answer.error, answer.value)
+        let due = t0 &+ device.effectiveOperationLatency
+        var answered = false
+        server { [weak self] error, answerValue in
+            guard let self, !answered else { return }
+            answered = true
+            self.world.schedule(afterMicros: due &- self.world.nowMicros) { [weak self] in
+                guard let self, self.isOpen, !self.isSilent else { return }
+                self.world.resolve(index, requestTime: t0, error: error, handle: errorHandle, value: answerValue)
+                self.outstanding = nil
+                then(error, answerValue)
+            }
         }
     }
 
@@ -257,7 +275,7 @@ final class SimulatedLink {
         case .read(let characteristic):
             exchange(.read(operation(0x0A, characteristic.handle, valueRef(characteristic)), .read),
                      errorHandle: characteristic.handle,
-                     server: { serverRead(characteristic) }) { [weak self] code, value in
+                     deferred: { serverRead(characteristic, $0) }) { [weak self] code, value in
                 guard let self else { return }
                 if let p = self.peripheral {
                     let err = self.error(code)
@@ -303,7 +321,9 @@ final class SimulatedLink {
             if bytes.count <= Int(mtu) - 3 {
                 exchange(.write(operation(0x12, characteristic.handle, valueRef(characteristic)), .request), value: bytes,
                          errorHandle: characteristic.handle,
-                         server: { (serverWrite(characteristic, bytes, request: true), nil) }) { code, _ in done(code) }
+                         deferred: { serverWriteRequest(characteristic, bytes, chunk: bytes.count, $0) }) { code, _ in
+                    done(code)
+                }
             } else {
                 longWrite(characteristic, bytes, offset: 0, done: done)
             }
@@ -369,7 +389,7 @@ final class SimulatedLink {
             }
         } else {
             exchange(.write(operation(0x18, 0, nil, offset: 1), .execute), errorHandle: 0,
-                     server: { (serverWrite(c, bytes, request: true), nil) }) { code, _ in done(code) }
+                     deferred: { serverWriteRequest(c, bytes, chunk: chunk, $0) }) { code, _ in done(code) }
         }
     }
 
@@ -380,7 +400,16 @@ final class SimulatedLink {
         inFlight += 1
         if freeBuffers == 0 { blocked = true }
         world.recordRadio(event(.write(operation(0x52, c.handle, valueRef(c)), .command)), value: bytes)
-        if !isSilent { _ = serverWrite(c, bytes, request: false) }
+        if !isSilent {
+            if let local = device.localServer, let sc = db.characteristic(valueHandle: c.handle), sc.uuid == c.uuid {
+                // A peripheral manager's app sees accepted commands in didReceiveWrite; no answer.
+                if serverWritePrecheck(c, length: bytes.count, request: false) == nil {
+                    local.write(sc, parts: [(0, bytes)], from: self, answer: nil)
+                }
+            } else {
+                _ = serverWrite(c, bytes, request: false)
+            }
+        }
         scheduleDrain()
     }
 
@@ -415,6 +444,17 @@ final class SimulatedLink {
     }
 
     // MARK: - Server side
+
+    /// Answers a Read Request: from the definition, or (permissions checked first, as Core
+    /// Bluetooth checks them) by a peripheral manager's app.
+    private func serverRead(_ ch: CBCharacteristic, _ answer: @escaping (UInt8?, [UInt8]?) -> Void) {
+        let checked = serverRead(ch)
+        if checked.0 == nil, let local = device.localServer, let c = db.characteristic(valueHandle: ch.handle) {
+            local.read(c, from: self) { answer($0, $1.map { Array($0.prefix(512)) }) }
+        } else {
+            answer(checked.0, checked.1)
+        }
+    }
 
     private func serverRead(_ ch: CBCharacteristic) -> (UInt8?, [UInt8]?) {
         guard let c = db.characteristic(valueHandle: ch.handle), c.uuid == ch.uuid, let def = c.definition else {
@@ -456,6 +496,26 @@ final class SimulatedLink {
         return nil
     }
 
+    /// Applies a Write Request, or an Execute Write of `bytes` prepared in parts of `chunk`
+    /// bytes, and answers it: from the definition, or by a peripheral manager's app, which gets
+    /// the prepared parts as one array of requests (`didReceiveWrite`).
+    private func serverWriteRequest(_ ch: CBCharacteristic, _ bytes: [UInt8], chunk: Int,
+                                    _ answer: @escaping (UInt8?, [UInt8]?) -> Void) {
+        guard let local = device.localServer, let c = db.characteristic(valueHandle: ch.handle), c.uuid == ch.uuid else {
+            answer(serverWrite(ch, bytes, request: true), nil)
+            return
+        }
+        if let refused = serverWritePrecheck(ch, length: bytes.count, request: true) {
+            answer(refused, nil)
+            return
+        }
+        let step = max(1, chunk)
+        let parts = stride(from: 0, to: max(bytes.count, 1), by: step).map {
+            (offset: $0, value: Array(bytes[$0..<min(bytes.count, $0 + step)]))
+        }
+        local.write(c, parts: parts, from: self) { answer($0, nil) }
+    }
+
     /// Applies a write; a command that fails is ignored silently (no response to a command,
     /// Vol 3 Part F 3.4.5.3).
     private func serverWrite(_ ch: CBCharacteristic, _ bytes: [UInt8], request: Bool) -> UInt8? {
@@ -487,7 +547,9 @@ final class SimulatedLink {
     /// notification sources for this client.
     private func serverWriteCCCD(_ c: GATTServerDatabase.Characteristic, _ value: UInt16) {
         guard let h = c.cccdHandle else { return }
+        let old = cccd[h] ?? 0
         cccd[h] = value
+        device.localServer?.configurationChanged(c, from: old, to: value, link: self)
         let generation = (subscriptionGeneration[c.valueHandle] ?? 0) + 1
         subscriptionGeneration[c.valueHandle] = generation
         guard value & 0x3 != 0 else { return }

@@ -66,6 +66,12 @@ public final class SimulatedPeripheral {
     /// Whether the central's radio can hear it.
     public internal(set) var isInRange = true
 
+    /// The app's GATT server when a `CBPeripheralManager` publishes this device: requests go to
+    /// it instead of the definitions' handlers.
+    weak var localServer: (any LocalGATTServer)?
+    /// Created by a `CBPeripheralManager` (numbers the managers of a world).
+    var hostsPeripheralManager = false
+
     public init(address: BDAddr, addressType: UInt8 = 1, name: String? = nil, services: [SimulatedService] = [],
                 identifier: UUID? = nil) {
         self.address = address

@@ -1,0 +1,255 @@
+import BLEBytes
+import BLETimeline
+import Foundation
+
+/// Exports a simulated run as the capture the phone's HCI would have logged: btsnoop, datalink
+/// 1002 (H4), readable by blecap, Wireshark and tshark.
+///
+/// The central's side is synthesized from the trace's radio events, with the virtual clock's
+/// timestamps (`SimulatedWorld.Configuration.epochMicros` + the run's time):
+/// - power-on: HCI Reset and LE Read Buffer Size, each with its Command Complete (the
+///   controller reports 27-byte LE ACL buffers, `aclDataLength`);
+/// - a scan: LE Set Scan Parameters and LE Set Scan Enable (extended variants when the event
+///   says so), each with Command Complete; advertising reports (data beyond 31 bytes in a
+///   scan response, cut at AD-structure boundaries);
+/// - a connection: LE Create Connection + Command Status, LE Connection Complete; a cancelled
+///   attempt: LE Create Connection Cancel + Command Complete, then LE Connection Complete with
+///   Unknown Connection Identifier (7.8.13);
+/// - ATT over L2CAP (CID 0x0004) over ACL, cut to 27-byte fragments, requests and write
+///   commands sent (Packet Boundary 0b00 then 0b01, each fragment followed by Number Of
+///   Completed Packets), responses and notifications received (0b10 then 0b01); responses at
+///   the request's time plus its latency;
+/// - the end: HCI Disconnect (0x13) + Command Status + Disconnection Complete when the central
+///   ended it, Disconnection Complete alone otherwise.
+///
+/// One simulated discovery event is one request and its response (the simulator models a
+/// procedure as one exchange), the response listing what the peripheral's attribute table
+/// holds in the range, as far as one PDU carries. A read longer than ATT_MTU − 1 continues
+/// with Read Blob requests, as Core Bluetooth's would (Vol 3 Part G 4.8.3).
+public struct BTSnoopExporter {
+    /// LE ACL data packet length the synthesized controller reports (the Core minimum, 27).
+    public static let aclDataLength = 27
+    public static let aclBuffers = 8
+
+    public let world: SimulatedWorld
+
+    public init(world: SimulatedWorld) { self.world = world }
+
+    /// The whole file.
+    public func bytes() -> [UInt8] {
+        var emissions: [Emission] = []
+        var connections: [Int: (handle: UInt16, peer: BDAddr?)] = [:]
+        var mtu: [Int: Int] = [:]
+        let epoch = world.configuration.epochMicros
+        emissions.append(Emission(key: 0, time: epoch, packets: powerOn()))
+
+        for e in world.trace.radioEvents {
+            let responseTime = e.time &+ (e.outcome.latency ?? 0)
+            let responseKey = e.outcome.responseFrame
+            var now: [HCIRecord] = []
+            var later: [HCIRecord] = []
+            switch e.kind {
+            case .power:
+                if e.value.bytes.first == 1 { now = powerOn() }
+            case .scanStart(let s):
+                now = scanStart(s)
+            case .scanStop:
+                let opcode = HCISynthesis.leSetScanEnable
+                now = [.sent(HCISynthesis.command(opcode, [0x00, 0x00])), .received(HCISynthesis.commandComplete(opcode))]
+            case .advertisement(let a):
+                guard let peer = e.peer else { break }
+                let split = HCISynthesis.splitAdvertisingData(e.value.bytes)
+                now = [.received(HCISynthesis.advertisingReport(eventType: UInt8(truncatingIfNeeded: a.eventType),
+                                                                addressType: e.peerAddressType ?? 0, address: peer,
+                                                                data: split.advertising, rssi: a.rssi))]
+                if !split.scanResponse.isEmpty {
+                    now.append(.received(HCISynthesis.advertisingReport(eventType: 0x04, addressType: e.peerAddressType ?? 0,
+                                                                        address: peer, data: split.scanResponse,
+                                                                        rssi: a.rssi)))
+                }
+            case .connectionCreate(let c):
+                let params = HCISynthesis.le16(c.scanInterval) + HCISynthesis.le16(c.scanWindow)
+                    + [c.filterPolicy, e.peerAddressType ?? 0] + HCISynthesis.address(e.peer ?? BDAddr(rawValue: 0))
+                    + [0x01] + HCISynthesis.le16(c.intervalMin) + HCISynthesis.le16(c.intervalMax)
+                    + HCISynthesis.le16(c.latency) + HCISynthesis.le16(c.supervisionTimeout) + [0, 0, 0, 0]
+                now = [.sent(HCISynthesis.command(HCISynthesis.leCreateConnection, params)),
+                       .received(HCISynthesis.commandStatus(HCISynthesis.leCreateConnection))]
+            case .connectionCancel:
+                let opcode = HCISynthesis.leCreateConnectionCancel
+                now = [.sent(HCISynthesis.command(opcode)), .received(HCISynthesis.commandComplete(opcode))]
+                if let peer = e.peer {
+                    now.append(.received(HCISynthesis.leConnectionComplete(status: 0x02, handle: 0, peerType: e.peerAddressType ?? 0,
+                                                                           peer: peer, interval: 0, latency: 0, timeout: 0)))
+                }
+            case .connectionComplete(let c), .connectionFailed(let c):
+                if c.status == 0, let n = e.connection {
+                    connections[n] = (c.handle, e.peer)
+                    mtu[n] = 23
+                }
+                now = [.received(HCISynthesis.leConnectionComplete(
+                    status: c.status, handle: c.handle, peerType: e.peerAddressType ?? 0, peer: e.peer ?? BDAddr(rawValue: 0),
+                    interval: c.timing?.interval ?? 0, latency: c.timing?.latency ?? 0,
+                    timeout: c.timing?.supervisionTimeout ?? 0))]
+            case .disconnection(_, let reason, let side):
+                guard let n = e.connection, let h = connections[n]?.handle else { break }
+                if side == .local {
+                    // The host asks with Remote User Terminated; the controller reports the
+                    // local host ended it (7.1.6, 7.7.5).
+                    now = [.sent(HCISynthesis.command(HCISynthesis.disconnect, HCISynthesis.le16(h) + [0x13])),
+                           .received(HCISynthesis.commandStatus(HCISynthesis.disconnect))]
+                }
+                now.append(.received(HCISynthesis.disconnectionComplete(handle: h, reason: reason)))
+            default:
+                guard let n = e.connection, let h = connections[n]?.handle else { break }
+                let (request, response) = att(e, mtu: mtu[n] ?? 23, peer: connections[n]?.peer)
+                now = request.flatMap { acl($0, handle: h) }
+                later = response.flatMap { acl($0, handle: h) }
+                if case .mtuExchange(_, _, let effective, _) = e.kind, responseKey != nil { mtu[n] = Int(effective) }
+            }
+            if !now.isEmpty { emissions.append(Emission(key: e.frame, time: e.time, packets: now)) }
+            if !later.isEmpty, let responseKey {
+                emissions.append(Emission(key: responseKey, time: responseTime, packets: later))
+            }
+        }
+
+        // Sequence numbers are allocated in time order, so they order the file.
+        emissions.sort { $0.key < $1.key }
+        var writer = BTSnoopWriter()
+        for em in emissions {
+            for p in em.packets { writer.append(p.bytes, received: p.received, unixMicros: em.time) }
+        }
+        return writer.bytes
+    }
+
+    /// Writes the file to `path`.
+    public func write(to path: String) throws {
+        try Data(bytes()).write(to: URL(fileURLWithPath: path))
+    }
+
+    // MARK: - Pieces
+
+    private struct Emission {
+        let key: Int
+        let time: Int64
+        let packets: [HCIRecord]
+    }
+
+    private func powerOn() -> [HCIRecord] {
+        let reset = HCISynthesis.reset, buffer = HCISynthesis.leReadBufferSize
+        return [.sent(HCISynthesis.command(reset)), .received(HCISynthesis.commandComplete(reset)),
+                .sent(HCISynthesis.command(buffer)),
+                .received(HCISynthesis.commandComplete(buffer, [0x00] + HCISynthesis.le16(UInt16(Self.aclDataLength))
+                                                       + [UInt8(Self.aclBuffers)]))]
+    }
+
+    private func scanStart(_ s: ScanParameters) -> [HCIRecord] {
+        let params: [UInt8], paramsOpcode: UInt16, enable: [UInt8], enableOpcode: UInt16
+        if s.extended {
+            paramsOpcode = HCISynthesis.leSetExtendedScanParameters
+            params = [s.ownAddressType, s.filterPolicy, 0x01, s.active ? 1 : 0] + HCISynthesis.le16(s.interval)
+                + HCISynthesis.le16(s.window)
+            enableOpcode = HCISynthesis.leSetExtendedScanEnable
+            enable = [0x01, s.filterDuplicates, 0, 0, 0, 0]
+        } else {
+            paramsOpcode = HCISynthesis.leSetScanParameters
+            params = [s.active ? 1 : 0] + HCISynthesis.le16(s.interval) + HCISynthesis.le16(s.window)
+                + [s.ownAddressType, s.filterPolicy]
+            enableOpcode = HCISynthesis.leSetScanEnable
+            enable = [0x01, s.filterDuplicates]
+        }
+        return [.sent(HCISynthesis.command(paramsOpcode, params)), .received(HCISynthesis.commandComplete(paramsOpcode)),
+                .sent(HCISynthesis.command(enableOpcode, enable)), .received(HCISynthesis.commandComplete(enableOpcode))]
+    }
+
+    /// One ATT PDU each way with its direction (true: received by the central).
+    private typealias PDU = (bytes: [UInt8], received: Bool)
+
+    /// The request (or server-initiated PDU) an event starts with, and what answers it.
+    private func att(_ e: TimelineEvent, mtu: Int, peer: BDAddr?) -> (request: [PDU], response: [PDU]) {
+        let error: (code: UInt8, handle: UInt16)? = if case .error(_, _, let c, let h) = e.outcome { (c, h) } else { nil }
+        let answered = e.outcome.responseFrame != nil
+        func answer(_ requestOpcode: UInt8, _ success: () -> [PDU]) -> [PDU] {
+            guard answered else { return [] }
+            if let error { return [(ATTSynthesis.errorResponse(request: requestOpcode, handle: error.handle, code: error.code), true)] }
+            return success()
+        }
+        let value = e.value.bytes
+        switch e.kind {
+        case .mtuExchange(let client, let server, _, _):
+            return ([(ATTSynthesis.mtuRequest(client), false)],
+                    answer(0x02) { [(ATTSynthesis.mtuResponse(server ?? client), true)] })
+        case .discovery(let d, _):
+            let op = ATTSynthesis.discoveryOpcode(d)
+            let db = peer.flatMap { p in world.peripherals.first { $0.address == p } }?.database
+            return ([(ATTSynthesis.discoveryRequest(d), false)], answer(op) {
+                if let db, let rsp = ATTSynthesis.discoveryResponse(d, database: db, mtu: mtu) { return [(rsp, true)] }
+                return [(ATTSynthesis.errorResponse(request: op, handle: d.startHandle, code: 0x0A), true)]
+            })
+        case .read(let o, let variant):
+            let request: [UInt8] = variant == .blob
+                ? [0x0C] + HCISynthesis.le16(o.handle) + HCISynthesis.le16(o.offset ?? 0)
+                : [0x0A] + HCISynthesis.le16(o.handle)
+            return ([(request, false)], answer(request[0]) {
+                // Read Response carries ATT_MTU − 1; the rest follows by Read Blob.
+                let part = mtu - 1
+                var out: [PDU] = [([request[0] + 1] + value.prefix(part), true)]
+                var offset = part
+                while offset < value.count {
+                    out.append(([0x0C] + HCISynthesis.le16(o.handle) + HCISynthesis.le16(UInt16(clamping: offset)), false))
+                    out.append(([0x0D] + value[offset..<min(value.count, offset + part)], true))
+                    offset += part
+                }
+                return out
+            })
+        case .write(let o, let variant):
+            switch variant {
+            case .command, .signed:
+                return ([([0x52] + HCISynthesis.le16(o.handle) + value, false)], [])
+            case .request:
+                return ([([0x12] + HCISynthesis.le16(o.handle) + value, false)], answer(0x12) { [([0x13], true)] })
+            case .prepare:
+                let head = HCISynthesis.le16(o.handle) + HCISynthesis.le16(o.offset ?? 0)
+                return ([([0x16] + head + value, false)], answer(0x16) { [([0x17] + head + value, true)] })
+            case .execute:
+                return ([([0x18, UInt8(truncatingIfNeeded: o.offset ?? 1)], false)], answer(0x18) { [([0x19], true)] })
+            }
+        case .subscribe(let o, _):
+            return ([([0x12] + HCISynthesis.le16(o.handle) + value, false)], answer(0x12) { [([0x13], true)] })
+        case .notification(let o):
+            return ([([0x1B] + HCISynthesis.le16(o.handle) + value, true)], [])
+        case .indication(let o):
+            // The central's host confirms (Vol 3 Part F 3.4.7.3).
+            return ([([0x1D] + HCISynthesis.le16(o.handle) + value, true)], answered ? [([0x1E], false)] : [])
+        default:
+            return ([], [])
+        }
+    }
+
+    /// ACL fragments of one ATT PDU; after each fragment the central sends, the controller
+    /// reports it completed.
+    private func acl(_ pdu: PDU, handle: UInt16) -> [HCIRecord] {
+        HCISynthesis.acl(handle: handle, payload: pdu.bytes, received: pdu.received, fragment: Self.aclDataLength)
+            .flatMap { fragment -> [HCIRecord] in
+                pdu.received ? [.received(fragment)]
+                    : [.sent(fragment), .received(HCISynthesis.completedPackets(handle: handle))]
+            }
+    }
+}
+
+/// One H4 packet of the export and whether the host received it.
+struct HCIRecord {
+    let bytes: [UInt8]
+    let received: Bool
+    static func sent(_ b: [UInt8]) -> Self { Self(bytes: b, received: false) }
+    static func received(_ b: [UInt8]) -> Self { Self(bytes: b, received: true) }
+}
+
+extension ATTSynthesis {
+    static func mtuRequest(_ mtu: UInt16) -> [UInt8] { [0x02] + HCISynthesis.le16(mtu) }
+    static func mtuResponse(_ mtu: UInt16) -> [UInt8] { [0x03] + HCISynthesis.le16(mtu) }
+}
+
+extension SimulatedWorld {
+    /// The run so far as a btsnoop (H4) capture of the central's HCI (`BTSnoopExporter`).
+    public func btsnoop() -> [UInt8] { BTSnoopExporter(world: self).bytes() }
+}

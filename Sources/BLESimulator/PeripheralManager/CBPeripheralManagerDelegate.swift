@@ -1,0 +1,55 @@
+import Foundation
+
+/// `CBPeripheralManagerDelegate`. Class-bound; every method but
+/// `peripheralManagerDidUpdateState` has an empty default, as Core Bluetooth's optional methods
+/// do (000_*.txt "Peripheral Role: Advertising": the state update is where publishing starts).
+///
+/// Signatures are Core Bluetooth's, so a seed-style `BLEPeripheralManager` ports unchanged: a
+/// method whose signature differed would silently fall back to the empty default.
+public protocol CBPeripheralManagerDelegate: AnyObject {
+    func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager)
+    func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any])
+    func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?)
+    func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: (any Error)?)
+    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
+                           didSubscribeTo characteristic: CBCharacteristic)
+    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
+                           didUnsubscribeFrom characteristic: CBCharacteristic)
+    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest)
+    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest])
+    func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager)
+}
+
+extension CBPeripheralManagerDelegate {
+    public func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any]) {}
+    public func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?) {}
+    public func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: (any Error)?) {}
+    public func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
+                                  didSubscribeTo characteristic: CBCharacteristic) {}
+    public func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
+                                  didUnsubscribeFrom characteristic: CBCharacteristic) {}
+    public func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {}
+    public func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) {}
+    public func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager) {}
+}
+
+/// `CBPeripheralManager.init(delegate:queue:options:)` options.
+public let CBPeripheralManagerOptionShowPowerAlertKey = "kCBInitOptionShowPowerAlert"
+public let CBPeripheralManagerOptionRestoreIdentifierKey = "kCBRestoreIdentifierKey"
+/// `peripheralManager(_:willRestoreState:)` dictionary keys (000_*.txt "Peripheral Manager
+/// State Restoration").
+public let CBPeripheralManagerRestoredStateServicesKey = "kCBRestoredServices"
+public let CBPeripheralManagerRestoredStateAdvertisementDataKey = "kCBRestoredAdvertisement"
+
+/// `CBPeripheralManagerConnectionLatency`.
+public enum CBPeripheralManagerConnectionLatency: Int, Sendable, CustomStringConvertible {
+    case low = 0, medium, high
+
+    public var description: String {
+        switch self {
+        case .low: "low"
+        case .medium: "medium"
+        case .high: "high"
+        }
+    }
+}
