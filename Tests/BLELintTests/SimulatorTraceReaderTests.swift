@@ -105,7 +105,9 @@ struct SimulatorTraceReaderTests {
         #expect(r.of("oversized-write").map(\.firstFrame) == [3, 4])
         #expect(r.of("write-without-response-flow").map(\.frames) == [[5, 6]])
         #expect(r.of("write-without-response-flow").first?.message.hasPrefix("2 writeValue") == true)
-        #expect(r.findings.allSatisfy { $0.handle == 12 && $0.evidence == .api })
+        // Write 7 (peripheral still connecting) is gatt-before-connected's, and only its.
+        #expect(r.of("gatt-before-connected").map(\.firstFrame) == [7])
+        #expect(r.findings.filter { $0.slug != "gatt-before-connected" }.allSatisfy { $0.handle == 12 && $0.evidence == .api })
     }
 
     @Test("scan left running: connect while scanning, not after stopScan")
