@@ -1,23 +1,9 @@
+import BLEBytes
+
 /// String escaping shared by the reporters.
 enum Escape {
-    /// A JSON string literal, quotes included (RFC 8259 7).
-    static func json(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20:
-                let h = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal, quotes included.
+    static func json(_ s: String) -> String { JSONQuoting.quoted(s) }
 
     /// XML text and attribute values (XML 1.0: the five predefined entities; control
     /// characters other than tab/newline are not allowed in XML 1.0 and are dropped).

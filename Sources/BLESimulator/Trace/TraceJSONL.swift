@@ -264,19 +264,5 @@ struct JSONObject {
         raw(k, "[" + v.map { Self.quote($0.uuidString) }.joined(separator: ",") + "]")
     }
 
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ s: String) -> String { JSONQuoting.quoted(s) }
 }
