@@ -35,10 +35,11 @@ let package = Package(
             path: "Sources/BLETimeline"),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "BLETimeline", "BLEPackets"]),
+        .target(name: "BLEReport", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint"]),
         .target(
             name: "BlecapCLI",
             dependencies: [
-                "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint",
+                "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLEReport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
@@ -56,6 +57,9 @@ let package = Package(
             name: "BLELintTests",
             dependencies: ["BLELint", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
             exclude: ["Corpus"]),
+        .testTarget(
+            name: "BLEReportTests",
+            dependencies: ["BLEReport", "BLELint", "BLETimeline", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BlecapCLITests",
             dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
