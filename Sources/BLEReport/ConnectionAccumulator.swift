@@ -58,7 +58,17 @@ final class ConnectionAccumulator {
         if case .error(_, _, let code, _) = e.outcome, Self.isATT(e.kind), !Self.isEndOfDiscovery(e.kind, code) {
             model.attErrors += 1
         }
-        guard model.detailed, let row = SequenceMapping.row(e, t: t, hostIsCentral: hostIsCentral) else { return }
+        guard model.detailed else { return }
+        // The common case of a long run (the 5,000th notification) merges without building a
+        // row: no names or detail strings per member.
+        if let l = last, let signature = SequenceSignature(e, hostIsCentral: hostIsCentral), signature == l.signature {
+            var member = SequenceItem(frame: e.frame, t: t, dir: "", op: "", lastFrame: e.frame, lastT: t)
+            member.latency = e.outcome.latency
+            SequenceMapping.sized(&member, e.value.count)
+            if l.inTail { Self.merge(&tail[l.index], member) } else { Self.merge(&head[l.index], member) }
+            return
+        }
+        guard let row = SequenceMapping.row(e, t: t, hostIsCentral: hostIsCentral) else { return }
         append(row.item, row.signature)
     }
 
@@ -180,4 +190,26 @@ struct SequenceSignature: Equatable {
     var operation: UInt16
     var handle: UInt16
     var c2p: Bool
+}
+
+extension SequenceSignature {
+    /// The signature of an event that may join a run (notifications, indications, reads and
+    /// writes that succeeded or need no answer, values that fit ATT_MTU), nil for any other.
+    /// Must agree with `SequenceMapping.row`'s.
+    init?(_ e: TimelineEvent, hostIsCentral: Bool) {
+        switch e.outcome {
+        case .none, .success: break
+        default: return nil
+        }
+        let op: AttributeOperation
+        switch e.kind {
+        case .notification(let o), .indication(let o), .read(let o, _): op = o
+        case .write(let o, let v) where v == .command || v == .request:
+            // An oversized value is a row of its own (its detail says so).
+            guard e.value.count <= Int(o.mtu) - 3 else { return nil }
+            op = o
+        default: return nil
+        }
+        self.init(operation: UInt16(op.opcode), handle: op.handle, c2p: op.sent == hostIsCentral)
+    }
 }

@@ -125,7 +125,7 @@ enum ReportScript {
     cell("Last frame", iso(H.lastTime));
     cell("Duration", fmtDur(H.duration));
     cell("Controllers", String(H.controllers));
-    cell("Devices (advertisers)", fmtNum(H.devices));
+    cell("Devices (advertisers)", fmtNum(H.devices) + (H.devicesCapped ? "+ (more not counted)" : ""));
     cell("Connections", fmtNum(H.connections));
     const sev = document.createElement("span");
     for (const k of ["error", "warning", "note"]) {
@@ -472,8 +472,8 @@ enum ReportScript {
           if (it.count > (it.samples || []).length) rows.push({ more: it.count - (it.samples || []).length, parent: it, index: i });
         }
       });
-      const W = Math.max(900, el.clientWidth || 1100), rowH = 38, top = 40;
-      const xC = 250, xP = W - 90, xM = (xC + xP) / 2, Ht = top + rows.length * rowH + 10;
+      const W = Math.max(900, el.clientWidth || 1100), rowH = 46, top = 40;
+      const xC = 250, xP = W - 160, xM = (xC + xP) / 2, Ht = top + rows.length * rowH + 10;
       const svg = s("svg", { class: "chart seq", "data-chart": "sequence", width: W, height: Ht, "data-rows": c.sequence.length }, el);
       const defs = s("defs", null, svg);
       const pat = s("pattern", { id: P + "stripes-" + c.number, width: 8, height: 8, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
@@ -496,8 +496,8 @@ enum ReportScript {
         s("rect", { x: 0, y: y - 4, width: W, height: rowH, class: "row-hit" }, g);
         if (r.omitted) {
           g.setAttribute("class", "row omitted");
-          s("rect", { x: xC - 40, y: y + 2, width: xP - xC + 80, height: rowH - 12, rx: 4 }, g);
-          s("text", { x: xM, y: y + 18, "text-anchor": "middle", fill: "#5f6b7a" }, g, "… " + fmtNum(r.omitted.items) + " more rows (" + fmtNum(r.omitted.events) + " events, frames " + r.omitted.firstFrame + "–" + r.omitted.lastFrame + ") not kept");
+          s("rect", { x: xC - 40, y: y + 4, width: xP - xC + 80, height: rowH - 16, rx: 4 }, g);
+          s("text", { x: xM, y: y + 22, "text-anchor": "middle", fill: "#5f6b7a" }, g, "… " + fmtNum(r.omitted.items) + " more rows (" + fmtNum(r.omitted.events) + " events, frames " + r.omitted.firstFrame + "–" + r.omitted.lastFrame + ") not kept");
           return;
         }
         if (r.sample || r.more) {
@@ -520,31 +520,31 @@ enum ReportScript {
         const cls = ["row"]; if (it.error) cls.push("err"); if (it.count > 1) cls.push("band");
         if (highlight && highlight.item === i && !(highlight.frame && entry.expanded.has(i) && (it.samples || []).some(x => x[0] === highlight.frame))) { cls.push("hl"); hlEl = g; }
         g.setAttribute("class", cls.join(" "));
-        s("text", { x: 8, y: y + 14, class: "mono", fill: "#5f6b7a" }, g, fmtS(it.t).padEnd(12) + " " + it.frame + (it.count > 1 ? "–" + it.lastFrame : ""));
+        s("text", { x: 8, y: y + 18, class: "mono", fill: "#5f6b7a" }, g, fmtS(it.t).padEnd(12) + " " + it.frame + (it.count > 1 ? "–" + it.lastFrame : ""));
         const label = it.op + (it.name ? " · " + it.name : it.handle !== undefined && it.handle !== null ? " · 0x" + it.handle.toString(16).padStart(4, "0") : "");
         const detail = [it.detail, it.error, it.latency ? "rtt " + fmtDur(it.latency) : null].filter(Boolean).join(" · ");
         if (it.dir === "link") {
-          s("rect", { x: xC - 40, y: y + 2, width: xP - xC + 80, height: rowH - 12, rx: 4, class: "linkbox" }, g);
-          s("text", { x: xM, y: y + 18, "text-anchor": "middle", class: "op" }, g, it.op + (detail ? " — " + detail : ""));
+          s("rect", { x: xC - 40, y: y + 4, width: xP - xC + 80, height: rowH - 16, rx: 4, class: "linkbox" }, g);
+          s("text", { x: xM, y: y + 22, "text-anchor": "middle", class: "op" }, g, it.op + (detail ? " — " + detail : ""));
           return;
         }
         const c2p = it.dir === "c2p", xa = c2p ? xC : xP, xb = c2p ? xP : xC;
         if (it.count > 1) {
-          s("rect", { x: xC, y: y - 2, width: xP - xC, height: rowH - 2, fill: "url(#" + P + "stripes-" + c.number + ")", class: "band" }, g);
+          s("rect", { x: xC, y: y, width: xP - xC, height: rowH - 6, fill: "url(#" + P + "stripes-" + c.number + ")", class: "band" }, g);
           s("line", { x1: xa, x2: xb, y1: y + 14, y2: y + 14, class: "msg", "marker-end": "url(#" + P + "arrow)" }, g);
           s("line", { x1: xa, x2: xb, y1: y + 18, y2: y + 18, class: "msg", opacity: 0.5, "marker-end": "url(#" + P + "arrow)" }, g);
           s("text", { x: xM, y: y + 9, "text-anchor": "middle", class: "op", "font-weight": 600 }, g, label + " × " + fmtNum(it.count));
-          s("text", { x: xM, y: y + 30, "text-anchor": "middle", class: "detail", fill: "#5f6b7a", "font-size": 10 }, g, detail);
+          s("text", { x: xM, y: y + 33, "text-anchor": "middle", class: "detail", fill: "#5f6b7a", "font-size": 10 }, g, detail);
           const tg = s("text", { x: xC - 10, y: y + 17, "text-anchor": "end", class: "toggle" }, g, entry.expanded.has(i) ? "▾ collapse" : "▸ expand");
           tg.addEventListener("click", () => { if (entry.expanded.has(i)) entry.expanded.delete(i); else entry.expanded.add(i); drawSequence(entry, null); });
           return;
         }
-        s("line", { x1: xa, x2: xb, y1: y + 12, y2: y + 12, class: "msg", "marker-end": "url(#" + P + (it.error ? "arrowE" : "arrow") + ")" }, g);
-        s("text", { x: xM, y: y + 8, "text-anchor": "middle", class: "op" }, g, label);
+        s("line", { x1: xa, x2: xb, y1: y + 15, y2: y + 15, class: "msg", "marker-end": "url(#" + P + (it.error ? "arrowE" : "arrow") + ")" }, g);
+        s("text", { x: xM, y: y + 10, "text-anchor": "middle", class: "op" }, g, label);
         if (it.responseFrame) {
-          s("line", { x1: xb, x2: xa, y1: y + 19, y2: y + 19, class: "ret", "marker-end": "url(#" + P + (it.error ? "arrowE" : "arrow") + ")" }, g);
+          s("line", { x1: xb, x2: xa, y1: y + 22, y2: y + 22, class: "ret", "marker-end": "url(#" + P + (it.error ? "arrowE" : "arrow") + ")" }, g);
         }
-        const dt = s("text", { x: xM, y: y + 31, "text-anchor": "middle", class: "detail", fill: it.error ? "#c62828" : "#5f6b7a", "font-size": 10 }, g, detail + (it.responseFrame ? " · response frame " + it.responseFrame : ""));
+        const dt = s("text", { x: xM, y: y + 35, "text-anchor": "middle", class: "detail", fill: it.error ? "#c62828" : "#5f6b7a", "font-size": 10 }, g, detail + (it.responseFrame ? " · response frame " + it.responseFrame : ""));
         title(dt, detail);
       });
       if (hlEl) setTimeout(() => hlEl.scrollIntoView({ behavior: "smooth", block: "center" }), 0);

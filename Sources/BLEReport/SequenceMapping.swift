@@ -93,7 +93,7 @@ enum SequenceMapping {
                 d += ", MTU \(op.mtu)"
                 row.detail = d
                 sized(&row, n)
-                collapsible = v == .command || v == .request
+                collapsible = (v == .command || v == .request) && n <= Int(op.mtu) - 3
             }
             handle = op.handle; opcode = UInt16(op.opcode)
         case .subscribe(let op, let configuration):

@@ -187,6 +187,7 @@ public final class SessionAggregator {
         }
         header.controllers = frames > 0 ? max(1, controllers.nonzeroBitCount) : 0
         header.devices = statistics.devices.count
+        header.devicesCapped = statistics.reportsFromUnlistedDevices > 0
         header.connections = statistics.connectionCount
         header.damage = report.damage
         header.error = report.error

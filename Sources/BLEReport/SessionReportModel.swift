@@ -64,6 +64,8 @@ public struct ReportHeader: Sendable, Encodable {
     public var duration: Int64 = 0
     public var controllers = 0
     public var devices = 0
+    /// More advertisers sent reports than `devices` counts (TimelineStatistics keeps 1,024).
+    public var devicesCapped = false
     public var connections = 0
     public var findings: [String: Int] = [:]
     public var damage: String?
