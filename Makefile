@@ -3,7 +3,7 @@
 SWIFT ?= swift
 DEMO_CAPTURE ?= captures/clean_heart_rate.central.btsnoop
 APT_PACKAGES = libpcap-dev libbluetooth-dev pkg-config
-CONFORMANCE_PACKAGES = tshark bluez python3
+CONFORMANCE_PACKAGES = tshark bluez python3 chromium
 
 .PHONY: deps demo build release test conformance bench clean
 

@@ -16,9 +16,14 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     ../shared/schemas/sarif-schema-2.1.0.json and loads in sarif-tools, the JUnit report loads in
     junitparser (scripts/validate_sarif.py); exit codes 1 (findings), 0 (clean capture or
     --fail-on never), 2 (missing input).
+  * Report (browser): `blecap report` of every HCI capture opens in headless Chromium (Debian
+    package `chromium`) with its script finished (`data-ready="1"`), no script error and no
+    console message; for long_notify_stream.central and oversized_and_unchecked_writes.central
+    the DOM must also show lint's findings count, info's connection count and every chart, and
+    a screenshot is taken (--screenshots DIR keeps them, e.g. docs/).
 Prints one line per file and a closing "N passed, N failed" line; exits 1 on any failure.
 """
-import argparse, json, os, subprocess, sys, tempfile
+import argparse, json, os, re, shutil, subprocess, sys, tempfile
 
 HANDLE_OPCODES = {0x01, 0x0A, 0x0C, 0x12, 0x16, 0x17, 0x52, 0xD2, 0x1B, 0x1D}
 LINK_LAYER_PREFIXES = ("pcap-lell256", "pcapng-lell256", "pcap-nordic272", "pcap-ppi192")
@@ -137,10 +142,62 @@ def check_lint(blecap, root, tmp, shared):
     return problems, summary or "lint reports"
 
 
+CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+REPORT_CHARTS = ("overview", "timeline", "throughput", "latency", "rssi", "parameters")
+REPORT_DETAILED = ("long_notify_stream.central.btsnoop", "oversized_and_unchecked_writes.central.btsnoop")
+
+
+def check_report(blecap, path, tmp, screenshots):
+    """blecap report PATH, opened in headless Chromium: script done, no errors, right counts."""
+    name = os.path.basename(path)
+    page = os.path.join(tmp, name + ".html")
+    p = subprocess.run([blecap, "report", "-o", page, path], capture_output=True, text=True)
+    problems = []
+    if p.returncode not in (0, EXIT_DAMAGED) or not os.path.exists(page):
+        return [f"report exited {p.returncode}: {p.stderr.strip()[:200]}"], "no page"
+    size = os.path.getsize(page)
+    url = "file://" + os.path.abspath(page)
+    d = subprocess.run(CHROMIUM + ["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom", url],
+                       capture_output=True, text=True, timeout=120)
+    dom = d.stdout
+    body = re.search(r"<body[^>]*>", dom)
+    body = body.group(0) if body else ""
+    attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', body))
+    if attrs.get("data-ready") != "1":
+        problems.append(f"page script did not finish: {body[:200]}")
+    if "data-error" in attrs:
+        problems.append(f"page script error: {attrs['data-error'][:200]}")
+    console = [l for l in d.stderr.splitlines() if ":CONSOLE" in l]
+    problems += [f"console: {l.strip()[:200]}" for l in console[:5]]
+    summary = f"{size // 1024} KiB page, {attrs.get('data-charts', '?')} charts"
+    if name in REPORT_DETAILED:
+        lint = json.loads(subprocess.run([blecap, "lint", "--format", "json", path], capture_output=True, text=True).stdout)
+        want_findings = sum(len(c["findings"]) for c in lint["captures"])
+        info = json.loads(subprocess.run([blecap, "info", "--format", "json", path], capture_output=True, text=True).stdout)
+        want_connections = info["connection_count"]
+        findings = len(re.findall(r'<li class="finding ', dom))
+        connections = len(re.findall(r'<details class="conn" id="[^"]*" data-connection=', dom))
+        if attrs.get("data-findings") != str(want_findings) or findings != want_findings:
+            problems.append(f"findings in DOM {findings} (data-findings {attrs.get('data-findings')}), lint {want_findings}")
+        if attrs.get("data-connections") != str(want_connections) or connections != want_connections:
+            problems.append(f"connections in DOM {connections} (data-connections {attrs.get('data-connections')}), info {want_connections}")
+        for chart in REPORT_CHARTS + ("sequence",):
+            if f'data-chart="{chart}"' not in dom:
+                problems.append(f"chart {chart} missing")
+        shot = os.path.join(screenshots or tmp, "report-" + name.replace(".central.btsnoop", "") + ".png")
+        subprocess.run(CHROMIUM + [f"--screenshot={shot}", "--window-size=1400,1000", url],
+                       capture_output=True, text=True, timeout=120)
+        if not os.path.exists(shot) or os.path.getsize(shot) < 10000:
+            problems.append(f"no screenshot at {shot}")
+        summary += f", {findings} findings = lint, {connections} connections = info, screenshot"
+    return problems, summary
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--blecap", default=".build/release/blecap")
     ap.add_argument("--shared", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared"))
+    ap.add_argument("--screenshots", help="keep the report screenshots in this folder (e.g. docs)")
     args = ap.parse_args()
     root = os.path.join(args.shared, "captures")
     if not os.path.isdir(root):
@@ -182,6 +239,22 @@ def main():
             failed += 1
         else:
             passed += 1
+        for folder in ("bumble", "formats", "public"):
+            d = os.path.join(root, folder)
+            for name in sorted(os.listdir(d)):
+                if name.endswith(".md") or name.startswith(LINK_LAYER_PREFIXES) or name.startswith("unknown-"):
+                    continue
+                if shutil.which("chromium") is None:
+                    problems, summary = ["chromium not installed (apt-get install chromium)"], "not run"
+                else:
+                    problems, summary = check_report(args.blecap, os.path.join(d, name), tmp, args.screenshots)
+                print(f"{'ok  ' if not problems else 'FAIL'} report {folder}/{name}: {summary}")
+                for pr in problems[:20]:
+                    print(f"       {pr}")
+                if problems:
+                    failed += 1
+                else:
+                    passed += 1
     print(f"conformance: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

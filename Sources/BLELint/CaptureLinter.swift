@@ -42,8 +42,10 @@ public enum CaptureLinter {
     /// How many recent records' (offset, length) are remembered during the pass.
     public static let offsetRingSize = 16384
 
+    /// `observer`, when given, sees every decoded frame, timeline event and ended connection
+    /// of the lint pass, so that a consumer (the HTML report) aggregates in the same pass.
     public static func lint(path: String, configuration: LintConfiguration = LintConfiguration(),
-                            baseline: Baseline = Baseline()) -> CaptureReport {
+                            baseline: Baseline = Baseline(), observer: LintPassObserver? = nil) -> CaptureReport {
         if path != "-", SimulatorTraceReader.detect(filePrefix(path)) {
             return SimulatorTraceReader.lint(path: path, configuration: configuration, baseline: baseline)
         }
@@ -59,7 +61,7 @@ public enum CaptureLinter {
         }
         report.format = "\(reader.format)"
         let engine = LintEngine(configuration: configuration)
-        lint(reader: reader, engine: engine, report: &report)
+        lint(reader: reader, engine: engine, report: &report, observer: observer)
         if let d = reader.damage { report.damage = d.description }
         for i in report.findings.indices where baseline.fingerprints.contains(report.findings[i].fingerprint) {
             report.findings[i].baselined = true
@@ -74,14 +76,22 @@ public enum CaptureLinter {
         return [UInt8]((try? h.read(upToCount: 16)) ?? Data())
     }
 
-    static func lint(reader: any CaptureReader, engine: LintEngine, report: inout CaptureReport) {
+    static func lint(reader: any CaptureReader, engine: LintEngine, report: inout CaptureReport,
+                     observer: LintPassObserver? = nil) {
         var ring = [(frame: Int, offset: Int64, length: Int)](repeating: (0, 0, 0), count: offsetRingSize)
-        let builder = TimelineBuilder(emit: { engine.observe(.timeline($0)) })
+        let builder: TimelineBuilder
+        if let observer {
+            builder = TimelineBuilder(emit: { engine.observe(.timeline($0)); observer.event($0) },
+                                      connectionEnded: observer.connectionEnded)
+        } else {
+            builder = TimelineBuilder(emit: { engine.observe(.timeline($0)) })
+        }
         let decoder = FrameDecoder()
         var facts = FactExtractor()
         while let record = reader.next() {
             ring[record.frame % offsetRingSize] = (record.frame, record.fileOffset, record.recordLength)
             let frame = decoder.decode(record)
+            observer?.frame(frame)
             engine.facts.count(record)
             builder.feed(frame)
             facts.extract(frame, engine)
@@ -117,6 +127,22 @@ public enum CaptureLinter {
                 }
             }
         }
+    }
+}
+
+/// What the lint pass shows a consumer that aggregates in the same pass: every decoded frame
+/// (in capture order), every timeline event (as it becomes final) and every connection as it
+/// ends (or at the end of the capture).
+public struct LintPassObserver {
+    public var frame: (DecodedFrame) -> Void
+    public var event: (TimelineEvent) -> Void
+    public var connectionEnded: (ConnectionSummary) -> Void
+
+    public init(frame: @escaping (DecodedFrame) -> Void, event: @escaping (TimelineEvent) -> Void,
+                connectionEnded: @escaping (ConnectionSummary) -> Void) {
+        self.frame = frame
+        self.event = event
+        self.connectionEnded = connectionEnded
     }
 }
 

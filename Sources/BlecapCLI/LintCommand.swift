@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLELint
+import BLEReport
 import CaptureIO
 import Dispatch
 import Foundation
@@ -34,13 +35,13 @@ struct LintCommand: ParsableCommand {
               blecap lint --fail-on error --disable unfiltered-scan --baseline .blecap-baseline.json logs/
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, sarif, junit, github, markdown }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, sarif, junit, github, markdown, html }
     enum FailOn: String, ExpressibleByArgument, CaseIterable { case error, warning, note, never }
 
     @Argument(help: "Capture files, simulator traces (JSONL) or directories.")
     var paths: [String]
 
-    @Option(name: .shortAndLong, help: "Output format: text, json, sarif, junit, github or markdown.")
+    @Option(name: .shortAndLong, help: "Output format: text, json, sarif, junit, github, markdown or html (the `blecap report` page).")
     var format: Format = .text
 
     @Option(name: .shortAndLong, help: "Write the report to this file instead of standard output.")
@@ -79,7 +80,9 @@ struct LintCommand: ParsableCommand {
 
         let (files, explicit, problems) = CaptureWalker.collect(paths)
         for p in problems { printError(p) }
-        var reports = LintRunner.lint(files, configuration: configuration, baseline: accepted)
+        // html lints through the report builder: the same findings, aggregated in the same pass.
+        let built = format == .html ? SessionReportBuilder.build(paths: files, configuration: configuration, baseline: accepted) : []
+        var reports = format == .html ? built.map(\.report) : LintRunner.lint(files, configuration: configuration, baseline: accepted)
         // Inside directories, captures blecap cannot lint (link-layer, other link types) are
         // skipped with a note; named on the command line they are an error.
         reports.removeAll { r in
@@ -96,6 +99,9 @@ struct LintCommand: ParsableCommand {
         case .junit: text = JUnitReporter.render(reports)
         case .github: text = GitHubReporter.render(reports)
         case .markdown: text = MarkdownReporter.render(reports)
+        case .html:
+            let kept = Set(reports.map(\.path))
+            text = HTMLReportRenderer.render(built.map(\.model).filter { kept.contains($0.header.path) && $0.header.error == nil })
         }
         if format != .text || output != nil {
             for r in reports { printError(SummaryLine.render(r)) }

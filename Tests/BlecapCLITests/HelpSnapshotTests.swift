@@ -16,6 +16,7 @@ import TestSupport
         (["lint", "--help"], "lint-help.txt"),
         (["rules", "--help"], "rules-help.txt"),
         (["explain", "--help"], "explain-help.txt"),
+        (["report", "--help"], "report-help.txt"),
     ])
     func helpMatchesSnapshot(arguments: [String], snapshot: String) throws {
         let run = try CLIRunner.run(arguments, environment: ["COLUMNS": "100"])

@@ -1,0 +1,215 @@
+import BLEBytes
+import BLEPackets
+import BLETimeline
+
+/// One connection's part of the report while the pass runs: counters, parameter history,
+/// notification density, and its sequence chart kept as a head (the first
+/// `Limits.sequenceHead` rows) and a ring of the last `Limits.sequenceTail` rows, with what
+/// fell between them counted in `omitted`. Consecutive identical exchanges (same operation,
+/// handle and direction, no error) collapse into the previous row: a run of 5,000
+/// notifications is one band.
+final class ConnectionAccumulator {
+    typealias Limits = SessionReportModel.Limits
+
+    var model: ConnectionModel
+    /// This host's role decides which lifeline a sent PDU starts from (unknown: central).
+    var hostIsCentral = true
+    var head: [SequenceItem] = []
+    var tail: [SequenceItem] = []
+    var tailNext = 0
+    var omitted: OmittedRun?
+    /// The row the next identical exchange merges into.
+    var last: (signature: SequenceSignature, inTail: Bool, index: Int)?
+
+    init(number: Int, detailed: Bool, start: Int64, startFrame: Int) {
+        model = ConnectionModel(number: number, start: start, end: start, startFrame: startFrame, ended: "open",
+                                mtu: 23, unknownStart: false, detailed: detailed)
+        if detailed {
+            model.density = BucketSeries(start: start, width: 1_000, capacity: Limits.densityBuckets)
+        }
+    }
+
+    func add(_ e: TimelineEvent, t: Int64) {
+        if model.peer == nil, let p = e.peer { model.peer = p.description }
+        if t > model.end { model.end = t }
+        switch e.kind {
+        case .connectionComplete(let info):
+            if let r = info.role { hostIsCentral = r != 1; model.role = r == 0 ? "central" : "peripheral" }
+            if let timing = info.timing { parameter(t, e.frame, "initial", timing, accepted: nil) }
+        case .connectionUpdate(let status, let timing) where status == 0:
+            parameter(t, e.frame, "update", timing, accepted: nil)
+        case .connectionParameterRequest(_, let lo, let hi, let latency, let timeout, _, let result):
+            if model.detailed {
+                record(ParameterChange(t: t, frame: e.frame, kind: "request", intervalMs: Double(lo) * 1.25,
+                                       intervalMaxMs: Double(hi) * 1.25, latency: Int(latency),
+                                       timeoutMs: Int(timeout) * 10, accepted: result.map { $0 == 0 }))
+            }
+        case .notification, .indication:
+            model.notifications += 1
+            model.notificationBytes += e.value.count
+            model.density?.add(at: t) { $0.count += 1 }
+        case .write(_, let v) where v != .execute:
+            model.writes += 1
+            model.writeBytes += e.value.count
+        case .mtuExchange(_, _, let effective, _):
+            if case .success = e.outcome { model.mtu = Int(effective) }
+        default: break
+        }
+        if case .error(_, _, let code, _) = e.outcome, Self.isATT(e.kind), !Self.isEndOfDiscovery(e.kind, code) {
+            model.attErrors += 1
+        }
+        guard model.detailed else { return }
+        // The common case of a long run (the 5,000th notification) merges without building a
+        // row: no names or detail strings per member.
+        if let l = last, let signature = SequenceSignature(e, hostIsCentral: hostIsCentral), signature == l.signature {
+            var member = SequenceItem(frame: e.frame, t: t, dir: "", op: "", lastFrame: e.frame, lastT: t)
+            member.latency = e.outcome.latency
+            SequenceMapping.sized(&member, e.value.count)
+            if l.inTail { Self.merge(&tail[l.index], member) } else { Self.merge(&head[l.index], member) }
+            return
+        }
+        guard let row = SequenceMapping.row(e, t: t, hostIsCentral: hostIsCentral) else { return }
+        append(row.item, row.signature)
+    }
+
+    func parameter(_ t: Int64, _ frame: Int, _ kind: String, _ timing: ConnectionTiming, accepted: Bool?) {
+        guard model.detailed else { return }
+        record(ParameterChange(t: t, frame: frame, kind: kind, intervalMs: Double(timing.interval) * 1.25,
+                               intervalMaxMs: nil, latency: Int(timing.latency),
+                               timeoutMs: Int(timing.supervisionTimeout) * 10, accepted: accepted))
+    }
+
+    func record(_ p: ParameterChange) {
+        if model.parameters.count < Limits.parameterChanges { model.parameters.append(p) } else { model.parametersOmitted += 1 }
+    }
+
+    // MARK: sequence
+
+    func append(_ item: SequenceItem, _ signature: SequenceSignature?) {
+        if let signature, let l = last, l.signature == signature {
+            if l.inTail { Self.merge(&tail[l.index], item) } else { Self.merge(&head[l.index], item) }
+            return
+        }
+        var item = item
+        item.samples = nil
+        if head.count < Limits.sequenceHead {
+            head.append(item)
+            last = signature.map { ($0, false, head.count - 1) }
+            return
+        }
+        if tail.count < Limits.sequenceTail {
+            tail.append(item)
+            last = signature.map { ($0, true, tail.count - 1) }
+            return
+        }
+        let evicted = tail[tailNext]
+        if var o = omitted {
+            o.items += 1
+            o.events += evicted.count
+            o.lastFrame = evicted.lastFrame
+            omitted = o
+        } else {
+            omitted = OmittedRun(items: 1, events: evicted.count, firstFrame: evicted.frame, lastFrame: evicted.lastFrame)
+        }
+        tail[tailNext] = item
+        last = signature.map { ($0, true, tailNext) }
+        tailNext = (tailNext + 1) % Limits.sequenceTail
+    }
+
+    /// Folds `next` into the run `row`: counts, bytes, length range, and the first few members
+    /// as examples.
+    static func merge(_ row: inout SequenceItem, _ next: SequenceItem) {
+        if row.count == 1 {
+            row.samples = [[Int64(row.frame), row.t, Int64(row.bytes)]]
+        }
+        row.count += 1
+        row.lastFrame = next.lastFrame
+        row.lastT = next.lastT
+        row.bytes += next.bytes
+        if let n = next.minLength { row.minLength = min(row.minLength ?? n, n) }
+        if let n = next.maxLength { row.maxLength = max(row.maxLength ?? n, n) }
+        if let l = next.latency { row.latency = max(row.latency ?? l, l) }
+        if (row.samples?.count ?? 0) < Limits.bandSamples {
+            row.samples?.append([Int64(next.frame), next.t, Int64(next.bytes)])
+        }
+    }
+
+    func end(_ s: ConnectionSummary, start: Int64, end: Int64?) {
+        model.start = start
+        model.startFrame = s.startFrame
+        model.endFrame = s.endFrame
+        if let end { model.end = max(model.end, end) }
+        model.unknownStart = s.unknownStart
+        model.mtu = Int(s.mtu)
+        if let p = s.peer { model.peer = p.description }
+        if let r = s.role { model.role = r == 0 ? "central" : "peripheral" }
+        if let side = s.endSide {
+            model.ended = side.name.description
+        } else {
+            model.ended = s.endTime == nil ? "open" : "lost_track"
+        }
+        model.reason = s.endReason.map(Int.init)
+        model.reasonName = s.endReason.flatMap { HCIError.name($0) }.map { $0.description }
+    }
+
+    func finish(captureEnd: Int64) -> ConnectionModel {
+        var m = model
+        if m.ended == "open" { m.end = max(m.end, captureEnd) }
+        var rows = head
+        if !tail.isEmpty {
+            m.tailStart = rows.count
+            // The ring's oldest row is at tailNext once it has wrapped.
+            rows += tail.count < Limits.sequenceTail ? tail : Array(tail[tailNext...] + tail[..<tailNext])
+        }
+        // Runs get their summary line once, here, not per member.
+        for i in rows.indices where rows[i].count > 1 { rows[i].detail = SequenceMapping.runDetail(rows[i]) }
+        m.sequence = rows
+        m.omitted = omitted
+        if omitted == nil { m.tailStart = nil }
+        return m
+    }
+
+    static func isATT(_ k: TimelineEvent.Kind) -> Bool {
+        switch k {
+        case .mtuExchange, .discovery, .read, .write, .subscribe, .indication, .unmatchedResponse: true
+        default: false
+        }
+    }
+
+    /// Attribute Not Found (0x0A) ends every discovery procedure (Vol 3 Part G 4.4–4.7): it is
+    /// how the server says "nothing more", not a failure.
+    static func isEndOfDiscovery(_ k: TimelineEvent.Kind, _ code: UInt8) -> Bool {
+        if case .discovery = k { return code == 0x0A }
+        return false
+    }
+}
+
+/// What makes two consecutive exchanges "the same" for collapsing: the operation, the
+/// attribute handle and the direction.
+struct SequenceSignature: Equatable {
+    var operation: UInt16
+    var handle: UInt16
+    var c2p: Bool
+}
+
+extension SequenceSignature {
+    /// The signature of an event that may join a run (notifications, indications, reads and
+    /// writes that succeeded or need no answer, values that fit ATT_MTU), nil for any other.
+    /// Must agree with `SequenceMapping.row`'s.
+    init?(_ e: TimelineEvent, hostIsCentral: Bool) {
+        switch e.outcome {
+        case .none, .success: break
+        default: return nil
+        }
+        let op: AttributeOperation
+        switch e.kind {
+        case .notification(let o), .indication(let o), .read(let o, _): op = o
+        case .write(let o, let v) where v == .command || v == .request:
+            // An oversized value is a row of its own (its detail says so).
+            guard e.value.count <= Int(o.mtu) - 3 else { return nil }
+            op = o
+        default: return nil
+        }
+        self.init(operation: UInt16(op.opcode), handle: op.handle, c2p: op.sent == hostIsCentral)
+    }
+}

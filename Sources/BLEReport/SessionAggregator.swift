@@ -1,0 +1,289 @@
+import BLEBytes
+import BLELint
+import BLEPackets
+import BLETimeline
+import CaptureIO
+
+/// Folds one capture's decoded frames, timeline events and ended connections into a
+/// `SessionReportModel`, in the streaming pass that lints it. Memory is bounded by the
+/// `SessionReportModel.Limits` caps, never by the number of frames: per frame it only counts,
+/// per event it updates fixed-size buckets or the last row of a sequence chart.
+public final class SessionAggregator {
+    typealias Limits = SessionReportModel.Limits
+
+    let path: String
+    var frames = 0
+    var origin: Int64?
+    var minTime = Int64.max
+    var maxTime = Int64.min
+    var controllers: UInt64 = 0
+    var controllerOverflow = false
+
+    var statistics = TimelineStatistics()
+    var connections: [Int: ConnectionAccumulator] = [:]
+    var connectionsCreated = 0
+    var connectionsSeen: Set<Int> = []
+    var connectionsOmittedNumbers = 0
+    var maxConnectionNumber = 0
+    var openScan: ScanPeriod?
+    var scans: [ScanPeriod] = []
+    var scansOmitted = 0
+    var rssi: [BDAddr: BucketSeries<RSSIBucket>] = [:]
+    var throughput = BucketSeries<ThroughputBucket>(start: 0, width: 1_000, capacity: Limits.throughputBuckets)
+    var latency: [String: LatencyHistogram] = [:]
+    /// The largest database seen per peer (remote) and per controller (this host's server).
+    var databases: [String: (database: GATTDatabase, connection: Int, peer: String?, side: String)] = [:]
+    var databaseOrder: [String] = []
+
+    public init(path: String) { self.path = path }
+
+    /// The pass's observer: hand it to `CaptureLinter.lint(path:…observer:)`.
+    public var observer: LintPassObserver {
+        LintPassObserver(frame: { [unowned self] in self.frame($0) },
+                         event: { [unowned self] in self.event($0) },
+                         connectionEnded: { [unowned self] in self.connectionEnded($0) })
+    }
+
+    // MARK: frames
+
+    public func frame(_ f: DecodedFrame) {
+        let r = f.record
+        frames += 1
+        if origin == nil { origin = r.timestamp }
+        if r.timestamp < minTime { minTime = r.timestamp }
+        if r.timestamp > maxTime { maxTime = r.timestamp }
+        if r.kind.isHCI && r.controllerIndex != 0xFFFF {
+            if r.controllerIndex < 64 { controllers |= 1 << UInt64(r.controllerIndex) } else { controllerOverflow = true }
+        }
+    }
+
+    func rel(_ t: Int64) -> Int64 { t &- (origin ?? t) }
+
+    // MARK: events
+
+    public func event(_ e: TimelineEvent) {
+        statistics.add(e)
+        let t = rel(e.time)
+        switch e.kind {
+        case .advertisement(let a):
+            guard let address = e.peer else { return }
+            if rssi[address] != nil || rssi.count < Limits.rssiSeries, a.rssi != 127 {
+                var series = rssi[address] ?? BucketSeries(start: 0, width: 10_000, capacity: Limits.rssiBuckets)
+                series.add(at: t) { $0.add(Int(a.rssi)) }
+                rssi[address] = series
+            }
+            return
+        case .scanStart(let p):
+            if case .error = e.outcome { return }
+            startScan(t, e.frame, active: p.active)
+            return
+        case .scanStop:
+            stopScan(t)
+            return
+        case .managementDiscovering(_, let discovering):
+            if discovering { startScan(t, e.frame, active: nil) } else { stopScan(t) }
+            return
+        case .notification(let op), .indication(let op):
+            throughput.add(at: t) { $0.notifyBytes += e.value.count; $0.notifyPDUs += 1 }
+            _ = op
+        case .write(_, let v) where v != .execute:
+            throughput.add(at: t) { $0.writeBytes += e.value.count; $0.writePDUs += 1 }
+        default: break
+        }
+        if let l = e.outcome.latency, let op = Self.latencyOperation(e.kind) {
+            latency[op, default: LatencyHistogram(operation: op)].add(l)
+        }
+        guard let number = e.connection, let c = accumulator(number, e) else { return }
+        c.add(e, t: t)
+    }
+
+    func startScan(_ t: Int64, _ frame: Int, active: Bool?) {
+        guard openScan == nil else { return }
+        openScan = ScanPeriod(start: t, end: t, startFrame: frame, active: active, open: false)
+    }
+
+    func stopScan(_ t: Int64) {
+        guard var s = openScan else { return }
+        openScan = nil
+        s.end = t
+        if scans.count < Limits.scanPeriods { scans.append(s) } else { scansOmitted += 1 }
+    }
+
+    func accumulator(_ number: Int, _ e: TimelineEvent?) -> ConnectionAccumulator? {
+        if let c = connections[number] { return c }
+        // Connection numbers only grow: one not kept now will never be kept.
+        guard number > maxConnectionNumber else { return nil }
+        maxConnectionNumber = number
+        guard connectionsCreated < Limits.connections else { return nil }
+        connectionsCreated += 1
+        let c = ConnectionAccumulator(number: number, detailed: connectionsCreated <= Limits.detailedConnections,
+                                      start: e.map { rel($0.time) } ?? 0, startFrame: e?.frame ?? 0)
+        if let p = e?.peer { c.model.peer = p.description }
+        connections[number] = c
+        return c
+    }
+
+    static func latencyOperation(_ k: TimelineEvent.Kind) -> String? {
+        switch k {
+        case .mtuExchange: "MTU Exchange"
+        case .discovery: "Discovery"
+        case .read: "Read"
+        case .write(_, let v):
+            switch v {
+            case .request: "Write Request"
+            case .prepare, .execute: "Prepare/Execute Write"
+            default: nil
+            }
+        case .subscribe: "Subscribe (CCCD write)"
+        case .indication: "Indication → Confirmation"
+        default: nil
+        }
+    }
+
+    // MARK: connections
+
+    public func connectionEnded(_ s: ConnectionSummary) {
+        statistics.add(s)
+        if let c = connections[s.number] ?? accumulator(s.number, nil) {
+            c.end(s, start: rel(s.startTime), end: s.endTime.map(rel))
+        }
+        if !s.remoteDatabase.isEmpty {
+            let key = s.peer.map { "remote " + $0.description } ?? "remote #\(s.number)"
+            keep(key, s.remoteDatabase, s.number, s.peer?.description, "remote")
+        }
+        if !s.localDatabase.isEmpty {
+            keep("local \(s.controllerIndex)", s.localDatabase, s.number, nil, "local")
+        }
+    }
+
+    func keep(_ key: String, _ db: GATTDatabase, _ number: Int, _ peer: String?, _ side: String) {
+        func size(_ d: GATTDatabase) -> Int { d.services.count + d.characteristics.count + d.descriptors.count + d.includes.count }
+        if let known = databases[key] {
+            if size(db) >= size(known.database) { databases[key] = (db, number, peer, side) }
+        } else if databases.count < Limits.databasePeers {
+            databases[key] = (db, number, peer, side)
+            databaseOrder.append(key)
+        }
+    }
+
+    // MARK: result
+
+    /// The model, with the lint pass's findings (same order as `blecap lint`).
+    public func finish(_ report: CaptureReport) -> SessionReportModel {
+        let end = maxTime == .min ? 0 : rel(maxTime)
+        if var s = openScan {
+            s.end = end
+            s.open = true
+            if scans.count < Limits.scanPeriods { scans.append(s) } else { scansOmitted += 1 }
+            openScan = nil
+        }
+        var header = ReportHeader(path: path)
+        header.container = report.format
+        header.frames = frames
+        if frames > 0 {
+            header.firstTime = origin
+            header.lastTime = maxTime
+            header.duration = maxTime &- minTime
+        }
+        header.controllers = frames > 0 ? max(1, controllers.nonzeroBitCount) : 0
+        header.devices = statistics.devices.count
+        header.devicesCapped = statistics.reportsFromUnlistedDevices > 0
+        header.connections = statistics.connectionCount
+        header.damage = report.damage
+        header.error = report.error
+        var model = SessionReportModel(header: header, throughput: throughput)
+
+        var names: [String: String] = [:]
+        for d in statistics.devices { if let n = d.name { names[d.address.description] = n } }
+        for d in statistics.devices.prefix(Limits.devices) {
+            model.devices.append(AdvertiserModel(address: d.address.description, name: d.name, reports: d.reports,
+                                                 connectable: d.connectable, rssi: rssi[d.address]))
+        }
+        model.devicesOmitted = max(0, statistics.devices.count - Limits.devices)
+        model.scanning = scans
+        model.scanningOmitted = scansOmitted
+        for number in connections.keys.sorted() {
+            let c = connections[number]!
+            var m = c.finish(captureEnd: end)
+            if let p = m.peer { m.peerName = names[p] }
+            model.connections.append(m)
+        }
+        model.connectionsOmitted = max(0, statistics.connectionCount - model.connections.count)
+        let order = ["MTU Exchange", "Discovery", "Read", "Write Request", "Prepare/Execute Write",
+                     "Subscribe (CCCD write)", "Indication → Confirmation"]
+        model.latency = order.compactMap { latency[$0] }
+        for key in databaseOrder {
+            let d = databases[key]!
+            model.databases.append(Self.tree(d.database, peer: d.peer, side: d.side, connection: d.connection))
+        }
+        model.events = statistics.eventCounts.map { EventCount(type: $0.type.description, count: $0.count) }
+        model.findings = report.findings.map { Self.finding($0, origin: origin ?? $0.time) }
+        model.notEvaluated = report.notEvaluated.map {
+            NotEvaluatedModel(rule: $0.ruleID, slug: $0.slug, reason: $0.reason, whole: $0.whole)
+        }
+        Self.anchor(&model)
+        model.header.findings = model.findingsBySeverity
+        return model
+    }
+
+    static func finding(_ f: Finding, origin: Int64) -> FindingModel {
+        let d = RuleRegistry.rule(named: f.ruleID)?.descriptor
+        return FindingModel(
+            rule: f.ruleID, slug: f.slug, severity: f.severity.name, title: d?.title ?? f.slug, message: f.message,
+            connection: f.connection, peer: f.peer, handle: f.handle.map(Int.init), t: f.time &- origin,
+            frames: Array(f.frames.prefix(Limits.findingFrames)), evidence: f.evidence.label,
+            explanation: d?.summary ?? "", fix: d?.fix ?? "",
+            guidance: d?.guidance.map { "\($0.file) — \($0.section)" } ?? [], baselined: f.baselined)
+    }
+
+    /// Points each finding at the sequence-chart rows that hold its frames.
+    static func anchor(_ model: inout SessionReportModel) {
+        var byNumber: [Int: Int] = [:]
+        for (i, c) in model.connections.enumerated() { byNumber[c.number] = i }
+        for fi in model.findings.indices {
+            let f = model.findings[fi]
+            // A finding on a connection is looked up there; others in every connection.
+            let candidates = f.connection.flatMap { byNumber[$0] }.map { [$0] } ?? Array(model.connections.indices)
+            var anchors: [FindingAnchor] = []
+            for ci in candidates {
+                let c = model.connections[ci]
+                for frame in f.frames {
+                    guard let item = c.sequence.firstIndex(where: { $0.covers(frame) }) else { continue }
+                    let a = FindingAnchor(connection: c.number, item: item)
+                    if !anchors.contains(a) { anchors.append(a) }
+                }
+            }
+            model.findings[fi].anchors = anchors
+        }
+    }
+
+    static func tree(_ db: GATTDatabase, peer: String?, side: String, connection: Int) -> PeerDatabase {
+        func name(_ u: BluetoothUUID) -> String? { GATTAssignedNumbers.name(for: u).map { $0.description } }
+        func characteristic(_ c: GATTCharacteristic) -> CharacteristicNode {
+            var props: [String] = []
+            for (bit, n) in GATTCharacteristicProperties.names where c.properties & bit != 0 { props.append(n.description) }
+            return CharacteristicNode(
+                uuid: c.uuid.description, name: name(c.uuid), declarationHandle: Int(c.declarationHandle),
+                valueHandle: Int(c.valueHandle), properties: props,
+                descriptors: db.descriptors(of: c).map {
+                    DescriptorNode(uuid: $0.uuid.description, name: name($0.uuid), handle: Int($0.handle))
+                })
+        }
+        let services = db.services.map { s in
+            ServiceNode(uuid: s.uuid.description, name: name(s.uuid), primary: s.isPrimary,
+                        startHandle: Int(s.startHandle), endHandle: Int(s.endHandle),
+                        characteristics: db.characteristics
+                            .filter { $0.declarationHandle >= s.startHandle && $0.declarationHandle <= s.endHandle }
+                            .map(characteristic))
+        }
+        let orphans = db.characteristics.filter { db.service(containing: $0.declarationHandle) == nil }.map(characteristic)
+        return PeerDatabase(peer: peer, side: side, connection: connection, services: services, orphans: orphans)
+    }
+}
+
+extension SequenceItem {
+    /// Whether frame `f` is this row's request, its response, or inside its collapsed run.
+    public func covers(_ f: Int) -> Bool {
+        f == frame || f == responseFrame || (count > 1 && f >= frame && f <= lastFrame)
+    }
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import BLELint
+import BLEReport
+import Foundation
+
+/// `blecap report FILE... [-o report.html]`: one self-contained HTML page per capture.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Write a self-contained HTML report of a capture: timeline, sequence charts, plots, GATT, findings.",
+        discussion: """
+            One streaming pass per capture lints it and aggregates what the page shows: a \
+            header (container, time span, controllers, devices, connections, findings by \
+            severity); a zoomable swim-lane timeline (scanning, one bar per connection per peer \
+            coloured by how it ended, notification density, finding markers); per connection a \
+            sequence chart of the GATT exchange with repetitive runs collapsed into bands; \
+            throughput, ATT latency, RSSI and connection-parameter plots; the GATT database per \
+            peer; the findings with explanation and fix, linked to their frames. The file loads \
+            nothing from the network and stays small for million-frame captures (aggregates, \
+            not frames).
+
+            With one FILE, -o names the page ('-' for standard output; default: FILE's name \
+            with .html, in the current directory). With several, -o names a directory \
+            (created if missing) that receives one page per capture.
+
+            Exit status: 0 written, 2 unreadable capture or unwritable output, 3 capture damaged \
+            (the page covers the part before the damage).
+
+            Examples:
+              blecap report btsnoop_hci.log
+              blecap report -o session.html capture.pklg
+              blecap report -o reports/ logs/*.btsnoop
+            """)
+
+    @Argument(help: "Capture files.")
+    var files: [String]
+
+    @Option(name: .shortAndLong, help: "Output file (one capture) or directory (several); '-' for standard output.")
+    var output: String?
+
+    @Option(name: .long, help: "Lint config file (.blecap.yml or JSON) for the findings shown.")
+    var config: String?
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one capture file") }
+        if output == "-" && files.count > 1 { throw ValidationError("-o - writes one capture's page; give one FILE") }
+    }
+
+    func run() throws {
+        var configuration = LintConfiguration()
+        if let config {
+            do { configuration = try LintConfiguration.load(path: config) } catch {
+                printError(error.description)
+                throw BlecapExit.unreadable.exitCode
+            }
+        }
+        let results = SessionReportBuilder.build(paths: files, configuration: configuration)
+        let directory = files.count > 1 ? (output ?? ".") : nil
+        if let directory {
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+                printError("cannot create \(directory): \(error.localizedDescription)")
+                throw BlecapExit.unreadable.exitCode
+            }
+        }
+        var status = BlecapExit.success
+        var used: Set<String> = []
+        for (model, report) in results {
+            if let e = report.error {
+                printError("\(report.path): \(e)")
+                status = .unreadable
+                continue
+            }
+            let html = HTMLReportRenderer.render([model])
+            let target: String
+            if let directory {
+                target = Self.uniqueName(in: directory, for: report.path, used: &used)
+            } else {
+                target = output ?? Self.defaultName(report.path)
+            }
+            if target == "-" {
+                let out = OutputBuffer(fd: 1)
+                out.string(html)
+                out.flush()
+            } else {
+                guard FileManager.default.createFile(atPath: target, contents: Data(html.utf8)) else {
+                    printError("cannot write \(target)")
+                    throw BlecapExit.unreadable.exitCode
+                }
+                let f = model.findingsBySeverity
+                printError("\(target): \(html.utf8.count / 1024) KiB; \(model.header.frames) frames, "
+                           + "\(model.header.connections) connections, \(model.findings.count) findings "
+                           + "(\(f["error"] ?? 0) errors, \(f["warning"] ?? 0) warnings, \(f["note"] ?? 0) notes)")
+            }
+            if let d = report.damage {
+                printError("\(report.path): \(d)")
+                if status == .success { status = .damaged }
+            }
+        }
+        if status != .success { throw status.exitCode }
+    }
+
+    /// `capture.btsnoop` → `capture.html` (in the current directory).
+    static func defaultName(_ path: String) -> String {
+        if path == "-" { return "report.html" }
+        var name = (path as NSString).lastPathComponent
+        let ext = (name as NSString).pathExtension
+        if !ext.isEmpty && ext.count <= 8 { name = (name as NSString).deletingPathExtension }
+        return name + ".html"
+    }
+
+    static func uniqueName(in directory: String, for path: String, used: inout Set<String>) -> String {
+        let base = defaultName(path)
+        var name = base
+        var n = 2
+        while used.contains(name) {
+            name = (base as NSString).deletingPathExtension + "-\(n).html"
+            n += 1
+        }
+        used.insert(name)
+        return (directory as NSString).appendingPathComponent(name)
+    }
+}

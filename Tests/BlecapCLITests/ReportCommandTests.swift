@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `blecap report` and `blecap lint --format html` as a user runs them: one self-contained page
+/// whose embedded data agrees with `blecap lint` and `blecap info`.
+@Suite struct ReportCommandTests {
+    static let oversized = SharedFixtures.shared("captures/bumble/oversized_and_unchecked_writes.central.btsnoop")
+    static let clean = SharedFixtures.shared("captures/bumble/clean_heart_rate.central.btsnoop")
+
+    static func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// The models embedded in the page (the JSON blob the page's script draws from).
+    static func models(_ html: String) throws -> [[String: Any]] {
+        let open = "<script id=\"blecap-data\" type=\"application/json\">"
+        let start = try #require(html.range(of: open))
+        let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
+        let blob = Data(html[start.upperBound..<end.lowerBound].utf8)
+        return try #require(JSONSerialization.jsonObject(with: blob) as? [[String: Any]])
+    }
+
+    /// Nothing is fetched: no external resource references, no script or stylesheet files.
+    static func expectSelfContained(_ html: String) {
+        #expect(html.hasPrefix("<!DOCTYPE html>"))
+        #expect(!html.contains("https://"))
+        // The only "http://" is the SVG namespace name the script creates elements in.
+        #expect(html.components(separatedBy: "http://").count == html.components(separatedBy: "http://www.w3.org/2000/svg").count)
+        for banned in ["<script src", "<link", " src=", "@import", "url(http", "url(//", "fetch(", "XMLHttpRequest"] {
+            #expect(!html.contains(banned), "page contains \(banned)")
+        }
+        #expect(html.components(separatedBy: "<script").count - 1 == 2)
+    }
+
+    static func lintFindings(_ path: String) throws -> Int {
+        let run = try CLIRunner.run(["lint", "--format", "json", path])
+        let root = try #require(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let captures = try #require(root["captures"] as? [[String: Any]])
+        return captures.reduce(0) { $0 + (($1["findings"] as? [Any])?.count ?? 0) }
+    }
+
+    @Test func reportIsSelfContainedAndEmbedsLintsFindingsAndInfosConnections() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("oversized.html").path
+        let run = try CLIRunner.run(["report", "-o", target, Self.oversized])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("4 findings"))
+        let html = try String(contentsOfFile: target, encoding: .utf8)
+        Self.expectSelfContained(html)
+        let model = try #require(try Self.models(html).first)
+        let header = try #require(model["header"] as? [String: Any])
+        let findings = try #require(model["findings"] as? [[String: Any]])
+        #expect(findings.count == (try Self.lintFindings(Self.oversized)))
+        #expect(findings.count > 0)
+        let info = try CLIRunner.run(["info", "--format", "json", Self.oversized])
+        let infoRoot = try #require(JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])
+        #expect(header["connections"] as? Int == infoRoot["connection_count"] as? Int)
+        #expect(header["frames"] as? Int == infoRoot["frames"] as? Int)
+        #expect((model["connections"] as? [Any])?.count == 1)
+        let bySeverity = try #require(header["findings"] as? [String: Int])
+        #expect(bySeverity.values.reduce(0, +) == findings.count)
+    }
+
+    @Test func cleanCaptureToStandardOutputHasNoFindings() throws {
+        let run = try CLIRunner.run(["report", "-o", "-", Self.clean])
+        #expect(run.status == 0)
+        Self.expectSelfContained(run.stdout)
+        let model = try #require(try Self.models(run.stdout).first)
+        #expect((model["findings"] as? [Any])?.isEmpty == true)
+        #expect((model["header"] as? [String: Any])?["connections"] as? Int == 1)
+    }
+
+    @Test func severalCapturesGoToOnePagePerCaptureInADirectory() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("pages").path
+        let run = try CLIRunner.run(["report", "-o", out, Self.clean, Self.oversized])
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(names == ["clean_heart_rate.central.html", "oversized_and_unchecked_writes.central.html"])
+    }
+
+    @Test func lintFormatHTMLWritesTheSamePageForEveryCapture() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("lint.html").path
+        let run = try CLIRunner.run(["lint", "--format", "html", "-o", target, Self.clean, Self.oversized])
+        // Exit status is lint's: the oversized capture has findings at or above warning.
+        #expect(run.status == 1)
+        let html = try String(contentsOfFile: target, encoding: .utf8)
+        Self.expectSelfContained(html)
+        let models = try Self.models(html)
+        #expect(models.count == 2)
+        let counts = models.map { ($0["findings"] as? [Any])?.count ?? -1 }
+        #expect(counts == [0, try Self.lintFindings(Self.oversized)])
+    }
+
+    @Test func unreadableCaptureExits2AndWritesNothing() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("missing.html").path
+        let run = try CLIRunner.run(["report", "-o", target, "/nonexistent/x.btsnoop"])
+        #expect(run.status == 2)
+        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(try CLIRunner.run(["report", "-o", "-", Self.clean, Self.oversized]).status == 2)
+    }
+
+    @Test func damagedCaptureStillGetsItsPageAndExits3() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Self.oversized))
+        bytes.removeLast(3)
+        let damaged = dir.appendingPathComponent("damaged.btsnoop")
+        try bytes.write(to: damaged)
+        let target = dir.appendingPathComponent("damaged.html").path
+        let run = try CLIRunner.run(["report", "-o", target, damaged.path])
+        #expect(run.status == 3)
+        let html = try String(contentsOfFile: target, encoding: .utf8)
+        let header = try #require(try Self.models(html).first?["header"] as? [String: Any])
+        #expect(header["damage"] as? String != nil)
+        #expect(header["frames"] as? Int == 482)
+    }
+}
