@@ -19,6 +19,7 @@ public final class LintEngine {
     public init(rules: [(rule: any LintRule.Type, settings: RuleSettings)]) {
         slots = rules.map { Slot(rule: $0.rule.init(settings: $0.settings), descriptor: $0.rule.descriptor,
                                  settings: $0.settings, type: $0.rule) }
+        sink.identities = slots.map { ($0.descriptor.id, $0.descriptor.slug) }
     }
 
     public convenience init(configuration: LintConfiguration = LintConfiguration()) {
@@ -38,7 +39,7 @@ public final class LintEngine {
             facts.apiCalls += 1
         }
         for i in slots.indices {
-            sink.current = slots[i].descriptor
+            sink.currentIndex = i
             sink.severity = slots[i].settings.severity
             switch input {
             case .timeline(let e): slots[i].rule.observe(e, sink)
@@ -46,7 +47,7 @@ public final class LintEngine {
             case .api(let c): slots[i].rule.observe(c, sink)
             }
         }
-        sink.current = nil
+        sink.currentIndex = nil
     }
 
     /// Ends the input. Returns the findings (fingerprinted, in frame order) and the rules that
@@ -54,14 +55,14 @@ public final class LintEngine {
     public func finish() -> (findings: [Finding], notEvaluated: [NotEvaluated]) {
         var whole: [NotEvaluated] = []
         for i in slots.indices {
-            sink.current = slots[i].descriptor
+            sink.currentIndex = i
             sink.severity = slots[i].settings.severity
             slots[i].rule.finish(at: lastTime, sink)
             if let why = slots[i].type.notEvaluable(facts) {
                 whole.append(NotEvaluated(ruleID: slots[i].descriptor.id, slug: slots[i].descriptor.slug, reason: why, whole: true))
             }
         }
-        sink.current = nil
+        sink.currentIndex = nil
         var findings = sink.findings
         for i in findings.indices { findings[i].fingerprint = Fingerprint.compute(findings[i]) }
         findings.sort { ($0.firstFrame, $0.ruleID) < ($1.firstFrame, $1.ruleID) }

@@ -57,9 +57,14 @@ public final class FindingSink {
     public private(set) var dropped: [String: Int] = [:]
     var perRule: [String: Int] = [:]
     var limitationsPerRule: [String: Int] = [:]
-    /// Rule currently being called, and its effective severity.
-    var current: RuleDescriptor?
+    /// Id and slug of each rule the engine runs, and the index of the rule being called with
+    /// its effective severity. An index, not the descriptor: the engine switches rules for
+    /// every input, and copying a descriptor (strings, arrays) each time dominated lint's cost.
+    var identities: [(id: String, slug: String)] = []
+    var currentIndex: Int? = nil
     var severity: Severity = .warning
+
+    var current: (id: String, slug: String)? { currentIndex.map { identities[$0] } }
 
     /// Connection number and peer of each connection handle, from the timeline's Connection
     /// Complete events, for rules that see only handles (bounded: 12-bit handles).
