@@ -18,10 +18,19 @@ public struct HCILEAdvertisingReportEntry: Sendable {
     public let rssi: Int8
 }
 
-/// HCI_LE_Advertising_Report (7.7.65.2), subevent 0x02.
-public struct HCILEAdvertisingReport: Sendable {
-    public static let subevent: UInt8 = 0x02
-    public typealias Entry = HCILEAdvertisingReportEntry
+/// A report list whose reports have a variable length: the entry type reads one report at an
+/// offset and says where the next one starts.
+public protocol HCIAdvertisingReportEntry: Sendable {
+    /// The LE Meta subevent that carries this kind of report.
+    static var subevent: UInt8 { get }
+    /// The report at `offset` and the offset after it, or nil if it is cut short.
+    static func parse(_ body: ByteView, _ offset: Int) -> (Self, Int)?
+}
+
+/// Num_Reports reports of one kind, bounded against the bytes present at init and iterated
+/// without building an array.
+public struct HCIAdvertisingReportList<Entry: HCIAdvertisingReportEntry>: Sendable {
+    public static var subevent: UInt8 { Entry.subevent }
     /// Num_Reports as declared.
     public let declaredCount: UInt8
     /// Whole reports present (≤ `declaredCount`).
@@ -36,20 +45,13 @@ public struct HCILEAdvertisingReport: Sendable {
         body = p.suffix(from: 1) ?? .empty
         var offset = 0
         var c = 0
-        while c < Int(n), let (_, next) = Self.parse(body, offset) { offset = next; c += 1 }
+        while c < Int(n), let (_, next) = Entry.parse(body, offset) { offset = next; c += 1 }
         count = c
         remainder = body.suffix(from: offset) ?? .empty
     }
 
     /// True when all declared reports are present and nothing follows them.
     public var isComplete: Bool { count == Int(declaredCount) && remainder.isEmpty }
-
-    static func parse(_ b: ByteView, _ o: Int) -> (Entry, Int)? {
-        guard let t = b.u8(o), let at = b.u8(o + 1), let a = BDAddr(littleEndian: b, at: o + 2),
-              let len = b.u8(o + 8), let data = b.slice(o + 9, Int(len)), let rssi = b.i8(o + 9 + Int(len))
-        else { return nil }
-        return (Entry(eventType: t, addressType: at, address: a, data: data, rssi: rssi), o + 10 + Int(len))
-    }
 
     public var reports: Reports { Reports(body: body, remaining: count) }
 
@@ -59,13 +61,27 @@ public struct HCILEAdvertisingReport: Sendable {
         var offset = 0
         init(body: ByteView, remaining: Int) { self.body = body; self.remaining = remaining }
         public mutating func next() -> Entry? {
-            guard remaining > 0, let (e, next) = HCILEAdvertisingReport.parse(body, offset) else { return nil }
+            guard remaining > 0, let (e, next) = Entry.parse(body, offset) else { return nil }
             remaining -= 1
             offset = next
             return e
         }
     }
 }
+
+extension HCILEAdvertisingReportEntry: HCIAdvertisingReportEntry {
+    public static let subevent: UInt8 = 0x02
+
+    public static func parse(_ b: ByteView, _ o: Int) -> (Self, Int)? {
+        guard let t = b.u8(o), let at = b.u8(o + 1), let a = BDAddr(littleEndian: b, at: o + 2),
+              let len = b.u8(o + 8), let data = b.slice(o + 9, Int(len)), let rssi = b.i8(o + 9 + Int(len))
+        else { return nil }
+        return (Self(eventType: t, addressType: at, address: a, data: data, rssi: rssi), o + 10 + Int(len))
+    }
+}
+
+/// HCI_LE_Advertising_Report (7.7.65.2), subevent 0x02.
+public typealias HCILEAdvertisingReport = HCIAdvertisingReportList<HCILEAdvertisingReportEntry>
 
 /// One extended advertising report.
 public struct HCILEExtendedAdvertisingReportEntry: Sendable {
@@ -95,56 +111,25 @@ public struct HCILEExtendedAdvertisingReportEntry: Sendable {
     public var dataStatus: UInt8 { UInt8(truncatingIfNeeded: (eventType >> 5) & 0x3) }
 }
 
-/// HCI_LE_Extended_Advertising_Report (7.7.65.13), subevent 0x0D.
-public struct HCILEExtendedAdvertisingReport: Sendable {
+extension HCILEExtendedAdvertisingReportEntry: HCIAdvertisingReportEntry {
     public static let subevent: UInt8 = 0x0D
-    public typealias Entry = HCILEExtendedAdvertisingReportEntry
-    public let declaredCount: UInt8
-    public let count: Int
-    public let remainder: ByteView
-    let body: ByteView
 
-    public init?(parameters p: ByteView) {
-        guard let n = p.u8(0) else { return nil }
-        declaredCount = n
-        body = p.suffix(from: 1) ?? .empty
-        var offset = 0
-        var c = 0
-        while c < Int(n), let (_, next) = Self.parse(body, offset) { offset = next; c += 1 }
-        count = c
-        remainder = body.suffix(from: offset) ?? .empty
-    }
-
-    public var isComplete: Bool { count == Int(declaredCount) && remainder.isEmpty }
-
-    static func parse(_ b: ByteView, _ o: Int) -> (Entry, Int)? {
+    public static func parse(_ b: ByteView, _ o: Int) -> (Self, Int)? {
         guard let t = b.u16le(o), let at = b.u8(o + 2), let a = BDAddr(littleEndian: b, at: o + 3),
               let pp = b.u8(o + 9), let sp = b.u8(o + 10), let sid = b.u8(o + 11), let tx = b.i8(o + 12),
               let rssi = b.i8(o + 13), let pi = b.u16le(o + 14), let dt = b.u8(o + 16),
               let da = BDAddr(littleEndian: b, at: o + 17), let len = b.u8(o + 23),
               let data = b.slice(o + 24, Int(len))
         else { return nil }
-        let e = Entry(eventType: t, addressType: at, address: a, primaryPHY: pp, secondaryPHY: sp,
+        let e = Self(eventType: t, addressType: at, address: a, primaryPHY: pp, secondaryPHY: sp,
                       advertisingSID: sid, txPower: tx, rssi: rssi, periodicAdvertisingInterval: pi,
                       directAddressType: dt, directAddress: da, data: data)
         return (e, o + 24 + Int(len))
     }
-
-    public var reports: Reports { Reports(body: body, remaining: count) }
-
-    public struct Reports: Sequence, IteratorProtocol {
-        let body: ByteView
-        var remaining: Int
-        var offset = 0
-        init(body: ByteView, remaining: Int) { self.body = body; self.remaining = remaining }
-        public mutating func next() -> Entry? {
-            guard remaining > 0, let (e, next) = HCILEExtendedAdvertisingReport.parse(body, offset) else { return nil }
-            remaining -= 1
-            offset = next
-            return e
-        }
-    }
 }
+
+/// HCI_LE_Extended_Advertising_Report (7.7.65.13), subevent 0x0D.
+public typealias HCILEExtendedAdvertisingReport = HCIAdvertisingReportList<HCILEExtendedAdvertisingReportEntry>
 
 /// One directed advertising report.
 public struct HCILEDirectedAdvertisingReportEntry: Sendable {
