@@ -614,7 +614,8 @@ final class SimulatedLink {
             return true
         }
         ch.value = Data(bytes)
-        p.deliver(.didUpdateValue(peripheral: p.identifier, characteristic: ch.uuid, length: bytes.count, error: nil)) {
+        p.deliver(.didUpdateValue(peripheral: p.identifier, characteristic: ch.uuid, length: bytes.count, error: nil),
+                  manager: central) {
             $0.peripheral(p, didUpdateValueFor: ch, error: nil)
         }
         return true

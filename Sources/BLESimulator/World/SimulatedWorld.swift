@@ -243,7 +243,7 @@ public final class SimulatedWorld {
         e.time = configuration.epochMicros &+ nowMicros
         if !value.isEmpty { e.value = value.withByteView { InlineBytes($0) } }
         e.outcome = outcome
-        let index = trace.append(time: nowMicros, .radio(e))
+        let index = trace.appendRadio(time: nowMicros, e)
         if commandAnswered { resolve(index, requestTime: nowMicros) }
         return index
     }
