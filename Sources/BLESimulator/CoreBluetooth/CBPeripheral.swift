@@ -200,6 +200,12 @@ public class CBPeripheral: CustomStringConvertible {
     /// Records a peripheral-delegate callback and calls it if a delegate is set.
     func deliver(_ callback: DelegateCallback, _ body: (any CBPeripheralDelegate) -> Void) {
         guard let m = manager else { return }
+        deliver(callback, manager: m, body)
+    }
+
+    /// The same when the caller already holds the manager (a link belongs to the manager that
+    /// made this object): saves a weak load per notification.
+    func deliver(_ callback: DelegateCallback, manager m: CBCentralManager, _ body: (any CBPeripheralDelegate) -> Void) {
         let d = delegate
         m.world.record(.callback(CallbackRecord(central: m.traceID, callback: callback, delivered: d != nil)))
         guard let d else { return }

@@ -83,14 +83,28 @@ public struct SimulatorTrace: Sendable {
     /// Appends a record and returns its index (for patching outcomes later).
     @discardableResult
     mutating func append(time: Int64, _ entry: TraceRecord.Entry) -> Int {
-        var entry = entry
-        let seq = allocateSequence()
-        if case .radio(var e) = entry {
-            e.frame = seq
-            entry = .radio(e)
-        }
-        records.append(TraceRecord(sequence: seq, time: time, entry: entry))
+        if case .radio(let e) = entry { return appendRadio(time: time, e) }
+        reserveIfEmpty()
+        records.append(TraceRecord(sequence: allocateSequence(), time: time, entry: entry))
         return records.count - 1
+    }
+
+    /// Appends a radio event, numbering its frame with the record's sequence number. A
+    /// separate path so the (large) event is not copied out of and back into an entry.
+    @discardableResult
+    mutating func appendRadio(time: Int64, _ event: TimelineEvent) -> Int {
+        var e = event
+        let seq = allocateSequence()
+        e.frame = seq
+        reserveIfEmpty()
+        records.append(TraceRecord(sequence: seq, time: time, entry: .radio(e)))
+        return records.count - 1
+    }
+
+    /// A session records a few hundred entries; starting with room for them saves the first
+    /// rounds of growing (and copying) the array.
+    @inline(__always) private mutating func reserveIfEmpty() {
+        if records.capacity == 0 { records.reserveCapacity(256) }
     }
 
     mutating func update(_ index: Int, _ body: (inout TraceRecord.Entry) -> Void) {

@@ -2,10 +2,18 @@
 /// number makes equal-time events run in the order they were scheduled, so a run never depends
 /// on heap layout or hashing: the same program gives the same order every time.
 struct EventScheduler {
+    /// What a scheduled event does. The periodic notification source, the one event a long
+    /// session schedules thousands of times, is a value naming a reusable `NotificationTick`
+    /// rather than a fresh closure context with weak captures per notification.
+    enum Event {
+        case action(() -> Void)
+        case notificationTick(NotificationTick)
+    }
+
     struct Item {
         let time: Int64
         let sequence: UInt64
-        let action: () -> Void
+        let event: Event
 
         @inline(__always) func precedes(_ o: Item) -> Bool {
             time != o.time ? time < o.time : sequence < o.sequence
@@ -19,8 +27,8 @@ struct EventScheduler {
     var count: Int { heap.count }
     var nextTime: Int64? { heap.first?.time }
 
-    mutating func schedule(at time: Int64, _ action: @escaping () -> Void) {
-        heap.append(Item(time: time, sequence: nextSequence, action: action))
+    mutating func schedule(at time: Int64, _ event: Event) {
+        heap.append(Item(time: time, sequence: nextSequence, event: event))
         nextSequence &+= 1
         var i = heap.count - 1
         while i > 0 {

@@ -24,9 +24,13 @@ enum ATTOperation {
 /// wait. While the link is silent (link loss) requests go out and are never answered; the
 /// disconnection resolves them as `disconnected`.
 final class SimulatedLink {
-    unowned let world: SimulatedWorld
-    unowned let central: CBCentralManager
-    unowned let entry: PeripheralEntry
+    // Unchecked references: the central manager owns its entries (never removed) and each
+    // entry owns its link, and the manager holds its world, so all three outlive the link.
+    // Checked `unowned` would cost an atomic strong retain per use (these objects also have
+    // weak references, which moves their counts to a side table) on the notification path.
+    unowned(unsafe) let world: SimulatedWorld
+    unowned(unsafe) let central: CBCentralManager
+    unowned(unsafe) let entry: PeripheralEntry
     let device: SimulatedPeripheral
     let number: Int
     let handle: UInt16
@@ -45,6 +49,8 @@ final class SimulatedLink {
     private var cccd: [UInt16: UInt16] = [:]
     /// Bumped per value handle on each (un)subscription, ending the previous notification source.
     private var subscriptionGeneration: [UInt16: Int] = [:]
+    /// Notification sources scheduled for this link and not yet finished.
+    private var ticks: [NotificationTick] = []
 
     // Write Command flow control (controller ACL buffers, Vol 4 Part E 4.1.1).
     private var freeBuffers: Int
@@ -561,18 +567,38 @@ final class SimulatedLink {
     private func tick(_ s: SimulatedPeripheral.NotificationSource, _ c: GATTServerDatabase.Characteristic, n: Int,
                       generation: Int) {
         if let count = s.count, n >= count { return }
-        world.schedule(after: s.interval) { [weak self] in
-            guard let self, self.isOpen, self.subscriptionGeneration[c.valueHandle] == generation else { return }
-            _ = self.serverNotify(c, s.value(n))
-            self.tick(s, c, n: n + 1, generation: generation)
-        }
+        let t = NotificationTick(link: self, source: s, characteristic: c, generation: generation)
+        ticks.append(t)
+        world.schedule(afterMicros: micros(s.interval), t)
+    }
+
+    /// One tick of a notification source fired (`NotificationTick.fire`): send value `n` if the
+    /// subscription it belongs to is still the current one, then schedule the next.
+    func fire(_ t: NotificationTick) {
+        guard isOpen, subscriptionGeneration[t.characteristic.valueHandle] == t.generation else { return retire(t) }
+        _ = serverNotify(t.characteristic, t.source.value(t.n))
+        t.n += 1
+        if let count = t.source.count, t.n >= count { return retire(t) }
+        world.schedule(afterMicros: micros(t.source.interval), t)
+    }
+
+    private func retire(_ t: NotificationTick) {
+        t.isRetired = true
+        ticks.removeAll { $0 === t }
+    }
+
+    deinit {
+        // Ticks still in the world's queue must not reach a freed link (they hold it unowned).
+        for t in ticks { t.isRetired = true }
     }
 
     /// Sends a notification (or, for an indicate-only configuration, an indication) if this
     /// client enabled it; the value is cut to ATT_MTU − 3 (Vol 3 Part F 3.4.7.1).
     func serverNotify(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8]) -> Bool {
         guard isOpen, !isSilent, let h = c.cccdHandle, let config = cccd[h], config & 0x3 != 0 else { return false }
-        let bytes = Array(value.prefix(Int(mtu) - 3))
+        // Most values fit: keep the caller's array rather than copying it.
+        let limit = Int(mtu) - 3
+        let bytes = value.count <= limit ? value : Array(value.prefix(limit))
         let ref = AttributeRef.make(role: .value, handle: c.valueHandle, uuid: c.uuid.bluetoothUUID, characteristic: nil,
                                properties: c.properties.declarationBits, carriedOver: false)
         if config & 0x1 != 0 {
@@ -588,7 +614,8 @@ final class SimulatedLink {
             return true
         }
         ch.value = Data(bytes)
-        p.deliver(.didUpdateValue(peripheral: p.identifier, characteristic: ch.uuid, length: bytes.count, error: nil)) {
+        p.deliver(.didUpdateValue(peripheral: p.identifier, characteristic: ch.uuid, length: bytes.count, error: nil),
+                  manager: central) {
             $0.peripheral(p, didUpdateValueFor: ch, error: nil)
         }
         return true
@@ -615,5 +642,34 @@ final class SimulatedLink {
         p.deliver(.didModifyServices(peripheral: p.identifier, invalidated: invalidated.map(\.uuid))) {
             $0.peripheral(p, didModifyServices: invalidated)
         }
+    }
+}
+
+/// A running notification source of one subscription on one link: scheduled again after every
+/// value, so a session of thousands of notifications reuses one object instead of allocating a
+/// closure context per value. The world owns the link (through its central manager) for as
+/// long as the tick can fire; the link's `deinit` retires its ticks, so `link` is never used
+/// after the link is gone.
+final class NotificationTick {
+    unowned(unsafe) let link: SimulatedLink
+    let source: SimulatedPeripheral.NotificationSource
+    let characteristic: GATTServerDatabase.Characteristic
+    let generation: Int
+    /// The next value's index (`source.value(n)`).
+    var n = 0
+    /// Set when the subscription ended or the link is gone: the queued event does nothing.
+    var isRetired = false
+
+    init(link: SimulatedLink, source: SimulatedPeripheral.NotificationSource,
+         characteristic: GATTServerDatabase.Characteristic, generation: Int) {
+        self.link = link
+        self.source = source
+        self.characteristic = characteristic
+        self.generation = generation
+    }
+
+    func fire() {
+        guard !isRetired else { return }
+        link.fire(self)
     }
 }

@@ -77,7 +77,11 @@ public final class SimulatedWorld {
     }
 
     func schedule(afterMicros delay: Int64, _ action: @escaping () -> Void) {
-        scheduler.schedule(at: nowMicros &+ max(0, delay), action)
+        scheduler.schedule(at: nowMicros &+ max(0, delay), .action(action))
+    }
+
+    func schedule(afterMicros delay: Int64, _ tick: NotificationTick) {
+        scheduler.schedule(at: nowMicros &+ max(0, delay), .notificationTick(tick))
     }
 
     /// Advances virtual time by `duration`, running every event due on the way.
@@ -107,7 +111,10 @@ public final class SimulatedWorld {
 
     private func step(_ item: EventScheduler.Item) {
         nowMicros = max(nowMicros, item.time)
-        item.action()
+        switch item.event {
+        case .action(let action): action()
+        case .notificationTick(let tick): tick.fire()
+        }
         // After every turn of the run loop: anything the app did not keep is gone now. Only
         // turns that released a `CBPeripheral` or left a `connect` to settle have work to do.
         if sweepNeeded {
@@ -236,7 +243,7 @@ public final class SimulatedWorld {
         e.time = configuration.epochMicros &+ nowMicros
         if !value.isEmpty { e.value = value.withByteView { InlineBytes($0) } }
         e.outcome = outcome
-        let index = trace.append(time: nowMicros, .radio(e))
+        let index = trace.appendRadio(time: nowMicros, e)
         if commandAnswered { resolve(index, requestTime: nowMicros) }
         return index
     }
