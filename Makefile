@@ -24,7 +24,8 @@ release: deps
 
 demo: release
 	.build/release/blecap info $(DEMO_CAPTURE)
-	.build/release/blecap packets $(DEMO_CAPTURE) | head -60
+	.build/release/blecap timeline $(DEMO_CAPTURE) | head -40
+	.build/release/blecap lint --fail-on never captures/oversized_and_unchecked_writes.central.btsnoop
 
 test: deps
 	$(SWIFT) test
