@@ -84,7 +84,9 @@ public final class FrameDecoder {
             guard let acl = HCIACLPacket(record.payload) else {
                 return DecodedFrame(record: record, layer: .malformed("ACL packet shorter than its 4-byte header"))
             }
-            return DecodedFrame(record: record, layer: .acl(acl, reassembler.feed(record)))
+            let result = reassembler.feed(
+                acl, frame: record.frame, direction: record.direction, controllerIndex: record.controllerIndex)
+            return DecodedFrame(record: record, layer: .acl(acl, result))
         default:
             return DecodedFrame(record: record, layer: .other)
         }
