@@ -2,38 +2,6 @@ import Testing
 import BLEBytes
 import BLEPackets
 
-/// Collects described fields as "name=value" lines ("{group", "}", "!note") for assertions.
-final class RecordingSink: FieldSink {
-    var lines: [String] = []
-    func field(_ name: StaticString, _ value: FieldValue) { lines.append("\(name)=\(Self.render(value))") }
-    func begin(_ name: StaticString) { lines.append("{\(name)") }
-    func end() { lines.append("}") }
-    func note(_ text: StaticString) { lines.append("!\(text)") }
-    var notes: [String] { lines.filter { $0.hasPrefix("!") } }
-
-    static func render(_ v: FieldValue) -> String {
-        switch v {
-        case .uint(let u): "\(u)"
-        case .int(let i): "\(i)"
-        case .hex(let u, let d): Hex.string(u, digits: d)
-        case .bool(let b): "\(b)"
-        case .code(let u, let d, let n): Hex.string(u, digits: d) + (n.map { " \($0)" } ?? "")
-        case .flags(let u, let d, let names):
-            Hex.string(u, digits: d) + " ["
-                + names.names.enumerated().compactMap { i, n in n.flatMap { u & (1 << UInt64(i)) != 0 ? "\($0)" : nil } }
-                .joined(separator: ",") + "]"
-        case .address(let a): a.description
-        case .uuid(let u): u.description
-        case .bytes(let b): Hex.string(b)
-        case .text(let b): String(decoding: b.toArray(), as: UTF8.self)
-        case .name(let n): "\(n)"
-        case .cString(let p): String(cString: p)
-        case .microseconds(let us): "\(us)us"
-        case .dBm(let d): "\(d)dBm"
-        }
-    }
-}
-
 func describeATT(_ hex: String) -> [String] {
     let sink = RecordingSink()
     Hex.bytes(hex)!.withByteView { ATTPDU.describe($0, into: sink) }

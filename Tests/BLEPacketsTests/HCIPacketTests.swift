@@ -2,43 +2,13 @@ import BLEBytes
 import BLEPackets
 import Testing
 
-/// Collects what a decoder describes as one text line per call, so tests can assert the exact
-/// sequence ("reason=0x16 Connection Terminated By Local Host", "{report", "}", "!note").
-final class HCIRecordingSink: FieldSink {
-    var lines: [String] = []
-
-    func field(_ name: StaticString, _ value: FieldValue) { lines.append("\(name)=\(Self.render(value))") }
-    func begin(_ name: StaticString) { lines.append("{\(name)") }
-    func end() { lines.append("}") }
-    func note(_ text: StaticString) { lines.append("!\(text)") }
-
-    var notes: [String] { lines.filter { $0.hasPrefix("!") } }
-
-    /// The value of the first field called `name`.
-    func value(_ name: String) -> String? {
-        lines.first { $0.hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
-    }
-
-    static func render(_ value: FieldValue) -> String {
-        switch value {
-        case .uint(let v): return "\(v)"
-        case .int(let v): return "\(v)"
-        case .hex(let v, let d): return Hex.string(v, digits: d)
-        case .bool(let b): return "\(b)"
-        case .code(let v, let d, let name): return Hex.string(v, digits: d) + (name.map { " \($0)" } ?? "")
-        case .flags(let v, let d, let names):
-            var set: [String] = []
-            for (i, n) in names.names.enumerated() where v & (1 << UInt64(i)) != 0 { set.append(n.map { "\($0)" } ?? "bit\(i)") }
-            return Hex.string(v, digits: d) + "[" + set.joined(separator: ",") + "]"
-        case .address(let a): return a.description
-        case .uuid(let u): return u.description
-        case .bytes(let b): return Hex.string(b)
-        case .text(let t): return String(decoding: t.base, as: UTF8.self)
-        case .name(let n): return "\(n)"
-        case .cString(let p): return String(cString: p)
-        case .microseconds(let us): return "\(us)us"
-        case .dBm(let v): return "\(v)dBm"
-        }
+/// The shared recording sink with the HCI tests' flag style: "0x0001[Connectable,bit9]" (every
+/// set bit, unnamed ones as bitN, no space).
+final class HCIRecordingSink: RecordingSink {
+    override func renderFlags(_ v: UInt64, digits d: Int, _ names: FlagNames) -> String {
+        var set: [String] = []
+        for (i, n) in names.names.enumerated() where v & (1 << UInt64(i)) != 0 { set.append(n.map { "\($0)" } ?? "bit\(i)") }
+        return Hex.string(v, digits: d) + "[" + set.joined(separator: ",") + "]"
     }
 }
 
