@@ -111,6 +111,15 @@ public final class FindingSink {
 
 /// Naming helpers shared by rules.
 enum Describe {
+    /// What an operation's answer adds to a finding: the server's refusal when its error code is
+    /// one of `refusals` (as a reason), and the answering frame as related evidence.
+    static func answer(_ outcome: Outcome, refusals: Set<UInt8>) -> (refusal: String?, related: [Int]) {
+        if case .error(let f, _, let code, _) = outcome, refusals.contains(code) {
+            return ("the server answered \(attError(code))", [f])
+        }
+        return (nil, outcome.responseFrame.map { [$0] } ?? [])
+    }
+
     static func handle(_ h: UInt16) -> String { "0x" + hex(h, 4) }
 
     static func hex<T: BinaryInteger>(_ v: T, _ digits: Int) -> String {

@@ -116,13 +116,8 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
         if let a = op.attribute, a.role == .value, let p = a.properties, p & Self.read == 0 {
             reasons.append("its properties are \(Describe.properties(p)), without Read")
         }
-        var related: [Int] = []
-        if case .error(let f, _, let code, _) = e.outcome, code == Self.readNotPermitted {
-            reasons.append("the server answered \(Describe.attError(code))")
-            related.append(f)
-        } else if let f = e.outcome.responseFrame {
-            related.append(f)
-        }
+        let (refusal, related) = Describe.answer(e.outcome, refusals: [Self.readNotPermitted])
+        if let refusal { reasons.append(refusal) }
         if reasons.isEmpty {
             if op.attribute == nil {
                 sink.notEvaluable("reads handle \(Describe.handle(op.handle)): its properties were never discovered")

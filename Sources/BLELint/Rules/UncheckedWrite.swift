@@ -72,13 +72,8 @@ public struct UncheckedWrite: LintRule {
                 break
             }
         }
-        var related: [Int] = []
-        if case .error(let f, _, let code, _) = e.outcome, Self.refusals.contains(code) {
-            reasons.append("the server answered \(Describe.attError(code))")
-            related.append(f)
-        } else if let f = e.outcome.responseFrame {
-            related.append(f)
-        }
+        let (refusal, related) = Describe.answer(e.outcome, refusals: Self.refusals)
+        if let refusal { reasons.append(refusal) }
         if reasons.isEmpty {
             if op.attribute == nil {
                 sink.notEvaluable("writes to handle \(Describe.handle(op.handle)): its properties were never discovered")
