@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "BLELint", targets: ["BLELint"]),
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
         .library(name: "BLESimLint", targets: ["BLESimLint"]),
+        .library(name: "BLEReplay", targets: ["BLEReplay"]),
         .executable(name: "BLESimulatorBench", targets: ["BLESimulatorBench"]),
     ],
     dependencies: [
@@ -39,6 +40,9 @@ let package = Package(
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "BLETimeline", "BLEPackets"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
+        .target(
+            name: "BLEReplay",
+            dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLESimulator"]),
         .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
         .target(name: "BLEReport", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint"]),
         .target(
@@ -66,6 +70,10 @@ let package = Package(
             name: "BLELintTests",
             dependencies: ["BLELint", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
             exclude: ["Corpus"]),
+        .testTarget(
+            name: "BLEReplayTests",
+            dependencies: ["BLEReplay", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes",
+                           "TestSupport"]),
         .testTarget(
             name: "BLEReportTests",
             dependencies: ["BLEReport", "BLELint", "BLETimeline", "BLEBytes", "TestSupport"]),

@@ -137,3 +137,15 @@ public struct ConnectionSummary: Sendable {
     public var localDatabase: GATTDatabase
     public var localCarriedOverFrom: Int?
 }
+
+/// One ATT PDU as the timeline builder met it: on which connection, in which direction.
+public struct ATTObservation {
+    public var connection: Int
+    /// Sent by the capturing host (false: received from the peer).
+    public var sentByHost: Bool
+    public var frame: Int
+    /// Microseconds since 1970.
+    public var time: Int64
+    /// The whole ATT PDU, opcode first; valid only during the observer's call.
+    public var pdu: ByteView
+}

@@ -15,7 +15,10 @@ extension TimelineBuilder {
         guard let c = connection(pdu.handle, r) else { return }
         let sent = pdu.direction == .sent
         switch pdu.channel {
-        case L2CAPChannel.att: att(pdu.payload, c, sent, r)
+        case L2CAPChannel.att:
+            attObserver?(ATTObservation(connection: c.number, sentByHost: sent, frame: r.frame, time: r.timestamp,
+                                        pdu: pdu.payload))
+            att(pdu.payload, c, sent, r)
         case L2CAPChannel.leSignaling: signaling(pdu.payload, c, sent, r)
         case L2CAPChannel.smp: smp(pdu.payload, c, sent, r)
         default: break

@@ -21,6 +21,10 @@ public final class TimelineBuilder {
     let emit: (TimelineEvent) -> Void
     /// Called when a connection ends (or at `finish()` for those still open).
     let connectionEnded: (ConnectionSummary) -> Void
+    /// Sees every reassembled ATT PDU with the connection it belongs to, before the builder
+    /// interprets it (capture replay keeps the exchange byte for byte). The PDU's bytes are
+    /// valid only during the call.
+    public var attObserver: ((ATTObservation) -> Void)?
 
     var queue = EventQueue()
     struct ConnectionKey: Hashable { var controller: UInt16; var handle: UInt16 }

@@ -1,0 +1,154 @@
+import BLEBytes
+import BLEPackets
+import BLETimeline
+import CaptureIO
+
+/// One ATT PDU of a captured (or replayed) connection.
+public struct CapturedATTPDU: Sendable, Equatable {
+    /// The capture's frame number (replayed PDUs: the replayed file's frame number).
+    public var frame: Int
+    /// Microseconds since 1970.
+    public var time: Int64
+    /// Sent by the capturing host; false when received from the peer.
+    public var sentByHost: Bool
+    /// The whole PDU, opcode first.
+    public var bytes: [UInt8]
+
+    public init(frame: Int, time: Int64, sentByHost: Bool, bytes: [UInt8]) {
+        self.frame = frame
+        self.time = time
+        self.sentByHost = sentByHost
+        self.bytes = bytes
+    }
+
+    public var opcode: UInt8 { bytes.first ?? 0 }
+    /// Sent by the ATT client of its bearer (requests, commands, confirmations).
+    public var isFromClient: Bool { ATTRole.isFromClient(opcode) }
+    /// The host's client talks to the peer's server when the host sent a client PDU or
+    /// received a server PDU; otherwise the peer is the client of the host's server.
+    public var hostIsClient: Bool { isFromClient == sentByHost }
+}
+
+/// The advertisement a peer sent before a connection: AD structures of its last
+/// connectable advertising report and of its last scan response (Core Vol 4 Part E 7.7.65.2).
+public struct CapturedAdvertisement: Sendable, Equatable {
+    public var data: [UInt8]
+    public var scanResponse: [UInt8]
+    public var rssi: Int8
+    public var frame: Int
+}
+
+/// One connection of a capture with everything replay needs: its summary (peer, role, GATT
+/// databases, how it ended), its ATT exchange in order, its timing and the advertisement
+/// that preceded it.
+public struct CapturedConnection: Sendable {
+    public var summary: ConnectionSummary
+    public var att: [CapturedATTPDU]
+    public var advertisement: CapturedAdvertisement?
+    /// From the Connection Complete (nil when the capture started during the connection).
+    public var timing: ConnectionTiming?
+    /// Frame and time of the Disconnection Complete, when the capture has it.
+    public var disconnection: (frame: Int, time: Int64)?
+    /// More ATT PDUs than `CapturedSession.maximumPDUs` allowed: the exchange is cut.
+    public var isTruncated = false
+
+    public var number: Int { summary.number }
+    /// This host's role: central unless the Connection Complete said peripheral.
+    public var hostIsCentral: Bool { summary.role != 1 }
+    /// Connection interval in µs (1.25 ms units), 30 ms when unknown.
+    public var intervalMicros: Int64 { Int64(timing?.interval ?? 24) * 1250 }
+    /// Supervision timeout in µs (10 ms units), 2 s when unknown.
+    public var supervisionTimeoutMicros: Int64 { Int64(timing?.supervisionTimeout ?? 200) * 10_000 }
+}
+
+/// A capture read for replay: its connections with their ATT exchanges, in one streaming
+/// pass through the same decoder and timeline builder `blecap timeline` uses.
+public struct CapturedSession: Sendable {
+    /// At most this many ATT PDUs are kept over all connections (a session worth replaying
+    /// is far smaller; the cap keeps a hostile or huge capture from exhausting memory).
+    public static let maximumPDUs = 2_000_000
+    /// Advertisers remembered for the advertisement that precedes a connection.
+    static let maximumAdvertisers = 1024
+
+    public var path: String
+    public var format: String
+    public var connections: [CapturedConnection]
+    /// Time of the capture's first frame (µs since 1970): the zero of `blecap timeline`.
+    public var startTime: Int64
+    public var frames: Int
+    /// Where the capture is damaged, if it is (everything before it was read).
+    public var damage: String?
+
+    /// Reads the capture at `path` ("-" for standard input).
+    public init(path: String) throws(CaptureError) {
+        let reader = try CaptureFile.open(path: path)
+        self.init(reader: reader, path: path)
+    }
+
+    public init(reader: any CaptureReader, path: String) {
+        self.path = path
+        format = reader.format.description
+        var summaries: [ConnectionSummary] = []
+        var pdus: [Int: [CapturedATTPDU]] = [:]
+        var truncated: Set<Int> = []
+        var total = 0
+        var timings: [Int: ConnectionTiming] = [:]
+        var ends: [Int: (Int, Int64)] = [:]
+        var connectionPeers: [Int: (BDAddr, Int)] = [:]
+        // Per advertiser: last connectable advertisement and last scan response.
+        var adverts: [BDAddr: CapturedAdvertisement] = [:]
+        var advertisementOf: [Int: CapturedAdvertisement] = [:]
+
+        let builder = TimelineBuilder(emit: { e in
+            switch e.kind {
+            case .advertisement(let a):
+                guard let peer = e.peer else { return }
+                if adverts[peer] == nil, adverts.count >= Self.maximumAdvertisers { return }
+                var ad = adverts[peer] ?? CapturedAdvertisement(data: [], scanResponse: [], rssi: a.rssi, frame: e.frame)
+                let bytes = e.value.bytes
+                // Legacy SCAN_RSP (4) or an extended report with the scan-response bit (3).
+                if (!a.extended && a.eventType == 4) || (a.extended && a.eventType & 0x08 != 0) {
+                    ad.scanResponse = bytes
+                } else {
+                    ad.data = bytes
+                }
+                ad.rssi = a.rssi
+                ad.frame = e.frame
+                adverts[peer] = ad
+            case .connectionComplete(let info):
+                guard let n = e.connection else { return }
+                if let t = info.timing { timings[n] = t }
+                if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
+                if let p = e.peer { connectionPeers[n] = (p, e.frame) }
+            case .disconnection:
+                if let n = e.connection { ends[n] = (e.frame, e.time) }
+            default: break
+            }
+        }, connectionEnded: { summaries.append($0) })
+        builder.attObserver = { o in
+            guard total < Self.maximumPDUs else { truncated.insert(o.connection); return }
+            total += 1
+            pdus[o.connection, default: []].append(
+                CapturedATTPDU(frame: o.frame, time: o.time, sentByHost: o.sentByHost, bytes: o.pdu.toArray()))
+        }
+        let decoder = FrameDecoder()
+        var frames = 0
+        var first: Int64?
+        while let record = reader.next() {
+            frames += 1
+            if first == nil { first = record.timestamp }
+            builder.feed(decoder.decode(record))
+        }
+        builder.finish()
+        damage = reader.damage.map { "\($0)" }
+        self.frames = frames
+        startTime = first ?? 0
+        connections = summaries.sorted { $0.number < $1.number }.map { s in
+            var c = CapturedConnection(summary: s, att: pdus[s.number] ?? [], advertisement: advertisementOf[s.number],
+                                       timing: timings[s.number])
+            if let e = ends[s.number] { c.disconnection = e }
+            c.isTruncated = truncated.contains(s.number)
+            return c
+        }
+    }
+}

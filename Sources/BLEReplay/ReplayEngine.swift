@@ -1,0 +1,266 @@
+import BLETimeline
+
+/// One ATT PDU of a replayed connection.
+public struct ReplayedPDU: Sendable, Equatable {
+    /// µs after the connection started (virtual clock).
+    public var offset: Int64
+    public var sentByHost: Bool
+    public var bytes: [UInt8]
+    /// Index of the captured PDU this one replays (a script step, the response to one, or a
+    /// stream item).
+    public var capturedIndex: Int?
+}
+
+/// What happened to a connection in the replay.
+public struct ReplayedConnection: Sendable {
+    public var number: Int
+    public var pdus: [ReplayedPDU]
+    /// How the replayed link ended: µs after its start, HCI reason, side. Nil: it was open
+    /// when the script ran out (as in the capture).
+    public var end: (offset: Int64, reason: UInt8, side: DisconnectionSide)?
+    /// The adapter was powered off at this offset (`ReplayFaults.powerOffAtMicros`).
+    public var poweredOffAt: Int64?
+    /// The link went silent at this offset (`ReplayFaults.dropLinkAtMicros`).
+    public var silentFrom: Int64?
+    /// Notifications and indications the fault injection dropped.
+    public var droppedNotifications: Int = 0
+    /// Script steps that never went out (the link ended, or their anchor never came).
+    public var unsentSteps: Int = 0
+}
+
+/// Runs a connection's client script against its server models on a virtual clock.
+///
+/// A discrete-event loop: each client step goes out its captured delay after its anchor
+/// (the previous step, or the response it waited for), one outstanding request per bearer
+/// (Core 5.4 Vol 3 Part F 3.3.2); the server answers on arrival and its response arrives after
+/// the captured latency; notifications go out at their captured offset from the CCCD write
+/// that enabled them. Events on the same µs keep the capture's order, so an unchanged replay
+/// at `.realtime` reproduces the captured exchange PDU for PDU and µs for µs.
+public struct ReplayEngine {
+    public let model: ReplayConnectionModel
+    public let faults: ReplayFaults
+    public let speed: ReplaySpeed
+
+    public init(model: ReplayConnectionModel, faults: ReplayFaults = .none, speed: ReplaySpeed = .realtime) {
+        self.model = model
+        self.faults = faults
+        self.speed = speed
+    }
+
+    private enum Action {
+        case step(Int)
+        case response(step: Int, bytes: [UInt8])
+        case stream(Int)
+        case linkEnd
+        case silence
+        case supervisionTimeout
+        case powerOff
+    }
+
+    private struct Event {
+        var time: Int64
+        var order: Int
+        var action: Action
+    }
+
+    public func run() -> ReplayedConnection {
+        var loop = Loop(engine: self)
+        return loop.run()
+    }
+
+    private struct Loop {
+        let engine: ReplayEngine
+        var model: ReplayConnectionModel { engine.model }
+        var now: Int64 = 0
+        var queue: [Event] = []
+        var sequence = 0
+        var out: ReplayedConnection
+        var servers: [ReplayATTServer]
+        var sentAt: [Int64?]
+        var answeredAt: [Int64?]
+        var serverPDUAt: [Int: Int64] = [:]
+        /// Outstanding request per bearer direction (0: host client, 1: peer client) and a
+        /// step waiting for it.
+        var outstanding: [Int?] = [nil, nil]
+        var blocked: [Int?] = [nil, nil]
+        var nextStep = 0
+        var stepScheduled = false
+        var linkEndScheduled = false
+        var silent = false
+        var over = false
+        var dropped: [Bool]
+        var streamByAnchor: [Int: [Int]] = [:]
+
+        init(engine: ReplayEngine) {
+            self.engine = engine
+            let m = engine.model
+            out = ReplayedConnection(number: m.number, pdus: [])
+            servers = [ReplayATTServer(model: m.peerServer, faults: engine.faults),
+                       ReplayATTServer(model: m.hostServer, faults: engine.faults)]
+            sentAt = Array(repeating: nil, count: m.steps.count)
+            answeredAt = Array(repeating: nil, count: m.steps.count)
+            var rng = SeededGenerator(seed: engine.faults.seed &+ UInt64(truncatingIfNeeded: m.number) &* 0x9E37_79B9)
+            let p = engine.faults.notificationDropProbability
+            dropped = m.stream.map { _ in p > 0 && rng.unit() < p }
+            for (i, item) in m.stream.enumerated() {
+                if case .subscription(let n) = item.anchor { streamByAnchor[n, default: []].append(i) }
+            }
+        }
+
+        mutating func schedule(_ time: Int64, order: Int, _ action: Action) {
+            sequence += 1
+            // Order within a µs: the captured index first, then scheduling order.
+            queue.append(Event(time: max(now, time), order: order &* 1_000_000 &+ sequence % 1_000_000, action: action))
+            var i = queue.count - 1
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard less(queue[i], queue[parent]) else { break }
+                queue.swapAt(i, parent)
+                i = parent
+            }
+        }
+
+        /// Binary min-heap on (time, order).
+        mutating func pop() -> Event? {
+            guard !queue.isEmpty else { return nil }
+            queue.swapAt(0, queue.count - 1)
+            let top = queue.removeLast()
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < queue.count, less(queue[l], queue[m]) { m = l }
+                if r < queue.count, less(queue[r], queue[m]) { m = r }
+                if m == i { break }
+                queue.swapAt(i, m)
+                i = m
+            }
+            return top
+        }
+
+        func less(_ a: Event, _ b: Event) -> Bool { (a.time, a.order) < (b.time, b.order) }
+
+        mutating func run() -> ReplayedConnection {
+            if let t = engine.faults.dropLinkAtMicros { schedule(t, order: -2, .silence) }
+            if let t = engine.faults.powerOffAtMicros { schedule(t, order: -3, .powerOff) }
+            for (i, item) in model.stream.enumerated() where item.anchor == .connectionStart {
+                schedule(engine.speed.serverDelay(item.offset), order: item.capturedIndex, .stream(i))
+            }
+            trySchedule()
+            // Every event is a step, a response to one, a stream item or an end: bounded.
+            var budget = 4 * (model.steps.count + model.stream.count) + 16
+            while !over, budget > 0, let e = pop() {
+                budget -= 1
+                now = e.time
+                handle(e.action)
+            }
+            out.unsentSteps = model.steps.count - sentAt.compactMap { $0 }.count
+            return out
+        }
+
+        func anchorTime(_ a: ReplayStep.Anchor) -> Int64? {
+            switch a {
+            case .connectionStart: 0
+            case .sent(let n): sentAt[n]
+            case .answered(let n): answeredAt[n]
+            case .serverPDU(let i): serverPDUAt[i]
+            }
+        }
+
+        /// Schedules the next client step once its anchor has happened (steps go out in order).
+        mutating func trySchedule() {
+            if !stepScheduled, nextStep < model.steps.count {
+                let s = model.steps[nextStep]
+                if let t = anchorTime(s.anchor) {
+                    stepScheduled = true
+                    schedule(t &+ engine.speed.clientDelay(s.delay), order: s.capturedIndex, .step(nextStep))
+                }
+            }
+            if !linkEndScheduled, nextStep >= model.steps.count, let end = model.linkEnd, let t = anchorTime(end.anchor) {
+                linkEndScheduled = true
+                schedule(t &+ engine.speed.clientDelay(end.delay), order: Int.max / 2_000_000, .linkEnd)
+            }
+        }
+
+        mutating func handle(_ action: Action) {
+            switch action {
+            case .step(let n): send(n)
+            case .response(let n, let bytes):
+                guard !silent else { return }
+                let s = model.steps[n]
+                out.pdus.append(ReplayedPDU(offset: now, sentByHost: !s.hostIsClient, bytes: bytes,
+                                            capturedIndex: s.responseIndex))
+                answeredAt[n] = now
+                let dir = s.hostIsClient ? 0 : 1
+                outstanding[dir] = nil
+                if let b = blocked[dir] {
+                    blocked[dir] = nil
+                    send(b)
+                }
+                trySchedule()
+            case .stream(let i):
+                guard !silent else { return }
+                if dropped[i] {
+                    out.droppedNotifications += 1
+                    return
+                }
+                let item = model.stream[i]
+                let mtu = servers[item.hostIsClient ? 0 : 1].mtu
+                // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
+                let bytes = item.bytes.first == 0x23 ? item.bytes : Array(item.bytes.prefix(mtu))
+                out.pdus.append(ReplayedPDU(offset: now, sentByHost: !item.hostIsClient, bytes: bytes,
+                                            capturedIndex: item.capturedIndex))
+                serverPDUAt[item.capturedIndex] = now
+                trySchedule()
+            case .linkEnd:
+                guard let end = model.linkEnd else { return }
+                out.end = (now, end.reason, end.side)
+                over = true
+            case .silence:
+                silent = true
+                out.silentFrom = now
+                let timeout = model.connection.supervisionTimeoutMicros
+                schedule(now &+ timeout, order: -1, .supervisionTimeout)
+            case .supervisionTimeout:
+                // Connection Timeout (Vol 1 Part F 2.9): nobody ended it, the link was lost.
+                out.end = (now, 0x08, .linkLoss)
+                over = true
+            case .powerOff:
+                out.poweredOffAt = now
+                over = true
+            }
+        }
+
+        mutating func send(_ n: Int) {
+            let s = model.steps[n]
+            let dir = s.hostIsClient ? 0 : 1
+            if s.isRequest, outstanding[dir] != nil {
+                // One outstanding request per bearer: it goes out when the answer arrives (no
+                // later step overtakes it).
+                blocked[dir] = n
+                return
+            }
+            nextStep = n + 1
+            stepScheduled = false
+            sentAt[n] = now
+            // A peer's request on a silent link never reaches this host's log.
+            if !(silent && !s.hostIsClient) {
+                out.pdus.append(ReplayedPDU(offset: now, sentByHost: s.hostIsClient, bytes: s.bytes,
+                                            capturedIndex: s.capturedIndex))
+            }
+            if s.isRequest { outstanding[dir] = n }
+            if !silent, let response = servers[dir].answer(s.bytes), let latency = s.latency {
+                let due = now &+ engine.speed.serverDelay(latency) &+ engine.faults.responseDelayMicros
+                schedule(due, order: s.responseIndex ?? s.capturedIndex, .response(step: n, bytes: response))
+                // An accepted CCCD write starts the notifications it enabled.
+                if response == [0x13] {
+                    for i in streamByAnchor[n] ?? [] {
+                        let item = model.stream[i]
+                        schedule(now &+ engine.speed.serverDelay(item.offset), order: item.capturedIndex, .stream(i))
+                    }
+                }
+            }
+            trySchedule()
+        }
+    }
+}

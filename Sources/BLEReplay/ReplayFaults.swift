@@ -1,0 +1,88 @@
+/// Changes to the captured conditions, to test a fix against variations of a captured
+/// failure. Times count from the replayed connection's start (its Connection Complete).
+public struct ReplayFaults: Sendable, Equatable {
+    /// The link goes silent at this time (µs after connection start): nothing more is
+    /// delivered either way, and the supervision timeout later the connection ends with
+    /// 0x08 Connection Timeout (Core Vol 6 Part B 4.5.2).
+    public var dropLinkAtMicros: Int64?
+    /// The central's adapter powers off at this time: HCI Reset, every connection gone.
+    public var powerOffAtMicros: Int64?
+    /// Added to every response's captured latency, µs.
+    public var responseDelayMicros: Int64 = 0
+    /// The server answers Exchange MTU with this Server Rx MTU instead of the captured one.
+    public var serverMTU: UInt16?
+    /// Requests on these handles fail with this ATT error code (Vol 3 Part F 3.4.1.1).
+    public var errors: [UInt16: UInt8] = [:]
+    /// Probability (0…1) that a notification or indication of the captured stream is not sent.
+    public var notificationDropProbability: Double = 0
+    /// Seed of the drop decisions: the same seed drops the same notifications.
+    public var seed: UInt64 = 1
+
+    public init(dropLinkAtMicros: Int64? = nil, powerOffAtMicros: Int64? = nil, responseDelayMicros: Int64 = 0,
+                serverMTU: UInt16? = nil, errors: [UInt16: UInt8] = [:], notificationDropProbability: Double = 0,
+                seed: UInt64 = 1) {
+        self.dropLinkAtMicros = dropLinkAtMicros
+        self.powerOffAtMicros = powerOffAtMicros
+        self.responseDelayMicros = responseDelayMicros
+        self.serverMTU = serverMTU
+        self.errors = errors
+        self.notificationDropProbability = notificationDropProbability
+        self.seed = seed
+    }
+
+    public static let none = ReplayFaults()
+    public var isEmpty: Bool { self == .none }
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so the same seed drops the
+/// same notifications on every machine and Swift version (the standard library's generator
+/// is neither seedable nor stable).
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// A uniform value in [0, 1).
+    public mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
+}
+
+/// How fast the replay runs on the virtual clock (no replay ever sleeps).
+public enum ReplaySpeed: Sendable, Equatable {
+    /// As captured: every PDU at its captured offset.
+    case realtime
+    /// The client sends each PDU as soon as it may (one outstanding request per bearer);
+    /// the server keeps its captured latencies and notification pace.
+    case max
+    /// Every interval divided by the factor (2: twice as fast).
+    case factor(Double)
+
+    /// Scales a captured client delay.
+    func clientDelay(_ d: Int64) -> Int64 {
+        switch self {
+        case .realtime: d
+        case .max: 0
+        case .factor(let f): f > 0 ? Int64((Double(d) / f).rounded()) : d
+        }
+    }
+
+    /// Scales a captured server latency or notification offset.
+    func serverDelay(_ d: Int64) -> Int64 {
+        switch self {
+        case .realtime, .max: d
+        case .factor(let f): f > 0 ? Int64((Double(d) / f).rounded()) : d
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .realtime: "realtime"
+        case .max: "max"
+        case .factor(let f): "\(f)x"
+        }
+    }
+}

@@ -1,0 +1,314 @@
+import BLEBytes
+import BLEPackets
+import BLETimeline
+
+/// An attribute of a modelled GATT server (Core 5.4 Vol 3 Part F 3.2): its handle, type and
+/// value as discovery showed them.
+public struct ReplayAttribute: Sendable, Equatable {
+    public var handle: UInt16
+    /// 0x2800/0x2801 service, 0x2802 include, 0x2803 characteristic declaration; for values the
+    /// characteristic's UUID; for descriptors their type. Inferred attributes: `inferredType`.
+    public var type: BluetoothUUID
+    /// Declarations: their value (Vol 3 Part G 3.1–3.3). Values and descriptors: empty (their
+    /// answers come from the recorded history).
+    public var value: [UInt8]
+    /// Services: the last handle of the group.
+    public var groupEnd: UInt16?
+    /// Values: the characteristic's properties (Vol 3 Part G 3.3.1.1); inferred attributes:
+    /// the properties their use implies.
+    public var properties: UInt8?
+    /// Never discovered: added because traffic used the handle.
+    public var isInferred: Bool
+
+    /// The type given to attributes used but never discovered: a blecap-private 128-bit UUID
+    /// that carries the handle, so it names the attribute without claiming a SIG meaning.
+    public static func inferredType(_ handle: UInt16) -> BluetoothUUID {
+        BluetoothUUID(high: 0xB1EC_A900_0000_1000, low: 0x8000_0000_0000_0000 | UInt64(handle))
+    }
+
+    static let primaryService = BluetoothUUID(uuid16: 0x2800)
+    static let secondaryService = BluetoothUUID(uuid16: 0x2801)
+    static let include = BluetoothUUID(uuid16: 0x2802)
+    static let characteristic = BluetoothUUID(uuid16: 0x2803)
+    static let cccd = BluetoothUUID(uuid16: 0x2902)
+}
+
+/// What a server answered to one request: a value, or an ATT Error Response code.
+public enum ReplayAnswer: Sendable, Equatable {
+    case value([UInt8])
+    case error(UInt8)
+}
+
+/// A notification or indication the server sent on its own, placed relative to what started
+/// it: the client's CCCD write that enabled it, or the start of the connection.
+public struct ReplayStreamItem: Sendable {
+    public enum Anchor: Sendable, Equatable {
+        case connectionStart
+        /// The script step (index into `ReplayConnectionModel.steps`) whose CCCD write enabled it.
+        case subscription(step: Int)
+    }
+    public var bytes: [UInt8]
+    public var anchor: Anchor
+    /// µs after the anchor, as captured.
+    public var offset: Int64
+    /// Index of the PDU in the captured exchange (orders events that fall on one µs).
+    public var capturedIndex: Int
+    /// The server that sent it: the peer's (true) or this host's.
+    public var hostIsClient: Bool
+}
+
+/// The GATT server on one side of a connection, as replay models it: its attribute table,
+/// what it answered, in order, and its own notifications.
+public struct ReplayServerModel: Sendable {
+    public var attributes: [ReplayAttribute] = []
+    /// The Server Rx MTU of its Exchange MTU Response (Vol 3 Part F 3.4.2.2).
+    public var serverRxMTU: UInt16?
+    /// Answers to Read Requests per handle, in the order they were given.
+    public var reads: [UInt16: [ReplayAnswer]] = [:]
+    /// Answers to Read Blob Requests per handle.
+    public var blobReads: [UInt16: [ReplayAnswer]] = [:]
+    /// Outcomes of Write Requests per handle (`.value([])` for success).
+    public var writes: [UInt16: [ReplayAnswer]] = [:]
+    /// Outcomes of Prepare Write Requests per handle.
+    public var prepares: [UInt16: [ReplayAnswer]] = [:]
+    /// Requests replay does not model (Read By Type of a value, Read Multiple, Execute Write,
+    /// unknown opcodes): the captured responses to identical request bytes, in order (an
+    /// Execute Write's error names the attribute that failed, which only the capture knows).
+    public var verbatim: [[UInt8]: [[UInt8]]] = [:]
+
+    var byHandle: [UInt16: Int] = [:]
+
+    public func attribute(_ handle: UInt16) -> ReplayAttribute? { byHandle[handle].map { attributes[$0] } }
+
+    mutating func index() {
+        attributes.sort { $0.handle < $1.handle }
+        byHandle = [:]
+        for (i, a) in attributes.enumerated() { byHandle[a.handle] = i }
+    }
+
+    /// The characteristic value a CCCD at `handle` configures: the value handle of the last
+    /// characteristic declared before it (descriptors follow their value, Vol 3 Part G 3.3).
+    public func valueHandle(ofCCCD handle: UInt16) -> UInt16? {
+        guard let i = byHandle[handle] else { return nil }
+        for a in attributes[..<i].reversed() where a.type == ReplayAttribute.characteristic {
+            return a.value.u16le(1)
+        }
+        return nil
+    }
+
+    /// Whether `handle` is a Client Characteristic Configuration descriptor.
+    public func isCCCD(_ handle: UInt16) -> Bool { attribute(handle)?.type == ReplayAttribute.cccd }
+}
+
+/// One ATT PDU the client side sends in the replay, and when.
+public struct ReplayStep: Sendable {
+    /// What the step's send time counts from.
+    public enum Anchor: Sendable, Equatable {
+        case connectionStart
+        /// When step n went out.
+        case sent(step: Int)
+        /// When the response to step n arrived.
+        case answered(step: Int)
+        /// When the server PDU at this captured index arrived (a confirmation's indication).
+        case serverPDU(capturedIndex: Int)
+    }
+    public var bytes: [UInt8]
+    public var capturedIndex: Int
+    public var anchor: Anchor
+    /// µs after the anchor, as captured (the client's own pace).
+    public var delay: Int64
+    /// Sent by the host's client (true) or the peer's.
+    public var hostIsClient: Bool
+    /// For requests: µs the server took to answer, as captured; nil when no answer was captured.
+    public var latency: Int64?
+    /// For requests: index of the captured response.
+    public var responseIndex: Int?
+    public var isRequest: Bool { ATTRole.isRequest(bytes.first ?? 0) }
+}
+
+/// How the captured connection ended.
+public struct ReplayLinkEnd: Sendable, Equatable {
+    public var reason: UInt8
+    public var side: DisconnectionSide
+    /// Counted from the same anchors as script steps (the last client step or response).
+    public var anchor: ReplayStep.Anchor
+    public var delay: Int64
+    /// µs after connection start, as captured.
+    public var capturedOffset: Int64
+}
+
+/// Everything replay knows about one captured connection: the two servers (the peer's, and
+/// this host's if the peer used it), the client script, the server's own notifications,
+/// latencies and the end of the link.
+public struct ReplayConnectionModel: Sendable {
+    public var connection: CapturedConnection
+    /// The peer's server, which this host's client used.
+    public var peerServer = ReplayServerModel()
+    /// This host's server, which the peer's client used.
+    public var hostServer = ReplayServerModel()
+    public var steps: [ReplayStep] = []
+    public var stream: [ReplayStreamItem] = []
+    /// Captured responses no request explains (replayed at their captured offsets).
+    public var linkEnd: ReplayLinkEnd?
+
+    public var number: Int { connection.number }
+    public var peer: BDAddr? { connection.summary.peer }
+
+    public init(_ c: CapturedConnection) {
+        connection = c
+        peerServer = Self.server(from: c.summary.remoteDatabase)
+        hostServer = Self.server(from: c.summary.localDatabase)
+        buildScript()
+        inferAttributes()
+        peerServer.index()
+        hostServer.index()
+    }
+
+    func server(hostIsClient: Bool) -> ReplayServerModel { hostIsClient ? peerServer : hostServer }
+
+    /// The attribute table discovery revealed (Vol 3 Part G 3.1–3.3): service, include and
+    /// characteristic declarations with their values, value attributes, descriptors.
+    static func server(from db: GATTDatabase) -> ReplayServerModel {
+        var m = ReplayServerModel()
+        var seen = Set<UInt16>()
+        func add(_ a: ReplayAttribute) {
+            guard seen.insert(a.handle).inserted else { return }
+            m.attributes.append(a)
+        }
+        for s in db.services {
+            add(ReplayAttribute(handle: s.startHandle, type: s.isPrimary ? ReplayAttribute.primaryService
+                                    : ReplayAttribute.secondaryService,
+                                value: s.uuid.attBytes, groupEnd: s.endHandle, properties: nil, isInferred: false))
+        }
+        for i in db.includes {
+            add(ReplayAttribute(handle: i.handle, type: ReplayAttribute.include,
+                                value: le16(i.includedStart) + le16(i.includedEnd) + (i.uuid.map(\.attBytes) ?? []),
+                                groupEnd: nil, properties: nil, isInferred: false))
+        }
+        for c in db.characteristics {
+            add(ReplayAttribute(handle: c.declarationHandle, type: ReplayAttribute.characteristic,
+                                value: [c.properties] + le16(c.valueHandle) + c.uuid.attBytes,
+                                groupEnd: nil, properties: nil, isInferred: false))
+            add(ReplayAttribute(handle: c.valueHandle, type: c.uuid, value: [], groupEnd: nil, properties: c.properties,
+                                isInferred: false))
+        }
+        for d in db.descriptors {
+            add(ReplayAttribute(handle: d.handle, type: d.uuid, value: [], groupEnd: nil, properties: nil,
+                                isInferred: false))
+        }
+        m.index()
+        return m
+    }
+
+    // MARK: script
+
+    private mutating func buildScript() {
+        let att = connection.att
+        let start = connection.summary.startTime
+        // Outstanding request per bearer direction: [host client, peer client].
+        var outstanding: [Int?] = [nil, nil]
+        var lastAnchor: (ReplayStep.Anchor, Int64) = (.connectionStart, start)
+        var lastIndication: [Int?] = [nil, nil]
+        // Latest enabling CCCD write per (direction, value handle): its step.
+        var subscriptions: [Int: [UInt16: Int]] = [0: [:], 1: [:]]
+
+        for (i, pdu) in att.enumerated() {
+            let dir = pdu.hostIsClient ? 0 : 1
+            let op = pdu.opcode
+            if pdu.isFromClient {
+                var anchor = lastAnchor
+                if op == 0x1E, let ind = lastIndication[dir] { anchor = (.serverPDU(capturedIndex: ind), att[ind].time) }
+                let step = ReplayStep(bytes: pdu.bytes, capturedIndex: i, anchor: anchor.0,
+                                      delay: max(0, pdu.time &- anchor.1), hostIsClient: pdu.hostIsClient)
+                steps.append(step)
+                let n = steps.count - 1
+                if step.isRequest { outstanding[dir] = n }
+                lastAnchor = (.sent(step: n), pdu.time)
+            } else if ATTRole.isResponse(op), let n = outstanding[dir] {
+                outstanding[dir] = nil
+                steps[n].latency = max(0, pdu.time &- att[steps[n].capturedIndex].time)
+                steps[n].responseIndex = i
+                record(request: steps[n].bytes, response: pdu.bytes, hostIsClient: pdu.hostIsClient)
+                if steps[n].bytes.first == 0x12, let h = steps[n].bytes.u16le(1), pdu.opcode == 0x13,
+                   let config = steps[n].bytes.u16le(3) {
+                    let server = server(hostIsClient: pdu.hostIsClient)
+                    if let value = server.valueHandle(ofCCCD: h) ?? (server.attribute(h) == nil ? h &- 1 : nil) {
+                        subscriptions[dir]![value] = config & 0x3 != 0 ? n : nil
+                    }
+                }
+                lastAnchor = (.answered(step: n), pdu.time)
+            } else {
+                // Notifications, indications, and responses nothing asked for: the server's own.
+                if op == 0x1D { lastIndication[dir] = i }
+                var anchor: ReplayStreamItem.Anchor = .connectionStart
+                var anchorTime = start
+                if let h = pdu.bytes.u16le(1), let n = subscriptions[dir]![h] {
+                    anchor = .subscription(step: n)
+                    anchorTime = att[steps[n].capturedIndex].time
+                }
+                stream.append(ReplayStreamItem(bytes: pdu.bytes, anchor: anchor, offset: max(0, pdu.time &- anchorTime),
+                                               capturedIndex: i, hostIsClient: pdu.hostIsClient))
+            }
+        }
+        if let summary = connection.summary.endReason, let side = connection.summary.endSide,
+           let end = connection.disconnection {
+            linkEnd = ReplayLinkEnd(reason: summary, side: side, anchor: lastAnchor.0, delay: max(0, end.1 &- lastAnchor.1),
+                                    capturedOffset: max(0, end.1 &- start))
+        }
+    }
+
+    /// Files a captured answer under what the server model answers from.
+    private mutating func record(request: [UInt8], response: [UInt8], hostIsClient: Bool) {
+        let answer: ReplayAnswer = response.first == 0x01 ? .error(response.count > 4 ? response[4] : 0)
+            : .value(Array(response.dropFirst()))
+        func file(_ m: inout ReplayServerModel) {
+            let h = request.u16le(1) ?? 0
+            switch request.first ?? 0 {
+            case 0x02:
+                if response.first == 0x03 { m.serverRxMTU = response.u16le(1) }
+            case 0x0A: m.reads[h, default: []].append(answer)
+            case 0x0C: m.blobReads[h, default: []].append(answer)
+            case 0x12: m.writes[h, default: []].append(answer)
+            case 0x16: m.prepares[h, default: []].append(answer)
+            case 0x04, 0x06, 0x10: break // discovery: answered from the attribute table
+            case 0x08:
+                // Characteristic and include discovery come from the table; Read Using
+                // Characteristic UUID is answered as captured.
+                let type = request.count == 7 ? request.u16le(5) : nil
+                if type != 0x2803 && type != 0x2802 { m.verbatim[request, default: []].append(response) }
+            default: m.verbatim[request, default: []].append(response)
+            }
+        }
+        if hostIsClient { file(&peerServer) } else { file(&hostServer) }
+    }
+
+    /// Adds handles the traffic used but discovery never named, with the properties their use
+    /// implies (read, write, write without response, notify, indicate), marked inferred.
+    private mutating func inferAttributes() {
+        var implied: [[UInt16: UInt8]] = [[:], [:]]
+        for pdu in connection.att {
+            let dir = pdu.hostIsClient ? 0 : 1
+            let bit: UInt8
+            switch pdu.opcode {
+            case 0x0A, 0x0C: bit = 0x02
+            case 0x52: bit = 0x04
+            case 0x12, 0x16: bit = 0x08
+            case 0x1B: bit = 0x10
+            case 0x1D: bit = 0x20
+            case 0xD2: bit = 0x40
+            default: continue
+            }
+            guard let h = pdu.bytes.u16le(1), h != 0 else { continue }
+            implied[dir][h, default: 0] |= bit
+        }
+        for dir in 0..<2 {
+            var server = dir == 0 ? peerServer : hostServer
+            server.index()
+            for (h, props) in implied[dir].sorted(by: { $0.key < $1.key }) where server.attribute(h) == nil {
+                server.attributes.append(ReplayAttribute(handle: h, type: ReplayAttribute.inferredType(h), value: [],
+                                                         groupEnd: nil, properties: props, isInferred: true))
+            }
+            if dir == 0 { peerServer = server } else { hostServer = server }
+        }
+    }
+}
