@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "BlecapCLI",
             dependencies: [
-                "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLEReport",
+                "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLEReport", "BLEReplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),

@@ -36,7 +36,8 @@ public final class CaptureReplay {
     public func run(_ selection: ConnectionSelection = .all, faults: ReplayFaults = .none,
                     speed: ReplaySpeed = .realtime) -> ReplayReport {
         let results = models(selection).map { m -> ReplayConnectionResult in
-            let replayed = ReplayEngine(model: m, faults: faults, speed: speed).run()
+            let own = faults.relative(toConnectionAt: m.connection.summary.startTime &- session.startTime)
+            let replayed = ReplayEngine(model: m, faults: own, speed: speed).run()
             return ReplayConnectionResult(model: m, replayed: replayed,
                                           fidelity: ReplayFidelity(connection: m.connection, replayed: replayed, speed: speed))
         }

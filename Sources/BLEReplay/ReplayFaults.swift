@@ -17,10 +17,13 @@ public struct ReplayFaults: Sendable, Equatable {
     public var notificationDropProbability: Double = 0
     /// Seed of the drop decisions: the same seed drops the same notifications.
     public var seed: UInt64 = 1
+    /// The drop-link and power-off times count from the capture's first frame (the clock
+    /// `blecap timeline` prints) instead of from each connection's start.
+    public var timesFromCaptureStart = false
 
     public init(dropLinkAtMicros: Int64? = nil, powerOffAtMicros: Int64? = nil, responseDelayMicros: Int64 = 0,
                 serverMTU: UInt16? = nil, errors: [UInt16: UInt8] = [:], notificationDropProbability: Double = 0,
-                seed: UInt64 = 1) {
+                seed: UInt64 = 1, timesFromCaptureStart: Bool = false) {
         self.dropLinkAtMicros = dropLinkAtMicros
         self.powerOffAtMicros = powerOffAtMicros
         self.responseDelayMicros = responseDelayMicros
@@ -28,10 +31,28 @@ public struct ReplayFaults: Sendable, Equatable {
         self.errors = errors
         self.notificationDropProbability = notificationDropProbability
         self.seed = seed
+        self.timesFromCaptureStart = timesFromCaptureStart
+    }
+
+    /// The same faults with times counted from the start of a connection that began
+    /// `connectionOffset` µs after the capture's first frame.
+    public func relative(toConnectionAt connectionOffset: Int64) -> ReplayFaults {
+        guard timesFromCaptureStart else { return self }
+        var f = self
+        f.timesFromCaptureStart = false
+        f.dropLinkAtMicros = dropLinkAtMicros.map { max(0, $0 &- connectionOffset) }
+        f.powerOffAtMicros = powerOffAtMicros.map { max(0, $0 &- connectionOffset) }
+        return f
     }
 
     public static let none = ReplayFaults()
-    public var isEmpty: Bool { self == .none }
+    /// Nothing is changed (the clock the times count on does not matter then).
+    public var isEmpty: Bool {
+        var f = self
+        f.timesFromCaptureStart = false
+        f.seed = 1
+        return f == .none
+    }
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so the same seed drops the

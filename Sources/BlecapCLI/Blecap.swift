@@ -18,7 +18,7 @@ public struct Blecap: ParsableCommand {
             (everything before the damage was decoded; the message names the byte offset).
             """,
         version: "0.1.0",
-        subcommands: [PacketsCommand.self, InfoCommand.self, TimelineCommand.self, GattCommand.self, LintCommand.self, RulesCommand.self, ExplainCommand.self, ReportCommand.self]
+        subcommands: [PacketsCommand.self, InfoCommand.self, TimelineCommand.self, GattCommand.self, LintCommand.self, RulesCommand.self, ExplainCommand.self, ReportCommand.self, ReplayCommand.self]
     )
 
     public init() {}

@@ -1,0 +1,179 @@
+import ArgumentParser
+import BLEBytes
+import BLELint
+import BLEReplay
+import Foundation
+
+/// `blecap replay FILE`: replays a capture's ATT exchanges against models of its GATT
+/// servers and reports how faithfully the replay reproduces the capture.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay a capture's GATT sessions against simulated peripherals and report divergence.",
+        discussion: """
+            Builds, per connection, a model of the peer's GATT server from the capture (the \
+            attribute table discovery revealed, handles used but never discovered added as \
+            inferred attributes, the values each read returned in order, each write's outcome, \
+            the MTU it answered, its notifications timed from the subscription that enabled \
+            them, its response latencies, how the link ended) and a script of the central's \
+            ATT operations with their timing. The script runs against the model on a virtual \
+            clock (nothing sleeps) and the replayed exchange is compared with the captured one \
+            PDU by PDU: opcodes, handles, values, errors and order. Captures recorded on the \
+            peripheral replay the other way (the captured central's requests against a model \
+            of this host's server). docs/replay.md explains the models and their limits.
+
+            Fault injection varies the captured conditions: --drop-link-at and --power-off-at \
+            take seconds on the capture's clock (as 'blecap timeline' prints them); \
+            --error HANDLE=CODE makes every request on HANDLE fail with that ATT error \
+            (e.g. 0x0013=0x02, Read Not Permitted); --drop-notifications P drops each \
+            notification with probability P, the same ones for the same --seed.
+
+            Exit status: 0 every replayed connection reproduced its captured ATT exchange, \
+            1 a divergence (expected when faults are injected), 2 unreadable capture, \
+            usage error or unwritable --out, 3 capture damaged (the part before the damage is \
+            replayed).
+
+            Examples:
+              blecap replay hr_short_notification.central.btsnoop
+              blecap replay session.btsnoop --connection 2 --format json
+              blecap replay session.btsnoop --mtu 23 --drop-notifications 0.2 --out varied.btsnoop --lint
+            """)
+
+    @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger).")
+    var file: String
+
+    @Option(name: .long, help: "Replay only this connection (its number in 'blecap timeline').")
+    var connection: Int?
+
+    @Option(name: .long, help: "Replay only connections to this peer address (AA:BB:CC:DD:EE:FF).")
+    var peer: String?
+
+    @Option(name: .long, help: "realtime (as captured), max (no idle time in the central), or a factor such as 2.")
+    var speed: String = "realtime"
+
+    @Option(name: .shortAndLong, help: "Output format: text or json.")
+    var format: OutputFormat = .text
+
+    @Option(name: .long, help: "Write the replayed session as a btsnoop capture.")
+    var out: String?
+
+    @Flag(name: .long, help: "Lint the replayed session and print the findings.")
+    var lint = false
+
+    @Option(name: .customLong("drop-link-at"), help: "Seconds (capture clock) at which the link goes silent; it ends after the supervision timeout.")
+    var dropLinkAt: Double?
+
+    @Option(name: .customLong("power-off-at"), help: "Seconds (capture clock) at which the central's adapter powers off.")
+    var powerOffAt: Double?
+
+    @Option(name: .customLong("delay-responses"), help: "Milliseconds added to every response's captured latency.")
+    var delayResponses: Double?
+
+    @Option(name: .long, help: "Server Rx MTU the peripheral answers instead of the captured one.")
+    var mtu: UInt16?
+
+    @Option(name: .long, help: "HANDLE=ATT_ERROR: requests on HANDLE fail with this ATT error code (repeatable).")
+    var error: [String] = []
+
+    @Option(name: .customLong("drop-notifications"), help: "Probability (0-1) of dropping each notification/indication.")
+    var dropNotifications: Double?
+
+    @Option(name: .long, help: "Seed of --drop-notifications.")
+    var seed: UInt64 = 1
+
+    func validate() throws {
+        if format == .jsonl { throw ValidationError("replay writes text or json") }
+        if connection != nil && peer != nil { throw ValidationError("give --connection or --peer, not both") }
+        if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
+        _ = try parsedSpeed()
+        _ = try parsedErrors()
+        if let p = dropNotifications, !(0...1).contains(p) { throw ValidationError("--drop-notifications takes 0…1") }
+        for (name, v) in [("--drop-link-at", dropLinkAt), ("--power-off-at", powerOffAt), ("--delay-responses", delayResponses)] {
+            if let v, !(v.isFinite && v >= 0 && v < 1e9) { throw ValidationError("\(name) takes a non-negative number") }
+        }
+        if let mtu, mtu < 23 { throw ValidationError("--mtu: ATT_MTU is at least 23 (Core Vol 3 Part F 3.2.8)") }
+    }
+
+    func parsedSpeed() throws -> ReplaySpeed {
+        switch speed {
+        case "realtime": return .realtime
+        case "max": return .max
+        default:
+            let text = speed.hasSuffix("x") ? String(speed.dropLast()) : speed
+            guard let f = Double(text), f.isFinite, f > 0 else {
+                throw ValidationError("--speed takes realtime, max or a positive factor")
+            }
+            return f == 1 ? .realtime : .factor(f)
+        }
+    }
+
+    func parsedErrors() throws -> [UInt16: UInt8] {
+        var out: [UInt16: UInt8] = [:]
+        for spec in error {
+            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let h = Self.number(parts[0]), h <= 0xFFFF, let c = Self.number(parts[1]), c <= 0xFF
+            else { throw ValidationError("--error takes HANDLE=ATT_ERROR, e.g. 0x0013=0x02") }
+            out[UInt16(h)] = UInt8(c)
+        }
+        return out
+    }
+
+    static func number(_ s: String) -> UInt64? {
+        s.lowercased().hasPrefix("0x") ? UInt64(s.dropFirst(2), radix: 16) : UInt64(s)
+    }
+
+    func run() throws {
+        let session: CapturedSession
+        do { session = try CapturedSession(path: file) } catch {
+            printError("\(file): \(error)")
+            throw BlecapExit.unreadable.exitCode
+        }
+        let faults = ReplayFaults(
+            dropLinkAtMicros: dropLinkAt.map { Int64(($0 * 1e6).rounded()) },
+            powerOffAtMicros: powerOffAt.map { Int64(($0 * 1e6).rounded()) },
+            responseDelayMicros: Int64(((delayResponses ?? 0) * 1000).rounded()),
+            serverMTU: mtu, errors: try parsedErrors(), notificationDropProbability: dropNotifications ?? 0,
+            seed: seed, timesFromCaptureStart: true)
+        let selection: ConnectionSelection = connection.map { .number($0) } ?? peer.flatMap(BDAddr.init).map { .peer($0) } ?? .all
+        let report = CaptureReplay(session: session).run(selection, faults: faults, speed: try parsedSpeed())
+
+        var written: String?
+        if let out {
+            guard FileManager.default.createFile(atPath: out, contents: Data(report.btsnoop())) else {
+                printError("cannot write \(out)")
+                throw BlecapExit.unreadable.exitCode
+            }
+            written = out
+        }
+        let stdout = OutputBuffer(fd: 1)
+        stdout.string(format == .json ? report.json() : report.text())
+        stdout.flush()
+        if lint { try lintReplay(report, written: written) }
+        if let damage = session.damage {
+            printError("\(file): \(damage)")
+            throw BlecapExit.damaged.exitCode
+        }
+        if !report.isIdentical { throw BlecapExit.findings.exitCode }
+    }
+
+    /// Lints the replayed session through the same pass `blecap lint` runs on captures.
+    private func lintReplay(_ report: ReplayReport, written: String?) throws {
+        var path = written
+        var temporary: String?
+        if path == nil {
+            let t = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-replay-\(getpid()).btsnoop").path
+            guard FileManager.default.createFile(atPath: t, contents: Data(report.btsnoop())) else {
+                printError("cannot write a temporary file for --lint")
+                throw BlecapExit.unreadable.exitCode
+            }
+            path = t
+            temporary = t
+        }
+        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+        var result = CaptureLinter.lint(path: path!)
+        result.path = written ?? "replay of \(file)"
+        let stdout = OutputBuffer(fd: 1)
+        stdout.string(format == .json ? JSONReporter.render([result]) : TextReporter.render([result]))
+        stdout.flush()
+    }
+}
