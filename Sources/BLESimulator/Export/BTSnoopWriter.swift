@@ -3,14 +3,15 @@ import Foundation
 /// Writes btsnoop version 1 with datalink 1002, HCI UART (H4): the record's first byte is the
 /// H4 packet type (0x01 command, 0x02 ACL data, 0x04 event). Big-endian headers, timestamps in
 /// microseconds since 0000-01-01 (the format `CaptureIO.BTSnoopReader` documents).
-struct BTSnoopWriter {
-    static let datalinkH4: UInt32 = 1002
+/// Package-visible, like `HCISynthesis` and `H4`, for the other modules that write captures.
+package struct BTSnoopWriter {
+    package static let datalinkH4: UInt32 = 1002
     /// Microseconds from 0000-01-01 to 1970-01-01.
-    static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
+    package static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
 
-    private(set) var bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
 
-    init() {
+    package init() {
         bytes = Array("btsnoop\0".utf8)
         Self.put32(&bytes, 1)
         Self.put32(&bytes, Self.datalinkH4)
@@ -18,7 +19,7 @@ struct BTSnoopWriter {
 
     /// `packet` starts with its H4 type. Flags (btsnoop): bit 0 set when received by the
     /// host, bit 1 set for commands and events.
-    mutating func append(_ packet: [UInt8], received: Bool, unixMicros: Int64) {
+    package mutating func append(_ packet: [UInt8], received: Bool, unixMicros: Int64) {
         let type = packet.first ?? 0
         let flags: UInt32 = (received ? 1 : 0) | (type == H4.command || type == H4.event ? 2 : 0)
         Self.put32(&bytes, UInt32(packet.count))
@@ -37,8 +38,8 @@ struct BTSnoopWriter {
 }
 
 /// H4 packet types (Core 5.4 Vol 4 Part A 2).
-enum H4 {
-    static let command: UInt8 = 0x01
-    static let acl: UInt8 = 0x02
-    static let event: UInt8 = 0x04
+package enum H4 {
+    package static let command: UInt8 = 0x01
+    package static let acl: UInt8 = 0x02
+    package static let event: UInt8 = 0x04
 }
