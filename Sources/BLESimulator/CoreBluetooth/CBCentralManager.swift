@@ -194,6 +194,7 @@ public class CBCentralManager {
         let link = SimulatedLink(world: world, central: self, entry: entry, number: number, handle: handle)
         entry.link = link
         entry.state = .connected
+        d.connectionChanged(.init(world: world, connection: number, event: .connected))
         world.knownIdentifiers.insert(d.identifier)
         // iOS exchanges the MTU first thing; the app's first request queues behind it.
         link.enqueue(.exchangeMTU)
@@ -245,6 +246,7 @@ public class CBCentralManager {
                                         kind: .disconnection(status: 0, reason: reason, side: side)))
         link.close(disconnectionFrame: world.lastSequence)
         entry.link = nil
+        d.connectionChanged(.init(world: world, connection: link.number, event: .disconnected(reason: reason, side: side)))
         // Auto-reconnect (iOS 17) covers disconnections the app did not ask for.
         let reconnecting = entry.autoReconnect && side != .local
         entry.state = reconnecting ? .connecting : .disconnected

@@ -114,6 +114,10 @@ public final class SimulatedPeripheral {
     /// When set, connection attempts fail with this error (and HCI status 0x3E, Connection
     /// Failed to be Established).
     public var connectionFailure: CBError.Code?
+    /// Told when a central's connection to this peripheral completes or ends, inside the
+    /// world's run (see `ConnectionChange`): what times events "so long after the connection"
+    /// (capture replay's link end and faults).
+    public var connectionObservers: [(ConnectionChange) -> Void] = []
 
     // GATT
     public var services: [SimulatedService] { didSet { rebuildDatabase() } }
