@@ -99,9 +99,7 @@ public struct ReplayEngine {
                        ReplayATTServer(model: m.hostServer, faults: engine.faults)]
             sentAt = Array(repeating: nil, count: m.steps.count)
             answeredAt = Array(repeating: nil, count: m.steps.count)
-            var rng = SeededGenerator(seed: engine.faults.seed &+ UInt64(truncatingIfNeeded: m.number) &* 0x9E37_79B9)
-            let p = engine.faults.notificationDropProbability
-            dropped = m.stream.map { _ in p > 0 && rng.unit() < p }
+            dropped = engine.faults.droppedStreamItems(of: m)
             for (i, item) in m.stream.enumerated() {
                 if case .subscription(let n) = item.anchor { streamByAnchor[n, default: []].append(i) }
             }

@@ -45,6 +45,17 @@ public struct ReplayFaults: Sendable, Equatable {
         return f
     }
 
+    /// Which items of `model.stream` the notification drop fault removes, one decision per
+    /// item in capture order from a generator seeded with `seed` and the connection number:
+    /// the ATT-level replay (`CaptureReplay.run`) and the simulator path
+    /// (`CaptureReplay.install(into:)`) drop the same notifications for the same seed.
+    public func droppedStreamItems(of model: ReplayConnectionModel) -> [Bool] {
+        let p = notificationDropProbability
+        guard p > 0 else { return Array(repeating: false, count: model.stream.count) }
+        var rng = SeededGenerator(seed: seed &+ UInt64(truncatingIfNeeded: model.number) &* 0x9E37_79B9)
+        return model.stream.map { _ in rng.unit() < p }
+    }
+
     public static let none = ReplayFaults()
     /// Nothing is changed (the clock the times count on does not matter then).
     public var isEmpty: Bool {
