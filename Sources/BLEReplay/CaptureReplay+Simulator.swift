@@ -1,0 +1,516 @@
+import BLEBytes
+import BLEPackets
+import BLESimulator
+import BLETimeline
+import Foundation
+
+/// Captured peripherals as `SimulatedPeripheral`s: the app's own central code (written against
+/// the simulator's Core Bluetooth API) runs against what a real device did in a capture.
+///
+/// What a simulated peripheral is built from, per peer (connections where this host was the
+/// central; the peer of a peripheral-side capture is a central, see `playCentral`):
+/// - **Database**: the peer's server as the LAST connection to it knew it (the timeline carries
+///   a database learned on an earlier connection of the same peer into later ones), with the
+///   captured handles and properties (`SimulatedService(handle:endHandle:)`, …) and no
+///   generated Generic Attribute service: a captured 0x1801 is served as it was.
+/// - **Answers**: read and write outcomes of every selected connection to the peer,
+///   concatenated in capture order (`ReplayedPeer.reads`/`writes`).
+/// - **Notifications, link end, faults**: per connection. The n-th simulated connection plays
+///   the n-th captured connection's notification streams and link end (the last captured one
+///   for any later connection), so a captured reconnect sequence replays in order.
+/// - **Advertisement, timing**: from the last connection that has them.
+extension CaptureReplay {
+    /// One simulated peripheral per peer of the selected central-side connections.
+    ///
+    /// `faults` apply to every simulated connection, timed from its establishment (or, with
+    /// `timesFromCaptureStart`, by the captured connection it replays): `dropLinkAtMicros`
+    /// silences the link (`SimulatedWorld.loseLink`), `powerOffAtMicros` powers the phone's
+    /// adapter off (`SimulatedWorld.powerOff`), `responseDelayMicros` adds to the operation
+    /// latency, `serverMTU` replaces the captured Server Rx MTU, `errors` answer reads and
+    /// writes of those value handles with the ATT error, and `notificationDropProbability`
+    /// removes the notifications `ReplayFaults.droppedStreamItems(of:)` picks (the ones
+    /// `run(faults:)` drops for the same seed). The timed ones need no further set-up: the
+    /// peripheral learns its world when a central connects (`connectionObservers`).
+    public func simulatedPeripherals(_ selection: ConnectionSelection = .all,
+                                     faults: ReplayFaults = .none) -> [SimulatedPeripheral] {
+        replayedPeers(selection, faults: faults).map(\.peripheral)
+    }
+
+    /// The same as `simulatedPeripherals`, with what each was built from (histories, streams,
+    /// the handles its database could not honour).
+    public func replayedPeers(_ selection: ConnectionSelection = .all,
+                              faults: ReplayFaults = .none) -> [ReplayedPeer] {
+        var order: [String] = []
+        var groups: [String: [ReplayConnectionModel]] = [:]
+        for m in models(selection) where m.connection.hostIsCentral {
+            // A connection whose peer address is unknown (the capture began during it) is a
+            // peer of its own.
+            let key = m.peer.map { "\($0)" } ?? "#\(m.number)"
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(m)
+        }
+        return order.map { ReplayedPeer(models: groups[$0]!, captureStart: session.startTime, faults: faults) }
+    }
+
+    /// Adds the simulated peripherals of the selection to `world` (scanning centrals hear them
+    /// advertise from now on) and returns them.
+    @discardableResult
+    public func install(into world: SimulatedWorld, _ selection: ConnectionSelection = .all,
+                        faults: ReplayFaults = .none) -> [SimulatedPeripheral] {
+        let peripherals = simulatedPeripherals(selection, faults: faults)
+        for p in peripherals { world.add(p) }
+        return peripherals
+    }
+}
+
+extension ReplayAttribute {
+    /// The type of the service replay makes for characteristics outside every discovered
+    /// service: `inferredType(0)`, which names no attribute (handle 0 is reserved, Core 5.4
+    /// Vol 3 Part F 3.2.2).
+    public static let inferredServiceType = inferredType(0)
+}
+
+/// One captured peer as a simulated peripheral, with what it was built from.
+public struct ReplayedPeer {
+    /// A write as the simulator hands it to `onWrite`: Write Requests and long writes
+    /// (Prepare Write … Execute Write, one call) need the Write property, Write Commands the
+    /// Write Without Response property (Core Bluetooth checks, the simulated server enforces).
+    public enum WriteKind: Sendable, Equatable { case request, longWrite, command }
+
+    public struct RecordedWrite: Sendable, Equatable {
+        public var kind: WriteKind
+        /// `.value([])` for success (commands always succeed: they have no response).
+        public var outcome: ReplayAnswer
+    }
+
+    public let peripheral: SimulatedPeripheral
+    let state: PeerReplayState
+
+    init(models: [ReplayConnectionModel], captureStart: Int64, faults: ReplayFaults) {
+        state = PeerReplayState(models: models, captureStart: captureStart, faults: faults)
+        peripheral = state.makePeripheral()
+    }
+
+    /// The captured connections to the peer, in capture order.
+    public var models: [ReplayConnectionModel] { state.models }
+    /// Answers to reads per value handle, in capture order over every connection. A read
+    /// continued by Read Blob Requests (Vol 3 Part G 4.8.3 Read Long Characteristic Values)
+    /// is one answer with the whole value, as Core Bluetooth reports it.
+    public var reads: [UInt16: [ReplayAnswer]] { state.reads }
+    /// Writes per value handle, in capture order over every connection.
+    public var writes: [UInt16: [RecordedWrite]] { state.writes }
+    /// Per captured connection: value handle → the values its recorded notification source
+    /// sends after a subscription (drops applied).
+    public var streamValues: [[UInt16: [[UInt8]]]] { state.streamValues }
+}
+
+/// The state a replayed peer's handlers keep (histories, answer cursors, open connections).
+/// The peripheral's handlers hold it; it never holds the peripheral, so nothing leaks.
+final class PeerReplayState {
+    let models: [ReplayConnectionModel]
+    let faults: ReplayFaults
+    private(set) var reads: [UInt16: [ReplayAnswer]] = [:]
+    private(set) var writes: [UInt16: [ReplayedPeer.RecordedWrite]] = [:]
+    /// Per captured connection: its recorded notification sources.
+    private(set) var notificationSources: [[SimulatedPeripheral.NotificationSource]] = []
+    private(set) var streamValues: [[UInt16: [[UInt8]]]] = []
+
+    private let captureStart: Int64
+    private var readCursor: [UInt16: Int] = [:]
+    private var writeCursor: [UInt16: Int] = [:]
+    private var lastWritten: [UInt16: [UInt8]] = [:]
+    /// Simulated connections so far (the n-th replays captured connection min(n, count − 1)).
+    private var connections = 0
+    private var open: Set<Int> = []
+
+    init(models: [ReplayConnectionModel], captureStart: Int64, faults: ReplayFaults) {
+        self.models = models
+        self.faults = faults
+        self.captureStart = captureStart
+        for m in models { recordAnswers(of: m) }
+        for m in models {
+            let (sources, values) = streams(of: m)
+            notificationSources.append(sources)
+            streamValues.append(values)
+        }
+    }
+
+    private var last: ReplayConnectionModel { models[models.count - 1] }
+    private var database: ReplayServerModel { last.peerServer }
+
+    // MARK: - Histories
+
+    /// Files the host client's reads and writes of one connection, with their captured
+    /// outcomes, from the script (request and its response) rather than from the server
+    /// model's per-opcode lists, so a long read or write is put together as Core Bluetooth
+    /// sees it.
+    private func recordAnswers(of m: ReplayConnectionModel) {
+        var prepared: [UInt16: UInt8?] = [:]  // handle → first Prepare Write error
+        var preparedOrder: [UInt16] = []
+        var lastRead: (handle: UInt16, index: Int)?
+        for s in m.steps where s.hostIsClient {
+            let op = s.bytes.first ?? 0
+            let h = s.bytes.u16le(1) ?? 0
+            let response = s.responseIndex.map { m.connection.att[$0].bytes }
+            let answer: ReplayAnswer? = response.map { r in
+                r.first == 0x01 ? .error(r.count > 4 ? r[4] : 0) : .value(Array(r.dropFirst()))
+            }
+            switch op {
+            case 0x0A:
+                guard let answer else { lastRead = nil; continue }  // unanswered: the link ended
+                reads[h, default: []].append(answer)
+                lastRead = (h, reads[h]!.count - 1)
+            case 0x0C:
+                // A Read Blob at the end of the value read so far continues it (Vol 3 Part F 3.4.4.5).
+                guard let answer, let l = lastRead, l.handle == h, case .value(let sofar)? = reads[h]?[l.index],
+                      Int(s.bytes.u16le(3) ?? 0) == sofar.count else { continue }
+                switch answer {
+                case .value(let more): reads[h]![l.index] = .value(sofar + more)
+                case .error: reads[h]![l.index] = answer
+                }
+            case 0x12:
+                lastRead = nil
+                guard let answer else { continue }
+                writes[h, default: []].append(ReplayedPeer.RecordedWrite(kind: .request, outcome: answer))
+            case 0x52:
+                writes[h, default: []].append(ReplayedPeer.RecordedWrite(kind: .command, outcome: .value([])))
+            case 0x16:
+                lastRead = nil
+                if prepared[h] == nil { preparedOrder.append(h); prepared[h] = .some(nil) }
+                if case .error(let code)? = answer, prepared[h]! == nil { prepared[h] = code }
+            case 0x18:
+                lastRead = nil
+                // Execute Write with flags 0x01 writes the queue; 0x00 cancels it (3.4.6.3).
+                let executes = s.bytes.count > 1 && s.bytes[1] == 0x01
+                if executes {
+                    for ph in preparedOrder {
+                        var outcome: ReplayAnswer = .value([])
+                        if let code = prepared[ph]! { outcome = .error(code) }
+                        else if case .error(let code)? = answer { outcome = .error(code) }
+                        writes[ph, default: []].append(ReplayedPeer.RecordedWrite(kind: .longWrite, outcome: outcome))
+                    }
+                }
+                prepared = [:]
+                preparedOrder = []
+            default:
+                break
+            }
+        }
+    }
+
+    // MARK: - Notification streams
+
+    /// The peer's notifications and indications of one connection that a subscription
+    /// started, per value handle: the first subscription's (each simulated subscription plays
+    /// it from the start), minus the ones the drop fault removes, at their captured offsets
+    /// from the CCCD write. Items sent with no subscription seen (before the capture began,
+    /// or never enabled) are left out: the simulated server, as a real one, sends only what
+    /// the client configured (Vol 3 Part G 3.3.3.3).
+    private func streams(of m: ReplayConnectionModel)
+        -> ([SimulatedPeripheral.NotificationSource], [UInt16: [[UInt8]]]) {
+        let dropped = faults.droppedStreamItems(of: m)
+        var firstSubscription: [UInt16: Int] = [:]
+        var order: [UInt16] = []
+        var values: [UInt16: [(offset: Duration, value: [UInt8])]] = [:]
+        var indicates: [UInt16: Bool] = [:]
+        for (i, item) in m.stream.enumerated() where item.hostIsClient {
+            let op = item.bytes.first ?? 0
+            guard op == 0x1B || op == 0x1D, case .subscription(let step) = item.anchor,
+                  let h = item.bytes.u16le(1) else { continue }
+            if firstSubscription[h] == nil {
+                firstSubscription[h] = step
+                order.append(h)
+                values[h] = []
+            }
+            guard firstSubscription[h] == step else { continue }
+            indicates[h] = op == 0x1D
+            if dropped[i] { continue }
+            values[h]!.append((.microseconds(item.offset), Array(item.bytes.dropFirst(3))))
+        }
+        let sources = order.map { h in
+            SimulatedPeripheral.NotificationSource.recorded(
+                characteristic: CBUUID(database.attribute(h)?.type ?? ReplayAttribute.inferredType(h)), valueHandle: h,
+                values: values[h]!, indicate: indicates[h] ?? false)
+        }
+        return (sources, values.mapValues { $0.map(\.value) })
+    }
+
+    // MARK: - The peripheral
+
+    func makePeripheral() -> SimulatedPeripheral {
+        let c = last.connection
+        let address = last.peer ?? BDAddr(rawValue: 0xC0_00_00_00_00_00 | UInt64(UInt16(truncatingIfNeeded: c.number)))
+        let p = SimulatedPeripheral(address: address, addressType: c.summary.peerAddressType ?? 1)
+        p.providesGenericAttributeService = false
+        p.services = services()
+        p.notificationSources = notificationSources.first ?? []
+
+        // GAP Device Name (Vol 3 Part C 12.1) if the capture read it.
+        let deviceName = database.attributes.first { $0.type == BluetoothUUID(uuid16: 0x2A00) }
+            .flatMap { reads[$0.handle]?.first { if case .value = $0 { true } else { false } } }
+            .flatMap { a -> String? in if case .value(let v) = a { String(decoding: v, as: UTF8.self) } else { nil } }
+        if let ad = models.last(where: { $0.connection.advertisement != nil })?.connection.advertisement {
+            applyAdvertisement(ad, to: p)
+        } else {
+            // Not captured (the central connected without scanning): advertise the primary
+            // services it discovered and the name, so a central that scans by service finds it.
+            p.advertisedServiceUUIDs = database.attributes
+                .filter { $0.type == ReplayAttribute.primaryService && !$0.isInferred }
+                .compactMap { $0.value.withByteView(BluetoothUUID.init(littleEndian:)) }
+                .filter { $0 != BluetoothUUID(uuid16: 0x1800) && $0 != BluetoothUUID(uuid16: 0x1801) }
+                .map(CBUUID.init)
+            p.localName = deviceName
+        }
+        p.name = deviceName ?? p.localName
+
+        // ATT_MTU: the captured Server Rx MTU; without an exchange nothing says more than the
+        // minimum, 23 (Vol 3 Part F 3.2.8), which is what the captured connection ran at.
+        p.mtu = max(23, faults.serverMTU ?? models.last(where: { $0.peerServer.serverRxMTU != nil })?
+            .peerServer.serverRxMTU ?? 23)
+        let timed = models.last { $0.connection.timing != nil }?.connection ?? c
+        p.connectionInterval = .microseconds(timed.intervalMicros)
+        p.supervisionTimeout = .microseconds(timed.supervisionTimeoutMicros)
+        // The median request → response time seen from this host, plus the injected delay.
+        let latencies = models.flatMap { $0.steps.filter(\.hostIsClient).compactMap(\.latency) }.sorted()
+        if !latencies.isEmpty || faults.responseDelayMicros != 0 {
+            let median = latencies.isEmpty ? 2 * timed.intervalMicros : latencies[latencies.count / 2]
+            p.operationLatency = .microseconds(max(0, median &+ faults.responseDelayMicros))
+        }
+        p.connectionObservers.append { [weak p] change in
+            guard let p else { return }
+            self.connectionChanged(change, p)
+        }
+        return p
+    }
+
+    /// Advertisement fields from the captured AD structures (Core Supplement Part A): the
+    /// advertising data first, then what only the scan response adds; the raw advertising
+    /// data goes on the air as captured (`advertisingDataOverride`).
+    private func applyAdvertisement(_ ad: CapturedAdvertisement, to p: SimulatedPeripheral) {
+        var localName: String?
+        var shortName: String?
+        var uuids: [CBUUID] = []
+        var serviceData: [(uuid: CBUUID, data: [UInt8])] = []
+        var manufacturer: [UInt8]?
+        var tx: Int8?
+        for bytes in [ad.data, ad.scanResponse] {
+            bytes.withByteView { view in
+                for s in AdvertisingData(view) {
+                    if let name = s.localName {
+                        let text = String(decoding: name.toArray(), as: UTF8.self)
+                        if s.type == .completeLocalName { localName = localName ?? text } else { shortName = shortName ?? text }
+                    } else if let list = s.uuidList, [0x02, 0x03, 0x04, 0x05, 0x06, 0x07].contains(s.type.rawValue) {
+                        for u in list where !uuids.contains(CBUUID(u)) { uuids.append(CBUUID(u)) }
+                    } else if let t = s.txPowerLevel {
+                        tx = tx ?? t
+                    } else if let sd = s.serviceData, !serviceData.contains(where: { $0.uuid == CBUUID(sd.uuid) }) {
+                        serviceData.append((CBUUID(sd.uuid), sd.data.toArray()))
+                    } else if s.type == .manufacturerSpecificData, s.data.count >= 2 {
+                        manufacturer = manufacturer ?? s.data.toArray()
+                    }
+                }
+            }
+        }
+        p.localName = localName ?? shortName
+        p.advertisedServiceUUIDs = uuids
+        p.serviceData = serviceData
+        p.manufacturerData = manufacturer
+        p.txPowerLevel = tx
+        p.rssi = Int(ad.rssi)
+        p.advertisingDataOverride = ad.data.isEmpty ? ad.scanResponse : ad.data
+    }
+
+    // MARK: - Database
+
+    private struct Characteristic {
+        var uuid: BluetoothUUID
+        var declaration: UInt16?
+        var value: UInt16
+        var properties: UInt8
+        var descriptors: [(handle: UInt16, uuid: BluetoothUUID)] = []
+        var inferred = false
+    }
+
+    private struct Service {
+        var uuid: BluetoothUUID
+        var isPrimary: Bool
+        var start: UInt16?
+        var end: UInt16?
+        var includes: [UInt16] = []
+        var characteristics: [Characteristic] = []
+    }
+
+    /// The captured attribute table as simulator definitions. Characteristics go into the
+    /// discovered service whose range holds them; descriptors follow their value up to the
+    /// next declaration (Vol 3 Part G 3.3). Attributes the traffic used but discovery never
+    /// named (`isInferred`) become characteristics (type `inferredType(handle)`, the properties
+    /// their use implied) of the service whose range holds them — except a written handle
+    /// right after a notifying value with no discovered descriptor, the CCCD the simulator
+    /// puts there itself. The rest (and characteristics outside every discovered service) go
+    /// into services of type `inferredServiceType`, one per gap between discovered services:
+    /// an app cannot find them by a service UUID it knows, as it could not on the real device
+    /// without discovering them.
+    private func services() -> [SimulatedService] {
+        let attrs = database.attributes
+        var services: [Service] = attrs.compactMap { a in
+            guard !a.isInferred, a.type == ReplayAttribute.primaryService || a.type == ReplayAttribute.secondaryService,
+                  let uuid = a.value.withByteView(BluetoothUUID.init(littleEndian:)) else { return nil }
+            return Service(uuid: uuid, isPrimary: a.type == ReplayAttribute.primaryService, start: a.handle,
+                           end: max(a.handle, a.groupEnd ?? a.handle))
+        }
+        func serviceIndex(_ h: UInt16) -> Int? { services.firstIndex { $0.start! <= h && h <= $0.end! } }
+        var declarations: [Characteristic] = attrs.compactMap { a in
+            guard !a.isInferred, a.type == ReplayAttribute.characteristic, a.value.count >= 5,
+                  let value = a.value.u16le(1),
+                  let uuid = Array(a.value.dropFirst(3)).withByteView(BluetoothUUID.init(littleEndian:)) else { return nil }
+            return Characteristic(uuid: uuid, declaration: a.handle, value: value, properties: a.value[0])
+        }
+        declarations.sort { $0.value < $1.value }
+        let boundaries = Set(attrs.filter {
+            [ReplayAttribute.primaryService, ReplayAttribute.secondaryService, ReplayAttribute.include,
+             ReplayAttribute.characteristic].contains($0.type)
+        }.map(\.handle))
+        // Descriptors: discovered non-declaration attributes after a value, before the next
+        // declaration or the end of the service.
+        for i in declarations.indices {
+            let v = declarations[i].value
+            let end = serviceIndex(v).map { services[$0].end! } ?? 0xFFFF
+            for a in attrs where a.handle > v && a.handle <= end && !a.isInferred {
+                if boundaries.contains(a.handle) || declarations.contains(where: { $0.value == a.handle }) { break }
+                declarations[i].descriptors.append((a.handle, a.type))
+            }
+        }
+        for a in attrs where a.type == ReplayAttribute.include && !a.isInferred {
+            if let s = serviceIndex(a.handle) { services[s].includes.append(a.value.u16le(0) ?? 0) }
+        }
+        var orphans: [Characteristic] = []
+        func place(_ c: Characteristic) {
+            if let s = serviceIndex(c.value) { services[s].characteristics.append(c) } else { orphans.append(c) }
+        }
+        for c in declarations { place(c) }
+        for a in attrs where a.isInferred {
+            if a.handle >= 2, let owner = declarations.first(where: { $0.value == a.handle - 1 }),
+               owner.properties & 0x30 != 0, owner.descriptors.isEmpty, (a.properties ?? 0) & ~0x08 == 0 {
+                continue  // the notifying value's CCCD, which the simulator adds at this handle
+            }
+            place(Characteristic(uuid: a.type, declaration: nil, value: a.handle, properties: a.properties ?? 0,
+                                 inferred: true))
+        }
+        // Orphans: one service per run of them between discovered services.
+        orphans.sort { $0.value < $1.value }
+        var groups: [[Characteristic]] = []
+        for c in orphans {
+            if let prev = groups.last?.last,
+               !services.contains(where: { $0.start! > prev.value && $0.start! < c.value }) {
+                groups[groups.count - 1].append(c)
+            } else {
+                groups.append([c])
+            }
+        }
+        for g in groups {
+            let first = g[0].declaration ?? g[0].value &- 1
+            services.append(Service(uuid: ReplayAttribute.inferredServiceType, isPrimary: true,
+                                    start: first > 1 ? first - 1 : nil, end: nil, characteristics: g))
+        }
+        services.sort { ($0.start ?? $0.characteristics.first?.value ?? 0) < ($1.start ?? $1.characteristics.first?.value ?? 0) }
+
+        return services.map { s in
+            let includes = s.includes.compactMap { start in services.first { $0.start == start }.map { CBUUID($0.uuid) } }
+            let chars = s.characteristics.sorted { $0.value < $1.value }.map(characteristic)
+            return SimulatedService(uuid: CBUUID(s.uuid), isPrimary: s.isPrimary, characteristics: chars,
+                                    includedServices: includes, handle: s.start, endHandle: s.end)
+        }
+    }
+
+    private func characteristic(_ c: Characteristic) -> SimulatedCharacteristic {
+        let h = c.value
+        let descriptors = c.descriptors.map { d in
+            SimulatedDescriptor(uuid: CBUUID(d.uuid), value: firstValue(reads[d.handle]) ?? [], handle: d.handle)
+        }
+        let ch = SimulatedCharacteristic(uuid: CBUUID(c.uuid), properties: CBCharacteristicProperties(rawValue: UInt(c.properties)),
+                                         descriptors: descriptors, declarationHandle: c.declaration, valueHandle: h)
+        ch.onRead = { self.read(h) }
+        ch.onWrite = { bytes in self.write(h, bytes) }
+        return ch
+    }
+
+    private func firstValue(_ answers: [ReplayAnswer]?) -> [UInt8]? {
+        for a in answers ?? [] { if case .value(let v) = a { return v } }
+        return nil
+    }
+
+    private static func attError(_ code: UInt8) -> CBATTError { CBATTError(.init(rawValue: Int(code))) }
+
+    /// The n-th read of a value gets the n-th captured answer, later ones the last; a value
+    /// never read in the capture answers what was last written to it (else nothing). An
+    /// injected error wins.
+    private func read(_ h: UInt16) -> Result<[UInt8], CBATTError> {
+        if let code = faults.errors[h] { return .failure(Self.attError(code)) }
+        guard let list = reads[h], !list.isEmpty else { return .success(lastWritten[h] ?? []) }
+        let i = readCursor[h, default: 0]
+        readCursor[h] = i + 1
+        switch list[min(i, list.count - 1)] {
+        case .value(let v): return .success(v)
+        case .error(let code): return .failure(Self.attError(code))
+        }
+    }
+
+    /// The n-th write the simulator passes on gets the n-th captured outcome of a write it
+    /// would pass on (requests and long writes if the value has the Write property, commands
+    /// if it has Write Without Response), later ones the last. An injected error wins.
+    private func write(_ h: UInt16, _ bytes: [UInt8]) -> CBATTError? {
+        if let code = faults.errors[h] { return Self.attError(code) }
+        let props = database.attribute(h)?.properties ?? 0
+        let list = (writes[h] ?? []).filter {
+            $0.kind == .command ? props & 0x04 != 0 : props & 0x08 != 0
+        }
+        if !list.isEmpty {
+            let i = writeCursor[h, default: 0]
+            writeCursor[h] = i + 1
+            if case .error(let code) = list[min(i, list.count - 1)].outcome { return Self.attError(code) }
+        }
+        lastWritten[h] = bytes
+        return nil
+    }
+
+    // MARK: - Connections
+
+    /// A simulated connection opened or closed: the opened one gets its captured
+    /// connection's streams, link end and the timed faults.
+    private func connectionChanged(_ change: SimulatedPeripheral.ConnectionChange, _ p: SimulatedPeripheral) {
+        switch change.event {
+        case .disconnected:
+            open.remove(change.connection)
+        case .connected:
+            let number = change.connection
+            open.insert(number)
+            let index = min(connections, models.count - 1)
+            connections += 1
+            let m = models[index]
+            p.notificationSources = notificationSources[index]
+            let world = change.world
+            func at(_ micros: Int64, _ action: @escaping () -> Void) {
+                world.schedule(after: .microseconds(max(0, micros))) { [weak self] in
+                    guard let self, self.open.contains(number) else { return }
+                    action()
+                }
+            }
+            // The captured end, when the peer ended the link: a termination at its time, or a
+            // link that went silent one supervision timeout before its Connection Timeout
+            // (Vol 6 Part B 4.5.2), so that the disconnection comes at the captured time.
+            if let end = m.linkEnd {
+                switch end.side {
+                case .remote: at(end.capturedOffset) { [weak p] in if let p { world.disconnect(p, reason: end.reason) } }
+                case .linkLoss:
+                    at(end.capturedOffset &- m.connection.supervisionTimeoutMicros) { [weak p] in
+                        if let p { world.loseLink(p) }
+                    }
+                default: break
+                }
+            }
+            let own = faults.relative(toConnectionAt: m.connection.summary.startTime &- captureStart)
+            if let t = own.dropLinkAtMicros { at(t) { [weak p] in if let p { world.loseLink(p) } } }
+            if let t = own.powerOffAtMicros { at(t) { world.powerOff() } }
+        }
+    }
+}
