@@ -132,13 +132,13 @@ final class RecordingCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
 
 /// What a capture says, read from the replay model (never typed in by hand).
 enum Captured {
-    /// Values of the peer's notifications/indications on `handle` with their capture times
-    /// (µs since 1970), in order.
-    static func stream(_ m: ReplayConnectionModel, handle: UInt16) -> [(time: Int64, value: [UInt8])] {
+    /// Values of the peer's notifications/indications on `handle` with their frames and
+    /// capture times (µs since 1970), in order.
+    static func stream(_ m: ReplayConnectionModel, handle: UInt16) -> [(frame: Int, time: Int64, value: [UInt8])] {
         m.connection.att.compactMap { pdu in
             guard !pdu.sentByHost, pdu.bytes.first == 0x1B || pdu.bytes.first == 0x1D,
                   pdu.bytes.count >= 3, UInt16(pdu.bytes[1]) | UInt16(pdu.bytes[2]) << 8 == handle else { return nil }
-            return (pdu.time, Array(pdu.bytes.dropFirst(3)))
+            return (pdu.frame, pdu.time, Array(pdu.bytes.dropFirst(3)))
         }
     }
 
