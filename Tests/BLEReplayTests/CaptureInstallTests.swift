@@ -169,3 +169,39 @@ import TestSupport
         #expect(other.simulatedPeripherals().isEmpty)
     }
 }
+
+/// Every central-side Bumble capture installs without a trap, each peer's database laid out
+/// with exactly the captured handles, and Core Bluetooth discovery finds every captured
+/// characteristic at its captured value handle with its captured properties.
+@Suite struct CaptureInstallCorpusTests {
+    static let captures = BumbleReplayTests.captures.filter { $0.hasSuffix(".central.btsnoop") }
+
+    @Test(arguments: captures)
+    func discoveryFindsTheCapturedDatabase(_ path: String) throws {
+        let replay = try CaptureReplay(path: path)
+        let world = SimulatedWorld()
+        let peers = replay.replayedPeers()
+        #expect(!peers.isEmpty)
+        var apps: [(RecordingCentral, ReplayedPeer)] = []
+        for peer in peers {
+            world.add(peer.peripheral)
+            #expect(peer.peripheral.ignoredHandles.isEmpty, "\(peer.peripheral.address)")
+            #expect(peer.peripheral.omittedAttributeCount == 0)
+            let app = RecordingCentral(world: world, scanFor: nil, discover: nil)
+            app.only = peer.peripheral.identifier
+            apps.append((app, peer))
+        }
+        world.run(for: .seconds(5))
+        for (app, peer) in apps {
+            let db = peer.models.last!.connection.summary.remoteDatabase
+            func inService(_ h: UInt16) -> Bool { db.services.contains { $0.startHandle <= h && h <= $0.endHandle } }
+            let captured = Set(db.characteristics.filter { inService($0.valueHandle) }
+                .map { "\(CBUUID($0.uuid)) @\($0.valueHandle) 0x\(String($0.properties, radix: 16))" })
+            let found = Set((app.peripheral?.services ?? []).flatMap { $0.characteristics ?? [] }
+                .filter { $0.uuid.bluetoothUUID.high >> 32 != ReplayAttribute.inferredServiceType.high >> 32 }
+                .map { "\($0.uuid) @\($0.handle) 0x\(String($0.properties.declarationBits, radix: 16))" })
+            #expect(!captured.isEmpty)
+            #expect(found == captured, "\(peer.peripheral.address)")
+        }
+    }
+}

@@ -205,3 +205,18 @@ final class HeartRateSensor: CBPeripheralManagerDelegate {
         #expect(refusing.controlPointWrites.isEmpty)
     }
 }
+
+/// Every peripheral-side capture's central is scripted without a trap; with nobody to connect
+/// to, nothing is played and the playback says so.
+@Suite struct CentralPlaybackCorpusTests {
+    static let captures = BumbleReplayTests.captures.filter { !$0.hasSuffix(".central.btsnoop") }
+
+    @Test(arguments: captures)
+    func scriptsTheCapturedCentral(_ path: String) throws {
+        let replay = try CaptureReplay(path: path)
+        let playback = replay.playCentral(against: SimulatedWorld(), timeout: .seconds(2))
+        #expect(!playback.isFinished)
+        #expect(playback.operations.allSatisfy { $0.replayedOutcome == nil })
+        #expect(playback.mismatches.count >= playback.operations.count)
+    }
+}

@@ -25,6 +25,8 @@ final class RecordingCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     let subscribe: Set<CBUUID>
     /// Reconnect after a disconnection the app did not ask for, up to this many connections.
     var reconnectUpTo = 1
+    /// Connect only to this peripheral (else to the first one discovered).
+    var only: UUID?
 
     private(set) var peripheral: CBPeripheral?
     private(set) var events: [(time: Int64, event: Event)] = []
@@ -79,7 +81,7 @@ final class RecordingCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
 
     func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
                         advertisementData: [String: Any], rssi RSSI: NSNumber) {
-        guard self.peripheral == nil else { return }
+        guard self.peripheral == nil, only.map({ $0 == peripheral.identifier }) ?? true else { return }
         self.peripheral = peripheral  // Core Bluetooth does not keep it for us
         central.stopScan()
         central.connect(peripheral, options: nil)
