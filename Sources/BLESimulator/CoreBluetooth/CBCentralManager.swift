@@ -245,7 +245,8 @@ public class CBCentralManager {
                                         kind: .disconnection(status: 0, reason: reason, side: side)))
         link.close(disconnectionFrame: world.lastSequence)
         entry.link = nil
-        let reconnecting = entry.autoReconnect && side == .linkLoss
+        // Auto-reconnect (iOS 17) covers disconnections the app did not ask for.
+        let reconnecting = entry.autoReconnect && side != .local
         entry.state = reconnecting ? .connecting : .disconnected
         entry.object?.connectionEnded()
         if notify, let p = entry.object {
@@ -350,6 +351,12 @@ public class CBCentralManager {
             guard let self, let e, let link, e.link === link else { return }
             self.endConnection(e, reason: 0x08, side: .linkLoss, error: CBError(.connectionTimeout), notify: true)
         }
+    }
+
+    /// The peripheral terminated the connection to `d` (`SimulatedWorld.disconnect`).
+    func remoteDisconnected(_ d: SimulatedPeripheral, reason: UInt8) {
+        guard let i = entryIndex[d.identifier], let link = entries[i].link, !link.isSilent else { return }
+        endConnection(entries[i], reason: reason, side: .remote, error: CBError(.peripheralDisconnected), notify: true)
     }
 
     func servicesChanged(_ d: SimulatedPeripheral) {

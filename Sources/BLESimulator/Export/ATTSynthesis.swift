@@ -2,8 +2,10 @@ import BLEBytes
 import BLETimeline
 
 /// ATT PDUs (Core 5.4 Vol 3 Part F 3.4) for the simulator's GATT radio events.
-enum ATTSynthesis {
-    static func errorResponse(request: UInt8, handle: UInt16, code: UInt8) -> [UInt8] {
+package enum ATTSynthesis {
+    /// Error Response (Vol 3 Part F 3.4.1.1): the request opcode, the handle it failed on, the
+    /// error code.
+    package static func errorResponse(request: UInt8, handle: UInt16, code: UInt8) -> [UInt8] {
         [0x01, request] + HCISynthesis.le16(handle) + [code]
     }
 

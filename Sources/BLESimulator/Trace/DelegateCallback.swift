@@ -52,6 +52,9 @@ public enum WorldEvent: Sendable, Equatable {
     /// The link went silent; the supervision timeout will end it.
     case linkLossStarted(address: String, supervisionTimeoutMicros: Int64)
     case servicesChanged(address: String)
+    /// The peripheral terminated its connections (`SimulatedWorld.disconnect`), with this HCI
+    /// reason code (Core Vol 1 Part F).
+    case peripheralDisconnected(address: String, reason: UInt8)
     /// The app no longer holds a `CBPeripheral` (000_*.txt "DON'T: Lose the peripheral
     /// reference"); `state` is what it was in, and a pending connection is cancelled.
     case peripheralReleased(peripheral: UUID, state: CBPeripheralState)

@@ -185,6 +185,8 @@ extension SimulatorTrace {
         case .linkLossStarted(let a, let t):
             o.str("event", "link_loss"); o.str("address", a); o.int("supervision_timeout_us", Int(t))
         case .servicesChanged(let a): o.str("event", "services_changed"); o.str("address", a)
+        case .peripheralDisconnected(let a, let reason):
+            o.str("event", "peripheral_disconnected"); o.str("address", a); o.int("reason", Int(reason))
         case .peripheralReleased(let p, let s):
             o.str("event", "peripheral_released"); o.str("peripheral", p.uuidString); o.str("state", s.description)
         case .notificationSuppressed(let a, let h):

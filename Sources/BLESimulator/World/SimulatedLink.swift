@@ -559,7 +559,7 @@ final class SimulatedLink {
         let generation = (subscriptionGeneration[c.valueHandle] ?? 0) + 1
         subscriptionGeneration[c.valueHandle] = generation
         guard value & 0x3 != 0 else { return }
-        for source in device.notificationSources where source.characteristic == c.uuid {
+        for source in device.notificationSources where source.targets(c) {
             tick(source, c, n: 0, generation: generation)
         }
     }
@@ -569,17 +569,17 @@ final class SimulatedLink {
         if let count = s.count, n >= count { return }
         let t = NotificationTick(link: self, source: s, characteristic: c, generation: generation)
         ticks.append(t)
-        world.schedule(afterMicros: micros(s.interval), t)
+        world.schedule(afterMicros: s.delay(before: n), t)
     }
 
     /// One tick of a notification source fired (`NotificationTick.fire`): send value `n` if the
     /// subscription it belongs to is still the current one, then schedule the next.
     func fire(_ t: NotificationTick) {
         guard isOpen, subscriptionGeneration[t.characteristic.valueHandle] == t.generation else { return retire(t) }
-        _ = serverNotify(t.characteristic, t.source.value(t.n))
+        _ = serverNotify(t.characteristic, t.source.value(t.n), preferIndication: t.source.indicate)
         t.n += 1
         if let count = t.source.count, t.n >= count { return retire(t) }
-        world.schedule(afterMicros: micros(t.source.interval), t)
+        world.schedule(afterMicros: t.source.delay(before: t.n), t)
     }
 
     private func retire(_ t: NotificationTick) {
@@ -592,16 +592,18 @@ final class SimulatedLink {
         for t in ticks { t.isRetired = true }
     }
 
-    /// Sends a notification (or, for an indicate-only configuration, an indication) if this
-    /// client enabled it; the value is cut to ATT_MTU − 3 (Vol 3 Part F 3.4.7.1).
-    func serverNotify(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8]) -> Bool {
+    /// Sends a notification or an indication, whichever this client enabled in the CCCD (Vol 3
+    /// Part G 3.3.3.3): a notification when it enabled both, unless `preferIndication`. The
+    /// value is cut to ATT_MTU − 3 (Vol 3 Part F 3.4.7.1).
+    func serverNotify(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8], preferIndication: Bool = false) -> Bool {
         guard isOpen, !isSilent, let h = c.cccdHandle, let config = cccd[h], config & 0x3 != 0 else { return false }
+        let notifies = config & 0x1 != 0 && !(preferIndication && config & 0x2 != 0)
         // Most values fit: keep the caller's array rather than copying it.
         let limit = Int(mtu) - 3
         let bytes = value.count <= limit ? value : Array(value.prefix(limit))
         let ref = AttributeRef.make(role: .value, handle: c.valueHandle, uuid: c.uuid.bluetoothUUID, characteristic: nil,
                                properties: c.properties.declarationBits, carriedOver: false)
-        if config & 0x1 != 0 {
+        if notifies {
             world.recordRadio(event(.notification(operation(0x1B, c.valueHandle, ref, sent: false))), value: bytes)
         } else {
             // Core Bluetooth confirms indications itself.
@@ -621,17 +623,23 @@ final class SimulatedLink {
         return true
     }
 
-    /// The server's database changed: it indicates Service Changed for the whole handle range;
-    /// Core Bluetooth drops every discovered service and reports them as invalidated.
+    /// The server's database changed: it indicates Service Changed for the whole handle range
+    /// (Vol 3 Part G 7.1); Core Bluetooth drops every discovered service and reports them as
+    /// invalidated. A server without a Service Changed characteristic (a captured database
+    /// that has none) cannot tell the client: nothing goes on the air and Core Bluetooth keeps
+    /// its (now stale) services, as a phone would (Vol 3 Part G 2.5.2: without it, the client
+    /// may take the database as unchanging). The server's per-client state is reset either way.
     func serviceChanged() {
         guard isOpen else { return }
         cccd.removeAll()
         for k in subscriptionGeneration.keys { subscriptionGeneration[k, default: 0] += 1 }
-        let ref = AttributeRef.make(role: .value, handle: db.serviceChangedHandle,
+        guard let handle = db.serviceChangedHandle else { return }
+        let ref = AttributeRef.make(role: .value, handle: handle,
                                uuid: GATTServerDatabase.serviceChangedUUID.bluetoothUUID, characteristic: nil,
-                               properties: 0x20, carriedOver: false)
+                               properties: db.characteristic(valueHandle: handle)?.properties.declarationBits ?? 0x20,
+                               carriedOver: false)
         if !isSilent {
-            let i = world.recordRadio(event(.indication(operation(0x1D, db.serviceChangedHandle, ref, sent: false))),
+            let i = world.recordRadio(event(.indication(operation(0x1D, handle, ref, sent: false))),
                                       value: [0x01, 0x00, 0xFF, 0xFF], outcome: .pending)
             world.resolve(i, requestTime: world.nowMicros)
         }

@@ -7,20 +7,71 @@ import Foundation
 /// Definitions are plain mutable properties; change them before the world runs, or through
 /// the world's events (`SimulatedWorld.setInRange`, `loseLink`, `changeServices`) while it runs.
 public final class SimulatedPeripheral {
-    /// A periodic value source: while a client has notifications (or indications) enabled for
-    /// the characteristic, the server sends `value(n)` every `interval`, `count` times (nil:
-    /// forever), counting from 0 for each subscription.
+    /// A value source on the server: while a client has notifications (or indications)
+    /// enabled for the characteristic, the server sends value `n` at its time, counting from 0
+    /// for each subscription (every CCCD write that enables them restarts the source; one that
+    /// disables them ends it).
+    ///
+    /// Two kinds: periodic (`init`: `value(n)` every `interval`, `count` times, nil: forever)
+    /// and recorded (`recorded(…)`: captured values at their offsets from the subscription).
+    /// A source targets every characteristic with its UUID, or with `valueHandle` only the one
+    /// with that value handle (and UUID), which tells apart two characteristics of the same UUID.
     public struct NotificationSource {
         public var characteristic: CBUUID
+        /// The value handle of the one characteristic meant; nil: any with `characteristic`'s UUID.
+        public var valueHandle: UInt16?
         public var interval: Duration
         public var count: Int?
         public var value: (Int) -> [UInt8]
+        /// Send Handle Value Indications when the client enabled them. The server sends only
+        /// what the client configured (Vol 3 Part G 3.3.3.3): with `indicate` it indicates if the
+        /// CCCD has the indication bit, else notifies if it has the notification bit; without,
+        /// the other way round. Core Bluetooth enables notifications whenever the
+        /// characteristic has the notify property, so a captured indication stream replays as
+        /// indications only for an indicate-only characteristic, as on the real phone.
+        public var indicate: Bool
+        /// For a recorded stream: each value's time after the subscription, µs, non-decreasing.
+        var offsets: [Int64]?
 
-        public init(characteristic: CBUUID, interval: Duration, count: Int? = nil, value: @escaping (Int) -> [UInt8]) {
+        public init(characteristic: CBUUID, interval: Duration, count: Int? = nil, valueHandle: UInt16? = nil,
+                    indicate: Bool = false, value: @escaping (Int) -> [UInt8]) {
             self.characteristic = characteristic
+            self.valueHandle = valueHandle
             self.interval = interval
             self.count = count
+            self.indicate = indicate
             self.value = value
+        }
+
+        /// A recorded stream: value i goes out `offset_i` after the client enables the CCCD
+        /// (offsets from the subscription, not from the previous value); each subscription
+        /// plays it again from the start. Values are sent in offset order (equal offsets in
+        /// the given order); a negative offset counts as 0.
+        public static func recorded(characteristic: CBUUID, valueHandle: UInt16? = nil,
+                                    values: [(offset: Duration, value: [UInt8])], indicate: Bool = false)
+            -> NotificationSource {
+            let sorted = values.enumerated()
+                .map { (index: $0.offset, time: max(0, micros($0.element.offset)), value: $0.element.value) }
+                .sorted { ($0.time, $0.index) < ($1.time, $1.index) }
+            let stream = sorted.map(\.value)
+            var s = NotificationSource(characteristic: characteristic, interval: .zero, count: stream.count,
+                                       valueHandle: valueHandle, indicate: indicate) { n in
+                stream.indices.contains(n) ? stream[n] : []
+            }
+            s.offsets = sorted.map(\.time)
+            return s
+        }
+
+        /// Whether the source feeds this characteristic of the database.
+        func targets(_ c: GATTServerDatabase.Characteristic) -> Bool {
+            c.uuid == characteristic && (valueHandle == nil || valueHandle == c.valueHandle) && c.definition != nil
+        }
+
+        /// µs from value `n − 1` (or from the subscription, for `n` = 0) to value `n`.
+        func delay(before n: Int) -> Int64 {
+            guard let offsets else { return micros(interval) }
+            guard offsets.indices.contains(n) else { return 0 }
+            return n == 0 ? offsets[0] : offsets[n] &- offsets[n - 1]
         }
     }
 
@@ -44,6 +95,12 @@ public final class SimulatedPeripheral {
     public var serviceData: [(uuid: CBUUID, data: [UInt8])] = []
     public var txPowerLevel: Int8?
     public var rssi: Int = -55
+    /// Raw AD structures (Core Supplement Part A) to put on the air instead of the ones
+    /// synthesized from the fields above: a captured advertisement replayed. Radio events and
+    /// the btsnoop export carry these bytes (beyond 31 bytes the export moves whole structures
+    /// into a scan response; the trace keeps the first `InlineBytes.capacity`); the fields
+    /// still make the `advertisementData` the central's delegate sees, so set both.
+    public var advertisingDataOverride: [UInt8]?
 
     // Connection
     /// The server's Rx MTU; the connection's ATT_MTU is the smaller of this and the central's
@@ -59,9 +116,23 @@ public final class SimulatedPeripheral {
     public var connectionFailure: CBError.Code?
 
     // GATT
-    public var services: [SimulatedService] { didSet { database = GATTServerDatabase(services: services) } }
+    public var services: [SimulatedService] { didSet { rebuildDatabase() } }
+    /// Whether the server has the hidden Generic Attribute service at handles 1–4 (Service
+    /// Changed and its CCCD; see `GATTServerDatabase`). False for a captured database, which
+    /// brings its own services: a 0x1801 among them is then served like any other, and its
+    /// Service Changed characteristic (0x2A05), if any, carries `changeServices`' indication.
+    public var providesGenericAttributeService = true { didSet { rebuildDatabase() } }
     public var notificationSources: [NotificationSource] = []
     private(set) var database: GATTServerDatabase
+    /// Explicit handles of the definitions that the layout could not use (taken, out of order
+    /// or reserved; the earlier declaration wins, see `GATTServerDatabase`), in layout order.
+    public var ignoredHandles: [UInt16] { database.ignoredHandles }
+    /// Attributes left out of the table because no handle was left after 0xFFFF.
+    public var omittedAttributeCount: Int { database.omittedAttributes }
+
+    private func rebuildDatabase() {
+        database = GATTServerDatabase(services: services, genericAttributeService: providesGenericAttributeService)
+    }
 
     /// Whether the central's radio can hear it.
     public internal(set) var isInRange = true
@@ -79,7 +150,7 @@ public final class SimulatedPeripheral {
         self.name = name
         self.localName = name
         self.services = services
-        self.database = GATTServerDatabase(services: services)
+        self.database = GATTServerDatabase(services: services, genericAttributeService: true)
         self.identifier = identifier ?? Self.identifier(for: address)
     }
 
@@ -96,9 +167,11 @@ public final class SimulatedPeripheral {
 
     var effectiveOperationLatency: Int64 { operationLatency.map(micros) ?? 2 * micros(connectionInterval) }
 
-    /// The advertisement's AD structures (Core Supplement Part A): Flags, service UUID lists,
-    /// local name, Tx Power, Service Data, Manufacturer Specific Data.
+    /// The advertisement's AD structures (Core Supplement Part A): `advertisingDataOverride` if
+    /// set, else Flags, service UUID lists, local name, Tx Power, Service Data, Manufacturer
+    /// Specific Data.
     var advertisingData: [UInt8] {
+        if let advertisingDataOverride { return advertisingDataOverride }
         var out: [UInt8] = []
         func ad(_ type: UInt8, _ body: [UInt8]) {
             guard body.count < 255 else { return }

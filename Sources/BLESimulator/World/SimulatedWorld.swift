@@ -185,6 +185,22 @@ public final class SimulatedWorld {
         for c in liveCentrals { c.linkLost(peripheral) }
     }
 
+    /// The peripheral ends every connection to it now, as its host does with HCI Disconnect
+    /// (Core Vol 4 Part E 7.1.6): the peer sends LL_TERMINATE_IND and the central's controller
+    /// reports Disconnection Complete with `reason` (Vol 4 Part E 7.7.5; reason codes Vol 1
+    /// Part F: 0x13 Remote User Terminated Connection, 0x14 Low Resources, 0x15 Power Off).
+    /// Core Bluetooth reports it as `didDisconnectPeripheral` with `CBError.peripheralDisconnected`
+    /// ("The specified device has disconnected from us."); the trace records a `world` event
+    /// and a radio disconnection with side `remote`, which the btsnoop export writes as a
+    /// Disconnection Complete the central never asked for. A link already gone silent (link
+    /// loss) cannot carry the termination and is left to its supervision timeout. An app that
+    /// connected with `CBConnectPeripheralOptionEnableAutoReconnect` sees `isReconnecting`
+    /// and the system connects again when the peripheral advertises.
+    public func disconnect(_ peripheral: SimulatedPeripheral, reason: UInt8 = 0x13) {
+        record(.world(.peripheralDisconnected(address: peripheral.address.description, reason: reason)))
+        for c in liveCentrals { c.remoteDisconnected(peripheral, reason: reason) }
+    }
+
     /// The peripheral's GATT database changes: it indicates Service Changed (Vol 3 Part G 7.1)
     /// on every connection, and Core Bluetooth reports `didModifyServices` with the services it
     /// invalidated.
@@ -194,10 +210,13 @@ public final class SimulatedWorld {
         for c in liveCentrals { c.servicesChanged(peripheral) }
     }
 
-    /// The peripheral's server sends `value` for its characteristic `uuid` to every connected
-    /// client that enabled notifications or indications in the CCCD, and to no one else.
-    public func notify(_ peripheral: SimulatedPeripheral, characteristic uuid: CBUUID, value: [UInt8]) {
-        guard let c = peripheral.database.characteristic(uuid: uuid) else { return }
+    /// The peripheral's server sends `value` for its characteristic `uuid` (the one with value
+    /// handle `valueHandle`, when given: two characteristics may share a UUID) to every
+    /// connected client that enabled notifications or indications in the CCCD, and to no one
+    /// else.
+    public func notify(_ peripheral: SimulatedPeripheral, characteristic uuid: CBUUID, valueHandle: UInt16? = nil,
+                       value: [UInt8]) {
+        guard let c = peripheral.database.characteristic(uuid: uuid, valueHandle: valueHandle) else { return }
         var sent = false
         for central in liveCentrals { sent = central.serverNotify(peripheral, c, value) || sent }
         if !sent {
