@@ -221,6 +221,16 @@ def check_report(blecap, path, tmp, screenshots):
     return problems, summary
 
 
+def hci_captures(root):
+    """(folder, name, path) of every HCI capture (not link-layer, not unknown) under root."""
+    for folder in ("bumble", "formats", "public"):
+        d = os.path.join(root, folder)
+        for name in sorted(os.listdir(d)):
+            if name.endswith(".md") or name.startswith(LINK_LAYER_PREFIXES) or name.startswith("unknown-"):
+                continue
+            yield folder, name, os.path.join(d, name)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--blecap", default=".build/release/blecap")
@@ -259,43 +269,23 @@ def main():
                     failed += 1
                 else:
                     passed += 1
-        for folder in ("bumble", "formats", "public"):
-            d = os.path.join(root, folder)
-            for name in sorted(os.listdir(d)):
-                if name.endswith(".md") or name.startswith(LINK_LAYER_PREFIXES) or name.startswith("unknown-"):
-                    continue
-                problems, summary = check_replay(args.blecap, os.path.join(d, name), tmp)
-                print(f"{'ok  ' if not problems else 'FAIL'} replay {folder}/{name}: {summary}")
-                for pr in problems[:20]:
-                    print(f"       {pr}")
-                if problems:
-                    failed += 1
-                else:
-                    passed += 1
-        problems, summary = check_lint(args.blecap, root, tmp, args.shared)
-        print(f"{'ok  ' if not problems else 'FAIL'} lint: {summary}")
-        for pr in problems[:20]:
-            print(f"       {pr}")
-        if problems:
-            failed += 1
-        else:
-            passed += 1
-        for folder in ("bumble", "formats", "public"):
-            d = os.path.join(root, folder)
-            for name in sorted(os.listdir(d)):
-                if name.endswith(".md") or name.startswith(LINK_LAYER_PREFIXES) or name.startswith("unknown-"):
-                    continue
-                if shutil.which("chromium") is None:
-                    problems, summary = ["chromium not installed (apt-get install chromium)"], "not run"
-                else:
-                    problems, summary = check_report(args.blecap, os.path.join(d, name), tmp, args.screenshots)
-                print(f"{'ok  ' if not problems else 'FAIL'} report {folder}/{name}: {summary}")
-                for pr in problems[:20]:
-                    print(f"       {pr}")
-                if problems:
-                    failed += 1
-                else:
-                    passed += 1
+        counts = [0, 0]  # passed, failed
+
+        def record(label, problems, summary):
+            counts[0 if not problems else 1] += 1
+            print(f"{'ok  ' if not problems else 'FAIL'} {label}: {summary}")
+            for pr in problems[:20]:
+                print(f"       {pr}")
+        for folder, name, path in hci_captures(root):
+            record(f"replay {folder}/{name}", *check_replay(args.blecap, path, tmp))
+        record("lint", *check_lint(args.blecap, root, tmp, args.shared))
+        for folder, name, path in hci_captures(root):
+            if shutil.which("chromium") is None:
+                record(f"report {folder}/{name}", ["chromium not installed (apt-get install chromium)"], "not run")
+            else:
+                record(f"report {folder}/{name}", *check_report(args.blecap, path, tmp, args.screenshots))
+        passed += counts[0]
+        failed += counts[1]
     print(f"conformance: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

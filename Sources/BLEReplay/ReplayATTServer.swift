@@ -172,17 +172,7 @@ struct ReplayATTServer {
            let recorded = model.verbatim[request] {
             return recorded[0]
         }
-        let hits = model.attributes.filter { r.contains($0.handle) && $0.type == type }
-        guard let first = hits.first else { return notFound(request) }
-        let length = Swift.min(first.value.count, mtu - 4, 253)
-        var out: [UInt8] = [0x09, UInt8(2 + length)]
-        let limit = model.entryLimit(0x09, 2 + length)
-        for a in hits {
-            guard a.value.count == first.value.count, out.count + 2 + length <= mtu,
-                  (out.count - 2) / (2 + length) < limit else { break }
-            out += le16(a.handle) + a.value.prefix(length)
-        }
-        return out
+        return list(0x09, request, in: r, type: type, maximumValue: 253) { le16($0.handle) }
     }
 
     /// Read By Group Type (3.4.4.9–10): services of the asked group type with their group
@@ -195,15 +185,25 @@ struct ReplayATTServer {
         guard let type, type == ReplayAttribute.primaryService || type == ReplayAttribute.secondaryService else {
             return error(request[0], request.u16le(1) ?? 0, 0x10)
         }
+        return list(0x11, request, in: r, type: type, maximumValue: 251) { le16($0.handle) + le16($0.groupEnd ?? $0.handle) }
+    }
+
+    /// A Read By Type or Read By Group Type response: a length octet, then entries of the
+    /// attributes of `type` in the range, each its `header` and value, all of the first one's
+    /// value length (cut to fit: ATT_MTU − 2 − header, at most `maximumValue`), as many as
+    /// ATT_MTU and the server's habit allow; Attribute Not Found when there is none.
+    private func list(_ opcode: UInt8, _ request: [UInt8], in r: ClosedRange<UInt16>, type: BluetoothUUID,
+                      maximumValue: Int, header: (ReplayAttribute) -> [UInt8]) -> [UInt8] {
         let hits = model.attributes.filter { r.contains($0.handle) && $0.type == type }
         guard let first = hits.first else { return notFound(request) }
-        let length = Swift.min(first.value.count, mtu - 6, 251)
-        var out: [UInt8] = [0x11, UInt8(4 + length)]
-        let limit = model.entryLimit(0x11, 4 + length)
+        let headerLength = header(first).count
+        let length = Swift.min(first.value.count, mtu - 2 - headerLength, maximumValue)
+        let entry = headerLength + length
+        var out: [UInt8] = [opcode, UInt8(entry)]
+        let limit = model.entryLimit(opcode, entry)
         for a in hits {
-            guard a.value.count == first.value.count, out.count + 4 + length <= mtu,
-                  (out.count - 2) / (4 + length) < limit else { break }
-            out += le16(a.handle) + le16(a.groupEnd ?? a.handle) + a.value.prefix(length)
+            guard a.value.count == first.value.count, out.count + entry <= mtu, (out.count - 2) / entry < limit else { break }
+            out += header(a) + a.value.prefix(length)
         }
         return out
     }
