@@ -26,6 +26,7 @@ demo: release
 	.build/release/blecap info $(DEMO_CAPTURE)
 	.build/release/blecap timeline $(DEMO_CAPTURE) | head -40
 	.build/release/blecap lint --fail-on never captures/oversized_and_unchecked_writes.central.btsnoop
+	.build/release/blecap replay captures/hr_short_notification.central.btsnoop
 
 test: deps
 	$(SWIFT) test

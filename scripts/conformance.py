@@ -16,6 +16,9 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     ../shared/schemas/sarif-schema-2.1.0.json and loads in sarif-tools, the JUnit report loads in
     junitparser (scripts/validate_sarif.py); exit codes 1 (findings), 0 (clean capture or
     --fail-on never), 2 (missing input).
+  * Replay: `blecap replay --out` of every HCI capture exits 0 (the replayed ATT exchange equals
+    the captured one) and tshark reads the replayed file as the same exchange: the same ATT
+    opcodes and handles, in the same order.
   * Report (browser): `blecap report` of every HCI capture opens in headless Chromium (Debian
     package `chromium`) with its script finished (`data-ready="1"`), no script error and no
     console message; for long_notify_stream.central and oversized_and_unchecked_writes.central
@@ -86,6 +89,31 @@ def check_hci(blecap, path):
             if thandles[0] != bhandle:
                 problems.append(f"frame {frame}: handle tshark 0x{thandles[0]:04x} blecap {bhandle}")
     return problems, f"{t_total} frames, {len(t)} ATT opcodes, {handles_compared} handles"
+
+
+def check_replay(blecap, path, tmp):
+    """`blecap replay --out` reproduces the captured ATT exchange (exit 0) and tshark reads the
+    replayed file as the same exchange: the same ATT opcodes and handles in the same order."""
+    out = os.path.join(tmp, "replayed.btsnoop")
+    p = subprocess.run([blecap, "replay", "--format", "json", "--out", out, path], capture_output=True, text=True)
+    problems = []
+    if p.returncode != 0:
+        return [f"blecap replay exit {p.returncode}: {p.stderr.strip()[:200]} {p.stdout[-300:]}"], "replay failed"
+    doc = json.loads(p.stdout)
+    conns = doc["connections"]
+    captured = sum(c["captured"] for c in conns)
+    _, t_orig = tshark_att(path)
+    _, t_rep = tshark_att(out)
+    a = [t_orig[k] for k in sorted(t_orig)]
+    b = [t_rep[k] for k in sorted(t_rep)]
+    if len(a) != len(b):
+        problems.append(f"tshark ATT frames: capture {len(a)}, replayed file {len(b)}")
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            problems.append(f"ATT PDU {i + 1}: tshark on capture {x}, on replayed file {y}")
+            break
+    summary = f"{len(conns)} connections, {captured} ATT PDUs identical; tshark {len(b)} ATT frames in the replayed file"
+    return problems, summary
 
 
 def check_refused(blecap, path, expected_text):
@@ -193,6 +221,16 @@ def check_report(blecap, path, tmp, screenshots):
     return problems, summary
 
 
+def hci_captures(root):
+    """(folder, name, path) of every HCI capture (not link-layer, not unknown) under root."""
+    for folder in ("bumble", "formats", "public"):
+        d = os.path.join(root, folder)
+        for name in sorted(os.listdir(d)):
+            if name.endswith(".md") or name.startswith(LINK_LAYER_PREFIXES) or name.startswith("unknown-"):
+                continue
+            yield folder, name, os.path.join(d, name)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--blecap", default=".build/release/blecap")
@@ -231,30 +269,23 @@ def main():
                     failed += 1
                 else:
                     passed += 1
-        problems, summary = check_lint(args.blecap, root, tmp, args.shared)
-        print(f"{'ok  ' if not problems else 'FAIL'} lint: {summary}")
-        for pr in problems[:20]:
-            print(f"       {pr}")
-        if problems:
-            failed += 1
-        else:
-            passed += 1
-        for folder in ("bumble", "formats", "public"):
-            d = os.path.join(root, folder)
-            for name in sorted(os.listdir(d)):
-                if name.endswith(".md") or name.startswith(LINK_LAYER_PREFIXES) or name.startswith("unknown-"):
-                    continue
-                if shutil.which("chromium") is None:
-                    problems, summary = ["chromium not installed (apt-get install chromium)"], "not run"
-                else:
-                    problems, summary = check_report(args.blecap, os.path.join(d, name), tmp, args.screenshots)
-                print(f"{'ok  ' if not problems else 'FAIL'} report {folder}/{name}: {summary}")
-                for pr in problems[:20]:
-                    print(f"       {pr}")
-                if problems:
-                    failed += 1
-                else:
-                    passed += 1
+        counts = [0, 0]  # passed, failed
+
+        def record(label, problems, summary):
+            counts[0 if not problems else 1] += 1
+            print(f"{'ok  ' if not problems else 'FAIL'} {label}: {summary}")
+            for pr in problems[:20]:
+                print(f"       {pr}")
+        for folder, name, path in hci_captures(root):
+            record(f"replay {folder}/{name}", *check_replay(args.blecap, path, tmp))
+        record("lint", *check_lint(args.blecap, root, tmp, args.shared))
+        for folder, name, path in hci_captures(root):
+            if shutil.which("chromium") is None:
+                record(f"report {folder}/{name}", ["chromium not installed (apt-get install chromium)"], "not run")
+            else:
+                record(f"report {folder}/{name}", *check_report(args.blecap, path, tmp, args.screenshots))
+        passed += counts[0]
+        failed += counts[1]
     print(f"conformance: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

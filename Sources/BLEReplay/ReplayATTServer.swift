@@ -8,8 +8,12 @@ import BLEBytes
 struct ReplayATTServer {
     private let model: ReplayServerModel
     private let faults: ReplayFaults
-    /// ATT_MTU of the bearer: 23 until an exchange (Vol 3 Part F 3.2.8).
-    private(set) var mtu: Int = 23
+    /// ATT_MTU of the bearer: 23 until an exchange (Vol 3 Part F 3.2.8). One bearer carries
+    /// both directions, so an exchange either side starts sets it for both servers.
+    var mtu: Int = 23
+    /// The ATT_MTU an answered Exchange MTU settles on, in force once its response is
+    /// delivered (a PDU crossing it on the air still uses the old one).
+    private(set) var negotiatedMTU: Int?
     private var readCursor: [UInt16: Int] = [:]
     private var blobCursor: [UInt16: Int] = [:]
     private var writeCursor: [UInt16: Int] = [:]
@@ -22,6 +26,12 @@ struct ReplayATTServer {
     init(model: ReplayServerModel, faults: ReplayFaults) {
         self.model = model
         self.faults = faults
+    }
+
+    /// Raises ATT_MTU to what the capture shows in force at its index `i` (an exchange the
+    /// capture does not contain).
+    mutating func adoptEvidence(at i: Int) {
+        if let m = model.evidencedMTU(at: i), m > mtu { mtu = m }
     }
 
     /// The response to `request`, or nil when none is due (commands, confirmations).
@@ -95,7 +105,7 @@ struct ReplayATTServer {
     private mutating func exchangeMTU(_ request: [UInt8]) -> [UInt8] {
         let client = Int(request.u16le(1) ?? 23)
         let server = faults.serverMTU ?? model.serverRxMTU ?? 23
-        mtu = Swift.max(23, Swift.min(client, Int(server)))
+        negotiatedMTU = Swift.max(23, Swift.min(client, Int(server)))
         return [0x03] + le16(server)
     }
 
@@ -108,7 +118,10 @@ struct ReplayATTServer {
         return (s...e, nil)
     }
 
-    private func notFound(_ request: [UInt8]) -> [UInt8] { error(request[0], request.u16le(1) ?? 0, 0x0A) }
+    private func notFound(_ request: [UInt8]) -> [UInt8] {
+        error(request[0], model.notFoundHandle(opcode: request[0], start: request.u16le(1) ?? 0,
+                                               end: request.u16le(3) ?? 0), 0x0A)
+    }
 
     /// Find Information (3.4.3.1–2): handle–type pairs in the range, all of the first one's
     /// format (16-bit or 128-bit), as many as fit.
@@ -119,10 +132,13 @@ struct ReplayATTServer {
         guard let first = hits.first else { return notFound(request) }
         let short = first.type.width == 2
         var out: [UInt8] = [0x05, short ? 0x01 : 0x02]
+        var n = 0
+        let limit = model.entryLimit(0x05, short ? 4 : 18)
         for a in hits {
             let t = a.type.attBytes
-            guard (t.count == 2) == short, out.count + 2 + t.count <= mtu else { break }
+            guard (t.count == 2) == short, out.count + 2 + t.count <= mtu, n < limit else { break }
             out += le16(a.handle) + t
+            n += 1
         }
         return out
     }
@@ -135,9 +151,10 @@ struct ReplayATTServer {
         guard let type = request.u16le(5) else { return error(request[0], 0, 0x04) }
         let value = Array(request.dropFirst(7))
         var out: [UInt8] = [0x07]
+        let limit = model.entryLimit(0x07, 4)
         for a in model.attributes where r.contains(a.handle) && a.type.width == 2 && a.type.uuid16 == type
             && a.value == value {
-            guard out.count + 4 <= mtu else { break }
+            guard out.count + 4 <= mtu, (out.count - 1) / 4 < limit else { break }
             out += le16(a.handle) + le16(a.groupEnd ?? a.handle)
         }
         return out.count > 1 ? out : notFound(request)
@@ -155,15 +172,7 @@ struct ReplayATTServer {
            let recorded = model.verbatim[request] {
             return recorded[0]
         }
-        let hits = model.attributes.filter { r.contains($0.handle) && $0.type == type }
-        guard let first = hits.first else { return notFound(request) }
-        let length = Swift.min(first.value.count, mtu - 4, 253)
-        var out: [UInt8] = [0x09, UInt8(2 + length)]
-        for a in hits {
-            guard a.value.count == first.value.count, out.count + 2 + length <= mtu else { break }
-            out += le16(a.handle) + a.value.prefix(length)
-        }
-        return out
+        return list(0x09, request, in: r, type: type, maximumValue: 253) { le16($0.handle) }
     }
 
     /// Read By Group Type (3.4.4.9–10): services of the asked group type with their group
@@ -176,13 +185,25 @@ struct ReplayATTServer {
         guard let type, type == ReplayAttribute.primaryService || type == ReplayAttribute.secondaryService else {
             return error(request[0], request.u16le(1) ?? 0, 0x10)
         }
+        return list(0x11, request, in: r, type: type, maximumValue: 251) { le16($0.handle) + le16($0.groupEnd ?? $0.handle) }
+    }
+
+    /// A Read By Type or Read By Group Type response: a length octet, then entries of the
+    /// attributes of `type` in the range, each its `header` and value, all of the first one's
+    /// value length (cut to fit: ATT_MTU − 2 − header, at most `maximumValue`), as many as
+    /// ATT_MTU and the server's habit allow; Attribute Not Found when there is none.
+    private func list(_ opcode: UInt8, _ request: [UInt8], in r: ClosedRange<UInt16>, type: BluetoothUUID,
+                      maximumValue: Int, header: (ReplayAttribute) -> [UInt8]) -> [UInt8] {
         let hits = model.attributes.filter { r.contains($0.handle) && $0.type == type }
         guard let first = hits.first else { return notFound(request) }
-        let length = Swift.min(first.value.count, mtu - 6, 251)
-        var out: [UInt8] = [0x11, UInt8(4 + length)]
+        let headerLength = header(first).count
+        let length = Swift.min(first.value.count, mtu - 2 - headerLength, maximumValue)
+        let entry = headerLength + length
+        var out: [UInt8] = [opcode, UInt8(entry)]
+        let limit = model.entryLimit(opcode, entry)
         for a in hits {
-            guard a.value.count == first.value.count, out.count + 4 + length <= mtu else { break }
-            out += le16(a.handle) + le16(a.groupEnd ?? a.handle) + a.value.prefix(length)
+            guard a.value.count == first.value.count, out.count + entry <= mtu, (out.count - 2) / entry < limit else { break }
+            out += header(a) + a.value.prefix(length)
         }
         return out
     }

@@ -190,6 +190,11 @@ public struct ReplayEngine {
                                             capturedIndex: s.responseIndex))
                 answeredAt[n] = now
                 let dir = s.hostIsClient ? 0 : 1
+                // An Exchange MTU ends here: its ATT_MTU holds for the bearer, both directions.
+                if s.bytes.first == 0x02, bytes.first == 0x03, let m = servers[dir].negotiatedMTU {
+                    servers[0].mtu = m
+                    servers[1].mtu = m
+                }
                 outstanding[dir] = nil
                 if let b = blocked[dir] {
                     blocked[dir] = nil
@@ -203,6 +208,7 @@ public struct ReplayEngine {
                     return
                 }
                 let item = model.stream[i]
+                servers[item.hostIsClient ? 0 : 1].adoptEvidence(at: item.capturedIndex)
                 let mtu = servers[item.hostIsClient ? 0 : 1].mtu
                 // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
                 let bytes = item.bytes.first == 0x23 ? item.bytes : Array(item.bytes.prefix(mtu))
@@ -232,9 +238,11 @@ public struct ReplayEngine {
         mutating func send(_ n: Int) {
             let s = model.steps[n]
             let dir = s.hostIsClient ? 0 : 1
-            if s.isRequest, outstanding[dir] != nil {
+            if s.isRequest, let o = outstanding[dir], let answeredAt = model.steps[o].responseIndex,
+               answeredAt < s.capturedIndex {
                 // One outstanding request per bearer: it goes out when the answer arrives (no
-                // later step overtakes it).
+                // later step overtakes it). A client that did not wait in the capture (its
+                // request was never answered) does not wait here either.
                 blocked[dir] = n
                 return
             }
@@ -247,6 +255,7 @@ public struct ReplayEngine {
                                             capturedIndex: s.capturedIndex))
             }
             if s.isRequest { outstanding[dir] = n }
+            servers[dir].adoptEvidence(at: s.responseIndex ?? s.capturedIndex)
             if !silent, let response = servers[dir].answer(s.bytes), let latency = s.latency {
                 let due = now &+ engine.speed.serverDelay(latency) &+ engine.faults.responseDelayMicros
                 schedule(due, order: s.responseIndex ?? s.capturedIndex, .response(step: n, bytes: response))

@@ -71,6 +71,44 @@ public struct ReplayServerModel: Sendable {
     public var writes: [UInt16: [ReplayAnswer]] = [:]
     /// Outcomes of Prepare Write Requests per handle.
     public var prepares: [UInt16: [ReplayAnswer]] = [:]
+    /// Which handle an Attribute Not Found error of a discovery request names. Vol 3 Part F
+    /// 3.4.3.1 says the starting handle; some stacks name the ending handle or the one after
+    /// it, and not always the same for every request (iOS). Learned per request opcode from
+    /// the captured errors: the policies every one of them agrees with (bit 0 starting, bit 1
+    /// ending, bit 2 after the ending handle); the first that remains is used.
+    public var notFoundPolicies: [UInt8: UInt8] = [:]
+
+    /// The handle the server names in Attribute Not Found for a request over `start...end`.
+    func notFoundHandle(opcode: UInt8, start: UInt16, end: UInt16) -> UInt16 {
+        let p = notFoundPolicies[opcode] ?? notFoundPolicies.values.reduce(0b111, &)
+        if p & 0b001 != 0 || p == 0 { return start }
+        if p & 0b100 != 0 { return end == .max ? end : end + 1 }
+        return end
+    }
+
+    /// The most entries the server put in one discovery response, per response opcode and
+    /// entry length (`opcode << 8 | length`). Some stacks return one 128-bit service per Read
+    /// By Group Type Response however large ATT_MTU is; the model does the same.
+    public var maximumEntries: [UInt16: Int] = [:]
+
+    func entryLimit(_ opcode: UInt8, _ length: Int) -> Int {
+        maximumEntries[UInt16(opcode) << 8 | UInt16(truncatingIfNeeded: length)] ?? .max
+    }
+
+    /// For connections whose ATT_MTU grew where the capture cannot show an exchange: the
+    /// longest PDU up to each captured index, before the first Exchange MTU response
+    /// (`evidencedMTU(at:)`).
+    var mtuEvidence: [(index: Int, mtu: Int)] = []
+
+    /// The ATT_MTU the capture shows in force at captured index `i`, if larger than 23.
+    func evidencedMTU(at i: Int) -> Int? {
+        var found: Int?
+        for e in mtuEvidence {
+            guard e.index <= i else { break }
+            found = e.mtu
+        }
+        return found
+    }
     /// Requests replay does not model (Read By Type of a value, Read Multiple, Execute Write,
     /// unknown opcodes): the captured responses to identical request bytes, in order (an
     /// Execute Write's error names the attribute that failed, which only the capture knows).
@@ -156,10 +194,11 @@ public struct ReplayConnectionModel: Sendable {
 
     public init(_ c: CapturedConnection) {
         connection = c
-        peerServer = Self.server(from: c.summary.remoteDatabase)
-        hostServer = Self.server(from: c.summary.localDatabase)
+        peerServer = Self.server(from: c.summary.remoteDatabase, connection: c.number)
+        hostServer = Self.server(from: c.summary.localDatabase, connection: c.number)
         buildScript()
         inferAttributes()
+        inferMTU()
         peerServer.index()
         hostServer.index()
     }
@@ -168,31 +207,40 @@ public struct ReplayConnectionModel: Sendable {
 
     /// The attribute table discovery revealed (Vol 3 Part G 3.1–3.3): service, include and
     /// characteristic declarations with their values, value attributes, descriptors.
-    static func server(from db: GATTDatabase) -> ReplayServerModel {
+    ///
+    /// Entries carried over from an earlier connection are the client's cache, not what this
+    /// server said: they are kept only where this connection's own discovery did not cover
+    /// them (outside every service it found), so a server whose database changed between
+    /// connections is modelled as it answered on this one.
+    static func server(from db: GATTDatabase, connection: Int) -> ReplayServerModel {
         var m = ReplayServerModel()
         var seen = Set<UInt16>()
+        let ownServices = db.services.filter { $0.learnedIn == connection }
+        func keep(_ handle: UInt16, _ learnedIn: Int) -> Bool {
+            learnedIn == connection || !ownServices.contains { $0.startHandle <= handle && handle <= $0.endHandle }
+        }
         func add(_ a: ReplayAttribute) {
             guard seen.insert(a.handle).inserted else { return }
             m.attributes.append(a)
         }
-        for s in db.services {
+        for s in db.services where keep(s.startHandle, s.learnedIn) {
             add(ReplayAttribute(handle: s.startHandle, type: s.isPrimary ? ReplayAttribute.primaryService
                                     : ReplayAttribute.secondaryService,
                                 value: s.uuid.attBytes, groupEnd: s.endHandle, properties: nil, isInferred: false))
         }
-        for i in db.includes {
+        for i in db.includes where keep(i.handle, i.learnedIn) {
             add(ReplayAttribute(handle: i.handle, type: ReplayAttribute.include,
                                 value: le16(i.includedStart) + le16(i.includedEnd) + (i.uuid.map(\.attBytes) ?? []),
                                 groupEnd: nil, properties: nil, isInferred: false))
         }
-        for c in db.characteristics {
+        for c in db.characteristics where keep(c.declarationHandle, c.learnedIn) {
             add(ReplayAttribute(handle: c.declarationHandle, type: ReplayAttribute.characteristic,
                                 value: [c.properties] + le16(c.valueHandle) + c.uuid.attBytes,
                                 groupEnd: nil, properties: nil, isInferred: false))
             add(ReplayAttribute(handle: c.valueHandle, type: c.uuid, value: [], groupEnd: nil, properties: c.properties,
                                 isInferred: false))
         }
-        for d in db.descriptors {
+        for d in db.descriptors where keep(d.handle, d.learnedIn) {
             add(ReplayAttribute(handle: d.handle, type: d.uuid, value: [], groupEnd: nil, properties: nil,
                                 isInferred: false))
         }
@@ -263,6 +311,26 @@ public struct ReplayConnectionModel: Sendable {
             : .value(Array(response.dropFirst()))
         func file(_ m: inout ReplayServerModel) {
             let h = request.u16le(1) ?? 0
+            if [0x04, 0x06, 0x08, 0x10].contains(request.first ?? 0), response.first == 0x01, response.count >= 5,
+               response[4] == 0x0A, let named = response.u16le(2), let end = request.u16le(3) {
+                var agree: UInt8 = 0
+                if named == h { agree |= 0b001 }
+                if named == end { agree |= 0b010 }
+                if named == (end == .max ? end : end + 1) { agree |= 0b100 }
+                m.notFoundPolicies[request[0], default: 0b111] &= agree
+            }
+            if let op = response.first, [0x05, 0x07, 0x09, 0x11].contains(op), response.count >= 2 {
+                let length: Int = switch op {
+                case 0x05: response[1] == 0x01 ? 4 : 18
+                case 0x07: 4
+                default: Int(response[1])
+                }
+                let body = response.count - (op == 0x07 ? 1 : 2)
+                if length > 0 {
+                    let key = UInt16(op) << 8 | UInt16(truncatingIfNeeded: length)
+                    m.maximumEntries[key] = max(m.maximumEntries[key] ?? 0, body / length)
+                }
+            }
             switch request.first ?? 0 {
             case 0x02:
                 if response.first == 0x03 { m.serverRxMTU = response.u16le(1) }
@@ -280,6 +348,22 @@ public struct ReplayConnectionModel: Sendable {
             }
         }
         if hostIsClient { file(&peerServer) } else { file(&hostServer) }
+    }
+
+    /// Before the first captured Exchange MTU response (or without one), PDUs longer than 23
+    /// octets show the ATT_MTU in force: it is at least the longest seen so far.
+    private mutating func inferMTU() {
+        var longest = 23
+        var evidence: [(index: Int, mtu: Int)] = []
+        for (i, pdu) in connection.att.enumerated() {
+            if pdu.opcode == 0x03 { break }
+            if pdu.bytes.count > longest {
+                longest = min(pdu.bytes.count, 0xFFFF)
+                evidence.append((i, longest))
+            }
+        }
+        peerServer.mtuEvidence = evidence
+        hostServer.mtuEvidence = evidence
     }
 
     /// Adds handles the traffic used but discovery never named, with the properties their use

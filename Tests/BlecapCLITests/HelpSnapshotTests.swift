@@ -17,6 +17,7 @@ import TestSupport
         (["rules", "--help"], "rules-help.txt"),
         (["explain", "--help"], "explain-help.txt"),
         (["report", "--help"], "report-help.txt"),
+        (["replay", "--help"], "replay-help.txt"),
     ])
     func helpMatchesSnapshot(arguments: [String], snapshot: String) throws {
         let run = try CLIRunner.run(arguments, environment: ["COLUMNS": "100"])

@@ -1,0 +1,49 @@
+import BLEPackets
+import BLEReplay
+import BLETimeline
+import CaptureIO
+import Foundation
+import TestSupport
+
+/// Helpers shared by the replay tests: captures from ../shared, and a replayed session
+/// decoded back through the same reader, decoder and timeline builder as any capture.
+enum ReplayFixtures {
+    static func bumble(_ name: String) -> String { SharedFixtures.shared("captures/bumble/\(name).btsnoop") }
+
+    /// Writes `bytes` to a temporary file and returns its path.
+    static func temporaryCapture(_ bytes: [UInt8], name: String = #function) -> String {
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("blecap-replay-test-\(safe)-\(getpid())-\(UUID().uuidString).btsnoop").path
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }
+
+    /// The timeline events of a replayed session's btsnoop export.
+    static func timeline(of report: ReplayReport, name: String = #function) throws -> [TimelineEvent] {
+        let path = temporaryCapture(report.btsnoop(), name: name)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try CaptureFile.open(path: path)
+        var events: [TimelineEvent] = []
+        let builder = TimelineBuilder(emit: { events.append($0) })
+        let decoder = FrameDecoder()
+        while let r = reader.next() { builder.feed(decoder.decode(r)) }
+        builder.finish()
+        expectNoDamage(reader)
+        return events
+    }
+
+    /// The export read back as a captured session (ATT exchange per connection).
+    static func session(of report: ReplayReport, name: String = #function) throws -> CapturedSession {
+        let path = temporaryCapture(report.btsnoop(), name: name)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try CapturedSession(path: path)
+    }
+}
+
+import Testing
+
+/// The export must never be damaged (it is written by blecap itself).
+func expectNoDamage(_ reader: any CaptureReader, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(reader.damage == nil, sourceLocation: sourceLocation)
+}
