@@ -7,10 +7,14 @@ import Foundation
 /// does nothing but log "API MISUSE" (000_*.txt "DON'T: Assume connection order or timing":
 /// discover in `didConnect`). Requests go out one at a time per connection, in call order (one
 /// outstanding ATT request per bearer, Core Vol 3 Part F 3.3.2).
-public class CBPeripheral: CustomStringConvertible {
+public final class CBPeripheral: CustomStringConvertible {
     public weak var delegate: (any CBPeripheralDelegate)?
-    public private(set) weak var manager: CBCentralManager?
+    /// The manager that made this object; nil once it is gone (cleared by the manager's
+    /// `deinit`: unretained rather than `weak`, see `PeripheralEntry.object`).
+    public internal(set) unowned(unsafe) var manager: CBCentralManager?
     let entry: PeripheralEntry
+    /// `entry.objectGeneration` when this object was made.
+    let generation: Int
     /// Discovered services (nil before the first discovery).
     public internal(set) var services: [CBService]?
     /// value handle → discovered characteristic, for notifications.
@@ -19,10 +23,15 @@ public class CBPeripheral: CustomStringConvertible {
     init(manager: CBCentralManager, entry: PeripheralEntry) {
         self.manager = manager
         self.entry = entry
+        entry.objectGeneration += 1
+        generation = entry.objectGeneration
     }
 
     /// The app let go: the manager notices at the end of the run-loop turn.
-    deinit { manager?.world.sweepNeeded = true }
+    deinit {
+        if entry.object === self { entry.object = nil }
+        manager?.world.sweepNeeded = true
+    }
 
     public var identifier: UUID { entry.identifier }
     /// The GAP name once known, else the advertised local name.

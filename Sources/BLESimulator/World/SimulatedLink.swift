@@ -25,9 +25,11 @@ enum ATTOperation {
 /// disconnection resolves them as `disconnected`.
 final class SimulatedLink {
     // Unchecked references: the central manager owns its entries (never removed) and each
-    // entry owns its link, and the manager holds its world, so all three outlive the link.
-    // Checked `unowned` would cost an atomic strong retain per use (these objects also have
-    // weak references, which moves their counts to a side table) on the notification path.
+    // entry owns its link, and the manager holds its world. Queued closures hold the link
+    // strongly (no weak references anywhere on it, so its counts stay inline and cheap), so a
+    // link can outlive its manager: the manager's `deinit` detaches its links, and every
+    // closure checks `isOpen` before it touches these three. Checked `unowned` would cost an
+    // atomic strong retain per use on the notification path.
     unowned(unsafe) let world: SimulatedWorld
     unowned(unsafe) let central: CBCentralManager
     unowned(unsafe) let entry: PeripheralEntry
@@ -98,6 +100,15 @@ final class SimulatedLink {
         pump()
     }
 
+    /// The central manager is being deallocated: nothing of this link may run any more
+    /// (queued closures find it closed). No disconnection is recorded: the app let its manager
+    /// go, and the trace has no one to attribute callbacks to.
+    func detach() {
+        isOpen = false
+        for t in ticks { t.isRetired = true }
+        ticks.removeAll()
+    }
+
     func close(disconnectionFrame: Int) {
         isOpen = false
         device.localServer?.linkClosed(self)
@@ -132,11 +143,11 @@ final class SimulatedLink {
         guard !isSilent else { return }
         let due = t0 &+ device.effectiveOperationLatency
         var answered = false
-        server { [weak self] error, answerValue in
-            guard let self, !answered else { return }
+        server { [self] error, answerValue in
+            guard !answered else { return }
             answered = true
-            self.world.schedule(afterMicros: due &- self.world.nowMicros) { [weak self] in
-                guard let self, self.isOpen, !self.isSilent else { return }
+            self.world.schedule(afterMicros: due &- self.world.nowMicros) { [self] in
+                guard self.isOpen, !self.isSilent else { return }
                 self.world.resolve(index, requestTime: t0, error: error, handle: errorHandle, value: answerValue)
                 self.outstanding = nil
                 then(error, answerValue)
@@ -169,9 +180,9 @@ final class SimulatedLink {
             let client = world.configuration.centralMTU
             let effective = max(23, min(client, device.mtu))
             exchange(.mtuExchange(clientRxMTU: client, serverRxMTU: device.mtu, effective: effective, sent: true),
-                     errorHandle: 0, server: { (nil, nil) }) { [weak self] _, _ in
-                self?.mtu = effective
-                self?.finish()
+                     errorHandle: 0, server: { (nil, nil) }) { [self] _, _ in
+                self.mtu = effective
+                self.finish()
             }
 
         case .discoverServices(let filter):
@@ -179,8 +190,7 @@ final class SimulatedLink {
             exchange(.discovery(DiscoveryInfo.make(target: .primaryServices, startHandle: 1, endHandle: 0xFFFF,
                                               filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
                                               found: found.count), sent: true),
-                     errorHandle: 1, server: { (found.isEmpty ? 0x0A : nil, nil) }) { [weak self] _, _ in
-                guard let self else { return }
+                     errorHandle: 1, server: { (found.isEmpty ? 0x0A : nil, nil) }) { [self] _, _ in
                 if let p = self.peripheral {
                     var list = p.services ?? []
                     for s in found where !list.contains(where: { $0.handle == s.start }) {
@@ -202,8 +212,7 @@ final class SimulatedLink {
             exchange(.discovery(DiscoveryInfo.make(target: .includes, startHandle: service.handle, endHandle: service.endHandle,
                                               filter: nil, found: targets.count), sent: true),
                      errorHandle: service.handle, server: { (s == nil ? 0x01 : (targets.isEmpty ? 0x0A : nil), nil) }) {
-                [weak self] code, _ in
-                guard let self else { return }
+                [self] code, _ in
                 if let p = self.peripheral {
                     let err = code == 0x01 ? self.error(code) : nil
                     if err == nil {
@@ -229,8 +238,7 @@ final class SimulatedLink {
                                               filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
                                               found: found.count), sent: true),
                      errorHandle: service.handle, server: { (s == nil ? 0x01 : (found.isEmpty ? 0x0A : nil), nil) }) {
-                [weak self] code, _ in
-                guard let self else { return }
+                [self] code, _ in
                 if let p = self.peripheral {
                     let err = code == 0x01 ? self.error(code) : nil
                     if err == nil {
@@ -259,8 +267,7 @@ final class SimulatedLink {
                                               endHandle: c?.endHandle ?? characteristic.handle, filter: nil,
                                               found: found.count), sent: true),
                      errorHandle: characteristic.handle &+ 1,
-                     server: { (c == nil ? 0x01 : (found.isEmpty ? 0x0A : nil), nil) }) { [weak self] code, _ in
-                guard let self else { return }
+                     server: { (c == nil ? 0x01 : (found.isEmpty ? 0x0A : nil), nil) }) { [self] code, _ in
                 if let p = self.peripheral {
                     let err = code == 0x01 ? self.error(code) : nil
                     if err == nil {
@@ -281,8 +288,7 @@ final class SimulatedLink {
         case .read(let characteristic):
             exchange(.read(operation(0x0A, characteristic.handle, valueRef(characteristic)), .read),
                      errorHandle: characteristic.handle,
-                     deferred: { serverRead(characteristic, $0) }) { [weak self] code, value in
-                guard let self else { return }
+                     deferred: { serverRead(characteristic, $0) }) { [self] code, value in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     if err == nil { characteristic.value = Data(value ?? []) }
@@ -299,8 +305,7 @@ final class SimulatedLink {
                                    characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
                                    carriedOver: false)
             exchange(.read(operation(0x0A, descriptor.handle, ref), .read), errorHandle: descriptor.handle,
-                     server: { serverReadDescriptor(descriptor) }) { [weak self] code, value in
-                guard let self else { return }
+                     server: { serverReadDescriptor(descriptor) }) { [self] code, value in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     if err == nil { descriptor.value = Data(value ?? []) }
@@ -313,8 +318,7 @@ final class SimulatedLink {
             }
 
         case .write(let characteristic, let bytes):
-            let done: (UInt8?) -> Void = { [weak self] code in
-                guard let self else { return }
+            let done: (UInt8?) -> Void = { [self] code in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     p.deliver(.didWriteValue(peripheral: p.identifier, characteristic: characteristic.uuid,
@@ -339,8 +343,7 @@ final class SimulatedLink {
                                    characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
                                    carriedOver: false)
             exchange(.write(operation(0x12, descriptor.handle, ref), .request), value: bytes, errorHandle: descriptor.handle,
-                     server: { (serverWriteDescriptor(descriptor, bytes), nil) }) { [weak self] code, _ in
-                guard let self else { return }
+                     server: { (serverWriteDescriptor(descriptor, bytes), nil) }) { [self] code, _ in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     p.deliver(.didWriteDescriptorValue(peripheral: p.identifier, descriptor: descriptor.uuid,
@@ -352,8 +355,7 @@ final class SimulatedLink {
             }
 
         case .setNotify(let characteristic, let enabled):
-            let done: (UInt8?) -> Void = { [weak self] code in
-                guard let self else { return }
+            let done: (UInt8?) -> Void = { [self] code in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     if err == nil { characteristic.isNotifying = enabled }
@@ -390,8 +392,8 @@ final class SimulatedLink {
             let part = Array(bytes[offset..<min(bytes.count, offset + chunk)])
             let allowed = serverWritePrecheck(c, length: bytes.count, request: true)
             exchange(.write(operation(0x16, c.handle, valueRef(c), offset: UInt16(clamping: offset)), .prepare),
-                     value: part, errorHandle: c.handle, server: { (allowed, part) }) { [weak self] code, _ in
-                if let code { done(code) } else { self?.longWrite(c, bytes, offset: offset + chunk, done: done) }
+                     value: part, errorHandle: c.handle, server: { (allowed, part) }) { [self] code, _ in
+                if let code { done(code) } else { self.longWrite(c, bytes, offset: offset + chunk, done: done) }
             }
         } else {
             exchange(.write(operation(0x18, 0, nil, offset: 1), .execute), errorHandle: 0,
@@ -422,8 +424,8 @@ final class SimulatedLink {
     private func scheduleDrain() {
         guard !drainScheduled, inFlight > 0, !isSilent else { return }
         drainScheduled = true
-        world.schedule(after: device.connectionInterval) { [weak self] in
-            guard let self, self.isOpen else { return }
+        world.schedule(after: device.connectionInterval) { [self] in
+            guard self.isOpen else { return }
             self.drainScheduled = false
             guard !self.isSilent else { return }
             let n = min(self.inFlight, self.world.configuration.packetsPerConnectionEvent)
@@ -441,8 +443,8 @@ final class SimulatedLink {
 
     func readRSSI() {
         let rssi = device.rssi
-        world.schedule(after: device.connectionInterval) { [weak self] in
-            guard let self, self.isOpen, let p = self.peripheral else { return }
+        world.schedule(after: device.connectionInterval) { [self] in
+            guard self.isOpen, let p = self.peripheral else { return }
             p.deliver(.didReadRSSI(peripheral: p.identifier, rssi: rssi, error: nil)) {
                 $0.peripheral(p, didReadRSSI: NSNumber(value: rssi), error: nil)
             }
