@@ -52,11 +52,12 @@ public class CBCharacteristic: CBAttribute {
     public internal(set) weak var service: CBService?
     public let properties: CBCharacteristicProperties
     /// The last value read or notified; nil until one arrives.
-    public internal(set) var value: Data?
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) public internal(set) var value: Data?
     /// Filled by `discoverDescriptors(for:)`; nil until then.
     public internal(set) var descriptors: [CBDescriptor]?
     /// Whether notifications or indications are enabled (set when the CCCD write succeeds).
-    public internal(set) var isNotifying: Bool = false
+    @exclusivity(unchecked) public internal(set) var isNotifying: Bool = false
 
     init(uuid: CBUUID, properties: CBCharacteristicProperties, valueHandle: UInt16, service: CBService?) {
         self.properties = properties
@@ -69,7 +70,7 @@ public class CBCharacteristic: CBAttribute {
 public final class CBDescriptor: CBAttribute {
     public private(set) weak var characteristic: CBCharacteristic?
     /// The last value read (Core Bluetooth decodes some descriptors; raw bytes here).
-    public internal(set) var value: Data?
+    @exclusivity(unchecked) public internal(set) var value: Data?
 
     init(uuid: CBUUID, handle: UInt16, characteristic: CBCharacteristic) {
         self.characteristic = characteristic

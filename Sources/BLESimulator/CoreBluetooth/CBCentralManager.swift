@@ -9,15 +9,16 @@ import Foundation
 /// enforced. Delegate methods are called from inside the world's `run`, never synchronously from
 /// an API call, as on a real queue.
 public final class CBCentralManager {
-    public weak var delegate: (any CBCentralManagerDelegate)?
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) public weak var delegate: (any CBCentralManagerDelegate)?
     /// `.unknown` until the first state update arrives (000_*.txt "Creating the Central
     /// Manager": always wait for `.poweredOn`).
-    public private(set) var state: CBManagerState = .unknown
+    @exclusivity(unchecked) public private(set) var state: CBManagerState = .unknown
     public private(set) var isScanning = false
     public var authorization: CBManagerAuthorization { world.authorization }
     public let world: SimulatedWorld
     /// This manager's number in the world's trace (1, 2, …).
-    public private(set) var traceID = 0
+    @exclusivity(unchecked) public private(set) var traceID = 0
 
     var entries: [PeripheralEntry] = []
     private var entryIndex: [UUID: Int] = [:]
@@ -25,7 +26,7 @@ public final class CBCentralManager {
     private var allowDuplicates = false
     private var scanGeneration = 0
     /// The delegate method currently running (for `CallContext.inCallback`).
-    var currentCallback: String?
+    @exclusivity(unchecked) var currentCallback: String?
 
     /// Joins `SimulatedWorld.current` if one is bound (`SimulatedWorld.withCurrent`), else a new
     /// world of its own (reachable as `world`). The queue is accepted for source compatibility:

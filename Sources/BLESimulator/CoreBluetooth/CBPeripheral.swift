@@ -8,7 +8,8 @@ import Foundation
 /// discover in `didConnect`). Requests go out one at a time per connection, in call order (one
 /// outstanding ATT request per bearer, Core Vol 3 Part F 3.3.2).
 public final class CBPeripheral: CustomStringConvertible {
-    public weak var delegate: (any CBPeripheralDelegate)?
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) public weak var delegate: (any CBPeripheralDelegate)?
     /// The manager that made this object; nil once it is gone (cleared by the manager's
     /// `deinit`: unretained rather than `weak`, see `PeripheralEntry.object`).
     public internal(set) unowned(unsafe) var manager: CBCentralManager?
@@ -16,9 +17,9 @@ public final class CBPeripheral: CustomStringConvertible {
     /// `entry.objectGeneration` when this object was made.
     let generation: Int
     /// Discovered services (nil before the first discovery).
-    public internal(set) var services: [CBService]?
+    @exclusivity(unchecked) public internal(set) var services: [CBService]?
     /// value handle → discovered characteristic, for notifications.
-    var characteristicsByHandle: [UInt16: CBCharacteristic] = [:]
+    @exclusivity(unchecked) var characteristicsByHandle: [UInt16: CBCharacteristic] = [:]
 
     init(manager: CBCentralManager, entry: PeripheralEntry) {
         self.manager = manager

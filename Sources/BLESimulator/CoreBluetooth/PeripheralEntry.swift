@@ -13,13 +13,14 @@ final class PeripheralEntry {
     let device: SimulatedPeripheral
     var identifier: UUID { device.identifier }
     /// The live app-facing object, if any (cleared by `CBPeripheral.deinit`).
-    unowned(unsafe) var object: CBPeripheral?
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) unowned(unsafe) var object: CBPeripheral?
     /// Bumped for each new object: attributes remember the one they belong to (`CBService.peripheral`).
     var objectGeneration = 0
     /// An object was handed to the app and not yet seen released.
     var handedOut = false
-    var state: CBPeripheralState = .disconnected
-    var link: SimulatedLink?
+    @exclusivity(unchecked) var state: CBPeripheralState = .disconnected
+    @exclusivity(unchecked) var link: SimulatedLink?
     var autoReconnect = false
     /// Bumped whenever a pending connection attempt is cancelled, so stale scheduled
     /// completions do nothing.

@@ -37,9 +37,10 @@ final class SimulatedLink {
     let number: Int
     let handle: UInt16
     /// ATT_MTU: 23 until the exchange completes (Vol 3 Part F 3.2.8).
-    var mtu: UInt16 = 23
-    private(set) var isOpen = true
-    var isSilent = false
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) var mtu: UInt16 = 23
+    @exclusivity(unchecked) private(set) var isOpen = true
+    @exclusivity(unchecked) var isSilent = false
 
     private var queue: [ATTOperation] = []
     private var head = 0
@@ -48,11 +49,11 @@ final class SimulatedLink {
     private var outstanding: (index: Int, time: Int64)?
 
     /// Server side: this client's CCCD values by CCCD handle.
-    private var cccd: [UInt16: UInt16] = [:]
+    @exclusivity(unchecked) private var cccd: [UInt16: UInt16] = [:]
     /// Bumped per value handle on each (un)subscription, ending the previous notification source.
-    private var subscriptionGeneration: [UInt16: Int] = [:]
+    @exclusivity(unchecked) private var subscriptionGeneration: [UInt16: Int] = [:]
     /// Notification sources scheduled for this link and not yet finished.
-    private var ticks: [NotificationTick] = []
+    @exclusivity(unchecked) private var ticks: [NotificationTick] = []
 
     // Write Command flow control (controller ACL buffers, Vol 4 Part E 4.1.1).
     private var freeBuffers: Int
@@ -666,9 +667,9 @@ final class NotificationTick {
     let characteristic: GATTServerDatabase.Characteristic
     let generation: Int
     /// The next value's index (`source.value(n)`).
-    var n = 0
+    @exclusivity(unchecked) var n = 0
     /// Set when the subscription ended or the link is gone: the queued event does nothing.
-    var isRetired = false
+    @exclusivity(unchecked) var isRetired = false
 
     init(link: SimulatedLink, source: SimulatedPeripheral.NotificationSource,
          characteristic: GATTServerDatabase.Characteristic, generation: Int) {
