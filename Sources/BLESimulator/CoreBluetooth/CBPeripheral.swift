@@ -19,7 +19,11 @@ public final class CBPeripheral: CustomStringConvertible {
     /// Discovered services (nil before the first discovery).
     @exclusivity(unchecked) public internal(set) var services: [CBService]?
     /// value handle → discovered characteristic, for notifications.
-    @exclusivity(unchecked) var characteristicsByHandle: [UInt16: CBCharacteristic] = [:]
+    @exclusivity(unchecked) var characteristicsByHandle: [UInt16: CBCharacteristic] = [:] {
+        didSet { attributeVersion &+= 1 }
+    }
+    /// Bumped whenever `characteristicsByHandle` changes (caches of it check this).
+    @exclusivity(unchecked) private(set) var attributeVersion = 0
 
     init(manager: CBCentralManager, entry: PeripheralEntry) {
         self.manager = manager

@@ -50,9 +50,9 @@ final class SimulatedLink {
 
     /// Server side: this client's CCCD values by CCCD handle.
     @exclusivity(unchecked) private var cccd: [UInt16: UInt16] = [:]
-    /// Bumped per value handle on each (un)subscription, ending the previous notification source.
-    @exclusivity(unchecked) private var subscriptionGeneration: [UInt16: Int] = [:]
-    /// Notification sources scheduled for this link and not yet finished.
+    /// Notification sources scheduled for this link and not yet finished. A CCCD write retires
+    /// those of its characteristic (the new configuration starts its own), so a live tick's
+    /// configuration is always the one in `cccd`.
     @exclusivity(unchecked) private var ticks: [NotificationTick] = []
 
     // Write Command flow control (controller ACL buffers, Vol 4 Part E 4.1.1).
@@ -559,35 +559,37 @@ final class SimulatedLink {
         let old = cccd[h] ?? 0
         cccd[h] = value
         device.localServer?.configurationChanged(c, from: old, to: value, link: self)
-        let generation = (subscriptionGeneration[c.valueHandle] ?? 0) + 1
-        subscriptionGeneration[c.valueHandle] = generation
+        // The previous subscription's sources end; each enabling write starts them anew.
+        retireTicks { $0.characteristic.valueHandle == c.valueHandle }
         guard value & 0x3 != 0 else { return }
         for source in device.notificationSources where source.targets(c) {
-            tick(source, c, n: 0, generation: generation)
+            if let count = source.count, count <= 0 { continue }
+            let t = NotificationTick(link: self, source: source, characteristic: c, configuration: value)
+            ticks.append(t)
+            world.schedule(afterMicros: t.delay(before: 0), t)
         }
     }
 
-    private func tick(_ s: SimulatedPeripheral.NotificationSource, _ c: GATTServerDatabase.Characteristic, n: Int,
-                      generation: Int) {
-        if let count = s.count, n >= count { return }
-        let t = NotificationTick(link: self, source: s, characteristic: c, generation: generation)
-        ticks.append(t)
-        world.schedule(afterMicros: s.delay(before: n), t)
-    }
-
-    /// One tick of a notification source fired (`NotificationTick.fire`): send value `n` if the
-    /// subscription it belongs to is still the current one, then schedule the next.
+    /// One tick of a notification source fired (`NotificationTick.fire`, only while its
+    /// subscription is the current one): send value `n`, then schedule the next.
     func fire(_ t: NotificationTick) {
-        guard isOpen, subscriptionGeneration[t.characteristic.valueHandle] == t.generation else { return retire(t) }
-        _ = serverNotify(t.characteristic, t.source.value(t.n), preferIndication: t.source.indicate)
+        guard isOpen else { return retire(t) }
+        _ = send(t.characteristic, t.source.value(t.n), configuration: t.configuration,
+                 preferIndication: t.source.indicate, tick: t)
         t.n += 1
         if let count = t.source.count, t.n >= count { return retire(t) }
-        world.schedule(afterMicros: t.source.delay(before: t.n), t)
+        world.schedule(afterMicros: t.delay(before: t.n), t)
     }
 
     private func retire(_ t: NotificationTick) {
         t.isRetired = true
         ticks.removeAll { $0 === t }
+    }
+
+    private func retireTicks(where ends: (NotificationTick) -> Bool) {
+        guard !ticks.isEmpty else { return }
+        for t in ticks where ends(t) { t.isRetired = true }
+        ticks.removeAll { $0.isRetired }
     }
 
     deinit {
@@ -599,7 +601,15 @@ final class SimulatedLink {
     /// Part G 3.3.3.3): a notification when it enabled both, unless `preferIndication`. The
     /// value is cut to ATT_MTU − 3 (Vol 3 Part F 3.4.7.1).
     func serverNotify(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8], preferIndication: Bool = false) -> Bool {
-        guard isOpen, !isSilent, let h = c.cccdHandle, let config = cccd[h], config & 0x3 != 0 else { return false }
+        guard isOpen, let h = c.cccdHandle, let config = cccd[h] else { return false }
+        return send(c, value, configuration: config, preferIndication: preferIndication, tick: nil)
+    }
+
+    /// `serverNotify` with the client's configuration known (a tick carries it); `tick` also
+    /// caches the `CBCharacteristic` the value is delivered on.
+    private func send(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8], configuration config: UInt16,
+                      preferIndication: Bool, tick: NotificationTick?) -> Bool {
+        guard !isSilent, config & 0x3 != 0 else { return false }
         let notifies = config & 0x1 != 0 && !(preferIndication && config & 0x2 != 0)
         // Most values fit: keep the caller's array rather than copying it.
         let limit = Int(mtu) - 3
@@ -614,7 +624,7 @@ final class SimulatedLink {
                                       outcome: .pending)
             world.resolve(i, requestTime: world.nowMicros)
         }
-        guard let p = peripheral, let ch = p.characteristicsByHandle[c.valueHandle], ch.uuid == c.uuid else {
+        guard let p = peripheral, let ch = discovered(c, on: p, tick: tick) else {
             world.record(.world(.valueForUndiscoveredCharacteristic(peripheral: entry.identifier, handle: c.valueHandle)))
             return true
         }
@@ -626,6 +636,24 @@ final class SimulatedLink {
         return true
     }
 
+    /// The app's object for `c`, if it discovered it: looked up by value handle, or taken from
+    /// the tick's cache while the object and its discovered attributes are the same.
+    @inline(__always)
+    private func discovered(_ c: GATTServerDatabase.Characteristic, on p: CBPeripheral,
+                            tick: NotificationTick?) -> CBCharacteristic? {
+        if let tick, tick.cachedGeneration == p.generation, tick.cachedVersion == p.attributeVersion {
+            return tick.cachedCharacteristic
+        }
+        var ch = p.characteristicsByHandle[c.valueHandle]
+        if let found = ch, found.uuid != c.uuid { ch = nil }
+        if let tick {
+            tick.cachedGeneration = p.generation
+            tick.cachedVersion = p.attributeVersion
+            tick.cachedCharacteristic = ch
+        }
+        return ch
+    }
+
     /// The server's database changed: it indicates Service Changed for the whole handle range
     /// (Vol 3 Part G 7.1); Core Bluetooth drops every discovered service and reports them as
     /// invalidated. A server without a Service Changed characteristic (a captured database
@@ -635,7 +663,7 @@ final class SimulatedLink {
     func serviceChanged() {
         guard isOpen else { return }
         cccd.removeAll()
-        for k in subscriptionGeneration.keys { subscriptionGeneration[k, default: 0] += 1 }
+        retireTicks { _ in true }
         guard let handle = db.serviceChangedHandle else { return }
         let ref = AttributeRef.make(role: .value, handle: handle,
                                uuid: GATTServerDatabase.serviceChangedUUID.bluetoothUUID, characteristic: nil,
@@ -665,18 +693,34 @@ final class NotificationTick {
     unowned(unsafe) let link: SimulatedLink
     let source: SimulatedPeripheral.NotificationSource
     let characteristic: GATTServerDatabase.Characteristic
-    let generation: Int
+    /// The client's CCCD value for this subscription (it holds while the tick is live).
+    let configuration: UInt16
+    /// A periodic source's interval, µs (converted once, not per value).
+    private let intervalMicros: Int64
     /// The next value's index (`source.value(n)`).
     @exclusivity(unchecked) var n = 0
     /// Set when the subscription ended or the link is gone: the queued event does nothing.
     @exclusivity(unchecked) var isRetired = false
+    /// The app's `CBCharacteristic` for the value, valid while the peripheral object
+    /// (`CBPeripheral.generation`) and its discovered attributes (`attributeVersion`) are the
+    /// ones it was found for: saves a dictionary lookup per value.
+    @exclusivity(unchecked) var cachedGeneration = -1
+    @exclusivity(unchecked) var cachedVersion = -1
+    @exclusivity(unchecked) var cachedCharacteristic: CBCharacteristic?
 
     init(link: SimulatedLink, source: SimulatedPeripheral.NotificationSource,
-         characteristic: GATTServerDatabase.Characteristic, generation: Int) {
+         characteristic: GATTServerDatabase.Characteristic, configuration: UInt16) {
         self.link = link
         self.source = source
         self.characteristic = characteristic
-        self.generation = generation
+        self.configuration = configuration
+        intervalMicros = micros(source.interval)
+    }
+
+    /// µs from value `n − 1` (or from the subscription) to value `n`.
+    @inline(__always)
+    func delay(before n: Int) -> Int64 {
+        source.offsets == nil ? intervalMicros : source.delay(before: n)
     }
 
     func fire() {
