@@ -6,8 +6,11 @@ import Foundation
 // Sessions per second of the simulator (issue 5, "Deterministic and fast"): each session is a
 // fresh world with one sensor and a central that scans (filtered), connects, discovers,
 // subscribes, receives `notifications` notifications and disconnects; the whole trace is
-// recorded, as in a test. Usage: BLESimulatorBench [sessions] [notifications]
+// recorded, as in a test. Usage: BLESimulatorBench [sessions] [notifications] [--dump]
 
+// `--dump`: print one session's trace (JSONL) and an FNV-1a hash of its btsnoop export
+// instead of timing, to check that a change to the simulator keeps its output byte for byte.
+let dump = CommandLine.arguments.contains("--dump")
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let sessions = arguments.first ?? 10_000
 let notificationsPerSession = arguments.dropFirst().first ?? 100
@@ -69,7 +72,7 @@ final class BenchCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     }
 }
 
-func session(_ n: Int) -> (notifications: Int, records: Int, ok: Bool) {
+func session(_ n: Int, dump: Bool = false) -> (notifications: Int, records: Int, ok: Bool) {
     let world = SimulatedWorld()
     let sensor = SimulatedPeripheral(address: BDAddr("D8:0D:18:00:00:01")!, name: "HRM", services: [
         SimulatedService(uuid: serviceUUID, characteristics: [
@@ -82,7 +85,18 @@ func session(_ n: Int) -> (notifications: Int, records: Int, ok: Bool) {
     world.add(sensor)
     let app = SimulatedWorld.withCurrent(world) { BenchCentral(expected: notificationsPerSession) }
     _ = world.run(until: { app.disconnected }, timeout: .seconds(600))
+    if dump {
+        print(world.trace.jsonl(), terminator: "")
+        let export = world.btsnoop()
+        let hash = export.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        print("btsnoop \(export.count) bytes, FNV-1a \(String(hash, radix: 16))")
+    }
     return (app.received, world.trace.records.count, app.disconnected)
+}
+
+if dump {
+    _ = session(0, dump: true)
+    exit(0)
 }
 
 // Warm-up (first-use costs: metadata, allocator), not timed.

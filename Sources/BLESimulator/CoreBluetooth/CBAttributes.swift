@@ -17,10 +17,19 @@ public class CBAttribute: CustomStringConvertible {
 }
 
 /// `CBService`: a discovered service. Like Core Bluetooth's, it does not keep its peripheral
-/// alive (`peripheral` is weak), so an app's reference to a service does not retain the
-/// peripheral (000_*.txt, "DON'T: Lose the peripheral reference").
+/// alive (`peripheral` acts as a weak reference), so an app's reference to a service does not
+/// retain the peripheral (000_*.txt, "DON'T: Lose the peripheral reference").
 public class CBService: CBAttribute {
-    public private(set) weak var peripheral: CBPeripheral?
+    /// The peripheral object the service was discovered on, while it lives. Found through the
+    /// manager's entry (the live object and its generation) instead of a `weak` reference,
+    /// which would put the peripheral's reference counts in a side table (see
+    /// `PeripheralEntry.object`).
+    public var peripheral: CBPeripheral? {
+        guard let entry, let p = entry.object, p.generation == generation else { return nil }
+        return p
+    }
+    private let entry: PeripheralEntry?
+    private let generation: Int
     public let isPrimary: Bool
     /// Filled by `discoverCharacteristics(_:for:)`; nil until then.
     public internal(set) var characteristics: [CBCharacteristic]?
@@ -32,7 +41,8 @@ public class CBService: CBAttribute {
     init(uuid: CBUUID, isPrimary: Bool, handle: UInt16, endHandle: UInt16, peripheral: CBPeripheral?) {
         self.isPrimary = isPrimary
         self.endHandle = endHandle
-        self.peripheral = peripheral
+        entry = peripheral?.entry
+        generation = peripheral?.generation ?? 0
         super.init(uuid: uuid, handle: handle)
     }
 }
@@ -42,11 +52,12 @@ public class CBCharacteristic: CBAttribute {
     public internal(set) weak var service: CBService?
     public let properties: CBCharacteristicProperties
     /// The last value read or notified; nil until one arrives.
-    public internal(set) var value: Data?
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) public internal(set) var value: Data?
     /// Filled by `discoverDescriptors(for:)`; nil until then.
     public internal(set) var descriptors: [CBDescriptor]?
     /// Whether notifications or indications are enabled (set when the CCCD write succeeds).
-    public internal(set) var isNotifying: Bool = false
+    @exclusivity(unchecked) public internal(set) var isNotifying: Bool = false
 
     init(uuid: CBUUID, properties: CBCharacteristicProperties, valueHandle: UInt16, service: CBService?) {
         self.properties = properties
@@ -56,10 +67,10 @@ public class CBCharacteristic: CBAttribute {
 }
 
 /// `CBDescriptor`: a discovered characteristic descriptor.
-public class CBDescriptor: CBAttribute {
+public final class CBDescriptor: CBAttribute {
     public private(set) weak var characteristic: CBCharacteristic?
     /// The last value read (Core Bluetooth decodes some descriptors; raw bytes here).
-    public internal(set) var value: Data?
+    @exclusivity(unchecked) public internal(set) var value: Data?
 
     init(uuid: CBUUID, handle: UInt16, characteristic: CBCharacteristic) {
         self.characteristic = characteristic

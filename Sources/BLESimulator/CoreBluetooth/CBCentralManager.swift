@@ -8,16 +8,17 @@ import Foundation
 /// Semantics follow Core Bluetooth as the seeds describe it; each rule is documented where it is
 /// enforced. Delegate methods are called from inside the world's `run`, never synchronously from
 /// an API call, as on a real queue.
-public class CBCentralManager {
-    public weak var delegate: (any CBCentralManagerDelegate)?
+public final class CBCentralManager {
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) public weak var delegate: (any CBCentralManagerDelegate)?
     /// `.unknown` until the first state update arrives (000_*.txt "Creating the Central
     /// Manager": always wait for `.poweredOn`).
-    public private(set) var state: CBManagerState = .unknown
+    @exclusivity(unchecked) public private(set) var state: CBManagerState = .unknown
     public private(set) var isScanning = false
     public var authorization: CBManagerAuthorization { world.authorization }
     public let world: SimulatedWorld
     /// This manager's number in the world's trace (1, 2, …).
-    public private(set) var traceID = 0
+    @exclusivity(unchecked) public private(set) var traceID = 0
 
     var entries: [PeripheralEntry] = []
     private var entryIndex: [UUID: Int] = [:]
@@ -25,7 +26,7 @@ public class CBCentralManager {
     private var allowDuplicates = false
     private var scanGeneration = 0
     /// The delegate method currently running (for `CallContext.inCallback`).
-    var currentCallback: String?
+    @exclusivity(unchecked) var currentCallback: String?
 
     /// Joins `SimulatedWorld.current` if one is bound (`SimulatedWorld.withCurrent`), else a new
     /// world of its own (reachable as `world`). The queue is accepted for source compatibility:
@@ -47,7 +48,27 @@ public class CBCentralManager {
                                    showPowerAlert: boolOption(options, CBCentralManagerOptionShowPowerAlertKey)),
                entry: nil, .performed)
         // The first state arrives asynchronously, even when the adapter is already on.
-        world.schedule(after: world.configuration.stateUpdateDelay) { [weak self] in self?.worldStateChanged() }
+        later(afterMicros: micros(world.configuration.stateUpdateDelay)) { $0.worldStateChanged() }
+    }
+
+    /// The app let the manager go: its `CBPeripheral`s lose their manager, its links stop.
+    deinit {
+        world.unregister(traceID)
+        for e in entries {
+            e.object?.manager = nil
+            e.link?.detach()
+        }
+    }
+
+    /// Runs `body` on this manager after `delay` µs if the manager still exists then. The
+    /// world's registry answers that, not a `weak` capture: a weak reference would put the
+    /// manager's reference counts in a side table (see `PeripheralEntry.object`). The closure
+    /// belongs to the world's queue, so the world outlives it.
+    private func later(afterMicros delay: Int64, _ body: @escaping (CBCentralManager) -> Void) {
+        let id = traceID
+        world.schedule(afterMicros: delay) { [unowned(unsafe) world] in
+            if let m = world.central(id) { body(m) }
+        }
     }
 
     // MARK: - Scanning
@@ -92,12 +113,12 @@ public class CBCentralManager {
         // A fixed phase per device (from its address) instead of a random advDelay: reports
         // interleave realistically and identically on every run.
         let delay = first ? Int64(entry.device.address.rawValue % UInt64(interval)) + 1 : interval
-        world.schedule(afterMicros: delay) { [weak self, weak entry] in
-            guard let self, let entry, generation == self.scanGeneration, self.isScanning else { return }
-            self.advertisementHeard(entry)
+        later(afterMicros: delay) { [entry] m in
+            guard generation == m.scanGeneration, m.isScanning else { return }
+            m.advertisementHeard(entry)
             // Reported once: the controller filters the rest (Filter_Duplicates).
-            if !self.allowDuplicates, entry.seenInScan { return }
-            self.scheduleAdvertising(entry, generation: generation, first: false)
+            if !m.allowDuplicates, entry.seenInScan { return }
+            m.scheduleAdvertising(entry, generation: generation, first: false)
         }
     }
 
@@ -162,23 +183,23 @@ public class CBCentralManager {
         let d = entry.device
         guard entry.state == .connecting, d.isInRange, d.isAdvertising, d.isConnectable else { return }
         let generation = entry.connectGeneration
-        world.schedule(after: d.advertisingInterval) { [weak self, weak entry] in
-            guard let self, let entry, entry.connectGeneration == generation, entry.state == .connecting,
-                  self.state == .poweredOn, d.isInRange, d.isAdvertising, d.isConnectable else { return }
+        later(afterMicros: micros(d.advertisingInterval)) { [entry] m in
+            guard entry.connectGeneration == generation, entry.state == .connecting,
+                  m.state == .poweredOn, d.isInRange, d.isAdvertising, d.isConnectable else { return }
             if let failure = d.connectionFailure {
                 entry.state = .disconnected
-                self.world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
+                m.world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
                                                      kind: .connectionFailed(ConnectionCompleteInfo.make(
                                                          status: 0x3E, handle: 0, role: 0, timing: nil, isLE: true))))
                 let error = CBError(failure)
                 if let p = entry.object {
-                    self.deliver(.didFailToConnect(peripheral: d.identifier, error: error.description)) {
-                        $0.centralManager(self, didFailToConnect: p, error: error)
+                    m.deliver(.didFailToConnect(peripheral: d.identifier, error: error.description)) {
+                        $0.centralManager(m, didFailToConnect: p, error: error)
                     }
                 }
                 return
             }
-            self.completeConnection(entry)
+            m.completeConnection(entry)
         }
     }
 
@@ -228,9 +249,9 @@ public class CBCentralManager {
             record(call, entry: entry, .performed)
             entry.state = .disconnecting
             entry.autoReconnect = false
-            world.schedule(after: entry.device.connectionInterval) { [weak self, weak entry] in
-                guard let self, let entry, entry.state == .disconnecting else { return }
-                self.endConnection(entry, reason: 0x16, side: .local, error: nil, notify: true)
+            later(afterMicros: micros(entry.device.connectionInterval)) { [entry] m in
+                guard entry.state == .disconnecting else { return }
+                m.endConnection(entry, reason: 0x16, side: .local, error: nil, notify: true)
             }
         }
     }
@@ -349,9 +370,9 @@ public class CBCentralManager {
         guard let i = entryIndex[d.identifier], let link = entries[i].link, !link.isSilent else { return }
         let e = entries[i]
         link.isSilent = true
-        world.schedule(after: d.supervisionTimeout) { [weak self, weak e, weak link] in
-            guard let self, let e, let link, e.link === link else { return }
-            self.endConnection(e, reason: 0x08, side: .linkLoss, error: CBError(.connectionTimeout), notify: true)
+        later(afterMicros: micros(d.supervisionTimeout)) { [e, link] m in
+            guard e.link === link else { return }
+            m.endConnection(e, reason: 0x08, side: .linkLoss, error: CBError(.connectionTimeout), notify: true)
         }
     }
 

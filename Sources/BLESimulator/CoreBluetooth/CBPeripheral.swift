@@ -7,22 +7,36 @@ import Foundation
 /// does nothing but log "API MISUSE" (000_*.txt "DON'T: Assume connection order or timing":
 /// discover in `didConnect`). Requests go out one at a time per connection, in call order (one
 /// outstanding ATT request per bearer, Core Vol 3 Part F 3.3.2).
-public class CBPeripheral: CustomStringConvertible {
-    public weak var delegate: (any CBPeripheralDelegate)?
-    public private(set) weak var manager: CBCentralManager?
+public final class CBPeripheral: CustomStringConvertible {
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) public weak var delegate: (any CBPeripheralDelegate)?
+    /// The manager that made this object; nil once it is gone (cleared by the manager's
+    /// `deinit`: unretained rather than `weak`, see `PeripheralEntry.object`).
+    public internal(set) unowned(unsafe) var manager: CBCentralManager?
     let entry: PeripheralEntry
+    /// `entry.objectGeneration` when this object was made.
+    let generation: Int
     /// Discovered services (nil before the first discovery).
-    public internal(set) var services: [CBService]?
+    @exclusivity(unchecked) public internal(set) var services: [CBService]?
     /// value handle → discovered characteristic, for notifications.
-    var characteristicsByHandle: [UInt16: CBCharacteristic] = [:]
+    @exclusivity(unchecked) var characteristicsByHandle: [UInt16: CBCharacteristic] = [:] {
+        didSet { attributeVersion &+= 1 }
+    }
+    /// Bumped whenever `characteristicsByHandle` changes (caches of it check this).
+    @exclusivity(unchecked) private(set) var attributeVersion = 0
 
     init(manager: CBCentralManager, entry: PeripheralEntry) {
         self.manager = manager
         self.entry = entry
+        entry.objectGeneration += 1
+        generation = entry.objectGeneration
     }
 
     /// The app let go: the manager notices at the end of the run-loop turn.
-    deinit { manager?.world.sweepNeeded = true }
+    deinit {
+        if entry.object === self { entry.object = nil }
+        manager?.world.sweepNeeded = true
+    }
 
     public var identifier: UUID { entry.identifier }
     /// The GAP name once known, else the advertised local name.

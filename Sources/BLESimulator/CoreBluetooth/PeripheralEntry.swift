@@ -2,16 +2,25 @@ import Foundation
 
 /// What a central manager knows about one simulated device. The manager never holds the
 /// app-facing `CBPeripheral` strongly: Core Bluetooth does not retain discovered peripherals
-/// (000_*.txt "DON'T: Lose the peripheral reference"), so `object` is weak and a release is
-/// noticed after the run-loop turn in which the app let go.
+/// (000_*.txt "DON'T: Lose the peripheral reference"), so a release is noticed after the
+/// run-loop turn in which the app let go.
+///
+/// `object` is an unretained reference that the object clears itself in its `deinit`, not a
+/// `weak` one: the same semantics (nil from the moment the app's last reference goes), but a
+/// weak reference would move the peripheral's reference counts to a side table, which makes
+/// every retain and release of it (several per notification) a slow atomic path.
 final class PeripheralEntry {
     let device: SimulatedPeripheral
     var identifier: UUID { device.identifier }
-    weak var object: CBPeripheral?
+    /// The live app-facing object, if any (cleared by `CBPeripheral.deinit`).
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) unowned(unsafe) var object: CBPeripheral?
+    /// Bumped for each new object: attributes remember the one they belong to (`CBService.peripheral`).
+    var objectGeneration = 0
     /// An object was handed to the app and not yet seen released.
     var handedOut = false
-    var state: CBPeripheralState = .disconnected
-    var link: SimulatedLink?
+    @exclusivity(unchecked) var state: CBPeripheralState = .disconnected
+    @exclusivity(unchecked) var link: SimulatedLink?
     var autoReconnect = false
     /// Bumped whenever a pending connection attempt is cancelled, so stale scheduled
     /// completions do nothing.

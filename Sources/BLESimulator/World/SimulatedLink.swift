@@ -25,9 +25,11 @@ enum ATTOperation {
 /// disconnection resolves them as `disconnected`.
 final class SimulatedLink {
     // Unchecked references: the central manager owns its entries (never removed) and each
-    // entry owns its link, and the manager holds its world, so all three outlive the link.
-    // Checked `unowned` would cost an atomic strong retain per use (these objects also have
-    // weak references, which moves their counts to a side table) on the notification path.
+    // entry owns its link, and the manager holds its world. Queued closures hold the link
+    // strongly (no weak references anywhere on it, so its counts stay inline and cheap), so a
+    // link can outlive its manager: the manager's `deinit` detaches its links, and every
+    // closure checks `isOpen` before it touches these three. Checked `unowned` would cost an
+    // atomic strong retain per use on the notification path.
     unowned(unsafe) let world: SimulatedWorld
     unowned(unsafe) let central: CBCentralManager
     unowned(unsafe) let entry: PeripheralEntry
@@ -35,9 +37,10 @@ final class SimulatedLink {
     let number: Int
     let handle: UInt16
     /// ATT_MTU: 23 until the exchange completes (Vol 3 Part F 3.2.8).
-    var mtu: UInt16 = 23
-    private(set) var isOpen = true
-    var isSilent = false
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) var mtu: UInt16 = 23
+    @exclusivity(unchecked) private(set) var isOpen = true
+    @exclusivity(unchecked) var isSilent = false
 
     private var queue: [ATTOperation] = []
     private var head = 0
@@ -46,11 +49,11 @@ final class SimulatedLink {
     private var outstanding: (index: Int, time: Int64)?
 
     /// Server side: this client's CCCD values by CCCD handle.
-    private var cccd: [UInt16: UInt16] = [:]
-    /// Bumped per value handle on each (un)subscription, ending the previous notification source.
-    private var subscriptionGeneration: [UInt16: Int] = [:]
-    /// Notification sources scheduled for this link and not yet finished.
-    private var ticks: [NotificationTick] = []
+    @exclusivity(unchecked) private var cccd: [UInt16: UInt16] = [:]
+    /// Notification sources scheduled for this link and not yet finished. A CCCD write retires
+    /// those of its characteristic (the new configuration starts its own), so a live tick's
+    /// configuration is always the one in `cccd`.
+    @exclusivity(unchecked) private var ticks: [NotificationTick] = []
 
     // Write Command flow control (controller ACL buffers, Vol 4 Part E 4.1.1).
     private var freeBuffers: Int
@@ -98,6 +101,15 @@ final class SimulatedLink {
         pump()
     }
 
+    /// The central manager is being deallocated: nothing of this link may run any more
+    /// (queued closures find it closed). No disconnection is recorded: the app let its manager
+    /// go, and the trace has no one to attribute callbacks to.
+    func detach() {
+        isOpen = false
+        for t in ticks { t.isRetired = true }
+        ticks.removeAll()
+    }
+
     func close(disconnectionFrame: Int) {
         isOpen = false
         device.localServer?.linkClosed(self)
@@ -132,11 +144,11 @@ final class SimulatedLink {
         guard !isSilent else { return }
         let due = t0 &+ device.effectiveOperationLatency
         var answered = false
-        server { [weak self] error, answerValue in
-            guard let self, !answered else { return }
+        server { [self] error, answerValue in
+            guard !answered else { return }
             answered = true
-            self.world.schedule(afterMicros: due &- self.world.nowMicros) { [weak self] in
-                guard let self, self.isOpen, !self.isSilent else { return }
+            self.world.schedule(afterMicros: due &- self.world.nowMicros) { [self] in
+                guard self.isOpen, !self.isSilent else { return }
                 self.world.resolve(index, requestTime: t0, error: error, handle: errorHandle, value: answerValue)
                 self.outstanding = nil
                 then(error, answerValue)
@@ -169,9 +181,9 @@ final class SimulatedLink {
             let client = world.configuration.centralMTU
             let effective = max(23, min(client, device.mtu))
             exchange(.mtuExchange(clientRxMTU: client, serverRxMTU: device.mtu, effective: effective, sent: true),
-                     errorHandle: 0, server: { (nil, nil) }) { [weak self] _, _ in
-                self?.mtu = effective
-                self?.finish()
+                     errorHandle: 0, server: { (nil, nil) }) { [self] _, _ in
+                self.mtu = effective
+                self.finish()
             }
 
         case .discoverServices(let filter):
@@ -179,8 +191,7 @@ final class SimulatedLink {
             exchange(.discovery(DiscoveryInfo.make(target: .primaryServices, startHandle: 1, endHandle: 0xFFFF,
                                               filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
                                               found: found.count), sent: true),
-                     errorHandle: 1, server: { (found.isEmpty ? 0x0A : nil, nil) }) { [weak self] _, _ in
-                guard let self else { return }
+                     errorHandle: 1, server: { (found.isEmpty ? 0x0A : nil, nil) }) { [self] _, _ in
                 if let p = self.peripheral {
                     var list = p.services ?? []
                     for s in found where !list.contains(where: { $0.handle == s.start }) {
@@ -202,8 +213,7 @@ final class SimulatedLink {
             exchange(.discovery(DiscoveryInfo.make(target: .includes, startHandle: service.handle, endHandle: service.endHandle,
                                               filter: nil, found: targets.count), sent: true),
                      errorHandle: service.handle, server: { (s == nil ? 0x01 : (targets.isEmpty ? 0x0A : nil), nil) }) {
-                [weak self] code, _ in
-                guard let self else { return }
+                [self] code, _ in
                 if let p = self.peripheral {
                     let err = code == 0x01 ? self.error(code) : nil
                     if err == nil {
@@ -229,8 +239,7 @@ final class SimulatedLink {
                                               filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
                                               found: found.count), sent: true),
                      errorHandle: service.handle, server: { (s == nil ? 0x01 : (found.isEmpty ? 0x0A : nil), nil) }) {
-                [weak self] code, _ in
-                guard let self else { return }
+                [self] code, _ in
                 if let p = self.peripheral {
                     let err = code == 0x01 ? self.error(code) : nil
                     if err == nil {
@@ -259,8 +268,7 @@ final class SimulatedLink {
                                               endHandle: c?.endHandle ?? characteristic.handle, filter: nil,
                                               found: found.count), sent: true),
                      errorHandle: characteristic.handle &+ 1,
-                     server: { (c == nil ? 0x01 : (found.isEmpty ? 0x0A : nil), nil) }) { [weak self] code, _ in
-                guard let self else { return }
+                     server: { (c == nil ? 0x01 : (found.isEmpty ? 0x0A : nil), nil) }) { [self] code, _ in
                 if let p = self.peripheral {
                     let err = code == 0x01 ? self.error(code) : nil
                     if err == nil {
@@ -281,8 +289,7 @@ final class SimulatedLink {
         case .read(let characteristic):
             exchange(.read(operation(0x0A, characteristic.handle, valueRef(characteristic)), .read),
                      errorHandle: characteristic.handle,
-                     deferred: { serverRead(characteristic, $0) }) { [weak self] code, value in
-                guard let self else { return }
+                     deferred: { serverRead(characteristic, $0) }) { [self] code, value in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     if err == nil { characteristic.value = Data(value ?? []) }
@@ -299,8 +306,7 @@ final class SimulatedLink {
                                    characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
                                    carriedOver: false)
             exchange(.read(operation(0x0A, descriptor.handle, ref), .read), errorHandle: descriptor.handle,
-                     server: { serverReadDescriptor(descriptor) }) { [weak self] code, value in
-                guard let self else { return }
+                     server: { serverReadDescriptor(descriptor) }) { [self] code, value in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     if err == nil { descriptor.value = Data(value ?? []) }
@@ -313,8 +319,7 @@ final class SimulatedLink {
             }
 
         case .write(let characteristic, let bytes):
-            let done: (UInt8?) -> Void = { [weak self] code in
-                guard let self else { return }
+            let done: (UInt8?) -> Void = { [self] code in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     p.deliver(.didWriteValue(peripheral: p.identifier, characteristic: characteristic.uuid,
@@ -339,8 +344,7 @@ final class SimulatedLink {
                                    characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
                                    carriedOver: false)
             exchange(.write(operation(0x12, descriptor.handle, ref), .request), value: bytes, errorHandle: descriptor.handle,
-                     server: { (serverWriteDescriptor(descriptor, bytes), nil) }) { [weak self] code, _ in
-                guard let self else { return }
+                     server: { (serverWriteDescriptor(descriptor, bytes), nil) }) { [self] code, _ in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     p.deliver(.didWriteDescriptorValue(peripheral: p.identifier, descriptor: descriptor.uuid,
@@ -352,8 +356,7 @@ final class SimulatedLink {
             }
 
         case .setNotify(let characteristic, let enabled):
-            let done: (UInt8?) -> Void = { [weak self] code in
-                guard let self else { return }
+            let done: (UInt8?) -> Void = { [self] code in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     if err == nil { characteristic.isNotifying = enabled }
@@ -390,8 +393,8 @@ final class SimulatedLink {
             let part = Array(bytes[offset..<min(bytes.count, offset + chunk)])
             let allowed = serverWritePrecheck(c, length: bytes.count, request: true)
             exchange(.write(operation(0x16, c.handle, valueRef(c), offset: UInt16(clamping: offset)), .prepare),
-                     value: part, errorHandle: c.handle, server: { (allowed, part) }) { [weak self] code, _ in
-                if let code { done(code) } else { self?.longWrite(c, bytes, offset: offset + chunk, done: done) }
+                     value: part, errorHandle: c.handle, server: { (allowed, part) }) { [self] code, _ in
+                if let code { done(code) } else { self.longWrite(c, bytes, offset: offset + chunk, done: done) }
             }
         } else {
             exchange(.write(operation(0x18, 0, nil, offset: 1), .execute), errorHandle: 0,
@@ -422,8 +425,8 @@ final class SimulatedLink {
     private func scheduleDrain() {
         guard !drainScheduled, inFlight > 0, !isSilent else { return }
         drainScheduled = true
-        world.schedule(after: device.connectionInterval) { [weak self] in
-            guard let self, self.isOpen else { return }
+        world.schedule(after: device.connectionInterval) { [self] in
+            guard self.isOpen else { return }
             self.drainScheduled = false
             guard !self.isSilent else { return }
             let n = min(self.inFlight, self.world.configuration.packetsPerConnectionEvent)
@@ -441,8 +444,8 @@ final class SimulatedLink {
 
     func readRSSI() {
         let rssi = device.rssi
-        world.schedule(after: device.connectionInterval) { [weak self] in
-            guard let self, self.isOpen, let p = self.peripheral else { return }
+        world.schedule(after: device.connectionInterval) { [self] in
+            guard self.isOpen, let p = self.peripheral else { return }
             p.deliver(.didReadRSSI(peripheral: p.identifier, rssi: rssi, error: nil)) {
                 $0.peripheral(p, didReadRSSI: NSNumber(value: rssi), error: nil)
             }
@@ -556,35 +559,37 @@ final class SimulatedLink {
         let old = cccd[h] ?? 0
         cccd[h] = value
         device.localServer?.configurationChanged(c, from: old, to: value, link: self)
-        let generation = (subscriptionGeneration[c.valueHandle] ?? 0) + 1
-        subscriptionGeneration[c.valueHandle] = generation
+        // The previous subscription's sources end; each enabling write starts them anew.
+        retireTicks { $0.characteristic.valueHandle == c.valueHandle }
         guard value & 0x3 != 0 else { return }
         for source in device.notificationSources where source.targets(c) {
-            tick(source, c, n: 0, generation: generation)
+            if let count = source.count, count <= 0 { continue }
+            let t = NotificationTick(link: self, source: source, characteristic: c, configuration: value)
+            ticks.append(t)
+            world.schedule(afterMicros: t.delay(before: 0), t)
         }
     }
 
-    private func tick(_ s: SimulatedPeripheral.NotificationSource, _ c: GATTServerDatabase.Characteristic, n: Int,
-                      generation: Int) {
-        if let count = s.count, n >= count { return }
-        let t = NotificationTick(link: self, source: s, characteristic: c, generation: generation)
-        ticks.append(t)
-        world.schedule(afterMicros: s.delay(before: n), t)
-    }
-
-    /// One tick of a notification source fired (`NotificationTick.fire`): send value `n` if the
-    /// subscription it belongs to is still the current one, then schedule the next.
+    /// One tick of a notification source fired (`NotificationTick.fire`, only while its
+    /// subscription is the current one): send value `n`, then schedule the next.
     func fire(_ t: NotificationTick) {
-        guard isOpen, subscriptionGeneration[t.characteristic.valueHandle] == t.generation else { return retire(t) }
-        _ = serverNotify(t.characteristic, t.source.value(t.n), preferIndication: t.source.indicate)
+        guard isOpen else { return retire(t) }
+        _ = send(t.characteristic, t.source.value(t.n), configuration: t.configuration,
+                 preferIndication: t.source.indicate, tick: t)
         t.n += 1
         if let count = t.source.count, t.n >= count { return retire(t) }
-        world.schedule(afterMicros: t.source.delay(before: t.n), t)
+        world.schedule(afterMicros: t.delay(before: t.n), t)
     }
 
     private func retire(_ t: NotificationTick) {
         t.isRetired = true
         ticks.removeAll { $0 === t }
+    }
+
+    private func retireTicks(where ends: (NotificationTick) -> Bool) {
+        guard !ticks.isEmpty else { return }
+        for t in ticks where ends(t) { t.isRetired = true }
+        ticks.removeAll { $0.isRetired }
     }
 
     deinit {
@@ -596,7 +601,15 @@ final class SimulatedLink {
     /// Part G 3.3.3.3): a notification when it enabled both, unless `preferIndication`. The
     /// value is cut to ATT_MTU − 3 (Vol 3 Part F 3.4.7.1).
     func serverNotify(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8], preferIndication: Bool = false) -> Bool {
-        guard isOpen, !isSilent, let h = c.cccdHandle, let config = cccd[h], config & 0x3 != 0 else { return false }
+        guard isOpen, let h = c.cccdHandle, let config = cccd[h] else { return false }
+        return send(c, value, configuration: config, preferIndication: preferIndication, tick: nil)
+    }
+
+    /// `serverNotify` with the client's configuration known (a tick carries it); `tick` also
+    /// caches the `CBCharacteristic` the value is delivered on.
+    private func send(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8], configuration config: UInt16,
+                      preferIndication: Bool, tick: NotificationTick?) -> Bool {
+        guard !isSilent, config & 0x3 != 0 else { return false }
         let notifies = config & 0x1 != 0 && !(preferIndication && config & 0x2 != 0)
         // Most values fit: keep the caller's array rather than copying it.
         let limit = Int(mtu) - 3
@@ -611,7 +624,7 @@ final class SimulatedLink {
                                       outcome: .pending)
             world.resolve(i, requestTime: world.nowMicros)
         }
-        guard let p = peripheral, let ch = p.characteristicsByHandle[c.valueHandle], ch.uuid == c.uuid else {
+        guard let p = peripheral, let ch = discovered(c, on: p, tick: tick) else {
             world.record(.world(.valueForUndiscoveredCharacteristic(peripheral: entry.identifier, handle: c.valueHandle)))
             return true
         }
@@ -623,6 +636,24 @@ final class SimulatedLink {
         return true
     }
 
+    /// The app's object for `c`, if it discovered it: looked up by value handle, or taken from
+    /// the tick's cache while the object and its discovered attributes are the same.
+    @inline(__always)
+    private func discovered(_ c: GATTServerDatabase.Characteristic, on p: CBPeripheral,
+                            tick: NotificationTick?) -> CBCharacteristic? {
+        if let tick, tick.cachedGeneration == p.generation, tick.cachedVersion == p.attributeVersion {
+            return tick.cachedCharacteristic
+        }
+        var ch = p.characteristicsByHandle[c.valueHandle]
+        if let found = ch, found.uuid != c.uuid { ch = nil }
+        if let tick {
+            tick.cachedGeneration = p.generation
+            tick.cachedVersion = p.attributeVersion
+            tick.cachedCharacteristic = ch
+        }
+        return ch
+    }
+
     /// The server's database changed: it indicates Service Changed for the whole handle range
     /// (Vol 3 Part G 7.1); Core Bluetooth drops every discovered service and reports them as
     /// invalidated. A server without a Service Changed characteristic (a captured database
@@ -632,7 +663,7 @@ final class SimulatedLink {
     func serviceChanged() {
         guard isOpen else { return }
         cccd.removeAll()
-        for k in subscriptionGeneration.keys { subscriptionGeneration[k, default: 0] += 1 }
+        retireTicks { _ in true }
         guard let handle = db.serviceChangedHandle else { return }
         let ref = AttributeRef.make(role: .value, handle: handle,
                                uuid: GATTServerDatabase.serviceChangedUUID.bluetoothUUID, characteristic: nil,
@@ -662,18 +693,34 @@ final class NotificationTick {
     unowned(unsafe) let link: SimulatedLink
     let source: SimulatedPeripheral.NotificationSource
     let characteristic: GATTServerDatabase.Characteristic
-    let generation: Int
+    /// The client's CCCD value for this subscription (it holds while the tick is live).
+    let configuration: UInt16
+    /// A periodic source's interval, µs (converted once, not per value).
+    private let intervalMicros: Int64
     /// The next value's index (`source.value(n)`).
-    var n = 0
+    @exclusivity(unchecked) var n = 0
     /// Set when the subscription ended or the link is gone: the queued event does nothing.
-    var isRetired = false
+    @exclusivity(unchecked) var isRetired = false
+    /// The app's `CBCharacteristic` for the value, valid while the peripheral object
+    /// (`CBPeripheral.generation`) and its discovered attributes (`attributeVersion`) are the
+    /// ones it was found for: saves a dictionary lookup per value.
+    @exclusivity(unchecked) var cachedGeneration = -1
+    @exclusivity(unchecked) var cachedVersion = -1
+    @exclusivity(unchecked) var cachedCharacteristic: CBCharacteristic?
 
     init(link: SimulatedLink, source: SimulatedPeripheral.NotificationSource,
-         characteristic: GATTServerDatabase.Characteristic, generation: Int) {
+         characteristic: GATTServerDatabase.Characteristic, configuration: UInt16) {
         self.link = link
         self.source = source
         self.characteristic = characteristic
-        self.generation = generation
+        self.configuration = configuration
+        intervalMicros = micros(source.interval)
+    }
+
+    /// µs from value `n − 1` (or from the subscription) to value `n`.
+    @inline(__always)
+    func delay(before n: Int) -> Int64 {
+        source.offsets == nil ? intervalMicros : source.delay(before: n)
     }
 
     func fire() {

@@ -35,21 +35,30 @@ public final class SimulatedWorld {
     }
 
     public let configuration: Configuration
-    public private(set) var trace = SimulatorTrace()
+
+    // `@exclusivity(unchecked)` on the state the notification path touches (here and on the
+    // link, its ticks, the entry, CBPeripheral, CBCharacteristic, CBCentralManager): each
+    // checked access to a class's stored `var` is a `swift_beginAccess` call (a thread-local
+    // lookup and an access-set update), about a third of the benchmark's instructions with
+    // ~20 such accesses per notification. The checks can never fire here: a world and its
+    // objects are confined to the thread that drives them, and no access to these properties
+    // spans a call (app and delegate code run between accesses, never inside an `inout` one).
+    @exclusivity(unchecked) public private(set) var trace = SimulatorTrace()
     public private(set) var peripherals: [SimulatedPeripheral] = []
     public private(set) var adapterState: CBManagerState
     public private(set) var authorization: CBManagerAuthorization
 
     /// Virtual time since the world started, µs.
-    public private(set) var nowMicros: Int64 = 0
+    @exclusivity(unchecked) public private(set) var nowMicros: Int64 = 0
     public var now: Duration { .microseconds(nowMicros) }
 
-    private var scheduler = EventScheduler()
+    @exclusivity(unchecked) private var scheduler = EventScheduler()
     /// Set when a `CBPeripheral` is deallocated or a `connect` awaits its `retained` flag: the
     /// end of the current run-loop turn must sweep (`CBCentralManager.sweepReleasedPeripherals`).
-    var sweepNeeded = false
-    private var centrals: [WeakCentral] = []
-    private var nextCentralID = 1
+    @exclusivity(unchecked) var sweepNeeded = false
+    /// Central managers by trace number − 1; a slot is cleared when its manager is
+    /// deallocated (`unregister`), which is how a queued event learns its manager is gone.
+    private var centrals: [CentralSlot] = []
     private var connectionCount = 0
     /// Identifiers the system has seen (discovered or connected): what
     /// `retrievePeripherals(withIdentifiers:)` can return.
@@ -147,7 +156,7 @@ public final class SimulatedWorld {
     /// `.resetting`, then back to `.poweredOn` after `configuration.resetDuration`.
     public func reset() {
         setAdapterState(.resetting)
-        schedule(after: configuration.resetDuration) { [weak self] in self?.setAdapterState(.poweredOn) }
+        schedule(after: configuration.resetDuration) { [unowned(unsafe) self] in self.setAdapterState(.poweredOn) }
     }
 
     /// The user's Bluetooth permission for the app (000_*.txt "Bluetooth Authorization").
@@ -226,16 +235,24 @@ public final class SimulatedWorld {
 
     // MARK: - Centrals
 
+    /// Adds a central manager; returns its number (1, 2, … in order of creation).
     func register(_ central: CBCentralManager) -> Int {
-        defer { nextCentralID += 1 }
-        centrals.append(WeakCentral(central))
-        return nextCentralID
+        centrals.append(CentralSlot(object: central))
+        return centrals.count
     }
 
-    var liveCentrals: [CBCentralManager] {
-        if centrals.contains(where: { $0.object == nil }) { centrals.removeAll { $0.object == nil } }
-        return centrals.compactMap(\.object)
+    /// Called by the manager's `deinit`.
+    func unregister(_ id: Int) {
+        guard centrals.indices.contains(id - 1) else { return }
+        centrals[id - 1].object = nil
     }
+
+    /// The manager numbered `id`, if it still exists.
+    func central(_ id: Int) -> CBCentralManager? {
+        centrals.indices.contains(id - 1) ? centrals[id - 1].object : nil
+    }
+
+    var liveCentrals: [CBCentralManager] { centrals.compactMap(\.object) }
 
     func allocateConnection() -> (number: Int, handle: UInt16) {
         connectionCount += 1
@@ -320,12 +337,14 @@ public final class SimulatedWorld {
 
 /// Carries a world through task-local storage. A world is confined to the thread that drives
 /// it; the box is only ever read on that thread, which is why the unchecked conformance holds.
+/// It holds the world strongly for the `withCurrent` call it is bound in (the caller holds it
+/// anyway): a `weak` reference would move the world's reference counts to a side table.
 private final class WorldBox: @unchecked Sendable {
-    weak var world: SimulatedWorld?
+    let world: SimulatedWorld
     init(_ w: SimulatedWorld) { world = w }
 }
 
-private struct WeakCentral {
-    weak var object: CBCentralManager?
-    init(_ c: CBCentralManager) { object = c }
+/// A central manager the world does not retain; cleared by the manager's `deinit`.
+private struct CentralSlot {
+    unowned(unsafe) var object: CBCentralManager?
 }
