@@ -151,6 +151,44 @@ import TestSupport
         #expect(Set(ends.prefix(5).map { $0?.side }) == [.remote, .linkLoss])
     }
 
+    /// The GAP Device Name, when the capture read it (reconnect_storm reads 0x2A00 on every
+    /// connection), names the peripheral.
+    @Test func theCapturedDeviceNameNamesThePeripheral() throws {
+        let replay = try Self.replay("reconnect_storm.central.btsnoop")
+        let peer = try #require(replay.replayedPeers().first)
+        let db = try #require(peer.models.last?.connection.summary.remoteDatabase)
+        let h = try #require(db.characteristics.first { $0.uuid == CBUUID(string: "2A00").bluetoothUUID }?.valueHandle)
+        guard case .value(let v)? = peer.reads[h]?.first else {
+            Issue.record("no Device Name read in the capture")
+            return
+        }
+        #expect(peer.reads[h]?.count == peer.models.count)
+        #expect(peer.peripheral.name == String(decoding: v, as: UTF8.self))
+        #expect(peer.peripheral.name == "PulseBelt HR")
+    }
+
+    /// The peripheral's handlers hold the replay state, never the other way round: nothing
+    /// outlives the world and the app.
+    @Test func nothingOutlivesTheWorld() throws {
+        let replay = try Self.replay("clean_heart_rate.central.btsnoop")
+        weak var peripheral: SimulatedPeripheral?
+        weak var world: SimulatedWorld?
+        do {
+            let w = SimulatedWorld()
+            peripheral = replay.install(into: w).first
+            let app = RecordingCentral(world: w, scanFor: [Self.heartRate], discover: nil, subscribe: [Self.measurement])
+            w.run(for: .seconds(3))
+            #expect(app.connections == 1)
+            #expect(!app.values(Self.measurement).isEmpty)
+            // Disconnected first: the simulator's own objects keep an open link alive.
+            app.central.cancelPeripheralConnection(try #require(app.peripheral))
+            w.run(for: .seconds(1))
+            world = w
+        }
+        #expect(world == nil)
+        #expect(peripheral == nil)
+    }
+
     @Test func onePeripheralPerPeerWithItsOwnDatabase() throws {
         let replay = try Self.replay("two_peripherals_concurrent.central.btsnoop")
         let peers = replay.replayedPeers()
