@@ -9,8 +9,8 @@ import Foundation
 ///
 /// What a simulated peripheral is built from, per peer (connections where this host was the
 /// central; the peer of a peripheral-side capture is a central, see `playCentral`):
-/// - **Database**: the peer's server as the LAST connection to it knew it (the timeline carries
-///   a database learned on an earlier connection of the same peer into later ones), with the
+/// - **Database**: the peer's server as the LAST connection to it knew it (its model keeps what
+///   an earlier connection to the same peer learned, outside the services it rediscovered), with the
 ///   captured handles and properties (`SimulatedService(handle:endHandle:)`, …) and no
 ///   generated Generic Attribute service: a captured 0x1801 is served as it was.
 /// - **Answers**: read and write outcomes of every selected connection to the peer,
@@ -36,8 +36,9 @@ extension CaptureReplay {
         replayedPeers(selection, faults: faults).map(\.peripheral)
     }
 
-    /// The same as `simulatedPeripherals`, with what each was built from (histories, streams,
-    /// the handles its database could not honour).
+    /// The same as `simulatedPeripherals`, with what each was built from (models, answer
+    /// histories, streams; `peripheral.ignoredHandles` lists captured handles the simulator's
+    /// layout could not honour, none for a consistent capture).
     public func replayedPeers(_ selection: ConnectionSelection = .all,
                               faults: ReplayFaults = .none) -> [ReplayedPeer] {
         var order: [String] = []
