@@ -36,6 +36,9 @@ final class SimulatedLink {
     let device: SimulatedPeripheral
     let number: Int
     let handle: UInt16
+    /// The peer's address type as the connection was made with it (LE Connection Complete
+    /// reports it once, Vol 4 Part E 7.7.65.1): every event of the connection carries it.
+    let peerAddressType: UInt8
     /// ATT_MTU: 23 until the exchange completes (Vol 3 Part F 3.2.8).
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
     @exclusivity(unchecked) var mtu: UInt16 = 23
@@ -68,6 +71,7 @@ final class SimulatedLink {
         self.device = entry.device
         self.number = number
         self.handle = handle
+        peerAddressType = entry.device.addressType
         freeBuffers = world.configuration.writeWithoutResponseBuffers
     }
 
@@ -157,7 +161,7 @@ final class SimulatedLink {
     }
 
     private func event(_ kind: TimelineEvent.Kind) -> TimelineEvent {
-        TimelineEvent(frame: 0, time: 0, connection: number, peer: device.address, peerAddressType: device.addressType,
+        TimelineEvent(frame: 0, time: 0, connection: number, peer: device.address, peerAddressType: peerAddressType,
                       kind: kind)
     }
 
@@ -628,7 +632,8 @@ final class SimulatedLink {
             world.record(.world(.valueForUndiscoveredCharacteristic(peripheral: entry.identifier, handle: c.valueHandle)))
             return true
         }
-        ch.value = Data(bytes)
+        // Through the buffer: Data's generic sequence initializer costs several times more.
+        ch.value = bytes.withUnsafeBytes { Data($0) }
         p.deliver(.didUpdateValue(peripheral: p.identifier, characteristic: ch.uuid, length: bytes.count, error: nil),
                   manager: central) {
             $0.peripheral(p, didUpdateValueFor: ch, error: nil)
