@@ -31,7 +31,9 @@ final class SimulatedLink {
     // closure checks `isOpen` before it touches these three. Checked `unowned` would cost an
     // atomic strong retain per use on the notification path.
     unowned(unsafe) let world: SimulatedWorld
-    unowned(unsafe) let central: CBCentralManager
+    /// The manager whose connection this is; a restored manager takes it over
+    /// (`CBCentralManager.terminate`).
+    unowned(unsafe) var central: CBCentralManager
     unowned(unsafe) let entry: PeripheralEntry
     let device: SimulatedPeripheral
     let number: Int

@@ -60,6 +60,8 @@ public final class SimulatedWorld {
     /// deallocated (`unregister`), which is how a queued event learns its manager is gone.
     private var centrals: [CentralSlot] = []
     private var connectionCount = 0
+    /// Central-manager state the system keeps across an app relaunch, by restore identifier.
+    private var preservedCentrals: [String: PreservedCentralState] = [:]
     /// Identifiers the system has seen (discovered or connected): what
     /// `retrievePeripherals(withIdentifiers:)` can return.
     var knownIdentifiers: Set<UUID> = []
@@ -194,6 +196,26 @@ public final class SimulatedWorld {
         for c in liveCentrals { c.linkLost(peripheral) }
     }
 
+    /// The app's process is terminated and launched again, as iOS does to an app in the
+    /// background for a Bluetooth event (000_*.txt "State Restoration"). Every central manager
+    /// of the old process stops: nothing reaches it or its delegate any more. One created with
+    /// `CBCentralManagerOptionRestoreIdentifierKey` leaves its connected and connecting
+    /// peripherals (and what it was scanning for) with the system; the new launch's manager
+    /// with the same identifier gets them in `centralManager(_:willRestoreState:)` before its
+    /// first state update. Without the key the old connections end. Drop the old app's
+    /// objects and create the new ones (in `withCurrent`) after calling this. The same
+    /// happens to a single manager that the app deallocates.
+    public func relaunchApp() {
+        record(.world(.appRelaunched))
+        for c in liveCentrals { c.terminate() }
+    }
+
+    func preserve(_ state: PreservedCentralState, for identifier: String) { preservedCentrals[identifier] = state }
+
+    func takePreservedState(_ identifier: String) -> PreservedCentralState? {
+        preservedCentrals.removeValue(forKey: identifier)
+    }
+
     /// The peripheral ends every connection to it now, as its host does with HCI Disconnect
     /// (Core Vol 4 Part E 7.1.6): the peer sends LL_TERMINATE_IND and the central's controller
     /// reports Disconnection Complete with `reason` (Vol 4 Part E 7.7.5; reason codes Vol 1
@@ -237,7 +259,7 @@ public final class SimulatedWorld {
 
     /// Adds a central manager; returns its number (1, 2, … in order of creation).
     func register(_ central: CBCentralManager) -> Int {
-        centrals.append(CentralSlot(object: central))
+        centrals.append(CentralSlot(object: .passUnretained(central)))
         return centrals.count
     }
 
@@ -249,10 +271,10 @@ public final class SimulatedWorld {
 
     /// The manager numbered `id`, if it still exists.
     func central(_ id: Int) -> CBCentralManager? {
-        centrals.indices.contains(id - 1) ? centrals[id - 1].object : nil
+        centrals.indices.contains(id - 1) ? centrals[id - 1].object?.takeUnretainedValue() : nil
     }
 
-    var liveCentrals: [CBCentralManager] { centrals.compactMap(\.object) }
+    var liveCentrals: [CBCentralManager] { centrals.compactMap { $0.object?.takeUnretainedValue() } }
 
     func allocateConnection() -> (number: Int, handle: UInt16) {
         connectionCount += 1
@@ -344,7 +366,18 @@ private final class WorldBox: @unchecked Sendable {
     init(_ w: SimulatedWorld) { world = w }
 }
 
-/// A central manager the world does not retain; cleared by the manager's `deinit`.
+/// What the system keeps of a terminated app's central manager (`SimulatedWorld.relaunchApp`).
+struct PreservedCentralState {
+    /// Connected and connecting peripherals, with their links.
+    var entries: [PeripheralEntry]
+    var isScanning: Bool
+    var scanServices: [CBUUID]?
+    var allowDuplicates: Bool
+}
+
+/// A central manager the world does not retain; cleared by the manager's `deinit`. `Unmanaged`
+/// rather than an `unowned(unsafe)` optional: copies of a struct holding one read back nil in
+/// unoptimized builds (Swift 6.3, seen in `compactMap` over the slots).
 private struct CentralSlot {
-    unowned(unsafe) var object: CBCentralManager?
+    var object: Unmanaged<CBCentralManager>?
 }
