@@ -14,24 +14,24 @@ public final class CBCentralManager {
     /// `.unknown` until the first state update arrives (000_*.txt "Creating the Central
     /// Manager": always wait for `.poweredOn`).
     @exclusivity(unchecked) public private(set) var state: CBManagerState = .unknown
-    public private(set) var isScanning = false
+    @exclusivity(unchecked) public private(set) var isScanning = false
     public var authorization: CBManagerAuthorization { world.authorization }
     public let world: SimulatedWorld
     /// This manager's number in the world's trace (1, 2, …).
     @exclusivity(unchecked) public private(set) var traceID = 0
 
-    var entries: [PeripheralEntry] = []
-    private var entryIndex: [UUID: Int] = [:]
-    private var scanServices: [CBUUID]?
-    private var allowDuplicates = false
-    private var scanGeneration = 0
+    @exclusivity(unchecked) var entries: [PeripheralEntry] = []
+    @exclusivity(unchecked) private var entryIndex: [UUID: Int] = [:]
+    @exclusivity(unchecked) private var scanServices: [CBUUID]?
+    @exclusivity(unchecked) private var allowDuplicates = false
+    @exclusivity(unchecked) private var scanGeneration = 0
     /// `CBCentralManagerOptionRestoreIdentifierKey`: the manager's state outlives the app's
     /// process (see `SimulatedWorld.relaunchApp`).
     public let restoreIdentifier: String?
     /// The app's process ended (`terminate`): nothing reaches this manager any more.
-    private var isTerminated = false
+    @exclusivity(unchecked) private var isTerminated = false
     /// State taken over from the previous launch, delivered before the first state update.
-    private var restored: PreservedCentralState?
+    @exclusivity(unchecked) private var restored: PreservedCentralState?
     /// The delegate method currently running (for `CallContext.inCallback`).
     @exclusivity(unchecked) var currentCallback: String?
 

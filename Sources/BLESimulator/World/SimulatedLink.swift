@@ -33,7 +33,7 @@ final class SimulatedLink {
     unowned(unsafe) let world: SimulatedWorld
     /// The manager whose connection this is; a restored manager takes it over
     /// (`CBCentralManager.terminate`).
-    unowned(unsafe) var central: CBCentralManager
+    @exclusivity(unchecked) unowned(unsafe) var central: CBCentralManager
     unowned(unsafe) let entry: PeripheralEntry
     let device: SimulatedPeripheral
     let number: Int
@@ -47,11 +47,11 @@ final class SimulatedLink {
     @exclusivity(unchecked) private(set) var isOpen = true
     @exclusivity(unchecked) var isSilent = false
 
-    private var queue: [ATTOperation] = []
-    private var head = 0
-    private var busy = false
+    @exclusivity(unchecked) private var queue: [ATTOperation] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var busy = false
     /// Trace index and time of the request on the air, if any.
-    private var outstanding: (index: Int, time: Int64)?
+    @exclusivity(unchecked) private var outstanding: (index: Int, time: Int64)?
 
     /// Server side: this client's CCCD values by CCCD handle.
     @exclusivity(unchecked) private var cccd: [UInt16: UInt16] = [:]
@@ -61,10 +61,10 @@ final class SimulatedLink {
     @exclusivity(unchecked) private var ticks: [NotificationTick] = []
 
     // Write Command flow control (controller ACL buffers, Vol 4 Part E 4.1.1).
-    private var freeBuffers: Int
-    private var inFlight = 0
-    private var drainScheduled = false
-    private var blocked = false
+    @exclusivity(unchecked) private var freeBuffers: Int
+    @exclusivity(unchecked) private var inFlight = 0
+    @exclusivity(unchecked) private var drainScheduled = false
+    @exclusivity(unchecked) private var blocked = false
 
     init(world: SimulatedWorld, central: CBCentralManager, entry: PeripheralEntry, number: Int, handle: UInt16) {
         self.world = world

@@ -44,9 +44,9 @@ public final class SimulatedWorld {
     // objects are confined to the thread that drives them, and no access to these properties
     // spans a call (app and delegate code run between accesses, never inside an `inout` one).
     @exclusivity(unchecked) public private(set) var trace = SimulatorTrace()
-    public private(set) var peripherals: [SimulatedPeripheral] = []
-    public private(set) var adapterState: CBManagerState
-    public private(set) var authorization: CBManagerAuthorization
+    @exclusivity(unchecked) public private(set) var peripherals: [SimulatedPeripheral] = []
+    @exclusivity(unchecked) public private(set) var adapterState: CBManagerState
+    @exclusivity(unchecked) public private(set) var authorization: CBManagerAuthorization
 
     /// Virtual time since the world started, µs.
     @exclusivity(unchecked) public private(set) var nowMicros: Int64 = 0
@@ -58,19 +58,22 @@ public final class SimulatedWorld {
     @exclusivity(unchecked) var sweepNeeded = false
     /// Central managers by trace number − 1; a slot is cleared when its manager is
     /// deallocated (`unregister`), which is how a queued event learns its manager is gone.
-    private var centrals: [CentralSlot] = []
-    private var connectionCount = 0
+    @exclusivity(unchecked) private var centrals: [CentralSlot] = []
+    @exclusivity(unchecked) private var connectionCount = 0
     /// Central-manager state the system keeps across an app relaunch, by restore identifier.
-    private var preservedCentrals: [String: PreservedCentralState] = [:]
+    @exclusivity(unchecked) private var preservedCentrals: [String: PreservedCentralState] = [:]
     /// Identifiers the system has seen (discovered or connected): what
     /// `retrievePeripherals(withIdentifiers:)` can return.
-    var knownIdentifiers: Set<UUID> = []
+    @exclusivity(unchecked) var knownIdentifiers: Set<UUID> = []
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         adapterState = configuration.adapterState
         authorization = configuration.authorization
     }
+
+    /// Queued events that never ran give back their references.
+    deinit { scheduler.releaseAll() }
 
     // MARK: - Peripherals
 
@@ -122,10 +125,7 @@ public final class SimulatedWorld {
 
     private func step(_ item: EventScheduler.Item) {
         nowMicros = max(nowMicros, item.time)
-        switch item.event {
-        case .action(let action): action()
-        case .notificationTick(let tick): tick.fire()
-        }
+        EventScheduler.run(item)
         // After every turn of the run loop: anything the app did not keep is gone now. Only
         // turns that released a `CBPeripheral` or left a `connect` to settle have work to do.
         if sweepNeeded {
