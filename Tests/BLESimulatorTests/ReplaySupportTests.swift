@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEPackets
 import BLESimulator
 import BLETimeline
 import Foundation
@@ -360,6 +361,36 @@ struct ReplaySupportTests {
     }
 
     // MARK: - Captured advertising bytes
+
+    @Test("without an override the fields make the AD structures, as blecap's own decoder reads them")
+    func synthesizedAdvertisingData() throws {
+        let sensor = makeHeartRateSensor()
+        let custom = CBUUID(string: "6E400001-B5A3-F393-E0A9-E50E24DCCA9E")
+        sensor.advertisedServiceUUIDs = [heartRateServiceUUID, custom, batteryServiceUUID]
+        sensor.localName = "HRM-7"
+        sensor.txPowerLevel = -4
+        sensor.serviceData = [(uuid: batteryServiceUUID, data: [87])]
+        sensor.manufacturerData = [0x4C, 0x00, 0x01, 0x02]
+        let (world, app) = connectedWorld(sensor)
+        withExtendedLifetime(app) { world.run(for: .seconds(1)) }
+        let ad = try #require(world.trace.radioEvents.first { if case .advertisement = $0.kind { true } else { false } })
+        let bytes = ad.value.bytes
+        try bytes.withByteView { view in
+            let data = AdvertisingData(view)
+            if case .complete = data.termination {} else { Issue.record("AD structures not well formed: \(bytes)") }
+            #expect(data.flags?.rawValue == 0x06)
+            #expect(Array(data.serviceUUIDs) == [heartRateServiceUUID, batteryServiceUUID, custom].map(\.bluetoothUUID))
+            #expect(data.localName.map { String(decoding: $0.toArray(), as: UTF8.self) } == "HRM-7")
+            #expect(data.txPowerLevel == -4)
+            let m = try #require(data.manufacturerData)
+            #expect(m.companyID == 0x004C)
+            #expect(m.data.toArray() == [0x01, 0x02])
+            let sd = Array(data.serviceData)
+            #expect(sd.count == 1)
+            #expect(sd.first?.uuid == batteryServiceUUID.bluetoothUUID)
+            #expect(sd.first?.data.toArray() == [87])
+        }
+    }
 
     @Test("advertisingDataOverride goes on the air and into the export; the fields still make advertisementData")
     func advertisingOverride() throws {
