@@ -122,6 +122,61 @@ struct ReplaySupportTests {
         #expect(p.ignoredHandles.isEmpty)
     }
 
+    @Test("arbitrary explicit handles (random, seeded): no trap, the table stays strictly increasing")
+    func randomHandles() throws {
+        var seed: UInt64 = 0x5EED
+        func next(_ bound: UInt64) -> UInt64 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return (seed >> 33) % bound
+        }
+        func handle() -> UInt16? {
+            switch next(6) {
+            case 0: nil
+            case 1: 0
+            case 2: 0xFFFF - UInt16(next(4))
+            default: UInt16(next(0x60))
+            }
+        }
+        var checked = 0
+        for round in 0..<200 {
+            let services = (0..<Int(next(4))).map { _ in
+                SimulatedService(uuid: CBUUID(string: "AA0\(next(10))"), characteristics: (0..<Int(next(4))).map { _ in
+                    SimulatedCharacteristic(
+                        uuid: CBUUID(string: "BB0\(next(10))"), properties: next(2) == 0 ? [.read] : [.read, .notify],
+                        descriptors: (0..<Int(next(3))).map { _ in
+                            SimulatedDescriptor(uuid: CBUUID(string: next(2) == 0 ? "2901" : "2902"), handle: handle())
+                        },
+                        declarationHandle: handle(), valueHandle: handle())
+                }, handle: handle(), endHandle: handle())
+            }
+            let p = SimulatedPeripheral(address: BDAddr(rawValue: UInt64(0xC0_0000_0000 + round)), services: services)
+            p.providesGenericAttributeService = next(2) == 0
+            p.advertisedServiceUUIDs = services.first.map { [$0.uuid] } ?? []
+            // Every handle the server uses, in table order, must increase.
+            let (world, app) = connectedWorld(p, scanFor: services.first?.uuid ?? heartRateServiceUUID)
+            withExtendedLifetime(app) { world.run(for: .seconds(2)) }
+            guard !services.isEmpty, p.omittedAttributeCount == 0 else { continue }
+            let discovered = app.peripheral?.services ?? []
+            if discovered.count == services.count { checked += 1 }
+            var last: UInt16 = 0
+            for s in discovered {
+                #expect(s.handle > last, "round \(round)")
+                last = s.handle
+                for c in s.characteristics ?? [] {
+                    #expect(c.handle > last, "round \(round)")
+                    last = c.handle
+                    for d in c.descriptors ?? [] {
+                        #expect(d.handle > last, "round \(round)")
+                        last = d.handle
+                    }
+                }
+            }
+        }
+        // A good share of rounds got as far as a full discovery (the others had no services
+        // or ran out of handles near 0xFFFF, which the loop skips).
+        #expect(checked >= 40)
+    }
+
     @Test("a CCCD is added when none is defined: after the value, or after explicitly placed descriptors")
     func automaticCCCD() throws {
         let placed = SimulatedCharacteristic(uuid: CBUUID(string: "AAA1"), properties: [.indicate],
