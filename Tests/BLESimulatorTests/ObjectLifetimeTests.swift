@@ -54,4 +54,25 @@ struct ObjectLifetimeTests {
         peripheral.discoverServices(nil)
         #expect(world.isIdle)
     }
+
+    @Test("a world dropped with events still queued releases them; queued events run once, in order")
+    func queuedEventsReleased() {
+        final class Token {}
+        weak let token: Token?
+        var ran: [Int] = []
+        do {
+            let world = SimulatedWorld()
+            let t = Token()
+            token = t
+            world.schedule(after: .seconds(2)) { [t] in _ = t; ran.append(2) }
+            world.schedule(after: .seconds(1)) { ran.append(1) }
+            world.schedule(after: .seconds(1)) { ran.append(11) }
+            world.run(for: .milliseconds(1500))
+            #expect(ran == [1, 11])
+            #expect(!world.isIdle)
+        }
+        // The 2 s event never ran; the world's queue let go of its closure (and the token).
+        #expect(ran == [1, 11])
+        #expect(token == nil)
+    }
 }

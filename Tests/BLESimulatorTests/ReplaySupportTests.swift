@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEPackets
 import BLESimulator
 import BLETimeline
 import Foundation
@@ -119,6 +120,61 @@ struct ReplaySupportTests {
         // AAA1 takes 0xFFFD–0xFFFE; AAA2 gets its declaration at 0xFFFF and nothing more.
         #expect(p.omittedAttributeCount == 2 + 1 + 1)
         #expect(p.ignoredHandles.isEmpty)
+    }
+
+    @Test("arbitrary explicit handles (random, seeded): no trap, the table stays strictly increasing")
+    func randomHandles() throws {
+        var seed: UInt64 = 0x5EED
+        func next(_ bound: UInt64) -> UInt64 {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return (seed >> 33) % bound
+        }
+        func handle() -> UInt16? {
+            switch next(6) {
+            case 0: nil
+            case 1: 0
+            case 2: 0xFFFF - UInt16(next(4))
+            default: UInt16(next(0x60))
+            }
+        }
+        var checked = 0
+        for round in 0..<200 {
+            let services = (0..<Int(next(4))).map { _ in
+                SimulatedService(uuid: CBUUID(string: "AA0\(next(10))"), characteristics: (0..<Int(next(4))).map { _ in
+                    SimulatedCharacteristic(
+                        uuid: CBUUID(string: "BB0\(next(10))"), properties: next(2) == 0 ? [.read] : [.read, .notify],
+                        descriptors: (0..<Int(next(3))).map { _ in
+                            SimulatedDescriptor(uuid: CBUUID(string: next(2) == 0 ? "2901" : "2902"), handle: handle())
+                        },
+                        declarationHandle: handle(), valueHandle: handle())
+                }, handle: handle(), endHandle: handle())
+            }
+            let p = SimulatedPeripheral(address: BDAddr(rawValue: UInt64(0xC0_0000_0000 + round)), services: services)
+            p.providesGenericAttributeService = next(2) == 0
+            p.advertisedServiceUUIDs = services.first.map { [$0.uuid] } ?? []
+            // Every handle the server uses, in table order, must increase.
+            let (world, app) = connectedWorld(p, scanFor: services.first?.uuid ?? heartRateServiceUUID)
+            withExtendedLifetime(app) { world.run(for: .seconds(2)) }
+            guard !services.isEmpty, p.omittedAttributeCount == 0 else { continue }
+            let discovered = app.peripheral?.services ?? []
+            if discovered.count == services.count { checked += 1 }
+            var last: UInt16 = 0
+            for s in discovered {
+                #expect(s.handle > last, "round \(round)")
+                last = s.handle
+                for c in s.characteristics ?? [] {
+                    #expect(c.handle > last, "round \(round)")
+                    last = c.handle
+                    for d in c.descriptors ?? [] {
+                        #expect(d.handle > last, "round \(round)")
+                        last = d.handle
+                    }
+                }
+            }
+        }
+        // A good share of rounds got as far as a full discovery (the others had no services
+        // or ran out of handles near 0xFFFF, which the loop skips).
+        #expect(checked >= 40)
     }
 
     @Test("a CCCD is added when none is defined: after the value, or after explicitly placed descriptors")
@@ -360,6 +416,36 @@ struct ReplaySupportTests {
     }
 
     // MARK: - Captured advertising bytes
+
+    @Test("without an override the fields make the AD structures, as blecap's own decoder reads them")
+    func synthesizedAdvertisingData() throws {
+        let sensor = makeHeartRateSensor()
+        let custom = CBUUID(string: "6E400001-B5A3-F393-E0A9-E50E24DCCA9E")
+        sensor.advertisedServiceUUIDs = [heartRateServiceUUID, custom, batteryServiceUUID]
+        sensor.localName = "HRM-7"
+        sensor.txPowerLevel = -4
+        sensor.serviceData = [(uuid: batteryServiceUUID, data: [87])]
+        sensor.manufacturerData = [0x4C, 0x00, 0x01, 0x02]
+        let (world, app) = connectedWorld(sensor)
+        withExtendedLifetime(app) { world.run(for: .seconds(1)) }
+        let ad = try #require(world.trace.radioEvents.first { if case .advertisement = $0.kind { true } else { false } })
+        let bytes = ad.value.bytes
+        try bytes.withByteView { view in
+            let data = AdvertisingData(view)
+            if case .complete = data.termination {} else { Issue.record("AD structures not well formed: \(bytes)") }
+            #expect(data.flags?.rawValue == 0x06)
+            #expect(Array(data.serviceUUIDs) == [heartRateServiceUUID, batteryServiceUUID, custom].map(\.bluetoothUUID))
+            #expect(data.localName.map { String(decoding: $0.toArray(), as: UTF8.self) } == "HRM-7")
+            #expect(data.txPowerLevel == -4)
+            let m = try #require(data.manufacturerData)
+            #expect(m.companyID == 0x004C)
+            #expect(m.data.toArray() == [0x01, 0x02])
+            let sd = Array(data.serviceData)
+            #expect(sd.count == 1)
+            #expect(sd.first?.uuid == batteryServiceUUID.bluetoothUUID)
+            #expect(sd.first?.data.toArray() == [87])
+        }
+    }
 
     @Test("advertisingDataOverride goes on the air and into the export; the fields still make advertisementData")
     func advertisingOverride() throws {

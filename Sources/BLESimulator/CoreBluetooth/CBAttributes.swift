@@ -32,9 +32,9 @@ public class CBService: CBAttribute {
     private let generation: Int
     public let isPrimary: Bool
     /// Filled by `discoverCharacteristics(_:for:)`; nil until then.
-    public internal(set) var characteristics: [CBCharacteristic]?
+    @exclusivity(unchecked) public internal(set) var characteristics: [CBCharacteristic]?
     /// Filled by `discoverIncludedServices(_:for:)`; nil until then.
-    public internal(set) var includedServices: [CBService]?
+    @exclusivity(unchecked) public internal(set) var includedServices: [CBService]?
     /// Last handle of the service's group (Vol 3 Part G 3.1).
     let endHandle: UInt16
 
@@ -49,13 +49,13 @@ public class CBService: CBAttribute {
 
 /// `CBCharacteristic`: a discovered characteristic.
 public class CBCharacteristic: CBAttribute {
-    public internal(set) weak var service: CBService?
+    @exclusivity(unchecked) public internal(set) weak var service: CBService?
     public let properties: CBCharacteristicProperties
     /// The last value read or notified; nil until one arrives.
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
     @exclusivity(unchecked) public internal(set) var value: Data?
     /// Filled by `discoverDescriptors(for:)`; nil until then.
-    public internal(set) var descriptors: [CBDescriptor]?
+    @exclusivity(unchecked) public internal(set) var descriptors: [CBDescriptor]?
     /// Whether notifications or indications are enabled (set when the CCCD write succeeds).
     @exclusivity(unchecked) public internal(set) var isNotifying: Bool = false
 
@@ -68,7 +68,7 @@ public class CBCharacteristic: CBAttribute {
 
 /// `CBDescriptor`: a discovered characteristic descriptor.
 public final class CBDescriptor: CBAttribute {
-    public private(set) weak var characteristic: CBCharacteristic?
+    @exclusivity(unchecked) public private(set) weak var characteristic: CBCharacteristic?
     /// The last value read (Core Bluetooth decodes some descriptors; raw bytes here).
     @exclusivity(unchecked) public internal(set) var value: Data?
 

@@ -14,17 +14,24 @@ public final class CBCentralManager {
     /// `.unknown` until the first state update arrives (000_*.txt "Creating the Central
     /// Manager": always wait for `.poweredOn`).
     @exclusivity(unchecked) public private(set) var state: CBManagerState = .unknown
-    public private(set) var isScanning = false
+    @exclusivity(unchecked) public private(set) var isScanning = false
     public var authorization: CBManagerAuthorization { world.authorization }
     public let world: SimulatedWorld
     /// This manager's number in the world's trace (1, 2, …).
     @exclusivity(unchecked) public private(set) var traceID = 0
 
-    var entries: [PeripheralEntry] = []
-    private var entryIndex: [UUID: Int] = [:]
-    private var scanServices: [CBUUID]?
-    private var allowDuplicates = false
-    private var scanGeneration = 0
+    @exclusivity(unchecked) var entries: [PeripheralEntry] = []
+    @exclusivity(unchecked) private var entryIndex: [UUID: Int] = [:]
+    @exclusivity(unchecked) private var scanServices: [CBUUID]?
+    @exclusivity(unchecked) private var allowDuplicates = false
+    @exclusivity(unchecked) private var scanGeneration = 0
+    /// `CBCentralManagerOptionRestoreIdentifierKey`: the manager's state outlives the app's
+    /// process (see `SimulatedWorld.relaunchApp`).
+    public let restoreIdentifier: String?
+    /// The app's process ended (`terminate`): nothing reaches this manager any more.
+    @exclusivity(unchecked) private var isTerminated = false
+    /// State taken over from the previous launch, delivered before the first state update.
+    @exclusivity(unchecked) private var restored: PreservedCentralState?
     /// The delegate method currently running (for `CallContext.inCallback`).
     @exclusivity(unchecked) var currentCallback: String?
 
@@ -42,21 +49,102 @@ public final class CBCentralManager {
                 world: SimulatedWorld) {
         self.delegate = delegate
         self.world = world
+        restoreIdentifier = options?[CBCentralManagerOptionRestoreIdentifierKey] as? String
         traceID = world.register(self)
+        // A relaunched app's manager takes over what the system kept for its identifier.
+        if let id = restoreIdentifier, let saved = world.takePreservedState(id) {
+            for e in saved.entries {
+                entryIndex[e.identifier] = entries.count
+                entries.append(e)
+                e.link?.central = self
+            }
+            restored = saved
+        }
         for d in world.peripherals { peripheralAdded(d) }
-        record(.centralManagerInit(restoreIdentifier: options?[CBCentralManagerOptionRestoreIdentifierKey] as? String,
+        record(.centralManagerInit(restoreIdentifier: restoreIdentifier,
                                    showPowerAlert: boolOption(options, CBCentralManagerOptionShowPowerAlertKey)),
                entry: nil, .performed)
-        // The first state arrives asynchronously, even when the adapter is already on.
-        later(afterMicros: micros(world.configuration.stateUpdateDelay)) { $0.worldStateChanged() }
+        // The first state arrives asynchronously, even when the adapter is already on; a
+        // restored manager hears `willRestoreState` first.
+        later(afterMicros: micros(world.configuration.stateUpdateDelay)) { m in
+            if let r = m.restored {
+                m.restored = nil
+                m.deliverRestoration(r)
+            }
+            m.worldStateChanged()
+        }
     }
 
-    /// The app let the manager go: its `CBPeripheral`s lose their manager, its links stop.
-    deinit {
+    /// The app let the manager go: as if its process ended (`terminate`).
+    deinit { terminate() }
+
+    // MARK: - State restoration
+
+    /// The app's process ends (`SimulatedWorld.relaunchApp`, or the app lets the manager go).
+    /// Without a restore identifier the manager's connections end (on the air, with no
+    /// callbacks: there is no app left to call) and pending ones are cancelled. With one, the
+    /// system keeps its connected and connecting peripherals for the next launch's manager of
+    /// the same identifier (000_*.txt "State Restoration": the system "re-create[s] your
+    /// central … manager after your app is terminated and relaunched"), together with what
+    /// it was scanning for; the scan itself stops with the app, and the new manager's
+    /// delegate gets it back in `willRestoreState` to resume.
+    func terminate() {
+        guard !isTerminated else { return }
+        isTerminated = true
         world.unregister(traceID)
+        var kept: [PeripheralEntry] = []
         for e in entries {
             e.object?.manager = nil
+            if restoreIdentifier != nil, e.state == .connected || e.state == .connecting {
+                e.object = nil
+                e.handedOut = false
+                e.unresolvedConnectCall = nil
+                e.connectGeneration += 1
+                kept.append(e)
+                continue
+            }
+            switch e.state {
+            case .connecting:
+                e.connectGeneration += 1
+                e.state = .disconnected
+                world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: e.device.address,
+                                                peerAddressType: e.device.addressType, kind: .connectionCancel),
+                                  commandAnswered: true)
+            case .connected, .disconnecting:
+                e.autoReconnect = false
+                endConnection(e, reason: 0x16, side: .local, error: nil, notify: false)
+            case .disconnected: break
+            }
             e.link?.detach()
+        }
+        let scanning = isScanning
+        if isScanning { endScan(onAir: true) }
+        guard let id = restoreIdentifier, !kept.isEmpty || scanning else { return }
+        world.preserve(PreservedCentralState(entries: kept, isScanning: scanning, scanServices: scanServices,
+                                             allowDuplicates: allowDuplicates), for: id)
+        world.record(.world(.centralStatePreserved(restoreIdentifier: id, peripherals: kept.map(\.identifier),
+                                                   isScanning: scanning)))
+    }
+
+    /// `centralManager(_:willRestoreState:)` with Core Bluetooth's keys: the restored
+    /// peripherals (new objects, connected or connecting, which the app must retain as any
+    /// other) and, if the old manager was scanning, its services and options. Discovered
+    /// services are not carried over: the app discovers again.
+    private func deliverRestoration(_ r: PreservedCentralState) {
+        let peripherals = r.entries.map { object(for: $0) }
+        world.sweepNeeded = true
+        var state: [String: Any] = [:]
+        if !peripherals.isEmpty { state[CBCentralManagerRestoredStatePeripheralsKey] = peripherals }
+        if r.isScanning {
+            if let services = r.scanServices { state[CBCentralManagerRestoredStateScanServicesKey] = services }
+            state[CBCentralManagerRestoredStateScanOptionsKey] =
+                [CBCentralManagerScanOptionAllowDuplicatesKey: NSNumber(value: r.allowDuplicates)] as [String: Any]
+        }
+        // A pending connection goes on under the new manager.
+        for e in r.entries where e.state == .connecting { attemptConnection(e) }
+        deliver(.willRestoreState(peripherals: r.entries.map(\.identifier), scanServices: r.isScanning ? r.scanServices : nil,
+                                  isScanning: r.isScanning)) {
+            $0.centralManager(self, willRestoreState: state)
         }
     }
 

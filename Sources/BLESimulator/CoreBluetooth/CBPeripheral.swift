@@ -12,7 +12,7 @@ public final class CBPeripheral: CustomStringConvertible {
     @exclusivity(unchecked) public weak var delegate: (any CBPeripheralDelegate)?
     /// The manager that made this object; nil once it is gone (cleared by the manager's
     /// `deinit`: unretained rather than `weak`, see `PeripheralEntry.object`).
-    public internal(set) unowned(unsafe) var manager: CBCentralManager?
+    @exclusivity(unchecked) public internal(set) unowned(unsafe) var manager: CBCentralManager?
     let entry: PeripheralEntry
     /// `entry.objectGeneration` when this object was made.
     let generation: Int

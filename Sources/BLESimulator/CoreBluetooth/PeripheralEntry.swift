@@ -16,19 +16,19 @@ final class PeripheralEntry {
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
     @exclusivity(unchecked) unowned(unsafe) var object: CBPeripheral?
     /// Bumped for each new object: attributes remember the one they belong to (`CBService.peripheral`).
-    var objectGeneration = 0
+    @exclusivity(unchecked) var objectGeneration = 0
     /// An object was handed to the app and not yet seen released.
-    var handedOut = false
+    @exclusivity(unchecked) var handedOut = false
     @exclusivity(unchecked) var state: CBPeripheralState = .disconnected
     @exclusivity(unchecked) var link: SimulatedLink?
-    var autoReconnect = false
+    @exclusivity(unchecked) var autoReconnect = false
     /// Bumped whenever a pending connection attempt is cancelled, so stale scheduled
     /// completions do nothing.
-    var connectGeneration = 0
+    @exclusivity(unchecked) var connectGeneration = 0
     /// Trace index of the `connect` call whose `retained` flag is still to be decided.
-    var unresolvedConnectCall: Int?
+    @exclusivity(unchecked) var unresolvedConnectCall: Int?
     /// Reported once in the current scan (duplicate filtering).
-    var seenInScan = false
+    @exclusivity(unchecked) var seenInScan = false
 
     init(device: SimulatedPeripheral) { self.device = device }
 }

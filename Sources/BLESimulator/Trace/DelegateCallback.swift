@@ -4,6 +4,9 @@ import Foundation
 /// delegate was set, which is itself worth a finding).
 public enum DelegateCallback: Sendable, Equatable {
     case didUpdateState(CBManagerState)
+    /// State restoration (`SimulatedWorld.relaunchApp`): the peripherals handed back, and the
+    /// scan the old manager had running (services nil: all).
+    case willRestoreState(peripherals: [UUID], scanServices: [CBUUID]?, isScanning: Bool)
     case didDiscover(peripheral: UUID, rssi: Int, localName: String?, serviceUUIDs: [CBUUID])
     case didConnect(peripheral: UUID)
     case didFailToConnect(peripheral: UUID, error: String?)
@@ -25,6 +28,7 @@ public enum DelegateCallback: Sendable, Equatable {
     public var name: String {
         switch self {
         case .didUpdateState: "centralManagerDidUpdateState(_:)"
+        case .willRestoreState: "centralManager(_:willRestoreState:)"
         case .didDiscover: "centralManager(_:didDiscover:advertisementData:rssi:)"
         case .didConnect: "centralManager(_:didConnect:)"
         case .didFailToConnect: "centralManager(_:didFailToConnect:error:)"
@@ -55,6 +59,11 @@ public enum WorldEvent: Sendable, Equatable {
     /// The peripheral terminated its connections (`SimulatedWorld.disconnect`), with this HCI
     /// reason code (Core Vol 1 Part F).
     case peripheralDisconnected(address: String, reason: UInt8)
+    /// The app's process was terminated and relaunched (`SimulatedWorld.relaunchApp`).
+    case appRelaunched
+    /// The system kept a terminated manager's state for its restore identifier: these
+    /// peripherals (connected or connecting) and whether it was scanning.
+    case centralStatePreserved(restoreIdentifier: String, peripherals: [UUID], isScanning: Bool)
     /// The app no longer holds a `CBPeripheral` (000_*.txt "DON'T: Lose the peripheral
     /// reference"); `state` is what it was in, and a pending connection is cancelled.
     case peripheralReleased(peripheral: UUID, state: CBPeripheralState)

@@ -119,6 +119,10 @@ extension SimulatorTrace {
         var error: String?
         switch c.callback {
         case .didUpdateState(let s): o.str("state", s.description)
+        case .willRestoreState(let ps, let services, let scanning):
+            o.raw("peripherals", "[" + ps.map { "\"\($0.uuidString)\"" }.joined(separator: ",") + "]")
+            o.bool("is_scanning", scanning)
+            if scanning { o.uuids("scan_services", services) }
         case .didDiscover(let p, let rssi, let name, let uuids):
             o.str("peripheral", p.uuidString)
             o.int("rssi", rssi)
@@ -187,6 +191,11 @@ extension SimulatorTrace {
         case .servicesChanged(let a): o.str("event", "services_changed"); o.str("address", a)
         case .peripheralDisconnected(let a, let reason):
             o.str("event", "peripheral_disconnected"); o.str("address", a); o.int("reason", Int(reason))
+        case .appRelaunched: o.str("event", "app_relaunched")
+        case .centralStatePreserved(let id, let ps, let scanning):
+            o.str("event", "state_preserved"); o.str("restore_identifier", id)
+            o.raw("peripherals", "[" + ps.map { "\"\($0.uuidString)\"" }.joined(separator: ",") + "]")
+            o.bool("is_scanning", scanning)
         case .peripheralReleased(let p, let s):
             o.str("event", "peripheral_released"); o.str("peripheral", p.uuidString); o.str("state", s.description)
         case .notificationSuppressed(let a, let h):

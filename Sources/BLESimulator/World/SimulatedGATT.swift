@@ -179,6 +179,12 @@ struct GATTServerDatabase {
 
     init(services defs: [SimulatedService], genericAttributeService: Bool = true) {
         var alloc = Allocator()
+        let characteristicCount = defs.reduce(0) { $0 + $1.characteristics.count } + 1
+        services.reserveCapacity(defs.count + 1)
+        characteristics.reserveCapacity(characteristicCount)
+        byValueHandle.reserveCapacity(characteristicCount)
+        byCCCDHandle.reserveCapacity(characteristicCount)
+        byDescriptorHandle.reserveCapacity(characteristicCount)
         if genericAttributeService {
             services.append(Service(definition: nil, uuid: Self.genericAttributeUUID, isPrimary: true, start: 1, end: 4,
                                     isHidden: true))

@@ -31,22 +31,27 @@ final class SimulatedLink {
     // closure checks `isOpen` before it touches these three. Checked `unowned` would cost an
     // atomic strong retain per use on the notification path.
     unowned(unsafe) let world: SimulatedWorld
-    unowned(unsafe) let central: CBCentralManager
+    /// The manager whose connection this is; a restored manager takes it over
+    /// (`CBCentralManager.terminate`).
+    @exclusivity(unchecked) unowned(unsafe) var central: CBCentralManager
     unowned(unsafe) let entry: PeripheralEntry
     let device: SimulatedPeripheral
     let number: Int
     let handle: UInt16
+    /// The peer's address type as the connection was made with it (LE Connection Complete
+    /// reports it once, Vol 4 Part E 7.7.65.1): every event of the connection carries it.
+    let peerAddressType: UInt8
     /// ATT_MTU: 23 until the exchange completes (Vol 3 Part F 3.2.8).
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
     @exclusivity(unchecked) var mtu: UInt16 = 23
     @exclusivity(unchecked) private(set) var isOpen = true
     @exclusivity(unchecked) var isSilent = false
 
-    private var queue: [ATTOperation] = []
-    private var head = 0
-    private var busy = false
+    @exclusivity(unchecked) private var queue: [ATTOperation] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var busy = false
     /// Trace index and time of the request on the air, if any.
-    private var outstanding: (index: Int, time: Int64)?
+    @exclusivity(unchecked) private var outstanding: (index: Int, time: Int64)?
 
     /// Server side: this client's CCCD values by CCCD handle.
     @exclusivity(unchecked) private var cccd: [UInt16: UInt16] = [:]
@@ -56,10 +61,10 @@ final class SimulatedLink {
     @exclusivity(unchecked) private var ticks: [NotificationTick] = []
 
     // Write Command flow control (controller ACL buffers, Vol 4 Part E 4.1.1).
-    private var freeBuffers: Int
-    private var inFlight = 0
-    private var drainScheduled = false
-    private var blocked = false
+    @exclusivity(unchecked) private var freeBuffers: Int
+    @exclusivity(unchecked) private var inFlight = 0
+    @exclusivity(unchecked) private var drainScheduled = false
+    @exclusivity(unchecked) private var blocked = false
 
     init(world: SimulatedWorld, central: CBCentralManager, entry: PeripheralEntry, number: Int, handle: UInt16) {
         self.world = world
@@ -68,6 +73,7 @@ final class SimulatedLink {
         self.device = entry.device
         self.number = number
         self.handle = handle
+        peerAddressType = entry.device.addressType
         freeBuffers = world.configuration.writeWithoutResponseBuffers
     }
 
@@ -157,7 +163,7 @@ final class SimulatedLink {
     }
 
     private func event(_ kind: TimelineEvent.Kind) -> TimelineEvent {
-        TimelineEvent(frame: 0, time: 0, connection: number, peer: device.address, peerAddressType: device.addressType,
+        TimelineEvent(frame: 0, time: 0, connection: number, peer: device.address, peerAddressType: peerAddressType,
                       kind: kind)
     }
 
@@ -628,7 +634,8 @@ final class SimulatedLink {
             world.record(.world(.valueForUndiscoveredCharacteristic(peripheral: entry.identifier, handle: c.valueHandle)))
             return true
         }
-        ch.value = Data(bytes)
+        // Through the buffer: Data's generic sequence initializer costs several times more.
+        ch.value = bytes.withUnsafeBytes { Data($0) }
         p.deliver(.didUpdateValue(peripheral: p.identifier, characteristic: ch.uuid, length: bytes.count, error: nil),
                   manager: central) {
             $0.peripheral(p, didUpdateValueFor: ch, error: nil)

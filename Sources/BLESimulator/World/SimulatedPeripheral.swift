@@ -176,23 +176,49 @@ public final class SimulatedPeripheral {
     /// Specific Data.
     var advertisingData: [UInt8] {
         if let advertisingDataOverride { return advertisingDataOverride }
+        // Built in one buffer, structure by structure (once per advertising event heard).
         var out: [UInt8] = []
-        func ad(_ type: UInt8, _ body: [UInt8]) {
-            guard body.count < 255 else { return }
-            out.append(UInt8(body.count + 1))
+        out.reserveCapacity(64)
+        /// Starts a structure of `type` whose body the caller appends; `end` fills in its
+        /// length, or drops it when the body does not fit a length octet.
+        func begin(_ type: UInt8) -> Int {
+            out.append(0)
             out.append(type)
-            out += body
+            return out.count - 2
+        }
+        func end(_ start: Int) {
+            let length = out.count - start - 1
+            if length <= 255 { out[start] = UInt8(length) } else { out.removeSubrange(start...) }
         }
         // LE General Discoverable, BR/EDR Not Supported.
-        ad(0x01, [isConnectable ? 0x06 : 0x04])
-        let uuid16 = advertisedServiceUUIDs.filter { $0.uuid16 != nil }
-        let uuid128 = advertisedServiceUUIDs.filter { $0.uuid16 == nil }
-        if !uuid16.isEmpty { ad(0x03, uuid16.flatMap(\.wireBytes)) }
-        if !uuid128.isEmpty { ad(0x07, uuid128.flatMap(\.wireBytes)) }
-        if let n = localName { ad(0x09, Array(n.utf8.prefix(248))) }
-        if let t = txPowerLevel { ad(0x0A, [UInt8(bitPattern: t)]) }
-        for sd in serviceData where sd.uuid.uuid16 != nil { ad(0x16, sd.uuid.wireBytes + sd.data) }
-        if let m = manufacturerData { ad(0xFF, m) }
+        out += [0x02, 0x01, isConnectable ? 0x06 : 0x04]
+        if advertisedServiceUUIDs.contains(where: { $0.uuid16 != nil }) {
+            let s = begin(0x03)
+            for u in advertisedServiceUUIDs { if let v = u.uuid16 { out.append(UInt8(v & 0xFF)); out.append(UInt8(v >> 8)) } }
+            end(s)
+        }
+        if advertisedServiceUUIDs.contains(where: { $0.uuid16 == nil }) {
+            let s = begin(0x07)
+            for u in advertisedServiceUUIDs where u.uuid16 == nil { out += u.wireBytes }
+            end(s)
+        }
+        if let n = localName {
+            let s = begin(0x09)
+            out += n.utf8.prefix(248)
+            end(s)
+        }
+        if let t = txPowerLevel { out += [0x02, 0x0A, UInt8(bitPattern: t)] }
+        for sd in serviceData where sd.uuid.uuid16 != nil {
+            let s = begin(0x16)
+            out += sd.uuid.wireBytes
+            out += sd.data
+            end(s)
+        }
+        if let m = manufacturerData {
+            let s = begin(0xFF)
+            out += m
+            end(s)
+        }
         return out
     }
 

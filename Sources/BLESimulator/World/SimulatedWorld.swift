@@ -44,9 +44,9 @@ public final class SimulatedWorld {
     // objects are confined to the thread that drives them, and no access to these properties
     // spans a call (app and delegate code run between accesses, never inside an `inout` one).
     @exclusivity(unchecked) public private(set) var trace = SimulatorTrace()
-    public private(set) var peripherals: [SimulatedPeripheral] = []
-    public private(set) var adapterState: CBManagerState
-    public private(set) var authorization: CBManagerAuthorization
+    @exclusivity(unchecked) public private(set) var peripherals: [SimulatedPeripheral] = []
+    @exclusivity(unchecked) public private(set) var adapterState: CBManagerState
+    @exclusivity(unchecked) public private(set) var authorization: CBManagerAuthorization
 
     /// Virtual time since the world started, µs.
     @exclusivity(unchecked) public private(set) var nowMicros: Int64 = 0
@@ -58,17 +58,22 @@ public final class SimulatedWorld {
     @exclusivity(unchecked) var sweepNeeded = false
     /// Central managers by trace number − 1; a slot is cleared when its manager is
     /// deallocated (`unregister`), which is how a queued event learns its manager is gone.
-    private var centrals: [CentralSlot] = []
-    private var connectionCount = 0
+    @exclusivity(unchecked) private var centrals: [CentralSlot] = []
+    @exclusivity(unchecked) private var connectionCount = 0
+    /// Central-manager state the system keeps across an app relaunch, by restore identifier.
+    @exclusivity(unchecked) private var preservedCentrals: [String: PreservedCentralState] = [:]
     /// Identifiers the system has seen (discovered or connected): what
     /// `retrievePeripherals(withIdentifiers:)` can return.
-    var knownIdentifiers: Set<UUID> = []
+    @exclusivity(unchecked) var knownIdentifiers: Set<UUID> = []
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         adapterState = configuration.adapterState
         authorization = configuration.authorization
     }
+
+    /// Queued events that never ran give back their references.
+    deinit { scheduler.releaseAll() }
 
     // MARK: - Peripherals
 
@@ -120,10 +125,7 @@ public final class SimulatedWorld {
 
     private func step(_ item: EventScheduler.Item) {
         nowMicros = max(nowMicros, item.time)
-        switch item.event {
-        case .action(let action): action()
-        case .notificationTick(let tick): tick.fire()
-        }
+        EventScheduler.run(item)
         // After every turn of the run loop: anything the app did not keep is gone now. Only
         // turns that released a `CBPeripheral` or left a `connect` to settle have work to do.
         if sweepNeeded {
@@ -194,6 +196,26 @@ public final class SimulatedWorld {
         for c in liveCentrals { c.linkLost(peripheral) }
     }
 
+    /// The app's process is terminated and launched again, as iOS does to an app in the
+    /// background for a Bluetooth event (000_*.txt "State Restoration"). Every central manager
+    /// of the old process stops: nothing reaches it or its delegate any more. One created with
+    /// `CBCentralManagerOptionRestoreIdentifierKey` leaves its connected and connecting
+    /// peripherals (and what it was scanning for) with the system; the new launch's manager
+    /// with the same identifier gets them in `centralManager(_:willRestoreState:)` before its
+    /// first state update. Without the key the old connections end. Drop the old app's
+    /// objects and create the new ones (in `withCurrent`) after calling this. The same
+    /// happens to a single manager that the app deallocates.
+    public func relaunchApp() {
+        record(.world(.appRelaunched))
+        for c in liveCentrals { c.terminate() }
+    }
+
+    func preserve(_ state: PreservedCentralState, for identifier: String) { preservedCentrals[identifier] = state }
+
+    func takePreservedState(_ identifier: String) -> PreservedCentralState? {
+        preservedCentrals.removeValue(forKey: identifier)
+    }
+
     /// The peripheral ends every connection to it now, as its host does with HCI Disconnect
     /// (Core Vol 4 Part E 7.1.6): the peer sends LL_TERMINATE_IND and the central's controller
     /// reports Disconnection Complete with `reason` (Vol 4 Part E 7.7.5; reason codes Vol 1
@@ -237,7 +259,7 @@ public final class SimulatedWorld {
 
     /// Adds a central manager; returns its number (1, 2, … in order of creation).
     func register(_ central: CBCentralManager) -> Int {
-        centrals.append(CentralSlot(object: central))
+        centrals.append(CentralSlot(object: .passUnretained(central)))
         return centrals.count
     }
 
@@ -249,10 +271,10 @@ public final class SimulatedWorld {
 
     /// The manager numbered `id`, if it still exists.
     func central(_ id: Int) -> CBCentralManager? {
-        centrals.indices.contains(id - 1) ? centrals[id - 1].object : nil
+        centrals.indices.contains(id - 1) ? centrals[id - 1].object?.takeUnretainedValue() : nil
     }
 
-    var liveCentrals: [CBCentralManager] { centrals.compactMap(\.object) }
+    var liveCentrals: [CBCentralManager] { centrals.compactMap { $0.object?.takeUnretainedValue() } }
 
     func allocateConnection() -> (number: Int, handle: UInt16) {
         connectionCount += 1
@@ -344,7 +366,18 @@ private final class WorldBox: @unchecked Sendable {
     init(_ w: SimulatedWorld) { world = w }
 }
 
-/// A central manager the world does not retain; cleared by the manager's `deinit`.
+/// What the system keeps of a terminated app's central manager (`SimulatedWorld.relaunchApp`).
+struct PreservedCentralState {
+    /// Connected and connecting peripherals, with their links.
+    var entries: [PeripheralEntry]
+    var isScanning: Bool
+    var scanServices: [CBUUID]?
+    var allowDuplicates: Bool
+}
+
+/// A central manager the world does not retain; cleared by the manager's `deinit`. `Unmanaged`
+/// rather than an `unowned(unsafe)` optional: copies of a struct holding one read back nil in
+/// unoptimized builds (Swift 6.3, seen in `compactMap` over the slots).
 private struct CentralSlot {
-    unowned(unsafe) var object: CBCentralManager?
+    var object: Unmanaged<CBCentralManager>?
 }
