@@ -168,8 +168,9 @@ import TestSupport
     }
 
     /// The peripheral's handlers hold the replay state, never the other way round: nothing
-    /// outlives the world and the app.
-    @Test func nothingOutlivesTheWorld() throws {
+    /// outlives the world and the app, whether the app disconnected first or not.
+    @Test(arguments: [true, false])
+    func nothingOutlivesTheWorld(disconnectFirst: Bool) throws {
         let replay = try Self.replay("clean_heart_rate.central.btsnoop")
         weak var peripheral: SimulatedPeripheral?
         weak var world: SimulatedWorld?
@@ -180,9 +181,10 @@ import TestSupport
             w.run(for: .seconds(3))
             #expect(app.connections == 1)
             #expect(!app.values(Self.measurement).isEmpty)
-            // Disconnected first: the simulator's own objects keep an open link alive.
-            app.central.cancelPeripheralConnection(try #require(app.peripheral))
-            w.run(for: .seconds(1))
+            if disconnectFirst {
+                app.central.cancelPeripheralConnection(try #require(app.peripheral))
+                w.run(for: .seconds(1))
+            }
             world = w
         }
         #expect(world == nil)

@@ -92,6 +92,9 @@ final class SimulatedLink {
     private func pump() {
         guard isOpen, !busy, head < queue.count else { return }
         let op = queue[head]
+        // The slot must not keep the operation's CBService/CBCharacteristic: they hold the
+        // peripheral's entry, which holds this link (a cycle that would outlive the world).
+        queue[head] = .exchangeMTU
         head += 1
         if head > 32, head * 2 > queue.count {
             queue.removeFirst(head)
@@ -114,6 +117,11 @@ final class SimulatedLink {
         isOpen = false
         for t in ticks { t.isRetired = true }
         ticks.removeAll()
+        // Queued operations hold attributes, which hold the entry that holds this link.
+        queue.removeAll()
+        head = 0
+        busy = false
+        outstanding = nil
     }
 
     func close(disconnectionFrame: Int) {
