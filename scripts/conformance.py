@@ -19,6 +19,9 @@ For every capture under ../shared/captures/{bumble,public,formats}:
   * Replay: `blecap replay --out` of every HCI capture exits 0 (the replayed ATT exchange equals
     the captured one) and tshark reads the replayed file as the same exchange: the same ATT
     opcodes and handles, in the same order.
+  * Simulator export: one simulated session (BLESimulatorBench --export, built next to blecap)
+    decodes in tshark with the same ATT opcodes and handles as in blecap, and blecap's timeline of
+    it has the session's 100 notifications.
   * Report (browser): `blecap report` of every HCI capture opens in headless Chromium (Debian
     package `chromium`) with its script finished (`data-ready="1"`), no script error and no
     console message; for long_notify_stream.central and oversized_and_unchecked_writes.central
@@ -114,6 +117,28 @@ def check_replay(blecap, path, tmp):
             break
     summary = f"{len(conns)} connections, {captured} ATT PDUs identical; tshark {len(b)} ATT frames in the replayed file"
     return problems, summary
+
+
+def check_simulator_export(blecap, tmp):
+    """A simulated session (BLESimulatorBench --export: scan, connect, discover, subscribe, 100
+    notifications, disconnect) exported as btsnoop: tshark decodes every ATT PDU as blecap does,
+    and blecap's timeline of the file has the session's 100 notifications."""
+    bench = os.path.join(os.path.dirname(blecap), "BLESimulatorBench")
+    if not os.path.exists(bench):
+        return [f"{bench} not built"], "not run"
+    out = os.path.join(tmp, "simulated.btsnoop")
+    p = subprocess.run([bench, "--export", out], capture_output=True, text=True)
+    if p.returncode != 0:
+        return [f"BLESimulatorBench --export exit {p.returncode}: {p.stdout.strip()} {p.stderr.strip()[:200]}"], "failed"
+    problems, summary = check_hci(blecap, out)
+    _, t = tshark_att(out)
+    if not t:
+        problems.append("tshark found no ATT PDU")
+    tl = subprocess.run([blecap, "timeline", "--format", "jsonl", out], capture_output=True, text=True)
+    notifications = sum(1 for line in tl.stdout.splitlines() if json.loads(line).get("type") == "gatt.notification")
+    if notifications != 100:
+        problems.append(f"timeline has {notifications} notifications, the session sent 100")
+    return problems, f"{summary}; {notifications} notifications in the timeline"
 
 
 def check_refused(blecap, path, expected_text):
@@ -278,6 +303,7 @@ def main():
                 print(f"       {pr}")
         for folder, name, path in hci_captures(root):
             record(f"replay {folder}/{name}", *check_replay(args.blecap, path, tmp))
+        record("simulator export", *check_simulator_export(args.blecap, tmp))
         record("lint", *check_lint(args.blecap, root, tmp, args.shared))
         for folder, name, path in hci_captures(root):
             if shutil.which("chromium") is None:

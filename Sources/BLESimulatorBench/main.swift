@@ -6,11 +6,15 @@ import Foundation
 // Sessions per second of the simulator (issue 5, "Deterministic and fast"): each session is a
 // fresh world with one sensor and a central that scans (filtered), connects, discovers,
 // subscribes, receives `notifications` notifications and disconnects; the whole trace is
-// recorded, as in a test. Usage: BLESimulatorBench [sessions] [notifications] [--dump]
+// recorded, as in a test. Usage: BLESimulatorBench [sessions] [notifications] [--dump | --export FILE]
 
 // `--dump`: print one session's trace (JSONL) and an FNV-1a hash of its btsnoop export
 // instead of timing, to check that a change to the simulator keeps its output byte for byte.
 let dump = CommandLine.arguments.contains("--dump")
+/// `--export FILE`: write one session's btsnoop export (the conformance suite has tshark read it).
+let exportPath: String? = CommandLine.arguments.firstIndex(of: "--export").flatMap {
+    $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil
+}
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let sessions = arguments.first ?? 10_000
 let notificationsPerSession = arguments.dropFirst().first ?? 100
@@ -75,7 +79,7 @@ final class BenchCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     }
 }
 
-func session(_ n: Int, dump: Bool = false) -> (notifications: Int, records: Int, ok: Bool) {
+func session(_ n: Int, dump: Bool = false, export: String? = nil) -> (notifications: Int, records: Int, ok: Bool) {
     let world = SimulatedWorld()
     let sensor = SimulatedPeripheral(address: sensorAddress, name: "HRM", services: [
         SimulatedService(uuid: serviceUUID, characteristics: [
@@ -94,7 +98,17 @@ func session(_ n: Int, dump: Bool = false) -> (notifications: Int, records: Int,
         let hash = export.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
         print("btsnoop \(export.count) bytes, FNV-1a \(String(hash, radix: 16))")
     }
+    if let export, !FileManager.default.createFile(atPath: export, contents: Data(world.btsnoop())) {
+        print("cannot write \(export)")
+        exit(2)
+    }
     return (app.received, world.trace.records.count, app.disconnected)
+}
+
+if let exportPath {
+    let r = session(0, export: exportPath)
+    print("exported one session (\(r.notifications) notifications, \(r.records) trace records) to \(exportPath)")
+    exit(r.ok ? 0 : 1)
 }
 
 if dump {
