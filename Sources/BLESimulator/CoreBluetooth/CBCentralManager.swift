@@ -103,18 +103,7 @@ public final class CBCentralManager {
                 kept.append(e)
                 continue
             }
-            switch e.state {
-            case .connecting:
-                e.connectGeneration += 1
-                e.state = .disconnected
-                world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: e.device.address,
-                                                peerAddressType: e.device.addressType, kind: .connectionCancel),
-                                  commandAnswered: true)
-            case .connected, .disconnecting:
-                e.autoReconnect = false
-                endConnection(e, reason: 0x16, side: .local, error: nil, notify: false)
-            case .disconnected: break
-            }
+            abandon(e)
             e.link?.detach()
         }
         let scanning = isScanning
@@ -124,6 +113,24 @@ public final class CBCentralManager {
                                              allowDuplicates: allowDuplicates), for: id)
         world.record(.world(.centralStatePreserved(restoreIdentifier: id, peripherals: kept.map(\.identifier),
                                                    isScanning: scanning)))
+    }
+
+    /// Ends what `e` has going with no delegate callback (nobody is left to call, or the app
+    /// let the peripheral go): a pending connection is cancelled on the air (LE Create
+    /// Connection Cancel), an open one ends with 0x16 Connection Terminated By Local Host.
+    private func abandon(_ e: PeripheralEntry) {
+        switch e.state {
+        case .connecting:
+            e.connectGeneration += 1
+            e.state = .disconnected
+            world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: e.device.address,
+                                            peerAddressType: e.device.addressType, kind: .connectionCancel),
+                              commandAnswered: true)
+        case .connected, .disconnecting:
+            e.autoReconnect = false
+            endConnection(e, reason: 0x16, side: .local, error: nil, notify: false)
+        case .disconnected: break
+        }
     }
 
     /// `centralManager(_:willRestoreState:)` with Core Bluetooth's keys: the restored
@@ -503,18 +510,7 @@ public final class CBCentralManager {
             guard e.handedOut, e.object == nil else { continue }
             e.handedOut = false
             world.record(.world(.peripheralReleased(peripheral: e.identifier, state: e.state)))
-            switch e.state {
-            case .connecting:
-                e.connectGeneration += 1
-                e.state = .disconnected
-                world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: e.device.address,
-                                                peerAddressType: e.device.addressType, kind: .connectionCancel),
-                                  commandAnswered: true)
-            case .connected, .disconnecting:
-                e.autoReconnect = false
-                endConnection(e, reason: 0x16, side: .local, error: nil, notify: false)
-            case .disconnected: break
-            }
+            abandon(e)
         }
     }
 
