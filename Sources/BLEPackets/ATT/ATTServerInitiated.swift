@@ -1,35 +1,25 @@
 import BLEBytes
 
 /// ATT_HANDLE_VALUE_NTF (Core 5.4 Vol 3 Part F 3.4.7.1): Attribute Handle, Attribute Value.
-public struct ATTHandleValueNotification: ATTPDUType, @unchecked Sendable {
+public struct ATTHandleValueNotification: ATTHandleValuePDU, @unchecked Sendable {
     public static let opcode = ATTOpcode.handleValueNotification
     public let handle: UInt16
     public let value: ByteView
-    public init?(parameters p: ByteView) {
-        guard let h = p.u16le(0) else { return nil }
-        handle = h
-        value = p.suffix(from: 2)!
-    }
-    public func describe(into sink: FieldSink) {
-        sink.field("handle", .hex(UInt64(handle), digits: 4))
-        sink.field("value", .bytes(value))
+    public init(handle: UInt16, value: ByteView) {
+        self.handle = handle
+        self.value = value
     }
 }
 
 /// ATT_HANDLE_VALUE_IND (Vol 3 Part F 3.4.7.2): Attribute Handle, Attribute Value; the client
 /// must confirm before the server sends another.
-public struct ATTHandleValueIndication: ATTPDUType, @unchecked Sendable {
+public struct ATTHandleValueIndication: ATTHandleValuePDU, @unchecked Sendable {
     public static let opcode = ATTOpcode.handleValueIndication
     public let handle: UInt16
     public let value: ByteView
-    public init?(parameters p: ByteView) {
-        guard let h = p.u16le(0) else { return nil }
-        handle = h
-        value = p.suffix(from: 2)!
-    }
-    public func describe(into sink: FieldSink) {
-        sink.field("handle", .hex(UInt64(handle), digits: 4))
-        sink.field("value", .bytes(value))
+    public init(handle: UInt16, value: ByteView) {
+        self.handle = handle
+        self.value = value
     }
 }
 

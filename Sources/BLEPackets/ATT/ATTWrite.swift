@@ -1,18 +1,56 @@
 import BLEBytes
 
-/// ATT_WRITE_REQ (Core 5.4 Vol 3 Part F 3.4.5.1): Attribute Handle, Attribute Value.
-public struct ATTWriteRequest: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.writeRequest
-    public let handle: UInt16
-    public let value: ByteView
+/// The PDUs laid out as Attribute Handle, Attribute Value (Write Request and Command,
+/// Vol 3 Part F 3.4.5.1/3.4.5.3; Handle Value Notification and Indication, 3.4.7.1/3.4.7.2):
+/// one parser and one description for all four.
+public protocol ATTHandleValuePDU: ATTPDUType {
+    var handle: UInt16 { get }
+    var value: ByteView { get }
+    init(handle: UInt16, value: ByteView)
+}
+
+extension ATTHandleValuePDU {
     public init?(parameters p: ByteView) {
-        guard let h = p.u16le(0) else { return nil }
-        handle = h
-        value = p.suffix(from: 2)!
+        guard let h = p.u16le(0), let v = p.suffix(from: 2) else { return nil }
+        self.init(handle: h, value: v)
     }
+
     public func describe(into sink: FieldSink) {
         sink.field("handle", .hex(UInt64(handle), digits: 4))
         sink.field("value", .bytes(value))
+    }
+}
+
+/// Prepare Write Request and Response (Vol 3 Part F 3.4.6.1/3.4.6.2): Attribute Handle,
+/// Value Offset, Part Attribute Value — the response echoes the request's layout.
+public protocol ATTPrepareWritePDU: ATTPDUType {
+    var handle: UInt16 { get }
+    var offset: UInt16 { get }
+    var partValue: ByteView { get }
+    init(handle: UInt16, offset: UInt16, partValue: ByteView)
+}
+
+extension ATTPrepareWritePDU {
+    public init?(parameters p: ByteView) {
+        guard let h = p.u16le(0), let o = p.u16le(2), let v = p.suffix(from: 4) else { return nil }
+        self.init(handle: h, offset: o, partValue: v)
+    }
+
+    public func describe(into sink: FieldSink) {
+        sink.field("handle", .hex(UInt64(handle), digits: 4))
+        sink.field("offset", .uint(UInt64(offset)))
+        sink.field("value", .bytes(partValue))
+    }
+}
+
+/// ATT_WRITE_REQ (Core 5.4 Vol 3 Part F 3.4.5.1): Attribute Handle, Attribute Value.
+public struct ATTWriteRequest: ATTHandleValuePDU, @unchecked Sendable {
+    public static let opcode = ATTOpcode.writeRequest
+    public let handle: UInt16
+    public let value: ByteView
+    public init(handle: UInt16, value: ByteView) {
+        self.handle = handle
+        self.value = value
     }
 }
 
@@ -24,18 +62,13 @@ public struct ATTWriteResponse: ATTPDUType, Sendable {
 }
 
 /// ATT_WRITE_CMD (Vol 3 Part F 3.4.5.3): Attribute Handle, Attribute Value; no response.
-public struct ATTWriteCommand: ATTPDUType, @unchecked Sendable {
+public struct ATTWriteCommand: ATTHandleValuePDU, @unchecked Sendable {
     public static let opcode = ATTOpcode.writeCommand
     public let handle: UInt16
     public let value: ByteView
-    public init?(parameters p: ByteView) {
-        guard let h = p.u16le(0) else { return nil }
-        handle = h
-        value = p.suffix(from: 2)!
-    }
-    public func describe(into sink: FieldSink) {
-        sink.field("handle", .hex(UInt64(handle), digits: 4))
-        sink.field("value", .bytes(value))
+    public init(handle: UInt16, value: ByteView) {
+        self.handle = handle
+        self.value = value
     }
 }
 
@@ -63,41 +96,29 @@ public struct ATTSignedWriteCommand: ATTPDUType, @unchecked Sendable {
 
 /// ATT_PREPARE_WRITE_REQ (Vol 3 Part F 3.4.6.1): Attribute Handle, Value Offset, Part
 /// Attribute Value.
-public struct ATTPrepareWriteRequest: ATTPDUType, @unchecked Sendable {
+public struct ATTPrepareWriteRequest: ATTPrepareWritePDU, @unchecked Sendable {
     public static let opcode = ATTOpcode.prepareWriteRequest
     public let handle: UInt16
     public let offset: UInt16
     public let partValue: ByteView
-    public init?(parameters p: ByteView) {
-        guard let h = p.u16le(0), let o = p.u16le(2) else { return nil }
-        handle = h
-        offset = o
-        partValue = p.suffix(from: 4)!
-    }
-    public func describe(into sink: FieldSink) {
-        sink.field("handle", .hex(UInt64(handle), digits: 4))
-        sink.field("offset", .uint(UInt64(offset)))
-        sink.field("value", .bytes(partValue))
+    public init(handle: UInt16, offset: UInt16, partValue: ByteView) {
+        self.handle = handle
+        self.offset = offset
+        self.partValue = partValue
     }
 }
 
 /// ATT_PREPARE_WRITE_RSP (Vol 3 Part F 3.4.6.2): echoes the request's handle, offset and part
 /// value, so the client can check the server queued what it sent.
-public struct ATTPrepareWriteResponse: ATTPDUType, @unchecked Sendable {
+public struct ATTPrepareWriteResponse: ATTPrepareWritePDU, @unchecked Sendable {
     public static let opcode = ATTOpcode.prepareWriteResponse
     public let handle: UInt16
     public let offset: UInt16
     public let partValue: ByteView
-    public init?(parameters p: ByteView) {
-        guard let h = p.u16le(0), let o = p.u16le(2) else { return nil }
-        handle = h
-        offset = o
-        partValue = p.suffix(from: 4)!
-    }
-    public func describe(into sink: FieldSink) {
-        sink.field("handle", .hex(UInt64(handle), digits: 4))
-        sink.field("offset", .uint(UInt64(offset)))
-        sink.field("value", .bytes(partValue))
+    public init(handle: UInt16, offset: UInt16, partValue: ByteView) {
+        self.handle = handle
+        self.offset = offset
+        self.partValue = partValue
     }
 }
 

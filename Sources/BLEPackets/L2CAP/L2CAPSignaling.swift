@@ -183,35 +183,45 @@ public struct L2CAPCommandReject: L2CAPSignalingCommandType, @unchecked Sendable
     }
 }
 
-/// L2CAP_DISCONNECTION_REQ (Vol 3 Part A 4.6): Destination CID, Source CID.
-public struct L2CAPDisconnectionRequest: L2CAPSignalingCommandType, Sendable {
-    public static let code: UInt8 = 0x06
-    public let destinationCID: UInt16
-    public let sourceCID: UInt16
+/// Disconnection Request and Response (Vol 3 Part A 4.6/4.7): Destination CID, Source CID —
+/// the response echoes the request's.
+public protocol L2CAPDisconnectionCommand: L2CAPSignalingCommandType {
+    var destinationCID: UInt16 { get }
+    var sourceCID: UInt16 { get }
+    init(destinationCID: UInt16, sourceCID: UInt16)
+}
+
+extension L2CAPDisconnectionCommand {
     public init?(data: ByteView) {
         guard let d = data.u16le(0), let s = data.u16le(2) else { return nil }
-        destinationCID = d
-        sourceCID = s
+        self.init(destinationCID: d, sourceCID: s)
     }
+
     public func describe(into sink: FieldSink) {
         sink.field("destination_cid", .hex(UInt64(destinationCID), digits: 4))
         sink.field("source_cid", .hex(UInt64(sourceCID), digits: 4))
     }
 }
 
+/// L2CAP_DISCONNECTION_REQ (Vol 3 Part A 4.6): Destination CID, Source CID.
+public struct L2CAPDisconnectionRequest: L2CAPDisconnectionCommand, Sendable {
+    public static let code: UInt8 = 0x06
+    public let destinationCID: UInt16
+    public let sourceCID: UInt16
+    public init(destinationCID: UInt16, sourceCID: UInt16) {
+        self.destinationCID = destinationCID
+        self.sourceCID = sourceCID
+    }
+}
+
 /// L2CAP_DISCONNECTION_RSP (Vol 3 Part A 4.7): Destination CID, Source CID (echoed).
-public struct L2CAPDisconnectionResponse: L2CAPSignalingCommandType, Sendable {
+public struct L2CAPDisconnectionResponse: L2CAPDisconnectionCommand, Sendable {
     public static let code: UInt8 = 0x07
     public let destinationCID: UInt16
     public let sourceCID: UInt16
-    public init?(data: ByteView) {
-        guard let d = data.u16le(0), let s = data.u16le(2) else { return nil }
-        destinationCID = d
-        sourceCID = s
-    }
-    public func describe(into sink: FieldSink) {
-        sink.field("destination_cid", .hex(UInt64(destinationCID), digits: 4))
-        sink.field("source_cid", .hex(UInt64(sourceCID), digits: 4))
+    public init(destinationCID: UInt16, sourceCID: UInt16) {
+        self.destinationCID = destinationCID
+        self.sourceCID = sourceCID
     }
 }
 
