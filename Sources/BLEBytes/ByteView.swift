@@ -81,4 +81,8 @@ extension Array where Element == UInt8 {
     @inlinable public func withByteView<R>(_ body: (ByteView) throws -> R) rethrows -> R {
         try withUnsafeBytes { try body(ByteView($0)) }
     }
+
+    /// The little-endian UInt16 at `offset`, nil when it does not lie inside the array (a PDU
+    /// kept as an array, as replay keeps them).
+    @inlinable public func u16le(_ offset: Int) -> UInt16? { withByteView { $0.u16le(offset) } }
 }

@@ -36,11 +36,3 @@ extension BluetoothUUID {
     }
 }
 
-@inline(__always) func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
-
-extension Array where Element == UInt8 {
-    func u16le(_ offset: Int) -> UInt16? {
-        guard offset >= 0, offset + 1 < count else { return nil }
-        return UInt16(self[offset]) | UInt16(self[offset + 1]) << 8
-    }
-}

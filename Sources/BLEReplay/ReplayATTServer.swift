@@ -1,4 +1,5 @@
 import BLEBytes
+import BLESimulator
 
 /// A GATT server answering ATT requests from a `ReplayServerModel`: discovery from its
 /// attribute table by the rules of Core 5.4 Vol 3 Part F 3.4.3–3.4.4 (so a different request
@@ -97,7 +98,7 @@ struct ReplayATTServer {
     }
 
     private func error(_ request: UInt8, _ handle: UInt16, _ code: UInt8) -> [UInt8] {
-        [0x01, request] + le16(handle) + [code]
+        [0x01, request] + HCISynthesis.le16(handle) + [code]
     }
 
     /// Exchange MTU (3.4.2): the server's Rx MTU as captured (or injected); ATT_MTU becomes
@@ -106,7 +107,7 @@ struct ReplayATTServer {
         let client = Int(request.u16le(1) ?? 23)
         let server = faults.serverMTU ?? model.serverRxMTU ?? 23
         negotiatedMTU = Swift.max(23, Swift.min(client, Int(server)))
-        return [0x03] + le16(server)
+        return [0x03] + HCISynthesis.le16(server)
     }
 
     /// The range of a discovery request, or the Invalid Handle error it deserves (a zero or
@@ -137,7 +138,7 @@ struct ReplayATTServer {
         for a in hits {
             let t = a.type.attBytes
             guard (t.count == 2) == short, out.count + 2 + t.count <= mtu, n < limit else { break }
-            out += le16(a.handle) + t
+            out += HCISynthesis.le16(a.handle) + t
             n += 1
         }
         return out
@@ -155,7 +156,7 @@ struct ReplayATTServer {
         for a in model.attributes where r.contains(a.handle) && a.type.width == 2 && a.type.uuid16 == type
             && a.value == value {
             guard out.count + 4 <= mtu, (out.count - 1) / 4 < limit else { break }
-            out += le16(a.handle) + le16(a.groupEnd ?? a.handle)
+            out += HCISynthesis.le16(a.handle) + HCISynthesis.le16(a.groupEnd ?? a.handle)
         }
         return out.count > 1 ? out : notFound(request)
     }
@@ -172,7 +173,7 @@ struct ReplayATTServer {
            let recorded = model.verbatim[request] {
             return recorded[0]
         }
-        return list(0x09, request, in: r, type: type, maximumValue: 253) { le16($0.handle) }
+        return list(0x09, request, in: r, type: type, maximumValue: 253) { HCISynthesis.le16($0.handle) }
     }
 
     /// Read By Group Type (3.4.4.9–10): services of the asked group type with their group
@@ -185,7 +186,7 @@ struct ReplayATTServer {
         guard let type, type == ReplayAttribute.primaryService || type == ReplayAttribute.secondaryService else {
             return error(request[0], request.u16le(1) ?? 0, 0x10)
         }
-        return list(0x11, request, in: r, type: type, maximumValue: 251) { le16($0.handle) + le16($0.groupEnd ?? $0.handle) }
+        return list(0x11, request, in: r, type: type, maximumValue: 251) { HCISynthesis.le16($0.handle) + HCISynthesis.le16($0.groupEnd ?? $0.handle) }
     }
 
     /// A Read By Type or Read By Group Type response: a length octet, then entries of the

@@ -1,3 +1,4 @@
+import BLEBytes
 /// Changes to the captured conditions, to test a fix against variations of a captured
 /// failure. Times count from the replayed connection's start (its Connection Complete).
 public struct ReplayFaults: Sendable, Equatable {
@@ -52,7 +53,7 @@ public struct ReplayFaults: Sendable, Equatable {
     public func droppedStreamItems(of model: ReplayConnectionModel) -> [Bool] {
         let p = notificationDropProbability
         guard p > 0 else { return Array(repeating: false, count: model.stream.count) }
-        var rng = SeededGenerator(seed: seed &+ UInt64(truncatingIfNeeded: model.number) &* 0x9E37_79B9)
+        var rng = SplitMix64(seed: seed &+ UInt64(truncatingIfNeeded: model.number) &* 0x9E37_79B9)
         return model.stream.map { _ in rng.unit() < p }
     }
 
@@ -64,23 +65,6 @@ public struct ReplayFaults: Sendable, Equatable {
         f.seed = 1
         return f == .none
     }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so the same seed drops the
-/// same notifications on every machine and Swift version (the standard library's generator
-/// is neither seedable nor stable).
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// A uniform value in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 }
 
 /// How fast the replay runs on the virtual clock (no replay ever sleeps).

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLESimulator
 import BLEPackets
 import BLETimeline
 
@@ -230,12 +231,12 @@ public struct ReplayConnectionModel: Sendable {
         }
         for i in db.includes where keep(i.handle, i.learnedIn) {
             add(ReplayAttribute(handle: i.handle, type: ReplayAttribute.include,
-                                value: le16(i.includedStart) + le16(i.includedEnd) + (i.uuid.map(\.attBytes) ?? []),
+                                value: HCISynthesis.le16(i.includedStart) + HCISynthesis.le16(i.includedEnd) + (i.uuid.map(\.attBytes) ?? []),
                                 groupEnd: nil, properties: nil, isInferred: false))
         }
         for c in db.characteristics where keep(c.declarationHandle, c.learnedIn) {
             add(ReplayAttribute(handle: c.declarationHandle, type: ReplayAttribute.characteristic,
-                                value: [c.properties] + le16(c.valueHandle) + c.uuid.attBytes,
+                                value: [c.properties] + HCISynthesis.le16(c.valueHandle) + c.uuid.attBytes,
                                 groupEnd: nil, properties: nil, isInferred: false))
             add(ReplayAttribute(handle: c.valueHandle, type: c.uuid, value: [], groupEnd: nil, properties: c.properties,
                                 isInferred: false))

@@ -1,3 +1,4 @@
+import BLEBytes
 import BLEReplay
 import Foundation
 import Testing
@@ -75,7 +76,7 @@ import TestSupport
                       "cached_reconnect.peripheral"])
     func damagedCapturesReplayToTheEnd(_ name: String) throws {
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: ReplayFixtures.bumble(name))))
-        var rng = SeededGenerator(seed: 0xB1EC)
+        var rng = SplitMix64(seed: 0xB1EC)
         for round in 0..<40 {
             var bytes = original
             // Flip bytes past the 16-byte file header, where records and PDUs are.

@@ -11,19 +11,6 @@ import TestSupport
 /// for the robustness tests: it checks each frame as it goes and returns what a test needs to
 /// compare a damaged capture with the intact one.
 
-/// SplitMix64: a fixed seed gives the same mutations on every machine and every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A record of the intact capture, copied out of the reader's buffer.
 struct ReferenceRecord {
     var frame: Int
