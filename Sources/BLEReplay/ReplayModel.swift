@@ -259,7 +259,7 @@ public struct ReplayConnectionModel: Sendable {
         var lastAnchor: (ReplayStep.Anchor, Int64) = (.connectionStart, start)
         var lastIndication: [Int?] = [nil, nil]
         // Latest enabling CCCD write per (direction, value handle): its step.
-        var subscriptions: [Int: [UInt16: Int]] = [0: [:], 1: [:]]
+        var subscriptions: [[UInt16: Int]] = [[:], [:]]
 
         for (i, pdu) in att.enumerated() {
             let dir = pdu.hostIsClient ? 0 : 1
@@ -282,7 +282,7 @@ public struct ReplayConnectionModel: Sendable {
                    let config = steps[n].bytes.u16le(3) {
                     let server = server(hostIsClient: pdu.hostIsClient)
                     if let value = server.valueHandle(ofCCCD: h) ?? (server.attribute(h) == nil ? h &- 1 : nil) {
-                        subscriptions[dir]![value] = config & 0x3 != 0 ? n : nil
+                        subscriptions[dir][value] = config & 0x3 != 0 ? n : nil
                     }
                 }
                 lastAnchor = (.answered(step: n), pdu.time)
@@ -291,7 +291,7 @@ public struct ReplayConnectionModel: Sendable {
                 if op == 0x1D { lastIndication[dir] = i }
                 var anchor: ReplayStreamItem.Anchor = .connectionStart
                 var anchorTime = start
-                if let h = pdu.bytes.u16le(1), let n = subscriptions[dir]![h] {
+                if let h = pdu.bytes.u16le(1), let n = subscriptions[dir][h] {
                     anchor = .subscription(step: n)
                     anchorTime = att[steps[n].capturedIndex].time
                 }

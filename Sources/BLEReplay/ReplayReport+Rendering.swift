@@ -2,6 +2,15 @@ import BLEBytes
 import BLEPackets
 import BLETimeline
 
+extension ReplayServerModel {
+    /// Service declarations (primary and secondary) in the table.
+    var serviceCount: Int {
+        attributes.count { $0.type == ReplayAttribute.primaryService || $0.type == ReplayAttribute.secondaryService }
+    }
+    var characteristicCount: Int { attributes.count { $0.type == ReplayAttribute.characteristic } }
+    var inferredCount: Int { attributes.count(where: \.isInferred) }
+}
+
 extension ReplayReport {
     /// The human report: per connection what was modelled, whether the replayed ATT exchange
     /// equals the captured one, the first divergence with both sides, and timing deltas.
@@ -18,13 +27,9 @@ extension ReplayReport {
             out += "  interval \(Self.ms(conn.intervalMicros)) ms\n"
             for (label, server) in [("peer's server", m.peerServer), ("host's server", m.hostServer)]
             where !server.attributes.isEmpty {
-                let services = server.attributes.filter {
-                    $0.type == ReplayAttribute.primaryService || $0.type == ReplayAttribute.secondaryService
-                }.count
-                let chars = server.attributes.filter { $0.type == ReplayAttribute.characteristic }.count
-                let inferred = server.attributes.filter(\.isInferred).count
-                out += "    \(label): \(services) services, \(chars) characteristics, \(server.attributes.count) attributes"
-                if inferred > 0 { out += " (\(inferred) inferred from traffic)" }
+                out += "    \(label): \(server.serviceCount) services, \(server.characteristicCount) characteristics, "
+                    + "\(server.attributes.count) attributes"
+                if server.inferredCount > 0 { out += " (\(server.inferredCount) inferred from traffic)" }
                 if let mtu = server.serverRxMTU { out += ", Rx MTU \(mtu)" }
                 out += "\n"
             }
@@ -116,12 +121,8 @@ extension ReplayReport {
     }
 
     static func json(_ m: ReplayServerModel) -> String {
-        let services = m.attributes.filter {
-            $0.type == ReplayAttribute.primaryService || $0.type == ReplayAttribute.secondaryService
-        }.count
-        let chars = m.attributes.filter { $0.type == ReplayAttribute.characteristic }.count
-        var o = "{\"attributes\":\(m.attributes.count),\"services\":\(services),\"characteristics\":\(chars)"
-        o += ",\"inferred\":\(m.attributes.filter(\.isInferred).count)"
+        var o = "{\"attributes\":\(m.attributes.count),\"services\":\(m.serviceCount),\"characteristics\":\(m.characteristicCount)"
+        o += ",\"inferred\":\(m.inferredCount)"
         if let mtu = m.serverRxMTU { o += ",\"server_rx_mtu\":\(mtu)" }
         return o + "}"
     }
