@@ -1,7 +1,7 @@
 # blecap: `make demo` installs what is missing, builds and decodes a bundled capture;
 # `make test` runs the unit and end-to-end tests.
 SWIFT ?= swift
-DEMO_CAPTURE ?= captures/clean_heart_rate.central.btsnoop
+DEMO_CAPTURE ?= captures/bumble/clean_heart_rate.central.btsnoop
 APT_PACKAGES = libpcap-dev libbluetooth-dev pkg-config
 CONFORMANCE_PACKAGES = tshark bluez python3 chromium
 
@@ -25,8 +25,8 @@ release: deps
 demo: release
 	.build/release/blecap info $(DEMO_CAPTURE)
 	.build/release/blecap timeline $(DEMO_CAPTURE) | head -40
-	.build/release/blecap lint --fail-on never captures/oversized_and_unchecked_writes.central.btsnoop
-	.build/release/blecap replay captures/hr_short_notification.central.btsnoop
+	.build/release/blecap lint --fail-on never captures/bumble/oversized_and_unchecked_writes.central.btsnoop
+	.build/release/blecap replay captures/bumble/hr_short_notification.central.btsnoop
 
 test: deps
 	$(SWIFT) test

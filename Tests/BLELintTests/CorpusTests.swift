@@ -13,7 +13,7 @@ import Testing
     }
 
     static func expectations() throws -> [String: Expected] {
-        let url = SharedFixtures.repositoryRoot.appendingPathComponent("Tests/BLELintTests/Corpus/expected.json")
+        let url = Fixtures.repositoryRoot.appendingPathComponent("Tests/BLELintTests/Corpus/expected.json")
         let root = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let files = try #require(root["files"] as? [String: [String: Any]])
         var out: [String: Expected] = [:]
@@ -31,7 +31,7 @@ import Testing
     @Test func recallAndFalsePositivesOverTheBumbleCorpus() throws {
         let expected = try Self.expectations()
         let implemented = Set(RuleRegistry.descriptors.map(\.slug))
-        let files = SharedFixtures.sharedFiles(in: "captures/bumble")
+        let files = Fixtures.captures(in: "bumble")
         #expect(files.count == 21)
         for name in expected.keys { #expect(files.contains { $0.hasSuffix("/" + name) }, "expected.json names a missing file \(name)") }
 

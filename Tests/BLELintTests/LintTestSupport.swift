@@ -5,13 +5,13 @@ import Testing
 
 /// Lints a shared capture with the given configuration.
 func lint(_ relative: String, _ configuration: LintConfiguration = LintConfiguration()) -> CaptureReport {
-    let r = CaptureLinter.lint(path: SharedFixtures.shared(relative), configuration: configuration)
+    let r = CaptureLinter.lint(path: Fixtures.capture(relative), configuration: configuration)
     #expect(r.error == nil, "\(relative): \(r.error ?? "")")
     return r
 }
 
 func bumble(_ name: String, _ configuration: LintConfiguration = LintConfiguration()) -> CaptureReport {
-    lint("captures/bumble/\(name).btsnoop", configuration)
+    lint("bumble/\(name).btsnoop", configuration)
 }
 
 extension CaptureReport {
@@ -22,7 +22,7 @@ extension CaptureReport {
 /// Copies a btsnoop file without the records `drop` selects (real bytes, fewer of them), for
 /// cases no capture shows on its own.
 func btsnoopWithout(_ source: String, drop: (_ flags: UInt32, _ packet: [UInt8]) -> Bool) throws -> String {
-    let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+    let data = try Fixtures.bytes(atPath: source)
     var out = Array(data[0..<16])
     var i = 16
     func u32be(_ o: Int) -> UInt32 { data[o..<o + 4].reduce(0) { $0 << 8 | UInt32($1) } }

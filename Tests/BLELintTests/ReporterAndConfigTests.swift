@@ -150,7 +150,7 @@ import Testing
         var ids: Set<String> = []
         for d in RuleRegistry.descriptors {
             #expect(ids.insert(d.id).inserted, "duplicate id \(d.id)")
-            let page = SharedFixtures.repositoryRoot.appendingPathComponent(d.docsPath)
+            let page = Fixtures.repositoryRoot.appendingPathComponent(d.docsPath)
             let text = try String(contentsOf: page, encoding: .utf8)
             #expect(text == RuleDocs.markdown(d), "\(d.docsPath) is stale: regenerate with blecap explain \(d.slug)")
             #expect(!d.guidance.isEmpty && !d.fix.isEmpty && !d.evidence.isEmpty)

@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func aclOnlyCaptureIsNotEvaluable() {
-        let r = lint("captures/public/btsnoop-android_revcar-acl-only.log")
+        let r = lint("public/btsnoop-android_revcar-acl-only.log")
         #expect(r.notEvaluable("scan-before-powered-on") != nil)
     }
 }
@@ -70,7 +70,7 @@ import Testing
 
     @Test func undiscoveredHandlesAreNotEvaluableNotFindings() {
         // Starts mid-connection: 137 Write Commands to handles never discovered.
-        let r = lint("captures/public/pcap-h4phdr201-nsec_infocar-obd.pcap")
+        let r = lint("public/pcap-h4phdr201-nsec_infocar-obd.pcap")
         #expect(r.of("unchecked-write").isEmpty)
         #expect(r.notEvaluated.contains { $0.slug == "unchecked-write" && !$0.whole && $0.reason.contains("never discovered") })
     }
@@ -104,7 +104,7 @@ import Testing
 
 @Suite struct UnfilteredScanTests {
     @Test func bluezStartDiscoveryWithoutFilter() throws {
-        let r = lint("captures/public/btsnoop-btmon_blue2thprinting-intel-scan.snoop")
+        let r = lint("public/btsnoop-btmon_blue2thprinting-intel-scan.snoop")
         let f = r.of("unfiltered-scan")
         #expect(f.map(\.firstFrame) == [118])
         #expect(f.first?.evidence == .inferred)
@@ -120,7 +120,7 @@ import Testing
 
     @Test func mgmtWithoutDiscoveryIsEvaluatedAndClean() {
         // MGMT Open only: the monitor saw the management socket, no discovery was started.
-        let r = lint("captures/public/btsnoop-btmon_batteread-header-only.btsnoop")
+        let r = lint("public/btsnoop-btmon_batteread-header-only.btsnoop")
         #expect(r.notEvaluable("unfiltered-scan") == nil)
         #expect(r.of("unfiltered-scan").isEmpty)
     }
@@ -138,7 +138,7 @@ import Testing
     @Test func sameBurstWithoutCompletedPacketsOverflowsTheBuffers() throws {
         // The same capture with the controller's Number Of Completed Packets events removed
         // (H4 event 0x13): the host now sends past the 64 buffers.
-        let path = try btsnoopWithout(SharedFixtures.shared("captures/bumble/oversized_and_unchecked_writes.central.btsnoop")) { _, p in
+        let path = try btsnoopWithout(Fixtures.capture("bumble/oversized_and_unchecked_writes.central.btsnoop")) { _, p in
             p.count > 1 && p[0] == 0x04 && p[1] == 0x13
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func captureWithoutBufferSizeIsNotEvaluable() {
-        let r = lint("captures/public/pcap-h4phdr201-nsec_infocar-obd.pcap")
+        let r = lint("public/pcap-h4phdr201-nsec_infocar-obd.pcap")
         #expect(r.notEvaluable("write-without-response-flow")?.reason.contains("LE Read Buffer Size") == true)
     }
 }

@@ -12,7 +12,7 @@ import Testing
 private func derived(_ relative: String, drop: Set<Int> = [], patch: (_ frame: Int, _ packet: inout [UInt8]) -> Void = { _, _ in })
     throws -> String
 {
-    let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: SharedFixtures.shared(relative))))
+    let data = try Fixtures.bytes(atPath: Fixtures.capture(relative))
     var out = Array(data[0..<16])
     var i = 16, frame = 0
     func u32be(_ o: Int) -> Int { Int(data[o..<o + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
@@ -73,7 +73,7 @@ extension CaptureReport {
     @Test func sameWriteWithAnOrdinaryValueStaysUncheckedWrites() throws {
         // Derived: frame 415's value 01 00 changed to 05 00 (no CCCD value): a plain write to a
         // declaration, which is unchecked-write's, not this rule's.
-        let path = try derived("captures/bumble/oversized_and_unchecked_writes.central.btsnoop") { frame, p in
+        let path = try derived("bumble/oversized_and_unchecked_writes.central.btsnoop") { frame, p in
             guard frame == 415 else { return }
             #expect(Array(p[attOffset...]) == [0x12, 0x11, 0x00, 0x01, 0x00])
             p[attOffset + 3] = 0x05
@@ -87,7 +87,7 @@ extension CaptureReport {
     @Test func readOfACharacteristicWithoutRead() throws {
         // Derived: the Read Request of Body Sensor Location (0x0013, frame 118) retargeted to Heart
         // Rate Measurement (0x0010, Notify only); Bumble's server answers it anyway.
-        let path = try derived("captures/bumble/clean_heart_rate.central.btsnoop") { frame, p in
+        let path = try derived("bumble/clean_heart_rate.central.btsnoop") { frame, p in
             guard frame == 118 else { return }
             #expect(Array(p[attOffset...]) == [0x0A, 0x13, 0x00])
             p[attOffset + 1] = 0x10
@@ -103,7 +103,7 @@ extension CaptureReport {
     @Test func enablingNotificationsOnAnIndicateOnlyCharacteristic() throws {
         // Derived: the Service Changed subscription (frame 66, CCCD 0x0009 = 02 00) changed to
         // 01 00: notifications on a characteristic that only indicates.
-        let path = try derived("captures/bumble/indications_and_errors.central.btsnoop") { frame, p in
+        let path = try derived("bumble/indications_and_errors.central.btsnoop") { frame, p in
             guard frame == 66 else { return }
             #expect(Array(p[attOffset...]) == [0x12, 0x09, 0x00, 0x02, 0x00])
             p[attOffset + 3] = 0x01
@@ -143,7 +143,7 @@ extension CaptureReport {
     @Test func notificationsWithoutTheCCCDWrite() throws {
         // Derived: the CCCD Write Request (frame 92) and its Write Response (94) removed; the 20
         // notifications (now frames 93–112) arrive unsubscribed.
-        let r = lintDerived(try derived("captures/bumble/clean_heart_rate.central.btsnoop", drop: [92, 94]))
+        let r = lintDerived(try derived("bumble/clean_heart_rate.central.btsnoop", drop: [92, 94]))
         let f = r.of(Self.slug)
         #expect(f.count == 1)
         let n = try #require(f.first)
@@ -157,7 +157,7 @@ extension CaptureReport {
     @Test func peripheralSideSendsWithoutSubscription() throws {
         // Derived: the peripheral's copy with the received CCCD write (87) and its response (88)
         // removed: this host (the server) notifies anyway.
-        let f = lintDerived(try derived("captures/bumble/clean_heart_rate.peripheral.btsnoop", drop: [87, 88])).of(Self.slug)
+        let f = lintDerived(try derived("bumble/clean_heart_rate.peripheral.btsnoop", drop: [87, 88])).of(Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.message.contains("this host sent 20 notifications") == true)
     }
@@ -165,7 +165,7 @@ extension CaptureReport {
     @Test func subscriptionFromAnEarlierConnectionIsNotJudged() throws {
         // Derived: connection 2's CCCD re-write (frames 117/119) removed. The peer subscribed on
         // connection 1; a bonded client's subscription would persist, so no finding, a note.
-        let r = lintDerived(try derived("captures/bumble/cached_reconnect.central.btsnoop", drop: [117, 119]))
+        let r = lintDerived(try derived("bumble/cached_reconnect.central.btsnoop", drop: [117, 119]))
         #expect(r.of(Self.slug).isEmpty)
         #expect(r.partial(Self.slug, "not re-subscribed since connection 1"))
     }
@@ -173,7 +173,7 @@ extension CaptureReport {
     @Test func encryptionWithAnEarlierBondIsNotJudged() {
         // iOS (GATT server) indicates Service Changed on a link it tried to encrypt with a stored
         // key and no pairing: the client is bonded, its CCCD persisted from before the capture.
-        let r = lint("captures/public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg")
+        let r = lint("public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg")
         #expect(r.of(Self.slug).isEmpty)
         #expect(r.partial(Self.slug, "encrypted with a key from an earlier pairing"))
     }
@@ -188,7 +188,7 @@ extension CaptureReport {
     }
 
     @Test func captureWithoutConnectionStartIsNotEvaluable() {
-        let r = lint("captures/public/pcap-h4phdr201-nsec_infocar-obd.pcap")
+        let r = lint("public/pcap-h4phdr201-nsec_infocar-obd.pcap")
         #expect(r.notEvaluable(Self.slug)?.reason.contains("no connection starts") == true)
     }
 }
@@ -199,7 +199,7 @@ extension CaptureReport {
     @Test func secondRequestWhileOneIsOutstanding() throws {
         // Derived: the Read Response for Battery Level (frame 117) removed; the next Read Request
         // (now frame 117) goes out while the first (115) is unanswered.
-        let f = lintDerived(try derived("captures/bumble/clean_heart_rate.central.btsnoop", drop: [117])).of(Self.slug)
+        let f = lintDerived(try derived("bumble/clean_heart_rate.central.btsnoop", drop: [117])).of(Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.frames == [117, 115])
         #expect(f.first?.message.contains("this host sent Read Request for 0x0013 (Body Sensor Location) while the Read Request for 0x0016 (Battery Level) was still unanswered") == true)
@@ -208,7 +208,7 @@ extension CaptureReport {
     @Test func indicationBeforeTheConfirmation() throws {
         // Derived: the confirmation of the first custom indication (frame 79) removed; the peer's
         // next indication (now frame 80) looks sent before it.
-        let f = lintDerived(try derived("captures/bumble/indications_and_errors.central.btsnoop", drop: [79])).of(Self.slug)
+        let f = lintDerived(try derived("bumble/indications_and_errors.central.btsnoop", drop: [79])).of(Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.frames == [80, 78])
         #expect(f.first?.message.contains("the peer sent Handle Value Indication") == true)
@@ -218,7 +218,7 @@ extension CaptureReport {
     @Test func noResponseWithin30Seconds() throws {
         // Derived: the Write Response to the CCCD write (frame 58) removed; the 60 s stream that
         // follows carries no other request, so the request times out.
-        let f = lintDerived(try derived("captures/bumble/long_notify_stream.central.btsnoop", drop: [58])).of(Self.slug)
+        let f = lintDerived(try derived("bumble/long_notify_stream.central.btsnoop", drop: [58])).of(Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.firstFrame == 56)
         #expect(f.first?.message.contains("not answered within the ATT transaction timeout (30 s)") == true)
@@ -227,7 +227,7 @@ extension CaptureReport {
     @Test func mtuExchangedTwiceOnOneConnection() throws {
         // Derived: the Disconnection Complete (104) and connection 2's LE Connection Complete (107)
         // removed, so both Exchange MTU Requests (40, now 106) fall on one connection.
-        let f = lintDerived(try derived("captures/bumble/cached_reconnect.central.btsnoop", drop: [104, 107])).of(Self.slug)
+        let f = lintDerived(try derived("bumble/cached_reconnect.central.btsnoop", drop: [104, 107])).of(Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.frames == [106, 40])
         #expect(f.first?.message.contains("Exchange MTU Request a second time") == true)
@@ -256,7 +256,7 @@ extension CaptureReport {
     @Test func vendorPseudoHandleIsNotAnATTBearer() {
         // Samsung's snoop log carries 482-byte packets on handle 0x0EDC with no Connection Complete;
         // their bytes parse as Read Requests that nothing answers. Not judged, and said so.
-        let r = lint("captures/public/btsnoop-samsung_nexxtender-charger.cfa")
+        let r = lint("public/btsnoop-samsung_nexxtender-charger.cfa")
         #expect(r.of(Self.slug).isEmpty)
         #expect(r.partial(Self.slug, "possibly no ATT bearer"))
     }
@@ -285,7 +285,7 @@ extension CaptureReport {
     @Test func legacyPairingOnARealPhone() {
         // Pokémon GO Plus: Android asks for MITM, the accessory has no IO and no SC: legacy Just
         // Works, three times.
-        let f = lint("captures/public/btsnoop-android_pogo-plus-pairing-1970clock.log").of(Self.slug)
+        let f = lint("public/btsnoop-android_pogo-plus-pairing-1970clock.log").of(Self.slug)
         #expect(f.count == 3)
         #expect(f.allSatisfy { $0.message.contains("Just Works (LE legacy pairing)") && $0.message.contains("eavesdropper") })
     }
@@ -293,7 +293,7 @@ extension CaptureReport {
     /// Rewrites the AuthReq (and optionally IO capability) of the Pairing Request (102) and
     /// Response (104) of indications_and_errors.central.
     private func repaired(authReq: UInt8, io: UInt8? = nil) throws -> String {
-        try derived("captures/bumble/indications_and_errors.central.btsnoop") { frame, p in
+        try derived("bumble/indications_and_errors.central.btsnoop") { frame, p in
             guard frame == 102 || frame == 104 else { return }
             // SMP on CID 0x0006: code, IO capability, OOB, AuthReq, …
             #expect(p[7] == 0x06 && p[attOffset] == (frame == 102 ? 0x01 : 0x02) && p[attOffset + 3] == 0x09)
@@ -317,7 +317,7 @@ extension CaptureReport {
 
     @Test func responseWithoutRequestIsNotEvaluable() throws {
         // Derived: the Pairing Request (102) removed: the association model is unknown.
-        let r = lintDerived(try derived("captures/bumble/indications_and_errors.central.btsnoop", drop: [102]))
+        let r = lintDerived(try derived("bumble/indications_and_errors.central.btsnoop", drop: [102]))
         #expect(r.of(Self.slug).isEmpty)
         #expect(r.partial(Self.slug, "without its Pairing Request"))
     }

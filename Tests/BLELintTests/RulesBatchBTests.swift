@@ -12,7 +12,7 @@ import Testing
 /// taking that record's timestamp so time still runs forward. Real bytes in a new order: a
 /// packet the host logged before another is logged after it.
 func btsnoopMoving(_ source: String, frame: Int, after: Int) throws -> String {
-    let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: source)))
+    let data = try Fixtures.bytes(atPath: source)
     var records: [[UInt8]] = []
     var i = 16
     func u32be(_ o: Int) -> Int { Int(data[o..<o + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
@@ -45,7 +45,7 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
     @Test func mtuExchangeSentBeforeConnectionComplete() throws {
         // Derived: clean_heart_rate.central with its LE Connection Complete (frame 43) moved
         // after the Exchange MTU Request/Response (44–46). No shared capture shows this.
-        let path = try btsnoopMoving(SharedFixtures.shared("captures/bumble/clean_heart_rate.central.btsnoop"), frame: 43, after: 46)
+        let path = try btsnoopMoving(Fixtures.capture("bumble/clean_heart_rate.central.btsnoop"), frame: 43, after: 46)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let f = CaptureLinter.lint(path: path).of("gatt-before-connected")
         #expect(f.count == 1)
@@ -62,7 +62,7 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         // Derived: reconnect_storm.central with connection 2's LE Connection Complete (61)
         // moved after its Exchange MTU Request (62): the request goes out on handle 0x0001
         // after connection 1 ended there (58) and before connection 2 exists.
-        let path = try btsnoopMoving(SharedFixtures.shared("captures/bumble/reconnect_storm.central.btsnoop"), frame: 61, after: 62)
+        let path = try btsnoopMoving(Fixtures.capture("bumble/reconnect_storm.central.btsnoop"), frame: 61, after: 62)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let f = CaptureLinter.lint(path: path).of("gatt-before-connected")
         #expect(f.map(\.firstFrame) == [61])
@@ -70,7 +70,7 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         #expect(f.first?.message.contains("after the previous connection on it ended") == true)
     }
 
-    @Test(arguments: ["captures/public/btsnoop-android_revcar-acl-only.log", "captures/public/pcap-h4phdr201-nsec_infocar-obd.pcap"])
+    @Test(arguments: ["public/btsnoop-android_revcar-acl-only.log", "public/pcap-h4phdr201-nsec_infocar-obd.pcap"])
     func capturesStartingMidConnectionAreNoViolation(_ path: String) {
         // ATT on a handle with no Connection Complete anywhere: connected before the capture.
         let r = lint(path)
@@ -78,8 +78,8 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         #expect(r.notEvaluable("gatt-before-connected") != nil)
     }
 
-    @Test(arguments: ["captures/bumble/reconnect_storm.central.btsnoop", "captures/bumble/two_peripherals_concurrent.central.btsnoop",
-                      "captures/public/btsnoop-android_sphero-large.log", "captures/public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg"])
+    @Test(arguments: ["bumble/reconnect_storm.central.btsnoop", "bumble/two_peripherals_concurrent.central.btsnoop",
+                      "public/btsnoop-android_sphero-large.log", "public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg"])
     func trafficAfterEachConnectionCompleteIsFine(_ path: String) {
         // Handles reused six times (Bumble), two at once, 12 Android and 20 iOS connections.
         let r = lint(path)
@@ -165,16 +165,16 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
     @Test func supervisionTimeoutWithoutReconnect() throws {
         // Android and a treadmill: the link times out (0x08) at 194.4 s; the capture runs on
         // 32 s with no new LE Create Connection.
-        let f = lint("captures/public/btsnoop-android_domyos-treadmill-ftms.log").of("reconnect-storm")
+        let f = lint("public/btsnoop-android_domyos-treadmill-ftms.log").of("reconnect-storm")
         #expect(f.count == 1)
         let x = try #require(f.first)
         #expect(x.firstFrame == 5143 && x.severity == .note && x.connection == 1)
         #expect(x.message.contains("0x08 Connection Timeout") && x.message.contains("E8:5D:86:0A:72:7F"))
     }
 
-    @Test(arguments: ["captures/bumble/cached_reconnect.central.btsnoop", "captures/bumble/reconnect_storm.peripheral.btsnoop",
-                      "captures/public/btsnoop-android_sphero-large.log", "captures/public/btsnoop-android_nexxtender-charger-pairing.log",
-                      "captures/public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg"])
+    @Test(arguments: ["bumble/cached_reconnect.central.btsnoop", "bumble/reconnect_storm.peripheral.btsnoop",
+                      "public/btsnoop-android_sphero-large.log", "public/btsnoop-android_nexxtender-charger-pairing.log",
+                      "public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg"])
     func reconnectsWithBackOffOrLossesFollowedByReconnects(_ path: String) {
         // One reconnect 2 s after a local disconnect; a peripheral (cannot reconnect); 11
         // Android reconnects minutes apart after four supervision timeouts; a 0x3E loss while an
@@ -184,7 +184,7 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
 
     @Test func captureEndingSoonAfterALossCannotTell() {
         // 0x3E on 54:5E:30:C3:2C:DB 0.3 s before the capture ends.
-        let r = lint("captures/public/btsnoop-btmon_blue2thprinting-intel-scan.snoop")
+        let r = lint("public/btsnoop-btmon_blue2thprinting-intel-scan.snoop")
         #expect(r.of("reconnect-storm").isEmpty)
         #expect(r.notEvaluated.contains { $0.slug == "reconnect-storm" && !$0.whole && $0.reason.contains("54:5E:30:C3:2C:DB") })
     }
@@ -206,8 +206,8 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         #expect(bumble("reconnect_storm.central", c).of("peripheral-not-retained").isEmpty)
     }
 
-    @Test(arguments: ["captures/public/pklg-be_hciparse-test00-macos.pklg", "captures/public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg",
-                      "captures/public/btsnoop-android_nexxtender-charger-pairing.log", "captures/bumble/cached_reconnect.central.btsnoop"])
+    @Test(arguments: ["public/pklg-be_hciparse-test00-macos.pklg", "public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg",
+                      "public/btsnoop-android_nexxtender-charger-pairing.log", "bumble/cached_reconnect.central.btsnoop"])
     func acceptListUpdatesAndPlainConnectsAreFine(_ path: String) {
         // macOS and iOS cancel and re-issue their accept-list LE Create Connection within
         // milliseconds dozens of times; none of it is attributable to one peripheral.
@@ -218,7 +218,7 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
 
     @Test func unattributableAcceptListCancelIsSaidSo() {
         // Android: an accept-list create cancelled after 4 ms and not re-issued.
-        let r = lint("captures/public/btsnoop-android_pogo-plus-pairing-1970clock.log")
+        let r = lint("public/btsnoop-android_pogo-plus-pairing-1970clock.log")
         #expect(r.of("peripheral-not-retained").isEmpty)
         #expect(r.notEvaluated.contains { $0.slug == "peripheral-not-retained" && !$0.whole && $0.reason.contains("accept list") })
     }

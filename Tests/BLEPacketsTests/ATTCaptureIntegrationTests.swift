@@ -41,7 +41,7 @@ func walkCapture(_ path: String, _ body: (Int, L2CAPPDU) -> Void = { _, _ in }) 
     return w
 }
 
-func bumble(_ name: String) -> String { SharedFixtures.shared("captures/bumble/\(name).btsnoop") }
+func bumble(_ name: String) -> String { Fixtures.capture("bumble/\(name).btsnoop") }
 
 @Suite struct ATTCaptureIntegrationTests {
     /// `tshark -Y btatt | wc -l` per file, from the Bumble README's table.

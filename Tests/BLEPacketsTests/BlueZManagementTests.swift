@@ -59,7 +59,7 @@ import TestSupport
     /// 5.66 names the first four before it crashes on ATT; the opcodes of the rest (0x0033 at
     /// frame 197, then 0x0023 with address types 0x07) were read from tshark's hex dump.
     @Test func realCaptureCommandsMatchBtmon() throws {
-        let reader = try CaptureFile.open(path: SharedFixtures.shared("captures/public/btsnoop-btmon_rgbctf2020-magicintheair"))
+        let reader = try CaptureFile.open(path: Fixtures.capture("public/btsnoop-btmon_rgbctf2020-magicintheair"))
         let decoder = FrameDecoder()
         var names: [String] = []
         while let record = reader.next() {

@@ -7,7 +7,7 @@ import TestSupport
 /// Minimal btsnoop (datalink 1002, H4) walker for these tests only; the real reader lives in
 /// CaptureIO. Yields (frame number, H4 type, payload after the type byte).
 private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) throws {
-    let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+    let data = try Fixtures.bytes(atPath: path)
     try #require(data.count >= 16 && data[12..<16].elementsEqual([0, 0, 0x03, 0xEA]), "not btsnoop H4: \(path)")
     data.withByteView { v in
         var offset = 16
@@ -23,7 +23,7 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
 @Suite struct HCICaptureTests {
     /// Every command and event in every Bumble capture decodes without a single note: the
     /// layouts agree with what a real host stack sends and its controller answers.
-    @Test(arguments: SharedFixtures.sharedFiles(in: "captures/bumble").filter { !$0.contains("long_notify") })
+    @Test(arguments: Fixtures.captures(in: "bumble").filter { !$0.contains("long_notify") })
     func bumbleCapturesDecodeCleanly(path: String) throws {
         var packets = 0
         var noted: [Int] = []
@@ -45,7 +45,7 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
     /// Info column shows them (without its "Sent"/"Rcvd" prefix).
     @Test func summariesAgreeWithTshark() throws {
         var lines: [Int: String] = [:]
-        try h4Records(SharedFixtures.shared("captures/bumble/clean_heart_rate.central.btsnoop")) { frame, type, payload in
+        try h4Records(Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")) { frame, type, payload in
             switch type {
             case 0x01: lines[frame] = "\(HCISummary.command(HCICommandPacket(payload)!))"
             case 0x04:
@@ -72,7 +72,7 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
     /// alternating connectable / scan response, all at -50 dBm.
     @Test func extendedReportsOfTheScan() throws {
         var seen: [(Int, BDAddr, UInt16, Int8)] = []
-        try h4Records(SharedFixtures.shared("captures/bumble/clean_heart_rate.central.btsnoop")) { frame, type, payload in
+        try h4Records(Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")) { frame, type, payload in
             guard type == 0x04, let e = HCIEventPacket(payload), e.subeventCode == HCILEExtendedAdvertisingReport.subevent,
                   let r = HCILEExtendedAdvertisingReport(parameters: e.subeventParameters) else { return }
             for report in r.reports { seen.append((frame, report.address, report.eventType, report.rssi)) }
@@ -92,7 +92,7 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
         var reports = 0
         var connections = 0
         var bad: [Int] = []
-        try h4Records(SharedFixtures.shared("captures/public/" + name)) { frame, type, payload in
+        try h4Records(Fixtures.capture("public/" + name)) { frame, type, payload in
             let sink = HCIRecordingSink()
             if type == 0x01 { HCICommandPacket(payload)?.describe(into: sink); return }
             guard type == 0x04, let e = HCIEventPacket(payload) else { return }

@@ -7,7 +7,7 @@ import TestSupport
 /// Every Bumble capture replays with the identical ATT exchange: opcodes, handles, values,
 /// errors and order, PDU for PDU, against server models built from the capture itself.
 @Suite struct BumbleReplayTests {
-    static let captures = SharedFixtures.sharedFiles(in: "captures/bumble").filter { $0.hasSuffix(".btsnoop") }
+    static let captures = Fixtures.captures(in: "bumble").filter { $0.hasSuffix(".btsnoop") }
 
     @Test func theCorpusIsThere() {
         #expect(Self.captures.count == 21)

@@ -11,7 +11,7 @@ import TestSupport
 /// capture's own bytes (its replay model), not typed in.
 @Suite struct CaptureInstallTests {
     static func replay(_ name: String) throws -> CaptureReplay {
-        try CaptureReplay(contentsOf: URL(fileURLWithPath: SharedFixtures.shared("captures/bumble/\(name)")))
+        try CaptureReplay(contentsOf: URL(fileURLWithPath: Fixtures.capture("bumble/\(name)")))
     }
 
     static let heartRate = CBUUID(string: "180D")

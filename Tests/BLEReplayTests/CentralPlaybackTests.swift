@@ -112,7 +112,7 @@ final class HeartRateSensor: CBPeripheralManagerDelegate {
 
 @Suite struct CentralPlaybackTests {
     static func replay(_ name: String) throws -> CaptureReplay {
-        try CaptureReplay(contentsOf: URL(fileURLWithPath: SharedFixtures.shared("captures/bumble/\(name)")))
+        try CaptureReplay(contentsOf: URL(fileURLWithPath: Fixtures.capture("bumble/\(name)")))
     }
 
     /// The captured central's operations, read from the capture: what the playback must play.

@@ -129,7 +129,7 @@ final class HeartRateMonitor: CBCentralManagerDelegate, CBPeripheralDelegate {
 }
 
 @Suite struct HeartRateBugReproductionTests {
-    static let capture = SharedFixtures.shared("captures/bumble/hr_short_notification.central.btsnoop")
+    static let capture = Fixtures.capture("bumble/hr_short_notification.central.btsnoop")
 
     /// Runs the monitor against the captured sensor; returns what it parsed and the captured
     /// measurements (frame, value) in order.

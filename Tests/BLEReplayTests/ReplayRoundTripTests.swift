@@ -31,7 +31,7 @@ import TestSupport
 /// Real captures recorded by others (../shared/captures/public, SOURCES.md): every HCI one with
 /// connections replays with zero ATT divergence, and nothing traps or hangs on the rest.
 @Suite struct PublicCaptureReplayTests {
-    static let captures = SharedFixtures.sharedFiles(in: "captures/public")
+    static let captures = Fixtures.captures(in: "public")
 
     @Test func theCorpusIsThere() { #expect(Self.captures.count >= 20) }
 
@@ -53,7 +53,7 @@ import TestSupport
     /// Truncated anywhere, a capture still replays what came before the cut.
     @Test func truncatedCapturesReplayTheirValidPart() throws {
         let path = ReplayFixtures.bumble("indications_and_errors.central")
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let bytes = try Fixtures.bytes(atPath: path)
         var offsets = Array(stride(from: 0, to: bytes.count, by: max(1, bytes.count / 23)))
         offsets.append(bytes.count - 1)
         for cut in offsets {
@@ -75,7 +75,7 @@ import TestSupport
     @Test(arguments: ["indications_and_errors.central", "two_peripherals_concurrent.central",
                       "cached_reconnect.peripheral"])
     func damagedCapturesReplayToTheEnd(_ name: String) throws {
-        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: ReplayFixtures.bumble(name))))
+        let original = try Fixtures.bytes(atPath: ReplayFixtures.bumble(name))
         var rng = SplitMix64(seed: 0xB1EC)
         for round in 0..<40 {
             var bytes = original

@@ -8,7 +8,7 @@ import TestSupport
 /// Helpers shared by the replay tests: captures from ../shared, and a replayed session
 /// decoded back through the same reader, decoder and timeline builder as any capture.
 enum ReplayFixtures {
-    static func bumble(_ name: String) -> String { SharedFixtures.shared("captures/bumble/\(name).btsnoop") }
+    static func bumble(_ name: String) -> String { Fixtures.capture("bumble/\(name).btsnoop") }
 
     /// Writes `bytes` to a temporary file and returns its path.
     static func temporaryCapture(_ bytes: [UInt8], name: String = #function) -> String {

@@ -10,7 +10,7 @@ import TestSupport
 /// are documented frame by frame in ../shared/captures/bumble/README.md.
 @Suite struct SessionReportModelTests {
     static func model(_ name: String) -> (model: SessionReportModel, report: CaptureReport) {
-        SessionReportBuilder.build(path: SharedFixtures.shared("captures/bumble/\(name).btsnoop"))
+        SessionReportBuilder.build(path: Fixtures.capture("bumble/\(name).btsnoop"))
     }
 
     @Test func cleanHeartRateCollapsesTheTwentyNotificationsIntoOneBand() throws {
@@ -62,7 +62,7 @@ import TestSupport
     }
 
     @Test func oversizedWritesHaveLintsFindingsEachAnchoredInTheSequenceChart() throws {
-        let path = SharedFixtures.shared("captures/bumble/oversized_and_unchecked_writes.central.btsnoop")
+        let path = Fixtures.capture("bumble/oversized_and_unchecked_writes.central.btsnoop")
         let (m, report) = SessionReportBuilder.build(path: path)
         // The same findings as a plain lint run (`blecap lint`), in the same order.
         let lint = CaptureLinter.lint(path: path)

@@ -6,7 +6,7 @@ import Testing
 
 /// "Facts common to every file" of ../shared/captures/bumble/README.md, for all 21 files.
 @Suite struct BumbleReadmeCommonFactsTests {
-    static let files = SharedFixtures.sharedFiles(in: "captures/bumble").map {
+    static let files = Fixtures.captures(in: "bumble").map {
         String($0.split(separator: "/").last!.dropLast(".btsnoop".count))
     }
 

@@ -19,9 +19,9 @@ import Testing
     /// three leading index/note records, so its frames are shifted by 3.
     @Test func nineContainersSameTimeline() throws {
         let original = Self.signature(
-            try Timeline(SharedFixtures.shared("captures/formats/clean_heart_rate.central.h4.btsnoop")), shift: 0)
+            try Timeline(Fixtures.capture("formats/clean_heart_rate.central.h4.btsnoop")), shift: 0)
         #expect(original.count > 50)
-        let files = SharedFixtures.sharedFiles(in: "captures/formats")
+        let files = Fixtures.captures(in: "formats")
         #expect(files.count == 9)
         for f in files {
             let t = try Timeline(f)
@@ -66,7 +66,7 @@ import Testing
         "pcapng-lell256_whad-gatt-discovery.pcap", "unknown-cfa_btstack-gatt-counter.cfa",
     ]
 
-    @Test(arguments: SharedFixtures.sharedFiles(in: "captures/public"))
+    @Test(arguments: Fixtures.captures(in: "public"))
     func publicCaptureCounts(_ path: String) throws {
         let name = String(path.split(separator: "/").last!)
         if Self.notHCI.contains(name) {

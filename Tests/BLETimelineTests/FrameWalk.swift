@@ -45,7 +45,7 @@ struct FrameWalk {
     }
 
     static func bumble(_ name: String) throws -> FrameWalk {
-        try FrameWalk(SharedFixtures.shared("captures/bumble/\(name).btsnoop"))
+        try FrameWalk(Fixtures.capture("bumble/\(name).btsnoop"))
     }
 
     func opcode(_ frame: Int) -> UInt16? { commands[frame]?.opcode }

@@ -24,7 +24,7 @@ struct Timeline {
     }
 
     static func bumble(_ name: String) throws -> Timeline {
-        try Timeline(SharedFixtures.shared("captures/bumble/\(name).btsnoop"))
+        try Timeline(Fixtures.capture("bumble/\(name).btsnoop"))
     }
 
     func at(_ frame: Int, _ type: String) -> TimelineEvent? {

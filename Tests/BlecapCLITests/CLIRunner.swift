@@ -20,7 +20,7 @@ enum CLIRunner {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             dir.deleteLastPathComponent()
         }
-        return SharedFixtures.repositoryRoot.appendingPathComponent(".build/debug/blecap")
+        return Fixtures.repositoryRoot.appendingPathComponent(".build/debug/blecap")
     }()
 
     static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> CLIRun {

@@ -12,26 +12,26 @@ import TestSupport
     }
 
     @Test func unknownFormatIsExit2EvenWithABtsnoopishName() throws {
-        let run = try CLIRunner.run(["info", SharedFixtures.shared("captures/public/unknown-cfa_btstack-gatt-counter.cfa")])
+        let run = try CLIRunner.run(["info", Fixtures.capture("public/unknown-cfa_btstack-gatt-counter.cfa")])
         #expect(run.status == 2)
         #expect(run.stderr.contains("unknown capture format"))
     }
 
     @Test func linkLayerCapturesAreRefusedClearly() throws {
-        let run = try CLIRunner.run(["packets", SharedFixtures.shared("captures/public/pcap-lell256_sniffle-gatt-discovery.pcap")])
+        let run = try CLIRunner.run(["packets", Fixtures.capture("public/pcap-lell256_sniffle-gatt-discovery.pcap")])
         #expect(run.status == 2)
         #expect(run.stderr.contains("link-layer capture (link type 256"))
         #expect(run.stderr.contains("not supported yet"))
     }
 
     @Test func usageErrorsAreExit2() throws {
-        let run = try CLIRunner.run(["packets", "--format", "xml", SharedFixtures.bundled("clean_heart_rate.central.btsnoop")])
+        let run = try CLIRunner.run(["packets", "--format", "xml", Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")])
         #expect(run.status == 2)
         #expect(run.stderr.contains("xml"))
     }
 
     @Test func damagedCaptureDecodesItsPrefixAndExits3() throws {
-        let original = try Data(contentsOf: URL(fileURLWithPath: SharedFixtures.bundled("clean_heart_rate.central.btsnoop")))
+        let original = try Data(contentsOf: URL(fileURLWithPath: Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

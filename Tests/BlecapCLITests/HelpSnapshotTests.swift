@@ -5,7 +5,7 @@ import TestSupport
 /// The help texts are part of the interface: a change to them must be deliberate.
 /// Regenerate with `BLECAP_UPDATE_SNAPSHOTS=1 swift test --filter HelpSnapshotTests`.
 @Suite struct HelpSnapshotTests {
-    static let snapshots = SharedFixtures.repositoryRoot.appendingPathComponent("Tests/BlecapCLITests/Snapshots")
+    static let snapshots = Fixtures.repositoryRoot.appendingPathComponent("Tests/BlecapCLITests/Snapshots")
 
     @Test(arguments: [
         (["--help"], "blecap-help.txt"),

@@ -4,7 +4,7 @@ import TestSupport
 
 @Suite struct InfoCommandTests {
     @Test func summarizesTheCleanHeartRateSession() throws {
-        let run = try CLIRunner.run(["info", "--format", "json", SharedFixtures.bundled("clean_heart_rate.central.btsnoop")])
+        let run = try CLIRunner.run(["info", "--format", "json", Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")])
         #expect(run.status == 0)
         let info = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(info["container"] as? String == "btsnoop")
@@ -21,7 +21,7 @@ import TestSupport
 
     /// Devices seen, connections and timeline counts, from the same pass.
     @Test func devicesConnectionsAndCounts() throws {
-        let run = try CLIRunner.run(["info", "--format", "json", SharedFixtures.shared("captures/bumble/nil_scan_all_services.central.btsnoop")])
+        let run = try CLIRunner.run(["info", "--format", "json", Fixtures.capture("bumble/nil_scan_all_services.central.btsnoop")])
         #expect(run.status == 0)
         let info = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let devices = try #require(info["devices"] as? [[String: Any]])
@@ -45,7 +45,7 @@ import TestSupport
     }
 
     @Test func connectionEndingsInText() throws {
-        let run = try CLIRunner.run(["info", SharedFixtures.shared("captures/bumble/reconnect_storm.central.btsnoop")])
+        let run = try CLIRunner.run(["info", Fixtures.capture("bumble/reconnect_storm.central.btsnoop")])
         #expect(run.status == 0)
         let lines = run.lines.map(String.init)
         let start = try #require(lines.firstIndex(of: "connections"))
@@ -63,7 +63,7 @@ import TestSupport
     }
 
     @Test func monitorCapturesCountTheirMetadataRecords() throws {
-        let run = try CLIRunner.run(["info", SharedFixtures.shared("captures/public/btsnoop-btmon_batteread-header-only.btsnoop")])
+        let run = try CLIRunner.run(["info", Fixtures.capture("public/btsnoop-btmon_batteread-header-only.btsnoop")])
         #expect(run.status == 0)
         #expect(run.stdout.contains("frames:        6"))
         #expect(run.stdout.contains("index_new"))
@@ -73,9 +73,9 @@ import TestSupport
     /// The nine containers of one session decode to the same packets (the monitor btsnoop has
     /// three leading metadata records, so its frames are shifted by 3).
     @Test func allContainersGiveTheSamePackets() throws {
-        let dir = "captures/formats/clean_heart_rate.central."
+        let dir = "formats/clean_heart_rate.central."
         func packets(_ suffix: String, drop: Int = 0) throws -> [String] {
-            let run = try CLIRunner.run(["packets", "--format", "jsonl", SharedFixtures.shared(dir + suffix)])
+            let run = try CLIRunner.run(["packets", "--format", "jsonl", Fixtures.capture(dir + suffix)])
             #expect(run.status == 0, "\(suffix)")
             return try CLIRunner.jsonLines(run.stdout).dropFirst(drop).map { obj in
                 var o = obj

@@ -4,8 +4,8 @@ import TestSupport
 
 /// `blecap lint`, `rules` and `explain` as a CI job runs them: exit codes, formats, directories.
 @Suite struct LintCommandTests {
-    static let oversized = SharedFixtures.shared("captures/bumble/oversized_and_unchecked_writes.central.btsnoop")
-    static let clean = SharedFixtures.shared("captures/bumble/clean_heart_rate.central.btsnoop")
+    static let oversized = Fixtures.capture("bumble/oversized_and_unchecked_writes.central.btsnoop")
+    static let clean = Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")
 
     @Test func exitCodesFollowTheThreshold() throws {
         #expect(try CLIRunner.run(["lint", Self.clean]).status == 0)
@@ -20,12 +20,12 @@ import TestSupport
         #expect(try CLIRunner.run(["lint", "/nonexistent/x.btsnoop"]).status == 2)
         #expect(try CLIRunner.run(["lint", "--disable", "no-such-rule", Self.clean]).status == 2)
         #expect(try CLIRunner.run(["lint", "--format", "xml", Self.clean]).status == 2)
-        let cfa = SharedFixtures.shared("captures/public/unknown-cfa_btstack-gatt-counter.cfa")
+        let cfa = Fixtures.capture("public/unknown-cfa_btstack-gatt-counter.cfa")
         #expect(try CLIRunner.run(["lint", cfa]).status == 2)
     }
 
     @Test func directoryIsWalkedInSortedOrderWithOneSummaryPerCapture() throws {
-        let run = try CLIRunner.run(["lint", "--format", "json", SharedFixtures.shared("captures/bumble")])
+        let run = try CLIRunner.run(["lint", "--format", "json", Fixtures.capture("bumble")])
         #expect(run.status == 1)
         let root = try #require(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let paths = try #require((root["captures"] as? [[String: Any]])?.compactMap { $0["path"] as? String })
@@ -42,7 +42,7 @@ import TestSupport
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         for name in ["pcap-lell256_sniffle-gatt-discovery.pcap"] {
-            try FileManager.default.copyItem(atPath: SharedFixtures.shared("captures/public/\(name)"), toPath: dir.appendingPathComponent(name).path)
+            try FileManager.default.copyItem(atPath: Fixtures.capture("public/\(name)"), toPath: dir.appendingPathComponent(name).path)
         }
         try FileManager.default.copyItem(atPath: Self.clean, toPath: dir.appendingPathComponent("clean.btsnoop").path)
         try "not a capture".write(to: dir.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
@@ -76,7 +76,7 @@ import TestSupport
         #expect(rules.status == 0)
         // One line per rule; every rule has exactly one docs page (BLELintTests checks that).
         let pages = try FileManager.default.contentsOfDirectory(
-            atPath: SharedFixtures.repositoryRoot.appendingPathComponent("docs/rules").path).filter { $0.hasSuffix(".md") }
+            atPath: Fixtures.repositoryRoot.appendingPathComponent("docs/rules").path).filter { $0.hasSuffix(".md") }
         #expect(rules.lines.count == pages.count && pages.count == 14 && rules.lines[0].hasPrefix("BLE001  error   scan-before-powered-on"))
         let byID = try CLIRunner.run(["explain", "BLE002"]), bySlug = try CLIRunner.run(["explain", "oversized-write"])
         #expect(byID.status == 0 && byID.stdout == bySlug.stdout)

@@ -4,7 +4,7 @@ import TestSupport
 
 /// End-to-end: the `blecap packets` executable on real captures.
 @Suite struct PacketsCommandTests {
-    let cleanHR = SharedFixtures.bundled("clean_heart_rate.central.btsnoop")
+    let cleanHR = Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")
 
     @Test func textHasOneLinePerFrameWithATTDetails() throws {
         let run = try CLIRunner.run(["packets", cleanHR])
@@ -90,7 +90,7 @@ import TestSupport
         let fromStdin = try CLIRunner.run(["packets", "--format", "jsonl", "-"], stdin: data)
         #expect(fromStdin.status == 0)
         #expect(fromStdin.stdout == fromPath.stdout)
-        let pcap = SharedFixtures.shared("captures/formats/clean_heart_rate.central.h4phdr.pcapng")
+        let pcap = Fixtures.capture("formats/clean_heart_rate.central.h4phdr.pcapng")
         let pcapData = try Data(contentsOf: URL(fileURLWithPath: pcap))
         let pcapStdin = try CLIRunner.run(["packets", "--format", "jsonl", "-"], stdin: pcapData)
         #expect(pcapStdin.status == 0)

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Every shared capture, damaged on purpose, through the whole pipeline (reader → FrameDecoder
+/// Every capture in the corpus, damaged on purpose, through the whole pipeline (reader → FrameDecoder
 /// → describe → text/json/jsonl writers). The reader-level truncation tests in CaptureIOTests
 /// check exact damage messages on a few files; these check that *nothing downstream* breaks on
 /// any real capture: no trap, no hang, the frames before the damage decode and render exactly
@@ -16,7 +16,7 @@ import TestSupport
 struct PipelineRobustnessTests {
     // MARK: the corpus
 
-    static let folders = ["captures/bumble", "captures/formats", "captures/public"]
+    static let folders = ["bumble", "formats", "public"]
 
     /// What opening a capture blecap cannot read must throw; nil for HCI captures. The corpus
     /// names say which link type a link-layer capture has.
@@ -28,13 +28,13 @@ struct PipelineRobustnessTests {
         return nil
     }
 
-    static let allCaptures: [String] = folders.flatMap { SharedFixtures.sharedFiles(in: $0) }
+    static let allCaptures: [String] = folders.flatMap { Fixtures.captures(in: $0) }
 
-    /// Paths relative to ../shared, so test arguments read well.
+    /// Paths relative to captures/, so test arguments read well.
     static let readable: [String] = allCaptures.compactMap { path in
         let name = URL(fileURLWithPath: path).lastPathComponent
         guard expectedRefusal(name) == nil else { return nil }
-        return String(path.dropFirst(SharedFixtures.sharedRoot.path.count + 1))
+        return Fixtures.relative(path)
     }
 
     /// Files above this size are mutated through a prefix (cut at a record boundary) so the
@@ -43,12 +43,12 @@ struct PipelineRobustnessTests {
     static let prefixSize = 48_000
 
     static let heavy: [String] = readable.filter {
-        ((try? FileManager.default.attributesOfItem(atPath: SharedFixtures.shared($0))[.size] as? Int) ?? 0) > heavySize
+        ((try? FileManager.default.attributesOfItem(atPath: Fixtures.capture($0))[.size] as? Int) ?? 0) > heavySize
     }
 
     @Test func theCorpusIsThere() {
-        // Guards against a silently empty argument list (a missing ../shared).
-        #expect(Self.readable.count >= 40, "\(Self.readable.count) readable captures")
+        // Guards against a silently short argument list (files missing from captures/).
+        #expect(Self.readable.count >= 35, "\(Self.readable.count) readable captures")
         #expect(Self.allCaptures.count - Self.readable.count >= 8)
         #expect(Self.heavy.count >= 4)
     }
@@ -84,7 +84,7 @@ struct PipelineRobustnessTests {
 
         init(_ relative: String) throws {
             name = relative
-            var bytes = try PipelineRobustnessTests.fileBytes(SharedFixtures.shared(relative))
+            var bytes = try PipelineRobustnessTests.fileBytes(Fixtures.capture(relative))
             var (format, records, damage) = try PipelineRobustnessTests.plainRead(bytes)
             #expect(damage == nil, "\(relative): intact capture reports \(String(describing: damage))")
             if bytes.count > PipelineRobustnessTests.heavySize {
@@ -136,7 +136,7 @@ struct PipelineRobustnessTests {
     }
 
     static func fileBytes(_ path: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        try Fixtures.bytes(atPath: path)
     }
 
     /// Reader only: the records of `bytes`, copied.
@@ -414,7 +414,7 @@ struct PipelineRobustnessTests {
     /// around the cut).
     @Test(arguments: heavy)
     func heavyCapturesTruncated(_ relative: String) throws {
-        let bytes = try Self.fileBytes(SharedFixtures.shared(relative))
+        let bytes = try Self.fileBytes(Fixtures.capture(relative))
         let (_, records, damage) = try Self.plainRead(bytes)
         #expect(damage == nil)
         let n = records.count

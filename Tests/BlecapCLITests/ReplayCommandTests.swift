@@ -4,7 +4,7 @@ import TestSupport
 
 /// `blecap replay` end to end: the fidelity report, exit codes, JSON, faults, --out, --lint.
 @Suite struct ReplayCommandTests {
-    static func bumble(_ name: String) -> String { SharedFixtures.shared("captures/bumble/\(name).btsnoop") }
+    static func bumble(_ name: String) -> String { Fixtures.capture("bumble/\(name).btsnoop") }
 
     static func json(_ arguments: [String], status: Int32 = 0) throws -> [String: Any] {
         let run = try CLIRunner.run(["replay", "--format", "json"] + arguments)
@@ -82,7 +82,7 @@ import TestSupport
         #expect(try CLIRunner.run(["replay", "--error", "nonsense", Self.bumble("clean_heart_rate.central")]).status == 2)
         #expect(try CLIRunner.run(["replay", "--mtu", "10", Self.bumble("clean_heart_rate.central")]).status == 2)
         #expect(try CLIRunner.run(["replay", "/nonexistent.btsnoop"]).status == 2)
-        let ll = SharedFixtures.shared("captures/public/pcap-lell256_sniffle-gatt-discovery.pcap")
+        let ll = Fixtures.capture("public/pcap-lell256_sniffle-gatt-discovery.pcap")
         let run = try CLIRunner.run(["replay", ll])
         #expect(run.status == 2)
         #expect(run.stderr.contains("link-layer capture"))

@@ -5,8 +5,8 @@ import TestSupport
 /// `blecap report` and `blecap lint --format html` as a user runs them: one self-contained page
 /// whose embedded data agrees with `blecap lint` and `blecap info`.
 @Suite struct ReportCommandTests {
-    static let oversized = SharedFixtures.shared("captures/bumble/oversized_and_unchecked_writes.central.btsnoop")
-    static let clean = SharedFixtures.shared("captures/bumble/clean_heart_rate.central.btsnoop")
+    static let oversized = Fixtures.capture("bumble/oversized_and_unchecked_writes.central.btsnoop")
+    static let clean = Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")
 
     static func temporaryDirectory() throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-report-\(UUID().uuidString)")

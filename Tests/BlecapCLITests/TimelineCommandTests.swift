@@ -5,7 +5,7 @@ import TestSupport
 /// `blecap timeline` end to end: the text layout, the JSONL contract of docs/timeline.md and
 /// the filters, on the Bumble captures.
 @Suite struct TimelineCommandTests {
-    static func bumble(_ name: String) -> String { SharedFixtures.shared("captures/bumble/\(name).btsnoop") }
+    static func bumble(_ name: String) -> String { Fixtures.capture("bumble/\(name).btsnoop") }
 
     static func jsonl(_ name: String, _ extra: [String] = []) throws -> [[String: Any]] {
         let run = try CLIRunner.run(["timeline", "--format", "jsonl"] + extra + [bumble(name)])
@@ -172,7 +172,7 @@ import TestSupport
     /// Command Complete, user-logging lines split into ident and text, power-record states.
     @Test func managementPowerAndAnnotations() throws {
         func run(_ file: String, _ extra: [String]) throws -> [[String: Any]] {
-            let r = try CLIRunner.run(["timeline", "--format", "jsonl"] + extra + [SharedFixtures.shared("captures/public/" + file)])
+            let r = try CLIRunner.run(["timeline", "--format", "jsonl"] + extra + [Fixtures.capture("public/" + file)])
             #expect(r.status == 0)
             return try CLIRunner.jsonLines(r.stdout)
         }

@@ -101,7 +101,7 @@ func btsnoopRecord(_ body: [UInt8], flags: UInt32, unixMicros: Int64, original: 
     }
 
     @Test func streamsThroughAPipe() throws {
-        let bytes = try fileBytes(SharedFixtures.shared("captures/formats/clean_heart_rate.central.h4.btsnoop"))
+        let bytes = try fileBytes(Fixtures.capture("formats/clean_heart_rate.central.h4.btsnoop"))
         let piped = try readAllThroughPipe(bytes: bytes)
         let direct = try readAll(bytes: bytes)
         #expect(piped.damage == nil && piped.records.count == 123)

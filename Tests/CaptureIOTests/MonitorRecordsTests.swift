@@ -38,7 +38,7 @@ import TestSupport
     /// them ("New Index: 00:91:9E:FE:2F:AD (Primary,USB,hci0)", "Index Info: … (Intel Corp.)",
     /// "MGMT Open: bluetoothd (privileged) version 1.21").
     @Test func realMonitorMetadata() throws {
-        let reader = try CaptureFile.open(path: SharedFixtures.shared("captures/public/btsnoop-btmon_blue2thprinting-intel-scan.snoop"))
+        let reader = try CaptureFile.open(path: Fixtures.capture("public/btsnoop-btmon_blue2thprinting-intel-scan.snoop"))
         var notes: [String] = []
         var idents: [String] = []
         var logs = 0
@@ -82,7 +82,7 @@ import TestSupport
 
     /// rgbCTF 2020: opcode counts from tshark's hci_mon.opcode (1795 records).
     @Test func rgbctfMonitorKinds() throws {
-        let r = try readAll(path: SharedFixtures.shared("captures/public/btsnoop-btmon_rgbctf2020-magicintheair"))
+        let r = try readAll(path: Fixtures.capture("public/btsnoop-btmon_rgbctf2020-magicintheair"))
         var kinds: [RecordKind: Int] = [:]
         var directions: [Direction: Int] = [:]
         for rec in r.records {

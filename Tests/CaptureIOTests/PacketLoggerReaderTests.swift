@@ -60,7 +60,7 @@ func pklgRecord(_ type: UInt8, _ data: [UInt8], seconds: UInt32, micros: UInt32,
     }
 
     @Test func streamsThroughAPipe() throws {
-        let bytes = try fileBytes(SharedFixtures.shared("captures/formats/clean_heart_rate.central.le.pklg"))
+        let bytes = try fileBytes(Fixtures.capture("formats/clean_heart_rate.central.le.pklg"))
         let piped = try readAllThroughPipe(bytes: bytes, chunk: 5)
         #expect(piped.format == .packetLogger(bigEndian: false))
         #expect(piped.damage == nil && piped.records.count == 123)
@@ -103,7 +103,7 @@ func pklgRecord(_ type: UInt8, _ data: [UInt8], seconds: UInt32, micros: UInt32,
     }
 
     @Test func frontlineCFAIsNotPacketLogger() throws {
-        let path = SharedFixtures.shared("captures/public/unknown-cfa_btstack-gatt-counter.cfa")
+        let path = Fixtures.capture("public/unknown-cfa_btstack-gatt-counter.cfa")
         #expect(throws: CaptureError.unknownFormat) { try CaptureFile.open(path: path) }
     }
 

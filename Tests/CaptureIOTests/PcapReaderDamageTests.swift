@@ -7,12 +7,12 @@ import TestSupport
 @Suite("PcapReader: damaged and crafted files")
 struct PcapReaderDamageTests {
     typealias K = PcapTestKit
-    static let session = SharedFixtures.shared("captures/formats/clean_heart_rate.central.h4phdr.pcap")
+    static let session = Fixtures.capture("formats/clean_heart_rate.central.h4phdr.pcap")
 
     /// Cutting the file at a record boundary is a clean end; cutting inside a record header or
     /// its data is damage at that record's start, with every earlier record delivered intact.
     @Test func truncatedAtEveryRecordBoundaryAndInsideRecords() throws {
-        let bytes = K.bytes(of: Self.session)
+        let bytes = try K.bytes(of: Self.session)
         let spans = K.pcapRecordSpans(bytes)
         #expect(spans.count == 123)
         let full = try K.read(bytes: bytes).records
@@ -34,7 +34,7 @@ struct PcapReaderDamageTests {
     }
 
     @Test func truncatedOnAPipeReportsTheSameDamage() throws {
-        let bytes = K.bytes(of: Self.session)
+        let bytes = try K.bytes(of: Self.session)
         let spans = K.pcapRecordSpans(bytes)
         let cut = spans[60].offset + 20
         let r = try K.readThroughPipe(Array(bytes[..<cut]))
@@ -44,7 +44,7 @@ struct PcapReaderDamageTests {
     }
 
     @Test func garbageAppendedIsDamageAfterTheLastGoodRecord() throws {
-        let bytes = K.bytes(of: Self.session)
+        let bytes = try K.bytes(of: Self.session)
         // 0xFF… read as a record header gives caplen 0xFFFFFFFF: libpcap refuses it (it caps
         // record lengths at 256 KiB) rather than allocating.
         let r = try K.read(bytes: bytes + [UInt8](repeating: 0xFF, count: 40))

@@ -178,9 +178,9 @@ struct PcapReaderDirectionTests {
 
     /// Every Bumble session, central and peripheral side: the inferred direction of every
     /// record equals the direction the btsnoop recorded.
-    @Test(arguments: SharedFixtures.sharedFiles(in: "captures/bumble"))
+    @Test(arguments: Fixtures.captures(in: "bumble"))
     func inferenceMatchesRecordedDirections(_ path: String) throws {
-        let truth = Self.btsnoopRecords(K.bytes(of: path))
+        let truth = Self.btsnoopRecords(try K.bytes(of: path))
         #expect(truth.count > 10)
         let r = try K.read(bytes: Self.pcap187(truth))
         #expect(r.damage == nil)
@@ -205,7 +205,7 @@ struct PcapReaderDirectionTests {
         ("pcapng-h4phdr201_airbily-smartwatch.pcapng", 0),
     ])
     func inferenceOnRealCapturesIsNeverWrong(_ file: String, _ expectedUnknown: Int) throws {
-        let original = try K.read(path: SharedFixtures.shared("captures/public/\(file)")).records
+        let original = try K.read(path: Fixtures.capture("public/\(file)")).records
         let stripped = original.map { r in
             (r.timestamp, r.direction == .received, [UInt8(r.rawType)] + r.payload)
         }

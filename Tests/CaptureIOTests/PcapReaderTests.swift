@@ -65,8 +65,8 @@ enum PcapTestKit {
         return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
-    static func bytes(of path: String) -> [UInt8] {
-        [UInt8](FileManager.default.contents(atPath: path) ?? Data())
+    static func bytes(of path: String) throws -> [UInt8] {
+        try Fixtures.bytes(atPath: path)
     }
 
     // MARK: Writing captures
@@ -147,10 +147,10 @@ enum PcapTestKit {
 
 @Suite("PcapReader: one session in every pcap container")
 struct PcapReaderFormatsTests {
-    static let base = "captures/formats/clean_heart_rate.central"
+    static let base = "formats/clean_heart_rate.central"
 
     func hci(_ suffix: String) throws -> PcapTestKit.Result {
-        try PcapTestKit.read(path: SharedFixtures.shared("\(Self.base).\(suffix)"))
+        try PcapTestKit.read(path: Fixtures.capture("\(Self.base).\(suffix)"))
     }
 
     @Test func formatsAreDetected() throws {
@@ -204,8 +204,8 @@ struct PcapReaderFormatsTests {
 
     @Test func classicPcapFileOffsetsAreExact() throws {
         for suffix in ["h4.pcap", "h4phdr.pcap", "monitor.pcap"] {
-            let path = SharedFixtures.shared("\(Self.base).\(suffix)")
-            let spans = PcapTestKit.pcapRecordSpans(PcapTestKit.bytes(of: path))
+            let path = Fixtures.capture("\(Self.base).\(suffix)")
+            let spans = PcapTestKit.pcapRecordSpans(try PcapTestKit.bytes(of: path))
             let records = try PcapTestKit.read(path: path).records
             #expect(records.count == spans.count)
             for (r, s) in zip(records, spans) {
@@ -216,10 +216,10 @@ struct PcapReaderFormatsTests {
 
     @Test func pcapngFileOffsetsPointAtPacketBlocks() throws {
         for path in [
-            SharedFixtures.shared("\(Self.base).h4phdr.pcapng"),
-            SharedFixtures.shared("captures/public/pcapng-h4phdr201_airbily-smartwatch.pcapng"),
+            Fixtures.capture("\(Self.base).h4phdr.pcapng"),
+            Fixtures.capture("public/pcapng-h4phdr201_airbily-smartwatch.pcapng"),
         ] {
-            let blocks = PcapTestKit.pcapngPacketBlocks(PcapTestKit.bytes(of: path))
+            let blocks = PcapTestKit.pcapngPacketBlocks(try PcapTestKit.bytes(of: path))
             let records = try PcapTestKit.read(path: path).records
             #expect(records.count == blocks.count)
             for (r, b) in zip(records, blocks) {
@@ -230,14 +230,14 @@ struct PcapReaderFormatsTests {
 
     @Test func standardInputGivesTheSameRecordsAsThePath() throws {
         for path in [
-            SharedFixtures.shared("\(Self.base).h4phdr.pcap"),
-            SharedFixtures.shared("\(Self.base).h4.pcap"),
-            SharedFixtures.shared("\(Self.base).h4phdr.pcapng"),
-            SharedFixtures.shared("captures/public/pcap-h4phdr201-nsec_infocar-obd.pcap"),  // 130 KB: more than a pipe holds
-            SharedFixtures.shared("captures/public/pcapng-h4phdr201_airbily-smartwatch.pcapng"),
+            Fixtures.capture("\(Self.base).h4phdr.pcap"),
+            Fixtures.capture("\(Self.base).h4.pcap"),
+            Fixtures.capture("\(Self.base).h4phdr.pcapng"),
+            Fixtures.capture("public/pcap-h4phdr201-nsec_infocar-obd.pcap"),  // 130 KB: more than a pipe holds
+            Fixtures.capture("public/pcapng-h4phdr201_airbily-smartwatch.pcapng"),
         ] {
             let fromPath = try PcapTestKit.read(path: path)
-            let fromPipe = try PcapTestKit.readThroughPipe(PcapTestKit.bytes(of: path))
+            let fromPipe = try PcapTestKit.readThroughPipe(try PcapTestKit.bytes(of: path))
             #expect(fromPipe.format == fromPath.format)
             #expect(fromPipe.damage == nil)
             #expect(fromPipe.records.count == fromPath.records.count)
@@ -283,7 +283,7 @@ struct PcapReaderPublicCaptureTests {
     @Test(arguments: expectations.indices)
     func readsToTheEndAndAgreesWithTshark(_ i: Int) throws {
         let e = Self.expectations[i]
-        let r = try PcapTestKit.read(path: SharedFixtures.shared("captures/public/\(e.file)"))
+        let r = try PcapTestKit.read(path: Fixtures.capture("public/\(e.file)"))
         #expect(r.format == e.format)
         #expect(r.damage == nil)
         #expect(r.records.count == e.frames)
@@ -309,7 +309,7 @@ struct PcapReaderPublicCaptureTests {
     ])
     func linkLayerCapturesAreRefusedAtOpen(_ file: String, _ linkType: Int32) {
         #expect(throws: CaptureError.linkLayerCaptureUnsupported(linkType: linkType)) {
-            _ = try CaptureFile.open(path: SharedFixtures.shared("captures/public/\(file)"))
+            _ = try CaptureFile.open(path: Fixtures.capture("public/\(file)"))
         }
     }
 }

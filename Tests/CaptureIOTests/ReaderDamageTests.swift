@@ -67,14 +67,14 @@ import TestSupport
 
     @Test func btsnoopTruncatedEverywhere() throws {
         try truncateEverywhere(
-            SharedFixtures.shared("captures/formats/clean_heart_rate.central.h4.btsnoop"),
+            Fixtures.capture("formats/clean_heart_rate.central.h4.btsnoop"),
             recordHeaderLength: 24, minimumDetectable: 16,
             shortFileError: { $0 == 0 ? .unknownFormat : .truncatedHeader })
     }
 
     @Test func monitorBTSnoopTruncatedEverywhere() throws {
         try truncateEverywhere(
-            SharedFixtures.shared("captures/public/btsnoop-btmon_batteread-header-only.btsnoop"),
+            Fixtures.capture("public/btsnoop-btmon_batteread-header-only.btsnoop"),
             recordHeaderLength: 24, minimumDetectable: 16,
             shortFileError: { $0 == 0 ? .unknownFormat : .truncatedHeader })
     }
@@ -83,13 +83,13 @@ import TestSupport
     @Test func packetLoggerTruncatedEverywhere() throws {
         for name in ["le", "be"] {
             try truncateEverywhere(
-                SharedFixtures.shared("captures/formats/clean_heart_rate.central.\(name).pklg"),
+                Fixtures.capture("formats/clean_heart_rate.central.\(name).pklg"),
                 recordHeaderLength: 12, minimumDetectable: 13, shortFileError: { _ in .unknownFormat })
         }
     }
 
     @Test func truncatedStreamThroughAPipe() throws {
-        let bytes = try fileBytes(SharedFixtures.shared("captures/formats/clean_heart_rate.central.h4.btsnoop"))
+        let bytes = try fileBytes(Fixtures.capture("formats/clean_heart_rate.central.h4.btsnoop"))
         let full = try readAll(bytes: bytes)
         // Cut 5 bytes into the body of frame 60.
         let cut = full.records[59]
@@ -142,7 +142,7 @@ import TestSupport
     }
 
     @Test func btsnoopGarbageAfterValidData() throws {
-        let path = SharedFixtures.shared("captures/formats/clean_heart_rate.central.h4.btsnoop")
+        let path = Fixtures.capture("formats/clean_heart_rate.central.h4.btsnoop")
         let bytes = try fileBytes(path)
         let end = Int64(bytes.count)
         // 0xFF garbage: the would-be included length is impossible.
@@ -184,7 +184,7 @@ import TestSupport
     }
 
     @Test func packetLoggerGarbageAfterValidData() throws {
-        let bytes = try fileBytes(SharedFixtures.shared("captures/formats/clean_heart_rate.central.le.pklg"))
+        let bytes = try fileBytes(Fixtures.capture("formats/clean_heart_rate.central.le.pklg"))
         for garbage: [UInt8] in [[UInt8](repeating: 0xFF, count: 30), [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [0x41, 0x42]] {
             let r = try readAll(bytes: bytes + garbage)
             #expect(r.records.count == 123)

@@ -104,7 +104,7 @@ func readAllThroughPipe(bytes: [UInt8], chunk: Int = 7) throws -> ReadResult {
 }
 
 func fileBytes(_ path: String) throws -> [UInt8] {
-    Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    try Fixtures.bytes(atPath: path)
 }
 
 // MARK: - Byte builders for annotated fixtures

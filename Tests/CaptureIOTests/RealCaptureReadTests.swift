@@ -39,18 +39,18 @@ import TestSupport
     @Test(arguments: publicBTSnoop.map { $0.0 })
     func publicBTSnoopReadsToTheEnd(_ name: String) throws {
         let (_, frames, datalink) = try #require(Self.publicBTSnoop.first { $0.0 == name })
-        let r = try readAll(path: SharedFixtures.shared("captures/public/\(name)"))
+        let r = try readAll(path: Fixtures.capture("public/\(name)"))
         #expect(r.format == .btsnoop(datalink: datalink))
         #expect(r.damage == nil)
         #expect(r.records.count == frames)
         #expect(r.records.last?.frame == frames)
-        checkContiguous(r.records, fileSize: try fileBytes(SharedFixtures.shared("captures/public/\(name)")).count, headerLength: 16)
+        checkContiguous(r.records, fileSize: try fileBytes(Fixtures.capture("public/\(name)")).count, headerLength: 16)
     }
 
     @Test(arguments: bumble.map { $0.0 })
     func bumbleReadsToTheEnd(_ name: String) throws {
         let frames = try #require(Self.bumble.first { $0.0 == name }).1
-        let r = try readAll(path: SharedFixtures.shared("captures/bumble/\(name).btsnoop"))
+        let r = try readAll(path: Fixtures.capture("bumble/\(name).btsnoop"))
         #expect(r.format == .btsnoop(datalink: 1002))
         #expect(r.damage == nil)
         #expect(r.records.count == frames)
@@ -60,10 +60,10 @@ import TestSupport
 
     /// The same session in H4, H1 and monitor btsnoop gives the same HCI records.
     @Test func btsnoopDatalinksAgree() throws {
-        let dir = "captures/formats/clean_heart_rate.central"
-        let h4 = try readAll(path: SharedFixtures.shared("\(dir).h4.btsnoop"))
-        let h1 = try readAll(path: SharedFixtures.shared("\(dir).h1.btsnoop"))
-        let mon = try readAll(path: SharedFixtures.shared("\(dir).monitor.btsnoop"))
+        let dir = "formats/clean_heart_rate.central"
+        let h4 = try readAll(path: Fixtures.capture("\(dir).h4.btsnoop"))
+        let h1 = try readAll(path: Fixtures.capture("\(dir).h1.btsnoop"))
+        let mon = try readAll(path: Fixtures.capture("\(dir).monitor.btsnoop"))
         #expect(h4.format == .btsnoop(datalink: 1002))
         #expect(h1.format == .btsnoop(datalink: 1001))
         #expect(mon.format == .btsnoop(datalink: 2001))
@@ -81,7 +81,7 @@ import TestSupport
     /// btmon metadata: `btmon -r` on this file shows two notes, New Index, Open Index,
     /// Index Info and MGMT Open (Control Open).
     @Test func monitorMetadataOnlyFile() throws {
-        let r = try readAll(path: SharedFixtures.shared("captures/public/btsnoop-btmon_batteread-header-only.btsnoop"))
+        let r = try readAll(path: Fixtures.capture("public/btsnoop-btmon_batteread-header-only.btsnoop"))
         #expect(r.records.map(\.kind) == [.systemNote, .systemNote, .indexNew, .indexOpen, .indexInfo, .controlOpen])
         #expect(r.records.map(\.controllerIndex) == [0xFFFF, 0xFFFF, 0, 0, 0, 0xFFFF])
     }
@@ -110,7 +110,7 @@ func checkContiguous(_ records: [OwnedRecord], fileSize: Int, headerLength: Int6
     @Test(arguments: publicPklg.map { $0.0 })
     func publicPacketLoggerReadsToTheEnd(_ name: String) throws {
         let frames = try #require(Self.publicPklg.first { $0.0 == name }).1
-        let path = SharedFixtures.shared("captures/public/\(name)")
+        let path = Fixtures.capture("public/\(name)")
         let r = try readAll(path: path)
         #expect(r.format == .packetLogger(bigEndian: true))
         #expect(r.damage == nil)
@@ -120,7 +120,7 @@ func checkContiguous(_ records: [OwnedRecord], fileSize: Int, headerLength: Int6
 
     /// Type counts from `tshark -T fields -e packetlogger.type` (SOURCES.md lists the types).
     @Test func recordTypesOfTheIOSCapture() throws {
-        let r = try readAll(path: SharedFixtures.shared("captures/public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg"))
+        let r = try readAll(path: Fixtures.capture("public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg"))
         var counts: [UInt32: Int] = [:]
         for rec in r.records { counts[rec.rawType, default: 0] += 1 }
         #expect(counts == [0x00: 21177, 0x01: 24486, 0x02: 1417, 0x03: 1349, 0x0A: 598, 0x21: 7, 0xFB: 103, 0xFC: 55, 0xFD: 835])
@@ -131,7 +131,7 @@ func checkContiguous(_ records: [OwnedRecord], fileSize: Int, headerLength: Int6
     }
 
     @Test func textRecordsOfTheMacOSCapture() throws {
-        let r = try readAll(path: SharedFixtures.shared("captures/public/pklg-be_hciparse-test00-macos.pklg"))
+        let r = try readAll(path: Fixtures.capture("public/pklg-be_hciparse-test00-macos.pklg"))
         let kinds = r.records.map(\.kind)
         #expect(kinds.filter { $0 == .kernel }.count == 159)
         #expect(kinds.filter { $0 == .power }.count == 21)
@@ -141,10 +141,10 @@ func checkContiguous(_ records: [OwnedRecord], fileSize: Int, headerLength: Int6
 
     /// The same session as PacketLogger (both byte orders) and btsnoop H4 gives the same records.
     @Test func packetLoggerAgreesWithBTSnoop() throws {
-        let dir = "captures/formats/clean_heart_rate.central"
-        let h4 = try readAll(path: SharedFixtures.shared("\(dir).h4.btsnoop"))
-        let le = try readAll(path: SharedFixtures.shared("\(dir).le.pklg"))
-        let be = try readAll(path: SharedFixtures.shared("\(dir).be.pklg"))
+        let dir = "formats/clean_heart_rate.central"
+        let h4 = try readAll(path: Fixtures.capture("\(dir).h4.btsnoop"))
+        let le = try readAll(path: Fixtures.capture("\(dir).le.pklg"))
+        let be = try readAll(path: Fixtures.capture("\(dir).be.pklg"))
         #expect(le.format == .packetLogger(bigEndian: false))
         #expect(be.format == .packetLogger(bigEndian: true))
         #expect(le.damage == nil && be.damage == nil)
