@@ -4,7 +4,7 @@
 #   scripts/bench.sh [--sessions N] [--notifications M]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SHARED=${BLECAP_SHARED:-../shared}
+MAKE_CAPTURE=scripts/corpus/make_bench_capture.py
 SESSIONS=100
 NOTIFICATIONS=10000
 while [ $# -gt 0 ]; do
@@ -18,8 +18,8 @@ OUT=bench-out
 mkdir -p "$OUT"
 CAP="$OUT/bench-${SESSIONS}x${NOTIFICATIONS}.btsnoop"
 NOCHAR="$OUT/bench-${SESSIONS}x${NOTIFICATIONS}-nochar.btsnoop"
-[ -f "$CAP" ] || python3 "$SHARED/tools/make_bench_capture.py" "$CAP" --sessions "$SESSIONS" --notifications "$NOTIFICATIONS"
-[ -f "$NOCHAR" ] || python3 "$SHARED/tools/make_bench_capture.py" "$NOCHAR" --sessions "$SESSIONS" --notifications "$NOTIFICATIONS" --no-char-discovery
+[ -f "$CAP" ] || python3 "$MAKE_CAPTURE" "$CAP" --sessions "$SESSIONS" --notifications "$NOTIFICATIONS"
+[ -f "$NOCHAR" ] || python3 "$MAKE_CAPTURE" "$NOCHAR" --sessions "$SESSIONS" --notifications "$NOTIFICATIONS" --no-char-discovery
 BLECAP=.build/release/blecap
 [ -x "$BLECAP" ] || swift build -c release >/dev/null
 
@@ -50,7 +50,7 @@ run tshark-fields-nochar tshark -r "$NOCHAR" -T fields -e frame.number -e btatt.
 # Heap allocations must not grow with the number of frames: count them on a small and on the
 # large capture with an LD_PRELOAD counter.
 SMALL="$OUT/bench-2x1000.btsnoop"
-[ -f "$SMALL" ] || python3 "$SHARED/tools/make_bench_capture.py" "$SMALL" --sessions 2 --notifications 1000 >/dev/null
+[ -f "$SMALL" ] || python3 "$MAKE_CAPTURE" "$SMALL" --sessions 2 --notifications 1000 >/dev/null
 cc -shared -fPIC -O2 -o "$OUT/malloc_count.so" scripts/malloc_count.c -ldl
 echo
 for f in "$SMALL" "$CAP"; do

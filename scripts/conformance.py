@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Conformance suite: blecap against tshark (the decode oracle) over ../shared/captures.
 
+The unit tests (`make test`) read only the repository's own captures/; this suite runs over the
+project's larger shared corpus, including real captures we may not redistribute.
+
 For every capture under ../shared/captures/{bumble,public,formats}:
   * HCI captures: blecap's ATT opcode must equal tshark's on every frame, and so must the
     attribute handle for the PDUs that carry exactly one (Error Response, Read/Read Blob/Write
@@ -8,10 +11,13 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     Indication). Responses are not compared: tshark infers their handle from its own request
     matching, which pairs across connections (see two_peripherals_concurrent in the bumble
     README).
+    Also the LE connection and disconnection events of blecap's timeline equal tshark's count.
   * Over-the-air (link-layer) captures must be refused with the "not supported yet" error, the
     Frontline .cfa with "unknown capture format", both with exit code 2.
-  * Damaged copies (truncated, garbage appended) must decode their valid prefix, name the byte
-    offset of the damage and exit 3.
+  * Damaged copies of every HCI capture (truncated, garbage appended) must decode their valid
+    prefix, name the byte offset of the damage and exit 3.
+  * Lint facts: what `blecap lint` must say about the real captures whose licence keeps them out
+    of the repository (LINT_FACTS; the unit tests check the same on the ones in captures/).
   * Lint (one check over all of bumble/ + public/): the SARIF report validates against
     ../shared/schemas/sarif-schema-2.1.0.json and loads in sarif-tools, the JUnit report loads in
     junitparser (scripts/validate_sarif.py); exit codes 1 (findings), 0 (clean capture or
@@ -32,7 +38,14 @@ Prints one line per file and a closing "N passed, N failed" line; exits 1 on any
 import argparse, json, os, re, shutil, subprocess, sys, tempfile
 
 HANDLE_OPCODES = {0x01, 0x0A, 0x0C, 0x12, 0x16, 0x17, 0x52, 0xD2, 0x1B, 0x1D}
-LINK_LAYER_PREFIXES = ("pcap-lell256", "pcapng-lell256", "pcap-nordic272", "pcap-ppi192")
+# Over-the-air captures, by the link type their corpus names carry (SOURCES.md): 251/256
+# BLUETOOTH_LE_LL(_WITH_PHDR), 272 NORDIC_BLE, 192 PPI, 157 USER10 (old nRF Sniffer).
+LINK_LAYER_TAGS = ("lell25", "nordic272", "ppi192", "user157")
+LINK_LAYER_REFUSALS = ("link-layer capture", "carries no Bluetooth HCI traffic")
+
+
+def is_link_layer(name):
+    return any(tag in name for tag in LINK_LAYER_TAGS)
 EXIT_DAMAGED = 3
 EXIT_UNREADABLE = 2
 
@@ -141,13 +154,13 @@ def check_simulator_export(blecap, tmp):
     return problems, f"{summary}; {notifications} notifications in the timeline"
 
 
-def check_refused(blecap, path, expected_text):
+def check_refused(blecap, path, expected_texts):
     p = subprocess.run([blecap, "packets", path], capture_output=True, text=True)
     problems = []
     if p.returncode != EXIT_UNREADABLE:
         problems.append(f"exit {p.returncode}, expected {EXIT_UNREADABLE}")
-    if expected_text not in p.stderr:
-        problems.append(f"stderr lacks '{expected_text}': {p.stderr.strip()[:200]}")
+    if not any(t in p.stderr for t in expected_texts):
+        problems.append(f"stderr lacks any of {expected_texts}: {p.stderr.strip()[:200]}")
     return problems, f"refused: {p.stderr.strip()[:90]}"
 
 
@@ -168,6 +181,106 @@ def check_damaged(blecap, path, tmp):
         if not p.stdout.strip():
             problems.append(f"{name}: no valid prefix decoded")
     return problems, "truncated + garbage: exit 3, offset named"
+
+
+def check_connections(blecap, path):
+    """LE connection attempts that completed (any status; subevents 0x01, 0x0A, 0x29) and
+    Disconnection Complete events: blecap's timeline against tshark's count of those events."""
+    def tshark_count(flt):
+        out = subprocess.run(["tshark", "-r", path, "-Y", flt, "-T", "fields", "-e", "frame.number"],
+                             capture_output=True, text=True).stdout
+        return len(out.split())
+    t_le = tshark_count("bthci_evt.le_meta_subevent == 0x01 || bthci_evt.le_meta_subevent == 0x0a"
+                        " || bthci_evt.le_meta_subevent == 0x29")
+    t_disc = tshark_count("bthci_evt.code == 0x05")
+    p = subprocess.run([blecap, "timeline", "--format", "jsonl", "--type", "connection.*", path],
+                       capture_output=True, text=True)
+    b_le = b_disc = 0
+    for line in p.stdout.splitlines():
+        e = json.loads(line)
+        if e["type"] in ("connection.complete", "connection.failed") and e.get("transport") == "le":
+            b_le += 1
+        elif e["type"] == "connection.disconnect":
+            b_disc += 1
+    problems = []
+    if (b_le, b_disc) != (t_le, t_disc):
+        problems.append(f"LE connections/disconnections blecap {b_le}/{b_disc}, tshark {t_le}/{t_disc}")
+    return problems, f"{t_le} LE connection events, {t_disc} disconnections"
+
+
+# What blecap lint must say about captures the unit tests cannot read because their licence keeps
+# them out of the repository (each fact was checked against tshark's decode when it was written):
+#   ("finding", slug, n, text)  exactly n findings of the rule, each message containing text
+#   ("frames", slug, [f, ...])  the rule's findings start at these frames
+#   ("none", slug)              no finding of the rule, and the rule was evaluated (in part at least)
+#   ("partial", slug, text)     a partial not-evaluated note of the rule containing text
+#   ("whole", slug, text)       the rule not evaluable on the whole capture, the reason containing text
+LINT_FACTS = {
+    # Pokémon GO Plus: Android asks for MITM, the accessory has no IO and no SC: LE legacy Just
+    # Works, three times; an accept-list create cancelled after 4 ms and not re-issued.
+    "public/btsnoop-android_pogo-plus-pairing-1970clock.log": [
+        ("finding", "insecure-pairing", 3, "Just Works (LE legacy pairing)"),
+        ("none", "peripheral-not-retained"),
+        ("partial", "peripheral-not-retained", "accept list"),
+    ],
+    # btmon on a Linux laptop: bluetoothd's Start Discovery without a filter at frame 118; a 0x3E
+    # loss on 54:5E:30:C3:2C:DB 0.3 s before the capture ends.
+    "public/btsnoop-btmon_blue2thprinting-intel-scan.snoop": [
+        ("frames", "unfiltered-scan", [118]),
+        ("none", "reconnect-storm"),
+        ("partial", "reconnect-storm", "54:5E:30:C3:2C:DB"),
+    ],
+    # MGMT Open only: no discovery started.
+    "public/btsnoop-btmon_batteread-header-only.btsnoop": [("none", "unfiltered-scan")],
+    # OBD dongle, starts mid-connection: 137 Write Commands to handles never discovered.
+    "public/pcap-h4phdr201-nsec_infocar-obd.pcap": [
+        ("none", "unchecked-write"),
+        ("partial", "unchecked-write", "never discovered"),
+        ("whole", "write-without-response-flow", "LE Read Buffer Size"),
+        ("whole", "notify-without-subscription", "no connection starts"),
+    ],
+    # Samsung: 482-byte vendor packets on handle 0x0EDC parse as unanswered Read Requests.
+    "public/btsnoop-samsung_nexxtender-charger.cfa": [
+        ("none", "att-protocol"),
+        ("partial", "att-protocol", "possibly no ATT bearer"),
+    ],
+    # 12 Android connections, 11 reconnects minutes apart after supervision timeouts.
+    "public/btsnoop-android_sphero-large.log": [("none", "gatt-before-connected"), ("none", "reconnect-storm")],
+    # A 0x3E loss while an accept-list connection was pending; plain connects.
+    "public/btsnoop-android_nexxtender-charger-pairing.log": [
+        ("none", "reconnect-storm"), ("none", "peripheral-not-retained"),
+    ],
+}
+
+
+def check_lint_facts(blecap, path, facts):
+    p = subprocess.run([blecap, "lint", "--format", "json", "--fail-on", "never", path], capture_output=True, text=True)
+    if p.returncode != 0:
+        return [f"blecap lint exit {p.returncode}: {p.stderr.strip()[:200]}"], "lint failed"
+    capture = json.loads(p.stdout)["captures"][0]
+    findings, notes = capture["findings"], capture["not_evaluated"]
+    problems = []
+    for fact in facts:
+        kind, slug = fact[0], fact[1]
+        mine = [f for f in findings if f["slug"] == slug]
+        if kind == "finding":
+            n, text = fact[2], fact[3]
+            if len(mine) != n or not all(text in f["message"] for f in mine):
+                problems.append(f"{slug}: expected {n} findings with '{text}', got {[f['message'][:80] for f in mine]}")
+        elif kind == "frames":
+            got = [min(f["frames"]) for f in mine]
+            if got != fact[2]:
+                problems.append(f"{slug}: findings at {got}, expected {fact[2]}")
+        elif kind == "none":
+            if mine:
+                problems.append(f"{slug}: unexpected findings {[f['message'][:80] for f in mine]}")
+            if any(n["slug"] == slug and n["whole"] for n in notes):
+                problems.append(f"{slug}: not evaluated at all")
+        elif kind in ("partial", "whole"):
+            want_whole = kind == "whole"
+            if not any(n["slug"] == slug and n["whole"] == want_whole and fact[2] in n["reason"] for n in notes):
+                problems.append(f"{slug}: no {kind} not-evaluated note with '{fact[2]}'")
+    return problems, f"{len(facts)} facts, {len(findings)} findings"
 
 
 def check_lint(blecap, root, tmp, shared):
@@ -251,7 +364,7 @@ def hci_captures(root):
     for folder in ("bumble", "formats", "public"):
         d = os.path.join(root, folder)
         for name in sorted(os.listdir(d)):
-            if name.endswith(".md") or name.startswith(LINK_LAYER_PREFIXES) or name.startswith("unknown-"):
+            if name.endswith(".md") or is_link_layer(name) or name.startswith("unknown-"):
                 continue
             yield folder, name, os.path.join(d, name)
 
@@ -274,16 +387,18 @@ def main():
                 if name.endswith(".md"):
                     continue
                 path = os.path.join(d, name)
-                if name.startswith(LINK_LAYER_PREFIXES):
-                    problems, summary = check_refused(args.blecap, path, "link-layer capture")
+                if is_link_layer(name):
+                    problems, summary = check_refused(args.blecap, path, LINK_LAYER_REFUSALS)
                 elif name.startswith("unknown-"):
-                    problems, summary = check_refused(args.blecap, path, "unknown capture format")
+                    problems, summary = check_refused(args.blecap, path, ("unknown capture format",))
                 else:
                     problems, summary = check_hci(args.blecap, path)
-                    if folder == "formats":
-                        p2, s2 = check_damaged(args.blecap, path, tmp)
-                        problems += p2
-                        summary += "; " + s2
+                    p2, s2 = check_connections(args.blecap, path)
+                    problems += p2
+                    summary += "; " + s2
+                    p2, s2 = check_damaged(args.blecap, path, tmp)
+                    problems += p2
+                    summary += "; " + s2
                 status = "ok  " if not problems else "FAIL"
                 print(f"{status} {folder}/{name}: {summary}")
                 for pr in problems[:20]:
@@ -305,6 +420,12 @@ def main():
             record(f"replay {folder}/{name}", *check_replay(args.blecap, path, tmp))
         record("simulator export", *check_simulator_export(args.blecap, tmp))
         record("lint", *check_lint(args.blecap, root, tmp, args.shared))
+        for rel, facts in LINT_FACTS.items():
+            path = os.path.join(root, rel)
+            if os.path.exists(path):
+                record(f"lint facts {rel}", *check_lint_facts(args.blecap, path, facts))
+            else:
+                record(f"lint facts {rel}", [f"{path} is missing"], "not run")
         for folder, name, path in hci_captures(root):
             if shutil.which("chromium") is None:
                 record(f"report {folder}/{name}", ["chromium not installed (apt-get install chromium)"], "not run")

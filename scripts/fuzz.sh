@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs blecap's libFuzzer targets (Fuzz/) with the shared captures as seed corpus.
+# Builds and runs blecap's libFuzzer targets (Fuzz/) with the repository's captures as seed corpus.
 #
 #   scripts/fuzz.sh [target|all] [seconds] [extra libFuzzer flags…]
 #
@@ -21,7 +21,7 @@ target=${1:-all}
 seconds=${2:-120}
 shift $(( $# > 2 ? 2 : $# )) || true
 config=${FUZZ_CONFIG:-debug}
-shared=${BLECAP_SHARED:-$(cd .. && pwd)/shared}
+captures=${BLECAP_FUZZ_SEEDS:-$(pwd)/captures}
 build=.build-fuzz
 all=(FuzzBTSnoop FuzzPcap FuzzPacketLogger FuzzDecoders)
 [[ $target == all ]] && targets=("${all[@]}") || targets=("$target")
@@ -34,9 +34,9 @@ for t in "${targets[@]}"; do
 done
 bin=$(BLECAP_FUZZ=1 swift build "${flags[@]}" --show-bin-path)
 
-# Seed corpora: every shared capture, sorted by container (content, not name), cut to 16 KiB;
+# Seed corpora: every capture in captures/, sorted by container (content, not name), cut to 16 KiB;
 # for the decoders, the H4 btsnoop captures re-encoded as [kind][len16][payload] records.
-python3 - "$shared/captures" "$build/corpus" <<'EOF'
+python3 - "$captures" "$build/corpus" <<'EOF'
 import os, struct, sys
 src, dst = sys.argv[1], sys.argv[2]
 limit = 16384
@@ -50,7 +50,7 @@ for folder in sorted(os.listdir(src)):
     if not os.path.isdir(d):
         continue
     for name in sorted(os.listdir(d)):
-        if name.endswith(".md"):
+        if name.endswith(".md") or not os.path.isfile(os.path.join(d, name)):
             continue
         data = open(os.path.join(d, name), "rb").read()
         seed = f"{folder}-{name}"

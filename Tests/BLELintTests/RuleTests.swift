@@ -68,11 +68,23 @@ import Testing
         #expect(bumble(name).of("unchecked-write").isEmpty)
     }
 
-    @Test func undiscoveredHandlesAreNotEvaluableNotFindings() {
-        // Starts mid-connection: 137 Write Commands to handles never discovered.
-        let r = lint("public/pcap-h4phdr201-nsec_infocar-obd.pcap")
-        #expect(r.of("unchecked-write").isEmpty)
-        #expect(r.notEvaluated.contains { $0.slug == "unchecked-write" && !$0.whole && $0.reason.contains("never discovered") })
+    @Test func undiscoveredHandlesAreNotEvaluableNotFindings() throws {
+        // The writes session from frame 53 on: it starts mid-connection, after discovery, so
+        // its writes go to handles never discovered in the capture. Properties cannot be
+        // checked there; what remains is the server's own answer (0x03 Write Not Permitted to
+        // the Write Request on 0x0010), which needs no discovery.
+        let path = try btsnoopSuffix("bumble/oversized_and_unchecked_writes.central.btsnoop", from: 53)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let whole = bumble("oversized_and_unchecked_writes.central").of("unchecked-write")
+        #expect(whole.contains { !$0.message.contains("the server answered") })
+        let r = CaptureLinter.lint(path: path)
+        let f = r.of("unchecked-write")
+        #expect(f.map(\.message) == ["Write Request to 0x0010: the server answered 0x03 Write Not Permitted"])
+        for handle in ["0x0011", "0x0012", "0x0014"] {
+            #expect(r.notEvaluated.contains {
+                $0.slug == "unchecked-write" && !$0.whole && $0.reason == "writes to handle \(handle): its properties were never discovered"
+            }, "\(handle)")
+        }
     }
 }
 
@@ -104,9 +116,14 @@ import Testing
 
 @Suite struct UnfilteredScanTests {
     @Test func bluezStartDiscoveryWithoutFilter() throws {
-        let r = lint("public/btsnoop-btmon_blue2thprinting-intel-scan.snoop")
+        // rgbCTF (btmon): bluetoothd's MGMT Start Discovery at frame 8 (BR/EDR, LE Public, LE
+        // Random, no UUID filter); cut before its Discovering false at frame 31, so one
+        // discovery session.
+        let path = try btsnoopPrefix("public/btsnoop-btmon_rgbctf2020-magicintheair", frames: 30)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = CaptureLinter.lint(path: path)
         let f = r.of("unfiltered-scan")
-        #expect(f.map(\.firstFrame) == [118])
+        #expect(f.map(\.firstFrame) == [8])
         #expect(f.first?.evidence == .inferred)
         #expect(r.notEvaluable("unfiltered-scan") == nil)
     }
@@ -118,9 +135,12 @@ import Testing
         #expect(why.reason.contains("API trace") && why.reason.contains("mgmt"))
     }
 
-    @Test func mgmtWithoutDiscoveryIsEvaluatedAndClean() {
-        // MGMT Open only: the monitor saw the management socket, no discovery was started.
-        let r = lint("public/btsnoop-btmon_batteread-header-only.btsnoop")
+    @Test func mgmtWithoutDiscoveryIsEvaluatedAndClean() throws {
+        // MGMT Open only: the monitor saw the management socket (rgbCTF's first seven records:
+        // notes, index records, Control Open of bluetoothd and btmon), no discovery was started.
+        let path = try btsnoopPrefix("public/btsnoop-btmon_rgbctf2020-magicintheair", frames: 7)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = CaptureLinter.lint(path: path)
         #expect(r.notEvaluable("unfiltered-scan") == nil)
         #expect(r.of("unfiltered-scan").isEmpty)
     }
@@ -151,7 +171,8 @@ import Testing
     }
 
     @Test func captureWithoutBufferSizeIsNotEvaluable() {
-        let r = lint("public/pcap-h4phdr201-nsec_infocar-obd.pcap")
+        // An Android log filtered down to ACL (no HCI commands, so no LE Read Buffer Size).
+        let r = lint("public/btsnoop-android_revcar-acl-only.log")
         #expect(r.notEvaluable("write-without-response-flow")?.reason.contains("LE Read Buffer Size") == true)
     }
 }

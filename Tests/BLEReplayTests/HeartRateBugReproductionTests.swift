@@ -11,7 +11,7 @@ import TestSupport
 // reading the flags octet and then the value at the width the flags announce, without
 // looking at the length. The newest revision (000_3544d9c463fa42d7.txt, same section)
 // checks the length first and returns nil for a value too short for its format. The
-// capture hr_short_notification.central.btsnoop (../shared/captures/bumble/README.md,
+// capture hr_short_notification.central.btsnoop (captures/bumble/README.md,
 // scenario 9) holds twelve measurements from a real GATT server, two of them truncated.
 //
 // On iOS the unchecked parser would trap on Data's subscript and crash the app; here both

@@ -28,12 +28,13 @@ import TestSupport
     }
 }
 
-/// Real captures recorded by others (../shared/captures/public, SOURCES.md): every HCI one with
+/// Real captures recorded by others (captures/public, SOURCES.md): every HCI one with
 /// connections replays with zero ATT divergence, and nothing traps or hangs on the rest.
+/// (`make conformance` replays the ones we may not redistribute, from ../shared.)
 @Suite struct PublicCaptureReplayTests {
     static let captures = Fixtures.captures(in: "public")
 
-    @Test func theCorpusIsThere() { #expect(Self.captures.count >= 20) }
+    @Test func theCorpusIsThere() { #expect(Self.captures.count >= 15) }
 
     @Test(arguments: captures)
     func replaysWithoutDivergence(_ path: String) throws {

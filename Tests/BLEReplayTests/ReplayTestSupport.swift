@@ -5,7 +5,7 @@ import CaptureIO
 import Foundation
 import TestSupport
 
-/// Helpers shared by the replay tests: captures from ../shared, and a replayed session
+/// Helpers shared by the replay tests: captures from captures/, and a replayed session
 /// decoded back through the same reader, decoder and timeline builder as any capture.
 enum ReplayFixtures {
     static func bumble(_ name: String) -> String { Fixtures.capture("bumble/\(name).btsnoop") }

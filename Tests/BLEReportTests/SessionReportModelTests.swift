@@ -7,7 +7,7 @@ import TestSupport
 @testable import BLEReport
 
 /// The model the HTML page is drawn from, built from the shared Bumble captures whose facts
-/// are documented frame by frame in ../shared/captures/bumble/README.md.
+/// are documented frame by frame in captures/bumble/README.md.
 @Suite struct SessionReportModelTests {
     static func model(_ name: String) -> (model: SessionReportModel, report: CaptureReport) {
         SessionReportBuilder.build(path: Fixtures.capture("bumble/\(name).btsnoop"))

@@ -4,7 +4,7 @@ import BLETimeline
 import TestSupport
 import Testing
 
-/// "Facts common to every file" of ../shared/captures/bumble/README.md, for all 21 files.
+/// "Facts common to every file" of captures/bumble/README.md, for all 21 files.
 @Suite struct BumbleReadmeCommonFactsTests {
     static let files = Fixtures.captures(in: "bumble").map {
         String($0.split(separator: "/").last!.dropLast(".btsnoop".count))

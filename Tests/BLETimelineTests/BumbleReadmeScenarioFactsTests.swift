@@ -4,7 +4,7 @@ import BLETimeline
 import TestSupport
 import Testing
 
-/// The per-scenario "Expected facts" of ../shared/captures/bumble/README.md not already in
+/// The per-scenario "Expected facts" of captures/bumble/README.md not already in
 /// BumbleTimelineTests, central and peripheral files, section by section.
 @Suite struct BumbleReadmeScenarioFactsTests {
     static let central = BDAddr("C0:FF:EE:00:00:01")!

@@ -3,7 +3,7 @@ import BLEPackets
 import BLETimeline
 import Testing
 
-/// Facts of ../shared/captures/bumble/README.md, asserted from the timeline.
+/// Facts of captures/bumble/README.md, asserted from the timeline.
 @Suite struct BumbleTimelineTests {
     @Test func cleanHeartRateConnectionScanAndMTU() throws {
         let t = try Timeline.bumble("clean_heart_rate.central")

@@ -12,13 +12,19 @@ import TestSupport
     }
 
     @Test func unknownFormatIsExit2EvenWithABtsnoopishName() throws {
-        let run = try CLIRunner.run(["info", Fixtures.capture("public/unknown-cfa_btstack-gatt-counter.cfa")])
+        // A raw H4 stream (no container) under the name Android gives its snoop log.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let named = dir.appendingPathComponent("btsnoop_hci.log")
+        try Data(Fixtures.bytes("synthetic/unknown-raw-h4-stream.bin")).write(to: named)
+        let run = try CLIRunner.run(["info", named.path])
         #expect(run.status == 2)
         #expect(run.stderr.contains("unknown capture format"))
     }
 
     @Test func linkLayerCapturesAreRefusedClearly() throws {
-        let run = try CLIRunner.run(["packets", Fixtures.capture("public/pcap-lell256_sniffle-gatt-discovery.pcap")])
+        let run = try CLIRunner.run(["packets", Fixtures.capture("public/pcap-lell256_whad-pairing-gatt-conn-update.pcap")])
         #expect(run.status == 2)
         #expect(run.stderr.contains("link-layer capture (link type 256"))
         #expect(run.stderr.contains("not supported yet"))

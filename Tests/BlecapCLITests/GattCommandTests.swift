@@ -66,7 +66,7 @@ import TestSupport
         #expect(lines.contains("        Descriptor 0x0011  Client Characteristic Configuration (2902)"))
         #expect(lines[second...].dropFirst(2).allSatisfy { $0.hasSuffix("(carried over)") })
         #expect(lines[..<second].allSatisfy { !$0.contains("(carried over)") })
-        let none = try CLIRunner.run(["gatt", Fixtures.capture("public/btsnoop-btmon_batteread-header-only.btsnoop")])
+        let none = try CLIRunner.run(["gatt", Fixtures.capture("synthetic/monitor-metadata-only.btsnoop")])
         #expect(none.status == 0 && none.stdout == "no connections\n")
         let jsonl = try CLIRunner.run(["gatt", "--format", "jsonl", Self.bumble("cached_reconnect.central")])
         #expect(jsonl.status == 2)

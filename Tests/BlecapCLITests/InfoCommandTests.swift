@@ -63,9 +63,9 @@ import TestSupport
     }
 
     @Test func monitorCapturesCountTheirMetadataRecords() throws {
-        let run = try CLIRunner.run(["info", Fixtures.capture("public/btsnoop-btmon_batteread-header-only.btsnoop")])
+        let run = try CLIRunner.run(["info", Fixtures.capture("synthetic/monitor-metadata-only.btsnoop")])
         #expect(run.status == 0)
-        #expect(run.stdout.contains("frames:        6"))
+        #expect(run.stdout.contains("frames:        3"))
         #expect(run.stdout.contains("index_new"))
         #expect(run.stdout.contains("system_note"))
     }

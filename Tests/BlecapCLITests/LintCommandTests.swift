@@ -20,7 +20,7 @@ import TestSupport
         #expect(try CLIRunner.run(["lint", "/nonexistent/x.btsnoop"]).status == 2)
         #expect(try CLIRunner.run(["lint", "--disable", "no-such-rule", Self.clean]).status == 2)
         #expect(try CLIRunner.run(["lint", "--format", "xml", Self.clean]).status == 2)
-        let cfa = Fixtures.capture("public/unknown-cfa_btstack-gatt-counter.cfa")
+        let cfa = Fixtures.capture("synthetic/unknown-raw-h4-stream.bin")
         #expect(try CLIRunner.run(["lint", cfa]).status == 2)
     }
 
@@ -41,7 +41,7 @@ import TestSupport
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-lint-dir-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        for name in ["pcap-lell256_sniffle-gatt-discovery.pcap"] {
+        for name in ["pcap-lell256_whad-pairing-gatt-conn-update.pcap", "pcap-nordic272_bsniffhub-encrypted-bad-mic.pcap"] {
             try FileManager.default.copyItem(atPath: Fixtures.capture("public/\(name)"), toPath: dir.appendingPathComponent(name).path)
         }
         try FileManager.default.copyItem(atPath: Self.clean, toPath: dir.appendingPathComponent("clean.btsnoop").path)

@@ -16,7 +16,7 @@ import TestSupport
 struct PipelineRobustnessTests {
     // MARK: the corpus
 
-    static let folders = ["bumble", "formats", "public"]
+    static let folders = ["bumble", "formats", "public", "synthetic"]
 
     /// What opening a capture blecap cannot read must throw; nil for HCI captures. The corpus
     /// names say which link type a link-layer capture has.

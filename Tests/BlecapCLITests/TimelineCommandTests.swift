@@ -182,10 +182,12 @@ import TestSupport
         #expect(start["outcome"] as? String == "success" && start["response_frame"] as? Int == 17)
         #expect(start["service_filter"] as? Bool == false && start["address_types"] as? Int == 7)
         #expect(mgmt.first { $0["type"] as? String == "mgmt.discovering" }?["discovering"] as? Bool == true)
-        let logs = try run("btsnoop-btmon_blue2thprinting-intel-scan.snoop", ["--type", "annotation"])
+        // tshark's hci_mon: System Note "Linux version 5.5.0-kali2-amd64 (x86_64)" first; one
+        // bluetoothd log line, "No cache for F6:3C:91:42:32:28".
+        let logs = try run("btsnoop-btmon_rgbctf2020-magicintheair", ["--type", "annotation"])
         let line = try #require(logs.first { $0["source"] as? String == "user_logging" })
-        #expect(line["ident"] as? String == "bluetoothd" && (line["text"] as? String)?.hasPrefix("profiles/audio/media.c") == true)
-        #expect(logs.first?["text"] as? String == "Linux version 5.15.0-84-generic (x86_64)")
+        #expect(line["ident"] as? String == "bluetoothd" && (line["text"] as? String)?.hasPrefix("No cache for F6:3C:91:42:32:28") == true)
+        #expect(logs.first?["text"] as? String == "Linux version 5.5.0-kali2-amd64 (x86_64)")
         let power = try run("pklg-be_hciparse-test00-macos.pklg", ["--type", "controller.*"])
         #expect(power.first?["type"] as? String == "controller.power" && power.first?["state"] as? String == "OFF->ON+")
         #expect(power.contains { $0["type"] as? String == "controller.reset" })

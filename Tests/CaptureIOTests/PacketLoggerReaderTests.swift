@@ -1,3 +1,4 @@
+import Foundation
 import BLEBytes
 import CaptureIO
 import Testing
@@ -102,8 +103,16 @@ func pklgRecord(_ type: UInt8, _ data: [UInt8], seconds: UInt32, micros: UInt32,
         #expect(sniff([]) == nil)
     }
 
-    @Test func frontlineCFAIsNotPacketLogger() throws {
-        let path = Fixtures.capture("public/unknown-cfa_btstack-gatt-counter.cfa")
+    /// A file with no container at all — a raw H4 byte stream as a UART logger writes it
+    /// (HCI Reset, its Command Complete, an LE Set Scan Enable) — is not PacketLogger and
+    /// opens as "unknown format". (`make conformance` also opens a BTstack `.cfa` log, an
+    /// unknown record format whose licence keeps it out of the repository.)
+    @Test func rawH4StreamIsNotPacketLogger() throws {
+        let bytes: [UInt8] = [0x01, 0x03, 0x0C, 0x00] + [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]
+            + [0x01, 0x0C, 0x20, 0x02, 0x01, 0x00] + [0x04, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00]
+        #expect(bytes.withByteView { PacketLoggerReader.sniff($0) } == nil)
+        let path = PcapTestKit.temporaryFile(bytes)
+        defer { unlink(path) }
         #expect(throws: CaptureError.unknownFormat) { try CaptureFile.open(path: path) }
     }
 

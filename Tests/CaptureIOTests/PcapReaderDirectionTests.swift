@@ -194,20 +194,23 @@ struct PcapReaderDirectionTests {
         #expect(r.records.map(\.timestamp) == truth.map(\.0))
     }
 
-    /// Real 201 captures with their direction header stripped. The Android captures use the
-    /// flags as the spec says, so the inference recovers every direction it claims. The OBD
-    /// capture starts mid-connection (no connection event): its first packet, a 0b10
-    /// notification on handle 0x000A before the host was seen using 0b00 there, and the 225
-    /// packets of a vendor handle (0x0EDC) that only ever carries 0b10 starts stay unknown.
+    /// Real captures (an Android btsnoop, a btmon monitor file, an iOS PacketLogger file, an
+    /// Android log filtered down to ACL) re-wrapped as pcap 187 with the direction dropped:
+    /// the inference recovers every direction it claims. It leaves unknown only the iOS
+    /// capture's nine notifications on handle 0x0401 (frames 1205–1223) that arrive with a
+    /// 0b10 start before the host has sent anything on that handle: a 0b10 start is what
+    /// either side may send, so nothing tells their direction yet.
     @Test(arguments: [
-        ("pcap-h4phdr201_beancounter-hci.pcap", 0),
-        ("pcap-h4phdr201-nsec_infocar-obd.pcap", 226),
-        ("pcapng-h4phdr201_airbily-smartwatch.pcapng", 0),
+        ("public/btsnoop-android_domyos-treadmill-ftms.log", 0),
+        ("public/btsnoop-btmon_rgbctf2020-magicintheair", 0),
+        ("public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg", 9),
+        ("public/btsnoop-android_revcar-acl-only.log", 0),
     ])
     func inferenceOnRealCapturesIsNeverWrong(_ file: String, _ expectedUnknown: Int) throws {
-        let original = try K.read(path: Fixtures.capture("public/\(file)")).records
+        let original = try K.read(path: try Fixtures.existing(file)).records.filter(\.kind.isHCI)
         let stripped = original.map { r in
-            (r.timestamp, r.direction == .received, [UInt8(r.rawType)] + r.payload)
+            let h4: UInt8 = [RecordKind.hciCommand: 1, .aclData: 2, .scoData: 3, .hciEvent: 4, .isoData: 5][r.kind] ?? 0
+            return (r.timestamp, r.direction == .received, [h4] + r.payload)
         }
         let inferred = try K.read(bytes: Self.pcap187(stripped)).records
         #expect(inferred.count == original.count)

@@ -74,7 +74,7 @@ import TestSupport
 
     @Test func monitorBTSnoopTruncatedEverywhere() throws {
         try truncateEverywhere(
-            Fixtures.capture("public/btsnoop-btmon_batteread-header-only.btsnoop"),
+            Fixtures.capture("formats/clean_heart_rate.central.monitor.btsnoop"),
             recordHeaderLength: 24, minimumDetectable: 16,
             shortFileError: { $0 == 0 ? .unknownFormat : .truncatedHeader })
     }
