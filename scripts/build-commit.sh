@@ -3,8 +3,9 @@
 # checkout at ROOT — 12 hex digits, "-dirty" when tracked files differ from it, "unknown"
 # outside a git checkout (a source tarball, or no git installed).
 #
-# Run by the BuildCommit plugin before every build of BlecapCLI, so it must be cheap and must
-# not touch the checkout: git runs without optional locks (no index refresh written), and the
+# Run by the BuildCommit plugin (Plugins/BuildCommit) whenever git's HEAD, reflog or index or a
+# source file of the package changed, so it must be cheap and must not touch the checkout: git
+# runs without optional locks (no index refresh written, which would also rerun this), and the
 # file is replaced only when its content changes, which keeps an unchanged commit from
 # recompiling anything.
 set -u
@@ -27,7 +28,7 @@ mkdir -p "$out" || exit 1
 file="$out/BuildCommit.swift"
 new="$out/.BuildCommit.swift.new"
 cat > "$new" <<SWIFT
-// Written by scripts/build-commit.sh before each build (BuildCommit plugin); not in the source tree.
+// Written by scripts/build-commit.sh (BuildCommit plugin) into .build; not in the source tree.
 
 /// The commit this binary was built from: 12 hex digits, "-dirty" if tracked files had
 /// uncommitted changes, or "unknown" outside a git checkout.
