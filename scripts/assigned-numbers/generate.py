@@ -82,9 +82,11 @@ def _block(lines, i, indent):
         items = []
         while i < len(lines) and lines[i][0] == indent and lines[i][1].startswith("- "):
             _, content, number = lines[i]
-            # "- key: value" opens a mapping whose keys line up two columns further in.
-            lines[i] = (indent + 2, content[2:].lstrip(), number)
-            item, i = _block(lines, i, indent + 2 + len(content[2:]) - len(content[2:].lstrip()))
+            # "- key: value" opens a mapping whose keys line up with the first one.
+            rest = content[1:]
+            column = indent + 1 + len(rest) - len(rest.lstrip())
+            lines[i] = (column, rest.lstrip(), number)
+            item, i = _block(lines, i, column)
             items.append(item)
         return items, i
     mapping = {}
