@@ -1,11 +1,26 @@
 # blecap: `make demo` installs what is missing, builds and decodes a bundled capture;
-# `make test` runs the unit and end-to-end tests.
+# `make test` runs the unit and end-to-end tests; `make install PREFIX=...` installs the
+# release binary, shell completions and man pages (`make uninstall` removes them).
 SWIFT ?= swift
 DEMO_CAPTURE ?= captures/bumble/clean_heart_rate.central.btsnoop
 APT_PACKAGES = libpcap-dev libbluetooth-dev pkg-config
 CONFORMANCE_PACKAGES = tshark bluez python3 chromium
 
-.PHONY: deps demo build release test conformance bench clean
+.PHONY: deps demo build release test conformance bench clean man install uninstall check-install
+
+# Installation layout: the conventional places bash-completion, zsh and fish look in.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+SHAREDIR = $(DESTDIR)$(PREFIX)/share
+BASH_COMPLETIONS = $(SHAREDIR)/bash-completion/completions
+ZSH_COMPLETIONS = $(SHAREDIR)/zsh/site-functions
+FISH_COMPLETIONS = $(SHAREDIR)/fish/vendor_completions.d
+MAN1DIR = $(SHAREDIR)/man/man1
+# Where swift-argument-parser's generate-manual plugin writes blecap's pages.
+MAN_PAGES = .build/plugins/GenerateManual/outputs/blecap
+# The man pages' date: the commit's, so the same commit gives the same pages.
+MAN_DATE = $(shell git log -1 --format=%cd --date=format:%Y-%m-%d 2>/dev/null || date -u +%Y-%m-%d)
 
 # Installs the system libraries blecap links against (Debian/Ubuntu), only if missing.
 deps:
@@ -30,6 +45,38 @@ demo: release
 
 test: deps
 	$(SWIFT) test
+	scripts/check_install.sh
+
+# Man pages (mdoc: blecap.1 and one page per subcommand, blecap.<subcommand>.1) from the
+# commands' own help, by swift-argument-parser's plugin (it builds the package in release mode:
+# a no-op after `release`). The plugin separates paragraphs with empty lines, which mdoc warns
+# about; .Pp is mdoc's paragraph break and renders the same.
+man: release
+	rm -rf $(MAN_PAGES)
+	$(SWIFT) package plugin generate-manual --multi-page --date $(MAN_DATE) --authors "blecap contributors"
+	sed -i 's/^$$/.Pp/' $(MAN_PAGES)/*.1
+
+install: release man
+	install -d "$(BINDIR)" "$(BASH_COMPLETIONS)" "$(ZSH_COMPLETIONS)" "$(FISH_COMPLETIONS)" "$(MAN1DIR)"
+	install -m 755 .build/release/blecap "$(BINDIR)/blecap"
+	.build/release/blecap --generate-completion-script bash > "$(BASH_COMPLETIONS)/blecap"
+	.build/release/blecap --generate-completion-script zsh > "$(ZSH_COMPLETIONS)/_blecap"
+	.build/release/blecap --generate-completion-script fish > "$(FISH_COMPLETIONS)/blecap.fish"
+	install -m 644 $(MAN_PAGES)/*.1 "$(MAN1DIR)/"
+
+# Removes what install wrote, then each directory it may have created, if that is now empty
+# (never the prefix itself, nor a directory something else still uses).
+uninstall:
+	rm -f "$(BINDIR)/blecap" "$(BASH_COMPLETIONS)/blecap" "$(ZSH_COMPLETIONS)/_blecap" \
+	  "$(FISH_COMPLETIONS)/blecap.fish" "$(MAN1DIR)/blecap.1" "$(MAN1DIR)"/blecap.*.1
+	@for d in "$(BINDIR)" "$(BASH_COMPLETIONS)" "$(SHAREDIR)/bash-completion" "$(ZSH_COMPLETIONS)" \
+	  "$(SHAREDIR)/zsh" "$(FISH_COMPLETIONS)" "$(SHAREDIR)/fish" "$(MAN1DIR)" "$(SHAREDIR)/man" "$(SHAREDIR)"; do \
+	  if [ -d "$$d" ]; then rmdir "$$d" 2>/dev/null || true; fi; \
+	done
+
+# Installs into a temporary prefix and checks the result, then uninstalls (also run by `make test`).
+check-install:
+	scripts/check_install.sh
 
 # Differential tests against tshark over ../shared/captures (installs tshark).
 conformance: release

@@ -45,12 +45,15 @@ let package = Package(
             dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLESimulator"]),
         .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
         .target(name: "BLEReport", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint"]),
+        // Records the commit BlecapCLI is built from, for `blecap --version` (scripts/build-commit.sh).
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .target(
             name: "BlecapCLI",
             dependencies: [
                 "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLEReport", "BLEReplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            plugins: ["BuildCommit"]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
         .target(name: "TestSupport", dependencies: ["BLEBytes"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes", "TestSupport"]),

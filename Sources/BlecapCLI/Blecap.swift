@@ -17,7 +17,7 @@ public struct Blecap: ParsableCommand {
             unreadable capture, 3 capture damaged \
             (everything before the damage was decoded; the message names the byte offset).
             """,
-        version: "0.1.0",
+        version: BlecapVersion.description,
         subcommands: [PacketsCommand.self, InfoCommand.self, TimelineCommand.self, GattCommand.self, LintCommand.self, RulesCommand.self, ExplainCommand.self, ReportCommand.self, ReplayCommand.self]
     )
 

@@ -17,13 +17,14 @@ private func s(_ name: StaticString?) -> String? { name.map { "\($0)" } }
         }
     }
 
-    // Spot checks against the SIG's Assigned Numbers lists (section 3.4, 3.7, 3.8).
+    // Spot checks against the SIG's Assigned Numbers lists (section 3.4, 3.7, 3.8), as the SIG's
+    // YAML names them (scripts/assigned-numbers/data): 0x1800 and 0x1801 are "GAP" and "GATT".
     @Test func services() {
         let expected: [(UInt16, String)] = [
-            (0x1800, "Generic Access"), (0x1801, "Generic Attribute"), (0x180A, "Device Information"),
+            (0x1800, "GAP"), (0x1801, "GATT"), (0x180A, "Device Information"),
             (0x180D, "Heart Rate"), (0x180F, "Battery"), (0x1809, "Health Thermometer"),
             (0x1812, "Human Interface Device"), (0x1826, "Fitness Machine"), (0x181D, "Weight Scale"),
-            (0x1860, "Tire Pressure Monitoring System"),
+            (0x185F, "Generic Voice Assistant"),
         ]
         for (uuid, name) in expected { #expect(s(GATTAssignedNumbers.serviceName(uuid)) == name) }
         #expect(GATTAssignedNumbers.serviceName(0x18FF) == nil)
@@ -37,7 +38,8 @@ private func s(_ name: StaticString?) -> String? { name.map { "\($0)" } }
             (0x2A37, "Heart Rate Measurement"), (0x2A38, "Body Sensor Location"),
             (0x2A39, "Heart Rate Control Point"), (0x2A4D, "Report"), (0x2AD9, "Fitness Machine Control Point"),
             (0x2B29, "Client Supported Features"), (0x2B2A, "Database Hash"),
-            (0x2B3A, "Server Supported Features"), (0x2C00, "GMAP Role"), (0x2C41, "TPMS Signing Key"),
+            (0x2B3A, "Server Supported Features"), (0x2C00, "GMAP Role"), (0x2B8C, "CO₂ Concentration"),
+            (0x2C38, "Voice Assistant Supported Features"),
         ]
         for (uuid, name) in expected { #expect(s(GATTAssignedNumbers.characteristicName(uuid)) == name) }
         #expect(GATTAssignedNumbers.characteristicName(0x2CFF) == nil)
@@ -57,6 +59,7 @@ private func s(_ name: StaticString?) -> String? { name.map { "\($0)" } }
         #expect(s(GATTAssignedNumbers.declarationName(0x2803)) == "Characteristic")
         #expect(GATTAssignedNumbers.declarationName(0x2804) == nil)
         #expect(s(GATTAssignedNumbers.unitName(0x272F)) == "Celsius temperature (degree Celsius)")
+        #expect(s(GATTAssignedNumbers.unitName(0x27C9)) == "Gravity (gₙ)")
     }
 
     @Test func nameForAnyUUID() {
