@@ -28,12 +28,12 @@ import TestSupport
     }
 }
 
-/// Real captures recorded by others (../shared/captures/public, SOURCES.md): every HCI one with
+/// Real captures recorded by others (captures/public, the 15 redistributable ones): every HCI one with
 /// connections replays with zero ATT divergence, and nothing traps or hangs on the rest.
 @Suite struct PublicCaptureReplayTests {
     static let captures = Fixtures.captures(in: "public")
 
-    @Test func theCorpusIsThere() { #expect(Self.captures.count >= 20) }
+    @Test func theCorpusIsThere() { #expect(Self.captures.count >= 15) }
 
     @Test(arguments: captures)
     func replaysWithoutDivergence(_ path: String) throws {

@@ -84,7 +84,7 @@ import TestSupport
         #expect(try CLIRunner.run(["replay", "--error", "nonsense", Self.bumble("clean_heart_rate.central")]).status == 2)
         #expect(try CLIRunner.run(["replay", "--mtu", "10", Self.bumble("clean_heart_rate.central")]).status == 2)
         #expect(try CLIRunner.run(["replay", "/nonexistent.btsnoop"]).status == 2)
-        let ll = Fixtures.capture("public/pcap-lell256_sniffle-gatt-discovery.pcap")
+        let ll = Fixtures.capture("public/pcapng-lell256_whad-gatt-discovery.pcap")
         let run = try CLIRunner.run(["replay", ll])
         #expect(run.status == 2)
         #expect(run.stderr.contains("link-layer capture"))
