@@ -25,6 +25,9 @@ For every capture under ../shared/captures/{bumble,public,formats}:
   * Replay: `blecap replay --out` of every HCI capture exits 0 (the replayed ATT exchange equals
     the captured one) and tshark reads the replayed file as the same exchange: the same ATT
     opcodes and handles, in the same order.
+  * Replay at --speed max: for every Bumble central capture, `blecap replay --speed max --out`
+    exits 0 and tshark reads the replayed file as the same exchange, values included: the same
+    opcodes and handles and the same whole ATT PDUs (as tshark reassembles them), in order.
   * Simulator export: one simulated session (BLESimulatorBench --export, built next to blecap)
     decodes in tshark with the same ATT opcodes and handles as in blecap, and blecap's timeline of
     it has the session's 100 notifications.
@@ -67,6 +70,26 @@ def tshark_att(path):
     return total, frames
 
 
+def tshark_att_pdus(path):
+    """The whole ATT PDUs (opcode, handle, value: the bytes tshark hands its ATT dissector after
+    L2CAP reassembly) as hex, by frame number. tshark 4.0's fields output has no raw bytes for a
+    protocol, so this reads its JSON with -x (`btatt_raw`)."""
+    out = subprocess.run(["tshark", "-r", path, "-Y", "btatt", "-T", "json", "-x"],
+                         capture_output=True, text=True, check=True).stdout
+    frames = {}
+    for packet in json.loads(out or "[]"):
+        layers = packet["_source"]["layers"]
+        raw = layers.get("btatt_raw")
+        if not raw:
+            continue
+        # One ATT PDU: [hex, offset, length, mask, type]; several in one frame: a list of those
+        # (the last, as tshark_att takes the last opcode).
+        if isinstance(raw[0], list):
+            raw = raw[-1]
+        frames[int(layers["frame"]["frame.number"])] = raw[0]
+    return frames
+
+
 def blecap_att(blecap, path):
     p = subprocess.run([blecap, "packets", "--format", "jsonl", path], capture_output=True, text=True)
     frames = {}
@@ -107,28 +130,44 @@ def check_hci(blecap, path):
     return problems, f"{t_total} frames, {len(t)} ATT opcodes, {handles_compared} handles"
 
 
-def check_replay(blecap, path, tmp):
-    """`blecap replay --out` reproduces the captured ATT exchange (exit 0) and tshark reads the
-    replayed file as the same exchange: the same ATT opcodes and handles in the same order."""
-    out = os.path.join(tmp, "replayed.btsnoop")
-    p = subprocess.run([blecap, "replay", "--format", "json", "--out", out, path], capture_output=True, text=True)
+def same_sequence(what, original, replayed):
+    """Problems where two per-frame tshark readings differ as sequences (frame numbers differ
+    between a capture and its replay; the order does not)."""
+    a = [original[k] for k in sorted(original)]
+    b = [replayed[k] for k in sorted(replayed)]
     problems = []
+    if len(a) != len(b):
+        problems.append(f"tshark {what}: capture {len(a)}, replayed file {len(b)}")
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            problems.append(f"{what} {i + 1}: tshark on capture {x}, on replayed file {y}")
+            break
+    return problems
+
+
+def check_replay(blecap, path, tmp, speed="realtime", values=False):
+    """`blecap replay --speed SPEED --out` reproduces the captured ATT exchange (exit 0) and
+    tshark reads the replayed file as the same exchange: the same ATT opcodes and handles in
+    the same order, and with `values` the same whole ATT PDUs."""
+    out = os.path.join(tmp, f"replayed-{speed}.btsnoop")
+    p = subprocess.run([blecap, "replay", "--speed", speed, "--format", "json", "--out", out, path],
+                       capture_output=True, text=True)
     if p.returncode != 0:
-        return [f"blecap replay exit {p.returncode}: {p.stderr.strip()[:200]} {p.stdout[-300:]}"], "replay failed"
+        return [f"blecap replay --speed {speed} exit {p.returncode}: {p.stderr.strip()[:200]} {p.stdout[-300:]}"], \
+            "replay failed"
     doc = json.loads(p.stdout)
     conns = doc["connections"]
     captured = sum(c["captured"] for c in conns)
     _, t_orig = tshark_att(path)
     _, t_rep = tshark_att(out)
-    a = [t_orig[k] for k in sorted(t_orig)]
-    b = [t_rep[k] for k in sorted(t_rep)]
-    if len(a) != len(b):
-        problems.append(f"tshark ATT frames: capture {len(a)}, replayed file {len(b)}")
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            problems.append(f"ATT PDU {i + 1}: tshark on capture {x}, on replayed file {y}")
-            break
-    summary = f"{len(conns)} connections, {captured} ATT PDUs identical; tshark {len(b)} ATT frames in the replayed file"
+    problems = same_sequence("ATT PDU (opcode, handles)", t_orig, t_rep)
+    summary = f"{len(conns)} connections, {captured} ATT PDUs identical; tshark {len(t_rep)} ATT frames in the replayed file"
+    if values:
+        v_orig, v_rep = tshark_att_pdus(path), tshark_att_pdus(out)
+        problems += same_sequence("ATT PDU bytes", v_orig, v_rep)
+        if len(v_orig) != len(t_orig):
+            problems.append(f"tshark: {len(t_orig)} ATT frames but {len(v_orig)} with their bytes")
+        summary += f", {len(v_rep)} whole PDUs equal to the capture's"
     return problems, summary
 
 
@@ -374,7 +413,12 @@ def main():
     ap.add_argument("--blecap", default=".build/release/blecap")
     ap.add_argument("--shared", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared"))
     ap.add_argument("--screenshots", help="keep the report screenshots in this folder (e.g. docs)")
+    ap.add_argument("--only", metavar="TEXT",
+                    help="run only the checks whose label contains TEXT (e.g. 'replay --speed max')")
     args = ap.parse_args()
+
+    def wanted(label):
+        return args.only is None or args.only in label
     root = os.path.join(args.shared, "captures")
     if not os.path.isdir(root):
         print(f"conformance: no captures at {root}", file=sys.stderr)
@@ -387,6 +431,8 @@ def main():
                 if name.endswith(".md"):
                     continue
                 path = os.path.join(d, name)
+                if not wanted(f"{folder}/{name}"):
+                    continue
                 if is_link_layer(name):
                     problems, summary = check_refused(args.blecap, path, LINK_LAYER_REFUSALS)
                 elif name.startswith("unknown-"):
@@ -411,26 +457,32 @@ def main():
                     passed += 1
         counts = [0, 0]  # passed, failed
 
-        def record(label, problems, summary):
+        def record(label, check, *check_args):
+            if not wanted(label):
+                return
+            problems, summary = check(*check_args)
             counts[0 if not problems else 1] += 1
             print(f"{'ok  ' if not problems else 'FAIL'} {label}: {summary}")
             for pr in problems[:20]:
                 print(f"       {pr}")
         for folder, name, path in hci_captures(root):
-            record(f"replay {folder}/{name}", *check_replay(args.blecap, path, tmp))
-        record("simulator export", *check_simulator_export(args.blecap, tmp))
-        record("lint", *check_lint(args.blecap, root, tmp, args.shared))
+            record(f"replay {folder}/{name}", check_replay, args.blecap, path, tmp)
+        for folder, name, path in hci_captures(root):
+            if folder == "bumble" and ".central." in name:
+                record(f"replay --speed max {folder}/{name}", check_replay, args.blecap, path, tmp, "max", True)
+        record("simulator export", check_simulator_export, args.blecap, tmp)
+        record("lint", check_lint, args.blecap, root, tmp, args.shared)
         for rel, facts in LINT_FACTS.items():
             path = os.path.join(root, rel)
             if os.path.exists(path):
-                record(f"lint facts {rel}", *check_lint_facts(args.blecap, path, facts))
+                record(f"lint facts {rel}", check_lint_facts, args.blecap, path, facts)
             else:
-                record(f"lint facts {rel}", [f"{path} is missing"], "not run")
+                record(f"lint facts {rel}", lambda: ([f"{path} is missing"], "not run"))
         for folder, name, path in hci_captures(root):
             if shutil.which("chromium") is None:
-                record(f"report {folder}/{name}", ["chromium not installed (apt-get install chromium)"], "not run")
+                record(f"report {folder}/{name}", lambda: (["chromium not installed (apt-get install chromium)"], "not run"))
             else:
-                record(f"report {folder}/{name}", *check_report(args.blecap, path, tmp, args.screenshots))
+                record(f"report {folder}/{name}", check_report, args.blecap, path, tmp, args.screenshots)
         passed += counts[0]
         failed += counts[1]
     print(f"conformance: {passed} passed, {failed} failed")

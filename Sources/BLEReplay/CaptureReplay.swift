@@ -32,16 +32,18 @@ public final class CaptureReplay {
     }
 
     /// Replays the selected connections' ATT exchanges against their server models and
-    /// compares each with the capture.
+    /// compares each with the capture. One clock runs the whole session at `speed`
+    /// (`ReplayClock`), so the connections keep their captured order among themselves too.
     public func run(_ selection: ConnectionSelection = .all, faults: ReplayFaults = .none,
                     speed: ReplaySpeed = .realtime) -> ReplayReport {
+        let clock = ReplayClock(speed: speed, session: session)
         let results = models(selection).map { m -> ReplayConnectionResult in
             let own = faults.relative(toConnectionAt: m.connection.summary.startTime &- session.startTime)
-            let replayed = ReplayEngine(model: m, faults: own, speed: speed).run()
+            let replayed = ReplayEngine(model: m, faults: own, clock: clock).run()
             return ReplayConnectionResult(model: m, replayed: replayed,
-                                          fidelity: ReplayFidelity(connection: m.connection, replayed: replayed, speed: speed))
+                                          fidelity: ReplayFidelity(connection: m.connection, replayed: replayed, clock: clock))
         }
-        return ReplayReport(session: session, connections: results, faults: faults, speed: speed)
+        return ReplayReport(session: session, connections: results, faults: faults, clock: clock)
     }
 }
 
@@ -74,7 +76,10 @@ public struct ReplayReport: Sendable {
     public var session: CapturedSession
     public var connections: [ReplayConnectionResult]
     public var faults: ReplayFaults
-    public var speed: ReplaySpeed
+    /// The clock the session was replayed on: replayed times (offsets, the export's
+    /// timestamps) are captured times put through it.
+    public var clock: ReplayClock
+    public var speed: ReplaySpeed { clock.speed }
 
     /// Every replayed connection reproduced its captured ATT exchange.
     public var isIdentical: Bool { connections.allSatisfy(\.fidelity.isIdentical) }

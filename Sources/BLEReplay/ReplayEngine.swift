@@ -2,7 +2,7 @@ import BLETimeline
 
 /// One ATT PDU of a replayed connection.
 public struct ReplayedPDU: Sendable, Equatable {
-    /// µs after the connection started (virtual clock).
+    /// µs after the connection started, on the replay's clock (`ReplayClock`).
     public var offset: Int64
     public var sentByHost: Bool
     public var bytes: [UInt8]
@@ -36,15 +36,28 @@ public struct ReplayedConnection: Sendable {
 /// the captured latency; notifications go out at their captured offset from the CCCD write
 /// that enabled them. Events on the same µs keep the capture's order, so an unchanged replay
 /// at `.realtime` reproduces the captured exchange PDU for PDU and µs for µs.
+///
+/// Every delay goes through `clock`: an event captured `d` after its anchor comes the replayed
+/// length of that captured interval (`ReplayClock.interval(from:length:)`) after the anchor
+/// happened in the replay. Unchanged, at any speed, the replay is therefore the captured
+/// exchange with every time put through the clock.
 public struct ReplayEngine {
     public let model: ReplayConnectionModel
     public let faults: ReplayFaults
-    public let speed: ReplaySpeed
+    public let clock: ReplayClock
+    public var speed: ReplaySpeed { clock.speed }
 
+    /// Replays `model` on a clock of its own connection (`CaptureReplay.run` shares one clock
+    /// over the session).
     public init(model: ReplayConnectionModel, faults: ReplayFaults = .none, speed: ReplaySpeed = .realtime) {
+        self.init(model: model, faults: faults,
+                  clock: ReplayClock(speed: speed, connections: [model.connection], origin: model.connection.summary.startTime))
+    }
+
+    public init(model: ReplayConnectionModel, faults: ReplayFaults, clock: ReplayClock) {
         self.model = model
         self.faults = faults
-        self.speed = speed
+        self.clock = clock
     }
 
     private enum Action {
@@ -52,7 +65,8 @@ public struct ReplayEngine {
         case response(step: Int, bytes: [UInt8])
         case stream(Int)
         case linkEnd
-        case silence
+        /// The drop-link fault, captured this many µs after connection start.
+        case silence(captured: Int64)
         case supervisionTimeout
         case powerOff
     }
@@ -91,9 +105,15 @@ public struct ReplayEngine {
         var dropped: [Bool]
         var streamByAnchor: [Int: [Int]] = [:]
 
+        /// The connection's start on the capture's clock and on the replay's.
+        let capturedStart: Int64
+        let replayedStart: Int64
+
         init(engine: ReplayEngine) {
             self.engine = engine
             let m = engine.model
+            capturedStart = m.connection.summary.startTime
+            replayedStart = engine.clock.time(capturedStart)
             out = ReplayedConnection(number: m.number, pdus: [])
             servers = [ReplayATTServer(model: m.peerServer, faults: engine.faults),
                        ReplayATTServer(model: m.hostServer, faults: engine.faults)]
@@ -138,11 +158,23 @@ public struct ReplayEngine {
 
         func less(_ a: Event, _ b: Event) -> Bool { (a.time, a.order) < (b.time, b.order) }
 
+        /// Where `captured` µs after the connection's start lands in the replay (µs after its start).
+        func replayed(_ captured: Int64) -> Int64 {
+            engine.clock.time(capturedStart &+ captured) &- replayedStart
+        }
+
+        /// When something captured `delay` µs after an anchor captured at `anchor` (µs after
+        /// connection start) happens, the anchor having happened at `anchorTime` in the replay.
+        func after(_ anchorTime: Int64, captured anchor: Int64, delay: Int64) -> Int64 {
+            anchorTime &+ engine.clock.interval(from: capturedStart &+ anchor, length: delay)
+        }
+
         mutating func run() -> ReplayedConnection {
-            if let t = engine.faults.dropLinkAtMicros { schedule(t, order: -2, .silence) }
-            if let t = engine.faults.powerOffAtMicros { schedule(t, order: -3, .powerOff) }
+            // Fault times are captured times too: at any speed they cut at the same point of the exchange.
+            if let t = engine.faults.dropLinkAtMicros { schedule(replayed(t), order: -2, .silence(captured: t)) }
+            if let t = engine.faults.powerOffAtMicros { schedule(replayed(t), order: -3, .powerOff) }
             for (i, item) in model.stream.enumerated() where item.anchor == .connectionStart {
-                schedule(engine.speed.serverDelay(item.offset), order: item.capturedIndex, .stream(i))
+                schedule(replayed(item.offset), order: item.capturedIndex, .stream(i))
             }
             trySchedule()
             // Every event is a step, a response to one, a stream item or an end: bounded.
@@ -171,12 +203,14 @@ public struct ReplayEngine {
                 let s = model.steps[nextStep]
                 if let t = anchorTime(s.anchor) {
                     stepScheduled = true
-                    schedule(t &+ engine.speed.clientDelay(s.delay), order: s.capturedIndex, .step(nextStep))
+                    schedule(after(t, captured: model.capturedOffset(of: s.anchor), delay: s.delay),
+                             order: s.capturedIndex, .step(nextStep))
                 }
             }
             if !linkEndScheduled, nextStep >= model.steps.count, let end = model.linkEnd, let t = anchorTime(end.anchor) {
                 linkEndScheduled = true
-                schedule(t &+ engine.speed.clientDelay(end.delay), order: Int.max / 2_000_000, .linkEnd)
+                schedule(after(t, captured: model.capturedOffset(of: end.anchor), delay: end.delay),
+                         order: Int.max / 2_000_000, .linkEnd)
             }
         }
 
@@ -220,11 +254,11 @@ public struct ReplayEngine {
                 guard let end = model.linkEnd else { return }
                 out.end = (now, end.reason, end.side)
                 over = true
-            case .silence:
+            case .silence(let captured):
                 silent = true
                 out.silentFrom = now
                 let timeout = model.connection.supervisionTimeoutMicros
-                schedule(now &+ timeout, order: -1, .supervisionTimeout)
+                schedule(after(now, captured: captured, delay: timeout), order: -1, .supervisionTimeout)
             case .supervisionTimeout:
                 // Connection Timeout (Vol 1 Part F 2.9): nobody ended it, the link was lost.
                 out.end = (now, 0x08, .linkLoss)
@@ -257,13 +291,15 @@ public struct ReplayEngine {
             if s.isRequest { outstanding[dir] = n }
             servers[dir].adoptEvidence(at: s.responseIndex ?? s.capturedIndex)
             if !silent, let response = servers[dir].answer(s.bytes), let latency = s.latency {
-                let due = now &+ engine.speed.serverDelay(latency) &+ engine.faults.responseDelayMicros
+                // The injected delay lengthens the captured latency, on the same clock.
+                let sentAt = model.capturedOffset(ofPDU: s.capturedIndex)
+                let due = after(now, captured: sentAt, delay: latency &+ engine.faults.responseDelayMicros)
                 schedule(due, order: s.responseIndex ?? s.capturedIndex, .response(step: n, bytes: response))
                 // An accepted CCCD write starts the notifications it enabled.
                 if response == [0x13] {
                     for i in streamByAnchor[n] ?? [] {
                         let item = model.stream[i]
-                        schedule(now &+ engine.speed.serverDelay(item.offset), order: item.capturedIndex, .stream(i))
+                        schedule(after(now, captured: sentAt, delay: item.offset), order: item.capturedIndex, .stream(i))
                     }
                 }
             }

@@ -4,8 +4,9 @@ import BLETimeline
 
 extension ReplayReport {
     /// The replayed session as the host's HCI would have logged it: btsnoop with datalink 1002
-    /// (H4), readable by blecap, Wireshark and tshark. Per replayed connection, at its
-    /// captured start: the peer's last advertisement (a central's capture), LE Create
+    /// (H4), readable by blecap, Wireshark and tshark. Every timestamp is a captured time put
+    /// through the replay's clock (`clock`; as captured at realtime). Per replayed connection,
+    /// at its start: the peer's last advertisement (a central's capture), LE Create
     /// Connection with its Command Status, LE Connection Complete with the captured role and
     /// timing; then every replayed ATT PDU in L2CAP over ACL, cut to the LE ACL data length
     /// (27, the Core minimum, Vol 6 Part B 4.5.10), each sent fragment acknowledged by Number Of
@@ -23,13 +24,14 @@ extension ReplayReport {
             let conn = c.model.connection
             let s = conn.summary
             let start = s.startTime
+            let replayedStart = clock.time(start)
             let handle = s.handle & 0x0FFF
             let peer = s.peer ?? BDAddr(rawValue: 0)
             let peerType = s.peerAddressType ?? 0
             let timing = conn.timing ?? ConnectionTiming(interval: 24, latency: 0, supervisionTimeout: 200)
             if conn.hostIsCentral {
                 if let ad = conn.advertisement {
-                    let t = start &- 2000
+                    let t = clock.time(start &- 2000)
                     emit(t, HCISynthesis.advertisingReport(eventType: 0x00, addressType: peerType, address: peer,
                                                            data: Array(ad.data.prefix(31)), rssi: ad.rssi), received: true)
                     if !ad.scanResponse.isEmpty {
@@ -44,27 +46,28 @@ extension ReplayReport {
                     + HCISynthesis.address(peer) + [0x00] + HCISynthesis.le16(timing.interval)
                     + HCISynthesis.le16(timing.interval) + HCISynthesis.le16(timing.latency)
                     + HCISynthesis.le16(timing.supervisionTimeout) + [0, 0, 0, 0]
-                emit(start &- 1000, HCISynthesis.command(HCISynthesis.leCreateConnection, params), received: false)
-                emit(start &- 1000, HCISynthesis.commandStatus(HCISynthesis.leCreateConnection), received: true)
+                let t = clock.time(start &- 1000)
+                emit(t, HCISynthesis.command(HCISynthesis.leCreateConnection, params), received: false)
+                emit(t, HCISynthesis.commandStatus(HCISynthesis.leCreateConnection), received: true)
             }
             // LE Connection Complete (7.7.65.1) with this host's captured role.
-            emit(start, HCISynthesis.leMeta(0x01, [0x00] + HCISynthesis.le16(handle) + [conn.hostIsCentral ? 0 : 1, peerType]
+            emit(replayedStart, HCISynthesis.leMeta(0x01, [0x00] + HCISynthesis.le16(handle) + [conn.hostIsCentral ? 0 : 1, peerType]
                                                 + HCISynthesis.address(peer) + HCISynthesis.le16(timing.interval)
                                                 + HCISynthesis.le16(timing.latency)
                                                 + HCISynthesis.le16(timing.supervisionTimeout) + [0x00]),
                  received: true)
             for pdu in c.replayed.pdus {
-                let t = start &+ pdu.offset
+                let t = replayedStart &+ pdu.offset
                 for f in HCISynthesis.acl(handle: handle, payload: pdu.bytes, received: !pdu.sentByHost, fragment: fragment) {
                     emit(t, f, received: !pdu.sentByHost)
                     if pdu.sentByHost { emit(t, HCISynthesis.completedPackets(handle: handle), received: true) }
                 }
             }
             if let off = c.replayed.poweredOffAt {
-                emit(start &+ off, HCISynthesis.command(HCISynthesis.reset), received: false)
-                emit(start &+ off, HCISynthesis.commandComplete(HCISynthesis.reset), received: true)
+                emit(replayedStart &+ off, HCISynthesis.command(HCISynthesis.reset), received: false)
+                emit(replayedStart &+ off, HCISynthesis.commandComplete(HCISynthesis.reset), received: true)
             } else if let end = c.replayed.end {
-                let t = start &+ end.offset
+                let t = replayedStart &+ end.offset
                 if end.side == .local {
                     emit(t, HCISynthesis.command(HCISynthesis.disconnect, HCISynthesis.le16(handle) + [0x13]), received: false)
                     emit(t, HCISynthesis.commandStatus(HCISynthesis.disconnect), received: true)

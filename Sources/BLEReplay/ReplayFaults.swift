@@ -66,39 +66,3 @@ public struct ReplayFaults: Sendable, Equatable {
         return f == .none
     }
 }
-
-/// How fast the replay runs on the virtual clock (no replay ever sleeps).
-public enum ReplaySpeed: Sendable, Equatable {
-    /// As captured: every PDU at its captured offset.
-    case realtime
-    /// The client sends each PDU as soon as it may (one outstanding request per bearer);
-    /// the server keeps its captured latencies and notification pace.
-    case max
-    /// Every interval divided by the factor (2: twice as fast).
-    case factor(Double)
-
-    /// Scales a captured client delay.
-    func clientDelay(_ d: Int64) -> Int64 {
-        switch self {
-        case .realtime: d
-        case .max: 0
-        case .factor(let f): f > 0 ? Int64((Double(d) / f).rounded()) : d
-        }
-    }
-
-    /// Scales a captured server latency or notification offset.
-    func serverDelay(_ d: Int64) -> Int64 {
-        switch self {
-        case .realtime, .max: d
-        case .factor(let f): f > 0 ? Int64((Double(d) / f).rounded()) : d
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .realtime: "realtime"
-        case .max: "max"
-        case .factor(let f): "\(f)x"
-        }
-    }
-}

@@ -28,22 +28,32 @@ public struct ReplayFidelity: Sendable {
     /// PDUs equal in direction and bytes, from the start up to the first divergence.
     public var matching: Int
     public var divergence: Divergence?
-    /// Largest and mean |replayed − captured| offset over the matching PDUs, µs (nil when
-    /// the speed is not realtime or nothing matched).
+    /// Largest and mean |replayed − expected| offset over the matching PDUs, µs, where the
+    /// expected offset is the captured one put through the replay's clock (the captured one
+    /// at realtime). Nil when nothing matched.
     public var maximumTimingDelta: Int64?
     public var meanTimingDelta: Double?
-    /// Whether the comparison kept the order between client traffic and the server's own
-    /// notifications (only at realtime, where both keep the captured pace).
-    public var ordered: Bool
+    /// The whole exchange was compared in capture order, client traffic and the server's own
+    /// notifications together. Always true: every speed runs both sides on one clock that
+    /// keeps the captured order (`ReplayClock`); kept for readers of the JSON report.
+    public var ordered: Bool { true }
 
     public var isIdentical: Bool { divergence == nil }
 
-    /// Compares `replayed` with the captured exchange of `connection`. At realtime the whole
-    /// sequence is compared in order; at other speeds the client's requests with their
-    /// responses and the server's notifications are compared as two sequences, since
-    /// changing the client's pace legitimately interleaves them differently.
+    /// Compares `replayed` with the captured exchange of `connection` on a clock of that
+    /// connection alone.
     public init(connection: CapturedConnection, replayed: ReplayedConnection, speed: ReplaySpeed) {
+        self.init(connection: connection, replayed: replayed,
+                  clock: ReplayClock(speed: speed, connections: [connection], origin: connection.summary.startTime))
+    }
+
+    /// Compares `replayed`, run on `clock`, with the captured exchange of `connection`, PDU by
+    /// PDU in order at every speed: the clock changes times, never the order, so a PDU out of
+    /// its captured place is a divergence (a response before its request's notifications were
+    /// all delivered, a link end that cut a stream short).
+    public init(connection: CapturedConnection, replayed: ReplayedConnection, clock: ReplayClock) {
         let start = connection.summary.startTime
+        let replayedStart = clock.time(start)
         let cap = connection.att.enumerated().map {
             Side(index: $0.offset, offset: $0.element.time &- start, sentByHost: $0.element.sentByHost,
                  bytes: $0.element.bytes, frame: $0.element.frame)
@@ -54,26 +64,18 @@ public struct ReplayFidelity: Sendable {
         }
         captured = cap.count
         self.replayed = rep.count
-        ordered = speed == .realtime
-        func isStream(_ s: Side) -> Bool { ATTRole.isServerInitiated(s.bytes.first ?? 0) }
-        let flows: [([Side], [Side])] = ordered ? [(cap, rep)]
-            : [(cap.filter { !isStream($0) }, rep.filter { !isStream($0) }), (cap.filter(isStream), rep.filter(isStream))]
-        var matching = 0
-        var divergence: Divergence?
+        var i = 0
         var deltas: [Int64] = []
-        for (c, r) in flows {
-            var i = 0
-            while i < c.count, i < r.count, c[i].sentByHost == r[i].sentByHost, c[i].bytes == r[i].bytes {
-                if ordered { deltas.append(abs(r[i].offset &- c[i].offset)) }
-                i += 1
-            }
-            matching += i
-            if divergence == nil, i < max(c.count, r.count) {
-                divergence = Divergence(position: i, captured: i < c.count ? c[i] : nil, replayed: i < r.count ? r[i] : nil)
-            }
+        while i < cap.count, i < rep.count, cap[i].sentByHost == rep[i].sentByHost, cap[i].bytes == rep[i].bytes {
+            let expected = clock.time(start &+ cap[i].offset) &- replayedStart
+            let d = rep[i].offset &- expected
+            deltas.append(d == .min ? .max : abs(d))  // damaged timestamps must not trap
+            i += 1
         }
-        self.matching = matching
-        self.divergence = divergence
+        matching = i
+        divergence = i < Swift.max(cap.count, rep.count)
+            ? Divergence(position: i, captured: i < cap.count ? cap[i] : nil, replayed: i < rep.count ? rep[i] : nil)
+            : nil
         maximumTimingDelta = deltas.max()
         meanTimingDelta = deltas.isEmpty ? nil : Double(deltas.reduce(0, &+)) / Double(deltas.count)
     }

@@ -206,6 +206,30 @@ public struct ReplayConnectionModel: Sendable {
 
     func server(hostIsClient: Bool) -> ReplayServerModel { hostIsClient ? peerServer : hostServer }
 
+    /// µs after the connection's start at which the captured PDU `index` was logged.
+    public func capturedOffset(ofPDU index: Int) -> Int64 {
+        connection.att[index].time &- connection.summary.startTime
+    }
+
+    /// When a step's anchor happened in the capture (µs after connection start): what its
+    /// captured `delay` counts from.
+    public func capturedOffset(of anchor: ReplayStep.Anchor) -> Int64 {
+        switch anchor {
+        case .connectionStart: 0
+        case .sent(let n): capturedOffset(ofPDU: steps[n].capturedIndex)
+        case .answered(let n): steps[n].responseIndex.map(capturedOffset(ofPDU:)) ?? capturedOffset(ofPDU: steps[n].capturedIndex)
+        case .serverPDU(let i): capturedOffset(ofPDU: i)
+        }
+    }
+
+    /// When a stream item's anchor happened in the capture: what its captured `offset` counts from.
+    public func capturedOffset(of anchor: ReplayStreamItem.Anchor) -> Int64 {
+        switch anchor {
+        case .connectionStart: 0
+        case .subscription(let n): capturedOffset(ofPDU: steps[n].capturedIndex)
+        }
+    }
+
     /// The attribute table discovery revealed (Vol 3 Part G 3.1–3.3): service, include and
     /// characteristic declarations with their values, value attributes, descriptors.
     ///

@@ -49,7 +49,7 @@ extension ReplayReport {
             out += f.isIdentical ? " — no divergence\n" : "\n"
             if let d = f.divergence {
                 let frame = d.captured?.frame.map { " (capture frame \($0))" } ?? ""
-                out += "    first divergence at PDU \(d.position + 1)\(frame)" + (f.ordered ? "" : " (compared per flow)") + ":\n"
+                out += "    first divergence at PDU \(d.position + 1)\(frame):\n"
                 out += "      captured  " + Self.describe(d.captured, server: m) + "\n"
                 out += "      replayed  " + Self.describe(d.replayed, server: m) + "\n"
             }

@@ -22,6 +22,11 @@ struct ReplayCommand: ParsableCommand {
             peripheral replay the other way (the captured central's requests against a model \
             of this host's server). docs/replay.md explains the models and their limits.
 
+            --speed changes the times, never the order: max shrinks every idle stretch of \
+            the capture (either side, between connections too) to 1 µs, a factor F divides \
+            every interval by F. The fault times below and --delay-responses go through the \
+            same clock: a fault falls at the same point of the exchange at every speed.
+
             Fault injection varies the captured conditions: --drop-link-at and --power-off-at \
             take seconds on the capture's clock (as 'blecap timeline' prints them); \
             --error HANDLE=CODE makes every request on HANDLE fail with that ATT error \
@@ -48,7 +53,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .long, help: "Replay only connections to this peer address (AA:BB:CC:DD:EE:FF).")
     var peer: String?
 
-    @Option(name: .long, help: "realtime (as captured), max (no idle time in the central), or a factor such as 2.")
+    @Option(name: .long, help: "realtime (as captured), max (no idle time on either side), or a factor such as 2.")
     var speed: String = "realtime"
 
     @Option(name: .shortAndLong, help: "Output format: text or json.")

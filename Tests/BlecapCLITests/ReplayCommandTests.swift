@@ -1,3 +1,5 @@
+import BLEPackets
+import CaptureIO
 import Foundation
 import Testing
 import TestSupport
@@ -103,11 +105,84 @@ import TestSupport
         let doc = try Self.json(["--speed", "2", Self.bumble("hr_short_notification.central")])
         #expect(doc["speed"] as? String == "2.0x")
         let c = try #require((doc["connections"] as? [[String: Any]])?.first)
-        // Per-flow comparison at other speeds: the same PDUs, the captured end halved in time.
+        // Both sides on one clock: the same PDUs in the captured order, the captured end halved in time.
         #expect(c["identical"] as? Bool == true)
-        #expect(c["ordered"] as? Bool == false)
+        #expect(c["ordered"] as? Bool == true)
         let end = try #require(c["end"] as? [String: Any])
-        // Each scaled interval is rounded to the µs: a few µs over the whole chain.
-        #expect(abs((end["offset_us"] as? Int ?? 0) - 11_187_069 / 2) <= 10)
+        // Captured times go through the clock, rounded once to the µs (not once per interval).
+        #expect(abs((end["offset_us"] as? Int ?? 0) - 11_187_069 / 2) <= 1)
+    }
+
+    static let bumbleCentrals = Fixtures.captures(in: "bumble").filter { $0.contains(".central.") }
+
+    /// The ATT PDUs of a capture file as blecap's reader and decoder see them, in file order:
+    /// direction (1 sent) and the whole PDU; and the time from the first record to the last.
+    static func attExchange(_ path: String) throws -> (pdus: [[UInt8]], span: Int64) {
+        let reader = try CaptureFile.open(path: path)
+        let decoder = FrameDecoder()
+        var pdus: [[UInt8]] = []
+        var first: Int64?, last: Int64 = 0
+        while let r = reader.next() {
+            first = first ?? r.timestamp
+            last = r.timestamp
+            if let att = decoder.decode(r).attPayload { pdus.append([r.direction == .sent ? 1 : 0] + att.toArray()) }
+        }
+        #expect(reader.damage == nil)
+        return (pdus, last - (first ?? last))
+    }
+
+    /// --speed max keeps the exchange on every Bumble central capture: exit 0, every
+    /// connection's PDUs identical in the captured order, none unsent, each at its captured
+    /// time put through the compressed clock (timing delta 0).
+    @Test(arguments: bumbleCentrals)
+    func maxSpeedKeepsTheCapturedExchange(_ path: String) throws {
+        let doc = try Self.json(["--speed", "max", path])
+        #expect(doc["speed"] as? String == "max")
+        #expect(doc["identical"] as? Bool == true)
+        let conns = try #require(doc["connections"] as? [[String: Any]])
+        #expect(!conns.isEmpty)
+        for c in conns {
+            #expect(c["replayed"] as? Int == c["captured"] as? Int)
+            #expect(c["matching"] as? Int == c["captured"] as? Int)
+            #expect(c["ordered"] as? Bool == true)
+            #expect(c["unsent_client_pdus"] as? Int == 0)
+            #expect((c["timing"] as? [String: Any])?["max_delta_us"] as? Int == 0)
+        }
+    }
+
+    /// --out at max speed: blecap reads the file back with the captured ATT exchange PDU for
+    /// PDU (direction, opcode, handle, value, order, across connections too), and the session
+    /// that took seconds fits in a few µs per record.
+    @Test(arguments: bumbleCentrals)
+    func maxSpeedOutCarriesTheCapturedExchange(_ path: String) throws {
+        let out = FileManager.default.temporaryDirectory
+            .appendingPathComponent("replay-max-\(getpid())-\(URL(fileURLWithPath: path).lastPathComponent)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let run = try CLIRunner.run(["replay", "--speed", "max", "--out", out, path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let captured = try Self.attExchange(path)
+        let replayed = try Self.attExchange(out)
+        #expect(!captured.pdus.isEmpty)
+        #expect(replayed.pdus == captured.pdus)
+        #expect(captured.span > 500_000)
+        #expect(replayed.span < 20_000)
+    }
+
+    /// --drop-link-at is on the capture's clock at every speed: at max it cuts
+    /// clean_heart_rate where it does at realtime (after the same PDU, link loss 0x08).
+    @Test func dropLinkAtMaxSpeedCutsWhereRealtimeDoes() throws {
+        let path = Self.bumble("clean_heart_rate.central")
+        for at in ["2", "5.4", "12.95"] {
+            let realtime = try #require((try Self.json(["--drop-link-at", at, path], status: 1)["connections"] as? [[String: Any]])?.first)
+            let atMax = try #require((try Self.json(["--speed", "max", "--drop-link-at", at, path], status: 1)["connections"] as? [[String: Any]])?.first)
+            #expect((realtime["replayed"] as? Int ?? 0) < 58)
+            for key in ["replayed", "matching", "unsent_client_pdus"] {
+                #expect(atMax[key] as? Int == realtime[key] as? Int, "\(key) at \(at) s")
+            }
+            #expect((atMax["end"] as? [String: Any])?["reason"] as? Int == 8)
+            #expect((atMax["end"] as? [String: Any])?["side"] as? String == "link_loss")
+            // Compressed: the silence comes within µs of the start, not seconds.
+            #expect((atMax["silent_from_us"] as? Int ?? .max) < 1_000)
+        }
     }
 }
