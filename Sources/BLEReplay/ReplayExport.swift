@@ -1,6 +1,7 @@
 import BLEBytes
-import BLESimulator
+import BLEPackets
 import BLETimeline
+import CaptureIO
 
 extension ReplayReport {
     /// The replayed session as the host's HCI would have logged it: btsnoop with datalink 1002
@@ -23,35 +24,39 @@ extension ReplayReport {
             let conn = c.model.connection
             let s = conn.summary
             let start = s.startTime
-            let handle = s.handle & 0x0FFF
+            let handle = s.handle & HCIConnectionHandle.mask
             let peer = s.peer ?? BDAddr(rawValue: 0)
             let peerType = s.peerAddressType ?? 0
             let timing = conn.timing ?? ConnectionTiming(interval: 24, latency: 0, supervisionTimeout: 200)
             if conn.hostIsCentral {
                 if let ad = conn.advertisement {
                     let t = start &- 2000
-                    emit(t, HCISynthesis.advertisingReport(eventType: 0x00, addressType: peerType, address: peer,
+                    emit(t, HCISynthesis.advertisingReport(eventType: HCILEAdvertisingReportEntry.advInd,
+                                                           addressType: peerType, address: peer,
                                                            data: Array(ad.data.prefix(31)), rssi: ad.rssi), received: true)
                     if !ad.scanResponse.isEmpty {
-                        emit(t, HCISynthesis.advertisingReport(eventType: 0x04, addressType: peerType, address: peer,
+                        emit(t, HCISynthesis.advertisingReport(eventType: HCILEAdvertisingReportEntry.scanResponse,
+                                                               addressType: peerType, address: peer,
                                                                data: Array(ad.scanResponse.prefix(31)), rssi: ad.rssi),
                              received: true)
                     }
                 }
                 // LE Create Connection (7.8.12): scan 60 ms/30 ms, no filter list, the peer,
                 // own address public, the captured interval as min and max.
-                let params = HCISynthesis.le16(0x0060) + HCISynthesis.le16(0x0030) + [0x00, peerType]
-                    + HCISynthesis.address(peer) + [0x00] + HCISynthesis.le16(timing.interval)
-                    + HCISynthesis.le16(timing.interval) + HCISynthesis.le16(timing.latency)
-                    + HCISynthesis.le16(timing.supervisionTimeout) + [0, 0, 0, 0]
-                emit(start &- 1000, HCISynthesis.command(HCISynthesis.leCreateConnection, params), received: false)
-                emit(start &- 1000, HCISynthesis.commandStatus(HCISynthesis.leCreateConnection), received: true)
+                let create = HCILECreateConnection(
+                    scanInterval: 0x0060, scanWindow: 0x0030, initiatorFilterPolicy: 0, peerAddressType: peerType,
+                    peerAddress: peer, ownAddressType: 0,
+                    connection: HCIConnectionParameters(intervalMin: timing.interval, intervalMax: timing.interval,
+                                                        maxLatency: timing.latency,
+                                                        supervisionTimeout: timing.supervisionTimeout))
+                emit(start &- 1000, create.h4Encoded(), received: false)
+                emit(start &- 1000, HCISynthesis.commandStatus(HCIOpcode.leCreateConnection), received: true)
             }
             // LE Connection Complete (7.7.65.1) with this host's captured role.
-            emit(start, HCISynthesis.leMeta(0x01, [0x00] + HCISynthesis.le16(handle) + [conn.hostIsCentral ? 0 : 1, peerType]
-                                                + HCISynthesis.address(peer) + HCISynthesis.le16(timing.interval)
-                                                + HCISynthesis.le16(timing.latency)
-                                                + HCISynthesis.le16(timing.supervisionTimeout) + [0x00]),
+            emit(start, HCISynthesis.leConnectionComplete(status: HCIError.success, handle: handle,
+                                                          role: conn.hostIsCentral ? HCIRole.central : HCIRole.peripheral,
+                                                          peerType: peerType, peer: peer, interval: timing.interval,
+                                                          latency: timing.latency, timeout: timing.supervisionTimeout),
                  received: true)
             for pdu in c.replayed.pdus {
                 let t = start &+ pdu.offset
@@ -61,13 +66,14 @@ extension ReplayReport {
                 }
             }
             if let off = c.replayed.poweredOffAt {
-                emit(start &+ off, HCISynthesis.command(HCISynthesis.reset), received: false)
-                emit(start &+ off, HCISynthesis.commandComplete(HCISynthesis.reset), received: true)
+                emit(start &+ off, HCISynthesis.command(HCIOpcode.reset), received: false)
+                emit(start &+ off, HCISynthesis.commandComplete(HCIOpcode.reset), received: true)
             } else if let end = c.replayed.end {
                 let t = start &+ end.offset
                 if end.side == .local {
-                    emit(t, HCISynthesis.command(HCISynthesis.disconnect, HCISynthesis.le16(handle) + [0x13]), received: false)
-                    emit(t, HCISynthesis.commandStatus(HCISynthesis.disconnect), received: true)
+                    emit(t, HCIDisconnect(handle: handle, reason: HCIError.remoteUserTerminatedConnection).h4Encoded(),
+                         received: false)
+                    emit(t, HCISynthesis.commandStatus(HCIOpcode.disconnect), received: true)
                 }
                 emit(t, HCISynthesis.disconnectionComplete(handle: handle, reason: end.reason), received: true)
             }
