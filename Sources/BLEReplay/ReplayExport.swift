@@ -44,7 +44,7 @@ extension ReplayReport {
                 // LE Create Connection (7.8.12): scan 60 ms/30 ms, no filter list, the peer,
                 // own address public, the captured interval as min and max.
                 let create = HCILECreateConnection(
-                    scanInterval: 0x0060, scanWindow: 0x0030, initiatorFilterPolicy: 0, peerAddressType: peerType,
+                    scanInterval: 96, scanWindow: 48, initiatorFilterPolicy: 0, peerAddressType: peerType,
                     peerAddress: peer, ownAddressType: 0,
                     connection: HCIConnectionParameters(intervalMin: timing.interval, intervalMax: timing.interval,
                                                         maxLatency: timing.latency,

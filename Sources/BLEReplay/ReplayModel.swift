@@ -30,7 +30,7 @@ public struct ReplayAttribute: Sendable, Equatable {
     package static let secondaryService = BluetoothUUID(uuid16: GATTDeclaration.secondaryService)
     package static let include = BluetoothUUID(uuid16: GATTDeclaration.include)
     package static let characteristic = BluetoothUUID(uuid16: GATTDeclaration.characteristic)
-    package static let cccd = BluetoothUUID(uuid16: 0x2902)
+    package static let cccd = BluetoothUUID(uuid16: GATTDescriptorType.clientCharacteristicConfiguration)
 }
 
 /// What a server answered to one request: a value, or an ATT Error Response code.
@@ -312,8 +312,7 @@ public struct ReplayConnectionModel: Sendable {
         let requestOp = ATTOpcode(request.first ?? 0)
         let responseOp = response.first.map(ATTOpcode.init(_:))
         let error = response.withByteView(ATTErrorResponse.init(pdu:))
-        let answer: ReplayAnswer = responseOp == .errorResponse ? .error(error?.errorCode ?? 0)
-            : .value(Array(response.dropFirst()))
+        let answer = ReplayAnswer(response: response)
         func file(_ m: inout ReplayServerModel) {
             let h = request.u16le(1) ?? 0
             let discovery: [ATTOpcode] = [.findInformationRequest, .findByTypeValueRequest, .readByTypeRequest,

@@ -111,3 +111,8 @@ public enum GATTClientConfiguration {
     public static let notification: UInt16 = 0x0001
     public static let indication: UInt16 = 0x0002
 }
+
+/// Descriptor types blecap refers to by name (Vol 3 Part G 3.3.3).
+public enum GATTDescriptorType {
+    public static let clientCharacteristicConfiguration: UInt16 = 0x2902
+}

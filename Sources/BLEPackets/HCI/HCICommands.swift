@@ -239,6 +239,8 @@ public struct HCILESetExtendedScanEnable: HCICommandEncodable, Sendable {
 /// HCI_LE_Create_Connection (7.8.12), opcode 0x200D.
 public struct HCILECreateConnection: HCICommandEncodable, Sendable {
     public static let opcode: UInt16 = HCIOpcode.leCreateConnection
+    /// Where Peer_Address starts in the parameters.
+    public static let peerAddressOffset = 6
     /// Units of 0.625 ms.
     public let scanInterval: UInt16
     public let scanWindow: UInt16

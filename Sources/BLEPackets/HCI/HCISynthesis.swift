@@ -96,3 +96,12 @@ extension HCILEAdvertisingReportEntry {
     public static let advNonconnInd: UInt8 = 0x03
     public static let scanResponse: UInt8 = 0x04
 }
+
+extension HCILEExtendedAdvertisingReportEntry {
+    /// Event_Type bits (Vol 4 Part E 7.7.65.13).
+    public static let connectableBit: UInt16 = 0x0001
+    public static let scannableBit: UInt16 = 0x0002
+    public static let directedBit: UInt16 = 0x0004
+    public static let scanResponseBit: UInt16 = 0x0008
+    public static let legacyBit: UInt16 = 0x0010
+}
