@@ -13,11 +13,42 @@ extension ReplayReport {
     /// Completed Packets; then the end: HCI Disconnect + Command Status when this host ended
     /// the link, Disconnection Complete; HCI Reset + Command Complete for a power-off.
     public func btsnoop() -> [UInt8] {
-        var records: [(time: Int64, order: Int, packet: [UInt8], received: Bool)] = []
+        var writer = BTSnoopWriter()
+        for r in exportRecords() { writer.append(r.packet, received: r.received, unixMicros: r.time) }
+        return writer.bytes
+    }
+
+    /// The same packets as pcapng (`PcapngWriter`, link type 201), for Wireshark: with
+    /// `comments`, the first fragment of each replayed ATT PDU says which connection it belongs
+    /// to and which captured frame it replays.
+    public func pcapng(comments: Bool = true) -> [UInt8] {
+        var writer = PcapngWriter(application: "blecap replay")
+        for r in exportRecords() {
+            var comment: String?
+            if comments, let n = r.note {
+                let op = ATTOpcode(n.opcode)
+                comment = "connection #\(n.connection): replayed \(op.name)"
+                    + (n.capturedFrame.map { " (captured frame \($0))" } ?? " (not in the capture)")
+            }
+            writer.append(r.packet, received: r.received, unixMicros: r.time, comment: comment)
+        }
+        return writer.bytes
+    }
+
+    /// Which replayed ATT PDU a packet starts.
+    private struct ExportNote {
+        let connection: Int
+        let opcode: UInt8
+        let capturedFrame: Int?
+    }
+
+    /// Every packet of the export with its time and direction, in file order.
+    private func exportRecords() -> [(time: Int64, order: Int, packet: [UInt8], received: Bool, note: ExportNote?)] {
+        var records: [(time: Int64, order: Int, packet: [UInt8], received: Bool, note: ExportNote?)] = []
         var order = 0
-        func emit(_ time: Int64, _ packet: [UInt8], received: Bool) {
+        func emit(_ time: Int64, _ packet: [UInt8], received: Bool, note: ExportNote? = nil) {
             order += 1
-            records.append((time, order, packet, received))
+            records.append((time, order, packet, received, note))
         }
         let fragment = 27
         for c in connections {
@@ -60,8 +91,11 @@ extension ReplayReport {
                  received: true)
             for pdu in c.replayed.pdus {
                 let t = start &+ pdu.offset
-                for f in HCISynthesis.acl(handle: handle, payload: pdu.bytes, received: !pdu.sentByHost, fragment: fragment) {
-                    emit(t, f, received: !pdu.sentByHost)
+                let note = ExportNote(connection: c.model.number, opcode: pdu.bytes.first ?? 0,
+                                      capturedFrame: pdu.capturedIndex.flatMap { conn.att.indices.contains($0) ? conn.att[$0].frame : nil })
+                for (i, f) in HCISynthesis.acl(handle: handle, payload: pdu.bytes, received: !pdu.sentByHost,
+                                               fragment: fragment).enumerated() {
+                    emit(t, f, received: !pdu.sentByHost, note: i == 0 ? note : nil)
                     if pdu.sentByHost { emit(t, HCISynthesis.completedPackets(handle: handle), received: true) }
                 }
             }
@@ -79,8 +113,6 @@ extension ReplayReport {
             }
         }
         records.sort { ($0.time, $0.order) < ($1.time, $1.order) }
-        var writer = BTSnoopWriter()
-        for r in records { writer.append(r.packet, received: r.received, unixMicros: r.time) }
-        return writer.bytes
+        return records
     }
 }

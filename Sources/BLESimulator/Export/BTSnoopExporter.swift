@@ -39,11 +39,34 @@ public struct BTSnoopExporter {
 
     /// The whole file.
     public func bytes() -> [UInt8] {
+        var writer = BTSnoopWriter()
+        for em in emissions() {
+            for p in em.packets { writer.append(p.bytes, received: p.received, unixMicros: em.time) }
+        }
+        return writer.bytes
+    }
+
+    /// The same packets as pcapng (`PcapngWriter`, link type 201), for Wireshark: with
+    /// `comments`, the first packet of each trace event says which one (its sequence number
+    /// and type, as in the trace's JSONL).
+    public func pcapng(comments: Bool = true) -> [UInt8] {
+        var writer = PcapngWriter(application: "blecap BLESimulator")
+        for em in emissions() {
+            for (i, p) in em.packets.enumerated() {
+                writer.append(p.bytes, received: p.received, unixMicros: em.time,
+                              comment: comments && i == 0 ? em.comment : nil)
+            }
+        }
+        return writer.bytes
+    }
+
+    /// What the file holds, in file order.
+    private func emissions() -> [Emission] {
         var emissions: [Emission] = []
         var connections: [Int: (handle: UInt16, peer: BDAddr?)] = [:]
         var mtu: [Int: Int] = [:]
         let epoch = world.configuration.epochMicros
-        emissions.append(Emission(key: 0, time: epoch, packets: powerOn()))
+        emissions.append(Emission(key: 0, time: epoch, packets: powerOn(), event: nil))
 
         for e in world.trace.radioEvents {
             let responseTime = e.time &+ (e.outcome.latency ?? 0)
@@ -112,19 +135,15 @@ public struct BTSnoopExporter {
                 later = response.flatMap { acl($0, handle: h) }
                 if case .mtuExchange(_, _, let effective, _) = e.kind, responseKey != nil { mtu[n] = Int(effective) }
             }
-            if !now.isEmpty { emissions.append(Emission(key: e.frame, time: e.time, packets: now)) }
+            if !now.isEmpty { emissions.append(Emission(key: e.frame, time: e.time, packets: now, event: (e.frame, e.type, false))) }
             if !later.isEmpty, let responseKey {
-                emissions.append(Emission(key: responseKey, time: responseTime, packets: later))
+                emissions.append(Emission(key: responseKey, time: responseTime, packets: later, event: (e.frame, e.type, true)))
             }
         }
 
         // Sequence numbers are allocated in time order, so they order the file.
         emissions.sort { $0.key < $1.key }
-        var writer = BTSnoopWriter()
-        for em in emissions {
-            for p in em.packets { writer.append(p.bytes, received: p.received, unixMicros: em.time) }
-        }
-        return writer.bytes
+        return emissions
     }
 
     /// Writes the file to `path`.
@@ -139,6 +158,13 @@ public struct BTSnoopExporter {
         let key: Int
         let time: Int64
         let packets: [HCIRecord]
+        /// The trace event (sequence number, type) the packets stand for; nil for the power-on.
+        let event: (seq: Int, type: StaticString, response: Bool)?
+
+        var comment: String {
+            guard let event else { return "power on" }
+            return "trace seq \(event.seq): \(event.type)\(event.response ? " (response)" : "")"
+        }
     }
 
     private func powerOn() -> [HCIRecord] {
