@@ -14,7 +14,7 @@ extension ReplayReport {
     /// the link, Disconnection Complete; HCI Reset + Command Complete for a power-off.
     public func btsnoop() -> [UInt8] {
         var writer = BTSnoopWriter()
-        for r in exportRecords() { writer.append(r.packet, received: r.received, unixMicros: r.time) }
+        for r in exportRecords(notes: false).records { writer.append(r.packet, received: r.received, unixMicros: r.time) }
         return writer.bytes
     }
 
@@ -23,9 +23,10 @@ extension ReplayReport {
     /// to and which captured frame it replays.
     public func pcapng(comments: Bool = true) -> [UInt8] {
         var writer = PcapngWriter(application: "blecap replay")
-        for r in exportRecords() {
+        let (records, notes) = exportRecords(notes: comments)
+        for r in records {
             var comment: String?
-            if comments, let n = r.note {
+            if let n = notes[r.order] {
                 let op = ATTOpcode(n.opcode)
                 comment = "connection #\(n.connection): replayed \(op.name)"
                     + (n.capturedFrame.map { " (captured frame \($0))" } ?? " (not in the capture)")
@@ -42,13 +43,17 @@ extension ReplayReport {
         let capturedFrame: Int?
     }
 
-    /// Every packet of the export with its time and direction, in file order.
-    private func exportRecords() -> [(time: Int64, order: Int, packet: [UInt8], received: Bool, note: ExportNote?)] {
-        var records: [(time: Int64, order: Int, packet: [UInt8], received: Bool, note: ExportNote?)] = []
+    /// Every packet of the export with its time and direction, in file order, and (when
+    /// `notes`) what the first packet of each replayed ATT PDU stands for, by `order`.
+    private func exportRecords(notes wantsNotes: Bool)
+        -> (records: [(time: Int64, order: Int, packet: [UInt8], received: Bool)], notes: [Int: ExportNote]) {
+        var records: [(time: Int64, order: Int, packet: [UInt8], received: Bool)] = []
+        var notes: [Int: ExportNote] = [:]
         var order = 0
-        func emit(_ time: Int64, _ packet: [UInt8], received: Bool, note: ExportNote? = nil) {
+        func emit(_ time: Int64, _ packet: [UInt8], received: Bool, note: @autoclosure () -> ExportNote? = nil) {
             order += 1
-            records.append((time, order, packet, received, note))
+            records.append((time, order, packet, received))
+            if wantsNotes, let n = note() { notes[order] = n }
         }
         let fragment = 27
         for c in connections {
@@ -91,11 +96,11 @@ extension ReplayReport {
                  received: true)
             for pdu in c.replayed.pdus {
                 let t = start &+ pdu.offset
-                let note = ExportNote(connection: c.model.number, opcode: pdu.bytes.first ?? 0,
-                                      capturedFrame: pdu.capturedIndex.flatMap { conn.att.indices.contains($0) ? conn.att[$0].frame : nil })
                 for (i, f) in HCISynthesis.acl(handle: handle, payload: pdu.bytes, received: !pdu.sentByHost,
                                                fragment: fragment).enumerated() {
-                    emit(t, f, received: !pdu.sentByHost, note: i == 0 ? note : nil)
+                    emit(t, f, received: !pdu.sentByHost, note: i > 0 ? nil : ExportNote(
+                        connection: c.model.number, opcode: pdu.bytes.first ?? 0,
+                        capturedFrame: pdu.capturedIndex.flatMap { conn.att.indices.contains($0) ? conn.att[$0].frame : nil }))
                     if pdu.sentByHost { emit(t, HCISynthesis.completedPackets(handle: handle), received: true) }
                 }
             }
@@ -113,6 +118,6 @@ extension ReplayReport {
             }
         }
         records.sort { ($0.time, $0.order) < ($1.time, $1.order) }
-        return records
+        return (records, notes)
     }
 }
