@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
         .library(name: "BLESimLint", targets: ["BLESimLint"]),
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
+        .library(name: "BLEReplaySimulator", targets: ["BLEReplaySimulator"]),
         .executable(name: "BLESimulatorBench", targets: ["BLESimulatorBench"]),
     ],
     dependencies: [
@@ -37,12 +38,15 @@ let package = Package(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
-        .target(name: "BLESimulator", dependencies: ["BLEBytes", "BLETimeline", "BLEPackets"]),
+        .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
+        .target(name: "BLEReplay", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
+        // Replay into the simulator (captured peripherals installed in a SimulatedWorld, a captured
+        // central played against CBPeripheralManager code); `blecap` does not link it.
         .target(
-            name: "BLEReplay",
-            dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLESimulator"]),
+            name: "BLEReplaySimulator",
+            dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEReplay", "BLESimulator"]),
         .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
         .target(name: "BLEReport", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint"]),
         // Records the commit BlecapCLI is built from, for `blecap --version` (scripts/build-commit.sh).
@@ -75,8 +79,8 @@ let package = Package(
             exclude: ["Corpus"]),
         .testTarget(
             name: "BLEReplayTests",
-            dependencies: ["BLEReplay", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes",
-                           "TestSupport"]),
+            dependencies: ["BLEReplay", "BLEReplaySimulator", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO",
+                           "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BLEReportTests",
             dependencies: ["BLEReport", "BLELint", "BLETimeline", "BLEBytes", "TestSupport"]),

@@ -30,7 +30,9 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     opcodes and handles and the same whole ATT PDUs (as tshark reassembles them), in order.
   * Simulator export: one simulated session (BLESimulatorBench --export, built next to blecap)
     decodes in tshark with the same ATT opcodes and handles as in blecap, and blecap's timeline of
-    it has the session's 100 notifications.
+    it has the session's 100 notifications. Its pcapng export (CaptureIO's PcapngWriter, link type
+    201, per-packet comments) reads in tshark as the btsnoop one, with the comments, and in blecap
+    as the same packets.
   * Report (browser): `blecap report` of every HCI capture opens in headless Chromium (Debian
     package `chromium`) with its script finished (`data-ready="1"`), no script error and no
     console message; for long_notify_stream.central and oversized_and_unchecked_writes.central
@@ -191,6 +193,42 @@ def check_simulator_export(blecap, tmp):
     if notifications != 100:
         problems.append(f"timeline has {notifications} notifications, the session sent 100")
     return problems, f"{summary}; {notifications} notifications in the timeline"
+
+
+def check_pcapng_export(blecap, tmp):
+    """The same simulated session exported as pcapng (BLESimulatorBench --export FILE.pcapng:
+    PcapngWriter, link type 201, a comment on each trace event's first packet): tshark reads it
+    as the btsnoop export (the same frames with the same ATT opcodes and handles) and shows the
+    comments (frame.comment); blecap reads it back with the same packets."""
+    bench = os.path.join(os.path.dirname(blecap), "BLESimulatorBench")
+    if not os.path.exists(bench):
+        return [f"{bench} not built"], "not run"
+    if shutil.which("tshark") is None:
+        return ["tshark not installed (apt-get install tshark)"], "not run"
+    snoop, ng = os.path.join(tmp, "simulated.btsnoop"), os.path.join(tmp, "simulated.pcapng")
+    for out in (snoop, ng):
+        p = subprocess.run([bench, "--export", out], capture_output=True, text=True)
+        if p.returncode != 0:
+            return [f"BLESimulatorBench --export {out} exit {p.returncode}: {p.stderr.strip()[:200]}"], "failed"
+    problems = []
+    t_total, t_ng = tshark_att(ng)
+    s_total, t_snoop = tshark_att(snoop)
+    if t_total != s_total:
+        problems.append(f"tshark frames: btsnoop {s_total}, pcapng {t_total}")
+    if t_ng != t_snoop:
+        problems.append("tshark decodes different ATT opcodes/handles in the pcapng export")
+    info = subprocess.run(["tshark", "-r", ng, "-T", "fields", "-e", "frame.comment", "-e", "_ws.col.Protocol"],
+                          capture_output=True, text=True, check=True).stdout
+    comments = [l.split("\t")[0] for l in info.splitlines() if l.split("\t")[0]]
+    if not comments or not any(c.startswith("trace seq ") for c in comments):
+        problems.append(f"tshark shows {len(comments)} comments, expected one per trace event")
+    a = subprocess.run([blecap, "packets", "--format", "jsonl", snoop], capture_output=True, text=True).stdout
+    b = subprocess.run([blecap, "packets", "--format", "jsonl", ng], capture_output=True, text=True).stdout
+    strip = lambda text: [{k: v for k, v in json.loads(l).items() if k not in ("offset", "length")}
+                          for l in text.splitlines()]
+    if strip(a) != strip(b):
+        problems.append("blecap decodes the pcapng export differently from the btsnoop one")
+    return problems, f"{t_total} frames, {len(t_ng)} ATT frames as in the btsnoop export, {len(comments)} comments in tshark"
 
 
 def check_refused(blecap, path, expected_texts):
@@ -471,6 +509,7 @@ def main():
             if folder == "bumble" and ".central." in name:
                 record(f"replay --speed max {folder}/{name}", check_replay, args.blecap, path, tmp, "max", True)
         record("simulator export", check_simulator_export, args.blecap, tmp)
+        record("simulator pcapng export", check_pcapng_export, args.blecap, tmp)
         record("lint", check_lint, args.blecap, root, tmp, args.shared)
         for rel, facts in LINT_FACTS.items():
             path = os.path.join(root, rel)

@@ -165,8 +165,12 @@ extension CaptureFacts {
 
 /// Turns decoded frames into the `HCIFact`s the rules below the timeline need.
 struct FactExtractor {
-    static let resetOpcode: UInt16 = 0x0C03
-    static let leConnectionComplete: UInt8 = 0x01
+    static let resetOpcode: UInt16 = HCIOpcode.reset
+    /// LE Connection Complete and Enhanced Connection Complete [v1]/[v2] (7.7.65.1, 7.7.65.10).
+    static let leConnectionCompletes: [UInt8] = [
+        HCILEConnectionComplete.subevent, HCILEEnhancedConnectionComplete.subeventV1,
+        HCILEEnhancedConnectionComplete.subeventV2,
+    ]
     /// Read Buffer Size's ACL count, used when LE Read Buffer Size says "shared" (0).
     var sharedACLBuffers: Int?
 
@@ -203,16 +207,17 @@ struct FactExtractor {
             case HCIDisconnectionComplete.code:
                 if let d = HCIDisconnectionComplete(parameters: e.parameters), d.status == 0 { fact(.disconnected(handle: d.handle)) }
             case HCIEventPacket.leMetaCode:
-                if e.subeventCode == Self.leConnectionComplete || e.subeventCode == 0x0A || e.subeventCode == 0x29 {
-                    if e.subeventParameters.u8(0) == 0 {
+                // Status, then Connection_Handle, in all three.
+                if let sub = e.subeventCode, Self.leConnectionCompletes.contains(sub) {
+                    if e.subeventParameters.u8(0) == HCIError.success {
                         engine.facts.connectionStarts += 1
-                        if let h = e.subeventParameters.u16le(1) { fact(.connectionComplete(handle: h & 0x0FFF)) }
+                        if let h = e.subeventParameters.u16le(1) { fact(.connectionComplete(handle: h & HCIConnectionHandle.mask)) }
                     }
                 }
-            case 0x03:
-                if e.parameters.u8(0) == 0 {
+            case HCIEventCode.connectionComplete:  // BR/EDR (7.7.3): Status, Connection_Handle
+                if e.parameters.u8(0) == HCIError.success {
                     engine.facts.connectionStarts += 1
-                    if let h = e.parameters.u16le(1) { fact(.connectionComplete(handle: h & 0x0FFF)) }
+                    if let h = e.parameters.u16le(1) { fact(.connectionComplete(handle: h & HCIConnectionHandle.mask)) }
                 }
             default: break
             }

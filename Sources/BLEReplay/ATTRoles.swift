@@ -11,7 +11,7 @@ enum ATTRole {
         case .response?, .notification?, .indication?: false
         // Undefined opcodes: an odd method number is a response in every defined pair
         // (3.4.8), so treat unknown odd ones as server PDUs, even ones as client PDUs.
-        case nil: opcode & 0x01 == 0
+        case nil: opcode & 0x01 == 0  // method number's low bit
         }
     }
 
@@ -27,7 +27,7 @@ extension BluetoothUUID {
     /// The UUID as ATT carries it: 2 octets for 16-bit UUIDs, otherwise 16, little-endian
     /// (Vol 3 Part F 3.2.1; 32-bit UUIDs are sent as 128-bit ones).
     var attBytes: [UInt8] {
-        if width == 2, let u = uuid16 { return [UInt8(u & 0xFF), UInt8(u >> 8)] }
+        if width == 2, let u = uuid16 { return u.littleEndianBytes }
         var out: [UInt8] = []
         out.reserveCapacity(16)
         for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: low >> (8 * UInt64(i)))) }
@@ -36,3 +36,14 @@ extension BluetoothUUID {
     }
 }
 
+
+extension ReplayAnswer {
+    /// A captured response as an answer: an Error Response's code (0 when the PDU is cut
+    /// short of it), otherwise the bytes after the opcode.
+    package init(response r: [UInt8]) {
+        self = r.first == ATTOpcode.errorResponse.rawValue ? .error(Self.errorCode(in: r)) : .value(Array(r.dropFirst()))
+    }
+
+    /// The Error Code of an Error Response (3.4.1.1), 0 when the PDU is too short for it.
+    package static func errorCode(in r: [UInt8]) -> UInt8 { r.withByteView(ATTErrorResponse.init(pdu:))?.errorCode ?? 0 }
+}

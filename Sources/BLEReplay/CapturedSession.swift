@@ -107,7 +107,8 @@ public struct CapturedSession: Sendable {
                 var ad = adverts[peer] ?? CapturedAdvertisement(data: [], scanResponse: [], rssi: a.rssi, frame: e.frame)
                 let bytes = e.value.bytes
                 // Legacy SCAN_RSP (4) or an extended report with the scan-response bit (3).
-                if (!a.extended && a.eventType == 4) || (a.extended && a.eventType & 0x08 != 0) {
+                if (!a.extended && a.eventType == UInt16(HCILEAdvertisingReportEntry.scanResponse))
+                    || (a.extended && a.eventType & HCILEExtendedAdvertisingReportEntry.scanResponseBit != 0) {
                     ad.scanResponse = bytes
                 } else {
                     ad.data = bytes

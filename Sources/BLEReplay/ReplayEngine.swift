@@ -1,3 +1,4 @@
+import BLEPackets
 import BLETimeline
 
 /// One ATT PDU of a replayed connection.
@@ -225,7 +226,8 @@ public struct ReplayEngine {
                 answeredAt[n] = now
                 let dir = s.hostIsClient ? 0 : 1
                 // An Exchange MTU ends here: its ATT_MTU holds for the bearer, both directions.
-                if s.bytes.first == 0x02, bytes.first == 0x03, let m = servers[dir].negotiatedMTU {
+                if s.bytes.first == ATTOpcode.exchangeMTURequest.rawValue, bytes.first == ATTOpcode.exchangeMTUResponse.rawValue,
+                   let m = servers[dir].negotiatedMTU {
                     servers[0].mtu = m
                     servers[1].mtu = m
                 }
@@ -245,7 +247,8 @@ public struct ReplayEngine {
                 servers[item.hostIsClient ? 0 : 1].adoptEvidence(at: item.capturedIndex)
                 let mtu = servers[item.hostIsClient ? 0 : 1].mtu
                 // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
-                let bytes = item.bytes.first == 0x23 ? item.bytes : Array(item.bytes.prefix(mtu))
+                let bytes = item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue ? item.bytes
+                    : Array(item.bytes.prefix(mtu))
                 out.pdus.append(ReplayedPDU(offset: now, sentByHost: !item.hostIsClient, bytes: bytes,
                                             capturedIndex: item.capturedIndex))
                 serverPDUAt[item.capturedIndex] = now
@@ -261,7 +264,7 @@ public struct ReplayEngine {
                 schedule(after(now, captured: captured, delay: timeout), order: -1, .supervisionTimeout)
             case .supervisionTimeout:
                 // Connection Timeout (Vol 1 Part F 2.9): nobody ended it, the link was lost.
-                out.end = (now, 0x08, .linkLoss)
+                out.end = (now, HCIError.connectionTimeout, .linkLoss)
                 over = true
             case .powerOff:
                 out.poweredOffAt = now
@@ -296,7 +299,7 @@ public struct ReplayEngine {
                 let due = after(now, captured: sentAt, delay: latency &+ engine.faults.responseDelayMicros)
                 schedule(due, order: s.responseIndex ?? s.capturedIndex, .response(step: n, bytes: response))
                 // An accepted CCCD write starts the notifications it enabled.
-                if response == [0x13] {
+                if response == ATTWriteResponse().encoded() {
                     for i in streamByAnchor[n] ?? [] {
                         let item = model.stream[i]
                         schedule(after(now, captured: sentAt, delay: item.offset), order: item.capturedIndex, .stream(i))

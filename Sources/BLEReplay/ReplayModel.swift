@@ -1,5 +1,4 @@
 import BLEBytes
-import BLESimulator
 import BLEPackets
 import BLETimeline
 
@@ -27,11 +26,11 @@ public struct ReplayAttribute: Sendable, Equatable {
         BluetoothUUID(high: 0xB1EC_A900_0000_1000, low: 0x8000_0000_0000_0000 | UInt64(handle))
     }
 
-    static let primaryService = BluetoothUUID(uuid16: 0x2800)
-    static let secondaryService = BluetoothUUID(uuid16: 0x2801)
-    static let include = BluetoothUUID(uuid16: 0x2802)
-    static let characteristic = BluetoothUUID(uuid16: 0x2803)
-    static let cccd = BluetoothUUID(uuid16: 0x2902)
+    package static let primaryService = BluetoothUUID(uuid16: GATTDeclaration.primaryService)
+    package static let secondaryService = BluetoothUUID(uuid16: GATTDeclaration.secondaryService)
+    package static let include = BluetoothUUID(uuid16: GATTDeclaration.include)
+    package static let characteristic = BluetoothUUID(uuid16: GATTDeclaration.characteristic)
+    package static let cccd = BluetoothUUID(uuid16: GATTDescriptorType.clientCharacteristicConfiguration)
 }
 
 /// What a server answered to one request: a value, or an ATT Error Response code.
@@ -255,12 +254,13 @@ public struct ReplayConnectionModel: Sendable {
         }
         for i in db.includes where keep(i.handle, i.learnedIn) {
             add(ReplayAttribute(handle: i.handle, type: ReplayAttribute.include,
-                                value: HCISynthesis.le16(i.includedStart) + HCISynthesis.le16(i.includedEnd) + (i.uuid.map(\.attBytes) ?? []),
+                                value: i.includedStart.littleEndianBytes + i.includedEnd.littleEndianBytes
+                                    + (i.uuid.map(\.attBytes) ?? []),
                                 groupEnd: nil, properties: nil, isInferred: false))
         }
         for c in db.characteristics where keep(c.declarationHandle, c.learnedIn) {
             add(ReplayAttribute(handle: c.declarationHandle, type: ReplayAttribute.characteristic,
-                                value: [c.properties] + HCISynthesis.le16(c.valueHandle) + c.uuid.attBytes,
+                                value: [c.properties] + c.valueHandle.littleEndianBytes + c.uuid.attBytes,
                                 groupEnd: nil, properties: nil, isInferred: false))
             add(ReplayAttribute(handle: c.valueHandle, type: c.uuid, value: [], groupEnd: nil, properties: c.properties,
                                 isInferred: false))
@@ -290,7 +290,7 @@ public struct ReplayConnectionModel: Sendable {
             let op = pdu.opcode
             if pdu.isFromClient {
                 var anchor = lastAnchor
-                if op == 0x1E, let ind = lastIndication[dir] { anchor = (.serverPDU(capturedIndex: ind), att[ind].time) }
+                if op == ATTOpcode.handleValueConfirmation.rawValue, let ind = lastIndication[dir] { anchor = (.serverPDU(capturedIndex: ind), att[ind].time) }
                 let step = ReplayStep(bytes: pdu.bytes, capturedIndex: i, anchor: anchor.0,
                                       delay: max(0, pdu.time &- anchor.1), hostIsClient: pdu.hostIsClient)
                 steps.append(step)
@@ -302,17 +302,18 @@ public struct ReplayConnectionModel: Sendable {
                 steps[n].latency = max(0, pdu.time &- att[steps[n].capturedIndex].time)
                 steps[n].responseIndex = i
                 record(request: steps[n].bytes, response: pdu.bytes, hostIsClient: pdu.hostIsClient)
-                if steps[n].bytes.first == 0x12, let h = steps[n].bytes.u16le(1), pdu.opcode == 0x13,
-                   let config = steps[n].bytes.u16le(3) {
+                if steps[n].bytes.first == ATTOpcode.writeRequest.rawValue, let h = steps[n].bytes.u16le(1),
+                   pdu.opcode == ATTOpcode.writeResponse.rawValue, let config = steps[n].bytes.u16le(3) {
                     let server = server(hostIsClient: pdu.hostIsClient)
                     if let value = server.valueHandle(ofCCCD: h) ?? (server.attribute(h) == nil ? h &- 1 : nil) {
-                        subscriptions[dir][value] = config & 0x3 != 0 ? n : nil
+                        let enabling = GATTClientConfiguration.notification | GATTClientConfiguration.indication
+                        subscriptions[dir][value] = config & enabling != 0 ? n : nil
                     }
                 }
                 lastAnchor = (.answered(step: n), pdu.time)
             } else {
                 // Notifications, indications, and responses nothing asked for: the server's own.
-                if op == 0x1D { lastIndication[dir] = i }
+                if op == ATTOpcode.handleValueIndication.rawValue { lastIndication[dir] = i }
                 var anchor: ReplayStreamItem.Anchor = .connectionStart
                 var anchorTime = start
                 if let h = pdu.bytes.u16le(1), let n = subscriptions[dir][h] {
@@ -332,43 +333,49 @@ public struct ReplayConnectionModel: Sendable {
 
     /// Files a captured answer under what the server model answers from.
     private mutating func record(request: [UInt8], response: [UInt8], hostIsClient: Bool) {
-        let answer: ReplayAnswer = response.first == 0x01 ? .error(response.count > 4 ? response[4] : 0)
-            : .value(Array(response.dropFirst()))
+        let requestOp = ATTOpcode(request.first ?? 0)
+        let responseOp = response.first.map(ATTOpcode.init(_:))
+        let error = response.withByteView(ATTErrorResponse.init(pdu:))
+        let answer = ReplayAnswer(response: response)
         func file(_ m: inout ReplayServerModel) {
             let h = request.u16le(1) ?? 0
-            if [0x04, 0x06, 0x08, 0x10].contains(request.first ?? 0), response.first == 0x01, response.count >= 5,
-               response[4] == 0x0A, let named = response.u16le(2), let end = request.u16le(3) {
+            let discovery: [ATTOpcode] = [.findInformationRequest, .findByTypeValueRequest, .readByTypeRequest,
+                                          .readByGroupTypeRequest]
+            if discovery.contains(requestOp), let error, error.errorCode == ATTErrorCode.attributeNotFound,
+               let end = request.u16le(3) {
+                let named = error.handle
                 var agree: UInt8 = 0
                 if named == h { agree |= 0b001 }
                 if named == end { agree |= 0b010 }
                 if named == (end == .max ? end : end + 1) { agree |= 0b100 }
                 m.notFoundPolicies[request[0], default: 0b111] &= agree
             }
-            if let op = response.first, [0x05, 0x07, 0x09, 0x11].contains(op), response.count >= 2 {
-                let length: Int = switch op {
-                case 0x05: response[1] == 0x01 ? 4 : 18
-                case 0x07: 4
-                default: Int(response[1])
-                }
-                let body = response.count - (op == 0x07 ? 1 : 2)
+            // Entries per list response, by entry size (the server's habit, 3.4.3.2–3.4.4.10).
+            if let op = responseOp, response.count >= 2,
+               let (length, body) = response.withByteView({ listShape(op, $0) }) {
                 if length > 0 {
-                    let key = UInt16(op) << 8 | UInt16(truncatingIfNeeded: length)
+                    let key = UInt16(op.rawValue) << 8 | UInt16(truncatingIfNeeded: length)
                     m.maximumEntries[key] = max(m.maximumEntries[key] ?? 0, body / length)
                 }
             }
-            switch request.first ?? 0 {
-            case 0x02:
-                if response.first == 0x03 { m.serverRxMTU = response.u16le(1) }
-            case 0x0A: m.reads[h, default: []].append(answer)
-            case 0x0C: m.blobReads[h, default: []].append(answer)
-            case 0x12: m.writes[h, default: []].append(answer)
-            case 0x16: m.prepares[h, default: []].append(answer)
-            case 0x04, 0x06, 0x10: break // discovery: answered from the attribute table
-            case 0x08:
+            switch requestOp {
+            case .exchangeMTURequest:
+                if responseOp == .exchangeMTUResponse {
+                    m.serverRxMTU = response.withByteView(ATTExchangeMTUResponse.init(pdu:))?.serverRxMTU
+                }
+            case .readRequest: m.reads[h, default: []].append(answer)
+            case .readBlobRequest: m.blobReads[h, default: []].append(answer)
+            case .writeRequest: m.writes[h, default: []].append(answer)
+            case .prepareWriteRequest: m.prepares[h, default: []].append(answer)
+            case .findInformationRequest, .findByTypeValueRequest, .readByGroupTypeRequest:
+                break // discovery: answered from the attribute table
+            case .readByTypeRequest:
                 // Characteristic and include discovery come from the table; Read Using
                 // Characteristic UUID is answered as captured.
                 let type = request.count == 7 ? request.u16le(5) : nil
-                if type != 0x2803 && type != 0x2802 { m.verbatim[request, default: []].append(response) }
+                if type != GATTDeclaration.characteristic && type != GATTDeclaration.include {
+                    m.verbatim[request, default: []].append(response)
+                }
             default: m.verbatim[request, default: []].append(response)
             }
         }
@@ -381,7 +388,7 @@ public struct ReplayConnectionModel: Sendable {
         var longest = 23
         var evidence: [(index: Int, mtu: Int)] = []
         for (i, pdu) in connection.att.enumerated() {
-            if pdu.opcode == 0x03 { break }
+            if pdu.opcode == ATTOpcode.exchangeMTUResponse.rawValue { break }
             if pdu.bytes.count > longest {
                 longest = min(pdu.bytes.count, 0xFFFF)
                 evidence.append((i, longest))
@@ -398,13 +405,13 @@ public struct ReplayConnectionModel: Sendable {
         for pdu in connection.att {
             let dir = pdu.hostIsClient ? 0 : 1
             let bit: UInt8
-            switch pdu.opcode {
-            case 0x0A, 0x0C: bit = 0x02
-            case 0x52: bit = 0x04
-            case 0x12, 0x16: bit = 0x08
-            case 0x1B: bit = 0x10
-            case 0x1D: bit = 0x20
-            case 0xD2: bit = 0x40
+            switch ATTOpcode(pdu.opcode) {
+            case .readRequest, .readBlobRequest: bit = GATTCharacteristicProperty.read
+            case .writeCommand: bit = GATTCharacteristicProperty.writeWithoutResponse
+            case .writeRequest, .prepareWriteRequest: bit = GATTCharacteristicProperty.write
+            case .handleValueNotification: bit = GATTCharacteristicProperty.notify
+            case .handleValueIndication: bit = GATTCharacteristicProperty.indicate
+            case .signedWriteCommand: bit = GATTCharacteristicProperty.authenticatedSignedWrites
             default: continue
             }
             guard let h = pdu.bytes.u16le(1), h != 0 else { continue }
@@ -420,4 +427,30 @@ public struct ReplayConnectionModel: Sendable {
             if dir == 0 { peerServer = server } else { hostServer = server }
         }
     }
+}
+
+/// The entry size of a list response and how many bytes of entries follow it: Find
+/// Information (by its Format, 3.4.3.2), Find By Type Value (4, 3.4.3.4), Read By Type and Read
+/// By Group Type (their Length, 3.4.4.2, 3.4.4.10); nil for other PDUs.
+func listShape(_ op: ATTOpcode, _ pdu: ByteView) -> (length: Int, body: Int)? {
+    switch op {
+    case .findInformationResponse:
+        guard let r = ATTFindInformationResponse(pdu: pdu) else { return nil }
+        return (r.format == ATTFindInformationResponse.format16BitUUIDs ? 4 : 18, r.information.bytes.count)
+    case .findByTypeValueResponse:
+        guard let r = ATTFindByTypeValueResponse(pdu: pdu) else { return nil }
+        return (4, r.handlesInformation.bytes.count)
+    case .readByTypeResponse:
+        guard let r = ATTReadByTypeResponse(pdu: pdu) else { return nil }
+        return (Int(r.length), r.attributeData.bytes.count)
+    case .readByGroupTypeResponse:
+        guard let r = ATTReadByGroupTypeResponse(pdu: pdu) else { return nil }
+        return (Int(r.length), r.attributeData.bytes.count)
+    default: return nil
+    }
+}
+
+extension UInt16 {
+    /// The two bytes, least significant first (as ATT carries handles).
+    var littleEndianBytes: [UInt8] { [UInt8(truncatingIfNeeded: self), UInt8(truncatingIfNeeded: self >> 8)] }
 }

@@ -105,8 +105,8 @@ extension ReplayReport {
         if op.carriesSingleHandle, let h = s.bytes.u16le(op.entry?.handleOffset ?? 1) {
             t += " " + Hex.string(UInt64(h), digits: 4)
         }
-        if s.bytes.first == 0x01, s.bytes.count >= 5 {
-            t += " (" + "\(ATTOpcode(s.bytes[1]).name)" + ": " + ("\(ATTErrorCode.name(s.bytes[4]) ?? "error")") + ")"
+        if let e = s.bytes.withByteView(ATTErrorResponse.init(pdu:)) {
+            t += " (" + "\(e.requestOpcode.name)" + ": " + ("\(ATTErrorCode.name(e.errorCode) ?? "error")") + ")"
         }
         let hex = Hex.string(s.bytes.prefix(32))
         return t + "  " + hex + (s.bytes.count > 32 ? "…" : "")

@@ -11,7 +11,8 @@ import Foundation
 // `--dump`: print one session's trace (JSONL) and an FNV-1a hash of its btsnoop export
 // instead of timing, to check that a change to the simulator keeps its output byte for byte.
 let dump = CommandLine.arguments.contains("--dump")
-/// `--export FILE`: write one session's btsnoop export (the conformance suite has tshark read it).
+/// `--export FILE`: write one session's btsnoop export (the conformance suite has tshark read it);
+/// a FILE ending in .pcapng gets the pcapng export instead, each trace event's packets commented.
 let exportPath: String? = CommandLine.arguments.firstIndex(of: "--export").flatMap {
     $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil
 }
@@ -98,7 +99,9 @@ func session(_ n: Int, dump: Bool = false, export: String? = nil) -> (notificati
         let hash = export.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
         print("btsnoop \(export.count) bytes, FNV-1a \(String(hash, radix: 16))")
     }
-    if let export, !FileManager.default.createFile(atPath: export, contents: Data(world.btsnoop())) {
+    if let export, !FileManager.default.createFile(
+        atPath: export,
+        contents: Data(export.hasSuffix(".pcapng") ? BTSnoopExporter(world: world).pcapng() : world.btsnoop())) {
         print("cannot write \(export)")
         exit(2)
     }

@@ -6,10 +6,10 @@ import CaptureIO
 /// their responses on the same connection only, one outstanding request per direction
 /// (Vol 3 Part F 3.3.2), so two peers' transactions never mix.
 extension TimelineBuilder {
-    static let primaryService = BluetoothUUID(uuid16: 0x2800)
-    static let secondaryService = BluetoothUUID(uuid16: 0x2801)
-    static let includeDeclaration = BluetoothUUID(uuid16: 0x2802)
-    static let characteristicDeclaration = BluetoothUUID(uuid16: 0x2803)
+    static let primaryService = BluetoothUUID(uuid16: GATTDeclaration.primaryService)
+    static let secondaryService = BluetoothUUID(uuid16: GATTDeclaration.secondaryService)
+    static let includeDeclaration = BluetoothUUID(uuid16: GATTDeclaration.include)
+    static let characteristicDeclaration = BluetoothUUID(uuid16: GATTDeclaration.characteristic)
 
     func l2cap(_ pdu: L2CAPPDU, acl: HCIACLPacket, _ r: CaptureRecord) {
         guard let c = connection(pdu.handle, r) else { return }
@@ -37,7 +37,7 @@ extension TimelineBuilder {
         case .findInformationRequest(let f):
             discoveryRequest(.descriptors, f.startingHandle, f.endingHandle, filter: nil, op, c, sent, r)
         case .findByTypeValueRequest(let f):
-            let target: DiscoveryTarget = f.attributeType == 0x2801 ? .secondaryServices : .primaryServices
+            let target: DiscoveryTarget = f.attributeType == GATTDeclaration.secondaryService ? .secondaryServices : .primaryServices
             discoveryRequest(target, f.startingHandle, f.endingHandle,
                              filter: BluetoothUUID(littleEndian: f.attributeValue), op, c, sent, r)
         case .readByGroupTypeRequest(let q):

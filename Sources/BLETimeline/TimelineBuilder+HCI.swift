@@ -4,8 +4,8 @@ import CaptureIO
 
 /// HCI commands and events (Core 5.4 Vol 4 Part E 7).
 extension TimelineBuilder {
-    static let resetOpcode: UInt16 = 0x0C03
-    static let createConnectionCancelOpcode: UInt16 = 0x200E
+    static let resetOpcode: UInt16 = HCIOpcode.reset
+    static let createConnectionCancelOpcode: UInt16 = HCIOpcode.leCreateConnectionCancel
 
     func hciCommand(_ c: HCICommandPacket, _ r: CaptureRecord) {
         let p = c.parameters
@@ -140,11 +140,12 @@ extension TimelineBuilder {
             guard let ec = HCIEncryptionChange(parameters: p, version: e.code == HCIEncryptionChange.codeV2 ? 2 : 1),
                   let c = connection(ec.handle, r) else { return }
             add(event(r, c, .encryptionChange(status: ec.status, enabled: ec.encryptionEnabled)))
-        case 0x03:
-            // BR/EDR Connection Complete (7.7.3): Status, Handle, BD_ADDR, Link_Type, Encryption.
+        case HCIEventCode.connectionComplete:
+            // BR/EDR Connection Complete (7.7.3): Status, Handle, BD_ADDR, Link_Type (0x01 ACL), Encryption.
             guard let status = p.u8(0), let h = p.u16le(1), let addr = BDAddr(littleEndian: p, at: 3),
                   let linkType = p.u8(9), linkType == 0x01 else { return }
-            let info = ConnectionCompleteInfo(status: status, handle: h & 0x0FFF, role: nil, timing: nil, isLE: false)
+            let info = ConnectionCompleteInfo(status: status, handle: h & HCIConnectionHandle.mask, role: nil, timing: nil,
+                                              isLE: false)
             connectionComplete(info, peer: addr, peerType: nil, r)
         case HCIEventPacket.leMetaCode:
             leMeta(e, r)
@@ -226,8 +227,9 @@ extension TimelineBuilder {
         let c = connection(d.handle, r, create: d.status == 0)
         let side: DisconnectionSide
         switch d.reason {
-        case 0x08, 0x22, 0x3D, 0x3E: side = .linkLoss
-        case 0x16: side = .local
+        case HCIError.connectionTimeout, HCIError.llResponseTimeout, HCIError.connectionTerminatedMICFailure,
+             HCIError.connectionFailedToBeEstablished: side = .linkLoss
+        case HCIError.connectionTerminatedByLocalHost: side = .local
         default: side = c?.localDisconnectFrame != nil ? .local : .remote
         }
         add(event(r, c, .disconnection(status: d.status, reason: d.reason, side: side)))

@@ -17,12 +17,12 @@ extension TimelineBuilder {
 
     /// Commands that mean the host is done initialising: scanning, advertising, connecting.
     static let operationalOpcodes: Set<UInt16> = [
-        0x200B, 0x200C,  // LE Set Scan Parameters / Enable
-        0x2041, 0x2042,  // LE Set Extended Scan Parameters / Enable
-        0x2006, 0x200A,  // LE Set Advertising Parameters / Enable
-        0x2036, 0x2039,  // LE Set Extended Advertising Parameters / Enable
-        0x200D, 0x2043, 0x2085,  // LE (Extended) Create Connection
-        0x0405,  // Create Connection (BR/EDR)
+        HCIOpcode.leSetScanParameters, HCIOpcode.leSetScanEnable,
+        HCIOpcode.leSetExtendedScanParameters, HCIOpcode.leSetExtendedScanEnable,
+        HCIOpcode.leSetAdvertisingParameters, HCIOpcode.leSetAdvertisingEnable,
+        HCIOpcode.leSetExtendedAdvertisingParameters, HCIOpcode.leSetExtendedAdvertisingEnable,
+        HCIOpcode.leCreateConnection, HCIOpcode.leExtendedCreateConnection, HCIOpcode.leExtendedCreateConnectionV2,
+        HCIOpcode.createConnection,  // BR/EDR
     ]
 
     func initCommand(_ c: HCICommandPacket, _ r: CaptureRecord) {
@@ -34,9 +34,9 @@ extension TimelineBuilder {
         initState?.info.commands += 1
         let p = c.parameters
         switch c.opcode {
-        case 0x2005:  // LE Set Random Address (7.8.4)
+        case HCIOpcode.leSetRandomAddress:  // 7.8.4
             initState?.info.randomAddress = BDAddr(littleEndian: p, at: 0)
-        case 0x2024:  // LE Write Suggested Default Data Length (7.8.35)
+        case HCIOpcode.leWriteSuggestedDefaultDataLength:  // 7.8.35
             initState?.info.suggestedMaxTxOctets = p.u16le(0)
             initState?.info.suggestedMaxTxTime = p.u16le(2)
         default:
@@ -54,22 +54,22 @@ extension TimelineBuilder {
             return
         }
         switch cc.opcode {
-        case 0x1001:  // Read Local Version Information (7.4.1)
+        case HCIOpcode.readLocalVersionInformation:  // 7.4.1
             initState?.info.hciVersion = rp.u8(1)
             initState?.info.manufacturer = rp.u16le(5)
-        case 0x1005:  // Read Buffer Size (7.4.5)
+        case HCIOpcode.readBufferSize:  // 7.4.5
             initState?.info.aclMaxLength = rp.u16le(1)
             initState?.info.aclPackets = rp.u16le(4)
-        case 0x1009:  // Read BD_ADDR (7.4.6)
+        case HCIOpcode.readBDADDR:  // 7.4.6
             initState?.info.publicAddress = BDAddr(littleEndian: rp, at: 1)
-        case 0x2002, 0x2060:  // LE Read Buffer Size v1 / v2 (7.8.2)
+        case HCIOpcode.leReadBufferSize, HCIOpcode.leReadBufferSizeV2:  // 7.8.2
             initState?.info.leACLMaxLength = rp.u16le(1)
             initState?.info.leACLPackets = rp.u8(3)
-            if cc.opcode == 0x2060 {
+            if cc.opcode == HCIOpcode.leReadBufferSizeV2 {
                 initState?.info.isoMaxLength = rp.u16le(4)
                 initState?.info.isoPackets = rp.u8(6)
             }
-        case 0x2003:  // LE Read Local Supported Features (7.8.3)
+        case HCIOpcode.leReadLocalSupportedFeatures:  // 7.8.3
             initState?.info.leFeatures = rp.u64le(1)
         default:
             break

@@ -1,3 +1,13 @@
+/// H4 (UART) packet-type bytes (Core 5.4 Vol 4 Part A 2), the first byte of btsnoop 1002 and
+/// pcap 201 records.
+public enum H4PacketType {
+    public static let command: UInt8 = 0x01
+    public static let acl: UInt8 = 0x02
+    public static let sco: UInt8 = 0x03
+    public static let event: UInt8 = 0x04
+    public static let iso: UInt8 = 0x05
+}
+
 /// Mappings from container type codes to `RecordKind`, shared by every reader so that the same
 /// packet gets the same kind whatever file it came in.
 public enum HCIPacketKinds {
@@ -5,11 +15,11 @@ public enum HCIPacketKinds {
     /// 0x03 SCO, 0x04 event, 0x05 ISO.
     @inlinable public static func kind(h4Type: UInt8) -> RecordKind {
         switch h4Type {
-        case 0x01: .hciCommand
-        case 0x02: .aclData
-        case 0x03: .scoData
-        case 0x04: .hciEvent
-        case 0x05: .isoData
+        case H4PacketType.command: .hciCommand
+        case H4PacketType.acl: .aclData
+        case H4PacketType.sco: .scoData
+        case H4PacketType.event: .hciEvent
+        case H4PacketType.iso: .isoData
         default: .unknown
         }
     }

@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEReplay
+import BLEReplaySimulator
 import BLESimulator
 import BLETimeline
 import Foundation

@@ -1,4 +1,5 @@
 import BLEReplay
+import BLEReplaySimulator
 import BLESimulator
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEPackets
 import BLETimeline
 
 /// BLE014: a connection attempt cancelled moments after it started, with no connection —
@@ -96,7 +97,7 @@ public struct PeripheralNotRetained: LintRule {
             cancelled = Cancelled(create: create, cancel: e, acceptList: Self.isAcceptList(create))
         case .connectionFailed(let info):
             pendingCreate = nil
-            guard info.status == 0x02, var c = cancelled, c.failedFrame == nil else { return }
+            guard info.status == HCIError.unknownConnectionIdentifier, var c = cancelled, c.failedFrame == nil else { return }
             c.failedFrame = e.frame
             if c.acceptList {
                 cancelled = c  // still to see whether the list is re-issued

@@ -1,3 +1,4 @@
+import BLEPackets
 import BLETimeline
 
 /// BLE007: a read or a subscription the characteristic does not offer.
@@ -39,11 +40,11 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
             }
             """)
 
-    static let read: UInt8 = 0x02
-    static let notify: UInt8 = 0x10
-    static let indicate: UInt8 = 0x20
+    static let read: UInt8 = GATTCharacteristicProperty.read
+    static let notify: UInt8 = GATTCharacteristicProperty.notify
+    static let indicate: UInt8 = GATTCharacteristicProperty.indicate
     /// ATT Read Not Permitted (Vol 3 Part F 3.4.1.1).
-    static let readNotPermitted: UInt8 = 0x02
+    static let readNotPermitted: UInt8 = ATTErrorCode.readNotPermitted
 
     public init(settings: RuleSettings) {}
 
@@ -66,7 +67,8 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
             return config
         case .value:
             guard let p = a.properties else { return nil }
-            return p & (variant == .request ? 0x08 : 0x04) == 0 ? config : nil
+            return p & (variant == .request ? GATTCharacteristicProperty.write : GATTCharacteristicProperty.writeWithoutResponse) == 0
+                ? config : nil
         case .descriptor:
             // Other descriptors may legitimately hold two bytes (Server Characteristic
             // Configuration 0x2903 uses the same encoding); not a guessed CCCD.

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEPackets
 import BLETimeline
 
 /// BLE013: reconnecting to a peer again and again without backing off, and the opposite:
@@ -58,7 +59,9 @@ public struct ReconnectStorm: LintRule {
             """)
 
     /// HCI reasons that mean the link was lost rather than ended by either host.
-    static let linkLossReasons: Set<UInt8> = [0x08, 0x3D, 0x3E]
+    static let linkLossReasons: Set<UInt8> = [
+        HCIError.connectionTimeout, HCIError.connectionTerminatedMICFailure, HCIError.connectionFailedToBeEstablished,
+    ]
     static let maximumPeers = 256
     static let keptFrames = 16
 
@@ -214,7 +217,7 @@ public struct ReconnectStorm: LintRule {
     }
 
     func reportDrop(_ p: BDAddr, _ d: Drop, waited: Int64, _ sink: FindingSink) {
-        let what = d.reason == 0x3E ? "failed to be established" : "was lost"
+        let what = d.reason == HCIError.connectionFailedToBeEstablished ? "failed to be established" : "was lost"
         sink.reportAtMost(.note, "the link to \(p) \(what) (\(Describe.hciStatus(d.reason))) and this host made no new connection attempt to it within \(Describe.duration(reconnectWithin))",
                           connection: d.event.connection, peer: p, time: d.event.time, frames: [d.event.frame])
     }

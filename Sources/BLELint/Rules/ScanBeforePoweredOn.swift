@@ -33,7 +33,7 @@ public struct ScanBeforePoweredOn: LintRule {
 
     /// mgmt status Not Powered (BlueZ doc/mgmt-api.txt).
     static let mgmtNotPowered: UInt8 = 0x0F
-    static let commandDisallowed: UInt8 = 0x0C
+    static let commandDisallowed: UInt8 = HCIError.commandDisallowed
 
     struct Early { var event: TimelineEvent; var what: String }
     /// Scans/connects seen before any Reset; reported when a Reset follows (bounded).

@@ -1,3 +1,4 @@
+import BLEPackets
 import BLETimeline
 
 /// BLE003: a write the characteristic does not allow.
@@ -34,7 +35,9 @@ public struct UncheckedWrite: LintRule {
             """)
 
     /// ATT errors that say the write itself was wrong (Vol 3 Part F 3.4.1.1).
-    static let refusals: Set<UInt8> = [0x03, 0x06, 0x0D]
+    static let refusals: Set<UInt8> = [
+        ATTErrorCode.writeNotPermitted, ATTErrorCode.requestNotSupported, ATTErrorCode.invalidAttributeValueLength,
+    ]
 
     public init(settings: RuleSettings) {}
 
@@ -48,10 +51,11 @@ public struct UncheckedWrite: LintRule {
         let needed: UInt8
         let neededName: String
         switch variant {
-        case .request: (what, needed, neededName) = ("Write Request", 0x08, "Write")
-        case .prepare: (what, needed, neededName) = ("Prepare Write Request", 0x08, "Write")
-        case .command: (what, needed, neededName) = ("Write Command", 0x04, "Write Without Response")
-        case .signed: (what, needed, neededName) = ("Signed Write Command", 0x40, "Authenticated Signed Writes")
+        case .request: (what, needed, neededName) = ("Write Request", GATTCharacteristicProperty.write, "Write")
+        case .prepare: (what, needed, neededName) = ("Prepare Write Request", GATTCharacteristicProperty.write, "Write")
+        case .command: (what, needed, neededName) = ("Write Command", GATTCharacteristicProperty.writeWithoutResponse, "Write Without Response")
+        case .signed: (what, needed, neededName) = ("Signed Write Command", GATTCharacteristicProperty.authenticatedSignedWrites,
+                                                      "Authenticated Signed Writes")
         case .execute: return
         }
         // A subscription value aimed at a handle that is not a CCCD is one mistake, reported
@@ -89,7 +93,7 @@ public struct UncheckedWrite: LintRule {
     /// (with a console warning) and sends a `.withResponse` one that the server then refuses.
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         guard case .writeValue(let h, _, let withResponse, let props?, _, _) = call.kind else { return }
-        let needed: UInt8 = withResponse ? 0x08 : 0x04
+        let needed: UInt8 = withResponse ? GATTCharacteristicProperty.write : GATTCharacteristicProperty.writeWithoutResponse
         guard props & needed == 0 else { return }
         var message = "writeValue(type: \(withResponse ? ".withResponse" : ".withoutResponse")) to \(call.target(handle: h)) whose properties are \(Describe.properties(props)), without \(withResponse ? "Write" : "Write Without Response")"
         if case .dropped = call.disposition { message += ": Core Bluetooth dropped it" }

@@ -1,3 +1,5 @@
+import BLEPackets
+
 /// BLE006: Write Commands sent while the controller had no free buffer.
 ///
 /// The host may have at most as many ACL packets in the controller as LE Read Buffer Size
@@ -73,7 +75,7 @@ public struct WriteWithoutResponseFlow: LintRule {
                 total += 1
             }
             guard let op else { return }
-            if overflowing.remove(h) != nil, op == 0x52 || op == 0xD2 {
+            if overflowing.remove(h) != nil, op == ATTOpcode.writeCommand.rawValue || op == ATTOpcode.signedWriteCommand.rawValue {
                 var v = violations[h] ?? Violations(time: fact.time, handle: h)
                 v.count += 1
                 if v.frames.count < 16 { v.frames.append(fact.frame) }

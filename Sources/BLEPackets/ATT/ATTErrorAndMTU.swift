@@ -9,11 +9,21 @@ public struct ATTErrorResponse: ATTPDUType, Sendable {
     public let handle: UInt16
     public let errorCode: UInt8
 
+    public init(requestOpcode: ATTOpcode, handle: UInt16, errorCode: UInt8) {
+        (self.requestOpcode, self.handle, self.errorCode) = (requestOpcode, handle, errorCode)
+    }
+
     public init?(parameters p: ByteView) {
         guard let op = p.u8(0), let h = p.u16le(1), let e = p.u8(3) else { return nil }
         requestOpcode = ATTOpcode(op)
         handle = h
         errorCode = e
+    }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(requestOpcode.rawValue)
+        w.appendUInt16LE(handle)
+        w.appendUInt8(errorCode)
     }
 
     public func describe(into sink: FieldSink) {
@@ -27,10 +37,12 @@ public struct ATTErrorResponse: ATTPDUType, Sendable {
 public struct ATTExchangeMTURequest: ATTPDUType, Sendable {
     public static let opcode = ATTOpcode.exchangeMTURequest
     public let clientRxMTU: UInt16
+    public init(clientRxMTU: UInt16) { self.clientRxMTU = clientRxMTU }
     public init?(parameters p: ByteView) {
         guard let m = p.u16le(0) else { return nil }
         clientRxMTU = m
     }
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt16LE(clientRxMTU) }
     public func describe(into sink: FieldSink) {
         sink.field("client_rx_mtu", .uint(UInt64(clientRxMTU)))
         // 23 is the LE minimum (3.2.8); smaller values are invalid.
@@ -42,10 +54,12 @@ public struct ATTExchangeMTURequest: ATTPDUType, Sendable {
 public struct ATTExchangeMTUResponse: ATTPDUType, Sendable {
     public static let opcode = ATTOpcode.exchangeMTUResponse
     public let serverRxMTU: UInt16
+    public init(serverRxMTU: UInt16) { self.serverRxMTU = serverRxMTU }
     public init?(parameters p: ByteView) {
         guard let m = p.u16le(0) else { return nil }
         serverRxMTU = m
     }
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt16LE(serverRxMTU) }
     public func describe(into sink: FieldSink) {
         sink.field("server_rx_mtu", .uint(UInt64(serverRxMTU)))
         if serverRxMTU < 23 { sink.note("MTU below the minimum of 23") }

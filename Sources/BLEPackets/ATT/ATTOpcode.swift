@@ -1,11 +1,23 @@
 import BLEBytes
 
 /// A typed ATT PDU (Core 5.4 Vol 3 Part F 3.4). `init?(parameters:)` parses the bytes after
-/// the opcode and fails only when they are too short for the PDU's fixed fields.
-public protocol ATTPDUType: SendableMetatype {
+/// the opcode and fails only when they are too short for the PDU's fixed fields;
+/// `appendParameters(to:)` writes them back, so `append(to:)` (opcode, then parameters)
+/// reproduces the PDU a decoded value came from.
+public protocol ATTPDUType: SendableMetatype, ByteEncodable {
     static var opcode: ATTOpcode { get }
     init?(parameters: ByteView)
     func describe(into sink: FieldSink)
+    /// Writes the parameters (everything after the opcode).
+    func appendParameters(to writer: inout ByteWriter)
+}
+
+extension ATTPDUType {
+    /// Writes the whole PDU: opcode, then parameters.
+    public func append(to writer: inout ByteWriter) {
+        writer.appendUInt8(Self.opcode.rawValue)
+        appendParameters(to: &writer)
+    }
 }
 
 extension ATTPDUType {
@@ -184,6 +196,31 @@ public enum ATTOpcodeTable {
 /// ATT error codes (Vol 3 Part F 3.4.1.1, Table 3.4) and the common profile and service
 /// error codes (Core Specification Supplement Part B 1.2).
 public enum ATTErrorCode {
+    public static let invalidHandle: UInt8 = 0x01
+    public static let readNotPermitted: UInt8 = 0x02
+    public static let writeNotPermitted: UInt8 = 0x03
+    public static let invalidPDU: UInt8 = 0x04
+    public static let insufficientAuthentication: UInt8 = 0x05
+    public static let requestNotSupported: UInt8 = 0x06
+    public static let invalidOffset: UInt8 = 0x07
+    public static let insufficientAuthorization: UInt8 = 0x08
+    public static let prepareQueueFull: UInt8 = 0x09
+    public static let attributeNotFound: UInt8 = 0x0A
+    public static let attributeNotLong: UInt8 = 0x0B
+    public static let insufficientEncryptionKeySize: UInt8 = 0x0C
+    public static let invalidAttributeValueLength: UInt8 = 0x0D
+    public static let unlikelyError: UInt8 = 0x0E
+    public static let insufficientEncryption: UInt8 = 0x0F
+    public static let unsupportedGroupType: UInt8 = 0x10
+    public static let insufficientResources: UInt8 = 0x11
+    public static let databaseOutOfSync: UInt8 = 0x12
+    public static let valueNotAllowed: UInt8 = 0x13
+    /// Common profile and service error codes (Core Specification Supplement Part B 1.2).
+    public static let writeRequestRejected: UInt8 = 0xFC
+    public static let improperCCCD: UInt8 = 0xFD
+    public static let procedureAlreadyInProgress: UInt8 = 0xFE
+    public static let outOfRange: UInt8 = 0xFF
+
     /// tshark's names where tshark has the code, the spec's otherwise; 0x80–0x9F are
     /// application errors, named as a class.
     public static func name(_ code: UInt8) -> StaticString? {

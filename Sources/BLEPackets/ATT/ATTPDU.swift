@@ -136,3 +136,43 @@ public enum ATTPDU: @unchecked Sendable {
         }
     }
 }
+
+extension ATTPDU: ByteEncodable {
+    /// Writes the PDU through its type's encoder; unknown and malformed PDUs as their raw bytes.
+    public func append(to w: inout ByteWriter) {
+        switch self {
+        case .errorResponse(let p): p.append(to: &w)
+        case .exchangeMTURequest(let p): p.append(to: &w)
+        case .exchangeMTUResponse(let p): p.append(to: &w)
+        case .findInformationRequest(let p): p.append(to: &w)
+        case .findInformationResponse(let p): p.append(to: &w)
+        case .findByTypeValueRequest(let p): p.append(to: &w)
+        case .findByTypeValueResponse(let p): p.append(to: &w)
+        case .readByTypeRequest(let p): p.append(to: &w)
+        case .readByTypeResponse(let p): p.append(to: &w)
+        case .readRequest(let p): p.append(to: &w)
+        case .readResponse(let p): p.append(to: &w)
+        case .readBlobRequest(let p): p.append(to: &w)
+        case .readBlobResponse(let p): p.append(to: &w)
+        case .readMultipleRequest(let p): p.append(to: &w)
+        case .readMultipleResponse(let p): p.append(to: &w)
+        case .readByGroupTypeRequest(let p): p.append(to: &w)
+        case .readByGroupTypeResponse(let p): p.append(to: &w)
+        case .writeRequest(let p): p.append(to: &w)
+        case .writeResponse(let p): p.append(to: &w)
+        case .writeCommand(let p): p.append(to: &w)
+        case .signedWriteCommand(let p): p.append(to: &w)
+        case .prepareWriteRequest(let p): p.append(to: &w)
+        case .prepareWriteResponse(let p): p.append(to: &w)
+        case .executeWriteRequest(let p): p.append(to: &w)
+        case .executeWriteResponse(let p): p.append(to: &w)
+        case .handleValueNotification(let p): p.append(to: &w)
+        case .handleValueIndication(let p): p.append(to: &w)
+        case .handleValueConfirmation(let p): p.append(to: &w)
+        case .readMultipleVariableRequest(let p): p.append(to: &w)
+        case .readMultipleVariableResponse(let p): p.append(to: &w)
+        case .multipleHandleValueNotification(let p): p.append(to: &w)
+        case .unknown(_, let raw), .malformed(_, let raw, _): w.appendBytes(raw)
+        }
+    }
+}

@@ -4,10 +4,12 @@ import BLEBytes
 public struct ATTReadRequest: ATTPDUType, Sendable {
     public static let opcode = ATTOpcode.readRequest
     public let handle: UInt16
+    public init(handle: UInt16) { self.handle = handle }
     public init?(parameters p: ByteView) {
         guard let h = p.u16le(0) else { return nil }
         handle = h
     }
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt16LE(handle) }
     public func describe(into sink: FieldSink) { sink.field("handle", .hex(UInt64(handle), digits: 4)) }
 }
 
@@ -15,7 +17,9 @@ public struct ATTReadRequest: ATTPDUType, Sendable {
 public struct ATTReadResponse: ATTPDUType, @unchecked Sendable {
     public static let opcode = ATTOpcode.readResponse
     public let value: ByteView
+    public init(value: ByteView) { self.value = value }
     public init?(parameters p: ByteView) { value = p }
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(value) }
     public func describe(into sink: FieldSink) { sink.field("value", .bytes(value)) }
 }
 
@@ -24,10 +28,15 @@ public struct ATTReadBlobRequest: ATTPDUType, Sendable {
     public static let opcode = ATTOpcode.readBlobRequest
     public let handle: UInt16
     public let offset: UInt16
+    public init(handle: UInt16, offset: UInt16) { (self.handle, self.offset) = (handle, offset) }
     public init?(parameters p: ByteView) {
         guard let h = p.u16le(0), let o = p.u16le(2) else { return nil }
         handle = h
         offset = o
+    }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt16LE(handle)
+        w.appendUInt16LE(offset)
     }
     public func describe(into sink: FieldSink) {
         sink.field("handle", .hex(UInt64(handle), digits: 4))
@@ -39,7 +48,9 @@ public struct ATTReadBlobRequest: ATTPDUType, Sendable {
 public struct ATTReadBlobResponse: ATTPDUType, @unchecked Sendable {
     public static let opcode = ATTOpcode.readBlobResponse
     public let partValue: ByteView
+    public init(partValue: ByteView) { self.partValue = partValue }
     public init?(parameters p: ByteView) { partValue = p }
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(partValue) }
     public func describe(into sink: FieldSink) { sink.field("value", .bytes(partValue)) }
 }
 
@@ -57,7 +68,10 @@ func describeHandles(_ handles: ATTList<ATTHandle>, into sink: FieldSink) {
 public struct ATTReadMultipleRequest: ATTPDUType, @unchecked Sendable {
     public static let opcode = ATTOpcode.readMultipleRequest
     public let handles: ATTList<ATTHandle>
+    /// `handles`: the Set Of Handles, little-endian u16 each.
+    public init(handles: ByteView) { self.handles = ATTList(handles, stride: 2) }
     public init?(parameters p: ByteView) { handles = ATTList(p, stride: 2) }
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(handles.bytes) }
     public func describe(into sink: FieldSink) { describeHandles(handles, into: sink) }
 }
 
@@ -66,7 +80,9 @@ public struct ATTReadMultipleRequest: ATTPDUType, @unchecked Sendable {
 public struct ATTReadMultipleResponse: ATTPDUType, @unchecked Sendable {
     public static let opcode = ATTOpcode.readMultipleResponse
     public let values: ByteView
+    public init(values: ByteView) { self.values = values }
     public init?(parameters p: ByteView) { values = p }
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(values) }
     public func describe(into sink: FieldSink) { sink.field("values", .bytes(values)) }
 }
 
@@ -74,7 +90,9 @@ public struct ATTReadMultipleResponse: ATTPDUType, @unchecked Sendable {
 public struct ATTReadMultipleVariableRequest: ATTPDUType, @unchecked Sendable {
     public static let opcode = ATTOpcode.readMultipleVariableRequest
     public let handles: ATTList<ATTHandle>
+    public init(handles: ByteView) { self.handles = ATTList(handles, stride: 2) }
     public init?(parameters p: ByteView) { handles = ATTList(p, stride: 2) }
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(handles.bytes) }
     public func describe(into sink: FieldSink) { describeHandles(handles, into: sink) }
 }
 
@@ -83,7 +101,10 @@ public struct ATTReadMultipleVariableRequest: ATTPDUType, @unchecked Sendable {
 public struct ATTReadMultipleVariableResponse: ATTPDUType, @unchecked Sendable {
     public static let opcode = ATTOpcode.readMultipleVariableResponse
     public let tuples: ATTLengthValueList
+    /// `tuples`: the Length Value Tuple List as it goes on the wire.
+    public init(tuples: ByteView) { self.tuples = ATTLengthValueList(bytes: tuples) }
     public init?(parameters p: ByteView) { tuples = ATTLengthValueList(bytes: p) }
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(tuples.bytes) }
     public func describe(into sink: FieldSink) {
         var consumed = 0
         for t in tuples {

@@ -26,7 +26,9 @@ public struct ATTHandleValueIndication: ATTHandleValuePDU, @unchecked Sendable {
 /// ATT_HANDLE_VALUE_CFM (Vol 3 Part F 3.4.7.3): no parameters.
 public struct ATTHandleValueConfirmation: ATTPDUType, Sendable {
     public static let opcode = ATTOpcode.handleValueConfirmation
+    public init() {}
     public init?(parameters p: ByteView) {}
+    public func appendParameters(to w: inout ByteWriter) {}
     public func describe(into sink: FieldSink) {}
 }
 
@@ -34,7 +36,10 @@ public struct ATTHandleValueConfirmation: ATTPDUType, Sendable {
 public struct ATTMultipleHandleValueNotification: ATTPDUType, @unchecked Sendable {
     public static let opcode = ATTOpcode.multipleHandleValueNotification
     public let tuples: ATTHandleLengthValueList
+    /// `tuples`: the Handle Length Value Tuple List as it goes on the wire.
+    public init(tuples: ByteView) { self.tuples = ATTHandleLengthValueList(bytes: tuples) }
     public init?(parameters p: ByteView) { tuples = ATTHandleLengthValueList(bytes: p) }
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(tuples.bytes) }
     public func describe(into sink: FieldSink) {
         var consumed = 0
         var n = 0

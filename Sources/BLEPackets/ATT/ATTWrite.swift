@@ -19,6 +19,17 @@ extension ATTHandleValuePDU {
         sink.field("handle", .hex(UInt64(handle), digits: 4))
         sink.field("value", .bytes(value))
     }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt16LE(handle)
+        w.appendBytes(value)
+    }
+
+    /// The whole PDU for a handle and a value kept as an array (replay and the simulator keep
+    /// values as arrays).
+    public static func encoded(handle: UInt16, value: [UInt8]) -> [UInt8] {
+        value.withByteView { Self(handle: handle, value: $0).encoded() }
+    }
 }
 
 /// Prepare Write Request and Response (Vol 3 Part F 3.4.6.1/3.4.6.2): Attribute Handle,
@@ -41,6 +52,17 @@ extension ATTPrepareWritePDU {
         sink.field("offset", .uint(UInt64(offset)))
         sink.field("value", .bytes(partValue))
     }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt16LE(handle)
+        w.appendUInt16LE(offset)
+        w.appendBytes(partValue)
+    }
+
+    /// The whole PDU for a part value kept as an array.
+    public static func encoded(handle: UInt16, offset: UInt16, partValue: [UInt8]) -> [UInt8] {
+        partValue.withByteView { Self(handle: handle, offset: offset, partValue: $0).encoded() }
+    }
 }
 
 /// ATT_WRITE_REQ (Core 5.4 Vol 3 Part F 3.4.5.1): Attribute Handle, Attribute Value.
@@ -57,7 +79,9 @@ public struct ATTWriteRequest: ATTHandleValuePDU, @unchecked Sendable {
 /// ATT_WRITE_RSP (Vol 3 Part F 3.4.5.2): no parameters.
 public struct ATTWriteResponse: ATTPDUType, Sendable {
     public static let opcode = ATTOpcode.writeResponse
+    public init() {}
     public init?(parameters p: ByteView) {}
+    public func appendParameters(to w: inout ByteWriter) {}
     public func describe(into sink: FieldSink) {}
 }
 
@@ -79,6 +103,10 @@ public struct ATTSignedWriteCommand: ATTPDUType, @unchecked Sendable {
     public let handle: UInt16
     public let value: ByteView
     public let signature: ByteView
+    /// `signature`: the 12-byte Authentication Signature (written as given).
+    public init(handle: UInt16, value: ByteView, signature: ByteView) {
+        (self.handle, self.value, self.signature) = (handle, value, signature)
+    }
     public init?(parameters p: ByteView) {
         guard let h = p.u16le(0), p.count >= 14 else { return nil }
         handle = h
@@ -91,6 +119,11 @@ public struct ATTSignedWriteCommand: ATTPDUType, @unchecked Sendable {
         sink.field("value", .bytes(value))
         sink.field("sign_counter", .uint(UInt64(signCounter)))
         sink.field("mac", .bytes(signature.suffix(from: 4)!))
+    }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt16LE(handle)
+        w.appendBytes(value)
+        w.appendBytes(signature)
     }
 }
 
@@ -127,10 +160,14 @@ public struct ATTPrepareWriteResponse: ATTPrepareWritePDU, @unchecked Sendable {
 public struct ATTExecuteWriteRequest: ATTPDUType, Sendable {
     public static let opcode = ATTOpcode.executeWriteRequest
     public let flags: UInt8
+    public static let cancelAllPreparedWrites: UInt8 = 0x00
+    public static let writeAllPreparedWrites: UInt8 = 0x01
+    public init(flags: UInt8) { self.flags = flags }
     public init?(parameters p: ByteView) {
         guard let f = p.u8(0) else { return nil }
         flags = f
     }
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(flags) }
     public func describe(into sink: FieldSink) {
         let name: StaticString? =
             flags == 0 ? "Cancel all prepared writes" : flags == 1 ? "Immediately write all pending prepared values" : nil
@@ -141,6 +178,8 @@ public struct ATTExecuteWriteRequest: ATTPDUType, Sendable {
 /// ATT_EXECUTE_WRITE_RSP (Vol 3 Part F 3.4.6.4): no parameters.
 public struct ATTExecuteWriteResponse: ATTPDUType, Sendable {
     public static let opcode = ATTOpcode.executeWriteResponse
+    public init() {}
     public init?(parameters p: ByteView) {}
+    public func appendParameters(to w: inout ByteWriter) {}
     public func describe(into sink: FieldSink) {}
 }

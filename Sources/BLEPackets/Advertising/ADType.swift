@@ -6,6 +6,11 @@ public struct ADType: RawRepresentable, Hashable, Sendable {
     public init(_ rawValue: UInt8) { self.rawValue = rawValue }
 
     public static let flags = ADType(0x01)
+    /// The six Service UUID list types (incomplete/complete × 16/32/128-bit), Supplement Part A 1.1.
+    public static let serviceUUIDLists: [ADType] = [
+        .incompleteServiceUUIDs16, .completeServiceUUIDs16, .incompleteServiceUUIDs32, .completeServiceUUIDs32,
+        .incompleteServiceUUIDs128, .completeServiceUUIDs128,
+    ]
     public static let incompleteServiceUUIDs16 = ADType(0x02)
     public static let completeServiceUUIDs16 = ADType(0x03)
     public static let incompleteServiceUUIDs32 = ADType(0x04)

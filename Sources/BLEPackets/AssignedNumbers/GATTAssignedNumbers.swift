@@ -84,3 +84,35 @@ public enum GATTAssignedNumbers {
         VendorUUID(high: 0x4953_5343_FE7D_4AE5, low: 0x8FA9_9FAF_D205_E455, name: "Microchip Transparent UART Service"),
     ]
 }
+
+/// Attribute types of GATT declarations (Core 5.4 Vol 3 Part G 3.1–3.3), what discovery
+/// requests ask for.
+public enum GATTDeclaration {
+    public static let primaryService: UInt16 = 0x2800
+    public static let secondaryService: UInt16 = 0x2801
+    public static let include: UInt16 = 0x2802
+    public static let characteristic: UInt16 = 0x2803
+}
+
+/// Characteristic Properties bits of a characteristic declaration (Vol 3 Part G 3.3.1.1).
+public enum GATTCharacteristicProperty {
+    public static let broadcast: UInt8 = 0x01
+    public static let read: UInt8 = 0x02
+    public static let writeWithoutResponse: UInt8 = 0x04
+    public static let write: UInt8 = 0x08
+    public static let notify: UInt8 = 0x10
+    public static let indicate: UInt8 = 0x20
+    public static let authenticatedSignedWrites: UInt8 = 0x40
+    public static let extendedProperties: UInt8 = 0x80
+}
+
+/// Client Characteristic Configuration bits (Vol 3 Part G 3.3.3.3).
+public enum GATTClientConfiguration {
+    public static let notification: UInt16 = 0x0001
+    public static let indication: UInt16 = 0x0002
+}
+
+/// Descriptor types blecap refers to by name (Vol 3 Part G 3.3.3).
+public enum GATTDescriptorType {
+    public static let clientCharacteristicConfiguration: UInt16 = 0x2902
+}

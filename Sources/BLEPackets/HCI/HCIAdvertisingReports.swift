@@ -16,6 +16,20 @@ public struct HCILEAdvertisingReportEntry: Sendable {
     public let data: ByteView
     /// dBm; 127 = not available.
     public let rssi: Int8
+
+    public init(eventType: UInt8, addressType: UInt8, address: BDAddr, data: ByteView, rssi: Int8) {
+        (self.eventType, self.addressType, self.address, self.data, self.rssi) = (eventType, addressType, address, data, rssi)
+    }
+
+    /// One report as the subevent lays it out (Data_Length from `data`).
+    public func append(to w: inout ByteWriter) {
+        w.appendUInt8(eventType)
+        w.appendUInt8(addressType)
+        w.appendAddress(address)
+        w.appendUInt8(UInt8(truncatingIfNeeded: data.count))
+        w.appendBytes(data)
+        w.appendInt8(rssi)
+    }
 }
 
 /// A report list whose reports have a variable length: the entry type reads one report at an
@@ -29,7 +43,7 @@ public protocol HCIAdvertisingReportEntry: Sendable {
 
 /// Num_Reports reports of one kind, bounded against the bytes present at init and iterated
 /// without building an array.
-public struct HCIAdvertisingReportList<Entry: HCIAdvertisingReportEntry>: Sendable {
+public struct HCIAdvertisingReportList<Entry: HCIAdvertisingReportEntry>: HCILESubeventEncodable, Sendable {
     public static var subevent: UInt8 { Entry.subevent }
     /// Num_Reports as declared.
     public let declaredCount: UInt8
@@ -48,6 +62,24 @@ public struct HCIAdvertisingReportList<Entry: HCIAdvertisingReportEntry>: Sendab
         while c < Int(n), let (_, next) = Entry.parse(body, offset) { offset = next; c += 1 }
         count = c
         remainder = body.suffix(from: offset) ?? .empty
+    }
+
+    /// `reports`: the reports as they go on the wire (whatever follows the whole ones is
+    /// `remainder`, as when decoding).
+    public init(declaredCount n: UInt8, reports body: ByteView) {
+        declaredCount = n
+        self.body = body
+        var offset = 0
+        var c = 0
+        while c < Int(n), let (_, next) = Entry.parse(body, offset) { offset = next; c += 1 }
+        count = c
+        remainder = body.suffix(from: offset) ?? .empty
+    }
+
+    public var subeventCode: UInt8 { Entry.subevent }
+    public func appendSubeventParameters(to w: inout ByteWriter) {
+        w.appendUInt8(declaredCount)
+        w.appendBytes(body)
     }
 
     /// True when all declared reports are present and nothing follows them.
@@ -70,7 +102,7 @@ public struct HCIAdvertisingReportList<Entry: HCIAdvertisingReportEntry>: Sendab
 }
 
 extension HCILEAdvertisingReportEntry: HCIAdvertisingReportEntry {
-    public static let subevent: UInt8 = 0x02
+    public static let subevent: UInt8 = HCILESubeventCode.advertisingReport
 
     public static func parse(_ b: ByteView, _ o: Int) -> (Self, Int)? {
         guard let t = b.u8(o), let at = b.u8(o + 1), let a = BDAddr(littleEndian: b, at: o + 2),
@@ -109,10 +141,37 @@ public struct HCILEExtendedAdvertisingReportEntry: Sendable {
     public var isLegacy: Bool { eventType & 0x10 != 0 }
     /// 0 complete, 1 incomplete with more to come, 2 incomplete and truncated.
     public var dataStatus: UInt8 { UInt8(truncatingIfNeeded: (eventType >> 5) & 0x3) }
+
+    public init(eventType: UInt16, addressType: UInt8, address: BDAddr, primaryPHY: UInt8, secondaryPHY: UInt8,
+                advertisingSID: UInt8, txPower: Int8, rssi: Int8, periodicAdvertisingInterval: UInt16,
+                directAddressType: UInt8, directAddress: BDAddr, data: ByteView) {
+        (self.eventType, self.addressType, self.address, self.primaryPHY, self.secondaryPHY) =
+            (eventType, addressType, address, primaryPHY, secondaryPHY)
+        (self.advertisingSID, self.txPower, self.rssi, self.periodicAdvertisingInterval) =
+            (advertisingSID, txPower, rssi, periodicAdvertisingInterval)
+        (self.directAddressType, self.directAddress, self.data) = (directAddressType, directAddress, data)
+    }
+
+    /// One report as the subevent lays it out (Data_Length from `data`).
+    public func append(to w: inout ByteWriter) {
+        w.appendUInt16LE(eventType)
+        w.appendUInt8(addressType)
+        w.appendAddress(address)
+        w.appendUInt8(primaryPHY)
+        w.appendUInt8(secondaryPHY)
+        w.appendUInt8(advertisingSID)
+        w.appendInt8(txPower)
+        w.appendInt8(rssi)
+        w.appendUInt16LE(periodicAdvertisingInterval)
+        w.appendUInt8(directAddressType)
+        w.appendAddress(directAddress)
+        w.appendUInt8(UInt8(truncatingIfNeeded: data.count))
+        w.appendBytes(data)
+    }
 }
 
 extension HCILEExtendedAdvertisingReportEntry: HCIAdvertisingReportEntry {
-    public static let subevent: UInt8 = 0x0D
+    public static let subevent: UInt8 = HCILESubeventCode.extendedAdvertisingReport
 
     public static func parse(_ b: ByteView, _ o: Int) -> (Self, Int)? {
         guard let t = b.u16le(o), let at = b.u8(o + 2), let a = BDAddr(littleEndian: b, at: o + 3),

@@ -16,6 +16,18 @@ public struct HCIConnectionParameters: Equatable, Sendable {
 
     public static let size = 12
 
+    public init(intervalMin: UInt16, intervalMax: UInt16, maxLatency: UInt16, supervisionTimeout: UInt16,
+                minCELength: UInt16 = 0, maxCELength: UInt16 = 0) {
+        (self.intervalMin, self.intervalMax, self.maxLatency, self.supervisionTimeout, self.minCELength,
+         self.maxCELength) = (intervalMin, intervalMax, maxLatency, supervisionTimeout, minCELength, maxCELength)
+    }
+
+    public func append(to w: inout ByteWriter) {
+        for v in [intervalMin, intervalMax, maxLatency, supervisionTimeout, minCELength, maxCELength] {
+            w.appendUInt16LE(v)
+        }
+    }
+
     public init?(_ view: ByteView, at offset: Int) {
         guard view.contains(offset, Self.size),
               let a = view.u16le(offset), let b = view.u16le(offset + 2), let c = view.u16le(offset + 4),
@@ -30,11 +42,19 @@ public struct HCIConnectionParameters: Equatable, Sendable {
 }
 
 /// HCI_Disconnect (7.1.6), opcode 0x0406.
-public struct HCIDisconnect: Sendable {
-    public static let opcode: UInt16 = 0x0406
+public struct HCIDisconnect: HCICommandEncodable, Sendable {
+    public static let opcode: UInt16 = HCIOpcode.disconnect
     public let handle: UInt16
     /// An HCI error code (usually 0x13 Remote User Terminated Connection).
     public let reason: UInt8
+
+    public init(handle: UInt16, reason: UInt8) { (self.handle, self.reason) = (handle, reason) }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt16LE(handle)
+        w.appendUInt8(reason)
+    }
 
     public init?(parameters p: ByteView) {
         guard let h = p.u16le(0), let reason = p.u8(2) else { return nil }
@@ -44,8 +64,8 @@ public struct HCIDisconnect: Sendable {
 }
 
 /// HCI_LE_Set_Scan_Parameters (7.8.10), opcode 0x200B.
-public struct HCILESetScanParameters: Sendable {
-    public static let opcode: UInt16 = 0x200B
+public struct HCILESetScanParameters: HCICommandEncodable, Sendable {
+    public static let opcode: UInt16 = HCIOpcode.leSetScanParameters
     /// 0 passive, 1 active.
     public let scanType: UInt8
     /// Units of 0.625 ms.
@@ -60,29 +80,56 @@ public struct HCILESetScanParameters: Sendable {
         (scanType, interval, window, ownAddressType, filterPolicy) = (t, i, w, o, f)
     }
 
+    public init(scanType: UInt8, interval: UInt16, window: UInt16, ownAddressType: UInt8, filterPolicy: UInt8) {
+        (self.scanType, self.interval, self.window, self.ownAddressType, self.filterPolicy) =
+            (scanType, interval, window, ownAddressType, filterPolicy)
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(scanType)
+        w.appendUInt16LE(interval)
+        w.appendUInt16LE(window)
+        w.appendUInt8(ownAddressType)
+        w.appendUInt8(filterPolicy)
+    }
+
     public var isActive: Bool { scanType == 1 }
     public var intervalMicroseconds: Int64 { Int64(interval) * HCIFields.slot625 }
     public var windowMicroseconds: Int64 { Int64(window) * HCIFields.slot625 }
 }
 
 /// HCI_LE_Set_Scan_Enable (7.8.11), opcode 0x200C.
-public struct HCILESetScanEnable: Sendable {
-    public static let opcode: UInt16 = 0x200C
-    public let enable: Bool
+public struct HCILESetScanEnable: HCICommandEncodable, Sendable {
+    public static let opcode: UInt16 = HCIOpcode.leSetScanEnable
+    /// LE_Scan_Enable as sent (0x00 disabled, 0x01 enabled).
+    public let enableValue: UInt8
+    public var enable: Bool { enableValue != 0 }
     public let filterDuplicates: UInt8
 
     public init?(parameters p: ByteView) {
         guard let e = p.u8(0), let f = p.u8(1) else { return nil }
-        enable = e != 0
+        enableValue = e
         filterDuplicates = f
+    }
+
+    public init(enable: Bool, filterDuplicates: UInt8) {
+        enableValue = enable ? 1 : 0
+        self.filterDuplicates = filterDuplicates
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(enableValue)
+        w.appendUInt8(filterDuplicates)
     }
 }
 
 /// HCI_LE_Set_Extended_Scan_Parameters (7.8.64), opcode 0x2041. One 5-byte block follows
 /// the header for each PHY bit set in `scanningPHYs` (bit 0 LE 1M, bit 2 LE Coded; bit 1 is
 /// reserved because scanning on 2M is not possible).
-public struct HCILESetExtendedScanParameters: Sendable {
-    public static let opcode: UInt16 = 0x2041
+public struct HCILESetExtendedScanParameters: HCICommandEncodable, @unchecked Sendable {
+    public static let opcode: UInt16 = HCIOpcode.leSetExtendedScanParameters
     public let ownAddressType: UInt8
     public let filterPolicy: UInt8
     public let scanningPHYs: UInt8
@@ -110,6 +157,33 @@ public struct HCILESetExtendedScanParameters: Sendable {
         (ownAddressType, filterPolicy, scanningPHYs, phyBlocks) = (o, f, phys, blocks)
     }
 
+    /// `phyBlocks`: the per-PHY blocks (Scan_Type u8, Scan_Interval u16, Scan_Window u16) as
+    /// they go on the wire, one per bit of `scanningPHYs`.
+    public init(ownAddressType: UInt8, filterPolicy: UInt8, scanningPHYs: UInt8, phyBlocks: ByteView) {
+        (self.ownAddressType, self.filterPolicy, self.scanningPHYs, self.phyBlocks) =
+            (ownAddressType, filterPolicy, scanningPHYs, phyBlocks)
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(ownAddressType)
+        w.appendUInt8(filterPolicy)
+        w.appendUInt8(scanningPHYs)
+        w.appendBytes(phyBlocks)
+    }
+
+    /// The whole H4 packet scanning on LE 1M only (`scanningPHYs` 0x01) with one block.
+    public static func h4Encoded(ownAddressType: UInt8, filterPolicy: UInt8, scanType: UInt8, interval: UInt16,
+                                 window: UInt16) -> [UInt8] {
+        var block = ByteWriter()
+        block.appendUInt8(scanType)
+        block.appendUInt16LE(interval)
+        block.appendUInt16LE(window)
+        return block.bytes.withByteView {
+            Self(ownAddressType: ownAddressType, filterPolicy: filterPolicy, scanningPHYs: 0x01, phyBlocks: $0).h4Encoded()
+        }
+    }
+
     public var entryCount: Int { (scanningPHYs & Self.knownPHYBits).nonzeroBitCount }
     public var entries: Entries { Entries(phys: scanningPHYs & Self.knownPHYBits, blocks: phyBlocks) }
 
@@ -133,9 +207,11 @@ public struct HCILESetExtendedScanParameters: Sendable {
 }
 
 /// HCI_LE_Set_Extended_Scan_Enable (7.8.65), opcode 0x2042.
-public struct HCILESetExtendedScanEnable: Sendable {
-    public static let opcode: UInt16 = 0x2042
-    public let enable: Bool
+public struct HCILESetExtendedScanEnable: HCICommandEncodable, Sendable {
+    public static let opcode: UInt16 = HCIOpcode.leSetExtendedScanEnable
+    /// Enable as sent (0x00 disabled, 0x01 enabled).
+    public let enableValue: UInt8
+    public var enable: Bool { enableValue != 0 }
     public let filterDuplicates: UInt8
     /// Units of 10 ms; 0 = until disabled.
     public let duration: UInt16
@@ -144,13 +220,27 @@ public struct HCILESetExtendedScanEnable: Sendable {
 
     public init?(parameters p: ByteView) {
         guard let e = p.u8(0), let f = p.u8(1), let d = p.u16le(2), let pr = p.u16le(4) else { return nil }
-        (enable, filterDuplicates, duration, period) = (e != 0, f, d, pr)
+        (enableValue, filterDuplicates, duration, period) = (e, f, d, pr)
+    }
+
+    public init(enable: Bool, filterDuplicates: UInt8, duration: UInt16 = 0, period: UInt16 = 0) {
+        (enableValue, self.filterDuplicates, self.duration, self.period) = (enable ? 1 : 0, filterDuplicates, duration, period)
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(enableValue)
+        w.appendUInt8(filterDuplicates)
+        w.appendUInt16LE(duration)
+        w.appendUInt16LE(period)
     }
 }
 
 /// HCI_LE_Create_Connection (7.8.12), opcode 0x200D.
-public struct HCILECreateConnection: Sendable {
-    public static let opcode: UInt16 = 0x200D
+public struct HCILECreateConnection: HCICommandEncodable, Sendable {
+    public static let opcode: UInt16 = HCIOpcode.leCreateConnection
+    /// Where Peer_Address starts in the parameters.
+    public static let peerAddressOffset = 6
     /// Units of 0.625 ms.
     public let scanInterval: UInt16
     public let scanWindow: UInt16
@@ -169,6 +259,24 @@ public struct HCILECreateConnection: Sendable {
             = (si, sw, fp, pt, pa, ot, c)
     }
 
+    public init(scanInterval: UInt16, scanWindow: UInt16, initiatorFilterPolicy: UInt8, peerAddressType: UInt8,
+                peerAddress: BDAddr, ownAddressType: UInt8, connection: HCIConnectionParameters) {
+        (self.scanInterval, self.scanWindow, self.initiatorFilterPolicy, self.peerAddressType, self.peerAddress,
+         self.ownAddressType, self.connection) =
+            (scanInterval, scanWindow, initiatorFilterPolicy, peerAddressType, peerAddress, ownAddressType, connection)
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt16LE(scanInterval)
+        w.appendUInt16LE(scanWindow)
+        w.appendUInt8(initiatorFilterPolicy)
+        w.appendUInt8(peerAddressType)
+        w.appendAddress(peerAddress)
+        w.appendUInt8(ownAddressType)
+        connection.append(to: &w)
+    }
+
     /// True when the filter accept list, not `peerAddress`, chooses the peer.
     public var usesFilterAcceptList: Bool { initiatorFilterPolicy == 1 }
 }
@@ -177,8 +285,8 @@ public struct HCILECreateConnection: Sendable {
 /// opcode 0x2085, which prefixes Advertising_Handle and Subevent for PAwR). One 16-byte block
 /// per bit of `initiatingPHYs` (bit 0 LE 1M, bit 1 LE 2M, bit 2 LE Coded).
 public struct HCILEExtendedCreateConnection: Sendable {
-    public static let opcodeV1: UInt16 = 0x2043
-    public static let opcodeV2: UInt16 = 0x2085
+    public static let opcodeV1: UInt16 = HCIOpcode.leExtendedCreateConnection
+    public static let opcodeV2: UInt16 = HCIOpcode.leExtendedCreateConnectionV2
     public let version: Int
     /// v2 only (0xFF when not used); nil for v1.
     public let advertisingHandle: UInt8?
@@ -236,7 +344,7 @@ public struct HCILEExtendedCreateConnection: Sendable {
 
 /// HCI_LE_Connection_Update (7.8.18), opcode 0x2013.
 public struct HCILEConnectionUpdate: Sendable {
-    public static let opcode: UInt16 = 0x2013
+    public static let opcode: UInt16 = HCIOpcode.leConnectionUpdate
     public let handle: UInt16
     public let connection: HCIConnectionParameters
 

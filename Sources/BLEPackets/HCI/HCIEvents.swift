@@ -1,8 +1,8 @@
 import BLEBytes
 
 /// HCI_Command_Complete (Core 5.4 Vol 4 Part E 7.7.14), event 0x0E.
-public struct HCICommandComplete: Sendable {
-    public static let code: UInt8 = 0x0E
+public struct HCICommandComplete: HCIEventEncodable, @unchecked Sendable {
+    public static let code: UInt8 = HCIEventCode.commandComplete
     /// Num_HCI_Command_Packets: how many commands the host may send now.
     public let numPackets: UInt8
     /// 0x0000 (No Operation) only updates `numPackets`.
@@ -19,14 +19,42 @@ public struct HCICommandComplete: Sendable {
 
     /// The first return parameter, which is `Status` for every command that returns anything.
     public var status: UInt8? { returnParameters.u8(0) }
+
+    public init(numPackets: UInt8, opcode: UInt16, returnParameters: ByteView) {
+        (self.numPackets, self.opcode, self.returnParameters) = (numPackets, opcode, returnParameters)
+    }
+
+    public var eventCode: UInt8 { Self.code }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(numPackets)
+        w.appendUInt16LE(opcode)
+        w.appendBytes(returnParameters)
+    }
+
+    /// The whole H4 packet, return parameters kept as an array (`[status]` for most commands).
+    public static func h4Encoded(numPackets: UInt8 = 1, opcode: UInt16, returnParameters: [UInt8] = [HCIError.success])
+        -> [UInt8] {
+        returnParameters.withByteView { Self(numPackets: numPackets, opcode: opcode, returnParameters: $0).h4Encoded() }
+    }
 }
 
 /// HCI_Command_Status (7.7.15), event 0x0F.
-public struct HCICommandStatus: Sendable {
-    public static let code: UInt8 = 0x0F
+public struct HCICommandStatus: HCIEventEncodable, Sendable {
+    public static let code: UInt8 = HCIEventCode.commandStatus
     public let status: UInt8
     public let numPackets: UInt8
     public let opcode: UInt16
+
+    public init(status: UInt8, numPackets: UInt8, opcode: UInt16) {
+        (self.status, self.numPackets, self.opcode) = (status, numPackets, opcode)
+    }
+
+    public var eventCode: UInt8 { Self.code }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(status)
+        w.appendUInt8(numPackets)
+        w.appendUInt16LE(opcode)
+    }
 
     public init?(parameters p: ByteView) {
         guard let s = p.u8(0), let n = p.u8(1), let op = p.u16le(2) else { return nil }
@@ -35,12 +63,23 @@ public struct HCICommandStatus: Sendable {
 }
 
 /// HCI_Disconnection_Complete (7.7.5), event 0x05.
-public struct HCIDisconnectionComplete: Sendable {
-    public static let code: UInt8 = 0x05
+public struct HCIDisconnectionComplete: HCIEventEncodable, Sendable {
+    public static let code: UInt8 = HCIEventCode.disconnectionComplete
     public let status: UInt8
     public let handle: UInt16
     /// An HCI error code: 0x13 from the peer, 0x16 when this host asked, 0x08 on timeout …
     public let reason: UInt8
+
+    public init(status: UInt8, handle: UInt16, reason: UInt8) {
+        (self.status, self.handle, self.reason) = (status, handle, reason)
+    }
+
+    public var eventCode: UInt8 { Self.code }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(status)
+        w.appendUInt16LE(handle)
+        w.appendUInt8(reason)
+    }
 
     public init?(parameters p: ByteView) {
         guard let s = p.u8(0), let h = p.u16le(1), let r = p.u8(3) else { return nil }
@@ -74,8 +113,8 @@ public struct HCIEncryptionChange: Sendable {
 
 /// HCI_Number_Of_Completed_Packets (7.7.19), event 0x13; also the shape of the Host Number
 /// Of Completed Packets command (7.3.40). Pairs are interleaved (handle, count) on the wire.
-public struct HCINumberOfCompletedPackets: Sendable {
-    public static let code: UInt8 = 0x13
+public struct HCINumberOfCompletedPackets: HCIEventEncodable, @unchecked Sendable {
+    public static let code: UInt8 = HCIEventCode.numberOfCompletedPackets
     /// Num_Handles as declared.
     public let declaredCount: UInt8
     /// The pairs actually present, whole pairs only.
@@ -90,6 +129,27 @@ public struct HCINumberOfCompletedPackets: Sendable {
 
     /// True when every declared pair is present.
     public var isComplete: Bool { pairs.count == Int(declaredCount) * 4 }
+
+    /// `pairs`: (handle u16, count u16) pairs as they go on the wire.
+    public init(declaredCount: UInt8, pairs: ByteView) { (self.declaredCount, self.pairs) = (declaredCount, pairs) }
+
+    public var eventCode: UInt8 { Self.code }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(declaredCount)
+        w.appendBytes(pairs)
+    }
+
+    /// The whole H4 packet for `entries`.
+    public static func h4Encoded(_ entries: [Entry]) -> [UInt8] {
+        var pairs = ByteWriter()
+        for e in entries {
+            pairs.appendUInt16LE(e.handle)
+            pairs.appendUInt16LE(e.count)
+        }
+        return pairs.bytes.withByteView {
+            Self(declaredCount: UInt8(truncatingIfNeeded: entries.count), pairs: $0).h4Encoded()
+        }
+    }
 
     public struct Entry: Equatable, Sendable {
         public let handle: UInt16
@@ -112,7 +172,7 @@ public struct HCINumberOfCompletedPackets: Sendable {
 
 /// Return parameters of HCI_Read_Buffer_Size (7.4.5), opcode 0x1005.
 public struct HCIReadBufferSize: Sendable {
-    public static let opcode: UInt16 = 0x1005
+    public static let opcode: UInt16 = HCIOpcode.readBufferSize
     public let status: UInt8
     public let aclDataPacketLength: UInt16
     public let synchronousDataPacketLength: UInt8
@@ -131,8 +191,8 @@ public struct HCIReadBufferSize: Sendable {
 /// (opcode 0x2060, adding the ISO buffers). A zero LE ACL length means "use the BR/EDR
 /// buffers of Read Buffer Size".
 public struct HCILEReadBufferSize: Sendable {
-    public static let opcodeV1: UInt16 = 0x2002
-    public static let opcodeV2: UInt16 = 0x2060
+    public static let opcodeV1: UInt16 = HCIOpcode.leReadBufferSize
+    public static let opcodeV2: UInt16 = HCIOpcode.leReadBufferSizeV2
     public let status: UInt8
     public let leACLDataPacketLength: UInt16
     public let totalNumLEACLDataPackets: UInt8
@@ -149,6 +209,25 @@ public struct HCILEReadBufferSize: Sendable {
             (isoDataPacketLength, totalNumISODataPackets) = (nil, nil)
         }
         (status, leACLDataPacketLength, totalNumLEACLDataPackets) = (s, a, b)
+    }
+
+    /// [v1] return parameters; [v2] when both ISO fields are given.
+    public init(status: UInt8, leACLDataPacketLength: UInt16, totalNumLEACLDataPackets: UInt8,
+                isoDataPacketLength: UInt16? = nil, totalNumISODataPackets: UInt8? = nil) {
+        (self.status, self.leACLDataPacketLength, self.totalNumLEACLDataPackets) =
+            (status, leACLDataPacketLength, totalNumLEACLDataPackets)
+        (self.isoDataPacketLength, self.totalNumISODataPackets) = (isoDataPacketLength, totalNumISODataPackets)
+    }
+
+    /// The return parameters, as Command Complete carries them.
+    public func appendReturnParameters(to w: inout ByteWriter) {
+        w.appendUInt8(status)
+        w.appendUInt16LE(leACLDataPacketLength)
+        w.appendUInt8(totalNumLEACLDataPackets)
+        if let isoDataPacketLength, let totalNumISODataPackets {
+            w.appendUInt16LE(isoDataPacketLength)
+            w.appendUInt8(totalNumISODataPackets)
+        }
     }
 }
 

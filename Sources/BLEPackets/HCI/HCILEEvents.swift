@@ -4,8 +4,8 @@ import BLEBytes
 // subevent's parameters, i.e. `HCIEventPacket.subeventParameters` (after the subevent code).
 
 /// HCI_LE_Connection_Complete (7.7.65.1), subevent 0x01.
-public struct HCILEConnectionComplete: Sendable {
-    public static let subevent: UInt8 = 0x01
+public struct HCILEConnectionComplete: HCILESubeventEncodable, Sendable {
+    public static let subevent: UInt8 = HCILESubeventCode.connectionComplete
     public let status: UInt8
     public let handle: UInt16
     /// 0 central, 1 peripheral.
@@ -28,6 +28,27 @@ public struct HCILEConnectionComplete: Sendable {
          centralClockAccuracy) = (s, h & 0x0FFF, r, t, a, i, l, to, ca)
     }
 
+    public init(status: UInt8, handle: UInt16, role: UInt8, peerAddressType: UInt8, peerAddress: BDAddr,
+                interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8) {
+        (self.status, self.handle, self.role, self.peerAddressType, self.peerAddress) =
+            (status, handle, role, peerAddressType, peerAddress)
+        (self.interval, self.latency, self.supervisionTimeout, self.centralClockAccuracy) =
+            (interval, latency, supervisionTimeout, centralClockAccuracy)
+    }
+
+    public var subeventCode: UInt8 { Self.subevent }
+    public func appendSubeventParameters(to w: inout ByteWriter) {
+        w.appendUInt8(status)
+        w.appendUInt16LE(handle)
+        w.appendUInt8(role)
+        w.appendUInt8(peerAddressType)
+        w.appendAddress(peerAddress)
+        w.appendUInt16LE(interval)
+        w.appendUInt16LE(latency)
+        w.appendUInt16LE(supervisionTimeout)
+        w.appendUInt8(centralClockAccuracy)
+    }
+
     public var isCentral: Bool { role == 0 }
     public var intervalMicroseconds: Int64 { Int64(interval) * HCIFields.unit1250 }
     public var supervisionTimeoutMicroseconds: Int64 { Int64(supervisionTimeout) * HCIFields.unit10ms }
@@ -36,9 +57,9 @@ public struct HCILEConnectionComplete: Sendable {
 /// HCI_LE_Enhanced_Connection_Complete [v1] (7.7.65.10, subevent 0x0A) and [v2] (subevent
 /// 0x29, which appends the advertising and sync handles). Adds the RPAs to LE Connection
 /// Complete; with address resolution on, `peerAddress` is the identity address.
-public struct HCILEEnhancedConnectionComplete: Sendable {
-    public static let subeventV1: UInt8 = 0x0A
-    public static let subeventV2: UInt8 = 0x29
+public struct HCILEEnhancedConnectionComplete: HCILESubeventEncodable, Sendable {
+    public static let subeventV1: UInt8 = HCILESubeventCode.enhancedConnectionComplete
+    public static let subeventV2: UInt8 = HCILESubeventCode.enhancedConnectionCompleteV2
     public let version: Int
     public let status: UInt8
     public let handle: UInt16
@@ -71,6 +92,41 @@ public struct HCILEEnhancedConnectionComplete: Sendable {
         (status, handle, role, peerAddressType, peerAddress, localResolvablePrivateAddress,
          peerResolvablePrivateAddress, interval, latency, supervisionTimeout, centralClockAccuracy)
             = (s, h & 0x0FFF, r, t, a, local, peer, i, l, to, ca)
+    }
+
+    /// [v1]; [v2] when `advertisingHandle` and `syncHandle` are given.
+    public init(status: UInt8, handle: UInt16, role: UInt8, peerAddressType: UInt8, peerAddress: BDAddr,
+                localResolvablePrivateAddress: BDAddr, peerResolvablePrivateAddress: BDAddr,
+                interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8,
+                advertisingHandle: UInt8? = nil, syncHandle: UInt16? = nil) {
+        (self.status, self.handle, self.role, self.peerAddressType, self.peerAddress) =
+            (status, handle, role, peerAddressType, peerAddress)
+        (self.localResolvablePrivateAddress, self.peerResolvablePrivateAddress) =
+            (localResolvablePrivateAddress, peerResolvablePrivateAddress)
+        (self.interval, self.latency, self.supervisionTimeout, self.centralClockAccuracy) =
+            (interval, latency, supervisionTimeout, centralClockAccuracy)
+        let v2 = advertisingHandle != nil && syncHandle != nil
+        version = v2 ? 2 : 1
+        (self.advertisingHandle, self.syncHandle) = v2 ? (advertisingHandle, syncHandle) : (nil, nil)
+    }
+
+    public var subeventCode: UInt8 { version == 2 ? Self.subeventV2 : Self.subeventV1 }
+    public func appendSubeventParameters(to w: inout ByteWriter) {
+        w.appendUInt8(status)
+        w.appendUInt16LE(handle)
+        w.appendUInt8(role)
+        w.appendUInt8(peerAddressType)
+        w.appendAddress(peerAddress)
+        w.appendAddress(localResolvablePrivateAddress)
+        w.appendAddress(peerResolvablePrivateAddress)
+        w.appendUInt16LE(interval)
+        w.appendUInt16LE(latency)
+        w.appendUInt16LE(supervisionTimeout)
+        w.appendUInt8(centralClockAccuracy)
+        if let advertisingHandle, let syncHandle {
+            w.appendUInt8(advertisingHandle)
+            w.appendUInt16LE(syncHandle)
+        }
     }
 
     public var isCentral: Bool { role == 0 }

@@ -1,4 +1,5 @@
 import BLEBytes
+import CaptureIO
 
 /// An HCI command packet, without its H4 type byte (Core 5.4 Vol 4 Part E 5.4.1).
 ///
@@ -32,6 +33,31 @@ public struct HCICommandPacket: Sendable {
     /// True when the bytes present do not match `Parameter_Total_Length`.
     @inlinable public var lengthMismatch: Bool { parameters.count != declaredLength || !trailing.isEmpty }
     public var isVendorSpecific: Bool { ogf == 0x3F }
+
+    /// A well-formed packet: the length is the parameters' count, nothing trails.
+    public init(opcode: UInt16, parameters: ByteView) {
+        self.opcode = opcode
+        declaredLength = parameters.count
+        self.parameters = parameters
+        trailing = .empty
+    }
+}
+
+extension HCICommandPacket: HCIPacketEncodable {
+    public var h4Type: UInt8 { H4PacketType.command }
+    /// Writes the packet as it was: the declared length as declared, then the parameters and
+    /// any trailing bytes (a decoded packet comes back byte for byte).
+    public func append(to w: inout ByteWriter) {
+        w.appendUInt16LE(opcode)
+        w.appendUInt8(UInt8(truncatingIfNeeded: declaredLength))
+        w.appendBytes(parameters)
+        w.appendBytes(trailing)
+    }
+
+    /// A command with its parameters kept as an array, H4 type first.
+    public static func h4Encoded(opcode: UInt16, parameters: [UInt8] = []) -> [UInt8] {
+        parameters.withByteView { HCICommandPacket(opcode: opcode, parameters: $0).h4Encoded() }
+    }
 }
 
 /// An HCI event packet, without its H4 type byte (Core 5.4 Vol 4 Part E 5.4.4).
@@ -39,7 +65,7 @@ public struct HCICommandPacket: Sendable {
 /// Layout: `Event_Code` (u8), `Parameter_Total_Length` (u8), parameters. For LE Meta (0x3E)
 /// the first parameter is the subevent code (Vol 4 Part E 7.7.65).
 public struct HCIEventPacket: Sendable {
-    public static let leMetaCode: UInt8 = 0x3E
+    public static let leMetaCode: UInt8 = HCIEventCode.leMeta
 
     public let code: UInt8
     public let declaredLength: Int
@@ -64,5 +90,24 @@ public struct HCIEventPacket: Sendable {
     public var subeventParameters: ByteView {
         guard code == Self.leMetaCode else { return .empty }
         return parameters.suffix(from: 1) ?? .empty
+    }
+
+    /// A well-formed packet: the length is the parameters' count, nothing trails.
+    public init(code: UInt8, parameters: ByteView) {
+        self.code = code
+        declaredLength = parameters.count
+        self.parameters = parameters
+        trailing = .empty
+    }
+}
+
+extension HCIEventPacket: HCIPacketEncodable {
+    public var h4Type: UInt8 { H4PacketType.event }
+    /// Writes the packet as it was (declared length as declared, trailing bytes kept).
+    public func append(to w: inout ByteWriter) {
+        w.appendUInt8(code)
+        w.appendUInt8(UInt8(truncatingIfNeeded: declaredLength))
+        w.appendBytes(parameters)
+        w.appendBytes(trailing)
     }
 }

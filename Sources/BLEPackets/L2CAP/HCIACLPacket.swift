@@ -1,4 +1,5 @@
 import BLEBytes
+import CaptureIO
 
 /// An HCI ACL data packet (Core 5.4 Vol 4 Part E 5.4.2), as carried after the H4 type byte.
 ///
@@ -53,6 +54,17 @@ public struct HCIACLPacket: @unchecked Sendable {
         trailing = body.suffix(from: data.count) ?? .empty
     }
 
+    /// A well-formed packet: Data_Total_Length is the data's count, nothing trails. The handle
+    /// keeps its low 12 bits, `broadcast` its low 2.
+    public init(handle: UInt16, boundary: BoundaryFlag, broadcast: UInt8 = 0, data: ByteView) {
+        self.handle = handle & 0x0FFF
+        self.boundary = boundary
+        self.broadcast = broadcast & 0b11
+        declaredLength = UInt16(truncatingIfNeeded: data.count)
+        self.data = data
+        trailing = .empty
+    }
+
     /// Whether the declared length disagrees with the bytes present.
     @inlinable public var lengthMismatch: Bool { data.count != Int(declaredLength) || !trailing.isEmpty }
 
@@ -67,5 +79,17 @@ public struct HCIACLPacket: @unchecked Sendable {
             sink.note("ACL data longer than its declared length")
             sink.field("trailing", .bytes(trailing))
         }
+    }
+}
+
+extension HCIACLPacket: HCIPacketEncodable {
+    public var h4Type: UInt8 { H4PacketType.acl }
+    /// Writes the header (handle, PB and BC flags; Data_Total_Length as declared), the data and
+    /// any trailing bytes: a decoded packet comes back byte for byte.
+    public func append(to w: inout ByteWriter) {
+        w.appendUInt16LE(handle & 0x0FFF | UInt16(boundary.rawValue) << 12 | UInt16(broadcast & 0b11) << 14)
+        w.appendUInt16LE(declaredLength)
+        w.appendBytes(data)
+        w.appendBytes(trailing)
     }
 }

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEPackets
 import BLETimeline
 import Dispatch
 import Foundation
@@ -128,7 +129,7 @@ public final class CBCentralManager {
                               commandAnswered: true)
         case .connected, .disconnecting:
             e.autoReconnect = false
-            endConnection(e, reason: 0x16, side: .local, error: nil, notify: false)
+            endConnection(e, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: false)
         case .disconnected: break
         }
     }
@@ -285,7 +286,7 @@ public final class CBCentralManager {
                 entry.state = .disconnected
                 m.world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
                                                      kind: .connectionFailed(ConnectionCompleteInfo.make(
-                                                         status: 0x3E, handle: 0, role: 0, timing: nil, isLE: true))))
+                                                         status: HCIError.connectionFailedToBeEstablished, handle: 0, role: 0, timing: nil, isLE: true))))
                 let error = CBError(failure)
                 if let p = entry.object {
                     m.deliver(.didFailToConnect(peripheral: d.identifier, error: error.description)) {
@@ -346,7 +347,7 @@ public final class CBCentralManager {
             entry.autoReconnect = false
             later(afterMicros: micros(entry.device.connectionInterval)) { [entry] m in
                 guard entry.state == .disconnecting else { return }
-                m.endConnection(entry, reason: 0x16, side: .local, error: nil, notify: true)
+                m.endConnection(entry, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: true)
             }
         }
     }
@@ -441,7 +442,7 @@ public final class CBCentralManager {
                     e.state = .disconnected
                 case .connected, .disconnecting:
                     e.autoReconnect = false
-                    endConnection(e, reason: 0x16, side: .local, error: nil, notify: false)
+                    endConnection(e, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: false)
                 case .disconnected: break
                 }
             }
@@ -467,7 +468,7 @@ public final class CBCentralManager {
         link.isSilent = true
         later(afterMicros: micros(d.supervisionTimeout)) { [e, link] m in
             guard e.link === link else { return }
-            m.endConnection(e, reason: 0x08, side: .linkLoss, error: CBError(.connectionTimeout), notify: true)
+            m.endConnection(e, reason: HCIError.connectionTimeout, side: .linkLoss, error: CBError(.connectionTimeout), notify: true)
         }
     }
 

@@ -1,3 +1,4 @@
+import BLEPackets
 import Foundation
 
 /// `CBATTError`: an ATT Error Response code (Core Vol 3 Part F 3.4.1.1, Table 3.4) as Core
@@ -8,25 +9,26 @@ public struct CBATTError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: RawRepresentable, Hashable, Sendable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
+        init(_ attErrorCode: UInt8) { rawValue = Int(attErrorCode) }
 
         public static let success = Code(rawValue: 0x00)
-        public static let invalidHandle = Code(rawValue: 0x01)
-        public static let readNotPermitted = Code(rawValue: 0x02)
-        public static let writeNotPermitted = Code(rawValue: 0x03)
-        public static let invalidPdu = Code(rawValue: 0x04)
-        public static let insufficientAuthentication = Code(rawValue: 0x05)
-        public static let requestNotSupported = Code(rawValue: 0x06)
-        public static let invalidOffset = Code(rawValue: 0x07)
-        public static let insufficientAuthorization = Code(rawValue: 0x08)
-        public static let prepareQueueFull = Code(rawValue: 0x09)
-        public static let attributeNotFound = Code(rawValue: 0x0A)
-        public static let attributeNotLong = Code(rawValue: 0x0B)
-        public static let insufficientEncryptionKeySize = Code(rawValue: 0x0C)
-        public static let invalidAttributeValueLength = Code(rawValue: 0x0D)
-        public static let unlikelyError = Code(rawValue: 0x0E)
-        public static let insufficientEncryption = Code(rawValue: 0x0F)
-        public static let unsupportedGroupType = Code(rawValue: 0x10)
-        public static let insufficientResources = Code(rawValue: 0x11)
+        public static let invalidHandle = Code(ATTErrorCode.invalidHandle)
+        public static let readNotPermitted = Code(ATTErrorCode.readNotPermitted)
+        public static let writeNotPermitted = Code(ATTErrorCode.writeNotPermitted)
+        public static let invalidPdu = Code(ATTErrorCode.invalidPDU)
+        public static let insufficientAuthentication = Code(ATTErrorCode.insufficientAuthentication)
+        public static let requestNotSupported = Code(ATTErrorCode.requestNotSupported)
+        public static let invalidOffset = Code(ATTErrorCode.invalidOffset)
+        public static let insufficientAuthorization = Code(ATTErrorCode.insufficientAuthorization)
+        public static let prepareQueueFull = Code(ATTErrorCode.prepareQueueFull)
+        public static let attributeNotFound = Code(ATTErrorCode.attributeNotFound)
+        public static let attributeNotLong = Code(ATTErrorCode.attributeNotLong)
+        public static let insufficientEncryptionKeySize = Code(ATTErrorCode.insufficientEncryptionKeySize)
+        public static let invalidAttributeValueLength = Code(ATTErrorCode.invalidAttributeValueLength)
+        public static let unlikelyError = Code(ATTErrorCode.unlikelyError)
+        public static let insufficientEncryption = Code(ATTErrorCode.insufficientEncryption)
+        public static let unsupportedGroupType = Code(ATTErrorCode.unsupportedGroupType)
+        public static let insufficientResources = Code(ATTErrorCode.insufficientResources)
 
         public var byte: UInt8 { UInt8(truncatingIfNeeded: rawValue) }
     }

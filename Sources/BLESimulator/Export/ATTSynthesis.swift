@@ -1,35 +1,38 @@
 import BLEBytes
+import BLEPackets
 import BLETimeline
 
-/// ATT PDUs (Core 5.4 Vol 3 Part F 3.4) for the simulator's GATT radio events.
-package enum ATTSynthesis {
-    /// Error Response (Vol 3 Part F 3.4.1.1): the request opcode, the handle it failed on, the
-    /// error code.
-    package static func errorResponse(request: UInt8, handle: UInt16, code: UInt8) -> [UInt8] {
-        [0x01, request] + HCISynthesis.le16(handle) + [code]
-    }
-
+/// The simulator's GATT radio events as ATT PDUs (Core 5.4 Vol 3 Part F 3.4), built by the
+/// BLEPackets encoders: which request a discovery event stands for and what the simulated
+/// peripheral's attribute table answers.
+enum ATTSynthesis {
     /// The request opcode a discovery event stands for: Find By Type Value when it looked for
     /// one service UUID, Read By Group Type for all services, Read By Type for include and
     /// characteristic declarations, Find Information for descriptors (Vol 3 Part G 4.4–4.7).
-    static func discoveryOpcode(_ d: DiscoveryInfo) -> UInt8 {
+    static func discoveryOpcode(_ d: DiscoveryInfo) -> ATTOpcode {
         switch d.target {
-        case .primaryServices, .secondaryServices: d.filter != nil ? 0x06 : 0x10
-        case .includes, .characteristics: 0x08
-        case .descriptors: 0x04
+        case .primaryServices, .secondaryServices: d.filter != nil ? .findByTypeValueRequest : .readByGroupTypeRequest
+        case .includes, .characteristics: .readByTypeRequest
+        case .descriptors: .findInformationRequest
         }
     }
 
     static func discoveryRequest(_ d: DiscoveryInfo) -> [UInt8] {
-        let range = HCISynthesis.le16(d.startHandle) + HCISynthesis.le16(d.endHandle)
+        let (s, e) = (d.startHandle, d.endHandle)
         switch d.target {
         case .primaryServices, .secondaryServices:
-            let type = HCISynthesis.le16(d.target == .primaryServices ? 0x2800 : 0x2801)
-            if let f = d.filter { return [0x06] + range + type + CBUUID(f).wireBytes }
-            return [0x10] + range + type
-        case .includes: return [0x08] + range + HCISynthesis.le16(0x2802)
-        case .characteristics: return [0x08] + range + HCISynthesis.le16(0x2803)
-        case .descriptors: return [0x04] + range
+            let type = d.target == .primaryServices ? GATTDeclaration.primaryService : GATTDeclaration.secondaryService
+            if let f = d.filter {
+                return CBUUID(f).wireBytes.withByteView {
+                    ATTFindByTypeValueRequest(startingHandle: s, endingHandle: e, attributeType: type, attributeValue: $0)
+                        .encoded()
+                }
+            }
+            return ATTReadByGroupTypeRequest.encoded(startingHandle: s, endingHandle: e, type16: type)
+        case .includes: return ATTReadByTypeRequest.encoded(startingHandle: s, endingHandle: e, type16: GATTDeclaration.include)
+        case .characteristics:
+            return ATTReadByTypeRequest.encoded(startingHandle: s, endingHandle: e, type16: GATTDeclaration.characteristic)
+        case .descriptors: return ATTFindInformationRequest(startingHandle: s, endingHandle: e).encoded()
         }
     }
 
@@ -44,51 +47,46 @@ package enum ATTSynthesis {
             let services = db.services.filter { $0.isPrimary == primary && range.contains($0.start) }
             if let f = d.filter {
                 let hits = services.filter { $0.uuid.bluetoothUUID == f }
-                guard !hits.isEmpty else { return nil }
-                let fit = hits.prefix(max(1, (mtu - 1) / 4))
-                return [0x07] + fit.flatMap { HCISynthesis.le16($0.start) + HCISynthesis.le16($0.end) }
+                return ATTFindByTypeValueResponse.encoded(hits.map { (handle: $0.start, groupEnd: $0.end) }, mtu: mtu)
             }
-            return list(0x11, services.map { HCISynthesis.le16($0.start) + HCISynthesis.le16($0.end) + $0.uuid.wireBytes },
-                        mtu: mtu)
+            return ATTReadByGroupTypeResponse.encoded(services.map { s in
+                var w = ByteWriter()
+                w.appendUInt16LE(s.start)
+                w.appendUInt16LE(s.end)
+                w.appendBytes(s.uuid.wireBytes)
+                return w.bytes
+            }, mtu: mtu)
         case .includes:
             let entries = db.services.flatMap { s in
                 s.includes.filter { range.contains($0.handle) }.map { inc -> (UInt16, [UInt8]) in
                     let t = db.services[inc.serviceIndex]
-                    let uuid = t.uuid.uuid16 != nil ? t.uuid.wireBytes : []
-                    return (inc.handle, HCISynthesis.le16(inc.handle) + HCISynthesis.le16(t.start) + HCISynthesis.le16(t.end) + uuid)
+                    var w = ByteWriter()
+                    w.appendUInt16LE(inc.handle)
+                    w.appendUInt16LE(t.start)
+                    w.appendUInt16LE(t.end)
+                    // Include declaration: the service UUID only when it is 16-bit (Vol 3 Part G 3.2).
+                    if t.uuid.uuid16 != nil { w.appendBytes(t.uuid.wireBytes) }
+                    return (inc.handle, w.bytes)
                 }
             }.sorted { $0.0 < $1.0 }.map(\.1)
-            return list(0x09, entries, mtu: mtu)
+            return ATTReadByTypeResponse.encoded(entries, mtu: mtu)
         case .characteristics:
             let entries = db.characteristics.filter { range.contains($0.declarationHandle) }
                 .sorted { $0.declarationHandle < $1.declarationHandle }
-                .map { HCISynthesis.le16($0.declarationHandle) + [$0.properties.declarationBits]
-                    + HCISynthesis.le16($0.valueHandle) + $0.uuid.wireBytes }
-            return list(0x09, entries, mtu: mtu)
+                .map { c in
+                    var w = ByteWriter()
+                    w.appendUInt16LE(c.declarationHandle)
+                    w.appendUInt8(c.properties.declarationBits)
+                    w.appendUInt16LE(c.valueHandle)
+                    w.appendBytes(c.uuid.wireBytes)
+                    return w.bytes
+                }
+            return ATTReadByTypeResponse.encoded(entries, mtu: mtu)
         case .descriptors:
             let entries = db.characteristics.flatMap { c in c.descriptors.filter { range.contains($0.handle) } }
                 .sorted { $0.handle < $1.handle }
-            guard let first = entries.first else { return nil }
-            let short = first.uuid.uuid16 != nil
-            let size = short ? 4 : 18
-            var out: [UInt8] = [0x05, short ? 0x01 : 0x02]
-            for e in entries {
-                guard (e.uuid.uuid16 != nil) == short, out.count + size <= mtu else { break }
-                out += HCISynthesis.le16(e.handle) + e.uuid.wireBytes
-            }
-            return out
+            return ATTFindInformationResponse.encoded(entries.lazy.map { (handle: $0.handle, uuid: $0.uuid.wireBytes) },
+                                                      mtu: mtu)
         }
-    }
-
-    /// Read By Type / Read By Group Type response: a length octet, then entries of that
-    /// length; the first entry of another length ends the list.
-    private static func list(_ opcode: UInt8, _ entries: [[UInt8]], mtu: Int) -> [UInt8]? {
-        guard let first = entries.first, first.count <= 255 else { return nil }
-        var out: [UInt8] = [opcode, UInt8(first.count)]
-        for e in entries {
-            guard e.count == first.count, out.count + e.count <= mtu else { break }
-            out += e
-        }
-        return out
     }
 }

@@ -1,5 +1,7 @@
 import BLEBytes
+import BLEPackets
 import BLETimeline
+import CaptureIO
 import Foundation
 
 /// Exports a simulated run as the capture the phone's HCI would have logged: btsnoop, datalink
@@ -37,11 +39,34 @@ public struct BTSnoopExporter {
 
     /// The whole file.
     public func bytes() -> [UInt8] {
+        var writer = BTSnoopWriter()
+        for em in emissions() {
+            for p in em.packets { writer.append(p.bytes, received: p.received, unixMicros: em.time) }
+        }
+        return writer.bytes
+    }
+
+    /// The same packets as pcapng (`PcapngWriter`, link type 201), for Wireshark: with
+    /// `comments`, the first packet of each trace event says which one (its sequence number
+    /// and type, as in the trace's JSONL).
+    public func pcapng(comments: Bool = true) -> [UInt8] {
+        var writer = PcapngWriter(application: "blecap BLESimulator")
+        for em in emissions() {
+            for (i, p) in em.packets.enumerated() {
+                writer.append(p.bytes, received: p.received, unixMicros: em.time,
+                              comment: comments && i == 0 ? em.comment : nil)
+            }
+        }
+        return writer.bytes
+    }
+
+    /// What the file holds, in file order.
+    private func emissions() -> [Emission] {
         var emissions: [Emission] = []
         var connections: [Int: (handle: UInt16, peer: BDAddr?)] = [:]
         var mtu: [Int: Int] = [:]
         let epoch = world.configuration.epochMicros
-        emissions.append(Emission(key: 0, time: epoch, packets: powerOn()))
+        emissions.append(Emission(key: 0, time: epoch, packets: powerOn(), event: nil))
 
         for e in world.trace.radioEvents {
             let responseTime = e.time &+ (e.outcome.latency ?? 0)
@@ -54,8 +79,9 @@ public struct BTSnoopExporter {
             case .scanStart(let s):
                 now = scanStart(s)
             case .scanStop:
-                let opcode = HCISynthesis.leSetScanEnable
-                now = [.sent(HCISynthesis.command(opcode, [0x00, 0x00])), .received(HCISynthesis.commandComplete(opcode))]
+                let opcode = HCIOpcode.leSetScanEnable
+                now = [.sent(HCILESetScanEnable(enable: false, filterDuplicates: 0).h4Encoded()),
+                       .received(HCISynthesis.commandComplete(opcode))]
             case .advertisement(let a):
                 guard let peer = e.peer else { break }
                 let split = HCISynthesis.splitAdvertisingData(e.value.bytes)
@@ -63,22 +89,25 @@ public struct BTSnoopExporter {
                                                                 addressType: e.peerAddressType ?? 0, address: peer,
                                                                 data: split.advertising, rssi: a.rssi))]
                 if !split.scanResponse.isEmpty {
-                    now.append(.received(HCISynthesis.advertisingReport(eventType: 0x04, addressType: e.peerAddressType ?? 0,
+                    now.append(.received(HCISynthesis.advertisingReport(eventType: HCILEAdvertisingReportEntry.scanResponse,
+                                                                        addressType: e.peerAddressType ?? 0,
                                                                         address: peer, data: split.scanResponse,
                                                                         rssi: a.rssi)))
                 }
             case .connectionCreate(let c):
-                let params = HCISynthesis.le16(c.scanInterval) + HCISynthesis.le16(c.scanWindow)
-                    + [c.filterPolicy, e.peerAddressType ?? 0] + HCISynthesis.address(e.peer ?? BDAddr(rawValue: 0))
-                    + [0x01] + HCISynthesis.le16(c.intervalMin) + HCISynthesis.le16(c.intervalMax)
-                    + HCISynthesis.le16(c.latency) + HCISynthesis.le16(c.supervisionTimeout) + [0, 0, 0, 0]
-                now = [.sent(HCISynthesis.command(HCISynthesis.leCreateConnection, params)),
-                       .received(HCISynthesis.commandStatus(HCISynthesis.leCreateConnection))]
+                // Own address random (0x01), as Core Bluetooth's.
+                let create = HCILECreateConnection(
+                    scanInterval: c.scanInterval, scanWindow: c.scanWindow, initiatorFilterPolicy: c.filterPolicy,
+                    peerAddressType: e.peerAddressType ?? 0, peerAddress: e.peer ?? BDAddr(rawValue: 0), ownAddressType: 0x01,
+                    connection: HCIConnectionParameters(intervalMin: c.intervalMin, intervalMax: c.intervalMax,
+                                                        maxLatency: c.latency, supervisionTimeout: c.supervisionTimeout))
+                now = [.sent(create.h4Encoded()), .received(HCISynthesis.commandStatus(HCIOpcode.leCreateConnection))]
             case .connectionCancel:
-                let opcode = HCISynthesis.leCreateConnectionCancel
+                let opcode = HCIOpcode.leCreateConnectionCancel
                 now = [.sent(HCISynthesis.command(opcode)), .received(HCISynthesis.commandComplete(opcode))]
                 if let peer = e.peer {
-                    now.append(.received(HCISynthesis.leConnectionComplete(status: 0x02, handle: 0, peerType: e.peerAddressType ?? 0,
+                    now.append(.received(HCISynthesis.leConnectionComplete(status: HCIError.unknownConnectionIdentifier, handle: 0,
+                                                                           peerType: e.peerAddressType ?? 0,
                                                                            peer: peer, interval: 0, latency: 0, timeout: 0)))
                 }
             case .connectionComplete(let c), .connectionFailed(let c):
@@ -95,8 +124,8 @@ public struct BTSnoopExporter {
                 if side == .local {
                     // The host asks with Remote User Terminated; the controller reports the
                     // local host ended it (7.1.6, 7.7.5).
-                    now = [.sent(HCISynthesis.command(HCISynthesis.disconnect, HCISynthesis.le16(h) + [0x13])),
-                           .received(HCISynthesis.commandStatus(HCISynthesis.disconnect))]
+                    now = [.sent(HCIDisconnect(handle: h, reason: HCIError.remoteUserTerminatedConnection).h4Encoded()),
+                           .received(HCISynthesis.commandStatus(HCIOpcode.disconnect))]
                 }
                 now.append(.received(HCISynthesis.disconnectionComplete(handle: h, reason: reason)))
             default:
@@ -106,19 +135,15 @@ public struct BTSnoopExporter {
                 later = response.flatMap { acl($0, handle: h) }
                 if case .mtuExchange(_, _, let effective, _) = e.kind, responseKey != nil { mtu[n] = Int(effective) }
             }
-            if !now.isEmpty { emissions.append(Emission(key: e.frame, time: e.time, packets: now)) }
+            if !now.isEmpty { emissions.append(Emission(key: e.frame, time: e.time, packets: now, event: (e.frame, e.type, false))) }
             if !later.isEmpty, let responseKey {
-                emissions.append(Emission(key: responseKey, time: responseTime, packets: later))
+                emissions.append(Emission(key: responseKey, time: responseTime, packets: later, event: (e.frame, e.type, true)))
             }
         }
 
         // Sequence numbers are allocated in time order, so they order the file.
         emissions.sort { $0.key < $1.key }
-        var writer = BTSnoopWriter()
-        for em in emissions {
-            for p in em.packets { writer.append(p.bytes, received: p.received, unixMicros: em.time) }
-        }
-        return writer.bytes
+        return emissions
     }
 
     /// Writes the file to `path`.
@@ -126,39 +151,50 @@ public struct BTSnoopExporter {
         try Data(bytes()).write(to: URL(fileURLWithPath: path))
     }
 
+
     // MARK: - Pieces
 
     private struct Emission {
         let key: Int
         let time: Int64
         let packets: [HCIRecord]
+        /// The trace event (sequence number, type) the packets stand for; nil for the power-on.
+        let event: (seq: Int, type: StaticString, response: Bool)?
+
+        var comment: String {
+            guard let event else { return "power on" }
+            return "trace seq \(event.seq): \(event.type)\(event.response ? " (response)" : "")"
+        }
     }
 
     private func powerOn() -> [HCIRecord] {
-        let reset = HCISynthesis.reset, buffer = HCISynthesis.leReadBufferSize
+        let reset = HCIOpcode.reset, buffer = HCIOpcode.leReadBufferSize
+        var returned = ByteWriter()
+        HCILEReadBufferSize(status: HCIError.success, leACLDataPacketLength: UInt16(Self.aclDataLength),
+                            totalNumLEACLDataPackets: UInt8(Self.aclBuffers)).appendReturnParameters(to: &returned)
         return [.sent(HCISynthesis.command(reset)), .received(HCISynthesis.commandComplete(reset)),
                 .sent(HCISynthesis.command(buffer)),
-                .received(HCISynthesis.commandComplete(buffer, [0x00] + HCISynthesis.le16(UInt16(Self.aclDataLength))
-                                                       + [UInt8(Self.aclBuffers)]))]
+                .received(HCISynthesis.commandComplete(buffer, returned.bytes))]
     }
 
     private func scanStart(_ s: ScanParameters) -> [HCIRecord] {
         let params: [UInt8], paramsOpcode: UInt16, enable: [UInt8], enableOpcode: UInt16
+        let scanType: UInt8 = s.active ? 1 : 0  // 7.8.10: 0 passive, 1 active
         if s.extended {
-            paramsOpcode = HCISynthesis.leSetExtendedScanParameters
-            params = [s.ownAddressType, s.filterPolicy, 0x01, s.active ? 1 : 0] + HCISynthesis.le16(s.interval)
-                + HCISynthesis.le16(s.window)
-            enableOpcode = HCISynthesis.leSetExtendedScanEnable
-            enable = [0x01, s.filterDuplicates, 0, 0, 0, 0]
+            paramsOpcode = HCIOpcode.leSetExtendedScanParameters
+            params = HCILESetExtendedScanParameters.h4Encoded(ownAddressType: s.ownAddressType, filterPolicy: s.filterPolicy,
+                                                              scanType: scanType, interval: s.interval, window: s.window)
+            enableOpcode = HCIOpcode.leSetExtendedScanEnable
+            enable = HCILESetExtendedScanEnable(enable: true, filterDuplicates: s.filterDuplicates).h4Encoded()
         } else {
-            paramsOpcode = HCISynthesis.leSetScanParameters
-            params = [s.active ? 1 : 0] + HCISynthesis.le16(s.interval) + HCISynthesis.le16(s.window)
-                + [s.ownAddressType, s.filterPolicy]
-            enableOpcode = HCISynthesis.leSetScanEnable
-            enable = [0x01, s.filterDuplicates]
+            paramsOpcode = HCIOpcode.leSetScanParameters
+            params = HCILESetScanParameters(scanType: scanType, interval: s.interval, window: s.window,
+                                            ownAddressType: s.ownAddressType, filterPolicy: s.filterPolicy).h4Encoded()
+            enableOpcode = HCIOpcode.leSetScanEnable
+            enable = HCILESetScanEnable(enable: true, filterDuplicates: s.filterDuplicates).h4Encoded()
         }
-        return [.sent(HCISynthesis.command(paramsOpcode, params)), .received(HCISynthesis.commandComplete(paramsOpcode)),
-                .sent(HCISynthesis.command(enableOpcode, enable)), .received(HCISynthesis.commandComplete(enableOpcode))]
+        return [.sent(params), .received(HCISynthesis.commandComplete(paramsOpcode)),
+                .sent(enable), .received(HCISynthesis.commandComplete(enableOpcode))]
     }
 
     /// One ATT PDU each way with its direction (true: received by the central).
@@ -168,35 +204,42 @@ public struct BTSnoopExporter {
     private func att(_ e: TimelineEvent, mtu: Int, peer: BDAddr?) -> (request: [PDU], response: [PDU]) {
         let error: (code: UInt8, handle: UInt16)? = if case .error(_, _, let c, let h) = e.outcome { (c, h) } else { nil }
         let answered = e.outcome.responseFrame != nil
-        func answer(_ requestOpcode: UInt8, _ success: () -> [PDU]) -> [PDU] {
+        func answer(_ requestOpcode: ATTOpcode, _ success: () -> [PDU]) -> [PDU] {
             guard answered else { return [] }
-            if let error { return [(ATTSynthesis.errorResponse(request: requestOpcode, handle: error.handle, code: error.code), true)] }
+            if let error {
+                return [(ATTErrorResponse(requestOpcode: requestOpcode, handle: error.handle, errorCode: error.code).encoded(), true)]
+            }
             return success()
         }
         let value = e.value.bytes
         switch e.kind {
         case .mtuExchange(let client, let server, _, _):
-            return ([(ATTSynthesis.mtuRequest(client), false)],
-                    answer(0x02) { [(ATTSynthesis.mtuResponse(server ?? client), true)] })
+            return ([(ATTExchangeMTURequest(clientRxMTU: client).encoded(), false)],
+                    answer(.exchangeMTURequest) { [(ATTExchangeMTUResponse(serverRxMTU: server ?? client).encoded(), true)] })
         case .discovery(let d, _):
             let op = ATTSynthesis.discoveryOpcode(d)
             let db = peer.flatMap { p in world.peripherals.first { $0.address == p } }?.database
             return ([(ATTSynthesis.discoveryRequest(d), false)], answer(op) {
                 if let db, let rsp = ATTSynthesis.discoveryResponse(d, database: db, mtu: mtu) { return [(rsp, true)] }
-                return [(ATTSynthesis.errorResponse(request: op, handle: d.startHandle, code: 0x0A), true)]
+                return [(ATTErrorResponse(requestOpcode: op, handle: d.startHandle, errorCode: ATTErrorCode.attributeNotFound)
+                    .encoded(), true)]
             })
         case .read(let o, let variant):
-            let request: [UInt8] = variant == .blob
-                ? [0x0C] + HCISynthesis.le16(o.handle) + HCISynthesis.le16(o.offset ?? 0)
-                : [0x0A] + HCISynthesis.le16(o.handle)
-            return ([(request, false)], answer(request[0]) {
+            let blob = variant == .blob
+            let request = blob ? ATTReadBlobRequest(handle: o.handle, offset: o.offset ?? 0).encoded()
+                : ATTReadRequest(handle: o.handle).encoded()
+            return ([(request, false)], answer(blob ? .readBlobRequest : .readRequest) {
                 // Read Response carries ATT_MTU − 1; the rest follows by Read Blob.
                 let part = mtu - 1
-                var out: [PDU] = [([request[0] + 1] + value.prefix(part), true)]
+                let first = Array(value.prefix(part))
+                var out: [PDU] = [(first.withByteView {
+                    blob ? ATTReadBlobResponse(partValue: $0).encoded() : ATTReadResponse(value: $0).encoded()
+                }, true)]
                 var offset = part
                 while offset < value.count {
-                    out.append(([0x0C] + HCISynthesis.le16(o.handle) + HCISynthesis.le16(UInt16(clamping: offset)), false))
-                    out.append(([0x0D] + value[offset..<min(value.count, offset + part)], true))
+                    out.append((ATTReadBlobRequest(handle: o.handle, offset: UInt16(clamping: offset)).encoded(), false))
+                    let next = Array(value[offset..<min(value.count, offset + part)])
+                    out.append((next.withByteView { ATTReadBlobResponse(partValue: $0).encoded() }, true))
                     offset += part
                 }
                 return out
@@ -204,22 +247,30 @@ public struct BTSnoopExporter {
         case .write(let o, let variant):
             switch variant {
             case .command, .signed:
-                return ([([0x52] + HCISynthesis.le16(o.handle) + value, false)], [])
+                return ([(ATTWriteCommand.encoded(handle: o.handle, value: value), false)], [])
             case .request:
-                return ([([0x12] + HCISynthesis.le16(o.handle) + value, false)], answer(0x12) { [([0x13], true)] })
+                return ([(ATTWriteRequest.encoded(handle: o.handle, value: value), false)],
+                        answer(.writeRequest) { [(ATTWriteResponse().encoded(), true)] })
             case .prepare:
-                let head = HCISynthesis.le16(o.handle) + HCISynthesis.le16(o.offset ?? 0)
-                return ([([0x16] + head + value, false)], answer(0x16) { [([0x17] + head + value, true)] })
+                let offset = o.offset ?? 0
+                return ([(ATTPrepareWriteRequest.encoded(handle: o.handle, offset: offset, partValue: value), false)],
+                        answer(.prepareWriteRequest) {
+                            [(ATTPrepareWriteResponse.encoded(handle: o.handle, offset: offset, partValue: value), true)]
+                        })
             case .execute:
-                return ([([0x18, UInt8(truncatingIfNeeded: o.offset ?? 1)], false)], answer(0x18) { [([0x19], true)] })
+                let flags = UInt8(truncatingIfNeeded: o.offset ?? UInt16(ATTExecuteWriteRequest.writeAllPreparedWrites))
+                return ([(ATTExecuteWriteRequest(flags: flags).encoded(), false)],
+                        answer(.executeWriteRequest) { [(ATTExecuteWriteResponse().encoded(), true)] })
             }
         case .subscribe(let o, _):
-            return ([([0x12] + HCISynthesis.le16(o.handle) + value, false)], answer(0x12) { [([0x13], true)] })
+            return ([(ATTWriteRequest.encoded(handle: o.handle, value: value), false)],
+                    answer(.writeRequest) { [(ATTWriteResponse().encoded(), true)] })
         case .notification(let o):
-            return ([([0x1B] + HCISynthesis.le16(o.handle) + value, true)], [])
+            return ([(ATTHandleValueNotification.encoded(handle: o.handle, value: value), true)], [])
         case .indication(let o):
             // The central's host confirms (Vol 3 Part F 3.4.7.3).
-            return ([([0x1D] + HCISynthesis.le16(o.handle) + value, true)], answered ? [([0x1E], false)] : [])
+            return ([(ATTHandleValueIndication.encoded(handle: o.handle, value: value), true)],
+                    answered ? [(ATTHandleValueConfirmation().encoded(), false)] : [])
         default:
             return ([], [])
         }
@@ -242,11 +293,6 @@ struct HCIRecord {
     let received: Bool
     static func sent(_ b: [UInt8]) -> Self { Self(bytes: b, received: false) }
     static func received(_ b: [UInt8]) -> Self { Self(bytes: b, received: true) }
-}
-
-extension ATTSynthesis {
-    static func mtuRequest(_ mtu: UInt16) -> [UInt8] { [0x02] + HCISynthesis.le16(mtu) }
-    static func mtuResponse(_ mtu: UInt16) -> [UInt8] { [0x03] + HCISynthesis.le16(mtu) }
 }
 
 extension SimulatedWorld {

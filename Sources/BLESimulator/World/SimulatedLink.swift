@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEPackets
 import BLETimeline
 import Foundation
 
@@ -175,9 +176,9 @@ final class SimulatedLink {
                       kind: kind)
     }
 
-    private func operation(_ opcode: UInt8, _ handle: UInt16, _ ref: AttributeRef?, offset: UInt16? = nil,
+    private func operation(_ opcode: ATTOpcode, _ handle: UInt16, _ ref: AttributeRef?, offset: UInt16? = nil,
                            sent: Bool = true) -> AttributeOperation {
-        AttributeOperation.make(opcode: opcode, handle: handle, attribute: ref, mtu: mtu, offset: offset, sent: sent)
+        AttributeOperation.make(opcode: opcode.rawValue, handle: handle, attribute: ref, mtu: mtu, offset: offset, sent: sent)
     }
 
     private func valueRef(_ c: CBCharacteristic) -> AttributeRef {
@@ -205,7 +206,7 @@ final class SimulatedLink {
             exchange(.discovery(DiscoveryInfo.make(target: .primaryServices, startHandle: 1, endHandle: 0xFFFF,
                                               filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
                                               found: found.count), sent: true),
-                     errorHandle: 1, server: { (found.isEmpty ? 0x0A : nil, nil) }) { [self] _, _ in
+                     errorHandle: 1, server: { (found.isEmpty ? ATTErrorCode.attributeNotFound : nil, nil) }) { [self] _, _ in
                 if let p = self.peripheral {
                     var list = p.services ?? []
                     for s in found where !list.contains(where: { $0.handle == s.start }) {
@@ -226,10 +227,10 @@ final class SimulatedLink {
                 .filter { filter?.contains($0.uuid) ?? true }
             exchange(.discovery(DiscoveryInfo.make(target: .includes, startHandle: service.handle, endHandle: service.endHandle,
                                               filter: nil, found: targets.count), sent: true),
-                     errorHandle: service.handle, server: { (s == nil ? 0x01 : (targets.isEmpty ? 0x0A : nil), nil) }) {
+                     errorHandle: service.handle, server: { (s == nil ? ATTErrorCode.invalidHandle : (targets.isEmpty ? ATTErrorCode.attributeNotFound : nil), nil) }) {
                 [self] code, _ in
                 if let p = self.peripheral {
-                    let err = code == 0x01 ? self.error(code) : nil
+                    let err = code == ATTErrorCode.invalidHandle ? self.error(code) : nil
                     if err == nil {
                         service.includedServices = targets.map { t in
                             p.services?.first { $0.handle == t.start }
@@ -252,10 +253,10 @@ final class SimulatedLink {
                                               endHandle: service.endHandle,
                                               filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
                                               found: found.count), sent: true),
-                     errorHandle: service.handle, server: { (s == nil ? 0x01 : (found.isEmpty ? 0x0A : nil), nil) }) {
+                     errorHandle: service.handle, server: { (s == nil ? ATTErrorCode.invalidHandle : (found.isEmpty ? ATTErrorCode.attributeNotFound : nil), nil) }) {
                 [self] code, _ in
                 if let p = self.peripheral {
-                    let err = code == 0x01 ? self.error(code) : nil
+                    let err = code == ATTErrorCode.invalidHandle ? self.error(code) : nil
                     if err == nil {
                         var list = service.characteristics ?? []
                         for c in found where !list.contains(where: { $0.handle == c.valueHandle }) {
@@ -282,9 +283,9 @@ final class SimulatedLink {
                                               endHandle: c?.endHandle ?? characteristic.handle, filter: nil,
                                               found: found.count), sent: true),
                      errorHandle: characteristic.handle &+ 1,
-                     server: { (c == nil ? 0x01 : (found.isEmpty ? 0x0A : nil), nil) }) { [self] code, _ in
+                     server: { (c == nil ? ATTErrorCode.invalidHandle : (found.isEmpty ? ATTErrorCode.attributeNotFound : nil), nil) }) { [self] code, _ in
                 if let p = self.peripheral {
-                    let err = code == 0x01 ? self.error(code) : nil
+                    let err = code == ATTErrorCode.invalidHandle ? self.error(code) : nil
                     if err == nil {
                         var list = characteristic.descriptors ?? []
                         for d in found where !list.contains(where: { $0.handle == d.handle }) {
@@ -301,7 +302,7 @@ final class SimulatedLink {
             }
 
         case .read(let characteristic):
-            exchange(.read(operation(0x0A, characteristic.handle, valueRef(characteristic)), .read),
+            exchange(.read(operation(.readRequest, characteristic.handle, valueRef(characteristic)), .read),
                      errorHandle: characteristic.handle,
                      deferred: { serverRead(characteristic, $0) }) { [self] code, value in
                 if let p = self.peripheral {
@@ -319,7 +320,7 @@ final class SimulatedLink {
             let ref = AttributeRef.make(role: .descriptor, handle: descriptor.handle, uuid: descriptor.uuid.bluetoothUUID,
                                    characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
                                    carriedOver: false)
-            exchange(.read(operation(0x0A, descriptor.handle, ref), .read), errorHandle: descriptor.handle,
+            exchange(.read(operation(.readRequest, descriptor.handle, ref), .read), errorHandle: descriptor.handle,
                      server: { serverReadDescriptor(descriptor) }) { [self] code, value in
                 if let p = self.peripheral {
                     let err = self.error(code)
@@ -344,7 +345,7 @@ final class SimulatedLink {
                 self.finish()
             }
             if bytes.count <= Int(mtu) - 3 {
-                exchange(.write(operation(0x12, characteristic.handle, valueRef(characteristic)), .request), value: bytes,
+                exchange(.write(operation(.writeRequest, characteristic.handle, valueRef(characteristic)), .request), value: bytes,
                          errorHandle: characteristic.handle,
                          deferred: { serverWriteRequest(characteristic, bytes, chunk: bytes.count, $0) }) { code, _ in
                     done(code)
@@ -357,7 +358,7 @@ final class SimulatedLink {
             let ref = AttributeRef.make(role: .descriptor, handle: descriptor.handle, uuid: descriptor.uuid.bluetoothUUID,
                                    characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
                                    carriedOver: false)
-            exchange(.write(operation(0x12, descriptor.handle, ref), .request), value: bytes, errorHandle: descriptor.handle,
+            exchange(.write(operation(.writeRequest, descriptor.handle, ref), .request), value: bytes, errorHandle: descriptor.handle,
                      server: { (serverWriteDescriptor(descriptor, bytes), nil) }) { [self] code, _ in
                 if let p = self.peripheral {
                     let err = self.error(code)
@@ -393,7 +394,7 @@ final class SimulatedLink {
             let ref = AttributeRef.make(role: .descriptor, handle: cccdHandle, uuid: AttributeRef.cccdUUID,
                                    characteristic: characteristic.uuid.bluetoothUUID, properties: nil, carriedOver: false,
                                    characteristicValueHandle: c.valueHandle, characteristicProperties: c.properties.declarationBits)
-            exchange(.subscribe(operation(0x12, cccdHandle, ref), configuration: configuration),
+            exchange(.subscribe(operation(.writeRequest, cccdHandle, ref), configuration: configuration),
                      value: [UInt8(configuration & 0xFF), UInt8(configuration >> 8)], errorHandle: cccdHandle,
                      server: { serverWriteCCCD(c, configuration); return (nil, nil) }) { code, _ in done(code) }
         }
@@ -406,12 +407,12 @@ final class SimulatedLink {
         if offset < bytes.count {
             let part = Array(bytes[offset..<min(bytes.count, offset + chunk)])
             let allowed = serverWritePrecheck(c, length: bytes.count, request: true)
-            exchange(.write(operation(0x16, c.handle, valueRef(c), offset: UInt16(clamping: offset)), .prepare),
+            exchange(.write(operation(.prepareWriteRequest, c.handle, valueRef(c), offset: UInt16(clamping: offset)), .prepare),
                      value: part, errorHandle: c.handle, server: { (allowed, part) }) { [self] code, _ in
                 if let code { done(code) } else { self.longWrite(c, bytes, offset: offset + chunk, done: done) }
             }
         } else {
-            exchange(.write(operation(0x18, 0, nil, offset: 1), .execute), errorHandle: 0,
+            exchange(.write(operation(.executeWriteRequest, 0, nil, offset: 1), .execute), errorHandle: 0,
                      deferred: { serverWriteRequest(c, bytes, chunk: chunk, $0) }) { code, _ in done(code) }
         }
     }
@@ -422,7 +423,7 @@ final class SimulatedLink {
         freeBuffers -= 1
         inFlight += 1
         if freeBuffers == 0 { blocked = true }
-        world.recordRadio(event(.write(operation(0x52, c.handle, valueRef(c)), .command)), value: bytes)
+        world.recordRadio(event(.write(operation(.writeCommand, c.handle, valueRef(c)), .command)), value: bytes)
         if !isSilent {
             if let local = device.localServer, let sc = db.characteristic(valueHandle: c.handle), sc.uuid == c.uuid {
                 // A peripheral manager's app sees accepted commands in didReceiveWrite; no answer.
@@ -575,7 +576,7 @@ final class SimulatedLink {
         device.localServer?.configurationChanged(c, from: old, to: value, link: self)
         // The previous subscription's sources end; each enabling write starts them anew.
         retireTicks { $0.characteristic.valueHandle == c.valueHandle }
-        guard value & 0x3 != 0 else { return }
+        guard value & (GATTClientConfiguration.notification | GATTClientConfiguration.indication) != 0 else { return }
         for source in device.notificationSources where source.targets(c) {
             if let count = source.count, count <= 0 { continue }
             let t = NotificationTick(link: self, source: source, characteristic: c, configuration: value)
@@ -623,18 +624,19 @@ final class SimulatedLink {
     /// caches the `CBCharacteristic` the value is delivered on.
     private func send(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8], configuration config: UInt16,
                       preferIndication: Bool, tick: NotificationTick?) -> Bool {
-        guard !isSilent, config & 0x3 != 0 else { return false }
-        let notifies = config & 0x1 != 0 && !(preferIndication && config & 0x2 != 0)
+        guard !isSilent, config & (GATTClientConfiguration.notification | GATTClientConfiguration.indication) != 0 else { return false }
+        let notifies = config & GATTClientConfiguration.notification != 0
+            && !(preferIndication && config & GATTClientConfiguration.indication != 0)
         // Most values fit: keep the caller's array rather than copying it.
         let limit = Int(mtu) - 3
         let bytes = value.count <= limit ? value : Array(value.prefix(limit))
         let ref = AttributeRef.make(role: .value, handle: c.valueHandle, uuid: c.uuid.bluetoothUUID, characteristic: nil,
                                properties: c.properties.declarationBits, carriedOver: false)
         if notifies {
-            world.recordRadio(event(.notification(operation(0x1B, c.valueHandle, ref, sent: false))), value: bytes)
+            world.recordRadio(event(.notification(operation(.handleValueNotification, c.valueHandle, ref, sent: false))), value: bytes)
         } else {
             // Core Bluetooth confirms indications itself.
-            let i = world.recordRadio(event(.indication(operation(0x1D, c.valueHandle, ref, sent: false))), value: bytes,
+            let i = world.recordRadio(event(.indication(operation(.handleValueIndication, c.valueHandle, ref, sent: false))), value: bytes,
                                       outcome: .pending)
             world.resolve(i, requestTime: world.nowMicros)
         }
@@ -682,10 +684,10 @@ final class SimulatedLink {
         guard let handle = db.serviceChangedHandle else { return }
         let ref = AttributeRef.make(role: .value, handle: handle,
                                uuid: GATTServerDatabase.serviceChangedUUID.bluetoothUUID, characteristic: nil,
-                               properties: db.characteristic(valueHandle: handle)?.properties.declarationBits ?? 0x20,
+                               properties: db.characteristic(valueHandle: handle)?.properties.declarationBits ?? GATTCharacteristicProperty.indicate,
                                carriedOver: false)
         if !isSilent {
-            let i = world.recordRadio(event(.indication(operation(0x1D, handle, ref, sent: false))),
+            let i = world.recordRadio(event(.indication(operation(.handleValueIndication, handle, ref, sent: false))),
                                       value: [0x01, 0x00, 0xFF, 0xFF], outcome: .pending)
             world.resolve(i, requestTime: world.nowMicros)
         }

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEPackets
 import BLETimeline
 import Foundation
 
@@ -227,7 +228,7 @@ public final class SimulatedWorld {
     /// loss) cannot carry the termination and is left to its supervision timeout. An app that
     /// connected with `CBConnectPeripheralOptionEnableAutoReconnect` sees `isReconnecting`
     /// and the system connects again when the peripheral advertises.
-    public func disconnect(_ peripheral: SimulatedPeripheral, reason: UInt8 = 0x13) {
+    public func disconnect(_ peripheral: SimulatedPeripheral, reason: UInt8 = HCIError.remoteUserTerminatedConnection) {
         record(.world(.peripheralDisconnected(address: peripheral.address.description, reason: reason)))
         for c in liveCentrals { c.remoteDisconnected(peripheral, reason: reason) }
     }

@@ -197,19 +197,19 @@ final class PacketWriter {
 
     private func commandSummary(_ c: HCICommandPacket) {
         switch c.opcode {
-        case 0x0406:  // Disconnect
+        case HCIOpcode.disconnect:
             if let d = HCIDisconnect(parameters: c.parameters) {
                 out.ascii(" handle ")
                 out.hex(UInt64(d.handle), digits: 4)
                 out.ascii(" reason ")
                 out.hex(UInt64(d.reason), digits: 2)
             }
-        case 0x200D:  // LE Create Connection: peer address at offset 6
-            if let peer = BDAddr(littleEndian: c.parameters, at: 6) {
+        case HCIOpcode.leCreateConnection:
+            if let peer = BDAddr(littleEndian: c.parameters, at: HCILECreateConnection.peerAddressOffset) {
                 out.ascii(" to ")
                 out.address(peer)
             }
-        case 0x200C, 0x2042:  // LE Set (Extended) Scan Enable: enable is the first byte
+        case HCIOpcode.leSetScanEnable, HCIOpcode.leSetExtendedScanEnable:  // Enable is the first parameter
             if let enable = c.parameters.u8(0) { out.ascii(enable == 0 ? " off" : " on") }
         default: break
         }
@@ -244,27 +244,27 @@ final class PacketWriter {
         out.ascii(HCIEvents.name(for: e.code))
         let p = e.parameters
         switch e.code {
-        case 0x0E:  // Command Complete: num packets, opcode, return parameters (status first)
-            if let op = p.u16le(1) {
+        case HCICommandComplete.code:
+            if let cc = HCICommandComplete(parameters: p) {
                 out.ascii(" (")
-                out.ascii(HCICommands.name(for: op))
+                out.ascii(HCICommands.name(for: cc.opcode))
                 out.byte(UInt8(ascii: ")"))
-                if let status = p.u8(3) { statusText(status) }
+                if let status = cc.status { statusText(status) }
             }
-        case 0x0F:  // Command Status: status, num packets, opcode
-            if let op = p.u16le(2), let status = p.u8(0) {
+        case HCICommandStatus.code:
+            if let cs = HCICommandStatus(parameters: p) {
                 out.ascii(" (")
-                out.ascii(HCICommands.name(for: op))
+                out.ascii(HCICommands.name(for: cs.opcode))
                 out.byte(UInt8(ascii: ")"))
-                statusText(status)
+                statusText(cs.status)
             }
-        case 0x05:  // Disconnection Complete: status, handle, reason
-            if let h = p.u16le(1), let reason = p.u8(3) {
+        case HCIDisconnectionComplete.code:
+            if let d = HCIDisconnectionComplete(parameters: p) {
                 out.ascii(" handle ")
-                out.hex(UInt64(h & 0x0FFF), digits: 4)
+                out.hex(UInt64(d.handle), digits: 4)
                 out.ascii(" reason ")
-                out.hex(UInt64(reason), digits: 2)
-                if let n = HCIError.name(reason) {
+                out.hex(UInt64(d.reason), digits: 2)
+                if let n = HCIError.name(d.reason) {
                     out.byte(0x20)
                     out.ascii(n)
                 }
@@ -276,19 +276,20 @@ final class PacketWriter {
     /// Who, where and how for the LE events an auditor scans for: connections and reports.
     private func leMetaSummary(_ sub: UInt8, _ p: ByteView) {
         switch sub {
-        case 0x01:
+        case HCILEConnectionComplete.subevent:
             if let c = HCILEConnectionComplete(parameters: p) {
                 connectionSummary(c.status, c.handle, c.role, c.peerAddress, c.peerAddressType, c.interval)
             }
-        case 0x0A, 0x29:
-            if let c = HCILEEnhancedConnectionComplete(parameters: p, version: sub == 0x29 ? 2 : 1) {
+        case HCILEEnhancedConnectionComplete.subeventV1, HCILEEnhancedConnectionComplete.subeventV2:
+            if let c = HCILEEnhancedConnectionComplete(parameters: p,
+                                                       version: sub == HCILEEnhancedConnectionComplete.subeventV2 ? 2 : 1) {
                 connectionSummary(c.status, c.handle, c.role, c.peerAddress, c.peerAddressType, c.interval)
             }
-        case 0x02:
+        case HCILEAdvertisingReport.subevent:
             if let r = HCILEAdvertisingReport(parameters: p) {
                 for report in r.reports { reportSummary(report.address, report.rssi, report.data) }
             }
-        case 0x0D:
+        case HCILEExtendedAdvertisingReport.subevent:
             if let r = HCILEExtendedAdvertisingReport(parameters: p) {
                 for report in r.reports { reportSummary(report.address, report.rssi, report.data) }
             }
@@ -614,8 +615,10 @@ final class PacketWriter {
         }
         let p = e.parameters
         var answered: (UInt16, UInt8)? = nil
-        if e.code == 0x0E, let op = p.u16le(1) { answered = (op, p.u8(3) ?? 0) }
-        if e.code == 0x0F, let op = p.u16le(2), let s = p.u8(0) { answered = (op, s) }
+        if e.code == HCICommandComplete.code, let cc = HCICommandComplete(parameters: p) {
+            answered = (cc.opcode, cc.status ?? 0)
+        }
+        if e.code == HCICommandStatus.code, let cs = HCICommandStatus(parameters: p) { answered = (cs.opcode, cs.status) }
         if let (op, status) = answered {
             out.ascii(",\"command_opcode\":")
             out.decimal(UInt64(op))

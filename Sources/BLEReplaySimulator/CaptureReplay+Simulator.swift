@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEPackets
+import BLEReplay
 import BLESimulator
 import BLETimeline
 import Foundation
@@ -150,18 +151,16 @@ final class PeerReplayState {
         var preparedOrder: [UInt16] = []
         var lastRead: (handle: UInt16, index: Int)?
         for s in m.steps where s.hostIsClient {
-            let op = s.bytes.first ?? 0
+            let op = ATTOpcode(s.bytes.first ?? 0)
             let h = s.bytes.u16le(1) ?? 0
             let response = s.responseIndex.map { m.connection.att[$0].bytes }
-            let answer: ReplayAnswer? = response.map { r in
-                r.first == 0x01 ? .error(r.count > 4 ? r[4] : 0) : .value(Array(r.dropFirst()))
-            }
+            let answer = response.map(ReplayAnswer.init(response:))
             switch op {
-            case 0x0A:
+            case .readRequest:
                 guard let answer else { lastRead = nil; continue }  // unanswered: the link ended
                 reads[h, default: []].append(answer)
                 lastRead = (h, reads[h]!.count - 1)
-            case 0x0C:
+            case .readBlobRequest:
                 // A Read Blob at the end of the value read so far continues it (Vol 3 Part F 3.4.4.5).
                 guard let answer, let l = lastRead, l.handle == h, case .value(let sofar)? = reads[h]?[l.index],
                       Int(s.bytes.u16le(3) ?? 0) == sofar.count else { continue }
@@ -169,20 +168,21 @@ final class PeerReplayState {
                 case .value(let more): reads[h]![l.index] = .value(sofar + more)
                 case .error: reads[h]![l.index] = answer
                 }
-            case 0x12:
+            case .writeRequest:
                 lastRead = nil
                 guard let answer else { continue }
                 writes[h, default: []].append(ReplayedPeer.RecordedWrite(kind: .request, outcome: answer))
-            case 0x52:
+            case .writeCommand:
                 writes[h, default: []].append(ReplayedPeer.RecordedWrite(kind: .command, outcome: .value([])))
-            case 0x16:
+            case .prepareWriteRequest:
                 lastRead = nil
                 if prepared[h] == nil { preparedOrder.append(h); prepared[h] = .some(nil) }
                 if case .error(let code)? = answer, prepared[h]! == nil { prepared[h] = code }
-            case 0x18:
+            case .executeWriteRequest:
                 lastRead = nil
                 // Execute Write with flags 0x01 writes the queue; 0x00 cancels it (3.4.6.3).
-                let executes = s.bytes.count > 1 && s.bytes[1] == 0x01
+                let executes = s.bytes.withByteView(ATTExecuteWriteRequest.init(pdu:))?.flags
+                    == ATTExecuteWriteRequest.writeAllPreparedWrites
                 if executes {
                     for ph in preparedOrder {
                         var outcome: ReplayAnswer = .value([])
@@ -215,8 +215,8 @@ final class PeerReplayState {
         var values: [UInt16: [(offset: Duration, value: [UInt8])]] = [:]
         var indicates: [UInt16: Bool] = [:]
         for (i, item) in m.stream.enumerated() where item.hostIsClient {
-            let op = item.bytes.first ?? 0
-            guard op == 0x1B || op == 0x1D, case .subscription(let step) = item.anchor,
+            let op = ATTOpcode(item.bytes.first ?? 0)
+            guard op == .handleValueNotification || op == .handleValueIndication, case .subscription(let step) = item.anchor,
                   let h = item.bytes.u16le(1) else { continue }
             if firstSubscription[h] == nil {
                 firstSubscription[h] = step
@@ -224,7 +224,7 @@ final class PeerReplayState {
                 values[h] = []
             }
             guard firstSubscription[h] == step else { continue }
-            indicates[h] = op == 0x1D
+            indicates[h] = op == .handleValueIndication
             if dropped[i] { continue }
             values[h]!.append((.microseconds(item.offset), Array(item.bytes.dropFirst(3))))
         }
@@ -300,7 +300,7 @@ final class PeerReplayState {
                     if let name = s.localName {
                         let text = String(decoding: name.toArray(), as: UTF8.self)
                         if s.type == .completeLocalName { localName = localName ?? text } else { shortName = shortName ?? text }
-                    } else if let list = s.uuidList, [0x02, 0x03, 0x04, 0x05, 0x06, 0x07].contains(s.type.rawValue) {
+                    } else if let list = s.uuidList, ADType.serviceUUIDLists.contains(s.type) {
                         for u in list where !uuids.contains(CBUUID(u)) { uuids.append(CBUUID(u)) }
                     } else if let t = s.txPowerLevel {
                         tx = tx ?? t
@@ -391,7 +391,8 @@ final class PeerReplayState {
         for c in declarations { place(c) }
         for a in attrs where a.isInferred {
             if a.handle >= 2, let owner = declarations.first(where: { $0.value == a.handle - 1 }),
-               owner.properties & 0x30 != 0, owner.descriptors.isEmpty, (a.properties ?? 0) & ~0x08 == 0 {
+               owner.properties & (GATTCharacteristicProperty.notify | GATTCharacteristicProperty.indicate) != 0,
+               owner.descriptors.isEmpty, (a.properties ?? 0) & ~GATTCharacteristicProperty.write == 0 {
                 continue  // the notifying value's CCCD, which the simulator adds at this handle
             }
             place(Characteristic(uuid: a.type, declaration: nil, value: a.handle, properties: a.properties ?? 0,
@@ -463,7 +464,8 @@ final class PeerReplayState {
         if let code = faults.errors[h] { return Self.attError(code) }
         let props = database.attribute(h)?.properties ?? 0
         let list = (writes[h] ?? []).filter {
-            $0.kind == .command ? props & 0x04 != 0 : props & 0x08 != 0
+            $0.kind == .command ? props & GATTCharacteristicProperty.writeWithoutResponse != 0
+                : props & GATTCharacteristicProperty.write != 0
         }
         if !list.isEmpty {
             let i = writeCursor[h, default: 0]

@@ -1,4 +1,6 @@
 import BLEBytes
+import BLEPackets
+import BLEReplay
 import BLESimulator
 import BLETimeline
 import Foundation
@@ -209,12 +211,12 @@ public final class CentralPlayback {
         }
         func outcome(_ response: [UInt8]?) -> Operation.Outcome {
             guard let r = response else { return .noResponse }
-            return r.first == 0x01 ? .attError(r.count > 4 ? r[4] : 0) : .success
+            return r.first == ATTOpcode.errorResponse.rawValue ? .attError(ReplayAnswer.errorCode(in: r)) : .success
         }
 
         for s in m.steps where !s.hostIsClient {
             let pdu = att[s.capturedIndex]
-            let op = s.bytes.first ?? 0
+            let op = ATTOpcode(s.bytes.first ?? 0)
             let h = s.bytes.u16le(1) ?? 0
             let response = s.responseIndex.map { att[$0].bytes }
             func add(_ kind: Operation.Kind, _ c: (service: BluetoothUUID, uuid: BluetoothUUID, properties: UInt8),
@@ -224,7 +226,7 @@ public final class CentralPlayback {
                                             capturedValue: value, capturedOutcome: result, capturedTime: time))
             }
             switch op {
-            case 0x0A:
+            case .readRequest:
                 lastRead = nil
                 if server.isCCCD(h) || (server.attribute(h).map { !$0.isInferred } ?? false) && characteristic(server, value: h) == nil {
                     skipped.append((pdu.frame, "read of 0x\(String(h, radix: 16, uppercase: true)): a descriptor or declaration"))
@@ -234,7 +236,7 @@ public final class CentralPlayback {
                 let result = outcome(response)
                 add(.read, c, handle: h, value: result == .success ? Array(response!.dropFirst()) : [], result)
                 lastRead = operations.count - 1
-            case 0x0C:
+            case .readBlobRequest:
                 // Read Blob continuing the read (Read Long Characteristic Values, Vol 3 Part G 4.8.3):
                 // Core Bluetooth reads the whole value in one call.
                 guard let i = lastRead, operations[i].handle == h, operations[i].capturedOutcome == .success,
@@ -246,31 +248,32 @@ public final class CentralPlayback {
                 case .success: operations[i].capturedValue += response!.dropFirst()
                 case let other: operations[i].capturedOutcome = other
                 }
-            case 0x12:
+            case .writeRequest:
                 lastRead = nil
                 if server.isCCCD(h) {
                     guard let v = server.valueHandle(ofCCCD: h), let c = target(v, frame: pdu.frame, what: "CCCD write")
                     else { continue }
                     let config = s.bytes.u16le(3) ?? 0
-                    add(config & 0x3 != 0 ? .subscribe : .unsubscribe, c, handle: v, value: Array(s.bytes.dropFirst(3)),
+                    let enabling = GATTClientConfiguration.notification | GATTClientConfiguration.indication
+                    add(config & enabling != 0 ? .subscribe : .unsubscribe, c, handle: v, value: Array(s.bytes.dropFirst(3)),
                         outcome(response))
                 } else if let c = target(h, frame: pdu.frame, what: "write") {
                     add(.write, c, handle: h, value: Array(s.bytes.dropFirst(3)), outcome(response))
                 }
-            case 0x52:
+            case .writeCommand:
                 lastRead = nil
                 if let c = target(h, frame: pdu.frame, what: "write command") {
                     add(.writeWithoutResponse, c, handle: h, value: Array(s.bytes.dropFirst(3)), .noResponse)
                 }
-            case 0x16:
+            case .prepareWriteRequest:
                 lastRead = nil
                 var error: UInt8?
                 if case .attError(let code) = outcome(response) { error = code }
                 prepared.append((h, Int(s.bytes.u16le(3) ?? 0), Array(s.bytes.dropFirst(5)), error, pdu.frame, pdu.time))
-            case 0x18:
+            case .executeWriteRequest:
                 lastRead = nil
                 // Prepare Write … Execute Write (Vol 3 Part G 4.9.4): one long write per handle.
-                if s.bytes.count > 1, s.bytes[1] == 0x01 {
+                if s.bytes.withByteView(ATTExecuteWriteRequest.init(pdu:))?.flags == ATTExecuteWriteRequest.writeAllPreparedWrites {
                     var handles: [UInt16] = []
                     for p in prepared where !handles.contains(p.handle) { handles.append(p.handle) }
                     for ph in handles {
@@ -286,17 +289,19 @@ public final class CentralPlayback {
                     }
                 }
                 prepared = []
-            case 0x02, 0x04, 0x06, 0x08, 0x10, 0x1E:
+            case .exchangeMTURequest, .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest,
+                 .readByGroupTypeRequest, .handleValueConfirmation:
                 // MTU exchange, discovery, confirmations: Core Bluetooth's own.
                 break
             default:
-                skipped.append((pdu.frame, "ATT opcode 0x\(String(op, radix: 16, uppercase: true)): no Core Bluetooth call"))
+                skipped.append((pdu.frame, "ATT opcode 0x\(String(op.rawValue, radix: 16, uppercase: true)): no Core Bluetooth call"))
             }
         }
 
         // Notifications and indications the captured server sent, per characteristic.
         var notified: [UInt16: (service: CBUUID, characteristic: CBUUID, count: Int)] = [:]
-        for pdu in att where pdu.sentByHost && (pdu.opcode == 0x1B || pdu.opcode == 0x1D) {
+        for pdu in att where pdu.sentByHost && (pdu.opcode == ATTOpcode.handleValueNotification.rawValue
+                                                || pdu.opcode == ATTOpcode.handleValueIndication.rawValue) {
             guard let h = pdu.bytes.u16le(1), let c = characteristic(server, value: h),
                   !Self.systemServices.contains(c.service) else { continue }
             notified[h, default: (CBUUID(c.service), CBUUID(c.uuid), 0)].count += 1

@@ -1,0 +1,206 @@
+import BLEBytes
+import BLEPackets
+import CaptureIO
+import Testing
+import TestSupport
+
+/// encode(decode(bytes)) == bytes for every HCI packet, ACL packet, L2CAP basic frame and ATT
+/// PDU of the corpus that blecap reads (link-layer captures are refused at open with
+/// `linkLayerCaptureUnsupported` and skipped): the generic packet types byte for byte, and the
+/// typed PDUs whenever the bytes are exactly the fields the type decodes.
+///
+/// What a type cannot give back is counted, not hidden: bytes after a fixed-size PDU's fields
+/// (decoders ignore them, `describe` notes them), packets whose declared length disagrees with
+/// their bytes, fragment sizes that no single buffer size produces.
+@Suite struct CorpusEncodeRoundTripTests {
+    struct Tally {
+        var exact: [String: Int] = [:]
+        var skipped: [String: Int] = [:]
+        var failures: [String] = []
+
+        /// `encoded` must equal `original`; when `exactFields` is false (the bytes carry more
+        /// or less than the type's fields) a difference is counted under `reason` instead.
+        mutating func check(_ kind: String, _ encoded: [UInt8], _ original: [UInt8], where place: String,
+                            exactFields: Bool = true, reason: String = "") {
+            if encoded == original {
+                exact[kind, default: 0] += 1
+            } else if !exactFields {
+                skipped["\(kind): \(reason)", default: 0] += 1
+            } else if failures.count < 20 {
+                failures.append("\(kind) at \(place): \(Hex.string(original.prefix(40))) re-encoded as \(Hex.string(encoded.prefix(40)))")
+            } else {
+                failures.append("…")
+            }
+        }
+    }
+
+    /// Fragments of the L2CAP PDU being reassembled on one stream.
+    struct Stream {
+        var first: HCIACLPacket.BoundaryFlag
+        var packets: [[UInt8]]
+        var data: [UInt8]
+    }
+
+    @Test func everyPDUInTheCorpusEncodesBackToItsBytes() throws {
+        var t = Tally()
+        var files = 0
+        var refused: [String] = []
+        for folder in ["bumble", "formats", "public"] {
+            for path in Fixtures.captures(in: folder) {
+                let reader: any CaptureReader
+                do {
+                    reader = try CaptureFile.open(path: path)
+                } catch {
+                    if case .linkLayerCaptureUnsupported = error {
+                        refused.append(Fixtures.relative(path))
+                        continue
+                    }
+                    throw error
+                }
+                files += 1
+                walk(reader, Fixtures.relative(path), &t)
+            }
+        }
+        let summary = (t.exact.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" }
+            + ["not comparable:"] + t.skipped.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" })
+            .joined(separator: "\n")
+        print("encode(decode(bytes)) == bytes over \(files) captures (\(refused.count) link-layer captures refused):\n\(summary)")
+        #expect(t.failures.isEmpty, "\(t.failures.joined(separator: "\n"))")
+        #expect(files >= 30)
+        #expect(refused.count >= 5, "the link-layer captures in captures/public are refused at open")
+        // Every kind the corpus carries was exercised.
+        for kind in ["HCI command packet", "HCI event packet", "ACL data packet", "L2CAP basic frame",
+                     "HCI Command Complete", "HCI Command Status", "HCI Disconnection Complete",
+                     "HCI Number Of Completed Packets", "HCI LE Connection Complete", "HCI LE Advertising Report",
+                     "HCI Disconnect", "HCI LE Create Connection", "HCI LE Set Scan Parameters", "HCI LE Set Scan Enable",
+                     "ACL fragmentation of a multi-fragment PDU",
+                     "ATT Read Request", "ATT Read Response", "ATT Write Request", "ATT Write Response",
+                     "ATT Handle Value Notification", "ATT Error Response", "ATT Exchange MTU Request",
+                     "ATT Read By Group Type Response", "ATT Read By Type Response", "ATT Find Information Response"] {
+            #expect((t.exact[kind] ?? 0) > 0, "no \(kind) round-tripped")
+        }
+    }
+
+    func walk(_ reader: any CaptureReader, _ file: String, _ t: inout Tally) {
+        let decoder = FrameDecoder()
+        var streams: [String: Stream] = [:]
+        while let r = reader.next() {
+            let frame = decoder.decode(r)
+            let place = "\(file)#\(r.frame)"
+            let original = r.payload.toArray()
+            switch frame.layer {
+            case .command(let c):
+                t.check("HCI command packet", c.encoded(), original, where: place)
+                if !c.lengthMismatch { typedCommand(c, original, place, &t) }
+            case .event(let e):
+                t.check("HCI event packet", e.encoded(), original, where: place)
+                if !e.lengthMismatch { typedEvent(e, original, place, &t) }
+            case .acl(let acl, let result):
+                t.check("ACL data packet", acl.encoded(), original, where: place)
+                let key = "\(r.controllerIndex)/\(acl.handle)/\(r.direction)"
+                if acl.boundary.isStart {
+                    streams[key] = Stream(first: acl.boundary, packets: [acl.h4Encoded()], data: acl.data.toArray())
+                } else {
+                    streams[key]?.packets.append(acl.h4Encoded())
+                    streams[key]?.data += acl.data.toArray()
+                }
+                guard case .complete(let pdu)? = result else { continue }
+                let basic = L2CAPBasicFrame(channel: pdu.channel, payload: pdu.payload)
+                if let s = streams[key], s.packets.count == pdu.fragmentCount {
+                    t.check("L2CAP basic frame", basic.encoded(), s.data, where: place)
+                    if pdu.fragmentCount > 1 {
+                        let size = s.packets[0].count - 5
+                        let uniform = s.packets.dropLast().allSatisfy { $0.count - 5 == size }
+                        t.check("ACL fragmentation of a multi-fragment PDU",
+                                basic.aclPackets(handle: acl.handle, first: s.first, bufferSize: size).flatMap { $0 },
+                                s.packets.flatMap { $0 }, where: place, exactFields: uniform,
+                                reason: "fragments of different sizes")
+                    }
+                }
+                streams[key] = nil
+                if pdu.channel == L2CAPChannel.att { att(pdu.payload, place, &t) }
+            case .other, .malformed:
+                break
+            }
+        }
+    }
+
+    func att(_ bytes: ByteView, _ place: String, _ t: inout Tally) {
+        let pdu = ATTPDU(bytes)
+        guard pdu.undecodedBytes == nil, let op = ATTPDU.opcode(of: bytes) else {
+            t.skipped["ATT: unknown opcode or too short for its opcode (kept raw)", default: 0] += 1
+            return
+        }
+        let fixed = op.entry?.fixedParameterLength
+        let extra = fixed.map { bytes.count > 1 + $0 } ?? false
+        t.check("ATT \(op.name)", pdu.encoded(), bytes.toArray(), where: place, exactFields: !extra,
+                reason: "bytes after the fixed fields (the decoder ignores them)")
+    }
+
+    func typedCommand(_ c: HCICommandPacket, _ original: [UInt8], _ place: String, _ t: inout Tally) {
+        let p = c.parameters
+        func check(_ name: String, _ e: (any HCICommandEncodable)?, handleAt: Int? = nil) {
+            guard let e else { return }
+            let encoded = e.encoded()
+            if let h = handleAt.flatMap({ original.u16le($0) }), h & ~HCIConnectionHandle.mask != 0 {
+                t.check("HCI \(name)", encoded, original, where: place, exactFields: false,
+                        reason: "Connection_Handle with reserved bits set (decoded as 12 bits)")
+                return
+            }
+            t.check("HCI \(name)", encoded, original, where: place, exactFields: encoded.count == original.count,
+                    reason: "parameters longer than the command's fields")
+        }
+        switch c.opcode {
+        case HCIOpcode.disconnect: check("Disconnect", HCIDisconnect(parameters: p), handleAt: 3)
+        case HCIOpcode.leSetScanParameters: check("LE Set Scan Parameters", HCILESetScanParameters(parameters: p))
+        case HCIOpcode.leSetScanEnable: check("LE Set Scan Enable", HCILESetScanEnable(parameters: p))
+        case HCIOpcode.leSetExtendedScanParameters:
+            check("LE Set Extended Scan Parameters", HCILESetExtendedScanParameters(parameters: p))
+        case HCIOpcode.leSetExtendedScanEnable: check("LE Set Extended Scan Enable", HCILESetExtendedScanEnable(parameters: p))
+        case HCIOpcode.leCreateConnection: check("LE Create Connection", HCILECreateConnection(parameters: p))
+        default: break
+        }
+    }
+
+    func typedEvent(_ e: HCIEventPacket, _ original: [UInt8], _ place: String, _ t: inout Tally) {
+        let p = e.parameters
+        /// `handleAt`: where a Connection_Handle sits in the bytes; the decoders keep its 12
+        /// bits (7.7), so a controller's 0xFFFF in a failed connection's event cannot come back.
+        func check(_ name: String, _ typed: (any HCIEventEncodable)?, handleAt: Int? = nil) {
+            guard let typed else { return }
+            let encoded = typed.encoded()
+            if let h = handleAt.flatMap({ original.u16le($0) }), h & ~HCIConnectionHandle.mask != 0 {
+                t.check("HCI \(name)", encoded, original, where: place, exactFields: false,
+                        reason: "Connection_Handle with reserved bits set (decoded as 12 bits)")
+                return
+            }
+            t.check("HCI \(name)", encoded, original, where: place, exactFields: encoded.count == original.count,
+                    reason: "parameters longer than the event's fields")
+        }
+        switch e.code {
+        case HCIEventCode.commandComplete: check("Command Complete", HCICommandComplete(parameters: p))
+        case HCIEventCode.commandStatus: check("Command Status", HCICommandStatus(parameters: p))
+        case HCIEventCode.disconnectionComplete:
+            check("Disconnection Complete", HCIDisconnectionComplete(parameters: p), handleAt: 3)
+        case HCIEventCode.numberOfCompletedPackets:
+            let n = HCINumberOfCompletedPackets(parameters: p)
+            check("Number Of Completed Packets", n?.isComplete == true ? n : nil)
+        case HCIEventCode.leMeta:
+            let s = e.subeventParameters
+            switch e.subeventCode {
+            case HCILESubeventCode.connectionComplete:
+                check("LE Connection Complete", HCILEConnectionComplete(parameters: s), handleAt: 4)
+            case HCILESubeventCode.enhancedConnectionComplete:
+                check("LE Enhanced Connection Complete", HCILEEnhancedConnectionComplete(parameters: s, version: 1), handleAt: 4)
+            case HCILESubeventCode.enhancedConnectionCompleteV2:
+                check("LE Enhanced Connection Complete [v2]", HCILEEnhancedConnectionComplete(parameters: s, version: 2),
+                      handleAt: 4)
+            case HCILESubeventCode.advertisingReport: check("LE Advertising Report", HCILEAdvertisingReport(parameters: s))
+            case HCILESubeventCode.extendedAdvertisingReport:
+                check("LE Extended Advertising Report", HCILEExtendedAdvertisingReport(parameters: s))
+            default: break
+            }
+        default: break
+        }
+    }
+}
