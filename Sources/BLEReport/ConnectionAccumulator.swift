@@ -179,7 +179,7 @@ final class ConnectionAccumulator {
     /// Attribute Not Found (0x0A) ends every discovery procedure (Vol 3 Part G 4.4–4.7): it is
     /// how the server says "nothing more", not a failure.
     static func isEndOfDiscovery(_ k: TimelineEvent.Kind, _ code: UInt8) -> Bool {
-        if case .discovery = k { return code == 0x0A }
+        if case .discovery = k { return code == ATTErrorCode.attributeNotFound }
         return false
     }
 }

@@ -63,7 +63,7 @@ enum SequenceMapping {
             if let u = d.filter { detail += " by \(GATTAssignedNumbers.name(for: u).map { $0.description } ?? u.description)" }
             detail += ", found \(d.found)"
             row = item(what, dir(sent), detail: detail)
-            if case .error(_, _, 0x0A, _) = e.outcome { row.detail = detail + " (end: Attribute Not Found)" }
+            if case .error(_, _, ATTErrorCode.attributeNotFound, _) = e.outcome { row.detail = detail + " (end: Attribute Not Found)" }
         case .read(let op, let v):
             let name: String = switch v {
             case .read: "Read"
@@ -125,7 +125,7 @@ enum SequenceMapping {
         }
         switch e.outcome {
         case .error(_, _, let code, let h):
-            if row.error == nil && !(code == 0x0A && isDiscovery(e.kind)) {
+            if row.error == nil && !(code == ATTErrorCode.attributeNotFound && isDiscovery(e.kind)) {
                 let name = isATTKind(e.kind) ? ATTErrorCode.name(code) : HCIError.name(code)
                 row.error = "0x\(hex(code)) \(name.map { $0.description } ?? "error")" + (h != 0 && isATTKind(e.kind) ? " on 0x\(hex16(h))" : "")
             }
