@@ -70,4 +70,55 @@ import Testing
         #expect(!t.of("scan.start").isEmpty)
         #expect(t.of("scan.filters").isEmpty)
     }
+
+    /// Hand-made APCF traffic (AOSP layouts) for what the shipped captures do not show.
+    final class APCFCapture {
+        let s = SyntheticCapture()
+        var time: Int64 = 0
+        func command(_ params: [UInt8]) {
+            time += 1000
+            s.feed(.hciCommand, .sent, [0x57, 0xFD, UInt8(params.count)] + params, at: time)
+        }
+        func complete(_ ret: [UInt8]) {
+            time += 1000
+            s.feed(.hciEvent, .received, [0x0E, UInt8(ret.count + 3), 0x01, 0x57, 0xFD] + ret, at: time)
+        }
+        func scan(_ on: Bool) {
+            time += 1000
+            s.feed(.hciCommand, .sent, [0x0C, 0x20, 0x02, on ? 1 : 0, 0], at: time)
+            time += 1000
+            s.feed(.hciEvent, .received, [0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00], at: time)
+        }
+        var tables: [(frame: Int, table: ScanFilterTable)] {
+            s.builder.finish()
+            return s.events.compactMap { if case .scanFilters(let t) = $0.kind { return ($0.frame, t) }; return nil }
+        }
+    }
+
+    @Test func failedCommandsChangeNothingAndConditionsComeAndGo() throws {
+        let c = APCFCapture()
+        c.s.feed(.hciCommand, .sent, [0x03, 0x0C, 0x00], at: 0)  // HCI Reset: table complete
+        c.command([0x00, 0x01]); c.complete([0x00, 0x00, 0x01])  // enable
+        c.command([0x03, 0x00, 0x04, 0x0D, 0x18, 0xFF, 0xFF]); c.complete([0x00, 0x03, 0x00, 0x0F])  // UUID 180D
+        c.command([0x03, 0x00, 0x04, 0x0F, 0x18, 0xFF, 0xFF]); c.complete([0x00, 0x03, 0x00, 0x0E])  // UUID 180F
+        c.command([0x05, 0x00, 0x04, 0x48, 0x52]); c.complete([0x00, 0x05, 0x00, 0x0D])  // name "HR"
+        c.command([0x01, 0x00, 0x04, 0x14, 0x00, 0x11, 0x11, 0x01, 0x80, 0x00] + [UInt8](repeating: 0, count: 6))
+        c.complete([0x00, 0x01, 0x00, 0x0C])  // index 4: UUID + name
+        // An all-pass index the controller refuses (0x07 Memory Capacity Exceeded): not in force.
+        c.command([0x01, 0x00, 0x01, 0x00, 0x00, 0x11, 0x11, 0x01, 0x80, 0x00] + [UInt8](repeating: 0, count: 6))
+        c.complete([0x07, 0x01, 0x00, 0x00])
+        c.command([0x03, 0x01, 0x04, 0x0F, 0x18, 0xFF, 0xFF]); c.complete([0x00, 0x03, 0x01, 0x0F])  // delete 180F
+        c.scan(true)
+        c.command([0x05, 0x02, 0x04]); c.complete([0x00, 0x05, 0x02, 0x0E])  // clear names of index 4, while scanning
+        c.command([0x00, 0x00]); c.complete([0x00, 0x00, 0x00])  // disable, while scanning
+        let tables = c.tables
+        #expect(tables.count == 3)
+        let atStart = try #require(tables.first?.table)
+        #expect(atStart.complete && atStart.enabled == true && !atStart.passesEverything)
+        #expect(atStart.active.map(\.index) == [4] && atStart.allPass.isEmpty)
+        #expect(atStart.active.first?.serviceUUIDs == [BluetoothUUID(uuid16: 0x180D)])
+        #expect(atStart.active.first?.localNames == ["HR"])
+        #expect(tables[1].table.active.first?.localNames == [] && !tables[1].table.passesEverything)
+        #expect(tables[2].table.enabled == false && tables[2].table.passesEverything)
+    }
 }
