@@ -16,6 +16,12 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     Frontline .cfa with "unknown capture format", both with exit code 2.
   * Damaged copies of every HCI capture (truncated, garbage appended) must decode their valid
     prefix, name the byte offset of the damage and exit 3.
+  * Android vendor commands: every LE Advertising Packet Content Filter (APCF, 0xFD57) and LE Get
+    Vendor Capabilities (0xFD53) command and Command Complete of every HCI capture decodes by name
+    with no note (truncation, malformed, raw fallback) and no raw `parameters`/`return_parameters`,
+    its fields equal to an independent decode of the frame's bytes (tshark's hex, AOSP layouts),
+    and to tshark's Broadcom vendor dissector (sub-command, action, filter index, filter support,
+    max filter) where tshark applies it (controllers with company identifier 15).
   * Lint facts: what `blecap lint` must say about the real captures whose licence keeps them out
     of the repository (LINT_FACTS; the unit tests check the same on the ones in captures/).
   * Lint (one check over all of bumble/ + public/): the SARIF report validates against
@@ -260,6 +266,156 @@ def check_damaged(blecap, path, tmp):
     return problems, "truncated + garbage: exit 3, offset named"
 
 
+ANDROID_VENDOR = ("bthci_cmd.opcode == 0xfd57 || bthci_cmd.opcode == 0xfd53"
+                  " || bthci_evt.opcode == 0xfd57 || bthci_evt.opcode == 0xfd53")
+BROADCOM = ("bthci_vendor.broadcom.le.advertising_filter.subcode", "bthci_vendor.broadcom.le.scan_condition",
+            "bthci_vendor.broadcom.le.filter_index", "bthci_vendor.broadcom.filter_support",
+            "bthci_vendor.broadcom.max_filter")
+RAW_FALLBACK = {"parameters", "return_parameters", "remaining", "trailing", "beyond_length"}
+
+
+def tshark_android_vendor(path):
+    """{frame: (opcode, is_command, parameter bytes, broadcom fields)} for the APCF/capability
+    commands and their Command Completes; parameters are the last parameter_total_length bytes
+    of the frame (tshark's hex)."""
+    out = subprocess.run(["tshark", "-r", path, "-Y", ANDROID_VENDOR, "-T", "json", "-x"],
+                         capture_output=True, text=True).stdout
+    frames = {}
+    for pkt in json.loads(out or "[]"):
+        layers = pkt["_source"]["layers"]
+        raw = bytes.fromhex(layers["frame_raw"][0])
+        num = int(layers["frame"]["frame.number"])
+        if "bthci_cmd" in layers:
+            c = layers["bthci_cmd"]
+            n = int(c["bthci_cmd.param_length"])
+            opcode, command, params = int(c["bthci_cmd.opcode"], 16), True, raw[len(raw) - n:]
+        else:
+            e = layers["bthci_evt"]
+            if int(e["bthci_evt.code"], 16) != 0x0E:
+                continue  # Command Status: no return parameters
+            n = int(e["bthci_evt.param_length"])
+            opcode, command, params = int(e["bthci_evt.opcode"], 16), False, raw[len(raw) - n + 3:]
+        broadcom = {}
+        def walk(o):
+            if isinstance(o, dict):
+                for k, v in o.items():
+                    if k in BROADCOM and isinstance(v, str):
+                        broadcom[k] = int(v, 0) if v not in ("True", "False") else int(v == "True")
+                    walk(v)
+            elif isinstance(o, list):
+                for v in o:
+                    walk(v)
+        walk(layers.get("bthci_vendor.broadcom", {}))
+        frames[num] = (opcode, command, params, broadcom)
+    return frames
+
+
+def apcf_reference(opcode, command, p):
+    """The fields blecap must show, decoded here from the bytes per AOSP
+    (btm_ble_adv_filter.cc, hci_packets.pdl LeAdvFilter*, LeGetVendorCapabilitiesComplete)."""
+    want = {}
+    if opcode == 0xFD53:
+        if not command:
+            want["status"] = p[0]
+            if len(p) >= 9:
+                want.update(filtering_support=p[6], max_filter=p[7])
+            if len(p) >= 11:
+                want["version_supported"] = p[9] | p[10] << 8
+        return want
+    if command:
+        sub = p[0]
+        want["apcf_opcode"] = sub
+        if sub == 0x00 and len(p) > 1:
+            want["apcf_enable"] = p[1]
+        if 0x01 <= sub <= 0x09 and len(p) > 1:
+            want["apcf_action"] = p[1]
+            if len(p) > 2:
+                want["apcf_filter_index"] = p[2]
+            body = p[3:]
+            if sub == 0x01 and p[1] == 0 and len(body) >= 7:
+                want["apcf_feature_selection"] = body[0] | body[1] << 8
+                want["delivery_mode"] = body[6]
+            if p[1] != 2:
+                if sub == 0x02 and len(body) == 7:
+                    want["apcf_broadcaster_address"] = ":".join(f"{b:02X}" for b in reversed(body[:6]))
+                if sub in (0x03, 0x04) and len(body) in (4, 8):
+                    n = len(body) // 2
+                    want["apcf_uuid"] = f"{int.from_bytes(body[:n], 'little'):0{2 * n}X}"
+                if sub == 0x06 and len(body) >= 4 and len(body) % 2 == 0:
+                    want["apcf_company_id"] = body[0] | body[1] << 8
+                    want["apcf_company_id_mask"] = body[len(body) // 2] | body[len(body) // 2 + 1] << 8
+                if sub == 0x07 and len(body) % 2 == 0:
+                    want["apcf_service_data"] = body[:len(body) // 2].hex()
+                    want["apcf_mask"] = body[len(body) // 2:].hex()
+    else:
+        want["status"] = p[0]
+        if len(p) > 1:
+            want["apcf_opcode"] = p[1]
+        if len(p) > 2 and p[1] == 0x00:
+            want["apcf_enable"] = p[2]
+        if len(p) > 3 and 0x01 <= p[1] <= 0x09:
+            want.update(apcf_action=p[2], apcf_available_spaces=p[3])
+    return want
+
+
+def flatten(fields, out):
+    for f in fields:
+        if "note" in f:
+            out.setdefault("!notes", []).append(f["note"])
+        elif "fields" in f:
+            flatten(f["fields"], out)
+        if "name" in f:
+            out.setdefault(f["name"], f.get("value"))
+    return out
+
+
+def check_android_vendor(blecap, path):
+    """Every APCF (0xFD57) and LE Get Vendor Capabilities (0xFD53) command and Command Complete:
+    decoded by name, with no note and no raw fallback, its fields equal to the reference decode of
+    tshark's bytes and to tshark's Broadcom dissector where it has one."""
+    t = tshark_android_vendor(path)
+    if not t:
+        return [], "no Android APCF/capability frames"
+    p = subprocess.run([blecap, "packets", "--format", "json", path], capture_output=True, text=True)
+    frames = {o["frame"]: o for o in json.loads(p.stdout)}
+    problems = []
+    broadcom_compared = 0
+    for num, (opcode, command, params, broadcom) in sorted(t.items()):
+        o = frames.get(num)
+        if o is None:
+            problems.append(f"frame {num}: not in blecap's output")
+            continue
+        name = o["hci"].get("name") if command else o["hci"].get("command")
+        if name not in ("LE Advertising Packet Content Filter", "LE Get Vendor Capabilities"):
+            problems.append(f"frame {num}: blecap names it {name!r}")
+        fields = flatten(o.get("fields", []), {})
+        if "malformed" in o or "!notes" in fields:
+            problems.append(f"frame {num}: {o.get('malformed') or fields['!notes']}")
+        raw = RAW_FALLBACK & set(fields)
+        if raw:
+            problems.append(f"frame {num}: raw fallback {sorted(raw)}")
+        for k, v in apcf_reference(opcode, command, params).items():
+            if fields.get(k) != v:
+                problems.append(f"frame {num}: {k} blecap {fields.get(k)!r}, bytes {v!r}")
+        # tshark's Broadcom dissector (company 15): sub-command, then action and index for the
+        # filter sub-commands (its "scan condition" of Enable is the enable byte); capabilities.
+        if broadcom:
+            broadcom_compared += 1
+            sub = broadcom.get("bthci_vendor.broadcom.le.advertising_filter.subcode")
+            if sub is not None and fields.get("apcf_opcode") != sub:
+                problems.append(f"frame {num}: sub-command blecap {fields.get('apcf_opcode')}, tshark {sub}")
+            if sub is not None and 0x01 <= sub <= 0x09:
+                for tk, bk in (("bthci_vendor.broadcom.le.scan_condition", "apcf_action"),
+                               ("bthci_vendor.broadcom.le.filter_index", "apcf_filter_index")):
+                    if tk in broadcom and fields.get(bk) != broadcom[tk]:
+                        problems.append(f"frame {num}: {bk} blecap {fields.get(bk)}, tshark {broadcom[tk]}")
+            for tk, bk in (("bthci_vendor.broadcom.filter_support", "filtering_support"),
+                           ("bthci_vendor.broadcom.max_filter", "max_filter")):
+                if tk in broadcom and fields.get(bk) != broadcom[tk]:
+                    problems.append(f"frame {num}: {bk} blecap {fields.get(bk)}, tshark {broadcom[tk]}")
+    return problems, f"{len(t)} APCF/capability frames ({broadcom_compared} against tshark's Broadcom dissector)"
+
+
 def check_connections(blecap, path):
     """LE connection attempts that completed (any status; subevents 0x01, 0x0A, 0x29) and
     Disconnection Complete events: blecap's timeline against tshark's count of those events."""
@@ -289,9 +445,73 @@ def check_connections(blecap, path):
 # them out of the repository (each fact was checked against tshark's decode when it was written):
 #   ("finding", slug, n, text)  exactly n findings of the rule, each message containing text
 #   ("frames", slug, [f, ...])  the rule's findings start at these frames
+#   ("first", slug, [f, ...])   the rule's findings' first (primary) evidence frames, in order
 #   ("none", slug)              no finding of the rule, and the rule was evaluated (in part at least)
 #   ("partial", slug, text)     a partial not-evaluated note of the rule containing text
 #   ("whole", slug, text)       the rule not evaluable on the whole capture, the reason containing text
+# unfiltered-scan on the Android captures (offloaded scan filters, APCF 0xFD57), checked against
+# the bytes with `tshark -Y 'bthci_cmd.opcode == 0xfd57 || bthci_evt.opcode == 0xfd57 ||
+# bthci_cmd.opcode == 0x200c || bthci_cmd.opcode == 0x2042' -x`. A finding's first frame is the
+# scan start, or the Command Complete of the all-pass set-up when the scan was already running;
+# "all-pass" = Set Filtering Parameters add (01 00 <index> 00 00 …: feature selection 0x0000).
+# Each all-pass set-up is reported once. (domyos is checked by the unit tests.)
+APCF_FACTS = {
+    # Scan on at 275 (LE Set Extended Scan Enable 01); APCF enable 279; index 1 all-pass at 281,
+    # status 0 at 282.
+    "public/btsnoop-android_bk300.log.last": [
+        ("first", "unfiltered-scan", [282]), ("finding", "unfiltered-scan", 1, "all-pass filter (index 1"),
+    ],
+    # Scan on at 185; index 1 all-pass at 211, confirmed 212 (earlier filters: UUIDs FE2C, FEA0,
+    # FEAA, FEF3, manufacturer 0x00E0 and Apple iBeacon).
+    "public/btsnoop-android_dsd6-fitness-band.log": [
+        ("first", "unfiltered-scan", [212]), ("finding", "unfiltered-scan", 1, "all-pass filter (index 1"),
+    ],
+    # Extended scan on at 298; APCF enable 320; index 1 all-pass at 322, confirmed 323; deleted 535.
+    "public/btsnoop-android_nexxtender-charger-pairing.log": [
+        ("first", "unfiltered-scan", [323]), ("finding", "unfiltered-scan", 1, "all-pass filter (index 1"),
+    ],
+    # No Reset: the capture starts with APCF enable (1) and index 1 all-pass (3), scan on at 11;
+    # the same pair is set up again before or during the scans at 73 (75/77, confirmed 78), 301
+    # (305/307), 569 (576/578), 661 (788/790), each deleted again (01 01 01) at 63, 91, 321, 592,
+    # 821. No service-UUID condition at all.
+    "public/btsnoop-android_pogo-plus-pairing-1970clock.log": [
+        ("first", "unfiltered-scan", [11, 78, 308, 579, 791]),
+        ("finding", "unfiltered-scan", 5, "all-pass filter (index 1"),
+        ("partial", "unfiltered-scan", "no HCI Reset"),
+    ],
+    # Scan on at 180; index 1 all-pass at 198, confirmed 199 (the others: service data 2CFE…,
+    # UUIDs FE2C and FEF3).
+    "public/btsnoop-android_rc-toy-ae01-writes.log": [
+        ("first", "unfiltered-scan", [199]), ("finding", "unfiltered-scan", 1, "all-pass filter (index 1"),
+    ],
+    # LE Get Vendor Capabilities at 21 is answered by a Command Complete for opcode 0xFFFF with
+    # status 0x01; no APCF command at all: the host filters.
+    "public/btsnoop-android_sphero-large.log": [("whole", "unfiltered-scan", "0xFD57")],
+    # Samsung: all-pass set-ups at indices 0, 6, 9, 12, 15, 8, 4, 13, 11 (as this stack chose
+    # them); checked: scan on at 238, index 0 all-pass at 441 (01 00 00 00 00 01 00 00 81 …),
+    # confirmed 442 (the delete at 439 failed with 0x17); scan on at 648, the same at 676/677;
+    # APCF enable 6032, index 15 all-pass 6034/6035, scan on at 6038. The first scans (before
+    # 213) precede any APCF Enable.
+    "public/btsnoop-samsung_nexxtender-charger.cfa": [
+        ("first", "unfiltered-scan", [442, 677, 1397, 1655, 1761, 6038, 6171, 6314, 6412, 6543, 6645, 6912,
+                                      10684, 10808]),
+        ("finding", "unfiltered-scan", 14, "all-pass filter (index"),
+        ("partial", "unfiltered-scan", "before the capture showed"),
+    ],
+    # Moto G6 (pcap): APCF enable 121, index 1 all-pass 123, scan on at 127.
+    "public/pcap-h4phdr201_beancounter-hci.pcap": [
+        ("first", "unfiltered-scan", [127]), ("finding", "unfiltered-scan", 1, "all-pass filter (index 1"),
+    ],
+    # No Reset; the scan at 7 precedes any APCF Enable; scan on at 123, index 1 all-pass at 171,
+    # confirmed 172.
+    "public/pcapng-h4phdr201_airbily-smartwatch.pcapng": [
+        ("first", "unfiltered-scan", [172]), ("finding", "unfiltered-scan", 1, "all-pass filter (index 1"),
+        ("partial", "unfiltered-scan", "before the capture showed"), ("partial", "unfiltered-scan", "no HCI Reset"),
+    ],
+    # Starts mid-connection: no HCI command at all.
+    "public/pcap-h4phdr201-nsec_infocar-obd.pcap": [("whole", "unfiltered-scan", "0xFD57")],
+}
+
 LINT_FACTS = {
     # Pokémon GO Plus: Android asks for MITM, the accessory has no IO and no SC: LE legacy Just
     # Works, three times; an accept-list create cancelled after 4 ms and not re-issued.
@@ -330,6 +550,10 @@ LINT_FACTS = {
 }
 
 
+for _rel, _facts in APCF_FACTS.items():
+    LINT_FACTS.setdefault(_rel, []).extend(_facts)
+
+
 def check_lint_facts(blecap, path, facts):
     p = subprocess.run([blecap, "lint", "--format", "json", "--fail-on", "never", path], capture_output=True, text=True)
     if p.returncode != 0:
@@ -348,6 +572,10 @@ def check_lint_facts(blecap, path, facts):
             got = [min(f["frames"]) for f in mine]
             if got != fact[2]:
                 problems.append(f"{slug}: findings at {got}, expected {fact[2]}")
+        elif kind == "first":
+            got = [f["frames"][0] for f in mine]
+            if got != fact[2]:
+                problems.append(f"{slug}: findings first at {got}, expected {fact[2]}")
         elif kind == "none":
             if mine:
                 problems.append(f"{slug}: unexpected findings {[f['message'][:80] for f in mine]}")
@@ -478,6 +706,9 @@ def main():
                 else:
                     problems, summary = check_hci(args.blecap, path)
                     p2, s2 = check_connections(args.blecap, path)
+                    problems += p2
+                    summary += "; " + s2
+                    p2, s2 = check_android_vendor(args.blecap, path)
                     problems += p2
                     summary += "; " + s2
                     p2, s2 = check_damaged(args.blecap, path, tmp)

@@ -180,11 +180,16 @@ struct FactExtractor {
         switch frame.layer {
         case .command(let c):
             if c.opcode == Self.resetOpcode { fact(.reset) }
+            if c.opcode == HCILEAdvFilter.opcode { engine.facts.apcfCommands += 1 }
         case .event(let e):
             switch e.code {
             case HCICommandComplete.code:
                 guard let cc = HCICommandComplete(parameters: e.parameters) else { return }
                 switch cc.opcode {
+                case HCILEGetVendorCapabilities.opcode:
+                    if let v = HCILEGetVendorCapabilities(returnParameters: cc.returnParameters), v.status == 0 {
+                        engine.facts.vendorFilteringSupported = v.filteringSupported
+                    }
                 case HCIReadBufferSize.opcode:
                     if let b = HCIReadBufferSize(returnParameters: cc.returnParameters), b.status == 0 {
                         sharedACLBuffers = Int(b.totalNumACLDataPackets)

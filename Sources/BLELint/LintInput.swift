@@ -182,6 +182,12 @@ public struct CaptureFacts: Sendable, Equatable, Codable {
     public var connectionStarts = 0
     /// Controller buffer size reports seen.
     public var bufferSizeReports = 0
+    /// Android APCF commands (HCI_BLE_ADV_FILTER, 0xFD57): the host offloads its scan filters.
+    public var apcfCommands = 0
+    /// Android LE Get Vendor Capabilities (0xFD53) answered with success: whether the
+    /// controller filters advertisements itself (`filtering_support` and `max_filter`); nil
+    /// when the capture holds no such answer.
+    public var vendorFilteringSupported: Bool?
 
     public init() {}
 

@@ -186,7 +186,7 @@ enum ReportScript {
           for (const p of m.scanning) {
             if (p.end < v0 || p.start > v1) continue;
             const r = s("rect", { x: x(p.start), y: y + 4, width: Math.max(1, x(p.end) - x(p.start)), height: laneH - 8, fill: "var(--scan)", opacity: 0.8 }, plot);
-            title(r, "scanning " + fmtS(p.start) + " – " + fmtS(p.end) + (p.active === true ? " (active)" : p.active === false ? " (passive)" : "") + (p.open ? ", still scanning at the end" : "") + ", frame " + p.startFrame);
+            title(r, "scanning " + fmtS(p.start) + " – " + fmtS(p.end) + (p.active === true ? " (active)" : p.active === false ? " (passive)" : "") + (p.open ? ", still scanning at the end" : "") + ", frame " + p.startFrame + (p.filters ? "\noffloaded filters: " + p.filters : "") + (p.passesEverything ? "\nthe controller passed every advertisement (all-pass filter or filtering disabled)" : ""));
           }
         } else if (lane.kind === "findings") {
           m.findings.forEach((f, fi) => {

@@ -80,6 +80,12 @@ public final class SessionAggregator {
         case .scanStop:
             stopScan(t)
             return
+        case .scanFilters(let table):
+            guard var s = openScan else { return }
+            if s.startFrame == e.frame { s.filters = Self.summary(table) }
+            s.passesEverything = (s.passesEverything ?? false) || table.passesEverything
+            openScan = s
+            return
         case .managementDiscovering(_, let discovering):
             if discovering { startScan(t, e.frame, active: nil) } else { stopScan(t) }
             return
@@ -95,6 +101,20 @@ public final class SessionAggregator {
         }
         guard let number = e.connection, let c = accumulator(number, e) else { return }
         c.add(e, t: t)
+    }
+
+    /// One line for a scan's offloaded filter table: APCF state, then each index in force.
+    static func summary(_ t: ScanFilterTable) -> String {
+        let state = t.enabled == nil ? "APCF state unknown" : t.enabled == true ? "APCF enabled" : "APCF disabled"
+        let entries = t.active.prefix(16).map { f -> String in
+            if f.isAllPass { return "index \(f.index) all-pass" }
+            var parts = f.serviceUUIDs.map { "UUID \($0)" } + f.solicitationUUIDs.map { "solicitation \($0)" }
+            parts += f.localNames.map { "name \($0)" } + f.addresses.map { "address \($0)" }
+            parts += f.manufacturerCompanies.map { "company 0x" + String($0, radix: 16, uppercase: true) }
+            parts += f.serviceData.map { "service data \($0)" }
+            return "index \(f.index) " + (parts.isEmpty ? "features 0x" + String(f.featureSelection ?? 0, radix: 16) : parts.joined(separator: ", "))
+        }
+        return state + (entries.isEmpty ? ", no filter in force" : ": " + entries.joined(separator: "; "))
     }
 
     func startScan(_ t: Int64, _ frame: Int, active: Bool?) {

@@ -84,6 +84,12 @@ public struct ScanPeriod: Sendable, Encodable {
     public var active: Bool?
     /// Ended with the capture rather than by a stop.
     public var open: Bool
+    /// Android's offloaded scan filters (timeline `scan.filters`) at the start, in one line
+    /// ("APCF enabled: index 1 all-pass; 3 UUID FE2C"); nil when the capture has none.
+    public var filters: String? = nil
+    /// Whether the controller passed every advertisement at some point of the scan (an all-pass
+    /// index in force, or APCF disabled); nil without offloaded filters.
+    public var passesEverything: Bool? = nil
 }
 
 /// A device seen in advertising reports, with its RSSI over time.

@@ -17,6 +17,7 @@ extension TimelineBuilder {
                 close(conn, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
             }
             scanParameters = nil
+            resetScanFilters()
             if let pending = initState, pending.controller == r.controllerIndex { endInit(r) }
             initState = InitState(controller: r.controllerIndex, info: ControllerInfo(resetFrame: r.frame))
             initState?.info.commands = 1
@@ -61,6 +62,8 @@ extension TimelineBuilder {
                 intervalMax: first?.connection.intervalMax ?? 0, latency: first?.connection.maxLatency ?? 0,
                 supervisionTimeout: first?.connection.supervisionTimeout ?? 0, phys: cc.initiatingPHYs)
             createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
+        case HCILEAdvFilter.opcode:
+            apcfCommand(c, r)
         case Self.createConnectionCancelOpcode:
             track(c.opcode, r, add(event(r, nil, .connectionCancel), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
 
@@ -86,6 +89,8 @@ extension TimelineBuilder {
             kind = .scanStop
         }
         track(opcode, r, add(event(r, nil, kind), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
+        scanning = enable
+        if enable { emitScanFilters(r) }
     }
 
     private func createConnection(_ info: ConnectionCreateInfo, peer: BDAddr, peerType: UInt8, _ opcode: UInt16,
@@ -129,6 +134,8 @@ extension TimelineBuilder {
             guard let cc = HCICommandComplete(parameters: p) else { return }
             initCommandComplete(cc, r)
             answer(cc.opcode, status: cc.status ?? 0, r)
+            if cc.opcode == HCILEAdvFilter.opcode { apcfComplete(cc, r) }
+            if cc.opcode == HCILEGetVendorCapabilities.opcode { vendorCapabilities(cc, r) }
         case HCICommandStatus.code:
             guard let cs = HCICommandStatus(parameters: p) else { return }
             if cs.status != 0, initState?.controller == r.controllerIndex { initState?.info.failedCommands += 1 }

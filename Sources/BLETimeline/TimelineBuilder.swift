@@ -50,6 +50,13 @@ public final class TimelineBuilder {
     struct PendingManagement { var cookie: UInt32; var opcode: UInt16; var sequence: Int }
     /// BlueZ management commands waiting for their Command Complete/Status (bounded).
     var pendingManagement: [PendingManagement] = []
+    /// Android's offloaded scan filters (APCF) as the controller confirmed them, the APCF
+    /// commands not yet answered (bounded), and whether the capture shows any APCF traffic.
+    var scanFilters = ScanFilterTable()
+    var pendingAPCF: [PendingAPCF] = []
+    var apcfSeen = false
+    /// Whether the host last enabled scanning (LE Set [Extended] Scan Enable).
+    var scanning = false
 
     public init(emit: @escaping (TimelineEvent) -> Void,
                 connectionEnded: @escaping (ConnectionSummary) -> Void = { _ in }) {

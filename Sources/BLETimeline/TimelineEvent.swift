@@ -371,6 +371,10 @@ extension TimelineEvent {
         // Discovery.
         case scanStart(ScanParameters)
         case scanStop
+        /// Android's offloaded scan filters in force at a scan start (same frame, right after
+        /// `scanStart`) and after each change confirmed while a scan runs (at the APCF Command
+        /// Complete's frame); only in captures with APCF traffic (0xFD57/0xFD53).
+        case scanFilters(ScanFilterTable)
         case advertisement(AdvertisementInfo)
         // Connections.
         case connectionCreate(ConnectionCreateInfo)
@@ -425,6 +429,7 @@ extension TimelineEvent {
             case .power: "controller.power"
             case .scanStart: "scan.start"
             case .scanStop: "scan.stop"
+            case .scanFilters: "scan.filters"
             case .advertisement: "advertisement"
             case .connectionCreate: "connection.create"
             case .connectionCancel: "connection.cancel"

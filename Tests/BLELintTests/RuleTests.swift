@@ -1,4 +1,5 @@
 import BLELint
+import BLETimeline
 import Foundation
 import TestSupport
 import Testing
@@ -133,6 +134,57 @@ import Testing
         #expect(r.of("unfiltered-scan").isEmpty)
         let why = try #require(r.notEvaluable("unfiltered-scan"))
         #expect(why.reason.contains("API trace") && why.reason.contains("mgmt"))
+    }
+
+    /// Android offloads scan filters (APCF, 0xFD57). The shipped domyos capture, checked by hand
+    /// against its bytes (tshark frame numbers; every APCF command answered with status 0 in the
+    /// next frame): LE Set Scan Enable 01 00 at 235; APCF Enable at 237; at 239 Set Filtering
+    /// Parameters add (01 00 01 00 00 11 11 01 80 …): index 1, feature selection 0x0000, i.e. an
+    /// index that matches every advertisement (AOSP ScanManager's ALL_PASS_FILTER_SELECTION at
+    /// ALL_PASS_FILTER_INDEX_REGULAR_SCAN); confirmed at 240 while the scan of 235 runs (stopped
+    /// at 241). Scans at 247 with the same set-up: not reported again. At 256 index 1 is deleted
+    /// (01 01 01); the scan at 264 runs with index 3 (UUID FE2C) and 10 (service data 2CFE00)
+    /// only. At 268/270 enable and index 1 all-pass again, confirmed at 271 during the scan of
+    /// 264. The earlier scans (179, 187, 235 before 240) had only UUID/service-data filters.
+    @Test func androidAllPassFilterOnDomyos() throws {
+        let r = lint("public/btsnoop-android_domyos-treadmill-ftms.log")
+        let f = r.of("unfiltered-scan")
+        #expect(f.map(\.firstFrame) == [240, 271])
+        #expect(f.first?.frames == [240, 235, 237, 239])
+        #expect(f.last?.frames == [271, 264, 268, 270])
+        #expect(f.allSatisfy { $0.evidence == .inferred })
+        #expect(f.allSatisfy { $0.message.contains("all-pass filter (index 1") && $0.message.contains("on behalf of some app, not which one") })
+        #expect(r.notEvaluable("unfiltered-scan") == nil)
+    }
+
+    @Test func filteringDisabledWhileScanningIsUnfiltered() {
+        // No shipped capture disables APCF; the timeline event is built by hand: a scan start at
+        // frame 10, then the table with APCF disabled by the command of frame 8.
+        let engine = LintEngine(rules: [(UnfilteredScan.self, RuleSettings(severity: .warning))])
+        var start = TimelineEvent(frame: 10, time: 1_000, kind: .scanStart(.make(
+            extended: false, active: true, interval: 16, window: 16, filterPolicy: 0, ownAddressType: 0,
+            phys: 1, filterDuplicates: 0, parametersKnown: true)))
+        start.outcome = .success(frame: 11, latency: 5)
+        var table = ScanFilterTable()
+        table.enabled = false
+        table.enableFrame = 8
+        engine.observe(.timeline(start))
+        engine.observe(.timeline(TimelineEvent(frame: 10, time: 1_000, kind: .scanFilters(table))))
+        let (findings, _) = engine.finish()
+        #expect(findings.map(\.frames) == [[10, 8]])
+        #expect(findings.first?.message.contains("disabled") == true)
+    }
+
+    @Test func controllerWithoutFilteringIsNotEvaluable() {
+        // LE Get Vendor Capabilities answered with filtering unsupported, no APCF command.
+        var facts = CaptureFacts()
+        facts.hciCommands = 10
+        facts.vendorFilteringSupported = false
+        #expect(UnfilteredScan.notEvaluable(facts)?.contains("does not filter advertisements itself") == true)
+        facts.vendorFilteringSupported = nil
+        #expect(UnfilteredScan.notEvaluable(facts)?.contains("0xFD57") == true)
+        facts.apcfCommands = 1
+        #expect(UnfilteredScan.notEvaluable(facts) == nil)
     }
 
     @Test func mgmtWithoutDiscoveryIsEvaluatedAndClean() throws {

@@ -39,9 +39,9 @@ import Testing
         }
         hciBytes("01 00").withByteView { #expect(HCICommandComplete(parameters: $0) == nil) }
         // A vendor command's return parameters stay raw after the status.
-        let vendor = hciDescribeEvent("0e 06 01 53 fd 00 aa bb")
+        let vendor = hciDescribeEvent("0e 06 01 54 fd 00 aa bb")
         #expect(vendor.lines.suffix(3) == [
-            "command_opcode=0xFD53 Vendor Command", "status=0x00 Success", "return_parameters=aabb",
+            "command_opcode=0xFD54 Vendor Command", "status=0x00 Success", "return_parameters=aabb",
         ])
     }
 

@@ -13,6 +13,18 @@ import TestSupport
         SessionReportBuilder.build(path: Fixtures.capture("bumble/\(name).btsnoop"))
     }
 
+    /// Android's offloaded scan filters on the scans of the shipped domyos capture (the bytes are
+    /// described in BLETimelineTests/ScanFiltersTimelineTests): scans at 179 and 187 with index 3
+    /// (UUID FE2C) and 4 (service data 2CFE00); the scan of 235 got the all-pass index 1 at 240;
+    /// 247 started with it; 264 without; 278 with it again.
+    @Test func domyosScansCarryTheirOffloadedFilters() throws {
+        let (m, _) = SessionReportBuilder.build(path: Fixtures.capture("public/btsnoop-android_domyos-treadmill-ftms.log"))
+        #expect(m.scanning.map(\.startFrame) == [179, 187, 235, 247, 264, 278])
+        #expect(m.scanning.first?.filters == "APCF enabled: index 3 UUID FE2C; index 4 service data 2cfe00")
+        #expect(m.scanning.map(\.passesEverything) == [false, false, true, true, true, true])
+        #expect(m.scanning.first { $0.startFrame == 247 }?.filters?.hasPrefix("APCF enabled: index 1 all-pass; index 3 UUID FE2C") == true)
+    }
+
     @Test func cleanHeartRateCollapsesTheTwentyNotificationsIntoOneBand() throws {
         let (m, report) = Self.model("clean_heart_rate.central")
         #expect(report.error == nil)

@@ -192,4 +192,29 @@ import TestSupport
         #expect(power.first?["type"] as? String == "controller.power" && power.first?["state"] as? String == "OFF->ON+")
         #expect(power.contains { $0["type"] as? String == "controller.reset" })
     }
+
+    /// `scan.filters` on the shipped Android capture (ScanFiltersTimelineTests has the bytes):
+    /// at the scan of frame 247, index 1 all-pass (set up at 239), 3 (UUID FE2C, frames 167/169)
+    /// and 10 (service data 2CFE00).
+    @Test func scanFiltersOnDomyos() throws {
+        let path = Fixtures.capture("public/btsnoop-android_domyos-treadmill-ftms.log")
+        let run = try CLIRunner.run(["timeline", "--format", "jsonl", "--type", "scan.filters", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try CLIRunner.jsonLines(run.stdout)
+        let e = try #require(events.first { $0["frame"] as? Int == 247 })
+        #expect(e["apcf"] as? String == "enabled")
+        #expect(e["passes_everything"] as? Bool == true)
+        #expect(e["all_pass_indices"] as? [Int] == [1])
+        #expect(e["service_uuids"] as? [String] == ["FE2C"])
+        #expect(e["complete"] as? Bool == true && e["max_filters"] as? Int == 16)
+        let filters = try #require(e["filters"] as? [[String: Any]])
+        #expect(filters.map { $0["index"] as? Int } == [1, 3, 10])
+        #expect(filters.first?["all_pass"] as? Bool == true && filters.first?["frames"] as? [Int] == [239])
+        #expect(filters[1]["features"] as? Int == 4 && filters[1]["service_uuids"] as? [String] == ["FE2C"])
+        #expect(filters[2]["service_data"] as? [String] == ["2cfe00"])
+        let text = try CLIRunner.run(["timeline", "--type", "scan.filters", path])
+        let line = try #require(text.stdout.split(separator: "\n").first { $0.hasPrefix("    247") })
+        #expect(line.contains("passes_everything=true all_pass_indices=1 service_uuids=FE2C"))
+        #expect(line.contains("filters=\"1:all_pass 3:features=0x0004,uuid=FE2C 10:features=0x0040,service_data=2cfe00\""))
+    }
 }

@@ -356,5 +356,23 @@ public enum HCICommands {
         .init(0x207D, "LE Set Default Subrate"),
         .init(0x207E, "LE Subrate Request"),
         .init(0x2085, "LE Extended Create Connection [v2]", custom: D.extendedCreateConnectionV2),
+        // Android vendor commands (AOSP hci_packets.pdl; HCIAndroidAPCF.swift,
+        // HCIAndroidVendorCapabilities.swift): the ones that say how scans are filtered.
+        .init(0xFD53, "LE Get Vendor Capabilities", describeParameters: HCIFields.describer([]),
+              describeReturn: HCIAndroidVendorCapabilitiesDecoders.complete),
+        .init(0xFD57, "LE Advertising Packet Content Filter", describeParameters: HCIAndroidAPCFDecoders.command,
+              describeReturn: HCIAndroidAPCFDecoders.complete),
     ]
+
+    /// For commands with sub-commands (Android's APCF, 0xFD57), the sub-command's name from
+    /// the command's parameters or its Command Complete's return parameters (status first).
+    public static func subcommandName(for opcode: UInt16, parameters: ByteView) -> StaticString? {
+        guard opcode == HCILEAdvFilter.opcode, let code = parameters.u8(0) else { return nil }
+        return HCIAndroidAPCFDecoders.subcommandName(code)
+    }
+
+    public static func subcommandName(for opcode: UInt16, returnParameters: ByteView) -> StaticString? {
+        guard opcode == HCILEAdvFilter.opcode, let code = returnParameters.u8(1) else { return nil }
+        return HCIAndroidAPCFDecoders.subcommandName(code)
+    }
 }

@@ -211,6 +211,18 @@ final class PacketWriter {
             }
         case HCIOpcode.leSetScanEnable, HCIOpcode.leSetExtendedScanEnable:  // Enable is the first parameter
             if let enable = c.parameters.u8(0) { out.ascii(enable == 0 ? " off" : " on") }
+        case HCILEAdvFilter.opcode:  // Android APCF: sub-command, action, filter index
+            guard let f = HCILEAdvFilter(parameters: c.parameters) else { break }
+            out.ascii(": ")
+            if let n = HCICommands.subcommandName(for: c.opcode, parameters: c.parameters) { out.ascii(n) } else {
+                out.ascii("sub-command "); out.hex(UInt64(f.subcommandCode), digits: 2)
+            }
+            if let on = f.enable { out.ascii(on ? " on" : " off") }
+            if let a = f.actionCode {
+                out.ascii(a == 0 ? " add" : a == 1 ? " delete" : a == 2 ? " clear" : " action ")
+                if a > 2 { out.hex(UInt64(a), digits: 2) }
+            }
+            if let i = f.filterIndex { out.ascii(" index "); out.decimal(Int(i)) }
         default: break
         }
     }
@@ -248,6 +260,11 @@ final class PacketWriter {
             if let cc = HCICommandComplete(parameters: p) {
                 out.ascii(" (")
                 out.ascii(HCICommands.name(for: cc.opcode))
+                // Return parameters start after Num_HCI_Command_Packets and the opcode (7.7.14).
+                if let n = HCICommands.subcommandName(for: cc.opcode, returnParameters: p.suffix(from: 3) ?? .empty) {
+                    out.ascii(": ")
+                    out.ascii(n)
+                }
                 out.byte(UInt8(ascii: ")"))
                 if let status = cc.status { statusText(status) }
             }

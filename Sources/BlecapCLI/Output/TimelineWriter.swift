@@ -245,6 +245,8 @@ final class TimelineWriter {
             }
             bool("parameters_set", s.parametersKnown)
             int("filter_duplicates", Int(s.filterDuplicates))
+        case .scanFilters(let t):
+            scanFilters(t)
         case .advertisement(let a):
             if let t = e.peerAddressType, !jsonl { int("address_type", Int(t)) }
             hex("event_type", UInt64(a.eventType), digits: a.extended ? 4 : 2)
@@ -358,6 +360,77 @@ final class TimelineWriter {
             str("key", k.name)
         }
         outcome(e)
+    }
+
+    /// Android's offloaded scan filters at a scan start (docs/timeline.md `scan.filters`).
+    private func scanFilters(_ t: ScanFilterTable) {
+        str("apcf", t.enabled == nil ? "unknown" : t.enabled == true ? "enabled" : "disabled")
+        bool("passes_everything", t.passesEverything)
+        let active = t.active
+        list("all_pass_indices", t.allPass.map { "\($0.index)" }, quoted: false)
+        list("service_uuids", active.flatMap { $0.serviceUUIDs.map(\.description) }, quoted: true)
+        list("local_names", active.flatMap(\.localNames), quoted: true)
+        list("addresses", active.flatMap { $0.addresses.map(\.description) }, quoted: true)
+        bool("complete", t.complete)
+        if let s = t.filteringSupported { bool("filtering_supported", s) }
+        if let m = t.maxFilters { int("max_filters", Int(m)) }
+        var frames = Set(active.flatMap(\.frames))
+        if let f = t.enableFrame { frames.insert(f) }
+        list("setup_frames", frames.sorted().map { "\($0)" }, quoted: false)
+        // One entry per index, in force or only holding conditions.
+        key("filters")
+        if jsonl { out.byte(UInt8(ascii: "[")) } else { out.byte(0x22) }
+        for (n, f) in t.entries.enumerated() {
+            if n > 0 { out.byte(jsonl ? UInt8(ascii: ",") : 0x20) }
+            if jsonl {
+                out.string("{\"index\":\(f.index)")
+                if let fs = f.featureSelection { out.string(",\"features\":\(fs)") }
+                out.string(",\"all_pass\":\(f.isAllPass)")
+                jsonArray("service_uuids", f.serviceUUIDs.map(\.description))
+                jsonArray("solicitation_uuids", f.solicitationUUIDs.map(\.description))
+                jsonArray("local_names", f.localNames)
+                jsonArray("addresses", f.addresses.map(\.description))
+                if !f.manufacturerCompanies.isEmpty { out.string(",\"companies\":[" + f.manufacturerCompanies.map { "\($0)" }.joined(separator: ",") + "]") }
+                jsonArray("service_data", f.serviceData)
+                if f.otherConditions > 0 { out.string(",\"other_conditions\":\(f.otherConditions)") }
+                out.string(",\"frames\":[" + f.frames.map { "\($0)" }.joined(separator: ",") + "]}")
+            } else {
+                var parts: [String] = []
+                if let fs = f.featureSelection { parts.append(fs == 0 ? "all_pass" : "features=" + Hex.string(UInt64(fs), digits: 4)) } else { parts.append("not_selected") }
+                parts += f.serviceUUIDs.map { "uuid=\($0)" } + f.solicitationUUIDs.map { "solicitation=\($0)" }
+                parts += f.localNames.map { "name=\($0.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "\"", with: "?"))" }
+                parts += f.addresses.map { "address=\($0)" } + f.manufacturerCompanies.map { "company=" + Hex.string(UInt64($0), digits: 4) }
+                parts += f.serviceData.map { "service_data=\($0)" }
+                if f.otherConditions > 0 { parts.append("other=\(f.otherConditions)") }
+                out.string("\(f.index):" + parts.joined(separator: ","))
+            }
+        }
+        out.byte(jsonl ? UInt8(ascii: "]") : 0x22)
+    }
+
+    /// A list field: a JSON array, or comma-separated text.
+    private func list(_ k: StaticString, _ values: [String], quoted: Bool) {
+        key(k)
+        if jsonl {
+            out.byte(UInt8(ascii: "["))
+            for (i, v) in values.enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                if quoted { out.jsonString(v) } else { out.string(v) }
+            }
+            out.byte(UInt8(ascii: "]"))
+        } else {
+            out.string(values.isEmpty ? "-" : values.map { $0.replacingOccurrences(of: " ", with: "_") }.joined(separator: ","))
+        }
+    }
+
+    private func jsonArray(_ name: String, _ values: [String]) {
+        guard !values.isEmpty else { return }
+        out.string(",\"\(name)\":[")
+        for (i, v) in values.enumerated() {
+            if i > 0 { out.byte(UInt8(ascii: ",")) }
+            out.jsonString(v)
+        }
+        out.byte(UInt8(ascii: "]"))
     }
 
     /// Without the trailing NULs and line ends C strings and log lines carry.

@@ -1,0 +1,124 @@
+import BLEBytes
+import BLEPackets
+import BLETimeline
+import TestSupport
+import Testing
+
+/// `scan.filters`: Android's offloaded scan filters (APCF, 0xFD57) at each scan start, on the
+/// shipped Android capture public/btsnoop-android_domyos-treadmill-ftms.log. What its bytes
+/// show (tshark frame numbers; each APCF command is answered with status 0 in the next frame):
+///   23/24  LE Get Vendor Capabilities: filtering supported, 16 filters.
+///   165    APCF enable. 167/169: index 3 = Service UUID FE2C (feature 0x0004).
+///   173/175 index 4 = service data 2CFE00 (feature 0x0040).
+///   179    scan enable (LE Set Scan Enable 01 00): filters 3 and 4 in force.
+///   191–210 indices 5–9: manufacturer 0x00E0, UUID FEA0, Apple iBeacon, UUIDs FEAA, FEF3.
+///   211    delete index 4; 215/217 index 10 = service data 2CFE00; 219–227 delete 5–9.
+///   235    scan enable: filters 3 and 10.
+///   239    index 1 with feature selection 0x0000 (AOSP's all-pass filter), answered in 240
+///          while the scan of 235 runs; 247 scan enable with 1, 3, 10.
+///   256    delete index 1; 264 scan enable with 3 and 10; 270 index 1 all-pass again
+///          (answered 271, scan of 264 running); 278 scan enable with 1, 3, 10.
+@Suite struct ScanFiltersTimelineTests {
+    static let domyos = "public/btsnoop-android_domyos-treadmill-ftms.log"
+
+    @Test func filterTableAtEachScanStartOfDomyos() throws {
+        let t = try Timeline(Fixtures.capture(Self.domyos))
+        let filters = t.of("scan.filters")
+        let tables: [(frame: Int, table: ScanFilterTable)] = filters.compactMap {
+            if case .scanFilters(let table) = $0.kind { return ($0.frame, table) }
+            return nil
+        }
+        // One per scan start, and one per change of the filters in force confirmed while a scan
+        // ran: the scan of 187 saw indices 5–9 selected (194 … 210) and 4–9 deleted (212 …
+        // 228), index 10 selected (218); the scan of 235 the all-pass index 1 (240), the one of
+        // 247 its deletion (257), the one of 264 it again (271). Enable again (190 …) and conditions of unselected indices (192 …)
+        // change nothing in force.
+        let starts = t.of("scan.start").map(\.frame)
+        #expect(starts == [179, 187, 235, 247, 264, 278])
+        for start in starts { #expect(tables.contains { $0.frame == start }, "scan.start \(start)") }
+        #expect(tables.map(\.frame) == [179, 187, 194, 198, 202, 206, 210, 212, 218, 220, 222, 224, 226, 228,
+                                        235, 240, 247, 257, 264, 271, 278])
+        #expect(tables.filter { $0.table.passesEverything }.map(\.frame) == [240, 247, 271, 278])
+
+        let first = try #require(tables.first?.table)
+        #expect(first.enabled == true && first.complete && first.filteringSupported == true && first.maxFilters == 16)
+        #expect(first.active.map(\.index) == [3, 4])
+        #expect(first.active.first?.serviceUUIDs == [BluetoothUUID(uuid16: 0xFE2C)])
+        #expect(first.active.first?.featureSelection == APCFFeature.serviceUUID)
+        #expect(first.active.last?.serviceData == ["2cfe00"])
+        #expect(first.active.first?.frames == [167, 169])
+        #expect(!first.passesEverything && first.allPass.isEmpty)
+
+        let at235 = try #require(tables.first { $0.frame == 235 }?.table)
+        #expect(at235.active.map(\.index) == [3, 10] && !at235.passesEverything)
+
+        for frame in [240, 247, 271, 278] {
+            let table = try #require(tables.first { $0.frame == frame }?.table)
+            #expect(table.passesEverything, "frame \(frame)")
+            #expect(table.allPass.map(\.index) == [1], "frame \(frame)")
+            #expect(table.active.map(\.index) == [1, 3, 10], "frame \(frame)")
+        }
+        #expect(tables.first { $0.frame == 247 }?.table.allPass.first?.frames == [239])
+        #expect(tables.first { $0.frame == 278 }?.table.allPass.first?.frames == [270])
+        let at264 = try #require(tables.first { $0.frame == 264 }?.table)
+        #expect(!at264.passesEverything && at264.active.map(\.index) == [3, 10])
+    }
+
+    @Test func noScanFiltersWithoutAPCFTraffic() throws {
+        // Bumble's host sends no Android vendor commands: no scan.filters at its scan starts.
+        let t = try Timeline.bumble("nil_scan_all_services.central")
+        #expect(!t.of("scan.start").isEmpty)
+        #expect(t.of("scan.filters").isEmpty)
+    }
+
+    /// Hand-made APCF traffic (AOSP layouts) for what the shipped captures do not show.
+    final class APCFCapture {
+        let s = SyntheticCapture()
+        var time: Int64 = 0
+        func command(_ params: [UInt8]) {
+            time += 1000
+            s.feed(.hciCommand, .sent, [0x57, 0xFD, UInt8(params.count)] + params, at: time)
+        }
+        func complete(_ ret: [UInt8]) {
+            time += 1000
+            s.feed(.hciEvent, .received, [0x0E, UInt8(ret.count + 3), 0x01, 0x57, 0xFD] + ret, at: time)
+        }
+        func scan(_ on: Bool) {
+            time += 1000
+            s.feed(.hciCommand, .sent, [0x0C, 0x20, 0x02, on ? 1 : 0, 0], at: time)
+            time += 1000
+            s.feed(.hciEvent, .received, [0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00], at: time)
+        }
+        var tables: [(frame: Int, table: ScanFilterTable)] {
+            s.builder.finish()
+            return s.events.compactMap { if case .scanFilters(let t) = $0.kind { return ($0.frame, t) }; return nil }
+        }
+    }
+
+    @Test func failedCommandsChangeNothingAndConditionsComeAndGo() throws {
+        let c = APCFCapture()
+        c.s.feed(.hciCommand, .sent, [0x03, 0x0C, 0x00], at: 0)  // HCI Reset: table complete
+        c.command([0x00, 0x01]); c.complete([0x00, 0x00, 0x01])  // enable
+        c.command([0x03, 0x00, 0x04, 0x0D, 0x18, 0xFF, 0xFF]); c.complete([0x00, 0x03, 0x00, 0x0F])  // UUID 180D
+        c.command([0x03, 0x00, 0x04, 0x0F, 0x18, 0xFF, 0xFF]); c.complete([0x00, 0x03, 0x00, 0x0E])  // UUID 180F
+        c.command([0x05, 0x00, 0x04, 0x48, 0x52]); c.complete([0x00, 0x05, 0x00, 0x0D])  // name "HR"
+        c.command([0x01, 0x00, 0x04, 0x14, 0x00, 0x11, 0x11, 0x01, 0x80, 0x00] + [UInt8](repeating: 0, count: 6))
+        c.complete([0x00, 0x01, 0x00, 0x0C])  // index 4: UUID + name
+        // An all-pass index the controller refuses (0x07 Memory Capacity Exceeded): not in force.
+        c.command([0x01, 0x00, 0x01, 0x00, 0x00, 0x11, 0x11, 0x01, 0x80, 0x00] + [UInt8](repeating: 0, count: 6))
+        c.complete([0x07, 0x01, 0x00, 0x00])
+        c.command([0x03, 0x01, 0x04, 0x0F, 0x18, 0xFF, 0xFF]); c.complete([0x00, 0x03, 0x01, 0x0F])  // delete 180F
+        c.scan(true)
+        c.command([0x05, 0x02, 0x04]); c.complete([0x00, 0x05, 0x02, 0x0E])  // clear names of index 4, while scanning
+        c.command([0x00, 0x00]); c.complete([0x00, 0x00, 0x00])  // disable, while scanning
+        let tables = c.tables
+        #expect(tables.count == 3)
+        let atStart = try #require(tables.first?.table)
+        #expect(atStart.complete && atStart.enabled == true && !atStart.passesEverything)
+        #expect(atStart.active.map(\.index) == [4] && atStart.allPass.isEmpty)
+        #expect(atStart.active.first?.serviceUUIDs == [BluetoothUUID(uuid16: 0x180D)])
+        #expect(atStart.active.first?.localNames == ["HR"])
+        #expect(tables[1].table.active.first?.localNames == [] && !tables[1].table.passesEverything)
+        #expect(tables[2].table.enabled == false && tables[2].table.passesEverything)
+    }
+}
