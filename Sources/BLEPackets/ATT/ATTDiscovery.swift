@@ -178,7 +178,7 @@ public struct ATTFindByTypeValueResponse: ATTPDUType, @unchecked Sendable {
 
 /// ATT_READ_BY_TYPE_REQ (Vol 3 Part F 3.4.4.1): Starting Handle, Ending Handle, Attribute
 /// Type (2 or 16 bytes).
-public struct ATTReadByTypeRequest: ATTPDUType, @unchecked Sendable {
+public struct ATTReadByTypeRequest: ATTTypedRangeRequest, @unchecked Sendable {
     public static let opcode = ATTOpcode.readByTypeRequest
     public let startingHandle: UInt16
     public let endingHandle: UInt16
@@ -204,15 +204,6 @@ public struct ATTReadByTypeRequest: ATTPDUType, @unchecked Sendable {
         w.appendUInt16LE(startingHandle)
         w.appendUInt16LE(endingHandle)
         w.appendBytes(attributeTypeBytes)
-    }
-    /// The whole PDU for a 16-bit attribute type (GATT declarations, Vol 3 Part G 3).
-    public static func encoded(startingHandle: UInt16, endingHandle: UInt16, type16: UInt16) -> [UInt8] {
-        var w = ByteWriter()
-        w.appendUInt8(opcode.rawValue)
-        w.appendUInt16LE(startingHandle)
-        w.appendUInt16LE(endingHandle)
-        w.appendUInt16LE(type16)
-        return w.bytes
     }
 }
 
@@ -279,7 +270,7 @@ func attributeList(_ opcode: ATTOpcode, _ entries: some Sequence<[UInt8]>, mtu: 
 
 /// ATT_READ_BY_GROUP_TYPE_REQ (Vol 3 Part F 3.4.4.9): Starting Handle, Ending Handle,
 /// Attribute Group Type (2 or 16 bytes).
-public struct ATTReadByGroupTypeRequest: ATTPDUType, @unchecked Sendable {
+public struct ATTReadByGroupTypeRequest: ATTTypedRangeRequest, @unchecked Sendable {
     public static let opcode = ATTOpcode.readByGroupTypeRequest
     public let startingHandle: UInt16
     public let endingHandle: UInt16
@@ -304,15 +295,6 @@ public struct ATTReadByGroupTypeRequest: ATTPDUType, @unchecked Sendable {
         w.appendUInt16LE(startingHandle)
         w.appendUInt16LE(endingHandle)
         w.appendBytes(groupTypeBytes)
-    }
-    /// The whole PDU for a 16-bit group type (Primary or Secondary Service, Vol 3 Part G 3.1).
-    public static func encoded(startingHandle: UInt16, endingHandle: UInt16, type16: UInt16) -> [UInt8] {
-        var w = ByteWriter()
-        w.appendUInt8(opcode.rawValue)
-        w.appendUInt16LE(startingHandle)
-        w.appendUInt16LE(endingHandle)
-        w.appendUInt16LE(type16)
-        return w.bytes
     }
 }
 
@@ -358,5 +340,22 @@ public struct ATTReadByGroupTypeResponse: ATTPDUType, @unchecked Sendable {
     /// first one's length, as many as fit in `mtu` bytes and `maximumEntries`.
     public static func encoded(_ entries: some Sequence<[UInt8]>, mtu: Int, maximumEntries: Int = .max) -> [UInt8]? {
         attributeList(opcode, entries, mtu: mtu, maximumEntries: maximumEntries)
+    }
+}
+
+/// Read By Type and Read By Group Type requests share one layout (Vol 3 Part F 3.4.4.1 and
+/// 3.4.4.9): a handle range, then a 16- or 128-bit type.
+public protocol ATTTypedRangeRequest: ATTPDUType {}
+
+extension ATTTypedRangeRequest {
+    /// The whole PDU for a 16-bit type: a GATT declaration for Read By Type (Vol 3 Part G 3),
+    /// Primary or Secondary Service for Read By Group Type (3.1).
+    public static func encoded(startingHandle: UInt16, endingHandle: UInt16, type16: UInt16) -> [UInt8] {
+        var w = ByteWriter()
+        w.appendUInt8(opcode.rawValue)
+        w.appendUInt16LE(startingHandle)
+        w.appendUInt16LE(endingHandle)
+        w.appendUInt16LE(type16)
+        return w.bytes
     }
 }
