@@ -44,7 +44,11 @@ let package = Package(
             name: "BLEReplay",
             dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLESimulator"]),
         .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
-        .target(name: "BLEReport", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint"]),
+        // The page's script and stylesheet are files, compiled into the module as byte arrays
+        // (no resource bundle to find next to an installed binary).
+        .target(
+            name: "BLEReport", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint"],
+            resources: [.embedInCode("Resources/report.js"), .embedInCode("Resources/report.css")]),
         .target(
             name: "BlecapCLI",
             dependencies: [
