@@ -117,10 +117,11 @@ public struct LintConfiguration: Sendable {
         return config
     }
 
+    /// `1`/`0` too: the JSON form always took them for booleans.
     static func bool(_ s: String) -> Bool? {
         switch s.lowercased() {
-        case "true", "on", "yes": true
-        case "false", "off", "no": false
+        case "true", "on", "yes", "1": true
+        case "false", "off", "no", "0": false
         default: nil
         }
     }
