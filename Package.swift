@@ -48,7 +48,11 @@ let package = Package(
             name: "BLEReplaySimulator",
             dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEReplay", "BLESimulator"]),
         .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
-        .target(name: "BLEReport", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint"]),
+        // The page's script and stylesheet are files, compiled into the module as byte arrays
+        // (no resource bundle to find next to an installed binary).
+        .target(
+            name: "BLEReport", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint"],
+            resources: [.embedInCode("Resources/report.js"), .embedInCode("Resources/report.css")]),
         // Records the commit BlecapCLI is built from, for `blecap --version` (scripts/build-commit.sh).
         .plugin(name: "BuildCommit", capability: .buildTool()),
         .target(

@@ -39,6 +39,8 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     it has the session's 100 notifications. Its pcapng export (CaptureIO's PcapngWriter, link type
     201, per-packet comments) reads in tshark as the btsnoop one, with the comments, and in blecap
     as the same packets.
+  * Report script: `node --check` of Sources/BLEReport/Resources/report.js and of the script a
+    built page carries, which must equal the file (skipped with a note when node is absent).
   * Report (browser): `blecap report` of every HCI capture opens in headless Chromium (Debian
     package `chromium`) with its script finished (`data-ready="1"`), no script error and no
     console message; for long_notify_stream.central and oversized_and_unchecked_writes.central
@@ -664,6 +666,36 @@ def check_report(blecap, path, tmp, screenshots):
     return problems, summary
 
 
+REPORT_JS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "BLEReport", "Resources", "report.js")
+
+
+def check_report_script(blecap, sample, tmp):
+    """`node --check` of the report's script: the source file and the copy a built page carries."""
+    node = shutil.which("node")
+    if node is None:
+        return [], "skipped: node not installed"
+    problems = []
+    p = subprocess.run([node, "--check", REPORT_JS], capture_output=True, text=True)
+    if p.returncode != 0:
+        problems.append(f"node --check {os.path.relpath(REPORT_JS)}: {p.stderr.strip()[-400:]}")
+    page = os.path.join(tmp, "script-check.html")
+    r = subprocess.run([blecap, "report", "-o", page, sample], capture_output=True, text=True)
+    scripts = re.findall(r"<script>\n(.*?)</script>", open(page, encoding="utf-8").read(), re.S) if os.path.exists(page) else []
+    if r.returncode not in (0, EXIT_DAMAGED) or len(scripts) != 1:
+        problems.append(f"report {sample}: exit {r.returncode}, {len(scripts)} inline scripts (expected 1)")
+    else:
+        embedded = os.path.join(tmp, "embedded-report.js")
+        with open(embedded, "w", encoding="utf-8") as f:
+            f.write(scripts[0])
+        p = subprocess.run([node, "--check", embedded], capture_output=True, text=True)
+        if p.returncode != 0:
+            problems.append(f"node --check of the page's script: {p.stderr.strip()[-400:]}")
+        with open(REPORT_JS, encoding="utf-8") as f:
+            if f.read().rstrip("\n") != scripts[0]:
+                problems.append("the page's script differs from Sources/BLEReport/Resources/report.js")
+    return problems, f"node {subprocess.run([node, '--version'], capture_output=True, text=True).stdout.strip()}: report.js and the page's copy parse"
+
+
 def hci_captures(root):
     """(folder, name, path) of every HCI capture (not link-layer, not unknown) under root."""
     for folder in ("bumble", "formats", "public"):
@@ -748,6 +780,12 @@ def main():
                 record(f"lint facts {rel}", check_lint_facts, args.blecap, path, facts)
             else:
                 record(f"lint facts {rel}", lambda: ([f"{path} is missing"], "not run"))
+        sample = os.path.join(root, "bumble", "clean_heart_rate.central.btsnoop")
+        problems, summary = check_report_script(args.blecap, sample, tmp)
+        if summary.startswith("skipped"):
+            print(f"note report script: {summary}")
+        else:
+            record("report script", lambda: (problems, summary))
         for folder, name, path in hci_captures(root):
             if shutil.which("chromium") is None:
                 record(f"report {folder}/{name}", lambda: (["chromium not installed (apt-get install chromium)"], "not run"))

@@ -1,3 +1,4 @@
+import BLEBytes
 import Foundation
 
 /// Stable identity of a finding across runs and re-captures: rule, peer, handle and the
@@ -58,19 +59,20 @@ public struct Baseline: Sendable {
 
     public static func load(path: String) throws(LintConfiguration.ConfigError) -> Baseline {
         guard let data = FileManager.default.contents(atPath: path),
-              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let list = obj["fingerprints"] as? [String] else {
+              let file = try? JSONDecoder().decode(File.self, from: data) else {
             throw LintConfiguration.ConfigError("\(path): not a blecap baseline (expected {\"version\": 1, \"fingerprints\": [...]})")
         }
-        return Baseline(fingerprints: Set(list))
+        return Baseline(fingerprints: Set(file.fingerprints))
     }
 
     /// The baseline file for `findings` (sorted, deduplicated).
     public static func render(_ findings: [Finding]) -> String {
-        let prints = Set(findings.map(\.fingerprint)).sorted()
-        var s = "{\n  \"version\": 1,\n  \"fingerprints\": ["
-        s += prints.map { "\n    \"\($0)\"" }.joined(separator: ",")
-        s += prints.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
-        return s
+        JSONDocument.render(File(version: 1, fingerprints: Set(findings.map(\.fingerprint)).sorted()), style: .pretty)
+    }
+
+    /// The file's model. `version` is written as 1; a file without it is read as version 1.
+    public struct File: Codable, Sendable, Equatable {
+        public var version: Int?
+        public var fingerprints: [String]
     }
 }

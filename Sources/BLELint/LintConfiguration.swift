@@ -1,3 +1,4 @@
+import BLEBytes
 import Foundation
 
 /// Which rules run and how: the config file (`.blecap.yml` or JSON) plus `--enable`/`--disable`.
@@ -63,8 +64,8 @@ public struct LintConfiguration: Sendable {
         let text = String(decoding: data, as: UTF8.self)
         let tree: ConfigNode
         if text.drop(while: { $0.isWhitespace }).first == "{" {
-            guard let any = try? JSONSerialization.jsonObject(with: data) else { throw ConfigError("\(path): not valid JSON") }
-            tree = ConfigNode(json: any)
+            guard let node = try? JSONDecoder().decode(ConfigNode.self, from: data) else { throw ConfigError("\(path): not valid JSON") }
+            tree = node
         } else {
             do { tree = try SimpleYAML.parse(text) } catch { throw ConfigError("\(path): \(error.description)") }
         }
@@ -116,10 +117,11 @@ public struct LintConfiguration: Sendable {
         return config
     }
 
+    /// `1`/`0` too: the JSON form always took them for booleans.
     static func bool(_ s: String) -> Bool? {
         switch s.lowercased() {
-        case "true", "on", "yes": true
-        case "false", "off", "no": false
+        case "true", "on", "yes", "1": true
+        case "false", "off", "no", "0": false
         default: nil
         }
     }
@@ -137,14 +139,40 @@ indirect enum ConfigNode: Equatable {
         default: false
         }
     }
+}
 
-    init(json: Any) {
-        switch json {
-        case let d as [String: Any]: self = .map(d.keys.sorted().map { ($0, ConfigNode(json: d[$0]!)) })
-        case let b as Bool: self = .scalar(b ? "true" : "false")
-        case let n as NSNumber: self = .scalar(n.stringValue)
-        case let s as String: self = .scalar(s)
-        default: self = .scalar("\(json)")
+/// The JSON form of the config file: objects become mappings (keys sorted), every other value a
+/// scalar spelled as the YAML form would spell it (`true`, `60`, `0.5`, the string itself).
+extension ConfigNode: Decodable {
+    init(from decoder: any Decoder) throws {
+        if let object = try? decoder.container(keyedBy: AnyKey.self) {
+            var entries: [(String, ConfigNode)] = []
+            for key in object.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {
+                entries.append((key.stringValue, try object.decode(ConfigNode.self, forKey: key)))
+            }
+            self = .map(entries)
+            return
+        }
+        if var list = try? decoder.unkeyedContainer() {
+            // No list is valid anywhere in the config: kept as a scalar that no key accepts.
+            var items: [String] = []
+            while !list.isAtEnd {
+                if case .scalar(let s) = try list.decode(ConfigNode.self) { items.append(s) } else { items.append("{...}") }
+            }
+            self = .scalar("[" + items.joined(separator: ", ") + "]")
+            return
+        }
+        let value = try decoder.singleValueContainer()
+        if value.decodeNil() {
+            self = .scalar("null")
+        } else if let b = try? value.decode(Bool.self) {
+            self = .scalar(b ? "true" : "false")
+        } else if let i = try? value.decode(Int64.self) {
+            self = .scalar(String(i))
+        } else if let d = try? value.decode(Double.self) {
+            self = .scalar(d.description)
+        } else {
+            self = .scalar(try value.decode(String.self))
         }
     }
 }

@@ -1,3 +1,5 @@
+import BLEBytes
+
 /// The text of `blecap explain` and of docs/rules/<slug>.md, from the rule's descriptor, so the
 /// docs cannot drift from the code.
 public enum RuleDocs {
@@ -19,13 +21,33 @@ public enum RuleDocs {
         return s
     }
 
+    /// `blecap rules --format json`: one object per rule (no final newline).
     public static func json(_ rules: [RuleDescriptor]) -> String {
-        "[" + rules.map { d in
-            "{\"id\":\(Escape.json(d.id)),\"slug\":\(Escape.json(d.slug)),\"title\":\(Escape.json(d.title)),"
-                + "\"severity\":\"\(d.defaultSeverity.name)\",\"evidence\":[\(d.evidence.map { "\"\($0.rawValue)\"" }.joined(separator: ","))],"
-                + "\"thresholds\":{\(d.thresholds.map { "\(Escape.json($0.name)):\(trim($0.defaultValue))" }.joined(separator: ","))},"
-                + "\"docs\":\(Escape.json(d.docsPath))}"
-        }.joined(separator: ",") + "]"
+        String(JSONDocument.render(rules.map(Entry.init), style: .compact).dropLast())
+    }
+
+    struct Entry: Encodable {
+        var id: String
+        var slug: String
+        var title: String
+        var severity: String
+        var evidence: [String]
+        /// Name → default, in the descriptor's order; whole numbers as integers.
+        var thresholds: JSONValue
+        var docs: String
+
+        init(_ d: RuleDescriptor) {
+            id = d.id
+            slug = d.slug
+            title = d.title
+            severity = d.defaultSeverity.name
+            evidence = d.evidence.map(\.rawValue)
+            thresholds = .object(d.thresholds.map { t in
+                let v = t.defaultValue
+                return .init(t.name, v == v.rounded() && abs(v) < 1e15 ? .int(Int64(v)) : .double(v))
+            })
+            docs = d.docsPath
+        }
     }
 
     static func trim(_ v: Double) -> String {

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLETimeline
 import Foundation
 
 /// Reads a simulator trace (the JSONL that `BLESimulator`'s `SimulatorTrace.jsonl()` writes,
@@ -22,7 +23,7 @@ public enum SimulatorTraceReader {
 
     /// A trace starts with its first record, whose first key is always `seq`.
     public static func detect(_ prefix: some Collection<UInt8>) -> Bool {
-        let signature = Array("{\"seq\":".utf8)
+        let signature = SimulatorTraceLine.signature
         return prefix.count >= signature.count && zip(prefix, signature).allSatisfy { $0 == $1 }
     }
 
@@ -96,60 +97,54 @@ public enum SimulatorTraceReader {
     }
 
     /// Parses one trace line. Returns nil for records that are not API calls (callbacks, radio,
-    /// world) and for blank lines; throws for a line that is not a trace record.
+    /// world) and for blank lines; throws for a line that does not decode as a
+    /// `SimulatorTraceLine` (BLETimeline), the type the simulator writes the trace with.
     public static func call(fromLine line: Data) throws(TraceLineError) -> APICall? {
-        guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return nil }
-        guard let any = try? JSONSerialization.jsonObject(with: line),
-              let o = any as? [String: Any] else { throw .notAnObject }
-        guard let seq = o["seq"] as? Int, let source = o["source"] as? String else { throw .missing("seq/source") }
-        guard source == "api" else { return nil }
-        guard let name = o["call"] as? String else { throw .missing("call") }
-        let time = Int64(o["time_us"] as? Int ?? 0)
-        let managerState = (o["manager_state"] as? String).flatMap(Self.managerState) ?? .unknown
+        let decoder = LineDecoder()
+        return try decoder.call(line)
+    }
 
-        func uuids(_ key: String) throws(TraceLineError) -> [BluetoothUUID]? {
-            guard let v = o[key], !(v is NSNull) else { return nil }
-            guard let list = v as? [String] else { throw .badField(key) }
-            var out: [BluetoothUUID] = []
-            for s in list {
-                guard let u = BluetoothUUID(s) else { throw .badField(key) }
-                out.append(u)
+    /// One `JSONDecoder` for a whole trace.
+    struct LineDecoder {
+        let decoder = JSONDecoder()
+
+        func call(_ line: Data) throws(TraceLineError) -> APICall? {
+            guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return nil }
+            let decoded: SimulatorTraceLine
+            do { decoded = try decoder.decode(SimulatorTraceLine.self, from: line) } catch {
+                throw TraceLineError(error)
             }
-            return out
+            guard case .api(let call) = decoded.body else { return nil }
+            return SimulatorTraceReader.apiCall(sequence: decoded.seq, time: decoded.timeMicros, call)
         }
+    }
 
-        let kind: APICall.Kind
-        switch name {
-        case "scanForPeripherals(withServices:options:)":
-            kind = .scanForPeripherals(services: try uuids("services"), state: managerState)
-        case "stopScan()":
-            kind = .stopScan
-        case "connect(_:options:)":
-            kind = .connect(state: managerState, retained: o["retained"] as? Bool)
-        case "writeValue(_:for:type:)":
-            guard let handle = o["handle"] as? Int, let length = o["length"] as? Int,
-                  let type = o["write_type"] as? String, let max = o["maximum_length"] as? Int,
-                  let canSend = o["can_send"] as? Bool else { throw .missing("writeValue fields") }
-            kind = .writeValue(handle: UInt16(clamping: handle), length: length, withResponse: type == "withResponse",
-                               properties: (o["properties"] as? Int).map { UInt8(truncatingIfNeeded: $0) },
-                               maximumWriteValueLength: max, canSendWriteWithoutResponse: canSend)
-        case "discoverServices(_:)":
-            kind = .discoverServices(services: try uuids("services"), delegateSet: o["delegate_set"] as? Bool ?? true)
-        default:
-            kind = peripheralCommands.contains(name) ? .peripheralCommand(name: name) : .other(name: name)
+    /// A trace's call as the rules receive it.
+    public static func apiCall(sequence: Int, time: Int64, _ a: TraceAPICall) -> APICall {
+        let state = managerState(a.managerState)
+        let name = a.call.selector.rawValue
+        // UUID strings were checked when the line was decoded.
+        func uuids(_ list: [String]?) -> [BluetoothUUID]? { list?.compactMap(BluetoothUUID.init) }
+        let kind: APICall.Kind = switch a.call {
+        case .scanForPeripherals(let services, _): .scanForPeripherals(services: uuids(services), state: state)
+        case .stopScan: .stopScan
+        case .connect(_, _, let retained): .connect(state: state, retained: retained)
+        case .writeValue(_, _, let handle, let props, let type, let length, let max, let canSend):
+            .writeValue(handle: handle, length: length, withResponse: type == .withResponse,
+                        properties: UInt8(truncatingIfNeeded: props), maximumWriteValueLength: max,
+                        canSendWriteWithoutResponse: canSend)
+        case .discoverServices(_, let services, let delegateSet): .discoverServices(services: uuids(services), delegateSet: delegateSet)
+        default: peripheralCommands.contains(name) ? .peripheralCommand(name: name) : .other(name: name)
         }
-        let attribute = ((o["characteristic"] ?? o["descriptor"]) as? String).flatMap { BluetoothUUID($0) }
-
-        let disposition: APICall.Disposition
-        switch o["disposition"] as? String {
-        case "no_effect": disposition = .noEffect
-        case "misuse": disposition = .misuse(reason: o["reason"] as? String ?? "")
-        case "dropped": disposition = .dropped(reason: o["reason"] as? String ?? "")
-        default: disposition = .performed
+        let disposition: APICall.Disposition = switch a.disposition {
+        case .performed: .performed
+        case .noEffect: .noEffect
+        case .misuse(let r): .misuse(reason: r.rawValue)
+        case .dropped(let r): .dropped(reason: r.rawValue)
         }
-        return APICall(sequence: seq, time: time, kind: kind, peripheral: o["peripheral"] as? String,
-                       peripheralState: (o["peripheral_state"] as? String).flatMap(Self.peripheralState),
-                       isScanning: o["is_scanning"] as? Bool ?? false, attribute: attribute, disposition: disposition)
+        return APICall(sequence: sequence, time: time, kind: kind, peripheral: a.call.peripheral,
+                       peripheralState: a.peripheralState.map(peripheralState), isScanning: a.isScanning,
+                       attribute: a.call.attribute.flatMap(BluetoothUUID.init), disposition: disposition)
     }
 
     /// `CBPeripheral` commands that need a connection (besides `writeValue` and
@@ -160,31 +155,30 @@ public enum SimulatorTraceReader {
         "readRSSI()",
     ]
 
-    static func managerState(_ s: String) -> APICall.ManagerState? {
+    static func managerState(_ s: TraceAPICall.ManagerState) -> APICall.ManagerState {
         switch s {
-        case "unknown": .unknown
-        case "resetting": .resetting
-        case "unsupported": .unsupported
-        case "unauthorized": .unauthorized
-        case "poweredOff": .poweredOff
-        case "poweredOn": .poweredOn
-        default: nil
+        case .unknown: .unknown
+        case .resetting: .resetting
+        case .unsupported: .unsupported
+        case .unauthorized: .unauthorized
+        case .poweredOff: .poweredOff
+        case .poweredOn: .poweredOn
         }
     }
 
-    static func peripheralState(_ s: String) -> APICall.PeripheralState? {
+    static func peripheralState(_ s: TraceAPICall.PeripheralState) -> APICall.PeripheralState {
         switch s {
-        case "disconnected": .disconnected
-        case "connecting": .connecting
-        case "connected": .connected
-        case "disconnecting": .disconnecting
-        default: nil
+        case .disconnected: .disconnected
+        case .connecting: .connecting
+        case .connected: .connected
+        case .disconnecting: .disconnecting
         }
     }
 
     /// Feeds lines to an engine, counting them.
     struct Feeder {
         let engine: LintEngine
+        let decoder = LineDecoder()
         var lines = 0
         var records = 0
 
@@ -195,7 +189,7 @@ public enum SimulatorTraceReader {
             guard data.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return nil }
             do {
                 records += 1
-                if let call = try SimulatorTraceReader.call(fromLine: data) { engine.observe(.api(call)) }
+                if let call = try decoder.call(data) { engine.observe(.api(call)) }
                 return nil
             } catch {
                 return "line \(lines): \(error)"
@@ -204,17 +198,40 @@ public enum SimulatorTraceReader {
     }
 }
 
-/// Why a trace line could not be read.
+/// Why a trace line could not be read: the decoding error of `SimulatorTraceLine`, named by
+/// its key.
 public enum TraceLineError: Error, CustomStringConvertible, Equatable {
     case notAnObject
     case missing(String)
     case badField(String)
+    /// A value or key the record cannot have: an unknown call, disposition or key (a renamed
+    /// key reads as an unknown one plus, if it was required, a missing one).
+    case invalid(key: String, reason: String)
 
     public var description: String {
         switch self {
         case .notAnObject: "not a JSON object"
         case .missing(let what): "missing \(what)"
         case .badField(let key): "field \"\(key)\" has the wrong type or value"
+        case .invalid(let key, let reason): "field \"\(key)\": \(reason)"
+        }
+    }
+
+    init(_ error: any Error) {
+        func key(_ path: [any CodingKey]) -> String { path.map(\.stringValue).joined(separator: ".") }
+        switch error as? DecodingError {
+        case .keyNotFound(let k, let ctx)?: self = .missing(key(ctx.codingPath + [k]))
+        case .typeMismatch(_, let ctx)?, .valueNotFound(_, let ctx)?:
+            self = ctx.codingPath.isEmpty ? .notAnObject : .badField(key(ctx.codingPath))
+        case .dataCorrupted(let ctx)?:
+            if ctx.codingPath.isEmpty {
+                self = .notAnObject
+            } else if ctx.debugDescription.hasPrefix("Cannot initialize") {
+                self = .badField(key(ctx.codingPath))  // an enum's raw value out of range
+            } else {
+                self = .invalid(key: key(ctx.codingPath), reason: ctx.debugDescription)
+            }
+        default: self = .notAnObject
         }
     }
 }

@@ -64,38 +64,34 @@ extension ReplayReport {
     }
 
     /// One JSON document (docs/replay.md describes its fields).
-    public func json() -> String {
-        var o = "{\"file\":\(JSONQuoting.quoted(session.path)),\"format\":\(JSONQuoting.quoted(session.format))"
-        o += ",\"frames\":\(session.frames),\"speed\":\(JSONQuoting.quoted(speed.description))"
-        o += ",\"faults\":" + faults.json
-        o += ",\"identical\":\(isIdentical),\"connections\":["
-        for (i, c) in connections.enumerated() {
-            if i > 0 { o += "," }
-            let m = c.model
-            let f = c.fidelity
-            o += "{\"connection\":\(m.number)"
-            if let p = m.peer { o += ",\"peer\":\"\(p)\"" }
-            o += ",\"host_role\":\"\(m.connection.hostIsCentral ? "central" : "peripheral")\""
-            o += ",\"connection_interval_us\":\(m.connection.intervalMicros)"
-            o += ",\"client_pdus\":\(m.steps.count),\"server_initiated_pdus\":\(m.stream.count)"
-            o += ",\"peer_server\":" + Self.json(m.peerServer) + ",\"host_server\":" + Self.json(m.hostServer)
-            o += ",\"captured\":\(f.captured),\"replayed\":\(f.replayed),\"matching\":\(f.matching)"
-            o += ",\"identical\":\(f.isIdentical),\"ordered\":\(f.ordered)"
-            if let max = f.maximumTimingDelta, let mean = f.meanTimingDelta {
-                o += ",\"timing\":{\"max_delta_us\":\(max),\"mean_delta_us\":\(Int(mean.rounded()))}"
-            }
-            if let d = f.divergence {
-                o += ",\"divergence\":{\"position\":\(d.position),\"captured\":\(Self.json(d.captured)),\"replayed\":\(Self.json(d.replayed))}"
-            }
-            let r = c.replayed
-            if let e = r.end {
-                o += ",\"end\":{\"offset_us\":\(e.offset),\"reason\":\(e.reason),\"side\":\"\(e.side.name)\"}"
-            }
-            if let t = r.silentFrom { o += ",\"silent_from_us\":\(t)" }
-            if let t = r.poweredOffAt { o += ",\"powered_off_at_us\":\(t)" }
-            o += ",\"dropped_notifications\":\(r.droppedNotifications),\"unsent_client_pdus\":\(r.unsentSteps)}"
-        }
-        return o + "]}\n"
+    public func json() -> String { JSONDocument.render(document, style: .compact) }
+
+    /// The JSON document as a value.
+    public var document: ReplayJSONDocument {
+        ReplayJSONDocument(
+            file: session.path, format: session.format, frames: session.frames, speed: speed.description,
+            faults: faults, identical: isIdentical,
+            connections: connections.map { c in
+                let m = c.model
+                let f = c.fidelity
+                let r = c.replayed
+                let timing = f.maximumTimingDelta.flatMap { max in
+                    f.meanTimingDelta.map { ReplayJSONDocument.Timing(maxDeltaMicros: max, meanDeltaMicros: Int64($0.rounded())) }
+                }
+                return .init(
+                    connection: m.number, peer: m.peer.map { "\($0)" },
+                    hostRole: m.connection.hostIsCentral ? "central" : "peripheral",
+                    connectionIntervalMicros: Int64(m.connection.intervalMicros),
+                    clientPDUs: m.steps.count, serverInitiatedPDUs: m.stream.count,
+                    peerServer: .init(m.peerServer), hostServer: .init(m.hostServer),
+                    captured: f.captured, replayed: f.replayed, matching: f.matching, identical: f.isIdentical,
+                    ordered: f.ordered, timing: timing,
+                    divergence: f.divergence.map { .init(position: $0.position, captured: $0.captured.map(ReplayJSONDocument.PDU.init),
+                                                         replayed: $0.replayed.map(ReplayJSONDocument.PDU.init)) },
+                    end: r.end.map { .init(offsetMicros: Int64($0.offset), reason: Int($0.reason), side: "\($0.side.name)") },
+                    silentFromMicros: r.silentFrom.map { Int64($0) }, poweredOffAtMicros: r.poweredOffAt.map { Int64($0) },
+                    droppedNotifications: r.droppedNotifications, unsentClientPDUs: r.unsentSteps)
+            })
     }
 
     static func describe(_ s: ReplayFidelity.Side?, server m: ReplayConnectionModel) -> String {
@@ -110,21 +106,6 @@ extension ReplayReport {
         }
         let hex = Hex.string(s.bytes.prefix(32))
         return t + "  " + hex + (s.bytes.count > 32 ? "…" : "")
-    }
-
-    static func json(_ s: ReplayFidelity.Side?) -> String {
-        guard let s else { return "null" }
-        var o = "{\"index\":\(s.index),\"offset_us\":\(s.offset),\"direction\":\"\(s.sentByHost ? "sent" : "received")\""
-        if let f = s.frame { o += ",\"frame\":\(f)" }
-        o += ",\"opcode\":\(s.bytes.first ?? 0),\"opcode_name\":\"\(ATTOpcode(s.bytes.first ?? 0).name)\""
-        return o + ",\"bytes\":\"" + Hex.string(s.bytes) + "\"}"
-    }
-
-    static func json(_ m: ReplayServerModel) -> String {
-        var o = "{\"attributes\":\(m.attributes.count),\"services\":\(m.serviceCount),\"characteristics\":\(m.characteristicCount)"
-        o += ",\"inferred\":\(m.inferredCount)"
-        if let mtu = m.serverRxMTU { o += ",\"server_rx_mtu\":\(mtu)" }
-        return o + "}"
     }
 
     static func seconds(_ micros: Int64) -> String {
@@ -154,28 +135,166 @@ extension ReplayFaults {
         if notificationDropProbability > 0 { parts.append("drop notifications p=\(notificationDropProbability) seed \(seed)") }
         return parts.joined(separator: ", ")
     }
+}
 
-    var json: String {
-        var o = "{"
-        var first = true
-        func field(_ k: String, _ v: String) {
-            o += (first ? "" : ",") + "\"\(k)\":\(v)"
-            first = false
-        }
-        if let t = dropLinkAtMicros { field("drop_link_at_us", "\(t)") }
-        if let t = powerOffAtMicros { field("power_off_at_us", "\(t)") }
+extension ReplayFaults: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case dropLinkAt = "drop_link_at_us", powerOffAt = "power_off_at_us", clock
+        case responseDelay = "response_delay_us", serverMTU = "server_mtu", errors
+        case dropNotifications = "drop_notifications", seed
+    }
+
+    /// Only the faults that were injected; `errors` keyed by decimal handle, in handle order.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(dropLinkAtMicros, forKey: .dropLinkAt)
+        try c.encodeIfPresent(powerOffAtMicros, forKey: .powerOffAt)
         if dropLinkAtMicros != nil || powerOffAtMicros != nil {
-            field("clock", timesFromCaptureStart ? "\"capture\"" : "\"connection\"")
+            try c.encode(timesFromCaptureStart ? "capture" : "connection", forKey: .clock)
         }
-        if responseDelayMicros != 0 { field("response_delay_us", "\(responseDelayMicros)") }
-        if let m = serverMTU { field("server_mtu", "\(m)") }
+        if responseDelayMicros != 0 { try c.encode(responseDelayMicros, forKey: .responseDelay) }
+        try c.encodeIfPresent(serverMTU, forKey: .serverMTU)
         if !errors.isEmpty {
-            field("errors", "{" + errors.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}")
+            var e = c.nestedContainer(keyedBy: AnyKey.self, forKey: .errors)
+            for (handle, code) in errors.sorted(by: { $0.key < $1.key }) { try e.encode(code, forKey: AnyKey("\(handle)")) }
         }
         if notificationDropProbability > 0 {
-            field("drop_notifications", "\(notificationDropProbability)")
-            field("seed", "\(seed)")
+            try c.encode(notificationDropProbability, forKey: .dropNotifications)
+            try c.encode(seed, forKey: .seed)
         }
-        return o + "}"
+    }
+}
+
+/// `blecap replay --format json` (docs/replay.md).
+public struct ReplayJSONDocument: Encodable, Sendable {
+    public var file: String
+    public var format: String
+    public var frames: Int
+    public var speed: String
+    public var faults: ReplayFaults
+    public var identical: Bool
+    public var connections: [Connection]
+
+    public struct Connection: Encodable, Sendable {
+        public var connection: Int
+        public var peer: String?
+        public var hostRole: String
+        public var connectionIntervalMicros: Int64
+        public var clientPDUs: Int
+        public var serverInitiatedPDUs: Int
+        public var peerServer: Server
+        public var hostServer: Server
+        public var captured: Int
+        public var replayed: Int
+        public var matching: Int
+        public var identical: Bool
+        public var ordered: Bool
+        public var timing: Timing?
+        public var divergence: Divergence?
+        public var end: End?
+        public var silentFromMicros: Int64?
+        public var poweredOffAtMicros: Int64?
+        public var droppedNotifications: Int
+        public var unsentClientPDUs: Int
+
+        enum CodingKeys: String, CodingKey {
+            case connection, peer
+            case hostRole = "host_role"
+            case connectionIntervalMicros = "connection_interval_us"
+            case clientPDUs = "client_pdus"
+            case serverInitiatedPDUs = "server_initiated_pdus"
+            case peerServer = "peer_server"
+            case hostServer = "host_server"
+            case captured, replayed, matching, identical, ordered, timing, divergence, end
+            case silentFromMicros = "silent_from_us"
+            case poweredOffAtMicros = "powered_off_at_us"
+            case droppedNotifications = "dropped_notifications"
+            case unsentClientPDUs = "unsent_client_pdus"
+        }
+    }
+
+    public struct Server: Encodable, Sendable {
+        public var attributes: Int
+        public var services: Int
+        public var characteristics: Int
+        public var inferred: Int
+        public var serverRxMTU: UInt16?
+
+        enum CodingKeys: String, CodingKey {
+            case attributes, services, characteristics, inferred
+            case serverRxMTU = "server_rx_mtu"
+        }
+
+        init(_ m: ReplayServerModel) {
+            attributes = m.attributes.count
+            services = m.serviceCount
+            characteristics = m.characteristicCount
+            inferred = m.inferredCount
+            serverRxMTU = m.serverRxMTU.map { UInt16($0) }
+        }
+    }
+
+    public struct Timing: Encodable, Sendable {
+        public var maxDeltaMicros: Int64
+        public var meanDeltaMicros: Int64
+        enum CodingKeys: String, CodingKey {
+            case maxDeltaMicros = "max_delta_us"
+            case meanDeltaMicros = "mean_delta_us"
+        }
+    }
+
+    /// The first PDU pair that differs; a side is `null` where that exchange had ended.
+    public struct Divergence: Encodable, Sendable {
+        public var position: Int
+        public var captured: PDU?
+        public var replayed: PDU?
+
+        enum CodingKeys: String, CodingKey { case position, captured, replayed }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(position, forKey: .position)
+            try c.encode(captured, forKey: .captured)  // explicit null
+            try c.encode(replayed, forKey: .replayed)
+        }
+    }
+
+    public struct PDU: Encodable, Sendable {
+        public var index: Int
+        public var offsetMicros: Int64
+        public var direction: String
+        public var frame: Int?
+        public var opcode: UInt8
+        public var opcodeName: String
+        /// Hex.
+        public var bytes: String
+
+        enum CodingKeys: String, CodingKey {
+            case index
+            case offsetMicros = "offset_us"
+            case direction, frame, opcode
+            case opcodeName = "opcode_name"
+            case bytes
+        }
+
+        init(_ s: ReplayFidelity.Side) {
+            index = s.index
+            offsetMicros = s.offset
+            direction = s.sentByHost ? "sent" : "received"
+            frame = s.frame
+            opcode = s.bytes.first ?? 0
+            opcodeName = "\(ATTOpcode(s.bytes.first ?? 0).name)"
+            bytes = Hex.string(s.bytes)
+        }
+    }
+
+    public struct End: Encodable, Sendable {
+        public var offsetMicros: Int64
+        public var reason: Int
+        public var side: String
+        enum CodingKeys: String, CodingKey {
+            case offsetMicros = "offset_us"
+            case reason, side
+        }
     }
 }

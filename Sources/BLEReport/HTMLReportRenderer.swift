@@ -1,3 +1,4 @@
+import BLEBytes
 import Foundation
 
 /// Renders report models as one self-contained HTML document: inline CSS, one inline script,
@@ -29,12 +30,12 @@ public enum HTMLReportRenderer {
     /// (valid JSON, since `<` only occurs inside strings), so no `</script>` or `<!--` can end
     /// or confuse the element (HTML 13.2.6.2, script data states).
     static func json(_ models: [SessionReportModel]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        let data = (try? encoder.encode(models)) ?? Data("[]".utf8)
+        // The models hold no NaN or infinity (the encoder refuses them); if one ever did, the page
+        // would show no data rather than break.
+        let text = (try? JSONDocumentEncoder().encode(models)) ?? "[]"
         var out = ""
-        out.reserveCapacity(data.count + 64)
-        for scalar in String(decoding: data, as: UTF8.self).unicodeScalars {
+        out.reserveCapacity(text.utf8.count + 64)
+        for scalar in text.unicodeScalars {
             switch scalar {
             case "<": out += "\\u003c"
             case ">": out += "\\u003e"

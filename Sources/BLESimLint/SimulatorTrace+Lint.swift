@@ -1,4 +1,5 @@
 import BLELint
+import BLETimeline
 import BLESimulator
 import Foundation
 
@@ -19,8 +20,13 @@ extension SimulatorTrace {
         SimulatorTraceReader.lint(jsonl: jsonl(), path: name, configuration: configuration, baseline: baseline)
     }
 
-    /// The API calls as the linter receives them, in trace order.
+    /// The API calls as the linter receives them, in trace order: each record through the
+    /// shared `SimulatorTraceLine`, as the JSONL reader decodes it (no text in between, nothing
+    /// that could fail).
     public var lintCalls: [BLELint.APICall] {
-        jsonl().split(separator: "\n").compactMap { try? SimulatorTraceReader.call(fromLine: Data($0.utf8)) }
+        records.compactMap { r in
+            guard case .api(let a) = r.entry else { return nil }
+            return SimulatorTraceReader.apiCall(sequence: r.sequence, time: r.time, a.traceCall)
+        }
     }
 }

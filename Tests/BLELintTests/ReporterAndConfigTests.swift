@@ -37,6 +37,23 @@ import Testing
         #expect(xml.contains("<skipped message=\"not evaluable: "))
     }
 
+    @Test func xmlModelEscapesEveryValueOnceAndKeepsTheLayout() {
+        let root = XMLOutput.Element("a", ["n": "x\"<&>'\n\u{1}y"], children: [
+            XMLOutput.Element("b", ["k": "v"], inline: true, children: [XMLOutput.Element("c")]),
+            XMLOutput.Element("d", text: "t<\n\tu"),
+            XMLOutput.Element("e"),
+        ])
+        #expect(XMLOutput.Document(root: root).text == """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <a n="x&quot;&lt;&amp;&gt;&apos;&#10;y">
+              <b k="v"><c/></b>
+              <d>t&lt;&#10;\tu</d>
+              <e/>
+            </a>
+
+            """)
+    }
+
     @Test func githubAnnotationsEscapeProperties() {
         let text = GitHubReporter.render([Self.oversized])
         let lines = text.split(separator: "\n")
@@ -97,6 +114,19 @@ import Testing
             #expect(r.of("unchecked-write").isEmpty)
             #expect(bumble("nil_scan_all_services.central", c).of("scan-left-running").count == 2)
         }
+    }
+
+    @Test func jsonNumbersAreNumbersAndZeroOneBooleans() throws {
+        // A whole-number threshold is a number (JSONSerialization once turned 1 into "true"),
+        // and 1/0 still enable/disable as they did.
+        let json = try write(#"{"rules": {"BLE004": {"enabled": 1, "thresholds": {"after_last_connection_s": 1}}, "unchecked-write": 0}}"#, "json")
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        let c = try LintConfiguration.load(path: json)
+        #expect(c.overrides["BLE004"] == .init(enabled: true, thresholds: ["after_last_connection_s": 1]))
+        #expect(c.disabledRules.map(\.slug) == ["unchecked-write"])
+        let broken = try write(#"{"rules": {"BLE004": {"enabled": true}"#, "json")
+        defer { try? FileManager.default.removeItem(atPath: broken) }
+        #expect { _ = try LintConfiguration.load(path: broken) } throws: { "\($0)".contains("not valid JSON") }
     }
 
     @Test(arguments: [

@@ -1,4 +1,5 @@
 import BLELint
+import BLETimeline
 import Foundation
 import Testing
 
@@ -168,8 +169,59 @@ struct SimulatorTraceReaderTests {
                                                "\"services\":[\"not a uuid\"],\"allow_duplicates\":false")])
         #expect(badUUID.damage?.contains("services") == true)
 
-        let noCall = lintLines(["{\"seq\":1,\"source\":\"api\"}"])
+        let noCall = lintLines(["{\"seq\":1,\"time_us\":0,\"source\":\"api\"}"])
         #expect(noCall.damage == "line 1: missing call")
+    }
+
+    @Test("a renamed, unknown or mistyped key fails the line: no call is dropped silently")
+    func strictLines() {
+        let connect = TraceLine.api(1, "connect(_:options:)", peripheralState: "disconnected", scanning: true,
+                                    "\(TraceLine.peripheral),\"auto_reconnect\":false,\"retained\":true")
+        #expect(lintLines([connect]).damage == nil)
+        func damage(_ line: String) -> String? {
+            let r = lintLines([connect, line])
+            // The finding of the good line before it is kept.
+            #expect(r.findings.map(\.firstFrame) == [1])
+            return r.damage
+        }
+        // A required key renamed: missing.
+        #expect(damage(connect.replacingOccurrences(of: "\"is_scanning\"", with: "\"scanning\""))
+            == "line 2: missing is_scanning")
+        #expect(damage(connect.replacingOccurrences(of: "\"time_us\"", with: "\"time\"")) == "line 2: missing time_us")
+        // An optional key renamed: unknown.
+        #expect(damage(connect.replacingOccurrences(of: "\"retained\"", with: "\"retain\""))
+            == "line 2: field \"retain\": unknown key for connect(_:options:)")
+        // A call or a value the trace does not have.
+        #expect(damage(connect.replacingOccurrences(of: "connect(_:options:)", with: "connect(_:)"))
+            == "line 2: field \"call\": unknown call 'connect(_:)'")
+        #expect(damage(connect.replacingOccurrences(of: "poweredOn", with: "on")) == "line 2: field \"manager_state\" has the wrong type or value")
+        #expect(damage(connect.replacingOccurrences(of: "\"retained\":true", with: "\"retained\":1"))
+            == "line 2: field \"retained\" has the wrong type or value")
+        #expect(damage(TraceLine.write(2, type: "withResponse", properties: 0x08, length: 4, maximum: 20, canSend: true)
+            .replacingOccurrences(of: "\"can_send\":true", with: "\"canSend\":true")) == "line 2: missing can_send")
+        // Other sources: only the header is required.
+        #expect(damage("{\"seq\":2,\"time_us\":0,\"source\":\"callbacks\"}") == "line 2: field \"source\" has the wrong type or value")
+    }
+
+    @Test("the shared record: what the simulator writes is what the reader decodes")
+    func sharedRecordRoundTrip() throws {
+        let call = TraceAPICall(
+            central: 2, managerState: .poweredOn, peripheralState: .connected, isScanning: false,
+            inCallback: "peripheral(_:didDiscoverCharacteristicsFor:error:)",
+            disposition: .dropped(.cannotSendWriteWithoutResponse),
+            call: .writeValue(peripheral: "5B1E5130-0000-4000-8000-D80D18000001", characteristic: "2A39", handle: 12,
+                              properties: 0x04, writeType: .withoutResponse, length: 4, maximumLength: 20, canSend: false))
+        let line = SimulatorTraceLine(seq: 9, timeMicros: 1234, body: .api(call))
+        #expect(line.text.hasPrefix("{\"seq\":9,\"time_us\":1234,\"source\":\"api\",\"call\":\"writeValue(_:for:type:)\",\"central\":2,"))
+        #expect(try JSONDecoder().decode(SimulatorTraceLine.self, from: Data(line.text.utf8)) == line)
+        let read = try #require(try SimulatorTraceReader.call(fromLine: Data(line.text.utf8)))
+        #expect(read.disposition == .dropped(reason: "can_send_false"))
+        guard case .writeValue(12, 4, false, 0x04, 20, false) = read.kind else { Issue.record("\(read.kind)"); return }
+        let scan = SimulatorTraceLine(seq: 1, timeMicros: 0, body: .api(TraceAPICall(
+            central: 1, managerState: .unknown, isScanning: false, disposition: .misuse(.notPoweredOn),
+            call: .scanForPeripherals(services: nil, allowDuplicates: false))))
+        #expect(scan.text.contains("\"services\":null"))
+        #expect(try JSONDecoder().decode(SimulatorTraceLine.self, from: Data(scan.text.utf8)) == scan)
     }
 
     @Test("from a file: detected by CaptureLinter, a line over the limit is damage, not an allocation")

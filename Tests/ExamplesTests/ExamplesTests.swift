@@ -1,6 +1,7 @@
 import BLELint
 import BLESimLint
 import BLESimulator
+import BLETimeline
 import Foundation
 import Testing
 
@@ -237,5 +238,24 @@ struct ExamplesTests {
         #expect(fromFile.frames == world.trace.records.count)
         #expect(fromFile.findings == inMemory.findings)
         #expect(!fromFile.findings.isEmpty)
+
+        // Every line decodes to the typed record the simulator wrote it from (BLETimeline's
+        // SimulatorTraceLine, the one vocabulary of writer and reader).
+        let written = world.trace.lines
+        let decoded = try world.trace.jsonl().split(separator: "\n").map {
+            try JSONDecoder().decode(SimulatorTraceLine.self, from: Data($0.utf8))
+        }
+        #expect(decoded.count == written.count)
+        #expect(written.contains { if case .api = $0.body { true } else { false } })
+        for (d, w) in zip(decoded, written) {
+            #expect(d.seq == w.seq && d.timeMicros == w.timeMicros && d.source == w.source)
+            switch (d.body, w.body) {
+            case (.api, .api): #expect(d == w)
+            case (.other(_, let df), .other(_, let wf)):
+                // Foundation's decoder does not keep key order; the members are the same.
+                #expect(df.sorted { $0.key < $1.key } == wf.sorted { $0.key < $1.key })
+            default: Issue.record("line \(w.seq): \(d.source) read back, \(w.source) written")
+            }
+        }
     }
 }

@@ -1,35 +1,99 @@
+import BLEBytes
+
 /// Machine-readable report: one object with every capture, its findings and what could not be
-/// evaluated. Keys in a fixed order so the output is diffable.
+/// evaluated. Keys in a fixed order (the models' declaration order) so the output is diffable.
 public enum JSONReporter {
     public static func render(_ reports: [CaptureReport]) -> String {
-        var out = "{\"tool\":\"blecap\",\"captures\":["
-        out += reports.map(capture).joined(separator: ",")
-        return out + "]}\n"
+        JSONDocument.render(document(reports), style: .compact)
     }
 
-    static func capture(_ r: CaptureReport) -> String {
-        var s = "{\"path\":\(Escape.json(r.path))"
-        if let f = r.format { s += ",\"format\":\(Escape.json(f))" }
-        s += ",\"frames\":\(r.frames)"
-        if let e = r.error { s += ",\"error\":\(Escape.json(e))" }
-        if let d = r.damage { s += ",\"damage\":\(Escape.json(d))" }
-        s += ",\"findings\":[" + r.findings.map(finding).joined(separator: ",") + "]"
-        s += ",\"not_evaluated\":[" + r.notEvaluated.map { n in
-            "{\"rule\":\(Escape.json(n.ruleID)),\"slug\":\(Escape.json(n.slug)),\"whole\":\(n.whole),\"reason\":\(Escape.json(n.reason))}"
-        }.joined(separator: ",") + "]"
-        return s + "}"
+    public static func document(_ reports: [CaptureReport]) -> LintJSONDocument {
+        LintJSONDocument(captures: reports.map { r in
+            .init(path: r.path, format: r.format, frames: r.frames, error: r.error, damage: r.damage,
+                  findings: r.findings.map(LintJSONDocument.Finding.init),
+                  notEvaluated: r.notEvaluated.map { .init(rule: $0.ruleID, slug: $0.slug, whole: $0.whole, reason: $0.reason) })
+        })
+    }
+}
+
+/// `blecap lint --format json` (docs/lint.md).
+public struct LintJSONDocument: Encodable, Sendable {
+    public var tool = "blecap"
+    public var captures: [Capture]
+
+    public struct Capture: Encodable, Sendable {
+        public var path: String
+        public var format: String?
+        public var frames: Int
+        public var error: String?
+        public var damage: String?
+        public var findings: [Finding]
+        public var notEvaluated: [NotEvaluated]
+
+        enum CodingKeys: String, CodingKey {
+            case path, format, frames, error, damage, findings
+            case notEvaluated = "not_evaluated"
+        }
     }
 
-    static func finding(_ f: Finding) -> String {
-        var s = "{\"rule\":\(Escape.json(f.ruleID)),\"slug\":\(Escape.json(f.slug)),\"severity\":\"\(f.severity.name)\""
-        s += ",\"message\":\(Escape.json(f.message))"
-        if let c = f.connection { s += ",\"connection\":\(c)" }
-        if let p = f.peer { s += ",\"peer\":\(Escape.json(p))" }
-        if let h = f.handle { s += ",\"handle\":\(h)" }
-        s += ",\"time_us\":\(f.time),\"frames\":[\(f.frames.map(String.init).joined(separator: ","))]"
-        s += ",\"evidence\":\"\(f.evidence.rawValue)\""
-        if let o = f.byteOffset, let l = f.byteLength { s += ",\"byte_offset\":\(o),\"byte_length\":\(l)" }
-        s += ",\"fingerprint\":\"\(f.fingerprint)\",\"baselined\":\(f.baselined)}"
-        return s
+    public struct Finding: Encodable, Sendable {
+        public var rule: String
+        public var slug: String
+        public var severity: String
+        public var message: String
+        public var connection: Int?
+        public var peer: String?
+        public var handle: UInt16?
+        public var timeMicros: Int64
+        public var frames: [Int]
+        public var evidence: String
+        /// Both or neither.
+        public var byteOffset: Int64?
+        public var byteLength: Int?
+        public var fingerprint: String
+        public var baselined: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case rule, slug, severity, message, connection, peer, handle
+            case timeMicros = "time_us"
+            case frames, evidence
+            case byteOffset = "byte_offset"
+            case byteLength = "byte_length"
+            case fingerprint, baselined
+        }
+
+        init(_ f: BLELint.Finding) {
+            let located = f.byteOffset != nil && f.byteLength != nil
+            self.init(rule: f.ruleID, slug: f.slug, severity: f.severity.name, message: f.message,
+                      connection: f.connection, peer: f.peer, handle: f.handle, timeMicros: f.time, frames: f.frames,
+                      evidence: f.evidence.rawValue, byteOffset: located ? f.byteOffset : nil,
+                      byteLength: located ? f.byteLength : nil, fingerprint: f.fingerprint, baselined: f.baselined)
+        }
+
+        init(rule: String, slug: String, severity: String, message: String, connection: Int?, peer: String?,
+             handle: UInt16?, timeMicros: Int64, frames: [Int], evidence: String, byteOffset: Int64?, byteLength: Int?,
+             fingerprint: String, baselined: Bool) {
+            self.rule = rule
+            self.slug = slug
+            self.severity = severity
+            self.message = message
+            self.connection = connection
+            self.peer = peer
+            self.handle = handle
+            self.timeMicros = timeMicros
+            self.frames = frames
+            self.evidence = evidence
+            self.byteOffset = byteOffset
+            self.byteLength = byteLength
+            self.fingerprint = fingerprint
+            self.baselined = baselined
+        }
+    }
+
+    public struct NotEvaluated: Encodable, Sendable {
+        public var rule: String
+        public var slug: String
+        public var whole: Bool
+        public var reason: String
     }
 }

@@ -3,31 +3,39 @@
 /// unreadable capture is an `<error>`.
 public enum JUnitReporter {
     public static func render(_ reports: [CaptureReport], rules: [RuleDescriptor] = RuleRegistry.descriptors) -> String {
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"blecap lint\">\n"
-        for r in reports {
+        XMLOutput.Document(root: document(reports, rules: rules)).text
+    }
+
+    /// The `<testsuites>` element.
+    public static func document(_ reports: [CaptureReport], rules: [RuleDescriptor] = RuleRegistry.descriptors) -> XMLOutput.Element {
+        XMLOutput.Element("testsuites", ["name": "blecap lint"], children: reports.map { r in
             let failures = r.findings.filter { !$0.baselined }.count
             let skipped = rules.filter { d in r.notEvaluated.contains { $0.ruleID == d.id && $0.whole } }.count
             let errors = r.isUnreadable ? 1 : 0
-            out += "  <testsuite name=\"\(Escape.xml(r.path))\" tests=\"\(rules.count + errors)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(SummaryLine.format3(r.seconds))\">\n"
+            var cases: [XMLOutput.Element] = []
             if r.isUnreadable {
-                out += "    <testcase classname=\"blecap.capture\" name=\"read\"><error message=\"\(Escape.xml(r.error ?? r.damage ?? ""))\"/></testcase>\n"
+                cases.append(XMLOutput.Element("testcase", ["classname": "blecap.capture", "name": "read"], inline: true, children: [
+                    XMLOutput.Element("error", ["message": r.error ?? r.damage ?? ""]),
+                ]))
             }
             for d in rules {
-                out += "    <testcase classname=\"blecap.lint\" name=\"\(d.id) \(d.slug)\" file=\"\(Escape.xml(r.path))\""
-                let mine = r.findings.filter { $0.ruleID == d.id && !$0.baselined }
-                let why = r.notEvaluated.first { $0.ruleID == d.id && $0.whole }
-                if mine.isEmpty && why == nil { out += "/>\n"; continue }
-                out += ">\n"
-                if let why { out += "      <skipped message=\"\(Escape.xml("not evaluable: " + why.reason))\"/>\n" }
-                for f in mine {
-                    out += "      <failure type=\"\(f.severity.name)\" message=\"\(Escape.xml(f.message))\">"
-                    out += Escape.xml("\(f.severity.name) \(f.ruleID) \(f.slug): \(f.message)\nframes: \(f.frames.map(String.init).joined(separator: ", ")) (\(f.evidence.label))\n" + (f.connection.map { "connection #\($0)" } ?? "") + (f.peer.map { " peer \($0)" } ?? ""))
-                    out += "</failure>\n"
+                var children: [XMLOutput.Element] = []
+                if let why = r.notEvaluated.first(where: { $0.ruleID == d.id && $0.whole }) {
+                    children.append(XMLOutput.Element("skipped", ["message": "not evaluable: " + why.reason]))
                 }
-                out += "    </testcase>\n"
+                for f in r.findings where f.ruleID == d.id && !f.baselined {
+                    let text = "\(f.severity.name) \(f.ruleID) \(f.slug): \(f.message)\n"
+                        + "frames: \(f.frames.map(String.init).joined(separator: ", ")) (\(f.evidence.label))\n"
+                        + (f.connection.map { "connection #\($0)" } ?? "") + (f.peer.map { " peer \($0)" } ?? "")
+                    children.append(XMLOutput.Element("failure", ["type": f.severity.name, "message": f.message], text: text))
+                }
+                cases.append(XMLOutput.Element("testcase", ["classname": "blecap.lint", "name": "\(d.id) \(d.slug)", "file": r.path],
+                                        children: children))
             }
-            out += "  </testsuite>\n"
-        }
-        return out + "</testsuites>\n"
+            return XMLOutput.Element("testsuite", [
+                "name": r.path, "tests": "\(rules.count + errors)", "failures": "\(failures)", "errors": "\(errors)",
+                "skipped": "\(skipped)", "time": SummaryLine.format3(r.seconds),
+            ], children: cases)
+        })
     }
 }

@@ -2,9 +2,6 @@ import BLEBytes
 
 /// String escaping shared by the reporters.
 enum Escape {
-    /// A JSON string literal, quotes included.
-    static func json(_ s: String) -> String { JSONQuoting.quoted(s) }
-
     /// XML text and attribute values (XML 1.0: the five predefined entities; control
     /// characters other than tab/newline are not allowed in XML 1.0 and are dropped).
     static func xml(_ s: String) -> String {

@@ -1,3 +1,5 @@
+import BLEBytes
+
 /// SARIF 2.1.0 (OASIS, sarif-schema-2.1.0.json): one run, the rules as
 /// `tool.driver.rules[]`, one result per finding located in the capture file by its record's
 /// byte range, evidence frames in `properties.frames`, a stable `partialFingerprints` entry.
@@ -6,57 +8,167 @@ public enum SARIFReporter {
     public static let helpBase = "https://github.com/blecap/blecap/blob/main/"
 
     public static func render(_ reports: [CaptureReport], version: String = "0.1.0") -> String {
+        JSONDocument.render(log(reports, version: version), style: .pretty)
+    }
+
+    /// The SARIF log for `reports`, as a value.
+    public static func log(_ reports: [CaptureReport], version: String = "0.1.0") -> SARIFLog {
         let rules = RuleRegistry.descriptors
-        var out = "{\n  \"$schema\": \(Escape.json(schema)),\n  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
-        out += "    \"tool\": {\"driver\": {\"name\": \"blecap\", \"version\": \(Escape.json(version)), "
-        out += "\"informationUri\": \(Escape.json(helpBase + "README.md")), \"rules\": [\n"
-        out += rules.map { d in
-            "      {\"id\": \(Escape.json(d.id)), \"name\": \(Escape.json(d.slug)), "
-                + "\"shortDescription\": {\"text\": \(Escape.json(d.title))}, "
-                + "\"fullDescription\": {\"text\": \(Escape.json(d.summary))}, "
-                + "\"help\": {\"text\": \(Escape.json(d.summary + "\n\nFix:\n" + d.fix)), \"markdown\": \(Escape.json(d.summary + "\n\n```swift\n" + d.fix + "\n```"))}, "
-                + "\"helpUri\": \(Escape.json(helpBase + d.docsPath)), "
-                + "\"defaultConfiguration\": {\"level\": \"\(d.defaultSeverity.name)\"}}"
-        }.joined(separator: ",\n")
-        out += "\n    ]}},\n"
+        let driver = SARIFLog.Driver(
+            name: "blecap", version: version, informationUri: helpBase + "README.md",
+            rules: rules.map { d in
+                .init(id: d.id, name: d.slug, shortDescription: .init(d.title), fullDescription: .init(d.summary),
+                      help: .init(text: d.summary + "\n\nFix:\n" + d.fix,
+                                  markdown: d.summary + "\n\n```swift\n" + d.fix + "\n```"),
+                      helpUri: helpBase + d.docsPath, defaultConfiguration: .init(level: d.defaultSeverity.name))
+            })
         let readable = reports.filter { $0.error == nil }
-        out += "    \"artifacts\": [" + readable.map { "{\"location\": {\"uri\": \(Escape.json(Escape.uri($0.path)))}}" }.joined(separator: ", ") + "],\n"
-        var results: [String] = []
+        var results: [SARIFLog.Result] = []
         for (ai, r) in readable.enumerated() {
             for f in r.findings {
-                let ruleIndex = rules.firstIndex { $0.id == f.ruleID } ?? 0
-                var region = ""
-                if let o = f.byteOffset, let l = f.byteLength { region = ", \"region\": {\"byteOffset\": \(o), \"byteLength\": \(l)}" }
-                var s = "      {\"ruleId\": \(Escape.json(f.ruleID)), \"ruleIndex\": \(ruleIndex), \"level\": \"\(f.severity.name)\", "
-                s += "\"message\": {\"text\": \(Escape.json(f.message))}, "
-                s += "\"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": \(Escape.json(Escape.uri(r.path))), \"index\": \(ai)}\(region)}}], "
-                s += "\"partialFingerprints\": {\"blecapFingerprint/v1\": \"\(f.fingerprint)\"}"
-                if f.baselined { s += ", \"baselineState\": \"unchanged\", \"suppressions\": [{\"kind\": \"external\", \"justification\": \"in the blecap baseline\"}]" }
-                s += ", \"properties\": {\"frames\": [\(f.frames.map(String.init).joined(separator: ", "))], \"evidence\": \"\(f.evidence.rawValue)\""
-                if let c = f.connection { s += ", \"connection\": \(c)" }
-                if let p = f.peer { s += ", \"peer\": \(Escape.json(p))" }
-                if let h = f.handle { s += ", \"handle\": \(h)" }
-                s += "}}"
-                results.append(s)
+                let region = f.byteOffset.flatMap { o in f.byteLength.map { SARIFLog.Region(byteOffset: o, byteLength: $0) } }
+                results.append(.init(
+                    ruleId: f.ruleID, ruleIndex: rules.firstIndex { $0.id == f.ruleID } ?? 0, level: f.severity.name,
+                    message: .init(f.message),
+                    locations: [.init(physicalLocation: .init(
+                        artifactLocation: .init(uri: Escape.uri(r.path), index: ai), region: region))],
+                    partialFingerprints: .init(blecap: f.fingerprint),
+                    baselineState: f.baselined ? "unchanged" : nil,
+                    suppressions: f.baselined ? [.init(kind: "external", justification: "in the blecap baseline")] : nil,
+                    properties: .init(frames: f.frames, evidence: f.evidence.rawValue, connection: f.connection,
+                                      peer: f.peer, handle: f.handle)))
             }
         }
-        out += "    \"results\": [\n" + results.joined(separator: ",\n") + (results.isEmpty ? "" : "\n") + "    ],\n"
         // Rules that could not run, as tool notifications (SARIF 3.58).
-        var notes: [String] = []
-        for r in readable {
-            for n in r.notEvaluated where n.whole {
-                notes.append("        {\"level\": \"note\", \"message\": {\"text\": \(Escape.json("\(n.ruleID) \(n.slug) not evaluable on \(r.path): \(n.reason)"))}, \"descriptor\": {\"id\": \(Escape.json(n.ruleID))}}")
+        let notes = readable.flatMap { r -> [SARIFLog.Notification] in
+            r.notEvaluated.filter(\.whole).map { n in
+                SARIFLog.Notification(level: "note", message: .init("\(n.ruleID) \(n.slug) not evaluable on \(r.path): \(n.reason)"),
+                                      descriptor: .init(id: n.ruleID))
             }
         }
         let failedToRead = reports.filter { $0.error != nil || $0.damage != nil }
-        out += "    \"invocations\": [{\"executionSuccessful\": \(failedToRead.isEmpty), \"toolConfigurationNotifications\": [\n"
-        out += notes.joined(separator: ",\n") + (notes.isEmpty ? "" : "\n") + "      ]"
-        if !failedToRead.isEmpty {
-            out += ", \"toolExecutionNotifications\": [" + failedToRead.map {
-                "{\"level\": \"error\", \"message\": {\"text\": \(Escape.json("\($0.path): \($0.error ?? $0.damage ?? "")"))}}"
-            }.joined(separator: ", ") + "]"
-        }
-        out += "}]\n  }]\n}\n"
-        return out
+        let invocation = SARIFLog.Invocation(
+            executionSuccessful: failedToRead.isEmpty, toolConfigurationNotifications: notes,
+            toolExecutionNotifications: failedToRead.isEmpty ? nil : failedToRead.map {
+                .init(level: "error", message: .init("\($0.path): \($0.error ?? $0.damage ?? "")"), descriptor: nil)
+            })
+        return SARIFLog(schema: schema, runs: [.init(
+            tool: .init(driver: driver),
+            artifacts: readable.map { .init(location: .init(uri: Escape.uri($0.path), index: nil)) },
+            results: results, invocations: [invocation])])
     }
+}
+
+/// The part of SARIF 2.1.0 blecap writes (§3.13 sarifLog and below), in the schema's names.
+public struct SARIFLog: Encodable, Sendable {
+    public var schema: String
+    public var version = "2.1.0"
+    public var runs: [Run]
+
+    enum CodingKeys: String, CodingKey {
+        case schema = "$schema"
+        case version, runs
+    }
+
+    public struct Run: Encodable, Sendable {
+        public var tool: Tool
+        public var artifacts: [Artifact]
+        public var results: [Result]
+        public var invocations: [Invocation]
+    }
+
+    public struct Tool: Encodable, Sendable { public var driver: Driver }
+
+    public struct Driver: Encodable, Sendable {
+        public var name: String
+        public var version: String
+        public var informationUri: String
+        public var rules: [ReportingDescriptor]
+    }
+
+    public struct ReportingDescriptor: Encodable, Sendable {
+        public var id: String
+        public var name: String
+        public var shortDescription: Message
+        public var fullDescription: Message
+        public var help: Help
+        public var helpUri: String
+        public var defaultConfiguration: Configuration
+    }
+
+    public struct Message: Encodable, Sendable {
+        public var text: String
+        init(_ text: String) { self.text = text }
+    }
+
+    public struct Help: Encodable, Sendable {
+        public var text: String
+        public var markdown: String
+    }
+
+    public struct Configuration: Encodable, Sendable { public var level: String }
+
+    public struct Artifact: Encodable, Sendable { public var location: ArtifactLocation }
+
+    public struct ArtifactLocation: Encodable, Sendable {
+        public var uri: String
+        public var index: Int?
+    }
+
+    public struct Result: Encodable, Sendable {
+        public var ruleId: String
+        public var ruleIndex: Int
+        public var level: String
+        public var message: Message
+        public var locations: [Location]
+        public var partialFingerprints: Fingerprints
+        public var baselineState: String?
+        public var suppressions: [Suppression]?
+        public var properties: ResultProperties
+    }
+
+    public struct Location: Encodable, Sendable { public var physicalLocation: PhysicalLocation }
+
+    public struct PhysicalLocation: Encodable, Sendable {
+        public var artifactLocation: ArtifactLocation
+        public var region: Region?
+    }
+
+    public struct Region: Encodable, Sendable {
+        public var byteOffset: Int64
+        public var byteLength: Int
+    }
+
+    public struct Fingerprints: Encodable, Sendable {
+        public var blecap: String
+        enum CodingKeys: String, CodingKey { case blecap = "blecapFingerprint/v1" }
+    }
+
+    public struct Suppression: Encodable, Sendable {
+        public var kind: String
+        public var justification: String
+    }
+
+    /// blecap's property bag on a result: the evidence frames and where the problem is.
+    public struct ResultProperties: Encodable, Sendable {
+        public var frames: [Int]
+        public var evidence: String
+        public var connection: Int?
+        public var peer: String?
+        public var handle: UInt16?
+    }
+
+    public struct Invocation: Encodable, Sendable {
+        public var executionSuccessful: Bool
+        public var toolConfigurationNotifications: [Notification]
+        public var toolExecutionNotifications: [Notification]?
+    }
+
+    public struct Notification: Encodable, Sendable {
+        public var level: String
+        public var message: Message
+        public var descriptor: DescriptorReference?
+    }
+
+    public struct DescriptorReference: Encodable, Sendable { public var id: String }
 }

@@ -135,7 +135,7 @@ extension PeripheralManagerRecord {
             case .startAdvertising(let name, let uuids, let ignored):
                 if let name { o.str("local_name", name) }
                 o.uuids("service_uuids", uuids)
-                if !ignored.isEmpty { o.raw("ignored_keys", "[" + ignored.map(JSONObject.quote).joined(separator: ",") + "]") }
+                if !ignored.isEmpty { o.strings("ignored_keys", ignored) }
             case .respond(let c, let ch, let read, let result, let length):
                 o.str("central", c.uuidString)
                 o.str("characteristic", ch.uuidString)

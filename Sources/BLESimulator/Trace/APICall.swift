@@ -1,3 +1,4 @@
+import BLETimeline
 import Foundation
 
 /// One call an app made into the simulated Core Bluetooth API, with its arguments and the state
@@ -39,28 +40,30 @@ public enum APICall: Sendable, Equatable {
     case maximumWriteValueLength(peripheral: UUID, type: CBCharacteristicWriteType, result: Int)
     case canSendWriteWithoutResponse(peripheral: UUID, result: Bool)
 
-    /// Core Bluetooth's selector-style name.
-    public var name: String {
+    /// Core Bluetooth's selector-style name, as the trace writes it.
+    public var name: String { selector.rawValue }
+
+    public var selector: TraceAPICall.Selector {
         switch self {
-        case .centralManagerInit: "CBCentralManager.init(delegate:queue:options:)"
-        case .scanForPeripherals: "scanForPeripherals(withServices:options:)"
-        case .stopScan: "stopScan()"
-        case .connect: "connect(_:options:)"
-        case .cancelPeripheralConnection: "cancelPeripheralConnection(_:)"
-        case .retrievePeripherals: "retrievePeripherals(withIdentifiers:)"
-        case .retrieveConnectedPeripherals: "retrieveConnectedPeripherals(withServices:)"
-        case .discoverServices: "discoverServices(_:)"
-        case .discoverIncludedServices: "discoverIncludedServices(_:for:)"
-        case .discoverCharacteristics: "discoverCharacteristics(_:for:)"
-        case .discoverDescriptors: "discoverDescriptors(for:)"
-        case .readValue: "readValue(for:)"
-        case .readDescriptor: "readValue(for:) descriptor"
-        case .writeValue: "writeValue(_:for:type:)"
-        case .writeDescriptor: "writeValue(_:for:) descriptor"
-        case .setNotifyValue: "setNotifyValue(_:for:)"
-        case .readRSSI: "readRSSI()"
-        case .maximumWriteValueLength: "maximumWriteValueLength(for:)"
-        case .canSendWriteWithoutResponse: "canSendWriteWithoutResponse"
+        case .centralManagerInit: .centralManagerInit
+        case .scanForPeripherals: .scanForPeripherals
+        case .stopScan: .stopScan
+        case .connect: .connect
+        case .cancelPeripheralConnection: .cancelPeripheralConnection
+        case .retrievePeripherals: .retrievePeripherals
+        case .retrieveConnectedPeripherals: .retrieveConnectedPeripherals
+        case .discoverServices: .discoverServices
+        case .discoverIncludedServices: .discoverIncludedServices
+        case .discoverCharacteristics: .discoverCharacteristics
+        case .discoverDescriptors: .discoverDescriptors
+        case .readValue: .readValue
+        case .readDescriptor: .readDescriptor
+        case .writeValue: .writeValue
+        case .writeDescriptor: .writeDescriptor
+        case .setNotifyValue: .setNotifyValue
+        case .readRSSI: .readRSSI
+        case .maximumWriteValueLength: .maximumWriteValueLength
+        case .canSendWriteWithoutResponse: .canSendWriteWithoutResponse
         }
     }
 }

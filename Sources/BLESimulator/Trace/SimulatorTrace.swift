@@ -54,13 +54,13 @@ public struct TraceRecord: Sendable {
     }
 
     /// The source marker of the JSONL rendering.
-    public var source: StaticString {
+    public var source: SimulatorTraceLine.Source {
         switch entry {
-        case .api: "api"
-        case .callback: "callback"
-        case .radio: "radio"
-        case .world: "world"
-        case .peripheralManager: "peripheral_manager"
+        case .api: .api
+        case .callback: .callback
+        case .radio: .radio
+        case .world: .world
+        case .peripheralManager: .peripheralManager
         }
     }
 }

@@ -3,7 +3,8 @@ import BLETimeline
 import Foundation
 
 /// One JSON object per trace record, in order: `seq`, `time_us` (since the world started),
-/// `source` (`api`, `callback`, `radio`, `world`), then the record's fields. Radio records use
+/// `source` (`api`, `callback`, `radio`, `world`, `peripheral_manager`), then the record's fields,
+/// each line one `SimulatorTraceLine` (BLETimeline, the type the linter decodes). Radio records use
 /// the timeline's `type` names (docs/timeline.md) with `frame` = `seq`. Keys are written in a
 /// fixed order and nothing depends on hashing, so equal traces render to equal bytes.
 extension SimulatorTrace {
@@ -11,106 +12,33 @@ extension SimulatorTrace {
         var out = ""
         out.reserveCapacity(records.count * 96)
         for r in records {
-            var o = JSONObject()
-            o.int("seq", r.sequence)
-            o.int("time_us", Int(r.time))
-            o.str("source", "\(r.source)")
-            switch r.entry {
-            case .api(let a): Self.api(a, into: &o)
-            case .callback(let c): Self.callback(c, into: &o)
-            case .radio(let e): Self.radio(e, into: &o)
-            case .world(let w): Self.world(w, into: &o)
-            case .peripheralManager(let p): p.render(into: &o)
-            }
-            out += o.text
+            out += traceLine(r).text
             out += "\n"
         }
         return out
     }
 
-    private static func api(_ a: APICallRecord, into o: inout JSONObject) {
-        o.str("call", a.call.name)
-        o.int("central", a.central)
-        o.str("manager_state", a.context.managerState.description)
-        if let s = a.context.peripheralState { o.str("peripheral_state", s.description) }
-        o.bool("is_scanning", a.context.isScanning)
-        if let cb = a.context.inCallback { o.str("in_callback", cb) }
-        switch a.disposition {
-        case .performed: o.str("disposition", "performed")
-        case .noEffect: o.str("disposition", "no_effect")
-        case .misuse(let r): o.str("disposition", "misuse"); o.str("reason", r.rawValue)
-        case .dropped(let r): o.str("disposition", "dropped"); o.str("reason", r.rawValue)
+    /// The record as the trace's typed line (`SimulatorTraceLine`, shared with the linter).
+    public func traceLine(_ r: TraceRecord) -> SimulatorTraceLine {
+        let body: SimulatorTraceLine.Body
+        switch r.entry {
+        case .api(let a): body = .api(a.traceCall)
+        default:
+            var o = JSONObject()
+            switch r.entry {
+            case .api: break
+            case .callback(let c): Self.callback(c, into: &o)
+            case .radio(let e): Self.radio(e, into: &o)
+            case .world(let w): Self.world(w, into: &o)
+            case .peripheralManager(let p): p.render(into: &o)
+            }
+            body = .other(r.source, o.members)
         }
-        switch a.call {
-        case .centralManagerInit(let id, let alert):
-            if let id { o.str("restore_identifier", id) }
-            o.bool("show_power_alert", alert)
-        case .scanForPeripherals(let services, let dup):
-            o.uuids("services", services)
-            o.bool("allow_duplicates", dup)
-        case .stopScan: break
-        case .connect(let p, let auto, let retained):
-            o.str("peripheral", p.uuidString)
-            o.bool("auto_reconnect", auto)
-            if let retained { o.bool("retained", retained) }
-        case .cancelPeripheralConnection(let p): o.str("peripheral", p.uuidString)
-        case .retrievePeripherals(let ids, let found):
-            o.raw("identifiers", "[" + ids.map { "\"\($0.uuidString)\"" }.joined(separator: ",") + "]")
-            o.int("found", found)
-        case .retrieveConnectedPeripherals(let services, let found):
-            o.uuids("services", services)
-            o.int("found", found)
-        case .discoverServices(let p, let services, let delegateSet):
-            o.str("peripheral", p.uuidString)
-            o.uuids("services", services)
-            o.bool("delegate_set", delegateSet)
-        case .discoverIncludedServices(let p, let services, let service):
-            o.str("peripheral", p.uuidString)
-            o.uuids("services", services)
-            o.str("service", service.uuidString)
-        case .discoverCharacteristics(let p, let chars, let service):
-            o.str("peripheral", p.uuidString)
-            o.uuids("characteristics", chars)
-            o.str("service", service.uuidString)
-        case .discoverDescriptors(let p, let c):
-            o.str("peripheral", p.uuidString)
-            o.str("characteristic", c.uuidString)
-        case .readValue(let p, let c, let props):
-            o.str("peripheral", p.uuidString)
-            o.str("characteristic", c.uuidString)
-            o.int("properties", Int(props.rawValue))
-        case .readDescriptor(let p, let d):
-            o.str("peripheral", p.uuidString)
-            o.str("descriptor", d.uuidString)
-        case .writeValue(let p, let c, let handle, let props, let type, let length, let max, let canSend):
-            o.str("peripheral", p.uuidString)
-            o.str("characteristic", c.uuidString)
-            o.int("handle", Int(handle))
-            o.int("properties", Int(props.rawValue))
-            o.str("write_type", type.description)
-            o.int("length", length)
-            o.int("maximum_length", max)
-            o.bool("can_send", canSend)
-        case .writeDescriptor(let p, let d, let length):
-            o.str("peripheral", p.uuidString)
-            o.str("descriptor", d.uuidString)
-            o.int("length", length)
-        case .setNotifyValue(let p, let enabled, let c):
-            o.str("peripheral", p.uuidString)
-            o.bool("enabled", enabled)
-            o.str("characteristic", c.uuid.uuidString)
-            o.int("handle", Int(c.handle))
-            o.int("properties", Int(c.properties.rawValue))
-        case .readRSSI(let p): o.str("peripheral", p.uuidString)
-        case .maximumWriteValueLength(let p, let type, let result):
-            o.str("peripheral", p.uuidString)
-            o.str("write_type", type.description)
-            o.int("result", result)
-        case .canSendWriteWithoutResponse(let p, let result):
-            o.str("peripheral", p.uuidString)
-            o.bool("result", result)
-        }
+        return SimulatorTraceLine(seq: r.sequence, timeMicros: r.time, body: body)
     }
+
+    /// The trace's lines, typed.
+    public var lines: [SimulatorTraceLine] { records.map(traceLine) }
 
     private static func callback(_ c: CallbackRecord, into o: inout JSONObject) {
         o.str("callback", c.callback.name)
@@ -120,7 +48,7 @@ extension SimulatorTrace {
         switch c.callback {
         case .didUpdateState(let s): o.str("state", s.description)
         case .willRestoreState(let ps, let services, let scanning):
-            o.raw("peripherals", "[" + ps.map { "\"\($0.uuidString)\"" }.joined(separator: ",") + "]")
+            o.strings("peripherals", ps.map(\.uuidString))
             o.bool("is_scanning", scanning)
             if scanning { o.uuids("scan_services", services) }
         case .didDiscover(let p, let rssi, let name, let uuids):
@@ -194,7 +122,7 @@ extension SimulatorTrace {
         case .appRelaunched: o.str("event", "app_relaunched")
         case .centralStatePreserved(let id, let ps, let scanning):
             o.str("event", "state_preserved"); o.str("restore_identifier", id)
-            o.raw("peripherals", "[" + ps.map { "\"\($0.uuidString)\"" }.joined(separator: ",") + "]")
+            o.strings("peripherals", ps.map(\.uuidString))
             o.bool("is_scanning", scanning)
         case .peripheralReleased(let p, let s):
             o.str("event", "peripheral_released"); o.str("peripheral", p.uuidString); o.str("state", s.description)
@@ -257,23 +185,117 @@ extension SimulatorTrace {
     }
 }
 
-/// A JSON object written key by key, in call order.
+/// The fields of a trace record after `source`, in call order (the non-`api` sources; `api`
+/// records are `TraceAPICall`s).
 struct JSONObject {
-    private(set) var body = ""
-    var text: String { "{" + body + "}" }
+    private(set) var members: [JSONValue.Member] = []
 
-    private mutating func key(_ k: String) {
-        if !body.isEmpty { body += "," }
-        body += "\"" + k + "\":"
-    }
-    mutating func int(_ k: String, _ v: Int) { key(k); body += String(v) }
-    mutating func bool(_ k: String, _ v: Bool) { key(k); body += v ? "true" : "false" }
-    mutating func raw(_ k: String, _ v: String) { key(k); body += v }
-    mutating func str(_ k: String, _ v: String) { key(k); body += Self.quote(v) }
+    mutating func int(_ k: String, _ v: Int) { members.append(.init(k, .int(Int64(v)))) }
+    mutating func bool(_ k: String, _ v: Bool) { members.append(.init(k, .bool(v))) }
+    mutating func str(_ k: String, _ v: String) { members.append(.init(k, .string(v))) }
+    mutating func strings(_ k: String, _ v: [String]) { members.append(.init(k, .array(v.map(JSONValue.string)))) }
+    /// A UUID list, `null` for nil ("all").
     mutating func uuids(_ k: String, _ v: [CBUUID]?) {
-        guard let v else { key(k); body += "null"; return }
-        raw(k, "[" + v.map { Self.quote($0.uuidString) }.joined(separator: ",") + "]")
+        members.append(.init(k, v.map { .array($0.map { .string($0.uuidString) }) } ?? .null))
     }
+}
 
-    static func quote(_ s: String) -> String { JSONQuoting.quoted(s) }
+extension APICallRecord {
+    /// The record as the trace writes it and the linter reads it.
+    public var traceCall: TraceAPICall {
+        let disposition: TraceAPICall.Disposition = switch self.disposition {
+        case .performed: .performed
+        case .noEffect: .noEffect
+        case .misuse(let r): .misuse(r.trace)
+        case .dropped(let r): .dropped(r.trace)
+        }
+        return TraceAPICall(central: central, managerState: context.managerState.trace,
+                            peripheralState: context.peripheralState?.trace, isScanning: context.isScanning,
+                            inCallback: context.inCallback, disposition: disposition, call: call.trace)
+    }
+}
+
+extension APICall {
+    var trace: TraceAPICall.Call {
+        func ids(_ v: [CBUUID]?) -> [String]? { v?.map(\.uuidString) }
+        return switch self {
+        case .centralManagerInit(let id, let alert): .centralManagerInit(restoreIdentifier: id, showPowerAlert: alert)
+        case .scanForPeripherals(let s, let dup): .scanForPeripherals(services: ids(s), allowDuplicates: dup)
+        case .stopScan: .stopScan
+        case .connect(let p, let auto, let retained): .connect(peripheral: p.uuidString, autoReconnect: auto, retained: retained)
+        case .cancelPeripheralConnection(let p): .cancelPeripheralConnection(peripheral: p.uuidString)
+        case .retrievePeripherals(let list, let found): .retrievePeripherals(identifiers: list.map(\.uuidString), found: found)
+        case .retrieveConnectedPeripherals(let s, let found):
+            .retrieveConnectedPeripherals(services: s.map(\.uuidString), found: found)
+        case .discoverServices(let p, let s, let d): .discoverServices(peripheral: p.uuidString, services: ids(s), delegateSet: d)
+        case .discoverIncludedServices(let p, let s, let service):
+            .discoverIncludedServices(peripheral: p.uuidString, services: ids(s), service: service.uuidString)
+        case .discoverCharacteristics(let p, let cs, let service):
+            .discoverCharacteristics(peripheral: p.uuidString, characteristics: ids(cs), service: service.uuidString)
+        case .discoverDescriptors(let p, let c): .discoverDescriptors(peripheral: p.uuidString, characteristic: c.uuidString)
+        case .readValue(let p, let c, let props):
+            .readValue(peripheral: p.uuidString, characteristic: c.uuidString, properties: props.rawValue)
+        case .readDescriptor(let p, let d): .readDescriptor(peripheral: p.uuidString, descriptor: d.uuidString)
+        case .writeValue(let p, let c, let handle, let props, let type, let length, let max, let canSend):
+            .writeValue(peripheral: p.uuidString, characteristic: c.uuidString, handle: handle, properties: props.rawValue,
+                        writeType: type.trace, length: length, maximumLength: max, canSend: canSend)
+        case .writeDescriptor(let p, let d, let length):
+            .writeDescriptor(peripheral: p.uuidString, descriptor: d.uuidString, length: length)
+        case .setNotifyValue(let p, let enabled, let c):
+            .setNotifyValue(peripheral: p.uuidString, enabled: enabled, characteristic: c.uuid.uuidString, handle: c.handle,
+                            properties: c.properties.rawValue)
+        case .readRSSI(let p): .readRSSI(peripheral: p.uuidString)
+        case .maximumWriteValueLength(let p, let type, let result):
+            .maximumWriteValueLength(peripheral: p.uuidString, writeType: type.trace, result: result)
+        case .canSendWriteWithoutResponse(let p, let result): .canSendWriteWithoutResponse(peripheral: p.uuidString, result: result)
+        }
+    }
+}
+
+extension CBManagerState {
+    var trace: TraceAPICall.ManagerState {
+        switch self {
+        case .unknown: .unknown
+        case .resetting: .resetting
+        case .unsupported: .unsupported
+        case .unauthorized: .unauthorized
+        case .poweredOff: .poweredOff
+        case .poweredOn: .poweredOn
+        }
+    }
+}
+
+extension CBPeripheralState {
+    var trace: TraceAPICall.PeripheralState {
+        switch self {
+        case .disconnected: .disconnected
+        case .connecting: .connecting
+        case .connected: .connected
+        case .disconnecting: .disconnecting
+        }
+    }
+}
+
+extension CBCharacteristicWriteType {
+    var trace: TraceAPICall.WriteType { self == .withResponse ? .withResponse : .withoutResponse }
+}
+
+extension MisuseReason {
+    var trace: TraceAPICall.MisuseReason {
+        switch self {
+        case .notPoweredOn: .notPoweredOn
+        case .notConnected: .notConnected
+        case .foreignAttribute: .foreignAttribute
+        }
+    }
+}
+
+extension DropReason {
+    var trace: TraceAPICall.DropReason {
+        switch self {
+        case .cannotSendWriteWithoutResponse: .cannotSendWriteWithoutResponse
+        case .writeTypeNotSupported: .writeTypeNotSupported
+        case .exceedsMaximumLength: .exceedsMaximumLength
+        }
+    }
 }

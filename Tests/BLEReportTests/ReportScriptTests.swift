@@ -1,0 +1,30 @@
+@testable import BLEReport
+import Foundation
+import Testing
+import TestSupport
+
+/// The page's script and stylesheet are files (Sources/BLEReport/Resources), compiled into the
+/// module; the page carries them byte for byte.
+@Suite("report script and style files")
+struct ReportScriptTests {
+    static func resource(_ name: String) throws -> String {
+        let url = Fixtures.repositoryRoot.appendingPathComponent("Sources/BLEReport/Resources/\(name)")
+        return String(decoding: try Fixtures.bytes(atPath: url.path), as: UTF8.self)
+    }
+
+    @Test func renderedPageCarriesTheScriptUnchanged() throws {
+        let js = try Self.resource("report.js")
+        let css = try Self.resource("report.css")
+        #expect(js.hasSuffix("})();\n"))
+        // The file's final newline is the file's; the page has `</script>` right after the code.
+        #expect(ReportScript.js + "\n" == js)
+        #expect(ReportStyle.css + "\n" == css)
+
+        let path = try Fixtures.existing("bumble/clean_heart_rate.central.btsnoop")
+        let built = SessionReportBuilder.build(paths: [path])
+        let html = HTMLReportRenderer.render(built.map(\.model))
+        #expect(html.contains("<script>\n" + String(js.dropLast()) + "</script>\n</body>"))
+        #expect(html.contains("<style>\n" + String(css.dropLast()) + "</style>"))
+        #expect(html.components(separatedBy: "<script>").count == 2)
+    }
+}
