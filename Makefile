@@ -6,7 +6,7 @@ DEMO_CAPTURE ?= captures/bumble/clean_heart_rate.central.btsnoop
 APT_PACKAGES = libpcap-dev libbluetooth-dev pkg-config
 CONFORMANCE_PACKAGES = tshark bluez python3 chromium
 
-.PHONY: deps demo build release test conformance bench clean man install uninstall check-install
+.PHONY: deps demo build release test conformance bench clean man install uninstall check-install format format-check
 
 # Installation layout: the conventional places bash-completion, zsh and fish look in.
 PREFIX ?= /usr/local
@@ -98,3 +98,11 @@ bench: release
 
 clean:
 	rm -rf .build
+
+# The house style (.swift-format, applied by swift-format from the toolchain). CI runs format-check.
+FORMAT_PATHS = Sources Tests Plugins Fuzz Package.swift
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
+
+format-check:
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS)
