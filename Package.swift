@@ -20,7 +20,7 @@ let package = Package(
         .executable(name: "BLESimulatorBench", targets: ["BLESimulatorBench"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
     ],
     targets: [
         .systemLibrary(
@@ -83,8 +83,10 @@ let package = Package(
             exclude: ["Corpus"]),
         .testTarget(
             name: "BLEReplayTests",
-            dependencies: ["BLEReplay", "BLEReplaySimulator", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO",
-                           "BLEBytes", "TestSupport"]),
+            dependencies: [
+                "BLEReplay", "BLEReplaySimulator", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO",
+                "BLEBytes", "TestSupport",
+            ]),
         .testTarget(
             name: "BLEReportTests",
             dependencies: ["BLEReport", "BLELint", "BLETimeline", "BLEBytes", "TestSupport"]),

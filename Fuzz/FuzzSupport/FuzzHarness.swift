@@ -1,12 +1,13 @@
-@testable import BlecapCLI
 import BLEBytes
 import BLEPackets
-import CaptureIO
 import CFuzzerDriver
+import CaptureIO
 import Foundation
 
+@testable import BlecapCLI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What every fuzz target runs: bytes → a reader (or synthesized records) → `FrameDecoder` →
@@ -64,9 +65,12 @@ public enum FuzzHarness {
         default:
             monitor = false
         }
-        let text = PacketWriter(out: textOut, format: .text, verbose: true, color: true, absoluteTime: false, showsController: monitor)
-        let json = PacketWriter(out: jsonOut, format: .json, verbose: false, color: false, absoluteTime: false, showsController: monitor)
-        let jsonl = PacketWriter(out: jsonlOut, format: .jsonl, verbose: false, color: false, absoluteTime: true, showsController: monitor)
+        let text = PacketWriter(
+            out: textOut, format: .text, verbose: true, color: true, absoluteTime: false, showsController: monitor)
+        let json = PacketWriter(
+            out: jsonOut, format: .json, verbose: false, color: false, absoluteTime: false, showsController: monitor)
+        let jsonl = PacketWriter(
+            out: jsonlOut, format: .jsonl, verbose: false, color: false, absoluteTime: true, showsController: monitor)
         let sink = BalanceSink()
         let decoder = FrameDecoder()
         var frames = 0
@@ -107,7 +111,10 @@ public enum FuzzHarness {
         var off = 0
         while off < data.count {
             let n = write(fd, data.baseAddress! + off, data.count - off)
-            if n <= 0 { close(fd); return nil }
+            if n <= 0 {
+                close(fd)
+                return nil
+            }
             off += n
         }
         lseek(fd, 0, SEEK_SET)
@@ -121,7 +128,10 @@ final class BalanceSink: FieldSink {
     var items = 0
 
     func field(_ name: StaticString, _ value: FieldValue) { items += 1 }
-    func begin(_ name: StaticString) { items += 1; depth += 1 }
+    func begin(_ name: StaticString) {
+        items += 1
+        depth += 1
+    }
     func end() {
         if depth == 0 { fatalError("end() without begin()") }
         depth -= 1

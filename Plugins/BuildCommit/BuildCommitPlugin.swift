@@ -34,7 +34,7 @@ struct BuildCommitPlugin: BuildToolPlugin {
                     output.path(percentEncoded: false),
                 ],
                 inputFiles: inputs,
-                outputFiles: [output.appending(path: "BuildCommit.swift")]),
+                outputFiles: [output.appending(path: "BuildCommit.swift")])
         ]
     }
 }
@@ -51,7 +51,7 @@ struct GitDirectory {
         else { return nil }
         if isDirectory.boolValue { return GitDirectory(url: dotGit) }
         guard let text = try? String(contentsOf: dotGit, encoding: .utf8),
-              let line = text.split(separator: "\n").first, line.hasPrefix("gitdir: ")
+            let line = text.split(separator: "\n").first, line.hasPrefix("gitdir: ")
         else { return nil }
         let path = line.dropFirst("gitdir: ".count).trimmingCharacters(in: .whitespaces)
         return GitDirectory(url: path.hasPrefix("/") ? URL(fileURLWithPath: path) : root.appending(path: path))

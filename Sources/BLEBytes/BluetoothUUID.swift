@@ -45,17 +45,25 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
         if t.hasPrefix("0x") || t.hasPrefix("0X") { t = t.dropFirst(2) }
         let hex = t.filter { $0 != "-" }
         switch hex.count {
-        case 4: guard let v = UInt16(hex, radix: 16) else { return nil }; self.init(uuid16: v)
-        case 8: guard let v = UInt32(hex, radix: 16) else { return nil }; self.init(uuid32: v)
+        case 4:
+            guard let v = UInt16(hex, radix: 16) else { return nil }
+            self.init(uuid16: v)
+        case 8:
+            guard let v = UInt32(hex, radix: 16) else { return nil }
+            self.init(uuid32: v)
         case 32:
-            guard let h = UInt64(hex.prefix(16), radix: 16), let l = UInt64(hex.suffix(16), radix: 16) else { return nil }
+            guard let h = UInt64(hex.prefix(16), radix: 16), let l = UInt64(hex.suffix(16), radix: 16) else {
+                return nil
+            }
             self.init(high: h, low: l)
         default: return nil
         }
     }
 
     /// Whether the value lies in the Bluetooth Base UUID range.
-    @inlinable public var isBased: Bool { low == BluetoothUUID.baseLow && high & 0xFFFF_FFFF == BluetoothUUID.baseHighLow32 }
+    @inlinable public var isBased: Bool {
+        low == BluetoothUUID.baseLow && high & 0xFFFF_FFFF == BluetoothUUID.baseHighLow32
+    }
 
     /// The 16-bit alias, if this UUID has one (SIG-assigned services, characteristics, descriptors).
     @inlinable public var uuid16: UInt16? {

@@ -34,12 +34,24 @@ public struct ByteView: @unchecked Sendable {
         return base.loadUnaligned(fromByteOffset: offset, as: T.self)
     }
 
-    @inlinable public func u16le(_ offset: Int) -> UInt16? { load(offset, as: UInt16.self).map(UInt16.init(littleEndian:)) }
-    @inlinable public func u16be(_ offset: Int) -> UInt16? { load(offset, as: UInt16.self).map(UInt16.init(bigEndian:)) }
-    @inlinable public func u32le(_ offset: Int) -> UInt32? { load(offset, as: UInt32.self).map(UInt32.init(littleEndian:)) }
-    @inlinable public func u32be(_ offset: Int) -> UInt32? { load(offset, as: UInt32.self).map(UInt32.init(bigEndian:)) }
-    @inlinable public func u64le(_ offset: Int) -> UInt64? { load(offset, as: UInt64.self).map(UInt64.init(littleEndian:)) }
-    @inlinable public func u64be(_ offset: Int) -> UInt64? { load(offset, as: UInt64.self).map(UInt64.init(bigEndian:)) }
+    @inlinable public func u16le(_ offset: Int) -> UInt16? {
+        load(offset, as: UInt16.self).map(UInt16.init(littleEndian:))
+    }
+    @inlinable public func u16be(_ offset: Int) -> UInt16? {
+        load(offset, as: UInt16.self).map(UInt16.init(bigEndian:))
+    }
+    @inlinable public func u32le(_ offset: Int) -> UInt32? {
+        load(offset, as: UInt32.self).map(UInt32.init(littleEndian:))
+    }
+    @inlinable public func u32be(_ offset: Int) -> UInt32? {
+        load(offset, as: UInt32.self).map(UInt32.init(bigEndian:))
+    }
+    @inlinable public func u64le(_ offset: Int) -> UInt64? {
+        load(offset, as: UInt64.self).map(UInt64.init(littleEndian:))
+    }
+    @inlinable public func u64be(_ offset: Int) -> UInt64? {
+        load(offset, as: UInt64.self).map(UInt64.init(bigEndian:))
+    }
 
     /// 24-bit little-endian (HCI class of device, LE event masks, SMP passkeys …).
     @inlinable public func u24le(_ offset: Int) -> UInt32? {

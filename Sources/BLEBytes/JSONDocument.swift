@@ -228,7 +228,8 @@ func encodeValue(_ value: some Encodable, into node: TreeNode, codingPath: [any 
 
 private func finite(_ d: Double, _ codingPath: [any CodingKey]) throws -> JSONValue {
     guard d.isFinite else {
-        throw EncodingError.invalidValue(d, .init(codingPath: codingPath, debugDescription: "\(d) is not a JSON number"))
+        throw EncodingError.invalidValue(
+            d, .init(codingPath: codingPath, debugDescription: "\(d) is not a JSON number"))
     }
     return .double(d)
 }
@@ -243,8 +244,10 @@ struct KeyedTree<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try encodeValue(value, into: node.child(key.stringValue), codingPath: codingPath + [key])
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
-                                                        forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         let child = node.child(key.stringValue)
         child.makeObject()
         return KeyedEncodingContainer(KeyedTree<NestedKey>(node: child, codingPath: codingPath + [key]))
@@ -272,7 +275,9 @@ struct UnkeyedTree: UnkeyedEncodingContainer {
         try encodeValue(value, into: node.append(), codingPath: codingPath)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         let child = node.append()
         child.makeObject()
         return KeyedEncodingContainer(KeyedTree<NestedKey>(node: child, codingPath: codingPath))
@@ -300,13 +305,27 @@ extension JSONValue: Encodable {
         // Reached only through encoders other than `JSONDocumentEncoder` (which stores the value
         // as is).
         switch self {
-        case .null: var c = encoder.singleValueContainer(); try c.encodeNil()
-        case .bool(let b): var c = encoder.singleValueContainer(); try c.encode(b)
-        case .int(let i): var c = encoder.singleValueContainer(); try c.encode(i)
-        case .uint(let u): var c = encoder.singleValueContainer(); try c.encode(u)
-        case .double(let d): var c = encoder.singleValueContainer(); try c.encode(d)
-        case .string(let s): var c = encoder.singleValueContainer(); try c.encode(s)
-        case .array(let items): var c = encoder.unkeyedContainer(); for i in items { try c.encode(i) }
+        case .null:
+            var c = encoder.singleValueContainer()
+            try c.encodeNil()
+        case .bool(let b):
+            var c = encoder.singleValueContainer()
+            try c.encode(b)
+        case .int(let i):
+            var c = encoder.singleValueContainer()
+            try c.encode(i)
+        case .uint(let u):
+            var c = encoder.singleValueContainer()
+            try c.encode(u)
+        case .double(let d):
+            var c = encoder.singleValueContainer()
+            try c.encode(d)
+        case .string(let s):
+            var c = encoder.singleValueContainer()
+            try c.encode(s)
+        case .array(let items):
+            var c = encoder.unkeyedContainer()
+            for i in items { try c.encode(i) }
         case .object(let members):
             var c = encoder.container(keyedBy: AnyKey.self)
             for m in members { try c.encode(m.value, forKey: AnyKey(m.key)) }
@@ -341,7 +360,8 @@ extension JSONValue: Decodable {
     /// does not keep the document's).
     public init(from decoder: any Decoder) throws {
         if let object = try? decoder.container(keyedBy: AnyKey.self) {
-            self = .object(try object.allKeys.map { .init($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) })
+            self = .object(
+                try object.allKeys.map { .init($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) })
         } else if var list = try? decoder.unkeyedContainer() {
             var items: [JSONValue] = []
             while !list.isAtEnd { items.append(try list.decode(JSONValue.self)) }

@@ -26,8 +26,15 @@ public enum Fingerprint {
         var i = 0
         while i < chars.count {
             let c = chars[i]
-            if c.isWhitespace { pendingSpace = !out.isEmpty; i += 1; continue }
-            if pendingSpace { out.append(" "); pendingSpace = false }
+            if c.isWhitespace {
+                pendingSpace = !out.isEmpty
+                i += 1
+                continue
+            }
+            if pendingSpace {
+                out.append(" ")
+                pendingSpace = false
+            }
             if c.isNumber {
                 var j = i
                 while j < chars.count, chars[j].isNumber { j += 1 }
@@ -59,8 +66,10 @@ public struct Baseline: Sendable {
 
     public static func load(path: String) throws(LintConfiguration.ConfigError) -> Baseline {
         guard let data = FileManager.default.contents(atPath: path),
-              let file = try? JSONDecoder().decode(File.self, from: data) else {
-            throw LintConfiguration.ConfigError("\(path): not a blecap baseline (expected {\"version\": 1, \"fingerprints\": [...]})")
+            let file = try? JSONDecoder().decode(File.self, from: data)
+        else {
+            throw LintConfiguration.ConfigError(
+                "\(path): not a blecap baseline (expected {\"version\": 1, \"fingerprints\": [...]})")
         }
         return Baseline(fingerprints: Set(file.fingerprints))
     }

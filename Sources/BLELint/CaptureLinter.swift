@@ -44,8 +44,10 @@ public enum CaptureLinter {
 
     /// `observer`, when given, sees every decoded frame, timeline event and ended connection
     /// of the lint pass, so that a consumer (the HTML report) aggregates in the same pass.
-    public static func lint(path: String, configuration: LintConfiguration = LintConfiguration(),
-                            baseline: Baseline = Baseline(), observer: LintPassObserver? = nil) -> CaptureReport {
+    public static func lint(
+        path: String, configuration: LintConfiguration = LintConfiguration(),
+        baseline: Baseline = Baseline(), observer: LintPassObserver? = nil
+    ) -> CaptureReport {
         if path != "-", SimulatorTraceReader.detect(filePrefix(path)) {
             return SimulatorTraceReader.lint(path: path, configuration: configuration, baseline: baseline)
         }
@@ -54,7 +56,8 @@ public enum CaptureLinter {
         do { reader = try CaptureFile.open(path: path) } catch {
             report.error = error.description
             switch error {
-            case .linkLayerCaptureUnsupported, .unsupportedLinkType, .unsupportedBtsnoopDatalink: report.unsupportedFormat = true
+            case .linkLayerCaptureUnsupported, .unsupportedLinkType, .unsupportedBtsnoopDatalink:
+                report.unsupportedFormat = true
             default: break
             }
             return report
@@ -76,13 +79,19 @@ public enum CaptureLinter {
         return [UInt8]((try? h.read(upToCount: 16)) ?? Data())
     }
 
-    static func lint(reader: any CaptureReader, engine: LintEngine, report: inout CaptureReport,
-                     observer: LintPassObserver? = nil) {
+    static func lint(
+        reader: any CaptureReader, engine: LintEngine, report: inout CaptureReport,
+        observer: LintPassObserver? = nil
+    ) {
         var ring = [(frame: Int, offset: Int64, length: Int)](repeating: (0, 0, 0), count: offsetRingSize)
         let builder: TimelineBuilder
         if let observer {
-            builder = TimelineBuilder(emit: { engine.observe(.timeline($0)); observer.event($0) },
-                                      connectionEnded: observer.connectionEnded)
+            builder = TimelineBuilder(
+                emit: {
+                    engine.observe(.timeline($0))
+                    observer.event($0)
+                },
+                connectionEnded: observer.connectionEnded)
         } else {
             builder = TimelineBuilder(emit: { engine.observe(.timeline($0)) })
         }
@@ -138,8 +147,10 @@ public struct LintPassObserver {
     public var event: (TimelineEvent) -> Void
     public var connectionEnded: (ConnectionSummary) -> Void
 
-    public init(frame: @escaping (DecodedFrame) -> Void, event: @escaping (TimelineEvent) -> Void,
-                connectionEnded: @escaping (ConnectionSummary) -> Void) {
+    public init(
+        frame: @escaping (DecodedFrame) -> Void, event: @escaping (TimelineEvent) -> Void,
+        connectionEnded: @escaping (ConnectionSummary) -> Void
+    ) {
         self.frame = frame
         self.event = event
         self.connectionEnded = connectionEnded
@@ -197,12 +208,15 @@ struct FactExtractor {
                     }
                 case HCILEReadBufferSize.opcodeV1, HCILEReadBufferSize.opcodeV2:
                     let v = cc.opcode == HCILEReadBufferSize.opcodeV2 ? 2 : 1
-                    guard let b = HCILEReadBufferSize(returnParameters: cc.returnParameters, version: v), b.status == 0 else { return }
+                    guard let b = HCILEReadBufferSize(returnParameters: cc.returnParameters, version: v), b.status == 0
+                    else { return }
                     engine.facts.bufferSizeReports += 1
                     if b.leACLDataPacketLength == 0 || b.totalNumLEACLDataPackets == 0 {
                         if let n = sharedACLBuffers { fact(.leBufferSize(packets: n, length: 0)) }
                     } else {
-                        fact(.leBufferSize(packets: Int(b.totalNumLEACLDataPackets), length: Int(b.leACLDataPacketLength)))
+                        fact(
+                            .leBufferSize(
+                                packets: Int(b.totalNumLEACLDataPackets), length: Int(b.leACLDataPacketLength)))
                     }
                 default: break
                 }
@@ -210,13 +224,17 @@ struct FactExtractor {
                 guard let n = HCINumberOfCompletedPackets(parameters: e.parameters) else { return }
                 for entry in n.entries { fact(.completedPackets(handle: entry.handle, count: Int(entry.count))) }
             case HCIDisconnectionComplete.code:
-                if let d = HCIDisconnectionComplete(parameters: e.parameters), d.status == 0 { fact(.disconnected(handle: d.handle)) }
+                if let d = HCIDisconnectionComplete(parameters: e.parameters), d.status == 0 {
+                    fact(.disconnected(handle: d.handle))
+                }
             case HCIEventPacket.leMetaCode:
                 // Status, then Connection_Handle, in all three.
                 if let sub = e.subeventCode, Self.leConnectionCompletes.contains(sub) {
                     if e.subeventParameters.u8(0) == HCIError.success {
                         engine.facts.connectionStarts += 1
-                        if let h = e.subeventParameters.u16le(1) { fact(.connectionComplete(handle: h & HCIConnectionHandle.mask)) }
+                        if let h = e.subeventParameters.u16le(1) {
+                            fact(.connectionComplete(handle: h & HCIConnectionHandle.mask))
+                        }
                     }
                 }
             case HCIEventCode.connectionComplete:  // BR/EDR (7.7.3): Status, Connection_Handle
@@ -228,7 +246,9 @@ struct FactExtractor {
             }
         case .acl(let acl, _):
             guard r.direction == .sent else { return }
-            var op: UInt8?, handle: UInt16?, length: Int?
+            var op: UInt8?
+            var handle: UInt16?
+            var length: Int?
             if let att = frame.attPayload, let o = att.u8(0) {
                 op = o
                 handle = att.u16le(1)

@@ -39,7 +39,9 @@ public struct LintConfiguration: Sendable {
 
     /// Enables or disables a rule by id or slug (command-line flags, applied after the file).
     public mutating func set(_ name: String, enabled: Bool) throws(ConfigError) {
-        guard let r = RuleRegistry.rule(named: name) else { throw ConfigError("unknown rule '\(name)' (see blecap rules)") }
+        guard let r = RuleRegistry.rule(named: name) else {
+            throw ConfigError("unknown rule '\(name)' (see blecap rules)")
+        }
         overrides[r.descriptor.id, default: RuleOverride()].enabled = enabled
     }
 
@@ -48,7 +50,9 @@ public struct LintConfiguration: Sendable {
         RuleRegistry.all.compactMap { r in
             let o = overrides[r.descriptor.id]
             if o?.enabled == false { return nil }
-            return (r, RuleSettings(severity: o?.severity ?? r.descriptor.defaultSeverity, thresholds: o?.thresholds ?? [:]))
+            return (
+                r, RuleSettings(severity: o?.severity ?? r.descriptor.defaultSeverity, thresholds: o?.thresholds ?? [:])
+            )
         }
     }
 
@@ -60,11 +64,15 @@ public struct LintConfiguration: Sendable {
 
     /// Reads a config file: JSON if it starts with `{`, else the YAML subset.
     public static func load(path: String) throws(ConfigError) -> LintConfiguration {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ConfigError("cannot read config file \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError("cannot read config file \(path)")
+        }
         let text = String(decoding: data, as: UTF8.self)
         let tree: ConfigNode
         if text.drop(while: { $0.isWhitespace }).first == "{" {
-            guard let node = try? JSONDecoder().decode(ConfigNode.self, from: data) else { throw ConfigError("\(path): not valid JSON") }
+            guard let node = try? JSONDecoder().decode(ConfigNode.self, from: data) else {
+                throw ConfigError("\(path): not valid JSON")
+            }
             tree = node
         } else {
             do { tree = try SimpleYAML.parse(text) } catch { throw ConfigError("\(path): \(error.description)") }
@@ -79,27 +87,40 @@ public struct LintConfiguration: Sendable {
             guard key == "rules" else { throw ConfigError("\(source): unknown key '\(key)' (expected 'rules')") }
             guard case .map(let rules) = value else { throw ConfigError("\(source): 'rules' must be a mapping") }
             for (name, body) in rules {
-                guard let rule = RuleRegistry.rule(named: name) else { throw ConfigError("\(source): unknown rule '\(name)'") }
+                guard let rule = RuleRegistry.rule(named: name) else {
+                    throw ConfigError("\(source): unknown rule '\(name)'")
+                }
                 let d = rule.descriptor
                 var o = config.overrides[d.id] ?? RuleOverride()
                 switch body {
                 case .scalar(let s):
-                    if let b = bool(s) { o.enabled = b } else if let sev = Severity(name: s) { o.severity = sev } else {
+                    if let b = bool(s) {
+                        o.enabled = b
+                    } else if let sev = Severity(name: s) {
+                        o.severity = sev
+                    } else {
                         throw ConfigError("\(source): rule '\(name)': expected on/off or a severity, got '\(s)'")
                     }
                 case .map(let fields):
                     for (k, v) in fields {
                         switch (k, v) {
                         case ("enabled", .scalar(let s)):
-                            guard let b = bool(s) else { throw ConfigError("\(source): \(name).enabled: not a boolean: '\(s)'") }
+                            guard let b = bool(s) else {
+                                throw ConfigError("\(source): \(name).enabled: not a boolean: '\(s)'")
+                            }
                             o.enabled = b
                         case ("severity", .scalar(let s)):
-                            guard let sev = Severity(name: s) else { throw ConfigError("\(source): \(name).severity: expected error, warning or note, got '\(s)'") }
+                            guard let sev = Severity(name: s) else {
+                                throw ConfigError(
+                                    "\(source): \(name).severity: expected error, warning or note, got '\(s)'")
+                            }
                             o.severity = sev
                         case ("thresholds", .map(let ts)):
                             for (tk, tv) in ts {
                                 guard d.thresholds.contains(where: { $0.name == tk }) else {
-                                    throw ConfigError("\(source): \(name) has no threshold '\(tk)' (has: \(d.thresholds.map(\.name).joined(separator: ", ")))")
+                                    throw ConfigError(
+                                        "\(source): \(name) has no threshold '\(tk)' (has: \(d.thresholds.map(\.name).joined(separator: ", ")))"
+                                    )
                                 }
                                 guard case .scalar(let s) = tv, let n = Double(s), n.isFinite, n >= 0 else {
                                     throw ConfigError("\(source): \(name).thresholds.\(tk): not a non-negative number")
@@ -107,7 +128,9 @@ public struct LintConfiguration: Sendable {
                                 o.thresholds[tk] = n
                             }
                         default:
-                            throw ConfigError("\(source): \(name): unknown or malformed key '\(k)' (expected enabled, severity, thresholds)")
+                            throw ConfigError(
+                                "\(source): \(name): unknown or malformed key '\(k)' (expected enabled, severity, thresholds)"
+                            )
                         }
                     }
                 }
@@ -157,7 +180,11 @@ extension ConfigNode: Decodable {
             // No list is valid anywhere in the config: kept as a scalar that no key accepts.
             var items: [String] = []
             while !list.isAtEnd {
-                if case .scalar(let s) = try list.decode(ConfigNode.self) { items.append(s) } else { items.append("{...}") }
+                if case .scalar(let s) = try list.decode(ConfigNode.self) {
+                    items.append(s)
+                } else {
+                    items.append("{...}")
+                }
             }
             self = .scalar("[" + items.joined(separator: ", ") + "]")
             return
@@ -190,7 +217,9 @@ enum SimpleYAML {
             if let hash = commentStart(line) { line = line[..<hash] }
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed == "---" { continue }
-            if line.contains("\t") { throw ParseError(description: "line \(i + 1): tabs are not allowed for indentation") }
+            if line.contains("\t") {
+                throw ParseError(description: "line \(i + 1): tabs are not allowed for indentation")
+            }
             let indent = line.prefix(while: { $0 == " " }).count
             guard let colon = trimmed.firstIndex(of: ":") else {
                 throw ParseError(description: "line \(i + 1): expected 'key: value'")
@@ -198,7 +227,9 @@ enum SimpleYAML {
             let key = unquote(trimmed[..<colon].trimmingCharacters(in: .whitespaces))
             let rest = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             if key.isEmpty { throw ParseError(description: "line \(i + 1): empty key") }
-            if rest.hasPrefix("[") || rest.hasPrefix("{") || rest.hasPrefix("-") || rest.hasPrefix("&") || rest.hasPrefix("*") {
+            if rest.hasPrefix("[") || rest.hasPrefix("{") || rest.hasPrefix("-") || rest.hasPrefix("&")
+                || rest.hasPrefix("*")
+            {
                 throw ParseError(description: "line \(i + 1): only 'key: scalar' and nested mappings are supported")
             }
             lines.append((indent, key, rest.isEmpty ? nil : unquote(rest), i + 1))
@@ -209,13 +240,17 @@ enum SimpleYAML {
         return node
     }
 
-    private static func block(_ lines: [(indent: Int, key: String, value: String?, number: Int)], _ i: inout Int,
-                              indent: Int) throws(ParseError) -> ConfigNode {
+    private static func block(
+        _ lines: [(indent: Int, key: String, value: String?, number: Int)], _ i: inout Int,
+        indent: Int
+    ) throws(ParseError) -> ConfigNode {
         var entries: [(String, ConfigNode)] = []
         while i < lines.count, lines[i].indent == indent {
             let l = lines[i]
             i += 1
-            if entries.contains(where: { $0.0 == l.key }) { throw ParseError(description: "line \(l.number): duplicate key '\(l.key)'") }
+            if entries.contains(where: { $0.0 == l.key }) {
+                throw ParseError(description: "line \(l.number): duplicate key '\(l.key)'")
+            }
             if let v = l.value {
                 entries.append((l.key, .scalar(v)))
             } else if i < lines.count, lines[i].indent > indent {
@@ -236,7 +271,13 @@ enum SimpleYAML {
         var previous: Character = " "
         for i in s.indices {
             let c = s[i]
-            if let q = quote { if c == q { quote = nil } } else if c == "\"" || c == "'" { quote = c } else if c == "#", previous == " " { return i }
+            if let q = quote {
+                if c == q { quote = nil }
+            } else if c == "\"" || c == "'" {
+                quote = c
+            } else if c == "#", previous == " " {
+                return i
+            }
             previous = c
         }
         return nil

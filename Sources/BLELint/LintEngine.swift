@@ -17,8 +17,11 @@ public final class LintEngine {
     var lastTime: Int64 = 0
 
     public init(rules: [(rule: any LintRule.Type, settings: RuleSettings)]) {
-        slots = rules.map { Slot(rule: $0.rule.init(settings: $0.settings), descriptor: $0.rule.descriptor,
-                                 settings: $0.settings, type: $0.rule) }
+        slots = rules.map {
+            Slot(
+                rule: $0.rule.init(settings: $0.settings), descriptor: $0.rule.descriptor,
+                settings: $0.settings, type: $0.rule)
+        }
         sink.identities = slots.map { ($0.descriptor.id, $0.descriptor.slug) }
     }
 
@@ -59,7 +62,9 @@ public final class LintEngine {
             sink.severity = slots[i].settings.severity
             slots[i].rule.finish(at: lastTime, sink)
             if let why = slots[i].type.notEvaluable(facts) {
-                whole.append(NotEvaluated(ruleID: slots[i].descriptor.id, slug: slots[i].descriptor.slug, reason: why, whole: true))
+                whole.append(
+                    NotEvaluated(
+                        ruleID: slots[i].descriptor.id, slug: slots[i].descriptor.slug, reason: why, whole: true))
             }
         }
         sink.currentIndex = nil
@@ -71,9 +76,12 @@ public final class LintEngine {
         var dropped: [NotEvaluated] = []
         for (id, n) in sink.dropped.sorted(by: { $0.key < $1.key }) {
             let d = slots.first { $0.descriptor.id == id }?.descriptor
-            dropped.append(NotEvaluated(ruleID: id, slug: d?.slug ?? id,
-                                        reason: "\(n) more findings not kept (limit \(FindingSink.maximumFindingsPerRule) per rule and capture)",
-                                        whole: false))
+            dropped.append(
+                NotEvaluated(
+                    ruleID: id, slug: d?.slug ?? id,
+                    reason:
+                        "\(n) more findings not kept (limit \(FindingSink.maximumFindingsPerRule) per rule and capture)",
+                    whole: false))
         }
         return (findings, whole + partial + dropped)
     }

@@ -74,9 +74,11 @@ public struct APICall: Sendable {
     /// What Core Bluetooth did with the call.
     public var disposition: Disposition
 
-    public init(sequence: Int, time: Int64, peer: BDAddr? = nil, kind: Kind, peripheral: String? = nil,
-                peripheralState: PeripheralState? = nil, isScanning: Bool = false, attribute: BluetoothUUID? = nil,
-                disposition: Disposition = .performed) {
+    public init(
+        sequence: Int, time: Int64, peer: BDAddr? = nil, kind: Kind, peripheral: String? = nil,
+        peripheralState: PeripheralState? = nil, isScanning: Bool = false, attribute: BluetoothUUID? = nil,
+        disposition: Disposition = .performed
+    ) {
         self.sequence = sequence
         self.time = time
         self.peer = peer
@@ -115,10 +117,16 @@ public struct APICall: Sendable {
     }
 
     /// `CBManagerState` values (`.poweredOn` = 5).
-    public enum ManagerState: Int, Sendable { case unknown = 0, resetting, unsupported, unauthorized, poweredOff, poweredOn }
+    public enum ManagerState: Int, Sendable {
+        case unknown = 0
+        case resetting, unsupported, unauthorized, poweredOff, poweredOn
+    }
 
     /// `CBPeripheralState` values.
-    public enum PeripheralState: Int, Sendable { case disconnected = 0, connecting, connected, disconnecting }
+    public enum PeripheralState: Int, Sendable {
+        case disconnected = 0
+        case connecting, connected, disconnecting
+    }
 
     /// What became of a call.
     public enum Disposition: Sendable, Equatable {
@@ -152,8 +160,9 @@ public struct APICall: Sendable {
         case didFailToConnect
         case didDisconnect
         /// `writeValue(_:for:type:)`.
-        case writeValue(handle: UInt16, length: Int, withResponse: Bool, properties: UInt8?,
-                        maximumWriteValueLength: Int, canSendWriteWithoutResponse: Bool)
+        case writeValue(
+            handle: UInt16, length: Int, withResponse: Bool, properties: UInt8?,
+            maximumWriteValueLength: Int, canSendWriteWithoutResponse: Bool)
         /// `discoverServices(_:)`; `delegateSet`: whether `peripheral.delegate` was set.
         case discoverServices(services: [BluetoothUUID]?, delegateSet: Bool)
         /// Any other `CBPeripheral` command that needs a connection (`discoverCharacteristics(_:for:)`,

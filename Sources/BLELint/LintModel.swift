@@ -1,7 +1,8 @@
 /// How bad a finding is. Ordered: `note < warning < error`, so "at or above the threshold" is a
 /// comparison.
 public enum Severity: Int, Sendable, Comparable, CaseIterable, Codable {
-    case note = 0, warning, error
+    case note = 0
+    case warning, error
 
     public static func < (a: Severity, b: Severity) -> Bool { a.rawValue < b.rawValue }
 
@@ -89,9 +90,11 @@ public struct RuleDescriptor: Sendable {
     /// Core Bluetooth code (Swift) that avoids the problem.
     public var fix: String
 
-    public init(id: String, slug: String, title: String, defaultSeverity: Severity, summary: String,
-                guidance: [GuidanceReference], evidence: [EvidenceKind], thresholds: [ThresholdSpec] = [],
-                fix: String) {
+    public init(
+        id: String, slug: String, title: String, defaultSeverity: Severity, summary: String,
+        guidance: [GuidanceReference], evidence: [EvidenceKind], thresholds: [ThresholdSpec] = [],
+        fix: String
+    ) {
         self.id = id
         self.slug = slug
         self.title = title
@@ -131,8 +134,10 @@ public struct Finding: Sendable, Equatable, Codable {
     /// Accepted by the baseline file: reported, but never fails the run.
     public var baselined: Bool = false
 
-    public init(ruleID: String, slug: String, severity: Severity, message: String, connection: Int?,
-                peer: String?, handle: UInt16?, time: Int64, frames: [Int], evidence: EvidenceKind) {
+    public init(
+        ruleID: String, slug: String, severity: Severity, message: String, connection: Int?,
+        peer: String?, handle: UInt16?, time: Int64, frames: [Int], evidence: EvidenceKind
+    ) {
         self.ruleID = ruleID
         self.slug = slug
         self.severity = severity

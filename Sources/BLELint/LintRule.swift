@@ -76,25 +76,34 @@ public final class FindingSink {
     public func owner(ofHandle handle: UInt16) -> (connection: Int, peer: BDAddr?)? { owners[handle] }
 
     /// Reports a finding of the current rule.
-    public func report(_ message: String, event: TimelineEvent, handle: UInt16? = nil, related: [Int] = [],
-                       evidence: EvidenceKind = .hci) {
-        report(message, connection: event.connection, peer: event.peer, handle: handle, time: event.time,
-               frames: [event.frame] + related, evidence: evidence)
+    public func report(
+        _ message: String, event: TimelineEvent, handle: UInt16? = nil, related: [Int] = [],
+        evidence: EvidenceKind = .hci
+    ) {
+        report(
+            message, connection: event.connection, peer: event.peer, handle: handle, time: event.time,
+            frames: [event.frame] + related, evidence: evidence)
     }
 
-    public func report(_ message: String, connection: Int?, peer: BDAddr?, handle: UInt16?, time: Int64,
-                       frames: [Int], evidence: EvidenceKind) {
+    public func report(
+        _ message: String, connection: Int?, peer: BDAddr?, handle: UInt16?, time: Int64,
+        frames: [Int], evidence: EvidenceKind
+    ) {
         guard let rule = current else { return }
         let n = perRule[rule.id, default: 0]
-        guard n < Self.maximumFindingsPerRule else { dropped[rule.id, default: 0] += 1; return }
+        guard n < Self.maximumFindingsPerRule else {
+            dropped[rule.id, default: 0] += 1
+            return
+        }
         perRule[rule.id] = n + 1
         // First frame stays first; related frames sorted, deduplicated, capped.
         var related = Array(Set(frames.dropFirst())).filter { $0 != frames.first }.sorted()
         if related.count > 32 { related = Array(related.prefix(32)) }
-        findings.append(Finding(
-            ruleID: rule.id, slug: rule.slug, severity: severity, message: message, connection: connection,
-            peer: peer?.description, handle: handle, time: time, frames: Array(frames.prefix(1)) + related,
-            evidence: evidence))
+        findings.append(
+            Finding(
+                ruleID: rule.id, slug: rule.slug, severity: severity, message: message, connection: connection,
+                peer: peer?.description, handle: handle, time: time, frames: Array(frames.prefix(1)) + related,
+                evidence: evidence))
     }
 
     /// Notes that part of the input could not be checked by the current rule (e.g. writes to
@@ -103,7 +112,8 @@ public final class FindingSink {
         guard let rule = current else { return }
         let n = limitationsPerRule[rule.id, default: 0]
         guard n < Self.maximumLimitationsPerRule,
-              !limitations.contains(where: { $0.ruleID == rule.id && $0.reason == reason }) else { return }
+            !limitations.contains(where: { $0.ruleID == rule.id && $0.reason == reason })
+        else { return }
         limitationsPerRule[rule.id] = n + 1
         limitations.append(NotEvaluated(ruleID: rule.id, slug: rule.slug, reason: reason, whole: false))
     }

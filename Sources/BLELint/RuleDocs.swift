@@ -5,14 +5,16 @@ import BLEBytes
 public enum RuleDocs {
     public static func markdown(_ d: RuleDescriptor) -> String {
         var s = "# \(d.id) `\(d.slug)`: \(d.title)\n\n"
-        s += "Default severity: **\(d.defaultSeverity.name)**. Evidence: \(d.evidence.map(\.label).joined(separator: ", ")).\n\n"
+        s +=
+            "Default severity: **\(d.defaultSeverity.name)**. Evidence: \(d.evidence.map(\.label).joined(separator: ", ")).\n\n"
         s += d.summary + "\n\n## Guidance\n\n"
         for g in d.guidance { s += "- `\(g.file)`, \(g.section)\n" }
         if !d.thresholds.isEmpty {
             s += "\n## Thresholds\n\n| name | default | meaning |\n|---|---:|---|\n"
             for t in d.thresholds { s += "| `\(t.name)` | \(trim(t.defaultValue)) \(t.unit) | \(t.help) |\n" }
         }
-        s += "\n## Fix\n\n```swift\n\(d.fix)\n```\n\n## Configure\n\n```yaml\nrules:\n  \(d.slug):\n    enabled: true\n    severity: \(d.defaultSeverity.name)\n"
+        s +=
+            "\n## Fix\n\n```swift\n\(d.fix)\n```\n\n## Configure\n\n```yaml\nrules:\n  \(d.slug):\n    enabled: true\n    severity: \(d.defaultSeverity.name)\n"
         if !d.thresholds.isEmpty {
             s += "    thresholds:\n"
             for t in d.thresholds { s += "      \(t.name): \(trim(t.defaultValue))\n" }
@@ -42,10 +44,11 @@ public enum RuleDocs {
             title = d.title
             severity = d.defaultSeverity.name
             evidence = d.evidence.map(\.rawValue)
-            thresholds = .object(d.thresholds.map { t in
-                let v = t.defaultValue
-                return .init(t.name, v == v.rounded() && abs(v) < 1e15 ? .int(Int64(v)) : .double(v))
-            })
+            thresholds = .object(
+                d.thresholds.map { t in
+                    let v = t.defaultValue
+                    return .init(t.name, v == v.rounded() && abs(v) < 1e15 ? .int(Int64(v)) : .double(v))
+                })
             docs = d.docsPath
         }
     }

@@ -29,8 +29,10 @@ public enum SimulatorTraceReader {
 
     /// Lints a trace file. `path` "-" is not supported (captures on stdin are sniffed by
     /// CaptureIO, which does not know this format).
-    public static func lint(path: String, configuration: LintConfiguration = LintConfiguration(),
-                            baseline: Baseline = Baseline()) -> CaptureReport {
+    public static func lint(
+        path: String, configuration: LintConfiguration = LintConfiguration(),
+        baseline: Baseline = Baseline()
+    ) -> CaptureReport {
         var report = CaptureReport(path: path)
         report.format = format
         guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -56,7 +58,10 @@ public enum SimulatorTraceReader {
             if problem == nil, lines.pending > maximumLineLength {
                 problem = "line \(reader.lines + 1) is longer than \(maximumLineLength) bytes"
             }
-            if let problem { report.damage = problem; break reading }
+            if let problem {
+                report.damage = problem
+                break reading
+            }
         }
         if report.damage == nil, !lines.rest.isEmpty, let problem = reader.feed(lines.rest[...]) {
             report.damage = problem
@@ -66,9 +71,11 @@ public enum SimulatorTraceReader {
     }
 
     /// Lints a trace held in memory (what `SimulatorTrace.jsonl()` returns).
-    public static func lint(jsonl: String, path: String = "<simulator trace>",
-                            configuration: LintConfiguration = LintConfiguration(),
-                            baseline: Baseline = Baseline()) -> CaptureReport {
+    public static func lint(
+        jsonl: String, path: String = "<simulator trace>",
+        configuration: LintConfiguration = LintConfiguration(),
+        baseline: Baseline = Baseline()
+    ) -> CaptureReport {
         var report = CaptureReport(path: path)
         report.format = format
         let engine = LintEngine(configuration: configuration)
@@ -78,13 +85,18 @@ public enum SimulatorTraceReader {
                 report.damage = "line \(reader.lines + 1) is longer than \(maximumLineLength) bytes"
                 break
             }
-            if let problem = reader.feed(Data(line)[...]) { report.damage = problem; break }
+            if let problem = reader.feed(Data(line)[...]) {
+                report.damage = problem
+                break
+            }
         }
         finish(engine, reader, baseline, &report)
         return report
     }
 
-    private static func finish(_ engine: LintEngine, _ reader: Feeder, _ baseline: Baseline, _ report: inout CaptureReport) {
+    private static func finish(
+        _ engine: LintEngine, _ reader: Feeder, _ baseline: Baseline, _ report: inout CaptureReport
+    ) {
         engine.facts.frames = reader.records
         let result = engine.finish()
         report.frames = reader.records
@@ -125,26 +137,31 @@ public enum SimulatorTraceReader {
         let name = a.call.selector.rawValue
         // UUID strings were checked when the line was decoded.
         func uuids(_ list: [String]?) -> [BluetoothUUID]? { list?.compactMap(BluetoothUUID.init) }
-        let kind: APICall.Kind = switch a.call {
-        case .scanForPeripherals(let services, _): .scanForPeripherals(services: uuids(services), state: state)
-        case .stopScan: .stopScan
-        case .connect(_, _, let retained): .connect(state: state, retained: retained)
-        case .writeValue(_, _, let handle, let props, let type, let length, let max, let canSend):
-            .writeValue(handle: handle, length: length, withResponse: type == .withResponse,
-                        properties: UInt8(truncatingIfNeeded: props), maximumWriteValueLength: max,
-                        canSendWriteWithoutResponse: canSend)
-        case .discoverServices(_, let services, let delegateSet): .discoverServices(services: uuids(services), delegateSet: delegateSet)
-        default: peripheralCommands.contains(name) ? .peripheralCommand(name: name) : .other(name: name)
-        }
-        let disposition: APICall.Disposition = switch a.disposition {
-        case .performed: .performed
-        case .noEffect: .noEffect
-        case .misuse(let r): .misuse(reason: r.rawValue)
-        case .dropped(let r): .dropped(reason: r.rawValue)
-        }
-        return APICall(sequence: sequence, time: time, kind: kind, peripheral: a.call.peripheral,
-                       peripheralState: a.peripheralState.map(peripheralState), isScanning: a.isScanning,
-                       attribute: a.call.attribute.flatMap(BluetoothUUID.init), disposition: disposition)
+        let kind: APICall.Kind =
+            switch a.call {
+            case .scanForPeripherals(let services, _): .scanForPeripherals(services: uuids(services), state: state)
+            case .stopScan: .stopScan
+            case .connect(_, _, let retained): .connect(state: state, retained: retained)
+            case .writeValue(_, _, let handle, let props, let type, let length, let max, let canSend):
+                .writeValue(
+                    handle: handle, length: length, withResponse: type == .withResponse,
+                    properties: UInt8(truncatingIfNeeded: props), maximumWriteValueLength: max,
+                    canSendWriteWithoutResponse: canSend)
+            case .discoverServices(_, let services, let delegateSet):
+                .discoverServices(services: uuids(services), delegateSet: delegateSet)
+            default: peripheralCommands.contains(name) ? .peripheralCommand(name: name) : .other(name: name)
+            }
+        let disposition: APICall.Disposition =
+            switch a.disposition {
+            case .performed: .performed
+            case .noEffect: .noEffect
+            case .misuse(let r): .misuse(reason: r.rawValue)
+            case .dropped(let r): .dropped(reason: r.rawValue)
+            }
+        return APICall(
+            sequence: sequence, time: time, kind: kind, peripheral: a.call.peripheral,
+            peripheralState: a.peripheralState.map(peripheralState), isScanning: a.isScanning,
+            attribute: a.call.attribute.flatMap(BluetoothUUID.init), disposition: disposition)
     }
 
     /// `CBPeripheral` commands that need a connection (besides `writeValue` and

@@ -36,14 +36,16 @@ extension BluetoothUUID {
     }
 }
 
-
 extension ReplayAnswer {
     /// A captured response as an answer: an Error Response's code (0 when the PDU is cut
     /// short of it), otherwise the bytes after the opcode.
     package init(response r: [UInt8]) {
-        self = r.first == ATTOpcode.errorResponse.rawValue ? .error(Self.errorCode(in: r)) : .value(Array(r.dropFirst()))
+        self =
+            r.first == ATTOpcode.errorResponse.rawValue ? .error(Self.errorCode(in: r)) : .value(Array(r.dropFirst()))
     }
 
     /// The Error Code of an Error Response (3.4.1.1), 0 when the PDU is too short for it.
-    package static func errorCode(in r: [UInt8]) -> UInt8 { r.withByteView(ATTErrorResponse.init(pdu:))?.errorCode ?? 0 }
+    package static func errorCode(in r: [UInt8]) -> UInt8 {
+        r.withByteView(ATTErrorResponse.init(pdu:))?.errorCode ?? 0
+    }
 }

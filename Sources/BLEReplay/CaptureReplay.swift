@@ -34,14 +34,17 @@ public final class CaptureReplay {
     /// Replays the selected connections' ATT exchanges against their server models and
     /// compares each with the capture. One clock runs the whole session at `speed`
     /// (`ReplayClock`), so the connections keep their captured order among themselves too.
-    public func run(_ selection: ConnectionSelection = .all, faults: ReplayFaults = .none,
-                    speed: ReplaySpeed = .realtime) -> ReplayReport {
+    public func run(
+        _ selection: ConnectionSelection = .all, faults: ReplayFaults = .none,
+        speed: ReplaySpeed = .realtime
+    ) -> ReplayReport {
         let clock = ReplayClock(speed: speed, session: session)
         let results = models(selection).map { m -> ReplayConnectionResult in
             let own = faults.relative(toConnectionAt: m.connection.summary.startTime &- session.startTime)
             let replayed = ReplayEngine(model: m, faults: own, clock: clock).run()
-            return ReplayConnectionResult(model: m, replayed: replayed,
-                                          fidelity: ReplayFidelity(connection: m.connection, replayed: replayed, clock: clock))
+            return ReplayConnectionResult(
+                model: m, replayed: replayed,
+                fidelity: ReplayFidelity(connection: m.connection, replayed: replayed, clock: clock))
         }
         return ReplayReport(session: session, connections: results, faults: faults, clock: clock)
     }

@@ -99,35 +99,41 @@ public struct CapturedSession: Sendable {
         var adverts: [BDAddr: CapturedAdvertisement] = [:]
         var advertisementOf: [Int: CapturedAdvertisement] = [:]
 
-        let builder = TimelineBuilder(emit: { e in
-            switch e.kind {
-            case .advertisement(let a):
-                guard let peer = e.peer else { return }
-                if adverts[peer] == nil, adverts.count >= Self.maximumAdvertisers { return }
-                var ad = adverts[peer] ?? CapturedAdvertisement(data: [], scanResponse: [], rssi: a.rssi, frame: e.frame)
-                let bytes = e.value.bytes
-                // Legacy SCAN_RSP (4) or an extended report with the scan-response bit (3).
-                if (!a.extended && a.eventType == UInt16(HCILEAdvertisingReportEntry.scanResponse))
-                    || (a.extended && a.eventType & HCILEExtendedAdvertisingReportEntry.scanResponseBit != 0) {
-                    ad.scanResponse = bytes
-                } else {
-                    ad.data = bytes
+        let builder = TimelineBuilder(
+            emit: { e in
+                switch e.kind {
+                case .advertisement(let a):
+                    guard let peer = e.peer else { return }
+                    if adverts[peer] == nil, adverts.count >= Self.maximumAdvertisers { return }
+                    var ad =
+                        adverts[peer] ?? CapturedAdvertisement(data: [], scanResponse: [], rssi: a.rssi, frame: e.frame)
+                    let bytes = e.value.bytes
+                    // Legacy SCAN_RSP (4) or an extended report with the scan-response bit (3).
+                    if (!a.extended && a.eventType == UInt16(HCILEAdvertisingReportEntry.scanResponse))
+                        || (a.extended && a.eventType & HCILEExtendedAdvertisingReportEntry.scanResponseBit != 0)
+                    {
+                        ad.scanResponse = bytes
+                    } else {
+                        ad.data = bytes
+                    }
+                    ad.rssi = a.rssi
+                    ad.frame = e.frame
+                    adverts[peer] = ad
+                case .connectionComplete(let info):
+                    guard let n = e.connection else { return }
+                    if let t = info.timing { timings[n] = t }
+                    if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
+                    if let p = e.peer { connectionPeers[n] = (p, e.frame) }
+                case .disconnection:
+                    if let n = e.connection { ends[n] = (e.frame, e.time) }
+                default: break
                 }
-                ad.rssi = a.rssi
-                ad.frame = e.frame
-                adverts[peer] = ad
-            case .connectionComplete(let info):
-                guard let n = e.connection else { return }
-                if let t = info.timing { timings[n] = t }
-                if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
-                if let p = e.peer { connectionPeers[n] = (p, e.frame) }
-            case .disconnection:
-                if let n = e.connection { ends[n] = (e.frame, e.time) }
-            default: break
-            }
-        }, connectionEnded: { summaries.append($0) })
+            }, connectionEnded: { summaries.append($0) })
         builder.attObserver = { o in
-            guard total < Self.maximumPDUs else { truncated.insert(o.connection); return }
+            guard total < Self.maximumPDUs else {
+                truncated.insert(o.connection)
+                return
+            }
             total += 1
             pdus[o.connection, default: []].append(
                 CapturedATTPDU(frame: o.frame, time: o.time, sentByHost: o.sentByHost, bytes: o.pdu.toArray()))
@@ -145,8 +151,9 @@ public struct CapturedSession: Sendable {
         self.frames = frames
         startTime = first ?? 0
         connections = summaries.sorted { $0.number < $1.number }.map { s in
-            var c = CapturedConnection(summary: s, att: pdus[s.number] ?? [], advertisement: advertisementOf[s.number],
-                                       timing: timings[s.number])
+            var c = CapturedConnection(
+                summary: s, att: pdus[s.number] ?? [], advertisement: advertisementOf[s.number],
+                timing: timings[s.number])
             if let e = ends[s.number] { c.disconnection = e }
             c.isTruncated = truncated.contains(s.number)
             return c

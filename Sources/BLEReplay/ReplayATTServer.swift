@@ -90,7 +90,8 @@ struct ReplayATTServer {
             }
             // An Execute Write nobody refused succeeds; anything else unknown is not supported
             // (Vol 3 Part F 3.4.1.1).
-            return op == .executeWriteRequest ? ATTExecuteWriteResponse().encoded()
+            return op == .executeWriteRequest
+                ? ATTExecuteWriteResponse().encoded()
                 : error(op, h, ATTErrorCode.requestNotSupported)
         }
     }
@@ -132,8 +133,11 @@ struct ReplayATTServer {
     }
 
     private func notFound(_ request: [UInt8]) -> [UInt8] {
-        error(ATTOpcode(request[0]), model.notFoundHandle(opcode: request[0], start: request.u16le(1) ?? 0,
-                                                          end: request.u16le(3) ?? 0), ATTErrorCode.attributeNotFound)
+        error(
+            ATTOpcode(request[0]),
+            model.notFoundHandle(
+                opcode: request[0], start: request.u16le(1) ?? 0,
+                end: request.u16le(3) ?? 0), ATTErrorCode.attributeNotFound)
     }
 
     /// Find Information (3.4.3.1–2): handle–type pairs in the range, all of the first one's
@@ -144,8 +148,9 @@ struct ReplayATTServer {
         let hits = model.attributes.filter { r.contains($0.handle) }
         guard let first = hits.first else { return notFound(request) }
         let limit = model.entryLimit(ATTOpcode.findInformationResponse.rawValue, first.type.width == 2 ? 4 : 18)
-        return ATTFindInformationResponse.encoded(hits.lazy.map { (handle: $0.handle, uuid: $0.type.attBytes) }, mtu: mtu,
-                                                  maximumEntries: limit)!
+        return ATTFindInformationResponse.encoded(
+            hits.lazy.map { (handle: $0.handle, uuid: $0.type.attBytes) }, mtu: mtu,
+            maximumEntries: limit)!
     }
 
     /// Find By Type Value (3.4.3.3–4): attributes of the 16-bit type whose value equals the
@@ -167,11 +172,16 @@ struct ReplayATTServer {
     private func readByType(_ request: [UInt8]) -> [UInt8] {
         let (r, bad) = range(request)
         guard let r else { return bad! }
-        guard let type = request.count == 7 ? request.u16le(5).map(BluetoothUUID.init(uuid16:))
-                : request.count == 21 ? request.withByteView({ $0.slice(5, 16).flatMap(BluetoothUUID.init(littleEndian:)) })
-                : nil else { return error(ATTOpcode(request[0]), 0, ATTErrorCode.invalidPDU) }
+        guard
+            let type = request.count == 7
+                ? request.u16le(5).map(BluetoothUUID.init(uuid16:))
+                : request.count == 21
+                    ? request.withByteView({ $0.slice(5, 16).flatMap(BluetoothUUID.init(littleEndian:)) })
+                    : nil
+        else { return error(ATTOpcode(request[0]), 0, ATTErrorCode.invalidPDU) }
         if type != ReplayAttribute.characteristic && type != ReplayAttribute.include,
-           let recorded = model.verbatim[request] {
+            let recorded = model.verbatim[request]
+        {
             return recorded[0]
         }
         return list(.readByTypeResponse, request, in: r, type: type, maximumValue: 253) { $0.handle.littleEndianBytes }
@@ -182,7 +192,9 @@ struct ReplayATTServer {
     private func readByGroupType(_ request: [UInt8]) -> [UInt8] {
         let (r, bad) = range(request)
         guard let r else { return bad! }
-        let type = request.count == 7 ? request.u16le(5).map(BluetoothUUID.init(uuid16:))
+        let type =
+            request.count == 7
+            ? request.u16le(5).map(BluetoothUUID.init(uuid16:))
             : request.withByteView { $0.count == 21 ? $0.slice(5, 16).flatMap(BluetoothUUID.init(littleEndian:)) : nil }
         guard let type, type == ReplayAttribute.primaryService || type == ReplayAttribute.secondaryService else {
             return error(ATTOpcode(request[0]), request.u16le(1) ?? 0, ATTErrorCode.unsupportedGroupType)
@@ -196,15 +208,18 @@ struct ReplayATTServer {
     /// attributes of `type` in the range, each its `header` and value, all of the first one's
     /// value length (cut to fit: ATT_MTU − 2 − header, at most `maximumValue`), as many as
     /// ATT_MTU and the server's habit allow; Attribute Not Found when there is none.
-    private func list(_ opcode: ATTOpcode, _ request: [UInt8], in r: ClosedRange<UInt16>, type: BluetoothUUID,
-                      maximumValue: Int, header: (ReplayAttribute) -> [UInt8]) -> [UInt8] {
+    private func list(
+        _ opcode: ATTOpcode, _ request: [UInt8], in r: ClosedRange<UInt16>, type: BluetoothUUID,
+        maximumValue: Int, header: (ReplayAttribute) -> [UInt8]
+    ) -> [UInt8] {
         let hits = model.attributes.filter { r.contains($0.handle) && $0.type == type }
         guard let first = hits.first else { return notFound(request) }
         let headerLength = header(first).count
         let length = Swift.min(first.value.count, mtu - 2 - headerLength, maximumValue)
         let limit = model.entryLimit(opcode.rawValue, headerLength + length)
         let entries = hits.prefix { $0.value.count == first.value.count }.map { header($0) + $0.value.prefix(length) }
-        let pdu = opcode == .readByGroupTypeResponse
+        let pdu =
+            opcode == .readByGroupTypeResponse
             ? ATTReadByGroupTypeResponse.encoded(entries, mtu: mtu, maximumEntries: limit)
             : ATTReadByTypeResponse.encoded(entries, mtu: mtu, maximumEntries: limit)
         return pdu!

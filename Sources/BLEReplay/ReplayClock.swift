@@ -90,7 +90,8 @@ public struct ReplayClock: Sendable {
             return origin &+ Self.divide(t &- origin, by: f)
         case .max:
             // The last kept instant at or before t; before the first one the clock runs as captured.
-            var lo = 0, hi = instants.count
+            var lo = 0
+            var hi = instants.count
             while lo < hi {
                 let mid = (lo + hi) / 2
                 if instants[mid] <= t { lo = mid + 1 } else { hi = mid }

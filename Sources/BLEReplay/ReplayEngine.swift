@@ -51,8 +51,10 @@ public struct ReplayEngine {
     /// Replays `model` on a clock of its own connection (`CaptureReplay.run` shares one clock
     /// over the session).
     public init(model: ReplayConnectionModel, faults: ReplayFaults = .none, speed: ReplaySpeed = .realtime) {
-        self.init(model: model, faults: faults,
-                  clock: ReplayClock(speed: speed, connections: [model.connection], origin: model.connection.summary.startTime))
+        self.init(
+            model: model, faults: faults,
+            clock: ReplayClock(
+                speed: speed, connections: [model.connection], origin: model.connection.summary.startTime))
     }
 
     public init(model: ReplayConnectionModel, faults: ReplayFaults, clock: ReplayClock) {
@@ -116,8 +118,10 @@ public struct ReplayEngine {
             capturedStart = m.connection.summary.startTime
             replayedStart = engine.clock.time(capturedStart)
             out = ReplayedConnection(number: m.number, pdus: [])
-            servers = [ReplayATTServer(model: m.peerServer, faults: engine.faults),
-                       ReplayATTServer(model: m.hostServer, faults: engine.faults)]
+            servers = [
+                ReplayATTServer(model: m.peerServer, faults: engine.faults),
+                ReplayATTServer(model: m.hostServer, faults: engine.faults),
+            ]
             sentAt = Array(repeating: nil, count: m.steps.count)
             answeredAt = Array(repeating: nil, count: m.steps.count)
             dropped = engine.faults.droppedStreamItems(of: m)
@@ -146,7 +150,8 @@ public struct ReplayEngine {
             let top = queue.removeLast()
             var i = 0
             while true {
-                let l = 2 * i + 1, r = l + 1
+                let l = 2 * i + 1
+                let r = l + 1
                 var m = i
                 if l < queue.count, less(queue[l], queue[m]) { m = l }
                 if r < queue.count, less(queue[r], queue[m]) { m = r }
@@ -204,14 +209,17 @@ public struct ReplayEngine {
                 let s = model.steps[nextStep]
                 if let t = anchorTime(s.anchor) {
                     stepScheduled = true
-                    schedule(after(t, captured: model.capturedOffset(of: s.anchor), delay: s.delay),
-                             order: s.capturedIndex, .step(nextStep))
+                    schedule(
+                        after(t, captured: model.capturedOffset(of: s.anchor), delay: s.delay),
+                        order: s.capturedIndex, .step(nextStep))
                 }
             }
-            if !linkEndScheduled, nextStep >= model.steps.count, let end = model.linkEnd, let t = anchorTime(end.anchor) {
+            if !linkEndScheduled, nextStep >= model.steps.count, let end = model.linkEnd, let t = anchorTime(end.anchor)
+            {
                 linkEndScheduled = true
-                schedule(after(t, captured: model.capturedOffset(of: end.anchor), delay: end.delay),
-                         order: Int.max / 2_000_000, .linkEnd)
+                schedule(
+                    after(t, captured: model.capturedOffset(of: end.anchor), delay: end.delay),
+                    order: Int.max / 2_000_000, .linkEnd)
             }
         }
 
@@ -221,13 +229,17 @@ public struct ReplayEngine {
             case .response(let n, let bytes):
                 guard !silent else { return }
                 let s = model.steps[n]
-                out.pdus.append(ReplayedPDU(offset: now, sentByHost: !s.hostIsClient, bytes: bytes,
-                                            capturedIndex: s.responseIndex))
+                out.pdus.append(
+                    ReplayedPDU(
+                        offset: now, sentByHost: !s.hostIsClient, bytes: bytes,
+                        capturedIndex: s.responseIndex))
                 answeredAt[n] = now
                 let dir = s.hostIsClient ? 0 : 1
                 // An Exchange MTU ends here: its ATT_MTU holds for the bearer, both directions.
-                if s.bytes.first == ATTOpcode.exchangeMTURequest.rawValue, bytes.first == ATTOpcode.exchangeMTUResponse.rawValue,
-                   let m = servers[dir].negotiatedMTU {
+                if s.bytes.first == ATTOpcode.exchangeMTURequest.rawValue,
+                    bytes.first == ATTOpcode.exchangeMTUResponse.rawValue,
+                    let m = servers[dir].negotiatedMTU
+                {
                     servers[0].mtu = m
                     servers[1].mtu = m
                 }
@@ -247,10 +259,14 @@ public struct ReplayEngine {
                 servers[item.hostIsClient ? 0 : 1].adoptEvidence(at: item.capturedIndex)
                 let mtu = servers[item.hostIsClient ? 0 : 1].mtu
                 // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
-                let bytes = item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue ? item.bytes
+                let bytes =
+                    item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue
+                    ? item.bytes
                     : Array(item.bytes.prefix(mtu))
-                out.pdus.append(ReplayedPDU(offset: now, sentByHost: !item.hostIsClient, bytes: bytes,
-                                            capturedIndex: item.capturedIndex))
+                out.pdus.append(
+                    ReplayedPDU(
+                        offset: now, sentByHost: !item.hostIsClient, bytes: bytes,
+                        capturedIndex: item.capturedIndex))
                 serverPDUAt[item.capturedIndex] = now
                 trySchedule()
             case .linkEnd:
@@ -276,7 +292,8 @@ public struct ReplayEngine {
             let s = model.steps[n]
             let dir = s.hostIsClient ? 0 : 1
             if s.isRequest, let o = outstanding[dir], let answeredAt = model.steps[o].responseIndex,
-               answeredAt < s.capturedIndex {
+                answeredAt < s.capturedIndex
+            {
                 // One outstanding request per bearer: it goes out when the answer arrives (no
                 // later step overtakes it). A client that did not wait in the capture (its
                 // request was never answered) does not wait here either.
@@ -288,8 +305,10 @@ public struct ReplayEngine {
             sentAt[n] = now
             // A peer's request on a silent link never reaches this host's log.
             if !(silent && !s.hostIsClient) {
-                out.pdus.append(ReplayedPDU(offset: now, sentByHost: s.hostIsClient, bytes: s.bytes,
-                                            capturedIndex: s.capturedIndex))
+                out.pdus.append(
+                    ReplayedPDU(
+                        offset: now, sentByHost: s.hostIsClient, bytes: s.bytes,
+                        capturedIndex: s.capturedIndex))
             }
             if s.isRequest { outstanding[dir] = n }
             servers[dir].adoptEvidence(at: s.responseIndex ?? s.capturedIndex)
@@ -302,7 +321,8 @@ public struct ReplayEngine {
                 if response == ATTWriteResponse().encoded() {
                     for i in streamByAnchor[n] ?? [] {
                         let item = model.stream[i]
-                        schedule(after(now, captured: sentAt, delay: item.offset), order: item.capturedIndex, .stream(i))
+                        schedule(
+                            after(now, captured: sentAt, delay: item.offset), order: item.capturedIndex, .stream(i))
                     }
                 }
             }

@@ -15,7 +15,9 @@ extension ReplayReport {
     /// the link, Disconnection Complete; HCI Reset + Command Complete for a power-off.
     public func btsnoop() -> [UInt8] {
         var writer = BTSnoopWriter()
-        for r in exportRecords(notes: false).records { writer.append(r.packet, received: r.received, unixMicros: r.time) }
+        for r in exportRecords(notes: false).records {
+            writer.append(r.packet, received: r.received, unixMicros: r.time)
+        }
         return writer.bytes
     }
 
@@ -29,7 +31,8 @@ extension ReplayReport {
             var comment: String?
             if let n = notes[r.order] {
                 let op = ATTOpcode(n.opcode)
-                comment = "connection #\(n.connection): replayed \(op.name)"
+                comment =
+                    "connection #\(n.connection): replayed \(op.name)"
                     + (n.capturedFrame.map { " (captured frame \($0))" } ?? " (not in the capture)")
             }
             writer.append(r.packet, received: r.received, unixMicros: r.time, comment: comment)
@@ -47,7 +50,8 @@ extension ReplayReport {
     /// Every packet of the export with its time and direction, in file order, and (when
     /// `notes`) what the first packet of each replayed ATT PDU stands for, by `order`.
     private func exportRecords(notes wantsNotes: Bool)
-        -> (records: [(time: Int64, order: Int, packet: [UInt8], received: Bool)], notes: [Int: ExportNote]) {
+        -> (records: [(time: Int64, order: Int, packet: [UInt8], received: Bool)], notes: [Int: ExportNote])
+    {
         var records: [(time: Int64, order: Int, packet: [UInt8], received: Bool)] = []
         var notes: [Int: ExportNote] = [:]
         var order = 0
@@ -69,14 +73,20 @@ extension ReplayReport {
             if conn.hostIsCentral {
                 if let ad = conn.advertisement {
                     let t = clock.time(start &- 2000)
-                    emit(t, HCISynthesis.advertisingReport(eventType: HCILEAdvertisingReportEntry.advInd,
-                                                           addressType: peerType, address: peer,
-                                                           data: Array(ad.data.prefix(31)), rssi: ad.rssi), received: true)
+                    emit(
+                        t,
+                        HCISynthesis.advertisingReport(
+                            eventType: HCILEAdvertisingReportEntry.advInd,
+                            addressType: peerType, address: peer,
+                            data: Array(ad.data.prefix(31)), rssi: ad.rssi), received: true)
                     if !ad.scanResponse.isEmpty {
-                        emit(t, HCISynthesis.advertisingReport(eventType: HCILEAdvertisingReportEntry.scanResponse,
-                                                               addressType: peerType, address: peer,
-                                                               data: Array(ad.scanResponse.prefix(31)), rssi: ad.rssi),
-                             received: true)
+                        emit(
+                            t,
+                            HCISynthesis.advertisingReport(
+                                eventType: HCILEAdvertisingReportEntry.scanResponse,
+                                addressType: peerType, address: peer,
+                                data: Array(ad.scanResponse.prefix(31)), rssi: ad.rssi),
+                            received: true)
                     }
                 }
                 // LE Create Connection (7.8.12): scan 60 ms/30 ms, no filter list, the peer,
@@ -84,26 +94,38 @@ extension ReplayReport {
                 let create = HCILECreateConnection(
                     scanInterval: 96, scanWindow: 48, initiatorFilterPolicy: 0, peerAddressType: peerType,
                     peerAddress: peer, ownAddressType: 0,
-                    connection: HCIConnectionParameters(intervalMin: timing.interval, intervalMax: timing.interval,
-                                                        maxLatency: timing.latency,
-                                                        supervisionTimeout: timing.supervisionTimeout))
+                    connection: HCIConnectionParameters(
+                        intervalMin: timing.interval, intervalMax: timing.interval,
+                        maxLatency: timing.latency,
+                        supervisionTimeout: timing.supervisionTimeout))
                 let t = clock.time(start &- 1000)
                 emit(t, create.h4Encoded(), received: false)
                 emit(t, HCISynthesis.commandStatus(HCIOpcode.leCreateConnection), received: true)
             }
             // LE Connection Complete (7.7.65.1) with this host's captured role.
-            emit(replayedStart, HCISynthesis.leConnectionComplete(status: HCIError.success, handle: handle,
-                                                          role: conn.hostIsCentral ? HCIRole.central : HCIRole.peripheral,
-                                                          peerType: peerType, peer: peer, interval: timing.interval,
-                                                          latency: timing.latency, timeout: timing.supervisionTimeout),
-                 received: true)
+            emit(
+                replayedStart,
+                HCISynthesis.leConnectionComplete(
+                    status: HCIError.success, handle: handle,
+                    role: conn.hostIsCentral ? HCIRole.central : HCIRole.peripheral,
+                    peerType: peerType, peer: peer, interval: timing.interval,
+                    latency: timing.latency, timeout: timing.supervisionTimeout),
+                received: true)
             for pdu in c.replayed.pdus {
                 let t = replayedStart &+ pdu.offset
-                for (i, f) in HCISynthesis.acl(handle: handle, payload: pdu.bytes, received: !pdu.sentByHost,
-                                               fragment: fragment).enumerated() {
-                    emit(t, f, received: !pdu.sentByHost, note: i > 0 ? nil : ExportNote(
-                        connection: c.model.number, opcode: pdu.bytes.first ?? 0,
-                        capturedFrame: pdu.capturedIndex.flatMap { conn.att.indices.contains($0) ? conn.att[$0].frame : nil }))
+                for (i, f) in HCISynthesis.acl(
+                    handle: handle, payload: pdu.bytes, received: !pdu.sentByHost,
+                    fragment: fragment
+                ).enumerated() {
+                    emit(
+                        t, f, received: !pdu.sentByHost,
+                        note: i > 0
+                            ? nil
+                            : ExportNote(
+                                connection: c.model.number, opcode: pdu.bytes.first ?? 0,
+                                capturedFrame: pdu.capturedIndex.flatMap {
+                                    conn.att.indices.contains($0) ? conn.att[$0].frame : nil
+                                }))
                     if pdu.sentByHost { emit(t, HCISynthesis.completedPackets(handle: handle), received: true) }
                 }
             }
@@ -113,8 +135,9 @@ extension ReplayReport {
             } else if let end = c.replayed.end {
                 let t = replayedStart &+ end.offset
                 if end.side == .local {
-                    emit(t, HCIDisconnect(handle: handle, reason: HCIError.remoteUserTerminatedConnection).h4Encoded(),
-                         received: false)
+                    emit(
+                        t, HCIDisconnect(handle: handle, reason: HCIError.remoteUserTerminatedConnection).h4Encoded(),
+                        received: false)
                     emit(t, HCISynthesis.commandStatus(HCIOpcode.disconnect), received: true)
                 }
                 emit(t, HCISynthesis.disconnectionComplete(handle: handle, reason: end.reason), received: true)

@@ -1,4 +1,5 @@
 import BLEBytes
+
 /// Changes to the captured conditions, to test a fix against variations of a captured
 /// failure. Times count from the replayed connection's start (its Connection Complete).
 public struct ReplayFaults: Sendable, Equatable {
@@ -22,9 +23,11 @@ public struct ReplayFaults: Sendable, Equatable {
     /// `blecap timeline` prints) instead of from each connection's start.
     public var timesFromCaptureStart = false
 
-    public init(dropLinkAtMicros: Int64? = nil, powerOffAtMicros: Int64? = nil, responseDelayMicros: Int64 = 0,
-                serverMTU: UInt16? = nil, errors: [UInt16: UInt8] = [:], notificationDropProbability: Double = 0,
-                seed: UInt64 = 1, timesFromCaptureStart: Bool = false) {
+    public init(
+        dropLinkAtMicros: Int64? = nil, powerOffAtMicros: Int64? = nil, responseDelayMicros: Int64 = 0,
+        serverMTU: UInt16? = nil, errors: [UInt16: UInt8] = [:], notificationDropProbability: Double = 0,
+        seed: UInt64 = 1, timesFromCaptureStart: Bool = false
+    ) {
         self.dropLinkAtMicros = dropLinkAtMicros
         self.powerOffAtMicros = powerOffAtMicros
         self.responseDelayMicros = responseDelayMicros

@@ -43,8 +43,9 @@ public struct ReplayFidelity: Sendable {
     /// Compares `replayed` with the captured exchange of `connection` on a clock of that
     /// connection alone.
     public init(connection: CapturedConnection, replayed: ReplayedConnection, speed: ReplaySpeed) {
-        self.init(connection: connection, replayed: replayed,
-                  clock: ReplayClock(speed: speed, connections: [connection], origin: connection.summary.startTime))
+        self.init(
+            connection: connection, replayed: replayed,
+            clock: ReplayClock(speed: speed, connections: [connection], origin: connection.summary.startTime))
     }
 
     /// Compares `replayed`, run on `clock`, with the captured exchange of `connection`, PDU by
@@ -55,12 +56,14 @@ public struct ReplayFidelity: Sendable {
         let start = connection.summary.startTime
         let replayedStart = clock.time(start)
         let cap = connection.att.enumerated().map {
-            Side(index: $0.offset, offset: $0.element.time &- start, sentByHost: $0.element.sentByHost,
-                 bytes: $0.element.bytes, frame: $0.element.frame)
+            Side(
+                index: $0.offset, offset: $0.element.time &- start, sentByHost: $0.element.sentByHost,
+                bytes: $0.element.bytes, frame: $0.element.frame)
         }
         let rep = replayed.pdus.enumerated().map {
-            Side(index: $0.offset, offset: $0.element.offset, sentByHost: $0.element.sentByHost, bytes: $0.element.bytes,
-                 frame: nil)
+            Side(
+                index: $0.offset, offset: $0.element.offset, sentByHost: $0.element.sentByHost, bytes: $0.element.bytes,
+                frame: nil)
         }
         captured = cap.count
         self.replayed = rep.count
@@ -73,7 +76,8 @@ public struct ReplayFidelity: Sendable {
             i += 1
         }
         matching = i
-        divergence = i < Swift.max(cap.count, rep.count)
+        divergence =
+            i < Swift.max(cap.count, rep.count)
             ? Divergence(position: i, captured: i < cap.count ? cap[i] : nil, replayed: i < rep.count ? rep[i] : nil)
             : nil
         maximumTimingDelta = deltas.max()

@@ -216,7 +216,8 @@ public struct ReplayConnectionModel: Sendable {
         switch anchor {
         case .connectionStart: 0
         case .sent(let n): capturedOffset(ofPDU: steps[n].capturedIndex)
-        case .answered(let n): steps[n].responseIndex.map(capturedOffset(ofPDU:)) ?? capturedOffset(ofPDU: steps[n].capturedIndex)
+        case .answered(let n):
+            steps[n].responseIndex.map(capturedOffset(ofPDU:)) ?? capturedOffset(ofPDU: steps[n].capturedIndex)
         case .serverPDU(let i): capturedOffset(ofPDU: i)
         }
     }
@@ -248,26 +249,38 @@ public struct ReplayConnectionModel: Sendable {
             m.attributes.append(a)
         }
         for s in db.services where keep(s.startHandle, s.learnedIn) {
-            add(ReplayAttribute(handle: s.startHandle, type: s.isPrimary ? ReplayAttribute.primaryService
-                                    : ReplayAttribute.secondaryService,
-                                value: s.uuid.attBytes, groupEnd: s.endHandle, properties: nil, isInferred: false))
+            add(
+                ReplayAttribute(
+                    handle: s.startHandle,
+                    type: s.isPrimary
+                        ? ReplayAttribute.primaryService
+                        : ReplayAttribute.secondaryService,
+                    value: s.uuid.attBytes, groupEnd: s.endHandle, properties: nil, isInferred: false))
         }
         for i in db.includes where keep(i.handle, i.learnedIn) {
-            add(ReplayAttribute(handle: i.handle, type: ReplayAttribute.include,
-                                value: i.includedStart.littleEndianBytes + i.includedEnd.littleEndianBytes
-                                    + (i.uuid.map(\.attBytes) ?? []),
-                                groupEnd: nil, properties: nil, isInferred: false))
+            add(
+                ReplayAttribute(
+                    handle: i.handle, type: ReplayAttribute.include,
+                    value: i.includedStart.littleEndianBytes + i.includedEnd.littleEndianBytes
+                        + (i.uuid.map(\.attBytes) ?? []),
+                    groupEnd: nil, properties: nil, isInferred: false))
         }
         for c in db.characteristics where keep(c.declarationHandle, c.learnedIn) {
-            add(ReplayAttribute(handle: c.declarationHandle, type: ReplayAttribute.characteristic,
-                                value: [c.properties] + c.valueHandle.littleEndianBytes + c.uuid.attBytes,
-                                groupEnd: nil, properties: nil, isInferred: false))
-            add(ReplayAttribute(handle: c.valueHandle, type: c.uuid, value: [], groupEnd: nil, properties: c.properties,
-                                isInferred: false))
+            add(
+                ReplayAttribute(
+                    handle: c.declarationHandle, type: ReplayAttribute.characteristic,
+                    value: [c.properties] + c.valueHandle.littleEndianBytes + c.uuid.attBytes,
+                    groupEnd: nil, properties: nil, isInferred: false))
+            add(
+                ReplayAttribute(
+                    handle: c.valueHandle, type: c.uuid, value: [], groupEnd: nil, properties: c.properties,
+                    isInferred: false))
         }
         for d in db.descriptors where keep(d.handle, d.learnedIn) {
-            add(ReplayAttribute(handle: d.handle, type: d.uuid, value: [], groupEnd: nil, properties: nil,
-                                isInferred: false))
+            add(
+                ReplayAttribute(
+                    handle: d.handle, type: d.uuid, value: [], groupEnd: nil, properties: nil,
+                    isInferred: false))
         }
         m.index()
         return m
@@ -290,9 +303,12 @@ public struct ReplayConnectionModel: Sendable {
             let op = pdu.opcode
             if pdu.isFromClient {
                 var anchor = lastAnchor
-                if op == ATTOpcode.handleValueConfirmation.rawValue, let ind = lastIndication[dir] { anchor = (.serverPDU(capturedIndex: ind), att[ind].time) }
-                let step = ReplayStep(bytes: pdu.bytes, capturedIndex: i, anchor: anchor.0,
-                                      delay: max(0, pdu.time &- anchor.1), hostIsClient: pdu.hostIsClient)
+                if op == ATTOpcode.handleValueConfirmation.rawValue, let ind = lastIndication[dir] {
+                    anchor = (.serverPDU(capturedIndex: ind), att[ind].time)
+                }
+                let step = ReplayStep(
+                    bytes: pdu.bytes, capturedIndex: i, anchor: anchor.0,
+                    delay: max(0, pdu.time &- anchor.1), hostIsClient: pdu.hostIsClient)
                 steps.append(step)
                 let n = steps.count - 1
                 if step.isRequest { outstanding[dir] = n }
@@ -303,7 +319,8 @@ public struct ReplayConnectionModel: Sendable {
                 steps[n].responseIndex = i
                 record(request: steps[n].bytes, response: pdu.bytes, hostIsClient: pdu.hostIsClient)
                 if steps[n].bytes.first == ATTOpcode.writeRequest.rawValue, let h = steps[n].bytes.u16le(1),
-                   pdu.opcode == ATTOpcode.writeResponse.rawValue, let config = steps[n].bytes.u16le(3) {
+                    pdu.opcode == ATTOpcode.writeResponse.rawValue, let config = steps[n].bytes.u16le(3)
+                {
                     let server = server(hostIsClient: pdu.hostIsClient)
                     if let value = server.valueHandle(ofCCCD: h) ?? (server.attribute(h) == nil ? h &- 1 : nil) {
                         let enabling = GATTClientConfiguration.notification | GATTClientConfiguration.indication
@@ -320,14 +337,18 @@ public struct ReplayConnectionModel: Sendable {
                     anchor = .subscription(step: n)
                     anchorTime = att[steps[n].capturedIndex].time
                 }
-                stream.append(ReplayStreamItem(bytes: pdu.bytes, anchor: anchor, offset: max(0, pdu.time &- anchorTime),
-                                               capturedIndex: i, hostIsClient: pdu.hostIsClient))
+                stream.append(
+                    ReplayStreamItem(
+                        bytes: pdu.bytes, anchor: anchor, offset: max(0, pdu.time &- anchorTime),
+                        capturedIndex: i, hostIsClient: pdu.hostIsClient))
             }
         }
         if let summary = connection.summary.endReason, let side = connection.summary.endSide,
-           let end = connection.disconnection {
-            linkEnd = ReplayLinkEnd(reason: summary, side: side, anchor: lastAnchor.0, delay: max(0, end.1 &- lastAnchor.1),
-                                    capturedOffset: max(0, end.1 &- start))
+            let end = connection.disconnection
+        {
+            linkEnd = ReplayLinkEnd(
+                reason: summary, side: side, anchor: lastAnchor.0, delay: max(0, end.1 &- lastAnchor.1),
+                capturedOffset: max(0, end.1 &- start))
         }
     }
 
@@ -339,10 +360,13 @@ public struct ReplayConnectionModel: Sendable {
         let answer = ReplayAnswer(response: response)
         func file(_ m: inout ReplayServerModel) {
             let h = request.u16le(1) ?? 0
-            let discovery: [ATTOpcode] = [.findInformationRequest, .findByTypeValueRequest, .readByTypeRequest,
-                                          .readByGroupTypeRequest]
+            let discovery: [ATTOpcode] = [
+                .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest,
+                .readByGroupTypeRequest,
+            ]
             if discovery.contains(requestOp), let error, error.errorCode == ATTErrorCode.attributeNotFound,
-               let end = request.u16le(3) {
+                let end = request.u16le(3)
+            {
                 let named = error.handle
                 var agree: UInt8 = 0
                 if named == h { agree |= 0b001 }
@@ -352,7 +376,8 @@ public struct ReplayConnectionModel: Sendable {
             }
             // Entries per list response, by entry size (the server's habit, 3.4.3.2–3.4.4.10).
             if let op = responseOp, response.count >= 2,
-               let (length, body) = response.withByteView({ listShape(op, $0) }) {
+                let (length, body) = response.withByteView({ listShape(op, $0) })
+            {
                 if length > 0 {
                     let key = UInt16(op.rawValue) << 8 | UInt16(truncatingIfNeeded: length)
                     m.maximumEntries[key] = max(m.maximumEntries[key] ?? 0, body / length)
@@ -368,7 +393,7 @@ public struct ReplayConnectionModel: Sendable {
             case .writeRequest: m.writes[h, default: []].append(answer)
             case .prepareWriteRequest: m.prepares[h, default: []].append(answer)
             case .findInformationRequest, .findByTypeValueRequest, .readByGroupTypeRequest:
-                break // discovery: answered from the attribute table
+                break  // discovery: answered from the attribute table
             case .readByTypeRequest:
                 // Characteristic and include discovery come from the table; Read Using
                 // Characteristic UUID is answered as captured.
@@ -421,8 +446,10 @@ public struct ReplayConnectionModel: Sendable {
             var server = dir == 0 ? peerServer : hostServer
             server.index()
             for (h, props) in implied[dir].sorted(by: { $0.key < $1.key }) where server.attribute(h) == nil {
-                server.attributes.append(ReplayAttribute(handle: h, type: ReplayAttribute.inferredType(h), value: [],
-                                                         groupEnd: nil, properties: props, isInferred: true))
+                server.attributes.append(
+                    ReplayAttribute(
+                        handle: h, type: ReplayAttribute.inferredType(h), value: [],
+                        groupEnd: nil, properties: props, isInferred: true))
             }
             if dir == 0 { peerServer = server } else { hostServer = server }
         }

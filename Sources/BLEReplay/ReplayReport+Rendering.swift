@@ -27,7 +27,8 @@ extension ReplayReport {
             out += "  interval \(Self.ms(conn.intervalMicros)) ms\n"
             for (label, server) in [("peer's server", m.peerServer), ("host's server", m.hostServer)]
             where !server.attributes.isEmpty {
-                out += "    \(label): \(server.serviceCount) services, \(server.characteristicCount) characteristics, "
+                out +=
+                    "    \(label): \(server.serviceCount) services, \(server.characteristicCount) characteristics, "
                     + "\(server.attributes.count) attributes"
                 if server.inferredCount > 0 { out += " (\(server.inferredCount) inferred from traffic)" }
                 if let mtu = server.serverRxMTU { out += ", Rx MTU \(mtu)" }
@@ -35,13 +36,17 @@ extension ReplayReport {
             }
             out += "    script: \(m.steps.count) client PDUs, \(m.stream.count) server-initiated PDUs"
             if let end = m.linkEnd {
-                out += "; captured end \(end.side.name) \(Hex.string(UInt64(end.reason), digits: 2)) at +\(Self.seconds(end.capturedOffset)) s"
+                out +=
+                    "; captured end \(end.side.name) \(Hex.string(UInt64(end.reason), digits: 2)) at +\(Self.seconds(end.capturedOffset)) s"
             }
             out += "\n"
             let r = c.replayed
             if let t = r.silentFrom { out += "    link silent from +\(Self.seconds(t)) s\n" }
             if let t = r.poweredOffAt { out += "    adapter powered off at +\(Self.seconds(t)) s\n" }
-            if let e = r.end { out += "    replayed end: \(e.side.name) \(Hex.string(UInt64(e.reason), digits: 2)) at +\(Self.seconds(e.offset)) s\n" }
+            if let e = r.end {
+                out +=
+                    "    replayed end: \(e.side.name) \(Hex.string(UInt64(e.reason), digits: 2)) at +\(Self.seconds(e.offset)) s\n"
+            }
             if r.droppedNotifications > 0 { out += "    dropped \(r.droppedNotifications) notifications/indications\n" }
             if r.unsentSteps > 0 { out += "    \(r.unsentSteps) client PDUs never sent\n" }
             let f = c.fidelity
@@ -55,7 +60,9 @@ extension ReplayReport {
             }
             if let max = f.maximumTimingDelta, let mean = f.meanTimingDelta {
                 out += "    timing: max |Δt| \(max) µs, mean \(Int(mean.rounded())) µs"
-                out += max <= conn.intervalMicros ? " (within one connection interval)\n" : " (beyond one connection interval)\n"
+                out +=
+                    max <= conn.intervalMicros
+                    ? " (within one connection interval)\n" : " (beyond one connection interval)\n"
             }
         }
         let diverged = connections.filter { !$0.fidelity.isIdentical }.count
@@ -76,7 +83,9 @@ extension ReplayReport {
                 let f = c.fidelity
                 let r = c.replayed
                 let timing = f.maximumTimingDelta.flatMap { max in
-                    f.meanTimingDelta.map { ReplayJSONDocument.Timing(maxDeltaMicros: max, meanDeltaMicros: Int64($0.rounded())) }
+                    f.meanTimingDelta.map {
+                        ReplayJSONDocument.Timing(maxDeltaMicros: max, meanDeltaMicros: Int64($0.rounded()))
+                    }
                 }
                 return .init(
                     connection: m.number, peer: m.peer.map { "\($0)" },
@@ -86,10 +95,16 @@ extension ReplayReport {
                     peerServer: .init(m.peerServer), hostServer: .init(m.hostServer),
                     captured: f.captured, replayed: f.replayed, matching: f.matching, identical: f.isIdentical,
                     ordered: f.ordered, timing: timing,
-                    divergence: f.divergence.map { .init(position: $0.position, captured: $0.captured.map(ReplayJSONDocument.PDU.init),
-                                                         replayed: $0.replayed.map(ReplayJSONDocument.PDU.init)) },
-                    end: r.end.map { .init(offsetMicros: Int64($0.offset), reason: Int($0.reason), side: "\($0.side.name)") },
-                    silentFromMicros: r.silentFrom.map { Int64($0) }, poweredOffAtMicros: r.poweredOffAt.map { Int64($0) },
+                    divergence: f.divergence.map {
+                        .init(
+                            position: $0.position, captured: $0.captured.map(ReplayJSONDocument.PDU.init),
+                            replayed: $0.replayed.map(ReplayJSONDocument.PDU.init))
+                    },
+                    end: r.end.map {
+                        .init(offsetMicros: Int64($0.offset), reason: Int($0.reason), side: "\($0.side.name)")
+                    },
+                    silentFromMicros: r.silentFrom.map { Int64($0) },
+                    poweredOffAtMicros: r.poweredOffAt.map { Int64($0) },
                     droppedNotifications: r.droppedNotifications, unsentClientPDUs: r.unsentSteps)
             })
     }
@@ -132,16 +147,23 @@ extension ReplayFaults {
         for (h, code) in errors.sorted(by: { $0.key < $1.key }) {
             parts.append("error \(Hex.string(UInt64(code), digits: 2)) on \(Hex.string(UInt64(h), digits: 4))")
         }
-        if notificationDropProbability > 0 { parts.append("drop notifications p=\(notificationDropProbability) seed \(seed)") }
+        if notificationDropProbability > 0 {
+            parts.append("drop notifications p=\(notificationDropProbability) seed \(seed)")
+        }
         return parts.joined(separator: ", ")
     }
 }
 
 extension ReplayFaults: Encodable {
     enum CodingKeys: String, CodingKey {
-        case dropLinkAt = "drop_link_at_us", powerOffAt = "power_off_at_us", clock
-        case responseDelay = "response_delay_us", serverMTU = "server_mtu", errors
-        case dropNotifications = "drop_notifications", seed
+        case dropLinkAt = "drop_link_at_us"
+        case powerOffAt = "power_off_at_us"
+        case clock
+        case responseDelay = "response_delay_us"
+        case serverMTU = "server_mtu"
+        case errors
+        case dropNotifications = "drop_notifications"
+        case seed
     }
 
     /// Only the faults that were injected; `errors` keyed by decimal handle, in handle order.
@@ -156,7 +178,9 @@ extension ReplayFaults: Encodable {
         try c.encodeIfPresent(serverMTU, forKey: .serverMTU)
         if !errors.isEmpty {
             var e = c.nestedContainer(keyedBy: AnyKey.self, forKey: .errors)
-            for (handle, code) in errors.sorted(by: { $0.key < $1.key }) { try e.encode(code, forKey: AnyKey("\(handle)")) }
+            for (handle, code) in errors.sorted(by: { $0.key < $1.key }) {
+                try e.encode(code, forKey: AnyKey("\(handle)"))
+            }
         }
         if notificationDropProbability > 0 {
             try c.encode(notificationDropProbability, forKey: .dropNotifications)

@@ -32,16 +32,20 @@ extension CaptureReplay {
     /// removes the notifications `ReplayFaults.droppedStreamItems(of:)` picks (the ones
     /// `run(faults:)` drops for the same seed). The timed ones need no further set-up: the
     /// peripheral learns its world when a central connects (`connectionObservers`).
-    public func simulatedPeripherals(_ selection: ConnectionSelection = .all,
-                                     faults: ReplayFaults = .none) -> [SimulatedPeripheral] {
+    public func simulatedPeripherals(
+        _ selection: ConnectionSelection = .all,
+        faults: ReplayFaults = .none
+    ) -> [SimulatedPeripheral] {
         replayedPeers(selection, faults: faults).map(\.peripheral)
     }
 
     /// The same as `simulatedPeripherals`, with what each was built from (models, answer
     /// histories, streams; `peripheral.ignoredHandles` lists captured handles the simulator's
     /// layout could not honour, none for a consistent capture).
-    public func replayedPeers(_ selection: ConnectionSelection = .all,
-                              faults: ReplayFaults = .none) -> [ReplayedPeer] {
+    public func replayedPeers(
+        _ selection: ConnectionSelection = .all,
+        faults: ReplayFaults = .none
+    ) -> [ReplayedPeer] {
         var order: [String] = []
         var groups: [String: [ReplayConnectionModel]] = [:]
         for m in models(selection) where m.connection.hostIsCentral {
@@ -57,8 +61,10 @@ extension CaptureReplay {
     /// Adds the simulated peripherals of the selection to `world` (scanning centrals hear them
     /// advertise from now on) and returns them.
     @discardableResult
-    public func install(into world: SimulatedWorld, _ selection: ConnectionSelection = .all,
-                        faults: ReplayFaults = .none) -> [SimulatedPeripheral] {
+    public func install(
+        into world: SimulatedWorld, _ selection: ConnectionSelection = .all,
+        faults: ReplayFaults = .none
+    ) -> [SimulatedPeripheral] {
         let peripherals = simulatedPeripherals(selection, faults: faults)
         for p in peripherals { world.add(p) }
         return peripherals
@@ -157,13 +163,17 @@ final class PeerReplayState {
             let answer = response.map(ReplayAnswer.init(response:))
             switch op {
             case .readRequest:
-                guard let answer else { lastRead = nil; continue }  // unanswered: the link ended
+                guard let answer else {
+                    lastRead = nil
+                    continue
+                }  // unanswered: the link ended
                 reads[h, default: []].append(answer)
                 lastRead = (h, reads[h]!.count - 1)
             case .readBlobRequest:
                 // A Read Blob at the end of the value read so far continues it (Vol 3 Part F 3.4.4.5).
                 guard let answer, let l = lastRead, l.handle == h, case .value(let sofar)? = reads[h]?[l.index],
-                      Int(s.bytes.u16le(3) ?? 0) == sofar.count else { continue }
+                    Int(s.bytes.u16le(3) ?? 0) == sofar.count
+                else { continue }
                 switch answer {
                 case .value(let more): reads[h]![l.index] = .value(sofar + more)
                 case .error: reads[h]![l.index] = answer
@@ -176,18 +186,25 @@ final class PeerReplayState {
                 writes[h, default: []].append(ReplayedPeer.RecordedWrite(kind: .command, outcome: .value([])))
             case .prepareWriteRequest:
                 lastRead = nil
-                if prepared[h] == nil { preparedOrder.append(h); prepared[h] = .some(nil) }
+                if prepared[h] == nil {
+                    preparedOrder.append(h)
+                    prepared[h] = .some(nil)
+                }
                 if case .error(let code)? = answer, prepared[h]! == nil { prepared[h] = code }
             case .executeWriteRequest:
                 lastRead = nil
                 // Execute Write with flags 0x01 writes the queue; 0x00 cancels it (3.4.6.3).
-                let executes = s.bytes.withByteView(ATTExecuteWriteRequest.init(pdu:))?.flags
+                let executes =
+                    s.bytes.withByteView(ATTExecuteWriteRequest.init(pdu:))?.flags
                     == ATTExecuteWriteRequest.writeAllPreparedWrites
                 if executes {
                     for ph in preparedOrder {
                         var outcome: ReplayAnswer = .value([])
-                        if let code = prepared[ph]! { outcome = .error(code) }
-                        else if case .error(let code)? = answer { outcome = .error(code) }
+                        if let code = prepared[ph]! {
+                            outcome = .error(code)
+                        } else if case .error(let code)? = answer {
+                            outcome = .error(code)
+                        }
                         writes[ph, default: []].append(ReplayedPeer.RecordedWrite(kind: .longWrite, outcome: outcome))
                     }
                 }
@@ -208,7 +225,8 @@ final class PeerReplayState {
     /// or never enabled) are left out: the simulated server, as a real one, sends only what
     /// the client configured (Vol 3 Part G 3.3.3.3).
     private func streams(of m: ReplayConnectionModel)
-        -> ([SimulatedPeripheral.NotificationSource], [UInt16: [[UInt8]]]) {
+        -> ([SimulatedPeripheral.NotificationSource], [UInt16: [[UInt8]]])
+    {
         let dropped = faults.droppedStreamItems(of: m)
         var firstSubscription: [UInt16: Int] = [:]
         var order: [UInt16] = []
@@ -216,8 +234,10 @@ final class PeerReplayState {
         var indicates: [UInt16: Bool] = [:]
         for (i, item) in m.stream.enumerated() where item.hostIsClient {
             let op = ATTOpcode(item.bytes.first ?? 0)
-            guard op == .handleValueNotification || op == .handleValueIndication, case .subscription(let step) = item.anchor,
-                  let h = item.bytes.u16le(1) else { continue }
+            guard op == .handleValueNotification || op == .handleValueIndication,
+                case .subscription(let step) = item.anchor,
+                let h = item.bytes.u16le(1)
+            else { continue }
             if firstSubscription[h] == nil {
                 firstSubscription[h] = step
                 order.append(h)
@@ -266,8 +286,10 @@ final class PeerReplayState {
 
         // ATT_MTU: the captured Server Rx MTU; without an exchange nothing says more than the
         // minimum, 23 (Vol 3 Part F 3.2.8), which is what the captured connection ran at.
-        p.mtu = max(23, faults.serverMTU ?? models.last(where: { $0.peerServer.serverRxMTU != nil })?
-            .peerServer.serverRxMTU ?? 23)
+        p.mtu = max(
+            23,
+            faults.serverMTU ?? models.last(where: { $0.peerServer.serverRxMTU != nil })?
+                .peerServer.serverRxMTU ?? 23)
         let timed = models.last { $0.connection.timing != nil }?.connection ?? c
         p.connectionInterval = .microseconds(timed.intervalMicros)
         p.supervisionTimeout = .microseconds(timed.supervisionTimeoutMicros)
@@ -299,7 +321,11 @@ final class PeerReplayState {
                 for s in AdvertisingData(view) {
                     if let name = s.localName {
                         let text = String(decoding: name.toArray(), as: UTF8.self)
-                        if s.type == .completeLocalName { localName = localName ?? text } else { shortName = shortName ?? text }
+                        if s.type == .completeLocalName {
+                            localName = localName ?? text
+                        } else {
+                            shortName = shortName ?? text
+                        }
                     } else if let list = s.uuidList, ADType.serviceUUIDLists.contains(s.type) {
                         for u in list where !uuids.contains(CBUUID(u)) { uuids.append(CBUUID(u)) }
                     } else if let t = s.txPowerLevel {
@@ -355,22 +381,28 @@ final class PeerReplayState {
         let attrs = database.attributes
         var services: [Service] = attrs.compactMap { a in
             guard !a.isInferred, a.type == ReplayAttribute.primaryService || a.type == ReplayAttribute.secondaryService,
-                  let uuid = a.value.withByteView(BluetoothUUID.init(littleEndian:)) else { return nil }
-            return Service(uuid: uuid, isPrimary: a.type == ReplayAttribute.primaryService, start: a.handle,
-                           end: max(a.handle, a.groupEnd ?? a.handle))
+                let uuid = a.value.withByteView(BluetoothUUID.init(littleEndian:))
+            else { return nil }
+            return Service(
+                uuid: uuid, isPrimary: a.type == ReplayAttribute.primaryService, start: a.handle,
+                end: max(a.handle, a.groupEnd ?? a.handle))
         }
         func serviceIndex(_ h: UInt16) -> Int? { services.firstIndex { $0.start! <= h && h <= $0.end! } }
         var declarations: [Characteristic] = attrs.compactMap { a in
             guard !a.isInferred, a.type == ReplayAttribute.characteristic, a.value.count >= 5,
-                  let value = a.value.u16le(1),
-                  let uuid = Array(a.value.dropFirst(3)).withByteView(BluetoothUUID.init(littleEndian:)) else { return nil }
+                let value = a.value.u16le(1),
+                let uuid = Array(a.value.dropFirst(3)).withByteView(BluetoothUUID.init(littleEndian:))
+            else { return nil }
             return Characteristic(uuid: uuid, declaration: a.handle, value: value, properties: a.value[0])
         }
         declarations.sort { $0.value < $1.value }
-        let boundaries = Set(attrs.filter {
-            [ReplayAttribute.primaryService, ReplayAttribute.secondaryService, ReplayAttribute.include,
-             ReplayAttribute.characteristic].contains($0.type)
-        }.map(\.handle))
+        let boundaries = Set(
+            attrs.filter {
+                [
+                    ReplayAttribute.primaryService, ReplayAttribute.secondaryService, ReplayAttribute.include,
+                    ReplayAttribute.characteristic,
+                ].contains($0.type)
+            }.map(\.handle))
         // Descriptors: discovered non-declaration attributes after a value, before the next
         // declaration or the end of the service.
         for i in declarations.indices {
@@ -391,19 +423,23 @@ final class PeerReplayState {
         for c in declarations { place(c) }
         for a in attrs where a.isInferred {
             if a.handle >= 2, let owner = declarations.first(where: { $0.value == a.handle - 1 }),
-               owner.properties & (GATTCharacteristicProperty.notify | GATTCharacteristicProperty.indicate) != 0,
-               owner.descriptors.isEmpty, (a.properties ?? 0) & ~GATTCharacteristicProperty.write == 0 {
+                owner.properties & (GATTCharacteristicProperty.notify | GATTCharacteristicProperty.indicate) != 0,
+                owner.descriptors.isEmpty, (a.properties ?? 0) & ~GATTCharacteristicProperty.write == 0
+            {
                 continue  // the notifying value's CCCD, which the simulator adds at this handle
             }
-            place(Characteristic(uuid: a.type, declaration: nil, value: a.handle, properties: a.properties ?? 0,
-                                 inferred: true))
+            place(
+                Characteristic(
+                    uuid: a.type, declaration: nil, value: a.handle, properties: a.properties ?? 0,
+                    inferred: true))
         }
         // Orphans: one service per run of them between discovered services.
         orphans.sort { $0.value < $1.value }
         var groups: [[Characteristic]] = []
         for c in orphans {
             if let prev = groups.last?.last,
-               !services.contains(where: { $0.start! > prev.value && $0.start! < c.value }) {
+                !services.contains(where: { $0.start! > prev.value && $0.start! < c.value })
+            {
                 groups[groups.count - 1].append(c)
             } else {
                 groups.append([c])
@@ -411,16 +447,22 @@ final class PeerReplayState {
         }
         for g in groups {
             let first = g[0].declaration ?? g[0].value &- 1
-            services.append(Service(uuid: ReplayAttribute.inferredServiceType, isPrimary: true,
-                                    start: first > 1 ? first - 1 : nil, end: nil, characteristics: g))
+            services.append(
+                Service(
+                    uuid: ReplayAttribute.inferredServiceType, isPrimary: true,
+                    start: first > 1 ? first - 1 : nil, end: nil, characteristics: g))
         }
-        services.sort { ($0.start ?? $0.characteristics.first?.value ?? 0) < ($1.start ?? $1.characteristics.first?.value ?? 0) }
+        services.sort {
+            ($0.start ?? $0.characteristics.first?.value ?? 0) < ($1.start ?? $1.characteristics.first?.value ?? 0)
+        }
 
         return services.map { s in
-            let includes = s.includes.compactMap { start in services.first { $0.start == start }.map { CBUUID($0.uuid) } }
+            let includes = s.includes.compactMap { start in services.first { $0.start == start }.map { CBUUID($0.uuid) }
+            }
             let chars = s.characteristics.sorted { $0.value < $1.value }.map(characteristic)
-            return SimulatedService(uuid: CBUUID(s.uuid), isPrimary: s.isPrimary, characteristics: chars,
-                                    includedServices: includes, handle: s.start, endHandle: s.end)
+            return SimulatedService(
+                uuid: CBUUID(s.uuid), isPrimary: s.isPrimary, characteristics: chars,
+                includedServices: includes, handle: s.start, endHandle: s.end)
         }
     }
 
@@ -429,8 +471,9 @@ final class PeerReplayState {
         let descriptors = c.descriptors.map { d in
             SimulatedDescriptor(uuid: CBUUID(d.uuid), value: firstValue(reads[d.handle]) ?? [], handle: d.handle)
         }
-        let ch = SimulatedCharacteristic(uuid: CBUUID(c.uuid), properties: CBCharacteristicProperties(rawValue: UInt(c.properties)),
-                                         descriptors: descriptors, declarationHandle: c.declaration, valueHandle: h)
+        let ch = SimulatedCharacteristic(
+            uuid: CBUUID(c.uuid), properties: CBCharacteristicProperties(rawValue: UInt(c.properties)),
+            descriptors: descriptors, declarationHandle: c.declaration, valueHandle: h)
         ch.onRead = { self.read(h) }
         ch.onWrite = { bytes in self.write(h, bytes) }
         return ch
@@ -464,7 +507,8 @@ final class PeerReplayState {
         if let code = faults.errors[h] { return Self.attError(code) }
         let props = database.attribute(h)?.properties ?? 0
         let list = (writes[h] ?? []).filter {
-            $0.kind == .command ? props & GATTCharacteristicProperty.writeWithoutResponse != 0
+            $0.kind == .command
+                ? props & GATTCharacteristicProperty.writeWithoutResponse != 0
                 : props & GATTCharacteristicProperty.write != 0
         }
         if !list.isEmpty {
@@ -503,7 +547,8 @@ final class PeerReplayState {
             // (Vol 6 Part B 4.5.2), so that the disconnection comes at the captured time.
             if let end = m.linkEnd {
                 switch end.side {
-                case .remote: at(end.capturedOffset) { [weak p] in if let p { world.disconnect(p, reason: end.reason) } }
+                case .remote:
+                    at(end.capturedOffset) { [weak p] in if let p { world.disconnect(p, reason: end.reason) } }
                 case .linkLoss:
                     at(end.capturedOffset &- m.connection.supervisionTimeoutMicros) { [weak p] in
                         if let p { world.loseLink(p) }

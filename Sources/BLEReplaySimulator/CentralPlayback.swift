@@ -25,10 +25,13 @@ extension CaptureReplay {
     /// (0x1800, 0x1801: the system's, not the app's), on descriptors other than the CCCD, on
     /// handles the capture never identified, and ATT requests Core Bluetooth has no call for,
     /// are listed in `skipped`.
-    public func playCentral(against world: SimulatedWorld, _ selection: ConnectionSelection = .all,
-                            peripheral: SimulatedPeripheral? = nil, timeout: Duration? = nil) -> CentralPlayback {
-        let playback = CentralPlayback(models: models(selection).filter { !$0.connection.hostIsCentral }, world: world,
-                                       target: peripheral)
+    public func playCentral(
+        against world: SimulatedWorld, _ selection: ConnectionSelection = .all,
+        peripheral: SimulatedPeripheral? = nil, timeout: Duration? = nil
+    ) -> CentralPlayback {
+        let playback = CentralPlayback(
+            models: models(selection).filter { !$0.connection.hostIsCentral }, world: world,
+            target: peripheral)
         playback.start()
         world.run(until: { playback.isFinished }, timeout: timeout ?? playback.defaultTimeout)
         return playback
@@ -126,21 +129,31 @@ public final class CentralPlayback {
         var out = structural
         for (i, op) in operations.enumerated() {
             guard let replayed = op.replayedOutcome else {
-                out.append(Mismatch(kind: .outcome, connection: op.connection, characteristic: op.characteristic,
-                                    operation: i, detail: "\(op.kind.rawValue) never played"))
+                out.append(
+                    Mismatch(
+                        kind: .outcome, connection: op.connection, characteristic: op.characteristic,
+                        operation: i, detail: "\(op.kind.rawValue) never played"))
                 continue
             }
             if replayed != op.capturedOutcome {
-                out.append(Mismatch(kind: .outcome, connection: op.connection, characteristic: op.characteristic,
-                                    operation: i, detail: "\(op.kind.rawValue): captured \(op.capturedOutcome), replayed \(replayed)"))
+                out.append(
+                    Mismatch(
+                        kind: .outcome, connection: op.connection, characteristic: op.characteristic,
+                        operation: i,
+                        detail: "\(op.kind.rawValue): captured \(op.capturedOutcome), replayed \(replayed)"))
             } else if op.kind == .read, replayed == .success, op.replayedValue != op.capturedValue {
-                out.append(Mismatch(kind: .value, connection: op.connection, characteristic: op.characteristic,
-                                    operation: i, detail: "read: captured \(hex(op.capturedValue)), replayed \(hex(op.replayedValue ?? []))"))
+                out.append(
+                    Mismatch(
+                        kind: .value, connection: op.connection, characteristic: op.characteristic,
+                        operation: i,
+                        detail: "read: captured \(hex(op.capturedValue)), replayed \(hex(op.replayedValue ?? []))"))
             }
         }
         for n in notifications where n.captured != n.received {
-            out.append(Mismatch(kind: .notifications, connection: n.connection, characteristic: n.characteristic, operation: nil,
-                                detail: "captured \(n.captured), received \(n.received)"))
+            out.append(
+                Mismatch(
+                    kind: .notifications, connection: n.connection, characteristic: n.characteristic, operation: nil,
+                    detail: "captured \(n.captured), received \(n.received)"))
         }
         return out
     }
@@ -170,22 +183,28 @@ public final class CentralPlayback {
     }
 
     var defaultTimeout: Duration {
-        .microseconds(scripts.reduce(Int64(0)) { sum, s in
-            let c = s.model.connection.summary
-            return sum &+ max(0, (c.endTime ?? c.startTime) &- c.startTime) &+ 10_000_000
-        })
+        .microseconds(
+            scripts.reduce(Int64(0)) { sum, s in
+                let c = s.model.connection.summary
+                return sum &+ max(0, (c.endTime ?? c.startTime) &- c.startTime) &+ 10_000_000
+            })
     }
 
     /// The characteristic a value handle belongs to on the captured host's server.
     private func characteristic(_ server: ReplayServerModel, value h: UInt16)
-        -> (service: BluetoothUUID, uuid: BluetoothUUID, properties: UInt8)? {
-        guard let decl = server.attributes.last(where: {
-            $0.type == ReplayAttribute.characteristic && $0.value.u16le(1) == h && $0.handle < h
-        }), decl.value.count >= 5, let uuid = Array(decl.value.dropFirst(3)).withByteView(BluetoothUUID.init(littleEndian:)),
-        let service = server.attributes.last(where: {
-            ($0.type == ReplayAttribute.primaryService || $0.type == ReplayAttribute.secondaryService) && $0.handle < h
-                && h <= ($0.groupEnd ?? $0.handle)
-        }), let serviceUUID = service.value.withByteView(BluetoothUUID.init(littleEndian:)) else { return nil }
+        -> (service: BluetoothUUID, uuid: BluetoothUUID, properties: UInt8)?
+    {
+        guard
+            let decl = server.attributes.last(where: {
+                $0.type == ReplayAttribute.characteristic && $0.value.u16le(1) == h && $0.handle < h
+            }), decl.value.count >= 5,
+            let uuid = Array(decl.value.dropFirst(3)).withByteView(BluetoothUUID.init(littleEndian:)),
+            let service = server.attributes.last(where: {
+                ($0.type == ReplayAttribute.primaryService || $0.type == ReplayAttribute.secondaryService)
+                    && $0.handle < h
+                    && h <= ($0.groupEnd ?? $0.handle)
+            }), let serviceUUID = service.value.withByteView(BluetoothUUID.init(littleEndian:))
+        else { return nil }
         return (serviceUUID, uuid, decl.value[0])
     }
 
@@ -196,9 +215,12 @@ public final class CentralPlayback {
         var lastRead: Int?
         var prepared: [(handle: UInt16, offset: Int, part: [UInt8], error: UInt8?, frame: Int, time: Int64)] = []
 
-        func target(_ h: UInt16, frame: Int, what: String) -> (service: BluetoothUUID, uuid: BluetoothUUID, properties: UInt8)? {
+        func target(_ h: UInt16, frame: Int, what: String) -> (
+            service: BluetoothUUID, uuid: BluetoothUUID, properties: UInt8
+        )? {
             guard let c = characteristic(server, value: h) else {
-                let reason = server.attribute(h).map { $0.isInferred ? "never discovered" : "not a characteristic value" }
+                let reason =
+                    server.attribute(h).map { $0.isInferred ? "never discovered" : "not a characteristic value" }
                     ?? "unknown handle"
                 skipped.append((frame, "\(what) of 0x\(String(h, radix: 16, uppercase: true)): \(reason)"))
                 return nil
@@ -219,17 +241,25 @@ public final class CentralPlayback {
             let op = ATTOpcode(s.bytes.first ?? 0)
             let h = s.bytes.u16le(1) ?? 0
             let response = s.responseIndex.map { att[$0].bytes }
-            func add(_ kind: Operation.Kind, _ c: (service: BluetoothUUID, uuid: BluetoothUUID, properties: UInt8),
-                     handle: UInt16, value: [UInt8], _ result: Operation.Outcome, frame: Int = pdu.frame, time: Int64 = pdu.time) {
-                operations.append(Operation(connection: m.number, kind: kind, service: CBUUID(c.service),
-                                            characteristic: CBUUID(c.uuid), handle: handle, frame: frame,
-                                            capturedValue: value, capturedOutcome: result, capturedTime: time))
+            func add(
+                _ kind: Operation.Kind, _ c: (service: BluetoothUUID, uuid: BluetoothUUID, properties: UInt8),
+                handle: UInt16, value: [UInt8], _ result: Operation.Outcome, frame: Int = pdu.frame,
+                time: Int64 = pdu.time
+            ) {
+                operations.append(
+                    Operation(
+                        connection: m.number, kind: kind, service: CBUUID(c.service),
+                        characteristic: CBUUID(c.uuid), handle: handle, frame: frame,
+                        capturedValue: value, capturedOutcome: result, capturedTime: time))
             }
             switch op {
             case .readRequest:
                 lastRead = nil
-                if server.isCCCD(h) || (server.attribute(h).map { !$0.isInferred } ?? false) && characteristic(server, value: h) == nil {
-                    skipped.append((pdu.frame, "read of 0x\(String(h, radix: 16, uppercase: true)): a descriptor or declaration"))
+                if server.isCCCD(h)
+                    || (server.attribute(h).map { !$0.isInferred } ?? false) && characteristic(server, value: h) == nil
+                {
+                    skipped.append(
+                        (pdu.frame, "read of 0x\(String(h, radix: 16, uppercase: true)): a descriptor or declaration"))
                     continue
                 }
                 guard let c = target(h, frame: pdu.frame, what: "read") else { continue }
@@ -240,7 +270,8 @@ public final class CentralPlayback {
                 // Read Blob continuing the read (Read Long Characteristic Values, Vol 3 Part G 4.8.3):
                 // Core Bluetooth reads the whole value in one call.
                 guard let i = lastRead, operations[i].handle == h, operations[i].capturedOutcome == .success,
-                      Int(s.bytes.u16le(3) ?? 0) == operations[i].capturedValue.count else {
+                    Int(s.bytes.u16le(3) ?? 0) == operations[i].capturedValue.count
+                else {
                     skipped.append((pdu.frame, "Read Blob not continuing a read"))
                     continue
                 }
@@ -255,7 +286,9 @@ public final class CentralPlayback {
                     else { continue }
                     let config = s.bytes.u16le(3) ?? 0
                     let enabling = GATTClientConfiguration.notification | GATTClientConfiguration.indication
-                    add(config & enabling != 0 ? .subscribe : .unsubscribe, c, handle: v, value: Array(s.bytes.dropFirst(3)),
+                    add(
+                        config & enabling != 0 ? .subscribe : .unsubscribe, c, handle: v,
+                        value: Array(s.bytes.dropFirst(3)),
                         outcome(response))
                 } else if let c = target(h, frame: pdu.frame, what: "write") {
                     add(.write, c, handle: h, value: Array(s.bytes.dropFirst(3)), outcome(response))
@@ -269,11 +302,14 @@ public final class CentralPlayback {
                 lastRead = nil
                 var error: UInt8?
                 if case .attError(let code) = outcome(response) { error = code }
-                prepared.append((h, Int(s.bytes.u16le(3) ?? 0), Array(s.bytes.dropFirst(5)), error, pdu.frame, pdu.time))
+                prepared.append(
+                    (h, Int(s.bytes.u16le(3) ?? 0), Array(s.bytes.dropFirst(5)), error, pdu.frame, pdu.time))
             case .executeWriteRequest:
                 lastRead = nil
                 // Prepare Write … Execute Write (Vol 3 Part G 4.9.4): one long write per handle.
-                if s.bytes.withByteView(ATTExecuteWriteRequest.init(pdu:))?.flags == ATTExecuteWriteRequest.writeAllPreparedWrites {
+                if s.bytes.withByteView(ATTExecuteWriteRequest.init(pdu:))?.flags
+                    == ATTExecuteWriteRequest.writeAllPreparedWrites
+                {
                     var handles: [UInt16] = []
                     for p in prepared where !handles.contains(p.handle) { handles.append(p.handle) }
                     for ph in handles {
@@ -283,39 +319,50 @@ public final class CentralPlayback {
                         for p in parts.sorted(by: { $0.offset < $1.offset }) where p.offset <= value.count {
                             value = Array(value.prefix(p.offset)) + p.part
                         }
-                        let result: Operation.Outcome = parts.compactMap(\.error).first.map(Operation.Outcome.attError)
+                        let result: Operation.Outcome =
+                            parts.compactMap(\.error).first.map(Operation.Outcome.attError)
                             ?? outcome(response)
                         add(.write, c, handle: ph, value: value, result, frame: parts[0].frame, time: parts[0].time)
                     }
                 }
                 prepared = []
             case .exchangeMTURequest, .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest,
-                 .readByGroupTypeRequest, .handleValueConfirmation:
+                .readByGroupTypeRequest, .handleValueConfirmation:
                 // MTU exchange, discovery, confirmations: Core Bluetooth's own.
                 break
             default:
-                skipped.append((pdu.frame, "ATT opcode 0x\(String(op.rawValue, radix: 16, uppercase: true)): no Core Bluetooth call"))
+                skipped.append(
+                    (
+                        pdu.frame,
+                        "ATT opcode 0x\(String(op.rawValue, radix: 16, uppercase: true)): no Core Bluetooth call"
+                    ))
             }
         }
 
         // Notifications and indications the captured server sent, per characteristic.
         var notified: [UInt16: (service: CBUUID, characteristic: CBUUID, count: Int)] = [:]
-        for pdu in att where pdu.sentByHost && (pdu.opcode == ATTOpcode.handleValueNotification.rawValue
-                                                || pdu.opcode == ATTOpcode.handleValueIndication.rawValue) {
+        for pdu in att
+        where pdu.sentByHost
+            && (pdu.opcode == ATTOpcode.handleValueNotification.rawValue
+                || pdu.opcode == ATTOpcode.handleValueIndication.rawValue)
+        {
             guard let h = pdu.bytes.u16le(1), let c = characteristic(server, value: h),
-                  !Self.systemServices.contains(c.service) else { continue }
+                !Self.systemServices.contains(c.service)
+            else { continue }
             notified[h, default: (CBUUID(c.service), CBUUID(c.uuid), 0)].count += 1
         }
         // The captured central's view of the table: its discovered services and characteristics.
         var table: [(service: CBUUID, characteristics: [(uuid: CBUUID, properties: UInt8)])] = []
         for s in server.attributes where s.type == ReplayAttribute.primaryService && !s.isInferred {
-            guard let uuid = s.value.withByteView(BluetoothUUID.init(littleEndian:)), !Self.systemServices.contains(uuid)
+            guard let uuid = s.value.withByteView(BluetoothUUID.init(littleEndian:)),
+                !Self.systemServices.contains(uuid)
             else { continue }
             let end = s.groupEnd ?? s.handle
             let chars = server.attributes.filter {
                 $0.type == ReplayAttribute.characteristic && !$0.isInferred && $0.handle > s.handle && $0.handle <= end
             }.compactMap { d -> (uuid: CBUUID, properties: UInt8)? in
-                guard d.value.count >= 5, let u = Array(d.value.dropFirst(3)).withByteView(BluetoothUUID.init(littleEndian:))
+                guard d.value.count >= 5,
+                    let u = Array(d.value.dropFirst(3)).withByteView(BluetoothUUID.init(littleEndian:))
                 else { return nil }
                 return (CBUUID(u), d.value[0])
             }
@@ -362,7 +409,9 @@ public final class CentralPlayback {
         if let p = peripheral {
             central.connect(p, options: nil)
         } else {
-            let services = target == nil ? Array(Set(scripts.flatMap { $0.table.map(\.service) })).sorted { $0.uuidString < $1.uuidString } : nil
+            let services =
+                target == nil
+                ? Array(Set(scripts.flatMap { $0.table.map(\.service) })).sorted { $0.uuidString < $1.uuidString } : nil
             central.scanForPeripherals(withServices: services?.isEmpty == true ? nil : services, options: nil)
         }
     }
@@ -372,22 +421,29 @@ public final class CentralPlayback {
         guard let p = peripheral else { return }
         for s in script.table {
             guard let service = p.services?.first(where: { $0.uuid == s.service }) else {
-                structural.append(Mismatch(kind: .missingService, connection: script.model.number, characteristic: s.service,
-                                           operation: nil, detail: "service \(s.service) not found"))
+                structural.append(
+                    Mismatch(
+                        kind: .missingService, connection: script.model.number, characteristic: s.service,
+                        operation: nil, detail: "service \(s.service) not found"))
                 continue
             }
             for c in s.characteristics {
                 guard let found = service.characteristics?.first(where: { $0.uuid == c.uuid }) else {
-                    structural.append(Mismatch(kind: .missingCharacteristic, connection: script.model.number,
-                                               characteristic: c.uuid, operation: nil,
-                                               detail: "characteristic \(c.uuid) of service \(s.service) not found"))
+                    structural.append(
+                        Mismatch(
+                            kind: .missingCharacteristic, connection: script.model.number,
+                            characteristic: c.uuid, operation: nil,
+                            detail: "characteristic \(c.uuid) of service \(s.service) not found"))
                     continue
                 }
                 characteristics[key(s.service, c.uuid)] = found
                 if found.properties.declarationBits != c.properties {
-                    structural.append(Mismatch(kind: .properties, connection: script.model.number, characteristic: c.uuid,
-                                               operation: nil, detail: "captured properties 0x\(String(c.properties, radix: 16)), "
-                                                   + "replayed 0x\(String(found.properties.declarationBits, radix: 16))"))
+                    structural.append(
+                        Mismatch(
+                            kind: .properties, connection: script.model.number, characteristic: c.uuid,
+                            operation: nil,
+                            detail: "captured properties 0x\(String(c.properties, radix: 16)), "
+                                + "replayed 0x\(String(found.properties.declarationBits, radix: 16))"))
                 }
             }
         }
@@ -409,7 +465,9 @@ public final class CentralPlayback {
             if next == ops.lowerBound {
                 due = connectedAt &+ max(0, operations[next].capturedTime &- script.model.connection.summary.startTime)
             } else {
-                due = (issuedAt[next - 1] ?? world.nowMicros) &+ max(0, operations[next].capturedTime &- operations[next - 1].capturedTime)
+                due =
+                    (issuedAt[next - 1] ?? world.nowMicros)
+                    &+ max(0, operations[next].capturedTime &- operations[next - 1].capturedTime)
             }
             let i = next
             world.schedule(after: .microseconds(max(0, due &- world.nowMicros))) { [weak self] in self?.issue(i) }
@@ -468,8 +526,11 @@ public final class CentralPlayback {
         guard !ending, let p = peripheral else { return }
         ending = true
         let m = script.model
-        let lastTime = script.operations.isEmpty ? m.connection.summary.startTime : operations[script.operations.upperBound - 1].capturedTime
-        let lastIssued = script.operations.isEmpty ? connectedAt : (issuedAt[script.operations.upperBound - 1] ?? connectedAt)
+        let lastTime =
+            script.operations.isEmpty
+            ? m.connection.summary.startTime : operations[script.operations.upperBound - 1].capturedTime
+        let lastIssued =
+            script.operations.isEmpty ? connectedAt : (issuedAt[script.operations.upperBound - 1] ?? connectedAt)
         var delay = max(0, (m.connection.disconnection?.time ?? lastTime) &- lastTime)
         if let side = m.linkEnd?.side, side != .remote { delay &+= m.connection.supervisionTimeoutMicros &+ 1_000_000 }
         let due = max(world.nowMicros, lastIssued &+ delay)
@@ -486,19 +547,26 @@ public final class CentralPlayback {
             operations[i].replayedOutcome = .notPerformed("disconnected")
         }
         if !ending {
-            structural.append(Mismatch(kind: .connection, connection: m.number, characteristic: nil, operation: nil,
-                                       detail: "ended before the captured operations were done (\(error.map { "\($0)" } ?? "no error"))"))
+            structural.append(
+                Mismatch(
+                    kind: .connection, connection: m.number, characteristic: nil, operation: nil,
+                    detail: "ended before the captured operations were done (\(error.map { "\($0)" } ?? "no error"))"))
         } else if let side = m.linkEnd?.side, side != .remote, error == nil {
-            structural.append(Mismatch(kind: .connection, connection: m.number, characteristic: nil, operation: nil,
-                                       detail: "the captured peripheral ended the connection (\(side)); the app's did not"))
+            structural.append(
+                Mismatch(
+                    kind: .connection, connection: m.number, characteristic: nil, operation: nil,
+                    detail: "the captured peripheral ended the connection (\(side)); the app's did not"))
         }
         for (_, n) in script.notified.sorted(by: { $0.key < $1.key }) {
-            notifications.append(NotificationCount(connection: m.number, characteristic: n.characteristic, captured: n.count,
-                                                   received: received[n.characteristic] ?? 0))
+            notifications.append(
+                NotificationCount(
+                    connection: m.number, characteristic: n.characteristic, captured: n.count,
+                    received: received[n.characteristic] ?? 0))
         }
         for (uuid, count) in received.sorted(by: { $0.key.uuidString < $1.key.uuidString })
         where !script.notified.values.contains(where: { $0.characteristic == uuid }) {
-            notifications.append(NotificationCount(connection: m.number, characteristic: uuid, captured: 0, received: count))
+            notifications.append(
+                NotificationCount(connection: m.number, characteristic: uuid, captured: 0, received: count))
         }
         current += 1
         world.schedule(after: .zero) { [weak self] in self?.connectNext() }
@@ -510,8 +578,10 @@ extension CentralPlayback: CBCentralManagerDelegate, CBPeripheralDelegate {
         if central.state == .poweredOn, peripheral == nil, current == 0 { connectNext() }
     }
 
-    public func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                               advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    public func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         guard self.peripheral == nil, target.map({ $0.identifier == peripheral.identifier }) ?? true else { return }
         self.peripheral = peripheral
         central.stopScan()
@@ -524,14 +594,20 @@ extension CentralPlayback: CBCentralManagerDelegate, CBPeripheralDelegate {
         peripheral.discoverServices(script.table.isEmpty ? nil : script.table.map(\.service))
     }
 
-    public func centralManager(_ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?) {
-        structural.append(Mismatch(kind: .connection, connection: script.model.number, characteristic: nil, operation: nil,
-                                   detail: "connection failed (\(error.map { "\($0)" } ?? "no error"))"))
+    public func centralManager(
+        _ central: CBCentralManager, didFailToConnect peripheral: CBPeripheral, error: (any Error)?
+    ) {
+        structural.append(
+            Mismatch(
+                kind: .connection, connection: script.model.number, characteristic: nil, operation: nil,
+                detail: "connection failed (\(error.map { "\($0)" } ?? "no error"))"))
         connectionEnded(error: error)
     }
 
-    public func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
-                               timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?) {
+    public func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?
+    ) {
         connectionEnded(error: error)
     }
 
@@ -542,16 +618,21 @@ extension CentralPlayback: CBCentralManagerDelegate, CBPeripheralDelegate {
         for s in services { peripheral.discoverCharacteristics(nil, for: s) }
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService,
-                           error: (any Error)?) {
+    public func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService,
+        error: (any Error)?
+    ) {
         pendingDiscoveries -= 1
         if pendingDiscoveries == 0 { ready() }
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic,
-                           error: (any Error)?) {
+    public func peripheral(
+        _ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic,
+        error: (any Error)?
+    ) {
         if let i = pending, operations[i].kind == .read,
-           characteristics[key(operations[i].service, operations[i].characteristic)] === characteristic {
+            characteristics[key(operations[i].service, operations[i].characteristic)] === characteristic
+        {
             // The read's answer (a notification of the same characteristic in flight would be
             // taken for it: Core Bluetooth reports both through this one callback).
             if let e = error as? CBATTError {
@@ -566,14 +647,18 @@ extension CentralPlayback: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic,
-                           error: (any Error)?) {
+    public func peripheral(
+        _ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic,
+        error: (any Error)?
+    ) {
         guard let i = pending, operations[i].kind == .write else { return }
         complete(i, Self.outcome(error))
     }
 
-    public func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic,
-                           error: (any Error)?) {
+    public func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic,
+        error: (any Error)?
+    ) {
         guard let i = pending, operations[i].kind == .subscribe || operations[i].kind == .unsubscribe else { return }
         complete(i, Self.outcome(error))
     }

@@ -22,8 +22,9 @@ final class ConnectionAccumulator {
     var last: (signature: SequenceSignature, inTail: Bool, index: Int)?
 
     init(number: Int, detailed: Bool, start: Int64, startFrame: Int) {
-        model = ConnectionModel(number: number, start: start, end: start, startFrame: startFrame, ended: "open",
-                                mtu: 23, unknownStart: false, detailed: detailed)
+        model = ConnectionModel(
+            number: number, start: start, end: start, startFrame: startFrame, ended: "open",
+            mtu: 23, unknownStart: false, detailed: detailed)
         if detailed {
             model.density = BucketSeries(start: start, width: 1_000, capacity: Limits.densityBuckets)
         }
@@ -34,15 +35,20 @@ final class ConnectionAccumulator {
         if t > model.end { model.end = t }
         switch e.kind {
         case .connectionComplete(let info):
-            if let r = info.role { hostIsCentral = r != 1; model.role = r == 0 ? "central" : "peripheral" }
+            if let r = info.role {
+                hostIsCentral = r != 1
+                model.role = r == 0 ? "central" : "peripheral"
+            }
             if let timing = info.timing { parameter(t, e.frame, "initial", timing, accepted: nil) }
         case .connectionUpdate(let status, let timing) where status == 0:
             parameter(t, e.frame, "update", timing, accepted: nil)
         case .connectionParameterRequest(_, let lo, let hi, let latency, let timeout, _, let result):
             if model.detailed {
-                record(ParameterChange(t: t, frame: e.frame, kind: "request", intervalMs: Double(lo) * 1.25,
-                                       intervalMaxMs: Double(hi) * 1.25, latency: Int(latency),
-                                       timeoutMs: Int(timeout) * 10, accepted: result.map { $0 == 0 }))
+                record(
+                    ParameterChange(
+                        t: t, frame: e.frame, kind: "request", intervalMs: Double(lo) * 1.25,
+                        intervalMaxMs: Double(hi) * 1.25, latency: Int(latency),
+                        timeoutMs: Int(timeout) * 10, accepted: result.map { $0 == 0 }))
             }
         case .notification, .indication:
             model.notifications += 1
@@ -74,13 +80,19 @@ final class ConnectionAccumulator {
 
     func parameter(_ t: Int64, _ frame: Int, _ kind: String, _ timing: ConnectionTiming, accepted: Bool?) {
         guard model.detailed else { return }
-        record(ParameterChange(t: t, frame: frame, kind: kind, intervalMs: Double(timing.interval) * 1.25,
-                               intervalMaxMs: nil, latency: Int(timing.latency),
-                               timeoutMs: Int(timing.supervisionTimeout) * 10, accepted: accepted))
+        record(
+            ParameterChange(
+                t: t, frame: frame, kind: kind, intervalMs: Double(timing.interval) * 1.25,
+                intervalMaxMs: nil, latency: Int(timing.latency),
+                timeoutMs: Int(timing.supervisionTimeout) * 10, accepted: accepted))
     }
 
     func record(_ p: ParameterChange) {
-        if model.parameters.count < Limits.parameterChanges { model.parameters.append(p) } else { model.parametersOmitted += 1 }
+        if model.parameters.count < Limits.parameterChanges {
+            model.parameters.append(p)
+        } else {
+            model.parametersOmitted += 1
+        }
     }
 
     // MARK: sequence
@@ -109,7 +121,8 @@ final class ConnectionAccumulator {
             o.lastFrame = evicted.lastFrame
             omitted = o
         } else {
-            omitted = OmittedRun(items: 1, events: evicted.count, firstFrame: evicted.frame, lastFrame: evicted.lastFrame)
+            omitted = OmittedRun(
+                items: 1, events: evicted.count, firstFrame: evicted.frame, lastFrame: evicted.lastFrame)
         }
         tail[tailNext] = item
         last = signature.map { ($0, true, tailNext) }

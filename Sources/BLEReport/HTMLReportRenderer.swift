@@ -12,13 +12,17 @@ public enum HTMLReportRenderer {
     /// One capture per page section; `blecap report` passes one, `blecap lint --format html`
     /// all it linted.
     public static func render(_ models: [SessionReportModel], title: String? = nil) -> String {
-        let heading = title ?? (models.count == 1 ? "blecap report — \(fileName(models[0].header.path))"
-                                                  : "blecap report — \(models.count) captures")
+        let heading =
+            title
+            ?? (models.count == 1
+                ? "blecap report — \(fileName(models[0].header.path))"
+                : "blecap report — \(models.count) captures")
         var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         html += "<meta name=\"generator\" content=\"blecap\">\n"
         html += "<title>\(escape(heading))</title>\n<style>\n\(ReportStyle.css)</style>\n</head>\n"
-        html += "<body data-ready=\"0\">\n<noscript><p class=\"noscript\">This report draws its charts with an inline script: enable JavaScript to see it.</p></noscript>\n"
+        html +=
+            "<body data-ready=\"0\">\n<noscript><p class=\"noscript\">This report draws its charts with an inline script: enable JavaScript to see it.</p></noscript>\n"
         html += "<main id=\"report\"><h1>\(escape(heading))</h1></main>\n"
         html += "<script id=\"blecap-data\" type=\"application/json\">"
         html += json(models)

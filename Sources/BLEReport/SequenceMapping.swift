@@ -5,9 +5,13 @@ import BLETimeline
 /// Turns a connection's timeline event into a sequence-chart row: which lifeline it starts
 /// from, what to call it, the attribute's name, and what failed.
 enum SequenceMapping {
-    static func row(_ e: TimelineEvent, t: Int64, hostIsCentral: Bool) -> (item: SequenceItem, signature: SequenceSignature?)? {
+    static func row(_ e: TimelineEvent, t: Int64, hostIsCentral: Bool) -> (
+        item: SequenceItem, signature: SequenceSignature?
+    )? {
         func dir(_ sent: Bool) -> String { sent == hostIsCentral ? "c2p" : "p2c" }
-        func item(_ op: String, _ dir: String, handle: UInt16? = nil, name: String? = nil, detail: String? = nil) -> SequenceItem {
+        func item(_ op: String, _ dir: String, handle: UInt16? = nil, name: String? = nil, detail: String? = nil)
+            -> SequenceItem
+        {
             var i = SequenceItem(frame: e.frame, t: t, dir: dir, op: op, lastFrame: e.frame, lastT: t)
             i.handle = handle.map(Int.init)
             i.name = name
@@ -32,9 +36,11 @@ enum SequenceMapping {
             row = item("Connection Update", "link", detail: Self.timing(timing))
             row.error = hciStatus(status)
         case .connectionParameterRequest(_, let lo, let hi, let latency, let timeout, let sent, let result):
-            row = item("Connection Parameter Update Request", dir(sent),
-                       detail: "interval \(ms(Double(lo) * 1.25))–\(ms(Double(hi) * 1.25)) ms, latency \(latency), timeout \(Int(timeout) * 10) ms"
-                           + (result == 0 ? ", accepted" : ""))
+            row = item(
+                "Connection Parameter Update Request", dir(sent),
+                detail:
+                    "interval \(ms(Double(lo) * 1.25))–\(ms(Double(hi) * 1.25)) ms, latency \(latency), timeout \(Int(timeout) * 10) ms"
+                    + (result == 0 ? ", accepted" : ""))
             if let r = result, r != 0 { row.error = "rejected" }
         case .dataLengthChange(let tx, let rx):
             row = item("Data Length Change", "link", detail: "max tx \(tx) B, max rx \(rx) B")
@@ -45,46 +51,61 @@ enum SequenceMapping {
             row = item("Encryption Change", "link", detail: enabled != 0 ? "encrypted" : "not encrypted")
             row.error = hciStatus(status)
         case .disconnection(let status, let reason, let side):
-            row = item("Disconnection", "link",
-                       detail: "reason 0x\(hex(reason)) \(HCIError.name(reason).map { $0.description } ?? ""), \(side.name)")
+            row = item(
+                "Disconnection", "link",
+                detail: "reason 0x\(hex(reason)) \(HCIError.name(reason).map { $0.description } ?? ""), \(side.name)")
             row.error = hciStatus(status)
         case .mtuExchange(let client, let server, let effective, let sent):
-            row = item("MTU Exchange", dir(sent),
-                       detail: "client \(client), server \(server.map(String.init) ?? "?") → ATT_MTU \(effective)")
+            row = item(
+                "MTU Exchange", dir(sent),
+                detail: "client \(client), server \(server.map(String.init) ?? "?") → ATT_MTU \(effective)")
         case .discovery(let d, let sent):
-            let what: String = switch d.target {
-            case .primaryServices: "Discover primary services"
-            case .secondaryServices: "Discover secondary services"
-            case .includes: "Find included services"
-            case .characteristics: "Discover characteristics"
-            case .descriptors: "Discover descriptors"
-            }
+            let what: String =
+                switch d.target {
+                case .primaryServices: "Discover primary services"
+                case .secondaryServices: "Discover secondary services"
+                case .includes: "Find included services"
+                case .characteristics: "Discover characteristics"
+                case .descriptors: "Discover descriptors"
+                }
             var detail = "0x\(hex16(d.startHandle))–0x\(hex16(d.endHandle))"
-            if let u = d.filter { detail += " by \(GATTAssignedNumbers.name(for: u).map { $0.description } ?? u.description)" }
+            if let u = d.filter {
+                detail += " by \(GATTAssignedNumbers.name(for: u).map { $0.description } ?? u.description)"
+            }
             detail += ", found \(d.found)"
             row = item(what, dir(sent), detail: detail)
-            if case .error(_, _, ATTErrorCode.attributeNotFound, _) = e.outcome { row.detail = detail + " (end: Attribute Not Found)" }
+            if case .error(_, _, ATTErrorCode.attributeNotFound, _) = e.outcome {
+                row.detail = detail + " (end: Attribute Not Found)"
+            }
         case .read(let op, let v):
-            let name: String = switch v {
-            case .read: "Read"
-            case .blob: "Read Blob"
-            case .multiple: "Read Multiple"
-            case .multipleVariable: "Read Multiple Variable"
-            case .byType: "Read By Type"
-            }
+            let name: String =
+                switch v {
+                case .read: "Read"
+                case .blob: "Read Blob"
+                case .multiple: "Read Multiple"
+                case .multipleVariable: "Read Multiple Variable"
+                case .byType: "Read By Type"
+                }
             row = item(name, dir(op.sent), handle: op.handle, name: op.attribute?.displayName)
-            if case .success = e.outcome { row.detail = "\(e.value.count) B"; sized(&row, e.value.count) }
-            collapsible = true; handle = op.handle; opcode = UInt16(op.opcode)
-        case .write(let op, let v):
-            let name: String = switch v {
-            case .request: "Write Request"
-            case .command: "Write Command"
-            case .signed: "Signed Write Command"
-            case .prepare: "Prepare Write Request"
-            case .execute: "Execute Write Request"
+            if case .success = e.outcome {
+                row.detail = "\(e.value.count) B"
+                sized(&row, e.value.count)
             }
-            row = item(name, dir(op.sent), handle: v == .execute ? nil : op.handle,
-                       name: v == .execute ? nil : op.attribute?.displayName)
+            collapsible = true
+            handle = op.handle
+            opcode = UInt16(op.opcode)
+        case .write(let op, let v):
+            let name: String =
+                switch v {
+                case .request: "Write Request"
+                case .command: "Write Command"
+                case .signed: "Signed Write Command"
+                case .prepare: "Prepare Write Request"
+                case .execute: "Execute Write Request"
+                }
+            row = item(
+                name, dir(op.sent), handle: v == .execute ? nil : op.handle,
+                name: v == .execute ? nil : op.attribute?.displayName)
             if v != .execute {
                 let n = e.value.count
                 var d = "\(n) B"
@@ -95,19 +116,24 @@ enum SequenceMapping {
                 sized(&row, n)
                 collapsible = (v == .command || v == .request) && n <= Int(op.mtu) - 3
             }
-            handle = op.handle; opcode = UInt16(op.opcode)
+            handle = op.handle
+            opcode = UInt16(op.opcode)
         case .subscribe(let op, let configuration):
             var what: [String] = []
             if configuration & 1 != 0 { what.append("notifications") }
             if configuration & 2 != 0 { what.append("indications") }
-            row = item(configuration == 0 ? "Unsubscribe" : "Subscribe", dir(op.sent), handle: op.handle,
-                       name: op.attribute?.displayName, detail: what.isEmpty ? "0x0000" : what.joined(separator: " + "))
+            row = item(
+                configuration == 0 ? "Unsubscribe" : "Subscribe", dir(op.sent), handle: op.handle,
+                name: op.attribute?.displayName, detail: what.isEmpty ? "0x0000" : what.joined(separator: " + "))
         case .notification(let op), .indication(let op):
             let isNotification: Bool = if case .notification = e.kind { true } else { false }
-            row = item(isNotification ? "Notification" : "Indication", dir(op.sent), handle: op.handle,
-                       name: op.attribute?.displayName, detail: "\(e.value.count) B")
+            row = item(
+                isNotification ? "Notification" : "Indication", dir(op.sent), handle: op.handle,
+                name: op.attribute?.displayName, detail: "\(e.value.count) B")
             sized(&row, e.value.count)
-            collapsible = true; handle = op.handle; opcode = UInt16(op.opcode)
+            collapsible = true
+            handle = op.handle
+            opcode = UInt16(op.opcode)
         case .unmatchedResponse(let op, let code, let h, let sent):
             row = item("Unmatched \(ATTOpcode(op).name.description)", dir(sent), handle: h)
             if let code { row.error = "0x\(hex(code)) \(ATTErrorCode.name(code).map { $0.description } ?? "")" }
@@ -127,13 +153,23 @@ enum SequenceMapping {
         case .error(_, _, let code, let h):
             if row.error == nil && !(code == ATTErrorCode.attributeNotFound && isDiscovery(e.kind)) {
                 let name = isATTKind(e.kind) ? ATTErrorCode.name(code) : HCIError.name(code)
-                row.error = "0x\(hex(code)) \(name.map { $0.description } ?? "error")" + (h != 0 && isATTKind(e.kind) ? " on 0x\(hex16(h))" : "")
+                row.error =
+                    "0x\(hex(code)) \(name.map { $0.description } ?? "error")"
+                    + (h != 0 && isATTKind(e.kind) ? " on 0x\(hex16(h))" : "")
             }
             collapsible = false
-        case .timeout: row.error = "no response (timeout)"; collapsible = false
-        case .unanswered(let f): row.error = "never answered (next request frame \(f))"; collapsible = false
-        case .disconnected: row.error = "no response before disconnection"; collapsible = false
-        case .endOfCapture: row.detail = (row.detail.map { $0 + ", " } ?? "") + "no response in the capture"; collapsible = false
+        case .timeout:
+            row.error = "no response (timeout)"
+            collapsible = false
+        case .unanswered(let f):
+            row.error = "never answered (next request frame \(f))"
+            collapsible = false
+        case .disconnected:
+            row.error = "no response before disconnection"
+            collapsible = false
+        case .endOfCapture:
+            row.detail = (row.detail.map { $0 + ", " } ?? "") + "no response in the capture"
+            collapsible = false
         default: break
         }
         if row.error != nil { collapsible = false }
@@ -161,7 +197,10 @@ enum SequenceMapping {
         "interval \(ms(Double(t.interval) * 1.25)) ms, latency \(t.latency), timeout \(Int(t.supervisionTimeout) * 10) ms"
     }
 
-    static func isDiscovery(_ k: TimelineEvent.Kind) -> Bool { if case .discovery = k { return true }; return false }
+    static func isDiscovery(_ k: TimelineEvent.Kind) -> Bool {
+        if case .discovery = k { return true }
+        return false
+    }
     static func isATTKind(_ k: TimelineEvent.Kind) -> Bool { ConnectionAccumulator.isATT(k) }
 
     static func phy(_ p: UInt8) -> String {

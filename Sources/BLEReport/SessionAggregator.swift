@@ -39,9 +39,10 @@ public final class SessionAggregator {
 
     /// The pass's observer: hand it to `CaptureLinter.lint(path:…observer:)`.
     public var observer: LintPassObserver {
-        LintPassObserver(frame: { [unowned self] in self.frame($0) },
-                         event: { [unowned self] in self.event($0) },
-                         connectionEnded: { [unowned self] in self.connectionEnded($0) })
+        LintPassObserver(
+            frame: { [unowned self] in self.frame($0) },
+            event: { [unowned self] in self.event($0) },
+            connectionEnded: { [unowned self] in self.connectionEnded($0) })
     }
 
     // MARK: frames
@@ -53,7 +54,11 @@ public final class SessionAggregator {
         if r.timestamp < minTime { minTime = r.timestamp }
         if r.timestamp > maxTime { maxTime = r.timestamp }
         if r.kind.isHCI && r.controllerIndex != 0xFFFF {
-            if r.controllerIndex < 64 { controllers |= 1 << UInt64(r.controllerIndex) } else { controllerOverflow = true }
+            if r.controllerIndex < 64 {
+                controllers |= 1 << UInt64(r.controllerIndex)
+            } else {
+                controllerOverflow = true
+            }
         }
     }
 
@@ -90,10 +95,16 @@ public final class SessionAggregator {
             if discovering { startScan(t, e.frame, active: nil) } else { stopScan(t) }
             return
         case .notification(let op), .indication(let op):
-            throughput.add(at: t) { $0.notifyBytes += e.value.count; $0.notifyPDUs += 1 }
+            throughput.add(at: t) {
+                $0.notifyBytes += e.value.count
+                $0.notifyPDUs += 1
+            }
             _ = op
         case .write(_, let v) where v != .execute:
-            throughput.add(at: t) { $0.writeBytes += e.value.count; $0.writePDUs += 1 }
+            throughput.add(at: t) {
+                $0.writeBytes += e.value.count
+                $0.writePDUs += 1
+            }
         default: break
         }
         if let l = e.outcome.latency, let op = Self.latencyOperation(e.kind) {
@@ -112,7 +123,9 @@ public final class SessionAggregator {
             parts += f.localNames.map { "name \($0)" } + f.addresses.map { "address \($0)" }
             parts += f.manufacturerCompanies.map { "company 0x" + String($0, radix: 16, uppercase: true) }
             parts += f.serviceData.map { "service data \($0)" }
-            return "index \(f.index) " + (parts.isEmpty ? "features 0x" + String(f.featureSelection ?? 0, radix: 16) : parts.joined(separator: ", "))
+            return "index \(f.index) "
+                + (parts.isEmpty
+                    ? "features 0x" + String(f.featureSelection ?? 0, radix: 16) : parts.joined(separator: ", "))
         }
         return state + (entries.isEmpty ? ", no filter in force" : ": " + entries.joined(separator: "; "))
     }
@@ -136,8 +149,9 @@ public final class SessionAggregator {
         maxConnectionNumber = number
         guard connectionsCreated < Limits.connections else { return nil }
         connectionsCreated += 1
-        let c = ConnectionAccumulator(number: number, detailed: connectionsCreated <= Limits.detailedConnections,
-                                      start: e.map { rel($0.time) } ?? 0, startFrame: e?.frame ?? 0)
+        let c = ConnectionAccumulator(
+            number: number, detailed: connectionsCreated <= Limits.detailedConnections,
+            start: e.map { rel($0.time) } ?? 0, startFrame: e?.frame ?? 0)
         if let p = e?.peer { c.model.peer = p.description }
         connections[number] = c
         return c
@@ -177,7 +191,9 @@ public final class SessionAggregator {
     }
 
     func keep(_ key: String, _ db: GATTDatabase, _ number: Int, _ peer: String?, _ side: String) {
-        func size(_ d: GATTDatabase) -> Int { d.services.count + d.characteristics.count + d.descriptors.count + d.includes.count }
+        func size(_ d: GATTDatabase) -> Int {
+            d.services.count + d.characteristics.count + d.descriptors.count + d.includes.count
+        }
         if let known = databases[key] {
             if size(db) >= size(known.database) { databases[key] = (db, number, peer, side) }
         } else if databases.count < Limits.databasePeers {
@@ -216,8 +232,10 @@ public final class SessionAggregator {
         var names: [String: String] = [:]
         for d in statistics.devices { if let n = d.name { names[d.address.description] = n } }
         for d in statistics.devices.prefix(Limits.devices) {
-            model.devices.append(AdvertiserModel(address: d.address.description, name: d.name, reports: d.reports,
-                                                 connectable: d.connectable, rssi: rssi[d.address]))
+            model.devices.append(
+                AdvertiserModel(
+                    address: d.address.description, name: d.name, reports: d.reports,
+                    connectable: d.connectable, rssi: rssi[d.address]))
         }
         model.devicesOmitted = max(0, statistics.devices.count - Limits.devices)
         model.scanning = scans
@@ -229,8 +247,10 @@ public final class SessionAggregator {
             model.connections.append(m)
         }
         model.connectionsOmitted = max(0, statistics.connectionCount - model.connections.count)
-        let order = ["MTU Exchange", "Discovery", "Read", "Write Request", "Prepare/Execute Write",
-                     "Subscribe (CCCD write)", "Indication → Confirmation"]
+        let order = [
+            "MTU Exchange", "Discovery", "Read", "Write Request", "Prepare/Execute Write",
+            "Subscribe (CCCD write)", "Indication → Confirmation",
+        ]
         model.latency = order.compactMap { latency[$0] }
         for key in databaseOrder {
             let d = databases[key]!
@@ -281,7 +301,9 @@ public final class SessionAggregator {
         func name(_ u: BluetoothUUID) -> String? { GATTAssignedNumbers.name(for: u).map { $0.description } }
         func characteristic(_ c: GATTCharacteristic) -> CharacteristicNode {
             var props: [String] = []
-            for (bit, n) in GATTCharacteristicProperties.names where c.properties & bit != 0 { props.append(n.description) }
+            for (bit, n) in GATTCharacteristicProperties.names where c.properties & bit != 0 {
+                props.append(n.description)
+            }
             return CharacteristicNode(
                 uuid: c.uuid.description, name: name(c.uuid), declarationHandle: Int(c.declarationHandle),
                 valueHandle: Int(c.valueHandle), properties: props,
@@ -290,13 +312,15 @@ public final class SessionAggregator {
                 })
         }
         let services = db.services.map { s in
-            ServiceNode(uuid: s.uuid.description, name: name(s.uuid), primary: s.isPrimary,
-                        startHandle: Int(s.startHandle), endHandle: Int(s.endHandle),
-                        characteristics: db.characteristics
-                            .filter { $0.declarationHandle >= s.startHandle && $0.declarationHandle <= s.endHandle }
-                            .map(characteristic))
+            ServiceNode(
+                uuid: s.uuid.description, name: name(s.uuid), primary: s.isPrimary,
+                startHandle: Int(s.startHandle), endHandle: Int(s.endHandle),
+                characteristics: db.characteristics
+                    .filter { $0.declarationHandle >= s.startHandle && $0.declarationHandle <= s.endHandle }
+                    .map(characteristic))
         }
-        let orphans = db.characteristics.filter { db.service(containing: $0.declarationHandle) == nil }.map(characteristic)
+        let orphans = db.characteristics.filter { db.service(containing: $0.declarationHandle) == nil }.map(
+            characteristic)
         return PeerDatabase(peer: peer, side: side, connection: connection, services: services, orphans: orphans)
     }
 }

@@ -6,17 +6,22 @@ import Foundation
 /// (the same findings as `blecap lint` with the same configuration) and aggregates the model.
 public enum SessionReportBuilder {
     /// The model and the lint report of one capture.
-    public static func build(path: String, configuration: LintConfiguration = LintConfiguration(),
-                             baseline: Baseline = Baseline()) -> (model: SessionReportModel, report: CaptureReport) {
+    public static func build(
+        path: String, configuration: LintConfiguration = LintConfiguration(),
+        baseline: Baseline = Baseline()
+    ) -> (model: SessionReportModel, report: CaptureReport) {
         let aggregator = SessionAggregator(path: path)
-        let report = CaptureLinter.lint(path: path, configuration: configuration, baseline: baseline,
-                                        observer: aggregator.observer)
+        let report = CaptureLinter.lint(
+            path: path, configuration: configuration, baseline: baseline,
+            observer: aggregator.observer)
         return (aggregator.finish(report), report)
     }
 
     /// Several captures on all cores; results in the order of `paths`.
-    public static func build(paths: [String], configuration: LintConfiguration = LintConfiguration(),
-                             baseline: Baseline = Baseline()) -> [(model: SessionReportModel, report: CaptureReport)] {
+    public static func build(
+        paths: [String], configuration: LintConfiguration = LintConfiguration(),
+        baseline: Baseline = Baseline()
+    ) -> [(model: SessionReportModel, report: CaptureReport)] {
         let slots = Slots(count: paths.count)
         DispatchQueue.concurrentPerform(iterations: paths.count) { i in
             let start = DispatchTime.now().uptimeNanoseconds

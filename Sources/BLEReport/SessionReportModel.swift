@@ -193,8 +193,10 @@ public struct OmittedRun: Sendable, Encodable {
 /// confirmation) as a histogram over `LatencyHistogram.edges`.
 public struct LatencyHistogram: Sendable, Encodable {
     /// Bin i holds latencies in [edges[i], edges[i+1]) µs; the last bin is open-ended.
-    public static let edges: [Int64] = [0, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000,
-                                        100_000, 200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000]
+    public static let edges: [Int64] = [
+        0, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000,
+        100_000, 200_000, 500_000, 1_000_000, 2_000_000, 5_000_000, 10_000_000,
+    ]
     public var operation: String
     public var count = 0
     public var minimum: Int64 = .max

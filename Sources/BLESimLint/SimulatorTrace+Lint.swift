@@ -1,6 +1,6 @@
 import BLELint
-import BLETimeline
 import BLESimulator
+import BLETimeline
 import Foundation
 
 /// Lints a simulated session: the bridge from `BLESimulator` to `BLELint`.
@@ -15,8 +15,10 @@ import Foundation
 extension SimulatorTrace {
     /// The findings of `configuration`'s rules on this trace's API calls (evidence "API
     /// trace"). `report.frames` counts the trace's records.
-    public func lint(configuration: LintConfiguration = LintConfiguration(), baseline: Baseline = Baseline(),
-                     name: String = "<simulator trace>") -> CaptureReport {
+    public func lint(
+        configuration: LintConfiguration = LintConfiguration(), baseline: Baseline = Baseline(),
+        name: String = "<simulator trace>"
+    ) -> CaptureReport {
         SimulatorTraceReader.lint(jsonl: jsonl(), path: name, configuration: configuration, baseline: baseline)
     }
 

@@ -45,8 +45,10 @@ final class BenchCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         central.scanForPeripherals(withServices: [serviceUUID])
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                        advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         self.peripheral = peripheral
         central.stopScan()
         central.connect(peripheral)
@@ -57,8 +59,10 @@ final class BenchCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         peripheral.discoverServices([serviceUUID])
     }
 
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
-                        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?
+    ) {
         disconnected = true
         self.peripheral = nil
     }
@@ -73,7 +77,8 @@ final class BenchCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         guard characteristic.value != nil else { return }
         received += 1
         if received == expected { central.cancelPeripheralConnection(peripheral) }
@@ -82,14 +87,22 @@ final class BenchCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
 
 func session(_ n: Int, dump: Bool = false, export: String? = nil) -> (notifications: Int, records: Int, ok: Bool) {
     let world = SimulatedWorld()
-    let sensor = SimulatedPeripheral(address: sensorAddress, name: "HRM", services: [
-        SimulatedService(uuid: serviceUUID, characteristics: [
-            SimulatedCharacteristic(uuid: measurementUUID, properties: [.notify]),
-        ]),
-    ])
+    let sensor = SimulatedPeripheral(
+        address: sensorAddress, name: "HRM",
+        services: [
+            SimulatedService(
+                uuid: serviceUUID,
+                characteristics: [
+                    SimulatedCharacteristic(uuid: measurementUUID, properties: [.notify])
+                ])
+        ])
     sensor.advertisedServiceUUIDs = [serviceUUID]
-    sensor.notificationSources = [.init(characteristic: measurementUUID, interval: .milliseconds(15),
-                                        count: notificationsPerSession) { [0x00, UInt8(truncatingIfNeeded: 60 + $0)] }]
+    sensor.notificationSources = [
+        .init(
+            characteristic: measurementUUID, interval: .milliseconds(15),
+            count: notificationsPerSession
+        ) { [0x00, UInt8(truncatingIfNeeded: 60 + $0)] }
+    ]
     world.add(sensor)
     let app = SimulatedWorld.withCurrent(world) { BenchCentral(expected: notificationsPerSession) }
     _ = world.run(until: { app.disconnected }, timeout: .seconds(600))
@@ -99,9 +112,11 @@ func session(_ n: Int, dump: Bool = false, export: String? = nil) -> (notificati
         let hash = export.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
         print("btsnoop \(export.count) bytes, FNV-1a \(String(hash, radix: 16))")
     }
-    if let export, !FileManager.default.createFile(
-        atPath: export,
-        contents: Data(export.hasSuffix(".pcapng") ? BTSnoopExporter(world: world).pcapng() : world.btsnoop())) {
+    if let export,
+        !FileManager.default.createFile(
+            atPath: export,
+            contents: Data(export.hasSuffix(".pcapng") ? BTSnoopExporter(world: world).pcapng() : world.btsnoop()))
+    {
         print("cannot write \(export)")
         exit(2)
     }
@@ -143,8 +158,12 @@ for i in 0..<sessions {
 let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 let cpu = cpuSeconds() - cpuStart
 let rate = Double(sessions) / seconds
-print("BLESimulatorBench: \(sessions) sessions (scan, connect, discover, subscribe, \(notificationsPerSession) notifications, disconnect)")
-print(String(format: "  %.3f s wall, %.0f sessions/s, %.0f notifications/s; %.3f s CPU, %.0f sessions per CPU-second",
-             seconds, rate, Double(notifications) / seconds, cpu, Double(sessions) / cpu))
+print(
+    "BLESimulatorBench: \(sessions) sessions (scan, connect, discover, subscribe, \(notificationsPerSession) notifications, disconnect)"
+)
+print(
+    String(
+        format: "  %.3f s wall, %.0f sessions/s, %.0f notifications/s; %.3f s CPU, %.0f sessions per CPU-second",
+        seconds, rate, Double(notifications) / seconds, cpu, Double(sessions) / cpu))
 print("  \(sessions > 0 ? records / sessions : 0) trace records/session, \(failures) failed")
 if failures > 0 { exit(1) }

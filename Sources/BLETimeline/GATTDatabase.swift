@@ -93,8 +93,14 @@ public struct GATTDatabase: Sendable {
     public var isEmpty: Bool { services.isEmpty && characteristics.isEmpty && descriptors.isEmpty && includes.isEmpty }
 
     mutating func add(_ s: GATTService) {
-        if let i = services.firstIndex(where: { $0.startHandle == s.startHandle }) { services[i] = s; return }
-        guard services.count < Self.maximumEntries else { isFull = true; return }
+        if let i = services.firstIndex(where: { $0.startHandle == s.startHandle }) {
+            services[i] = s
+            return
+        }
+        guard services.count < Self.maximumEntries else {
+            isFull = true
+            return
+        }
         services.insert(s, at: services.firstIndex(where: { $0.startHandle > s.startHandle }) ?? services.count)
     }
 
@@ -103,25 +109,45 @@ public struct GATTDatabase: Sendable {
             characteristics[i] = c
             return
         }
-        guard characteristics.count < Self.maximumEntries else { isFull = true; return }
+        guard characteristics.count < Self.maximumEntries else {
+            isFull = true
+            return
+        }
         characteristics.insert(
-            c, at: characteristics.firstIndex(where: { $0.declarationHandle > c.declarationHandle }) ?? characteristics.count)
+            c,
+            at: characteristics.firstIndex(where: { $0.declarationHandle > c.declarationHandle })
+                ?? characteristics.count)
     }
 
     mutating func add(_ d: GATTDescriptor) {
         // Find Information also lists declarations and values when asked for a wide range;
         // only handles that are neither belong in the descriptor table.
         if characteristics.contains(where: { $0.declarationHandle == d.handle || $0.valueHandle == d.handle })
-            || services.contains(where: { $0.startHandle == d.handle }) { return }
+            || services.contains(where: { $0.startHandle == d.handle })
+        {
+            return
+        }
         if let u = d.uuid.uuid16, GATTAssignedNumbers.declarationName(u) != nil { return }
-        if let i = descriptors.firstIndex(where: { $0.handle == d.handle }) { descriptors[i] = d; return }
-        guard descriptors.count < Self.maximumEntries else { isFull = true; return }
+        if let i = descriptors.firstIndex(where: { $0.handle == d.handle }) {
+            descriptors[i] = d
+            return
+        }
+        guard descriptors.count < Self.maximumEntries else {
+            isFull = true
+            return
+        }
         descriptors.insert(d, at: descriptors.firstIndex(where: { $0.handle > d.handle }) ?? descriptors.count)
     }
 
     mutating func add(_ inc: GATTInclude) {
-        if let i = includes.firstIndex(where: { $0.handle == inc.handle }) { includes[i] = inc; return }
-        guard includes.count < Self.maximumEntries else { isFull = true; return }
+        if let i = includes.firstIndex(where: { $0.handle == inc.handle }) {
+            includes[i] = inc
+            return
+        }
+        guard includes.count < Self.maximumEntries else {
+            isFull = true
+            return
+        }
         includes.append(inc)
     }
 
@@ -145,7 +171,8 @@ public struct GATTDatabase: Sendable {
 
     /// Descriptors of the characteristic declared at `declarationHandle`.
     public func descriptors(of c: GATTCharacteristic) -> [GATTDescriptor] {
-        let next = characteristics.first(where: { $0.declarationHandle > c.declarationHandle })?.declarationHandle ?? .max
+        let next =
+            characteristics.first(where: { $0.declarationHandle > c.declarationHandle })?.declarationHandle ?? .max
         let end = service(containing: c.declarationHandle)?.endHandle ?? .max
         return descriptors.filter { $0.handle > c.valueHandle && $0.handle < next && $0.handle <= end }
     }
@@ -155,28 +182,33 @@ public struct GATTDatabase: Sendable {
     public func attribute(at handle: UInt16, connection: Int) -> AttributeRef? {
         for c in characteristics {
             if c.valueHandle == handle {
-                return AttributeRef(role: .value, handle: handle, uuid: c.uuid, characteristic: nil,
-                                    properties: c.properties, carriedOver: c.learnedIn != connection)
+                return AttributeRef(
+                    role: .value, handle: handle, uuid: c.uuid, characteristic: nil,
+                    properties: c.properties, carriedOver: c.learnedIn != connection)
             }
             if c.declarationHandle == handle {
-                return AttributeRef(role: .characteristicDeclaration, handle: handle, uuid: c.uuid, characteristic: nil,
-                                    properties: c.properties, carriedOver: c.learnedIn != connection)
+                return AttributeRef(
+                    role: .characteristicDeclaration, handle: handle, uuid: c.uuid, characteristic: nil,
+                    properties: c.properties, carriedOver: c.learnedIn != connection)
             }
         }
         if let d = descriptors.first(where: { $0.handle == handle }) {
             let owner = characteristic(owning: handle)
-            return AttributeRef(role: .descriptor, handle: handle, uuid: d.uuid,
-                                characteristic: owner?.uuid, properties: nil,
-                                carriedOver: d.learnedIn != connection,
-                                characteristicValueHandle: owner?.valueHandle, characteristicProperties: owner?.properties)
+            return AttributeRef(
+                role: .descriptor, handle: handle, uuid: d.uuid,
+                characteristic: owner?.uuid, properties: nil,
+                carriedOver: d.learnedIn != connection,
+                characteristicValueHandle: owner?.valueHandle, characteristicProperties: owner?.properties)
         }
         if let s = services.first(where: { $0.startHandle == handle }) {
-            return AttributeRef(role: .service, handle: handle, uuid: s.uuid, characteristic: nil, properties: nil,
-                                carriedOver: s.learnedIn != connection)
+            return AttributeRef(
+                role: .service, handle: handle, uuid: s.uuid, characteristic: nil, properties: nil,
+                carriedOver: s.learnedIn != connection)
         }
         if let i = includes.first(where: { $0.handle == handle }), let u = i.uuid {
-            return AttributeRef(role: .include, handle: handle, uuid: u, characteristic: nil, properties: nil,
-                                carriedOver: i.learnedIn != connection)
+            return AttributeRef(
+                role: .include, handle: handle, uuid: u, characteristic: nil, properties: nil,
+                carriedOver: i.learnedIn != connection)
         }
         return nil
     }

@@ -48,7 +48,8 @@ public struct SimulatorTraceLine: Sendable, Equatable {
     /// The line as a JSON object, keys in the documented order.
     public var jsonValue: JSONValue {
         var members: [JSONValue.Member] = [
-            .init("seq", .int(Int64(seq))), .init("time_us", .int(timeMicros)), .init("source", .string(source.rawValue)),
+            .init("seq", .int(Int64(seq))), .init("time_us", .int(timeMicros)),
+            .init("source", .string(source.rawValue)),
         ]
         switch body {
         case .api(let call): call.members(into: &members)
@@ -73,8 +74,10 @@ public struct TraceAPICall: Sendable, Equatable {
     public var disposition: Disposition
     public var call: Call
 
-    public init(central: Int, managerState: ManagerState, peripheralState: PeripheralState? = nil, isScanning: Bool,
-                inCallback: String? = nil, disposition: Disposition = .performed, call: Call) {
+    public init(
+        central: Int, managerState: ManagerState, peripheralState: PeripheralState? = nil, isScanning: Bool,
+        inCallback: String? = nil, disposition: Disposition = .performed, call: Call
+    ) {
         self.central = central
         self.managerState = managerState
         self.peripheralState = peripheralState
@@ -160,8 +163,9 @@ public struct TraceAPICall: Sendable, Equatable {
         case discoverDescriptors(peripheral: String, characteristic: String)
         case readValue(peripheral: String, characteristic: String, properties: UInt)
         case readDescriptor(peripheral: String, descriptor: String)
-        case writeValue(peripheral: String, characteristic: String, handle: UInt16, properties: UInt, writeType: WriteType,
-                        length: Int, maximumLength: Int, canSend: Bool)
+        case writeValue(
+            peripheral: String, characteristic: String, handle: UInt16, properties: UInt, writeType: WriteType,
+            length: Int, maximumLength: Int, canSend: Bool)
         case writeDescriptor(peripheral: String, descriptor: String, length: Int)
         case setNotifyValue(peripheral: String, enabled: Bool, characteristic: String, handle: UInt16, properties: UInt)
         case readRSSI(peripheral: String)
@@ -196,12 +200,14 @@ public struct TraceAPICall: Sendable, Equatable {
         public var peripheral: String? {
             switch self {
             case .connect(let p, _, _), .cancelPeripheralConnection(let p), .discoverServices(let p, _, _),
-                 .discoverIncludedServices(let p, _, _), .discoverCharacteristics(let p, _, _),
-                 .discoverDescriptors(let p, _), .readValue(let p, _, _), .readDescriptor(let p, _),
-                 .writeValue(let p, _, _, _, _, _, _, _), .writeDescriptor(let p, _, _), .setNotifyValue(let p, _, _, _, _),
-                 .readRSSI(let p), .maximumWriteValueLength(let p, _, _), .canSendWriteWithoutResponse(let p, _):
+                .discoverIncludedServices(let p, _, _), .discoverCharacteristics(let p, _, _),
+                .discoverDescriptors(let p, _), .readValue(let p, _, _), .readDescriptor(let p, _),
+                .writeValue(let p, _, _, _, _, _, _, _), .writeDescriptor(let p, _, _),
+                .setNotifyValue(let p, _, _, _, _),
+                .readRSSI(let p), .maximumWriteValueLength(let p, _, _), .canSendWriteWithoutResponse(let p, _):
                 p
-            case .centralManagerInit, .scanForPeripherals, .stopScan, .retrievePeripherals, .retrieveConnectedPeripherals:
+            case .centralManagerInit, .scanForPeripherals, .stopScan, .retrievePeripherals,
+                .retrieveConnectedPeripherals:
                 nil
             }
         }
@@ -210,7 +216,7 @@ public struct TraceAPICall: Sendable, Equatable {
         public var attribute: String? {
             switch self {
             case .discoverDescriptors(_, let c), .readValue(_, let c, _), .writeValue(_, let c, _, _, _, _, _, _),
-                 .setNotifyValue(_, _, let c, _, _):
+                .setNotifyValue(_, _, let c, _, _):
                 c
             case .readDescriptor(_, let d), .writeDescriptor(_, let d, _): d
             default: nil
@@ -227,7 +233,9 @@ extension TraceAPICall {
         func str(_ k: String, _ v: String) { m.append(.init(k, .string(v))) }
         func int(_ k: String, _ v: some BinaryInteger) { m.append(.init(k, .int(Int64(v)))) }
         func bool(_ k: String, _ v: Bool) { m.append(.init(k, .bool(v))) }
-        func list(_ k: String, _ v: [String]?) { m.append(.init(k, v.map { .array($0.map(JSONValue.string)) } ?? .null)) }
+        func list(_ k: String, _ v: [String]?) {
+            m.append(.init(k, v.map { .array($0.map(JSONValue.string)) } ?? .null))
+        }
 
         str("call", call.selector.rawValue)
         int("central", central)
@@ -238,8 +246,12 @@ extension TraceAPICall {
         switch disposition {
         case .performed: str("disposition", "performed")
         case .noEffect: str("disposition", "no_effect")
-        case .misuse(let r): str("disposition", "misuse"); str("reason", r.rawValue)
-        case .dropped(let r): str("disposition", "dropped"); str("reason", r.rawValue)
+        case .misuse(let r):
+            str("disposition", "misuse")
+            str("reason", r.rawValue)
+        case .dropped(let r):
+            str("disposition", "dropped")
+            str("reason", r.rawValue)
         }
         switch call {
         case .centralManagerInit(let id, let alert):
@@ -344,7 +356,10 @@ extension TraceAPICall {
     /// error (`DecodingError.dataCorrupted` naming it), so a renamed key cannot pass unnoticed.
     init(from c: KeyedDecodingContainer<AnyKey>) throws {
         var known: Set<String> = ["seq", "time_us", "source"]
-        func key(_ k: String) -> AnyKey { known.insert(k); return AnyKey(k) }
+        func key(_ k: String) -> AnyKey {
+            known.insert(k)
+            return AnyKey(k)
+        }
         func str(_ k: String) throws -> String { try c.decode(String.self, forKey: key(k)) }
         func optStr(_ k: String) throws -> String? { try c.decodeIfPresent(String.self, forKey: key(k)) }
         func int(_ k: String) throws -> Int { try c.decode(Int.self, forKey: key(k)) }
@@ -354,25 +369,29 @@ extension TraceAPICall {
         func uuids(_ k: String) throws -> [String]? {
             let k = key(k)
             guard c.contains(k) else {
-                throw DecodingError.keyNotFound(k, .init(codingPath: c.codingPath, debugDescription: "missing \(k.stringValue)"))
+                throw DecodingError.keyNotFound(
+                    k, .init(codingPath: c.codingPath, debugDescription: "missing \(k.stringValue)"))
             }
             guard let list = try c.decodeNil(forKey: k) ? nil : c.decode([String].self, forKey: k) else { return nil }
             for s in list where BluetoothUUID(s) == nil {
-                throw DecodingError.dataCorruptedError(forKey: k, in: c, debugDescription: "'\(s)' is not a Bluetooth UUID")
+                throw DecodingError.dataCorruptedError(
+                    forKey: k, in: c, debugDescription: "'\(s)' is not a Bluetooth UUID")
             }
             return list
         }
         func uuid(_ k: String) throws -> String {
             let s = try str(k)
             guard BluetoothUUID(s) != nil else {
-                throw DecodingError.dataCorruptedError(forKey: AnyKey(k), in: c, debugDescription: "'\(s)' is not a Bluetooth UUID")
+                throw DecodingError.dataCorruptedError(
+                    forKey: AnyKey(k), in: c, debugDescription: "'\(s)' is not a Bluetooth UUID")
             }
             return s
         }
 
         let name = try str("call")
         guard let selector = Selector(rawValue: name) else {
-            throw DecodingError.dataCorruptedError(forKey: AnyKey("call"), in: c, debugDescription: "unknown call '\(name)'")
+            throw DecodingError.dataCorruptedError(
+                forKey: AnyKey("call"), in: c, debugDescription: "unknown call '\(name)'")
         }
         central = try int("central")
         managerState = try value("manager_state", ManagerState.self)
@@ -385,18 +404,21 @@ extension TraceAPICall {
         case "misuse": disposition = .misuse(try value("reason", MisuseReason.self))
         case "dropped": disposition = .dropped(try value("reason", DropReason.self))
         case let other:
-            throw DecodingError.dataCorruptedError(forKey: AnyKey("disposition"), in: c,
-                                                   debugDescription: "unknown disposition '\(other)'")
+            throw DecodingError.dataCorruptedError(
+                forKey: AnyKey("disposition"), in: c,
+                debugDescription: "unknown disposition '\(other)'")
         }
         switch selector {
         case .centralManagerInit:
-            call = .centralManagerInit(restoreIdentifier: try optStr("restore_identifier"), showPowerAlert: try bool("show_power_alert"))
+            call = .centralManagerInit(
+                restoreIdentifier: try optStr("restore_identifier"), showPowerAlert: try bool("show_power_alert"))
         case .scanForPeripherals:
             call = .scanForPeripherals(services: try uuids("services"), allowDuplicates: try bool("allow_duplicates"))
         case .stopScan: call = .stopScan
         case .connect:
-            call = .connect(peripheral: try str("peripheral"), autoReconnect: try bool("auto_reconnect"),
-                            retained: try c.decodeIfPresent(Bool.self, forKey: key("retained")))
+            call = .connect(
+                peripheral: try str("peripheral"), autoReconnect: try bool("auto_reconnect"),
+                retained: try c.decodeIfPresent(Bool.self, forKey: key("retained")))
         case .cancelPeripheralConnection: call = .cancelPeripheralConnection(peripheral: try str("peripheral"))
         case .retrievePeripherals:
             call = .retrievePeripherals(identifiers: try value("identifiers", [String].self), found: try int("found"))
@@ -406,42 +428,51 @@ extension TraceAPICall {
             }
             call = .retrieveConnectedPeripherals(services: services, found: try int("found"))
         case .discoverServices:
-            call = .discoverServices(peripheral: try str("peripheral"), services: try uuids("services"),
-                                     delegateSet: try bool("delegate_set"))
+            call = .discoverServices(
+                peripheral: try str("peripheral"), services: try uuids("services"),
+                delegateSet: try bool("delegate_set"))
         case .discoverIncludedServices:
-            call = .discoverIncludedServices(peripheral: try str("peripheral"), services: try uuids("services"),
-                                             service: try uuid("service"))
+            call = .discoverIncludedServices(
+                peripheral: try str("peripheral"), services: try uuids("services"),
+                service: try uuid("service"))
         case .discoverCharacteristics:
-            call = .discoverCharacteristics(peripheral: try str("peripheral"), characteristics: try uuids("characteristics"),
-                                            service: try uuid("service"))
+            call = .discoverCharacteristics(
+                peripheral: try str("peripheral"), characteristics: try uuids("characteristics"),
+                service: try uuid("service"))
         case .discoverDescriptors:
             call = .discoverDescriptors(peripheral: try str("peripheral"), characteristic: try uuid("characteristic"))
         case .readValue:
-            call = .readValue(peripheral: try str("peripheral"), characteristic: try uuid("characteristic"),
-                              properties: try value("properties", UInt.self))
+            call = .readValue(
+                peripheral: try str("peripheral"), characteristic: try uuid("characteristic"),
+                properties: try value("properties", UInt.self))
         case .readDescriptor:
             call = .readDescriptor(peripheral: try str("peripheral"), descriptor: try uuid("descriptor"))
         case .writeValue:
-            call = .writeValue(peripheral: try str("peripheral"), characteristic: try uuid("characteristic"),
-                               handle: try value("handle", UInt16.self), properties: try value("properties", UInt.self),
-                               writeType: try value("write_type", WriteType.self), length: try int("length"),
-                               maximumLength: try int("maximum_length"), canSend: try bool("can_send"))
+            call = .writeValue(
+                peripheral: try str("peripheral"), characteristic: try uuid("characteristic"),
+                handle: try value("handle", UInt16.self), properties: try value("properties", UInt.self),
+                writeType: try value("write_type", WriteType.self), length: try int("length"),
+                maximumLength: try int("maximum_length"), canSend: try bool("can_send"))
         case .writeDescriptor:
-            call = .writeDescriptor(peripheral: try str("peripheral"), descriptor: try uuid("descriptor"), length: try int("length"))
+            call = .writeDescriptor(
+                peripheral: try str("peripheral"), descriptor: try uuid("descriptor"), length: try int("length"))
         case .setNotifyValue:
-            call = .setNotifyValue(peripheral: try str("peripheral"), enabled: try bool("enabled"),
-                                   characteristic: try uuid("characteristic"), handle: try value("handle", UInt16.self),
-                                   properties: try value("properties", UInt.self))
+            call = .setNotifyValue(
+                peripheral: try str("peripheral"), enabled: try bool("enabled"),
+                characteristic: try uuid("characteristic"), handle: try value("handle", UInt16.self),
+                properties: try value("properties", UInt.self))
         case .readRSSI: call = .readRSSI(peripheral: try str("peripheral"))
         case .maximumWriteValueLength:
-            call = .maximumWriteValueLength(peripheral: try str("peripheral"), writeType: try value("write_type", WriteType.self),
-                                            result: try int("result"))
+            call = .maximumWriteValueLength(
+                peripheral: try str("peripheral"), writeType: try value("write_type", WriteType.self),
+                result: try int("result"))
         case .canSendWriteWithoutResponse:
             call = .canSendWriteWithoutResponse(peripheral: try str("peripheral"), result: try bool("result"))
         }
         if let extra = c.allKeys.first(where: { !known.contains($0.stringValue) }) {
-            throw DecodingError.dataCorruptedError(forKey: extra, in: c,
-                                                   debugDescription: "unknown key for \(selector.rawValue)")
+            throw DecodingError.dataCorruptedError(
+                forKey: extra, in: c,
+                debugDescription: "unknown key for \(selector.rawValue)")
         }
     }
 }

@@ -16,8 +16,10 @@ extension TimelineBuilder {
         let sent = pdu.direction == .sent
         switch pdu.channel {
         case L2CAPChannel.att:
-            attObserver?(ATTObservation(connection: c.number, sentByHost: sent, frame: r.frame, time: r.timestamp,
-                                        pdu: pdu.payload))
+            attObserver?(
+                ATTObservation(
+                    connection: c.number, sentByHost: sent, frame: r.frame, time: r.timestamp,
+                    pdu: pdu.payload))
             att(pdu.payload, c, sent, r)
         case L2CAPChannel.leSignaling: signaling(pdu.payload, c, sent, r)
         case L2CAPChannel.smp: smp(pdu.payload, c, sent, r)
@@ -31,15 +33,21 @@ extension TimelineBuilder {
         guard let op = bytes.u8(0) else { return }
         switch ATTPDU(bytes) {
         case .exchangeMTURequest(let m):
-            let e = event(r, c, .mtuExchange(clientRxMTU: m.clientRxMTU, serverRxMTU: nil, effective: c.mtu, sent: sent))
-            request(e, c, sent, r, PendingRequest(sequence: 0, opcode: op, frame: r.frame, time: r.timestamp,
-                                                  clientRxMTU: m.clientRxMTU))
+            let e = event(
+                r, c, .mtuExchange(clientRxMTU: m.clientRxMTU, serverRxMTU: nil, effective: c.mtu, sent: sent))
+            request(
+                e, c, sent, r,
+                PendingRequest(
+                    sequence: 0, opcode: op, frame: r.frame, time: r.timestamp,
+                    clientRxMTU: m.clientRxMTU))
         case .findInformationRequest(let f):
             discoveryRequest(.descriptors, f.startingHandle, f.endingHandle, filter: nil, op, c, sent, r)
         case .findByTypeValueRequest(let f):
-            let target: DiscoveryTarget = f.attributeType == GATTDeclaration.secondaryService ? .secondaryServices : .primaryServices
-            discoveryRequest(target, f.startingHandle, f.endingHandle,
-                             filter: BluetoothUUID(littleEndian: f.attributeValue), op, c, sent, r)
+            let target: DiscoveryTarget =
+                f.attributeType == GATTDeclaration.secondaryService ? .secondaryServices : .primaryServices
+            discoveryRequest(
+                target, f.startingHandle, f.endingHandle,
+                filter: BluetoothUUID(littleEndian: f.attributeValue), op, c, sent, r)
         case .readByGroupTypeRequest(let q):
             let target: DiscoveryTarget = q.groupType == Self.secondaryService ? .secondaryServices : .primaryServices
             discoveryRequest(target, q.startingHandle, q.endingHandle, filter: nil, op, c, sent, r)
@@ -52,8 +60,9 @@ extension TimelineBuilder {
                 // Read Using Characteristic UUID (Vol 3 Part G 4.8.2): named by the type asked for.
                 var o = operation(op, q.startingHandle, c, sent, serverSent: false, offset: nil)
                 if let t = q.attributeType {
-                    o.attribute = AttributeRef(role: .value, handle: q.startingHandle, uuid: t, characteristic: nil,
-                                               properties: nil, carriedOver: false)
+                    o.attribute = AttributeRef(
+                        role: .value, handle: q.startingHandle, uuid: t, characteristic: nil,
+                        properties: nil, carriedOver: false)
                 }
                 request(event(r, c, .read(o, .byType)), c, sent, r, pending(op, r))
             }
@@ -63,11 +72,17 @@ extension TimelineBuilder {
             readRequest(q.handle, .blob, offset: q.offset, op, c, sent, r)
         case .readMultipleRequest(let q):
             var first: UInt16 = 0
-            for h in q.handles { first = h.handle; break }
+            for h in q.handles {
+                first = h.handle
+                break
+            }
             readRequest(first, .multiple, offset: nil, op, c, sent, r)
         case .readMultipleVariableRequest(let q):
             var first: UInt16 = 0
-            for h in q.handles { first = h.handle; break }
+            for h in q.handles {
+                first = h.handle
+                break
+            }
             readRequest(first, .multipleVariable, offset: nil, op, c, sent, r)
         case .writeRequest(let w):
             write(w.handle, w.value, .request, offset: nil, op, c, sent, r)
@@ -112,24 +127,31 @@ extension TimelineBuilder {
         }
     }
 
-    private func pending(_ op: UInt8, _ r: CaptureRecord, discovery: DiscoveryTarget? = nil,
-                         filter: BluetoothUUID? = nil) -> PendingRequest {
+    private func pending(
+        _ op: UInt8, _ r: CaptureRecord, discovery: DiscoveryTarget? = nil,
+        filter: BluetoothUUID? = nil
+    ) -> PendingRequest {
         var p = PendingRequest(sequence: 0, opcode: op, frame: r.frame, time: r.timestamp, discovery: discovery)
         p.filter = filter
         return p
     }
 
-    func operation(_ op: UInt8, _ handle: UInt16, _ c: ConnectionState, _ sent: Bool, serverSent: Bool,
-                   offset: UInt16?) -> AttributeOperation {
+    func operation(
+        _ op: UInt8, _ handle: UInt16, _ c: ConnectionState, _ sent: Bool, serverSent: Bool,
+        offset: UInt16?
+    ) -> AttributeOperation {
         let remote = c.databaseIsRemote(serverSentPDU: serverSent, sent: sent)
-        return AttributeOperation(opcode: op, handle: handle, attribute: c.attribute(handle, remote: remote),
-                                  mtu: c.mtu, offset: offset, sent: sent)
+        return AttributeOperation(
+            opcode: op, handle: handle, attribute: c.attribute(handle, remote: remote),
+            mtu: c.mtu, offset: offset, sent: sent)
     }
 
     /// Queues a request's event as pending and makes it the direction's outstanding request;
     /// an earlier one still unanswered is marked so.
-    private func request(_ e: TimelineEvent, _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord,
-                         _ p: PendingRequest) {
+    private func request(
+        _ e: TimelineEvent, _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord,
+        _ p: PendingRequest
+    ) {
         if let old = c.request(sentByHost: sent), queue.isPending(old.sequence) {
             queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
         }
@@ -138,25 +160,33 @@ extension TimelineBuilder {
         c.setRequest(p, sentByHost: sent)
     }
 
-    private func discoveryRequest(_ target: DiscoveryTarget, _ start: UInt16, _ end: UInt16, filter: BluetoothUUID?,
-                                  _ op: UInt8, _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord) {
+    private func discoveryRequest(
+        _ target: DiscoveryTarget, _ start: UInt16, _ end: UInt16, filter: BluetoothUUID?,
+        _ op: UInt8, _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord
+    ) {
         let info = DiscoveryInfo(target: target, startHandle: start, endHandle: end, filter: filter, found: 0)
-        request(event(r, c, .discovery(info, sent: sent)), c, sent, r, pending(op, r, discovery: target, filter: filter))
+        request(
+            event(r, c, .discovery(info, sent: sent)), c, sent, r, pending(op, r, discovery: target, filter: filter))
     }
 
-    private func readRequest(_ handle: UInt16, _ variant: ReadVariant, offset: UInt16?, _ op: UInt8,
-                             _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord) {
+    private func readRequest(
+        _ handle: UInt16, _ variant: ReadVariant, offset: UInt16?, _ op: UInt8,
+        _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord
+    ) {
         let o = operation(op, handle, c, sent, serverSent: false, offset: offset)
         request(event(r, c, .read(o, variant)), c, sent, r, pending(op, r))
     }
 
-    private func write(_ handle: UInt16, _ value: ByteView, _ variant: WriteVariant, offset: UInt16?, _ op: UInt8,
-                       _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord) {
+    private func write(
+        _ handle: UInt16, _ value: ByteView, _ variant: WriteVariant, offset: UInt16?, _ op: UInt8,
+        _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord
+    ) {
         let o = operation(op, handle, c, sent, serverSent: false, offset: offset)
         var e: TimelineEvent
         // A write of two bytes to a known CCCD is a subscription change (Vol 3 Part G 3.3.3.3).
         if variant == .request || variant == .command, o.attribute?.isCCCD == true, value.count == 2,
-           let config = value.u16le(0) {
+            let config = value.u16le(0)
+        {
             e = event(r, c, .subscribe(o, configuration: config))
         } else {
             e = event(r, c, .write(o, variant))
@@ -181,8 +211,12 @@ extension TimelineBuilder {
         }
         // The request came the other way.
         guard let req = c.request(sentByHost: !sent), queue.isPending(req.sequence), req.opcode == answers else {
-            add(event(r, c, .unmatchedResponse(opcode: op, errorCode: errorCode,
-                                               handle: errorCode != nil ? errorHandle : nil, sent: sent)))
+            add(
+                event(
+                    r, c,
+                    .unmatchedResponse(
+                        opcode: op, errorCode: errorCode,
+                        handle: errorCode != nil ? errorHandle : nil, sent: sent)))
             return
         }
         c.setRequest(nil, sentByHost: !sent)
@@ -208,8 +242,10 @@ extension TimelineBuilder {
                 for e in f.handlesInformation {
                     found += 1
                     guard let uuid = req.filter else { continue }
-                    db.add(GATTService(startHandle: e.handle, endHandle: e.endGroupHandle, uuid: uuid,
-                                       isPrimary: req.discovery != .secondaryServices, learnedIn: c.number))
+                    db.add(
+                        GATTService(
+                            startHandle: e.handle, endHandle: e.endGroupHandle, uuid: uuid,
+                            isPrimary: req.discovery != .secondaryServices, learnedIn: c.number))
                 }
             }
         case .readByGroupTypeResponse(let g):
@@ -218,8 +254,10 @@ extension TimelineBuilder {
                     found += 1
                     guard e.value.count == 2 || e.value.count == 16, let uuid = BluetoothUUID(littleEndian: e.value)
                     else { continue }
-                    db.add(GATTService(startHandle: e.handle, endHandle: e.endGroupHandle, uuid: uuid,
-                                       isPrimary: req.discovery != .secondaryServices, learnedIn: c.number))
+                    db.add(
+                        GATTService(
+                            startHandle: e.handle, endHandle: e.endGroupHandle, uuid: uuid,
+                            isPrimary: req.discovery != .secondaryServices, learnedIn: c.number))
                 }
             }
         case .readByTypeResponse(let t):
@@ -230,10 +268,12 @@ extension TimelineBuilder {
                         found += 1
                         // Properties (1), Value Handle (2), UUID (2 or 16): Vol 3 Part G 3.3.1.
                         guard let props = e.value.u8(0), let vh = e.value.u16le(1),
-                              let uuidBytes = e.value.suffix(from: 3), let uuid = BluetoothUUID(littleEndian: uuidBytes)
+                            let uuidBytes = e.value.suffix(from: 3), let uuid = BluetoothUUID(littleEndian: uuidBytes)
                         else { continue }
-                        db.add(GATTCharacteristic(declarationHandle: e.handle, valueHandle: vh, properties: props,
-                                                  uuid: uuid, learnedIn: c.number))
+                        db.add(
+                            GATTCharacteristic(
+                                declarationHandle: e.handle, valueHandle: vh, properties: props,
+                                uuid: uuid, learnedIn: c.number))
                     }
                 }
             case .includes:
@@ -243,8 +283,10 @@ extension TimelineBuilder {
                         // Included Service Handle, End Group Handle, optional 16-bit UUID (3.2).
                         guard let s = e.value.u16le(0), let end = e.value.u16le(2) else { continue }
                         let uuid = e.value.u16le(4).map { BluetoothUUID(uuid16: $0) }
-                        db.add(GATTInclude(handle: e.handle, includedStart: s, includedEnd: end, uuid: uuid,
-                                           learnedIn: c.number))
+                        db.add(
+                            GATTInclude(
+                                handle: e.handle, includedStart: s, includedEnd: end, uuid: uuid,
+                                learnedIn: c.number))
                     }
                 }
             default:
@@ -272,7 +314,10 @@ extension TimelineBuilder {
                 d.found = found
                 e.kind = .discovery(d, sent: s)
             case .mtuExchange(let client, _, _, let s):
-                if let mtu { e.kind = .mtuExchange(clientRxMTU: client, serverRxMTU: mtu.server, effective: mtu.effective, sent: s) }
+                if let mtu {
+                    e.kind = .mtuExchange(
+                        clientRxMTU: client, serverRxMTU: mtu.server, effective: mtu.effective, sent: s)
+                }
             default: break
             }
             if let value { e.value = InlineBytes(value) }
@@ -290,9 +335,11 @@ extension TimelineBuilder {
             switch cmd.code {
             case L2CAPConnectionParameterUpdateRequest.code:
                 guard let q = L2CAPConnectionParameterUpdateRequest(data: cmd.data) else { continue }
-                let e = event(r, c, .connectionParameterRequest(
-                    identifier: cmd.identifier, intervalMin: q.intervalMin, intervalMax: q.intervalMax,
-                    latency: q.latency, timeout: q.timeout, sent: sent, result: nil))
+                let e = event(
+                    r, c,
+                    .connectionParameterRequest(
+                        identifier: cmd.identifier, intervalMin: q.intervalMin, intervalMax: q.intervalMax,
+                        latency: q.latency, timeout: q.timeout, sent: sent, result: nil))
                 if let old = c.parameterRequest, queue.isPending(old.sequence) {
                     queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
                 }
@@ -304,15 +351,17 @@ extension TimelineBuilder {
                 add(event(r, c, .connectionParameterResponse(identifier: cmd.identifier, result: q.result, sent: sent)))
                 // The response answers the request with the same identifier sent the other way.
                 guard let p = c.parameterRequest, p.identifier == cmd.identifier, p.sent != sent,
-                      queue.isPending(p.sequence) else { continue }
+                    queue.isPending(p.sequence)
+                else { continue }
                 c.parameterRequest = nil
                 let latency = r.timestamp &- p.time
                 let frame = r.frame
                 queue.update(p.sequence) { e in
                     e.outcome = .success(frame: frame, latency: latency)
                     if case .connectionParameterRequest(let id, let a, let b, let l, let t, let s, _) = e.kind {
-                        e.kind = .connectionParameterRequest(identifier: id, intervalMin: a, intervalMax: b, latency: l,
-                                                             timeout: t, sent: s, result: q.result)
+                        e.kind = .connectionParameterRequest(
+                            identifier: id, intervalMin: a, intervalMax: b, latency: l,
+                            timeout: t, sent: s, result: q.result)
                     }
                 }
             default:
@@ -325,7 +374,11 @@ extension TimelineBuilder {
         switch SMPPDU(payload) {
         case .pairingRequest(let q):
             c.pairingRequest = q.features
-            add(event(r, c, .pairingRequest(PairingInfo(features: q.features, method: nil, secureConnections: nil), sent: sent)))
+            add(
+                event(
+                    r, c,
+                    .pairingRequest(PairingInfo(features: q.features, method: nil, secureConnections: nil), sent: sent))
+            )
         case .pairingResponse(let q):
             var info = PairingInfo(features: q.features, method: nil, secureConnections: nil)
             if let i = c.pairingRequest {

@@ -21,7 +21,8 @@ extension TimelineBuilder {
             if let pending = initState, pending.controller == r.controllerIndex { endInit(r) }
             initState = InitState(controller: r.controllerIndex, info: ControllerInfo(resetFrame: r.frame))
             initState?.info.commands = 1
-            track(c.opcode, r, add(event(r, nil, .controllerReset), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
+            track(
+                c.opcode, r, add(event(r, nil, .controllerReset), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
 
         case HCILESetScanParameters.opcode:
             guard let s = HCILESetScanParameters(parameters: p) else { return }
@@ -48,7 +49,8 @@ extension TimelineBuilder {
             guard let cc = HCILECreateConnection(parameters: p) else { return }
             let info = ConnectionCreateInfo(
                 extended: false, filterPolicy: cc.initiatorFilterPolicy, scanInterval: cc.scanInterval,
-                scanWindow: cc.scanWindow, intervalMin: cc.connection.intervalMin, intervalMax: cc.connection.intervalMax,
+                scanWindow: cc.scanWindow, intervalMin: cc.connection.intervalMin,
+                intervalMax: cc.connection.intervalMax,
                 latency: cc.connection.maxLatency, supervisionTimeout: cc.connection.supervisionTimeout, phys: 0x01)
             createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
         case HCILEExtendedCreateConnection.opcodeV1, HCILEExtendedCreateConnection.opcodeV2:
@@ -65,23 +67,29 @@ extension TimelineBuilder {
         case HCILEAdvFilter.opcode:
             apcfCommand(c, r)
         case Self.createConnectionCancelOpcode:
-            track(c.opcode, r, add(event(r, nil, .connectionCancel), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
+            track(
+                c.opcode, r, add(event(r, nil, .connectionCancel), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
 
         case HCIDisconnect.opcode:
             guard let d = HCIDisconnect(parameters: p),
-                  let conn = connection(d.handle, r, create: false) else { return }
+                let conn = connection(d.handle, r, create: false)
+            else { return }
             conn.localDisconnectFrame = r.frame
         default:
             break
         }
     }
 
-    private func scanEnable(_ enable: Bool, filterDuplicates: UInt8, extended: Bool, _ opcode: UInt16, _ r: CaptureRecord) {
+    private func scanEnable(
+        _ enable: Bool, filterDuplicates: UInt8, extended: Bool, _ opcode: UInt16, _ r: CaptureRecord
+    ) {
         let kind: TimelineEvent.Kind
         if enable {
-            var s = scanParameters ?? ScanParameters(
-                extended: extended, active: false, interval: 0, window: 0, filterPolicy: 0, ownAddressType: 0,
-                phys: 0, filterDuplicates: 0, parametersKnown: false)
+            var s =
+                scanParameters
+                ?? ScanParameters(
+                    extended: extended, active: false, interval: 0, window: 0, filterPolicy: 0, ownAddressType: 0,
+                    phys: 0, filterDuplicates: 0, parametersKnown: false)
             s.filterDuplicates = filterDuplicates
             s.extended = extended
             kind = .scanStart(s)
@@ -93,8 +101,10 @@ extension TimelineBuilder {
         if enable { emitScanFilters(r) }
     }
 
-    private func createConnection(_ info: ConnectionCreateInfo, peer: BDAddr, peerType: UInt8, _ opcode: UInt16,
-                                  _ r: CaptureRecord) {
+    private func createConnection(
+        _ info: ConnectionCreateInfo, peer: BDAddr, peerType: UInt8, _ opcode: UInt16,
+        _ r: CaptureRecord
+    ) {
         var e = event(r, nil, .connectionCreate(info))
         // With the filter accept list the address parameter is ignored (7.8.12).
         if info.filterPolicy == 0 {
@@ -122,7 +132,9 @@ extension TimelineBuilder {
         queue.update(cmd.sequence) { e in
             guard e.isPending else { return }
             let latency = r.timestamp &- e.time
-            e.outcome = status == 0 ? .success(frame: r.frame, latency: latency)
+            e.outcome =
+                status == 0
+                ? .success(frame: r.frame, latency: latency)
                 : .error(frame: r.frame, latency: latency, code: status, handle: 0)
         }
     }
@@ -145,14 +157,17 @@ extension TimelineBuilder {
             disconnectionComplete(d, r)
         case HCIEncryptionChange.codeV1, HCIEncryptionChange.codeV2:
             guard let ec = HCIEncryptionChange(parameters: p, version: e.code == HCIEncryptionChange.codeV2 ? 2 : 1),
-                  let c = connection(ec.handle, r) else { return }
+                let c = connection(ec.handle, r)
+            else { return }
             add(event(r, c, .encryptionChange(status: ec.status, enabled: ec.encryptionEnabled)))
         case HCIEventCode.connectionComplete:
             // BR/EDR Connection Complete (7.7.3): Status, Handle, BD_ADDR, Link_Type (0x01 ACL), Encryption.
             guard let status = p.u8(0), let h = p.u16le(1), let addr = BDAddr(littleEndian: p, at: 3),
-                  let linkType = p.u8(9), linkType == 0x01 else { return }
-            let info = ConnectionCompleteInfo(status: status, handle: h & HCIConnectionHandle.mask, role: nil, timing: nil,
-                                              isLE: false)
+                let linkType = p.u8(9), linkType == 0x01
+            else { return }
+            let info = ConnectionCompleteInfo(
+                status: status, handle: h & HCIConnectionHandle.mask, role: nil, timing: nil,
+                isLE: false)
             connectionComplete(info, peer: addr, peerType: nil, r)
         case HCIEventPacket.leMetaCode:
             leMeta(e, r)
@@ -168,7 +183,8 @@ extension TimelineBuilder {
             guard let cc = HCILEConnectionComplete(parameters: p) else { return }
             let info = ConnectionCompleteInfo(
                 status: cc.status, handle: cc.handle, role: cc.role,
-                timing: ConnectionTiming(interval: cc.interval, latency: cc.latency, supervisionTimeout: cc.supervisionTimeout),
+                timing: ConnectionTiming(
+                    interval: cc.interval, latency: cc.latency, supervisionTimeout: cc.supervisionTimeout),
                 isLE: true)
             connectionComplete(info, peer: cc.peerAddress, peerType: cc.peerAddressType, r)
         case HCILEEnhancedConnectionComplete.subeventV1, HCILEEnhancedConnectionComplete.subeventV2:
@@ -176,7 +192,8 @@ extension TimelineBuilder {
             guard let cc = HCILEEnhancedConnectionComplete(parameters: p, version: version) else { return }
             let info = ConnectionCompleteInfo(
                 status: cc.status, handle: cc.handle, role: cc.role,
-                timing: ConnectionTiming(interval: cc.interval, latency: cc.latency, supervisionTimeout: cc.supervisionTimeout),
+                timing: ConnectionTiming(
+                    interval: cc.interval, latency: cc.latency, supervisionTimeout: cc.supervisionTimeout),
                 isLE: true)
             connectionComplete(info, peer: cc.peerAddress, peerType: cc.peerAddressType, r)
         case HCILEConnectionUpdateComplete.subevent:
@@ -192,8 +209,12 @@ extension TimelineBuilder {
         case HCILEAdvertisingReport.subevent:
             guard let reports = HCILEAdvertisingReport(parameters: p) else { return }
             for a in reports.reports {
-                var ev = event(r, nil, .advertisement(AdvertisementInfo(
-                    extended: false, eventType: UInt16(a.eventType), rssi: a.rssi, txPower: nil, primaryPHY: nil)))
+                var ev = event(
+                    r, nil,
+                    .advertisement(
+                        AdvertisementInfo(
+                            extended: false, eventType: UInt16(a.eventType), rssi: a.rssi, txPower: nil, primaryPHY: nil
+                        )))
                 ev.peer = a.address
                 ev.peerAddressType = a.addressType
                 ev.value = InlineBytes(a.data)
@@ -202,9 +223,12 @@ extension TimelineBuilder {
         case HCILEExtendedAdvertisingReport.subevent:
             guard let reports = HCILEExtendedAdvertisingReport(parameters: p) else { return }
             for a in reports.reports {
-                var ev = event(r, nil, .advertisement(AdvertisementInfo(
-                    extended: true, eventType: a.eventType, rssi: a.rssi,
-                    txPower: a.txPower == 127 ? nil : a.txPower, primaryPHY: a.primaryPHY)))
+                var ev = event(
+                    r, nil,
+                    .advertisement(
+                        AdvertisementInfo(
+                            extended: true, eventType: a.eventType, rssi: a.rssi,
+                            txPower: a.txPower == 127 ? nil : a.txPower, primaryPHY: a.primaryPHY)))
                 ev.peer = a.address
                 ev.peerAddressType = a.addressType
                 ev.value = InlineBytes(a.data)
@@ -215,7 +239,8 @@ extension TimelineBuilder {
         }
     }
 
-    private func connectionComplete(_ info: ConnectionCompleteInfo, peer: BDAddr, peerType: UInt8?, _ r: CaptureRecord) {
+    private func connectionComplete(_ info: ConnectionCompleteInfo, peer: BDAddr, peerType: UInt8?, _ r: CaptureRecord)
+    {
         if initState?.controller == r.controllerIndex { endInit(r) }
         guard info.status == 0 else {
             var ev = event(r, nil, .connectionFailed(info))
@@ -224,8 +249,9 @@ extension TimelineBuilder {
             add(ev)
             return
         }
-        let c = startConnection(handle: info.handle, peer: peer, peerType: peerType, role: info.role,
-                                isLE: info.isLE, r)
+        let c = startConnection(
+            handle: info.handle, peer: peer, peerType: peerType, role: info.role,
+            isLE: info.isLE, r)
         add(event(r, c, .connectionComplete(info)))
     }
 
@@ -235,7 +261,8 @@ extension TimelineBuilder {
         let side: DisconnectionSide
         switch d.reason {
         case HCIError.connectionTimeout, HCIError.llResponseTimeout, HCIError.connectionTerminatedMICFailure,
-             HCIError.connectionFailedToBeEstablished: side = .linkLoss
+            HCIError.connectionFailedToBeEstablished:
+            side = .linkLoss
         case HCIError.connectionTerminatedByLocalHost: side = .local
         default: side = c?.localDisconnectFrame != nil ? .local : .remote
         }

@@ -81,7 +81,8 @@ extension TimelineBuilder {
         guard let s = initState else { return }
         initState = nil
         // Placed at the last answered command, but never before an event already queued.
-        var frame = s.lastFrame, time = s.lastTime
+        var frame = s.lastFrame
+        var time = s.lastTime
         if frame == 0 { (frame, time) = (s.info.resetFrame, r.timestamp) }
         if lastAdded.frame > frame { (frame, time) = lastAdded }
         add(TimelineEvent(frame: frame, time: time, kind: .initComplete(s.info)))

@@ -22,14 +22,16 @@ extension TimelineBuilder {
                 kind = .managementSetPowered(powered: v != 0)
             case BlueZManagementOpcode.startDiscovery, BlueZManagementOpcode.startLimitedDiscovery:
                 guard let t = c.parameters.u8(0) else { return }
-                kind = .managementDiscoveryStart(ManagementDiscovery(
-                    addressTypes: t, serviceFilterUUIDs: nil, rssiThreshold: nil,
-                    limited: c.opcode == BlueZManagementOpcode.startLimitedDiscovery))
+                kind = .managementDiscoveryStart(
+                    ManagementDiscovery(
+                        addressTypes: t, serviceFilterUUIDs: nil, rssiThreshold: nil,
+                        limited: c.opcode == BlueZManagementOpcode.startLimitedDiscovery))
             case BlueZManagementOpcode.startServiceDiscovery:
                 guard let d = BlueZStartServiceDiscovery(c.parameters) else { return }
-                kind = .managementDiscoveryStart(ManagementDiscovery(
-                    addressTypes: d.addressTypes, serviceFilterUUIDs: d.uuidCount, rssiThreshold: d.rssiThreshold,
-                    limited: false))
+                kind = .managementDiscoveryStart(
+                    ManagementDiscovery(
+                        addressTypes: d.addressTypes, serviceFilterUUIDs: d.uuidCount, rssiThreshold: d.rssiThreshold,
+                        limited: false))
             case BlueZManagementOpcode.stopDiscovery:
                 kind = .managementDiscoveryStop(addressTypes: c.parameters.u8(0) ?? 0)
             default:
@@ -39,7 +41,9 @@ extension TimelineBuilder {
             // One outstanding command per socket and opcode; an older one was never answered.
             if let i = pendingManagement.firstIndex(where: { $0.cookie == c.cookie && $0.opcode == c.opcode }) {
                 let old = pendingManagement.remove(at: i)
-                if queue.isPending(old.sequence) { queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) } }
+                if queue.isPending(old.sequence) {
+                    queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
+                }
             }
             if pendingManagement.count >= 16 { pendingManagement.removeFirst() }
             pendingManagement.append(PendingManagement(cookie: c.cookie, opcode: c.opcode, sequence: seq))
@@ -53,7 +57,9 @@ extension TimelineBuilder {
             queue.update(cmd.sequence) { ev in
                 guard ev.isPending else { return }
                 let latency = r.timestamp &- ev.time
-                ev.outcome = status == 0 ? .success(frame: r.frame, latency: latency)
+                ev.outcome =
+                    status == 0
+                    ? .success(frame: r.frame, latency: latency)
                     : .error(frame: r.frame, latency: latency, code: status, handle: 0)
             }
             return

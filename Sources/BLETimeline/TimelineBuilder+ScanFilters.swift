@@ -20,8 +20,13 @@ extension TimelineBuilder {
             case none
         }
         enum Condition: Equatable {
-            case serviceUUID(BluetoothUUID), solicitationUUID(BluetoothUUID), localName(String)
-            case address(BDAddr), company(UInt16), serviceData(String), other
+            case serviceUUID(BluetoothUUID)
+            case solicitationUUID(BluetoothUUID)
+            case localName(String)
+            case address(BDAddr)
+            case company(UInt16)
+            case serviceData(String)
+            case other
         }
         var controller: UInt16
         var subcommand: UInt8
@@ -46,7 +51,10 @@ extension TimelineBuilder {
             default: edit = .none
             }
         case let s? where s.editsFilter:
-            guard let i = f.filterIndex, let a = f.action else { edit = .none; break }
+            guard let i = f.filterIndex, let a = f.action else {
+                edit = .none
+                break
+            }
             if a == .clear {
                 edit = .clearConditions(index: i, subcommand: s.rawValue)
             } else {
@@ -57,7 +65,8 @@ extension TimelineBuilder {
             edit = .none
         }
         if pendingAPCF.count >= Self.maximumPendingAPCF { pendingAPCF.removeFirst() }
-        pendingAPCF.append(PendingAPCF(controller: r.controllerIndex, subcommand: f.subcommandCode, frame: r.frame, edit: edit))
+        pendingAPCF.append(
+            PendingAPCF(controller: r.controllerIndex, subcommand: f.subcommandCode, frame: r.frame, edit: edit))
     }
 
     private static func condition(_ c: APCFCondition?, _ s: HCILEAdvFilter.SubCommand) -> PendingAPCF.Condition {
@@ -75,7 +84,9 @@ extension TimelineBuilder {
         guard let ret = HCILEAdvFilterComplete(returnParameters: cc.returnParameters) else { return }
         // Answers arrive in order; the first pending command of the same sub-command is this one
         // (a failed command may return no sub-command: then the oldest).
-        let i = pendingAPCF.firstIndex { $0.controller == r.controllerIndex && (ret.subcommandCode == nil || $0.subcommand == ret.subcommandCode) }
+        let i = pendingAPCF.firstIndex {
+            $0.controller == r.controllerIndex && (ret.subcommandCode == nil || $0.subcommand == ret.subcommandCode)
+        }
         guard let i else { return }
         let p = pendingAPCF.remove(at: i)
         guard ret.status == HCIError.success else { return }
@@ -103,7 +114,11 @@ extension TimelineBuilder {
             // AOSP frees the index (and reuses it later with new conditions).
             scanFilters.entries.removeAll { $0.index == index }
         case .clearFilters(let index):
-            if let index { scanFilters.entries.removeAll { $0.index == index } } else { scanFilters.entries.removeAll() }
+            if let index {
+                scanFilters.entries.removeAll { $0.index == index }
+            } else {
+                scanFilters.entries.removeAll()
+            }
         case .addCondition(let index, let c):
             let i = scanFilters.entry(index)
             guard scanFilters.entries[i].conditionCount < ScanFilterEntry.maximumConditions else { return }
@@ -119,7 +134,9 @@ extension TimelineBuilder {
             scanFilters.entries[i].note(frame: p.frame)
         case .deleteCondition(let index, let c):
             guard let i = scanFilters.entries.firstIndex(where: { $0.index == index }) else { return }
-            func drop<T: Equatable>(_ list: inout [T], _ v: T) { if let k = list.firstIndex(of: v) { list.remove(at: k) } }
+            func drop<T: Equatable>(_ list: inout [T], _ v: T) {
+                if let k = list.firstIndex(of: v) { list.remove(at: k) }
+            }
             switch c {
             case .serviceUUID(let u): drop(&scanFilters.entries[i].serviceUUIDs, u)
             case .solicitationUUID(let u): drop(&scanFilters.entries[i].solicitationUUIDs, u)

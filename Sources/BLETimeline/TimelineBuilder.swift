@@ -27,7 +27,10 @@ public final class TimelineBuilder {
     public var attObserver: ((ATTObservation) -> Void)?
 
     var queue = EventQueue()
-    struct ConnectionKey: Hashable { var controller: UInt16; var handle: UInt16 }
+    struct ConnectionKey: Hashable {
+        var controller: UInt16
+        var handle: UInt16
+    }
     var open: [ConnectionKey: ConnectionState] = [:]
     var connectionCount = 0
     /// Remote databases by peer (and identity) address, for carry-over to later connections.
@@ -35,7 +38,11 @@ public final class TimelineBuilder {
     /// This host's own server database per controller, as peers discovered it.
     var localDatabases: [UInt16: (database: GATTDatabase, connection: Int)] = [:]
 
-    struct PendingCommand { var controller: UInt16; var opcode: UInt16; var sequence: Int }
+    struct PendingCommand {
+        var controller: UInt16
+        var opcode: UInt16
+        var sequence: Int
+    }
     /// HCI commands waiting for Command Complete/Status (bounded: one per tracked opcode).
     var pendingCommands: [PendingCommand] = []
     /// Last scan parameters the host set, per the most recent reset.
@@ -47,7 +54,11 @@ public final class TimelineBuilder {
     var lastAdded: (frame: Int, time: Int64) = (0, 0)
     /// The power-on sequence in progress since the last HCI Reset.
     var initState: InitState?
-    struct PendingManagement { var cookie: UInt32; var opcode: UInt16; var sequence: Int }
+    struct PendingManagement {
+        var cookie: UInt32
+        var opcode: UInt16
+        var sequence: Int
+    }
     /// BlueZ management commands waiting for their Command Complete/Status (bounded).
     var pendingManagement: [PendingManagement] = []
     /// Android's offloaded scan filters (APCF) as the controller confirmed them, the APCF
@@ -58,8 +69,10 @@ public final class TimelineBuilder {
     /// Whether the host last enabled scanning (LE Set [Extended] Scan Enable).
     var scanning = false
 
-    public init(emit: @escaping (TimelineEvent) -> Void,
-                connectionEnded: @escaping (ConnectionSummary) -> Void = { _ in }) {
+    public init(
+        emit: @escaping (TimelineEvent) -> Void,
+        connectionEnded: @escaping (ConnectionSummary) -> Void = { _ in }
+    ) {
         self.emit = emit
         self.connectionEnded = connectionEnded
         pendingCommands.reserveCapacity(8)
@@ -101,8 +114,9 @@ public final class TimelineBuilder {
     }
 
     func event(_ r: CaptureRecord, _ c: ConnectionState?, _ kind: TimelineEvent.Kind) -> TimelineEvent {
-        TimelineEvent(frame: r.frame, time: r.timestamp, connection: c?.number, peer: c?.peer,
-                      peerAddressType: c?.peerAddressType, kind: kind)
+        TimelineEvent(
+            frame: r.frame, time: r.timestamp, connection: c?.number, peer: c?.peer,
+            peerAddressType: c?.peerAddressType, kind: kind)
     }
 
     /// The open connection on `handle`, created as an unknown-start connection when none is
@@ -112,22 +126,26 @@ public final class TimelineBuilder {
         if let c = open[key] { return c }
         guard create, open.count < Self.maximumOpenConnections else { return nil }
         connectionCount += 1
-        let c = ConnectionState(number: connectionCount, controllerIndex: r.controllerIndex, handle: handle,
-                                startFrame: r.frame, startTime: r.timestamp, unknownStart: true)
+        let c = ConnectionState(
+            number: connectionCount, controllerIndex: r.controllerIndex, handle: handle,
+            startFrame: r.frame, startTime: r.timestamp, unknownStart: true)
         adoptLocalDatabase(c)
         open[key] = c
         return c
     }
 
-    func startConnection(handle: UInt16, peer: BDAddr?, peerType: UInt8?, role: UInt8?, isLE: Bool,
-                         _ r: CaptureRecord) -> ConnectionState {
+    func startConnection(
+        handle: UInt16, peer: BDAddr?, peerType: UInt8?, role: UInt8?, isLE: Bool,
+        _ r: CaptureRecord
+    ) -> ConnectionState {
         let key = ConnectionKey(controller: r.controllerIndex, handle: handle)
         // A Connection Complete on a handle still open means its Disconnection Complete is not
         // in the capture: end the old one first.
         if let old = open[key] { close(old, r, outcome: .disconnected(frame: r.frame), endFrame: nil) }
         connectionCount += 1
-        let c = ConnectionState(number: connectionCount, controllerIndex: r.controllerIndex, handle: handle,
-                                startFrame: r.frame, startTime: r.timestamp, unknownStart: false)
+        let c = ConnectionState(
+            number: connectionCount, controllerIndex: r.controllerIndex, handle: handle,
+            startFrame: r.frame, startTime: r.timestamp, unknownStart: false)
         c.peer = peer
         c.peerAddressType = peerType
         c.role = role
@@ -154,8 +172,10 @@ public final class TimelineBuilder {
     /// Ends a connection: its outstanding requests and indications get `outcome`, its
     /// databases are remembered for the peer's next connection.
     func close(_ c: ConnectionState, _ r: CaptureRecord, outcome: Outcome, endFrame: Int?) {
-        for s in [c.outstanding.0?.sequence, c.outstanding.1?.sequence,
-                  c.outstandingIndication.0?.sequence, c.outstandingIndication.1?.sequence] {
+        for s in [
+            c.outstanding.0?.sequence, c.outstanding.1?.sequence,
+            c.outstandingIndication.0?.sequence, c.outstandingIndication.1?.sequence,
+        ] {
             if let s, queue.isPending(s) { queue.update(s) { $0.outcome = outcome } }
         }
         if let p = c.parameterRequest, queue.isPending(p.sequence) { queue.update(p.sequence) { $0.outcome = outcome } }
@@ -175,7 +195,8 @@ public final class TimelineBuilder {
             for address in [c.peer, c.identity] {
                 guard let address else { continue }
                 if rememberedDatabases[address] == nil, rememberedDatabases.count >= Self.maximumRememberedPeers,
-                   let victim = rememberedDatabases.min(by: { $0.value.connection < $1.value.connection })?.key {
+                    let victim = rememberedDatabases.min(by: { $0.value.connection < $1.value.connection })?.key
+                {
                     rememberedDatabases[victim] = nil
                 }
                 rememberedDatabases[address] = (c.remoteDatabase, c.number)

@@ -6,9 +6,14 @@ import BLEBytes
 // these files stay out of TimelineEvent.swift / GATTDatabase.swift where the types live.
 
 extension ScanParameters {
-    public static func make(extended: Bool, active: Bool, interval: UInt16, window: UInt16, filterPolicy: UInt8,
-                ownAddressType: UInt8, phys: UInt8, filterDuplicates: UInt8, parametersKnown: Bool) -> Self {
-        Self(extended: extended, active: active, interval: interval, window: window, filterPolicy: filterPolicy, ownAddressType: ownAddressType, phys: phys, filterDuplicates: filterDuplicates, parametersKnown: parametersKnown)
+    public static func make(
+        extended: Bool, active: Bool, interval: UInt16, window: UInt16, filterPolicy: UInt8,
+        ownAddressType: UInt8, phys: UInt8, filterDuplicates: UInt8, parametersKnown: Bool
+    ) -> Self {
+        Self(
+            extended: extended, active: active, interval: interval, window: window, filterPolicy: filterPolicy,
+            ownAddressType: ownAddressType, phys: phys, filterDuplicates: filterDuplicates,
+            parametersKnown: parametersKnown)
     }
 }
 
@@ -19,34 +24,48 @@ extension AdvertisementInfo {
 }
 
 extension ConnectionCreateInfo {
-    public static func make(extended: Bool, filterPolicy: UInt8, scanInterval: UInt16, scanWindow: UInt16, intervalMin: UInt16,
-                intervalMax: UInt16, latency: UInt16, supervisionTimeout: UInt16, phys: UInt8 = 0x01) -> Self {
-        Self(extended: extended, filterPolicy: filterPolicy, scanInterval: scanInterval, scanWindow: scanWindow, intervalMin: intervalMin, intervalMax: intervalMax, latency: latency, supervisionTimeout: supervisionTimeout, phys: phys)
+    public static func make(
+        extended: Bool, filterPolicy: UInt8, scanInterval: UInt16, scanWindow: UInt16, intervalMin: UInt16,
+        intervalMax: UInt16, latency: UInt16, supervisionTimeout: UInt16, phys: UInt8 = 0x01
+    ) -> Self {
+        Self(
+            extended: extended, filterPolicy: filterPolicy, scanInterval: scanInterval, scanWindow: scanWindow,
+            intervalMin: intervalMin, intervalMax: intervalMax, latency: latency,
+            supervisionTimeout: supervisionTimeout, phys: phys)
     }
 }
 
 extension ConnectionCompleteInfo {
-    public static func make(status: UInt8, handle: UInt16, role: UInt8?, timing: ConnectionTiming?, isLE: Bool) -> Self {
+    public static func make(status: UInt8, handle: UInt16, role: UInt8?, timing: ConnectionTiming?, isLE: Bool) -> Self
+    {
         Self(status: status, handle: handle, role: role, timing: timing, isLE: isLE)
     }
 }
 
 extension DiscoveryInfo {
-    public static func make(target: DiscoveryTarget, startHandle: UInt16, endHandle: UInt16, filter: BluetoothUUID?, found: Int) -> Self {
+    public static func make(
+        target: DiscoveryTarget, startHandle: UInt16, endHandle: UInt16, filter: BluetoothUUID?, found: Int
+    ) -> Self {
         Self(target: target, startHandle: startHandle, endHandle: endHandle, filter: filter, found: found)
     }
 }
 
 extension AttributeOperation {
-    public static func make(opcode: UInt8, handle: UInt16, attribute: AttributeRef?, mtu: UInt16, offset: UInt16?, sent: Bool) -> Self {
+    public static func make(
+        opcode: UInt8, handle: UInt16, attribute: AttributeRef?, mtu: UInt16, offset: UInt16?, sent: Bool
+    ) -> Self {
         Self(opcode: opcode, handle: handle, attribute: attribute, mtu: mtu, offset: offset, sent: sent)
     }
 }
 
 extension AttributeRef {
-    public static func make(role: Role, handle: UInt16, uuid: BluetoothUUID, characteristic: BluetoothUUID?, properties: UInt8?,
-                carriedOver: Bool, characteristicValueHandle: UInt16? = nil, characteristicProperties: UInt8? = nil) -> Self {
-        Self(role: role, handle: handle, uuid: uuid, characteristic: characteristic, properties: properties, carriedOver: carriedOver,
-             characteristicValueHandle: characteristicValueHandle, characteristicProperties: characteristicProperties)
+    public static func make(
+        role: Role, handle: UInt16, uuid: BluetoothUUID, characteristic: BluetoothUUID?, properties: UInt8?,
+        carriedOver: Bool, characteristicValueHandle: UInt16? = nil, characteristicProperties: UInt8? = nil
+    ) -> Self {
+        Self(
+            role: role, handle: handle, uuid: uuid, characteristic: characteristic, properties: properties,
+            carriedOver: carriedOver,
+            characteristicValueHandle: characteristicValueHandle, characteristicProperties: characteristicProperties)
     }
 }

@@ -20,8 +20,10 @@ public struct TimelineEvent: Sendable {
     /// How a request or command ended; `.none` for events that have no answer.
     public var outcome: Outcome = .none
 
-    public init(frame: Int, time: Int64, connection: Int? = nil, peer: BDAddr? = nil,
-                peerAddressType: UInt8? = nil, kind: Kind) {
+    public init(
+        frame: Int, time: Int64, connection: Int? = nil, peer: BDAddr? = nil,
+        peerAddressType: UInt8? = nil, kind: Kind
+    ) {
         self.frame = frame
         self.time = time
         self.connection = connection
@@ -34,7 +36,10 @@ public struct TimelineEvent: Sendable {
     public var type: StaticString { kind.type }
 
     /// Whether this event is waiting for an answer (reorder buffer use).
-    var isPending: Bool { if case .pending = outcome { return true }; return false }
+    var isPending: Bool {
+        if case .pending = outcome { return true }
+        return false
+    }
 }
 
 /// The end of a request, command or indication.
@@ -384,8 +389,9 @@ extension TimelineEvent {
         case connectionUpdate(status: UInt8, timing: ConnectionTiming)
         /// L2CAP LE Connection Parameter Update Request (Vol 3 Part A 4.20); `result` is filled
         /// from the response with the same identifier on the same connection (4.21).
-        case connectionParameterRequest(identifier: UInt8, intervalMin: UInt16, intervalMax: UInt16,
-                                        latency: UInt16, timeout: UInt16, sent: Bool, result: UInt16?)
+        case connectionParameterRequest(
+            identifier: UInt8, intervalMin: UInt16, intervalMax: UInt16,
+            latency: UInt16, timeout: UInt16, sent: Bool, result: UInt16?)
         case connectionParameterResponse(identifier: UInt8, result: UInt16, sent: Bool)
         case dataLengthChange(maxTxOctets: UInt16, maxRxOctets: UInt16)
         case phyUpdate(status: UInt8, txPHY: UInt8, rxPHY: UInt8)

@@ -84,8 +84,10 @@ public struct TimelineStatistics {
             return
         }
         deviceIndex[address] = devices.count
-        devices.append(DeviceSeen(address: address, addressType: e.peerAddressType, name: Self.name(e.value),
-                                  reports: 1, firstFrame: e.frame, lastFrame: e.frame, connectable: connectable))
+        devices.append(
+            DeviceSeen(
+                address: address, addressType: e.peerAddressType, name: Self.name(e.value),
+                reports: 1, firstFrame: e.frame, lastFrame: e.frame, connectable: connectable))
     }
 
     public mutating func add(_ s: ConnectionSummary) {

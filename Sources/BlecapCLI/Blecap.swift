@@ -1,7 +1,7 @@
 import ArgumentParser
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The `blecap` command: one subcommand per file in this folder.
@@ -18,7 +18,10 @@ public struct Blecap: ParsableCommand {
             (everything before the damage was decoded; the message names the byte offset).
             """,
         version: BlecapVersion.description,
-        subcommands: [PacketsCommand.self, InfoCommand.self, TimelineCommand.self, GattCommand.self, LintCommand.self, RulesCommand.self, ExplainCommand.self, ReportCommand.self, ReplayCommand.self]
+        subcommands: [
+            PacketsCommand.self, InfoCommand.self, TimelineCommand.self, GattCommand.self, LintCommand.self,
+            RulesCommand.self, ExplainCommand.self, ReportCommand.self, ReplayCommand.self,
+        ]
     )
 
     public init() {}

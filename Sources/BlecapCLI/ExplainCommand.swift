@@ -5,7 +5,8 @@ import BLELint
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain",
-        abstract: "Explain one lint rule: what it checks, its guidance, evidence, thresholds and the Core Bluetooth fix.")
+        abstract:
+            "Explain one lint rule: what it checks, its guidance, evidence, thresholds and the Core Bluetooth fix.")
 
     @Argument(help: "Rule id (BLE002) or slug (oversized-write).")
     var rule: String

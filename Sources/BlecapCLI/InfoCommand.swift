@@ -8,7 +8,8 @@ import CaptureIO
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Summarize a capture: container, time span, controllers, packet and ATT counts, devices, connections, damage.",
+        abstract:
+            "Summarize a capture: container, time span, controllers, packet and ATT counts, devices, connections, damage.",
         discussion: """
             Devices seen are the advertisers in advertising reports (with the local name they \
             advertise); connections are numbered as in `blecap timeline`, with peer, duration, \
@@ -81,7 +82,11 @@ struct CaptureStatistics {
         maxTime = max(maxTime, r.timestamp)
         kindCounts[Int(r.kind.rawValue)] += 1
         if r.kind.isHCI && r.controllerIndex != 0xFFFF {
-            if r.controllerIndex < 64 { controllers |= 1 << UInt64(r.controllerIndex) } else { controllerOverflow = true }
+            if r.controllerIndex < 64 {
+                controllers |= 1 << UInt64(r.controllerIndex)
+            } else {
+                controllerOverflow = true
+            }
         }
         switch frame.layer {
         case .malformed: malformed += 1
@@ -266,11 +271,16 @@ extension CaptureStatistics {
                     n.withUTF8 { out.sanitizedText(ByteView(UnsafeRawBufferPointer($0))) }
                     out.ascii("\"")
                 }
-                out.ascii("  frames "); out.decimal(d.firstFrame); out.ascii("–"); out.decimal(d.lastFrame)
+                out.ascii("  frames ")
+                out.decimal(d.firstFrame)
+                out.ascii("–")
+                out.decimal(d.lastFrame)
                 out.newline()
             }
             if t.reportsFromUnlistedDevices > 0 {
-                out.ascii("  "); out.decimal(t.reportsFromUnlistedDevices); out.ascii(" reports from further devices (not listed)")
+                out.ascii("  ")
+                out.decimal(t.reportsFromUnlistedDevices)
+                out.ascii(" reports from further devices (not listed)")
                 out.newline()
             }
         }
@@ -279,18 +289,34 @@ extension CaptureStatistics {
             out.ascii("connections")
             out.newline()
             for c in t.connections {
-                out.ascii("  #"); out.decimal(c.number)
+                out.ascii("  #")
+                out.decimal(c.number)
                 out.spaces(c.number < 10 ? 3 : c.number < 100 ? 2 : 1)
                 if let p = c.peer { out.address(p) } else { out.ascii("(unknown peer)   ") }
                 out.ascii(c.role == 0 ? "  central   " : c.role == 1 ? "  peripheral" : "            ")
-                out.ascii("  frames "); out.decimal(c.startFrame); out.ascii("–")
+                out.ascii("  frames ")
+                out.decimal(c.startFrame)
+                out.ascii("–")
                 if let e = c.endFrame { out.decimal(e) } else { out.ascii("end") }
-                if let d = c.duration { out.ascii("  "); out.seconds(microseconds: d); out.ascii(" s") }
-                out.ascii("  ATT_MTU "); out.decimal(Int(c.mtu))
+                if let d = c.duration {
+                    out.ascii("  ")
+                    out.seconds(microseconds: d)
+                    out.ascii(" s")
+                }
+                out.ascii("  ATT_MTU ")
+                out.decimal(Int(c.mtu))
                 if let reason = c.endReason {
-                    out.ascii("  ended "); out.hex(UInt64(reason), digits: 2)
-                    if let n = HCIError.name(reason) { out.byte(0x20); out.ascii(n) }
-                    if let side = c.endSide { out.ascii(" ("); out.ascii(side.name); out.ascii(")") }
+                    out.ascii("  ended ")
+                    out.hex(UInt64(reason), digits: 2)
+                    if let n = HCIError.name(reason) {
+                        out.byte(0x20)
+                        out.ascii(n)
+                    }
+                    if let side = c.endSide {
+                        out.ascii(" (")
+                        out.ascii(side.name)
+                        out.ascii(")")
+                    }
                 } else {
                     out.ascii("  not ended in the capture")
                 }
@@ -298,7 +324,9 @@ extension CaptureStatistics {
                 out.newline()
             }
             if t.connectionCount > t.connections.count {
-                out.ascii("  "); out.decimal(t.connectionCount - t.connections.count); out.ascii(" more (not listed)")
+                out.ascii("  ")
+                out.decimal(t.connectionCount - t.connections.count)
+                out.ascii(" more (not listed)")
                 out.newline()
             }
         }
@@ -333,41 +361,85 @@ extension CaptureStatistics {
         out.ascii(",\"devices\":[")
         for (i, d) in t.devices.enumerated() {
             if i > 0 { out.byte(UInt8(ascii: ",")) }
-            out.ascii("{\"address\":\""); out.address(d.address); out.byte(0x22)
-            if let a = d.addressType { out.ascii(",\"address_type\":"); out.decimal(Int(a)) }
-            if let n = d.name { out.ascii(",\"name\":"); out.jsonString(n) }
-            out.ascii(",\"reports\":"); out.decimal(d.reports)
-            out.ascii(",\"first_frame\":"); out.decimal(d.firstFrame)
-            out.ascii(",\"last_frame\":"); out.decimal(d.lastFrame)
-            out.ascii(",\"connectable\":"); out.ascii(d.connectable ? "true" : "false")
+            out.ascii("{\"address\":\"")
+            out.address(d.address)
+            out.byte(0x22)
+            if let a = d.addressType {
+                out.ascii(",\"address_type\":")
+                out.decimal(Int(a))
+            }
+            if let n = d.name {
+                out.ascii(",\"name\":")
+                out.jsonString(n)
+            }
+            out.ascii(",\"reports\":")
+            out.decimal(d.reports)
+            out.ascii(",\"first_frame\":")
+            out.decimal(d.firstFrame)
+            out.ascii(",\"last_frame\":")
+            out.decimal(d.lastFrame)
+            out.ascii(",\"connectable\":")
+            out.ascii(d.connectable ? "true" : "false")
             out.byte(UInt8(ascii: "}"))
         }
-        out.ascii("],\"unlisted_device_reports\":"); out.decimal(t.reportsFromUnlistedDevices)
-        out.ascii(",\"connection_count\":"); out.decimal(t.connectionCount)
+        out.ascii("],\"unlisted_device_reports\":")
+        out.decimal(t.reportsFromUnlistedDevices)
+        out.ascii(",\"connection_count\":")
+        out.decimal(t.connectionCount)
         out.ascii(",\"connections\":[")
         for (i, c) in t.connections.enumerated() {
             if i > 0 { out.byte(UInt8(ascii: ",")) }
-            out.ascii("{\"connection\":"); out.decimal(c.number)
-            if let p = c.peer { out.ascii(",\"peer\":\""); out.address(p); out.byte(0x22) }
-            if let a = c.peerAddressType { out.ascii(",\"peer_address_type\":"); out.decimal(Int(a)) }
-            if let r = c.role { out.ascii(",\"role\":"); out.jsonString(r == 0 ? "central" : "peripheral") }
-            out.ascii(",\"handle\":"); out.decimal(Int(c.handle))
-            out.ascii(",\"start_frame\":"); out.decimal(c.startFrame)
-            if let e = c.endFrame { out.ascii(",\"end_frame\":"); out.decimal(e) }
-            if let d = c.duration { out.ascii(",\"duration_us\":"); out.decimal(d) }
-            if let reason = c.endReason {
-                out.ascii(",\"end_reason\":"); out.decimal(Int(reason))
-                if let n = HCIError.name(reason) { out.ascii(",\"end_reason_name\":"); out.jsonString(n) }
+            out.ascii("{\"connection\":")
+            out.decimal(c.number)
+            if let p = c.peer {
+                out.ascii(",\"peer\":\"")
+                out.address(p)
+                out.byte(0x22)
             }
-            if let s = c.endSide { out.ascii(",\"side\":"); out.jsonString(s.name) }
-            out.ascii(",\"mtu\":"); out.decimal(Int(c.mtu))
-            out.ascii(",\"unknown_start\":"); out.ascii(c.unknownStart ? "true" : "false")
+            if let a = c.peerAddressType {
+                out.ascii(",\"peer_address_type\":")
+                out.decimal(Int(a))
+            }
+            if let r = c.role {
+                out.ascii(",\"role\":")
+                out.jsonString(r == 0 ? "central" : "peripheral")
+            }
+            out.ascii(",\"handle\":")
+            out.decimal(Int(c.handle))
+            out.ascii(",\"start_frame\":")
+            out.decimal(c.startFrame)
+            if let e = c.endFrame {
+                out.ascii(",\"end_frame\":")
+                out.decimal(e)
+            }
+            if let d = c.duration {
+                out.ascii(",\"duration_us\":")
+                out.decimal(d)
+            }
+            if let reason = c.endReason {
+                out.ascii(",\"end_reason\":")
+                out.decimal(Int(reason))
+                if let n = HCIError.name(reason) {
+                    out.ascii(",\"end_reason_name\":")
+                    out.jsonString(n)
+                }
+            }
+            if let s = c.endSide {
+                out.ascii(",\"side\":")
+                out.jsonString(s.name)
+            }
+            out.ascii(",\"mtu\":")
+            out.decimal(Int(c.mtu))
+            out.ascii(",\"unknown_start\":")
+            out.ascii(c.unknownStart ? "true" : "false")
             out.byte(UInt8(ascii: "}"))
         }
         out.ascii("],\"events\":{")
         for (i, (type, n)) in t.eventCounts.enumerated() {
             if i > 0 { out.byte(UInt8(ascii: ",")) }
-            out.jsonString(type); out.byte(UInt8(ascii: ":")); out.decimal(n)
+            out.jsonString(type)
+            out.byte(UInt8(ascii: ":"))
+            out.decimal(n)
         }
         out.byte(UInt8(ascii: "}"))
     }

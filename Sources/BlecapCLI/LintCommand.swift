@@ -10,7 +10,8 @@ import Foundation
 struct LintCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lint",
-        abstract: "Check captures against Core Bluetooth's rules; report as text, JSON, SARIF, JUnit, GitHub annotations or Markdown.",
+        abstract:
+            "Check captures against Core Bluetooth's rules; report as text, JSON, SARIF, JUnit, GitHub annotations or Markdown.",
         discussion: """
             A simulator trace (the JSONL of BLESimulator's SimulatorTrace) is linted like a \
             capture, from its API calls. Each finding names the rule, the connection and peer, \
@@ -41,7 +42,9 @@ struct LintCommand: ParsableCommand {
     @Argument(help: "Capture files, simulator traces (JSONL) or directories.")
     var paths: [String]
 
-    @Option(name: .shortAndLong, help: "Output format: text, json, sarif, junit, github, markdown or html (the `blecap report` page).")
+    @Option(
+        name: .shortAndLong,
+        help: "Output format: text, json, sarif, junit, github, markdown or html (the `blecap report` page).")
     var format: Format = .text
 
     @Option(name: .shortAndLong, help: "Write the report to this file instead of standard output.")
@@ -81,8 +84,12 @@ struct LintCommand: ParsableCommand {
         let (files, explicit, problems) = CaptureWalker.collect(paths)
         for p in problems { printError(p) }
         // html lints through the report builder: the same findings, aggregated in the same pass.
-        let built = format == .html ? SessionReportBuilder.build(paths: files, configuration: configuration, baseline: accepted) : []
-        var reports = format == .html ? built.map(\.report) : LintRunner.lint(files, configuration: configuration, baseline: accepted)
+        let built =
+            format == .html
+            ? SessionReportBuilder.build(paths: files, configuration: configuration, baseline: accepted) : []
+        var reports =
+            format == .html
+            ? built.map(\.report) : LintRunner.lint(files, configuration: configuration, baseline: accepted)
         // Inside directories, captures blecap cannot lint (link-layer, other link types) are
         // skipped with a note; named on the command line they are an error.
         reports.removeAll { r in
@@ -101,7 +108,8 @@ struct LintCommand: ParsableCommand {
         case .markdown: text = MarkdownReporter.render(reports)
         case .html:
             let kept = Set(reports.map(\.path))
-            text = HTMLReportRenderer.render(built.map(\.model).filter { kept.contains($0.header.path) && $0.header.error == nil })
+            text = HTMLReportRenderer.render(
+                built.map(\.model).filter { kept.contains($0.header.path) && $0.header.error == nil })
         }
         if format != .text || output != nil {
             for r in reports { printError(SummaryLine.render(r)) }
@@ -119,19 +127,21 @@ struct LintCommand: ParsableCommand {
         }
         if let writeBaseline {
             let all = reports.flatMap(\.findings)
-            guard FileManager.default.createFile(atPath: writeBaseline, contents: Data(Baseline.render(all).utf8)) else {
+            guard FileManager.default.createFile(atPath: writeBaseline, contents: Data(Baseline.render(all).utf8))
+            else {
                 printError("cannot write \(writeBaseline)")
                 throw BlecapExit.unreadable.exitCode
             }
         }
 
         if !problems.isEmpty || reports.contains(where: \.isUnreadable) { throw BlecapExit.unreadable.exitCode }
-        let threshold: Severity? = switch failOn {
-        case .never: nil
-        case .note: .note
-        case .warning: .warning
-        case .error: .error
-        }
+        let threshold: Severity? =
+            switch failOn {
+            case .never: nil
+            case .note: .note
+            case .warning: .warning
+            case .error: .error
+            }
         if reports.contains(where: { !$0.failing(at: threshold).isEmpty }) { throw BlecapExit.findings.exitCode }
     }
 }
@@ -153,13 +163,23 @@ enum CaptureWalker {
                 problems.append("\(p): no such file or directory")
                 continue
             }
-            if !isDir.boolValue { files.insert(p); explicit.insert(p); continue }
-            guard let walker = fm.enumerator(atPath: p) else { problems.append("\(p): cannot list directory"); continue }
+            if !isDir.boolValue {
+                files.insert(p)
+                explicit.insert(p)
+                continue
+            }
+            guard let walker = fm.enumerator(atPath: p) else {
+                problems.append("\(p): cannot list directory")
+                continue
+            }
             while let rel = walker.nextObject() as? String {
                 let full = (p as NSString).appendingPathComponent(rel)
                 var d: ObjCBool = false
                 guard fm.fileExists(atPath: full, isDirectory: &d), !d.boolValue else { continue }
-                guard let h = FileHandle(forReadingAtPath: full) else { problems.append("\(full): cannot open"); continue }
+                guard let h = FileHandle(forReadingAtPath: full) else {
+                    problems.append("\(full): cannot open")
+                    continue
+                }
                 let prefix = (try? h.read(upToCount: 64)) ?? Data()
                 try? h.close()
                 let detection = prefix.withUnsafeBytes { CaptureFile.detect(ByteView($0)) }
@@ -193,6 +213,14 @@ final class ResultSlots: @unchecked Sendable {
     private var slots: [CaptureReport?]
     private let lock = NSLock()
     init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: CaptureReport) { lock.lock(); slots[i] = r; lock.unlock() }
-    var all: [CaptureReport] { lock.lock(); defer { lock.unlock() }; return slots.compactMap { $0 } }
+    func set(_ i: Int, _ r: CaptureReport) {
+        lock.lock()
+        slots[i] = r
+        lock.unlock()
+    }
+    var all: [CaptureReport] {
+        lock.lock()
+        defer { lock.unlock() }
+        return slots.compactMap { $0 }
+    }
 }

@@ -65,10 +65,13 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .long, help: "Lint the replayed session and print the findings.")
     var lint = false
 
-    @Option(name: .customLong("drop-link-at"), help: "Seconds (capture clock) at which the link goes silent; it ends after the supervision timeout.")
+    @Option(
+        name: .customLong("drop-link-at"),
+        help: "Seconds (capture clock) at which the link goes silent; it ends after the supervision timeout.")
     var dropLinkAt: Double?
 
-    @Option(name: .customLong("power-off-at"), help: "Seconds (capture clock) at which the central's adapter powers off.")
+    @Option(
+        name: .customLong("power-off-at"), help: "Seconds (capture clock) at which the central's adapter powers off.")
     var powerOffAt: Double?
 
     @Option(name: .customLong("delay-responses"), help: "Milliseconds added to every response's captured latency.")
@@ -80,7 +83,8 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .long, help: "HANDLE=ATT_ERROR: requests on HANDLE fail with this ATT error code (repeatable).")
     var error: [String] = []
 
-    @Option(name: .customLong("drop-notifications"), help: "Probability (0-1) of dropping each notification/indication.")
+    @Option(
+        name: .customLong("drop-notifications"), help: "Probability (0-1) of dropping each notification/indication.")
     var dropNotifications: Double?
 
     @Option(name: .long, help: "Seed of --drop-notifications.")
@@ -93,8 +97,12 @@ struct ReplayCommand: ParsableCommand {
         _ = try parsedSpeed()
         _ = try parsedErrors()
         if let p = dropNotifications, !(0...1).contains(p) { throw ValidationError("--drop-notifications takes 0…1") }
-        for (name, v) in [("--drop-link-at", dropLinkAt), ("--power-off-at", powerOffAt), ("--delay-responses", delayResponses)] {
-            if let v, !(v.isFinite && v >= 0 && v < 1e9) { throw ValidationError("\(name) takes a non-negative number") }
+        for (name, v) in [
+            ("--drop-link-at", dropLinkAt), ("--power-off-at", powerOffAt), ("--delay-responses", delayResponses),
+        ] {
+            if let v, !(v.isFinite && v >= 0 && v < 1e9) {
+                throw ValidationError("\(name) takes a non-negative number")
+            }
         }
         if let mtu, mtu < 23 { throw ValidationError("--mtu: ATT_MTU is at least 23 (Core Vol 3 Part F 3.2.8)") }
     }
@@ -139,7 +147,8 @@ struct ReplayCommand: ParsableCommand {
             responseDelayMicros: Int64(((delayResponses ?? 0) * 1000).rounded()),
             serverMTU: mtu, errors: try parsedErrors(), notificationDropProbability: dropNotifications ?? 0,
             seed: seed, timesFromCaptureStart: true)
-        let selection: ConnectionSelection = connection.map { .number($0) } ?? peer.flatMap(BDAddr.init).map { .peer($0) } ?? .all
+        let selection: ConnectionSelection =
+            connection.map { .number($0) } ?? peer.flatMap(BDAddr.init).map { .peer($0) } ?? .all
         let report = CaptureReplay(session: session).run(selection, faults: faults, speed: try parsedSpeed())
 
         var written: String?
@@ -166,7 +175,8 @@ struct ReplayCommand: ParsableCommand {
         var path = written
         var temporary: String?
         if path == nil {
-            let t = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-replay-\(getpid()).btsnoop").path
+            let t = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-replay-\(getpid()).btsnoop")
+                .path
             guard FileManager.default.createFile(atPath: t, contents: Data(report.btsnoop())) else {
                 printError("cannot write a temporary file for --lint")
                 throw BlecapExit.unreadable.exitCode

@@ -87,9 +87,10 @@ struct ReportCommand: ParsableCommand {
                     throw BlecapExit.unreadable.exitCode
                 }
                 let f = model.findingsBySeverity
-                printError("\(target): \(html.utf8.count / 1024) KiB; \(model.header.frames) frames, "
-                           + "\(model.header.connections) connections, \(model.findings.count) findings "
-                           + "(\(f["error"] ?? 0) errors, \(f["warning"] ?? 0) warnings, \(f["note"] ?? 0) notes)")
+                printError(
+                    "\(target): \(html.utf8.count / 1024) KiB; \(model.header.frames) frames, "
+                        + "\(model.header.connections) connections, \(model.findings.count) findings "
+                        + "(\(f["error"] ?? 0) errors, \(f["warning"] ?? 0) warnings, \(f["note"] ?? 0) notes)")
             }
             if let d = report.damage {
                 printError("\(report.path): \(d)")

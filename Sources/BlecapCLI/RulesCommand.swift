@@ -21,7 +21,9 @@ struct RulesCommand: ParsableCommand {
             let width = rules.map(\.slug.count).max() ?? 0
             for d in rules {
                 let sev = d.defaultSeverity.name
-                out.string("\(d.id)  \(sev)\(String(repeating: " ", count: 8 - sev.count))\(d.slug)\(String(repeating: " ", count: width - d.slug.count))  \(d.title)\n")
+                out.string(
+                    "\(d.id)  \(sev)\(String(repeating: " ", count: 8 - sev.count))\(d.slug)\(String(repeating: " ", count: width - d.slug.count))  \(d.title)\n"
+                )
             }
         case .json:
             out.string(RuleDocs.json(rules) + "\n")

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// When to colour text output. `auto` colours only a terminal and honours NO_COLOR
 /// (https://no-color.org: any non-empty value turns colour off).

@@ -75,8 +75,13 @@ public final class BTSnoopReader: CaptureReader {
             if let e = source.readErrno {
                 return stop(at: recordOffset, "read error (errno \(e)) after \(left) bytes of a record header")
             }
-            if left == 0 { finished = true; return nil }
-            return stop(at: recordOffset, "truncated record header: \(left) of \(Self.recordHeaderLength) bytes before end of file")
+            if left == 0 {
+                finished = true
+                return nil
+            }
+            return stop(
+                at: recordOffset,
+                "truncated record header: \(left) of \(Self.recordHeaderLength) bytes before end of file")
         }
         // The header is exactly 24 bytes, so these reads cannot fail.
         let originalLength = header.u32be(0) ?? 0

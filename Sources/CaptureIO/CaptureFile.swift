@@ -28,7 +28,9 @@ public enum CaptureFile {
     }
 
     public enum Detection: Equatable, Sendable {
-        case btsnoop, pcap, packetLogger(bigEndian: Bool), truncated, unknown
+        case btsnoop, pcap
+        case packetLogger(bigEndian: Bool)
+        case truncated, unknown
     }
 
     /// Classifies a file by its first bytes (up to 64).

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BLEBytes
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Streams a file descriptor through one fixed buffer: readers ask for the next `n` bytes,
 /// look at them in place, and consume them. Memory stays at `capacity` whatever the file size,

@@ -100,8 +100,13 @@ public final class PacketLoggerReader: CaptureReader {
             if let e = source.readErrno {
                 return stop(at: recordOffset, "read error (errno \(e)) after \(left) bytes of a record header")
             }
-            if left == 0 { finished = true; return nil }
-            return stop(at: recordOffset, "truncated record header: \(left) of \(Self.recordHeaderLength) bytes before end of file")
+            if left == 0 {
+                finished = true
+                return nil
+            }
+            return stop(
+                at: recordOffset,
+                "truncated record header: \(left) of \(Self.recordHeaderLength) bytes before end of file")
         }
         let length = Self.u32(header, 0, bigEndian) ?? 0
         let seconds = Self.u32(header, 4, bigEndian) ?? 0

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BLEBytes
-import CPcap
 import CCaptureSupport
+import CPcap
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// pcap and pcapng (either byte order, µs or ns timestamps) through libpcap.
 ///
@@ -122,7 +123,8 @@ public final class PcapReader: CaptureReader {
             }
             throw .unsupportedLinkType(linkType)
         }
-        format = isPcapng
+        format =
+            isPcapng
             ? .pcapng(linkType: linkType) : .pcap(linkType: linkType, nanosecond: magic == .pcapNano)
         self.streamBase = streamBase
         snapshot = Int(pcap_snapshot(p))

@@ -1,5 +1,5 @@
-import Testing
 import BLEBytes
+import Testing
 
 @Suite struct ByteViewTests {
     @Test func readsWithExplicitEndianness() {
@@ -52,7 +52,9 @@ import BLEBytes
         #expect(short.description == "180D")
         #expect(long?.uuid16 == 0x180D)
         // 128-bit vendor UUIDs are little-endian on the wire.
-        let wire: [UInt8] = [0x9E, 0xCA, 0xDC, 0x24, 0x0E, 0xE5, 0xA9, 0xE0, 0x93, 0xF3, 0xA3, 0xB5, 0x01, 0x00, 0x40, 0x6E]
+        let wire: [UInt8] = [
+            0x9E, 0xCA, 0xDC, 0x24, 0x0E, 0xE5, 0xA9, 0xE0, 0x93, 0xF3, 0xA3, 0xB5, 0x01, 0x00, 0x40, 0x6E,
+        ]
         wire.withByteView { v in
             #expect(BluetoothUUID(littleEndian: v)?.description == "6E400001-B5A3-F393-E0A9-E50E24DCCA9E")
         }

@@ -36,8 +36,10 @@ import Testing
         #expect(w.bytes == [0x01, 0x00, 0x00, 0xEE, 0xFF, 0xC0])
         #expect(w.bytes.withByteView { BDAddr(littleEndian: $0) } == a)
 
-        for (u, width) in [(BluetoothUUID(uuid16: 0x180D), 2), (BluetoothUUID(uuid32: 0x1234_5678), 4),
-                           (BluetoothUUID("F0A3C006-6C1E-4D5B-9A57-2B8E1A6B3C61")!, 16)] {
+        for (u, width) in [
+            (BluetoothUUID(uuid16: 0x180D), 2), (BluetoothUUID(uuid32: 0x1234_5678), 4),
+            (BluetoothUUID("F0A3C006-6C1E-4D5B-9A57-2B8E1A6B3C61")!, 16),
+        ] {
             var uw = ByteWriter()
             uw.appendUUID(u, width: width)
             #expect(uw.count == width)

@@ -22,7 +22,10 @@ struct JSONDocumentTests {
 
     @Test func compactKeepsDeclarationOrderAndEscapesLikeJSONQuoting() throws {
         let text = try JSONDocumentEncoder().encode(Outer())
-        #expect(text == #"{"seq":7,"text":"quote \" backslash \\ newline \n tab \t bell \u0007 slash / é","inner":{"z":1,"a":[1,2]},"empty":[],"ratio":0.5,"big":18446744073709551615,"flag":true}"#)
+        #expect(
+            text
+                == #"{"seq":7,"text":"quote \" backslash \\ newline \n tab \t bell \u0007 slash / é","inner":{"z":1,"a":[1,2]},"empty":[],"ratio":0.5,"big":18446744073709551615,"flag":true}"#
+        )
         // Parses back to the same values.
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(parsed["text"] as? String == Outer().text)
@@ -35,9 +38,12 @@ struct JSONDocumentTests {
             var version = 1
             var fingerprints: [String]
         }
-        #expect(JSONDocument.render(Baseline(fingerprints: ["a", "b"]), style: .pretty)
-            == "{\n  \"version\": 1,\n  \"fingerprints\": [\n    \"a\",\n    \"b\"\n  ]\n}\n")
-        #expect(JSONDocument.render(Baseline(fingerprints: []), style: .pretty) == "{\n  \"version\": 1,\n  \"fingerprints\": []\n}\n")
+        #expect(
+            JSONDocument.render(Baseline(fingerprints: ["a", "b"]), style: .pretty)
+                == "{\n  \"version\": 1,\n  \"fingerprints\": [\n    \"a\",\n    \"b\"\n  ]\n}\n")
+        #expect(
+            JSONDocument.render(Baseline(fingerprints: []), style: .pretty)
+                == "{\n  \"version\": 1,\n  \"fingerprints\": []\n}\n")
     }
 
     @Test func nonFiniteNumbersAreRefused() {
@@ -63,6 +69,7 @@ struct JSONDocumentTests {
 
     @Test func decodesAnyValue() throws {
         let v = try JSONDecoder().decode(JSONValue.self, from: Data(#"{"a":[1,-2,0.5,"s",null,true]}"#.utf8))
-        #expect(v == .object([.init("a", .array([.int(1), .int(-2), .double(0.5), .string("s"), .null, .bool(true)]))]))
+        #expect(
+            v == .object([.init("a", .array([.int(1), .int(-2), .double(0.5), .string("s"), .null, .bool(true)]))]))
     }
 }

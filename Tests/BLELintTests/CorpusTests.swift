@@ -33,9 +33,13 @@ import Testing
         let implemented = Set(RuleRegistry.descriptors.map(\.slug))
         let files = Fixtures.captures(in: "bumble")
         #expect(files.count == 21)
-        for name in expected.keys { #expect(files.contains { $0.hasSuffix("/" + name) }, "expected.json names a missing file \(name)") }
+        for name in expected.keys {
+            #expect(files.contains { $0.hasSuffix("/" + name) }, "expected.json names a missing file \(name)")
+        }
 
-        var truePositives = 0, falseNegatives: [String] = [], falsePositives: [String] = []
+        var truePositives = 0
+        var falseNegatives: [String] = []
+        var falsePositives: [String] = []
         var notImplemented: [String] = []
         for path in files {
             let name = URL(fileURLWithPath: path).lastPathComponent
@@ -44,7 +48,10 @@ import Testing
             #expect(report.error == nil && report.damage == nil, "\(name)")
             var found = report.findings.map { ($0.slug, $0.firstFrame) }
             for (rule, frame) in exp.findings {
-                guard implemented.contains(rule) else { notImplemented.append("\(name): \(rule) @\(frame)"); continue }
+                guard implemented.contains(rule) else {
+                    notImplemented.append("\(name): \(rule) @\(frame)")
+                    continue
+                }
                 if let i = found.firstIndex(where: { $0 == (rule, frame) }) {
                     truePositives += 1
                     found.remove(at: i)
@@ -59,7 +66,9 @@ import Testing
         }
         let expectedCount = truePositives + falseNegatives.count
         let recall = expectedCount == 0 ? 0 : Double(truePositives) / Double(expectedCount)
-        print("lint corpus: \(files.count) captures, \(expectedCount) expected findings of implemented rules, recall \(truePositives)/\(expectedCount) = \(Int(recall * 100)) %, \(falsePositives.count) false positives; \(notImplemented.count) expected findings of rules not implemented yet: \(notImplemented.joined(separator: "; "))")
+        print(
+            "lint corpus: \(files.count) captures, \(expectedCount) expected findings of implemented rules, recall \(truePositives)/\(expectedCount) = \(Int(recall * 100)) %, \(falsePositives.count) false positives; \(notImplemented.count) expected findings of rules not implemented yet: \(notImplemented.joined(separator: "; "))"
+        )
         #expect(expectedCount >= 6, "the corpus must exercise the implemented rules")
         #expect(falseNegatives.isEmpty, "missed: \(falseNegatives)")
         #expect(falsePositives.isEmpty, "false positives: \(falsePositives)")

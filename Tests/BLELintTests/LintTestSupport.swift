@@ -41,7 +41,8 @@ func capturePrefix(_ relative: String, frames: Int) throws -> String {
     }
     let bytes = try Fixtures.bytes(atPath: source)
     let path = FileManager.default.temporaryDirectory
-        .appendingPathComponent("blecap-lint-\(UUID().uuidString)-\(URL(fileURLWithPath: source).lastPathComponent)").path
+        .appendingPathComponent("blecap-lint-\(UUID().uuidString)-\(URL(fileURLWithPath: source).lastPathComponent)")
+        .path
     try Data(bytes[..<Int(cut ?? Int64(bytes.count))]).write(to: URL(fileURLWithPath: path))
     return path
 }
@@ -71,7 +72,8 @@ func btsnoopWithout(_ source: String, drop: (_ flags: UInt32, _ packet: [UInt8])
         if !drop(flags, packet) { out += data[i..<(i + 24 + incl)] }
         i += 24 + incl
     }
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-lint-\(UUID().uuidString).btsnoop").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-lint-\(UUID().uuidString).btsnoop")
+        .path
     try Data(out).write(to: URL(fileURLWithPath: path))
     return path
 }

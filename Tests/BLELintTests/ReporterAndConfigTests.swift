@@ -14,7 +14,9 @@ import Testing
         let driver = try #require((run["tool"] as? [String: Any])?["driver"] as? [String: Any])
         let rules = try #require(driver["rules"] as? [[String: Any]])
         #expect(rules.map { $0["id"] as? String } == RuleRegistry.descriptors.map(\.id))
-        #expect(rules.allSatisfy { ($0["helpUri"] as? String)?.hasSuffix("docs/rules/\($0["name"] as! String).md") == true })
+        #expect(
+            rules.allSatisfy { ($0["helpUri"] as? String)?.hasSuffix("docs/rules/\($0["name"] as! String).md") == true }
+        )
         let results = try #require(run["results"] as? [[String: Any]])
         #expect(results.count == Self.oversized.findings.count)
         let first = try #require(results.first)
@@ -38,20 +40,23 @@ import Testing
     }
 
     @Test func xmlModelEscapesEveryValueOnceAndKeepsTheLayout() {
-        let root = XMLOutput.Element("a", ["n": "x\"<&>'\n\u{1}y"], children: [
-            XMLOutput.Element("b", ["k": "v"], inline: true, children: [XMLOutput.Element("c")]),
-            XMLOutput.Element("d", text: "t<\n\tu"),
-            XMLOutput.Element("e"),
-        ])
-        #expect(XMLOutput.Document(root: root).text == """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <a n="x&quot;&lt;&amp;&gt;&apos;&#10;y">
-              <b k="v"><c/></b>
-              <d>t&lt;&#10;\tu</d>
-              <e/>
-            </a>
+        let root = XMLOutput.Element(
+            "a", ["n": "x\"<&>'\n\u{1}y"],
+            children: [
+                XMLOutput.Element("b", ["k": "v"], inline: true, children: [XMLOutput.Element("c")]),
+                XMLOutput.Element("d", text: "t<\n\tu"),
+                XMLOutput.Element("e"),
+            ])
+        #expect(
+            XMLOutput.Document(root: root).text == """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <a n="x&quot;&lt;&amp;&gt;&apos;&#10;y">
+                  <b k="v"><c/></b>
+                  <d>t&lt;&#10;\tu</d>
+                  <e/>
+                </a>
 
-            """)
+                """)
     }
 
     @Test func githubAnnotationsEscapeProperties() {
@@ -65,13 +70,17 @@ import Testing
         odd.path = "logs/a:b,c.btsnoop"
         odd.findings[0].message = "two\nlines"
         let first = GitHubReporter.render([odd]).split(separator: "\n")[0]
-        #expect(first == "::error file=logs/a%3Ab%2Cc.btsnoop,title=BLE002 oversized-write::two%0Alines (frames 57, 60; observed in HCI)")
+        #expect(
+            first
+                == "::error file=logs/a%3Ab%2Cc.btsnoop,title=BLE002 oversized-write::two%0Alines (frames 57, 60; observed in HCI)"
+        )
     }
 
     @Test func textGroupsByConnectionWorstFirstWithTheFix() {
         let text = TextReporter.render([Self.oversized])
         #expect(text.contains("connection #1 (DC:C0:57:00:00:05)"))
-        let error = text.range(of: "error BLE002")!, warning = text.range(of: "warning BLE003")!
+        let error = text.range(of: "error BLE002")!
+        let warning = text.range(of: "warning BLE003")!
         #expect(error.lowerBound < warning.lowerBound)
         #expect(text.contains("maximumWriteValueLength(for: type)"))
         #expect(text.contains("not evaluated: BLE005 unfiltered-scan"))
@@ -79,7 +88,8 @@ import Testing
     }
 
     @Test func jsonAndMarkdownListEveryFinding() throws {
-        let json = try #require(JSONSerialization.jsonObject(with: Data(JSONReporter.render([Self.oversized]).utf8)) as? [String: Any])
+        let json = try #require(
+            JSONSerialization.jsonObject(with: Data(JSONReporter.render([Self.oversized]).utf8)) as? [String: Any])
         let capture = try #require((json["captures"] as? [[String: Any]])?.first)
         #expect((capture["findings"] as? [Any])?.count == 4)
         let md = MarkdownReporter.render([Self.oversized])
@@ -89,13 +99,15 @@ import Testing
 
 @Suite struct ConfigAndBaselineTests {
     func write(_ text: String, _ ext: String) throws -> String {
-        let p = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-cfg-\(UUID().uuidString).\(ext)").path
+        let p = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-cfg-\(UUID().uuidString).\(ext)")
+            .path
         try text.write(toFile: p, atomically: true, encoding: .utf8)
         return p
     }
 
     @Test func yamlAndJSONGiveTheSameConfiguration() throws {
-        let yaml = try write("""
+        let yaml = try write(
+            """
             # blecap lint config
             rules:
               oversized-write:
@@ -105,8 +117,13 @@ import Testing
                   after_last_connection_s: 0.5
               unchecked-write: off
             """, "yml")
-        let json = try write(#"{"rules": {"oversized-write": {"severity": "warning"}, "BLE004": {"thresholds": {"after_last_connection_s": 0.5}}, "unchecked-write": false}}"#, "json")
-        defer { try? FileManager.default.removeItem(atPath: yaml); try? FileManager.default.removeItem(atPath: json) }
+        let json = try write(
+            #"{"rules": {"oversized-write": {"severity": "warning"}, "BLE004": {"thresholds": {"after_last_connection_s": 0.5}}, "unchecked-write": false}}"#,
+            "json")
+        defer {
+            try? FileManager.default.removeItem(atPath: yaml)
+            try? FileManager.default.removeItem(atPath: json)
+        }
         for path in [yaml, json] {
             let c = try LintConfiguration.load(path: path)
             let r = bumble("oversized_and_unchecked_writes.central", c)
@@ -119,7 +136,9 @@ import Testing
     @Test func jsonNumbersAreNumbersAndZeroOneBooleans() throws {
         // A whole-number threshold is a number (JSONSerialization once turned 1 into "true"),
         // and 1/0 still enable/disable as they did.
-        let json = try write(#"{"rules": {"BLE004": {"enabled": 1, "thresholds": {"after_last_connection_s": 1}}, "unchecked-write": 0}}"#, "json")
+        let json = try write(
+            #"{"rules": {"BLE004": {"enabled": 1, "thresholds": {"after_last_connection_s": 1}}, "unchecked-write": 0}}"#,
+            "json")
         defer { try? FileManager.default.removeItem(atPath: json) }
         let c = try LintConfiguration.load(path: json)
         #expect(c.overrides["BLE004"] == .init(enabled: true, thresholds: ["after_last_connection_s": 1]))

@@ -82,9 +82,11 @@ import Testing
         let f = r.of("unchecked-write")
         #expect(f.map(\.message) == ["Write Request to 0x0010: the server answered 0x03 Write Not Permitted"])
         for handle in ["0x0011", "0x0012", "0x0014"] {
-            #expect(r.notEvaluated.contains {
-                $0.slug == "unchecked-write" && !$0.whole && $0.reason == "writes to handle \(handle): its properties were never discovered"
-            }, "\(handle)")
+            #expect(
+                r.notEvaluated.contains {
+                    $0.slug == "unchecked-write" && !$0.whole
+                        && $0.reason == "writes to handle \(handle): its properties were never discovered"
+                }, "\(handle)")
         }
     }
 }
@@ -153,7 +155,11 @@ import Testing
         #expect(f.first?.frames == [240, 235, 237, 239])
         #expect(f.last?.frames == [271, 264, 268, 270])
         #expect(f.allSatisfy { $0.evidence == .inferred })
-        #expect(f.allSatisfy { $0.message.contains("all-pass filter (index 1") && $0.message.contains("on behalf of some app, not which one") })
+        #expect(
+            f.allSatisfy {
+                $0.message.contains("all-pass filter (index 1")
+                    && $0.message.contains("on behalf of some app, not which one")
+            })
         #expect(r.notEvaluable("unfiltered-scan") == nil)
     }
 
@@ -161,9 +167,12 @@ import Testing
         // No shipped capture disables APCF; the timeline event is built by hand: a scan start at
         // frame 10, then the table with APCF disabled by the command of frame 8.
         let engine = LintEngine(rules: [(UnfilteredScan.self, RuleSettings(severity: .warning))])
-        var start = TimelineEvent(frame: 10, time: 1_000, kind: .scanStart(.make(
-            extended: false, active: true, interval: 16, window: 16, filterPolicy: 0, ownAddressType: 0,
-            phys: 1, filterDuplicates: 0, parametersKnown: true)))
+        var start = TimelineEvent(
+            frame: 10, time: 1_000,
+            kind: .scanStart(
+                .make(
+                    extended: false, active: true, interval: 16, window: 16, filterPolicy: 0, ownAddressType: 0,
+                    phys: 1, filterDuplicates: 0, parametersKnown: true)))
         start.outcome = .success(frame: 11, latency: 5)
         var table = ScanFilterTable()
         table.enabled = false
@@ -210,7 +219,8 @@ import Testing
     @Test func sameBurstWithoutCompletedPacketsOverflowsTheBuffers() throws {
         // The same capture with the controller's Number Of Completed Packets events removed
         // (H4 event 0x13): the host now sends past the 64 buffers.
-        let path = try btsnoopWithout(Fixtures.capture("bumble/oversized_and_unchecked_writes.central.btsnoop")) { _, p in
+        let path = try btsnoopWithout(Fixtures.capture("bumble/oversized_and_unchecked_writes.central.btsnoop")) {
+            _, p in
             p.count > 1 && p[0] == 0x04 && p[1] == 0x13
         }
         defer { try? FileManager.default.removeItem(atPath: path) }

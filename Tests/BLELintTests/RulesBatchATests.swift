@@ -9,12 +9,15 @@ import Testing
 
 /// Copies a shared btsnoop capture, dropping the records whose 1-based frame number is in
 /// `drop` and passing each kept record's packet (H4 type byte first) through `patch`.
-private func derived(_ relative: String, drop: Set<Int> = [], patch: (_ frame: Int, _ packet: inout [UInt8]) -> Void = { _, _ in })
+private func derived(
+    _ relative: String, drop: Set<Int> = [], patch: (_ frame: Int, _ packet: inout [UInt8]) -> Void = { _, _ in }
+)
     throws -> String
 {
     let data = try Fixtures.bytes(atPath: Fixtures.capture(relative))
     var out = Array(data[0..<16])
-    var i = 16, frame = 0
+    var i = 16
+    var frame = 0
     func u32be(_ o: Int) -> Int { Int(data[o..<o + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
     while i + 24 <= data.count {
         let incl = u32be(i + 4)
@@ -28,7 +31,9 @@ private func derived(_ relative: String, drop: Set<Int> = [], patch: (_ frame: I
         }
         i += 24 + incl
     }
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-rulesA-\(UUID().uuidString).btsnoop").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "blecap-rulesA-\(UUID().uuidString).btsnoop"
+    ).path
     try Data(out).write(to: URL(fileURLWithPath: path))
     return path
 }
@@ -62,7 +67,9 @@ extension CaptureReport {
         let w = try #require(f.first)
         #expect(w.frames == [415, 480])
         #expect(w.handle == 0x0011 && w.connection == 1 && w.severity == .warning)
-        for part in ["Write Request of 01 00", "enable notifications", "not a CCCD", "characteristic declaration", "accepted"] {
+        for part in [
+            "Write Request of 01 00", "enable notifications", "not a CCCD", "characteristic declaration", "accepted",
+        ] {
             #expect(w.message.contains(part), "\(part)")
         }
         // One write, one finding: unchecked-write leaves it to this rule.
@@ -121,8 +128,10 @@ extension CaptureReport {
         #expect(n.first?.message.contains("enables notifications only") == true)
     }
 
-    @Test(arguments: ["two_peripherals_concurrent.central", "cached_reconnect.central", "clean_heart_rate.central",
-                      "indications_and_errors.central", "clean_heart_rate.peripheral"])
+    @Test(arguments: [
+        "two_peripherals_concurrent.central", "cached_reconnect.central", "clean_heart_rate.central",
+        "indications_and_errors.central", "clean_heart_rate.peripheral",
+    ])
     func readsAndSubscriptionsTheCharacteristicsOffer(_ name: String) {
         // Per connection (frame 84 reads B's Read|Notify 0x0010, not A's Notify-only one) and
         // with properties carried over from connection 1 (cached_reconnect).
@@ -133,7 +142,8 @@ extension CaptureReport {
 
     @Test func undiscoveredHandleIsNotEvaluable() {
         // Frame 93 reads 0x0FFF, which no discovery named (answered Invalid Handle).
-        #expect(bumble("indications_and_errors.central").partial(Self.slug, "0x0FFF: its properties were never discovered"))
+        #expect(
+            bumble("indications_and_errors.central").partial(Self.slug, "0x0FFF: its properties were never discovered"))
     }
 }
 
@@ -149,7 +159,9 @@ extension CaptureReport {
         let n = try #require(f.first)
         #expect(n.frames == [93, 43, 112])  // first notification, Connection Complete, last one
         #expect(n.handle == 0x0010 && n.connection == 1 && n.peer == "D8:0D:18:00:00:01")
-        for part in ["the peer sent 20 notifications", "0x0010 (Heart Rate Measurement)", "no CCCD write on this connection"] {
+        for part in [
+            "the peer sent 20 notifications", "0x0010 (Heart Rate Measurement)", "no CCCD write on this connection",
+        ] {
             #expect(n.message.contains(part), "\(part)")
         }
     }
@@ -178,9 +190,11 @@ extension CaptureReport {
         #expect(r.partial(Self.slug, "encrypted with a key from an earlier pairing"))
     }
 
-    @Test(arguments: ["clean_heart_rate.central", "clean_heart_rate.peripheral", "hr_short_notification.central",
-                      "two_peripherals_concurrent.central", "cached_reconnect.central", "cached_reconnect.peripheral",
-                      "indications_and_errors.central", "long_notify_stream.central"])
+    @Test(arguments: [
+        "clean_heart_rate.central", "clean_heart_rate.peripheral", "hr_short_notification.central",
+        "two_peripherals_concurrent.central", "cached_reconnect.central", "cached_reconnect.peripheral",
+        "indications_and_errors.central", "long_notify_stream.central",
+    ])
     func everyNotificationFollowsItsSubscription(_ name: String) {
         let r = bumble(name)
         #expect(r.of(Self.slug).isEmpty)
@@ -203,7 +217,10 @@ extension CaptureReport {
         let f = lintDerived(try derived("bumble/clean_heart_rate.central.btsnoop", drop: [117])).of(Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.frames == [117, 115])
-        #expect(f.first?.message.contains("this host sent Read Request for 0x0013 (Body Sensor Location) while the Read Request for 0x0016 (Battery Level) was still unanswered") == true)
+        #expect(
+            f.first?.message.contains(
+                "this host sent Read Request for 0x0013 (Body Sensor Location) while the Read Request for 0x0016 (Battery Level) was still unanswered"
+            ) == true)
     }
 
     @Test func indicationBeforeTheConfirmation() throws {
@@ -245,8 +262,10 @@ extension CaptureReport {
         #expect(bumble("clean_heart_rate.central").of(Self.slug).isEmpty)
     }
 
-    @Test(arguments: ["two_peripherals_concurrent.central", "indications_and_errors.central", "cached_reconnect.central",
-                      "oversized_and_unchecked_writes.central", "clean_heart_rate.peripheral", "indications_and_errors.peripheral"])
+    @Test(arguments: [
+        "two_peripherals_concurrent.central", "indications_and_errors.central", "cached_reconnect.central",
+        "oversized_and_unchecked_writes.central", "clean_heart_rate.peripheral", "indications_and_errors.peripheral",
+    ])
     func oneTransactionAtATimePerBearer(_ name: String) {
         // two_peripherals_concurrent: two requests outstanding at once, one per link (legal).
         let r = bumble(name)
@@ -288,7 +307,10 @@ extension CaptureReport {
         let p = try #require(f.first)
         #expect(p.frames == [104, 102])
         #expect(p.severity == .note)
-        for part in ["Just Works", "LE Secure Connections", "unauthenticated", "initiator this host: NoInputNoOutput, AuthReq 0x09"] {
+        for part in [
+            "Just Works", "LE Secure Connections", "unauthenticated",
+            "initiator this host: NoInputNoOutput, AuthReq 0x09",
+        ] {
             #expect(p.message.contains(part), "\(part)")
         }
     }
@@ -307,7 +329,10 @@ extension CaptureReport {
         #expect(f.count == 1)
         let p = try #require(f.first)
         #expect(p.frames == [80, 75])
-        for part in ["Passkey Entry (LE legacy pairing)", "eavesdropper", "KeyboardDisplay, AuthReq 0x2D", "KeyboardOnly, AuthReq 0x05"] {
+        for part in [
+            "Passkey Entry (LE legacy pairing)", "eavesdropper", "KeyboardDisplay, AuthReq 0x2D",
+            "KeyboardOnly, AuthReq 0x05",
+        ] {
             #expect(p.message.contains(part), "\(part)")
         }
     }

@@ -27,7 +27,8 @@ func btsnoopMoving(_ source: String, frame: Int, after: Int) throws -> String {
     let anchor = records[after - 2]  // `after` shifted down by one
     moved.replaceSubrange(16..<24, with: anchor[16..<24])
     records.insert(moved, at: after - 1)
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-lint-\(UUID().uuidString).btsnoop").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-lint-\(UUID().uuidString).btsnoop")
+        .path
     try Data(Array(data[0..<16]) + records.joined()).write(to: URL(fileURLWithPath: path))
     return path
 }
@@ -52,8 +53,9 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         let x = try #require(f.first)
         #expect(x.firstFrame == 43)  // the Exchange MTU Request, now frame 43
         #expect(x.frames.contains(46))  // the Connection Complete, now frame 46
-        #expect(x.message.contains("Exchange MTU Request") && x.message.contains("0x0001")
-            && x.message.contains("before its Connection Complete"))
+        #expect(
+            x.message.contains("Exchange MTU Request") && x.message.contains("0x0001")
+                && x.message.contains("before its Connection Complete"))
         #expect(x.peer == "D8:0D:18:00:00:01")
         #expect(x.severity == .error && x.evidence == .hci)
     }
@@ -82,8 +84,10 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         }
     }
 
-    @Test(arguments: ["bumble/reconnect_storm.central.btsnoop", "bumble/two_peripherals_concurrent.central.btsnoop",
-                      "public/btsnoop-android_domyos-treadmill-ftms.log", "public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg"])
+    @Test(arguments: [
+        "bumble/reconnect_storm.central.btsnoop", "bumble/two_peripherals_concurrent.central.btsnoop",
+        "public/btsnoop-android_domyos-treadmill-ftms.log", "public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg",
+    ])
     func trafficAfterEachConnectionCompleteIsFine(_ path: String) {
         // Handles reused six times (Bumble), two at once, an Android connection and 91 iOS ones.
         let r = lint(path)
@@ -98,8 +102,11 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
             APICall(sequence: 3, time: 20, peer: pulseBelt, kind: .didConnect),
             APICall(sequence: 4, time: 30, peer: pulseBelt, kind: .discoverServices(services: nil, delegateSet: true)),
             APICall(sequence: 5, time: 40, peer: pulseBelt, kind: .didDisconnect),
-            APICall(sequence: 6, time: 50, peer: pulseBelt, kind: .writeValue(handle: 0x12, length: 4, withResponse: true, properties: 0x08,
-                                                                              maximumWriteValueLength: 20, canSendWriteWithoutResponse: true)),
+            APICall(
+                sequence: 6, time: 50, peer: pulseBelt,
+                kind: .writeValue(
+                    handle: 0x12, length: 4, withResponse: true, properties: 0x08,
+                    maximumWriteValueLength: 20, canSendWriteWithoutResponse: true)),
         ]).filter { $0.slug == "gatt-before-connected" }
         #expect(f.map(\.firstFrame) == [2, 6])
         #expect(f.allSatisfy { $0.evidence == .api })
@@ -114,8 +121,9 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         let x = try #require(f.first)
         #expect(x.firstFrame == 426 && x.frames.contains(435))
         #expect(x.severity == .note && x.connection == 1 && x.peer == "D8:0D:18:00:00:01")
-        #expect(x.message.contains("5 primary services") && x.message.contains("10 characteristics")
-            && x.message.contains("never read"))
+        #expect(
+            x.message.contains("5 primary services") && x.message.contains("10 characteristics")
+                && x.message.contains("never read"))
     }
 
     @Test func threeOfElevenUsedAcrossTwoConnections() throws {
@@ -137,8 +145,10 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         #expect(bumble("cached_reconnect.central", c).of("full-discovery").isEmpty)
     }
 
-    @Test(arguments: ["clean_heart_rate.central", "reconnect_storm.central", "two_peripherals_concurrent.central",
-                      "nil_scan_all_services.peripheral", "cached_reconnect.peripheral"])
+    @Test(arguments: [
+        "clean_heart_rate.central", "reconnect_storm.central", "two_peripherals_concurrent.central",
+        "nil_scan_all_services.peripheral", "cached_reconnect.peripheral",
+    ])
     func discoveryByUUIDOrByThePeerIsFine(_ name: String) {
         // Find By Type Value discovery (by UUID), and peripherals whose database the peer
         // discovered: not this host's discovery.
@@ -176,8 +186,10 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         #expect(x.message.contains("0x08 Connection Timeout") && x.message.contains("E8:5D:86:0A:72:7F"))
     }
 
-    @Test(arguments: ["bumble/cached_reconnect.central.btsnoop", "bumble/reconnect_storm.peripheral.btsnoop",
-                      "public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg"])
+    @Test(arguments: [
+        "bumble/cached_reconnect.central.btsnoop", "bumble/reconnect_storm.peripheral.btsnoop",
+        "public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg",
+    ])
     func reconnectsWithBackOffOrLossesFollowedByReconnects(_ path: String) {
         // One reconnect 2 s after a local disconnect; a peripheral (cannot reconnect); iOS
         // reconnecting 91 times. (Android captures with reconnects minutes apart after
@@ -192,7 +204,10 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         defer { try? FileManager.default.removeItem(atPath: path) }
         let r = CaptureLinter.lint(path: path)
         #expect(r.of("reconnect-storm").isEmpty)
-        #expect(r.notEvaluated.contains { $0.slug == "reconnect-storm" && !$0.whole && $0.reason.contains("E8:5D:86:0A:72:7F") })
+        #expect(
+            r.notEvaluated.contains {
+                $0.slug == "reconnect-storm" && !$0.whole && $0.reason.contains("E8:5D:86:0A:72:7F")
+            })
     }
 }
 
@@ -212,8 +227,10 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         #expect(bumble("reconnect_storm.central", c).of("peripheral-not-retained").isEmpty)
     }
 
-    @Test(arguments: ["public/pklg-be_hciparse-test00-macos.pklg", "public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg",
-                      "public/btsnoop-android_domyos-treadmill-ftms.log", "bumble/cached_reconnect.central.btsnoop"])
+    @Test(arguments: [
+        "public/pklg-be_hciparse-test00-macos.pklg", "public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg",
+        "public/btsnoop-android_domyos-treadmill-ftms.log", "bumble/cached_reconnect.central.btsnoop",
+    ])
     func acceptListUpdatesAndPlainConnectsAreFine(_ path: String) {
         // macOS and iOS cancel and re-issue their accept-list LE Create Connection within
         // milliseconds dozens of times; none of it is attributable to one peripheral.
@@ -234,7 +251,10 @@ let pulseBelt = BDAddr("D8:0D:18:00:00:01")!
         let r = CaptureLinter.lint(path: path, configuration: c)
         #expect(r.error == nil)
         #expect(r.of("peripheral-not-retained").isEmpty)
-        #expect(r.notEvaluated.contains { $0.slug == "peripheral-not-retained" && !$0.whole && $0.reason.contains("accept list") })
+        #expect(
+            r.notEvaluated.contains {
+                $0.slug == "peripheral-not-retained" && !$0.whole && $0.reason.contains("accept list")
+            })
     }
 
     @Test func apiTraceSaysWhetherThePeripheralWasRetained() {

@@ -1,8 +1,8 @@
-import Testing
 import BLEBytes
-import CaptureIO
 import BLEPackets
+import CaptureIO
 import TestSupport
+import Testing
 
 /// What one capture yields once reassembled: per-frame ATT facts and everything odd.
 struct CaptureWalk {

@@ -1,5 +1,6 @@
-import Testing
 import BLEBytes
+import Testing
+
 @testable import BLEPackets
 
 /// Collects `describe` output as lines such as "begin Flags" or "uuid=180D", so a test can
@@ -51,7 +52,8 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
 @Suite struct AdvertisingDataRealCaptureTests {
     /// clean_heart_rate.central.btsnoop frame 37, LE Extended Advertising Report from
     /// D8:0D:18:00:00:01 "PulseBelt HR" (bumble README scenario 1).
-    static let pulseBelt: [UInt8] = Hex.bytes("""
+    static let pulseBelt: [UInt8] = Hex.bytes(
+        """
         02 01 06
         07 03 0d 18 0f 18 0a 18
         03 19 41 03
@@ -78,20 +80,24 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
             #expect(ad.advertises(service: BluetoothUUID(uuid16: 0x180D)))
             #expect(ad.advertises(service: BluetoothUUID("0000180D-0000-1000-8000-00805F9B34FB")!))
             #expect(!ad.advertises(service: BluetoothUUID(uuid16: 0x1809)))
-            guard case .complete = ad.termination else { Issue.record("expected a complete walk"); return }
+            guard case .complete = ad.termination else {
+                Issue.record("expected a complete walk")
+                return
+            }
         }
     }
 
     @Test func pulseBeltDescription() {
-        #expect(describe(Self.pulseBelt) == [
-            "begin Flags", "type=0x01 Flags", "length=2",
-            "flags=0x06 [LE General Discoverable Mode, BR/EDR Not Supported]", "end",
-            "begin Complete List of 16-bit Service UUIDs", "type=0x03 Complete List of 16-bit Service UUIDs",
-            "length=7", "uuid=180D", "uuid=180F", "uuid=180A", "end",
-            "begin Appearance", "type=0x19 Appearance", "length=3",
-            "appearance=0x0341 Heart Rate Belt", "category=0x00D Heart Rate Sensor", "end",
-            "begin Complete Local Name", "type=0x09 Complete Local Name", "length=13", "name=PulseBelt HR", "end",
-        ])
+        #expect(
+            describe(Self.pulseBelt) == [
+                "begin Flags", "type=0x01 Flags", "length=2",
+                "flags=0x06 [LE General Discoverable Mode, BR/EDR Not Supported]", "end",
+                "begin Complete List of 16-bit Service UUIDs", "type=0x03 Complete List of 16-bit Service UUIDs",
+                "length=7", "uuid=180D", "uuid=180F", "uuid=180A", "end",
+                "begin Appearance", "type=0x19 Appearance", "length=3",
+                "appearance=0x0341 Heart Rate Belt", "category=0x00D Heart Rate Sensor", "end",
+                "begin Complete Local Name", "type=0x09 Complete Local Name", "length=13", "name=PulseBelt HR", "end",
+            ])
     }
 
     /// clean_heart_rate.central.btsnoop frame 33: the decoy "Thermo-1" (README: Flags 0x06,
@@ -121,10 +127,11 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
             #expect(Array(ad.serviceUUIDs).isEmpty)
         }
         let lines = describe(bytes)
-        #expect(lines[5...10] == [
-            "begin Manufacturer Specific Data", "type=0xFF Manufacturer Specific Data", "length=7",
-            "company id=0x0059", "company=Nordic Semiconductor ASA", "data=a1b2c3d4",
-        ])
+        #expect(
+            lines[5...10] == [
+                "begin Manufacturer Specific Data", "type=0xFF Manufacturer Specific Data", "length=7",
+                "company id=0x0059", "company=Nordic Semiconductor ASA", "data=a1b2c3d4",
+            ])
     }
 
     /// public/btsnoop-android_dsd6-fitness-band.log frame 213 (tshark: Flags 0x1a, Tx Power
@@ -134,7 +141,8 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
         bytes.withByteView { v in
             let ad = AdvertisingData(v)
             // 0x1a: LE General Discoverable + both "simultaneous LE and BR/EDR" bits.
-            #expect(ad.flags == [.leGeneralDiscoverable, .simultaneousLEAndBREDRController, .simultaneousLEAndBREDRHost])
+            #expect(
+                ad.flags == [.leGeneralDiscoverable, .simultaneousLEAndBREDRController, .simultaneousLEAndBREDRHost])
             #expect(ad.txPowerLevel == 12)
             #expect(ad.manufacturerData?.companyID == 0x004C)
             #expect(ad.manufacturerData?.data.elementsEqual(Hex.bytes("10 05 06 18 77 87 9d")!) == true)
@@ -148,7 +156,8 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
     /// Specific Data 0x0040 (Seiko Epson) 00 66 02, and an incomplete 128-bit UUID list whose
     /// single UUID tshark shows as 802a0000-4ef4-4e59-b573-2bed4a4ac159.
     @Test func incomplete128BitServiceList() {
-        let bytes = Hex.bytes("""
+        let bytes = Hex.bytes(
+            """
             02 01 06
             06 ff 40 00 00 66 02
             11 06 59 c1 4a 4a ed 2b 73 b5 59 4e f4 4e 00 00 2a 80
@@ -178,10 +187,11 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
             #expect(items.first?.data.elementsEqual([0x17, 0x03, 0x00, 0x05]) == true)
             #expect(text(ad.localName) == "HOME")
         }
-        #expect(Array(describe(bytes)[5...9]) == [
-            "begin Service Data - 128-bit UUID", "type=0x21 Service Data - 128-bit UUID", "length=21",
-            "uuid=FD47416A-95FB-4206-88B5-B4A8045F75C0", "data=17030005",
-        ])
+        #expect(
+            Array(describe(bytes)[5...9]) == [
+                "begin Service Data - 128-bit UUID", "type=0x21 Service Data - 128-bit UUID", "length=21",
+                "uuid=FD47416A-95FB-4206-88B5-B4A8045F75C0", "data=17030005",
+            ])
     }
 
     /// public/btsnoop-android_pogo-plus-pairing-1970clock.log frame 13: "Pokemon GO Plus" with
@@ -214,7 +224,8 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
     /// inside the structure, Peripheral Connection Interval Range 6–20 (7.5–25 ms, tshark) and
     /// Tx Power 0 dBm.
     @Test func connectionIntervalRangeAndNameWithNULs() {
-        let bytes = Hex.bytes("""
+        let bytes = Hex.bytes(
+            """
             15 09 42 4b 33 30 30 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
             05 12 06 00 14 00
             02 0a 00
@@ -238,7 +249,8 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
     /// public/btsnoop-android_bk300.log.last frame 294: a legacy report padded to 31 octets
     /// with zeros after the last structure (early termination, Vol 3 Part C 11).
     @Test func zeroPaddingAfterLastStructure() {
-        let bytes = Hex.bytes("02 01 06  12 ff 5d 00 00 00 01 50 2c c6 be f3 25 00 00 00 00 00 00  00 00 00 00 00 00 00 00 00")!
+        let bytes = Hex.bytes(
+            "02 01 06  12 ff 5d 00 00 00 01 50 2c c6 be f3 25 00 00 00 00 00 00  00 00 00 00 00 00 00 00 00")!
         #expect(bytes.count == 31)
         bytes.withByteView { v in
             let ad = AdvertisingData(v)
@@ -294,17 +306,19 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
             #expect(offset == 3)
             #expect(raw.elementsEqual([0x05, 0x09, 0x41, 0x42]))
         }
-        #expect(Array(describe(bytes).suffix(6)) == [
-            "begin Malformed AD Structure", "note AD structure length runs past the end of the data",
-            "length=5", "type=0x09 Complete Local Name", "raw=05094142", "end",
-        ])
+        #expect(
+            Array(describe(bytes).suffix(6)) == [
+                "begin Malformed AD Structure", "note AD structure length runs past the end of the data",
+                "length=5", "type=0x09 Complete Local Name", "raw=05094142", "end",
+            ])
     }
 
     @Test func loneLengthOctetIsTruncated() {
-        #expect(describe([0x05]) == [
-            "begin Malformed AD Structure", "note AD structure length runs past the end of the data",
-            "length=5", "raw=05", "end",
-        ])
+        #expect(
+            describe([0x05]) == [
+                "begin Malformed AD Structure", "note AD structure length runs past the end of the data",
+                "length=5", "raw=05", "end",
+            ])
     }
 
     @Test func maximumLengthOctetDoesNotOverflow() {
@@ -321,15 +335,17 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
             // The appearance after the terminator is not part of the data.
             #expect(ad.appearance == nil)
         }
-        #expect(Array(describe(bytes).suffix(2)) == [
-            "padding=00031941", "note non-zero octets after a zero AD length (early termination)",
-        ])
+        #expect(
+            Array(describe(bytes).suffix(2)) == [
+                "padding=00031941", "note non-zero octets after a zero AD length (early termination)",
+            ])
     }
 
     @Test func unknownTypeKeepsRawBytes() {
-        #expect(describe(Hex.bytes("03 ee 01 02")!) == [
-            "begin Unknown AD Type", "type=0xEE", "length=3", "note unknown AD type", "data=0102", "end",
-        ])
+        #expect(
+            describe(Hex.bytes("03 ee 01 02")!) == [
+                "begin Unknown AD Type", "type=0xEE", "length=3", "note unknown AD type", "data=0102", "end",
+            ])
         #expect(ADType(0xEE).name == nil)
         #expect(ADType(0x2A).name.map { "\($0)" } == "Mesh Message")
         #expect(ADType(0x2B).name.map { "\($0)" } == "Mesh Beacon")
@@ -341,10 +357,11 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
         // Tx Power Level with two octets (must be one).
         let badTx = Hex.bytes("03 0a 01 02")!
         badTx.withByteView { v in #expect(AdvertisingData(v).txPowerLevel == nil) }
-        #expect(describe(badTx) == [
-            "begin Tx Power Level", "type=0x0A Tx Power Level", "length=3",
-            "note AD data length is not valid for this type", "data=0102", "end",
-        ])
+        #expect(
+            describe(badTx) == [
+                "begin Tx Power Level", "type=0x0A Tx Power Level", "length=3",
+                "note AD data length is not valid for this type", "data=0102", "end",
+            ])
         // Appearance with one octet.
         [0x02, 0x19, 0x41].withByteView { v in #expect(AdvertisingData(v).appearance == nil) }
         // 16-bit UUID list with an odd octet left over: the whole UUID is kept.
@@ -352,13 +369,16 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
         oddList.withByteView { v in
             #expect(Array(AdvertisingData(v).serviceUUIDs) == [BluetoothUUID(uuid16: 0x180D)])
         }
-        #expect(describe(oddList) == [
-            "begin Complete List of 16-bit Service UUIDs", "type=0x03 Complete List of 16-bit Service UUIDs",
-            "length=4", "uuid=180D", "note UUID list length is not a multiple of the UUID size", "trailing=0f", "end",
-        ])
+        #expect(
+            describe(oddList) == [
+                "begin Complete List of 16-bit Service UUIDs", "type=0x03 Complete List of 16-bit Service UUIDs",
+                "length=4", "uuid=180D", "note UUID list length is not a multiple of the UUID size", "trailing=0f",
+                "end",
+            ])
         // Manufacturer data shorter than a company identifier.
         [0x02, 0xFF, 0x4C].withByteView { v in #expect(AdvertisingData(v).manufacturerData == nil) }
-        #expect(describe([0x02, 0xFF, 0x4C]).contains("note manufacturer specific data shorter than a company identifier"))
+        #expect(
+            describe([0x02, 0xFF, 0x4C]).contains("note manufacturer specific data shorter than a company identifier"))
         // 128-bit service data with only 4 octets of UUID.
         let shortServiceData = Hex.bytes("05 21 01 02 03 04")!
         shortServiceData.withByteView { v in #expect(Array(AdvertisingData(v).serviceData).isEmpty) }
@@ -383,7 +403,8 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
     }
 
     @Test func intervalsRolesAddressesAndOtherTypes() {
-        let bytes = Hex.bytes("""
+        let bytes = Hex.bytes(
+            """
             03 1a a0 00
             04 2f 00 00 01
             02 1c 02
@@ -413,7 +434,8 @@ private func text(_ view: ByteView?) -> String? { view.map { String(decoding: $0
             #expect(ad.publicTargetAddresses.map(Array.init) == [BDAddr("C0:FF:EE:00:00:01")!])
             #expect(ad.publicTargetAddresses?.remainder.count == 1)
             #expect(ad.randomTargetAddresses == nil)
-            #expect(ad.first(.leBluetoothDeviceAddress)?.leBluetoothDeviceAddress?.address == BDAddr("D8:0D:18:00:00:01"))
+            #expect(
+                ad.first(.leBluetoothDeviceAddress)?.leBluetoothDeviceAddress?.address == BDAddr("D8:0D:18:00:00:01"))
             #expect(ad.first(.leBluetoothDeviceAddress)?.leBluetoothDeviceAddress?.isRandom == true)
             #expect(ad.classOfDevice == 0x5A_020C)
             #expect(ad.peripheralConnectionIntervalRange?.minimumMicroseconds == nil)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The assigned-number tables are generated from the SIG YAML committed in
 /// scripts/assigned-numbers/data/: the Swift files in the repository must be exactly what the

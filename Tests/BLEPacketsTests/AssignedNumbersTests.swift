@@ -1,5 +1,6 @@
-import Testing
 import BLEBytes
+import Testing
+
 @testable import BLEPackets
 
 private func s(_ name: StaticString?) -> String? { name.map { "\($0)" } }
@@ -64,11 +65,17 @@ private func s(_ name: StaticString?) -> String? { name.map { "\($0)" } }
 
     @Test func nameForAnyUUID() {
         #expect(s(GATTAssignedNumbers.name(for: BluetoothUUID(uuid16: 0x2803))) == "Characteristic")
-        #expect(s(GATTAssignedNumbers.name(for: BluetoothUUID("0000180D-0000-1000-8000-00805F9B34FB")!)) == "Heart Rate")
-        #expect(s(GATTAssignedNumbers.name(for: BluetoothUUID(uuid16: 0x2902))) == "Client Characteristic Configuration")
+        #expect(
+            s(GATTAssignedNumbers.name(for: BluetoothUUID("0000180D-0000-1000-8000-00805F9B34FB")!)) == "Heart Rate")
+        #expect(
+            s(GATTAssignedNumbers.name(for: BluetoothUUID(uuid16: 0x2902))) == "Client Characteristic Configuration")
         #expect(s(GATTAssignedNumbers.name(for: BluetoothUUID(uuid16: 0xFE59))) == "Nordic Semiconductor ASA")
-        #expect(s(GATTAssignedNumbers.name(for: BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")!)) == "Nordic UART Service")
-        #expect(s(GATTAssignedNumbers.name(for: BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")!)) == "Nordic UART TX")
+        #expect(
+            s(GATTAssignedNumbers.name(for: BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")!))
+                == "Nordic UART Service")
+        #expect(
+            s(GATTAssignedNumbers.name(for: BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")!)) == "Nordic UART TX"
+        )
         // A vendor UUID nobody named, and a 32-bit UUID with no 16-bit alias.
         #expect(GATTAssignedNumbers.name(for: BluetoothUUID("FD47416A-95FB-4206-88B5-B4A8045F75C0")!) == nil)
         #expect(GATTAssignedNumbers.name(for: BluetoothUUID(uuid32: 0x21C5_0462)) == nil)

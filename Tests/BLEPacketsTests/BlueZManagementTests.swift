@@ -1,8 +1,8 @@
-import Testing
 import BLEBytes
 import BLEPackets
 import CaptureIO
 import TestSupport
+import Testing
 
 @Suite struct BlueZManagementTests {
     @Test func startDiscoveryFromARealBtmonCapture() throws {
@@ -65,7 +65,8 @@ import TestSupport
         while let record = reader.next() {
             if let c = decoder.decode(record).managementCommand { names.append("\(c.name)") }
         }
-        #expect(names == ["Start Discovery", "Start Discovery", "Stop Discovery", "Pair Device", "Add Device"]
-            + Array(repeating: "Start Discovery", count: 22))
+        #expect(
+            names == ["Start Discovery", "Start Discovery", "Stop Discovery", "Pair Device", "Add Device"]
+                + Array(repeating: "Start Discovery", count: 22))
     }
 }

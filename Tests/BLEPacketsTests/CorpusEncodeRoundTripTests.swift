@@ -1,8 +1,8 @@
 import BLEBytes
 import BLEPackets
 import CaptureIO
-import Testing
 import TestSupport
+import Testing
 
 /// encode(decode(bytes)) == bytes for every HCI packet, ACL packet, L2CAP basic frame and ATT
 /// PDU of the corpus that blecap reads (link-layer captures are refused at open with
@@ -20,14 +20,18 @@ import TestSupport
 
         /// `encoded` must equal `original`; when `exactFields` is false (the bytes carry more
         /// or less than the type's fields) a difference is counted under `reason` instead.
-        mutating func check(_ kind: String, _ encoded: [UInt8], _ original: [UInt8], where place: String,
-                            exactFields: Bool = true, reason: String = "") {
+        mutating func check(
+            _ kind: String, _ encoded: [UInt8], _ original: [UInt8], where place: String,
+            exactFields: Bool = true, reason: String = ""
+        ) {
             if encoded == original {
                 exact[kind, default: 0] += 1
             } else if !exactFields {
                 skipped["\(kind): \(reason)", default: 0] += 1
             } else if failures.count < 20 {
-                failures.append("\(kind) at \(place): \(Hex.string(original.prefix(40))) re-encoded as \(Hex.string(encoded.prefix(40)))")
+                failures.append(
+                    "\(kind) at \(place): \(Hex.string(original.prefix(40))) re-encoded as \(Hex.string(encoded.prefix(40)))"
+                )
             } else {
                 failures.append("…")
             }
@@ -61,22 +65,27 @@ import TestSupport
                 walk(reader, Fixtures.relative(path), &t)
             }
         }
-        let summary = (t.exact.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" }
+        let summary =
+            (t.exact.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" }
             + ["not comparable:"] + t.skipped.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" })
             .joined(separator: "\n")
-        print("encode(decode(bytes)) == bytes over \(files) captures (\(refused.count) link-layer captures refused):\n\(summary)")
+        print(
+            "encode(decode(bytes)) == bytes over \(files) captures (\(refused.count) link-layer captures refused):\n\(summary)"
+        )
         #expect(t.failures.isEmpty, "\(t.failures.joined(separator: "\n"))")
         #expect(files >= 30)
         #expect(refused.count >= 5, "the link-layer captures in captures/public are refused at open")
         // Every kind the corpus carries was exercised.
-        for kind in ["HCI command packet", "HCI event packet", "ACL data packet", "L2CAP basic frame",
-                     "HCI Command Complete", "HCI Command Status", "HCI Disconnection Complete",
-                     "HCI Number Of Completed Packets", "HCI LE Connection Complete", "HCI LE Advertising Report",
-                     "HCI Disconnect", "HCI LE Create Connection", "HCI LE Set Scan Parameters", "HCI LE Set Scan Enable",
-                     "ACL fragmentation of a multi-fragment PDU",
-                     "ATT Read Request", "ATT Read Response", "ATT Write Request", "ATT Write Response",
-                     "ATT Handle Value Notification", "ATT Error Response", "ATT Exchange MTU Request",
-                     "ATT Read By Group Type Response", "ATT Read By Type Response", "ATT Find Information Response"] {
+        for kind in [
+            "HCI command packet", "HCI event packet", "ACL data packet", "L2CAP basic frame",
+            "HCI Command Complete", "HCI Command Status", "HCI Disconnection Complete",
+            "HCI Number Of Completed Packets", "HCI LE Connection Complete", "HCI LE Advertising Report",
+            "HCI Disconnect", "HCI LE Create Connection", "HCI LE Set Scan Parameters", "HCI LE Set Scan Enable",
+            "ACL fragmentation of a multi-fragment PDU",
+            "ATT Read Request", "ATT Read Response", "ATT Write Request", "ATT Write Response",
+            "ATT Handle Value Notification", "ATT Error Response", "ATT Exchange MTU Request",
+            "ATT Read By Group Type Response", "ATT Read By Type Response", "ATT Find Information Response",
+        ] {
             #expect((t.exact[kind] ?? 0) > 0, "no \(kind) round-tripped")
         }
     }
@@ -111,10 +120,11 @@ import TestSupport
                     if pdu.fragmentCount > 1 {
                         let size = s.packets[0].count - 5
                         let uniform = s.packets.dropLast().allSatisfy { $0.count - 5 == size }
-                        t.check("ACL fragmentation of a multi-fragment PDU",
-                                basic.aclPackets(handle: acl.handle, first: s.first, bufferSize: size).flatMap { $0 },
-                                s.packets.flatMap { $0 }, where: place, exactFields: uniform,
-                                reason: "fragments of different sizes")
+                        t.check(
+                            "ACL fragmentation of a multi-fragment PDU",
+                            basic.aclPackets(handle: acl.handle, first: s.first, bufferSize: size).flatMap { $0 },
+                            s.packets.flatMap { $0 }, where: place, exactFields: uniform,
+                            reason: "fragments of different sizes")
                     }
                 }
                 streams[key] = nil
@@ -133,8 +143,9 @@ import TestSupport
         }
         let fixed = op.entry?.fixedParameterLength
         let extra = fixed.map { bytes.count > 1 + $0 } ?? false
-        t.check("ATT \(op.name)", pdu.encoded(), bytes.toArray(), where: place, exactFields: !extra,
-                reason: "bytes after the fixed fields (the decoder ignores them)")
+        t.check(
+            "ATT \(op.name)", pdu.encoded(), bytes.toArray(), where: place, exactFields: !extra,
+            reason: "bytes after the fixed fields (the decoder ignores them)")
     }
 
     func typedCommand(_ c: HCICommandPacket, _ original: [UInt8], _ place: String, _ t: inout Tally) {
@@ -143,12 +154,14 @@ import TestSupport
             guard let e else { return }
             let encoded = e.encoded()
             if let h = handleAt.flatMap({ original.u16le($0) }), h & ~HCIConnectionHandle.mask != 0 {
-                t.check("HCI \(name)", encoded, original, where: place, exactFields: false,
-                        reason: "Connection_Handle with reserved bits set (decoded as 12 bits)")
+                t.check(
+                    "HCI \(name)", encoded, original, where: place, exactFields: false,
+                    reason: "Connection_Handle with reserved bits set (decoded as 12 bits)")
                 return
             }
-            t.check("HCI \(name)", encoded, original, where: place, exactFields: encoded.count == original.count,
-                    reason: "parameters longer than the command's fields")
+            t.check(
+                "HCI \(name)", encoded, original, where: place, exactFields: encoded.count == original.count,
+                reason: "parameters longer than the command's fields")
         }
         switch c.opcode {
         case HCIOpcode.disconnect: check("Disconnect", HCIDisconnect(parameters: p), handleAt: 3)
@@ -156,7 +169,8 @@ import TestSupport
         case HCIOpcode.leSetScanEnable: check("LE Set Scan Enable", HCILESetScanEnable(parameters: p))
         case HCIOpcode.leSetExtendedScanParameters:
             check("LE Set Extended Scan Parameters", HCILESetExtendedScanParameters(parameters: p))
-        case HCIOpcode.leSetExtendedScanEnable: check("LE Set Extended Scan Enable", HCILESetExtendedScanEnable(parameters: p))
+        case HCIOpcode.leSetExtendedScanEnable:
+            check("LE Set Extended Scan Enable", HCILESetExtendedScanEnable(parameters: p))
         case HCIOpcode.leCreateConnection: check("LE Create Connection", HCILECreateConnection(parameters: p))
         default: break
         }
@@ -170,12 +184,14 @@ import TestSupport
             guard let typed else { return }
             let encoded = typed.encoded()
             if let h = handleAt.flatMap({ original.u16le($0) }), h & ~HCIConnectionHandle.mask != 0 {
-                t.check("HCI \(name)", encoded, original, where: place, exactFields: false,
-                        reason: "Connection_Handle with reserved bits set (decoded as 12 bits)")
+                t.check(
+                    "HCI \(name)", encoded, original, where: place, exactFields: false,
+                    reason: "Connection_Handle with reserved bits set (decoded as 12 bits)")
                 return
             }
-            t.check("HCI \(name)", encoded, original, where: place, exactFields: encoded.count == original.count,
-                    reason: "parameters longer than the event's fields")
+            t.check(
+                "HCI \(name)", encoded, original, where: place, exactFields: encoded.count == original.count,
+                reason: "parameters longer than the event's fields")
         }
         switch e.code {
         case HCIEventCode.commandComplete: check("Command Complete", HCICommandComplete(parameters: p))
@@ -191,11 +207,15 @@ import TestSupport
             case HCILESubeventCode.connectionComplete:
                 check("LE Connection Complete", HCILEConnectionComplete(parameters: s), handleAt: 4)
             case HCILESubeventCode.enhancedConnectionComplete:
-                check("LE Enhanced Connection Complete", HCILEEnhancedConnectionComplete(parameters: s, version: 1), handleAt: 4)
+                check(
+                    "LE Enhanced Connection Complete", HCILEEnhancedConnectionComplete(parameters: s, version: 1),
+                    handleAt: 4)
             case HCILESubeventCode.enhancedConnectionCompleteV2:
-                check("LE Enhanced Connection Complete [v2]", HCILEEnhancedConnectionComplete(parameters: s, version: 2),
-                      handleAt: 4)
-            case HCILESubeventCode.advertisingReport: check("LE Advertising Report", HCILEAdvertisingReport(parameters: s))
+                check(
+                    "LE Enhanced Connection Complete [v2]", HCILEEnhancedConnectionComplete(parameters: s, version: 2),
+                    handleAt: 4)
+            case HCILESubeventCode.advertisingReport:
+                check("LE Advertising Report", HCILEAdvertisingReport(parameters: s))
             case HCILESubeventCode.extendedAdvertisingReport:
                 check("LE Extended Advertising Report", HCILEExtendedAdvertisingReport(parameters: s))
             default: break

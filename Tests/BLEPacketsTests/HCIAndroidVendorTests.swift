@@ -17,7 +17,8 @@ import Testing
         #expect("\(HCICommands.name(for: 0xFD57))" == "LE Advertising Packet Content Filter")
         #expect("\(HCICommands.name(for: 0xFD53))" == "LE Get Vendor Capabilities")
         hciBytes("01 01 04").withByteView { p in
-            #expect(HCICommands.subcommandName(for: 0xFD57, parameters: p).map { "\($0)" } == "Set Filtering Parameters")
+            #expect(
+                HCICommands.subcommandName(for: 0xFD57, parameters: p).map { "\($0)" } == "Set Filtering Parameters")
         }
         hciBytes("00 07 00 1f").withByteView { rp in
             #expect(HCICommands.subcommandName(for: 0xFD57, returnParameters: rp).map { "\($0)" } == "Service Data")
@@ -38,17 +39,25 @@ import Testing
         // Frame 167: Service UUID add, index 3, UUID 0xFE2C, mask FFFF. Frame 168: status 0,
         // sub-command 3, action add, 0x1F entries still free.
         let c = hciDescribeCommand("57 fd 07 03 00 03 2c fe ff ff")
-        #expect(c.lines.suffix(5) == [
-            "apcf_opcode=0x03 Service UUID", "apcf_action=0x00 Add", "apcf_filter_index=3",
-            "apcf_uuid=FE2C", "apcf_uuid_mask=ffff",
-        ])
+        #expect(
+            c.lines.suffix(5) == [
+                "apcf_opcode=0x03 Service UUID", "apcf_action=0x00 Add", "apcf_filter_index=3",
+                "apcf_uuid=FE2C", "apcf_uuid_mask=ffff",
+            ])
         #expect(c.notes.isEmpty)
         let e = hciDescribeEvent("0e 07 01 57 fd 00 03 00 1f")
-        #expect(e.lines.suffix(4) == ["status=0x00 Success", "apcf_opcode=0x03 Service UUID", "apcf_action=0x00 Add", "apcf_available_spaces=31"])
+        #expect(
+            e.lines.suffix(4) == [
+                "status=0x00 Success", "apcf_opcode=0x03 Service UUID", "apcf_action=0x00 Add",
+                "apcf_available_spaces=31",
+            ])
         hciBytes("03 00 03 2c fe ff ff").withByteView { p in
             let f = HCILEAdvFilter(parameters: p)
             #expect(f?.subcommand == .serviceUUID && f?.action == .add && f?.filterIndex == 3)
-            guard case .uuid(let u, _, let solicitation)? = f?.condition else { Issue.record("no UUID condition"); return }
+            guard case .uuid(let u, _, let solicitation)? = f?.condition else {
+                Issue.record("no UUID condition")
+                return
+            }
             #expect(u == BluetoothUUID(uuid16: 0xFE2C) && !solicitation)
         }
     }
@@ -75,7 +84,10 @@ import Testing
         }
         // Frame 211: delete index 4; frame 212 answers action delete, 10 free.
         let d = hciDescribeCommand("57 fd 03 01 01 04")
-        #expect(d.lines.suffix(3) == ["apcf_opcode=0x01 Set Filtering Parameters", "apcf_action=0x01 Delete", "apcf_filter_index=4"])
+        #expect(
+            d.lines.suffix(3) == [
+                "apcf_opcode=0x01 Set Filtering Parameters", "apcf_action=0x01 Delete", "apcf_filter_index=4",
+            ])
         let e = hciDescribeEvent("0e 07 01 57 fd 00 01 01 0a")
         #expect(e.lines.suffix(2) == ["apcf_action=0x01 Delete", "apcf_available_spaces=10"])
     }
@@ -99,10 +111,11 @@ import Testing
     @Test func manufacturerDataFromDomyos() {
         // Frame 191: index 5, company 0x00E0 + data 000000, company mask FFFF + mask 0000FF.
         let c = hciDescribeCommand("57 fd 0d 06 00 05 e0 00 00 00 00 ff ff 00 00 ff")
-        #expect(c.lines.suffix(7) == [
-            "apcf_opcode=0x06 Manufacturer Data", "apcf_action=0x00 Add", "apcf_filter_index=5",
-            "apcf_company_id=0x00E0", "apcf_data=000000", "apcf_company_id_mask=0xFFFF", "apcf_data_mask=0000ff",
-        ])
+        #expect(
+            c.lines.suffix(7) == [
+                "apcf_opcode=0x06 Manufacturer Data", "apcf_action=0x00 Add", "apcf_filter_index=5",
+                "apcf_company_id=0x00E0", "apcf_data=000000", "apcf_company_id_mask=0xFFFF", "apcf_data_mask=0000ff",
+            ])
         // Frame 199: index 7, Apple (0x004C) iBeacon prefix 0215.
         let apple = hciDescribeCommand("57 fd 0b 06 00 07 4c 00 02 15 ff ff ff ff")
         #expect(apple.value("apcf_company_id") == "0x004C" && apple.value("apcf_data") == "0215")
@@ -112,10 +125,11 @@ import Testing
     @Test func serviceDataFromDomyos() {
         // Frame 173: index 4, pattern 2CFE00 (Fast Pair service data), mask 2CFE00.
         let c = hciDescribeCommand("57 fd 09 07 00 04 2c fe 00 2c fe 00")
-        #expect(c.lines.suffix(5) == [
-            "apcf_opcode=0x07 Service Data", "apcf_action=0x00 Add", "apcf_filter_index=4",
-            "apcf_service_data=2cfe00", "apcf_mask=2cfe00",
-        ])
+        #expect(
+            c.lines.suffix(5) == [
+                "apcf_opcode=0x07 Service Data", "apcf_action=0x00 Add", "apcf_filter_index=4",
+                "apcf_service_data=2cfe00", "apcf_mask=2cfe00",
+            ])
     }
 
     @Test func conditionsNotInDomyosBuiltPerAOSP() {
@@ -124,8 +138,9 @@ import Testing
         #expect(a.value("apcf_broadcaster_address") == "CE:1B:85:9C:E8:FB")
         #expect(a.value("apcf_application_address_type") == "0x00 Public")
         // Solicitation UUID, 128-bit, with mask (BTM_LE_PF_uuid_filter, sub-command 0x04).
-        let s = hciDescribeCommand("57 fd 23 04 00 02 fb 34 9b 5f 80 00 00 80 00 10 00 00 0d 18 00 00"
-                                   + " ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff")
+        let s = hciDescribeCommand(
+            "57 fd 23 04 00 02 fb 34 9b 5f 80 00 00 80 00 10 00 00 0d 18 00 00"
+                + " ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff")
         #expect(s.value("apcf_opcode") == "0x04 Service Solicitation UUID")
         #expect(s.value("apcf_uuid") == "180D")
         // Local name (BTM_LE_PF_local_name): index 2, "HRM".
@@ -133,7 +148,8 @@ import Testing
         #expect(n.value("apcf_local_name") == "HRM")
         // Clear of an index's UUID conditions: action and index only.
         let clear = hciDescribeCommand("57 fd 03 03 02 06")
-        #expect(clear.lines.suffix(3) == ["apcf_opcode=0x03 Service UUID", "apcf_action=0x02 Clear", "apcf_filter_index=6"])
+        #expect(
+            clear.lines.suffix(3) == ["apcf_opcode=0x03 Service UUID", "apcf_action=0x02 Clear", "apcf_filter_index=6"])
         for sink in [a, s, n, clear] { #expect(sink.notes.isEmpty) }
     }
 
@@ -174,7 +190,9 @@ import Testing
         // logging, LE address generation 0, A2DP offload mask 0x1F, BQR 1.
         let v98 = hciDescribeEvent("0e 18 01 53 fd 00 10 01 00 14 20 01 10 01 62 00 10 00 01 01 00 1f 00 00 00 01")
         #expect(v98.notes.isEmpty)
-        #expect(v98.value("version_supported") == "0x0062" && v98.value("a2dp_source_offload_capability_mask") == "0x0000001F")
+        #expect(
+            v98.value("version_supported") == "0x0062"
+                && v98.value("a2dp_source_offload_capability_mask") == "0x0000001F")
         // Four bytes after debug_logging_supported fit no pdl version: kept, not an error.
         let odd = hciDescribeEvent("0e 16 01 53 fd 00 10 01 00 14 20 01 10 01 62 00 10 00 01 01 1f 00 00 00")
         #expect(odd.notes.isEmpty && odd.value("later_capabilities") == "1f000000")
@@ -189,7 +207,8 @@ import Testing
         // by name, with no note (truncation, length mismatch, raw fallback).
         let reader = try CaptureFile.open(path: Fixtures.capture(Self.domyos))
         let decoder = FrameDecoder()
-        var commands = 0, answers = 0
+        var commands = 0
+        var answers = 0
         while let record = reader.next() {
             let frame = decoder.decode(record)
             let r = record
@@ -201,7 +220,8 @@ import Testing
                     #expect(s.notes.isEmpty, "frame \(r.frame): \(s.lines)")
                     #expect(!s.lines.contains { $0.hasPrefix("parameters=") }, "frame \(r.frame)")
                 } else if case .event(let e) = frame.layer, e.code == 0x0E,
-                          let op = e.parameters.u16le(1), op == 0xFD57 || op == 0xFD53 {
+                    let op = e.parameters.u16le(1), op == 0xFD57 || op == 0xFD53
+                {
                     answers += 1
                     let s = HCIRecordingSink()
                     e.describe(into: s)

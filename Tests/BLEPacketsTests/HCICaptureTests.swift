@@ -1,8 +1,8 @@
 import BLEBytes
 import BLEPackets
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Minimal btsnoop (datalink 1002, H4) walker for these tests only; the real reader lives in
 /// CaptureIO. Yields (frame number, H4 type, payload after the type byte).
@@ -73,13 +73,18 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
     @Test func extendedReportsOfTheScan() throws {
         var seen: [(Int, BDAddr, UInt16, Int8)] = []
         try h4Records(Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")) { frame, type, payload in
-            guard type == 0x04, let e = HCIEventPacket(payload), e.subeventCode == HCILEExtendedAdvertisingReport.subevent,
-                  let r = HCILEExtendedAdvertisingReport(parameters: e.subeventParameters) else { return }
+            guard type == 0x04, let e = HCIEventPacket(payload),
+                e.subeventCode == HCILEExtendedAdvertisingReport.subevent,
+                let r = HCILEExtendedAdvertisingReport(parameters: e.subeventParameters)
+            else { return }
             for report in r.reports { seen.append((frame, report.address, report.eventType, report.rssi)) }
         }
         #expect(seen.map(\.0) == [33, 34, 35, 36, 37, 38])
-        #expect(seen.map(\.1) == [BDAddr("D9:09:18:00:00:02")!, BDAddr("D9:09:18:00:00:02")!, BDAddr("D9:09:18:00:00:02")!,
-                                  BDAddr("D9:09:18:00:00:02")!, BDAddr("D8:0D:18:00:00:01")!, BDAddr("D8:0D:18:00:00:01")!])
+        #expect(
+            seen.map(\.1) == [
+                BDAddr("D9:09:18:00:00:02")!, BDAddr("D9:09:18:00:00:02")!, BDAddr("D9:09:18:00:00:02")!,
+                BDAddr("D9:09:18:00:00:02")!, BDAddr("D8:0D:18:00:00:01")!, BDAddr("D8:0D:18:00:00:01")!,
+            ])
         #expect(seen.map(\.2) == [1, 8, 1, 8, 1, 8])
         #expect(seen.allSatisfy { $0.3 == -50 })
     }
@@ -95,7 +100,10 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
         var bad: [Int] = []
         try h4Records(Fixtures.capture("public/" + name)) { frame, type, payload in
             let sink = HCIRecordingSink()
-            if type == 0x01 { HCICommandPacket(payload)?.describe(into: sink); return }
+            if type == 0x01 {
+                HCICommandPacket(payload)?.describe(into: sink)
+                return
+            }
             guard type == 0x04, let e = HCIEventPacket(payload) else { return }
             e.describe(into: sink)
             let p = e.subeventParameters

@@ -52,22 +52,30 @@ import Testing
             #expect(s.entryCount == 2)
             let entries = Array(s.entries)
             #expect(entries.map(\.phy) == [1, 3])
-            #expect(entries.allSatisfy { $0.isActive && $0.intervalMicroseconds == 60_000 && $0.windowMicroseconds == 60_000 })
+            #expect(
+                entries.allSatisfy {
+                    $0.isActive && $0.intervalMicroseconds == 60_000 && $0.windowMicroseconds == 60_000
+                })
         }
-        #expect(hciDescribeCommand(hex).lines == [
-            "opcode=0x2041 LE Set Extended Scan Parameters", "ogf=0x08", "ocf=0x0041", "parameter_total_length=13",
-            "own_address_type=0x01 Random", "scanning_filter_policy=0x00 Basic unfiltered",
-            "scanning_phys=0x05[LE 1M,LE Coded]",
-            "{phy", "phy=0x01 LE 1M", "scan_type=0x01 Active", "scan_interval=60000us", "scan_window=60000us", "}",
-            "{phy", "phy=0x03 LE Coded", "scan_type=0x01 Active", "scan_interval=60000us", "scan_window=60000us", "}",
-        ])
+        #expect(
+            hciDescribeCommand(hex).lines == [
+                "opcode=0x2041 LE Set Extended Scan Parameters", "ogf=0x08", "ocf=0x0041", "parameter_total_length=13",
+                "own_address_type=0x01 Random", "scanning_filter_policy=0x00 Basic unfiltered",
+                "scanning_phys=0x05[LE 1M,LE Coded]",
+                "{phy", "phy=0x01 LE 1M", "scan_type=0x01 Active", "scan_interval=60000us", "scan_window=60000us", "}",
+                "{phy", "phy=0x03 LE Coded", "scan_type=0x01 Active", "scan_interval=60000us", "scan_window=60000us",
+                "}",
+            ])
         // Coded block cut short: the typed view refuses, the describer keeps the 1M block.
         let cut = "41 20 0a 01 00 05 01 60 00 60 00 01 60"
         hciBytes(cut).withByteView { v in
             #expect(HCILESetExtendedScanParameters(parameters: HCICommandPacket(v)!.parameters) == nil)
         }
         let lines = hciDescribeCommand(cut).lines
-        #expect(lines.suffix(5) == ["phy=0x03 LE Coded", "scan_type=0x01 Active", "!truncated parameters", "remaining=60", "}"])
+        #expect(
+            lines.suffix(5) == [
+                "phy=0x03 LE Coded", "scan_type=0x01 Active", "!truncated parameters", "remaining=60", "}",
+            ])
     }
 
     @Test func setScanEnableLegacyAndExtended() {
@@ -176,32 +184,39 @@ import Testing
         #expect(params.value("advertising_tx_power") == "127dBm")
         // Frame 33: data for handle 0, operation 3 (complete), 29 bytes of AD.
         let data = hciDescribeCommand(
-            "37 20 21 00 03 01 1d 02 01 06 07 03 0d 18 0f 18 0a 18 03 19 41 03 0d 09 50 75 6c 73 65 42 65 6c 74 20 48 52")
+            "37 20 21 00 03 01 1d 02 01 06 07 03 0d 18 0f 18 0a 18 03 19 41 03 0d 09 50 75 6c 73 65 42 65 6c 74 20 48 52"
+        )
         #expect(data.notes.isEmpty)
         #expect(data.value("operation") == "0x03 Complete data")
         #expect(data.value("data_length") == "29")
-        let ad = hciAdvertisingLines("02 01 06 07 03 0d 18 0f 18 0a 18 03 19 41 03 0d 09 50 75 6c 73 65 42 65 6c 74 20 48 52")
+        let ad = hciAdvertisingLines(
+            "02 01 06 07 03 0d 18 0f 18 0a 18 03 19 41 03 0d 09 50 75 6c 73 65 42 65 6c 74 20 48 52")
         #expect(Array(data.lines.drop { $0 != "data_length=29" }.dropFirst()) == ad)
         // Frame 35: enable, 1 set: handle 0, duration 0, max events 0.
         let enable = hciDescribeCommand("39 20 06 01 01 00 00 00 00")
-        #expect(enable.lines.suffix(5) == ["{set", "advertising_handle=0x00", "duration=0us", "max_extended_advertising_events=0", "}"])
+        #expect(
+            enable.lines.suffix(5) == [
+                "{set", "advertising_handle=0x00", "duration=0us", "max_extended_advertising_events=0", "}",
+            ])
         // num_sets claims 2, only one present.
         let short = hciDescribeCommand("39 20 06 01 02 00 00 00 00")
         #expect(short.notes == ["!truncated parameters"])
         // Data length byte claims more than present; the two AD bytes that are there ("02 01":
         // a Flags structure whose value is missing) are still decoded, and flagged.
         let overlong = hciDescribeCommand("37 20 06 00 03 01 09 02 01")
-        #expect(overlong.notes == ["!data length exceeds parameters", "!AD structure length runs past the end of the data"])
+        #expect(
+            overlong.notes == ["!data length exceeds parameters", "!AD structure length runs past the end of the data"])
     }
 
     @Test func returnParametersOfPowerOnCommands() {
         // Frame 6: Read Local Version: HCI 5.0 rev 0, LMP 5.0, manufacturer 0xFFFF.
         let version = hciDescribeEvent("0e 0c 01 01 10 00 09 00 00 09 ff ff 00 00")
-        #expect(version.lines.suffix(7) == [
-            "command_opcode=0x1001 Read Local Version Information", "status=0x00 Success",
-            "hci_version=0x09 5.0", "hci_subversion=0x0000", "lmp_version=0x09 5.0",
-            "company_identifier=0xFFFF", "lmp_subversion=0x0000",
-        ])
+        #expect(
+            version.lines.suffix(7) == [
+                "command_opcode=0x1001 Read Local Version Information", "status=0x00 Success",
+                "hci_version=0x09 5.0", "hci_subversion=0x0000", "lmp_version=0x09 5.0",
+                "company_identifier=0xFFFF", "lmp_subversion=0x0000",
+            ])
         // Frame 26: Read BD ADDR 00:1B:DC:00:00:01.
         #expect(hciDescribeEvent("0e 0a 01 09 10 00 01 00 00 dc 1b 00").value("bd_addr") == "00:1B:DC:00:00:01")
         // Frame 22: suggested default data length 27 / 328 µs.
@@ -217,9 +232,10 @@ import Testing
     @Test func vendorAndUnknownCommandsStayRaw() {
         // Android vendor command 0xFD54 (LE Multi Advertising, not decoded) with 2 parameter bytes.
         let vendor = hciDescribeCommand("54 fd 02 aa bb")
-        #expect(vendor.lines == [
-            "opcode=0xFD54 Vendor Command", "ogf=0x3F", "ocf=0x0154", "parameter_total_length=2", "parameters=aabb",
-        ])
+        #expect(
+            vendor.lines == [
+                "opcode=0xFD54 Vendor Command", "ogf=0x3F", "ocf=0x0154", "parameter_total_length=2", "parameters=aabb",
+            ])
         let unknown = hciDescribeCommand("f0 07 01 42")
         #expect(unknown.lines.first == "opcode=0x07F0")
         #expect(unknown.lines.last == "parameters=42")

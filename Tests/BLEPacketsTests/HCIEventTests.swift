@@ -28,10 +28,11 @@ import Testing
             #expect(c.numPackets == 1 && c.opcode == 0x2042 && c.status == 0x00)
         }
         // scan_before_init.central frame 2: the same answered 0x0C Command Disallowed.
-        #expect(hciDescribeEvent("0e 04 01 42 20 0c").lines == [
-            "event_code=0x0E Command Complete", "parameter_total_length=4", "num_hci_command_packets=1",
-            "command_opcode=0x2042 LE Set Extended Scan Enable", "status=0x0C Command Disallowed",
-        ])
+        #expect(
+            hciDescribeEvent("0e 04 01 42 20 0c").lines == [
+                "event_code=0x0E Command Complete", "parameter_total_length=4", "num_hci_command_packets=1",
+                "command_opcode=0x2042 LE Set Extended Scan Enable", "status=0x0C Command Disallowed",
+            ])
         // No Operation (opcode 0): only a packet-count update, no status.
         hciBytes("01 00 00").withByteView { v in
             let c = HCICommandComplete(parameters: v)!
@@ -40,9 +41,10 @@ import Testing
         hciBytes("01 00").withByteView { #expect(HCICommandComplete(parameters: $0) == nil) }
         // A vendor command's return parameters stay raw after the status.
         let vendor = hciDescribeEvent("0e 06 01 54 fd 00 aa bb")
-        #expect(vendor.lines.suffix(3) == [
-            "command_opcode=0xFD54 Vendor Command", "status=0x00 Success", "return_parameters=aabb",
-        ])
+        #expect(
+            vendor.lines.suffix(3) == [
+                "command_opcode=0xFD54 Vendor Command", "status=0x00 Success", "return_parameters=aabb",
+            ])
     }
 
     @Test func readBufferSizeReturns() {
@@ -63,10 +65,11 @@ import Testing
             let r1 = HCILEReadBufferSize(returnParameters: c.returnParameters)!
             #expect(r1.isoDataPacketLength == nil)
         }
-        #expect(hciDescribeEvent(v2).lines.suffix(4) == [
-            "le_acl_data_packet_length=27", "total_num_le_acl_data_packets=64",
-            "iso_data_packet_length=960", "total_num_iso_data_packets=64",
-        ])
+        #expect(
+            hciDescribeEvent(v2).lines.suffix(4) == [
+                "le_acl_data_packet_length=27", "total_num_le_acl_data_packets=64",
+                "iso_data_packet_length=960", "total_num_iso_data_packets=64",
+            ])
         // v1 return cut after the status.
         hciBytes("00 1b").withByteView { #expect(HCILEReadBufferSize(returnParameters: $0) == nil) }
     }
@@ -77,9 +80,10 @@ import Testing
             let s = HCICommandStatus(parameters: v)!
             #expect(s.status == 0 && s.numPackets == 1 && s.opcode == 0x200D)
         }
-        #expect(hciDescribeEvent("0f 04 00 01 06 04").lines.suffix(3) == [
-            "status=0x00 Success", "num_hci_command_packets=1", "command_opcode=0x0406 Disconnect",
-        ])
+        #expect(
+            hciDescribeEvent("0f 04 00 01 06 04").lines.suffix(3) == [
+                "status=0x00 Success", "num_hci_command_packets=1", "command_opcode=0x0406 Disconnect",
+            ])
         hciBytes("00 01 0d").withByteView { #expect(HCICommandStatus(parameters: $0) == nil) }
         #expect(hciDescribeEvent("0f 03 00 01 0d").notes == ["!truncated parameters"])
     }
@@ -91,10 +95,11 @@ import Testing
             let d = HCIDisconnectionComplete(parameters: HCIEventPacket(v)!.parameters)!
             #expect(d.status == 0 && d.handle == 1 && d.reason == 0x16)
         }
-        #expect(hciDescribeEvent(hex).lines == [
-            "event_code=0x05 Disconnect Complete", "parameter_total_length=4", "status=0x00 Success",
-            "connection_handle=0x0001", "reason=0x16 Connection Terminated By Local Host",
-        ])
+        #expect(
+            hciDescribeEvent(hex).lines == [
+                "event_code=0x05 Disconnect Complete", "parameter_total_length=4", "status=0x00 Success",
+                "connection_handle=0x0001", "reason=0x16 Connection Terminated By Local Host",
+            ])
         hciBytes("00 01 00").withByteView { #expect(HCIDisconnectionComplete(parameters: $0) == nil) }
         let truncated = hciDescribeEvent("05 03 00 01 00")
         #expect(truncated.notes == ["!truncated parameters"])
@@ -131,10 +136,11 @@ import Testing
             let n = HCINumberOfCompletedPackets(parameters: HCIEventPacket(v)!.parameters)!
             #expect(Array(n.entries) == [.init(handle: 1, count: 2), .init(handle: 2, count: 5)])
         }
-        #expect(hciDescribeEvent(two).lines.suffix(9) == [
-            "num_handles=2", "{handle", "connection_handle=0x0001", "num_completed_packets=2", "}",
-            "{handle", "connection_handle=0x0002", "num_completed_packets=5", "}",
-        ])
+        #expect(
+            hciDescribeEvent(two).lines.suffix(9) == [
+                "num_handles=2", "{handle", "connection_handle=0x0001", "num_completed_packets=2", "}",
+                "{handle", "connection_handle=0x0002", "num_completed_packets=5", "}",
+            ])
         // Claims 3 handles, has 1.5: only the whole pair comes out.
         hciBytes("03 01 00 01 00 02 00").withByteView { v in
             let n = HCINumberOfCompletedPackets(parameters: v)!

@@ -23,12 +23,13 @@ private func subevent<R>(_ hex: String, _ body: (ByteView) -> R) -> R {
             #expect(c.supervisionTimeout == 0x0048 && c.supervisionTimeoutMicroseconds == 720_000)
             #expect(c.centralClockAccuracy == 0)
         }
-        #expect(hciDescribeEvent(hex).lines == [
-            "event_code=0x3E LE Meta", "parameter_total_length=19", "subevent_code=0x01 LE Connection Complete",
-            "status=0x00 Success", "connection_handle=0x0001", "role=0x00 Central", "peer_address_type=0x01 Random",
-            "peer_address=D8:0D:18:00:00:01", "connection_interval=15000us", "peripheral_latency=0",
-            "supervision_timeout=720000us", "central_clock_accuracy=0x00 500 ppm",
-        ])
+        #expect(
+            hciDescribeEvent(hex).lines == [
+                "event_code=0x3E LE Meta", "parameter_total_length=19", "subevent_code=0x01 LE Connection Complete",
+                "status=0x00 Success", "connection_handle=0x0001", "role=0x00 Central", "peer_address_type=0x01 Random",
+                "peer_address=D8:0D:18:00:00:01", "connection_interval=15000us", "peripheral_latency=0",
+                "supervision_timeout=720000us", "central_clock_accuracy=0x00 500 ppm",
+            ])
         // clean_heart_rate.peripheral frame 37: the peripheral's side, peer C0:FF:EE:00:00:01, SCA 7.
         subevent("3e 13 01 00 01 00 01 01 01 00 00 ee ff c0 0c 00 00 00 48 00 07") { p in
             let c = HCILEConnectionComplete(parameters: p)!
@@ -67,7 +68,8 @@ private func subevent<R>(_ hex: String, _ body: (ByteView) -> R) -> R {
 
     @Test func enhancedConnectionCompleteV2AddsHandles() {
         // The frame above as subevent 0x29, with advertising handle 0x00 and sync handle 0xFFFF.
-        let hex = "3e 22 29 00 04 00 01 00 8d 0c cb 8a bb 7c 00 00 00 00 00 00 00 00 00 00 00 00 24 00 00 00 d0 07 00 00 ff ff"
+        let hex =
+            "3e 22 29 00 04 00 01 00 8d 0c cb 8a bb 7c 00 00 00 00 00 00 00 00 00 00 00 00 24 00 00 00 d0 07 00 00 ff ff"
         subevent(hex) { p in
             let c = HCILEEnhancedConnectionComplete(parameters: p, version: 2)!
             #expect(c.version == 2 && !c.isCentral && c.advertisingHandle == 0 && c.syncHandle == 0xFFFF)
@@ -84,13 +86,17 @@ private func subevent<R>(_ hex: String, _ body: (ByteView) -> R) -> R {
         // long_notify_stream.central frame 40: success, handle 1, 11.25 ms, latency 0, 4 s.
         subevent("3e 0a 03 00 01 00 09 00 00 00 90 01") { p in
             let u = HCILEConnectionUpdateComplete(parameters: p)!
-            #expect(u.status == 0 && u.handle == 1 && u.intervalMicroseconds == 11_250 && u.supervisionTimeoutMicroseconds == 4_000_000)
+            #expect(
+                u.status == 0 && u.handle == 1 && u.intervalMicroseconds == 11_250
+                    && u.supervisionTimeoutMicroseconds == 4_000_000)
         }
         // Data Length Change: handle 1, TX 251 B / 2120 µs, RX 27 B / 328 µs.
         let dle = "3e 0b 07 01 00 fb 00 48 08 1b 00 48 01"
         subevent(dle) { p in
             let d = HCILEDataLengthChange(parameters: p)!
-            #expect(d.handle == 1 && d.maxTxOctets == 251 && d.maxTxTime == 2120 && d.maxRxOctets == 27 && d.maxRxTime == 328)
+            #expect(
+                d.handle == 1 && d.maxTxOctets == 251 && d.maxTxTime == 2120 && d.maxRxOctets == 27
+                    && d.maxRxTime == 328)
         }
         #expect(hciDescribeEvent(dle).value("max_tx_time") == "2120us")
         // PHY Update Complete: handle 1 → 2M both ways.
@@ -143,11 +149,12 @@ private func subevent<R>(_ hex: String, _ body: (ByteView) -> R) -> R {
             #expect(e[0].data.count == 27 && e[0].rssi == -48)
         }
         let lines = hciDescribeEvent(hex).lines
-        #expect(Array(lines.prefix(9)) == [
-            "event_code=0x3E LE Meta", "parameter_total_length=39", "subevent_code=0x02 LE Advertising Report",
-            "num_reports=1", "{report", "event_type=0x00 ADV_IND", "address_type=0x00 Public",
-            "address=7C:BB:8A:CB:0C:8D", "data_length=27",
-        ])
+        #expect(
+            Array(lines.prefix(9)) == [
+                "event_code=0x3E LE Meta", "parameter_total_length=39", "subevent_code=0x02 LE Advertising Report",
+                "num_reports=1", "{report", "event_type=0x00 ADV_IND", "address_type=0x00 Public",
+                "address=7C:BB:8A:CB:0C:8D", "data_length=27",
+            ])
         #expect(Array(lines.dropFirst(9)) == hciAdvertisingLines(ad) + ["rssi=-48dBm", "}"])
     }
 
@@ -200,14 +207,16 @@ private func subevent<R>(_ hex: String, _ body: (ByteView) -> R) -> R {
             #expect(e[0].data.count == 29 && e[0].dataStatus == 0)
         }
         let lines = hciDescribeEvent(hex).lines
-        #expect(Array(lines.prefix(18)) == [
-            "event_code=0x3E LE Meta", "parameter_total_length=55", "subevent_code=0x0D LE Extended Advertising Report",
-            "num_reports=1", "{report", "event_type=0x0001[Connectable]", "data_status=0x00 Complete",
-            "address_type=0x01 Random", "address=D8:0D:18:00:00:01", "primary_phy=0x01 LE 1M",
-            "secondary_phy=0x01 LE 1M", "advertising_sid=0x00", "tx_power=0dBm", "rssi=-50dBm",
-            "periodic_advertising_interval=0us", "direct_address_type=0x00 Public",
-            "direct_address=00:00:00:00:00:00", "data_length=29",
-        ])
+        #expect(
+            Array(lines.prefix(18)) == [
+                "event_code=0x3E LE Meta", "parameter_total_length=55",
+                "subevent_code=0x0D LE Extended Advertising Report",
+                "num_reports=1", "{report", "event_type=0x0001[Connectable]", "data_status=0x00 Complete",
+                "address_type=0x01 Random", "address=D8:0D:18:00:00:01", "primary_phy=0x01 LE 1M",
+                "secondary_phy=0x01 LE 1M", "advertising_sid=0x00", "tx_power=0dBm", "rssi=-50dBm",
+                "periodic_advertising_interval=0us", "direct_address_type=0x00 Public",
+                "direct_address=00:00:00:00:00:00", "data_length=29",
+            ])
         #expect(Array(lines.dropFirst(18)) == hciAdvertisingLines(ad) + ["}"])
         // Frame 38: the same as scan response (event type 0x0008).
         subevent("3e 37 0d 01 08 00" + String(hex.dropFirst(17))) { p in

@@ -51,13 +51,17 @@ import Testing
 
     @Test func commandParameterLayoutsHaveSpecSizes() {
         for (op, size) in Self.commandParameterSizes {
-            Self.check(HCICommands.descriptor(for: op)?.describeParameters, size: size, "command \(Hex.string(UInt64(op), digits: 4))")
+            Self.check(
+                HCICommands.descriptor(for: op)?.describeParameters, size: size,
+                "command \(Hex.string(UInt64(op), digits: 4))")
         }
     }
 
     @Test func returnLayoutsHaveSpecSizes() {
         for (op, size) in Self.returnSizes {
-            Self.check(HCICommands.descriptor(for: op)?.describeReturn, size: size, "return \(Hex.string(UInt64(op), digits: 4))")
+            Self.check(
+                HCICommands.descriptor(for: op)?.describeReturn, size: size,
+                "return \(Hex.string(UInt64(op), digits: 4))")
         }
     }
 
@@ -73,14 +77,23 @@ import Testing
     @Test func hostNumberOfCompletedPacketsAndWriteLEHostSupported() {
         // Host Number Of Completed Packets: 1 handle, 0x0040 → 3 packets.
         let nocp = hciDescribeCommand("35 0c 05 01 40 00 03 00")
-        #expect(nocp.lines.suffix(5) == ["num_handles=1", "{handle", "connection_handle=0x0040", "num_completed_packets=3", "}"])
+        #expect(
+            nocp.lines.suffix(5) == [
+                "num_handles=1", "{handle", "connection_handle=0x0040", "num_completed_packets=3", "}",
+            ])
         let host = hciDescribeCommand("6d 0c 02 01 00")
         #expect(host.lines.suffix(2) == ["le_supported_host=0x01 Enabled", "unused=0x00"])
         // Read RSSI return: handle 1, -70 dBm.
-        #expect(hciDescribeEvent("0e 07 01 05 14 00 01 00 ba").lines.suffix(2) == ["connection_handle=0x0001", "rssi=-70dBm"])
+        #expect(
+            hciDescribeEvent("0e 07 01 05 14 00 01 00 ba").lines.suffix(2) == [
+                "connection_handle=0x0001", "rssi=-70dBm",
+            ])
         // LE Set PHY: handle 1, no preference bits clear, 2M both ways, options 0.
         let phy = hciDescribeCommand("32 20 07 01 00 00 02 02 00 00")
-        #expect(phy.lines.suffix(4) == ["all_phys=0x00[]", "tx_phys=0x02[LE 2M]", "rx_phys=0x02[LE 2M]", "phy_options=0x0000"])
+        #expect(
+            phy.lines.suffix(4) == [
+                "all_phys=0x00[]", "tx_phys=0x02[LE 2M]", "rx_phys=0x02[LE 2M]", "phy_options=0x0000",
+            ])
     }
 
     /// Hostile input: pseudo-random blocks of 0–80 bytes through every decoder in the tables
@@ -89,7 +102,9 @@ import Testing
     @Test func randomBlocksNeverTrapOrVanish() {
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 {
-            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+            seed ^= seed << 13
+            seed ^= seed >> 7
+            seed ^= seed << 17
             return seed
         }
         var decoders: [HCIDescribeFunction] = []

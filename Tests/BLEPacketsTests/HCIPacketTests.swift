@@ -7,7 +7,9 @@ import Testing
 final class HCIRecordingSink: RecordingSink {
     override func renderFlags(_ v: UInt64, digits d: Int, _ names: FlagNames) -> String {
         var set: [String] = []
-        for (i, n) in names.names.enumerated() where v & (1 << UInt64(i)) != 0 { set.append(n.map { "\($0)" } ?? "bit\(i)") }
+        for (i, n) in names.names.enumerated() where v & (1 << UInt64(i)) != 0 {
+            set.append(n.map { "\($0)" } ?? "bit\(i)")
+        }
         return Hex.string(v, digits: d) + "[" + set.joined(separator: ",") + "]"
     }
 }
@@ -15,7 +17,9 @@ final class HCIRecordingSink: RecordingSink {
 /// Bytes from "04 3e 13 …" (spaces ignored).
 func hciBytes(_ hex: String) -> [UInt8] {
     let digits = Array(hex.replacingOccurrences(of: " ", with: "").utf8)
-    return stride(from: 0, to: digits.count - 1, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+    return stride(from: 0, to: digits.count - 1, by: 2).map {
+        UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)!
+    }
 }
 
 /// Describes an H4-less command payload and returns the lines.
@@ -110,10 +114,11 @@ func hciDescribeEvent(_ hex: String) -> HCIRecordingSink {
                 return "\(s.name)" + (s.detail.map { " (\($0))" } ?? "")
             }
         }
-        #expect(lines == [
-            "Command Complete (LE Set Extended Scan Enable)", "Command Status (LE Create Connection)",
-            "Disconnect Complete", "Number of Completed Packets",
-        ])
+        #expect(
+            lines == [
+                "Command Complete (LE Set Extended Scan Enable)", "Command Status (LE Create Connection)",
+                "Disconnect Complete", "Number of Completed Packets",
+            ])
         // Command Complete too short to hold an opcode: no detail.
         hciBytes("0e 01 01").withByteView { #expect(HCISummary.event(HCIEventPacket($0)!).detail == nil) }
     }

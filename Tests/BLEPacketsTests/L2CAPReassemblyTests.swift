@@ -1,7 +1,7 @@
-import Testing
 import BLEBytes
-import CaptureIO
 import BLEPackets
+import CaptureIO
+import Testing
 
 /// Builds an ACL payload (after the H4 byte): handle|PB<<12|BC<<14, length, data.
 func aclBytes(handle: UInt16, pb: UInt8, bc: UInt8 = 0, _ dataHex: String, declaredLength: Int? = nil) -> [UInt8] {
@@ -79,7 +79,10 @@ extension L2CAPReassemblyResult {
         let bytes = aclBytes(handle: 1, pb: 0b10, "0700 0400 1b 1000 16466d03")
         bytes.withByteView { v in
             let res = r.feed(HCIACLPacket(v)!, frame: 95, direction: .received)
-            guard let p = res.pdu else { Issue.record("\(res)"); return }
+            guard let p = res.pdu else {
+                Issue.record("\(res)")
+                return
+            }
             #expect(p.length == 7 && p.channel == 4 && p.firstFrame == 95 && p.lastFrame == 95 && p.fragmentCount == 1)
             #expect(p.handle == 1 && p.direction == .received)
             #expect(p.payload.base.baseAddress == v.base.baseAddress! + 8)
@@ -93,10 +96,16 @@ extension L2CAPReassemblyResult {
         #expect(feed(r, Self.frame56, frame: 56) { $0.isIncomplete })
         #expect(r.pendingCount == 1)
         feed(r, Self.frame57, frame: 57) { res in
-            guard let p = res.pdu else { Issue.record("\(res)"); return }
+            guard let p = res.pdu else {
+                Issue.record("\(res)")
+                return
+            }
             #expect(p.length == 43 && p.channel == 4 && p.payload.count == 43)
             #expect(p.firstFrame == 56 && p.lastFrame == 57 && p.fragmentCount == 2)
-            guard case .writeRequest(let w) = ATTPDU(p.payload) else { Issue.record("not a write"); return }
+            guard case .writeRequest(let w) = ATTPDU(p.payload) else {
+                Issue.record("not a write")
+                return
+            }
             #expect(w.handle == 0x0012 && w.value.count == 40)
             #expect(Hex.string(w.value).hasSuffix("2b0a82f4"))
         }
@@ -109,13 +118,25 @@ extension L2CAPReassemblyResult {
         let r = L2CAPReassembler()
         var pdu = [UInt8](Hex.bytes("4100 0600 0c")!)
         pdu += (0..<64).map { UInt8($0) }
-        let f1 = Array(pdu[0..<27]), f2 = Array(pdu[27..<54]), f3 = Array(pdu[54...])
-        #expect(feed(r, aclBytes(handle: 1, pb: 0b10, Hex.string(f1)), frame: 105, direction: .received) { $0.isIncomplete })
-        #expect(feed(r, aclBytes(handle: 1, pb: 0b01, Hex.string(f2)), frame: 106, direction: .received) { $0.isIncomplete })
+        let f1 = Array(pdu[0..<27])
+        let f2 = Array(pdu[27..<54])
+        let f3 = Array(pdu[54...])
+        #expect(
+            feed(r, aclBytes(handle: 1, pb: 0b10, Hex.string(f1)), frame: 105, direction: .received) { $0.isIncomplete }
+        )
+        #expect(
+            feed(r, aclBytes(handle: 1, pb: 0b01, Hex.string(f2)), frame: 106, direction: .received) { $0.isIncomplete }
+        )
         feed(r, aclBytes(handle: 1, pb: 0b01, Hex.string(f3)), frame: 107, direction: .received) { res in
-            guard let p = res.pdu else { Issue.record("\(res)"); return }
+            guard let p = res.pdu else {
+                Issue.record("\(res)")
+                return
+            }
             #expect(p.channel == 6 && p.fragmentCount == 3 && p.firstFrame == 105 && p.lastFrame == 107)
-            guard case .pairingPublicKey(let k) = SMPPDU(p.payload) else { Issue.record("not a key"); return }
+            guard case .pairingPublicKey(let k) = SMPPDU(p.payload) else {
+                Issue.record("not a key")
+                return
+            }
             #expect(k.x.elementsEqual(0..<32) && k.y.elementsEqual(32..<64))
         }
     }
@@ -132,7 +153,10 @@ extension L2CAPReassemblyResult {
     @Test func continuationWithoutStart() {
         let r = L2CAPReassembler()
         feed(r, Self.frame57, frame: 57) { res in
-            guard case .malformed(let note, let raw, let salvaged) = res else { Issue.record("\(res)"); return }
+            guard case .malformed(let note, let raw, let salvaged) = res else {
+                Issue.record("\(res)")
+                return
+            }
             #expect("\(note)" == "continuation without start" && raw.count == 20 && salvaged == nil)
         }
         #expect(r.pendingCount == 0)
@@ -167,14 +191,20 @@ extension L2CAPReassemblyResult {
         let r = L2CAPReassembler()
         // Single packet: L2CAP length 3 but 5 payload bytes.
         feed(r, aclBytes(handle: 1, pb: 0b10, "0300 0400 1e aabb ccdd"), frame: 1, direction: .received) { res in
-            guard case .malformed(let note, let raw, let salvaged) = res else { Issue.record("\(res)"); return }
+            guard case .malformed(let note, let raw, let salvaged) = res else {
+                Issue.record("\(res)")
+                return
+            }
             #expect("\(note)" == "more bytes than the L2CAP length" && raw.count == 9)
             #expect(salvaged?.payload.elementsEqual([0x1E, 0xAA, 0xBB]) == true)
         }
         // Fragmented: 47 expected, the continuation brings 25 instead of 20.
         #expect(feed(r, Self.frame56, frame: 2) { $0.isIncomplete })
         feed(r, aclBytes(handle: 1, pb: 0b01, "cec6a0e7652ec79b12c1d005fcab094c2b0a82f4 0102030405"), frame: 3) { res in
-            guard case .malformed(let note, let raw, let salvaged) = res else { Issue.record("\(res)"); return }
+            guard case .malformed(let note, let raw, let salvaged) = res else {
+                Issue.record("\(res)")
+                return
+            }
             #expect("\(note)" == "more bytes than the L2CAP length" && raw.count == 25)
             #expect(salvaged?.payload.count == 43 && salvaged?.fragmentCount == 2 && salvaged?.lastFrame == 3)
         }
@@ -203,7 +233,10 @@ extension L2CAPReassemblyResult {
             let bytes = n == 27 ? chunk : aclBytes(handle: 3, pb: 0b01, String(repeating: "cd", count: n))
             total += n
             feed(r, bytes, frame: frame) { res in
-                if let p = res.pdu { result = p.payload.count; #expect(p.channel == 0x0040 && p.length == 0xFFFF) }
+                if let p = res.pdu {
+                    result = p.payload.count
+                    #expect(p.channel == 0x0040 && p.length == 0xFFFF)
+                }
             }
         }
         #expect(result == 65535)
@@ -212,9 +245,12 @@ extension L2CAPReassemblyResult {
     @Test func interleavedHandlesAndDirections() {
         let r = L2CAPReassembler()
         // Same handle both directions, plus handle 2, plus handle 1 on controller 1.
-        let tx1 = aclBytes(handle: 1, pb: 0b00, "0500 0400 12 1100"), tx2 = aclBytes(handle: 1, pb: 0b01, "0100")
-        let rx1 = aclBytes(handle: 1, pb: 0b10, "0500 0400 1b 10"), rx2 = aclBytes(handle: 1, pb: 0b01, "00 aabb")
-        let h2a = aclBytes(handle: 2, pb: 0b10, "0300 0400 0a"), h2b = aclBytes(handle: 2, pb: 0b01, "1300")
+        let tx1 = aclBytes(handle: 1, pb: 0b00, "0500 0400 12 1100")
+        let tx2 = aclBytes(handle: 1, pb: 0b01, "0100")
+        let rx1 = aclBytes(handle: 1, pb: 0b10, "0500 0400 1b 10")
+        let rx2 = aclBytes(handle: 1, pb: 0b01, "00 aabb")
+        let h2a = aclBytes(handle: 2, pb: 0b10, "0300 0400 0a")
+        let h2b = aclBytes(handle: 2, pb: 0b01, "1300")
         #expect(feed(r, tx1, frame: 1, direction: .sent) { $0.isIncomplete })
         #expect(feed(r, rx1, frame: 2, direction: .received) { $0.isIncomplete })
         #expect(feed(r, h2a, frame: 3, direction: .received) { $0.isIncomplete })
@@ -248,8 +284,9 @@ extension L2CAPReassemblyResult {
         #expect(r.pendingCount == 1)
         // The new connection on handle 1 must not be glued to the old bytes.
         #expect(feed(r, Self.frame57, frame: 70) { $0.malformedNote } == "continuation without start")
-        #expect(feed(r, aclBytes(handle: 2, pb: 0b01, "00 1e 0000 000000"), frame: 71) { $0.malformedNote }
-            == "more bytes than the L2CAP length")
+        #expect(
+            feed(r, aclBytes(handle: 2, pb: 0b01, "00 1e 0000 000000"), frame: 71) { $0.malformedNote }
+                == "more bytes than the L2CAP length")
         r.reset()
         #expect(r.pendingCount == 0)
     }
@@ -263,7 +300,9 @@ extension L2CAPReassemblyResult {
         #expect(feed(r, aclBytes(handle: 3, pb: 0b00, "0500 04"), frame: 4) { $0.isIncomplete })
         #expect(r.abandoned?.reason == .evicted && r.abandoned?.handle == 2 && r.abandoned?.expected == nil)
         #expect(r.pendingCount == 2)
-        #expect(feed(r, aclBytes(handle: 2, pb: 0b01, "00 1e"), frame: 5) { $0.malformedNote } == "continuation without start")
+        #expect(
+            feed(r, aclBytes(handle: 2, pb: 0b01, "00 1e"), frame: 5) { $0.malformedNote }
+                == "continuation without start")
         #expect(feed(r, aclBytes(handle: 1, pb: 0b01, "1e 1000 0000"), frame: 6) { $0.pdu?.firstFrame } == 1)
         #expect(feed(r, aclBytes(handle: 3, pb: 0b01, "00 1e 1000 0000"), frame: 7) { $0.pdu?.firstFrame } == 4)
     }
@@ -271,13 +310,15 @@ extension L2CAPReassemblyResult {
     @Test func recordFeedIgnoresNonACLAndFlagsShortHeaders() {
         let r = L2CAPReassembler()
         [UInt8]([0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]).withByteView { v in
-            let rec = CaptureRecord(frame: 1, timestamp: 0, direction: .received, kind: .hciEvent, rawType: 4,
-                                    payload: v, originalLength: 6, fileOffset: 0, recordLength: 6)
+            let rec = CaptureRecord(
+                frame: 1, timestamp: 0, direction: .received, kind: .hciEvent, rawType: 4,
+                payload: v, originalLength: 6, fileOffset: 0, recordLength: 6)
             #expect(r.feed(rec) == nil)
         }
         [UInt8]([0x01, 0x00, 0x05]).withByteView { v in
-            let rec = CaptureRecord(frame: 2, timestamp: 0, direction: .sent, kind: .aclData, rawType: 2,
-                                    payload: v, originalLength: 3, fileOffset: 0, recordLength: 3)
+            let rec = CaptureRecord(
+                frame: 2, timestamp: 0, direction: .sent, kind: .aclData, rawType: 2,
+                payload: v, originalLength: 3, fileOffset: 0, recordLength: 3)
             #expect(r.feed(rec)?.malformedNote == "ACL header truncated")
         }
     }

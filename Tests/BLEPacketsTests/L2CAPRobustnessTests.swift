@@ -1,13 +1,13 @@
-import Testing
 import BLEBytes
-import CaptureIO
 import BLEPackets
+import CaptureIO
+import Testing
 
 /// Deterministic pseudo-random bytes (64-bit LCG), so a failure reproduces.
 struct LCG {
     var state: UInt64
     mutating func next() -> UInt8 {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
         return UInt8(truncatingIfNeeded: state >> 33)
     }
     mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in next() } }
@@ -22,8 +22,10 @@ struct LCG {
             var bytes = rng.bytes(Int(rng.next()) % 40)
             // Bias towards defined opcodes/codes so the decoders, not the unknown path, run.
             if !bytes.isEmpty, i % 2 == 0 {
-                let ops: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 24,
-                                    25, 27, 29, 30, 32, 33, 35, 0x52, 0xD2]
+                let ops: [UInt8] = [
+                    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 24,
+                    25, 27, 29, 30, 32, 33, 35, 0x52, 0xD2,
+                ]
                 bytes[0] = ops[Int(rng.next()) % ops.count]
             }
             for channel: UInt16 in [0x0004, 0x0005, 0x0006, 0x0001] {

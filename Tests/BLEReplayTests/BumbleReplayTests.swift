@@ -1,8 +1,8 @@
 import BLEPackets
 import BLEReplay
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every Bumble capture replays with the identical ATT exchange: opcodes, handles, values,
 /// errors and order, PDU for PDU, against server models built from the capture itself.
@@ -32,9 +32,11 @@ import TestSupport
         guard let d = f.divergence else { return "identical" }
         func side(_ s: ReplayFidelity.Side?) -> String {
             guard let s else { return "nothing" }
-            return "\(s.sentByHost ? "sent" : "rcvd") @\(s.offset) \(s.bytes.map { String(format: "%02x", $0) }.joined())"
+            return
+                "\(s.sentByHost ? "sent" : "rcvd") @\(s.offset) \(s.bytes.map { String(format: "%02x", $0) }.joined())"
                 + (s.frame.map { " frame \($0)" } ?? "")
         }
-        return "at \(d.position) of \(f.captured)/\(f.replayed): captured \(side(d.captured)) / replayed \(side(d.replayed))"
+        return
+            "at \(d.position) of \(f.captured)/\(f.replayed): captured \(side(d.captured)) / replayed \(side(d.replayed))"
     }
 }

@@ -4,8 +4,8 @@ import BLEReplaySimulator
 import BLESimulator
 import BLETimeline
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `CaptureReplay.install(into:)`: a captured peripheral in a `SimulatedWorld`, used by app
 /// code through the simulator's Core Bluetooth API. Every expectation is read from the
@@ -52,9 +52,10 @@ import TestSupport
         let m = try #require(replay.models.first)
         let world = SimulatedWorld()
         replay.install(into: world)
-        let app = RecordingCentral(world: world, scanFor: [Self.heartRate],
-                                   discover: ["180D", "180F", "180A"].map { CBUUID(string: $0) },
-                                   subscribe: [Self.measurement])
+        let app = RecordingCentral(
+            world: world, scanFor: [Self.heartRate],
+            discover: ["180D", "180F", "180A"].map { CBUUID(string: $0) },
+            subscribe: [Self.measurement])
         app.onReady = { app in
             for uuid in ["2A29", "2A24", "2A19", "2A38"] { app.read(CBUUID(string: uuid)) }
         }
@@ -81,7 +82,8 @@ import TestSupport
         #expect(stream.count == 20)
         let received = app.values(Self.measurement)
         #expect(received.compactMap { try? $0.result.get() } == stream.map(\.value))
-        #expect(zip(received.dropFirst(), received).map { $0.time - $1.time }
+        #expect(
+            zip(received.dropFirst(), received).map { $0.time - $1.time }
                 == zip(stream.dropFirst(), stream).map { $0.time - $1.time })
     }
 
@@ -93,10 +95,13 @@ import TestSupport
         let world = SimulatedWorld()
         let p = try #require(replay.install(into: world).first)
         let service = try #require(m.connection.summary.remoteDatabase.services.first { $0.startHandle == 0x000E })
-        let indicate = try #require(m.connection.summary.remoteDatabase.characteristics.first { $0.valueHandle == 0x0010 })
-        let secure = try #require(m.connection.summary.remoteDatabase.characteristics.first { $0.valueHandle == 0x0013 })
-        let app = RecordingCentral(world: world, scanFor: nil, discover: [CBUUID(service.uuid)],
-                                   subscribe: [CBUUID(indicate.uuid)])
+        let indicate = try #require(
+            m.connection.summary.remoteDatabase.characteristics.first { $0.valueHandle == 0x0010 })
+        let secure = try #require(
+            m.connection.summary.remoteDatabase.characteristics.first { $0.valueHandle == 0x0013 })
+        let app = RecordingCentral(
+            world: world, scanFor: nil, discover: [CBUUID(service.uuid)],
+            subscribe: [CBUUID(indicate.uuid)])
         app.onReady = { app in
             app.read(CBUUID(secure.uuid))
             app.read(CBUUID(secure.uuid))
@@ -178,7 +183,8 @@ import TestSupport
         do {
             let w = SimulatedWorld()
             peripheral = replay.install(into: w).first
-            let app = RecordingCentral(world: w, scanFor: [Self.heartRate], discover: nil, subscribe: [Self.measurement])
+            let app = RecordingCentral(
+                world: w, scanFor: [Self.heartRate], discover: nil, subscribe: [Self.measurement])
             w.run(for: .seconds(3))
             #expect(app.connections == 1)
             #expect(!app.values(Self.measurement).isEmpty)
@@ -236,11 +242,13 @@ import TestSupport
         for (app, peer) in apps {
             let db = peer.models.last!.connection.summary.remoteDatabase
             func inService(_ h: UInt16) -> Bool { db.services.contains { $0.startHandle <= h && h <= $0.endHandle } }
-            let captured = Set(db.characteristics.filter { inService($0.valueHandle) }
-                .map { "\(CBUUID($0.uuid)) @\($0.valueHandle) 0x\(String($0.properties, radix: 16))" })
-            let found = Set((app.peripheral?.services ?? []).flatMap { $0.characteristics ?? [] }
-                .filter { $0.uuid.bluetoothUUID.high >> 32 != ReplayAttribute.inferredServiceType.high >> 32 }
-                .map { "\($0.uuid) @\($0.handle) 0x\(String($0.properties.declarationBits, radix: 16))" })
+            let captured = Set(
+                db.characteristics.filter { inService($0.valueHandle) }
+                    .map { "\(CBUUID($0.uuid)) @\($0.valueHandle) 0x\(String($0.properties, radix: 16))" })
+            let found = Set(
+                (app.peripheral?.services ?? []).flatMap { $0.characteristics ?? [] }
+                    .filter { $0.uuid.bluetoothUUID.high >> 32 != ReplayAttribute.inferredServiceType.high >> 32 }
+                    .map { "\($0.uuid) @\($0.handle) 0x\(String($0.properties.declarationBits, radix: 16))" })
             #expect(!captured.isEmpty)
             #expect(found == captured, "\(peer.peripheral.address)")
         }

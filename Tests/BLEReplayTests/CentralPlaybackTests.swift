@@ -2,8 +2,8 @@ import BLEReplay
 import BLEReplaySimulator
 import BLESimulator
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The app's heart-rate peripheral, written against the simulator's CBPeripheralManager the
 /// way the seeds write a peripheral (000_*.txt "Peripheral Role: Advertising"; 004_*.txt
@@ -41,39 +41,53 @@ final class HeartRateSensor: CBPeripheralManagerDelegate {
 
     func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
         guard peripheral.state == .poweredOn else { return }
-        let hrm = CBMutableCharacteristic(type: CBUUID(string: "2A37"), properties: [.notify], value: nil, permissions: [])
+        let hrm = CBMutableCharacteristic(
+            type: CBUUID(string: "2A37"), properties: [.notify], value: nil, permissions: [])
         measurement = hrm
         let heartRate = CBMutableService(type: CBUUID(string: "180D"), primary: true)
         var hrChars: [CBCharacteristic] = [hrm]
         if !defects.contains(.noBodySensorLocation) {
-            hrChars.append(CBMutableCharacteristic(type: CBUUID(string: "2A38"), properties: [.read], value: Data([0x01]),
-                                                   permissions: [.readable]))
+            hrChars.append(
+                CBMutableCharacteristic(
+                    type: CBUUID(string: "2A38"), properties: [.read], value: Data([0x01]),
+                    permissions: [.readable]))
         }
         if withControlPoint {
-            hrChars.append(CBMutableCharacteristic(type: CBUUID(string: "2A39"), properties: [.write], value: nil,
-                                                   permissions: [.writeable]))
+            hrChars.append(
+                CBMutableCharacteristic(
+                    type: CBUUID(string: "2A39"), properties: [.write], value: nil,
+                    permissions: [.writeable]))
         }
         heartRate.characteristics = hrChars
         let battery = CBMutableService(type: CBUUID(string: "180F"), primary: true)
-        battery.characteristics = [CBMutableCharacteristic(type: CBUUID(string: "2A19"), properties: [.read, .notify],
-                                                           value: nil, permissions: [.readable])]
+        battery.characteristics = [
+            CBMutableCharacteristic(
+                type: CBUUID(string: "2A19"), properties: [.read, .notify],
+                value: nil, permissions: [.readable])
+        ]
         let info = CBMutableService(type: CBUUID(string: "180A"), primary: true)
         info.characteristics = [
-            CBMutableCharacteristic(type: CBUUID(string: "2A29"), properties: [.read],
-                                    value: Data("Acme Biometrics".utf8), permissions: [.readable]),
-            CBMutableCharacteristic(type: CBUUID(string: "2A24"), properties: [.read], value: Data("HRM-200".utf8),
-                                    permissions: [.readable]),
+            CBMutableCharacteristic(
+                type: CBUUID(string: "2A29"), properties: [.read],
+                value: Data("Acme Biometrics".utf8), permissions: [.readable]),
+            CBMutableCharacteristic(
+                type: CBUUID(string: "2A24"), properties: [.read], value: Data("HRM-200".utf8),
+                permissions: [.readable]),
         ]
         for s in [heartRate, battery, info] { peripheral.add(s) }
-        peripheral.startAdvertising([CBAdvertisementDataLocalNameKey: "PulseBelt HR",
-                                     CBAdvertisementDataServiceUUIDsKey: [CBUUID(string: "180D")]])
+        peripheral.startAdvertising([
+            CBAdvertisementDataLocalNameKey: "PulseBelt HR",
+            CBAdvertisementDataServiceUUIDsKey: [CBUUID(string: "180D")],
+        ])
     }
 
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {
         guard request.characteristic.uuid == CBUUID(string: "2A19") else {
             return peripheral.respond(to: request, withResult: .requestNotSupported)
         }
-        if defects.contains(.refusesBatteryRead) { return peripheral.respond(to: request, withResult: .readNotPermitted) }
+        if defects.contains(.refusesBatteryRead) {
+            return peripheral.respond(to: request, withResult: .readNotPermitted)
+        }
         request.value = Data([87])
         peripheral.respond(to: request, withResult: .success)
     }
@@ -88,15 +102,19 @@ final class HeartRateSensor: CBPeripheralManagerDelegate {
         }
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
-                           didSubscribeTo characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral,
+        didSubscribeTo characteristic: CBCharacteristic
+    ) {
         guard characteristic.uuid == CBUUID(string: "2A37") else { return }
         generation += 1
         send(0, generation)
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
-                           didUnsubscribeFrom characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral,
+        didUnsubscribeFrom characteristic: CBCharacteristic
+    ) {
         generation += 1
     }
 
@@ -105,8 +123,9 @@ final class HeartRateSensor: CBPeripheralManagerDelegate {
         guard n < measurementsPerSubscription, g == generation, let hrm = measurement else { return }
         let bpm = 70 + n % 10
         let rr = 60 * 1024 / bpm
-        _ = manager.updateValue(Data([0x16, UInt8(bpm), UInt8(rr & 0xFF), UInt8(rr >> 8)]), for: hrm,
-                                onSubscribedCentrals: nil)
+        _ = manager.updateValue(
+            Data([0x16, UInt8(bpm), UInt8(rr & 0xFF), UInt8(rr >> 8)]), for: hrm,
+            onSubscribedCentrals: nil)
         world.schedule(after: .seconds(1)) { [weak self] in self?.send(n + 1, g) }
     }
 }
@@ -119,24 +138,32 @@ final class HeartRateSensor: CBPeripheralManagerDelegate {
     /// The captured central's operations, read from the capture: what the playback must play.
     static func capturedOperations(_ replay: CaptureReplay) -> [(kind: String, uuid: String)] {
         replay.models.flatMap { m in
-            m.connection.summary.localDatabase.characteristics.isEmpty ? [] : m.steps.filter { !$0.hostIsClient }
-                .compactMap { s -> (String, String)? in
-                    guard let h = s.bytes.count >= 3 ? UInt16(s.bytes[1]) | UInt16(s.bytes[2]) << 8 : nil else { return nil }
-                    let db = m.connection.summary.localDatabase
-                    switch s.bytes[0] {
-                    case 0x0A:
-                        return db.characteristics.first { $0.valueHandle == h }.map { ("read", CBUUID($0.uuid).uuidString) }
-                    case 0x12:
-                        if let c = db.characteristics.first(where: { $0.valueHandle == h }) {
-                            return ("write", CBUUID(c.uuid).uuidString)
+            m.connection.summary.localDatabase.characteristics.isEmpty
+                ? []
+                : m.steps.filter { !$0.hostIsClient }
+                    .compactMap { s -> (String, String)? in
+                        guard let h = s.bytes.count >= 3 ? UInt16(s.bytes[1]) | UInt16(s.bytes[2]) << 8 : nil else {
+                            return nil
                         }
-                        // A CCCD: the characteristic whose value precedes it.
-                        let c = db.characteristics.filter { $0.valueHandle < h }.max { $0.valueHandle < $1.valueHandle }
-                        let on = s.bytes.count >= 5 && s.bytes[3] & 0x03 != 0
-                        return c.map { (on ? "subscribe" : "unsubscribe", CBUUID($0.uuid).uuidString) }
-                    default: return nil
+                        let db = m.connection.summary.localDatabase
+                        switch s.bytes[0] {
+                        case 0x0A:
+                            return db.characteristics.first { $0.valueHandle == h }.map {
+                                ("read", CBUUID($0.uuid).uuidString)
+                            }
+                        case 0x12:
+                            if let c = db.characteristics.first(where: { $0.valueHandle == h }) {
+                                return ("write", CBUUID(c.uuid).uuidString)
+                            }
+                            // A CCCD: the characteristic whose value precedes it.
+                            let c = db.characteristics.filter { $0.valueHandle < h }.max {
+                                $0.valueHandle < $1.valueHandle
+                            }
+                            let on = s.bytes.count >= 5 && s.bytes[3] & 0x03 != 0
+                            return c.map { (on ? "subscribe" : "unsubscribe", CBUUID($0.uuid).uuidString) }
+                        default: return nil
+                        }
                     }
-                }
         }
     }
 
@@ -163,7 +190,8 @@ final class HeartRateSensor: CBPeripheralManagerDelegate {
         let world = SimulatedWorld()
         // Three defects: no Body Sensor Location, the battery read refused, 12 measurements
         // where the captured sensor sent 20.
-        let sensor = HeartRateSensor(world: world, measurements: 12, defects: [.noBodySensorLocation, .refusesBatteryRead])
+        let sensor = HeartRateSensor(
+            world: world, measurements: 12, defects: [.noBodySensorLocation, .refusesBatteryRead])
         let playback = replay.playCentral(against: world, peripheral: sensor.manager.device)
 
         #expect(playback.isFinished)
@@ -171,8 +199,9 @@ final class HeartRateSensor: CBPeripheralManagerDelegate {
         #expect(playback.operations.map(\.kind) == [.read, .read, .subscribe, .read, .read])
         // … and the differences are exactly the defects.
         let found = playback.mismatches.map { "\($0.kind.rawValue) \($0.characteristic?.uuidString ?? "-")" }
-        #expect(found == ["missingCharacteristic 2A38", "outcome 2A19", "outcome 2A38", "notifications 2A37"],
-                "\(playback.mismatches)")
+        #expect(
+            found == ["missingCharacteristic 2A38", "outcome 2A19", "outcome 2A38", "notifications 2A37"],
+            "\(playback.mismatches)")
         #expect(playback.notifications.map(\.received) == [12])
         let battery = try #require(playback.operations.first { $0.characteristic == CBUUID(string: "2A19") })
         #expect(battery.capturedOutcome == .success)
@@ -198,8 +227,9 @@ final class HeartRateSensor: CBPeripheralManagerDelegate {
 
         // The same central against a peripheral that refuses the write: one outcome mismatch.
         let world2 = SimulatedWorld()
-        let refusing = HeartRateSensor(world: world2, measurements: 4, withControlPoint: true,
-                                       defects: [.refusesControlPoint])
+        let refusing = HeartRateSensor(
+            world: world2, measurements: 4, withControlPoint: true,
+            defects: [.refusesControlPoint])
         let refused = replay.playCentral(against: world2, peripheral: refusing.manager.device)
         #expect(refused.mismatches.map(\.kind) == [.outcome], "\(refused.mismatches)")
         #expect(refused.mismatches.first?.characteristic == CBUUID(string: "2A39"))

@@ -4,8 +4,8 @@ import BLEReplaySimulator
 import BLESimulator
 import BLETimeline
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `ReplayFaults` on the library path: a captured peripheral installed with a fault, and the
 /// app's central seeing its effect. Each test compares with the same run without the fault;
@@ -24,9 +24,11 @@ import TestSupport
 
     /// clean_heart_rate with `faults`: the app subscribes to the measurement; `ready` runs
     /// once discovery is done.
-    static func run(_ name: String = "clean_heart_rate.central.btsnoop", faults: ReplayFaults = .none,
-                    discover: [CBUUID]? = [heartRate], subscribe: Set<CBUUID> = [measurement],
-                    for duration: Duration = .seconds(30), ready: ((RecordingCentral) -> Void)? = nil) throws -> Run {
+    static func run(
+        _ name: String = "clean_heart_rate.central.btsnoop", faults: ReplayFaults = .none,
+        discover: [CBUUID]? = [heartRate], subscribe: Set<CBUUID> = [measurement],
+        for duration: Duration = .seconds(30), ready: ((RecordingCentral) -> Void)? = nil
+    ) throws -> Run {
         let replay = try CaptureInstallTests.replay(name)
         let world = SimulatedWorld()
         let p = try #require(replay.install(into: world, faults: faults).first)
@@ -146,7 +148,9 @@ import TestSupport
         let stream = Captured.stream(m, handle: 0x0010).map(\.value)
         #expect(m.stream.count == stream.count)
 
-        let a = try received(7), again = try received(7), b = try received(11)
+        let a = try received(7)
+        let again = try received(7)
+        let b = try received(11)
         #expect(a == again)
         #expect(a != b)
         #expect(a.count < stream.count && b.count < stream.count)

@@ -2,8 +2,8 @@ import BLEReplay
 import BLEReplaySimulator
 import BLESimulator
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 // Reproducing a field bug from a capture.
 //
@@ -98,8 +98,10 @@ final class HeartRateMonitor: CBCentralManagerDelegate, CBPeripheralDelegate {
         central.scanForPeripherals(withServices: [heartRateServiceUUID], options: nil)
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                        advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         discoveredPeripheral = peripheral
         central.stopScan()
         central.connect(peripheral, options: nil)
@@ -121,7 +123,8 @@ final class HeartRateMonitor: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         guard let data = characteristic.value, characteristic.uuid == heartRateMeasurementUUID else { return }
         let audited = BoundsAuditingBytes([UInt8](data))
         let bpm = parse(audited)
@@ -135,7 +138,8 @@ final class HeartRateMonitor: CBCentralManagerDelegate, CBPeripheralDelegate {
     /// Runs the monitor against the captured sensor; returns what it parsed and the captured
     /// measurements (frame, value) in order.
     static func monitor(_ parse: @escaping (BoundsAuditingBytes) -> Int?) throws
-        -> (parsed: [HeartRateMonitor.Parsed], captured: [(frame: Int, value: [UInt8])]) {
+        -> (parsed: [HeartRateMonitor.Parsed], captured: [(frame: Int, value: [UInt8])])
+    {
         let replay = try CaptureReplay(contentsOf: URL(fileURLWithPath: capture))
         let m = try #require(replay.models.first)
         let handle = try #require(Captured.valueHandle(m, CBUUID(string: "2A37")))

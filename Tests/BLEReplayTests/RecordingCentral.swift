@@ -36,8 +36,10 @@ final class RecordingCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     var onReady: ((RecordingCentral) -> Void)?
     private var pendingCharacteristicDiscoveries = 0
 
-    init(world: SimulatedWorld, scanFor scanServices: [CBUUID]?, discover services: [CBUUID]?,
-         subscribe: Set<CBUUID> = []) {
+    init(
+        world: SimulatedWorld, scanFor scanServices: [CBUUID]?, discover services: [CBUUID]?,
+        subscribe: Set<CBUUID> = []
+    ) {
         self.world = world
         self.scanServices = scanServices
         self.services = services
@@ -80,8 +82,10 @@ final class RecordingCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         central.scanForPeripherals(withServices: scanServices, options: nil)
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                        advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         guard self.peripheral == nil, only.map({ $0 == peripheral.identifier }) ?? true else { return }
         self.peripheral = peripheral  // Core Bluetooth does not keep it for us
         central.stopScan()
@@ -95,8 +99,10 @@ final class RecordingCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         peripheral.discoverServices(services)
     }
 
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
-                        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?
+    ) {
         events.append((world.nowMicros, .disconnected(error: error)))
         if error != nil, connections < reconnectUpTo { central.connect(peripheral, options: nil) }
     }
@@ -117,18 +123,24 @@ final class RecordingCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         if pendingCharacteristicDiscoveries == 0 { onReady?(self) }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
-        let result: Result<[UInt8], CBATTError> = if let e = error as? CBATTError { .failure(e) }
-            else { .success(characteristic.value.map { [UInt8]($0) } ?? []) }
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
+        let result: Result<[UInt8], CBATTError> =
+            if let e = error as? CBATTError { .failure(e) } else {
+                .success(characteristic.value.map { [UInt8]($0) } ?? [])
+            }
         events.append((world.nowMicros, .value(characteristic.uuid, result)))
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         events.append((world.nowMicros, .wrote(characteristic.uuid, error as? CBATTError)))
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic,
-                    error: (any Error)?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic,
+        error: (any Error)?
+    ) {
         events.append((world.nowMicros, .notifying(characteristic.uuid, characteristic.isNotifying, error)))
     }
 }
@@ -140,7 +152,8 @@ enum Captured {
     static func stream(_ m: ReplayConnectionModel, handle: UInt16) -> [(frame: Int, time: Int64, value: [UInt8])] {
         m.connection.att.compactMap { pdu in
             guard !pdu.sentByHost, pdu.bytes.first == 0x1B || pdu.bytes.first == 0x1D,
-                  pdu.bytes.count >= 3, UInt16(pdu.bytes[1]) | UInt16(pdu.bytes[2]) << 8 == handle else { return nil }
+                pdu.bytes.count >= 3, UInt16(pdu.bytes[1]) | UInt16(pdu.bytes[2]) << 8 == handle
+            else { return nil }
             return (pdu.frame, pdu.time, Array(pdu.bytes.dropFirst(3)))
         }
     }

@@ -1,5 +1,5 @@
-import BLETimeline
 import BLEReplay
+import BLETimeline
 import Testing
 
 /// Each fault option changes the replayed session the way it says, seen in the replayed
@@ -65,7 +65,8 @@ import Testing
                 }
             }
         }
-        let a = latencies(plain), b = latencies(delayed)
+        let a = latencies(plain)
+        let b = latencies(delayed)
         #expect(a.count == b.count && !a.isEmpty)
         for (x, y) in zip(a, b) { #expect(y == x + 40_000) }
     }
@@ -73,10 +74,11 @@ import Testing
     @Test func smallerServerMTUChangesTheExchangeAndCutsValues() throws {
         let report = replay.run(faults: ReplayFaults(serverMTU: 23))
         let events = try ReplayFixtures.timeline(of: report)
-        let mtu = try #require(events.compactMap { e -> (UInt16?, UInt16)? in
-            if case .mtuExchange(_, let server, let effective, _) = e.kind { return (server, effective) }
-            return nil
-        }.first)
+        let mtu = try #require(
+            events.compactMap { e -> (UInt16?, UInt16)? in
+                if case .mtuExchange(_, let server, let effective, _) = e.kind { return (server, effective) }
+                return nil
+            }.first)
         #expect(mtu.0 == 23)
         #expect(mtu.1 == 23)
         // The 15-byte Manufacturer Name still fits ATT_MTU − 1 = 22; responses and
@@ -89,9 +91,10 @@ import Testing
     @Test func injectedErrorAnswersEveryRequestOnTheHandle() throws {
         // 0x0016 Battery Level: Read Not Permitted (0x02) instead of its value.
         let events = try ReplayFixtures.timeline(of: replay.run(faults: ReplayFaults(errors: [0x0016: 0x02])))
-        let read = try #require(events.first {
-            if case .read(let op, _) = $0.kind { op.handle == 0x0016 } else { false }
-        })
+        let read = try #require(
+            events.first {
+                if case .read(let op, _) = $0.kind { op.handle == 0x0016 } else { false }
+            })
         guard case .error(_, _, let code, let handle) = read.outcome else {
             Issue.record("expected an error outcome, got \(read.outcome)")
             return
@@ -99,7 +102,8 @@ import Testing
         #expect(code == 0x02)
         #expect(handle == 0x0016)
         // The other reads still succeed.
-        let other = try #require(events.first { if case .read(let op, _) = $0.kind { op.handle == 0x0013 } else { false } })
+        let other = try #require(
+            events.first { if case .read(let op, _) = $0.kind { op.handle == 0x0013 } else { false } })
         #expect(other.outcome.responseFrame != nil && other.outcome.latency != nil)
         if case .error = other.outcome { Issue.record("0x0013 must not fail") }
     }
@@ -109,7 +113,9 @@ import Testing
             let r = replay.run(faults: ReplayFaults(notificationDropProbability: 0.5, seed: seed))
             return notifications(try ReplayFixtures.timeline(of: r)).map(\.time)
         }
-        let a = try kept(7), b = try kept(7), c = try kept(8)
+        let a = try kept(7)
+        let b = try kept(7)
+        let c = try kept(8)
         #expect(a == b)
         #expect(a != c)
         #expect(a.count < 20 && a.count > 0)

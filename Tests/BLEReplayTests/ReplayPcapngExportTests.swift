@@ -2,13 +2,15 @@ import BLEBytes
 import BLEReplay
 import CaptureIO
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The replay's pcapng export (for Wireshark, with comments) carries the same packets, times
 /// and directions as its btsnoop export, read back through blecap's own readers.
 @Suite struct ReplayPcapngExportTests {
-    func records(_ bytes: [UInt8], _ name: String) throws -> [(payload: [UInt8], kind: RecordKind, direction: Direction, time: Int64)] {
+    func records(_ bytes: [UInt8], _ name: String) throws -> [(
+        payload: [UInt8], kind: RecordKind, direction: Direction, time: Int64
+    )] {
         let path = ReplayFixtures.temporaryCapture(bytes, name: name)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let reader = try CaptureFile.open(path: path)

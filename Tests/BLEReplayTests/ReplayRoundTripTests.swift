@@ -1,8 +1,8 @@
 import BLEBytes
 import BLEReplay
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The replayed session's btsnoop export, read back through blecap's own reader and decoder,
 /// carries the captured ATT exchange byte for byte (tshark's view of the same files is checked
@@ -47,7 +47,10 @@ import TestSupport
         }
         let report = replay.run()
         for c in report.connections {
-            #expect(c.fidelity.isIdentical, "\(URL(fileURLWithPath: path).lastPathComponent) #\(c.model.number): \(BumbleReplayTests.describe(c.fidelity))")
+            #expect(
+                c.fidelity.isIdentical,
+                "\(URL(fileURLWithPath: path).lastPathComponent) #\(c.model.number): \(BumbleReplayTests.describe(c.fidelity))"
+            )
         }
     }
 
@@ -60,7 +63,7 @@ import TestSupport
         for cut in offsets {
             let p = ReplayFixtures.temporaryCapture(Array(bytes.prefix(cut)))
             defer { try? FileManager.default.removeItem(atPath: p) }
-            guard let replay = try? CaptureReplay(path: p) else { continue } // header cut: refused at open
+            guard let replay = try? CaptureReplay(path: p) else { continue }  // header cut: refused at open
             let report = replay.run()
             for c in report.connections { #expect(c.fidelity.isIdentical, "cut at \(cut)") }
             _ = report.btsnoop()
@@ -73,8 +76,10 @@ import TestSupport
 /// bytes — seeded byte flips in records, lengths, timestamps and PDUs of real captures — and
 /// what it exports reads back undamaged.
 @Suite struct ReplayRobustnessTests {
-    @Test(arguments: ["indications_and_errors.central", "two_peripherals_concurrent.central",
-                      "cached_reconnect.peripheral"])
+    @Test(arguments: [
+        "indications_and_errors.central", "two_peripherals_concurrent.central",
+        "cached_reconnect.peripheral",
+    ])
     func damagedCapturesReplayToTheEnd(_ name: String) throws {
         let original = try Fixtures.bytes(atPath: ReplayFixtures.bumble(name))
         var rng = SplitMix64(seed: 0xB1EC)
@@ -88,8 +93,12 @@ import TestSupport
             let path = ReplayFixtures.temporaryCapture(bytes, name: "\(name)-\(round)")
             defer { try? FileManager.default.removeItem(atPath: path) }
             guard let replay = try? CaptureReplay(path: path) else { continue }
-            for faults in [ReplayFaults.none, ReplayFaults(dropLinkAtMicros: 100_000, serverMTU: 23,
-                                                           notificationDropProbability: 0.5)] {
+            for faults in [
+                ReplayFaults.none,
+                ReplayFaults(
+                    dropLinkAtMicros: 100_000, serverMTU: 23,
+                    notificationDropProbability: 0.5),
+            ] {
                 let report = replay.run(faults: faults)
                 #expect(!report.text().isEmpty)
                 #expect(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) is [String: Any])

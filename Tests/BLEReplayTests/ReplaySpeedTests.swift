@@ -1,7 +1,7 @@
 import BLEReplay
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Speeds change times, never the exchange: both sides of every connection (client steps,
 /// responses, notification streams, the link end) and the faults run on one clock
@@ -25,8 +25,9 @@ import TestSupport
         #expect(identical)
         for c in report.connections {
             let captured = c.model.connection
-            #expect(Self.exchange(c.replayed) == Self.exchange(captured),
-                    "#\(c.model.number) at \(speed.description): \(BumbleReplayTests.describe(c.fidelity))")
+            #expect(
+                Self.exchange(c.replayed) == Self.exchange(captured),
+                "#\(c.model.number) at \(speed.description): \(BumbleReplayTests.describe(c.fidelity))")
             #expect(c.replayed.unsentSteps == 0)
             // The link ends as captured, after the whole exchange.
             #expect(c.replayed.end?.reason == captured.summary.endReason)
@@ -35,7 +36,9 @@ import TestSupport
             // Every PDU at its captured time put through the session's clock, µs for µs.
             #expect(c.fidelity.maximumTimingDelta == 0)
             let start = captured.summary.startTime
-            #expect(c.replayed.pdus.map(\.offset) == captured.att.map { report.clock.time($0.time) - report.clock.time(start) })
+            #expect(
+                c.replayed.pdus.map(\.offset)
+                    == captured.att.map { report.clock.time($0.time) - report.clock.time(start) })
         }
     }
 
@@ -87,7 +90,9 @@ import TestSupport
         #expect(back.damage == nil)
         #expect(back.connections.count == report.connections.count)
         for (original, replayed) in zip(report.connections, back.connections) {
-            #expect(Self.exchange(replayed) == Self.exchange(original.model.connection), "connection #\(original.model.number)")
+            #expect(
+                Self.exchange(replayed) == Self.exchange(original.model.connection),
+                "connection #\(original.model.number)")
             #expect(replayed.att.map { $0.time - replayed.summary.startTime } == original.replayed.pdus.map(\.offset))
             #expect(replayed.summary.endReason == original.model.connection.summary.endReason)
         }
@@ -108,8 +113,10 @@ import TestSupport
         var cuts = Set<Int>()
         for tenths in stride(from: 5, through: 205, by: 5) {
             let t = Int64(tenths) * 100_000  // capture clock, like --drop-link-at
-            for faults in [ReplayFaults(dropLinkAtMicros: t, timesFromCaptureStart: true),
-                           ReplayFaults(powerOffAtMicros: t, timesFromCaptureStart: true)] {
+            for faults in [
+                ReplayFaults(dropLinkAtMicros: t, timesFromCaptureStart: true),
+                ReplayFaults(powerOffAtMicros: t, timesFromCaptureStart: true),
+            ] {
                 let realtime = replay.run(faults: faults).connections[0].replayed
                 let report = replay.run(faults: faults, speed: speed)
                 let fast = report.connections[0].replayed

@@ -4,6 +4,7 @@ import BLETimeline
 import CaptureIO
 import Foundation
 import TestSupport
+import Testing
 
 /// Helpers shared by the replay tests: captures from captures/, and a replayed session
 /// decoded back through the same reader, decoder and timeline builder as any capture.
@@ -40,8 +41,6 @@ enum ReplayFixtures {
         return try CapturedSession(path: path)
     }
 }
-
-import Testing
 
 /// The export must never be damaged (it is written by blecap itself).
 func expectNoDamage(_ reader: any CaptureReader, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -1,7 +1,8 @@
-@testable import BLEReport
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import BLEReport
 
 /// The page's script and stylesheet are files (Sources/BLEReport/Resources), compiled into the
 /// module; the page carries them byte for byte.

@@ -2,8 +2,9 @@ import BLEBytes
 import BLELint
 import BLETimeline
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import BLEReport
 
 /// The model the HTML page is drawn from, built from the shared Bumble captures whose facts
@@ -18,11 +19,14 @@ import TestSupport
     /// (UUID FE2C) and 4 (service data 2CFE00); the scan of 235 got the all-pass index 1 at 240;
     /// 247 started with it; 264 without; 278 with it again.
     @Test func domyosScansCarryTheirOffloadedFilters() throws {
-        let (m, _) = SessionReportBuilder.build(path: Fixtures.capture("public/btsnoop-android_domyos-treadmill-ftms.log"))
+        let (m, _) = SessionReportBuilder.build(
+            path: Fixtures.capture("public/btsnoop-android_domyos-treadmill-ftms.log"))
         #expect(m.scanning.map(\.startFrame) == [179, 187, 235, 247, 264, 278])
         #expect(m.scanning.first?.filters == "APCF enabled: index 3 UUID FE2C; index 4 service data 2cfe00")
         #expect(m.scanning.map(\.passesEverything) == [false, false, true, true, true, true])
-        #expect(m.scanning.first { $0.startFrame == 247 }?.filters?.hasPrefix("APCF enabled: index 1 all-pass; index 3 UUID FE2C") == true)
+        #expect(
+            m.scanning.first { $0.startFrame == 247 }?.filters?.hasPrefix(
+                "APCF enabled: index 1 all-pass; index 3 UUID FE2C") == true)
     }
 
     @Test func cleanHeartRateCollapsesTheTwentyNotificationsIntoOneBand() throws {
@@ -81,7 +85,9 @@ import TestSupport
         #expect(!lint.findings.isEmpty)
         #expect(m.findings.count == lint.findings.count)
         #expect(m.findings.map(\.rule) == lint.findings.map(\.ruleID))
-        #expect(m.findings.map(\.frames) == lint.findings.map { Array($0.frames.prefix(SessionReportModel.Limits.findingFrames)) })
+        #expect(
+            m.findings.map(\.frames)
+                == lint.findings.map { Array($0.frames.prefix(SessionReportModel.Limits.findingFrames)) })
         #expect(report.findings.map(\.fingerprint) == lint.findings.map(\.fingerprint))
         let bySeverity = m.header.findings
         #expect(bySeverity["error"] == lint.findings.filter { $0.severity == .error }.count)
@@ -155,9 +161,11 @@ import TestSupport
         // 1,000 alternating reads and writes: nothing collapses, so the chart must be capped.
         for i in 0..<1_000 {
             let write = i % 2 == 1
-            let op = AttributeOperation.make(opcode: write ? 0x12 : 0x0A, handle: 0x10, attribute: nil, mtu: 23, offset: nil, sent: true)
-            var e = TimelineEvent(frame: frame, time: Int64(frame) * 1_000, connection: 1, peer: peer,
-                                  kind: write ? .write(op, .request) : .read(op, .read))
+            let op = AttributeOperation.make(
+                opcode: write ? 0x12 : 0x0A, handle: 0x10, attribute: nil, mtu: 23, offset: nil, sent: true)
+            var e = TimelineEvent(
+                frame: frame, time: Int64(frame) * 1_000, connection: 1, peer: peer,
+                kind: write ? .write(op, .request) : .read(op, .read))
             e.outcome = .success(frame: frame + 1, latency: 1_000)
             aggregator.event(e)
             frame += 2
@@ -174,9 +182,14 @@ import TestSupport
         #expect(omitted.lastFrame + 2 == c.sequence[limits.head].frame)
         // The tail is the last rows in order, ending at the last event.
         #expect(c.sequence.last?.frame == frame - 2)
-        #expect(zip(c.sequence.dropFirst(limits.head), c.sequence.dropFirst(limits.head + 1)).allSatisfy { $0.frame < $1.frame })
+        #expect(
+            zip(c.sequence.dropFirst(limits.head), c.sequence.dropFirst(limits.head + 1)).allSatisfy {
+                $0.frame < $1.frame
+            })
         #expect(m.latency.first { $0.operation == "Read" }?.count == 500)
-        #expect(m.latency.first { $0.operation == "Write Request" }?.bins[LatencyHistogram.edges.firstIndex(of: 1_000)!] == 500)
+        #expect(
+            m.latency.first { $0.operation == "Write Request" }?.bins[LatencyHistogram.edges.firstIndex(of: 1_000)!]
+                == 500)
     }
 
     @Test func pageEmbedsTheDataWithoutLettingAnyStringEndTheScript() {

@@ -38,14 +38,16 @@ final class ArticlePeripheral: CBPeripheralManagerDelegate {
 
     func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
         if peripheral.state == .poweredOn {
-            let temperatureCharacteristic = CBMutableCharacteristic(type: temperatureCharactersticsUUID,
-                                                                     properties: [.notify, .read, .write],
-                                                                     value: nil,
-                                                                     permissions: [.readable, .writeable])
-            let stateCharacteristic = CBMutableCharacteristic(type: stateCharacteristicsUUID,
-                                                               properties: [.notify, .read, .write],
-                                                               value: nil,
-                                                               permissions: [.readable, .writeable])
+            let temperatureCharacteristic = CBMutableCharacteristic(
+                type: temperatureCharactersticsUUID,
+                properties: [.notify, .read, .write],
+                value: nil,
+                permissions: [.readable, .writeable])
+            let stateCharacteristic = CBMutableCharacteristic(
+                type: stateCharacteristicsUUID,
+                properties: [.notify, .read, .write],
+                value: nil,
+                permissions: [.readable, .writeable])
             self.temperatureCharacteristic = temperatureCharacteristic
 
             let service = CBMutableService(type: serviceUUID, primary: true)
@@ -59,7 +61,7 @@ final class ArticlePeripheral: CBPeripheralManagerDelegate {
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {
         if request.characteristic.uuid == temperatureCharactersticsUUID {
             reads += 1
-            let degrees = temperatures.isEmpty ? 20 : temperatures.removeFirst() // was Int.random(in: 10...30)
+            let degrees = temperatures.isEmpty ? 20 : temperatures.removeFirst()  // was Int.random(in: 10...30)
             if let value = "\(degrees)°".data(using: .utf8) {
                 request.value = value
                 peripheralManager.respond(to: request, withResult: .success)
@@ -82,13 +84,17 @@ final class ArticlePeripheral: CBPeripheralManagerDelegate {
         }
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
-                           didSubscribeTo characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral,
+        didSubscribeTo characteristic: CBCharacteristic
+    ) {
         subscribed.append(central)
     }
 
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
-                           didUnsubscribeFrom characteristic: CBCharacteristic) {
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral,
+        didUnsubscribeFrom characteristic: CBCharacteristic
+    ) {
         subscribed.removeAll { $0 === central }
         unsubscribed += 1
     }
@@ -130,8 +136,10 @@ final class ArticleCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                        advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         discoveredPeripheral = peripheral
         central.stopScan()
         central.connect(peripheral)
@@ -142,8 +150,10 @@ final class ArticleCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         peripheral.discoverServices([serviceUUID])
     }
 
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
-                        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?
+    ) {
         discoveredPeripheral = nil
         discoveredTemperatureCharacteristic = nil
         discoveredStateCharacteristic = nil
@@ -152,7 +162,8 @@ final class ArticleCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
         if let services = peripheral.services {
             for service in services {
-                peripheral.discoverCharacteristics([temperatureCharactersticUUID, stateCharacteristicUUID], for: service)
+                peripheral.discoverCharacteristics(
+                    [temperatureCharactersticUUID, stateCharacteristicUUID], for: service)
             }
         }
     }
@@ -170,7 +181,8 @@ final class ArticleCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         if characteristic.uuid == temperatureCharactersticUUID {
             if let value = characteristic.value, let message = String(data: value, encoding: .utf8) {
                 currentTemperature = message
@@ -179,12 +191,15 @@ final class ArticleCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         writeResults.append(error.map { "\($0)" })
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic,
-                    error: (any Error)?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic,
+        error: (any Error)?
+    ) {
         notifying.append(characteristic.isNotifying)
     }
 
@@ -196,16 +211,18 @@ final class ArticleCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
 
     func setState(_ state: Bool) {
         if let discoveredPeripheral, let discoveredStateCharacteristic {
-            discoveredPeripheral.writeValue(Data([state ? 1 : 0]),
-                                            for: discoveredStateCharacteristic,
-                                            type: .withResponse)
+            discoveredPeripheral.writeValue(
+                Data([state ? 1 : 0]),
+                for: discoveredStateCharacteristic,
+                type: .withResponse)
         }
     }
 }
 
 /// A world with the article's peripheral and central, run until the central is subscribed.
 func articleWorld(simulation: CBPeripheralManager.Simulation = .init())
-    -> (SimulatedWorld, ArticlePeripheral, ArticleCentral) {
+    -> (SimulatedWorld, ArticlePeripheral, ArticleCentral)
+{
     let world = SimulatedWorld()
     let peripheral = ArticlePeripheral(simulation: simulation, world: world)
     let central = ArticleCentral(world: world)

@@ -34,9 +34,10 @@ struct BTSnoopExportTests {
         // The comparison can fail: one notification byte changed in the file is caught.
         var bytes = world.btsnoop()
         let measurement = try #require(heartRateNotifications.last)
-        let at = try #require((0..<(bytes.count - 6)).last {
-            bytes[$0] == 0x1B && Array(bytes[($0 + 3)..<($0 + 3 + measurement.count)]) == measurement
-        })
+        let at = try #require(
+            (0..<(bytes.count - 6)).last {
+                bytes[$0] == 0x1B && Array(bytes[($0 + 3)..<($0 + 3 + measurement.count)]) == measurement
+            })
         bytes[at + 4] ^= 0xFF
         #expect(try Decoded(bytes: bytes, name: "tampered").exchanges != expected)
         #expect(decoded.attPDUCount == expectedATTPDUs(world))
@@ -45,7 +46,10 @@ struct BTSnoopExportTests {
         // so the capture does not say that handle is a CCCD (the exchange is the same PDU).
         let cccd = try #require(world.trace.radioEvents.first { if case .subscribe = $0.kind { true } else { false } })
         let cccdHandle = try #require(ATTExchange(cccd)?.handle)
-        #expect(decoded.events.contains { if case .write(let o, .request) = $0.kind { o.handle == cccdHandle } else { false } })
+        #expect(
+            decoded.events.contains {
+                if case .write(let o, .request) = $0.kind { o.handle == cccdHandle } else { false }
+            })
         // The ending the central asked for: HCI Disconnect, reason 0x16 local.
         let end = try #require(decoded.events.last { if case .disconnection = $0.kind { true } else { false } })
         if case .disconnection(_, let reason, let side) = end.kind {
@@ -62,8 +66,10 @@ struct BTSnoopExportTests {
         central.setState(true)
         world.run(for: .milliseconds(300))
         // A long write: two Prepare Writes and an Execute Write, fragmented over ACL.
-        p.writeValue(Data((0..<300).map { UInt8(truncatingIfNeeded: $0) }), for: try #require(central.discoveredStateCharacteristic),
-                     type: .withResponse)
+        p.writeValue(
+            Data((0..<300).map { UInt8(truncatingIfNeeded: $0) }),
+            for: try #require(central.discoveredStateCharacteristic),
+            type: .withResponse)
         world.run(for: .milliseconds(300))
         for i in 0..<3 { _ = peripheral.push("\(20 + i)°") }
         // A notification longer than 27 bytes of ACL data.
@@ -89,20 +95,25 @@ struct BTSnoopExportTests {
         }
     }
 
-    @Test("HCI framing: 27-byte ACL fragments with Packet Boundary flags, Number Of Completed Packets per sent fragment")
+    @Test(
+        "HCI framing: 27-byte ACL fragments with Packet Boundary flags, Number Of Completed Packets per sent fragment")
     func framing() throws {
         let (world, peripheral, central) = articleWorld()
         _ = peripheral.push(String(repeating: "n", count: 100))
-        central.discoveredPeripheral?.writeValue(Data(repeating: 7, count: 100),
-                                                 for: central.discoveredStateCharacteristic!, type: .withResponse)
+        central.discoveredPeripheral?.writeValue(
+            Data(repeating: 7, count: 100),
+            for: central.discoveredStateCharacteristic!, type: .withResponse)
         world.run(for: .milliseconds(300))
         let bytes = world.btsnoop()
         #expect(Array(bytes.prefix(8)) == Array("btsnoop\0".utf8))
-        #expect(Array(bytes[8..<16]) == [0, 0, 0, 1, 0, 0, 0x03, 0xEA]) // version 1, datalink 1002
+        #expect(Array(bytes[8..<16]) == [0, 0, 0, 1, 0, 0, 0x03, 0xEA])  // version 1, datalink 1002
 
         let records = Decoded.records(bytes)
-        var sentFragments = 0, completed = 0, previousTime = Int64.min
-        var pbSent: [UInt8] = [], pbReceived: [UInt8] = []
+        var sentFragments = 0
+        var completed = 0
+        var previousTime = Int64.min
+        var pbSent: [UInt8] = []
+        var pbReceived: [UInt8] = []
         for r in records {
             #expect(r.time >= previousTime)
             previousTime = r.time
@@ -112,7 +123,12 @@ struct BTSnoopExportTests {
                 let length = Int(r.packet[3]) | Int(r.packet[4]) << 8
                 #expect(length <= 27)
                 #expect(length == r.packet.count - 5)
-                if r.received { pbReceived.append(pb) } else { pbSent.append(pb); sentFragments += 1 }
+                if r.received {
+                    pbReceived.append(pb)
+                } else {
+                    pbSent.append(pb)
+                    sentFragments += 1
+                }
             case 0x04 where r.packet[1] == 0x13:
                 completed += 1
             default: break
@@ -190,7 +206,8 @@ struct ATTExchange: Equatable, CustomStringConvertible {
         case .mtuExchange(let client, let server, _, _):
             opcode = 0x02
             handle = 0
-            value = [UInt8(client & 0xFF), UInt8(client >> 8)] + (server.map { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } ?? [])
+            value =
+                [UInt8(client & 0xFF), UInt8(client >> 8)] + (server.map { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } ?? [])
         case .discovery(let d, _):
             switch d.target {
             case .primaryServices, .secondaryServices: opcode = d.filter != nil ? 0x06 : 0x10

@@ -40,12 +40,14 @@ struct CoreBluetoothSemanticsTests {
             func centralManagerDidUpdateState(_ central: CBCentralManager) {
                 if central.state == .poweredOn { central.scanForPeripherals(withServices: [heartRateServiceUUID]) }
             }
-            func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                                advertisementData: [String: Any], rssi RSSI: NSNumber) {
+            func centralManager(
+                _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+                advertisementData: [String: Any], rssi RSSI: NSNumber
+            ) {
                 self.peripheral = peripheral
                 central.stopScan()
                 central.connect(peripheral)
-                peripheral.discoverServices([heartRateServiceUUID]) // WRONG: not connected yet
+                peripheral.discoverServices([heartRateServiceUUID])  // WRONG: not connected yet
             }
         }
         let world = SimulatedWorld()
@@ -70,7 +72,7 @@ struct CoreBluetoothSemanticsTests {
         world.powerOff()
         #expect(app.states == [.poweredOn, .poweredOff])
         #expect(peripheral.state == .disconnected)
-        #expect(app.disconnections.isEmpty) // no didDisconnectPeripheral on power-off
+        #expect(app.disconnections.isEmpty)  // no didDisconnectPeripheral on power-off
         #expect(app.centralManager.isScanning == false)
         let disconnection = world.trace.radioEvents.last { if case .disconnection = $0.kind { true } else { false } }
         if case .disconnection(_, let reason, let side)? = disconnection?.kind {
@@ -98,7 +100,8 @@ struct CoreBluetoothSemanticsTests {
         let (world, sensor, app) = heartRateWorld()
         world.run(for: .milliseconds(1500))
         let peripheral = try! #require(app.discoveredPeripheral)
-        let battery = try! #require(peripheral.services?.first { $0.uuid == batteryServiceUUID }?.characteristics?.first)
+        let battery = try! #require(
+            peripheral.services?.first { $0.uuid == batteryServiceUUID }?.characteristics?.first)
         world.loseLink(sensor)
         peripheral.readValue(for: battery)
         world.run(for: .milliseconds(1999))
@@ -128,15 +131,19 @@ struct CoreBluetoothSemanticsTests {
             func centralManagerDidUpdateState(_ central: CBCentralManager) {
                 if central.state == .poweredOn { central.scanForPeripherals(withServices: [heartRateServiceUUID]) }
             }
-            func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                                advertisementData: [String: Any], rssi RSSI: NSNumber) {
+            func centralManager(
+                _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+                advertisementData: [String: Any], rssi RSSI: NSNumber
+            ) {
                 self.peripheral = peripheral
                 central.stopScan()
                 central.connect(peripheral, options: [CBConnectPeripheralOptionEnableAutoReconnect: true])
             }
             func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) { connects += 1 }
-            func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
-                                timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?) {
+            func centralManager(
+                _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+                timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?
+            ) {
                 reconnecting.append(isReconnecting)
             }
         }
@@ -164,7 +171,8 @@ struct CoreBluetoothSemanticsTests {
         #expect(app.heartRates.isEmpty)
         let connect = try! #require(world.trace.calls("connect(_:options:)").first)
         #expect(connect.call == .connect(peripheral: sensor.identifier, autoReconnect: false, retained: false))
-        #expect(world.trace.worldEvents.contains(.peripheralReleased(peripheral: sensor.identifier, state: .connecting)))
+        #expect(
+            world.trace.worldEvents.contains(.peripheralReleased(peripheral: sensor.identifier, state: .connecting)))
         #expect(world.trace.radio("connection.create").count == 1)
         #expect(world.trace.radio("connection.cancel").count == 1)
         #expect(world.trace.radio("connection.complete").isEmpty)
@@ -178,7 +186,7 @@ struct CoreBluetoothSemanticsTests {
         world.run(for: .seconds(2))
         let found = app.centralManager.retrievePeripherals(withIdentifiers: [stranger, sensor.identifier])
         #expect(found.map(\.identifier) == [sensor.identifier])
-        #expect(found.first === app.discoveredPeripheral) // the same object the app holds
+        #expect(found.first === app.discoveredPeripheral)  // the same object the app holds
         let connected = app.centralManager.retrieveConnectedPeripherals(withServices: [heartRateServiceUUID])
         #expect(connected.map(\.identifier) == [sensor.identifier])
         #expect(app.centralManager.retrieveConnectedPeripherals(withServices: [CBUUID(string: "FFF0")]).isEmpty)
@@ -198,7 +206,9 @@ struct CoreBluetoothSemanticsTests {
         #expect(!battery.isNotifying)
         world.notify(sensor, characteristic: batteryLevelUUID, value: [70])
         #expect(app.batteryLevel == 80)
-        #expect(world.trace.worldEvents.last == .notificationSuppressed(address: "D8:0D:18:00:00:01", handle: battery.handle))
+        #expect(
+            world.trace.worldEvents.last
+                == .notificationSuppressed(address: "D8:0D:18:00:00:01", handle: battery.handle))
         #expect(world.trace.radio("gatt.unsubscribe").count == 1)
     }
 
@@ -211,9 +221,11 @@ struct CoreBluetoothSemanticsTests {
         let before = world.trace.radioEvents.count
         p.setNotifyValue(true, for: location)
         world.run(for: .milliseconds(100))
-        #expect(world.trace.callbacks.last
-                == .didUpdateNotificationState(peripheral: p.identifier, characteristic: location.uuid, isNotifying: false,
-                                               error: CBATTError(.requestNotSupported).description))
+        #expect(
+            world.trace.callbacks.last
+                == .didUpdateNotificationState(
+                    peripheral: p.identifier, characteristic: location.uuid, isNotifying: false,
+                    error: CBATTError(.requestNotSupported).description))
         #expect(world.trace.radioEvents.count == before)
     }
 
@@ -230,9 +242,15 @@ struct CoreBluetoothSemanticsTests {
         let p = try! #require(app.discoveredPeripheral)
         let watcher = Watcher()
         p.delegate = watcher
-        world.changeServices(of: sensor, to: [SimulatedService(uuid: batteryServiceUUID, characteristics: [
-            SimulatedCharacteristic(uuid: batteryLevelUUID, properties: [.read], value: [50]),
-        ])])
+        world.changeServices(
+            of: sensor,
+            to: [
+                SimulatedService(
+                    uuid: batteryServiceUUID,
+                    characteristics: [
+                        SimulatedCharacteristic(uuid: batteryLevelUUID, properties: [.read], value: [50])
+                    ])
+            ])
         #expect(watcher.invalidated == [heartRateServiceUUID, batteryServiceUUID])
         #expect(p.services?.isEmpty == true)
         let indication = world.trace.radioEvents.last { if case .indication = $0.kind { true } else { false } }

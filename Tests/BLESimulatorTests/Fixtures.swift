@@ -20,24 +20,34 @@ func makeHeartRateSensor(address: String = "D8:0D:18:00:00:01", rssi: Int = -55)
     let measurement = SimulatedCharacteristic(uuid: heartRateMeasurementUUID, properties: [.notify])
     let location = SimulatedCharacteristic(uuid: CBUUID(string: "2A38"), properties: [.read], value: [0x01])
     let battery = SimulatedCharacteristic(uuid: batteryLevelUUID, properties: [.read, .notify], value: [87])
-    let p = SimulatedPeripheral(address: BDAddr(address)!, name: "HRM", services: [
-        SimulatedService(uuid: heartRateServiceUUID, characteristics: [measurement, location]),
-        SimulatedService(uuid: batteryServiceUUID, characteristics: [battery]),
-    ])
+    let p = SimulatedPeripheral(
+        address: BDAddr(address)!, name: "HRM",
+        services: [
+            SimulatedService(uuid: heartRateServiceUUID, characteristics: [measurement, location]),
+            SimulatedService(uuid: batteryServiceUUID, characteristics: [battery]),
+        ])
     p.advertisedServiceUUIDs = [heartRateServiceUUID]
     p.rssi = rssi
-    p.notificationSources = [.init(characteristic: heartRateMeasurementUUID, interval: .seconds(1),
-                                   count: heartRateNotifications.count) { heartRateNotifications[$0] }]
+    p.notificationSources = [
+        .init(
+            characteristic: heartRateMeasurementUUID, interval: .seconds(1),
+            count: heartRateNotifications.count
+        ) { heartRateNotifications[$0] }
+    ]
     return p
 }
 
 /// A device that does not advertise the heart-rate service (must not be reported to a 180D scan).
 func makeOtherDevice() -> SimulatedPeripheral {
-    let p = SimulatedPeripheral(address: BDAddr("C0:FF:EE:00:00:02")!, name: "Lamp", services: [
-        SimulatedService(uuid: CBUUID(string: "FFF0"), characteristics: [
-            SimulatedCharacteristic(uuid: CBUUID(string: "FFF1"), properties: [.read, .write]),
-        ]),
-    ])
+    let p = SimulatedPeripheral(
+        address: BDAddr("C0:FF:EE:00:00:02")!, name: "Lamp",
+        services: [
+            SimulatedService(
+                uuid: CBUUID(string: "FFF0"),
+                characteristics: [
+                    SimulatedCharacteristic(uuid: CBUUID(string: "FFF1"), properties: [.read, .write])
+                ])
+        ])
     p.advertisedServiceUUIDs = [CBUUID(string: "FFF0")]
     // Faster than the sensor, so a scan hears it first (and must not report it to a 180D scan).
     p.advertisingInterval = .milliseconds(20)
@@ -73,12 +83,15 @@ final class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         states.append(central.state)
         guard central.state == .poweredOn else { return }
-        central.scanForPeripherals(withServices: [heartRateServiceUUID],
-                                   options: [CBCentralManagerScanOptionAllowDuplicatesKey: false])
+        central.scanForPeripherals(
+            withServices: [heartRateServiceUUID],
+            options: [CBCentralManagerScanOptionAllowDuplicatesKey: false])
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                        advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         guard RSSI.intValue > -70 else { return }
         if retainsPeripheral { discoveredPeripheral = peripheral }
         central.stopScan()
@@ -91,8 +104,10 @@ final class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         peripheral.discoverServices([heartRateServiceUUID, batteryServiceUUID])
     }
 
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
-                        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?
+    ) {
         disconnections.append((isReconnecting, error))
         if isReconnecting { return }
         discoveredPeripheral = nil
@@ -111,7 +126,8 @@ final class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         guard let data = characteristic.value else { return }
         switch characteristic.uuid {
         case heartRateMeasurementUUID:
@@ -136,14 +152,19 @@ final class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
 }
 
 /// A world with the heart-rate sensor and an unrelated device, and the seed central in it.
-func heartRateWorld(retains: Bool = true, scansInInit: Bool = false,
-                    configure: (SimulatedWorld.Configuration) -> SimulatedWorld.Configuration = { $0 })
-    -> (SimulatedWorld, SimulatedPeripheral, HeartRateCentral) {
+func heartRateWorld(
+    retains: Bool = true, scansInInit: Bool = false,
+    configure: (SimulatedWorld.Configuration) -> SimulatedWorld.Configuration = { $0 }
+)
+    -> (SimulatedWorld, SimulatedPeripheral, HeartRateCentral)
+{
     let world = SimulatedWorld(configuration: configure(SimulatedWorld.Configuration()))
     let sensor = makeHeartRateSensor()
     world.add(makeOtherDevice())
     world.add(sensor)
-    let app = SimulatedWorld.withCurrent(world) { HeartRateCentral(retainsPeripheral: retains, scansInInit: scansInInit) }
+    let app = SimulatedWorld.withCurrent(world) {
+        HeartRateCentral(retainsPeripheral: retains, scansInInit: scansInInit)
+    }
     return (world, sensor, app)
 }
 

@@ -28,19 +28,23 @@ struct HeartRateSessionTests {
         let discovered = trace.callbacks.compactMap { if case .didDiscover(let p, _, _, _) = $0 { p } else { nil } }
         #expect(discovered == [sensor.identifier])
         // Both devices were on the air, once each (duplicates filtered), the lamp first.
-        let heard = trace.radioEvents.filter { if case .advertisement = $0.kind { true } else { false } }.compactMap(\.peer)
+        let heard = trace.radioEvents.filter { if case .advertisement = $0.kind { true } else { false } }.compactMap(
+            \.peer)
         #expect(heard == [BDAddr("C0:FF:EE:00:00:02")!, sensor.address])
         // Nothing was misused; connect was made with the peripheral retained.
         #expect(trace.apiCalls.allSatisfy { $0.disposition == .performed || $0.disposition == .noEffect })
-        #expect(trace.calls("connect(_:options:)").first?.call
+        #expect(
+            trace.calls("connect(_:options:)").first?.call
                 == .connect(peripheral: sensor.identifier, autoReconnect: false, retained: true))
         #expect(trace.log.isEmpty)
 
         // Callback order of the seed's flow.
         let names = trace.callbackNames()
-        let order = ["centralManagerDidUpdateState(_:)", "centralManager(_:didDiscover:advertisementData:rssi:)",
-                     "centralManager(_:didConnect:)", "peripheral(_:didDiscoverServices:)",
-                     "peripheral(_:didDiscoverCharacteristicsFor:error:)"]
+        let order = [
+            "centralManagerDidUpdateState(_:)", "centralManager(_:didDiscover:advertisementData:rssi:)",
+            "centralManager(_:didConnect:)", "peripheral(_:didDiscoverServices:)",
+            "peripheral(_:didDiscoverCharacteristicsFor:error:)",
+        ]
         #expect(order.compactMap { names.firstIndex(of: $0) } == order.compactMap { names.firstIndex(of: $0) }.sorted())
         #expect(names.filter { $0 == "peripheral(_:didUpdateNotificationStateFor:error:)" }.count == 2)
 

@@ -22,7 +22,8 @@ struct ObjectLifetimeTests {
         world.run(for: .milliseconds(1500))
         #expect(world.trace.worldEvents.contains { if case .peripheralReleased = $0 { true } else { false } })
         // A new object for the same device (retrieved again) is not the old service's peripheral.
-        let again = try #require(app.centralManager.retrievePeripherals(withIdentifiers: [makeHeartRateSensor().identifier]).first)
+        let again = try #require(
+            app.centralManager.retrievePeripherals(withIdentifiers: [makeHeartRateSensor().identifier]).first)
         #expect(service.peripheral == nil)
         #expect(again.services == nil)
     }
@@ -39,7 +40,8 @@ struct ObjectLifetimeTests {
         #expect(peripheral.manager != nil)
         weak let manager = app?.centralManager
         let callbacks = world.trace.callbacks.count
-        let notifications = world.trace.radioEvents.filter { if case .notification = $0.kind { true } else { false } }.count
+        let notifications = world.trace.radioEvents.filter { if case .notification = $0.kind { true } else { false } }
+            .count
         app = nil
         #expect(manager == nil)
         #expect(peripheral.manager == nil)
@@ -47,7 +49,8 @@ struct ObjectLifetimeTests {
         // is delivered or sent, and nothing touches the freed manager.
         world.run(for: .seconds(10))
         #expect(world.trace.callbacks.count == callbacks)
-        #expect(world.trace.radioEvents.filter { if case .notification = $0.kind { true } else { false } }.count
+        #expect(
+            world.trace.radioEvents.filter { if case .notification = $0.kind { true } else { false } }.count
                 == notifications)
         #expect(!world.isConnected(sensor))
         // Calls on the orphaned peripheral do nothing.
@@ -64,7 +67,10 @@ struct ObjectLifetimeTests {
             let world = SimulatedWorld()
             let t = Token()
             token = t
-            world.schedule(after: .seconds(2)) { [t] in _ = t; ran.append(2) }
+            world.schedule(after: .seconds(2)) { [t] in
+                _ = t
+                ran.append(2)
+            }
             world.schedule(after: .seconds(1)) { ran.append(1) }
             world.schedule(after: .seconds(1)) { ran.append(11) }
             world.run(for: .milliseconds(1500))

@@ -39,9 +39,10 @@ struct PeripheralManagerTests {
 
         // Nothing misused on either side.
         #expect(world.trace.log.isEmpty)
-        #expect(world.trace.peripheralManagerRecords.allSatisfy {
-            if case .call(_, _, _, .misuse) = $0.entry { false } else { true }
-        })
+        #expect(
+            world.trace.peripheralManagerRecords.allSatisfy {
+                if case .call(_, _, _, .misuse) = $0.entry { false } else { true }
+            })
 
         // On the air: the read carried the app's value, the write the central's, the
         // notification the pushed one; all on the temperature/state value handles.
@@ -56,8 +57,11 @@ struct PeripheralManagerTests {
 
         // The callback order of the peripheral side.
         let names = world.trace.managerCallbacks().map(\.name)
-        #expect(names.prefix(3) == ["peripheralManagerDidUpdateState(_:)", "peripheralManager(_:didAdd:error:)",
-                                    "peripheralManagerDidStartAdvertising(_:error:)"])
+        #expect(
+            names.prefix(3) == [
+                "peripheralManagerDidUpdateState(_:)", "peripheralManager(_:didAdd:error:)",
+                "peripheralManagerDidStartAdvertising(_:error:)",
+            ])
         #expect(names.contains("peripheralManager(_:central:didSubscribeTo:)"))
     }
 
@@ -66,19 +70,22 @@ struct PeripheralManagerTests {
         final class Slow: CBPeripheralManagerDelegate {
             var manager: CBPeripheralManager!
             var pending: CBATTRequest?
-            let characteristic = CBMutableCharacteristic(type: CBUUID(string: "FFF1"), properties: [.read, .write],
-                                                         value: nil, permissions: [.readable, .writeable])
+            let characteristic = CBMutableCharacteristic(
+                type: CBUUID(string: "FFF1"), properties: [.read, .write],
+                value: nil, permissions: [.readable, .writeable])
             func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
                 guard peripheral.state == .poweredOn else { return }
                 let s = CBMutableService(type: articleServiceUUID, primary: true)
                 s.characteristics = [characteristic]
                 peripheral.add(s)
-                peripheral.startAdvertising([CBAdvertisementDataServiceUUIDsKey: [articleServiceUUID],
-                                             CBAdvertisementDataLocalNameKey: "Slow",
-                                             CBAdvertisementDataManufacturerDataKey: Data([0x4C, 0x00])])
+                peripheral.startAdvertising([
+                    CBAdvertisementDataServiceUUIDsKey: [articleServiceUUID],
+                    CBAdvertisementDataLocalNameKey: "Slow",
+                    CBAdvertisementDataManufacturerDataKey: Data([0x4C, 0x00]),
+                ])
             }
             func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {
-                pending = request // answered later
+                pending = request  // answered later
             }
             func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) {
                 peripheral.respond(to: requests[0], withResult: .writeNotPermitted)
@@ -88,18 +95,25 @@ struct PeripheralManagerTests {
         let app = Slow()
         app.manager = CBPeripheralManager(delegate: app, queue: nil, world: world)
         let central = ArticleCentral(world: world)
-        #expect(world.run(until: { central.discoveredStateCharacteristic == nil && central.discoveredTemperatureCharacteristic != nil },
-                          timeout: .seconds(5)))
+        #expect(
+            world.run(
+                until: {
+                    central.discoveredStateCharacteristic == nil && central.discoveredTemperatureCharacteristic != nil
+                },
+                timeout: .seconds(5)))
         // Only the two keys the peripheral manager supports are advertised.
         let start = try #require(world.trace.managerCalls("startAdvertising(_:)").first?.call)
-        #expect(start == .startAdvertising(localName: "Slow", serviceUUIDs: [articleServiceUUID],
-                                            ignoredKeys: [CBAdvertisementDataManufacturerDataKey]))
+        #expect(
+            start
+                == .startAdvertising(
+                    localName: "Slow", serviceUUIDs: [articleServiceUUID],
+                    ignoredKeys: [CBAdvertisementDataManufacturerDataKey]))
         #expect(central.discoveredPeripheral?.name == "Slow")
 
         central.requestTemperature()
         world.run(for: .seconds(2))
         let pending = try #require(app.pending)
-        #expect(central.temperatures.isEmpty) // no answer yet: no response on the air
+        #expect(central.temperatures.isEmpty)  // no answer yet: no response on the air
         let read = try #require(world.trace.radioEvents.last { if case .read = $0.kind { true } else { false } })
         #expect(read.outcome == .pending)
         pending.value = Data("late".utf8)
@@ -111,12 +125,17 @@ struct PeripheralManagerTests {
         #expect(answered.outcome.latency == 2_000_000)
 
         // A refused write: the central gets the ATT error.
-        central.discoveredPeripheral?.writeValue(Data([1]), for: central.discoveredTemperatureCharacteristic!,
-                                                 type: .withResponse)
+        central.discoveredPeripheral?.writeValue(
+            Data([1]), for: central.discoveredTemperatureCharacteristic!,
+            type: .withResponse)
         world.run(for: .milliseconds(200))
         #expect(central.writeResults.count == 1)
         let write = try #require(world.trace.radioEvents.last { if case .write = $0.kind { true } else { false } })
-        if case .error(_, _, let code, _) = write.outcome { #expect(code == 0x03) } else { Issue.record("\(write.outcome)") }
+        if case .error(_, _, let code, _) = write.outcome {
+            #expect(code == 0x03)
+        } else {
+            Issue.record("\(write.outcome)")
+        }
     }
 
     @Test("responding twice is API MISUSE and changes nothing on the air")
@@ -148,7 +167,8 @@ struct PeripheralManagerTests {
         #expect(peripheral.writes.count == 2)
         #expect(peripheral.writes.joined().elementsEqual(long))
         // The article's loop answers both: the second answer is misuse; the central is told once.
-        #expect(world.trace.managerCalls("respond(to:withResult:)").map(\.disposition)
+        #expect(
+            world.trace.managerCalls("respond(to:withResult:)").map(\.disposition)
                 == [.performed, .misuse(.noPendingRequest)])
         #expect(central.writeResults == [nil])
     }
@@ -161,7 +181,12 @@ struct PeripheralManagerTests {
         var accepted: [String] = []
         var refusedAt: Int?
         for i in 0..<10 {
-            if peripheral.push("\(i)") { accepted.append("\(i)") } else { refusedAt = i; break }
+            if peripheral.push("\(i)") {
+                accepted.append("\(i)")
+            } else {
+                refusedAt = i
+                break
+            }
         }
         #expect(accepted == ["0", "1", "2", "3"])
         #expect(refusedAt == 4)
@@ -190,8 +215,10 @@ struct PeripheralManagerTests {
             func centralManagerDidUpdateState(_ central: CBCentralManager) {
                 if central.state == .poweredOn { central.scanForPeripherals(withServices: [articleServiceUUID]) }
             }
-            func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                                advertisementData: [String: Any], rssi RSSI: NSNumber) {
+            func centralManager(
+                _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+                advertisementData: [String: Any], rssi RSSI: NSNumber
+            ) {
                 self.peripheral = peripheral
                 central.stopScan()
                 central.connect(peripheral)
@@ -205,8 +232,10 @@ struct PeripheralManagerTests {
         #expect(peripheral.push("1"))
         world.run(for: .milliseconds(100))
         #expect(central.temperatures == ["1"])
-        let notifications = { world.trace.radioEvents.filter { if case .notification = $0.kind { true } else { false } } }
-        #expect(notifications().count == 1) // not to the quiet central
+        let notifications = {
+            world.trace.radioEvents.filter { if case .notification = $0.kind { true } else { false } }
+        }
+        #expect(notifications().count == 1)  // not to the quiet central
         #expect(peripheral.temperatureCharacteristic?.subscribedCentrals?.count == 1)
 
         // The central unsubscribes: didUnsubscribeFrom, and updates go to nobody.
@@ -222,8 +251,11 @@ struct PeripheralManagerTests {
         #expect(central.temperatures == ["1"])
         #expect(notifications().count == 1)
         let last = world.trace.managerCalls("updateValue(_:for:onSubscribedCentrals:)").last?.call
-        #expect(last == .updateValue(characteristic: articleTemperatureUUID, length: 1, maximumLength: nil, centrals: 0,
-                                     result: true))
+        #expect(
+            last
+                == .updateValue(
+                    characteristic: articleTemperatureUUID, length: 1, maximumLength: nil, centrals: 0,
+                    result: true))
 
         // Subscribed again, then the central disconnects: Core Bluetooth reports the unsubscribe.
         p.setNotifyValue(true, for: try #require(central.discoveredTemperatureCharacteristic))
@@ -248,8 +280,11 @@ struct PeripheralManagerTests {
         #expect(world.trace.log.count == 1)
         #expect(world.trace.log.first?.contains("maximumUpdateValueLength") == true)
         let call = world.trace.managerCalls("updateValue(_:for:onSubscribedCentrals:)").last?.call
-        #expect(call == .updateValue(characteristic: articleTemperatureUUID, length: 300, maximumLength: 244,
-                                     centrals: 1, result: true))
+        #expect(
+            call
+                == .updateValue(
+                    characteristic: articleTemperatureUUID, length: 300, maximumLength: 244,
+                    centrals: 1, result: true))
     }
 
     @Test("calls before poweredOn are API MISUSE; power-off clears services and advertising")
@@ -260,7 +295,7 @@ struct PeripheralManagerTests {
             init(world: SimulatedWorld) {
                 manager = CBPeripheralManager(delegate: self, queue: nil, world: world)
                 let s = CBMutableService(type: articleServiceUUID, primary: true)
-                manager.add(s) // WRONG: before poweredOn
+                manager.add(s)  // WRONG: before poweredOn
                 manager.startAdvertising([CBAdvertisementDataServiceUUIDsKey: [articleServiceUUID]])
             }
             func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) { states.append(peripheral.state) }
@@ -270,7 +305,8 @@ struct PeripheralManagerTests {
         let calls = world.trace.peripheralManagerRecords.compactMap {
             if case .call(let c, let s, _, let d) = $0.entry { (c.name, s, d) } else { nil }
         }
-        #expect(calls.map(\.0) == ["CBPeripheralManager.init(delegate:queue:options:)", "add(_:)", "startAdvertising(_:)"])
+        #expect(
+            calls.map(\.0) == ["CBPeripheralManager.init(delegate:queue:options:)", "add(_:)", "startAdvertising(_:)"])
         #expect(calls.dropFirst().allSatisfy { $0.1 == .unknown && $0.2 == .misuse(.notPoweredOn) })
         #expect(world.trace.log.count == 2)
         world.run(for: .seconds(1))
@@ -287,7 +323,9 @@ struct PeripheralManagerTests {
         // The central lost the link (supervision timeout); the subscription ended with it.
         #expect(central.discoveredPeripheral == nil)
         #expect(peripheral.subscribed.isEmpty)
-        let reason = w2.trace.radioEvents.compactMap { if case .disconnection(_, let r, _) = $0.kind { r } else { nil } }
+        let reason = w2.trace.radioEvents.compactMap {
+            if case .disconnection(_, let r, _) = $0.kind { r } else { nil }
+        }
         #expect(reason == [0x08])
     }
 
@@ -300,11 +338,17 @@ struct PeripheralManagerTests {
             func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
                 guard peripheral.state == .poweredOn else { return }
                 let good = CBMutableService(type: articleServiceUUID, primary: true)
-                good.characteristics = [CBMutableCharacteristic(type: articleTemperatureUUID, properties: [.read],
-                                                                value: Data("19°".utf8), permissions: [.readable])]
+                good.characteristics = [
+                    CBMutableCharacteristic(
+                        type: articleTemperatureUUID, properties: [.read],
+                        value: Data("19°".utf8), permissions: [.readable])
+                ]
                 let bad = CBMutableService(type: CBUUID(string: "FFE0"), primary: true)
-                bad.characteristics = [CBMutableCharacteristic(type: CBUUID(string: "FFE1"), properties: [.read, .write],
-                                                               value: Data([1]), permissions: [.readable, .writeable])]
+                bad.characteristics = [
+                    CBMutableCharacteristic(
+                        type: CBUUID(string: "FFE1"), properties: [.read, .write],
+                        value: Data([1]), permissions: [.readable, .writeable])
+                ]
                 peripheral.add(good)
                 peripheral.add(bad)
                 peripheral.startAdvertising([CBAdvertisementDataServiceUUIDsKey: [articleServiceUUID]])
@@ -323,7 +367,8 @@ struct PeripheralManagerTests {
         #expect(world.run(until: { central.discoveredTemperatureCharacteristic != nil }, timeout: .seconds(5)))
         #expect(app.added.map(\.0) == [articleServiceUUID, CBUUID(string: "FFE0")])
         #expect(app.added.map(\.1) == [true, false])
-        #expect(world.trace.managerCalls("add(_:)").map(\.disposition) == [.performed, .misuse(.cachedValueNotReadOnly)])
+        #expect(
+            world.trace.managerCalls("add(_:)").map(\.disposition) == [.performed, .misuse(.cachedValueNotReadOnly)])
         central.requestTemperature()
         world.run(for: .milliseconds(200))
         #expect(central.temperatures == ["19°"])

@@ -43,7 +43,8 @@ struct ReplaySupportTests {
         let discoveries = world.trace.radioEvents.compactMap { e -> DiscoveryInfo? in
             if case .discovery(let d, _) = e.kind { d } else { nil }
         }
-        #expect(discoveries.contains { $0.target == .characteristics && $0.startHandle == 0x10 && $0.endHandle == 0x1F })
+        #expect(
+            discoveries.contains { $0.target == .characteristics && $0.startHandle == 0x10 && $0.endHandle == 0x1F })
         // Descriptor discovery of 2A38 searches up to the service's end, past its descriptor.
         #expect(discoveries.contains { $0.target == .descriptors && $0.startHandle == 0x17 && $0.endHandle == 0x1F })
     }
@@ -61,33 +62,43 @@ struct ReplaySupportTests {
         #expect(decoded.exchanges == world.trace.radioEvents.compactMap(ATTExchange.init))
         // The Read By Group Type response lists every primary service with its handle range.
         let records = Decoded.records(world.btsnoop())
-        let groups = try #require(records.compactMap { r -> [UInt8]? in
-            let att = Array(r.packet.dropFirst(9))
-            return r.received && r.packet.first == 0x02 && att.first == 0x11 ? att : nil
-        }.first)
+        let groups = try #require(
+            records.compactMap { r -> [UInt8]? in
+                let att = Array(r.packet.dropFirst(9))
+                return r.received && r.packet.first == 0x02 && att.first == 0x11 ? att : nil
+            }.first)
         // opcode, length 6, then (start, end, UUID16) per service.
-        #expect(groups == [0x11, 6, 0x01, 0x00, 0x05, 0x00, 0x01, 0x18, 0x10, 0x00, 0x1F, 0x00, 0x0D, 0x18,
-                           0x30, 0x00, 0x33, 0x00, 0xF0, 0xFF])
+        #expect(
+            groups == [
+                0x11, 6, 0x01, 0x00, 0x05, 0x00, 0x01, 0x18, 0x10, 0x00, 0x1F, 0x00, 0x0D, 0x18,
+                0x30, 0x00, 0x33, 0x00, 0xF0, 0xFF,
+            ])
     }
 
     @Test("duplicate, overlapping, out-of-order and reserved handles: the earlier declaration wins, nothing traps")
     func conflictingHandles() throws {
-        let a = SimulatedCharacteristic(uuid: CBUUID(string: "AAA1"), properties: [.read], declarationHandle: 0x21,
-                                        valueHandle: 0x22)
+        let a = SimulatedCharacteristic(
+            uuid: CBUUID(string: "AAA1"), properties: [.read], declarationHandle: 0x21,
+            valueHandle: 0x22)
         // Its value handle is taken by `a`'s: moved to the next free handles.
         let b = SimulatedCharacteristic(uuid: CBUUID(string: "AAA2"), properties: [.read], valueHandle: 0x22)
         // Zero is reserved.
         let c = SimulatedCharacteristic(uuid: CBUUID(string: "AAA3"), properties: [.read], declarationHandle: 0)
-        let first = SimulatedService(uuid: CBUUID(string: "AAA0"), characteristics: [a, b, c], handle: 0x20,
-                                     endHandle: 0x2F)
+        let first = SimulatedService(
+            uuid: CBUUID(string: "AAA0"), characteristics: [a, b, c], handle: 0x20,
+            endHandle: 0x2F)
         // Starts inside the first service's group (which ends at 0x2F): moved after it.
-        let second = SimulatedService(uuid: CBUUID(string: "BBB0"), characteristics: [
-            SimulatedCharacteristic(uuid: CBUUID(string: "BBB1"), properties: [.read]),
-        ], handle: 0x28)
+        let second = SimulatedService(
+            uuid: CBUUID(string: "BBB0"),
+            characteristics: [
+                SimulatedCharacteristic(uuid: CBUUID(string: "BBB1"), properties: [.read])
+            ], handle: 0x28)
         // An end handle below its own last attribute: ignored.
-        let third = SimulatedService(uuid: CBUUID(string: "CCC0"), characteristics: [
-            SimulatedCharacteristic(uuid: CBUUID(string: "CCC1"), properties: [.read], valueHandle: 0x50),
-        ], handle: 0x40, endHandle: 0x45)
+        let third = SimulatedService(
+            uuid: CBUUID(string: "CCC0"),
+            characteristics: [
+                SimulatedCharacteristic(uuid: CBUUID(string: "CCC1"), properties: [.read], valueHandle: 0x50)
+            ], handle: 0x40, endHandle: 0x45)
         let p = SimulatedPeripheral(address: BDAddr("C0:00:00:00:00:01")!, services: [first, second, third])
         p.providesGenericAttributeService = false
         p.advertisedServiceUUIDs = [CBUUID(string: "AAA0")]
@@ -109,14 +120,20 @@ struct ReplaySupportTests {
 
     @Test("handles run out at 0xFFFF: the rest is left out, not wrapped")
     func handleExhaustion() {
-        let p = SimulatedPeripheral(address: BDAddr("C0:00:00:00:00:02")!, services: [
-            SimulatedService(uuid: CBUUID(string: "AAA0"), characteristics: [
-                SimulatedCharacteristic(uuid: CBUUID(string: "AAA1"), properties: [.read], declarationHandle: 0xFFFD),
-                SimulatedCharacteristic(uuid: CBUUID(string: "AAA2"), properties: [.notify],
-                                        descriptors: [SimulatedDescriptor(uuid: CBUUID(string: "2901"))]),
-            ], handle: 0xFFFC),
-            SimulatedService(uuid: CBUUID(string: "BBB0"), characteristics: []),
-        ])
+        let p = SimulatedPeripheral(
+            address: BDAddr("C0:00:00:00:00:02")!,
+            services: [
+                SimulatedService(
+                    uuid: CBUUID(string: "AAA0"),
+                    characteristics: [
+                        SimulatedCharacteristic(
+                            uuid: CBUUID(string: "AAA1"), properties: [.read], declarationHandle: 0xFFFD),
+                        SimulatedCharacteristic(
+                            uuid: CBUUID(string: "AAA2"), properties: [.notify],
+                            descriptors: [SimulatedDescriptor(uuid: CBUUID(string: "2901"))]),
+                    ], handle: 0xFFFC),
+                SimulatedService(uuid: CBUUID(string: "BBB0"), characteristics: []),
+            ])
         // AAA1 takes 0xFFFD–0xFFFE; AAA2 gets its declaration at 0xFFFF and nothing more.
         #expect(p.omittedAttributeCount == 2 + 1 + 1)
         #expect(p.ignoredHandles.isEmpty)
@@ -126,7 +143,7 @@ struct ReplaySupportTests {
     func randomHandles() throws {
         var seed: UInt64 = 0x5EED
         func next(_ bound: UInt64) -> UInt64 {
-            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return (seed >> 33) % bound
         }
         func handle() -> UInt16? {
@@ -140,14 +157,18 @@ struct ReplaySupportTests {
         var checked = 0
         for round in 0..<200 {
             let services = (0..<Int(next(4))).map { _ in
-                SimulatedService(uuid: CBUUID(string: "AA0\(next(10))"), characteristics: (0..<Int(next(4))).map { _ in
-                    SimulatedCharacteristic(
-                        uuid: CBUUID(string: "BB0\(next(10))"), properties: next(2) == 0 ? [.read] : [.read, .notify],
-                        descriptors: (0..<Int(next(3))).map { _ in
-                            SimulatedDescriptor(uuid: CBUUID(string: next(2) == 0 ? "2901" : "2902"), handle: handle())
-                        },
-                        declarationHandle: handle(), valueHandle: handle())
-                }, handle: handle(), endHandle: handle())
+                SimulatedService(
+                    uuid: CBUUID(string: "AA0\(next(10))"),
+                    characteristics: (0..<Int(next(4))).map { _ in
+                        SimulatedCharacteristic(
+                            uuid: CBUUID(string: "BB0\(next(10))"),
+                            properties: next(2) == 0 ? [.read] : [.read, .notify],
+                            descriptors: (0..<Int(next(3))).map { _ in
+                                SimulatedDescriptor(
+                                    uuid: CBUUID(string: next(2) == 0 ? "2901" : "2902"), handle: handle())
+                            },
+                            declarationHandle: handle(), valueHandle: handle())
+                    }, handle: handle(), endHandle: handle())
             }
             let p = SimulatedPeripheral(address: BDAddr(rawValue: UInt64(0xC0_0000_0000 + round)), services: services)
             p.providesGenericAttributeService = next(2) == 0
@@ -179,15 +200,22 @@ struct ReplaySupportTests {
 
     @Test("a CCCD is added when none is defined: after the value, or after explicitly placed descriptors")
     func automaticCCCD() throws {
-        let placed = SimulatedCharacteristic(uuid: CBUUID(string: "AAA1"), properties: [.indicate],
-                                             descriptors: [SimulatedDescriptor(uuid: CBUUID(string: "2901"),
-                                                                               value: Array("x".utf8), handle: 0x13)],
-                                             valueHandle: 0x12)
-        let plain = SimulatedCharacteristic(uuid: CBUUID(string: "AAA2"), properties: [.notify],
-                                            descriptors: [SimulatedDescriptor(uuid: CBUUID(string: "2901"))])
-        let p = SimulatedPeripheral(address: BDAddr("C0:00:00:00:00:03")!, services: [
-            SimulatedService(uuid: CBUUID(string: "AAA0"), characteristics: [placed, plain], handle: 0x10),
-        ])
+        let placed = SimulatedCharacteristic(
+            uuid: CBUUID(string: "AAA1"), properties: [.indicate],
+            descriptors: [
+                SimulatedDescriptor(
+                    uuid: CBUUID(string: "2901"),
+                    value: Array("x".utf8), handle: 0x13)
+            ],
+            valueHandle: 0x12)
+        let plain = SimulatedCharacteristic(
+            uuid: CBUUID(string: "AAA2"), properties: [.notify],
+            descriptors: [SimulatedDescriptor(uuid: CBUUID(string: "2901"))])
+        let p = SimulatedPeripheral(
+            address: BDAddr("C0:00:00:00:00:03")!,
+            services: [
+                SimulatedService(uuid: CBUUID(string: "AAA0"), characteristics: [placed, plain], handle: 0x10)
+            ])
         p.advertisedServiceUUIDs = [CBUUID(string: "AAA0")]
         let (world, app) = connectedWorld(p, scanFor: CBUUID(string: "AAA0"))
         world.run(for: .seconds(3))
@@ -220,11 +248,16 @@ struct ReplaySupportTests {
         #expect(world.trace.callbacks.contains { if case .didModifyServices = $0 { true } else { false } })
 
         // A captured database without Service Changed: nothing on the air, nothing reported.
-        let without = SimulatedPeripheral(address: BDAddr("C0:00:00:00:00:04")!, services: [
-            SimulatedService(uuid: heartRateServiceUUID, characteristics: [
-                SimulatedCharacteristic(uuid: heartRateMeasurementUUID, properties: [.notify], valueHandle: 0x0C),
-            ], handle: 0x0A),
-        ])
+        let without = SimulatedPeripheral(
+            address: BDAddr("C0:00:00:00:00:04")!,
+            services: [
+                SimulatedService(
+                    uuid: heartRateServiceUUID,
+                    characteristics: [
+                        SimulatedCharacteristic(
+                            uuid: heartRateMeasurementUUID, properties: [.notify], valueHandle: 0x0C)
+                    ], handle: 0x0A)
+            ])
         without.providesGenericAttributeService = false
         without.advertisedServiceUUIDs = [heartRateServiceUUID]
         let (world2, app2) = connectedWorld(without)
@@ -279,36 +312,51 @@ struct ReplaySupportTests {
         let sent = world.trace.records.compactMap { r -> (time: Int64, value: [UInt8])? in
             if case .radio(let e) = r.entry, case .notification = e.kind { (r.time, e.value.bytes) } else { nil }
         }
-        let first = subscriptions[0].time, again = subscriptions[2].time
+        let first = subscriptions[0].time
+        let again = subscriptions[2].time
         // Sorted by offset; equal offsets keep their order.
-        #expect(sent.map(\.value) == [[0x00, 70], [0x00, 72], [0x00, 73], [0x00, 70], [0x00, 72], [0x00, 73],
-                                      [0x00, 80]])
-        #expect(sent.map(\.time) == [first + 5_000, first + 40_000, first + 40_000, again + 5_000, again + 40_000,
-                                     again + 40_000, again + 900_000])
+        #expect(
+            sent.map(\.value) == [
+                [0x00, 70], [0x00, 72], [0x00, 73], [0x00, 70], [0x00, 72], [0x00, 73],
+                [0x00, 80],
+            ])
+        #expect(
+            sent.map(\.time) == [
+                first + 5_000, first + 40_000, first + 40_000, again + 5_000, again + 40_000,
+                again + 40_000, again + 900_000,
+            ])
         #expect(app.values[heartRateMeasurementUUID]?.count == 7)
     }
 
     @Test("a source targets one of two same-UUID characteristics by value handle")
     func sourceByValueHandle() throws {
         let uuid = CBUUID(string: "FFF1")
-        let p = SimulatedPeripheral(address: BDAddr("C0:00:00:00:00:05")!, services: [
-            SimulatedService(uuid: CBUUID(string: "FFF0"), characteristics: [
-                SimulatedCharacteristic(uuid: uuid, properties: [.notify], valueHandle: 0x0C),
-                SimulatedCharacteristic(uuid: uuid, properties: [.notify], valueHandle: 0x0F),
-            ], handle: 0x0A),
-        ])
+        let p = SimulatedPeripheral(
+            address: BDAddr("C0:00:00:00:00:05")!,
+            services: [
+                SimulatedService(
+                    uuid: CBUUID(string: "FFF0"),
+                    characteristics: [
+                        SimulatedCharacteristic(uuid: uuid, properties: [.notify], valueHandle: 0x0C),
+                        SimulatedCharacteristic(uuid: uuid, properties: [.notify], valueHandle: 0x0F),
+                    ], handle: 0x0A)
+            ])
         p.advertisedServiceUUIDs = [CBUUID(string: "FFF0")]
         p.notificationSources = [
             .recorded(characteristic: uuid, valueHandle: 0x0F, values: [(.milliseconds(10), [0xBB])]),
-            .init(characteristic: uuid, interval: .milliseconds(20), count: 2, valueHandle: 0x0C) { [0xA0 + UInt8($0)] },
+            .init(characteristic: uuid, interval: .milliseconds(20), count: 2, valueHandle: 0x0C) {
+                [0xA0 + UInt8($0)]
+            },
             // Names a handle whose characteristic has another UUID: feeds nothing.
             .recorded(characteristic: CBUUID(string: "FFF9"), valueHandle: 0x0C, values: [(.zero, [0xEE])]),
         ]
         let (world, app) = connectedWorld(p, scanFor: CBUUID(string: "FFF0"))
         world.run(for: .seconds(3))
-        let byHandle = Dictionary(grouping: world.trace.radioEvents.compactMap { e -> (UInt16, [UInt8])? in
-            if case .notification(let o) = e.kind { (o.handle, e.value.bytes) } else { nil }
-        }, by: \.0).mapValues { $0.map(\.1) }
+        let byHandle = Dictionary(
+            grouping: world.trace.radioEvents.compactMap { e -> (UInt16, [UInt8])? in
+                if case .notification(let o) = e.kind { (o.handle, e.value.bytes) } else { nil }
+            }, by: \.0
+        ).mapValues { $0.map(\.1) }
         #expect(byHandle == [0x0C: [[0xA0], [0xA1]], 0x0F: [[0xBB]]])
         // The world's one-off notify can name the handle too.
         world.notify(p, characteristic: uuid, valueHandle: 0x0F, value: [0xCC])
@@ -321,9 +369,11 @@ struct ReplaySupportTests {
     func recordedIndications() throws {
         let indicateOnly = SimulatedCharacteristic(uuid: CBUUID(string: "AAA1"), properties: [.indicate])
         let both = SimulatedCharacteristic(uuid: CBUUID(string: "AAA2"), properties: [.notify, .indicate])
-        let p = SimulatedPeripheral(address: BDAddr("C0:00:00:00:00:06")!, services: [
-            SimulatedService(uuid: CBUUID(string: "AAA0"), characteristics: [indicateOnly, both]),
-        ])
+        let p = SimulatedPeripheral(
+            address: BDAddr("C0:00:00:00:00:06")!,
+            services: [
+                SimulatedService(uuid: CBUUID(string: "AAA0"), characteristics: [indicateOnly, both])
+            ])
         p.advertisedServiceUUIDs = [CBUUID(string: "AAA0")]
         p.notificationSources = [
             .recorded(characteristic: CBUUID(string: "AAA1"), values: [(.milliseconds(1), [1])], indicate: true),
@@ -358,15 +408,20 @@ struct ReplaySupportTests {
         #expect(app.disconnectErrors.count == 1)
         #expect((error as? CBError)?.code == .peripheralDisconnected)
         #expect(CBError.peripheralDisconnected ~= error)
-        #expect(world.trace.worldEvents.contains(.peripheralDisconnected(address: sensor.address.description, reason: 0x13)))
-        let end = try #require(world.trace.radioEvents.last { if case .disconnection = $0.kind { true } else { false } })
+        #expect(
+            world.trace.worldEvents.contains(.peripheralDisconnected(address: sensor.address.description, reason: 0x13))
+        )
+        let end = try #require(
+            world.trace.radioEvents.last { if case .disconnection = $0.kind { true } else { false } })
         guard case .disconnection(_, let reason, let side) = end.kind else { return }
         #expect(reason == 0x13)
         #expect(side == .remote)
         // Nothing more from the sensor's notification source after the end.
-        let notifications = world.trace.radioEvents.filter { if case .notification = $0.kind { true } else { false } }.count
+        let notifications = world.trace.radioEvents.filter { if case .notification = $0.kind { true } else { false } }
+            .count
         world.run(for: .seconds(5))
-        #expect(world.trace.radioEvents.filter { if case .notification = $0.kind { true } else { false } }.count
+        #expect(
+            world.trace.radioEvents.filter { if case .notification = $0.kind { true } else { false } }.count
                 == notifications)
 
         // The export: Disconnection Complete with 0x13 and no HCI Disconnect command; blecap
@@ -386,18 +441,21 @@ struct ReplaySupportTests {
     func peripheralDisconnectsOtherReason() throws {
         let sensor = makeHeartRateSensor()
         let (world, app) = connectedWorld(sensor)
-        world.disconnect(sensor, reason: 0x15) // before any connection
+        world.disconnect(sensor, reason: 0x15)  // before any connection
         #expect(app.disconnectErrors.isEmpty)
         #expect(!world.trace.radioEvents.contains { if case .disconnection = $0.kind { true } else { false } })
         world.run(for: .milliseconds(2500))
         world.disconnect(sensor, reason: 0x15)
-        let end = try #require(world.trace.radioEvents.last { if case .disconnection = $0.kind { true } else { false } })
+        let end = try #require(
+            world.trace.radioEvents.last { if case .disconnection = $0.kind { true } else { false } })
         if case .disconnection(_, let reason, let side) = end.kind {
             #expect(reason == 0x15)
             #expect(side == .remote)
         }
         #expect(app.disconnectErrors.count == 1)
-        #expect(world.trace.jsonl().contains("\"event\":\"peripheral_disconnected\",\"address\":\"D8:0D:18:00:00:01\",\"reason\":21"))
+        #expect(
+            world.trace.jsonl().contains(
+                "\"event\":\"peripheral_disconnected\",\"address\":\"D8:0D:18:00:00:01\",\"reason\":21"))
     }
 
     @Test("with auto-reconnect, a peripheral's disconnection reports isReconnecting and the system connects again")
@@ -428,13 +486,15 @@ struct ReplaySupportTests {
         sensor.manufacturerData = [0x4C, 0x00, 0x01, 0x02]
         let (world, app) = connectedWorld(sensor)
         withExtendedLifetime(app) { world.run(for: .seconds(1)) }
-        let ad = try #require(world.trace.radioEvents.first { if case .advertisement = $0.kind { true } else { false } })
+        let ad = try #require(
+            world.trace.radioEvents.first { if case .advertisement = $0.kind { true } else { false } })
         let bytes = ad.value.bytes
         try bytes.withByteView { view in
             let data = AdvertisingData(view)
             if case .complete = data.termination {} else { Issue.record("AD structures not well formed: \(bytes)") }
             #expect(data.flags?.rawValue == 0x06)
-            #expect(Array(data.serviceUUIDs) == [heartRateServiceUUID, batteryServiceUUID, custom].map(\.bluetoothUUID))
+            #expect(
+                Array(data.serviceUUIDs) == [heartRateServiceUUID, batteryServiceUUID, custom].map(\.bluetoothUUID))
             #expect(data.localName.map { String(decoding: $0.toArray(), as: UTF8.self) } == "HRM-7")
             #expect(data.txPowerLevel == -4)
             let m = try #require(data.manufacturerData)
@@ -461,13 +521,16 @@ struct ReplaySupportTests {
         sensor.localName = "FromFields"
         let (world, app) = connectedWorld(sensor)
         world.run(for: .seconds(1))
-        let ad = try #require(world.trace.radioEvents.first { if case .advertisement = $0.kind { true } else { false } })
+        let ad = try #require(
+            world.trace.radioEvents.first { if case .advertisement = $0.kind { true } else { false } })
         #expect(ad.value.bytes == captured)
         #expect(app.advertisementData?[CBAdvertisementDataLocalNameKey] as? String == "FromFields")
 
         // The export splits at structure boundaries: flags + UUIDs + manufacturer (33 bytes)
         // do not fit 31, so the manufacturer structure and the name go in the scan response.
-        let reports = Decoded.records(world.btsnoop()).filter { $0.packet.count > 3 && $0.packet[1] == 0x3E && $0.packet[3] == 0x02 }
+        let reports = Decoded.records(world.btsnoop()).filter {
+            $0.packet.count > 3 && $0.packet[1] == 0x3E && $0.packet[3] == 0x02
+        }
         let data = reports.map { r -> [UInt8] in
             let length = Int(r.packet[13])
             return Array(r.packet[14..<(14 + length)])
@@ -483,23 +546,35 @@ struct ReplaySupportTests {
 /// Service Changed, Heart Rate at 0x10–0x1F with gaps, a vendor service with only its start
 /// handle named.
 private func capturedLayoutPeripheral() -> SimulatedPeripheral {
-    let gatt = SimulatedService(uuid: CBUUID(string: "1801"), characteristics: [
-        SimulatedCharacteristic(uuid: CBUUID(string: "2A05"), properties: [.indicate],
-                                descriptors: [SimulatedDescriptor(uuid: CBUUID(string: "2902"), handle: 0x04)],
-                                declarationHandle: 0x02, valueHandle: 0x03),
-    ], handle: 0x01, endHandle: 0x05)
-    let hr = SimulatedService(uuid: heartRateServiceUUID, characteristics: [
-        SimulatedCharacteristic(uuid: heartRateMeasurementUUID, properties: [.notify],
-                                descriptors: [SimulatedDescriptor(uuid: CBUUID(string: "2902"), handle: 0x13)],
-                                declarationHandle: 0x11, valueHandle: 0x12),
-        SimulatedCharacteristic(uuid: CBUUID(string: "2A38"), properties: [.read], value: [0x01],
-                                descriptors: [SimulatedDescriptor(uuid: CBUUID(string: "2901"), value: Array("loc".utf8),
-                                                                  handle: 0x18)],
-                                valueHandle: 0x16),
-    ], handle: 0x10, endHandle: 0x1F)
-    let vendor = SimulatedService(uuid: CBUUID(string: "FFF0"), characteristics: [
-        SimulatedCharacteristic(uuid: CBUUID(string: "FFF1"), properties: [.read, .notify]),
-    ], handle: 0x30)
+    let gatt = SimulatedService(
+        uuid: CBUUID(string: "1801"),
+        characteristics: [
+            SimulatedCharacteristic(
+                uuid: CBUUID(string: "2A05"), properties: [.indicate],
+                descriptors: [SimulatedDescriptor(uuid: CBUUID(string: "2902"), handle: 0x04)],
+                declarationHandle: 0x02, valueHandle: 0x03)
+        ], handle: 0x01, endHandle: 0x05)
+    let hr = SimulatedService(
+        uuid: heartRateServiceUUID,
+        characteristics: [
+            SimulatedCharacteristic(
+                uuid: heartRateMeasurementUUID, properties: [.notify],
+                descriptors: [SimulatedDescriptor(uuid: CBUUID(string: "2902"), handle: 0x13)],
+                declarationHandle: 0x11, valueHandle: 0x12),
+            SimulatedCharacteristic(
+                uuid: CBUUID(string: "2A38"), properties: [.read], value: [0x01],
+                descriptors: [
+                    SimulatedDescriptor(
+                        uuid: CBUUID(string: "2901"), value: Array("loc".utf8),
+                        handle: 0x18)
+                ],
+                valueHandle: 0x16),
+        ], handle: 0x10, endHandle: 0x1F)
+    let vendor = SimulatedService(
+        uuid: CBUUID(string: "FFF0"),
+        characteristics: [
+            SimulatedCharacteristic(uuid: CBUUID(string: "FFF1"), properties: [.read, .notify])
+        ], handle: 0x30)
     let p = SimulatedPeripheral(address: BDAddr("D8:0D:18:00:00:01")!, name: "HRM", services: [gatt, hr, vendor])
     p.providesGenericAttributeService = false
     p.advertisedServiceUUIDs = [heartRateServiceUUID]
@@ -509,8 +584,10 @@ private func capturedLayoutPeripheral() -> SimulatedPeripheral {
 /// A world with `peripheral` and a central that scans for `scanFor`, connects, discovers
 /// everything (services, characteristics, descriptors), reads what is readable and (unless
 /// `subscribe` is false) subscribes to what notifies or indicates.
-private func connectedWorld(_ peripheral: SimulatedPeripheral, scanFor: CBUUID = heartRateServiceUUID,
-                            subscribe: Bool = true) -> (SimulatedWorld, DiscoveringCentral) {
+private func connectedWorld(
+    _ peripheral: SimulatedPeripheral, scanFor: CBUUID = heartRateServiceUUID,
+    subscribe: Bool = true
+) -> (SimulatedWorld, DiscoveringCentral) {
     let world = SimulatedWorld()
     world.add(peripheral)
     let app = DiscoveringCentral(service: scanFor, subscribe: subscribe)
@@ -545,8 +622,10 @@ private final class DiscoveringCentral: CBCentralManagerDelegate, CBPeripheralDe
         if central.state == .poweredOn { central.scanForPeripherals(withServices: [service]) }
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                        advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         self.peripheral = peripheral
         self.advertisementData = advertisementData
         central.stopScan()
@@ -559,8 +638,10 @@ private final class DiscoveringCentral: CBCentralManagerDelegate, CBPeripheralDe
         peripheral.discoverServices(nil)
     }
 
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
-                        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?
+    ) {
         disconnectErrors.append(error)
         reconnecting.append(isReconnecting)
     }
@@ -573,11 +654,14 @@ private final class DiscoveringCentral: CBCentralManagerDelegate, CBPeripheralDe
         for c in service.characteristics ?? [] {
             peripheral.discoverDescriptors(for: c)
             if c.properties.contains(.read) { peripheral.readValue(for: c) }
-            if subscribe, !c.properties.isDisjoint(with: [.notify, .indicate]) { peripheral.setNotifyValue(true, for: c) }
+            if subscribe, !c.properties.isDisjoint(with: [.notify, .indicate]) {
+                peripheral.setNotifyValue(true, for: c)
+            }
         }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         if let error {
             readErrors.append(error)
         } else if let v = characteristic.value {

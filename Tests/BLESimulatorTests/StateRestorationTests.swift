@@ -8,12 +8,16 @@ import Testing
 /// app's manager with the same restore identifier gets the peripherals and scan back.
 @Suite("state restoration")
 struct StateRestorationTests {
-    @Test("a relaunched app's manager gets its connected peripheral in willRestoreState, before the state update, and uses it")
+    @Test(
+        "a relaunched app's manager gets its connected peripheral in willRestoreState, before the state update, and uses it"
+    )
     func restoresConnectedPeripheral() throws {
         let world = SimulatedWorld()
         let sensor = makeHeartRateSensor()
         world.add(sensor)
-        var first: RestoringCentral? = SimulatedWorld.withCurrent(world) { RestoringCentral(restoreIdentifier: "myCentral") }
+        var first: RestoringCentral? = SimulatedWorld.withCurrent(world) {
+            RestoringCentral(restoreIdentifier: "myCentral")
+        }
         world.run(for: .milliseconds(2500))
         #expect(first?.peripheral?.state == .connected)
         let heardBefore = first?.heartRates.count ?? 0
@@ -22,8 +26,11 @@ struct StateRestorationTests {
         world.relaunchApp()
         first = nil
         // The connection stays up while no app runs.
-        #expect(world.trace.worldEvents.contains(.centralStatePreserved(restoreIdentifier: "myCentral",
-                                                                        peripherals: [sensor.identifier], isScanning: false)))
+        #expect(
+            world.trace.worldEvents.contains(
+                .centralStatePreserved(
+                    restoreIdentifier: "myCentral",
+                    peripherals: [sensor.identifier], isScanning: false)))
         world.run(for: .milliseconds(500))
 
         let second = SimulatedWorld.withCurrent(world) { RestoringCentral(restoreIdentifier: "myCentral") }
@@ -36,7 +43,8 @@ struct StateRestorationTests {
         #expect(restored.state == .connected)
         #expect(second.restoredScanServices == nil)
         // No new connection was made: the same one goes on (one LE Connection Complete).
-        #expect(world.trace.radioEvents.filter { if case .connectionComplete = $0.kind { true } else { false } }.count == 1)
+        #expect(
+            world.trace.radioEvents.filter { if case .connectionComplete = $0.kind { true } else { false } }.count == 1)
 
         // Usable: the app discovers, reads and subscribes again on the restored connection.
         world.run(for: .seconds(3))
@@ -46,20 +54,27 @@ struct StateRestorationTests {
         let restore = try #require(callbacks.firstIndex(of: "centralManager(_:willRestoreState:)"))
         let update = try #require(callbacks[restore...].firstIndex(of: "centralManagerDidUpdateState(_:)"))
         #expect(restore < update)
-        #expect(world.trace.jsonl().contains("\"callback\":\"centralManager(_:willRestoreState:)\",\"central\":2,\"delivered\":true,\"peripherals\":[\"\(sensor.identifier.uuidString)\"],\"is_scanning\":false"))
+        #expect(
+            world.trace.jsonl().contains(
+                "\"callback\":\"centralManager(_:willRestoreState:)\",\"central\":2,\"delivered\":true,\"peripherals\":[\"\(sensor.identifier.uuidString)\"],\"is_scanning\":false"
+            ))
     }
 
     @Test("a scan in progress comes back as services and options; the scan itself stopped with the app")
     func restoresScan() throws {
         let world = SimulatedWorld()
-        world.add(makeOtherDevice()) // advertises FFF0 only: the 180D scan runs on
-        var first: RestoringCentral? = SimulatedWorld.withCurrent(world) { RestoringCentral(restoreIdentifier: "scanner") }
+        world.add(makeOtherDevice())  // advertises FFF0 only: the 180D scan runs on
+        var first: RestoringCentral? = SimulatedWorld.withCurrent(world) {
+            RestoringCentral(restoreIdentifier: "scanner")
+        }
         world.run(for: .seconds(1))
         #expect(first?.central.isScanning == true)
         world.relaunchApp()
         first = nil
         #expect(world.trace.radio("scan.stop").count == 1)
-        let second = SimulatedWorld.withCurrent(world) { RestoringCentral(restoreIdentifier: "scanner", resumeScan: false) }
+        let second = SimulatedWorld.withCurrent(world) {
+            RestoringCentral(restoreIdentifier: "scanner", resumeScan: false)
+        }
         world.run(for: .milliseconds(10))
         #expect(second.restoredPeripherals.isEmpty)
         #expect(second.restoredScanServices == [heartRateServiceUUID])
@@ -78,13 +93,16 @@ struct StateRestorationTests {
         world.relaunchApp()
         first = nil
         #expect(!world.isConnected(sensor))
-        let end = try #require(world.trace.radioEvents.last { if case .disconnection = $0.kind { true } else { false } })
+        let end = try #require(
+            world.trace.radioEvents.last { if case .disconnection = $0.kind { true } else { false } })
         if case .disconnection(_, let reason, let side) = end.kind {
             #expect(reason == 0x16)
             #expect(side == .local)
         }
         // A new manager with an identifier finds nothing kept under it either.
-        let second = SimulatedWorld.withCurrent(world) { RestoringCentral(restoreIdentifier: "myCentral", resumeScan: false) }
+        let second = SimulatedWorld.withCurrent(world) {
+            RestoringCentral(restoreIdentifier: "myCentral", resumeScan: false)
+        }
         world.run(for: .seconds(1))
         #expect(second.events.first == "didUpdateState poweredOn")
         #expect(!second.events.contains("willRestoreState"))
@@ -179,8 +197,10 @@ private final class RestoringCentral: CBCentralManagerDelegate, CBPeripheralDele
         }
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                        advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         self.peripheral = peripheral
         central.stopScan()
         central.connect(peripheral)
@@ -203,7 +223,8 @@ private final class RestoringCentral: CBCentralManagerDelegate, CBPeripheralDele
         }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         guard let v = characteristic.value, let first = v.first else { return }
         if characteristic.uuid == batteryLevelUUID { batteryLevel = Int(first) }
         if characteristic.uuid == heartRateMeasurementUUID, v.count >= 2 { heartRates.append(v[v.startIndex + 1]) }

@@ -8,11 +8,16 @@ import Testing
 private func makeWriter() -> (SimulatedPeripheral, received: () -> [[UInt8]]) {
     var received: [[UInt8]] = []
     let stream = SimulatedCharacteristic(uuid: CBUUID(string: "FFF1"), properties: [.writeWithoutResponse])
-    stream.onWrite = { received.append($0); return nil }
+    stream.onWrite = {
+        received.append($0)
+        return nil
+    }
     let control = SimulatedCharacteristic(uuid: CBUUID(string: "FFF2"), properties: [.write])
-    let p = SimulatedPeripheral(address: BDAddr("C0:FF:EE:00:00:09")!, name: "Writer", services: [
-        SimulatedService(uuid: CBUUID(string: "FFF0"), characteristics: [stream, control]),
-    ])
+    let p = SimulatedPeripheral(
+        address: BDAddr("C0:FF:EE:00:00:09")!, name: "Writer",
+        services: [
+            SimulatedService(uuid: CBUUID(string: "FFF0"), characteristics: [stream, control])
+        ])
     p.advertisedServiceUUIDs = [CBUUID(string: "FFF0")]
     return (p, { received })
 }
@@ -29,8 +34,10 @@ private final class Writer: CBCentralManagerDelegate, CBPeripheralDelegate {
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         if central.state == .poweredOn { central.scanForPeripherals(withServices: [CBUUID(string: "FFF0")]) }
     }
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                        advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         self.peripheral = peripheral
         central.stopScan()
         central.connect(peripheral)
@@ -45,7 +52,8 @@ private final class Writer: CBCentralManagerDelegate, CBPeripheralDelegate {
     func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
         for c in service.characteristics ?? [] { characteristics[c.uuid] = c }
     }
-    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         writeResults.append((characteristic.uuid, error))
     }
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) {
@@ -95,7 +103,8 @@ struct WriteSemanticsTests {
         let pump: (Writer) -> Void = { w in
             guard let p = w.peripheral, let c = w.characteristics[CBUUID(string: "FFF1")] else { return }
             while next < 20, p.canSendWriteWithoutResponse,
-                  1 <= p.maximumWriteValueLength(for: .withoutResponse) {
+                1 <= p.maximumWriteValueLength(for: .withoutResponse)
+            {
                 p.writeValue(Data([UInt8(next)]), for: c, type: .withoutResponse)
                 next += 1
             }
@@ -134,7 +143,8 @@ struct WriteSemanticsTests {
         #expect(app.writeResults.first.map { CBATTError.writeNotPermitted ~= $0.1! } == true)
         #expect(app.writeResults.last?.1 == nil)
         #expect(received().isEmpty)
-        let outcomes = world.trace.radioEvents.filter { if case .write = $0.kind { true } else { false } }.map(\.outcome)
+        let outcomes = world.trace.radioEvents.filter { if case .write = $0.kind { true } else { false } }.map(
+            \.outcome)
         if case .error(_, _, let code, let handle) = outcomes.first {
             #expect(code == 0x03)
             #expect(handle == stream.handle)
@@ -166,7 +176,8 @@ struct WriteSemanticsTests {
         let (world, app, received) = connectedWriter()
         let p = try! #require(app.peripheral)
         let stream = try! #require(app.characteristics[CBUUID(string: "FFF1")])
-        p.writeValue(Data(count: p.maximumWriteValueLength(for: .withoutResponse) + 1), for: stream, type: .withoutResponse)
+        p.writeValue(
+            Data(count: p.maximumWriteValueLength(for: .withoutResponse) + 1), for: stream, type: .withoutResponse)
         world.run(for: .seconds(1))
         #expect(world.trace.apiCalls.last?.disposition == .dropped(.exceedsMaximumLength))
         #expect(received().isEmpty)

@@ -32,21 +32,28 @@ import Testing
         // LE Read Suggested Default Data Length → 27/328 (frame 22 + shift).
         let suggested = try #require(w.events[22 + shift]).parameters
         #expect(Array(suggested[0...2]) == [1, 0x23, 0x20] && suggested[3] == 0)
-        #expect(UInt16(suggested[4]) | UInt16(suggested[5]) << 8 == 27 && UInt16(suggested[6]) | UInt16(suggested[7]) << 8 == 328)
+        #expect(
+            UInt16(suggested[4]) | UInt16(suggested[5]) << 8 == 27
+                && UInt16(suggested[6]) | UInt16(suggested[7]) << 8 == 328)
 
         let t = try Timeline.bumble(name)
         let initEvent = try #require(t.of("controller.init_complete").first)
         #expect(initEvent.frame == 28 + shift)
-        guard case .initComplete(let info) = initEvent.kind else { Issue.record("kind"); return }
+        guard case .initComplete(let info) = initEvent.kind else {
+            Issue.record("kind")
+            return
+        }
         #expect(info.resetFrame == 1 + shift && info.commands == 14 && info.failedCommands == 0)
         #expect(info.hciVersion == 9 && info.manufacturer == 0xFFFF)  // HCI 5.0, manufacturer 0xFFFF
         let features = try #require(info.leFeatures)
         // Data Length Extension (bit 5), 2M PHY (8), Coded PHY (11), Extended Advertising (12).
         for bit in [5, 8, 11, 12] { #expect(features & (1 << UInt64(bit)) != 0, "\(name) LE feature bit \(bit)") }
         #expect(info.aclMaxLength == 27 && info.aclPackets == 64)
-        #expect(info.leACLMaxLength == 27 && info.leACLPackets == 64 && info.isoMaxLength == 960 && info.isoPackets == 64)
+        #expect(
+            info.leACLMaxLength == 27 && info.leACLPackets == 64 && info.isoMaxLength == 960 && info.isoPackets == 64)
         #expect(info.suggestedMaxTxOctets == 251 && info.suggestedMaxTxTime == 2120)
-        let identity = Self.identities[String(name.split(separator: ".").last!)]?[String(name.split(separator: ".").first!)]
+        let identity =
+            Self.identities[String(name.split(separator: ".").last!)]?[String(name.split(separator: ".").first!)]
             ?? Self.centralIdentity
         #expect(info.publicAddress == identity.public && info.randomAddress == identity.random, "\(name)")
         #expect(t.at(1 + shift, "controller.reset")?.outcome.responseFrame == 2 + shift)
@@ -75,7 +82,9 @@ import Testing
         for create in t.of("connection.create") {
             guard case .connectionCreate(let info) = create.kind else { continue }
             #expect(!info.extended && info.scanInterval == 96 && info.scanWindow == 96 && info.phys == 0x01)
-            #expect(info.intervalMin == 12 && info.intervalMax == 24 && info.latency == 0 && info.supervisionTimeout == 0x48)
+            #expect(
+                info.intervalMin == 12 && info.intervalMax == 24 && info.latency == 0 && info.supervisionTimeout == 0x48
+            )
         }
         // Connections are numbered by Connection Complete, not by handle.
         #expect(completes.map(\.connection) == completes.indices.map { $0 + 1 })
@@ -89,12 +98,16 @@ import Testing
         let t = try Timeline.bumble(name)
         for s in t.of("scan.start") where s.outcome.name.description == "success" {
             guard case .scanStart(let p) = s.kind else { continue }
-            #expect(p.extended && p.active && p.interval == 96 && p.window == 96 && p.phys == 0x05 && p.filterDuplicates == 0)
+            #expect(
+                p.extended && p.active && p.interval == 96 && p.window == 96 && p.phys == 0x05
+                    && p.filterDuplicates == 0)
         }
         let ads = t.of("advertisement")
         #expect(ads.count % 2 == 0, "\(name)")
         for i in stride(from: 0, to: ads.count - 1, by: 2) {
-            guard case .advertisement(let a) = ads[i].kind, case .advertisement(let b) = ads[i + 1].kind else { continue }
+            guard case .advertisement(let a) = ads[i].kind, case .advertisement(let b) = ads[i + 1].kind else {
+                continue
+            }
             #expect(a.eventType == 0x0001 && b.eventType == 0x0008, "\(name) frame \(ads[i].frame)")
             #expect(ads[i].peer == ads[i + 1].peer && ads[i].value == ads[i + 1].value)
             #expect(a.rssi == -50 && b.rssi == -50 && a.txPower == 0 && b.txPower == 0)
@@ -126,12 +139,17 @@ import Testing
     func aclFragmentation(_ name: String) throws {
         let w = try FrameWalk.bumble(name)
         #expect(w.acl.values.allSatisfy { $0.length <= 27 }, "\(name)")
-        #expect(w.acl.values.allSatisfy { $0.boundary == .continuing || $0.boundary == ($0.sent ? .firstNonFlushable : .firstFlushable) })
+        #expect(
+            w.acl.values.allSatisfy {
+                $0.boundary == .continuing || $0.boundary == ($0.sent ? .firstNonFlushable : .firstFlushable)
+            })
         let tx = w.acl.values.filter(\.sent).count
         #expect(w.completedPackets.values.allSatisfy { $0 == 1 }, "\(name)")
         // Data still in flight at a disconnection is dropped without a completion, so count
         // completions per file and allow no more than the TX fragments.
-        #expect(w.completedPackets.count <= tx && w.completedPackets.count >= tx - 2, "\(name): \(w.completedPackets.count) of \(tx)")
+        #expect(
+            w.completedPackets.count <= tx && w.completedPackets.count >= tx - 2,
+            "\(name): \(w.completedPackets.count) of \(tx)")
     }
 
     /// Exchange MTU: the server always answers 517, so ATT_MTU is the client's value; an ATT
@@ -181,11 +199,18 @@ import Testing
     static let identities: [String: [String: (public: BDAddr, random: BDAddr)]] = {
         let hr = (public: BDAddr("00:1B:DC:00:0D:01")!, random: BDAddr("D8:0D:18:00:00:01")!)
         var p: [String: (public: BDAddr, random: BDAddr)] = [:]
-        for s in ["clean_heart_rate", "nil_scan_all_services", "reconnect_storm", "two_peripherals_concurrent",
-                  "cached_reconnect", "hr_short_notification", "scan_before_init"] { p[s] = hr }
+        for s in [
+            "clean_heart_rate", "nil_scan_all_services", "reconnect_storm", "two_peripherals_concurrent",
+            "cached_reconnect", "hr_short_notification", "scan_before_init",
+        ] { p[s] = hr }
         p["oversized_and_unchecked_writes"] = (BDAddr("00:1B:DC:00:C0:05")!, BDAddr("DC:C0:57:00:00:05")!)
         p["indications_and_errors"] = (BDAddr("00:1B:DC:00:5E:06")!, BDAddr("DD:5E:C0:00:00:06")!)
         p["long_notify_stream"] = (BDAddr("00:1B:DC:00:57:07")!, BDAddr("DE:57:4E:00:00:07")!)
-        return ["peripheral": p, "peripheral_b": ["two_peripherals_concurrent": (BDAddr("00:1B:DC:00:E5:08")!, BDAddr("DF:E5:0B:00:00:08")!)]]
+        return [
+            "peripheral": p,
+            "peripheral_b": [
+                "two_peripherals_concurrent": (BDAddr("00:1B:DC:00:E5:08")!, BDAddr("DF:E5:0B:00:00:08")!)
+            ],
+        ]
     }()
 }

@@ -28,7 +28,9 @@ import Testing
             let shift = f.hasSuffix("monitor.btsnoop") ? 3 : 0
             let s = Self.signature(t, shift: shift)
             #expect(s == original, "\(f)")
-            if shift == 3 { #expect(t.events.contains { $0.frame <= 3 && $0.type.description.hasPrefix("controller.index") }) }
+            if shift == 3 {
+                #expect(t.events.contains { $0.frame <= 3 && $0.type.description.hasPrefix("controller.index") })
+            }
         }
     }
 

@@ -8,7 +8,12 @@ import Testing
 /// what the README states at the HCI level (opcodes, PB flags, fragment sizes, Number Of
 /// Completed Packets) is asserted from this, everything above HCI from the timeline.
 struct FrameWalk {
-    struct ACL { var sent: Bool; var boundary: HCIACLPacket.BoundaryFlag; var length: Int; var handle: UInt16 }
+    struct ACL {
+        var sent: Bool
+        var boundary: HCIACLPacket.BoundaryFlag
+        var length: Int
+        var handle: UInt16
+    }
 
     var count = 0
     /// Seconds since the first frame, per frame (index 0 unused).
@@ -32,12 +37,17 @@ struct FrameWalk {
             switch f.layer {
             case .command(let c): commands[r.frame] = (c.opcode, c.parameters.toArray())
             case .event(let e):
-                events[r.frame] = (e.code, e.subeventCode, (e.subeventCode != nil ? e.subeventParameters : e.parameters).toArray())
-                if e.code == HCINumberOfCompletedPackets.code, let n = HCINumberOfCompletedPackets(parameters: e.parameters) {
+                events[r.frame] = (
+                    e.code, e.subeventCode, (e.subeventCode != nil ? e.subeventParameters : e.parameters).toArray()
+                )
+                if e.code == HCINumberOfCompletedPackets.code,
+                    let n = HCINumberOfCompletedPackets(parameters: e.parameters)
+                {
                     completedPackets[r.frame] = n.entries.reduce(0) { $0 + Int($1.count) }
                 }
             case .acl(let a, _):
-                acl[r.frame] = ACL(sent: r.direction == .sent, boundary: a.boundary, length: a.data.count, handle: a.handle)
+                acl[r.frame] = ACL(
+                    sent: r.direction == .sent, boundary: a.boundary, length: a.data.count, handle: a.handle)
             default: break
             }
         }

@@ -36,8 +36,11 @@ import Testing
         let starts = t.of("scan.start").map(\.frame)
         #expect(starts == [179, 187, 235, 247, 264, 278])
         for start in starts { #expect(tables.contains { $0.frame == start }, "scan.start \(start)") }
-        #expect(tables.map(\.frame) == [179, 187, 194, 198, 202, 206, 210, 212, 218, 220, 222, 224, 226, 228,
-                                        235, 240, 247, 257, 264, 271, 278])
+        #expect(
+            tables.map(\.frame) == [
+                179, 187, 194, 198, 202, 206, 210, 212, 218, 220, 222, 224, 226, 228,
+                235, 240, 247, 257, 264, 271, 278,
+            ])
         #expect(tables.filter { $0.table.passesEverything }.map(\.frame) == [240, 247, 271, 278])
 
         let first = try #require(tables.first?.table)
@@ -91,26 +94,36 @@ import Testing
         }
         var tables: [(frame: Int, table: ScanFilterTable)] {
             s.builder.finish()
-            return s.events.compactMap { if case .scanFilters(let t) = $0.kind { return ($0.frame, t) }; return nil }
+            return s.events.compactMap {
+                if case .scanFilters(let t) = $0.kind { return ($0.frame, t) }
+                return nil
+            }
         }
     }
 
     @Test func failedCommandsChangeNothingAndConditionsComeAndGo() throws {
         let c = APCFCapture()
         c.s.feed(.hciCommand, .sent, [0x03, 0x0C, 0x00], at: 0)  // HCI Reset: table complete
-        c.command([0x00, 0x01]); c.complete([0x00, 0x00, 0x01])  // enable
-        c.command([0x03, 0x00, 0x04, 0x0D, 0x18, 0xFF, 0xFF]); c.complete([0x00, 0x03, 0x00, 0x0F])  // UUID 180D
-        c.command([0x03, 0x00, 0x04, 0x0F, 0x18, 0xFF, 0xFF]); c.complete([0x00, 0x03, 0x00, 0x0E])  // UUID 180F
-        c.command([0x05, 0x00, 0x04, 0x48, 0x52]); c.complete([0x00, 0x05, 0x00, 0x0D])  // name "HR"
+        c.command([0x00, 0x01])
+        c.complete([0x00, 0x00, 0x01])  // enable
+        c.command([0x03, 0x00, 0x04, 0x0D, 0x18, 0xFF, 0xFF])
+        c.complete([0x00, 0x03, 0x00, 0x0F])  // UUID 180D
+        c.command([0x03, 0x00, 0x04, 0x0F, 0x18, 0xFF, 0xFF])
+        c.complete([0x00, 0x03, 0x00, 0x0E])  // UUID 180F
+        c.command([0x05, 0x00, 0x04, 0x48, 0x52])
+        c.complete([0x00, 0x05, 0x00, 0x0D])  // name "HR"
         c.command([0x01, 0x00, 0x04, 0x14, 0x00, 0x11, 0x11, 0x01, 0x80, 0x00] + [UInt8](repeating: 0, count: 6))
         c.complete([0x00, 0x01, 0x00, 0x0C])  // index 4: UUID + name
         // An all-pass index the controller refuses (0x07 Memory Capacity Exceeded): not in force.
         c.command([0x01, 0x00, 0x01, 0x00, 0x00, 0x11, 0x11, 0x01, 0x80, 0x00] + [UInt8](repeating: 0, count: 6))
         c.complete([0x07, 0x01, 0x00, 0x00])
-        c.command([0x03, 0x01, 0x04, 0x0F, 0x18, 0xFF, 0xFF]); c.complete([0x00, 0x03, 0x01, 0x0F])  // delete 180F
+        c.command([0x03, 0x01, 0x04, 0x0F, 0x18, 0xFF, 0xFF])
+        c.complete([0x00, 0x03, 0x01, 0x0F])  // delete 180F
         c.scan(true)
-        c.command([0x05, 0x02, 0x04]); c.complete([0x00, 0x05, 0x02, 0x0E])  // clear names of index 4, while scanning
-        c.command([0x00, 0x00]); c.complete([0x00, 0x00, 0x00])  // disable, while scanning
+        c.command([0x05, 0x02, 0x04])
+        c.complete([0x00, 0x05, 0x02, 0x0E])  // clear names of index 4, while scanning
+        c.command([0x00, 0x00])
+        c.complete([0x00, 0x00, 0x00])  // disable, while scanning
         let tables = c.tables
         #expect(tables.count == 3)
         let atStart = try #require(tables.first?.table)

@@ -14,8 +14,9 @@ final class SyntheticCapture {
     func feed(_ kind: RecordKind, _ direction: Direction, _ bytes: [UInt8], at time: Int64) {
         frame += 1
         bytes.withByteView { view in
-            let r = CaptureRecord(frame: frame, timestamp: time, direction: direction, kind: kind, rawType: 0,
-                                  payload: view, originalLength: view.count, fileOffset: 0, recordLength: view.count)
+            let r = CaptureRecord(
+                frame: frame, timestamp: time, direction: direction, kind: kind, rawType: 0,
+                payload: view, originalLength: view.count, fileOffset: 0, recordLength: view.count)
             builder.feed(decoder.decode(r))
         }
     }
@@ -59,8 +60,11 @@ final class SyntheticCapture {
         s.att([0x13], sent: false, at: 30)  // wrong response opcode for a Read
         s.att([0x0B, 0x41], sent: false, at: 40)
         s.builder.finish()
-        #expect(s.events.map(\.type.description) == ["connection.complete", "gatt.unmatched_response", "gatt.read",
-                                                    "gatt.unmatched_response"])
+        #expect(
+            s.events.map(\.type.description) == [
+                "connection.complete", "gatt.unmatched_response", "gatt.read",
+                "gatt.unmatched_response",
+            ])
         #expect(s.events[2].outcome == .success(frame: 5, latency: 20) && s.events[2].value.bytes == [0x41])
     }
 
@@ -73,7 +77,11 @@ final class SyntheticCapture {
         s.att([0x0B, 0x41], sent: false, at: 40)  // a stale answer: not for connection 2
         s.builder.finish()
         #expect(s.events[1].outcome == .disconnected(frame: 3))
-        if case .disconnection(_, 0x13, let side) = s.events[2].kind { #expect(side == .remote) } else { Issue.record("kind") }
+        if case .disconnection(_, 0x13, let side) = s.events[2].kind {
+            #expect(side == .remote)
+        } else {
+            Issue.record("kind")
+        }
         #expect(s.events[3].connection == 2)
         #expect(s.events[4].type.description == "gatt.unmatched_response" && s.events[4].connection == 2)
     }
@@ -85,12 +93,17 @@ final class SyntheticCapture {
         let d = FrameDecoder()
         let pdu: [UInt8] = [0x02, 0x40, 0x07, 0x00, 0x03, 0x00, 0x04, 0x00, 0x1B, 0x10, 0x00]
         pdu.withByteView { v in
-            b.feed(d.decode(CaptureRecord(frame: 1, timestamp: 0, direction: .received, kind: .aclData, rawType: 0,
-                                          payload: v, originalLength: v.count, fileOffset: 0, recordLength: v.count)))
+            b.feed(
+                d.decode(
+                    CaptureRecord(
+                        frame: 1, timestamp: 0, direction: .received, kind: .aclData, rawType: 0,
+                        payload: v, originalLength: v.count, fileOffset: 0, recordLength: v.count)))
         }
         b.finish()
         #expect(events.count == 1 && events[0].connection == 1 && events[0].type.description == "gatt.notification")
-        #expect(summaries.count == 1 && summaries[0].unknownStart && summaries[0].handle == 0x0002 && summaries[0].endFrame == nil)
+        #expect(
+            summaries.count == 1 && summaries[0].unknownStart && summaries[0].handle == 0x0002
+                && summaries[0].endFrame == nil)
     }
 
     @Test func pairingMethodSelection() throws {
@@ -98,15 +111,33 @@ final class SyntheticCapture {
         func features(_ io: UInt8, oob: UInt8 = 0, auth: UInt8) throws -> SMPPairingFeatures {
             try #require([0x01, io, oob, auth, 16, 3, 3].withByteView { SMPPairingRequest(pdu: $0) }).features
         }
-        let sc: UInt8 = 0x0D, legacy: UInt8 = 0x05  // bonding + MITM, with/without SC
-        #expect(PairingMethod.select(initiator: try features(3, auth: 0x09), responder: try features(3, auth: 0x09)) == .justWorks)
-        #expect(PairingMethod.select(initiator: try features(1, auth: sc), responder: try features(1, auth: sc)) == .numericComparison)
-        #expect(PairingMethod.select(initiator: try features(1, auth: legacy), responder: try features(1, auth: legacy)) == .justWorks)
-        #expect(PairingMethod.select(initiator: try features(4, auth: legacy), responder: try features(0, auth: legacy)) == .passkeyEntry)
-        #expect(PairingMethod.select(initiator: try features(2, auth: sc), responder: try features(4, auth: sc)) == .passkeyEntry)
-        #expect(PairingMethod.select(initiator: try features(3, oob: 1, auth: sc), responder: try features(3, auth: sc)) == .outOfBand)
-        #expect(PairingMethod.select(initiator: try features(3, oob: 1, auth: legacy), responder: try features(3, auth: legacy)) == .justWorks)
-        #expect(PairingMethod.select(initiator: try features(9, auth: legacy), responder: try features(0, auth: legacy)) == nil)
+        let sc: UInt8 = 0x0D
+        let legacy: UInt8 = 0x05  // bonding + MITM, with/without SC
+        #expect(
+            PairingMethod.select(initiator: try features(3, auth: 0x09), responder: try features(3, auth: 0x09))
+                == .justWorks)
+        #expect(
+            PairingMethod.select(initiator: try features(1, auth: sc), responder: try features(1, auth: sc))
+                == .numericComparison)
+        #expect(
+            PairingMethod.select(initiator: try features(1, auth: legacy), responder: try features(1, auth: legacy))
+                == .justWorks)
+        #expect(
+            PairingMethod.select(initiator: try features(4, auth: legacy), responder: try features(0, auth: legacy))
+                == .passkeyEntry)
+        #expect(
+            PairingMethod.select(initiator: try features(2, auth: sc), responder: try features(4, auth: sc))
+                == .passkeyEntry)
+        #expect(
+            PairingMethod.select(initiator: try features(3, oob: 1, auth: sc), responder: try features(3, auth: sc))
+                == .outOfBand)
+        #expect(
+            PairingMethod.select(
+                initiator: try features(3, oob: 1, auth: legacy), responder: try features(3, auth: legacy))
+                == .justWorks)
+        #expect(
+            PairingMethod.select(initiator: try features(9, auth: legacy), responder: try features(0, auth: legacy))
+                == nil)
     }
 
     @Test func randomInputNeverCrashesAndStaysBounded() {
@@ -117,8 +148,16 @@ final class SyntheticCapture {
             let n = Int.random(in: 0..<40, using: &rng)
             var bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) }
             // Bias towards the interesting codes so the parsers are reached.
-            if i % 3 == 0, n > 2 { bytes[0] = 0x3E; bytes[2] = [0x01, 0x0D, 0x03, 0x0A][i % 4] }
-            if i % 5 == 0, n > 8 { bytes[0] = 0x01; bytes[1] = 0x20; bytes[6] = 0x04; bytes[7] = 0 }
+            if i % 3 == 0, n > 2 {
+                bytes[0] = 0x3E
+                bytes[2] = [0x01, 0x0D, 0x03, 0x0A][i % 4]
+            }
+            if i % 5 == 0, n > 8 {
+                bytes[0] = 0x01
+                bytes[1] = 0x20
+                bytes[6] = 0x04
+                bytes[7] = 0
+            }
             s.feed(kinds[i % kinds.count], i % 2 == 0 ? .sent : .received, bytes, at: Int64(i) * 1000)
         }
         s.builder.finish()
@@ -133,7 +172,9 @@ final class SyntheticCapture {
         s.connect(peer: [1, 2, 3, 4, 5, 6], at: 0)
         s.att([0x08, 0x01, 0x00, 0xFF, 0xFF, 0x03, 0x28], sent: true, at: 1)
         // Two characteristic declarations: 0x0002 → 0x0003 (Read, 2A00), 0x0004 → 0x0005 (Notify, 2A37).
-        s.att([0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x00, 0x2A, 0x04, 0x00, 0x10, 0x05, 0x00, 0x37, 0x2A], sent: false, at: 2)
+        s.att(
+            [0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x00, 0x2A, 0x04, 0x00, 0x10, 0x05, 0x00, 0x37, 0x2A],
+            sent: false, at: 2)
         s.att([0x04, 0x06, 0x00, 0x06, 0x00], sent: true, at: 3)
         s.att([0x05, 0x01, 0x06, 0x00, 0x02, 0x29], sent: false, at: 4)
         s.att([0x12, 0x06, 0x00, 0x02, 0x00], sent: true, at: 5)  // indications on

@@ -7,7 +7,9 @@ struct CLIRun {
     var stdout: String
     var stderr: String
 
-    var lines: [Substring] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast(stdout.hasSuffix("\n") ? 1 : 0) }
+    var lines: [Substring] {
+        stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast(stdout.hasSuffix("\n") ? 1 : 0)
+    }
 }
 
 enum CLIRunner {
@@ -31,7 +33,8 @@ enum CLIRunner {
         env.removeValue(forKey: "NO_COLOR")
         for (k, v) in environment { env[k] = v }
         process.environment = env
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         let input = Pipe()

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Exit codes and messages for inputs blecap cannot (fully) read.
 @Suite struct ErrorsAndExitCodesTests {
@@ -24,20 +24,25 @@ import TestSupport
     }
 
     @Test func linkLayerCapturesAreRefusedClearly() throws {
-        let run = try CLIRunner.run(["packets", Fixtures.capture("public/pcap-lell256_whad-pairing-gatt-conn-update.pcap")])
+        let run = try CLIRunner.run([
+            "packets", Fixtures.capture("public/pcap-lell256_whad-pairing-gatt-conn-update.pcap"),
+        ])
         #expect(run.status == 2)
         #expect(run.stderr.contains("link-layer capture (link type 256"))
         #expect(run.stderr.contains("not supported yet"))
     }
 
     @Test func usageErrorsAreExit2() throws {
-        let run = try CLIRunner.run(["packets", "--format", "xml", Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")])
+        let run = try CLIRunner.run([
+            "packets", "--format", "xml", Fixtures.capture("bumble/clean_heart_rate.central.btsnoop"),
+        ])
         #expect(run.status == 2)
         #expect(run.stderr.contains("xml"))
     }
 
     @Test func damagedCaptureDecodesItsPrefixAndExits3() throws {
-        let original = try Data(contentsOf: URL(fileURLWithPath: Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")))
+        let original = try Data(
+            contentsOf: URL(fileURLWithPath: Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `blecap gatt` end to end: the database per connection, as a text tree and as JSON.
 @Suite struct GattCommandTests {
@@ -23,11 +23,18 @@ import TestSupport
         #expect(conns.map { $0["connection"] as? Int } == [1, 2])
         #expect(conns.map { $0["handle"] as? Int } == [1, 2])
         #expect(conns.map { $0["peer"] as? String } == ["D8:0D:18:00:00:01", "DF:E5:0B:00:00:08"])
-        let a = Self.characteristics(conns[0]), b = Self.characteristics(conns[1])
-        #expect(a.map { $0["value_handle"] as? Int } == [0x10, 0x13] && b.map { $0["value_handle"] as? Int } == [0x10, 0x13])
+        let a = Self.characteristics(conns[0])
+        let b = Self.characteristics(conns[1])
+        #expect(
+            a.map { $0["value_handle"] as? Int } == [0x10, 0x13]
+                && b.map { $0["value_handle"] as? Int } == [0x10, 0x13])
         #expect(a.map { $0["name"] as? String } == ["Heart Rate Measurement", "Body Sensor Location"])
-        #expect(a.map { $0["properties"] as? Int } == [0x10, 0x02] && b.map { $0["properties"] as? Int } == [0x12, 0x0A])
-        #expect(b.map { $0["uuid"] as? String } == ["F0A3C007-6C1E-4D5B-9A57-2B8E1A6B3C71", "F0A3C007-6C1E-4D5B-9A57-2B8E1A6B3C72"])
+        #expect(
+            a.map { $0["properties"] as? Int } == [0x10, 0x02] && b.map { $0["properties"] as? Int } == [0x12, 0x0A])
+        #expect(
+            b.map { $0["uuid"] as? String } == [
+                "F0A3C007-6C1E-4D5B-9A57-2B8E1A6B3C71", "F0A3C007-6C1E-4D5B-9A57-2B8E1A6B3C72",
+            ])
         #expect(b[0]["property_names"] as? [String] == ["Read", "Notify"])
         let cccd = (a[0]["descriptors"] as? [[String: Any]])?.first
         #expect(cccd?["handle"] as? Int == 0x11 && cccd?["uuid"] as? String == "2902")
@@ -59,10 +66,13 @@ import TestSupport
         let run = try CLIRunner.run(["gatt", Self.bumble("cached_reconnect.central")])
         #expect(run.status == 0)
         let lines = run.lines.map(String.init)
-        #expect(lines.first?.hasPrefix("Connection #1  peer D8:0D:18:00:00:01  handle 0x0001  central  frames 39–104  ATT_MTU 185") == true)
+        #expect(
+            lines.first?.hasPrefix(
+                "Connection #1  peer D8:0D:18:00:00:01  handle 0x0001  central  frames 39–104  ATT_MTU 185") == true)
         let second = try #require(lines.firstIndex { $0.hasPrefix("Connection #2") })
         #expect(lines[second + 1] == "  peer's GATT server (carried over from connection #1)")
-        #expect(lines.contains("      Characteristic 0x0014 value 0x0015  Heart Rate Control Point (2A39)  0x08 [Write]"))
+        #expect(
+            lines.contains("      Characteristic 0x0014 value 0x0015  Heart Rate Control Point (2A39)  0x08 [Write]"))
         #expect(lines.contains("        Descriptor 0x0011  Client Characteristic Configuration (2902)"))
         #expect(lines[second...].dropFirst(2).allSatisfy { $0.hasSuffix("(carried over)") })
         #expect(lines[..<second].allSatisfy { !$0.contains("(carried over)") })

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The help texts are part of the interface: a change to them must be deliberate.
 /// Regenerate with `BLECAP_UPDATE_SNAPSHOTS=1 swift test --filter HelpSnapshotTests`.

@@ -1,10 +1,12 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct InfoCommandTests {
     @Test func summarizesTheCleanHeartRateSession() throws {
-        let run = try CLIRunner.run(["info", "--format", "json", Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")])
+        let run = try CLIRunner.run([
+            "info", "--format", "json", Fixtures.capture("bumble/clean_heart_rate.central.btsnoop"),
+        ])
         #expect(run.status == 0)
         let info = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(info["container"] as? String == "btsnoop")
@@ -21,11 +23,16 @@ import TestSupport
 
     /// Devices seen, connections and timeline counts, from the same pass.
     @Test func devicesConnectionsAndCounts() throws {
-        let run = try CLIRunner.run(["info", "--format", "json", Fixtures.capture("bumble/nil_scan_all_services.central.btsnoop")])
+        let run = try CLIRunner.run([
+            "info", "--format", "json", Fixtures.capture("bumble/nil_scan_all_services.central.btsnoop"),
+        ])
         #expect(run.status == 0)
         let info = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let devices = try #require(info["devices"] as? [[String: Any]])
-        #expect(devices.map { $0["address"] as? String } == ["D8:0D:18:00:00:01", "D9:09:18:00:00:02", "DA:1D:18:00:00:03", "DB:59:00:00:00:04"])
+        #expect(
+            devices.map { $0["address"] as? String } == [
+                "D8:0D:18:00:00:01", "D9:09:18:00:00:02", "DA:1D:18:00:00:03", "DB:59:00:00:00:04",
+            ])
         #expect(devices.map { $0["name"] as? String } == ["PulseBelt HR", "Thermo-1", "Scale-7", "Tag-42"])
         #expect(devices.map { $0["reports"] as? Int } == [160, 160, 116, 76])
         #expect(devices.allSatisfy { $0["address_type"] as? Int == 1 && $0["connectable"] as? Bool == true })
@@ -33,14 +40,18 @@ import TestSupport
         let conns = try #require(info["connections"] as? [[String: Any]])
         #expect(conns.count == 1)
         let c = conns[0]
-        #expect(c["connection"] as? Int == 1 && c["peer"] as? String == "D8:0D:18:00:00:01" && c["role"] as? String == "central")
+        #expect(
+            c["connection"] as? Int == 1 && c["peer"] as? String == "D8:0D:18:00:00:01"
+                && c["role"] as? String == "central")
         #expect(c["start_frame"] as? Int == 425 && c["end_frame"] as? Int == 570 && c["mtu"] as? Int == 23)
         #expect(c["end_reason"] as? Int == 0x16 && c["side"] as? String == "local")
         #expect(c["end_reason_name"] as? String == "Connection Terminated By Local Host")
         let duration = try #require(c["duration_us"] as? Int)
         #expect(duration > 3_200_000 && duration < 3_400_000)  // connected t=8.09 s, disconnected t=11.39 s
         let events = try #require(info["events"] as? [String: Int])
-        #expect(events["advertisement"] == 512 && events["connection.complete"] == 1 && events["gatt.discover.characteristics"] == 10)
+        #expect(
+            events["advertisement"] == 512 && events["connection.complete"] == 1
+                && events["gatt.discover.characteristics"] == 10)
         #expect(events["gatt.read"] == nil && events["scan.stop"] == 1)
     }
 
@@ -54,12 +65,17 @@ import TestSupport
         #expect(conns.map { $0.contains("D8:0D:18:00:00:01") && $0.contains("central") }.allSatisfy { $0 })
         let endings = conns.map { l in ["0x13", "0x08", "0x16"].first { l.contains("ended \($0)") } }
         #expect(endings == ["0x13", "0x08", "0x13", "0x08", "0x13", "0x16"])
-        #expect(conns[1].contains("Connection Timeout (link_loss)") && conns[5].contains("(local)") && conns[0].contains("(remote)"))
+        #expect(
+            conns[1].contains("Connection Timeout (link_loss)") && conns[5].contains("(local)")
+                && conns[0].contains("(remote)"))
         #expect(conns[0].hasPrefix("  #1 ") && conns[0].contains("frames 39–58"))
         #expect(lines.contains { $0.contains("\"PulseBelt HR\"") && $0.contains("frames 33–34") })
         let counts = try #require(lines.firstIndex(of: "timeline events by type"))
         #expect(lines[counts + 1].hasSuffix("connection.create") && lines[counts + 1].contains("7"))
-        #expect(lines.contains { $0.hasSuffix(" connection.failed") && $0.trimmingCharacters(in: .whitespaces).hasPrefix("1 ") })
+        #expect(
+            lines.contains {
+                $0.hasSuffix(" connection.failed") && $0.trimmingCharacters(in: .whitespaces).hasPrefix("1 ")
+            })
     }
 
     @Test func monitorCapturesCountTheirMetadataRecords() throws {

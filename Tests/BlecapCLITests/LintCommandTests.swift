@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `blecap lint`, `rules` and `explain` as a CI job runs them: exit codes, formats, directories.
 @Suite struct LintCommandTests {
@@ -12,7 +12,9 @@ import TestSupport
         #expect(try CLIRunner.run(["lint", Self.oversized]).status == 1)
         #expect(try CLIRunner.run(["lint", "--fail-on", "never", Self.oversized]).status == 0)
         // Only warnings left once the error rule is off, and the threshold is error.
-        #expect(try CLIRunner.run(["lint", "--fail-on", "error", "--disable", "oversized-write", Self.oversized]).status == 0)
+        #expect(
+            try CLIRunner.run(["lint", "--fail-on", "error", "--disable", "oversized-write", Self.oversized]).status
+                == 0)
         #expect(try CLIRunner.run(["lint", "--fail-on", "error", Self.oversized]).status == 1)
     }
 
@@ -33,7 +35,9 @@ import TestSupport
         #expect(paths == paths.sorted())
         // README.md is no capture: skipped silently.
         #expect(!paths.contains { $0.hasSuffix(".md") })
-        let summaries = run.stderr.split(separator: "\n").filter { $0.contains(" findings (") || $0.contains(" finding (") }
+        let summaries = run.stderr.split(separator: "\n").filter {
+            $0.contains(" findings (") || $0.contains(" finding (")
+        }
         #expect(summaries.count == 21)
     }
 
@@ -41,8 +45,11 @@ import TestSupport
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-lint-dir-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        for name in ["pcap-lell256_whad-pairing-gatt-conn-update.pcap", "pcap-nordic272_bsniffhub-encrypted-bad-mic.pcap"] {
-            try FileManager.default.copyItem(atPath: Fixtures.capture("public/\(name)"), toPath: dir.appendingPathComponent(name).path)
+        for name in [
+            "pcap-lell256_whad-pairing-gatt-conn-update.pcap", "pcap-nordic272_bsniffhub-encrypted-bad-mic.pcap",
+        ] {
+            try FileManager.default.copyItem(
+                atPath: Fixtures.capture("public/\(name)"), toPath: dir.appendingPathComponent(name).path)
         }
         try FileManager.default.copyItem(atPath: Self.clean, toPath: dir.appendingPathComponent("clean.btsnoop").path)
         try "not a capture".write(to: dir.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
@@ -54,7 +61,9 @@ import TestSupport
     }
 
     @Test func baselineRoundTripMakesKnownFindingsPass() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-baseline-\(UUID().uuidString).json").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blecap-baseline-\(UUID().uuidString).json"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(try CLIRunner.run(["lint", "--write-baseline", file, Self.oversized]).status == 1)
         let run = try CLIRunner.run(["lint", "--baseline", file, Self.oversized])
@@ -63,11 +72,13 @@ import TestSupport
     }
 
     @Test func sarifGoesToTheOutputFile() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-\(UUID().uuidString).sarif").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-\(UUID().uuidString).sarif")
+            .path
         defer { try? FileManager.default.removeItem(atPath: file) }
         let run = try CLIRunner.run(["lint", "--format", "sarif", "--output", file, Self.oversized])
         #expect(run.status == 1 && run.stdout.isEmpty)
-        let doc = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+        let doc = try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
         #expect(doc["version"] as? String == "2.1.0")
     }
 
@@ -76,9 +87,13 @@ import TestSupport
         #expect(rules.status == 0)
         // One line per rule; every rule has exactly one docs page (BLELintTests checks that).
         let pages = try FileManager.default.contentsOfDirectory(
-            atPath: Fixtures.repositoryRoot.appendingPathComponent("docs/rules").path).filter { $0.hasSuffix(".md") }
-        #expect(rules.lines.count == pages.count && pages.count == 14 && rules.lines[0].hasPrefix("BLE001  error   scan-before-powered-on"))
-        let byID = try CLIRunner.run(["explain", "BLE002"]), bySlug = try CLIRunner.run(["explain", "oversized-write"])
+            atPath: Fixtures.repositoryRoot.appendingPathComponent("docs/rules").path
+        ).filter { $0.hasSuffix(".md") }
+        #expect(
+            rules.lines.count == pages.count && pages.count == 14
+                && rules.lines[0].hasPrefix("BLE001  error   scan-before-powered-on"))
+        let byID = try CLIRunner.run(["explain", "BLE002"])
+        let bySlug = try CLIRunner.run(["explain", "oversized-write"])
         #expect(byID.status == 0 && byID.stdout == bySlug.stdout)
         #expect(byID.stdout.contains("maximumWriteValueLength"))
         #expect(try CLIRunner.run(["explain", "BLE999"]).status == 2)

@@ -49,9 +49,11 @@ struct LintSimulatorTraceTests {
 
         // So is a trace whose key was renamed (here `manager_state`): the call is not dropped
         // silently, the run fails and says which line and key.
-        let renamed = try write(Self.trace.replacingOccurrences(of: "\"manager_state\":\"unknown\",\"is_scanning\":false,\"disposition\":\"misuse\"",
-                                                                 with: "\"state\":\"unknown\",\"is_scanning\":false,\"disposition\":\"misuse\""),
-                                in: dir, name: "renamed.jsonl")
+        let renamed = try write(
+            Self.trace.replacingOccurrences(
+                of: "\"manager_state\":\"unknown\",\"is_scanning\":false,\"disposition\":\"misuse\"",
+                with: "\"state\":\"unknown\",\"is_scanning\":false,\"disposition\":\"misuse\""),
+            in: dir, name: "renamed.jsonl")
         let run2 = try CLIRunner.run(["lint", "--format", "json", renamed])
         #expect(run2.status == 2)
         #expect(run2.stderr.contains("renamed.jsonl: line 2: missing manager_state"))

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// End-to-end: the `blecap packets` executable on real captures.
 @Suite struct PacketsCommandTests {
@@ -67,7 +67,8 @@ import TestSupport
         let fields43 = try #require(array[42]["fields"] as? [[String: Any]])
         let flat = flatten(fields43)
         #expect(flat.contains { $0["name"] as? String == "connection_interval" && $0["value"] as? Int == 15000 })
-        #expect(flat.contains { $0["name"] as? String == "peer_address" && $0["value"] as? String == "D8:0D:18:00:00:01" })
+        #expect(
+            flat.contains { $0["name"] as? String == "peer_address" && $0["value"] as? String == "D8:0D:18:00:00:01" })
     }
 
     private func flatten(_ fields: [[String: Any]]) -> [[String: Any]] {

@@ -1,10 +1,11 @@
-@testable import BlecapCLI
 import BLEBytes
 import BLEPackets
 import CaptureIO
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import BlecapCLI
 
 /// The whole decode pipeline as `blecap packets` runs it — reader → `FrameDecoder` → every
 /// layer's `describe` → `PacketWriter` (text --verbose, json with fields, jsonl) — instrumented
@@ -33,8 +34,9 @@ struct ReferenceRecord {
     }
 
     func matches(_ r: CaptureRecord) -> Bool {
-        guard r.frame == frame && r.kind == kind && r.direction == direction && r.timestamp == timestamp
-            && r.payload.count == payload.count
+        guard
+            r.frame == frame && r.kind == kind && r.direction == direction && r.timestamp == timestamp
+                && r.payload.count == payload.count
         else { return false }
         // memcmp: a byte-wise Sequence comparison dominates the suite's time in debug builds.
         return payload.withUnsafeBytes { mine in
@@ -53,7 +55,9 @@ final class CheckingSink: FieldSink {
     func field(_ name: StaticString, _ value: FieldValue) {
         items += 1
         if name.utf8CodeUnitCount == 0 { problems.append("field without a name") }
-        if case .flags(_, let digits, _) = value, digits <= 0 { problems.append("\(name): flags with \(digits) digits") }
+        if case .flags(_, let digits, _) = value, digits <= 0 {
+            problems.append("\(name): flags with \(digits) digits")
+        }
     }
 
     func begin(_ name: StaticString) {
@@ -203,11 +207,14 @@ enum Pipeline {
         let jsonOut = OutputBuffer(fd: nil)
         let jsonlOut = OutputBuffer(fd: nil)
         let text = PacketWriter(
-            out: textOut, format: .text, verbose: true, color: false, absoluteTime: false, showsController: showsController)
+            out: textOut, format: .text, verbose: true, color: false, absoluteTime: false,
+            showsController: showsController)
         let json = PacketWriter(
-            out: jsonOut, format: .json, verbose: false, color: false, absoluteTime: false, showsController: showsController)
+            out: jsonOut, format: .json, verbose: false, color: false, absoluteTime: false,
+            showsController: showsController)
         let jsonl = PacketWriter(
-            out: jsonlOut, format: .jsonl, verbose: false, color: false, absoluteTime: true, showsController: showsController)
+            out: jsonlOut, format: .jsonl, verbose: false, color: false, absoluteTime: true,
+            showsController: showsController)
         let sink = CheckingSink()
         let decoder = FrameDecoder()
         var rendered = 0

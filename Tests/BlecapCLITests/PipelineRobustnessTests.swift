@@ -2,8 +2,8 @@ import BLEBytes
 import BLEPackets
 import CaptureIO
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every capture in the corpus, damaged on purpose, through the whole pipeline (reader → FrameDecoder
 /// → describe → text/json/jsonl writers). The reader-level truncation tests in CaptureIOTests
@@ -61,7 +61,8 @@ struct PipelineRobustnessTests {
             #expect(throws: expected, "\(name)") { _ = try CaptureFile.open(path: path) }
             // Through a pipe too: the refusal does not depend on being able to seek.
             let bytes = try Self.fileBytes(path)
-            let r = Pipeline.run(bytes, via: .pipe(chunk: 509), reference: [], renderFrom: 1, frameLimit: 0, parseJSON: false)
+            let r = Pipeline.run(
+                bytes, via: .pipe(chunk: 509), reference: [], renderFrom: 1, frameLimit: 0, parseJSON: false)
             #expect(r.openError == expected, "\(name) via pipe")
             refused += 1
         }
@@ -190,7 +191,9 @@ struct PipelineRobustnessTests {
                 #expect(d.offset == cutRecord.fileOffset, "\(label): \(d)")
             }
         } else if Int64(cut) == previousEnd || !s.isPcapng {
-            #expect(r.damage == nil, "\(label): a cut on a record boundary is a clean end, got \(String(describing: r.damage))")
+            #expect(
+                r.damage == nil,
+                "\(label): a cut on a record boundary is a clean end, got \(String(describing: r.damage))")
         } else if let d = r.damage {
             // pcapng cut inside a non-packet block (interface statistics …) between packets.
             #expect(d.frame == kept + 1 && d.offset >= previousEnd && d.offset <= Int64(cut), "\(label): \(d)")

@@ -1,8 +1,8 @@
 import BLEPackets
 import CaptureIO
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `blecap replay` end to end: the fidelity report, exit codes, JSON, faults, --out, --lint.
 @Suite struct ReplayCommandTests {
@@ -49,8 +49,11 @@ import TestSupport
     }
 
     @Test func faultsAppearInTheJSON() throws {
-        let doc = try Self.json(["--drop-link-at", "2", "--error", "0x0013=0x02", "--drop-notifications", "0.5",
-                                 "--seed", "3", Self.bumble("clean_heart_rate.central")], status: 1)
+        let doc = try Self.json(
+            [
+                "--drop-link-at", "2", "--error", "0x0013=0x02", "--drop-notifications", "0.5",
+                "--seed", "3", Self.bumble("clean_heart_rate.central"),
+            ], status: 1)
         let faults = try #require(doc["faults"] as? [String: Any])
         #expect(faults["drop_link_at_us"] as? Int == 2_000_000)
         #expect(faults["clock"] as? String == "capture")
@@ -81,7 +84,8 @@ import TestSupport
 
     @Test func badArgumentsAndUnreadableFilesExitTwo() throws {
         #expect(try CLIRunner.run(["replay", "--speed", "fast", Self.bumble("clean_heart_rate.central")]).status == 2)
-        #expect(try CLIRunner.run(["replay", "--error", "nonsense", Self.bumble("clean_heart_rate.central")]).status == 2)
+        #expect(
+            try CLIRunner.run(["replay", "--error", "nonsense", Self.bumble("clean_heart_rate.central")]).status == 2)
         #expect(try CLIRunner.run(["replay", "--mtu", "10", Self.bumble("clean_heart_rate.central")]).status == 2)
         #expect(try CLIRunner.run(["replay", "/nonexistent.btsnoop"]).status == 2)
         let ll = Fixtures.capture("public/pcap-lell256_whad-pairing-gatt-conn-update.pcap")
@@ -92,7 +96,8 @@ import TestSupport
 
     @Test func damagedCaptureReplaysItsValidPartAndExitsThree() throws {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.bumble("clean_heart_rate.central")))
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-damaged-\(getpid()).btsnoop").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-damaged-\(getpid()).btsnoop")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         _ = FileManager.default.createFile(atPath: path, contents: bytes.prefix(bytes.count - 7))
         let run = try CLIRunner.run(["replay", path])
@@ -121,7 +126,8 @@ import TestSupport
         let reader = try CaptureFile.open(path: path)
         let decoder = FrameDecoder()
         var pdus: [[UInt8]] = []
-        var first: Int64?, last: Int64 = 0
+        var first: Int64?
+        var last: Int64 = 0
         while let r = reader.next() {
             first = first ?? r.timestamp
             last = r.timestamp
@@ -173,8 +179,11 @@ import TestSupport
     @Test func dropLinkAtMaxSpeedCutsWhereRealtimeDoes() throws {
         let path = Self.bumble("clean_heart_rate.central")
         for at in ["2", "5.4", "12.95"] {
-            let realtime = try #require((try Self.json(["--drop-link-at", at, path], status: 1)["connections"] as? [[String: Any]])?.first)
-            let atMax = try #require((try Self.json(["--speed", "max", "--drop-link-at", at, path], status: 1)["connections"] as? [[String: Any]])?.first)
+            let realtime = try #require(
+                (try Self.json(["--drop-link-at", at, path], status: 1)["connections"] as? [[String: Any]])?.first)
+            let atMax = try #require(
+                (try Self.json(["--speed", "max", "--drop-link-at", at, path], status: 1)["connections"]
+                    as? [[String: Any]])?.first)
             #expect((realtime["replayed"] as? Int ?? 0) < 58)
             for key in ["replayed", "matching", "unsent_client_pdus"] {
                 #expect(atMax[key] as? Int == realtime[key] as? Int, "\(key) at \(at) s")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `blecap report` and `blecap lint --format html` as a user runs them: one self-contained page
 /// whose embedded data agrees with `blecap lint` and `blecap info`.
@@ -28,7 +28,9 @@ import TestSupport
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(!html.contains("https://"))
         // The only "http://" is the SVG namespace name the script creates elements in.
-        #expect(html.components(separatedBy: "http://").count == html.components(separatedBy: "http://www.w3.org/2000/svg").count)
+        #expect(
+            html.components(separatedBy: "http://").count
+                == html.components(separatedBy: "http://www.w3.org/2000/svg").count)
         for banned in ["<script src", "<link", " src=", "@import", "url(http", "url(//", "fetch(", "XMLHttpRequest"] {
             #expect(!html.contains(banned), "page contains \(banned)")
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `blecap timeline` end to end: the text layout, the JSONL contract of docs/timeline.md and
 /// the filters, on the Bumble captures.
@@ -29,10 +29,13 @@ import TestSupport
             if e["peer"] != nil { #expect(e["peer_address_type"] is Int) }
         }
         let types = Set(events.compactMap { $0["type"] as? String })
-        #expect(types.isSuperset(of: ["controller.reset", "controller.init_complete", "scan.start", "advertisement", "scan.stop",
-                                      "connection.create", "connection.complete", "gatt.mtu", "gatt.discover.services",
-                                      "gatt.discover.characteristics", "gatt.discover.descriptors", "gatt.read",
-                                      "gatt.subscribe", "gatt.notification", "connection.disconnect"]))
+        #expect(
+            types.isSuperset(of: [
+                "controller.reset", "controller.init_complete", "scan.start", "advertisement", "scan.stop",
+                "connection.create", "connection.complete", "gatt.mtu", "gatt.discover.services",
+                "gatt.discover.characteristics", "gatt.discover.descriptors", "gatt.read",
+                "gatt.subscribe", "gatt.notification", "connection.disconnect",
+            ]))
         #expect(!types.contains("gatt.unmatched_response") && !types.contains("gatt.write"))
     }
 
@@ -42,22 +45,30 @@ import TestSupport
             events.first { $0["frame"] as? Int == frame && $0["type"] as? String == type }
         }
         let scan = try #require(at(31, "scan.start"))
-        #expect(scan["scan_type"] as? String == "active" && scan["interval_ms"] as? Int == 60 && scan["phys"] as? Int == 5)
-        #expect(scan["filter_duplicates"] as? Int == 0 && scan["outcome"] as? String == "success" && scan["response_frame"] as? Int == 32)
+        #expect(
+            scan["scan_type"] as? String == "active" && scan["interval_ms"] as? Int == 60 && scan["phys"] as? Int == 5)
+        #expect(
+            scan["filter_duplicates"] as? Int == 0 && scan["outcome"] as? String == "success"
+                && scan["response_frame"] as? Int == 32)
         let ad = try #require(at(37, "advertisement"))
         #expect(ad["peer"] as? String == "D8:0D:18:00:00:01" && ad["local_name"] as? String == "PulseBelt HR")
         #expect(ad["service_uuids"] as? [String] == ["180D", "180F", "180A"] && ad["rssi"] as? Int == -50)
         #expect(ad["appearance"] as? Int == 0x0341 && ad["event_type"] as? Int == 1)
         let complete = try #require(at(43, "connection.complete"))
-        #expect(complete["connection"] as? Int == 1 && complete["handle"] as? Int == 1 && complete["role"] as? String == "central")
+        #expect(
+            complete["connection"] as? Int == 1 && complete["handle"] as? Int == 1
+                && complete["role"] as? String == "central")
         #expect(complete["interval_ms"] as? Int == 15 && complete["timeout_ms"] as? Int == 720)
         let create = try #require(at(41, "connection.create"))
         #expect(create["phys"] as? Int == 1 && create["extended"] as? Bool == false && create["connection"] == nil)
         let mtu = try #require(at(44, "gatt.mtu"))
         #expect(mtu["client_rx_mtu"] as? Int == 247 && mtu["server_rx_mtu"] as? Int == 517 && mtu["mtu"] as? Int == 247)
         let read = try #require(at(115, "gatt.read"))
-        #expect(read["handle"] as? Int == 0x16 && read["name"] as? String == "Battery Level" && read["uuid"] as? String == "2A19")
-        #expect(read["value"] as? String == "57" && read["length"] as? Int == 1 && read["response_frame"] as? Int == 117)
+        #expect(
+            read["handle"] as? Int == 0x16 && read["name"] as? String == "Battery Level"
+                && read["uuid"] as? String == "2A19")
+        #expect(
+            read["value"] as? String == "57" && read["length"] as? Int == 1 && read["response_frame"] as? Int == 117)
         let latency = try #require(read["latency_us"] as? Int)
         #expect(latency > 14_000 && latency < 25_000)
         let sub = try #require(at(92, "gatt.subscribe"))
@@ -69,7 +80,9 @@ import TestSupport
         #expect(end["reason"] as? Int == 0x16 && end["side"] as? String == "local")
         #expect(end["reason_name"] as? String == "Connection Terminated By Local Host")
         let initDone = try #require(events.first { $0["type"] as? String == "controller.init_complete" })
-        #expect(initDone["public_address"] as? String == "00:1B:DC:00:00:01" && initDone["core_version"] as? String == "5.0")
+        #expect(
+            initDone["public_address"] as? String == "00:1B:DC:00:00:01" && initDone["core_version"] as? String == "5.0"
+        )
         #expect(initDone["le_acl_max_length"] as? Int == 27 && initDone["commands"] as? Int == 14)
     }
 
@@ -80,7 +93,8 @@ import TestSupport
         #expect(auth["error_name"] as? String == "Insufficient Authentication" && auth["error_handle"] as? Int == 0x13)
         let rsp = try #require(events.first { $0["type"] as? String == "smp.pairing_response" })
         #expect(rsp["method"] as? String == "just_works" && rsp["pairing"] as? String == "secure_connections")
-        #expect(events.filter { $0["type"] as? String == "smp.key" }.compactMap { $0["key"] as? String } == ["irk", "irk"])
+        #expect(
+            events.filter { $0["type"] as? String == "smp.key" }.compactMap { $0["key"] as? String } == ["irk", "irk"])
         let ind = try #require(events.first { $0["type"] as? String == "gatt.indication" })
         #expect(ind["name"] as? String == "Service Changed" && ind["response_frame"] as? Int == 76)
 
@@ -94,7 +108,9 @@ import TestSupport
     @Test func twoPeripheralsNamedPerConnection() throws {
         let events = try Self.jsonl("two_peripherals_concurrent.central", ["--type", "gatt.*"])
         let r83 = try #require(events.first { $0["frame"] as? Int == 83 })
-        #expect(r83["connection"] as? Int == 1 && r83["handle"] as? Int == 0x13 && r83["name"] as? String == "Body Sensor Location")
+        #expect(
+            r83["connection"] as? Int == 1 && r83["handle"] as? Int == 0x13
+                && r83["name"] as? String == "Body Sensor Location")
         #expect(r83["response_frame"] as? Int == 87 && r83["value"] as? String == "01")
         let r84 = try #require(events.first { $0["frame"] as? Int == 84 })
         #expect(r84["connection"] as? Int == 2 && r84["name"] as? String == "F0A3C007-6C1E-4D5B-9A57-2B8E1A6B3C71")
@@ -102,7 +118,8 @@ import TestSupport
         let notes = events.filter { $0["type"] as? String == "gatt.notification" }
         #expect(notes.count == 20 && notes.allSatisfy { $0["handle"] as? Int == 0x10 })
         for n in notes {
-            let expected = n["connection"] as? Int == 1 ? "Heart Rate Measurement" : "F0A3C007-6C1E-4D5B-9A57-2B8E1A6B3C71"
+            let expected =
+                n["connection"] as? Int == 1 ? "Heart Rate Measurement" : "F0A3C007-6C1E-4D5B-9A57-2B8E1A6B3C71"
             #expect(n["name"] as? String == expected, "frame \(n["frame"] ?? "")")
         }
         // No response is left unpaired, no event is named from the other link's database.
@@ -128,7 +145,8 @@ import TestSupport
         #expect(thermo.count == 160 && thermo.allSatisfy { $0["peer"] as? String == "D9:09:18:00:00:02" })
         let ads = try Self.jsonl("nil_scan_all_services.central", ["--type", "advertisement"])
         #expect(ads.count == 512 && ads.count == all.filter { $0["type"] as? String == "advertisement" }.count)
-        let discover = try Self.jsonl("nil_scan_all_services.central", ["--type", "gatt.discover.*", "--connection", "1"])
+        let discover = try Self.jsonl(
+            "nil_scan_all_services.central", ["--type", "gatt.discover.*", "--connection", "1"])
         #expect(discover.count == 16)
         let none = try Self.jsonl("nil_scan_all_services.central", ["--connection", "2"])
         #expect(none.isEmpty)
@@ -164,7 +182,9 @@ import TestSupport
             if let p = e["peer"] as? String { #expect(l.dropFirst(27).hasPrefix(p), "\(l)") }
         }
         let read = try #require(lines.first { $0.hasPrefix("     83 ") })
-        #expect(read.contains("gatt.read") && read.contains("name=\"Body Sensor Location\"") && read.contains("response_frame=87"))
+        #expect(
+            read.contains("gatt.read") && read.contains("name=\"Body Sensor Location\"")
+                && read.contains("response_frame=87"))
         #expect(!text.stdout.contains("\u{1B}["))
     }
 
@@ -186,7 +206,9 @@ import TestSupport
         // bluetoothd log line, "No cache for F6:3C:91:42:32:28".
         let logs = try run("btsnoop-btmon_rgbctf2020-magicintheair", ["--type", "annotation"])
         let line = try #require(logs.first { $0["source"] as? String == "user_logging" })
-        #expect(line["ident"] as? String == "bluetoothd" && (line["text"] as? String)?.hasPrefix("No cache for F6:3C:91:42:32:28") == true)
+        #expect(
+            line["ident"] as? String == "bluetoothd"
+                && (line["text"] as? String)?.hasPrefix("No cache for F6:3C:91:42:32:28") == true)
         #expect(logs.first?["text"] as? String == "Linux version 5.5.0-kali2-amd64 (x86_64)")
         let power = try run("pklg-be_hciparse-test00-macos.pklg", ["--type", "controller.*"])
         #expect(power.first?["type"] as? String == "controller.power" && power.first?["state"] as? String == "OFF->ON+")
@@ -215,6 +237,7 @@ import TestSupport
         let text = try CLIRunner.run(["timeline", "--type", "scan.filters", path])
         let line = try #require(text.stdout.split(separator: "\n").first { $0.hasPrefix("    247") })
         #expect(line.contains("passes_everything=true all_pass_indices=1 service_uuids=FE2C"))
-        #expect(line.contains("filters=\"1:all_pass 3:features=0x0004,uuid=FE2C 10:features=0x0040,service_data=2cfe00\""))
+        #expect(
+            line.contains("filters=\"1:all_pass 3:features=0x0004,uuid=FE2C 10:features=0x0040,service_data=2cfe00\""))
     }
 }

@@ -1,7 +1,7 @@
 import BlecapCLI
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `blecap --version`: the release number and the commit the binary was built from.
 @Suite struct VersionTests {

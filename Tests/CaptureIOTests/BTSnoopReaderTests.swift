@@ -1,7 +1,7 @@
 import BLEBytes
 import CaptureIO
-import Testing
 import TestSupport
+import Testing
 
 /// btsnoop v1 file header: magic "btsnoop\0", version 1, datalink (all big-endian).
 func btsnoopHeader(datalink: UInt32, version: UInt32 = 1) -> [UInt8] {
@@ -112,7 +112,8 @@ func btsnoopRecord(_ body: [UInt8], flags: UInt32, unixMicros: Int64, original: 
         #expect(throws: CaptureError.unsupportedBtsnoopDatalink(1003)) {
             try readAll(bytes: btsnoopHeader(datalink: 1003))
         }
-        #expect(CaptureError.unsupportedBtsnoopDatalink(1003).description.hasPrefix("unsupported btsnoop datalink 1003"))
+        #expect(
+            CaptureError.unsupportedBtsnoopDatalink(1003).description.hasPrefix("unsupported btsnoop datalink 1003"))
         for link: UInt32 in [1004, 2002, 0, 0xFFFF_FFFF] {
             #expect(throws: CaptureError.unsupportedBtsnoopDatalink(link)) {
                 try readAll(bytes: btsnoopHeader(datalink: link))
@@ -122,7 +123,9 @@ func btsnoopRecord(_ body: [UInt8], flags: UInt32, unixMicros: Int64, original: 
             try readAll(bytes: btsnoopHeader(datalink: 1002, version: 2))
         }
         // Magic complete but header cut, and a prefix of the magic.
-        #expect(throws: CaptureError.truncatedHeader) { try readAll(bytes: Array(btsnoopHeader(datalink: 1002).prefix(12))) }
+        #expect(throws: CaptureError.truncatedHeader) {
+            try readAll(bytes: Array(btsnoopHeader(datalink: 1002).prefix(12)))
+        }
         #expect(throws: CaptureError.truncatedHeader) { try readAll(bytes: Array("btsn".utf8)) }
         #expect(throws: CaptureError.unknownFormat) { try readAll(bytes: []) }
     }

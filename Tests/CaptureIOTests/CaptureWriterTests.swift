@@ -1,8 +1,8 @@
 import BLEBytes
 import CaptureIO
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The writers beside the readers: a real capture's HCI records written as btsnoop (1002) and
 /// as pcapng (link type 201, with per-packet comments) read back through blecap's own readers
@@ -28,7 +28,8 @@ import TestSupport
         #expect(read.damage == nil)
         #expect(read.records.count == written.count)
         for (r, w) in zip(read.records, written) {
-            #expect(r.kind == w.kind && r.payload == Array(w.h4.dropFirst()) && r.timestamp == w.time
+            #expect(
+                r.kind == w.kind && r.payload == Array(w.h4.dropFirst()) && r.timestamp == w.time
                     && r.direction == (w.received ? .received : .sent), "frame \(r.frame)")
         }
     }
@@ -62,14 +63,17 @@ import TestSupport
         var comments: [String] = []
         try w.bytes.withByteView { v in
             while offset < v.count {
-                let type = try #require(v.u32le(offset)), length = try #require(v.u32le(offset + 4))
+                let type = try #require(v.u32le(offset))
+                let length = try #require(v.u32le(offset + 4))
                 #expect(length % 4 == 0 && v.u32le(offset + Int(length) - 4) == length)
                 types.append(type)
                 if type == 6 {
                     let captured = Int(try #require(v.u32le(offset + 20)))
                     var o = offset + 28 + (captured + 3) / 4 * 4
                     while o < offset + Int(length) - 4, let code = v.u16le(o), let n = v.u16le(o + 2), code != 0 {
-                        if code == 1 { comments.append(String(decoding: v.slice(o + 4, Int(n))!.toArray(), as: UTF8.self)) }
+                        if code == 1 {
+                            comments.append(String(decoding: v.slice(o + 4, Int(n))!.toArray(), as: UTF8.self))
+                        }
                         o += 4 + (Int(n) + 3) / 4 * 4
                     }
                 }

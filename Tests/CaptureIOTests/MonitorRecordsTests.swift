@@ -1,7 +1,7 @@
 import BLEBytes
 import CaptureIO
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct MonitorRecordsTests {
     @Test func userLogging() {
@@ -59,7 +59,10 @@ import TestSupport
                 let u = try #require(MonitorUserLogging(r.payload))
                 logs += 1
                 if firstLog == nil {
-                    firstLog = (u.priority, String(decoding: u.ident.toArray(), as: UTF8.self), String(decoding: u.message.toArray(), as: UTF8.self))
+                    firstLog = (
+                        u.priority, String(decoding: u.ident.toArray(), as: UTF8.self),
+                        String(decoding: u.message.toArray(), as: UTF8.self)
+                    )
                 }
             case .indexNew:
                 let n = try #require(MonitorNewIndex(r.payload))
@@ -90,8 +93,11 @@ import TestSupport
             kinds[rec.kind, default: 0] += 1
             directions[rec.direction, default: 0] += 1
         }
-        #expect(kinds == [.aclData: 1190 + 68, .hciEvent: 232, .controlEvent: 140, .hciCommand: 130, .controlCommand: 27,
-                          .controlOpen: 2, .systemNote: 2, .indexOpen: 1, .userLogging: 1, .indexInfo: 1, .indexNew: 1])
+        #expect(
+            kinds == [
+                .aclData: 1190 + 68, .hciEvent: 232, .controlEvent: 140, .hciCommand: 130, .controlCommand: 27,
+                .controlOpen: 2, .systemNote: 2, .indexOpen: 1, .userLogging: 1, .indexInfo: 1, .indexNew: 1,
+            ])
         #expect(directions[.received] == 1190 + 232 + 140 && directions[.sent] == 130 + 68 + 27)
         #expect(r.records.filter { $0.controllerIndex == 0xFFFF }.count == 5)
     }

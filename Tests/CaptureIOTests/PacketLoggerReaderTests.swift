@@ -1,8 +1,8 @@
-import Foundation
 import BLEBytes
 import CaptureIO
-import Testing
+import Foundation
 import TestSupport
+import Testing
 
 /// One PacketLogger record: length (counts timestamp + type + data), seconds, microseconds,
 /// type, data; the integers in the file's byte order.
@@ -26,8 +26,12 @@ func pklgRecord(_ type: UInt8, _ data: [UInt8], seconds: UInt32, micros: UInt32,
         // 0x01 HCI event: Command Complete (0x0E), 4 params: 1 credit, opcode 0x0C03, status 0.
         f += pklgRecord(0x01, [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00], seconds: s, micros: 999_999, bigEndian: bigEndian)
         // 0x02 ACL sent / 0x03 ACL received on handle 0x0040: L2CAP length 1, CID 4, ATT byte.
-        f += pklgRecord(0x02, [0x40, 0x00, 0x05, 0x00, 0x01, 0x00, 0x04, 0x00, 0x0A], seconds: s + 1, micros: 0, bigEndian: bigEndian)
-        f += pklgRecord(0x03, [0x40, 0x20, 0x05, 0x00, 0x01, 0x00, 0x04, 0x00, 0x0B], seconds: s + 1, micros: 5, bigEndian: bigEndian)
+        f += pklgRecord(
+            0x02, [0x40, 0x00, 0x05, 0x00, 0x01, 0x00, 0x04, 0x00, 0x0A], seconds: s + 1, micros: 0,
+            bigEndian: bigEndian)
+        f += pklgRecord(
+            0x03, [0x40, 0x20, 0x05, 0x00, 0x01, 0x00, 0x04, 0x00, 0x0B], seconds: s + 1, micros: 5,
+            bigEndian: bigEndian)
         // 0x09 SCO received, handle 0x0001, 2 bytes.
         f += pklgRecord(0x09, [0x01, 0x00, 0x02, 0xAA, 0xBB], seconds: s + 1, micros: 6, bigEndian: bigEndian)
         // 0xFB power "AP Sleep" (no terminator, as iOS writes it).
@@ -44,11 +48,17 @@ func pklgRecord(_ type: UInt8, _ data: [UInt8], seconds: UInt32, micros: UInt32,
         let r = try readAll(bytes: file)
         #expect(r.format == .packetLogger(bigEndian: bigEndian))
         #expect(r.damage == nil)
-        #expect(r.records.map(\.kind) == [.note, .hciCommand, .hciEvent, .aclData, .aclData, .scoData, .power, .unknown])
-        #expect(r.records.map(\.direction) == [.unknown, .sent, .received, .sent, .received, .received, .unknown, .unknown])
+        #expect(
+            r.records.map(\.kind) == [.note, .hciCommand, .hciEvent, .aclData, .aclData, .scoData, .power, .unknown])
+        #expect(
+            r.records.map(\.direction) == [.unknown, .sent, .received, .sent, .received, .received, .unknown, .unknown])
         #expect(r.records.map(\.rawType) == [0xFC, 0x00, 0x01, 0x02, 0x03, 0x09, 0xFB, 0x21])
         let t0 = Int64(Self.seconds) * 1_000_000
-        #expect(r.records.map(\.timestamp) == [t0 + 1, t0 + 2, t0 + 999_999, t0 + 1_000_000, t0 + 1_000_005, t0 + 1_000_006, t0 + 2_000_000, t0 + 2_000_001])
+        #expect(
+            r.records.map(\.timestamp) == [
+                t0 + 1, t0 + 2, t0 + 999_999, t0 + 1_000_000, t0 + 1_000_005, t0 + 1_000_006, t0 + 2_000_000,
+                t0 + 2_000_001,
+            ])
         #expect(r.records[0].payload == Array("hello".utf8))
         #expect(r.records[1].payload == [0x03, 0x0C, 0x00])
         #expect(r.records[6].payload == Array("AP Sleep".utf8))
@@ -87,7 +97,9 @@ func pklgRecord(_ type: UInt8, _ data: [UInt8], seconds: UInt32, micros: UInt32,
         // Type 0x42 is not a PacketLogger type.
         #expect(sniff(pklgRecord(0x42, [0x00], seconds: Self.seconds, micros: 0, bigEndian: true)) == nil)
         // Microseconds out of range.
-        #expect(sniff(pklgRecord(0x00, [0x03, 0x0C, 0x00], seconds: Self.seconds, micros: 1_000_000, bigEndian: true)) == nil)
+        #expect(
+            sniff(pklgRecord(0x00, [0x03, 0x0C, 0x00], seconds: Self.seconds, micros: 1_000_000, bigEndian: true))
+                == nil)
         // A command whose parameter length (2) disagrees with the record (0 bytes follow).
         #expect(sniff(pklgRecord(0x00, [0x03, 0x0C, 0x02], seconds: Self.seconds, micros: 0, bigEndian: true)) == nil)
         // An event whose parameter length disagrees.
@@ -108,7 +120,8 @@ func pklgRecord(_ type: UInt8, _ data: [UInt8], seconds: UInt32, micros: UInt32,
     /// opens as "unknown format". (`make conformance` also opens a BTstack `.cfa` log, an
     /// unknown record format whose licence keeps it out of the repository.)
     @Test func rawH4StreamIsNotPacketLogger() throws {
-        let bytes: [UInt8] = [0x01, 0x03, 0x0C, 0x00] + [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]
+        let bytes: [UInt8] =
+            [0x01, 0x03, 0x0C, 0x00] + [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]
             + [0x01, 0x0C, 0x20, 0x02, 0x01, 0x00] + [0x04, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00]
         #expect(bytes.withByteView { PacketLoggerReader.sniff($0) } == nil)
         let path = PcapTestKit.temporaryFile(bytes)

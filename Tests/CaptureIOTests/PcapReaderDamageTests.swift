@@ -1,8 +1,9 @@
-import Foundation
-import Testing
 import BLEBytes
-@testable import CaptureIO
+import Foundation
 import TestSupport
+import Testing
+
+@testable import CaptureIO
 
 @Suite("PcapReader: damaged and crafted files")
 struct PcapReaderDamageTests {
@@ -83,7 +84,8 @@ struct PcapReaderDamageTests {
     }
 
     @Test func recordsTooShortForTheirPseudoHeaderAreKeptAsUnknown() throws {
-        let file = K.pcapHeader(linkType: 201)
+        let file =
+            K.pcapHeader(linkType: 201)
             + K.pcapRecord(sec: 1, frac: 0, data: [])  // nothing at all
             + K.pcapRecord(sec: 1, frac: 1, data: [0, 0])  // half a direction word
             + K.pcapRecord(sec: 1, frac: 2, data: [0, 0, 0, 1])  // direction, no H4 type
@@ -97,7 +99,8 @@ struct PcapReaderDamageTests {
         #expect(r.records[3].payload == [])
         #expect(r.records[4].rawType == 0x7F && r.records[4].payload == [0xAA])
 
-        let monitor = K.pcapHeader(linkType: 254)
+        let monitor =
+            K.pcapHeader(linkType: 254)
             + K.pcapRecord(sec: 1, frac: 0, data: [0, 1, 0, 0] + [UInt8](repeating: 0, count: 16))  // New Index, hci1
             + K.pcapRecord(sec: 1, frac: 0, data: [0, 1, 0, 8])  // Open Index, hci1
             + K.pcapRecord(sec: 1, frac: 0, data: [0xFF, 0xFF, 0, 12] + Array("note\0".utf8))  // System Note
@@ -113,7 +116,8 @@ struct PcapReaderDamageTests {
         #expect(m.records[4].direction == .received && m.records[4].payload == [0x0E, 0x00])
         #expect(m.records[5].rawType == 0xFFFF)
 
-        let h4 = K.pcapHeader(linkType: 187) + K.pcapRecord(sec: 1, frac: 0, data: [])
+        let h4 =
+            K.pcapHeader(linkType: 187) + K.pcapRecord(sec: 1, frac: 0, data: [])
             + K.pcapRecord(sec: 1, frac: 0, data: [0x02])  // ACL type byte, no header
         let h = try K.read(bytes: h4)
         #expect(h.records.map(\.kind) == [.unknown, .aclData])
@@ -121,7 +125,8 @@ struct PcapReaderDamageTests {
     }
 
     @Test func nanosecondPcapIsTruncatedToMicroseconds() throws {
-        let file = K.pcapHeader(linkType: 201, nanosecond: true)
+        let file =
+            K.pcapHeader(linkType: 201, nanosecond: true)
             + K.pcapRecord(sec: 1_729_019_745, frac: 608_852_999, data: [0, 0, 0, 0, 0x01, 0x03, 0x0C, 0x00])
             + K.pcapRecord(sec: 0, frac: 999, data: [0, 0, 0, 0, 0x01, 0x03, 0x0C, 0x00])
         let r = try K.read(bytes: file)
@@ -131,7 +136,8 @@ struct PcapReaderDamageTests {
     }
 
     @Test func bigEndianPcapIsRead() throws {
-        let file = K.pcapHeader(linkType: 201, bigEndian: true)
+        let file =
+            K.pcapHeader(linkType: 201, bigEndian: true)
             + K.pcapRecord(sec: 10, frac: 5, data: [0, 0, 0, 1, 0x04, 0x0E, 0x00], bigEndian: true)
         let r = try K.read(bytes: file)
         #expect(r.format == .pcap(linkType: 201, nanosecond: false))
@@ -224,7 +230,10 @@ struct PcapReaderDamageTests {
         }
         // pcapng section header whose length field is absurd.
         var shb = K.pcapng(linkType: 201, packets: [])
-        shb[4] = 0xFF; shb[5] = 0xFF; shb[6] = 0xFF; shb[7] = 0x7F
+        shb[4] = 0xFF
+        shb[5] = 0xFF
+        shb[6] = 0xFF
+        shb[7] = 0x7F
         #expect {
             _ = try K.read(bytes: shb)
         } throws: { e in

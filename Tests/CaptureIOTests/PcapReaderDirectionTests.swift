@@ -1,8 +1,9 @@
-import Foundation
-import Testing
 import BLEBytes
-@testable import CaptureIO
+import Foundation
 import TestSupport
+import Testing
+
+@testable import CaptureIO
 
 @Suite("PcapReader: direction inference for link type 187")
 struct PcapReaderDirectionTests {
@@ -31,8 +32,14 @@ struct PcapReaderDirectionTests {
     }
 
     @Test func commandsAreSentEventsReceived() {
-        #expect(Self.directions([(.hciCommand, [0x03, 0x0C, 0x00]), (.hciEvent, [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])]) == [.sent, .received])
-        #expect(Self.directions([(.scoData, [0x01, 0x00, 0x00]), (.isoData, []), (.unknown, [1])]) == [.unknown, .unknown, .unknown])
+        #expect(
+            Self.directions([(.hciCommand, [0x03, 0x0C, 0x00]), (.hciEvent, [0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])]) == [
+                .sent, .received,
+            ])
+        #expect(
+            Self.directions([(.scoData, [0x01, 0x00, 0x00]), (.isoData, []), (.unknown, [1])]) == [
+                .unknown, .unknown, .unknown,
+            ])
     }
 
     @Test func nonFlushableStartIsAlwaysSent() {
@@ -68,7 +75,8 @@ struct PcapReaderDirectionTests {
         #expect(d(.aclData, Self.acl(pb: 0b10, cid: 4, code: 0xD2, rest: [3, 0, 1])) == .sent)  // Signed Write
         #expect(d(.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x1D, rest: [3, 0])) == .received)  // Indication
         #expect(d(.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x1E)) == .sent)  // Confirmation
-        #expect(d(.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x01, rest: [0x0A, 3, 0, 0x0A])) == .received)  // Error Rsp
+        // Error Rsp
+        #expect(d(.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x01, rest: [0x0A, 3, 0, 0x0A])) == .received)
         // Nothing tells: SMP Pairing Random goes both ways; unknown ATT opcode 0x7F.
         #expect(d(.aclData, Self.acl(pb: 0b10, cid: 6, code: 0x04)) == .unknown)
         #expect(d(.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x7F)) == .unknown)
@@ -81,7 +89,8 @@ struct PcapReaderDirectionTests {
         let d = Self.directions([
             (.hciEvent, Self.leConnectionComplete(role: 0x01, subevent: 0x0A)),
             (.aclData, Self.acl(pb: 0b10, cid: 6, code: 0x0B, rest: [1])),  // our Security Request
-            (.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x10, rest: [1, 0, 0xFF, 0xFF, 0, 0x28])),  // Read By Group Type Req
+            // Read By Group Type Req
+            (.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x10, rest: [1, 0, 0xFF, 0xFF, 0, 0x28])),
             (.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x1B, rest: [3, 0, 0x42])),  // Notification
             (.aclData, Self.acl(pb: 0b10, cid: 6, code: 0x01, rest: [3, 0, 1, 0, 16, 0, 0])),  // Pairing Request
             (.aclData, Self.acl(pb: 0b10, cid: 6, code: 0x02, rest: [3, 0, 1, 0, 16, 0, 0])),  // Pairing Response
@@ -102,7 +111,8 @@ struct PcapReaderDirectionTests {
         // like ours; by the LE-U flag rule it is the controller's.
         let d = Self.directions([
             (.hciEvent, Self.leConnectionComplete(role: 0x00)),
-            (.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x06, rest: [1, 0, 0xFF, 0xFF, 0, 0x28])),  // peer's Find By Type Value Req
+            // peer's Find By Type Value Req
+            (.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x06, rest: [1, 0, 0xFF, 0xFF, 0, 0x28])),
             (.aclData, Self.acl(pb: 0b00, cid: 4, code: 0x07, rest: [1, 0, 5, 0])),  // our response
             (.aclData, Self.acl(pb: 0b10, cid: 4, code: 0x0A, rest: [3, 0])),  // peer's Read Request
         ])
@@ -157,11 +167,14 @@ struct PcapReaderDirectionTests {
     /// header 16 bytes, records of original length, included length, flags (bit 0 received),
     /// drops, timestamp (µs since 0000-01-01, big-endian), data.
     static func btsnoopRecords(_ bytes: [UInt8]) -> [(Int64, Bool, [UInt8])] {
-        func be32(_ o: Int) -> Int { Int(bytes[o]) << 24 | Int(bytes[o + 1]) << 16 | Int(bytes[o + 2]) << 8 | Int(bytes[o + 3]) }
+        func be32(_ o: Int) -> Int {
+            Int(bytes[o]) << 24 | Int(bytes[o + 1]) << 16 | Int(bytes[o + 2]) << 8 | Int(bytes[o + 3])
+        }
         var out: [(Int64, Bool, [UInt8])] = []
         var off = 16
         while off + 24 <= bytes.count {
-            let included = be32(off + 4), flags = be32(off + 8)
+            let included = be32(off + 4)
+            let flags = be32(off + 8)
             let ts = Int64(be32(off + 16)) << 32 | Int64(be32(off + 20))
             guard off + 24 + included <= bytes.count else { break }
             out.append((ts - 0x00DC_DDB3_0F2F_8000, flags & 1 != 0, Array(bytes[(off + 24)..<(off + 24 + included)])))
@@ -209,7 +222,8 @@ struct PcapReaderDirectionTests {
     func inferenceOnRealCapturesIsNeverWrong(_ file: String, _ expectedUnknown: Int) throws {
         let original = try K.read(path: try Fixtures.existing(file)).records.filter(\.kind.isHCI)
         let stripped = original.map { r in
-            let h4: UInt8 = [RecordKind.hciCommand: 1, .aclData: 2, .scoData: 3, .hciEvent: 4, .isoData: 5][r.kind] ?? 0
+            let h4: UInt8 =
+                [RecordKind.hciCommand: 1, .aclData: 2, .scoData: 3, .hciEvent: 4, .isoData: 5][r.kind] ?? 0
             return (r.timestamp, r.direction == .received, [h4] + r.payload)
         }
         let inferred = try K.read(bytes: Self.pcap187(stripped)).records

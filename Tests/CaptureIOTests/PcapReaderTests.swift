@@ -1,8 +1,9 @@
-import Foundation
-import Testing
 import BLEBytes
-@testable import CaptureIO
+import Foundation
 import TestSupport
+import Testing
+
+@testable import CaptureIO
 
 /// Pcap tests use the readers' shared record copy (ReaderTestSupport.swift).
 typealias PcapSnap = OwnedRecord
@@ -78,7 +79,9 @@ enum PcapTestKit {
 
     /// Classic pcap global header (pcap spec: magic, version 2.4, thiszone, sigfigs, snaplen,
     /// link type), little-endian unless `bigEndian`.
-    static func pcapHeader(linkType: UInt32, nanosecond: Bool = false, bigEndian: Bool = false, snaplen: UInt32 = 65535) -> [UInt8] {
+    static func pcapHeader(linkType: UInt32, nanosecond: Bool = false, bigEndian: Bool = false, snaplen: UInt32 = 65535)
+        -> [UInt8]
+    {
         let w32 = bigEndian ? be32 : le32
         let w16 = bigEndian ? be16 : le16
         return w32(nanosecond ? 0xA1B2_3C4D : 0xA1B2_C3D4) + w16(2) + w16(4) + w32(0) + w32(0)
@@ -86,14 +89,18 @@ enum PcapTestKit {
     }
 
     /// One classic record: ts_sec, ts_frac (µs or ns), caplen, len, data.
-    static func pcapRecord(sec: UInt32, frac: UInt32, data: [UInt8], caplen: UInt32? = nil, len: UInt32? = nil, bigEndian: Bool = false) -> [UInt8] {
+    static func pcapRecord(
+        sec: UInt32, frac: UInt32, data: [UInt8], caplen: UInt32? = nil, len: UInt32? = nil, bigEndian: Bool = false
+    ) -> [UInt8] {
         let w32 = bigEndian ? be32 : le32
         return w32(sec) + w32(frac) + w32(caplen ?? UInt32(data.count)) + w32(len ?? UInt32(data.count)) + data
     }
 
     /// pcapng: SHB, one IDB (optionally with if_tsresol), one EPB per packet (pcapng spec 4.1,
     /// 4.2, 4.3).
-    static func pcapng(linkType: UInt16, tsresol: UInt8? = nil, bigEndian: Bool = false, packets: [(UInt64, [UInt8])]) -> [UInt8] {
+    static func pcapng(linkType: UInt16, tsresol: UInt8? = nil, bigEndian: Bool = false, packets: [(UInt64, [UInt8])])
+        -> [UInt8]
+    {
         let w32 = bigEndian ? be32 : le32
         let w16 = bigEndian ? be16 : le16
         func block(_ type: UInt32, _ body: [UInt8]) -> [UInt8] {
@@ -110,7 +117,8 @@ enum PcapTestKit {
         out += block(1, idb)
         for (ts, data) in packets {
             out += block(
-                6, w32(0) + w32(UInt32(ts >> 32)) + w32(UInt32(ts & 0xFFFF_FFFF))
+                6,
+                w32(0) + w32(UInt32(ts >> 32)) + w32(UInt32(ts & 0xFFFF_FFFF))
                     + w32(UInt32(data.count)) + w32(UInt32(data.count)) + data)
         }
         return out
@@ -122,7 +130,8 @@ enum PcapTestKit {
         var spans: [(Int, Int)] = []
         var off = 24
         while off + 16 <= bytes.count {
-            let caplen = Int(bytes[off + 8]) | Int(bytes[off + 9]) << 8 | Int(bytes[off + 10]) << 16 | Int(bytes[off + 11]) << 24
+            let caplen =
+                Int(bytes[off + 8]) | Int(bytes[off + 9]) << 8 | Int(bytes[off + 10]) << 16 | Int(bytes[off + 11]) << 24
             guard off + 16 + caplen <= bytes.count else { break }
             spans.append((off, 16 + caplen))
             off += 16 + caplen
@@ -134,9 +143,12 @@ enum PcapTestKit {
     static func pcapngPacketBlocks(_ bytes: [UInt8]) -> [(offset: Int, length: Int)] {
         var spans: [(Int, Int)] = []
         var off = 0
-        func u32(_ o: Int) -> Int { Int(bytes[o]) | Int(bytes[o + 1]) << 8 | Int(bytes[o + 2]) << 16 | Int(bytes[o + 3]) << 24 }
+        func u32(_ o: Int) -> Int {
+            Int(bytes[o]) | Int(bytes[o + 1]) << 8 | Int(bytes[o + 2]) << 16 | Int(bytes[o + 3]) << 24
+        }
         while off + 12 <= bytes.count {
-            let type = u32(off), total = u32(off + 4)
+            let type = u32(off)
+            let total = u32(off + 4)
             guard total >= 12, off + total <= bytes.count else { break }
             if type == 6 || type == 3 { spans.append((off, total)) }
             off += total
@@ -174,7 +186,8 @@ struct PcapReaderFormatsTests {
         #expect(h4phdr.records[0].payload == [0x03, 0x0C, 0x00])  // HCI_Reset, no parameters
         #expect(h4phdr.records[1].timestamp == 1_795_347_036_801_681)
         // tshark counts: 19 commands, 46 events, 19 ACL sent, 39 ACL received.
-        let count = { (k: RecordKind, d: Direction) in h4phdr.records.filter { $0.kind == k && $0.direction == d }.count }
+        let count = { (k: RecordKind, d: Direction) in h4phdr.records.filter { $0.kind == k && $0.direction == d }.count
+        }
         #expect(count(.hciCommand, .sent) == 19)
         #expect(count(.hciEvent, .received) == 46)
         #expect(count(.aclData, .sent) == 19)
@@ -216,7 +229,7 @@ struct PcapReaderFormatsTests {
 
     @Test func pcapngFileOffsetsPointAtPacketBlocks() throws {
         for path in [
-            Fixtures.capture("\(Self.base).h4phdr.pcapng"),
+            Fixtures.capture("\(Self.base).h4phdr.pcapng")
         ] {
             let blocks = PcapTestKit.pcapngPacketBlocks(try PcapTestKit.bytes(of: path))
             let records = try PcapTestKit.read(path: path).records
@@ -230,8 +243,9 @@ struct PcapReaderFormatsTests {
     @Test func standardInputGivesTheSameRecordsAsThePath() throws {
         // The monitor pcap is 6 KB; the long stream re-wrapped as pcap (≈ 1.6 MB) is far more
         // than a pipe holds, so the reader must keep up with a writer that blocks.
-        let long = PcapTestKit.temporaryFile(try PcapReaderPublicCaptureTests.rewrapped(
-            "bumble/long_notify_stream.central.btsnoop", nanosecond: true))
+        let long = PcapTestKit.temporaryFile(
+            try PcapReaderPublicCaptureTests.rewrapped(
+                "bumble/long_notify_stream.central.btsnoop", nanosecond: true))
         defer { unlink(long) }
         for path in [
             Fixtures.capture("\(Self.base).h4phdr.pcap"),
@@ -302,11 +316,13 @@ struct PcapReaderPublicCaptureTests {
         let r = try readAll(path: try Fixtures.existing(btsnoop))
         var out = PcapTestKit.pcapHeader(linkType: 201, nanosecond: nanosecond)
         for rec in r.records {
-            let sec = rec.timestamp / 1_000_000, micros = rec.timestamp % 1_000_000
+            let sec = rec.timestamp / 1_000_000
+            let micros = rec.timestamp % 1_000_000
             let h4: UInt8 = rec.kind == .hciCommand ? 1 : rec.kind == .aclData ? 2 : 4
             let direction: [UInt8] = rec.direction == .received ? [0, 0, 0, 1] : [0, 0, 0, 0]
-            out += PcapTestKit.pcapRecord(sec: UInt32(sec), frac: UInt32(nanosecond ? micros * 1000 : micros),
-                                          data: direction + [h4] + rec.payload)
+            out += PcapTestKit.pcapRecord(
+                sec: UInt32(sec), frac: UInt32(nanosecond ? micros * 1000 : micros),
+                data: direction + [h4] + rec.payload)
         }
         return out
     }
@@ -314,7 +330,8 @@ struct PcapReaderPublicCaptureTests {
     /// Nanosecond pcap (magic a1 b2 3c 4d): every fraction here is a whole microsecond, so the
     /// reader's ns→µs division loses nothing and the records equal the microsecond file's.
     @Test func nanosecondPcapGivesTheMicrosecondRecords() throws {
-        let nano = try PcapTestKit.read(bytes: try Self.rewrapped("formats/clean_heart_rate.central.h4.btsnoop", nanosecond: true))
+        let nano = try PcapTestKit.read(
+            bytes: try Self.rewrapped("formats/clean_heart_rate.central.h4.btsnoop", nanosecond: true))
         let micro = try PcapTestKit.read(path: Fixtures.capture("formats/clean_heart_rate.central.h4phdr.pcap"))
         #expect(nano.format == .pcap(linkType: 201, nanosecond: true))
         #expect(nano.damage == nil)

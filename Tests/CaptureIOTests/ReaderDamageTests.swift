@@ -1,8 +1,8 @@
 import BLEBytes
 import CaptureIO
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Damaged captures: every valid record before the damage is delivered, then the reader stops
 /// with the exact offset and frame of the first bad record. Nothing traps.
@@ -10,7 +10,9 @@ import TestSupport
     /// What reading the first `length` bytes of a capture must give, derived from the records
     /// of the intact file: the records that fit, and damage at the first one that does not
     /// (none when the cut falls on a record boundary).
-    static func expectation(for length: Int, records: [OwnedRecord]) -> (records: [OwnedRecord], damage: (offset: Int64, frame: Int)?) {
+    static func expectation(for length: Int, records: [OwnedRecord]) -> (
+        records: [OwnedRecord], damage: (offset: Int64, frame: Int)?
+    ) {
         let kept = records.filter { $0.fileOffset + Int64($0.recordLength) <= Int64(length) }
         if let cut = records.first(where: { $0.fileOffset + Int64($0.recordLength) > Int64(length) }),
             Int64(length) > cut.fileOffset
@@ -24,14 +26,19 @@ import TestSupport
     /// detection looks), and inside every record: one byte in, at the end of its header, one
     /// byte into its body, in the middle and one byte short of its end. Each prefix must give
     /// what `expectation` says.
-    func truncateEverywhere(_ path: String, recordHeaderLength: Int, minimumDetectable: Int, shortFileError: (Int) -> CaptureError) throws {
+    func truncateEverywhere(
+        _ path: String, recordHeaderLength: Int, minimumDetectable: Int, shortFileError: (Int) -> CaptureError
+    ) throws {
         let bytes = try fileBytes(path)
         let full = try readAll(path: path)
         #expect(full.damage == nil)
         var cuts = Set(0...min(80, bytes.count))
         for r in full.records {
             let start = Int(r.fileOffset)
-            for inside in [0, 1, recordHeaderLength - 1, recordHeaderLength, recordHeaderLength + 1, r.recordLength / 2, r.recordLength - 1, r.recordLength] {
+            for inside in [
+                0, 1, recordHeaderLength - 1, recordHeaderLength, recordHeaderLength + 1, r.recordLength / 2,
+                r.recordLength - 1, r.recordLength,
+            ] {
                 cuts.insert(min(start + inside, bytes.count))
             }
         }
@@ -51,7 +58,8 @@ import TestSupport
                 return
             }
             if let d = want.damage {
-                guard let got = r.damage, got.offset == d.offset, got.frame == d.frame, got.reason.contains("truncated") else {
+                guard let got = r.damage, got.offset == d.offset, got.frame == d.frame, got.reason.contains("truncated")
+                else {
                     Issue.record("cut at \(length): damage \(String(describing: r.damage)), expected \(d)")
                     return
                 }
@@ -95,7 +103,11 @@ import TestSupport
         let cut = full.records[59]
         let r = try readAllThroughPipe(bytes: Array(bytes[0..<Int(cut.fileOffset) + 24 + 5]), chunk: 13)
         #expect(r.records == Array(full.records.prefix(59)))
-        #expect(r.damage == CaptureDamage(offset: cut.fileOffset, frame: 60, reason: "truncated record: 29 of \(cut.recordLength) bytes before end of file"))
+        #expect(
+            r.damage
+                == CaptureDamage(
+                    offset: cut.fileOffset, frame: 60,
+                    reason: "truncated record: 29 of \(cut.recordLength) bytes before end of file"))
     }
 
     /// A reader that stops at damage in a stream leaves the rest unread and does not hang.
@@ -153,7 +165,10 @@ import TestSupport
         // Short text garbage: a truncated record header.
         r = try readAll(bytes: bytes + Array("junk\n".utf8))
         #expect(r.records.count == 123)
-        #expect(r.damage == CaptureDamage(offset: end, frame: 124, reason: "truncated record header: 5 of 24 bytes before end of file"))
+        #expect(
+            r.damage
+                == CaptureDamage(
+                    offset: end, frame: 124, reason: "truncated record header: 5 of 24 bytes before end of file"))
         // Zeros are indistinguishable from empty records (all-zero headers are valid): two
         // 24-byte empty records come out, then the 2 leftover bytes are a truncated header.
         r = try readAll(bytes: bytes + [UInt8](repeating: 0, count: 50))
@@ -180,12 +195,16 @@ import TestSupport
         #expect(r.damage?.reason.contains("impossible record length 4026531840") == true)
         // Length past the end of the file.
         r = try readAll(bytes: first + be32(100) + be32(1) + be32(0) + [0xFC, 0x41])
-        #expect(r.damage == CaptureDamage(offset: 77, frame: 2, reason: "truncated record: 14 of 104 bytes before end of file"))
+        #expect(
+            r.damage
+                == CaptureDamage(offset: 77, frame: 2, reason: "truncated record: 14 of 104 bytes before end of file"))
     }
 
     @Test func packetLoggerGarbageAfterValidData() throws {
         let bytes = try fileBytes(Fixtures.capture("formats/clean_heart_rate.central.le.pklg"))
-        for garbage: [UInt8] in [[UInt8](repeating: 0xFF, count: 30), [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [0x41, 0x42]] {
+        for garbage: [UInt8] in [
+            [UInt8](repeating: 0xFF, count: 30), [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [0x41, 0x42],
+        ] {
             let r = try readAll(bytes: bytes + garbage)
             #expect(r.records.count == 123)
             #expect(r.damage?.offset == Int64(bytes.count) && r.damage?.frame == 124)

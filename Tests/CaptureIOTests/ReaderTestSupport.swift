@@ -1,8 +1,8 @@
 import BLEBytes
 import CaptureIO
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A record copied out of the reader's buffer so tests can keep it.
 struct OwnedRecord: Equatable, CustomStringConvertible {
@@ -31,7 +31,9 @@ struct OwnedRecord: Equatable, CustomStringConvertible {
     }
 
     /// What must agree across containers for the same HCI packet.
-    var hciIdentity: HCIIdentity { HCIIdentity(kind: kind, direction: direction, timestamp: timestamp, payload: payload) }
+    var hciIdentity: HCIIdentity {
+        HCIIdentity(kind: kind, direction: direction, timestamp: timestamp, payload: payload)
+    }
 
     var description: String {
         "#\(frame) \(kind.name) \(direction) t=\(timestamp) raw=\(rawType) idx=\(controllerIndex) len=\(payload.count)/\(originalLength) @\(fileOffset)+\(recordLength)"

@@ -1,7 +1,7 @@
 import BLEBytes
 import CaptureIO
-import Testing
 import TestSupport
+import Testing
 
 /// Real captures read to the end, without damage, with the frame counts their provenance notes
 /// (captures/public/SOURCES.md, captures/bumble/README.md) give. Those counts were taken with tshark.
@@ -119,7 +119,10 @@ func checkContiguous(_ records: [OwnedRecord], fileSize: Int, headerLength: Int6
         let r = try readAll(path: Fixtures.capture("public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg"))
         var counts: [UInt32: Int] = [:]
         for rec in r.records { counts[rec.rawType, default: 0] += 1 }
-        #expect(counts == [0x00: 21177, 0x01: 24486, 0x02: 1417, 0x03: 1349, 0x0A: 598, 0x21: 7, 0xFB: 103, 0xFC: 55, 0xFD: 835])
+        #expect(
+            counts == [
+                0x00: 21177, 0x01: 24486, 0x02: 1417, 0x03: 1349, 0x0A: 598, 0x21: 7, 0xFB: 103, 0xFC: 55, 0xFD: 835,
+            ])
         let first = try #require(r.records.first)
         #expect(first.kind == .note && first.payload == Array("Product: iPhone18,2".utf8))
         #expect(r.records.filter { $0.kind == .unknown }.count == 598 + 7)

@@ -19,12 +19,14 @@ struct Expectation {
 /// Lints a session and checks that exactly `expected` fired; returns the report.
 @discardableResult
 func expectFindings(_ world: SimulatedWorld, _ expected: [String], sourceLocation: SourceLocation = #_sourceLocation)
-    -> CaptureReport {
+    -> CaptureReport
+{
     let report = world.trace.lint()
     let e = Expectation(slugs: expected)
     #expect(report.damage == nil && report.error == nil, sourceLocation: sourceLocation)
-    #expect(Set(report.findings.map(\.ruleID)) == e.registered,
-            "\(report.findings.map { "\($0.ruleID) \($0.message)" })", sourceLocation: sourceLocation)
+    #expect(
+        Set(report.findings.map(\.ruleID)) == e.registered,
+        "\(report.findings.map { "\($0.ruleID) \($0.message)" })", sourceLocation: sourceLocation)
     #expect(report.findings.allSatisfy { $0.evidence == .api }, sourceLocation: sourceLocation)
     // Every finding points at an API call of the trace.
     let apiSequences = Set(world.trace.records.compactMap { if case .api = $0.entry { $0.sequence } else { nil } })
@@ -51,7 +53,9 @@ struct ExamplesTests {
         #expect(app.bodySensorLocation == 0x01)
         #expect(app.notifying == [heartRateMeasurementUUID, batteryLevelUUID])
         // The lamp was on the air but never reported to the 180D scan.
-        let discovered = world.trace.callbacks.compactMap { if case .didDiscover(let p, _, _, _) = $0 { p } else { nil } }
+        let discovered = world.trace.callbacks.compactMap {
+            if case .didDiscover(let p, _, _, _) = $0 { p } else { nil }
+        }
         #expect(discovered == [strap.device.identifier])
         #expect(world.trace.log.isEmpty)
 
@@ -93,7 +97,8 @@ struct ExamplesTests {
         #expect(app.queue.isEmpty)
         #expect(sensor.stateWrites == 40)
         // It did run into full buffers, and waited.
-        #expect(world.trace.callbacks.contains { if case .isReadyToSendWriteWithoutResponse = $0 { true } else { false } })
+        #expect(
+            world.trace.callbacks.contains { if case .isReadyToSendWriteWithoutResponse = $0 { true } else { false } })
         #expect(!world.trace.apiCalls.contains { if case .dropped = $0.disposition { true } else { false } })
 
         expectFindings(world, [])
@@ -112,9 +117,10 @@ struct ExamplesTests {
 
         let report = expectFindings(world, ["scan-before-powered-on", "unfiltered-scan"])
         // Both point at the one call in init, the first API call after the manager's creation.
-        let firstScan = try #require(world.trace.records.first {
-            if case .api(let a) = $0.entry, case .scanForPeripherals = a.call { true } else { false }
-        })
+        let firstScan = try #require(
+            world.trace.records.first {
+                if case .api(let a) = $0.entry, case .scanForPeripherals = a.call { true } else { false }
+            })
         #expect(report.findings.allSatisfy { $0.firstFrame == firstScan.sequence })
     }
 
@@ -124,7 +130,9 @@ struct ExamplesTests {
         let (world, app) = world([makeLamp(), strap.device]) { ScansForNilServices() }
         world.run(for: .seconds(3))
         // The unfiltered scan reported the lamp too (and, louder and faster, first).
-        let discovered = world.trace.callbacks.compactMap { if case .didDiscover(let p, _, _, _) = $0 { p } else { nil } }
+        let discovered = world.trace.callbacks.compactMap {
+            if case .didDiscover(let p, _, _, _) = $0 { p } else { nil }
+        }
         #expect(discovered.first == makeLamp().identifier)
         _ = app
         expectFindings(world, ["unfiltered-scan"])
@@ -227,7 +235,9 @@ struct ExamplesTests {
         let (world, app) = world([makeLamp(), strap.device]) { ScansBeforePoweredOn() }
         world.run(for: .seconds(3))
         #expect(app.discoveredPeripheral != nil)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-trace-\(UUID().uuidString).jsonl").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blecap-trace-\(UUID().uuidString).jsonl"
+        ).path
         try world.trace.jsonl().write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
 

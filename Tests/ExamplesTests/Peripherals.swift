@@ -27,31 +27,49 @@ final class HeartRateStrap {
 
     init(address: String = "D8:0D:18:00:00:01") {
         let controlPoint = SimulatedCharacteristic(uuid: heartRateControlPointUUID, properties: [.write])
-        device = SimulatedPeripheral(address: BDAddr(address)!, name: "Strap", services: [
-            SimulatedService(uuid: heartRateServiceUUID, characteristics: [
-                SimulatedCharacteristic(uuid: heartRateMeasurementUUID, properties: [.notify]),
-                SimulatedCharacteristic(uuid: bodySensorLocationUUID, properties: [.read], value: [0x01]),  // chest
-                controlPoint,
-            ]),
-            SimulatedService(uuid: batteryServiceUUID, characteristics: [
-                SimulatedCharacteristic(uuid: batteryLevelUUID, properties: [.read, .notify], value: [91]),
-            ]),
-        ])
+        device = SimulatedPeripheral(
+            address: BDAddr(address)!, name: "Strap",
+            services: [
+                SimulatedService(
+                    uuid: heartRateServiceUUID,
+                    characteristics: [
+                        SimulatedCharacteristic(uuid: heartRateMeasurementUUID, properties: [.notify]),
+                        // chest
+                        SimulatedCharacteristic(uuid: bodySensorLocationUUID, properties: [.read], value: [0x01]),
+                        controlPoint,
+                    ]),
+                SimulatedService(
+                    uuid: batteryServiceUUID,
+                    characteristics: [
+                        SimulatedCharacteristic(uuid: batteryLevelUUID, properties: [.read, .notify], value: [91])
+                    ]),
+            ])
         device.advertisedServiceUUIDs = [heartRateServiceUUID]
-        device.notificationSources = [.init(characteristic: heartRateMeasurementUUID, interval: .seconds(1),
-                                            count: heartRateMeasurements.count) { heartRateMeasurements[$0] }]
-        controlPoint.onWrite = { [unowned self] in self.controlPointWrites.append($0); return nil }
+        device.notificationSources = [
+            .init(
+                characteristic: heartRateMeasurementUUID, interval: .seconds(1),
+                count: heartRateMeasurements.count
+            ) { heartRateMeasurements[$0] }
+        ]
+        controlPoint.onWrite = { [unowned self] in
+            self.controlPointWrites.append($0)
+            return nil
+        }
     }
 }
 
 /// Something else on the air that a filtered scan must not report: a lamp advertising FFE0, a
 /// little louder and faster than the strap.
 func makeLamp() -> SimulatedPeripheral {
-    let p = SimulatedPeripheral(address: BDAddr("C0:FF:EE:00:00:02")!, name: "Lamp", services: [
-        SimulatedService(uuid: CBUUID(string: "FFE0"), characteristics: [
-            SimulatedCharacteristic(uuid: CBUUID(string: "FFE1"), properties: [.read, .write]),
-        ]),
-    ])
+    let p = SimulatedPeripheral(
+        address: BDAddr("C0:FF:EE:00:00:02")!, name: "Lamp",
+        services: [
+            SimulatedService(
+                uuid: CBUUID(string: "FFE0"),
+                characteristics: [
+                    SimulatedCharacteristic(uuid: CBUUID(string: "FFE1"), properties: [.read, .write])
+                ])
+        ])
     p.advertisedServiceUUIDs = [CBUUID(string: "FFE0")]
     p.advertisingInterval = .milliseconds(20)
     p.rssi = -50
@@ -79,13 +97,17 @@ final class AmbientSensor {
     init(acceptsCommands: Bool = false, address: String = "F0:F0:00:00:00:01") {
         var stateProperties: CBCharacteristicProperties = [.notify, .read, .write]
         if acceptsCommands { stateProperties.insert(.writeWithoutResponse) }
-        let temperature = SimulatedCharacteristic(uuid: Self.temperatureUUID, properties: [.notify, .read, .write],
-                                                  permissions: [.readable, .writeable])
-        let state = SimulatedCharacteristic(uuid: Self.stateUUID, properties: stateProperties,
-                                            permissions: [.readable, .writeable], value: [0])
-        device = SimulatedPeripheral(address: BDAddr(address)!, name: "Ambient", services: [
-            SimulatedService(uuid: Self.serviceUUID, characteristics: [temperature, state]),
-        ])
+        let temperature = SimulatedCharacteristic(
+            uuid: Self.temperatureUUID, properties: [.notify, .read, .write],
+            permissions: [.readable, .writeable])
+        let state = SimulatedCharacteristic(
+            uuid: Self.stateUUID, properties: stateProperties,
+            permissions: [.readable, .writeable], value: [0])
+        device = SimulatedPeripheral(
+            address: BDAddr(address)!, name: "Ambient",
+            services: [
+                SimulatedService(uuid: Self.serviceUUID, characteristics: [temperature, state])
+            ])
         device.advertisedServiceUUIDs = [Self.serviceUUID]
         // peripheralManager(_:didReceiveRead:): the current temperature as "NN°".
         temperature.onRead = { [unowned self] in
@@ -101,9 +123,11 @@ final class AmbientSensor {
             return nil
         }
         // The article's closing note: updateValue(_:for:onSubscribedCentrals:) to subscribers.
-        device.notificationSources = [.init(characteristic: Self.temperatureUUID, interval: .seconds(2), count: 3) {
-            Array("\(19 + $0)°".utf8)
-        }]
+        device.notificationSources = [
+            .init(characteristic: Self.temperatureUUID, interval: .seconds(2), count: 3) {
+                Array("\(19 + $0)°".utf8)
+            }
+        ]
     }
 }
 

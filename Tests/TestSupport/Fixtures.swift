@@ -27,8 +27,9 @@ public enum Fixtures {
     /// Existence is not checked here (opening a missing path fails with its name anyway);
     /// `bytes(_:)` and `existing(_:)` check.
     public static func capture(_ relative: String) -> String {
-        precondition(!relative.hasPrefix("/") && !relative.split(separator: "/").contains(".."),
-                     "fixtures are paths inside captures/: \(relative)")
+        precondition(
+            !relative.hasPrefix("/") && !relative.split(separator: "/").contains(".."),
+            "fixtures are paths inside captures/: \(relative)")
         return capturesRoot.appendingPathComponent(relative).path
     }
 
@@ -60,7 +61,8 @@ public enum Fixtures {
         let files = names.filter { name in
             var isDirectory: ObjCBool = false
             return !name.hasSuffix(".md")
-                && FileManager.default.fileExists(atPath: dir.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                && FileManager.default.fileExists(
+                    atPath: dir.appendingPathComponent(name).path, isDirectory: &isDirectory)
                 && !isDirectory.boolValue
         }
         guard !files.isEmpty else { return [dir.appendingPathComponent("<no captures in \(folder)>").path] }

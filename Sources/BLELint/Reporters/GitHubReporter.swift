@@ -8,7 +8,12 @@ public enum GitHubReporter {
                 out += "::error file=\(Escape.githubProperty(r.path)),title=blecap::\(Escape.githubData(e))\n"
             }
             for f in r.findings where !f.baselined {
-                let level = switch f.severity { case .error: "error"; case .warning: "warning"; case .note: "notice" }
+                let level =
+                    switch f.severity {
+                    case .error: "error"
+                    case .warning: "warning"
+                    case .note: "notice"
+                    }
                 let title = "\(f.ruleID) \(f.slug)"
                 let frames = f.frames.map(String.init).joined(separator: ", ")
                 out += "::\(level) file=\(Escape.githubProperty(r.path)),title=\(Escape.githubProperty(title))::"

@@ -8,11 +8,15 @@ public enum JSONReporter {
     }
 
     public static func document(_ reports: [CaptureReport]) -> LintJSONDocument {
-        LintJSONDocument(captures: reports.map { r in
-            .init(path: r.path, format: r.format, frames: r.frames, error: r.error, damage: r.damage,
-                  findings: r.findings.map(LintJSONDocument.Finding.init),
-                  notEvaluated: r.notEvaluated.map { .init(rule: $0.ruleID, slug: $0.slug, whole: $0.whole, reason: $0.reason) })
-        })
+        LintJSONDocument(
+            captures: reports.map { r in
+                .init(
+                    path: r.path, format: r.format, frames: r.frames, error: r.error, damage: r.damage,
+                    findings: r.findings.map(LintJSONDocument.Finding.init),
+                    notEvaluated: r.notEvaluated.map {
+                        .init(rule: $0.ruleID, slug: $0.slug, whole: $0.whole, reason: $0.reason)
+                    })
+            })
     }
 }
 
@@ -64,15 +68,18 @@ public struct LintJSONDocument: Encodable, Sendable {
 
         init(_ f: BLELint.Finding) {
             let located = f.byteOffset != nil && f.byteLength != nil
-            self.init(rule: f.ruleID, slug: f.slug, severity: f.severity.name, message: f.message,
-                      connection: f.connection, peer: f.peer, handle: f.handle, timeMicros: f.time, frames: f.frames,
-                      evidence: f.evidence.rawValue, byteOffset: located ? f.byteOffset : nil,
-                      byteLength: located ? f.byteLength : nil, fingerprint: f.fingerprint, baselined: f.baselined)
+            self.init(
+                rule: f.ruleID, slug: f.slug, severity: f.severity.name, message: f.message,
+                connection: f.connection, peer: f.peer, handle: f.handle, timeMicros: f.time, frames: f.frames,
+                evidence: f.evidence.rawValue, byteOffset: located ? f.byteOffset : nil,
+                byteLength: located ? f.byteLength : nil, fingerprint: f.fingerprint, baselined: f.baselined)
         }
 
-        init(rule: String, slug: String, severity: String, message: String, connection: Int?, peer: String?,
-             handle: UInt16?, timeMicros: Int64, frames: [Int], evidence: String, byteOffset: Int64?, byteLength: Int?,
-             fingerprint: String, baselined: Bool) {
+        init(
+            rule: String, slug: String, severity: String, message: String, connection: Int?, peer: String?,
+            handle: UInt16?, timeMicros: Int64, frames: [Int], evidence: String, byteOffset: Int64?, byteLength: Int?,
+            fingerprint: String, baselined: Bool
+        ) {
             self.rule = rule
             self.slug = slug
             self.severity = severity

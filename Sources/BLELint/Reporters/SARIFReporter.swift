@@ -17,45 +17,63 @@ public enum SARIFReporter {
         let driver = SARIFLog.Driver(
             name: "blecap", version: version, informationUri: helpBase + "README.md",
             rules: rules.map { d in
-                .init(id: d.id, name: d.slug, shortDescription: .init(d.title), fullDescription: .init(d.summary),
-                      help: .init(text: d.summary + "\n\nFix:\n" + d.fix,
-                                  markdown: d.summary + "\n\n```swift\n" + d.fix + "\n```"),
-                      helpUri: helpBase + d.docsPath, defaultConfiguration: .init(level: d.defaultSeverity.name))
+                .init(
+                    id: d.id, name: d.slug, shortDescription: .init(d.title), fullDescription: .init(d.summary),
+                    help: .init(
+                        text: d.summary + "\n\nFix:\n" + d.fix,
+                        markdown: d.summary + "\n\n```swift\n" + d.fix + "\n```"),
+                    helpUri: helpBase + d.docsPath, defaultConfiguration: .init(level: d.defaultSeverity.name))
             })
         let readable = reports.filter { $0.error == nil }
         var results: [SARIFLog.Result] = []
         for (ai, r) in readable.enumerated() {
             for f in r.findings {
-                let region = f.byteOffset.flatMap { o in f.byteLength.map { SARIFLog.Region(byteOffset: o, byteLength: $0) } }
-                results.append(.init(
-                    ruleId: f.ruleID, ruleIndex: rules.firstIndex { $0.id == f.ruleID } ?? 0, level: f.severity.name,
-                    message: .init(f.message),
-                    locations: [.init(physicalLocation: .init(
-                        artifactLocation: .init(uri: Escape.uri(r.path), index: ai), region: region))],
-                    partialFingerprints: .init(blecap: f.fingerprint),
-                    baselineState: f.baselined ? "unchanged" : nil,
-                    suppressions: f.baselined ? [.init(kind: "external", justification: "in the blecap baseline")] : nil,
-                    properties: .init(frames: f.frames, evidence: f.evidence.rawValue, connection: f.connection,
-                                      peer: f.peer, handle: f.handle)))
+                let region = f.byteOffset.flatMap { o in
+                    f.byteLength.map { SARIFLog.Region(byteOffset: o, byteLength: $0) }
+                }
+                results.append(
+                    .init(
+                        ruleId: f.ruleID, ruleIndex: rules.firstIndex { $0.id == f.ruleID } ?? 0,
+                        level: f.severity.name,
+                        message: .init(f.message),
+                        locations: [
+                            .init(
+                                physicalLocation: .init(
+                                    artifactLocation: .init(uri: Escape.uri(r.path), index: ai), region: region))
+                        ],
+                        partialFingerprints: .init(blecap: f.fingerprint),
+                        baselineState: f.baselined ? "unchanged" : nil,
+                        suppressions: f.baselined
+                            ? [.init(kind: "external", justification: "in the blecap baseline")] : nil,
+                        properties: .init(
+                            frames: f.frames, evidence: f.evidence.rawValue, connection: f.connection,
+                            peer: f.peer, handle: f.handle)))
             }
         }
         // Rules that could not run, as tool notifications (SARIF 3.58).
         let notes = readable.flatMap { r -> [SARIFLog.Notification] in
             r.notEvaluated.filter(\.whole).map { n in
-                SARIFLog.Notification(level: "note", message: .init("\(n.ruleID) \(n.slug) not evaluable on \(r.path): \(n.reason)"),
-                                      descriptor: .init(id: n.ruleID))
+                SARIFLog.Notification(
+                    level: "note", message: .init("\(n.ruleID) \(n.slug) not evaluable on \(r.path): \(n.reason)"),
+                    descriptor: .init(id: n.ruleID))
             }
         }
         let failedToRead = reports.filter { $0.error != nil || $0.damage != nil }
         let invocation = SARIFLog.Invocation(
             executionSuccessful: failedToRead.isEmpty, toolConfigurationNotifications: notes,
-            toolExecutionNotifications: failedToRead.isEmpty ? nil : failedToRead.map {
-                .init(level: "error", message: .init("\($0.path): \($0.error ?? $0.damage ?? "")"), descriptor: nil)
-            })
-        return SARIFLog(schema: schema, runs: [.init(
-            tool: .init(driver: driver),
-            artifacts: readable.map { .init(location: .init(uri: Escape.uri($0.path), index: nil)) },
-            results: results, invocations: [invocation])])
+            toolExecutionNotifications: failedToRead.isEmpty
+                ? nil
+                : failedToRead.map {
+                    .init(level: "error", message: .init("\($0.path): \($0.error ?? $0.damage ?? "")"), descriptor: nil)
+                })
+        return SARIFLog(
+            schema: schema,
+            runs: [
+                .init(
+                    tool: .init(driver: driver),
+                    artifacts: readable.map { .init(location: .init(uri: Escape.uri($0.path), index: nil)) },
+                    results: results, invocations: [invocation])
+            ])
     }
 }
 

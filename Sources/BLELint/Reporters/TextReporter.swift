@@ -17,13 +17,19 @@ public enum TextReporter {
             let peer = list.compactMap(\.peer).first
             out += key == 0 ? "  capture-wide\n" : "  connection #\(key)\(peer.map { " (\($0))" } ?? "")\n"
             for f in list {
-                let frames = f.frames.count == 1 ? "frame \(f.firstFrame)" : "frame \(f.firstFrame) (related \(f.frames.dropFirst().map(String.init).joined(separator: ", ")))"
-                out += "    \(f.severity.name) \(f.ruleID) \(f.slug)\(f.baselined ? " [baselined]" : ""): \(f.message)\n"
+                let frames =
+                    f.frames.count == 1
+                    ? "frame \(f.firstFrame)"
+                    : "frame \(f.firstFrame) (related \(f.frames.dropFirst().map(String.init).joined(separator: ", ")))"
+                out +=
+                    "    \(f.severity.name) \(f.ruleID) \(f.slug)\(f.baselined ? " [baselined]" : ""): \(f.message)\n"
                 out += "      \(frames); \(f.evidence.label)\n"
                 if !fixShown.contains(f.ruleID), let d = RuleRegistry.rule(named: f.ruleID)?.descriptor {
                     fixShown.insert(f.ruleID)
                     out += "      fix:\n"
-                    for line in d.fix.split(separator: "\n", omittingEmptySubsequences: false) { out += "        \(line)\n" }
+                    for line in d.fix.split(separator: "\n", omittingEmptySubsequences: false) {
+                        out += "        \(line)\n"
+                    }
                 }
             }
         }
@@ -44,7 +50,8 @@ public enum SummaryLine {
         let n = r.findings.filter { $0.severity == .note }.count
         let b = r.findings.filter(\.baselined).count
         let ne = Set(r.notEvaluated.filter(\.whole).map(\.ruleID)).count
-        var s = "\(r.path): \(r.findings.count) finding\(r.findings.count == 1 ? "" : "s") (\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s"), \(n) note\(n == 1 ? "" : "s")"
+        var s =
+            "\(r.path): \(r.findings.count) finding\(r.findings.count == 1 ? "" : "s") (\(e) error\(e == 1 ? "" : "s"), \(w) warning\(w == 1 ? "" : "s"), \(n) note\(n == 1 ? "" : "s")"
         if b > 0 { s += ", \(b) baselined" }
         s += "), \(ne) rule\(ne == 1 ? "" : "s") not evaluable, \(r.frames) frames"
         s += ", " + String(format3(r.seconds)) + " s"

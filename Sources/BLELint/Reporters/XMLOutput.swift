@@ -19,8 +19,10 @@ extension XMLOutput {
             public var value: String
         }
 
-        public init(_ name: String, _ attributes: KeyValuePairs<String, String> = [:], inline: Bool = false,
-                    children: [Element] = [], text: String? = nil) {
+        public init(
+            _ name: String, _ attributes: KeyValuePairs<String, String> = [:], inline: Bool = false,
+            children: [Element] = [], text: String? = nil
+        ) {
             self.name = name
             self.attributes = attributes.map { Attribute(name: $0.key, value: $0.value) }
             self.children = children

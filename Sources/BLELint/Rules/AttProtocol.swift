@@ -23,11 +23,19 @@ public struct AttProtocol: LintRule {
             indication was sent before the previous one was confirmed; or the same client exchanged MTU a \
             second time on one connection. Each finding says whether this host or the peer broke the rule.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Reading, Writing, and Notifications: Writing a Value (confirmation callback for .withResponse writes)"),
-                   GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Assume connection order or timing")],
+        guidance: [
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Reading, Writing, and Notifications: Writing a Value (confirmation callback for .withResponse writes)"),
+            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Assume connection order or timing"),
+        ],
         evidence: [.hci],
-        thresholds: [ThresholdSpec("response_timeout_s", 30, unit: "s",
-                                   "A response or confirmation later than this is reported; 30 s is ATT's transaction timeout (Vol 3 Part F 3.3.3), which is always reported")],
+        thresholds: [
+            ThresholdSpec(
+                "response_timeout_s", 30, unit: "s",
+                "A response or confirmation later than this is reported; 30 s is ATT's transaction timeout (Vol 3 Part F 3.3.3), which is always reported"
+            )
+        ],
         fix: """
             // One request at a time: start the next write from the callback of the last one.
             func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: Error?) {
@@ -92,7 +100,8 @@ public struct AttProtocol: LintRule {
         case .mtuExchange(_, _, _, let sent): ("Exchange MTU Request", sent, false)
         case .discovery(let d, let sent):
             switch d.target {
-            case .primaryServices, .secondaryServices: (d.filter == nil ? "Read By Group Type Request" : "Find By Type Value Request", sent, false)
+            case .primaryServices, .secondaryServices:
+                (d.filter == nil ? "Read By Group Type Request" : "Find By Type Value Request", sent, false)
             case .includes, .characteristics: ("Read By Type Request", sent, false)
             case .descriptors: ("Find Information Request", sent, false)
             }
@@ -138,8 +147,9 @@ public struct AttProtocol: LintRule {
         if case .mtuExchange = e.kind {
             let d = Direction(connection: c, hostSent: t.hostSent)
             if let first = mtuExchanges[d] {
-                emit("\(Self.side(t.hostSent)) sent Exchange MTU Request a second time on this connection (the first negotiated ATT_MTU \(first.mtuText)); a client may send it only once per connection",
-                     e, frames: [e.frame, first.frame], sink)
+                emit(
+                    "\(Self.side(t.hostSent)) sent Exchange MTU Request a second time on this connection (the first negotiated ATT_MTU \(first.mtuText)); a client may send it only once per connection",
+                    e, frames: [e.frame, first.frame], sink)
             } else if mtuExchanges.count < Self.maximumTracked {
                 mtuExchanges[d] = e
             }
@@ -147,17 +157,21 @@ public struct AttProtocol: LintRule {
         switch e.outcome {
         case .unanswered(let second):
             if superseded.count < Self.maximumTracked {
-                superseded.append(Superseded(first: e, secondFrame: second, what: t.what, hostSent: t.hostSent, indication: t.indication))
+                superseded.append(
+                    Superseded(
+                        first: e, secondFrame: second, what: t.what, hostSent: t.hostSent, indication: t.indication))
             }
         case .timeout:
             let answer = t.indication ? "confirmed" : "answered"
-            emit("\(t.what) from \(Self.side(t.hostSent)) was not \(answer) within the ATT transaction timeout (30 s); no further ATT traffic is allowed on the bearer",
-                 e, frames: [e.frame], sink)
+            emit(
+                "\(t.what) from \(Self.side(t.hostSent)) was not \(answer) within the ATT transaction timeout (30 s); no further ATT traffic is allowed on the bearer",
+                e, frames: [e.frame], sink)
         case .success(let f, let latency), .error(let f, let latency, _, _):
             guard lateLimit > 0, latency > lateLimit else { return }
             let answer = t.indication ? "confirmed" : "answered"
-            emit("\(t.what) from \(Self.side(t.hostSent)) was \(answer) only after \(Describe.seconds(latency)) (limit \(Describe.seconds(lateLimit)))",
-                 e, frames: [e.frame, f], sink)
+            emit(
+                "\(t.what) from \(Self.side(t.hostSent)) was \(answer) only after \(Describe.seconds(latency)) (limit \(Describe.seconds(lateLimit)))",
+                e, frames: [e.frame, f], sink)
         default:
             break
         }
@@ -181,8 +195,10 @@ public struct AttProtocol: LintRule {
     }
 
     mutating func report(_ s: Superseded, second: TimelineEvent?, _ sink: FindingSink) {
-        let secondWhat = second.flatMap { Self.transaction($0)?.what } ?? (s.indication ? "another indication" : "another request")
-        let message = s.indication
+        let secondWhat =
+            second.flatMap { Self.transaction($0)?.what } ?? (s.indication ? "another indication" : "another request")
+        let message =
+            s.indication
             ? "\(Self.side(s.hostSent)) sent \(secondWhat) before the previous \(s.what) was confirmed"
             : "\(Self.side(s.hostSent)) sent \(secondWhat) while the \(s.what) was still unanswered; ATT allows one outstanding request per direction"
         emit(message, second ?? s.first, frames: [s.secondFrame, s.first.frame], sink)
@@ -193,7 +209,8 @@ public struct AttProtocol: LintRule {
         guard let c = e.connection else { return }
         let h = Held(message: message, connection: c, peer: e.peer, time: e.time, frames: frames)
         if established.contains(c) {
-            sink.report(h.message, connection: c, peer: h.peer, handle: nil, time: h.time, frames: h.frames, evidence: .hci)
+            sink.report(
+                h.message, connection: c, peer: h.peer, handle: nil, time: h.time, frames: h.frames, evidence: .hci)
         } else if heldCount < Self.maximumTracked {
             held[c, default: []].append(h)
             heldCount += 1
@@ -207,14 +224,17 @@ public struct AttProtocol: LintRule {
         guard let list = held.removeValue(forKey: c) else { return }
         heldCount -= list.count
         for h in list {
-            sink.report(h.message, connection: c, peer: h.peer, handle: nil, time: h.time, frames: h.frames, evidence: .hci)
+            sink.report(
+                h.message, connection: c, peer: h.peer, handle: nil, time: h.time, frames: h.frames, evidence: .hci)
         }
     }
 
     mutating func dropHeld(_ c: Int, _ sink: FindingSink) {
         guard let list = held.removeValue(forKey: c) else { return }
         heldCount -= list.count
-        sink.notEvaluable("ATT on a connection whose start is not in the capture and that carried no answered ATT transaction (possibly no ATT bearer): not judged")
+        sink.notEvaluable(
+            "ATT on a connection whose start is not in the capture and that carried no answered ATT transaction (possibly no ATT bearer): not judged"
+        )
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {

@@ -35,14 +35,20 @@ public struct FullDiscovery: LintRule {
             Android's BluetoothGatt.discoverServices() always discovers everything, so on Android \
             captures this note states the cost, not an app choice.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Central Role: Connecting (discoverServices([heartRateServiceUUID]) in didConnect)"),
-                   GuidanceReference(GuidanceReference.primary, "Central Role: Scanning (specify the service UUIDs you need)")],
+        guidance: [
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Central Role: Connecting (discoverServices([heartRateServiceUUID]) in didConnect)"),
+            GuidanceReference(GuidanceReference.primary, "Central Role: Scanning (specify the service UUIDs you need)"),
+        ],
         evidence: [.hci],
         thresholds: [
-            ThresholdSpec("max_used_fraction", 0.5, unit: "",
-                          "Report when the session used at most this fraction of the characteristics it discovered"),
-            ThresholdSpec("min_characteristics", 4, unit: "characteristics",
-                          "Smaller databases are not worth reporting: discovering them all costs little"),
+            ThresholdSpec(
+                "max_used_fraction", 0.5, unit: "",
+                "Report when the session used at most this fraction of the characteristics it discovered"),
+            ThresholdSpec(
+                "min_characteristics", 4, unit: "characteristics",
+                "Smaller databases are not worth reporting: discovering them all costs little"),
         ],
         fix: """
             func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
@@ -62,10 +68,16 @@ public struct FullDiscovery: LintRule {
 
     /// A characteristic the session used: by UUID where the handle is known to the timeline
     /// (a CCCD counts for its characteristic), else by handle.
-    enum Used: Hashable { case characteristic(BluetoothUUID), handle(UInt16) }
+    enum Used: Hashable {
+        case characteristic(BluetoothUUID)
+        case handle(UInt16)
+    }
 
     /// Who the session is with: the peer address, or the connection when it has none.
-    enum SessionKey: Hashable { case peer(BDAddr), connection(Int) }
+    enum SessionKey: Hashable {
+        case peer(BDAddr)
+        case connection(Int)
+    }
 
     struct Session {
         var fullDiscovery: TimelineEvent?
@@ -156,19 +168,23 @@ public struct FullDiscovery: LintRule {
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {
         for k in order {
-            guard let s = sessions[k], let d = s.fullDiscovery, s.characteristics >= max(1, minCharacteristics) else { continue }
+            guard let s = sessions[k], let d = s.fullDiscovery, s.characteristics >= max(1, minCharacteristics) else {
+                continue
+            }
             let used = s.used.count
             guard Double(used) <= maxUsedFraction * Double(s.characteristics) else { continue }
-            var msg = "all \(s.services) primary services (Read By Group Type over 0x0001–0xFFFF) and \(s.characteristics) characteristics were discovered"
+            var msg =
+                "all \(s.services) primary services (Read By Group Type over 0x0001–0xFFFF) and \(s.characteristics) characteristics were discovered"
             if used == 0 {
                 msg += ", but the session never read, wrote, subscribed to or was notified by any of them"
             } else {
                 let names = s.usedNames.joined(separator: ", ") + (used > s.usedNames.count ? ", …" : "")
                 msg += ", but the session used only \(used) of them (\(names)): discover by UUID"
             }
-            sink.report(msg, connection: d.connection, peer: d.peer, handle: nil, time: d.time,
-                        frames: [d.frame] + (s.firstCharacteristicDiscovery.map { [$0] } ?? []) + s.usedFrames,
-                        evidence: .hci)
+            sink.report(
+                msg, connection: d.connection, peer: d.peer, handle: nil, time: d.time,
+                frames: [d.frame] + (s.firstCharacteristicDiscovery.map { [$0] } ?? []) + s.usedFrames,
+                evidence: .hci)
         }
     }
 }

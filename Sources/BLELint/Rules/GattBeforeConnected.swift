@@ -33,8 +33,10 @@ public struct GattBeforeConnected: LintRule {
             connection started before the capture (no Connection Complete for it at all) is not \
             reported.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Assume connection order or timing"),
-                   GuidanceReference(GuidanceReference.primary, "Central Role: Connecting (discoverServices in didConnect)")],
+        guidance: [
+            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Assume connection order or timing"),
+            GuidanceReference(GuidanceReference.primary, "Central Role: Connecting (discoverServices in didConnect)"),
+        ],
         evidence: [.hci, .api],
         fix: """
             central.connect(peripheral, options: nil)
@@ -78,7 +80,8 @@ public struct GattBeforeConnected: LintRule {
         if f.hasAPITrace { return nil }
         if f.aclPackets == 0 { return "the input holds no ACL data (no GATT traffic to place against connections)" }
         if f.connectionStarts == 0 {
-            return "no Connection Complete in the capture: every connection started before it, so no traffic can precede one"
+            return
+                "no Connection Complete in the capture: every connection started before it, so no traffic can precede one"
         }
         return nil
     }
@@ -105,8 +108,9 @@ public struct GattBeforeConnected: LintRule {
                 early[h] = e
             } else {
                 let closed = state[h] == .closed
-                early[h] = Early(firstFrame: fact.frame, firstTime: fact.time, opcode: op, afterDisconnection: closed,
-                                 disconnectionFrame: closed ? lastDisconnection[h] : nil)
+                early[h] = Early(
+                    firstFrame: fact.frame, firstTime: fact.time, opcode: op, afterDisconnection: closed,
+                    disconnectionFrame: closed ? lastDisconnection[h] : nil)
             }
         default: break
         }
@@ -124,12 +128,15 @@ public struct GattBeforeConnected: LintRule {
 
     mutating func report(_ e: Early, handle h: UInt16, complete: HCIFact, _ sink: FindingSink) {
         if let c = recentCompletes.last(where: { $0.frame == complete.frame }) {
-            emit(e, handle: h, completeFrame: complete.frame, completeTime: complete.time, connection: c.connection,
-                 peer: c.peer, sink)
+            emit(
+                e, handle: h, completeFrame: complete.frame, completeTime: complete.time, connection: c.connection,
+                peer: c.peer, sink)
         } else if awaiting.count < Self.maximumAwaiting {
             awaiting[complete.frame] = (e, h, complete.time)
         } else {
-            emit(e, handle: h, completeFrame: complete.frame, completeTime: complete.time, connection: nil, peer: nil, sink)
+            emit(
+                e, handle: h, completeFrame: complete.frame, completeTime: complete.time, connection: nil, peer: nil,
+                sink)
         }
     }
 
@@ -140,28 +147,34 @@ public struct GattBeforeConnected: LintRule {
             recentCompletes.append((event.frame, event.connection, event.peer))
             return
         }
-        emit(a.early, handle: a.handle, completeFrame: event.frame, completeTime: a.time, connection: event.connection,
-             peer: event.peer, sink)
+        emit(
+            a.early, handle: a.handle, completeFrame: event.frame, completeTime: a.time, connection: event.connection,
+            peer: event.peer, sink)
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {
         for (frame, a) in awaiting.sorted(by: { $0.key < $1.key }) {
-            emit(a.early, handle: a.handle, completeFrame: frame, completeTime: a.time, connection: nil, peer: nil, sink)
+            emit(
+                a.early, handle: a.handle, completeFrame: frame, completeTime: a.time, connection: nil, peer: nil, sink)
         }
         awaiting.removeAll()
     }
 
-    func emit(_ e: Early, handle h: UInt16, completeFrame: Int, completeTime: Int64, connection: Int?, peer: BDAddr?,
-              _ sink: FindingSink) {
+    func emit(
+        _ e: Early, handle h: UInt16, completeFrame: Int, completeTime: Int64, connection: Int?, peer: BDAddr?,
+        _ sink: FindingSink
+    ) {
         let what = ATTOpcode(e.opcode).name
         let more = e.count > 1 ? " (and \(e.count - 1) more ATT PDU\(e.count > 2 ? "s" : ""))" : ""
-        let when = e.afterDisconnection
+        let when =
+            e.afterDisconnection
             ? "after the previous connection on it ended and before the next Connection Complete"
             : "before its Connection Complete"
-        sink.report("\(what)\(more) was sent on handle \(Describe.handle(h)) \(when), \(Describe.duration(completeTime - e.firstTime)) early: GATT was used before the connection existed",
-                    connection: connection, peer: peer, handle: nil, time: e.firstTime,
-                    frames: [e.firstFrame, completeFrame] + e.frames + (e.disconnectionFrame.map { [$0] } ?? []),
-                    evidence: .hci)
+        sink.report(
+            "\(what)\(more) was sent on handle \(Describe.handle(h)) \(when), \(Describe.duration(completeTime - e.firstTime)) early: GATT was used before the connection existed",
+            connection: connection, peer: peer, handle: nil, time: e.firstTime,
+            frames: [e.firstFrame, completeFrame] + e.frames + (e.disconnectionFrame.map { [$0] } ?? []),
+            evidence: .hci)
     }
 
     /// A simulator trace states the peripheral's state at each call (exact); other API inputs
@@ -169,8 +182,12 @@ public struct GattBeforeConnected: LintRule {
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         let p = call.peer
         switch call.kind {
-        case .didConnect: if let p { connectedPeers.insert(p) }; return
-        case .didDisconnect, .didFailToConnect: if let p { connectedPeers.remove(p) }; return
+        case .didConnect:
+            if let p { connectedPeers.insert(p) }
+            return
+        case .didDisconnect, .didFailToConnect:
+            if let p { connectedPeers.remove(p) }
+            return
         case .peripheralCommand, .discoverServices, .writeValue: break
         default: return
         }
@@ -184,7 +201,8 @@ public struct GattBeforeConnected: LintRule {
         }
         guard !connected else { return }
         let who = p.map { "\($0)" } ?? call.peripheral ?? "a peripheral"
-        sink.report("\(call.selector) was called on \(who) while it was not connected (before centralManager(_:didConnect:))",
-                    connection: nil, peer: p, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
+        sink.report(
+            "\(call.selector) was called on \(who) while it was not connected (before centralManager(_:didConnect:))",
+            connection: nil, peer: p, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
     }
 }

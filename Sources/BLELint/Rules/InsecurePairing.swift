@@ -23,8 +23,11 @@ public struct InsecurePairing: LintRule {
             Part A 5.4. A link encrypted with a key from a pairing before the capture is reported as not \
             evaluable for that connection.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Peripheral Role: Advertising (CBMutableCharacteristic permissions)"),
-                   GuidanceReference("seeds/004_93c47c6f757de093.txt", "Peripheral (characteristic permissions)")],
+        guidance: [
+            GuidanceReference(
+                GuidanceReference.primary, "Peripheral Role: Advertising (CBMutableCharacteristic permissions)"),
+            GuidanceReference("seeds/004_93c47c6f757de093.txt", "Peripheral (characteristic permissions)"),
+        ],
         evidence: [.hci],
         fix: """
             // Peripheral (CBPeripheralManager): require encryption; iOS then pairs, and with a
@@ -53,7 +56,8 @@ public struct InsecurePairing: LintRule {
     public init(settings: RuleSettings) {}
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
-        f.aclPackets == 0 && f.hciEvents == 0 ? "the input holds no HCI events or ACL data (no SMP, no encryption)" : nil
+        f.aclPackets == 0 && f.hciEvents == 0
+            ? "the input holds no HCI events or ACL data (no SMP, no encryption)" : nil
     }
 
     static func ioName(_ v: UInt8) -> String {
@@ -94,12 +98,14 @@ public struct InsecurePairing: LintRule {
             links[c]?.paired = true
             if let p = e.peer, pairedPeers.count < Self.maximumPeers { pairedPeers.insert(p) }
             guard let request = links[c]?.request else {
-                sink.notEvaluable("a Pairing Response without its Pairing Request in the capture: the association model is unknown")
+                sink.notEvaluable(
+                    "a Pairing Response without its Pairing Request in the capture: the association model is unknown")
                 return
             }
             // A bond is made only when both sides ask for one (Vol 3 Part H 3.5.1).
             guard request.features.authReq.bonding, info.features.authReq.bonding,
-                  let method = info.method, let sc = info.secureConnections else { return }
+                let method = info.method, let sc = info.secureConnections
+            else { return }
             var weaknesses: [String] = []
             if method == .justWorks {
                 weaknesses.append("Just Works gives no MITM protection, so the bonded key is unauthenticated")
@@ -110,14 +116,16 @@ public struct InsecurePairing: LintRule {
             guard !weaknesses.isEmpty else { return }
             let (initiator, responder) = request.hostSent ? ("this host", "the peer") : ("the peer", "this host")
             let model = sc ? "LE Secure Connections" : "LE legacy pairing"
-            sink.report("bonded using \(Self.methodName(method)) (\(model)): "
-                        + weaknesses.joined(separator: "; ")
-                        + " (initiator \(initiator): \(Self.features(request.features)); responder \(responder): \(Self.features(info.features)))",
-                        event: e, related: [request.frame])
+            sink.report(
+                "bonded using \(Self.methodName(method)) (\(model)): "
+                    + weaknesses.joined(separator: "; ")
+                    + " (initiator \(initiator): \(Self.features(request.features)); responder \(responder): \(Self.features(info.features)))",
+                event: e, related: [request.frame])
         case .encryptionChange(let status, let enabled):
             guard status == 0, enabled != 0, links[c]?.paired != true else { return }
             if let p = e.peer, pairedPeers.contains(p) { return }
-            sink.notEvaluable("a link was encrypted with a key from a pairing before the capture: its association model is unknown")
+            sink.notEvaluable(
+                "a link was encrypted with a key from a pairing before the capture: its association model is unknown")
         default:
             break
         }

@@ -32,9 +32,16 @@ public struct NotifyWithoutSubscription: LintRule {
             could carry a subscription over (encryption started with a key from an earlier pairing, or the same \
             peer subscribed on an earlier connection); those connections are reported as not evaluable.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Reading, Writing, and Notifications: Subscribing to Notifications"),
-                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Characteristic properties checked before read/write/notify"),
-                   GuidanceReference("seeds/004_93c47c6f757de093.txt", "CBPeripheralDelegate (a peripheral updates a value only for centrals subscribed to it)")],
+        guidance: [
+            GuidanceReference(
+                GuidanceReference.primary, "Reading, Writing, and Notifications: Subscribing to Notifications"),
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Review Checklist: Characteristic properties checked before read/write/notify"),
+            GuidanceReference(
+                "seeds/004_93c47c6f757de093.txt",
+                "CBPeripheralDelegate (a peripheral updates a value only for centrals subscribed to it)"),
+        ],
         evidence: [.hci],
         fix: """
             // Central: subscribe on every connection; an unbonded peripheral forgets it at disconnect.
@@ -102,7 +109,9 @@ public struct NotifyWithoutSubscription: LintRule {
     public init(settings: RuleSettings) {}
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
-        if f.aclPackets == 0 && !f.hasAPITrace { return "the input holds no ACL data (no ATT traffic) and no API trace" }
+        if f.aclPackets == 0 && !f.hasAPITrace {
+            return "the input holds no ACL data (no ATT traffic) and no API trace"
+        }
         if f.connectionStarts == 0 && !f.hasAPITrace {
             return "no connection starts in the capture: every subscription could predate it"
         }
@@ -137,8 +146,9 @@ public struct NotifyWithoutSubscription: LintRule {
             }
         case .write(let op, let variant):
             guard let c = e.connection, links[c] != nil, op.attribute == nil,
-                  variant == .request || variant == .command, e.value.count == 2,
-                  let v = e.value.u16le(0), (1...3).contains(v) else { return }
+                variant == .request || variant == .command, e.value.count == 2,
+                let v = e.value.u16le(0), (1...3).contains(v)
+            else { return }
             links[c]?.ambiguous[op.sent] = e.frame
         case .pairingResponse:
             if let c = e.connection { links[c]?.pairedHere = true }
@@ -161,7 +171,8 @@ public struct NotifyWithoutSubscription: LintRule {
     mutating func notified(_ e: TimelineEvent, _ op: AttributeOperation, indication: Bool, _ sink: FindingSink) {
         guard let c = e.connection else { return }
         guard let link = links[c] else {
-            sink.notEvaluable("notifications on a connection that started before the capture: its subscriptions could predate it")
+            sink.notEvaluable(
+                "notifications on a connection that started before the capture: its subscriptions could predate it")
             return
         }
         // The server sends notifications; the client configured them.
@@ -170,11 +181,15 @@ public struct NotifyWithoutSubscription: LintRule {
         let configured = link.configuration[key]
         if let configured, configured.effective(at: e.frame) & bit != 0 { return }
         if let frame = link.ambiguous[key.hostIsClient], frame < e.frame {
-            sink.notEvaluable("notifications after a subscription-like write to an undiscovered handle, which may have been their CCCD")
+            sink.notEvaluable(
+                "notifications after a subscription-like write to an undiscovered handle, which may have been their CCCD"
+            )
             return
         }
         if configured == nil, let p = link.peer, let from = earlier[p]?[key] {
-            sink.notEvaluable("notifications on \(Describe.handle(op.handle)) of connection \(c), not re-subscribed since connection \(from) of the same peer: a bonded client's subscription persists (Vol 3 Part G 3.3.3.3)")
+            sink.notEvaluable(
+                "notifications on \(Describe.handle(op.handle)) of connection \(c), not re-subscribed since connection \(from) of the same peer: a bonded client's subscription persists (Vol 3 Part G 3.3.3.3)"
+            )
             return
         }
         if var u = link.unsubscribed[key], u.indication == indication {
@@ -182,9 +197,11 @@ public struct NotifyWithoutSubscription: LintRule {
             u.last = e.frame
             links[c]?.unsubscribed[key] = u
         } else if link.unsubscribed[key] == nil, link.unsubscribed.count < Self.maximumHandles {
-            let name = op.attribute.map { "\(Describe.handle(op.handle)) (\($0.displayName))" } ?? Describe.handle(op.handle)
-            links[c]?.unsubscribed[key] = Unsubscribed(first: e, last: e.frame, count: 1, name: name, indication: indication,
-                                                      configured: configured?.bits)
+            let name =
+                op.attribute.map { "\(Describe.handle(op.handle)) (\($0.displayName))" } ?? Describe.handle(op.handle)
+            links[c]?.unsubscribed[key] = Unsubscribed(
+                first: e, last: e.frame, count: 1, name: name, indication: indication,
+                configured: configured?.bits)
         }
     }
 
@@ -193,11 +210,15 @@ public struct NotifyWithoutSubscription: LintRule {
         guard let link = links.removeValue(forKey: c) else { return }
         if let p = link.peer {
             var known = earlier[p] ?? [:]
-            for (k, conf) in link.configuration where conf.bits != 0 && known.count < Self.maximumHandles { known[k] = c }
+            for (k, conf) in link.configuration where conf.bits != 0 && known.count < Self.maximumHandles {
+                known[k] = c
+            }
             if earlier[p] != nil || earlier.count < Self.maximumPeers { earlier[p] = known }
         }
         if !link.unsubscribed.isEmpty, link.resumedBond != nil {
-            sink.notEvaluable("notifications on a link encrypted with a key from an earlier pairing: a bonded client's subscriptions may predate the capture")
+            sink.notEvaluable(
+                "notifications on a link encrypted with a key from an earlier pairing: a bonded client's subscriptions may predate the capture"
+            )
             return
         }
         for (key, u) in link.unsubscribed.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
@@ -206,13 +227,16 @@ public struct NotifyWithoutSubscription: LintRule {
             let who = key.hostIsClient ? "the peer sent" : "this host sent"
             var why = "no CCCD write on this connection enabled them"
             if let bits = u.configured {
-                why = bits == 0 ? "the client had turned them off in the CCCD"
+                why =
+                    bits == 0
+                    ? "the client had turned them off in the CCCD"
                     : "the CCCD enables \(ReadOrNotifyWithoutProperty.configurationName(bits)) only"
             }
             var frames = [u.first.frame, link.startFrame]
             if u.last != u.first.frame { frames.append(u.last) }
-            sink.report("\(who) \(count) on \(u.name) although \(why)", connection: c, peer: link.peer,
-                        handle: key.handle, time: u.first.time, frames: frames, evidence: .hci)
+            sink.report(
+                "\(who) \(count) on \(u.name) although \(why)", connection: c, peer: link.peer,
+                handle: key.handle, time: u.first.time, frames: frames, evidence: .hci)
         }
     }
 

@@ -18,8 +18,12 @@ public struct OversizedWrite: LintRule {
             ATT_MTU−3. Checked only for PDUs this host sent, and only where the MTU is known (the \
             connection started in the capture or its MTU exchange is in it).
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Write without checking properties and flow control"),
-                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Write payloads stay within maximumWriteValueLength(for:)")],
+        guidance: [
+            GuidanceReference(
+                GuidanceReference.primary, "Common Mistakes: DON'T: Write without checking properties and flow control"),
+            GuidanceReference(
+                GuidanceReference.primary, "Review Checklist: Write payloads stay within maximumWriteValueLength(for:)"),
+        ],
         evidence: [.hci, .api],
         fix: """
             let type: CBCharacteristicWriteType = .withResponse
@@ -48,20 +52,36 @@ public struct OversizedWrite: LintRule {
         var preposition = "to"
         var overhead = 3
         switch e.kind {
-        case .connectionComplete: known.insert(c); return
-        case .mtuExchange: known.insert(c); return
-        case .disconnection: known.remove(c); return
+        case .connectionComplete:
+            known.insert(c)
+            return
+        case .mtuExchange:
+            known.insert(c)
+            return
+        case .disconnection:
+            known.remove(c)
+            return
         case .write(let o, let v):
             op = o
             switch v {
             case .request: what = "Write Request"
             case .command: what = "Write Command"
-            case .signed: what = "Signed Write Command"; overhead = 15
-            case .prepare: what = "Prepare Write Request part"; overhead = 5
+            case .signed:
+                what = "Signed Write Command"
+                overhead = 15
+            case .prepare:
+                what = "Prepare Write Request part"
+                overhead = 5
             case .execute: return
             }
-        case .notification(let o): op = o; what = "Handle Value Notification"; preposition = "of"
-        case .indication(let o): op = o; what = "Handle Value Indication"; preposition = "of"
+        case .notification(let o):
+            op = o
+            what = "Handle Value Notification"
+            preposition = "of"
+        case .indication(let o):
+            op = o
+            what = "Handle Value Indication"
+            preposition = "of"
         default: return
         }
         guard op.sent else { return }
@@ -69,10 +89,12 @@ public struct OversizedWrite: LintRule {
         let length = e.value.count
         guard length > limit else { return }
         guard known.contains(c) else {
-            sink.notEvaluable("connection #\(c) started before the capture and its MTU exchange is not in it: ATT_MTU unknown")
+            sink.notEvaluable(
+                "connection #\(c) started before the capture and its MTU exchange is not in it: ATT_MTU unknown")
             return
         }
-        var msg = "\(what) \(preposition) \(Describe.attribute(op)) carries \(length) bytes, but ATT_MTU is \(op.mtu): at most \(limit) fit"
+        var msg =
+            "\(what) \(preposition) \(Describe.attribute(op)) carries \(length) bytes, but ATT_MTU is \(op.mtu): at most \(limit) fit"
         switch e.kind {
         case .write(_, .request): msg += " (maximumWriteValueLength(for: .withResponse))"
         case .write(_, .command), .write(_, .signed): msg += " (maximumWriteValueLength(for: .withoutResponse))"
@@ -87,9 +109,14 @@ public struct OversizedWrite: LintRule {
     /// Exact from an API trace: the value's length against `maximumWriteValueLength(for:)` at call
     /// time (ATT_MTU − 3 without response, 512 with response).
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
-        guard case .writeValue(let h, let length, let withResponse, _, let max, _) = call.kind, length > max else { return }
-        var message = "writeValue of \(length) bytes to \(call.target(handle: h)) exceeds maximumWriteValueLength(for: \(withResponse ? ".withResponse" : ".withoutResponse")) = \(max)"
+        guard case .writeValue(let h, let length, let withResponse, _, let max, _) = call.kind, length > max else {
+            return
+        }
+        var message =
+            "writeValue of \(length) bytes to \(call.target(handle: h)) exceeds maximumWriteValueLength(for: \(withResponse ? ".withResponse" : ".withoutResponse")) = \(max)"
         if case .dropped = call.disposition { message += ": Core Bluetooth dropped it" }
-        sink.report(message, connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence], evidence: .api)
+        sink.report(
+            message, connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence],
+            evidence: .api)
     }
 }

@@ -35,11 +35,17 @@ public struct PeripheralNotRetained: LintRule {
             are not attributed. Exact in an API trace: a connect(_:options:) whose peripheral the \
             app had released by the end of the run-loop turn.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Lose the peripheral reference"),
-                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Discovered peripherals retained with a strong reference")],
+        guidance: [
+            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Lose the peripheral reference"),
+            GuidanceReference(
+                GuidanceReference.primary, "Review Checklist: Discovered peripherals retained with a strong reference"),
+        ],
         evidence: [.inferred, .api],
-        thresholds: [ThresholdSpec("cancel_within_s", 1, unit: "s",
-                                   "A cancel this soon after LE Create Connection is no deliberate connect timeout")],
+        thresholds: [
+            ThresholdSpec(
+                "cancel_within_s", 1, unit: "s",
+                "A cancel this soon after LE Create Connection is no deliberate connect timeout")
+        ],
         fix: """
             private var discoveredPeripheral: CBPeripheral?  // strong reference
 
@@ -70,7 +76,8 @@ public struct PeripheralNotRetained: LintRule {
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         if f.hasAPITrace { return nil }
-        return f.hciCommands == 0 ? "the input holds no HCI commands (LE Create Connection and its cancel are commands)" : nil
+        return f.hciCommands == 0
+            ? "the input holds no HCI commands (LE Create Connection and its cancel are commands)" : nil
     }
 
     static func isAcceptList(_ e: TimelineEvent) -> Bool {
@@ -97,7 +104,9 @@ public struct PeripheralNotRetained: LintRule {
             cancelled = Cancelled(create: create, cancel: e, acceptList: Self.isAcceptList(create))
         case .connectionFailed(let info):
             pendingCreate = nil
-            guard info.status == HCIError.unknownConnectionIdentifier, var c = cancelled, c.failedFrame == nil else { return }
+            guard info.status == HCIError.unknownConnectionIdentifier, var c = cancelled, c.failedFrame == nil else {
+                return
+            }
             c.failedFrame = e.frame
             if c.acceptList {
                 cancelled = c  // still to see whether the list is re-issued
@@ -115,21 +124,25 @@ public struct PeripheralNotRetained: LintRule {
     }
 
     func unattributed(_ c: Cancelled, _ sink: FindingSink) {
-        sink.notEvaluable("an LE Create Connection through the filter accept list was cancelled within cancel_within_s and not re-issued: the command names no peer, so the peripheral it was for is unknown")
+        sink.notEvaluable(
+            "an LE Create Connection through the filter accept list was cancelled within cancel_within_s and not re-issued: the command names no peer, so the peripheral it was for is unknown"
+        )
     }
 
     func report(_ c: Cancelled, _ sink: FindingSink) {
         let target = c.create.peer.map { "to \($0)" } ?? "through the filter accept list"
         let outcome = c.failedFrame != nil ? " (LE Connection Complete 0x02 Unknown Connection Identifier)" : ""
-        sink.report("LE Create Connection \(target) was cancelled \(Describe.duration(c.cancel.time - c.create.time)) after it was sent, without a connection\(outcome): the app likely released the CBPeripheral it connected",
-                    connection: nil, peer: c.create.peer, handle: nil, time: c.create.time,
-                    frames: [c.create.frame, c.cancel.frame] + (c.failedFrame.map { [$0] } ?? []), evidence: .inferred)
+        sink.report(
+            "LE Create Connection \(target) was cancelled \(Describe.duration(c.cancel.time - c.create.time)) after it was sent, without a connection\(outcome): the app likely released the CBPeripheral it connected",
+            connection: nil, peer: c.create.peer, handle: nil, time: c.create.time,
+            frames: [c.create.frame, c.cancel.frame] + (c.failedFrame.map { [$0] } ?? []), evidence: .inferred)
     }
 
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         guard case .connect(_, let retained?) = call.kind, !retained else { return }
-        sink.report("connect(_:options:) was called for a CBPeripheral the app did not keep a strong reference to: Core Bluetooth cancelled the connection silently when it was released",
-                    connection: nil, peer: call.peer, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
+        sink.report(
+            "connect(_:options:) was called for a CBPeripheral the app did not keep a strong reference to: Core Bluetooth cancelled the connection silently when it was released",
+            connection: nil, peer: call.peer, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {

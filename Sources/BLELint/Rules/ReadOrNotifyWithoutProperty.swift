@@ -12,7 +12,8 @@ import BLETimeline
 /// (typically value handle + 1) writes whatever attribute happens to live there.
 public struct ReadOrNotifyWithoutProperty: LintRule {
     public static let descriptor = RuleDescriptor(
-        id: "BLE007", slug: "read-or-notify-without-property", title: "Read or subscription the characteristic does not offer",
+        id: "BLE007", slug: "read-or-notify-without-property",
+        title: "Read or subscription the characteristic does not offer",
         defaultSeverity: .warning,
         summary: """
             This host read a characteristic value whose properties lack Read (or the server refused the \
@@ -24,9 +25,17 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
             one write gives one finding. Handles whose properties were never discovered (on this connection \
             or an earlier one of the same peer) are reported as not evaluable.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Review Checklist: Characteristic properties checked before read/write/notify"),
-                   GuidanceReference(GuidanceReference.primary, "Discovering Services and Characteristics (setNotifyValue only with .notify, readValue only with .read)"),
-                   GuidanceReference(GuidanceReference.primary, "Reading, Writing, and Notifications: Subscribing to Notifications")],
+        guidance: [
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Review Checklist: Characteristic properties checked before read/write/notify"),
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Discovering Services and Characteristics (setNotifyValue only with .notify, readValue only with .read)"
+            ),
+            GuidanceReference(
+                GuidanceReference.primary, "Reading, Writing, and Notifications: Subscribing to Notifications"),
+        ],
         evidence: [.hci],
         fix: """
             for characteristic in service.characteristics ?? [] {
@@ -58,16 +67,21 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
     /// a declaration, or a value without the property the write type needs. Nil otherwise.
     ///
     /// Shared with `UncheckedWrite`, which leaves these writes to this rule.
-    public static func misdirectedSubscription(_ op: AttributeOperation, _ variant: WriteVariant,
-                                               value: InlineBytes) -> UInt16? {
+    public static func misdirectedSubscription(
+        _ op: AttributeOperation, _ variant: WriteVariant,
+        value: InlineBytes
+    ) -> UInt16? {
         guard variant == .request || variant == .command, value.count == 2, let config = value.u16le(0),
-              (1...3).contains(config), let a = op.attribute, !a.isCCCD else { return nil }
+            (1...3).contains(config), let a = op.attribute, !a.isCCCD
+        else { return nil }
         switch a.role {
         case .characteristicDeclaration, .service, .include:
             return config
         case .value:
             guard let p = a.properties else { return nil }
-            return p & (variant == .request ? GATTCharacteristicProperty.write : GATTCharacteristicProperty.writeWithoutResponse) == 0
+            return p
+                & (variant == .request
+                    ? GATTCharacteristicProperty.write : GATTCharacteristicProperty.writeWithoutResponse) == 0
                 ? config : nil
         case .descriptor:
             // Other descriptors may legitimately hold two bytes (Server Characteristic
@@ -126,13 +140,16 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
             }
             return
         }
-        sink.report("\(what) of \(Describe.attribute(op)): " + reasons.joined(separator: "; "), event: e,
-                    handle: op.handle, related: related)
+        sink.report(
+            "\(what) of \(Describe.attribute(op)): " + reasons.joined(separator: "; "), event: e,
+            handle: op.handle, related: related)
     }
 
-    mutating func checkSubscription(_ e: TimelineEvent, _ op: AttributeOperation, _ config: UInt16, _ sink: FindingSink) {
+    mutating func checkSubscription(_ e: TimelineEvent, _ op: AttributeOperation, _ config: UInt16, _ sink: FindingSink)
+    {
         guard let p = op.attribute?.characteristicProperties else {
-            sink.notEvaluable("CCCD \(Describe.handle(op.handle)): the properties of its characteristic were never discovered")
+            sink.notEvaluable(
+                "CCCD \(Describe.handle(op.handle)): the properties of its characteristic were never discovered")
             return
         }
         var missing: [String] = []
@@ -140,17 +157,23 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
         if config & 0x2 != 0, p & Self.indicate == 0 { missing.append("Indicate") }
         guard !missing.isEmpty else { return }
         let value = op.attribute?.characteristicValueHandle.map { " (value \(Describe.handle($0)))" } ?? ""
-        var message = "CCCD write enabling \(Self.configurationName(config)) on \(Describe.attribute(op)), but the characteristic\(value) "
+        var message =
+            "CCCD write enabling \(Self.configurationName(config)) on \(Describe.attribute(op)), but the characteristic\(value) "
             + "has properties \(Describe.properties(p)), without \(missing.joined(separator: " or "))"
         if let a = Self.answer(e.outcome) { message += "; \(a)" }
         sink.report(message, event: e, handle: op.handle, related: e.outcome.responseFrame.map { [$0] } ?? [])
     }
 
-    mutating func checkGuessedCCCD(_ e: TimelineEvent, _ op: AttributeOperation, _ variant: WriteVariant, _ sink: FindingSink) {
+    mutating func checkGuessedCCCD(
+        _ e: TimelineEvent, _ op: AttributeOperation, _ variant: WriteVariant, _ sink: FindingSink
+    ) {
         guard let config = Self.misdirectedSubscription(op, variant, value: e.value), let a = op.attribute else {
             if op.attribute == nil, variant == .request || variant == .command, e.value.count == 2,
-               let c = e.value.u16le(0), (1...3).contains(c) {
-                sink.notEvaluable("a subscription-like write (\(Self.hexValue(c))) to handle \(Describe.handle(op.handle)), which was never discovered")
+                let c = e.value.u16le(0), (1...3).contains(c)
+            {
+                sink.notEvaluable(
+                    "a subscription-like write (\(Self.hexValue(c))) to handle \(Describe.handle(op.handle)), which was never discovered"
+                )
             }
             return
         }
@@ -164,7 +187,8 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
             target = "it is a characteristic value with properties \(Describe.properties(a.properties ?? 0))"
         case .descriptor: target = "it is a descriptor"
         }
-        var message = "\(what) of \(Self.hexValue(config)) (enable \(Self.configurationName(config))) to \(Describe.attribute(op)), "
+        var message =
+            "\(what) of \(Self.hexValue(config)) (enable \(Self.configurationName(config))) to \(Describe.attribute(op)), "
             + "which is not a CCCD: \(target)"
         if let answer = Self.answer(e.outcome) { message += "; \(answer)" }
         sink.report(message, event: e, handle: op.handle, related: e.outcome.responseFrame.map { [$0] } ?? [])

@@ -36,14 +36,20 @@ public struct ReconnectStorm: LintRule {
             establishment (0x3E) with no new attempt to that peer within `reconnect_within_s` \
             while the capture continued.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Review Checklist: Disconnection handled with optional automatic reconnect logic"),
-                   GuidanceReference(GuidanceReference.primary, "Central Role: Connecting (didDisconnectPeripheral: optionally reconnect)")],
+        guidance: [
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Review Checklist: Disconnection handled with optional automatic reconnect logic"),
+            GuidanceReference(
+                GuidanceReference.primary, "Central Role: Connecting (didDisconnectPeripheral: optionally reconnect)"),
+        ],
         evidence: [.hci],
         thresholds: [
             ThresholdSpec("attempts", 4, unit: "attempts", "Reconnection attempts to one peer that make a storm"),
             ThresholdSpec("window_s", 10, unit: "s", "…when made within this many seconds"),
-            ThresholdSpec("reconnect_within_s", 30, unit: "s",
-                          "How long after an unexpected disconnect a reconnection attempt is expected"),
+            ThresholdSpec(
+                "reconnect_within_s", 30, unit: "s",
+                "How long after an unexpected disconnect a reconnection attempt is expected"),
         ],
         fix: """
             private var retryDelay: TimeInterval = 1
@@ -108,7 +114,8 @@ public struct ReconnectStorm: LintRule {
     }
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
-        f.hciCommands == 0 && f.hciEvents == 0 ? "the input holds no HCI commands or events (connections are made by them)" : nil
+        f.hciCommands == 0 && f.hciEvents == 0
+            ? "the input holds no HCI commands or events (connections are made by them)" : nil
     }
 
     public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
@@ -188,8 +195,9 @@ public struct ReconnectStorm: LintRule {
             peer.storm = nil
         }
         if peer.recent.count >= attempts, let oldest = peer.recent.first, e.time - oldest.time <= window {
-            var s = Storm(first: oldest.event, count: peer.recent.count, last: e.time, frames: [],
-                          minGap: .max, maxGap: 0)
+            var s = Storm(
+                first: oldest.event, count: peer.recent.count, last: e.time, frames: [],
+                minGap: .max, maxGap: 0)
             for r in peer.recent {
                 s.frames += [r.endFrame, r.frame]
                 s.minGap = min(s.minGap, r.gap)
@@ -203,9 +211,10 @@ public struct ReconnectStorm: LintRule {
 
     func report(_ s: Storm, _ sink: FindingSink) {
         guard let p = s.first.peer else { return }
-        sink.report("\(s.count) reconnection attempts to \(p) within \(Describe.duration(s.last - s.first.time)), each \(Describe.duration(s.minGap))–\(Describe.duration(s.maxGap)) after the previous connection or attempt ended: reconnect with a growing delay",
-                    connection: nil, peer: p, handle: nil, time: s.first.time, frames: [s.first.frame] + s.frames,
-                    evidence: .hci)
+        sink.report(
+            "\(s.count) reconnection attempts to \(p) within \(Describe.duration(s.last - s.first.time)), each \(Describe.duration(s.minGap))–\(Describe.duration(s.maxGap)) after the previous connection or attempt ended: reconnect with a growing delay",
+            connection: nil, peer: p, handle: nil, time: s.first.time, frames: [s.first.frame] + s.frames,
+            evidence: .hci)
     }
 
     mutating func checkDrops(now: Int64, _ sink: FindingSink) {
@@ -218,8 +227,10 @@ public struct ReconnectStorm: LintRule {
 
     func reportDrop(_ p: BDAddr, _ d: Drop, waited: Int64, _ sink: FindingSink) {
         let what = d.reason == HCIError.connectionFailedToBeEstablished ? "failed to be established" : "was lost"
-        sink.reportAtMost(.note, "the link to \(p) \(what) (\(Describe.hciStatus(d.reason))) and this host made no new connection attempt to it within \(Describe.duration(reconnectWithin))",
-                          connection: d.event.connection, peer: p, time: d.event.time, frames: [d.event.frame])
+        sink.reportAtMost(
+            .note,
+            "the link to \(p) \(what) (\(Describe.hciStatus(d.reason))) and this host made no new connection attempt to it within \(Describe.duration(reconnectWithin))",
+            connection: d.event.connection, peer: p, time: d.event.time, frames: [d.event.frame])
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {
@@ -228,7 +239,9 @@ public struct ReconnectStorm: LintRule {
         }
         checkDrops(now: time, sink)
         for (p, d) in drops.sorted(by: { $0.value.event.frame < $1.value.event.frame }) {
-            sink.notEvaluable("the capture ended \(Describe.duration(time - d.event.time)) after the link to \(p) was lost, before reconnect_within_s (\(Describe.duration(reconnectWithin))): whether the app reconnects is not in it")
+            sink.notEvaluable(
+                "the capture ended \(Describe.duration(time - d.event.time)) after the link to \(p) was lost, before reconnect_within_s (\(Describe.duration(reconnectWithin))): whether the app reconnects is not in it"
+            )
         }
         drops.removeAll()
     }
@@ -237,8 +250,10 @@ public struct ReconnectStorm: LintRule {
 extension FindingSink {
     /// Reports at `severity` or the rule's configured severity, whichever is lower: for the
     /// lesser half of a rule (e.g. a note next to a warning).
-    func reportAtMost(_ severity: Severity, _ message: String, connection: Int?, peer: BDAddr?, time: Int64,
-                      frames: [Int]) {
+    func reportAtMost(
+        _ severity: Severity, _ message: String, connection: Int?, peer: BDAddr?, time: Int64,
+        frames: [Int]
+    ) {
         let saved = self.severity
         self.severity = min(saved, severity)
         report(message, connection: connection, peer: peer, handle: nil, time: time, frames: frames, evidence: .hci)

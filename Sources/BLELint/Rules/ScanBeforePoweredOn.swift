@@ -21,8 +21,12 @@ public struct ScanBeforePoweredOn: LintRule {
             or Core Bluetooth's own "API MISUSE … powered on state" log. Core Bluetooth ignores such \
             calls: the app waits for results that never come.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan or connect before poweredOn"),
-                   GuidanceReference(GuidanceReference.primary, "Review Checklist: All BLE operations gated on centralManagerDidUpdateState returning .poweredOn")],
+        guidance: [
+            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan or connect before poweredOn"),
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Review Checklist: All BLE operations gated on centralManagerDidUpdateState returning .poweredOn"),
+        ],
         evidence: [.hci, .inferred, .api],
         fix: """
             func centralManagerDidUpdateState(_ central: CBCentralManager) {
@@ -35,7 +39,10 @@ public struct ScanBeforePoweredOn: LintRule {
     static let mgmtNotPowered: UInt8 = 0x0F
     static let commandDisallowed: UInt8 = HCIError.commandDisallowed
 
-    struct Early { var event: TimelineEvent; var what: String }
+    struct Early {
+        var event: TimelineEvent
+        var what: String
+    }
     /// Scans/connects seen before any Reset; reported when a Reset follows (bounded).
     var early: [Early] = []
     var resetSeen = false
@@ -79,8 +86,9 @@ public struct ScanBeforePoweredOn: LintRule {
                     } else if let f = x.event.outcome.responseFrame {
                         related.insert(f, at: 0)
                     }
-                    sink.report(msg + ": the app scanned or connected before the adapter was powered on",
-                                event: x.event, related: related)
+                    sink.report(
+                        msg + ": the app scanned or connected before the adapter was powered on",
+                        event: x.event, related: related)
                 }
                 early.removeAll()
             }
@@ -94,16 +102,18 @@ public struct ScanBeforePoweredOn: LintRule {
             } else if !resetSeen {
                 if early.count < 8 { early.append(Early(event: e, what: what)) }
             } else if let done = resetCompletes, e.frame < done {
-                sink.report("\(what) was sent before the HCI Reset completed: the adapter was not powered on yet",
-                            event: e, related: [resetFrame, done])
+                sink.report(
+                    "\(what) was sent before the HCI Reset completed: the adapter was not powered on yet",
+                    event: e, related: [resetFrame, done])
             }
         case .annotation:
             // Core Bluetooth logs "API MISUSE: <call> can only accept this command while in the
             // powered on state" into the PacketLogger/sysdiagnose text.
             let text = String(decoding: e.value.bytes, as: UTF8.self)
             if text.contains("API MISUSE"), text.lowercased().contains("powered on") {
-                sink.report("Core Bluetooth logged an API misuse: a call was made before the manager was powered on",
-                            event: e)
+                sink.report(
+                    "Core Bluetooth logged an API misuse: a call was made before the manager was powered on",
+                    event: e)
             }
         default: break
         }
@@ -111,10 +121,12 @@ public struct ScanBeforePoweredOn: LintRule {
 
     public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {
         guard case .managementStatus(let op, let status) = fact.kind, status == Self.mgmtNotPowered,
-              op == BlueZManagementOpcode.startDiscovery || op == BlueZManagementOpcode.startServiceDiscovery
-                || op == BlueZManagementOpcode.startLimitedDiscovery else { return }
-        sink.report("BlueZ answered a discovery request with Not Powered: the app scanned before the adapter was powered on",
-                    connection: nil, peer: nil, handle: nil, time: fact.time, frames: [fact.frame], evidence: .inferred)
+            op == BlueZManagementOpcode.startDiscovery || op == BlueZManagementOpcode.startServiceDiscovery
+                || op == BlueZManagementOpcode.startLimitedDiscovery
+        else { return }
+        sink.report(
+            "BlueZ answered a discovery request with Not Powered: the app scanned before the adapter was powered on",
+            connection: nil, peer: nil, handle: nil, time: fact.time, frames: [fact.frame], evidence: .inferred)
     }
 
     /// Exact from an API trace: a scan or connect made while the manager was not `.poweredOn`,
@@ -124,15 +136,19 @@ public struct ScanBeforePoweredOn: LintRule {
         let message: String
         switch call.kind {
         case .scanForPeripherals(_, let s) where s != .poweredOn:
-            message = "scanForPeripherals(withServices:options:) was called while the central manager was .\(s): Core Bluetooth ignored it (API MISUSE)"
+            message =
+                "scanForPeripherals(withServices:options:) was called while the central manager was .\(s): Core Bluetooth ignored it (API MISUSE)"
         case .connect(let s, _) where s != .poweredOn:
-            message = "connect(_:options:) was called while the central manager was .\(s): Core Bluetooth ignored it (API MISUSE)"
+            message =
+                "connect(_:options:) was called while the central manager was .\(s): Core Bluetooth ignored it (API MISUSE)"
         default:
             guard case .misuse(APICall.Disposition.notPoweredOn) = call.disposition else { return }
-            message = "\(call.selector) was called before the central manager was .poweredOn: Core Bluetooth ignored it (API MISUSE)"
+            message =
+                "\(call.selector) was called before the central manager was .poweredOn: Core Bluetooth ignored it (API MISUSE)"
         }
-        sink.report(message, connection: nil, peer: call.peer, handle: nil, time: call.time, frames: [call.sequence],
-                    evidence: .api)
+        sink.report(
+            message, connection: nil, peer: call.peer, handle: nil, time: call.time, frames: [call.sequence],
+            evidence: .api)
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {
@@ -140,8 +156,9 @@ public struct ScanBeforePoweredOn: LintRule {
         // was not ready; anything else may be a capture that started after initialisation.
         for x in early {
             guard case .error(let f, _, let code, _) = x.event.outcome, code == Self.commandDisallowed else { continue }
-            sink.report("\(x.what) was rejected with \(Describe.hciStatus(code)) before any HCI Reset in the capture: the adapter was not ready",
-                        event: x.event, related: [f])
+            sink.report(
+                "\(x.what) was rejected with \(Describe.hciStatus(code)) before any HCI Reset in the capture: the adapter was not ready",
+                event: x.event, related: [f])
         }
         early.removeAll()
     }

@@ -16,11 +16,18 @@ public struct ScanLeftRunning: LintRule {
             a threshold after the last connection ended with nothing connected. From an API trace: \
             connect(_:options:) called while the scan was running.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Review Checklist: Scanning stopped after discovering the target peripheral"),
-                   GuidanceReference(GuidanceReference.primary, "Central Role: Scanning (didDiscover: stopScan before connect)")],
+        guidance: [
+            GuidanceReference(
+                GuidanceReference.primary, "Review Checklist: Scanning stopped after discovering the target peripheral"),
+            GuidanceReference(
+                GuidanceReference.primary, "Central Role: Scanning (didDiscover: stopScan before connect)"),
+        ],
         evidence: [.hci, .api],
-        thresholds: [ThresholdSpec("after_last_connection_s", 30, unit: "s",
-                                   "How long a scan may keep running after the last connection ended, with no connection open")],
+        thresholds: [
+            ThresholdSpec(
+                "after_last_connection_s", 30, unit: "s",
+                "How long a scan may keep running after the last connection ended, with no connection open")
+        ],
         fix: """
             func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
                                 advertisementData: [String: Any], rssi RSSI: NSNumber) {
@@ -82,10 +89,12 @@ public struct ScanLeftRunning: LintRule {
             lastDisconnection = nil
             if scanning { connectedDuringScan = true }
             guard info.role == 0, let p = e.peer, let create = pending.removeValue(forKey: p), scanning,
-                  let start = scanStart else { return }
-            sink.report("the scan was still running when this host connected to \(p), which the scan had found: stop scanning before connecting",
-                        connection: e.connection, peer: p, handle: nil, time: create.time,
-                        frames: [create.frame, e.frame, start.frame] + (seen[p].map { [$0] } ?? []), evidence: .hci)
+                let start = scanStart
+            else { return }
+            sink.report(
+                "the scan was still running when this host connected to \(p), which the scan had found: stop scanning before connecting",
+                connection: e.connection, peer: p, handle: nil, time: create.time,
+                frames: [create.frame, e.frame, start.frame] + (seen[p].map { [$0] } ?? []), evidence: .hci)
         case .disconnection:
             openConnections = max(0, openConnections - 1)
             if scanning, openConnections == 0, connectedDuringScan { lastDisconnection = e }
@@ -95,8 +104,9 @@ public struct ScanLeftRunning: LintRule {
 
     mutating func checkLinger(now: Int64, _ sink: FindingSink) {
         guard scanning, let d = lastDisconnection, let start = scanStart, now - d.time > lingerLimit else { return }
-        sink.report("the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended, with nothing connected",
-                    connection: nil, peer: nil, handle: nil, time: start.time, frames: [start.frame, d.frame], evidence: .hci)
+        sink.report(
+            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended, with nothing connected",
+            connection: nil, peer: nil, handle: nil, time: start.time, frames: [start.frame, d.frame], evidence: .hci)
         lastDisconnection = nil
     }
 
@@ -104,8 +114,9 @@ public struct ScanLeftRunning: LintRule {
     /// linger check needs disconnection times, which the API calls do not carry.)
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         guard case .connect = call.kind, call.isScanning, call.disposition == .performed else { return }
-        sink.report("connect(_:options:) was called while the scan was still running: call stopScan() once the target is found",
-                    connection: nil, peer: call.peer, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
+        sink.report(
+            "connect(_:options:) was called while the scan was still running: call stopScan() once the target is found",
+            connection: nil, peer: call.peer, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) { checkLinger(now: time, sink) }

@@ -21,9 +21,16 @@ public struct UncheckedWrite: LintRule {
             to such a handle is left to read-or-notify-without-property. Handles whose properties were never \
             discovered (on this connection or an earlier one of the same peer) are reported as not evaluable.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Write without checking properties and flow control"),
-                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Characteristic properties checked before read/write/notify"),
-                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Write type matches characteristic properties (.withResponse vs .withoutResponse)")],
+        guidance: [
+            GuidanceReference(
+                GuidanceReference.primary, "Common Mistakes: DON'T: Write without checking properties and flow control"),
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Review Checklist: Characteristic properties checked before read/write/notify"),
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Review Checklist: Write type matches characteristic properties (.withResponse vs .withoutResponse)"),
+        ],
         evidence: [.hci, .api],
         fix: """
             if characteristic.properties.contains(.write) {
@@ -53,9 +60,15 @@ public struct UncheckedWrite: LintRule {
         switch variant {
         case .request: (what, needed, neededName) = ("Write Request", GATTCharacteristicProperty.write, "Write")
         case .prepare: (what, needed, neededName) = ("Prepare Write Request", GATTCharacteristicProperty.write, "Write")
-        case .command: (what, needed, neededName) = ("Write Command", GATTCharacteristicProperty.writeWithoutResponse, "Write Without Response")
-        case .signed: (what, needed, neededName) = ("Signed Write Command", GATTCharacteristicProperty.authenticatedSignedWrites,
-                                                      "Authenticated Signed Writes")
+        case .command:
+            (what, needed, neededName) = (
+                "Write Command", GATTCharacteristicProperty.writeWithoutResponse, "Write Without Response"
+            )
+        case .signed:
+            (what, needed, neededName) = (
+                "Signed Write Command", GATTCharacteristicProperty.authenticatedSignedWrites,
+                "Authenticated Signed Writes"
+            )
         case .execute: return
         }
         // A subscription value aimed at a handle that is not a CCCD is one mistake, reported
@@ -80,12 +93,14 @@ public struct UncheckedWrite: LintRule {
         if let refusal { reasons.append(refusal) }
         if reasons.isEmpty {
             if op.attribute == nil {
-                sink.notEvaluable("writes to handle \(Describe.handle(op.handle)): its properties were never discovered")
+                sink.notEvaluable(
+                    "writes to handle \(Describe.handle(op.handle)): its properties were never discovered")
             }
             return
         }
-        sink.report("\(what) to \(Describe.attribute(op)): " + reasons.joined(separator: "; "), event: e,
-                    handle: op.handle, related: related)
+        sink.report(
+            "\(what) to \(Describe.attribute(op)): " + reasons.joined(separator: "; "), event: e,
+            handle: op.handle, related: related)
     }
 
     /// Exact from an API trace: the write type against the characteristic's properties at call
@@ -93,10 +108,14 @@ public struct UncheckedWrite: LintRule {
     /// (with a console warning) and sends a `.withResponse` one that the server then refuses.
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         guard case .writeValue(let h, _, let withResponse, let props?, _, _) = call.kind else { return }
-        let needed: UInt8 = withResponse ? GATTCharacteristicProperty.write : GATTCharacteristicProperty.writeWithoutResponse
+        let needed: UInt8 =
+            withResponse ? GATTCharacteristicProperty.write : GATTCharacteristicProperty.writeWithoutResponse
         guard props & needed == 0 else { return }
-        var message = "writeValue(type: \(withResponse ? ".withResponse" : ".withoutResponse")) to \(call.target(handle: h)) whose properties are \(Describe.properties(props)), without \(withResponse ? "Write" : "Write Without Response")"
+        var message =
+            "writeValue(type: \(withResponse ? ".withResponse" : ".withoutResponse")) to \(call.target(handle: h)) whose properties are \(Describe.properties(props)), without \(withResponse ? "Write" : "Write Without Response")"
         if case .dropped = call.disposition { message += ": Core Bluetooth dropped it" }
-        sink.report(message, connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence], evidence: .api)
+        sink.report(
+            message, connection: nil, peer: call.peer, handle: h, time: call.time, frames: [call.sequence],
+            evidence: .api)
     }
 }

@@ -27,9 +27,13 @@ public struct UnfilteredScan: LintRule {
             system component, so such a finding says the OS stack scanned unfiltered on behalf of some \
             app, not which one. Other HCI captures cannot show it: the filter is applied in the host.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan for nil services in production"),
-                   GuidanceReference(GuidanceReference.primary, "Review Checklist: Scanning uses specific service UUIDs (not nil) in production"),
-                   GuidanceReference(GuidanceReference.primary, "Background BLE: nil scans are foreground-only")],
+        guidance: [
+            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan for nil services in production"),
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Review Checklist: Scanning uses specific service UUIDs (not nil) in production"),
+            GuidanceReference(GuidanceReference.primary, "Background BLE: nil scans are foreground-only"),
+        ],
         evidence: [.inferred, .api],
         fix: """
             let heartRateServiceUUID = CBUUID(string: "180D")
@@ -46,9 +50,11 @@ public struct UnfilteredScan: LintRule {
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         if f.hasManagement || f.hasAPITrace || f.apcfCommands > 0 { return nil }
         if f.vendorFilteringSupported == false {
-            return "the controller does not filter advertisements itself (Android LE Get Vendor Capabilities: no filtering support or no filter indices), so the scan filter lives in the host; this capture has no API trace or BlueZ mgmt commands, and HCI scanning carries no UUID filter"
+            return
+                "the controller does not filter advertisements itself (Android LE Get Vendor Capabilities: no filtering support or no filter indices), so the scan filter lives in the host; this capture has no API trace or BlueZ mgmt commands, and HCI scanning carries no UUID filter"
         }
-        return "the service filter of a scan lives in the host; this capture has no API trace, no BlueZ mgmt commands and no Android offloaded scan filters (APCF, vendor command 0xFD57), and HCI scanning carries no UUID filter"
+        return
+            "the service filter of a scan lives in the host; this capture has no API trace, no BlueZ mgmt commands and no Android offloaded scan filters (APCF, vendor command 0xFD57), and HCI scanning carries no UUID filter"
     }
 
     public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
@@ -69,22 +75,27 @@ public struct UnfilteredScan: LintRule {
 
     /// `change`: the `scan.filters` event of a change made while the scan ran (nil at its start).
     mutating func check(_ t: ScanFilterTable, _ start: TimelineEvent, change: TimelineEvent?, _ sink: FindingSink) {
-        let when = change.map { "the scan running since frame \(start.frame) kept running after frame \($0.frame), when" }
+        let when =
+            change.map { "the scan running since frame \(start.frame) kept running after frame \($0.frame), when" }
             ?? "the scan at frame \(start.frame) ran while"
         let at = change ?? start
-        let owner = "Android merges the scan filters of every app and system component into this table, so this shows that the OS stack scanned unfiltered on behalf of some app, not which one"
+        let owner =
+            "Android merges the scan filters of every app and system component into this table, so this shows that the OS stack scanned unfiltered on behalf of some app, not which one"
         switch t.enabled {
         case false?:
             let key = [t.enableFrame ?? 0]
             guard remember(key) else { return }
-            sink.report("\(when) Android's offloaded advertising filter (APCF) was disabled\(t.enableFrame.map { " (frame \($0))" } ?? ""): the controller passed every advertisement up. \(owner)",
-                        connection: nil, peer: nil, handle: nil, time: at.time,
-                        frames: [at.frame, start.frame] + (t.enableFrame.map { [$0] } ?? []), evidence: .inferred)
+            sink.report(
+                "\(when) Android's offloaded advertising filter (APCF) was disabled\(t.enableFrame.map { " (frame \($0))" } ?? ""): the controller passed every advertisement up. \(owner)",
+                connection: nil, peer: nil, handle: nil, time: at.time,
+                frames: [at.frame, start.frame] + (t.enableFrame.map { [$0] } ?? []), evidence: .inferred)
         case true?:
             let allPass = t.allPass
             guard !allPass.isEmpty else {
                 if !t.complete, change == nil {
-                    sink.notEvaluable("the capture starts after the host set up its offloaded scan filters (no HCI Reset): filter indices set earlier, possibly all-pass ones, are not visible")
+                    sink.notEvaluable(
+                        "the capture starts after the host set up its offloaded scan filters (no HCI Reset): filter indices set earlier, possibly all-pass ones, are not visible"
+                    )
                 }
                 return
             }
@@ -92,12 +103,15 @@ public struct UnfilteredScan: LintRule {
             guard remember(setup) else { return }
             let indices = allPass.map { "\($0.index)" }.joined(separator: ", ")
             let others = t.active.count - allPass.count
-            sink.report("\(when) Android's offloaded advertising filter (APCF) held an all-pass filter (index \(indices), no feature selected, set up at frame \(setup.map(String.init).joined(separator: ", "))): the controller passed every advertisement up\(others > 0 ? ", whatever the \(others) other filter\(others == 1 ? "" : "s") in force select" : ""). AOSP installs this filter for a scan without filters (or with more filters than the controller holds). \(owner)",
-                        connection: nil, peer: nil, handle: nil, time: at.time,
-                        frames: [at.frame, start.frame] + setup + (t.enableFrame.map { [$0] } ?? []), evidence: .inferred)
+            sink.report(
+                "\(when) Android's offloaded advertising filter (APCF) held an all-pass filter (index \(indices), no feature selected, set up at frame \(setup.map(String.init).joined(separator: ", "))): the controller passed every advertisement up\(others > 0 ? ", whatever the \(others) other filter\(others == 1 ? "" : "s") in force select" : ""). AOSP installs this filter for a scan without filters (or with more filters than the controller holds). \(owner)",
+                connection: nil, peer: nil, handle: nil, time: at.time,
+                frames: [at.frame, start.frame] + setup + (t.enableFrame.map { [$0] } ?? []), evidence: .inferred)
         case nil:
             guard change == nil else { return }
-            sink.notEvaluable("a scan started before the capture showed Android's offloaded advertising filter (APCF) enabled or disabled, so its filters are unknown")
+            sink.notEvaluable(
+                "a scan started before the capture showed Android's offloaded advertising filter (APCF) enabled or disabled, so its filters are unknown"
+            )
         }
     }
 
@@ -119,12 +133,14 @@ public struct UnfilteredScan: LintRule {
             msg = "BlueZ Start Service Discovery with an empty UUID list: the app scanned for all peripherals"
         default: return
         }
-        sink.report(msg, connection: nil, peer: nil, handle: nil, time: fact.time, frames: [fact.frame], evidence: .inferred)
+        sink.report(
+            msg, connection: nil, peer: nil, handle: nil, time: fact.time, frames: [fact.frame], evidence: .inferred)
     }
 
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         guard case .scanForPeripherals(let services, _) = call.kind, services?.isEmpty ?? true else { return }
-        sink.report("scanForPeripherals(withServices: nil): the app scanned for all peripherals", connection: nil,
-                    peer: nil, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
+        sink.report(
+            "scanForPeripherals(withServices: nil): the app scanned for all peripherals", connection: nil,
+            peer: nil, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
     }
 }

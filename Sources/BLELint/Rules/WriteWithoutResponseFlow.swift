@@ -18,8 +18,14 @@ public struct WriteWithoutResponseFlow: LintRule {
             canSendWriteWithoutResponse was false (exact from an API trace). A burst that waits for \
             Number Of Completed Packets once the buffers are full is fine.
             """,
-        guidance: [GuidanceReference(GuidanceReference.primary, "Review Checklist: .withoutResponse writes honor canSendWriteWithoutResponse"),
-                   GuidanceReference(GuidanceReference.primary, "Reading, Writing, and Notifications: peripheralIsReady(toSendWriteWithoutResponse:)")],
+        guidance: [
+            GuidanceReference(
+                GuidanceReference.primary, "Review Checklist: .withoutResponse writes honor canSendWriteWithoutResponse"
+            ),
+            GuidanceReference(
+                GuidanceReference.primary,
+                "Reading, Writing, and Notifications: peripheralIsReady(toSendWriteWithoutResponse:)"),
+        ],
         evidence: [.hci, .api],
         fix: """
             func send() {
@@ -39,7 +45,12 @@ public struct WriteWithoutResponseFlow: LintRule {
     var inFlight: [UInt16: Int] = [:]
     /// The PDU being sent on a handle had a fragment sent with no free buffer.
     var overflowing: Set<UInt16> = []
-    struct Violations { var count = 0; var frames: [Int] = []; var time: Int64 = 0; var handle: UInt16 = 0 }
+    struct Violations {
+        var count = 0
+        var frames: [Int] = []
+        var time: Int64 = 0
+        var handle: UInt16 = 0
+    }
     var violations: [UInt16: Violations] = [:]
 
     public init(settings: RuleSettings) {}
@@ -48,7 +59,8 @@ public struct WriteWithoutResponseFlow: LintRule {
         if f.hasAPITrace { return nil }
         if f.aclPackets == 0 { return "the input holds no ACL data" }
         if f.bufferSizeReports == 0 {
-            return "the capture has no LE Read Buffer Size (it started after the controller was initialised), so the controller's free buffers are unknown"
+            return
+                "the capture has no LE Read Buffer Size (it started after the controller was initialised), so the controller's free buffers are unknown"
         }
         return nil
     }
@@ -75,7 +87,9 @@ public struct WriteWithoutResponseFlow: LintRule {
                 total += 1
             }
             guard let op else { return }
-            if overflowing.remove(h) != nil, op == ATTOpcode.writeCommand.rawValue || op == ATTOpcode.signedWriteCommand.rawValue {
+            if overflowing.remove(h) != nil,
+                op == ATTOpcode.writeCommand.rawValue || op == ATTOpcode.signedWriteCommand.rawValue
+            {
                 var v = violations[h] ?? Violations(time: fact.time, handle: h)
                 v.count += 1
                 if v.frames.count < 16 { v.frames.append(fact.frame) }
@@ -96,9 +110,10 @@ public struct WriteWithoutResponseFlow: LintRule {
     mutating func flush(_ h: UInt16, _ sink: FindingSink) {
         guard let v = violations.removeValue(forKey: h), let n = buffers else { return }
         let owner = sink.owner(ofHandle: h)
-        sink.report("\(v.count) Write Command\(v.count == 1 ? " was" : "s were") sent on connection handle \(Describe.handle(h)) while all \(n) LE ACL buffers of the controller were in use (no Number Of Completed Packets had freed one)",
-                    connection: owner?.connection, peer: owner?.peer, handle: nil, time: v.time, frames: v.frames,
-                    evidence: .hci)
+        sink.report(
+            "\(v.count) Write Command\(v.count == 1 ? " was" : "s were") sent on connection handle \(Describe.handle(h)) while all \(n) LE ACL buffers of the controller were in use (no Number Of Completed Packets had freed one)",
+            connection: owner?.connection, peer: owner?.peer, handle: nil, time: v.time, frames: v.frames,
+            evidence: .hci)
     }
 
     mutating func flushAll(_ sink: FindingSink) {
@@ -115,14 +130,18 @@ public struct WriteWithoutResponseFlow: LintRule {
         if case .misuse = call.disposition { return }
         if let s = call.peripheralState, s != .connected { return }
         let key = APIKey(peripheral: call.peripheral, handle: h)
-        guard var v = apiViolations[key] ?? (apiViolations.count < Self.maximumHandles ? APIViolations(first: call) : nil)
+        guard
+            var v = apiViolations[key] ?? (apiViolations.count < Self.maximumHandles ? APIViolations(first: call) : nil)
         else { return }
         v.count += 1
         if v.frames.count < 16 { v.frames.append(call.sequence) }
         apiViolations[key] = v
     }
 
-    struct APIKey: Hashable { var peripheral: String?; var handle: UInt16 }
+    struct APIKey: Hashable {
+        var peripheral: String?
+        var handle: UInt16
+    }
     struct APIViolations {
         var first: APICall
         var count = 0
@@ -133,9 +152,13 @@ public struct WriteWithoutResponseFlow: LintRule {
     mutating func flushAPI(_ sink: FindingSink) {
         for v in apiViolations.values.sorted(by: { $0.first.sequence < $1.first.sequence }) {
             guard case .writeValue(let h, _, _, _, _, _) = v.first.kind else { continue }
-            let n = v.count == 1 ? "1 writeValue(type: .withoutResponse) was" : "\(v.count) writeValue(type: .withoutResponse) calls were"
-            sink.report("\(n) made to \(v.first.target(handle: h)) while canSendWriteWithoutResponse was false: Core Bluetooth drops them; wait for peripheralIsReady(toSendWriteWithoutResponse:)",
-                        connection: nil, peer: v.first.peer, handle: h, time: v.first.time, frames: v.frames, evidence: .api)
+            let n =
+                v.count == 1
+                ? "1 writeValue(type: .withoutResponse) was"
+                : "\(v.count) writeValue(type: .withoutResponse) calls were"
+            sink.report(
+                "\(n) made to \(v.first.target(handle: h)) while canSendWriteWithoutResponse was false: Core Bluetooth drops them; wait for peripheralIsReady(toSendWriteWithoutResponse:)",
+                connection: nil, peer: v.first.peer, handle: h, time: v.first.time, frames: v.frames, evidence: .api)
         }
         apiViolations.removeAll()
     }

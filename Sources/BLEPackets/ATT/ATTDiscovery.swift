@@ -85,8 +85,10 @@ public struct ATTFindInformationResponse: ATTPDUType, @unchecked Sendable {
     /// little-endian ATT form), all in the first one's format, as many as fit in `mtu` bytes
     /// and `maximumEntries`; the first pair of the other format ends the list. Nil when there
     /// is no pair (the server answers Attribute Not Found instead).
-    public static func encoded(_ pairs: some Sequence<(handle: UInt16, uuid: [UInt8])>, mtu: Int,
-                               maximumEntries: Int = .max) -> [UInt8]? {
+    public static func encoded(
+        _ pairs: some Sequence<(handle: UInt16, uuid: [UInt8])>, mtu: Int,
+        maximumEntries: Int = .max
+    ) -> [UInt8]? {
         var w = ByteWriter()
         var short: Bool?
         var n = 0
@@ -114,8 +116,9 @@ public struct ATTFindByTypeValueRequest: ATTPDUType, @unchecked Sendable {
     public let attributeType: UInt16
     public let attributeValue: ByteView
     public init(startingHandle: UInt16, endingHandle: UInt16, attributeType: UInt16, attributeValue: ByteView) {
-        (self.startingHandle, self.endingHandle, self.attributeType, self.attributeValue)
-            = (startingHandle, endingHandle, attributeType, attributeValue)
+        (self.startingHandle, self.endingHandle, self.attributeType, self.attributeValue) = (
+            startingHandle, endingHandle, attributeType, attributeValue
+        )
     }
     public init?(parameters p: ByteView) {
         guard let s = p.u16le(0), let e = p.u16le(2), let t = p.u16le(4) else { return nil }
@@ -149,8 +152,10 @@ public struct ATTFindByTypeValueResponse: ATTPDUType, @unchecked Sendable {
 
     /// A server's response (3.4.3.4): (found handle, group end handle) pairs, as many as fit
     /// in `mtu` bytes and `maximumEntries`. Nil when there is none (Attribute Not Found).
-    public static func encoded(_ ranges: some Sequence<(handle: UInt16, groupEnd: UInt16)>, mtu: Int,
-                               maximumEntries: Int = .max) -> [UInt8]? {
+    public static func encoded(
+        _ ranges: some Sequence<(handle: UInt16, groupEnd: UInt16)>, mtu: Int,
+        maximumEntries: Int = .max
+    ) -> [UInt8]? {
         var w = ByteWriter()
         w.appendUInt8(opcode.rawValue)
         var n = 0
@@ -185,7 +190,8 @@ public struct ATTReadByTypeRequest: ATTTypedRangeRequest, @unchecked Sendable {
     /// Raw type bytes; `attributeType` is nil unless they are 2 or 16 long.
     public let attributeTypeBytes: ByteView
     public var attributeType: BluetoothUUID? {
-        attributeTypeBytes.count == 2 || attributeTypeBytes.count == 16 ? BluetoothUUID(littleEndian: attributeTypeBytes) : nil
+        attributeTypeBytes.count == 2 || attributeTypeBytes.count == 16
+            ? BluetoothUUID(littleEndian: attributeTypeBytes) : nil
     }
     public init(startingHandle: UInt16, endingHandle: UInt16, attributeType: ByteView) {
         (self.startingHandle, self.endingHandle, attributeTypeBytes) = (startingHandle, endingHandle, attributeType)

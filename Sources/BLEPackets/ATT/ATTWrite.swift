@@ -170,7 +170,8 @@ public struct ATTExecuteWriteRequest: ATTPDUType, Sendable {
     public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(flags) }
     public func describe(into sink: FieldSink) {
         let name: StaticString? =
-            flags == 0 ? "Cancel all prepared writes" : flags == 1 ? "Immediately write all pending prepared values" : nil
+            flags == 0
+            ? "Cancel all prepared writes" : flags == 1 ? "Immediately write all pending prepared values" : nil
         sink.field("flags", .code(UInt64(flags), digits: 2, name: name))
     }
 }

@@ -214,7 +214,8 @@ enum ADDecoders {
     static let appearance: Decoder = { data, sink in
         guard data.count == 2, let v = data.u16le(0) else { return badLength(data, sink) }
         sink.field("appearance", .code(UInt64(v), digits: 4, name: AppearanceNames.name(v)))
-        sink.field("category", .code(UInt64(AppearanceNames.category(v)), digits: 3, name: AppearanceNames.categoryName(v)))
+        sink.field(
+            "category", .code(UInt64(AppearanceNames.category(v)), digits: 3, name: AppearanceNames.categoryName(v)))
     }
 
     static let advertisingInterval: Decoder = { data, sink in

@@ -18,7 +18,9 @@ public struct HCILEAdvertisingReportEntry: Sendable {
     public let rssi: Int8
 
     public init(eventType: UInt8, addressType: UInt8, address: BDAddr, data: ByteView, rssi: Int8) {
-        (self.eventType, self.addressType, self.address, self.data, self.rssi) = (eventType, addressType, address, data, rssi)
+        (self.eventType, self.addressType, self.address, self.data, self.rssi) = (
+            eventType, addressType, address, data, rssi
+        )
     }
 
     /// One report as the subevent lays it out (Data_Length from `data`).
@@ -59,7 +61,10 @@ public struct HCIAdvertisingReportList<Entry: HCIAdvertisingReportEntry>: HCILES
         body = p.suffix(from: 1) ?? .empty
         var offset = 0
         var c = 0
-        while c < Int(n), let (_, next) = Entry.parse(body, offset) { offset = next; c += 1 }
+        while c < Int(n), let (_, next) = Entry.parse(body, offset) {
+            offset = next
+            c += 1
+        }
         count = c
         remainder = body.suffix(from: offset) ?? .empty
     }
@@ -71,7 +76,10 @@ public struct HCIAdvertisingReportList<Entry: HCIAdvertisingReportEntry>: HCILES
         self.body = body
         var offset = 0
         var c = 0
-        while c < Int(n), let (_, next) = Entry.parse(body, offset) { offset = next; c += 1 }
+        while c < Int(n), let (_, next) = Entry.parse(body, offset) {
+            offset = next
+            c += 1
+        }
         count = c
         remainder = body.suffix(from: offset) ?? .empty
     }
@@ -91,7 +99,10 @@ public struct HCIAdvertisingReportList<Entry: HCIAdvertisingReportEntry>: HCILES
         let body: ByteView
         var remaining: Int
         var offset = 0
-        init(body: ByteView, remaining: Int) { self.body = body; self.remaining = remaining }
+        init(body: ByteView, remaining: Int) {
+            self.body = body
+            self.remaining = remaining
+        }
         public mutating func next() -> Entry? {
             guard remaining > 0, let (e, next) = Entry.parse(body, offset) else { return nil }
             remaining -= 1
@@ -106,7 +117,7 @@ extension HCILEAdvertisingReportEntry: HCIAdvertisingReportEntry {
 
     public static func parse(_ b: ByteView, _ o: Int) -> (Self, Int)? {
         guard let t = b.u8(o), let at = b.u8(o + 1), let a = BDAddr(littleEndian: b, at: o + 2),
-              let len = b.u8(o + 8), let data = b.slice(o + 9, Int(len)), let rssi = b.i8(o + 9 + Int(len))
+            let len = b.u8(o + 8), let data = b.slice(o + 9, Int(len)), let rssi = b.i8(o + 9 + Int(len))
         else { return nil }
         return (Self(eventType: t, addressType: at, address: a, data: data, rssi: rssi), o + 10 + Int(len))
     }
@@ -142,9 +153,11 @@ public struct HCILEExtendedAdvertisingReportEntry: Sendable {
     /// 0 complete, 1 incomplete with more to come, 2 incomplete and truncated.
     public var dataStatus: UInt8 { UInt8(truncatingIfNeeded: (eventType >> 5) & 0x3) }
 
-    public init(eventType: UInt16, addressType: UInt8, address: BDAddr, primaryPHY: UInt8, secondaryPHY: UInt8,
-                advertisingSID: UInt8, txPower: Int8, rssi: Int8, periodicAdvertisingInterval: UInt16,
-                directAddressType: UInt8, directAddress: BDAddr, data: ByteView) {
+    public init(
+        eventType: UInt16, addressType: UInt8, address: BDAddr, primaryPHY: UInt8, secondaryPHY: UInt8,
+        advertisingSID: UInt8, txPower: Int8, rssi: Int8, periodicAdvertisingInterval: UInt16,
+        directAddressType: UInt8, directAddress: BDAddr, data: ByteView
+    ) {
         (self.eventType, self.addressType, self.address, self.primaryPHY, self.secondaryPHY) =
             (eventType, addressType, address, primaryPHY, secondaryPHY)
         (self.advertisingSID, self.txPower, self.rssi, self.periodicAdvertisingInterval) =
@@ -175,14 +188,15 @@ extension HCILEExtendedAdvertisingReportEntry: HCIAdvertisingReportEntry {
 
     public static func parse(_ b: ByteView, _ o: Int) -> (Self, Int)? {
         guard let t = b.u16le(o), let at = b.u8(o + 2), let a = BDAddr(littleEndian: b, at: o + 3),
-              let pp = b.u8(o + 9), let sp = b.u8(o + 10), let sid = b.u8(o + 11), let tx = b.i8(o + 12),
-              let rssi = b.i8(o + 13), let pi = b.u16le(o + 14), let dt = b.u8(o + 16),
-              let da = BDAddr(littleEndian: b, at: o + 17), let len = b.u8(o + 23),
-              let data = b.slice(o + 24, Int(len))
+            let pp = b.u8(o + 9), let sp = b.u8(o + 10), let sid = b.u8(o + 11), let tx = b.i8(o + 12),
+            let rssi = b.i8(o + 13), let pi = b.u16le(o + 14), let dt = b.u8(o + 16),
+            let da = BDAddr(littleEndian: b, at: o + 17), let len = b.u8(o + 23),
+            let data = b.slice(o + 24, Int(len))
         else { return nil }
-        let e = Self(eventType: t, addressType: at, address: a, primaryPHY: pp, secondaryPHY: sp,
-                      advertisingSID: sid, txPower: tx, rssi: rssi, periodicAdvertisingInterval: pi,
-                      directAddressType: dt, directAddress: da, data: data)
+        let e = Self(
+            eventType: t, addressType: at, address: a, primaryPHY: pp, secondaryPHY: sp,
+            advertisingSID: sid, txPower: tx, rssi: rssi, periodicAdvertisingInterval: pi,
+            directAddressType: dt, directAddress: da, data: data)
         return (e, o + 24 + Int(len))
     }
 }
@@ -224,10 +238,12 @@ public struct HCILEDirectedAdvertisingReport: Sendable {
 
     static func parse(_ b: ByteView, _ o: Int) -> (Entry, Int)? {
         guard let t = b.u8(o), let at = b.u8(o + 1), let a = BDAddr(littleEndian: b, at: o + 2),
-              let dt = b.u8(o + 8), let da = BDAddr(littleEndian: b, at: o + 9), let rssi = b.i8(o + 15)
+            let dt = b.u8(o + 8), let da = BDAddr(littleEndian: b, at: o + 9), let rssi = b.i8(o + 15)
         else { return nil }
-        return (Entry(eventType: t, addressType: at, address: a, directAddressType: dt, directAddress: da, rssi: rssi),
-                o + reportSize)
+        return (
+            Entry(eventType: t, addressType: at, address: a, directAddressType: dt, directAddress: da, rssi: rssi),
+            o + reportSize
+        )
     }
 
     public var reports: Reports { Reports(body: body, remaining: count) }
@@ -236,7 +252,10 @@ public struct HCILEDirectedAdvertisingReport: Sendable {
         let body: ByteView
         var remaining: Int
         var offset = 0
-        init(body: ByteView, remaining: Int) { self.body = body; self.remaining = remaining }
+        init(body: ByteView, remaining: Int) {
+            self.body = body
+            self.remaining = remaining
+        }
         public mutating func next() -> Entry? {
             guard remaining > 0, let (e, next) = HCILEDirectedAdvertisingReport.parse(body, offset) else { return nil }
             remaining -= 1
@@ -253,7 +272,9 @@ enum HCIAdvertisingReportDecoders {
         sink.field("num_reports", .uint(UInt64(e.declaredCount)))
         for r in e.reports {
             sink.begin("report")
-            sink.field("event_type", .code(UInt64(r.eventType), digits: 2, name: HCIValueNames.legacyReportEventType(r.eventType)))
+            sink.field(
+                "event_type",
+                .code(UInt64(r.eventType), digits: 2, name: HCIValueNames.legacyReportEventType(r.eventType)))
             addressFields(r.addressType, r.address, sink)
             sink.field("data_length", .uint(UInt64(r.data.count)))
             AdvertisingData.describe(r.data, into: sink)
@@ -268,18 +289,23 @@ enum HCIAdvertisingReportDecoders {
         sink.field("num_reports", .uint(UInt64(e.declaredCount)))
         for r in e.reports {
             sink.begin("report")
-            sink.field("event_type", .flags(UInt64(r.eventType), digits: 4, names: HCIValueNames.extendedReportEventTypeBits))
-            sink.field("data_status", .code(UInt64(r.dataStatus), digits: 2, name: HCIValueNames.dataStatus(r.dataStatus)))
+            sink.field(
+                "event_type", .flags(UInt64(r.eventType), digits: 4, names: HCIValueNames.extendedReportEventTypeBits))
+            sink.field(
+                "data_status", .code(UInt64(r.dataStatus), digits: 2, name: HCIValueNames.dataStatus(r.dataStatus)))
             addressFields(r.addressType, r.address, sink)
             sink.field("primary_phy", .code(UInt64(r.primaryPHY), digits: 2, name: HCIValueNames.phy(r.primaryPHY)))
-            sink.field("secondary_phy", .code(UInt64(r.secondaryPHY), digits: 2, name: HCIValueNames.phy(r.secondaryPHY)))
+            sink.field(
+                "secondary_phy", .code(UInt64(r.secondaryPHY), digits: 2, name: HCIValueNames.phy(r.secondaryPHY)))
             sink.field("advertising_sid", .hex(UInt64(r.advertisingSID), digits: 2))
             sink.field("tx_power", .dBm(r.txPower))
             sink.field("rssi", .dBm(r.rssi))
-            sink.field("periodic_advertising_interval",
-                       .microseconds(Int64(r.periodicAdvertisingInterval) * HCIFields.unit1250))
-            sink.field("direct_address_type",
-                       .code(UInt64(r.directAddressType), digits: 2, name: HCIValueNames.addressType(r.directAddressType)))
+            sink.field(
+                "periodic_advertising_interval",
+                .microseconds(Int64(r.periodicAdvertisingInterval) * HCIFields.unit1250))
+            sink.field(
+                "direct_address_type",
+                .code(UInt64(r.directAddressType), digits: 2, name: HCIValueNames.addressType(r.directAddressType)))
             sink.field("direct_address", .address(r.directAddress))
             sink.field("data_length", .uint(UInt64(r.data.count)))
             AdvertisingData.describe(r.data, into: sink)
@@ -293,10 +319,13 @@ enum HCIAdvertisingReportDecoders {
         sink.field("num_reports", .uint(UInt64(e.declaredCount)))
         for r in e.reports {
             sink.begin("report")
-            sink.field("event_type", .code(UInt64(r.eventType), digits: 2, name: HCIValueNames.legacyReportEventType(r.eventType)))
+            sink.field(
+                "event_type",
+                .code(UInt64(r.eventType), digits: 2, name: HCIValueNames.legacyReportEventType(r.eventType)))
             addressFields(r.addressType, r.address, sink)
-            sink.field("direct_address_type",
-                       .code(UInt64(r.directAddressType), digits: 2, name: HCIValueNames.addressType(r.directAddressType)))
+            sink.field(
+                "direct_address_type",
+                .code(UInt64(r.directAddressType), digits: 2, name: HCIValueNames.addressType(r.directAddressType)))
             sink.field("direct_address", .address(r.directAddress))
             sink.field("rssi", .dBm(r.rssi))
             sink.end()

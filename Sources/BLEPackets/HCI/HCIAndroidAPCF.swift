@@ -35,7 +35,9 @@ public struct HCILEAdvFilter: Sendable {
 
     /// `APCF_action` (AOSP `ApcfAction`).
     public enum Action: UInt8, Sendable {
-        case add = 0x00, delete = 0x01, clear = 0x02
+        case add = 0x00
+        case delete = 0x01
+        case clear = 0x02
     }
 
     public let subcommandCode: UInt8
@@ -157,14 +159,16 @@ public enum APCFCondition: Sendable {
         case .serviceUUID, .serviceSolicitationUUID:
             let n = v.count / 2
             guard v.count % 2 == 0, let u = v.slice(0, n).flatMap(BluetoothUUID.init(littleEndian:)),
-                  let m = v.slice(n, n) else { return nil }
+                let m = v.slice(n, n)
+            else { return nil }
             self = .uuid(u, mask: m, solicitation: s == .serviceSolicitationUUID)
         case .localName:
             self = .localName(v)
         case .manufacturerData:
             let half = v.count / 2
             guard v.count % 2 == 0, half >= 2, let c = v.u16le(0), let cm = v.u16le(half),
-                  let d = v.slice(2, half - 2), let dm = v.slice(half + 2, half - 2) else { return nil }
+                let d = v.slice(2, half - 2), let dm = v.slice(half + 2, half - 2)
+            else { return nil }
             self = .manufacturerData(company: c, data: d, companyMask: cm, dataMask: dm)
         case .serviceData:
             let half = v.count / 2
@@ -191,7 +195,9 @@ public struct HCILEAdvFilterComplete: Sendable {
         body = p.suffix(from: 2) ?? .empty
     }
 
-    public var subcommand: HCILEAdvFilter.SubCommand? { subcommandCode.flatMap(HCILEAdvFilter.SubCommand.init(rawValue:)) }
+    public var subcommand: HCILEAdvFilter.SubCommand? {
+        subcommandCode.flatMap(HCILEAdvFilter.SubCommand.init(rawValue:))
+    }
     public var availableSpaces: UInt8? { subcommand?.editsFilter == true ? body.u8(1) : nil }
 }
 
@@ -221,9 +227,13 @@ enum HCIAndroidAPCFDecoders {
         P("onlost_timeout", .duration16(unit: 1000)),
     ]
     static let trackingEntries = [P("num_of_tracking_entries", .uint16)]
-    static let address = [P("apcf_broadcaster_address", .address), P("apcf_application_address_type", .code8(applicationAddressTypeName))]
+    static let address = [
+        P("apcf_broadcaster_address", .address), P("apcf_application_address_type", .code8(applicationAddressTypeName)),
+    ]
     static let completeAction = [P("apcf_action", .code8(actionName)), P("apcf_available_spaces", .uint8)]
-    static let extendedFeatures = [P("apcf_extended_features", .flags16(FlagNames(["Transport Discovery Data Filter", "AD Type Filter"])))]
+    static let extendedFeatures = [
+        P("apcf_extended_features", .flags16(FlagNames(["Transport Discovery Data Filter", "AD Type Filter"])))
+    ]
 
     static func actionName(_ v: UInt8) -> StaticString? {
         switch v {
@@ -255,16 +265,29 @@ enum HCIAndroidAPCFDecoders {
     static let subcommands: [APCFSubCommandDescriptor] = [
         .init(code: 0x00, name: "Enable", describe: { p, s in HCIFields.describe(apcfEnable, p, into: s) }),
         .init(code: 0x01, name: "Set Filtering Parameters", describe: filteringParametersCommand),
-        .init(code: 0x02, name: "Broadcaster Address", describe: { p, s in condition(p, s) { v, s in HCIFields.describe(address, v, into: s) } }),
+        .init(
+            code: 0x02, name: "Broadcaster Address",
+            describe: { p, s in condition(p, s) { v, s in HCIFields.describe(address, v, into: s) } }),
         .init(code: 0x03, name: "Service UUID", describe: { p, s in condition(p, s) { v, s in uuid(v, s) } }),
-        .init(code: 0x04, name: "Service Solicitation UUID", describe: { p, s in condition(p, s) { v, s in uuid(v, s) } }),
-        .init(code: 0x05, name: "Local Name", describe: { p, s in condition(p, s) { v, s in s.field("apcf_local_name", .text(v)) } }),
-        .init(code: 0x06, name: "Manufacturer Data", describe: { p, s in condition(p, s) { v, s in manufacturerData(v, s) } }),
-        .init(code: 0x07, name: "Service Data", describe: { p, s in condition(p, s) { v, s in patternAndMask("apcf_service_data", v, s) } }),
+        .init(
+            code: 0x04, name: "Service Solicitation UUID", describe: { p, s in condition(p, s) { v, s in uuid(v, s) } }),
+        .init(
+            code: 0x05, name: "Local Name",
+            describe: { p, s in condition(p, s) { v, s in s.field("apcf_local_name", .text(v)) } }),
+        .init(
+            code: 0x06, name: "Manufacturer Data",
+            describe: { p, s in condition(p, s) { v, s in manufacturerData(v, s) } }),
+        .init(
+            code: 0x07, name: "Service Data",
+            describe: { p, s in condition(p, s) { v, s in patternAndMask("apcf_service_data", v, s) } }),
         // Transport Discovery Data and AD Type filters differ between stack versions (AOSP
         // pdl keeps an "Old" and a new TDS layout): shown as named bytes.
-        .init(code: 0x08, name: "Transport Discovery Data", describe: { p, s in condition(p, s) { v, s in s.field("apcf_transport_discovery_data", .bytes(v)) } }),
-        .init(code: 0x09, name: "AD Type", describe: { p, s in condition(p, s) { v, s in s.field("apcf_ad_type_data", .bytes(v)) } }),
+        .init(
+            code: 0x08, name: "Transport Discovery Data",
+            describe: { p, s in condition(p, s) { v, s in s.field("apcf_transport_discovery_data", .bytes(v)) } }),
+        .init(
+            code: 0x09, name: "AD Type",
+            describe: { p, s in condition(p, s) { v, s in s.field("apcf_ad_type_data", .bytes(v)) } }),
         .init(code: 0xFF, name: "Read Extended Features", describe: { p, s in HCIFields.describe([], p, into: s) }),
     ]
 
@@ -326,7 +349,8 @@ enum HCIAndroidAPCFDecoders {
     static func uuid(_ v: ByteView, _ sink: FieldSink) {
         let n = v.count / 2
         guard v.count % 2 == 0, let u = v.slice(0, n).flatMap(BluetoothUUID.init(littleEndian:)),
-              let m = v.slice(n, n) else {
+            let m = v.slice(n, n)
+        else {
             sink.note("UUID condition is not a 2-, 4- or 16-byte UUID and its mask")
             if !v.isEmpty { sink.field("remaining", .bytes(v)) }
             return

@@ -29,9 +29,12 @@ public struct HCILEGetVendorCapabilities: Sendable {
 
     public init?(returnParameters p: ByteView) {
         guard let s = p.u8(0), let a = p.u8(1), let r = p.u8(2), let t = p.u16le(3), let i = p.u8(5),
-              let f = p.u8(6), let m = p.u8(7), let e = p.u8(8) else { return nil }
-        (status, maxAdvertisingInstances, offloadedResolutionOfPrivateAddress, totalScanResultsStorage,
-         maxIRKListSize, filteringSupport, maxFilter, activityEnergyInfoSupport) = (s, a, r, t, i, f, m, e)
+            let f = p.u8(6), let m = p.u8(7), let e = p.u8(8)
+        else { return nil }
+        (
+            status, maxAdvertisingInstances, offloadedResolutionOfPrivateAddress, totalScanResultsStorage,
+            maxIRKListSize, filteringSupport, maxFilter, activityEnergyInfoSupport
+        ) = (s, a, r, t, i, f, m, e)
         versionSupported = p.u16le(9)
     }
 
@@ -58,7 +61,8 @@ enum HCIAndroidVendorCapabilitiesDecoders {
         P("debug_logging_supported", .uint8),
     ]
     static let v096 = [P("le_address_generation_offloading_support", .uint8)]
-    static let v098 = v096 + [P("a2dp_source_offload_capability_mask", .hex32), P("bluetooth_quality_report_support", .uint8)]
+    static let v098 =
+        v096 + [P("a2dp_source_offload_capability_mask", .hex32), P("bluetooth_quality_report_support", .uint8)]
     static let v103 = v098 + [P("dynamic_audio_buffer_support", .hex32)]
 
     static func complete(_ p: ByteView, _ sink: FieldSink) {

@@ -82,14 +82,15 @@ enum HCICommandLayouts {
         P("min_ce_length", .duration16(unit: HCIFields.slot625)),
         P("max_ce_length", .duration16(unit: HCIFields.slot625)),
     ]
-    static let leCreateConnection = [
-        P("le_scan_interval", .duration16(unit: HCIFields.slot625)),
-        P("le_scan_window", .duration16(unit: HCIFields.slot625)),
-        P("initiator_filter_policy", .code8(HCIValueNames.initiatorFilterPolicy)),
-        P("peer_address_type", .code8(HCIValueNames.addressType)),
-        P("peer_address", .address),
-        P("own_address_type", .code8(HCIValueNames.ownAddressType)),
-    ] + connectionParameters
+    static let leCreateConnection =
+        [
+            P("le_scan_interval", .duration16(unit: HCIFields.slot625)),
+            P("le_scan_window", .duration16(unit: HCIFields.slot625)),
+            P("initiator_filter_policy", .code8(HCIValueNames.initiatorFilterPolicy)),
+            P("peer_address_type", .code8(HCIValueNames.addressType)),
+            P("peer_address", .address),
+            P("own_address_type", .code8(HCIValueNames.ownAddressType)),
+        ] + connectionParameters
     static let listSizeReturn = [P("list_size", .uint8)]
     static let leConnectionUpdate = handle + connectionParameters
     static let leEncrypt = [P("key", .bytes(16)), P("plaintext_data", .bytes(16))]
@@ -196,10 +197,11 @@ enum HCICommandLayouts {
     static let extendedCreateConnectionV2Prefix = [
         P("advertising_handle", .hex8), P("subevent", .uint8),
     ]
-    static let extendedCreateConnectionPHY = [
-        P("scan_interval", .duration16(unit: HCIFields.slot625)),
-        P("scan_window", .duration16(unit: HCIFields.slot625)),
-    ] + connectionParameters
+    static let extendedCreateConnectionPHY =
+        [
+            P("scan_interval", .duration16(unit: HCIFields.slot625)),
+            P("scan_window", .duration16(unit: HCIFields.slot625)),
+        ] + connectionParameters
     static let leSetPrivacyMode = peerIdentity + [P("privacy_mode", .code8(HCIValueNames.privacyMode))]
     static let leSetHostFeature = [P("bit_number", .uint8), P("bit_value", .uint8)]
 }

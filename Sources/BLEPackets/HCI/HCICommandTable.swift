@@ -261,7 +261,9 @@ public enum HCICommands {
         .init(0x201E, "LE Transmitter Test [v1]"),
         .init(0x201F, "LE Test End"),
         .init(0x2020, "LE Remote Connection Parameter Request Reply", L.leConnectionUpdate, returns: L.handle),
-        .init(0x2021, "LE Remote Connection Parameter Request Negative Reply", L.leRemoteConnectionParameterRequestNegativeReply, returns: L.handle),
+        .init(
+            0x2021, "LE Remote Connection Parameter Request Negative Reply",
+            L.leRemoteConnectionParameterRequestNegativeReply, returns: L.handle),
         .init(0x2022, "LE Set Data Length", L.leSetDataLength, returns: L.handle),
         .init(0x2023, "LE Read Suggested Default Data Length", [], returns: L.suggestedDefaultDataLength),
         .init(0x2024, "LE Write Suggested Default Data Length", L.suggestedDefaultDataLength, returns: []),
@@ -282,7 +284,9 @@ public enum HCICommands {
         .init(0x2033, "LE Receiver Test [v2]"),
         .init(0x2034, "LE Transmitter Test [v2]"),
         .init(0x2035, "LE Set Advertising Set Random Address", L.leSetAdvertisingSetRandomAddress, returns: []),
-        .init(0x2036, "LE Set Extended Advertising Parameters", L.leSetExtendedAdvertisingParameters, returns: L.selectedTxPowerReturn),
+        .init(
+            0x2036, "LE Set Extended Advertising Parameters", L.leSetExtendedAdvertisingParameters,
+            returns: L.selectedTxPowerReturn),
         .init(0x2037, "LE Set Extended Advertising Data", custom: D.extendedAdvertisingData, returns: []),
         .init(0x2038, "LE Set Extended Scan Response Data", custom: D.extendedAdvertisingData, returns: []),
         .init(0x2039, "LE Set Extended Advertising Enable", custom: D.extendedAdvertisingEnable, returns: []),
@@ -358,10 +362,12 @@ public enum HCICommands {
         .init(0x2085, "LE Extended Create Connection [v2]", custom: D.extendedCreateConnectionV2),
         // Android vendor commands (AOSP hci_packets.pdl; HCIAndroidAPCF.swift,
         // HCIAndroidVendorCapabilities.swift): the ones that say how scans are filtered.
-        .init(0xFD53, "LE Get Vendor Capabilities", describeParameters: HCIFields.describer([]),
-              describeReturn: HCIAndroidVendorCapabilitiesDecoders.complete),
-        .init(0xFD57, "LE Advertising Packet Content Filter", describeParameters: HCIAndroidAPCFDecoders.command,
-              describeReturn: HCIAndroidAPCFDecoders.complete),
+        .init(
+            0xFD53, "LE Get Vendor Capabilities", describeParameters: HCIFields.describer([]),
+            describeReturn: HCIAndroidVendorCapabilitiesDecoders.complete),
+        .init(
+            0xFD57, "LE Advertising Packet Content Filter", describeParameters: HCIAndroidAPCFDecoders.command,
+            describeReturn: HCIAndroidAPCFDecoders.complete),
     ]
 
     /// For commands with sub-commands (Android's APCF, 0xFD57), the sub-command's name from

@@ -16,10 +16,14 @@ public struct HCIConnectionParameters: Equatable, Sendable {
 
     public static let size = 12
 
-    public init(intervalMin: UInt16, intervalMax: UInt16, maxLatency: UInt16, supervisionTimeout: UInt16,
-                minCELength: UInt16 = 0, maxCELength: UInt16 = 0) {
-        (self.intervalMin, self.intervalMax, self.maxLatency, self.supervisionTimeout, self.minCELength,
-         self.maxCELength) = (intervalMin, intervalMax, maxLatency, supervisionTimeout, minCELength, maxCELength)
+    public init(
+        intervalMin: UInt16, intervalMax: UInt16, maxLatency: UInt16, supervisionTimeout: UInt16,
+        minCELength: UInt16 = 0, maxCELength: UInt16 = 0
+    ) {
+        (
+            self.intervalMin, self.intervalMax, self.maxLatency, self.supervisionTimeout, self.minCELength,
+            self.maxCELength
+        ) = (intervalMin, intervalMax, maxLatency, supervisionTimeout, minCELength, maxCELength)
     }
 
     public func append(to w: inout ByteWriter) {
@@ -30,8 +34,8 @@ public struct HCIConnectionParameters: Equatable, Sendable {
 
     public init?(_ view: ByteView, at offset: Int) {
         guard view.contains(offset, Self.size),
-              let a = view.u16le(offset), let b = view.u16le(offset + 2), let c = view.u16le(offset + 4),
-              let d = view.u16le(offset + 6), let e = view.u16le(offset + 8), let f = view.u16le(offset + 10)
+            let a = view.u16le(offset), let b = view.u16le(offset + 2), let c = view.u16le(offset + 4),
+            let d = view.u16le(offset + 6), let e = view.u16le(offset + 8), let f = view.u16le(offset + 10)
         else { return nil }
         (intervalMin, intervalMax, maxLatency, supervisionTimeout, minCELength, maxCELength) = (a, b, c, d, e, f)
     }
@@ -173,14 +177,17 @@ public struct HCILESetExtendedScanParameters: HCICommandEncodable, @unchecked Se
     }
 
     /// The whole H4 packet scanning on LE 1M only (`scanningPHYs` 0x01) with one block.
-    public static func h4Encoded(ownAddressType: UInt8, filterPolicy: UInt8, scanType: UInt8, interval: UInt16,
-                                 window: UInt16) -> [UInt8] {
+    public static func h4Encoded(
+        ownAddressType: UInt8, filterPolicy: UInt8, scanType: UInt8, interval: UInt16,
+        window: UInt16
+    ) -> [UInt8] {
         var block = ByteWriter()
         block.appendUInt8(scanType)
         block.appendUInt16LE(interval)
         block.appendUInt16LE(window)
         return block.bytes.withByteView {
-            Self(ownAddressType: ownAddressType, filterPolicy: filterPolicy, scanningPHYs: 0x01, phyBlocks: $0).h4Encoded()
+            Self(ownAddressType: ownAddressType, filterPolicy: filterPolicy, scanningPHYs: 0x01, phyBlocks: $0)
+                .h4Encoded()
         }
     }
 
@@ -192,14 +199,20 @@ public struct HCILESetExtendedScanParameters: HCICommandEncodable, @unchecked Se
         var phys: UInt8
         let blocks: ByteView
         var offset = 0
-        init(phys: UInt8, blocks: ByteView) { self.phys = phys; self.blocks = blocks }
+        init(phys: UInt8, blocks: ByteView) {
+            self.phys = phys
+            self.blocks = blocks
+        }
 
         public mutating func next() -> Entry? {
             guard phys != 0 else { return nil }
             let bit = UInt8(phys.trailingZeroBitCount)
             phys &= phys &- 1
             guard let t = blocks.u8(offset), let i = blocks.u16le(offset + 1), let w = blocks.u16le(offset + 3)
-            else { phys = 0; return nil }
+            else {
+                phys = 0
+                return nil
+            }
             offset += 5
             return Entry(phy: bit + 1, scanType: t, interval: i, window: w)
         }
@@ -224,7 +237,9 @@ public struct HCILESetExtendedScanEnable: HCICommandEncodable, Sendable {
     }
 
     public init(enable: Bool, filterDuplicates: UInt8, duration: UInt16 = 0, period: UInt16 = 0) {
-        (enableValue, self.filterDuplicates, self.duration, self.period) = (enable ? 1 : 0, filterDuplicates, duration, period)
+        (enableValue, self.filterDuplicates, self.duration, self.period) = (
+            enable ? 1 : 0, filterDuplicates, duration, period
+        )
     }
 
     public var commandOpcode: UInt16 { Self.opcode }
@@ -252,17 +267,22 @@ public struct HCILECreateConnection: HCICommandEncodable, Sendable {
 
     public init?(parameters p: ByteView) {
         guard let si = p.u16le(0), let sw = p.u16le(2), let fp = p.u8(4), let pt = p.u8(5),
-              let pa = BDAddr(littleEndian: p, at: 6), let ot = p.u8(12),
-              let c = HCIConnectionParameters(p, at: 13)
+            let pa = BDAddr(littleEndian: p, at: 6), let ot = p.u8(12),
+            let c = HCIConnectionParameters(p, at: 13)
         else { return nil }
-        (scanInterval, scanWindow, initiatorFilterPolicy, peerAddressType, peerAddress, ownAddressType, connection)
-            = (si, sw, fp, pt, pa, ot, c)
+        (scanInterval, scanWindow, initiatorFilterPolicy, peerAddressType, peerAddress, ownAddressType, connection) = (
+            si, sw, fp, pt, pa, ot, c
+        )
     }
 
-    public init(scanInterval: UInt16, scanWindow: UInt16, initiatorFilterPolicy: UInt8, peerAddressType: UInt8,
-                peerAddress: BDAddr, ownAddressType: UInt8, connection: HCIConnectionParameters) {
-        (self.scanInterval, self.scanWindow, self.initiatorFilterPolicy, self.peerAddressType, self.peerAddress,
-         self.ownAddressType, self.connection) =
+    public init(
+        scanInterval: UInt16, scanWindow: UInt16, initiatorFilterPolicy: UInt8, peerAddressType: UInt8,
+        peerAddress: BDAddr, ownAddressType: UInt8, connection: HCIConnectionParameters
+    ) {
+        (
+            self.scanInterval, self.scanWindow, self.initiatorFilterPolicy, self.peerAddressType, self.peerAddress,
+            self.ownAddressType, self.connection
+        ) =
             (scanInterval, scanWindow, initiatorFilterPolicy, peerAddressType, peerAddress, ownAddressType, connection)
     }
 
@@ -311,14 +331,15 @@ public struct HCILEExtendedCreateConnection: Sendable {
     public init?(parameters p: ByteView, version: Int = 1) {
         let base = version == 2 ? 2 : 0
         guard let fp = p.u8(base), let ot = p.u8(base + 1), let pt = p.u8(base + 2),
-              let pa = BDAddr(littleEndian: p, at: base + 3), let phys = p.u8(base + 9),
-              let blocks = p.slice(base + 10, (phys & Self.knownPHYBits).nonzeroBitCount * 16)
+            let pa = BDAddr(littleEndian: p, at: base + 3), let phys = p.u8(base + 9),
+            let blocks = p.slice(base + 10, (phys & Self.knownPHYBits).nonzeroBitCount * 16)
         else { return nil }
         self.version = version == 2 ? 2 : 1
         advertisingHandle = version == 2 ? p.u8(0) : nil
         subevent = version == 2 ? p.u8(1) : nil
-        (initiatorFilterPolicy, ownAddressType, peerAddressType, peerAddress, initiatingPHYs, phyBlocks)
-            = (fp, ot, pt, pa, phys, blocks)
+        (initiatorFilterPolicy, ownAddressType, peerAddressType, peerAddress, initiatingPHYs, phyBlocks) = (
+            fp, ot, pt, pa, phys, blocks
+        )
     }
 
     public var entries: Entries { Entries(phys: initiatingPHYs & Self.knownPHYBits, blocks: phyBlocks) }
@@ -327,15 +348,21 @@ public struct HCILEExtendedCreateConnection: Sendable {
         var phys: UInt8
         let blocks: ByteView
         var offset = 0
-        init(phys: UInt8, blocks: ByteView) { self.phys = phys; self.blocks = blocks }
+        init(phys: UInt8, blocks: ByteView) {
+            self.phys = phys
+            self.blocks = blocks
+        }
 
         public mutating func next() -> Entry? {
             guard phys != 0 else { return nil }
             let bit = UInt8(phys.trailingZeroBitCount)
             phys &= phys &- 1
             guard let si = blocks.u16le(offset), let sw = blocks.u16le(offset + 2),
-                  let c = HCIConnectionParameters(blocks, at: offset + 4)
-            else { phys = 0; return nil }
+                let c = HCIConnectionParameters(blocks, at: offset + 4)
+            else {
+                phys = 0
+                return nil
+            }
             offset += 16
             return Entry(phy: bit + 1, scanInterval: si, scanWindow: sw, connection: c)
         }
@@ -374,7 +401,8 @@ enum HCICommandDecoders {
     static func extendedAdvertisingData(_ p: ByteView, _ sink: FieldSink) {
         var r = ByteReader(p)
         guard HCIFields.describe(L.extendedAdvertisingDataHeader, reader: &r, into: sink),
-              let length = p.u8(3) else { return }
+            let length = p.u8(3)
+        else { return }
         let data = r.rest()
         if Int(length) > data.count { sink.note("data length exceeds parameters") }
         AdvertisingData.describe(data.prefix(Int(length)), into: sink)
@@ -388,7 +416,8 @@ enum HCICommandDecoders {
     static func extendedAdvertisingEnable(_ p: ByteView, _ sink: FieldSink) {
         var r = ByteReader(p)
         guard HCIFields.describe(L.extendedAdvertisingEnableHeader, reader: &r, into: sink),
-              let sets = p.u8(1) else { return }
+            let sets = p.u8(1)
+        else { return }
         for _ in 0..<sets {
             sink.begin("set")
             let ok = HCIFields.describe(L.extendedAdvertisingEnableSet, reader: &r, into: sink)
@@ -402,7 +431,8 @@ enum HCICommandDecoders {
     static func extendedScanParameters(_ p: ByteView, _ sink: FieldSink) {
         var r = ByteReader(p)
         guard HCIFields.describe(L.extendedScanParametersHeader, reader: &r, into: sink),
-              let phys = p.u8(2) else { return }
+            let phys = p.u8(2)
+        else { return }
         var bits = phys & HCILESetExtendedScanParameters.knownPHYBits
         while bits != 0 {
             let phy = UInt8(bits.trailingZeroBitCount) + 1
@@ -416,8 +446,12 @@ enum HCICommandDecoders {
         HCIFields.trailing(&r, sink)
     }
 
-    static func extendedCreateConnectionV1(_ p: ByteView, _ sink: FieldSink) { extendedCreateConnection(p, sink, v2: false) }
-    static func extendedCreateConnectionV2(_ p: ByteView, _ sink: FieldSink) { extendedCreateConnection(p, sink, v2: true) }
+    static func extendedCreateConnectionV1(_ p: ByteView, _ sink: FieldSink) {
+        extendedCreateConnection(p, sink, v2: false)
+    }
+    static func extendedCreateConnectionV2(_ p: ByteView, _ sink: FieldSink) {
+        extendedCreateConnection(p, sink, v2: true)
+    }
 
     /// LE Extended Create Connection [v1]/[v2] (7.8.66).
     static func extendedCreateConnection(_ p: ByteView, _ sink: FieldSink, v2: Bool) {
@@ -425,7 +459,8 @@ enum HCICommandDecoders {
         if v2, !HCIFields.describe(L.extendedCreateConnectionV2Prefix, reader: &r, into: sink) { return }
         let physOffset = r.offset + 9
         guard HCIFields.describe(L.extendedCreateConnectionHeader, reader: &r, into: sink),
-              let phys = p.u8(physOffset) else { return }
+            let phys = p.u8(physOffset)
+        else { return }
         var bits = phys & HCILEExtendedCreateConnection.knownPHYBits
         while bits != 0 {
             let phy = UInt8(bits.trailingZeroBitCount) + 1

@@ -30,8 +30,10 @@ extension HCIEventPacket {
 }
 
 enum HCIPacketDescribing {
-    static func body(_ parameters: ByteView, _ declared: Int, _ trailing: ByteView,
-                     _ describe: HCIDescribeFunction?, _ sink: FieldSink) {
+    static func body(
+        _ parameters: ByteView, _ declared: Int, _ trailing: ByteView,
+        _ describe: HCIDescribeFunction?, _ sink: FieldSink
+    ) {
         if parameters.count < declared { sink.note("packet shorter than parameter total length") }
         if let describe {
             describe(parameters, sink)

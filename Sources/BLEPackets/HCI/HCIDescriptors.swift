@@ -14,8 +14,10 @@ public struct HCICommandDescriptor: Sendable {
     /// Describes the return parameters carried by Command Complete (status included).
     public let describeReturn: HCIDescribeFunction?
 
-    public init(_ opcode: UInt16, _ name: StaticString,
-                describeParameters: HCIDescribeFunction?, describeReturn: HCIDescribeFunction?) {
+    public init(
+        _ opcode: UInt16, _ name: StaticString,
+        describeParameters: HCIDescribeFunction?, describeReturn: HCIDescribeFunction?
+    ) {
         self.opcode = opcode
         self.name = name
         self.describeParameters = describeParameters
@@ -24,17 +26,23 @@ public struct HCICommandDescriptor: Sendable {
 
     /// A command whose parameters and return parameters are fixed layouts; nil means "not
     /// decoded", `[]` means "none expected" (so stray bytes are noted).
-    init(_ opcode: UInt16, _ name: StaticString, _ parameters: [HCIParameter]? = nil,
-         returns: [HCIParameter]? = nil) {
-        self.init(opcode, name,
-                  describeParameters: HCIFields.describer(parameters), describeReturn: HCIFields.returnDescriber(returns))
+    init(
+        _ opcode: UInt16, _ name: StaticString, _ parameters: [HCIParameter]? = nil,
+        returns: [HCIParameter]? = nil
+    ) {
+        self.init(
+            opcode, name,
+            describeParameters: HCIFields.describer(parameters), describeReturn: HCIFields.returnDescriber(returns))
     }
 
     /// A command with hand-written parameter decoding.
-    init(_ opcode: UInt16, _ name: StaticString, custom: @escaping HCIDescribeFunction,
-         returns: [HCIParameter]? = nil) {
-        self.init(opcode, name, describeParameters: custom,
-                  describeReturn: HCIFields.returnDescriber(returns))
+    init(
+        _ opcode: UInt16, _ name: StaticString, custom: @escaping HCIDescribeFunction,
+        returns: [HCIParameter]? = nil
+    ) {
+        self.init(
+            opcode, name, describeParameters: custom,
+            describeReturn: HCIFields.returnDescriber(returns))
     }
 }
 

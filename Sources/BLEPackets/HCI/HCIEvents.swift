@@ -33,7 +33,8 @@ public struct HCICommandComplete: HCIEventEncodable, @unchecked Sendable {
 
     /// The whole H4 packet, return parameters kept as an array (`[status]` for most commands).
     public static func h4Encoded(numPackets: UInt8 = 1, opcode: UInt16, returnParameters: [UInt8] = [HCIError.success])
-        -> [UInt8] {
+        -> [UInt8]
+    {
         returnParameters.withByteView { Self(numPackets: numPackets, opcode: opcode, returnParameters: $0).h4Encoded() }
     }
 }
@@ -154,7 +155,10 @@ public struct HCINumberOfCompletedPackets: HCIEventEncodable, @unchecked Sendabl
     public struct Entry: Equatable, Sendable {
         public let handle: UInt16
         public let count: UInt16
-        public init(handle: UInt16, count: UInt16) { self.handle = handle; self.count = count }
+        public init(handle: UInt16, count: UInt16) {
+            self.handle = handle
+            self.count = count
+        }
     }
 
     public var entries: Entries { Entries(pairs: pairs) }
@@ -182,8 +186,10 @@ public struct HCIReadBufferSize: Sendable {
     public init?(returnParameters p: ByteView) {
         guard let s = p.u8(0), let a = p.u16le(1), let b = p.u8(3), let c = p.u16le(4), let d = p.u16le(6)
         else { return nil }
-        (status, aclDataPacketLength, synchronousDataPacketLength, totalNumACLDataPackets,
-         totalNumSynchronousDataPackets) = (s, a, b, c, d)
+        (
+            status, aclDataPacketLength, synchronousDataPacketLength, totalNumACLDataPackets,
+            totalNumSynchronousDataPackets
+        ) = (s, a, b, c, d)
     }
 }
 
@@ -212,8 +218,10 @@ public struct HCILEReadBufferSize: Sendable {
     }
 
     /// [v1] return parameters; [v2] when both ISO fields are given.
-    public init(status: UInt8, leACLDataPacketLength: UInt16, totalNumLEACLDataPackets: UInt8,
-                isoDataPacketLength: UInt16? = nil, totalNumISODataPackets: UInt8? = nil) {
+    public init(
+        status: UInt8, leACLDataPacketLength: UInt16, totalNumLEACLDataPackets: UInt8,
+        isoDataPacketLength: UInt16? = nil, totalNumISODataPackets: UInt8? = nil
+    ) {
         (self.status, self.leACLDataPacketLength, self.totalNumLEACLDataPackets) =
             (status, leACLDataPacketLength, totalNumLEACLDataPackets)
         (self.isoDataPacketLength, self.totalNumISODataPackets) = (isoDataPacketLength, totalNumISODataPackets)
@@ -242,9 +250,10 @@ enum HCIEventLayouts {
     ]
     static let encryptionChangeV2 = encryptionChangeV1 + [P("encryption_key_size", .uint8)]
     static let statusAndHandle = [P("status", .status), P("connection_handle", .handle)]
-    static let readRemoteVersionInformationComplete = statusAndHandle + [
-        P("version", .code8(HCIValueNames.coreVersion)), P("company_identifier", .hex16), P("subversion", .hex16),
-    ]
+    static let readRemoteVersionInformationComplete =
+        statusAndHandle + [
+            P("version", .code8(HCIValueNames.coreVersion)), P("company_identifier", .hex16), P("subversion", .hex16),
+        ]
     static let hardwareError = [P("hardware_code", .hex8)]
     static let dataBufferOverflow = [P("link_type", .code8(HCIValueNames.linkType))]
     static let handle = [P("connection_handle", .handle)]
@@ -254,7 +263,8 @@ enum HCIEventLayouts {
 /// Hand-written describers for events that are not one fixed layout.
 enum HCIEventDecoders {
     static func commandOpcode(_ opcode: UInt16, _ sink: FieldSink) {
-        let name: StaticString? = HCICommands.descriptor(for: opcode)?.name
+        let name: StaticString? =
+            HCICommands.descriptor(for: opcode)?.name
             ?? (opcode >> 10 == 0x3F ? HCICommands.vendorName : nil)
         sink.field("command_opcode", .code(UInt64(opcode), digits: 4, name: name))
     }

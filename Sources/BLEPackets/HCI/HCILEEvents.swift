@@ -21,15 +21,19 @@ public struct HCILEConnectionComplete: HCILESubeventEncodable, Sendable {
 
     public init?(parameters p: ByteView) {
         guard let s = p.u8(0), let h = p.u16le(1), let r = p.u8(3), let t = p.u8(4),
-              let a = BDAddr(littleEndian: p, at: 5), let i = p.u16le(11), let l = p.u16le(13),
-              let to = p.u16le(15), let ca = p.u8(17)
+            let a = BDAddr(littleEndian: p, at: 5), let i = p.u16le(11), let l = p.u16le(13),
+            let to = p.u16le(15), let ca = p.u8(17)
         else { return nil }
-        (status, handle, role, peerAddressType, peerAddress, interval, latency, supervisionTimeout,
-         centralClockAccuracy) = (s, h & 0x0FFF, r, t, a, i, l, to, ca)
+        (
+            status, handle, role, peerAddressType, peerAddress, interval, latency, supervisionTimeout,
+            centralClockAccuracy
+        ) = (s, h & 0x0FFF, r, t, a, i, l, to, ca)
     }
 
-    public init(status: UInt8, handle: UInt16, role: UInt8, peerAddressType: UInt8, peerAddress: BDAddr,
-                interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8) {
+    public init(
+        status: UInt8, handle: UInt16, role: UInt8, peerAddressType: UInt8, peerAddress: BDAddr,
+        interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8
+    ) {
         (self.status, self.handle, self.role, self.peerAddressType, self.peerAddress) =
             (status, handle, role, peerAddressType, peerAddress)
         (self.interval, self.latency, self.supervisionTimeout, self.centralClockAccuracy) =
@@ -78,9 +82,9 @@ public struct HCILEEnhancedConnectionComplete: HCILESubeventEncodable, Sendable 
 
     public init?(parameters p: ByteView, version: Int = 1) {
         guard let s = p.u8(0), let h = p.u16le(1), let r = p.u8(3), let t = p.u8(4),
-              let a = BDAddr(littleEndian: p, at: 5), let local = BDAddr(littleEndian: p, at: 11),
-              let peer = BDAddr(littleEndian: p, at: 17), let i = p.u16le(23), let l = p.u16le(25),
-              let to = p.u16le(27), let ca = p.u8(29)
+            let a = BDAddr(littleEndian: p, at: 5), let local = BDAddr(littleEndian: p, at: 11),
+            let peer = BDAddr(littleEndian: p, at: 17), let i = p.u16le(23), let l = p.u16le(25),
+            let to = p.u16le(27), let ca = p.u8(29)
         else { return nil }
         if version == 2 {
             guard let ah = p.u8(30), let sh = p.u16le(31) else { return nil }
@@ -89,16 +93,19 @@ public struct HCILEEnhancedConnectionComplete: HCILESubeventEncodable, Sendable 
             (advertisingHandle, syncHandle) = (nil, nil)
         }
         self.version = version == 2 ? 2 : 1
-        (status, handle, role, peerAddressType, peerAddress, localResolvablePrivateAddress,
-         peerResolvablePrivateAddress, interval, latency, supervisionTimeout, centralClockAccuracy)
-            = (s, h & 0x0FFF, r, t, a, local, peer, i, l, to, ca)
+        (
+            status, handle, role, peerAddressType, peerAddress, localResolvablePrivateAddress,
+            peerResolvablePrivateAddress, interval, latency, supervisionTimeout, centralClockAccuracy
+        ) = (s, h & 0x0FFF, r, t, a, local, peer, i, l, to, ca)
     }
 
     /// [v1]; [v2] when `advertisingHandle` and `syncHandle` are given.
-    public init(status: UInt8, handle: UInt16, role: UInt8, peerAddressType: UInt8, peerAddress: BDAddr,
-                localResolvablePrivateAddress: BDAddr, peerResolvablePrivateAddress: BDAddr,
-                interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8,
-                advertisingHandle: UInt8? = nil, syncHandle: UInt16? = nil) {
+    public init(
+        status: UInt8, handle: UInt16, role: UInt8, peerAddressType: UInt8, peerAddress: BDAddr,
+        localResolvablePrivateAddress: BDAddr, peerResolvablePrivateAddress: BDAddr,
+        interval: UInt16, latency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8,
+        advertisingHandle: UInt8? = nil, syncHandle: UInt16? = nil
+    ) {
         (self.status, self.handle, self.role, self.peerAddressType, self.peerAddress) =
             (status, handle, role, peerAddressType, peerAddress)
         (self.localResolvablePrivateAddress, self.peerResolvablePrivateAddress) =
@@ -249,23 +256,26 @@ enum HCILEEventLayouts {
         P("peripheral_latency", .uint16),
         P("supervision_timeout", .duration16(unit: HCIFields.unit10ms)),
     ]
-    static let connectionComplete = [
-        P("status", .status), P("connection_handle", .handle),
-        P("role", .code8(HCIValueNames.role)),
-        P("peer_address_type", .code8(HCIValueNames.addressType)),
-        P("peer_address", .address),
-    ] + connectionTiming + [P("central_clock_accuracy", .code8(HCIValueNames.clockAccuracy))]
-    static let enhancedConnectionCompleteV1 = [
-        P("status", .status), P("connection_handle", .handle),
-        P("role", .code8(HCIValueNames.role)),
-        P("peer_address_type", .code8(HCIValueNames.addressType)),
-        P("peer_address", .address),
-        P("local_resolvable_private_address", .address),
-        P("peer_resolvable_private_address", .address),
-    ] + connectionTiming + [P("central_clock_accuracy", .code8(HCIValueNames.clockAccuracy))]
-    static let enhancedConnectionCompleteV2 = enhancedConnectionCompleteV1 + [
-        P("advertising_handle", .hex8), P("sync_handle", .hex16),
-    ]
+    static let connectionComplete =
+        [
+            P("status", .status), P("connection_handle", .handle),
+            P("role", .code8(HCIValueNames.role)),
+            P("peer_address_type", .code8(HCIValueNames.addressType)),
+            P("peer_address", .address),
+        ] + connectionTiming + [P("central_clock_accuracy", .code8(HCIValueNames.clockAccuracy))]
+    static let enhancedConnectionCompleteV1 =
+        [
+            P("status", .status), P("connection_handle", .handle),
+            P("role", .code8(HCIValueNames.role)),
+            P("peer_address_type", .code8(HCIValueNames.addressType)),
+            P("peer_address", .address),
+            P("local_resolvable_private_address", .address),
+            P("peer_resolvable_private_address", .address),
+        ] + connectionTiming + [P("central_clock_accuracy", .code8(HCIValueNames.clockAccuracy))]
+    static let enhancedConnectionCompleteV2 =
+        enhancedConnectionCompleteV1 + [
+            P("advertising_handle", .hex8), P("sync_handle", .hex16),
+        ]
     static let connectionUpdateComplete = [P("status", .status), P("connection_handle", .handle)] + connectionTiming
     static let readRemoteFeaturesComplete = [
         P("status", .status), P("connection_handle", .handle), P("le_features", .hex64),

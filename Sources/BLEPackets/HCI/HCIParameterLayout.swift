@@ -56,29 +56,60 @@ public struct HCIParameter: Sendable {
     func emit(from r: inout ByteReader, into sink: FieldSink) -> Bool {
         let value: FieldValue
         switch kind {
-        case .uint8: guard let v = r.u8() else { return false }; value = .uint(UInt64(v))
-        case .uint16: guard let v = r.u16le() else { return false }; value = .uint(UInt64(v))
-        case .uint24: guard let v = r.u24le() else { return false }; value = .uint(UInt64(v))
-        case .uint32: guard let v = r.u32le() else { return false }; value = .uint(UInt64(v))
-        case .hex8: guard let v = r.u8() else { return false }; value = .hex(UInt64(v), digits: 2)
-        case .hex16: guard let v = r.u16le() else { return false }; value = .hex(UInt64(v), digits: 4)
-        case .hex32: guard let v = r.u32le() else { return false }; value = .hex(UInt64(v), digits: 8)
-        case .hex64: guard let v = r.u64le() else { return false }; value = .hex(v, digits: 16)
-        case .dBm: guard let v = r.i8() else { return false }; value = .dBm(v)
-        case .status: guard let v = r.u8() else { return false }; value = HCIFields.status(v)
-        case .handle: guard let v = r.u16le() else { return false }; value = .hex(UInt64(v & 0x0FFF), digits: 4)
-        case .address: guard let v = r.address() else { return false }; value = .address(v)
-        case .bytes(let n): guard let v = r.bytes(n) else { return false }; value = .bytes(v)
+        case .uint8:
+            guard let v = r.u8() else { return false }
+            value = .uint(UInt64(v))
+        case .uint16:
+            guard let v = r.u16le() else { return false }
+            value = .uint(UInt64(v))
+        case .uint24:
+            guard let v = r.u24le() else { return false }
+            value = .uint(UInt64(v))
+        case .uint32:
+            guard let v = r.u32le() else { return false }
+            value = .uint(UInt64(v))
+        case .hex8:
+            guard let v = r.u8() else { return false }
+            value = .hex(UInt64(v), digits: 2)
+        case .hex16:
+            guard let v = r.u16le() else { return false }
+            value = .hex(UInt64(v), digits: 4)
+        case .hex32:
+            guard let v = r.u32le() else { return false }
+            value = .hex(UInt64(v), digits: 8)
+        case .hex64:
+            guard let v = r.u64le() else { return false }
+            value = .hex(v, digits: 16)
+        case .dBm:
+            guard let v = r.i8() else { return false }
+            value = .dBm(v)
+        case .status:
+            guard let v = r.u8() else { return false }
+            value = HCIFields.status(v)
+        case .handle:
+            guard let v = r.u16le() else { return false }
+            value = .hex(UInt64(v & 0x0FFF), digits: 4)
+        case .address:
+            guard let v = r.address() else { return false }
+            value = .address(v)
+        case .bytes(let n):
+            guard let v = r.bytes(n) else { return false }
+            value = .bytes(v)
         case .duration16(let unit):
-            guard let v = r.u16le() else { return false }; value = .microseconds(Int64(v) * unit)
+            guard let v = r.u16le() else { return false }
+            value = .microseconds(Int64(v) * unit)
         case .duration24(let unit):
-            guard let v = r.u24le() else { return false }; value = .microseconds(Int64(v) * unit)
+            guard let v = r.u24le() else { return false }
+            value = .microseconds(Int64(v) * unit)
         case .code8(let names):
-            guard let v = r.u8() else { return false }; value = .code(UInt64(v), digits: 2, name: names(v))
+            guard let v = r.u8() else { return false }
+            value = .code(UInt64(v), digits: 2, name: names(v))
         case .flags8(let names):
-            guard let v = r.u8() else { return false }; value = .flags(UInt64(v), digits: 2, names: names)
+            guard let v = r.u8() else { return false }
+            value = .flags(UInt64(v), digits: 2, names: names)
         case .flags16(let names):
-            guard let v = r.u16le() else { return false }; value = .flags(UInt64(v), digits: 4, names: names)
+            guard let v = r.u16le() else { return false }
+            value = .flags(UInt64(v), digits: 4, names: names)
         }
         sink.field(name, value)
         return true

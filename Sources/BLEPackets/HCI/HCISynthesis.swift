@@ -23,21 +23,29 @@ public enum HCISynthesis {
     }
 
     /// LE Connection Complete (7.7.65.1); `role` 0 central, 1 peripheral; clock accuracy 0.
-    public static func leConnectionComplete(status: UInt8, handle: UInt16, role: UInt8 = HCIRole.central,
-                                            peerType: UInt8, peer: BDAddr, interval: UInt16, latency: UInt16,
-                                            timeout: UInt16) -> [UInt8] {
-        HCILEConnectionComplete(status: status, handle: handle, role: role, peerAddressType: peerType, peerAddress: peer,
-                                interval: interval, latency: latency, supervisionTimeout: timeout,
-                                centralClockAccuracy: 0).h4Encoded()
+    public static func leConnectionComplete(
+        status: UInt8, handle: UInt16, role: UInt8 = HCIRole.central,
+        peerType: UInt8, peer: BDAddr, interval: UInt16, latency: UInt16,
+        timeout: UInt16
+    ) -> [UInt8] {
+        HCILEConnectionComplete(
+            status: status, handle: handle, role: role, peerAddressType: peerType, peerAddress: peer,
+            interval: interval, latency: latency, supervisionTimeout: timeout,
+            centralClockAccuracy: 0
+        ).h4Encoded()
     }
 
     /// LE Advertising Report (7.7.65.2) with one report.
-    public static func advertisingReport(eventType: UInt8, addressType: UInt8, address a: BDAddr, data: [UInt8],
-                                         rssi: Int8) -> [UInt8] {
+    public static func advertisingReport(
+        eventType: UInt8, addressType: UInt8, address a: BDAddr, data: [UInt8],
+        rssi: Int8
+    ) -> [UInt8] {
         var body = ByteWriter()
         data.withByteView {
-            HCILEAdvertisingReportEntry(eventType: eventType, addressType: addressType, address: a, data: $0, rssi: rssi)
-                .append(to: &body)
+            HCILEAdvertisingReportEntry(
+                eventType: eventType, addressType: addressType, address: a, data: $0, rssi: rssi
+            )
+            .append(to: &body)
         }
         return body.bytes.withByteView { HCILEAdvertisingReport(declaredCount: 1, reports: $0).h4Encoded() }
     }
@@ -56,16 +64,20 @@ public enum HCISynthesis {
     /// `fragment` bytes of data each. Packet Boundary flags (Vol 4 Part E 5.4.2): host to
     /// controller First Non-Automatically-Flushable then Continuing; controller to host First
     /// Automatically Flushable then Continuing.
-    public static func acl(handle: UInt16, cid: UInt16 = L2CAPChannel.att, payload: [UInt8], received: Bool,
-                           fragment: Int) -> [[UInt8]] {
-        L2CAPBasicFrame.aclPackets(channel: cid, payload: payload, handle: handle,
-                                   first: received ? .firstFlushable : .firstNonFlushable, bufferSize: fragment)
+    public static func acl(
+        handle: UInt16, cid: UInt16 = L2CAPChannel.att, payload: [UInt8], received: Bool,
+        fragment: Int
+    ) -> [[UInt8]] {
+        L2CAPBasicFrame.aclPackets(
+            channel: cid, payload: payload, handle: handle,
+            first: received ? .firstFlushable : .firstNonFlushable, bufferSize: fragment)
     }
 
     /// Splits advertising data at AD-structure boundaries into an advertising PDU's data and a
     /// scan response's, 31 bytes each at most (Core Vol 3 Part C 11); what fits neither is dropped.
     public static func splitAdvertisingData(_ data: [UInt8]) -> (advertising: [UInt8], scanResponse: [UInt8]) {
-        var adv: [UInt8] = [], rsp: [UInt8] = []
+        var adv: [UInt8] = []
+        var rsp: [UInt8] = []
         var i = 0
         while i < data.count {
             let n = Int(data[i])

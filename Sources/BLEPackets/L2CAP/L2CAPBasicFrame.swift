@@ -47,8 +47,9 @@ public struct L2CAPBasicFrame: ByteEncodable, @unchecked Sendable {
             repeat {
                 let end = Swift.min(frame.count, offset + Swift.max(1, bufferSize))
                 let part = view.slice(offset, end - offset)!
-                let packet = HCIACLPacket(handle: handle, boundary: offset == 0 ? first : .continuing, broadcast: 0,
-                                          data: part)
+                let packet = HCIACLPacket(
+                    handle: handle, boundary: offset == 0 ? first : .continuing, broadcast: 0,
+                    data: part)
                 out.append(packet.h4Encoded())
                 offset = end
             } while offset < frame.count
@@ -57,10 +58,13 @@ public struct L2CAPBasicFrame: ByteEncodable, @unchecked Sendable {
     }
 
     /// `aclPackets` for a payload kept as an array.
-    public static func aclPackets(channel: UInt16, payload: [UInt8], handle: UInt16, first: HCIACLPacket.BoundaryFlag,
-                                  bufferSize: Int) -> [[UInt8]] {
+    public static func aclPackets(
+        channel: UInt16, payload: [UInt8], handle: UInt16, first: HCIACLPacket.BoundaryFlag,
+        bufferSize: Int
+    ) -> [[UInt8]] {
         payload.withByteView {
-            L2CAPBasicFrame(channel: channel, payload: $0).aclPackets(handle: handle, first: first, bufferSize: bufferSize)
+            L2CAPBasicFrame(channel: channel, payload: $0).aclPackets(
+                handle: handle, first: first, bufferSize: bufferSize)
         }
     }
 }

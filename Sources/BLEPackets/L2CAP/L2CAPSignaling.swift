@@ -62,7 +62,10 @@ public struct L2CAPSignalingCommands: Sequence, @unchecked Sendable {
     public func makeIterator() -> Iterator { Iterator(reader: ByteReader(payload)) }
 
     /// The first command (the only one on LE), if the frame holds a command header.
-    public var first: L2CAPSignalingCommand? { var it = makeIterator(); return it.next() }
+    public var first: L2CAPSignalingCommand? {
+        var it = makeIterator()
+        return it.next()
+    }
 
     public func describe(into sink: FieldSink) {
         var it = makeIterator()
@@ -116,23 +119,31 @@ public enum L2CAPSignalingCode {
         Entry(code: 0x0F, name: "Move Channel Response", describe: nil),
         Entry(code: 0x10, name: "Move Channel Confirmation", describe: nil),
         Entry(code: 0x11, name: "Move Channel Confirmation Response", describe: nil),
-        Entry(code: 0x12, name: "Connection Parameter Update Request",
-              describe: d(L2CAPConnectionParameterUpdateRequest.self)),
-        Entry(code: 0x13, name: "Connection Parameter Update Response",
-              describe: d(L2CAPConnectionParameterUpdateResponse.self)),
-        Entry(code: 0x14, name: "LE Credit Based Connection Request",
-              describe: d(L2CAPLECreditBasedConnectionRequest.self)),
-        Entry(code: 0x15, name: "LE Credit Based Connection Response",
-              describe: d(L2CAPLECreditBasedConnectionResponse.self)),
+        Entry(
+            code: 0x12, name: "Connection Parameter Update Request",
+            describe: d(L2CAPConnectionParameterUpdateRequest.self)),
+        Entry(
+            code: 0x13, name: "Connection Parameter Update Response",
+            describe: d(L2CAPConnectionParameterUpdateResponse.self)),
+        Entry(
+            code: 0x14, name: "LE Credit Based Connection Request",
+            describe: d(L2CAPLECreditBasedConnectionRequest.self)),
+        Entry(
+            code: 0x15, name: "LE Credit Based Connection Response",
+            describe: d(L2CAPLECreditBasedConnectionResponse.self)),
         Entry(code: 0x16, name: "LE Flow Control Credit", describe: d(L2CAPFlowControlCreditIndication.self)),
-        Entry(code: 0x17, name: "Credit Based Connection Request",
-              describe: d(L2CAPCreditBasedConnectionRequest.self)),
-        Entry(code: 0x18, name: "Credit Based Connection Response",
-              describe: d(L2CAPCreditBasedConnectionResponse.self)),
-        Entry(code: 0x19, name: "Credit Based Reconfigure Request",
-              describe: d(L2CAPCreditBasedReconfigureRequest.self)),
-        Entry(code: 0x1A, name: "Credit Based Reconfigure Response",
-              describe: d(L2CAPCreditBasedReconfigureResponse.self)),
+        Entry(
+            code: 0x17, name: "Credit Based Connection Request",
+            describe: d(L2CAPCreditBasedConnectionRequest.self)),
+        Entry(
+            code: 0x18, name: "Credit Based Connection Response",
+            describe: d(L2CAPCreditBasedConnectionResponse.self)),
+        Entry(
+            code: 0x19, name: "Credit Based Reconfigure Request",
+            describe: d(L2CAPCreditBasedReconfigureRequest.self)),
+        Entry(
+            code: 0x1A, name: "Credit Based Reconfigure Response",
+            describe: d(L2CAPCreditBasedReconfigureResponse.self)),
     ]
 
     public static func entry(_ code: UInt8) -> Entry? {
@@ -339,7 +350,8 @@ public struct L2CAPLECreditBasedConnectionResponse: L2CAPSignalingCommandType, S
         sink.field("mtu", .uint(UInt64(mtu)))
         sink.field("mps", .uint(UInt64(mps)))
         sink.field("initial_credits", .uint(UInt64(initialCredits)))
-        sink.field("result", .code(UInt64(result), digits: 4, name: L2CAPCreditBasedResult.name(result, enhanced: false)))
+        sink.field(
+            "result", .code(UInt64(result), digits: 4, name: L2CAPCreditBasedResult.name(result, enhanced: false)))
     }
 }
 
@@ -431,7 +443,8 @@ public struct L2CAPCreditBasedConnectionResponse: L2CAPSignalingCommandType, @un
         sink.field("mtu", .uint(UInt64(mtu)))
         sink.field("mps", .uint(UInt64(mps)))
         sink.field("initial_credits", .uint(UInt64(initialCredits)))
-        sink.field("result", .code(UInt64(result), digits: 4, name: L2CAPCreditBasedResult.name(result, enhanced: true)))
+        sink.field(
+            "result", .code(UInt64(result), digits: 4, name: L2CAPCreditBasedResult.name(result, enhanced: true)))
         destinationCIDs.describe("destination_cid", into: sink)
     }
 }

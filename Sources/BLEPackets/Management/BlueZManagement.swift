@@ -30,11 +30,15 @@ public struct BlueZManagementCommand: Sendable {
         case BlueZManagementOpcode.setPowered:
             if let v = parameters.u8(0) { sink.field("powered", .bool(v != 0)) }
         case BlueZManagementOpcode.startDiscovery, BlueZManagementOpcode.stopDiscovery,
-             BlueZManagementOpcode.startLimitedDiscovery:
-            if let t = parameters.u8(0) { sink.field("address_types", .flags(UInt64(t), digits: 2, names: BlueZManagementNames.addressTypeBits)) }
+            BlueZManagementOpcode.startLimitedDiscovery:
+            if let t = parameters.u8(0) {
+                sink.field("address_types", .flags(UInt64(t), digits: 2, names: BlueZManagementNames.addressTypeBits))
+            }
         case BlueZManagementOpcode.startServiceDiscovery:
             if let d = BlueZStartServiceDiscovery(parameters) {
-                sink.field("address_types", .flags(UInt64(d.addressTypes), digits: 2, names: BlueZManagementNames.addressTypeBits))
+                sink.field(
+                    "address_types",
+                    .flags(UInt64(d.addressTypes), digits: 2, names: BlueZManagementNames.addressTypeBits))
                 sink.field("rssi_threshold", .dBm(d.rssiThreshold))
                 sink.field("uuid_count", .uint(UInt64(d.uuidCount)))
                 for uuid in d.uuids { sink.field("uuid", .uuid(uuid)) }
@@ -67,7 +71,9 @@ public struct BlueZManagementEvent: Sendable {
     /// For Command Complete (0x0001) and Command Status (0x0002): the command answered and its
     /// management status.
     public var answered: (opcode: UInt16, status: UInt8)? {
-        guard code == 0x0001 || code == 0x0002, let op = parameters.u16le(0), let status = parameters.u8(2) else { return nil }
+        guard code == 0x0001 || code == 0x0002, let op = parameters.u16le(0), let status = parameters.u8(2) else {
+            return nil
+        }
         return (op, status)
     }
 

@@ -40,19 +40,23 @@ public enum SMPCode {
         Entry(code: 0x03, name: "Pairing Confirm", parameterLength: 16, describe: d(SMPPairingConfirm.self)),
         Entry(code: 0x04, name: "Pairing Random", parameterLength: 16, describe: d(SMPPairingRandom.self)),
         Entry(code: 0x05, name: "Pairing Failed", parameterLength: 1, describe: d(SMPPairingFailed.self)),
-        Entry(code: 0x06, name: "Encryption Information", parameterLength: 16,
-              describe: d(SMPEncryptionInformation.self)),
-        Entry(code: 0x07, name: "Central Identification", parameterLength: 10,
-              describe: d(SMPCentralIdentification.self)),
+        Entry(
+            code: 0x06, name: "Encryption Information", parameterLength: 16,
+            describe: d(SMPEncryptionInformation.self)),
+        Entry(
+            code: 0x07, name: "Central Identification", parameterLength: 10,
+            describe: d(SMPCentralIdentification.self)),
         Entry(code: 0x08, name: "Identity Information", parameterLength: 16, describe: d(SMPIdentityInformation.self)),
-        Entry(code: 0x09, name: "Identity Address Information", parameterLength: 7,
-              describe: d(SMPIdentityAddressInformation.self)),
+        Entry(
+            code: 0x09, name: "Identity Address Information", parameterLength: 7,
+            describe: d(SMPIdentityAddressInformation.self)),
         Entry(code: 0x0A, name: "Signing Information", parameterLength: 16, describe: d(SMPSigningInformation.self)),
         Entry(code: 0x0B, name: "Security Request", parameterLength: 1, describe: d(SMPSecurityRequest.self)),
         Entry(code: 0x0C, name: "Pairing Public Key", parameterLength: 64, describe: d(SMPPairingPublicKey.self)),
         Entry(code: 0x0D, name: "Pairing DHKey Check", parameterLength: 16, describe: d(SMPPairingDHKeyCheck.self)),
-        Entry(code: 0x0E, name: "Pairing Keypress Notification", parameterLength: 1,
-              describe: d(SMPPairingKeypressNotification.self)),
+        Entry(
+            code: 0x0E, name: "Pairing Keypress Notification", parameterLength: 1,
+            describe: d(SMPPairingKeypressNotification.self)),
     ]
 
     public static func entry(_ code: UInt8) -> Entry? {

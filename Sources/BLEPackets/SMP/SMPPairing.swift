@@ -73,17 +73,21 @@ public struct SMPPairingFeatures: Sendable, Equatable {
     func describe(into sink: FieldSink) {
         sink.field("io_capability", .code(UInt64(ioCapability), digits: 2, name: SMPIOCapability.name(ioCapability)))
         let oob: StaticString? =
-            oobDataFlag == 0 ? "OOB Authentication data not present" : oobDataFlag == 1 ? "OOB Authentication data from remote device present" : nil
+            oobDataFlag == 0
+            ? "OOB Authentication data not present"
+            : oobDataFlag == 1 ? "OOB Authentication data from remote device present" : nil
         sink.field("oob_data_flag", .code(UInt64(oobDataFlag), digits: 2, name: oob))
         authReq.describe(into: sink)
         sink.field("max_encryption_key_size", .uint(UInt64(maximumEncryptionKeySize)))
         if maximumEncryptionKeySize < 7 || maximumEncryptionKeySize > 16 {
             sink.note("maximum encryption key size outside 7…16")
         }
-        sink.field("initiator_key_distribution",
-                   .flags(UInt64(initiatorKeyDistribution.rawValue), digits: 2, names: SMPKeyDistribution.flagNames))
-        sink.field("responder_key_distribution",
-                   .flags(UInt64(responderKeyDistribution.rawValue), digits: 2, names: SMPKeyDistribution.flagNames))
+        sink.field(
+            "initiator_key_distribution",
+            .flags(UInt64(initiatorKeyDistribution.rawValue), digits: 2, names: SMPKeyDistribution.flagNames))
+        sink.field(
+            "responder_key_distribution",
+            .flags(UInt64(responderKeyDistribution.rawValue), digits: 2, names: SMPKeyDistribution.flagNames))
     }
 }
 
@@ -212,7 +216,8 @@ public struct SMPPairingKeypressNotification: SMPCommandType, Sendable {
         }
     }
     public func describe(into sink: FieldSink) {
-        sink.field("notification_type", .code(UInt64(notificationType), digits: 2, name: Self.typeName(notificationType)))
+        sink.field(
+            "notification_type", .code(UInt64(notificationType), digits: 2, name: Self.typeName(notificationType)))
     }
 }
 

@@ -39,15 +39,19 @@ public final class CBCentralManager {
     /// Joins `SimulatedWorld.current` if one is bound (`SimulatedWorld.withCurrent`), else a new
     /// world of its own (reachable as `world`). The queue is accepted for source compatibility:
     /// callbacks run inside the world's run loop.
-    public convenience init(delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?,
-                            options: [String: Any]? = nil) {
+    public convenience init(
+        delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?,
+        options: [String: Any]? = nil
+    ) {
         self.init(delegate: delegate, queue: queue, options: options, world: SimulatedWorld.current ?? SimulatedWorld())
     }
 
     public convenience init() { self.init(delegate: nil, queue: nil, options: nil) }
 
-    public init(delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil,
-                world: SimulatedWorld) {
+    public init(
+        delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil,
+        world: SimulatedWorld
+    ) {
         self.delegate = delegate
         self.world = world
         restoreIdentifier = options?[CBCentralManagerOptionRestoreIdentifierKey] as? String
@@ -62,9 +66,11 @@ public final class CBCentralManager {
             restored = saved
         }
         for d in world.peripherals { peripheralAdded(d) }
-        record(.centralManagerInit(restoreIdentifier: restoreIdentifier,
-                                   showPowerAlert: boolOption(options, CBCentralManagerOptionShowPowerAlertKey)),
-               entry: nil, .performed)
+        record(
+            .centralManagerInit(
+                restoreIdentifier: restoreIdentifier,
+                showPowerAlert: boolOption(options, CBCentralManagerOptionShowPowerAlertKey)),
+            entry: nil, .performed)
         // The first state arrives asynchronously, even when the adapter is already on; a
         // restored manager hears `willRestoreState` first.
         later(afterMicros: micros(world.configuration.stateUpdateDelay)) { m in
@@ -110,10 +116,15 @@ public final class CBCentralManager {
         let scanning = isScanning
         if isScanning { endScan(onAir: true) }
         guard let id = restoreIdentifier, !kept.isEmpty || scanning else { return }
-        world.preserve(PreservedCentralState(entries: kept, isScanning: scanning, scanServices: scanServices,
-                                             allowDuplicates: allowDuplicates), for: id)
-        world.record(.world(.centralStatePreserved(restoreIdentifier: id, peripherals: kept.map(\.identifier),
-                                                   isScanning: scanning)))
+        world.preserve(
+            PreservedCentralState(
+                entries: kept, isScanning: scanning, scanServices: scanServices,
+                allowDuplicates: allowDuplicates), for: id)
+        world.record(
+            .world(
+                .centralStatePreserved(
+                    restoreIdentifier: id, peripherals: kept.map(\.identifier),
+                    isScanning: scanning)))
     }
 
     /// Ends what `e` has going with no delegate callback (nobody is left to call, or the app
@@ -124,9 +135,11 @@ public final class CBCentralManager {
         case .connecting:
             e.connectGeneration += 1
             e.state = .disconnected
-            world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: e.device.address,
-                                            peerAddressType: e.device.addressType, kind: .connectionCancel),
-                              commandAnswered: true)
+            world.recordRadio(
+                TimelineEvent(
+                    frame: 0, time: 0, peer: e.device.address,
+                    peerAddressType: e.device.addressType, kind: .connectionCancel),
+                commandAnswered: true)
         case .connected, .disconnecting:
             e.autoReconnect = false
             endConnection(e, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: false)
@@ -150,8 +163,11 @@ public final class CBCentralManager {
         }
         // A pending connection goes on under the new manager.
         for e in r.entries where e.state == .connecting { attemptConnection(e) }
-        deliver(.willRestoreState(peripherals: r.entries.map(\.identifier), scanServices: r.isScanning ? r.scanServices : nil,
-                                  isScanning: r.isScanning)) {
+        deliver(
+            .willRestoreState(
+                peripherals: r.entries.map(\.identifier), scanServices: r.isScanning ? r.scanServices : nil,
+                isScanning: r.isScanning)
+        ) {
             $0.centralManager(self, willRestoreState: state)
         }
     }
@@ -185,9 +201,14 @@ public final class CBCentralManager {
         scanGeneration += 1
         for e in entries { e.seenInScan = false }
         // iOS foreground scanning: active, 30 ms window in a 30 ms interval (units of 0.625 ms).
-        world.recordRadio(TimelineEvent(frame: 0, time: 0, kind: .scanStart(ScanParameters.make(
-            extended: false, active: true, interval: 0x0030, window: 0x0030, filterPolicy: 0, ownAddressType: 1,
-            phys: 1, filterDuplicates: duplicates ? 0 : 1, parametersKnown: true))), commandAnswered: true)
+        world.recordRadio(
+            TimelineEvent(
+                frame: 0, time: 0,
+                kind: .scanStart(
+                    ScanParameters.make(
+                        extended: false, active: true, interval: 0x0030, window: 0x0030, filterPolicy: 0,
+                        ownAddressType: 1,
+                        phys: 1, filterDuplicates: duplicates ? 0 : 1, parametersKnown: true))), commandAnswered: true)
         for e in entries { scheduleAdvertising(e, generation: scanGeneration, first: true) }
     }
 
@@ -225,19 +246,26 @@ public final class CBCentralManager {
         guard d.isInRange, d.isAdvertising, state == .poweredOn else { return false }
         if !allowDuplicates && entry.seenInScan { return true }
         entry.seenInScan = true
-        var ev = TimelineEvent(frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType, kind: .advertisement(
-            AdvertisementInfo.make(extended: false, eventType: d.isConnectable ? 0 : 3, rssi: Int8(clamping: d.rssi),
-                              txPower: nil, primaryPHY: nil)))
+        var ev = TimelineEvent(
+            frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
+            kind: .advertisement(
+                AdvertisementInfo.make(
+                    extended: false, eventType: d.isConnectable ? 0 : 3, rssi: Int8(clamping: d.rssi),
+                    txPower: nil, primaryPHY: nil)))
         ev.peer = d.address
         world.recordRadio(ev, value: d.advertisingData)
         // Core Bluetooth filters by service in the host: the report is on the air either way.
         if let wanted = scanServices, !d.advertisedServiceUUIDs.contains(where: wanted.contains) { return true }
         world.knownIdentifiers.insert(d.identifier)
         let peripheral = object(for: entry)
-        deliver(.didDiscover(peripheral: d.identifier, rssi: d.rssi, localName: d.localName,
-                             serviceUUIDs: d.advertisedServiceUUIDs)) {
-            $0.centralManager(self, didDiscover: peripheral, advertisementData: d.advertisementDictionary,
-                              rssi: NSNumber(value: d.rssi))
+        deliver(
+            .didDiscover(
+                peripheral: d.identifier, rssi: d.rssi, localName: d.localName,
+                serviceUUIDs: d.advertisedServiceUUIDs)
+        ) {
+            $0.centralManager(
+                self, didDiscover: peripheral, advertisementData: d.advertisementDictionary,
+                rssi: NSNumber(value: d.rssi))
         }
         return true
     }
@@ -264,12 +292,15 @@ public final class CBCentralManager {
         entry.state = .connecting
         let d = entry.device
         let interval = UInt16(clamping: micros(d.connectionInterval) / 1250)
-        world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
-                                        kind: .connectionCreate(ConnectionCreateInfo.make(
-                                            extended: false, filterPolicy: 0, scanInterval: 0x0060, scanWindow: 0x0030,
-                                            intervalMin: interval, intervalMax: interval, latency: 0,
-                                            supervisionTimeout: UInt16(clamping: micros(d.supervisionTimeout) / 10_000)))),
-                          commandAnswered: true)
+        world.recordRadio(
+            TimelineEvent(
+                frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
+                kind: .connectionCreate(
+                    ConnectionCreateInfo.make(
+                        extended: false, filterPolicy: 0, scanInterval: 0x0060, scanWindow: 0x0030,
+                        intervalMin: interval, intervalMax: interval, latency: 0,
+                        supervisionTimeout: UInt16(clamping: micros(d.supervisionTimeout) / 10_000)))),
+            commandAnswered: true)
         attemptConnection(entry)
     }
 
@@ -281,12 +312,17 @@ public final class CBCentralManager {
         let generation = entry.connectGeneration
         later(afterMicros: micros(d.advertisingInterval)) { [entry] m in
             guard entry.connectGeneration == generation, entry.state == .connecting,
-                  m.state == .poweredOn, d.isInRange, d.isAdvertising, d.isConnectable else { return }
+                m.state == .poweredOn, d.isInRange, d.isAdvertising, d.isConnectable
+            else { return }
             if let failure = d.connectionFailure {
                 entry.state = .disconnected
-                m.world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
-                                                     kind: .connectionFailed(ConnectionCompleteInfo.make(
-                                                         status: HCIError.connectionFailedToBeEstablished, handle: 0, role: 0, timing: nil, isLE: true))))
+                m.world.recordRadio(
+                    TimelineEvent(
+                        frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
+                        kind: .connectionFailed(
+                            ConnectionCompleteInfo.make(
+                                status: HCIError.connectionFailedToBeEstablished, handle: 0, role: 0, timing: nil,
+                                isLE: true))))
                 let error = CBError(failure)
                 if let p = entry.object {
                     m.deliver(.didFailToConnect(peripheral: d.identifier, error: error.description)) {
@@ -302,12 +338,16 @@ public final class CBCentralManager {
     private func completeConnection(_ entry: PeripheralEntry) {
         let d = entry.device
         let (number, handle) = world.allocateConnection()
-        let timing = ConnectionTiming(interval: UInt16(clamping: micros(d.connectionInterval) / 1250), latency: 0,
-                                      supervisionTimeout: UInt16(clamping: micros(d.supervisionTimeout) / 10_000))
-        world.recordRadio(TimelineEvent(frame: 0, time: 0, connection: number, peer: d.address,
-                                        peerAddressType: d.addressType,
-                                        kind: .connectionComplete(ConnectionCompleteInfo.make(
-                                            status: 0, handle: handle, role: 0, timing: timing, isLE: true))))
+        let timing = ConnectionTiming(
+            interval: UInt16(clamping: micros(d.connectionInterval) / 1250), latency: 0,
+            supervisionTimeout: UInt16(clamping: micros(d.supervisionTimeout) / 10_000))
+        world.recordRadio(
+            TimelineEvent(
+                frame: 0, time: 0, connection: number, peer: d.address,
+                peerAddressType: d.addressType,
+                kind: .connectionComplete(
+                    ConnectionCompleteInfo.make(
+                        status: 0, handle: handle, role: 0, timing: timing, isLE: true))))
         let link = SimulatedLink(world: world, central: self, entry: entry, number: number, handle: handle)
         entry.link = link
         entry.state = .connected
@@ -334,12 +374,15 @@ public final class CBCentralManager {
             record(call, entry: entry, .performed)
             entry.connectGeneration += 1
             entry.state = .disconnected
-            world.recordRadio(TimelineEvent(frame: 0, time: 0, peer: entry.device.address,
-                                            peerAddressType: entry.device.addressType, kind: .connectionCancel),
-                              commandAnswered: true)
+            world.recordRadio(
+                TimelineEvent(
+                    frame: 0, time: 0, peer: entry.device.address,
+                    peerAddressType: entry.device.addressType, kind: .connectionCancel),
+                commandAnswered: true)
             deliver(.didDisconnect(peripheral: entry.identifier, isReconnecting: false, error: nil)) {
-                $0.centralManager(self, didDisconnectPeripheral: peripheral, timestamp: self.timestamp,
-                                  isReconnecting: false, error: nil)
+                $0.centralManager(
+                    self, didDisconnectPeripheral: peripheral, timestamp: self.timestamp,
+                    isReconnecting: false, error: nil)
             }
         case .connected:
             record(call, entry: entry, .performed)
@@ -347,31 +390,38 @@ public final class CBCentralManager {
             entry.autoReconnect = false
             later(afterMicros: micros(entry.device.connectionInterval)) { [entry] m in
                 guard entry.state == .disconnecting else { return }
-                m.endConnection(entry, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: true)
+                m.endConnection(
+                    entry, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: true)
             }
         }
     }
 
     /// Ends `entry`'s connection: the disconnection on the air, outstanding requests cut off,
     /// and (if `notify` and the app still has the object) `didDisconnectPeripheral`.
-    func endConnection(_ entry: PeripheralEntry, reason: UInt8, side: DisconnectionSide, error: CBError?,
-                       notify: Bool) {
+    func endConnection(
+        _ entry: PeripheralEntry, reason: UInt8, side: DisconnectionSide, error: CBError?,
+        notify: Bool
+    ) {
         guard let link = entry.link else { return }
         let d = entry.device
-        world.recordRadio(TimelineEvent(frame: 0, time: 0, connection: link.number, peer: d.address,
-                                        peerAddressType: d.addressType,
-                                        kind: .disconnection(status: 0, reason: reason, side: side)))
+        world.recordRadio(
+            TimelineEvent(
+                frame: 0, time: 0, connection: link.number, peer: d.address,
+                peerAddressType: d.addressType,
+                kind: .disconnection(status: 0, reason: reason, side: side)))
         link.close(disconnectionFrame: world.lastSequence)
         entry.link = nil
-        d.connectionChanged(.init(world: world, connection: link.number, event: .disconnected(reason: reason, side: side)))
+        d.connectionChanged(
+            .init(world: world, connection: link.number, event: .disconnected(reason: reason, side: side)))
         // Auto-reconnect (iOS 17) covers disconnections the app did not ask for.
         let reconnecting = entry.autoReconnect && side != .local
         entry.state = reconnecting ? .connecting : .disconnected
         entry.object?.connectionEnded()
         if notify, let p = entry.object {
             deliver(.didDisconnect(peripheral: d.identifier, isReconnecting: reconnecting, error: error?.description)) {
-                $0.centralManager(self, didDisconnectPeripheral: p, timestamp: self.timestamp,
-                                  isReconnecting: reconnecting, error: error)
+                $0.centralManager(
+                    self, didDisconnectPeripheral: p, timestamp: self.timestamp,
+                    isReconnecting: reconnecting, error: error)
             }
         }
         if reconnecting { attemptConnection(entry) }
@@ -408,7 +458,8 @@ public final class CBCentralManager {
         }
         let found = entries.compactMap { e -> CBPeripheral? in
             guard world.isConnected(e.device),
-                  e.device.services.contains(where: { serviceUUIDs.contains($0.uuid) }) else { return nil }
+                e.device.services.contains(where: { serviceUUIDs.contains($0.uuid) })
+            else { return nil }
             return object(for: e)
         }
         record(.retrieveConnectedPeripherals(services: serviceUUIDs, found: found.count), entry: nil, .performed)
@@ -442,7 +493,8 @@ public final class CBCentralManager {
                     e.state = .disconnected
                 case .connected, .disconnecting:
                     e.autoReconnect = false
-                    endConnection(e, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: false)
+                    endConnection(
+                        e, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: false)
                 case .disconnected: break
                 }
             }
@@ -468,7 +520,9 @@ public final class CBCentralManager {
         link.isSilent = true
         later(afterMicros: micros(d.supervisionTimeout)) { [e, link] m in
             guard e.link === link else { return }
-            m.endConnection(e, reason: HCIError.connectionTimeout, side: .linkLoss, error: CBError(.connectionTimeout), notify: true)
+            m.endConnection(
+                e, reason: HCIError.connectionTimeout, side: .linkLoss, error: CBError(.connectionTimeout), notify: true
+            )
         }
     }
 
@@ -527,24 +581,27 @@ public final class CBCentralManager {
     }
 
     func context(_ entry: PeripheralEntry?) -> CallContext {
-        CallContext(managerState: state, peripheralState: entry?.state, isScanning: isScanning,
-                    inCallback: currentCallback)
+        CallContext(
+            managerState: state, peripheralState: entry?.state, isScanning: isScanning,
+            inCallback: currentCallback)
     }
 
     @discardableResult
     func record(_ call: APICall, entry: PeripheralEntry?, _ disposition: APIDisposition) -> Int {
-        world.record(.api(APICallRecord(central: traceID, call: call, context: context(entry), disposition: disposition)))
+        world.record(
+            .api(APICallRecord(central: traceID, call: call, context: context(entry), disposition: disposition)))
     }
 
     /// Core Bluetooth ignores the call and logs "API MISUSE".
     func misuse(_ call: APICall, _ entry: PeripheralEntry?, _ reason: MisuseReason) {
         record(call, entry: entry, .misuse(reason))
         let subject = entry.map { "<CBPeripheral \($0.identifier.uuidString)>" } ?? "<CBCentralManager \(traceID)>"
-        let what = switch reason {
-        case .notPoweredOn: "can only accept this command while in the powered on state"
-        case .notConnected: "can only accept commands while in the connected state"
-        case .foreignAttribute: "was given an attribute that does not belong to it"
-        }
+        let what =
+            switch reason {
+            case .notPoweredOn: "can only accept this command while in the powered on state"
+            case .notConnected: "can only accept commands while in the connected state"
+            case .foreignAttribute: "was given an attribute that does not belong to it"
+            }
         world.log("[CoreBluetooth] API MISUSE: \(subject) \(what) (\(call.name))")
     }
 

@@ -74,7 +74,8 @@ extension CBATTError: LocalizedError {
 /// `CBError`: Core Bluetooth's own (non-ATT) errors, raw values as in `CBError.Code`.
 public struct CBError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Code: Int, Sendable {
-        case unknown = 0, invalidParameters, invalidHandle, notConnected, outOfSpace, operationCancelled,
+        case unknown = 0
+        case invalidParameters, invalidHandle, notConnected, outOfSpace, operationCancelled,
             connectionTimeout, peripheralDisconnected, uuidNotAllowed, alreadyAdvertising, connectionFailed,
             connectionLimitReached, unknownDevice, operationNotSupported, peerRemovedPairingInformation,
             encryptionTimedOut, tooManyLEPairedDevices

@@ -62,7 +62,8 @@ public final class CBPeripheral: CustomStringConvertible {
     /// Part F 3.2.9; Core Bluetooth uses a long write beyond one PDU).
     public func maximumWriteValueLength(for type: CBCharacteristicWriteType) -> Int {
         let v = maximumLength(type)
-        manager?.record(.maximumWriteValueLength(peripheral: identifier, type: type, result: v), entry: entry, .performed)
+        manager?.record(
+            .maximumWriteValueLength(peripheral: identifier, type: type, result: v), entry: entry, .performed)
         return v
     }
 
@@ -73,23 +74,26 @@ public final class CBPeripheral: CustomStringConvertible {
     // MARK: - Discovery
 
     public func discoverServices(_ serviceUUIDs: [CBUUID]?) {
-        let call = APICall.discoverServices(peripheral: identifier, services: serviceUUIDs, delegateSet: delegate != nil)
+        let call = APICall.discoverServices(
+            peripheral: identifier, services: serviceUUIDs, delegateSet: delegate != nil)
         guard let link = connectedLink(call) else { return }
         manager?.record(call, entry: entry, .performed)
         link.enqueue(.discoverServices(serviceUUIDs))
     }
 
     public func discoverIncludedServices(_ includedServiceUUIDs: [CBUUID]?, for service: CBService) {
-        let call = APICall.discoverIncludedServices(peripheral: identifier, services: includedServiceUUIDs,
-                                                    service: service.uuid)
+        let call = APICall.discoverIncludedServices(
+            peripheral: identifier, services: includedServiceUUIDs,
+            service: service.uuid)
         guard let link = connectedLink(call), owns(service, call) else { return }
         manager?.record(call, entry: entry, .performed)
         link.enqueue(.discoverIncludedServices(includedServiceUUIDs, service))
     }
 
     public func discoverCharacteristics(_ characteristicUUIDs: [CBUUID]?, for service: CBService) {
-        let call = APICall.discoverCharacteristics(peripheral: identifier, characteristics: characteristicUUIDs,
-                                                   service: service.uuid)
+        let call = APICall.discoverCharacteristics(
+            peripheral: identifier, characteristics: characteristicUUIDs,
+            service: service.uuid)
         guard let link = connectedLink(call), owns(service, call) else { return }
         manager?.record(call, entry: entry, .performed)
         link.enqueue(.discoverCharacteristics(characteristicUUIDs, service))
@@ -107,8 +111,9 @@ public final class CBPeripheral: CustomStringConvertible {
     /// Sends a Read Request; the server enforces its permissions (a characteristic without the
     /// read property answers Read Not Permitted, reported as `CBATTError.readNotPermitted`).
     public func readValue(for characteristic: CBCharacteristic) {
-        let call = APICall.readValue(peripheral: identifier, characteristic: characteristic.uuid,
-                                     properties: characteristic.properties)
+        let call = APICall.readValue(
+            peripheral: identifier, characteristic: characteristic.uuid,
+            properties: characteristic.properties)
         guard let link = connectedLink(call), owns(characteristic.service, call) else { return }
         manager?.record(call, entry: entry, .performed)
         link.enqueue(.read(characteristic))
@@ -133,9 +138,10 @@ public final class CBPeripheral: CustomStringConvertible {
     ///   CoreBluetoothMock delivers it, the simulator does not), and when longer than
     ///   `maximumWriteValueLength(for: .withoutResponse)`. Each drop is recorded.
     public func writeValue(_ data: Data, for characteristic: CBCharacteristic, type: CBCharacteristicWriteType) {
-        let call = APICall.writeValue(peripheral: identifier, characteristic: characteristic.uuid,
-                                      handle: characteristic.handle, properties: characteristic.properties, type: type, length: data.count,
-                                      maximumLength: maximumLength(type), canSend: canSendNow)
+        let call = APICall.writeValue(
+            peripheral: identifier, characteristic: characteristic.uuid,
+            handle: characteristic.handle, properties: characteristic.properties, type: type, length: data.count,
+            maximumLength: maximumLength(type), canSend: canSendNow)
         guard let link = connectedLink(call), owns(characteristic.service, call) else { return }
         let bytes = [UInt8](data)
         guard type == .withoutResponse else {
@@ -145,8 +151,9 @@ public final class CBPeripheral: CustomStringConvertible {
         }
         if !characteristic.properties.contains(.writeWithoutResponse) {
             manager?.record(call, entry: entry, .dropped(.writeTypeNotSupported))
-            manager?.world.log("[CoreBluetooth] WARNING: \(characteristic) does not specify the \"Write Without "
-                + "Response\" property - ignoring response-less write")
+            manager?.world.log(
+                "[CoreBluetooth] WARNING: \(characteristic) does not specify the \"Write Without "
+                    + "Response\" property - ignoring response-less write")
         } else if !link.canSendWriteWithoutResponse {
             manager?.record(call, entry: entry, .dropped(.cannotSendWriteWithoutResponse))
         } else if bytes.count > maximumLength(.withoutResponse) {
@@ -168,7 +175,8 @@ public final class CBPeripheral: CustomStringConvertible {
     /// characteristic notifies, else indications. A characteristic with neither has no CCCD and
     /// fails with `CBATTError.requestNotSupported` without anything on the air.
     public func setNotifyValue(_ enabled: Bool, for characteristic: CBCharacteristic) {
-        let call = APICall.setNotifyValue(peripheral: identifier, enabled: enabled, characteristic: characteristic.snapshot)
+        let call = APICall.setNotifyValue(
+            peripheral: identifier, enabled: enabled, characteristic: characteristic.snapshot)
         guard let link = connectedLink(call), owns(characteristic.service, call) else { return }
         manager?.record(call, entry: entry, .performed)
         link.enqueue(.setNotify(characteristic, enabled))
@@ -219,7 +227,8 @@ public final class CBPeripheral: CustomStringConvertible {
 
     /// The same when the caller already holds the manager (a link belongs to the manager that
     /// made this object): saves a weak load per notification.
-    func deliver(_ callback: DelegateCallback, manager m: CBCentralManager, _ body: (any CBPeripheralDelegate) -> Void) {
+    func deliver(_ callback: DelegateCallback, manager m: CBCentralManager, _ body: (any CBPeripheralDelegate) -> Void)
+    {
         let d = delegate
         m.world.record(.callback(CallbackRecord(central: m.traceID, callback: callback, delivered: d != nil)))
         guard let d else { return }

@@ -7,7 +7,8 @@ public typealias CFAbsoluteTime = Double
 
 /// `CBManagerState`: the adapter as an app sees it. Raw values are Core Bluetooth's.
 public enum CBManagerState: Int, Sendable, CustomStringConvertible {
-    case unknown = 0, resetting, unsupported, unauthorized, poweredOff, poweredOn
+    case unknown = 0
+    case resetting, unsupported, unauthorized, poweredOff, poweredOn
 
     public var description: String {
         switch self {
@@ -24,7 +25,8 @@ public enum CBManagerState: Int, Sendable, CustomStringConvertible {
 /// `CBManagerAuthorization`. 000_*.txt "Bluetooth Authorization": denied and restricted are
 /// terminal until the user changes Settings; the manager then reports `.unauthorized`.
 public enum CBManagerAuthorization: Int, Sendable, CustomStringConvertible {
-    case notDetermined = 0, restricted, denied, allowedAlways
+    case notDetermined = 0
+    case restricted, denied, allowedAlways
 
     public var description: String {
         switch self {
@@ -38,7 +40,8 @@ public enum CBManagerAuthorization: Int, Sendable, CustomStringConvertible {
 
 /// `CBPeripheralState`.
 public enum CBPeripheralState: Int, Sendable, CustomStringConvertible {
-    case disconnected = 0, connecting, connected, disconnecting
+    case disconnected = 0
+    case connecting, connected, disconnecting
 
     public var description: String {
         switch self {
@@ -52,7 +55,8 @@ public enum CBPeripheralState: Int, Sendable, CustomStringConvertible {
 
 /// `CBCharacteristicWriteType`: ATT Write Request (with response) or Write Command.
 public enum CBCharacteristicWriteType: Int, Sendable, CustomStringConvertible {
-    case withResponse = 0, withoutResponse
+    case withResponse = 0
+    case withoutResponse
 
     public var description: String { self == .withResponse ? "withResponse" : "withoutResponse" }
 }

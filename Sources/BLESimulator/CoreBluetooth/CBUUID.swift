@@ -63,8 +63,12 @@ public struct CBUUID: Hashable, Sendable, CustomStringConvertible {
         if let v = bluetoothUUID.uuid16 { return Data([UInt8(v >> 8), UInt8(v & 0xFF)]) }
         var out: [UInt8] = []
         out.reserveCapacity(16)
-        for s in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: bluetoothUUID.high >> UInt64(s))) }
-        for s in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: bluetoothUUID.low >> UInt64(s))) }
+        for s in stride(from: 56, through: 0, by: -8) {
+            out.append(UInt8(truncatingIfNeeded: bluetoothUUID.high >> UInt64(s)))
+        }
+        for s in stride(from: 56, through: 0, by: -8) {
+            out.append(UInt8(truncatingIfNeeded: bluetoothUUID.low >> UInt64(s)))
+        }
         return Data(out)
     }
 

@@ -24,14 +24,18 @@ enum ATTSynthesis {
             let type = d.target == .primaryServices ? GATTDeclaration.primaryService : GATTDeclaration.secondaryService
             if let f = d.filter {
                 return CBUUID(f).wireBytes.withByteView {
-                    ATTFindByTypeValueRequest(startingHandle: s, endingHandle: e, attributeType: type, attributeValue: $0)
-                        .encoded()
+                    ATTFindByTypeValueRequest(
+                        startingHandle: s, endingHandle: e, attributeType: type, attributeValue: $0
+                    )
+                    .encoded()
                 }
             }
             return ATTReadByGroupTypeRequest.encoded(startingHandle: s, endingHandle: e, type16: type)
-        case .includes: return ATTReadByTypeRequest.encoded(startingHandle: s, endingHandle: e, type16: GATTDeclaration.include)
+        case .includes:
+            return ATTReadByTypeRequest.encoded(startingHandle: s, endingHandle: e, type16: GATTDeclaration.include)
         case .characteristics:
-            return ATTReadByTypeRequest.encoded(startingHandle: s, endingHandle: e, type16: GATTDeclaration.characteristic)
+            return ATTReadByTypeRequest.encoded(
+                startingHandle: s, endingHandle: e, type16: GATTDeclaration.characteristic)
         case .descriptors: return ATTFindInformationRequest(startingHandle: s, endingHandle: e).encoded()
         }
     }
@@ -49,13 +53,14 @@ enum ATTSynthesis {
                 let hits = services.filter { $0.uuid.bluetoothUUID == f }
                 return ATTFindByTypeValueResponse.encoded(hits.map { (handle: $0.start, groupEnd: $0.end) }, mtu: mtu)
             }
-            return ATTReadByGroupTypeResponse.encoded(services.map { s in
-                var w = ByteWriter()
-                w.appendUInt16LE(s.start)
-                w.appendUInt16LE(s.end)
-                w.appendBytes(s.uuid.wireBytes)
-                return w.bytes
-            }, mtu: mtu)
+            return ATTReadByGroupTypeResponse.encoded(
+                services.map { s in
+                    var w = ByteWriter()
+                    w.appendUInt16LE(s.start)
+                    w.appendUInt16LE(s.end)
+                    w.appendBytes(s.uuid.wireBytes)
+                    return w.bytes
+                }, mtu: mtu)
         case .includes:
             let entries = db.services.flatMap { s in
                 s.includes.filter { range.contains($0.handle) }.map { inc -> (UInt16, [UInt8]) in
@@ -85,8 +90,9 @@ enum ATTSynthesis {
         case .descriptors:
             let entries = db.characteristics.flatMap { c in c.descriptors.filter { range.contains($0.handle) } }
                 .sorted { $0.handle < $1.handle }
-            return ATTFindInformationResponse.encoded(entries.lazy.map { (handle: $0.handle, uuid: $0.uuid.wireBytes) },
-                                                      mtu: mtu)
+            return ATTFindInformationResponse.encoded(
+                entries.lazy.map { (handle: $0.handle, uuid: $0.uuid.wireBytes) },
+                mtu: mtu)
         }
     }
 }

@@ -53,8 +53,9 @@ public struct BTSnoopExporter {
         var writer = PcapngWriter(application: "blecap BLESimulator")
         for em in emissions() {
             for (i, p) in em.packets.enumerated() {
-                writer.append(p.bytes, received: p.received, unixMicros: em.time,
-                              comment: comments && i == 0 ? em.comment : nil)
+                writer.append(
+                    p.bytes, received: p.received, unixMicros: em.time,
+                    comment: comments && i == 0 ? em.comment : nil)
             }
         }
         return writer.bytes
@@ -80,52 +81,72 @@ public struct BTSnoopExporter {
                 now = scanStart(s)
             case .scanStop:
                 let opcode = HCIOpcode.leSetScanEnable
-                now = [.sent(HCILESetScanEnable(enable: false, filterDuplicates: 0).h4Encoded()),
-                       .received(HCISynthesis.commandComplete(opcode))]
+                now = [
+                    .sent(HCILESetScanEnable(enable: false, filterDuplicates: 0).h4Encoded()),
+                    .received(HCISynthesis.commandComplete(opcode)),
+                ]
             case .advertisement(let a):
                 guard let peer = e.peer else { break }
                 let split = HCISynthesis.splitAdvertisingData(e.value.bytes)
-                now = [.received(HCISynthesis.advertisingReport(eventType: UInt8(truncatingIfNeeded: a.eventType),
-                                                                addressType: e.peerAddressType ?? 0, address: peer,
-                                                                data: split.advertising, rssi: a.rssi))]
+                now = [
+                    .received(
+                        HCISynthesis.advertisingReport(
+                            eventType: UInt8(truncatingIfNeeded: a.eventType),
+                            addressType: e.peerAddressType ?? 0, address: peer,
+                            data: split.advertising, rssi: a.rssi))
+                ]
                 if !split.scanResponse.isEmpty {
-                    now.append(.received(HCISynthesis.advertisingReport(eventType: HCILEAdvertisingReportEntry.scanResponse,
-                                                                        addressType: e.peerAddressType ?? 0,
-                                                                        address: peer, data: split.scanResponse,
-                                                                        rssi: a.rssi)))
+                    now.append(
+                        .received(
+                            HCISynthesis.advertisingReport(
+                                eventType: HCILEAdvertisingReportEntry.scanResponse,
+                                addressType: e.peerAddressType ?? 0,
+                                address: peer, data: split.scanResponse,
+                                rssi: a.rssi)))
                 }
             case .connectionCreate(let c):
                 // Own address random (0x01), as Core Bluetooth's.
                 let create = HCILECreateConnection(
                     scanInterval: c.scanInterval, scanWindow: c.scanWindow, initiatorFilterPolicy: c.filterPolicy,
-                    peerAddressType: e.peerAddressType ?? 0, peerAddress: e.peer ?? BDAddr(rawValue: 0), ownAddressType: 0x01,
-                    connection: HCIConnectionParameters(intervalMin: c.intervalMin, intervalMax: c.intervalMax,
-                                                        maxLatency: c.latency, supervisionTimeout: c.supervisionTimeout))
+                    peerAddressType: e.peerAddressType ?? 0, peerAddress: e.peer ?? BDAddr(rawValue: 0),
+                    ownAddressType: 0x01,
+                    connection: HCIConnectionParameters(
+                        intervalMin: c.intervalMin, intervalMax: c.intervalMax,
+                        maxLatency: c.latency, supervisionTimeout: c.supervisionTimeout))
                 now = [.sent(create.h4Encoded()), .received(HCISynthesis.commandStatus(HCIOpcode.leCreateConnection))]
             case .connectionCancel:
                 let opcode = HCIOpcode.leCreateConnectionCancel
                 now = [.sent(HCISynthesis.command(opcode)), .received(HCISynthesis.commandComplete(opcode))]
                 if let peer = e.peer {
-                    now.append(.received(HCISynthesis.leConnectionComplete(status: HCIError.unknownConnectionIdentifier, handle: 0,
-                                                                           peerType: e.peerAddressType ?? 0,
-                                                                           peer: peer, interval: 0, latency: 0, timeout: 0)))
+                    now.append(
+                        .received(
+                            HCISynthesis.leConnectionComplete(
+                                status: HCIError.unknownConnectionIdentifier, handle: 0,
+                                peerType: e.peerAddressType ?? 0,
+                                peer: peer, interval: 0, latency: 0, timeout: 0)))
                 }
             case .connectionComplete(let c), .connectionFailed(let c):
                 if c.status == 0, let n = e.connection {
                     connections[n] = (c.handle, e.peer)
                     mtu[n] = 23
                 }
-                now = [.received(HCISynthesis.leConnectionComplete(
-                    status: c.status, handle: c.handle, peerType: e.peerAddressType ?? 0, peer: e.peer ?? BDAddr(rawValue: 0),
-                    interval: c.timing?.interval ?? 0, latency: c.timing?.latency ?? 0,
-                    timeout: c.timing?.supervisionTimeout ?? 0))]
+                now = [
+                    .received(
+                        HCISynthesis.leConnectionComplete(
+                            status: c.status, handle: c.handle, peerType: e.peerAddressType ?? 0,
+                            peer: e.peer ?? BDAddr(rawValue: 0),
+                            interval: c.timing?.interval ?? 0, latency: c.timing?.latency ?? 0,
+                            timeout: c.timing?.supervisionTimeout ?? 0))
+                ]
             case .disconnection(_, let reason, let side):
                 guard let n = e.connection, let h = connections[n]?.handle else { break }
                 if side == .local {
                     // The host asks with Remote User Terminated; the controller reports the
                     // local host ended it (7.1.6, 7.7.5).
-                    now = [.sent(HCIDisconnect(handle: h, reason: HCIError.remoteUserTerminatedConnection).h4Encoded()),
-                           .received(HCISynthesis.commandStatus(HCIOpcode.disconnect))]
+                    now = [
+                        .sent(HCIDisconnect(handle: h, reason: HCIError.remoteUserTerminatedConnection).h4Encoded()),
+                        .received(HCISynthesis.commandStatus(HCIOpcode.disconnect)),
+                    ]
                 }
                 now.append(.received(HCISynthesis.disconnectionComplete(handle: h, reason: reason)))
             default:
@@ -135,9 +156,12 @@ public struct BTSnoopExporter {
                 later = response.flatMap { acl($0, handle: h) }
                 if case .mtuExchange(_, _, let effective, _) = e.kind, responseKey != nil { mtu[n] = Int(effective) }
             }
-            if !now.isEmpty { emissions.append(Emission(key: e.frame, time: e.time, packets: now, event: (e.frame, e.type, false))) }
+            if !now.isEmpty {
+                emissions.append(Emission(key: e.frame, time: e.time, packets: now, event: (e.frame, e.type, false)))
+            }
             if !later.isEmpty, let responseKey {
-                emissions.append(Emission(key: responseKey, time: responseTime, packets: later, event: (e.frame, e.type, true)))
+                emissions.append(
+                    Emission(key: responseKey, time: responseTime, packets: later, event: (e.frame, e.type, true)))
             }
         }
 
@@ -150,7 +174,6 @@ public struct BTSnoopExporter {
     public func write(to path: String) throws {
         try Data(bytes()).write(to: URL(fileURLWithPath: path))
     }
-
 
     // MARK: - Pieces
 
@@ -168,33 +191,46 @@ public struct BTSnoopExporter {
     }
 
     private func powerOn() -> [HCIRecord] {
-        let reset = HCIOpcode.reset, buffer = HCIOpcode.leReadBufferSize
+        let reset = HCIOpcode.reset
+        let buffer = HCIOpcode.leReadBufferSize
         var returned = ByteWriter()
-        HCILEReadBufferSize(status: HCIError.success, leACLDataPacketLength: UInt16(Self.aclDataLength),
-                            totalNumLEACLDataPackets: UInt8(Self.aclBuffers)).appendReturnParameters(to: &returned)
-        return [.sent(HCISynthesis.command(reset)), .received(HCISynthesis.commandComplete(reset)),
-                .sent(HCISynthesis.command(buffer)),
-                .received(HCISynthesis.commandComplete(buffer, returned.bytes))]
+        HCILEReadBufferSize(
+            status: HCIError.success, leACLDataPacketLength: UInt16(Self.aclDataLength),
+            totalNumLEACLDataPackets: UInt8(Self.aclBuffers)
+        ).appendReturnParameters(to: &returned)
+        return [
+            .sent(HCISynthesis.command(reset)), .received(HCISynthesis.commandComplete(reset)),
+            .sent(HCISynthesis.command(buffer)),
+            .received(HCISynthesis.commandComplete(buffer, returned.bytes)),
+        ]
     }
 
     private func scanStart(_ s: ScanParameters) -> [HCIRecord] {
-        let params: [UInt8], paramsOpcode: UInt16, enable: [UInt8], enableOpcode: UInt16
+        let params: [UInt8]
+        let paramsOpcode: UInt16
+        let enable: [UInt8]
+        let enableOpcode: UInt16
         let scanType: UInt8 = s.active ? 1 : 0  // 7.8.10: 0 passive, 1 active
         if s.extended {
             paramsOpcode = HCIOpcode.leSetExtendedScanParameters
-            params = HCILESetExtendedScanParameters.h4Encoded(ownAddressType: s.ownAddressType, filterPolicy: s.filterPolicy,
-                                                              scanType: scanType, interval: s.interval, window: s.window)
+            params = HCILESetExtendedScanParameters.h4Encoded(
+                ownAddressType: s.ownAddressType, filterPolicy: s.filterPolicy,
+                scanType: scanType, interval: s.interval, window: s.window)
             enableOpcode = HCIOpcode.leSetExtendedScanEnable
             enable = HCILESetExtendedScanEnable(enable: true, filterDuplicates: s.filterDuplicates).h4Encoded()
         } else {
             paramsOpcode = HCIOpcode.leSetScanParameters
-            params = HCILESetScanParameters(scanType: scanType, interval: s.interval, window: s.window,
-                                            ownAddressType: s.ownAddressType, filterPolicy: s.filterPolicy).h4Encoded()
+            params = HCILESetScanParameters(
+                scanType: scanType, interval: s.interval, window: s.window,
+                ownAddressType: s.ownAddressType, filterPolicy: s.filterPolicy
+            ).h4Encoded()
             enableOpcode = HCIOpcode.leSetScanEnable
             enable = HCILESetScanEnable(enable: true, filterDuplicates: s.filterDuplicates).h4Encoded()
         }
-        return [.sent(params), .received(HCISynthesis.commandComplete(paramsOpcode)),
-                .sent(enable), .received(HCISynthesis.commandComplete(enableOpcode))]
+        return [
+            .sent(params), .received(HCISynthesis.commandComplete(paramsOpcode)),
+            .sent(enable), .received(HCISynthesis.commandComplete(enableOpcode)),
+        ]
     }
 
     /// One ATT PDU each way with its direction (true: received by the central).
@@ -202,75 +238,118 @@ public struct BTSnoopExporter {
 
     /// The request (or server-initiated PDU) an event starts with, and what answers it.
     private func att(_ e: TimelineEvent, mtu: Int, peer: BDAddr?) -> (request: [PDU], response: [PDU]) {
-        let error: (code: UInt8, handle: UInt16)? = if case .error(_, _, let c, let h) = e.outcome { (c, h) } else { nil }
+        let error: (code: UInt8, handle: UInt16)? =
+            if case .error(_, _, let c, let h) = e.outcome { (c, h) } else { nil }
         let answered = e.outcome.responseFrame != nil
         func answer(_ requestOpcode: ATTOpcode, _ success: () -> [PDU]) -> [PDU] {
             guard answered else { return [] }
             if let error {
-                return [(ATTErrorResponse(requestOpcode: requestOpcode, handle: error.handle, errorCode: error.code).encoded(), true)]
+                return [
+                    (
+                        ATTErrorResponse(requestOpcode: requestOpcode, handle: error.handle, errorCode: error.code)
+                            .encoded(), true
+                    )
+                ]
             }
             return success()
         }
         let value = e.value.bytes
         switch e.kind {
         case .mtuExchange(let client, let server, _, _):
-            return ([(ATTExchangeMTURequest(clientRxMTU: client).encoded(), false)],
-                    answer(.exchangeMTURequest) { [(ATTExchangeMTUResponse(serverRxMTU: server ?? client).encoded(), true)] })
+            return (
+                [(ATTExchangeMTURequest(clientRxMTU: client).encoded(), false)],
+                answer(.exchangeMTURequest) {
+                    [(ATTExchangeMTUResponse(serverRxMTU: server ?? client).encoded(), true)]
+                }
+            )
         case .discovery(let d, _):
             let op = ATTSynthesis.discoveryOpcode(d)
             let db = peer.flatMap { p in world.peripherals.first { $0.address == p } }?.database
-            return ([(ATTSynthesis.discoveryRequest(d), false)], answer(op) {
-                if let db, let rsp = ATTSynthesis.discoveryResponse(d, database: db, mtu: mtu) { return [(rsp, true)] }
-                return [(ATTErrorResponse(requestOpcode: op, handle: d.startHandle, errorCode: ATTErrorCode.attributeNotFound)
-                    .encoded(), true)]
-            })
+            return (
+                [(ATTSynthesis.discoveryRequest(d), false)],
+                answer(op) {
+                    if let db, let rsp = ATTSynthesis.discoveryResponse(d, database: db, mtu: mtu) {
+                        return [(rsp, true)]
+                    }
+                    return [
+                        (
+                            ATTErrorResponse(
+                                requestOpcode: op, handle: d.startHandle, errorCode: ATTErrorCode.attributeNotFound
+                            )
+                            .encoded(), true
+                        )
+                    ]
+                }
+            )
         case .read(let o, let variant):
             let blob = variant == .blob
-            let request = blob ? ATTReadBlobRequest(handle: o.handle, offset: o.offset ?? 0).encoded()
+            let request =
+                blob
+                ? ATTReadBlobRequest(handle: o.handle, offset: o.offset ?? 0).encoded()
                 : ATTReadRequest(handle: o.handle).encoded()
-            return ([(request, false)], answer(blob ? .readBlobRequest : .readRequest) {
-                // Read Response carries ATT_MTU − 1; the rest follows by Read Blob.
-                let part = mtu - 1
-                let first = Array(value.prefix(part))
-                var out: [PDU] = [(first.withByteView {
-                    blob ? ATTReadBlobResponse(partValue: $0).encoded() : ATTReadResponse(value: $0).encoded()
-                }, true)]
-                var offset = part
-                while offset < value.count {
-                    out.append((ATTReadBlobRequest(handle: o.handle, offset: UInt16(clamping: offset)).encoded(), false))
-                    let next = Array(value[offset..<min(value.count, offset + part)])
-                    out.append((next.withByteView { ATTReadBlobResponse(partValue: $0).encoded() }, true))
-                    offset += part
+            return (
+                [(request, false)],
+                answer(blob ? .readBlobRequest : .readRequest) {
+                    // Read Response carries ATT_MTU − 1; the rest follows by Read Blob.
+                    let part = mtu - 1
+                    let first = Array(value.prefix(part))
+                    var out: [PDU] = [
+                        (
+                            first.withByteView {
+                                blob
+                                    ? ATTReadBlobResponse(partValue: $0).encoded()
+                                    : ATTReadResponse(value: $0).encoded()
+                            }, true
+                        )
+                    ]
+                    var offset = part
+                    while offset < value.count {
+                        out.append(
+                            (ATTReadBlobRequest(handle: o.handle, offset: UInt16(clamping: offset)).encoded(), false))
+                        let next = Array(value[offset..<min(value.count, offset + part)])
+                        out.append((next.withByteView { ATTReadBlobResponse(partValue: $0).encoded() }, true))
+                        offset += part
+                    }
+                    return out
                 }
-                return out
-            })
+            )
         case .write(let o, let variant):
             switch variant {
             case .command, .signed:
                 return ([(ATTWriteCommand.encoded(handle: o.handle, value: value), false)], [])
             case .request:
-                return ([(ATTWriteRequest.encoded(handle: o.handle, value: value), false)],
-                        answer(.writeRequest) { [(ATTWriteResponse().encoded(), true)] })
+                return (
+                    [(ATTWriteRequest.encoded(handle: o.handle, value: value), false)],
+                    answer(.writeRequest) { [(ATTWriteResponse().encoded(), true)] }
+                )
             case .prepare:
                 let offset = o.offset ?? 0
-                return ([(ATTPrepareWriteRequest.encoded(handle: o.handle, offset: offset, partValue: value), false)],
-                        answer(.prepareWriteRequest) {
-                            [(ATTPrepareWriteResponse.encoded(handle: o.handle, offset: offset, partValue: value), true)]
-                        })
+                return (
+                    [(ATTPrepareWriteRequest.encoded(handle: o.handle, offset: offset, partValue: value), false)],
+                    answer(.prepareWriteRequest) {
+                        [(ATTPrepareWriteResponse.encoded(handle: o.handle, offset: offset, partValue: value), true)]
+                    }
+                )
             case .execute:
                 let flags = UInt8(truncatingIfNeeded: o.offset ?? UInt16(ATTExecuteWriteRequest.writeAllPreparedWrites))
-                return ([(ATTExecuteWriteRequest(flags: flags).encoded(), false)],
-                        answer(.executeWriteRequest) { [(ATTExecuteWriteResponse().encoded(), true)] })
+                return (
+                    [(ATTExecuteWriteRequest(flags: flags).encoded(), false)],
+                    answer(.executeWriteRequest) { [(ATTExecuteWriteResponse().encoded(), true)] }
+                )
             }
         case .subscribe(let o, _):
-            return ([(ATTWriteRequest.encoded(handle: o.handle, value: value), false)],
-                    answer(.writeRequest) { [(ATTWriteResponse().encoded(), true)] })
+            return (
+                [(ATTWriteRequest.encoded(handle: o.handle, value: value), false)],
+                answer(.writeRequest) { [(ATTWriteResponse().encoded(), true)] }
+            )
         case .notification(let o):
             return ([(ATTHandleValueNotification.encoded(handle: o.handle, value: value), true)], [])
         case .indication(let o):
             // The central's host confirms (Vol 3 Part F 3.4.7.3).
-            return ([(ATTHandleValueIndication.encoded(handle: o.handle, value: value), true)],
-                    answered ? [(ATTHandleValueConfirmation().encoded(), false)] : [])
+            return (
+                [(ATTHandleValueIndication.encoded(handle: o.handle, value: value), true)],
+                answered ? [(ATTHandleValueConfirmation().encoded(), false)] : []
+            )
         default:
             return ([], [])
         }
@@ -281,7 +360,8 @@ public struct BTSnoopExporter {
     private func acl(_ pdu: PDU, handle: UInt16) -> [HCIRecord] {
         HCISynthesis.acl(handle: handle, payload: pdu.bytes, received: pdu.received, fragment: Self.aclDataLength)
             .flatMap { fragment -> [HCIRecord] in
-                pdu.received ? [.received(fragment)]
+                pdu.received
+                    ? [.received(fragment)]
                     : [.sent(fragment), .received(HCISynthesis.completedPackets(handle: handle))]
             }
     }

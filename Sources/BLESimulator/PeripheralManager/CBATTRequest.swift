@@ -21,8 +21,11 @@ public final class CBCentral: CustomStringConvertible {
     /// A fixed UUID per central manager number, so traces do not depend on the run.
     static func identifier(forCentral n: Int) -> UUID {
         let v = UInt32(truncatingIfNeeded: n)
-        return UUID(uuid: (0xCE, 0x27, 0xA1, 0x00, 0, 0, 0x40, 0, 0x80, 0, 0, 0,
-                           UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)))
+        return UUID(
+            uuid: (
+                0xCE, 0x27, 0xA1, 0x00, 0, 0, 0x40, 0, 0x80, 0, 0, 0,
+                UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)
+            ))
     }
 
     public var description: String { "<CBCentral \(identifier.uuidString)>" }

@@ -42,8 +42,10 @@ public final class CBMutableCharacteristic: CBCharacteristic {
     /// The definition the simulated GATT server serves while the service is published.
     var published: SimulatedCharacteristic?
 
-    public init(type: CBUUID, properties: CBCharacteristicProperties, value: Data?,
-                permissions: CBAttributePermissions) {
+    public init(
+        type: CBUUID, properties: CBCharacteristicProperties, value: Data?,
+        permissions: CBAttributePermissions
+    ) {
         self.permissions = permissions
         cachedValue = value
         super.init(uuid: type, properties: properties, valueHandle: 0, service: nil)

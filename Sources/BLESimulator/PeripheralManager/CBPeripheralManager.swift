@@ -59,7 +59,8 @@ public class CBPeripheralManager {
     /// One `CBCentral` per connection (by link).
     private var centrals: [ObjectIdentifier: CBCentral] = [:]
     /// Subscribed (central, characteristic) pairs with the link they came over, in order.
-    private var subscriptions: [(link: ObjectIdentifier, central: CBCentral, characteristic: CBMutableCharacteristic)] = []
+    private var subscriptions: [(link: ObjectIdentifier, central: CBCentral, characteristic: CBMutableCharacteristic)] =
+        []
     /// Requests the app still has to answer, by request object.
     private var awaiting: [ObjectIdentifier: Awaiting] = [:]
     private var inFlight = 0
@@ -80,15 +81,19 @@ public class CBPeripheralManager {
 
     /// Joins `SimulatedWorld.current` if one is bound (`SimulatedWorld.withCurrent`), else a new
     /// world of its own (reachable as `world`). The queue is accepted for source compatibility.
-    public convenience init(delegate: (any CBPeripheralManagerDelegate)?, queue: DispatchQueue?,
-                            options: [String: Any]? = nil) {
+    public convenience init(
+        delegate: (any CBPeripheralManagerDelegate)?, queue: DispatchQueue?,
+        options: [String: Any]? = nil
+    ) {
         self.init(delegate: delegate, queue: queue, options: options, world: SimulatedWorld.current ?? SimulatedWorld())
     }
 
     public convenience init() { self.init(delegate: nil, queue: nil, options: nil) }
 
-    public init(delegate: (any CBPeripheralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil,
-                world: SimulatedWorld, simulation: Simulation = Simulation()) {
+    public init(
+        delegate: (any CBPeripheralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil,
+        world: SimulatedWorld, simulation: Simulation = Simulation()
+    ) {
         self.delegate = delegate
         self.world = world
         self.simulation = simulation
@@ -101,8 +106,10 @@ public class CBPeripheralManager {
         device.hostsPeripheralManager = true
         device.localServer = self
         world.add(device)
-        record(.initialize(restoreIdentifier: options?[CBPeripheralManagerOptionRestoreIdentifierKey] as? String,
-                           showPowerAlert: boolOption(options, CBPeripheralManagerOptionShowPowerAlertKey)), .performed)
+        record(
+            .initialize(
+                restoreIdentifier: options?[CBPeripheralManagerOptionRestoreIdentifierKey] as? String,
+                showPowerAlert: boolOption(options, CBPeripheralManagerOptionShowPowerAlertKey)), .performed)
         world.schedule(after: world.configuration.stateUpdateDelay) { [weak self] in self?.adapterChanged() }
     }
 
@@ -174,15 +181,17 @@ public class CBPeripheralManager {
         byDefinition.removeAll()
         let definitions = services.map { s -> SimulatedService in
             let chars = (s.characteristics ?? []).compactMap { $0 as? CBMutableCharacteristic }.map { m in
-                let def = SimulatedCharacteristic(uuid: m.uuid, properties: m.properties, permissions: m.permissions,
-                                                  value: m.cachedValue.map { [UInt8]($0) } ?? [])
+                let def = SimulatedCharacteristic(
+                    uuid: m.uuid, properties: m.properties, permissions: m.permissions,
+                    value: m.cachedValue.map { [UInt8]($0) } ?? [])
                 m.published = def
                 m.service = s
                 byDefinition[ObjectIdentifier(def)] = m
                 return def
             }
-            return SimulatedService(uuid: s.uuid, isPrimary: s.isPrimary, characteristics: chars,
-                                    includedServices: (s.includedServices ?? []).map(\.uuid))
+            return SimulatedService(
+                uuid: s.uuid, isPrimary: s.isPrimary, characteristics: chars,
+                includedServices: (s.includedServices ?? []).map(\.uuid))
         }
         if world.isConnected(device) {
             world.changeServices(of: device, to: definitions)
@@ -203,8 +212,10 @@ public class CBPeripheralManager {
         let data = advertisementData ?? [:]
         let name = data[CBAdvertisementDataLocalNameKey] as? String
         let uuids = data[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID] ?? []
-        let ignored = data.keys.filter { $0 != CBAdvertisementDataLocalNameKey && $0 != CBAdvertisementDataServiceUUIDsKey }
-            .sorted()
+        let ignored = data.keys.filter {
+            $0 != CBAdvertisementDataLocalNameKey && $0 != CBAdvertisementDataServiceUUIDsKey
+        }
+        .sorted()
         let call = PeripheralManagerCall.startAdvertising(localName: name, serviceUUIDs: uuids, ignoredKeys: ignored)
         guard requirePoweredOn(call) else { return }
         if isAdvertising {
@@ -250,9 +261,10 @@ public class CBPeripheralManager {
         let bytes = request.value.map { [UInt8]($0) } ?? []
         let key = ObjectIdentifier(request)
         let read = awaiting[key]?.isRead ?? false
-        let call = PeripheralManagerCall.respond(central: request.central.identifier,
-                                                 characteristic: request.characteristic.uuid, read: read,
-                                                 result: result.byte, length: bytes.count)
+        let call = PeripheralManagerCall.respond(
+            central: request.central.identifier,
+            characteristic: request.characteristic.uuid, read: read,
+            result: result.byte, length: bytes.count)
         guard requirePoweredOn(call) else { return }
         guard let a = awaiting.removeValue(forKey: key) else { return misuse(call, .noPendingRequest) }
         record(call, .performed)
@@ -271,20 +283,24 @@ public class CBPeripheralManager {
     /// `peripheralManagerIsReady(toUpdateSubscribers:)` follows once it drains. A value longer
     /// than a central's `maximumUpdateValueLength` is cut to it (ATT_MTU − 3, Vol 3 Part F
     /// 3.4.7.1) and a warning is logged.
-    public func updateValue(_ value: Data, for characteristic: CBMutableCharacteristic,
-                            onSubscribedCentrals centrals: [CBCentral]?) -> Bool {
+    public func updateValue(
+        _ value: Data, for characteristic: CBMutableCharacteristic,
+        onSubscribedCentrals centrals: [CBCentral]?
+    ) -> Bool {
         let bytes = [UInt8](value)
         let targets = subscriptions.filter { s in
             s.characteristic === characteristic && (centrals?.contains { $0 === s.central } ?? true)
         }
         let maximum = targets.map(\.central.maximumUpdateValueLength).min()
         func call(_ result: Bool) -> PeripheralManagerCall {
-            .updateValue(characteristic: characteristic.uuid, length: bytes.count, maximumLength: maximum,
-                         centrals: targets.count, result: result)
+            .updateValue(
+                characteristic: characteristic.uuid, length: bytes.count, maximumLength: maximum,
+                centrals: targets.count, result: result)
         }
         guard requirePoweredOn(call(false)) else { return false }
         guard let def = characteristic.published, byDefinition[ObjectIdentifier(def)] === characteristic,
-              let c = device.database.characteristics.first(where: { $0.definition === def }) else {
+            let c = device.database.characteristics.first(where: { $0.definition === def })
+        else {
             misuse(call(false), .foreignCharacteristic)
             return false
         }
@@ -296,8 +312,9 @@ public class CBPeripheralManager {
         record(call(true), .performed)
         for t in targets {
             if bytes.count > t.central.maximumUpdateValueLength {
-                world.log("[CoreBluetooth] WARNING: updateValue of \(bytes.count) bytes to \(t.central) exceeds its "
-                          + "maximumUpdateValueLength \(t.central.maximumUpdateValueLength); truncated")
+                world.log(
+                    "[CoreBluetooth] WARNING: updateValue of \(bytes.count) bytes to \(t.central) exceeds its "
+                        + "maximumUpdateValueLength \(t.central.maximumUpdateValueLength); truncated")
             }
             if let link = t.central.link, link.serverNotify(c, bytes) { inFlight += 1 }
         }
@@ -341,10 +358,11 @@ public class CBPeripheralManager {
     }
 
     private func adapterChanged() {
-        let new: CBManagerState = switch world.authorization {
-        case .denied, .restricted: .unauthorized
-        default: adapterState
-        }
+        let new: CBManagerState =
+            switch world.authorization {
+            case .denied, .restricted: .unauthorized
+            default: adapterState
+            }
         guard new != state else { return }
         if state == .poweredOn {
             advertisingGeneration += 1
@@ -385,20 +403,24 @@ public class CBPeripheralManager {
     private var arrivalDelay: Int64 { device.effectiveOperationLatency / 2 }
 
     private func record(_ call: PeripheralManagerCall, _ disposition: PeripheralManagerDisposition) {
-        world.record(.peripheralManager(PeripheralManagerRecord(
-            manager: traceID, entry: .call(call, state: state, inCallback: currentCallback, disposition: disposition))))
+        world.record(
+            .peripheralManager(
+                PeripheralManagerRecord(
+                    manager: traceID,
+                    entry: .call(call, state: state, inCallback: currentCallback, disposition: disposition))))
     }
 
     /// The call is ignored; the log line follows Core Bluetooth's "API MISUSE" style (the text
     /// after the prefix is the simulator's).
     private func misuse(_ call: PeripheralManagerCall, _ reason: PeripheralManagerMisuse) {
         record(call, .misuse(reason))
-        let what = switch reason {
-        case .notPoweredOn: "can only accept this command while in the powered on state"
-        case .noPendingRequest: "was asked to respond to a request that awaits no response"
-        case .foreignCharacteristic: "was given a characteristic it has not published"
-        case .cachedValueNotReadOnly: "was given a characteristic with a cached value that is not read-only"
-        }
+        let what =
+            switch reason {
+            case .notPoweredOn: "can only accept this command while in the powered on state"
+            case .noPendingRequest: "was asked to respond to a request that awaits no response"
+            case .foreignCharacteristic: "was given a characteristic it has not published"
+            case .cachedValueNotReadOnly: "was given a characteristic with a cached value that is not read-only"
+            }
         world.log("[CoreBluetooth] API MISUSE: <CBPeripheralManager \(traceID)> \(what) (\(call.name))")
     }
 
@@ -412,8 +434,11 @@ public class CBPeripheralManager {
 
     private func deliver(_ callback: PeripheralManagerCallback, _ body: (any CBPeripheralManagerDelegate) -> Void) {
         let d = delegate
-        world.record(.peripheralManager(PeripheralManagerRecord(manager: traceID,
-                                                                entry: .callback(callback, delivered: d != nil))))
+        world.record(
+            .peripheralManager(
+                PeripheralManagerRecord(
+                    manager: traceID,
+                    entry: .callback(callback, delivered: d != nil))))
         guard let d else { return }
         let saved = currentCallback
         currentCallback = callback.name
@@ -425,8 +450,10 @@ public class CBPeripheralManager {
 // MARK: - The world's bridge
 
 extension CBPeripheralManager: LocalGATTServer {
-    func read(_ c: GATTServerDatabase.Characteristic, from link: SimulatedLink,
-              answer: @escaping (UInt8?, [UInt8]?) -> Void) {
+    func read(
+        _ c: GATTServerDatabase.Characteristic, from link: SimulatedLink,
+        answer: @escaping (UInt8?, [UInt8]?) -> Void
+    ) {
         guard let def = c.definition, let m = byDefinition[ObjectIdentifier(def)] else {
             return answer(CBATTError.Code.invalidHandle.byte, nil)
         }
@@ -434,8 +461,9 @@ extension CBPeripheralManager: LocalGATTServer {
         if let cached = m.cachedValue { return answer(nil, [UInt8](cached)) }
         let central = central(for: link)
         let request = CBATTRequest(central: central, characteristic: m, offset: 0, value: nil)
-        awaiting[ObjectIdentifier(request)] = Awaiting(request: request, link: ObjectIdentifier(link), isRead: true,
-                                                       answer: answer)
+        awaiting[ObjectIdentifier(request)] = Awaiting(
+            request: request, link: ObjectIdentifier(link), isRead: true,
+            answer: answer)
         world.schedule(afterMicros: arrivalDelay) { [weak self] in
             guard let self else { return }
             self.deliver(.didReceiveRead(central: central.identifier, characteristic: m.uuid, offset: 0)) {
@@ -444,34 +472,45 @@ extension CBPeripheralManager: LocalGATTServer {
         }
     }
 
-    func write(_ c: GATTServerDatabase.Characteristic, parts: [(offset: Int, value: [UInt8])], from link: SimulatedLink,
-               answer: ((UInt8?) -> Void)?) {
+    func write(
+        _ c: GATTServerDatabase.Characteristic, parts: [(offset: Int, value: [UInt8])], from link: SimulatedLink,
+        answer: ((UInt8?) -> Void)?
+    ) {
         guard let def = c.definition, let m = byDefinition[ObjectIdentifier(def)] else {
             answer?(CBATTError.Code.invalidHandle.byte)
             return
         }
         let central = central(for: link)
-        let requests = parts.map { CBATTRequest(central: central, characteristic: m, offset: $0.offset, value: Data($0.value)) }
+        let requests = parts.map {
+            CBATTRequest(central: central, characteristic: m, offset: $0.offset, value: Data($0.value))
+        }
         if let answer, let first = requests.first {
-            awaiting[ObjectIdentifier(first)] = Awaiting(request: first, link: ObjectIdentifier(link), isRead: false,
-                                                         answer: { code, _ in answer(code) })
+            awaiting[ObjectIdentifier(first)] = Awaiting(
+                request: first, link: ObjectIdentifier(link), isRead: false,
+                answer: { code, _ in answer(code) })
         }
         let length = parts.reduce(0) { $0 + $1.value.count }
         world.schedule(afterMicros: arrivalDelay) { [weak self] in
             guard let self else { return }
-            self.deliver(.didReceiveWrite(central: central.identifier, characteristic: m.uuid, requests: requests.count,
-                                          length: length)) {
+            self.deliver(
+                .didReceiveWrite(
+                    central: central.identifier, characteristic: m.uuid, requests: requests.count,
+                    length: length)
+            ) {
                 $0.peripheralManager(self, didReceiveWrite: requests)
             }
         }
     }
 
-    func configurationChanged(_ c: GATTServerDatabase.Characteristic, from old: UInt16, to new: UInt16,
-                              link: SimulatedLink) {
+    func configurationChanged(
+        _ c: GATTServerDatabase.Characteristic, from old: UInt16, to new: UInt16,
+        link: SimulatedLink
+    ) {
         guard let def = c.definition, let m = byDefinition[ObjectIdentifier(def)] else { return }
         let central = central(for: link)
         let key = ObjectIdentifier(link)
-        let was = old & 0x3 != 0, now = new & 0x3 != 0
+        let was = old & 0x3 != 0
+        let now = new & 0x3 != 0
         if !was && now {
             subscriptions.append((key, central, m))
             m.subscribedCentrals = (m.subscribedCentrals ?? []) + [central]

@@ -11,10 +11,12 @@ public protocol CBPeripheralManagerDelegate: AnyObject {
     func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any])
     func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?)
     func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: (any Error)?)
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
-                           didSubscribeTo characteristic: CBCharacteristic)
-    func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
-                           didUnsubscribeFrom characteristic: CBCharacteristic)
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral,
+        didSubscribeTo characteristic: CBCharacteristic)
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral,
+        didUnsubscribeFrom characteristic: CBCharacteristic)
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest)
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest])
     func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager)
@@ -24,10 +26,14 @@ extension CBPeripheralManagerDelegate {
     public func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any]) {}
     public func peripheralManagerDidStartAdvertising(_ peripheral: CBPeripheralManager, error: (any Error)?) {}
     public func peripheralManager(_ peripheral: CBPeripheralManager, didAdd service: CBService, error: (any Error)?) {}
-    public func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
-                                  didSubscribeTo characteristic: CBCharacteristic) {}
-    public func peripheralManager(_ peripheral: CBPeripheralManager, central: CBCentral,
-                                  didUnsubscribeFrom characteristic: CBCharacteristic) {}
+    public func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral,
+        didSubscribeTo characteristic: CBCharacteristic
+    ) {}
+    public func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral,
+        didUnsubscribeFrom characteristic: CBCharacteristic
+    ) {}
     public func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {}
     public func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) {}
     public func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager) {}
@@ -43,7 +49,8 @@ public let CBPeripheralManagerRestoredStateAdvertisementDataKey = "kCBRestoredAd
 
 /// `CBPeripheralManagerConnectionLatency`.
 public enum CBPeripheralManagerConnectionLatency: Int, Sendable, CustomStringConvertible {
-    case low = 0, medium, high
+    case low = 0
+    case medium, high
 
     public var description: String {
         switch self {

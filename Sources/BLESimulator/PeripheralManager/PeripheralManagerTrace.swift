@@ -10,8 +10,9 @@ public struct PeripheralManagerRecord: Sendable, Equatable {
     public enum Entry: Sendable, Equatable {
         /// A call, the manager's state when it was made, the delegate method it was made from
         /// (nil outside any callback) and what became of it.
-        case call(PeripheralManagerCall, state: CBManagerState, inCallback: String?,
-                  disposition: PeripheralManagerDisposition)
+        case call(
+            PeripheralManagerCall, state: CBManagerState, inCallback: String?,
+            disposition: PeripheralManagerDisposition)
         /// A delegate callback; `delivered` is false when no delegate was set.
         case callback(PeripheralManagerCallback, delivered: Bool)
     }
@@ -123,13 +124,17 @@ extension PeripheralManagerRecord {
             switch disposition {
             case .performed: o.str("disposition", "performed")
             case .noEffect: o.str("disposition", "no_effect")
-            case .misuse(let r): o.str("disposition", "misuse"); o.str("reason", r.rawValue)
+            case .misuse(let r):
+                o.str("disposition", "misuse")
+                o.str("reason", r.rawValue)
             }
             switch call {
             case .initialize(let id, let alert):
                 if let id { o.str("restore_identifier", id) }
                 o.bool("show_power_alert", alert)
-            case .addService(let s, let cs): o.str("service", s.uuidString); o.uuids("characteristics", cs)
+            case .addService(let s, let cs):
+                o.str("service", s.uuidString)
+                o.uuids("characteristics", cs)
             case .removeService(let s): o.str("service", s.uuidString)
             case .removeAllServices, .stopAdvertising: break
             case .startAdvertising(let name, let uuids, let ignored):
@@ -163,12 +168,17 @@ extension PeripheralManagerRecord {
                 if let e { o.str("error", e) }
             case .didStartAdvertising(let e): if let e { o.str("error", e) }
             case .didReceiveRead(let c, let ch, let offset):
-                o.str("central", c.uuidString); o.str("characteristic", ch.uuidString); o.int("offset", offset)
+                o.str("central", c.uuidString)
+                o.str("characteristic", ch.uuidString)
+                o.int("offset", offset)
             case .didReceiveWrite(let c, let ch, let n, let length):
-                o.str("central", c.uuidString); o.str("characteristic", ch.uuidString)
-                o.int("requests", n); o.int("length", length)
+                o.str("central", c.uuidString)
+                o.str("characteristic", ch.uuidString)
+                o.int("requests", n)
+                o.int("length", length)
             case .didSubscribe(let c, let ch), .didUnsubscribe(let c, let ch):
-                o.str("central", c.uuidString); o.str("characteristic", ch.uuidString)
+                o.str("central", c.uuidString)
+                o.str("characteristic", ch.uuidString)
             case .isReadyToUpdateSubscribers: break
             }
         }

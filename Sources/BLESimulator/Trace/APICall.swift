@@ -31,8 +31,9 @@ public enum APICall: Sendable, Equatable {
     /// flow control" need: the type, the length against `maximumWriteValueLength(for: type)`,
     /// the characteristic's properties and `canSendWriteWithoutResponse` at call time. `handle` is
     /// the characteristic's value handle, as the radio events name it.
-    case writeValue(peripheral: UUID, characteristic: CBUUID, handle: UInt16, properties: CBCharacteristicProperties,
-                    type: CBCharacteristicWriteType, length: Int, maximumLength: Int, canSend: Bool)
+    case writeValue(
+        peripheral: UUID, characteristic: CBUUID, handle: UInt16, properties: CBCharacteristicProperties,
+        type: CBCharacteristicWriteType, length: Int, maximumLength: Int, canSend: Bool)
     case writeDescriptor(peripheral: UUID, descriptor: CBUUID, length: Int)
     case setNotifyValue(peripheral: UUID, enabled: Bool, characteristic: CBCharacteristic.Snapshot)
     case readRSSI(peripheral: UUID)

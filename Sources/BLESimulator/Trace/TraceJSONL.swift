@@ -57,7 +57,9 @@ extension SimulatorTrace {
             if let name { o.str("local_name", name) }
             o.uuids("service_uuids", uuids)
         case .didConnect(let p): o.str("peripheral", p.uuidString)
-        case .didFailToConnect(let p, let e): o.str("peripheral", p.uuidString); error = e
+        case .didFailToConnect(let p, let e):
+            o.str("peripheral", p.uuidString)
+            error = e
         case .didDisconnect(let p, let r, let e):
             o.str("peripheral", p.uuidString)
             o.bool("is_reconnecting", r)
@@ -111,25 +113,41 @@ extension SimulatorTrace {
 
     private static func world(_ w: WorldEvent, into o: inout JSONObject) {
         switch w {
-        case .adapterStateChanged(let s): o.str("event", "adapter_state"); o.str("state", s.description)
+        case .adapterStateChanged(let s):
+            o.str("event", "adapter_state")
+            o.str("state", s.description)
         case .peripheralRangeChanged(let a, let inRange):
-            o.str("event", "range"); o.str("address", a); o.bool("in_range", inRange)
+            o.str("event", "range")
+            o.str("address", a)
+            o.bool("in_range", inRange)
         case .linkLossStarted(let a, let t):
-            o.str("event", "link_loss"); o.str("address", a); o.int("supervision_timeout_us", Int(t))
-        case .servicesChanged(let a): o.str("event", "services_changed"); o.str("address", a)
+            o.str("event", "link_loss")
+            o.str("address", a)
+            o.int("supervision_timeout_us", Int(t))
+        case .servicesChanged(let a):
+            o.str("event", "services_changed")
+            o.str("address", a)
         case .peripheralDisconnected(let a, let reason):
-            o.str("event", "peripheral_disconnected"); o.str("address", a); o.int("reason", Int(reason))
+            o.str("event", "peripheral_disconnected")
+            o.str("address", a)
+            o.int("reason", Int(reason))
         case .appRelaunched: o.str("event", "app_relaunched")
         case .centralStatePreserved(let id, let ps, let scanning):
-            o.str("event", "state_preserved"); o.str("restore_identifier", id)
+            o.str("event", "state_preserved")
+            o.str("restore_identifier", id)
             o.strings("peripherals", ps.map(\.uuidString))
             o.bool("is_scanning", scanning)
         case .peripheralReleased(let p, let s):
-            o.str("event", "peripheral_released"); o.str("peripheral", p.uuidString); o.str("state", s.description)
+            o.str("event", "peripheral_released")
+            o.str("peripheral", p.uuidString)
+            o.str("state", s.description)
         case .notificationSuppressed(let a, let h):
-            o.str("event", "notification_suppressed"); o.str("address", a); o.int("handle", Int(h))
+            o.str("event", "notification_suppressed")
+            o.str("address", a)
+            o.int("handle", Int(h))
         case .valueForUndiscoveredCharacteristic(let p, let h):
-            o.str("event", "value_for_undiscovered_characteristic"); o.str("peripheral", p.uuidString)
+            o.str("event", "value_for_undiscovered_characteristic")
+            o.str("peripheral", p.uuidString)
             o.int("handle", Int(h))
         }
     }
@@ -143,23 +161,37 @@ extension SimulatorTrace {
         case .scanStart(let s):
             o.str("scan_type", s.active ? "active" : "passive")
             o.int("filter_duplicates", Int(s.filterDuplicates))
-        case .advertisement(let a): o.int("rssi", Int(a.rssi)); o.int("event_type", Int(a.eventType))
+        case .advertisement(let a):
+            o.int("rssi", Int(a.rssi))
+            o.int("event_type", Int(a.eventType))
         case .connectionComplete(let c), .connectionFailed(let c):
             o.int("handle", Int(c.handle))
             if c.status != 0 { o.int("status", Int(c.status)) }
-            if let t = c.timing { o.int("interval_us", Int(t.interval) * 1250); o.int("timeout_ms", Int(t.supervisionTimeout) * 10) }
-        case .disconnection(_, let reason, let side): o.int("reason", Int(reason)); o.str("side", "\(side.name)")
+            if let t = c.timing {
+                o.int("interval_us", Int(t.interval) * 1250)
+                o.int("timeout_ms", Int(t.supervisionTimeout) * 10)
+            }
+        case .disconnection(_, let reason, let side):
+            o.int("reason", Int(reason))
+            o.str("side", "\(side.name)")
         case .mtuExchange(let client, let server, let effective, _):
             o.int("client_rx_mtu", Int(client))
             if let server { o.int("server_rx_mtu", Int(server)) }
             o.int("mtu", Int(effective))
         case .discovery(let d, _):
-            o.int("start_handle", Int(d.startHandle)); o.int("end_handle", Int(d.endHandle))
+            o.int("start_handle", Int(d.startHandle))
+            o.int("end_handle", Int(d.endHandle))
             if let f = d.filter { o.str("uuid", f.description) }
             o.int("found", d.found)
-        case .read(let op, let v): attribute(op, &o); o.str("variant", "\(v.name)")
-        case .write(let op, let v): attribute(op, &o); o.str("variant", "\(v.name)")
-        case .subscribe(let op, let cfg): attribute(op, &o); o.int("configuration", Int(cfg))
+        case .read(let op, let v):
+            attribute(op, &o)
+            o.str("variant", "\(v.name)")
+        case .write(let op, let v):
+            attribute(op, &o)
+            o.str("variant", "\(v.name)")
+        case .subscribe(let op, let cfg):
+            attribute(op, &o)
+            o.int("configuration", Int(cfg))
         case .notification(let op), .indication(let op): attribute(op, &o)
         default: break
         }
@@ -169,11 +201,19 @@ extension SimulatorTrace {
         }
         switch e.outcome {
         case .none: break
-        case .success(let f, let l): o.str("outcome", "success"); o.int("response_frame", f); o.int("latency_us", Int(l))
+        case .success(let f, let l):
+            o.str("outcome", "success")
+            o.int("response_frame", f)
+            o.int("latency_us", Int(l))
         case .error(let f, let l, let code, let h):
-            o.str("outcome", "error"); o.int("response_frame", f); o.int("latency_us", Int(l))
-            o.int("error", Int(code)); o.int("error_handle", Int(h))
-        case .disconnected(let f): o.str("outcome", "disconnected"); o.int("disconnection_frame", f)
+            o.str("outcome", "error")
+            o.int("response_frame", f)
+            o.int("latency_us", Int(l))
+            o.int("error", Int(code))
+            o.int("error_handle", Int(h))
+        case .disconnected(let f):
+            o.str("outcome", "disconnected")
+            o.int("disconnection_frame", f)
         default: o.str("outcome", "\(e.outcome.name)")
         }
     }
@@ -203,15 +243,17 @@ struct JSONObject {
 extension APICallRecord {
     /// The record as the trace writes it and the linter reads it.
     public var traceCall: TraceAPICall {
-        let disposition: TraceAPICall.Disposition = switch self.disposition {
-        case .performed: .performed
-        case .noEffect: .noEffect
-        case .misuse(let r): .misuse(r.trace)
-        case .dropped(let r): .dropped(r.trace)
-        }
-        return TraceAPICall(central: central, managerState: context.managerState.trace,
-                            peripheralState: context.peripheralState?.trace, isScanning: context.isScanning,
-                            inCallback: context.inCallback, disposition: disposition, call: call.trace)
+        let disposition: TraceAPICall.Disposition =
+            switch self.disposition {
+            case .performed: .performed
+            case .noEffect: .noEffect
+            case .misuse(let r): .misuse(r.trace)
+            case .dropped(let r): .dropped(r.trace)
+            }
+        return TraceAPICall(
+            central: central, managerState: context.managerState.trace,
+            peripheralState: context.peripheralState?.trace, isScanning: context.isScanning,
+            inCallback: context.inCallback, disposition: disposition, call: call.trace)
     }
 }
 
@@ -222,32 +264,39 @@ extension APICall {
         case .centralManagerInit(let id, let alert): .centralManagerInit(restoreIdentifier: id, showPowerAlert: alert)
         case .scanForPeripherals(let s, let dup): .scanForPeripherals(services: ids(s), allowDuplicates: dup)
         case .stopScan: .stopScan
-        case .connect(let p, let auto, let retained): .connect(peripheral: p.uuidString, autoReconnect: auto, retained: retained)
+        case .connect(let p, let auto, let retained):
+            .connect(peripheral: p.uuidString, autoReconnect: auto, retained: retained)
         case .cancelPeripheralConnection(let p): .cancelPeripheralConnection(peripheral: p.uuidString)
-        case .retrievePeripherals(let list, let found): .retrievePeripherals(identifiers: list.map(\.uuidString), found: found)
+        case .retrievePeripherals(let list, let found):
+            .retrievePeripherals(identifiers: list.map(\.uuidString), found: found)
         case .retrieveConnectedPeripherals(let s, let found):
             .retrieveConnectedPeripherals(services: s.map(\.uuidString), found: found)
-        case .discoverServices(let p, let s, let d): .discoverServices(peripheral: p.uuidString, services: ids(s), delegateSet: d)
+        case .discoverServices(let p, let s, let d):
+            .discoverServices(peripheral: p.uuidString, services: ids(s), delegateSet: d)
         case .discoverIncludedServices(let p, let s, let service):
             .discoverIncludedServices(peripheral: p.uuidString, services: ids(s), service: service.uuidString)
         case .discoverCharacteristics(let p, let cs, let service):
             .discoverCharacteristics(peripheral: p.uuidString, characteristics: ids(cs), service: service.uuidString)
-        case .discoverDescriptors(let p, let c): .discoverDescriptors(peripheral: p.uuidString, characteristic: c.uuidString)
+        case .discoverDescriptors(let p, let c):
+            .discoverDescriptors(peripheral: p.uuidString, characteristic: c.uuidString)
         case .readValue(let p, let c, let props):
             .readValue(peripheral: p.uuidString, characteristic: c.uuidString, properties: props.rawValue)
         case .readDescriptor(let p, let d): .readDescriptor(peripheral: p.uuidString, descriptor: d.uuidString)
         case .writeValue(let p, let c, let handle, let props, let type, let length, let max, let canSend):
-            .writeValue(peripheral: p.uuidString, characteristic: c.uuidString, handle: handle, properties: props.rawValue,
-                        writeType: type.trace, length: length, maximumLength: max, canSend: canSend)
+            .writeValue(
+                peripheral: p.uuidString, characteristic: c.uuidString, handle: handle, properties: props.rawValue,
+                writeType: type.trace, length: length, maximumLength: max, canSend: canSend)
         case .writeDescriptor(let p, let d, let length):
             .writeDescriptor(peripheral: p.uuidString, descriptor: d.uuidString, length: length)
         case .setNotifyValue(let p, let enabled, let c):
-            .setNotifyValue(peripheral: p.uuidString, enabled: enabled, characteristic: c.uuid.uuidString, handle: c.handle,
-                            properties: c.properties.rawValue)
+            .setNotifyValue(
+                peripheral: p.uuidString, enabled: enabled, characteristic: c.uuid.uuidString, handle: c.handle,
+                properties: c.properties.rawValue)
         case .readRSSI(let p): .readRSSI(peripheral: p.uuidString)
         case .maximumWriteValueLength(let p, let type, let result):
             .maximumWriteValueLength(peripheral: p.uuidString, writeType: type.trace, result: result)
-        case .canSendWriteWithoutResponse(let p, let result): .canSendWriteWithoutResponse(peripheral: p.uuidString, result: result)
+        case .canSendWriteWithoutResponse(let p, let result):
+            .canSendWriteWithoutResponse(peripheral: p.uuidString, result: result)
         }
     }
 }

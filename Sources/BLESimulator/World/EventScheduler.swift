@@ -42,12 +42,13 @@ struct EventScheduler {
     var nextTime: Int64? { heap.first?.time }
 
     mutating func schedule(at time: Int64, _ event: Event) {
-        let item = switch event {
-        case .action(let body):
-            Item(time: time, sequence: nextSequence, object: .passRetained(Action(body)), isTick: false)
-        case .notificationTick(let tick):
-            Item(time: time, sequence: nextSequence, object: .passRetained(tick), isTick: true)
-        }
+        let item =
+            switch event {
+            case .action(let body):
+                Item(time: time, sequence: nextSequence, object: .passRetained(Action(body)), isTick: false)
+            case .notificationTick(let tick):
+                Item(time: time, sequence: nextSequence, object: .passRetained(tick), isTick: true)
+            }
         heap.append(item)
         nextSequence &+= 1
         var i = heap.count - 1
@@ -69,7 +70,8 @@ struct EventScheduler {
             var i = 0
             let n = heap.count
             while true {
-                let l = 2 * i + 1, r = l + 1
+                let l = 2 * i + 1
+                let r = l + 1
                 var m = i
                 if l < n, heap[l].precedes(heap[m]) { m = l }
                 if r < n, heap[r].precedes(heap[m]) { m = r }

@@ -42,9 +42,11 @@ public final class SimulatedCharacteristic {
 
     /// Permissions default to what the properties imply (readable if readable, writeable if
     /// writable), which is what a well-formed peripheral does.
-    public init(uuid: CBUUID, properties: CBCharacteristicProperties, permissions: CBAttributePermissions? = nil,
-                value: [UInt8] = [], descriptors: [SimulatedDescriptor] = [], declarationHandle: UInt16? = nil,
-                valueHandle: UInt16? = nil) {
+    public init(
+        uuid: CBUUID, properties: CBCharacteristicProperties, permissions: CBAttributePermissions? = nil,
+        value: [UInt8] = [], descriptors: [SimulatedDescriptor] = [], declarationHandle: UInt16? = nil,
+        valueHandle: UInt16? = nil
+    ) {
         self.declarationHandle = declarationHandle
         self.valueHandle = valueHandle
         self.uuid = uuid
@@ -72,8 +74,10 @@ public final class SimulatedService {
     public var handle: UInt16?
     public var endHandle: UInt16?
 
-    public init(uuid: CBUUID, isPrimary: Bool = true, characteristics: [SimulatedCharacteristic] = [],
-                includedServices: [CBUUID] = [], handle: UInt16? = nil, endHandle: UInt16? = nil) {
+    public init(
+        uuid: CBUUID, isPrimary: Bool = true, characteristics: [SimulatedCharacteristic] = [],
+        includedServices: [CBUUID] = [], handle: UInt16? = nil, endHandle: UInt16? = nil
+    ) {
         self.handle = handle
         self.endHandle = endHandle
         self.uuid = uuid
@@ -186,26 +190,36 @@ struct GATTServerDatabase {
         byCCCDHandle.reserveCapacity(characteristicCount)
         byDescriptorHandle.reserveCapacity(characteristicCount)
         if genericAttributeService {
-            services.append(Service(definition: nil, uuid: Self.genericAttributeUUID, isPrimary: true, start: 1, end: 4,
-                                    isHidden: true))
-            characteristics.append(Characteristic(definition: nil, uuid: Self.serviceChangedUUID, properties: [.indicate],
-                                                  declarationHandle: 2, valueHandle: 3, cccdHandle: 4,
-                                                  descriptors: [(4, Self.cccdUUID, nil)], serviceIndex: 0, endHandle: 4))
+            services.append(
+                Service(
+                    definition: nil, uuid: Self.genericAttributeUUID, isPrimary: true, start: 1, end: 4,
+                    isHidden: true))
+            characteristics.append(
+                Characteristic(
+                    definition: nil, uuid: Self.serviceChangedUUID, properties: [.indicate],
+                    declarationHandle: 2, valueHandle: 3, cccdHandle: 4,
+                    descriptors: [(4, Self.cccdUUID, nil)], serviceIndex: 0, endHandle: 4))
             services[0].characteristics = [0]
             alloc.last = 4
         }
         var pendingIncludes: [(service: Int, handle: UInt16, uuid: CBUUID)] = []
         for def in defs {
             guard let start = alloc.take(def.handle) else {
-                omittedAttributes += 1 + def.includedServices.count
+                omittedAttributes +=
+                    1 + def.includedServices.count
                     + def.characteristics.reduce(0) { $0 + 2 + $1.descriptors.count }
                 continue
             }
             let si = services.count
-            services.append(Service(definition: def, uuid: def.uuid, isPrimary: def.isPrimary, start: start, end: start,
-                                    isHidden: false))
+            services.append(
+                Service(
+                    definition: def, uuid: def.uuid, isPrimary: def.isPrimary, start: start, end: start,
+                    isHidden: false))
             for inc in def.includedServices {
-                guard let h = alloc.take(nil) else { omittedAttributes += 1; continue }
+                guard let h = alloc.take(nil) else {
+                    omittedAttributes += 1
+                    continue
+                }
                 pendingIncludes.append((si, h, inc))
             }
             for c in def.characteristics {
@@ -216,19 +230,27 @@ struct GATTServerDatabase {
                     continue
                 }
                 let ci = characteristics.count
-                var ch = Characteristic(definition: c, uuid: c.uuid, properties: c.properties, declarationHandle: decl,
-                                        valueHandle: value, serviceIndex: si, endHandle: value)
-                let wantsCCCD = !c.properties.isDisjoint(with: [.notify, .indicate])
+                var ch = Characteristic(
+                    definition: c, uuid: c.uuid, properties: c.properties, declarationHandle: decl,
+                    valueHandle: value, serviceIndex: si, endHandle: value)
+                let wantsCCCD =
+                    !c.properties.isDisjoint(with: [.notify, .indicate])
                     && !c.descriptors.contains(where: { $0.uuid == Self.cccdUUID })
                 let cccdFirst = wantsCCCD && !c.descriptors.contains(where: { $0.handle != nil })
                 func addCCCD() {
-                    guard let h = alloc.take(nil) else { omittedAttributes += 1; return }
+                    guard let h = alloc.take(nil) else {
+                        omittedAttributes += 1
+                        return
+                    }
                     ch.cccdHandle = h
                     ch.descriptors.append((h, Self.cccdUUID, nil))
                 }
                 if cccdFirst { addCCCD() }
                 for d in c.descriptors {
-                    guard let h = alloc.take(d.handle) else { omittedAttributes += 1; continue }
+                    guard let h = alloc.take(d.handle) else {
+                        omittedAttributes += 1
+                        continue
+                    }
                     if d.uuid == Self.cccdUUID, ch.cccdHandle == nil { ch.cccdHandle = h }
                     ch.descriptors.append((h, d.uuid, d))
                 }
@@ -250,7 +272,8 @@ struct GATTServerDatabase {
         }
         for s in services {
             for (k, ci) in s.characteristics.enumerated() {
-                let next = k + 1 < s.characteristics.count ? characteristics[s.characteristics[k + 1]].declarationHandle : nil
+                let next =
+                    k + 1 < s.characteristics.count ? characteristics[s.characteristics[k + 1]].declarationHandle : nil
                 characteristics[ci].endHandle = next.map { $0 &- 1 } ?? s.end
             }
         }
@@ -262,11 +285,14 @@ struct GATTServerDatabase {
         // Service Changed lives in the Generic Attribute service (Vol 3 Part G 7); a 0x2A05
         // elsewhere is taken only when there is none there.
         let candidates = characteristics.filter { $0.uuid == Self.serviceChangedUUID }
-        serviceChangedHandle = (candidates.first { services[$0.serviceIndex].uuid == Self.genericAttributeUUID }
+        serviceChangedHandle =
+            (candidates.first { services[$0.serviceIndex].uuid == Self.genericAttributeUUID }
             ?? candidates.first)?.valueHandle
     }
 
-    func characteristic(valueHandle: UInt16) -> Characteristic? { byValueHandle[valueHandle].map { characteristics[$0] } }
+    func characteristic(valueHandle: UInt16) -> Characteristic? {
+        byValueHandle[valueHandle].map { characteristics[$0] }
+    }
     func characteristic(cccdHandle: UInt16) -> Characteristic? { byCCCDHandle[cccdHandle].map { characteristics[$0] } }
     func descriptor(handle: UInt16) -> (characteristic: Characteristic, index: Int)? {
         byDescriptorHandle[handle].map { (characteristics[$0.characteristic], $0.descriptor) }
@@ -276,7 +302,9 @@ struct GATTServerDatabase {
     /// for notification sources and world scripts.
     func characteristic(uuid: CBUUID, valueHandle: UInt16? = nil) -> Characteristic? {
         if let valueHandle {
-            guard let c = characteristic(valueHandle: valueHandle), c.uuid == uuid, c.definition != nil else { return nil }
+            guard let c = characteristic(valueHandle: valueHandle), c.uuid == uuid, c.definition != nil else {
+                return nil
+            }
             return c
         }
         return characteristics.first { $0.uuid == uuid && $0.definition != nil }

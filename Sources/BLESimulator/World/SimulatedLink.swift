@@ -138,21 +138,27 @@ final class SimulatedLink {
 
     /// Puts a request on the air, lets the server answer it on arrival, and delivers the
     /// answer after the peripheral's operation latency.
-    private func exchange(_ kind: TimelineEvent.Kind, value: [UInt8] = [], errorHandle: UInt16,
-                          server: () -> (error: UInt8?, value: [UInt8]?),
-                          then: @escaping (_ error: UInt8?, _ value: [UInt8]?) -> Void) {
-        exchange(kind, value: value, errorHandle: errorHandle, deferred: { answer in
-            let a = server()
-            answer(a.error, a.value)
-        }, then: then)
+    private func exchange(
+        _ kind: TimelineEvent.Kind, value: [UInt8] = [], errorHandle: UInt16,
+        server: () -> (error: UInt8?, value: [UInt8]?),
+        then: @escaping (_ error: UInt8?, _ value: [UInt8]?) -> Void
+    ) {
+        exchange(
+            kind, value: value, errorHandle: errorHandle,
+            deferred: { answer in
+                let a = server()
+                answer(a.error, a.value)
+            }, then: then)
     }
 
     /// The same with a server that may answer later (a `CBPeripheralManager`'s app answers in
     /// `respond(to:withResult:)`): the response goes out at the operation latency or as soon as
     /// the answer exists, whichever is later; only the first answer counts.
-    private func exchange(_ kind: TimelineEvent.Kind, value: [UInt8] = [], errorHandle: UInt16,
-                          deferred server: (_ answer: @escaping (UInt8?, [UInt8]?) -> Void) -> Void,
-                          then: @escaping (_ error: UInt8?, _ value: [UInt8]?) -> Void) {
+    private func exchange(
+        _ kind: TimelineEvent.Kind, value: [UInt8] = [], errorHandle: UInt16,
+        deferred server: (_ answer: @escaping (UInt8?, [UInt8]?) -> Void) -> Void,
+        then: @escaping (_ error: UInt8?, _ value: [UInt8]?) -> Void
+    ) {
         let index = world.recordRadio(event(kind), value: value, outcome: .pending)
         let t0 = world.nowMicros
         outstanding = (index, t0)
@@ -172,18 +178,23 @@ final class SimulatedLink {
     }
 
     private func event(_ kind: TimelineEvent.Kind) -> TimelineEvent {
-        TimelineEvent(frame: 0, time: 0, connection: number, peer: device.address, peerAddressType: peerAddressType,
-                      kind: kind)
+        TimelineEvent(
+            frame: 0, time: 0, connection: number, peer: device.address, peerAddressType: peerAddressType,
+            kind: kind)
     }
 
-    private func operation(_ opcode: ATTOpcode, _ handle: UInt16, _ ref: AttributeRef?, offset: UInt16? = nil,
-                           sent: Bool = true) -> AttributeOperation {
-        AttributeOperation.make(opcode: opcode.rawValue, handle: handle, attribute: ref, mtu: mtu, offset: offset, sent: sent)
+    private func operation(
+        _ opcode: ATTOpcode, _ handle: UInt16, _ ref: AttributeRef?, offset: UInt16? = nil,
+        sent: Bool = true
+    ) -> AttributeOperation {
+        AttributeOperation.make(
+            opcode: opcode.rawValue, handle: handle, attribute: ref, mtu: mtu, offset: offset, sent: sent)
     }
 
     private func valueRef(_ c: CBCharacteristic) -> AttributeRef {
-        AttributeRef.make(role: .value, handle: c.handle, uuid: c.uuid.bluetoothUUID, characteristic: nil,
-                     properties: c.properties.declarationBits, carriedOver: false)
+        AttributeRef.make(
+            role: .value, handle: c.handle, uuid: c.uuid.bluetoothUUID, characteristic: nil,
+            properties: c.properties.declarationBits, carriedOver: false)
     }
 
     private func error(_ code: UInt8?) -> CBATTError? { code.map { CBATTError(.init(rawValue: Int($0))) } }
@@ -195,22 +206,29 @@ final class SimulatedLink {
         case .exchangeMTU:
             let client = world.configuration.centralMTU
             let effective = max(23, min(client, device.mtu))
-            exchange(.mtuExchange(clientRxMTU: client, serverRxMTU: device.mtu, effective: effective, sent: true),
-                     errorHandle: 0, server: { (nil, nil) }) { [self] _, _ in
+            exchange(
+                .mtuExchange(clientRxMTU: client, serverRxMTU: device.mtu, effective: effective, sent: true),
+                errorHandle: 0, server: { (nil, nil) }
+            ) { [self] _, _ in
                 self.mtu = effective
                 self.finish()
             }
 
         case .discoverServices(let filter):
             let found = db.services.filter { !$0.isHidden && $0.isPrimary && (filter?.contains($0.uuid) ?? true) }
-            exchange(.discovery(DiscoveryInfo.make(target: .primaryServices, startHandle: 1, endHandle: 0xFFFF,
-                                              filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
-                                              found: found.count), sent: true),
-                     errorHandle: 1, server: { (found.isEmpty ? ATTErrorCode.attributeNotFound : nil, nil) }) { [self] _, _ in
+            exchange(
+                .discovery(
+                    DiscoveryInfo.make(
+                        target: .primaryServices, startHandle: 1, endHandle: 0xFFFF,
+                        filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
+                        found: found.count), sent: true),
+                errorHandle: 1, server: { (found.isEmpty ? ATTErrorCode.attributeNotFound : nil, nil) }
+            ) { [self] _, _ in
                 if let p = self.peripheral {
                     var list = p.services ?? []
                     for s in found where !list.contains(where: { $0.handle == s.start }) {
-                        list.append(CBService(uuid: s.uuid, isPrimary: true, handle: s.start, endHandle: s.end, peripheral: p))
+                        list.append(
+                            CBService(uuid: s.uuid, isPrimary: true, handle: s.start, endHandle: s.end, peripheral: p))
                     }
                     list.sort { $0.handle < $1.handle }
                     p.services = list
@@ -225,20 +243,35 @@ final class SimulatedLink {
             let s = db.services.first { $0.start == service.handle && $0.uuid == service.uuid }
             let targets = (s?.includes ?? []).map { db.services[$0.serviceIndex] }
                 .filter { filter?.contains($0.uuid) ?? true }
-            exchange(.discovery(DiscoveryInfo.make(target: .includes, startHandle: service.handle, endHandle: service.endHandle,
-                                              filter: nil, found: targets.count), sent: true),
-                     errorHandle: service.handle, server: { (s == nil ? ATTErrorCode.invalidHandle : (targets.isEmpty ? ATTErrorCode.attributeNotFound : nil), nil) }) {
+            exchange(
+                .discovery(
+                    DiscoveryInfo.make(
+                        target: .includes, startHandle: service.handle, endHandle: service.endHandle,
+                        filter: nil, found: targets.count), sent: true),
+                errorHandle: service.handle,
+                server: {
+                    (
+                        s == nil
+                            ? ATTErrorCode.invalidHandle : (targets.isEmpty ? ATTErrorCode.attributeNotFound : nil), nil
+                    )
+                }
+            ) {
                 [self] code, _ in
                 if let p = self.peripheral {
                     let err = code == ATTErrorCode.invalidHandle ? self.error(code) : nil
                     if err == nil {
                         service.includedServices = targets.map { t in
                             p.services?.first { $0.handle == t.start }
-                                ?? CBService(uuid: t.uuid, isPrimary: t.isPrimary, handle: t.start, endHandle: t.end, peripheral: p)
+                                ?? CBService(
+                                    uuid: t.uuid, isPrimary: t.isPrimary, handle: t.start, endHandle: t.end,
+                                    peripheral: p)
                         }
                     }
-                    p.deliver(.didDiscoverIncludedServices(peripheral: p.identifier, service: service.uuid,
-                                                           error: err?.description)) {
+                    p.deliver(
+                        .didDiscoverIncludedServices(
+                            peripheral: p.identifier, service: service.uuid,
+                            error: err?.description)
+                    ) {
                         $0.peripheral(p, didDiscoverIncludedServicesFor: service, error: err)
                     }
                 }
@@ -249,27 +282,41 @@ final class SimulatedLink {
             let s = db.services.first { $0.start == service.handle && $0.uuid == service.uuid }
             let found = (s?.characteristics ?? []).map { db.characteristics[$0] }
                 .filter { filter?.contains($0.uuid) ?? true }
-            exchange(.discovery(DiscoveryInfo.make(target: .characteristics, startHandle: service.handle,
-                                              endHandle: service.endHandle,
-                                              filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
-                                              found: found.count), sent: true),
-                     errorHandle: service.handle, server: { (s == nil ? ATTErrorCode.invalidHandle : (found.isEmpty ? ATTErrorCode.attributeNotFound : nil), nil) }) {
+            exchange(
+                .discovery(
+                    DiscoveryInfo.make(
+                        target: .characteristics, startHandle: service.handle,
+                        endHandle: service.endHandle,
+                        filter: filter?.count == 1 ? filter![0].bluetoothUUID : nil,
+                        found: found.count), sent: true),
+                errorHandle: service.handle,
+                server: {
+                    (
+                        s == nil ? ATTErrorCode.invalidHandle : (found.isEmpty ? ATTErrorCode.attributeNotFound : nil),
+                        nil
+                    )
+                }
+            ) {
                 [self] code, _ in
                 if let p = self.peripheral {
                     let err = code == ATTErrorCode.invalidHandle ? self.error(code) : nil
                     if err == nil {
                         var list = service.characteristics ?? []
                         for c in found where !list.contains(where: { $0.handle == c.valueHandle }) {
-                            let ch = CBCharacteristic(uuid: c.uuid, properties: c.properties, valueHandle: c.valueHandle,
-                                                      service: service)
+                            let ch = CBCharacteristic(
+                                uuid: c.uuid, properties: c.properties, valueHandle: c.valueHandle,
+                                service: service)
                             list.append(ch)
                             p.characteristicsByHandle[c.valueHandle] = ch
                         }
                         list.sort { $0.handle < $1.handle }
                         service.characteristics = list
                     }
-                    p.deliver(.didDiscoverCharacteristics(peripheral: p.identifier, service: service.uuid,
-                                                          characteristics: found.map(\.uuid), error: err?.description)) {
+                    p.deliver(
+                        .didDiscoverCharacteristics(
+                            peripheral: p.identifier, service: service.uuid,
+                            characteristics: found.map(\.uuid), error: err?.description)
+                    ) {
                         $0.peripheral(p, didDiscoverCharacteristicsFor: service, error: err)
                     }
                 }
@@ -277,13 +324,24 @@ final class SimulatedLink {
             }
 
         case .discoverDescriptors(let characteristic):
-            let c = db.characteristic(valueHandle: characteristic.handle).flatMap { $0.uuid == characteristic.uuid ? $0 : nil }
+            let c = db.characteristic(valueHandle: characteristic.handle).flatMap {
+                $0.uuid == characteristic.uuid ? $0 : nil
+            }
             let found = c?.descriptors ?? []
-            exchange(.discovery(DiscoveryInfo.make(target: .descriptors, startHandle: characteristic.handle &+ 1,
-                                              endHandle: c?.endHandle ?? characteristic.handle, filter: nil,
-                                              found: found.count), sent: true),
-                     errorHandle: characteristic.handle &+ 1,
-                     server: { (c == nil ? ATTErrorCode.invalidHandle : (found.isEmpty ? ATTErrorCode.attributeNotFound : nil), nil) }) { [self] code, _ in
+            exchange(
+                .discovery(
+                    DiscoveryInfo.make(
+                        target: .descriptors, startHandle: characteristic.handle &+ 1,
+                        endHandle: c?.endHandle ?? characteristic.handle, filter: nil,
+                        found: found.count), sent: true),
+                errorHandle: characteristic.handle &+ 1,
+                server: {
+                    (
+                        c == nil ? ATTErrorCode.invalidHandle : (found.isEmpty ? ATTErrorCode.attributeNotFound : nil),
+                        nil
+                    )
+                }
+            ) { [self] code, _ in
                 if let p = self.peripheral {
                     let err = code == ATTErrorCode.invalidHandle ? self.error(code) : nil
                     if err == nil {
@@ -293,8 +351,11 @@ final class SimulatedLink {
                         }
                         characteristic.descriptors = list
                     }
-                    p.deliver(.didDiscoverDescriptors(peripheral: p.identifier, characteristic: characteristic.uuid,
-                                                      error: err?.description)) {
+                    p.deliver(
+                        .didDiscoverDescriptors(
+                            peripheral: p.identifier, characteristic: characteristic.uuid,
+                            error: err?.description)
+                    ) {
                         $0.peripheral(p, didDiscoverDescriptorsFor: characteristic, error: err)
                     }
                 }
@@ -302,14 +363,19 @@ final class SimulatedLink {
             }
 
         case .read(let characteristic):
-            exchange(.read(operation(.readRequest, characteristic.handle, valueRef(characteristic)), .read),
-                     errorHandle: characteristic.handle,
-                     deferred: { serverRead(characteristic, $0) }) { [self] code, value in
+            exchange(
+                .read(operation(.readRequest, characteristic.handle, valueRef(characteristic)), .read),
+                errorHandle: characteristic.handle,
+                deferred: { serverRead(characteristic, $0) }
+            ) { [self] code, value in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     if err == nil { characteristic.value = Data(value ?? []) }
-                    p.deliver(.didUpdateValue(peripheral: p.identifier, characteristic: characteristic.uuid,
-                                              length: value?.count ?? 0, error: err?.description)) {
+                    p.deliver(
+                        .didUpdateValue(
+                            peripheral: p.identifier, characteristic: characteristic.uuid,
+                            length: value?.count ?? 0, error: err?.description)
+                    ) {
                         $0.peripheral(p, didUpdateValueFor: characteristic, error: err)
                     }
                 }
@@ -317,16 +383,22 @@ final class SimulatedLink {
             }
 
         case .readDescriptor(let descriptor):
-            let ref = AttributeRef.make(role: .descriptor, handle: descriptor.handle, uuid: descriptor.uuid.bluetoothUUID,
-                                   characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
-                                   carriedOver: false)
-            exchange(.read(operation(.readRequest, descriptor.handle, ref), .read), errorHandle: descriptor.handle,
-                     server: { serverReadDescriptor(descriptor) }) { [self] code, value in
+            let ref = AttributeRef.make(
+                role: .descriptor, handle: descriptor.handle, uuid: descriptor.uuid.bluetoothUUID,
+                characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
+                carriedOver: false)
+            exchange(
+                .read(operation(.readRequest, descriptor.handle, ref), .read), errorHandle: descriptor.handle,
+                server: { serverReadDescriptor(descriptor) }
+            ) { [self] code, value in
                 if let p = self.peripheral {
                     let err = self.error(code)
                     if err == nil { descriptor.value = Data(value ?? []) }
-                    p.deliver(.didUpdateDescriptorValue(peripheral: p.identifier, descriptor: descriptor.uuid,
-                                                        error: err?.description)) {
+                    p.deliver(
+                        .didUpdateDescriptorValue(
+                            peripheral: p.identifier, descriptor: descriptor.uuid,
+                            error: err?.description)
+                    ) {
                         $0.peripheral(p, didUpdateValueFor: descriptor, error: err)
                     }
                 }
@@ -337,17 +409,23 @@ final class SimulatedLink {
             let done: (UInt8?) -> Void = { [self] code in
                 if let p = self.peripheral {
                     let err = self.error(code)
-                    p.deliver(.didWriteValue(peripheral: p.identifier, characteristic: characteristic.uuid,
-                                             error: err?.description)) {
+                    p.deliver(
+                        .didWriteValue(
+                            peripheral: p.identifier, characteristic: characteristic.uuid,
+                            error: err?.description)
+                    ) {
                         $0.peripheral(p, didWriteValueFor: characteristic, error: err)
                     }
                 }
                 self.finish()
             }
             if bytes.count <= Int(mtu) - 3 {
-                exchange(.write(operation(.writeRequest, characteristic.handle, valueRef(characteristic)), .request), value: bytes,
-                         errorHandle: characteristic.handle,
-                         deferred: { serverWriteRequest(characteristic, bytes, chunk: bytes.count, $0) }) { code, _ in
+                exchange(
+                    .write(operation(.writeRequest, characteristic.handle, valueRef(characteristic)), .request),
+                    value: bytes,
+                    errorHandle: characteristic.handle,
+                    deferred: { serverWriteRequest(characteristic, bytes, chunk: bytes.count, $0) }
+                ) { code, _ in
                     done(code)
                 }
             } else {
@@ -355,15 +433,22 @@ final class SimulatedLink {
             }
 
         case .writeDescriptor(let descriptor, let bytes):
-            let ref = AttributeRef.make(role: .descriptor, handle: descriptor.handle, uuid: descriptor.uuid.bluetoothUUID,
-                                   characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
-                                   carriedOver: false)
-            exchange(.write(operation(.writeRequest, descriptor.handle, ref), .request), value: bytes, errorHandle: descriptor.handle,
-                     server: { (serverWriteDescriptor(descriptor, bytes), nil) }) { [self] code, _ in
+            let ref = AttributeRef.make(
+                role: .descriptor, handle: descriptor.handle, uuid: descriptor.uuid.bluetoothUUID,
+                characteristic: descriptor.characteristic?.uuid.bluetoothUUID, properties: nil,
+                carriedOver: false)
+            exchange(
+                .write(operation(.writeRequest, descriptor.handle, ref), .request), value: bytes,
+                errorHandle: descriptor.handle,
+                server: { (serverWriteDescriptor(descriptor, bytes), nil) }
+            ) { [self] code, _ in
                 if let p = self.peripheral {
                     let err = self.error(code)
-                    p.deliver(.didWriteDescriptorValue(peripheral: p.identifier, descriptor: descriptor.uuid,
-                                                       error: err?.description)) {
+                    p.deliver(
+                        .didWriteDescriptorValue(
+                            peripheral: p.identifier, descriptor: descriptor.uuid,
+                            error: err?.description)
+                    ) {
                         $0.peripheral(p, didWriteValueFor: descriptor, error: err)
                     }
                 }
@@ -375,28 +460,38 @@ final class SimulatedLink {
                 if let p = self.peripheral {
                     let err = self.error(code)
                     if err == nil { characteristic.isNotifying = enabled }
-                    p.deliver(.didUpdateNotificationState(peripheral: p.identifier, characteristic: characteristic.uuid,
-                                                          isNotifying: characteristic.isNotifying,
-                                                          error: err?.description)) {
+                    p.deliver(
+                        .didUpdateNotificationState(
+                            peripheral: p.identifier, characteristic: characteristic.uuid,
+                            isNotifying: characteristic.isNotifying,
+                            error: err?.description)
+                    ) {
                         $0.peripheral(p, didUpdateNotificationStateFor: characteristic, error: err)
                     }
                 }
                 self.finish()
             }
             guard let c = db.characteristic(valueHandle: characteristic.handle), c.uuid == characteristic.uuid,
-                  let cccdHandle = c.cccdHandle,
-                  !characteristic.properties.isDisjoint(with: [.notify, .indicate]) else {
+                let cccdHandle = c.cccdHandle,
+                !characteristic.properties.isDisjoint(with: [.notify, .indicate])
+            else {
                 // No CCCD to write: Core Bluetooth fails the call itself.
                 world.schedule(afterMicros: 0) { done(CBATTError.Code.requestNotSupported.byte) }
                 return
             }
             let configuration: UInt16 = !enabled ? 0 : (characteristic.properties.contains(.notify) ? 1 : 2)
-            let ref = AttributeRef.make(role: .descriptor, handle: cccdHandle, uuid: AttributeRef.cccdUUID,
-                                   characteristic: characteristic.uuid.bluetoothUUID, properties: nil, carriedOver: false,
-                                   characteristicValueHandle: c.valueHandle, characteristicProperties: c.properties.declarationBits)
-            exchange(.subscribe(operation(.writeRequest, cccdHandle, ref), configuration: configuration),
-                     value: [UInt8(configuration & 0xFF), UInt8(configuration >> 8)], errorHandle: cccdHandle,
-                     server: { serverWriteCCCD(c, configuration); return (nil, nil) }) { code, _ in done(code) }
+            let ref = AttributeRef.make(
+                role: .descriptor, handle: cccdHandle, uuid: AttributeRef.cccdUUID,
+                characteristic: characteristic.uuid.bluetoothUUID, properties: nil, carriedOver: false,
+                characteristicValueHandle: c.valueHandle, characteristicProperties: c.properties.declarationBits)
+            exchange(
+                .subscribe(operation(.writeRequest, cccdHandle, ref), configuration: configuration),
+                value: [UInt8(configuration & 0xFF), UInt8(configuration >> 8)], errorHandle: cccdHandle,
+                server: {
+                    serverWriteCCCD(c, configuration)
+                    return (nil, nil)
+                }
+            ) { code, _ in done(code) }
         }
     }
 
@@ -407,13 +502,18 @@ final class SimulatedLink {
         if offset < bytes.count {
             let part = Array(bytes[offset..<min(bytes.count, offset + chunk)])
             let allowed = serverWritePrecheck(c, length: bytes.count, request: true)
-            exchange(.write(operation(.prepareWriteRequest, c.handle, valueRef(c), offset: UInt16(clamping: offset)), .prepare),
-                     value: part, errorHandle: c.handle, server: { (allowed, part) }) { [self] code, _ in
+            exchange(
+                .write(
+                    operation(.prepareWriteRequest, c.handle, valueRef(c), offset: UInt16(clamping: offset)), .prepare),
+                value: part, errorHandle: c.handle, server: { (allowed, part) }
+            ) { [self] code, _ in
                 if let code { done(code) } else { self.longWrite(c, bytes, offset: offset + chunk, done: done) }
             }
         } else {
-            exchange(.write(operation(.executeWriteRequest, 0, nil, offset: 1), .execute), errorHandle: 0,
-                     deferred: { serverWriteRequest(c, bytes, chunk: chunk, $0) }) { code, _ in done(code) }
+            exchange(
+                .write(operation(.executeWriteRequest, 0, nil, offset: 1), .execute), errorHandle: 0,
+                deferred: { serverWriteRequest(c, bytes, chunk: chunk, $0) }
+            ) { code, _ in done(code) }
         }
     }
 
@@ -523,9 +623,12 @@ final class SimulatedLink {
     /// Applies a Write Request, or an Execute Write of `bytes` prepared in parts of `chunk`
     /// bytes, and answers it: from the definition, or by a peripheral manager's app, which gets
     /// the prepared parts as one array of requests (`didReceiveWrite`).
-    private func serverWriteRequest(_ ch: CBCharacteristic, _ bytes: [UInt8], chunk: Int,
-                                    _ answer: @escaping (UInt8?, [UInt8]?) -> Void) {
-        guard let local = device.localServer, let c = db.characteristic(valueHandle: ch.handle), c.uuid == ch.uuid else {
+    private func serverWriteRequest(
+        _ ch: CBCharacteristic, _ bytes: [UInt8], chunk: Int,
+        _ answer: @escaping (UInt8?, [UInt8]?) -> Void
+    ) {
+        guard let local = device.localServer, let c = db.characteristic(valueHandle: ch.handle), c.uuid == ch.uuid
+        else {
             answer(serverWrite(ch, bytes, request: true), nil)
             return
         }
@@ -589,8 +692,9 @@ final class SimulatedLink {
     /// subscription is the current one): send value `n`, then schedule the next.
     func fire(_ t: NotificationTick) {
         guard isOpen else { return retire(t) }
-        _ = send(t.characteristic, t.source.value(t.n), configuration: t.configuration,
-                 preferIndication: t.source.indicate, tick: t)
+        _ = send(
+            t.characteristic, t.source.value(t.n), configuration: t.configuration,
+            preferIndication: t.source.indicate, tick: t)
         t.n += 1
         if let count = t.source.count, t.n >= count { return retire(t) }
         world.schedule(afterMicros: t.delay(before: t.n), t)
@@ -615,39 +719,51 @@ final class SimulatedLink {
     /// Sends a notification or an indication, whichever this client enabled in the CCCD (Vol 3
     /// Part G 3.3.3.3): a notification when it enabled both, unless `preferIndication`. The
     /// value is cut to ATT_MTU − 3 (Vol 3 Part F 3.4.7.1).
-    func serverNotify(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8], preferIndication: Bool = false) -> Bool {
+    func serverNotify(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8], preferIndication: Bool = false) -> Bool
+    {
         guard isOpen, let h = c.cccdHandle, let config = cccd[h] else { return false }
         return send(c, value, configuration: config, preferIndication: preferIndication, tick: nil)
     }
 
     /// `serverNotify` with the client's configuration known (a tick carries it); `tick` also
     /// caches the `CBCharacteristic` the value is delivered on.
-    private func send(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8], configuration config: UInt16,
-                      preferIndication: Bool, tick: NotificationTick?) -> Bool {
-        guard !isSilent, config & (GATTClientConfiguration.notification | GATTClientConfiguration.indication) != 0 else { return false }
-        let notifies = config & GATTClientConfiguration.notification != 0
+    private func send(
+        _ c: GATTServerDatabase.Characteristic, _ value: [UInt8], configuration config: UInt16,
+        preferIndication: Bool, tick: NotificationTick?
+    ) -> Bool {
+        guard !isSilent, config & (GATTClientConfiguration.notification | GATTClientConfiguration.indication) != 0
+        else { return false }
+        let notifies =
+            config & GATTClientConfiguration.notification != 0
             && !(preferIndication && config & GATTClientConfiguration.indication != 0)
         // Most values fit: keep the caller's array rather than copying it.
         let limit = Int(mtu) - 3
         let bytes = value.count <= limit ? value : Array(value.prefix(limit))
-        let ref = AttributeRef.make(role: .value, handle: c.valueHandle, uuid: c.uuid.bluetoothUUID, characteristic: nil,
-                               properties: c.properties.declarationBits, carriedOver: false)
+        let ref = AttributeRef.make(
+            role: .value, handle: c.valueHandle, uuid: c.uuid.bluetoothUUID, characteristic: nil,
+            properties: c.properties.declarationBits, carriedOver: false)
         if notifies {
-            world.recordRadio(event(.notification(operation(.handleValueNotification, c.valueHandle, ref, sent: false))), value: bytes)
+            world.recordRadio(
+                event(.notification(operation(.handleValueNotification, c.valueHandle, ref, sent: false))), value: bytes
+            )
         } else {
             // Core Bluetooth confirms indications itself.
-            let i = world.recordRadio(event(.indication(operation(.handleValueIndication, c.valueHandle, ref, sent: false))), value: bytes,
-                                      outcome: .pending)
+            let i = world.recordRadio(
+                event(.indication(operation(.handleValueIndication, c.valueHandle, ref, sent: false))), value: bytes,
+                outcome: .pending)
             world.resolve(i, requestTime: world.nowMicros)
         }
         guard let p = peripheral, let ch = discovered(c, on: p, tick: tick) else {
-            world.record(.world(.valueForUndiscoveredCharacteristic(peripheral: entry.identifier, handle: c.valueHandle)))
+            world.record(
+                .world(.valueForUndiscoveredCharacteristic(peripheral: entry.identifier, handle: c.valueHandle)))
             return true
         }
         // Through the buffer: Data's generic sequence initializer costs several times more.
         ch.value = bytes.withUnsafeBytes { Data($0) }
-        p.deliver(.didUpdateValue(peripheral: p.identifier, characteristic: ch.uuid, length: bytes.count, error: nil),
-                  manager: central) {
+        p.deliver(
+            .didUpdateValue(peripheral: p.identifier, characteristic: ch.uuid, length: bytes.count, error: nil),
+            manager: central
+        ) {
             $0.peripheral(p, didUpdateValueFor: ch, error: nil)
         }
         return true
@@ -656,8 +772,10 @@ final class SimulatedLink {
     /// The app's object for `c`, if it discovered it: looked up by value handle, or taken from
     /// the tick's cache while the object and its discovered attributes are the same.
     @inline(__always)
-    private func discovered(_ c: GATTServerDatabase.Characteristic, on p: CBPeripheral,
-                            tick: NotificationTick?) -> CBCharacteristic? {
+    private func discovered(
+        _ c: GATTServerDatabase.Characteristic, on p: CBPeripheral,
+        tick: NotificationTick?
+    ) -> CBCharacteristic? {
         if let tick, tick.cachedGeneration == p.generation, tick.cachedVersion == p.attributeVersion {
             return tick.cachedCharacteristic
         }
@@ -682,13 +800,16 @@ final class SimulatedLink {
         cccd.removeAll()
         retireTicks { _ in true }
         guard let handle = db.serviceChangedHandle else { return }
-        let ref = AttributeRef.make(role: .value, handle: handle,
-                               uuid: GATTServerDatabase.serviceChangedUUID.bluetoothUUID, characteristic: nil,
-                               properties: db.characteristic(valueHandle: handle)?.properties.declarationBits ?? GATTCharacteristicProperty.indicate,
-                               carriedOver: false)
+        let ref = AttributeRef.make(
+            role: .value, handle: handle,
+            uuid: GATTServerDatabase.serviceChangedUUID.bluetoothUUID, characteristic: nil,
+            properties: db.characteristic(valueHandle: handle)?.properties.declarationBits
+                ?? GATTCharacteristicProperty.indicate,
+            carriedOver: false)
         if !isSilent {
-            let i = world.recordRadio(event(.indication(operation(.handleValueIndication, handle, ref, sent: false))),
-                                      value: [0x01, 0x00, 0xFF, 0xFF], outcome: .pending)
+            let i = world.recordRadio(
+                event(.indication(operation(.handleValueIndication, handle, ref, sent: false))),
+                value: [0x01, 0x00, 0xFF, 0xFF], outcome: .pending)
             world.resolve(i, requestTime: world.nowMicros)
         }
         guard let p = peripheral else { return }
@@ -725,8 +846,10 @@ final class NotificationTick {
     @exclusivity(unchecked) var cachedVersion = -1
     @exclusivity(unchecked) var cachedCharacteristic: CBCharacteristic?
 
-    init(link: SimulatedLink, source: SimulatedPeripheral.NotificationSource,
-         characteristic: GATTServerDatabase.Characteristic, configuration: UInt16) {
+    init(
+        link: SimulatedLink, source: SimulatedPeripheral.NotificationSource,
+        characteristic: GATTServerDatabase.Characteristic, configuration: UInt16
+    ) {
         self.link = link
         self.source = source
         self.characteristic = characteristic

@@ -33,8 +33,10 @@ public final class SimulatedPeripheral {
         /// For a recorded stream: each value's time after the subscription, µs, non-decreasing.
         var offsets: [Int64]?
 
-        public init(characteristic: CBUUID, interval: Duration, count: Int? = nil, valueHandle: UInt16? = nil,
-                    indicate: Bool = false, value: @escaping (Int) -> [UInt8]) {
+        public init(
+            characteristic: CBUUID, interval: Duration, count: Int? = nil, valueHandle: UInt16? = nil,
+            indicate: Bool = false, value: @escaping (Int) -> [UInt8]
+        ) {
             self.characteristic = characteristic
             self.valueHandle = valueHandle
             self.interval = interval
@@ -47,15 +49,20 @@ public final class SimulatedPeripheral {
         /// (offsets from the subscription, not from the previous value); each subscription
         /// plays it again from the start. Values are sent in offset order (equal offsets in
         /// the given order); a negative offset counts as 0.
-        public static func recorded(characteristic: CBUUID, valueHandle: UInt16? = nil,
-                                    values: [(offset: Duration, value: [UInt8])], indicate: Bool = false)
-            -> NotificationSource {
+        public static func recorded(
+            characteristic: CBUUID, valueHandle: UInt16? = nil,
+            values: [(offset: Duration, value: [UInt8])], indicate: Bool = false
+        )
+            -> NotificationSource
+        {
             let sorted = values.enumerated()
                 .map { (index: $0.offset, time: max(0, micros($0.element.offset)), value: $0.element.value) }
                 .sorted { ($0.time, $0.index) < ($1.time, $1.index) }
             let stream = sorted.map(\.value)
-            var s = NotificationSource(characteristic: characteristic, interval: .zero, count: stream.count,
-                                       valueHandle: valueHandle, indicate: indicate) { n in
+            var s = NotificationSource(
+                characteristic: characteristic, interval: .zero, count: stream.count,
+                valueHandle: valueHandle, indicate: indicate
+            ) { n in
                 stream.indices.contains(n) ? stream[n] : []
             }
             s.offsets = sorted.map(\.time)
@@ -147,8 +154,10 @@ public final class SimulatedPeripheral {
     /// Created by a `CBPeripheralManager` (numbers the managers of a world).
     var hostsPeripheralManager = false
 
-    public init(address: BDAddr, addressType: UInt8 = 1, name: String? = nil, services: [SimulatedService] = [],
-                identifier: UUID? = nil) {
+    public init(
+        address: BDAddr, addressType: UInt8 = 1, name: String? = nil, services: [SimulatedService] = [],
+        identifier: UUID? = nil
+    ) {
         self.address = address
         self.addressType = addressType
         self.name = name
@@ -194,7 +203,12 @@ public final class SimulatedPeripheral {
         out += [0x02, 0x01, isConnectable ? 0x06 : 0x04]
         if advertisedServiceUUIDs.contains(where: { $0.uuid16 != nil }) {
             let s = begin(0x03)
-            for u in advertisedServiceUUIDs { if let v = u.uuid16 { out.append(UInt8(v & 0xFF)); out.append(UInt8(v >> 8)) } }
+            for u in advertisedServiceUUIDs {
+                if let v = u.uuid16 {
+                    out.append(UInt8(v & 0xFF))
+                    out.append(UInt8(v >> 8))
+                }
+            }
             end(s)
         }
         if advertisedServiceUUIDs.contains(where: { $0.uuid16 == nil }) {

@@ -17,7 +17,7 @@ public final class SimulatedWorld {
     public struct Configuration {
         /// Wall-clock time of the world's start, µs since 1970 (radio events' `time`). Fixed by
         /// default so traces do not depend on when a test ran.
-        public var epochMicros: Int64 = 1_767_225_600_000_000 // 2026-01-01T00:00:00Z
+        public var epochMicros: Int64 = 1_767_225_600_000_000  // 2026-01-01T00:00:00Z
         public var adapterState: CBManagerState = .poweredOn
         public var authorization: CBManagerAuthorization = .allowedAlways
         /// Delay between creating a central manager and its first state update.
@@ -192,8 +192,11 @@ public final class SimulatedWorld {
     /// is answered, and after the supervision timeout every central sees the connection end
     /// with reason 0x08 Connection Timeout (Core Vol 6 Part B 4.5.2).
     public func loseLink(_ peripheral: SimulatedPeripheral) {
-        record(.world(.linkLossStarted(address: peripheral.address.description,
-                                       supervisionTimeoutMicros: micros(peripheral.supervisionTimeout))))
+        record(
+            .world(
+                .linkLossStarted(
+                    address: peripheral.address.description,
+                    supervisionTimeoutMicros: micros(peripheral.supervisionTimeout))))
         for c in liveCentrals { c.linkLost(peripheral) }
     }
 
@@ -246,8 +249,10 @@ public final class SimulatedWorld {
     /// handle `valueHandle`, when given: two characteristics may share a UUID) to every
     /// connected client that enabled notifications or indications in the CCCD, and to no one
     /// else.
-    public func notify(_ peripheral: SimulatedPeripheral, characteristic uuid: CBUUID, valueHandle: UInt16? = nil,
-                       value: [UInt8]) {
+    public func notify(
+        _ peripheral: SimulatedPeripheral, characteristic uuid: CBUUID, valueHandle: UInt16? = nil,
+        value: [UInt8]
+    ) {
         guard let c = peripheral.database.characteristic(uuid: uuid, valueHandle: valueHandle) else { return }
         var sent = false
         for central in liveCentrals { sent = central.serverNotify(peripheral, c, value) || sent }
@@ -296,8 +301,10 @@ public final class SimulatedWorld {
     /// an HCI command whose Command Complete/Status comes at once (it gets the next sequence
     /// number as its response frame).
     @discardableResult
-    func recordRadio(_ event: TimelineEvent, value: [UInt8] = [], outcome: Outcome = .none,
-                     commandAnswered: Bool = false) -> Int {
+    func recordRadio(
+        _ event: TimelineEvent, value: [UInt8] = [], outcome: Outcome = .none,
+        commandAnswered: Bool = false
+    ) -> Int {
         var e = event
         e.time = configuration.epochMicros &+ nowMicros
         if !value.isEmpty { e.value = value.withByteView { InlineBytes($0) } }
@@ -315,7 +322,8 @@ public final class SimulatedWorld {
         let latency = nowMicros &- requestTime
         trace.update(index) { entry in
             guard case .radio(var e) = entry else { return }
-            e.outcome = error.map { .error(frame: response, latency: latency, code: $0, handle: handle) }
+            e.outcome =
+                error.map { .error(frame: response, latency: latency, code: $0, handle: handle) }
                 ?? .success(frame: response, latency: latency)
             if let value { e.value = value.withByteView { InlineBytes($0) } }
             entry = .radio(e)

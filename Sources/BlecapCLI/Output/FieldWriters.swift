@@ -44,7 +44,10 @@ enum FieldFormatting {
             if frac != 0 {
                 out.byte(UInt8(ascii: "."))
                 var digits = 3
-                while frac % 10 == 0 { frac /= 10; digits -= 1 }
+                while frac % 10 == 0 {
+                    frac /= 10
+                    digits -= 1
+                }
                 out.decimal(frac, width: digits)
             }
             out.ascii(" ms")
@@ -59,7 +62,9 @@ enum FieldFormatting {
         var first = true
         for bit in 0..<64 where v & (1 << UInt64(bit)) != 0 {
             out.ascii(first ? " (" : ", ")
-            if bit < names.names.count, let name = names.names[bit] { out.ascii(name) } else {
+            if bit < names.names.count, let name = names.names[bit] {
+                out.ascii(name)
+            } else {
                 out.ascii("bit ")
                 out.decimal(bit)
             }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import BLEBytes
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A byte buffer that formats text and JSON without creating Strings, flushed to a file
 /// descriptor in large writes. One is reused for a whole run, so printing a frame allocates
@@ -59,7 +60,11 @@ public final class OutputBuffer {
             var off = 0
             while off < n {
                 let w = write(fd, base + off, n - off)
-                if w > 0 { off += w } else if w < 0 && errno == EINTR { continue } else {
+                if w > 0 {
+                    off += w
+                } else if w < 0 && errno == EINTR {
+                    continue
+                } else {
                     writeErrno = errno
                     break
                 }
@@ -146,7 +151,10 @@ public final class OutputBuffer {
     public func decimal(_ v: UInt64) {
         var digits = 1
         var x = v / 10
-        while x > 0 { digits += 1; x /= 10 }
+        while x > 0 {
+            digits += 1
+            x /= 10
+        }
         reserve(digits)
         let base = storage.pointee.base + storage.pointee.count
         var y = v
@@ -163,7 +171,10 @@ public final class OutputBuffer {
     public func decimal(_ v: UInt64, width: Int) {
         var digits = 1
         var x = v / 10
-        while x > 0 { digits += 1; x /= 10 }
+        while x > 0 {
+            digits += 1
+            x /= 10
+        }
         let n = max(width, digits)
         reserve(n)
         let base = storage.pointee.base + storage.pointee.count
@@ -232,7 +243,10 @@ public final class OutputBuffer {
         s.withUTF8Buffer { buf in
             // Table names almost never need escaping: check, then copy in one go.
             var plain = true
-            for b in buf where b < 0x20 || b == 0x22 || b == 0x5C || b >= 0x7F { plain = false; break }
+            for b in buf where b < 0x20 || b == 0x22 || b == 0x5C || b >= 0x7F {
+                plain = false
+                break
+            }
             if plain {
                 append(UnsafeRawBufferPointer(buf))
             } else {
@@ -272,9 +286,15 @@ public final class OutputBuffer {
             if b < 0x80 {
                 // Control character (or DEL).
                 switch b {
-                case 0x0A: append(0x5C); append(UInt8(ascii: "n"))
-                case 0x0D: append(0x5C); append(UInt8(ascii: "r"))
-                case 0x09: append(0x5C); append(UInt8(ascii: "t"))
+                case 0x0A:
+                    append(0x5C)
+                    append(UInt8(ascii: "n"))
+                case 0x0D:
+                    append(0x5C)
+                    append(UInt8(ascii: "r"))
+                case 0x09:
+                    append(0x5C)
+                    append(UInt8(ascii: "t"))
                 default:
                     if json {
                         ascii("\\u00")
@@ -293,7 +313,9 @@ public final class OutputBuffer {
                 i += len
             } else {
                 if json {
-                    append(0xEF); append(0xBF); append(0xBD)  // U+FFFD
+                    append(0xEF)
+                    append(0xBF)
+                    append(0xBD)  // U+FFFD
                 } else {
                     ascii("\\x")
                     hexDigits(UInt64(b), digits: 2)
@@ -310,9 +332,18 @@ public final class OutputBuffer {
         var minScalar: UInt32
         var scalar: UInt32
         switch b {
-        case 0xC2...0xDF: len = 2; scalar = UInt32(b & 0x1F); minScalar = 0x80
-        case 0xE0...0xEF: len = 3; scalar = UInt32(b & 0x0F); minScalar = 0x800
-        case 0xF0...0xF4: len = 4; scalar = UInt32(b & 0x07); minScalar = 0x10000
+        case 0xC2...0xDF:
+            len = 2
+            scalar = UInt32(b & 0x1F)
+            minScalar = 0x80
+        case 0xE0...0xEF:
+            len = 3
+            scalar = UInt32(b & 0x0F)
+            minScalar = 0x800
+        case 0xF0...0xF4:
+            len = 4
+            scalar = UInt32(b & 0x07)
+            minScalar = 0x10000
         default: return 0
         }
         guard i + len <= n else { return 0 }
@@ -335,12 +366,18 @@ public final class OutputBuffer {
     /// RFC 3339 UTC with microseconds: "2026-11-22T13:07:01.123456Z".
     public func rfc3339(microseconds t: Int64) {
         var (secs, us) = t.quotientAndRemainder(dividingBy: 1_000_000)
-        if us < 0 { us += 1_000_000; secs -= 1 }
+        if us < 0 {
+            us += 1_000_000
+            secs -= 1
+        }
         if secs != cachedSecond {
             let (days0, rem0) = secs.quotientAndRemainder(dividingBy: 86_400)
             var days = days0
             var rem = rem0
-            if rem < 0 { rem += 86_400; days -= 1 }
+            if rem < 0 {
+                rem += 86_400
+                days -= 1
+            }
             let (y, m, d) = OutputBuffer.civil(fromDays: days)
             if y < 0 || y > 9999 {
                 // Out of RFC 3339's range: keep the raw number so nothing is lost.
@@ -348,12 +385,18 @@ public final class OutputBuffer {
                 return
             }
             let start = count
-            decimal(UInt64(y), width: 4); append(UInt8(ascii: "-"))
-            decimal(UInt64(m), width: 2); append(UInt8(ascii: "-"))
-            decimal(UInt64(d), width: 2); append(UInt8(ascii: "T"))
-            decimal(UInt64(rem / 3600), width: 2); append(UInt8(ascii: ":"))
-            decimal(UInt64(rem % 3600 / 60), width: 2); append(UInt8(ascii: ":"))
-            decimal(UInt64(rem % 60), width: 2); append(UInt8(ascii: "."))
+            decimal(UInt64(y), width: 4)
+            append(UInt8(ascii: "-"))
+            decimal(UInt64(m), width: 2)
+            append(UInt8(ascii: "-"))
+            decimal(UInt64(d), width: 2)
+            append(UInt8(ascii: "T"))
+            decimal(UInt64(rem / 3600), width: 2)
+            append(UInt8(ascii: ":"))
+            decimal(UInt64(rem % 3600 / 60), width: 2)
+            append(UInt8(ascii: ":"))
+            decimal(UInt64(rem % 60), width: 2)
+            append(UInt8(ascii: "."))
             withUnsafeMutableBytes(of: &cachedPrefix) { dst in
                 dst.copyMemory(from: UnsafeRawBufferPointer(start: storage.pointee.base + start, count: 20))
             }

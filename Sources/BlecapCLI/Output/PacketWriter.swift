@@ -93,7 +93,10 @@ final class PacketWriter {
     private func digits(_ v: Int) -> Int {
         var n = 1
         var x = v / 10
-        while x > 0 { n += 1; x /= 10 }
+        while x > 0 {
+            n += 1
+            x /= 10
+        }
         return n
     }
 
@@ -132,8 +135,10 @@ final class PacketWriter {
         let r = frame.record
         if let c = frame.managementCommand {
             out.ascii(c.name)
-            if c.opcode == BlueZManagementOpcode.startDiscovery || c.opcode == BlueZManagementOpcode.startServiceDiscovery,
-               let types = c.parameters.u8(0) {
+            if c.opcode == BlueZManagementOpcode.startDiscovery
+                || c.opcode == BlueZManagementOpcode.startServiceDiscovery,
+                let types = c.parameters.u8(0)
+            {
                 FieldFormatting.flagNames(UInt64(types), BlueZManagementNames.addressTypeBits, to: out)
             }
             return
@@ -214,15 +219,21 @@ final class PacketWriter {
         case HCILEAdvFilter.opcode:  // Android APCF: sub-command, action, filter index
             guard let f = HCILEAdvFilter(parameters: c.parameters) else { break }
             out.ascii(": ")
-            if let n = HCICommands.subcommandName(for: c.opcode, parameters: c.parameters) { out.ascii(n) } else {
-                out.ascii("sub-command "); out.hex(UInt64(f.subcommandCode), digits: 2)
+            if let n = HCICommands.subcommandName(for: c.opcode, parameters: c.parameters) {
+                out.ascii(n)
+            } else {
+                out.ascii("sub-command ")
+                out.hex(UInt64(f.subcommandCode), digits: 2)
             }
             if let on = f.enable { out.ascii(on ? " on" : " off") }
             if let a = f.actionCode {
                 out.ascii(a == 0 ? " add" : a == 1 ? " delete" : a == 2 ? " clear" : " action ")
                 if a > 2 { out.hex(UInt64(a), digits: 2) }
             }
-            if let i = f.filterIndex { out.ascii(" index "); out.decimal(Int(i)) }
+            if let i = f.filterIndex {
+                out.ascii(" index ")
+                out.decimal(Int(i))
+            }
         default: break
         }
     }
@@ -298,8 +309,10 @@ final class PacketWriter {
                 connectionSummary(c.status, c.handle, c.role, c.peerAddress, c.peerAddressType, c.interval)
             }
         case HCILEEnhancedConnectionComplete.subeventV1, HCILEEnhancedConnectionComplete.subeventV2:
-            if let c = HCILEEnhancedConnectionComplete(parameters: p,
-                                                       version: sub == HCILEEnhancedConnectionComplete.subeventV2 ? 2 : 1) {
+            if let c = HCILEEnhancedConnectionComplete(
+                parameters: p,
+                version: sub == HCILEEnhancedConnectionComplete.subeventV2 ? 2 : 1)
+            {
                 connectionSummary(c.status, c.handle, c.role, c.peerAddress, c.peerAddressType, c.interval)
             }
         case HCILEAdvertisingReport.subevent:
@@ -314,7 +327,9 @@ final class PacketWriter {
         }
     }
 
-    private func connectionSummary(_ status: UInt8, _ handle: UInt16, _ role: UInt8, _ peer: BDAddr, _ peerType: UInt8, _ interval: UInt16) {
+    private func connectionSummary(
+        _ status: UInt8, _ handle: UInt16, _ role: UInt8, _ peer: BDAddr, _ peerType: UInt8, _ interval: UInt16
+    ) {
         if status != 0 {
             statusText(status)
             out.ascii(" peer ")
@@ -635,7 +650,9 @@ final class PacketWriter {
         if e.code == HCICommandComplete.code, let cc = HCICommandComplete(parameters: p) {
             answered = (cc.opcode, cc.status ?? 0)
         }
-        if e.code == HCICommandStatus.code, let cs = HCICommandStatus(parameters: p) { answered = (cs.opcode, cs.status) }
+        if e.code == HCICommandStatus.code, let cs = HCICommandStatus(parameters: p) {
+            answered = (cs.opcode, cs.status)
+        }
         if let (op, status) = answered {
             out.ascii(",\"command_opcode\":")
             out.decimal(UInt64(op))

@@ -32,15 +32,36 @@ final class TimelineWriter {
         let base = self.base ?? e.time
         if jsonl {
             out.byte(UInt8(ascii: "{"))
-            out.jsonKey("frame"); out.decimal(e.frame)
-            out.byte(UInt8(ascii: ",")); out.jsonKey("time"); out.byte(0x22); out.rfc3339(microseconds: e.time); out.byte(0x22)
-            out.byte(UInt8(ascii: ",")); out.jsonKey("elapsed"); out.seconds(microseconds: e.time &- base)
-            out.byte(UInt8(ascii: ",")); out.jsonKey("type"); out.jsonString(e.type)
-            if let c = e.connection { out.byte(UInt8(ascii: ",")); out.jsonKey("connection"); out.decimal(c) }
-            if let p = e.peer {
-                out.byte(UInt8(ascii: ",")); out.jsonKey("peer"); out.byte(0x22); out.address(p); out.byte(0x22)
+            out.jsonKey("frame")
+            out.decimal(e.frame)
+            out.byte(UInt8(ascii: ","))
+            out.jsonKey("time")
+            out.byte(0x22)
+            out.rfc3339(microseconds: e.time)
+            out.byte(0x22)
+            out.byte(UInt8(ascii: ","))
+            out.jsonKey("elapsed")
+            out.seconds(microseconds: e.time &- base)
+            out.byte(UInt8(ascii: ","))
+            out.jsonKey("type")
+            out.jsonString(e.type)
+            if let c = e.connection {
+                out.byte(UInt8(ascii: ","))
+                out.jsonKey("connection")
+                out.decimal(c)
             }
-            if let t = e.peerAddressType { out.byte(UInt8(ascii: ",")); out.jsonKey("peer_address_type"); out.decimal(Int(t)) }
+            if let p = e.peer {
+                out.byte(UInt8(ascii: ","))
+                out.jsonKey("peer")
+                out.byte(0x22)
+                out.address(p)
+                out.byte(0x22)
+            }
+            if let t = e.peerAddressType {
+                out.byte(UInt8(ascii: ","))
+                out.jsonKey("peer_address_type")
+                out.decimal(Int(t))
+            }
             first = false
             fields(e)
             out.byte(UInt8(ascii: "}"))
@@ -51,7 +72,12 @@ final class TimelineWriter {
             rightAlignedSeconds(e.time &- base, width: 11)
             out.spaces(2)
             let c0 = out.count
-            if let c = e.connection { out.byte(UInt8(ascii: "#")); out.decimal(c) } else { out.byte(UInt8(ascii: "-")) }
+            if let c = e.connection {
+                out.byte(UInt8(ascii: "#"))
+                out.decimal(c)
+            } else {
+                out.byte(UInt8(ascii: "-"))
+            }
             out.spaces(Swift.max(1, 5 - (out.count - c0)))
             if let p = e.peer { out.address(p) } else { out.spaces(17) }
             out.spaces(2)
@@ -69,7 +95,10 @@ final class TimelineWriter {
         // "S.ffffff": integer digits, a point, six decimals (and a sign when negative).
         var digits = 1
         var x = (us.magnitude / 1_000_000) / 10
-        while x > 0 { digits += 1; x /= 10 }
+        while x > 0 {
+            digits += 1
+            x /= 10
+        }
         out.spaces(width - digits - 7 - (us < 0 ? 1 : 0))
         out.seconds(microseconds: us)
     }
@@ -77,7 +106,10 @@ final class TimelineWriter {
     private func rightAligned(_ v: Int, width: Int) {
         var digits = 1
         var x = v.magnitude / 10
-        while x > 0 { digits += 1; x /= 10 }
+        while x > 0 {
+            digits += 1
+            x /= 10
+        }
         out.spaces(width - digits - (v < 0 ? 1 : 0))
         out.decimal(v)
     }
@@ -96,15 +128,24 @@ final class TimelineWriter {
         }
     }
 
-    private func int(_ k: StaticString, _ v: Int) { key(k); out.decimal(v) }
+    private func int(_ k: StaticString, _ v: Int) {
+        key(k)
+        out.decimal(v)
+    }
     private func hex(_ k: StaticString, _ v: UInt64, digits: Int) {
         key(k)
         if jsonl { out.decimal(v) } else { out.hex(v, digits: digits) }
     }
-    private func bool(_ k: StaticString, _ v: Bool) { key(k); out.ascii(v ? "true" : "false") }
+    private func bool(_ k: StaticString, _ v: Bool) {
+        key(k)
+        out.ascii(v ? "true" : "false")
+    }
     private func str(_ k: StaticString, _ v: StaticString) {
         key(k)
-        if jsonl { out.jsonString(v); return }
+        if jsonl {
+            out.jsonString(v)
+            return
+        }
         let spaced = v.withUTF8Buffer { $0.contains(0x20) }
         if spaced { out.byte(0x22) }
         out.ascii(v)
@@ -112,15 +153,35 @@ final class TimelineWriter {
     }
     private func str(_ k: StaticString, _ v: String) {
         key(k)
-        if jsonl { out.jsonString(v) } else if v.contains(" ") { out.byte(0x22); out.string(v); out.byte(0x22) } else { out.string(v) }
+        if jsonl {
+            out.jsonString(v)
+        } else if v.contains(" ") {
+            out.byte(0x22)
+            out.string(v)
+            out.byte(0x22)
+        } else {
+            out.string(v)
+        }
     }
     private func text(_ k: StaticString, _ v: ByteView) {
         key(k)
-        if jsonl { out.jsonString(v) } else { out.byte(0x22); out.sanitizedText(v); out.byte(0x22) }
+        if jsonl {
+            out.jsonString(v)
+        } else {
+            out.byte(0x22)
+            out.sanitizedText(v)
+            out.byte(0x22)
+        }
     }
     private func address(_ k: StaticString, _ a: BDAddr) {
         key(k)
-        if jsonl { out.byte(0x22); out.address(a); out.byte(0x22) } else { out.address(a) }
+        if jsonl {
+            out.byte(0x22)
+            out.address(a)
+            out.byte(0x22)
+        } else {
+            out.address(a)
+        }
     }
     private func bytes(_ k: StaticString, _ v: InlineBytes) {
         key(k)
@@ -133,7 +194,10 @@ final class TimelineWriter {
         key(k)
         let us = Int64(units) * unitMicros
         out.decimal(us / 1000)
-        if us % 1000 != 0 { out.byte(UInt8(ascii: ".")); out.decimal(UInt64(us % 1000), width: 3) }
+        if us % 1000 != 0 {
+            out.byte(UInt8(ascii: "."))
+            out.decimal(UInt64(us % 1000), width: 3)
+        }
     }
     private func uuid(_ k: StaticString, _ u: BluetoothUUID) {
         key(k)
@@ -162,10 +226,17 @@ final class TimelineWriter {
         let quote = jsonl || s.utf8.contains(0x20)
         if quote { r.append(0x22) }
         for b in s.utf8 {
-            if jsonl, b == 0x22 || b == 0x5C { r.append(0x5C); r.append(b) }
-            else if jsonl, b < 0x20 { r.append(contentsOf: Array("\\u00".utf8)); r.append(contentsOf: Array(Hex.string(UInt64(b), digits: 2).dropFirst(2).utf8)) }
-            else if !jsonl, b < 0x20 || b == 0x22 { r.append(0x3F) }
-            else { r.append(b) }
+            if jsonl, b == 0x22 || b == 0x5C {
+                r.append(0x5C)
+                r.append(b)
+            } else if jsonl, b < 0x20 {
+                r.append(contentsOf: Array("\\u00".utf8))
+                r.append(contentsOf: Array(Hex.string(UInt64(b), digits: 2).dropFirst(2).utf8))
+            } else if !jsonl, b < 0x20 || b == 0x22 {
+                r.append(0x3F)
+            } else {
+                r.append(b)
+            }
         }
         if quote { r.append(0x22) }
         return r
@@ -191,11 +262,21 @@ final class TimelineWriter {
             }
             if let m = i.manufacturer { hex("manufacturer", UInt64(m), digits: 4) }
             if let f = i.leFeatures { hex("le_features", f, digits: 16) }
-            if let l = i.aclMaxLength, let n = i.aclPackets { int("acl_max_length", Int(l)); int("acl_packets", Int(n)) }
-            if let l = i.leACLMaxLength, let n = i.leACLPackets { int("le_acl_max_length", Int(l)); int("le_acl_packets", Int(n)) }
-            if let l = i.isoMaxLength, let n = i.isoPackets { int("iso_max_length", Int(l)); int("iso_packets", Int(n)) }
+            if let l = i.aclMaxLength, let n = i.aclPackets {
+                int("acl_max_length", Int(l))
+                int("acl_packets", Int(n))
+            }
+            if let l = i.leACLMaxLength, let n = i.leACLPackets {
+                int("le_acl_max_length", Int(l))
+                int("le_acl_packets", Int(n))
+            }
+            if let l = i.isoMaxLength, let n = i.isoPackets {
+                int("iso_max_length", Int(l))
+                int("iso_packets", Int(n))
+            }
             if let o = i.suggestedMaxTxOctets, let t = i.suggestedMaxTxTime {
-                int("suggested_max_tx_octets", Int(o)); int("suggested_max_tx_time", Int(t))
+                int("suggested_max_tx_octets", Int(o))
+                int("suggested_max_tx_time", Int(t))
             }
         case .managementSetPowered(let on):
             bool("powered", on)
@@ -225,7 +306,8 @@ final class TimelineWriter {
                 // Linux monitor user logging (btmon): priority u8, ident length u8, ident (NUL
                 // included), then the message.
                 if source == .userLogging, let priority = v.u8(0), let n = v.u8(1),
-                   let ident = v.slice(2, Int(n)), let message = v.suffix(from: 2 + Int(n)) {
+                    let ident = v.slice(2, Int(n)), let message = v.suffix(from: 2 + Int(n))
+                {
                     int("priority", Int(priority))
                     text("ident", Self.trimmed(ident))
                     text("text", Self.trimmed(message))
@@ -304,7 +386,10 @@ final class TimelineWriter {
         case .discovery(let d, let sent):
             direction(sent)
             str("by", d.filter == nil ? "all" : "uuid")
-            if let f = d.filter { uuid("uuid", f); nameOf(f) }
+            if let f = d.filter {
+                uuid("uuid", f)
+                nameOf(f)
+            }
             hex("start_handle", UInt64(d.startHandle), digits: 4)
             hex("end_handle", UInt64(d.endHandle), digits: 4)
             int("found", d.found)
@@ -312,7 +397,10 @@ final class TimelineWriter {
             operation(o)
             str("variant", v.name)
             if let off = o.offset { int("offset", Int(off)) }
-            if case .success = e.outcome { int("length", e.value.count); bytes("value", e.value) }
+            if case .success = e.outcome {
+                int("length", e.value.count)
+                bytes("value", e.value)
+            }
         case .write(let o, let v):
             operation(o)
             str("variant", v.name)
@@ -390,16 +478,27 @@ final class TimelineWriter {
                 jsonArray("solicitation_uuids", f.solicitationUUIDs.map(\.description))
                 jsonArray("local_names", f.localNames)
                 jsonArray("addresses", f.addresses.map(\.description))
-                if !f.manufacturerCompanies.isEmpty { out.string(",\"companies\":[" + f.manufacturerCompanies.map { "\($0)" }.joined(separator: ",") + "]") }
+                if !f.manufacturerCompanies.isEmpty {
+                    out.string(
+                        ",\"companies\":[" + f.manufacturerCompanies.map { "\($0)" }.joined(separator: ",") + "]")
+                }
                 jsonArray("service_data", f.serviceData)
                 if f.otherConditions > 0 { out.string(",\"other_conditions\":\(f.otherConditions)") }
                 out.string(",\"frames\":[" + f.frames.map { "\($0)" }.joined(separator: ",") + "]}")
             } else {
                 var parts: [String] = []
-                if let fs = f.featureSelection { parts.append(fs == 0 ? "all_pass" : "features=" + Hex.string(UInt64(fs), digits: 4)) } else { parts.append("not_selected") }
+                if let fs = f.featureSelection {
+                    parts.append(fs == 0 ? "all_pass" : "features=" + Hex.string(UInt64(fs), digits: 4))
+                } else {
+                    parts.append("not_selected")
+                }
                 parts += f.serviceUUIDs.map { "uuid=\($0)" } + f.solicitationUUIDs.map { "solicitation=\($0)" }
-                parts += f.localNames.map { "name=\($0.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "\"", with: "?"))" }
-                parts += f.addresses.map { "address=\($0)" } + f.manufacturerCompanies.map { "company=" + Hex.string(UInt64($0), digits: 4) }
+                parts += f.localNames.map {
+                    "name=\($0.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "\"", with: "?"))"
+                }
+                parts +=
+                    f.addresses.map { "address=\($0)" }
+                    + f.manufacturerCompanies.map { "company=" + Hex.string(UInt64($0), digits: 4) }
                 parts += f.serviceData.map { "service_data=\($0)" }
                 if f.otherConditions > 0 { parts.append("other=\(f.otherConditions)") }
                 out.string("\(f.index):" + parts.joined(separator: ","))
@@ -419,7 +518,9 @@ final class TimelineWriter {
             }
             out.byte(UInt8(ascii: "]"))
         } else {
-            out.string(values.isEmpty ? "-" : values.map { $0.replacingOccurrences(of: " ", with: "_") }.joined(separator: ","))
+            out.string(
+                values.isEmpty ? "-" : values.map { $0.replacingOccurrences(of: " ", with: "_") }.joined(separator: ",")
+            )
         }
     }
 
@@ -504,9 +605,16 @@ final class TimelineWriter {
             if let n = ad.localName { text("local_name", n) }
             var n = 0
             for u in ad.serviceUUIDs {
-                if n == 0 { key("service_uuids"); if jsonl { out.byte(UInt8(ascii: "[")) } } else { out.byte(UInt8(ascii: ",")) }
+                if n == 0 {
+                    key("service_uuids")
+                    if jsonl { out.byte(UInt8(ascii: "[")) }
+                } else {
+                    out.byte(UInt8(ascii: ","))
+                }
                 n += 1
-                if let r = uuids[u] { raw(r) } else {
+                if let r = uuids[u] {
+                    raw(r)
+                } else {
                     if uuids.count >= Self.cacheLimit { uuids.removeAll(keepingCapacity: true) }
                     let r = rendered(u.description)
                     uuids[u] = r
@@ -528,7 +636,14 @@ final class TimelineWriter {
         str("outcome", e.outcome.name)
         if let f = e.outcome.responseFrame { int("response_frame", f) }
         if let l = e.outcome.latency {
-            if jsonl { int("latency_us", Int(l)) } else { key("latency_ms"); out.decimal(l / 1000); out.byte(UInt8(ascii: ".")); out.decimal(UInt64(l.magnitude % 1000), width: 3) }
+            if jsonl {
+                int("latency_us", Int(l))
+            } else {
+                key("latency_ms")
+                out.decimal(l / 1000)
+                out.byte(UInt8(ascii: "."))
+                out.decimal(UInt64(l.magnitude % 1000), width: 3)
+            }
         }
         if case .error(_, _, let code, let handle) = e.outcome {
             if isManagement(e.kind) {

@@ -34,15 +34,18 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
 
     // 000 "Scanning for Peripherals": only peripherals advertising the service we need.
     func startScanning() {
-        centralManager.scanForPeripherals(withServices: [heartRateServiceUUID],
-                                          options: [CBCentralManagerScanOptionAllowDuplicatesKey: false])
+        centralManager.scanForPeripherals(
+            withServices: [heartRateServiceUUID],
+            options: [CBCentralManagerScanOptionAllowDuplicatesKey: false])
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                        advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         guard RSSI.intValue > -70 else { return }  // weak signals are not worth a connection
-        discoveredPeripheral = peripheral           // Core Bluetooth does not keep it for us
-        centralManager.stopScan()                   // found what we came for
+        discoveredPeripheral = peripheral  // Core Bluetooth does not keep it for us
+        centralManager.stopScan()  // found what we came for
         centralManager.connect(peripheral, options: nil)
     }
 
@@ -52,8 +55,10 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         peripheral.discoverServices([heartRateServiceUUID, batteryServiceUUID])
     }
 
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
-                        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?
+    ) {
         if isReconnecting { return }  // the system is reconnecting by itself
         discoveredPeripheral = nil
     }
@@ -79,13 +84,16 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic,
-                    error: (any Error)?) {
+    func peripheral(
+        _ peripheral: CBPeripheral, didUpdateNotificationStateFor characteristic: CBCharacteristic,
+        error: (any Error)?
+    ) {
         if characteristic.isNotifying { notifying.insert(characteristic.uuid) }
     }
 
     // 000 "Reading a Value".
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         guard let data = characteristic.value else { return }
         switch characteristic.uuid {
         case heartRateMeasurementUUID:
@@ -113,6 +121,7 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     }
 
     // Used by the wrong versions and the write example; the seed's right flow never writes.
-    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?) {}
+    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {}
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) {}
 }

@@ -40,8 +40,10 @@ class TemperatureCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                        advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         discoveredPeripheral = peripheral
         central.stopScan()
         central.connect(peripheral)
@@ -52,8 +54,10 @@ class TemperatureCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         peripheral.discoverServices([serviceUUID])
     }
 
-    func centralManager(_ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
-                        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?) {
+    func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?
+    ) {
         discoveredPeripheral = nil
         discoveredTemperatureCharacteristic = nil
         discoveredStateCharacteristic = nil
@@ -64,7 +68,8 @@ class TemperatureCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
         if let services = peripheral.services {
             for service in services {
-                peripheral.discoverCharacteristics([temperatureCharacteristicUUID, stateCharacteristicUUID], for: service)
+                peripheral.discoverCharacteristics(
+                    [temperatureCharacteristicUUID, stateCharacteristicUUID], for: service)
             }
         }
     }
@@ -82,7 +87,8 @@ class TemperatureCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         if characteristic.uuid == temperatureCharacteristicUUID {
             if let value = characteristic.value, let message = String(data: value, encoding: .utf8) {
                 currentTemperature = message
@@ -91,7 +97,8 @@ class TemperatureCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?) {
+    func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?)
+    {
         if error == nil { confirmedWrites += 1 } else { failedWrites += 1 }
     }
 
@@ -109,7 +116,8 @@ class TemperatureCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     /// characteristic has Write, so the call is right for this device.
     func setState(_ state: Bool) {
         if let discoveredPeripheral, let discoveredStateCharacteristic {
-            discoveredPeripheral.writeValue(Data([state ? 1 : 0]), for: discoveredStateCharacteristic, type: .withResponse)
+            discoveredPeripheral.writeValue(
+                Data([state ? 1 : 0]), for: discoveredStateCharacteristic, type: .withResponse)
         }
     }
 }
@@ -130,7 +138,8 @@ class FlowControlledStateStreamer: TemperatureCentral {
         guard let peripheral = discoveredPeripheral, let characteristic = discoveredStateCharacteristic else { return }
         while let next = queue.first {
             guard characteristic.properties.contains(.writeWithoutResponse), peripheral.canSendWriteWithoutResponse,
-                  next.count <= peripheral.maximumWriteValueLength(for: .withoutResponse) else { return }
+                next.count <= peripheral.maximumWriteValueLength(for: .withoutResponse)
+            else { return }
             peripheral.writeValue(next, for: characteristic, type: .withoutResponse)
             queue.removeFirst()
         }

@@ -27,8 +27,10 @@ final class ScansForNilServices: HeartRateCentral {
 /// "Review Checklist: Scanning stopped after discovering the target peripheral": connects with
 /// the scan still running.
 final class LeavesScanRunning: HeartRateCentral {
-    override func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                                 advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    override func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         guard RSSI.intValue > -70 else { return }
         discoveredPeripheral = peripheral
         centralManager.connect(peripheral, options: nil)
@@ -39,8 +41,10 @@ final class LeavesScanRunning: HeartRateCentral {
 /// without keeping it. The object is released when the callback returns and the connection
 /// attempt dies with it, silently.
 final class DoesNotRetainPeripheral: HeartRateCentral {
-    override func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                                 advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    override func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         guard RSSI.intValue > -70 else { return }
         centralManager.stopScan()
         central.connect(peripheral)  // peripheral may be deallocated
@@ -50,8 +54,10 @@ final class DoesNotRetainPeripheral: HeartRateCentral {
 /// "DON'T: Assume connection order or timing": discovers right after `connect`, before
 /// `didConnect`, and so never (Core Bluetooth refuses the call with "API MISUSE").
 final class DiscoversBeforeConnected: HeartRateCentral {
-    override func centralManager(_ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
-                                 advertisementData: [String: Any], rssi RSSI: NSNumber) {
+    override func centralManager(
+        _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+        advertisementData: [String: Any], rssi RSSI: NSNumber
+    ) {
         guard RSSI.intValue > -70 else { return }
         discoveredPeripheral = peripheral
         centralManager.stopScan()
@@ -67,8 +73,10 @@ final class DiscoversBeforeConnected: HeartRateCentral {
 /// Rate Control Point value 0x01) with `.withoutResponse`, which the Control Point does not
 /// allow (it has Write only). Core Bluetooth drops the write with a console warning.
 final class WritesWithoutCheckingProperties: HeartRateCentral {
-    override func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService,
-                             error: (any Error)?) {
+    override func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService,
+        error: (any Error)?
+    ) {
         super.peripheral(peripheral, didDiscoverCharacteristicsFor: service, error: error)
         for characteristic in service.characteristics ?? [] where characteristic.uuid == heartRateControlPointUUID {
             peripheral.writeValue(Data([0x01]), for: characteristic, type: .withoutResponse)
