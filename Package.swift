@@ -32,8 +32,11 @@ let package = Package(
         // Tiny C helpers libpcap needs (a FILE* that replays sniffed stdin bytes).
         .target(name: "CCaptureSupport", path: "Sources/CCaptureSupport"),
         .target(name: "BLEBytes"),
-        .target(name: "CaptureIO", dependencies: ["BLEBytes", "CPcap", "CCaptureSupport"]),
-        .target(name: "BLEPackets", dependencies: ["BLEBytes", "CaptureIO", "CBluetooth"]),
+        // Protocol code constants (ATT opcodes, HCI codes, L2CAP channels) shared by the capture
+        // readers and the decoders; BLEPackets re-exports them.
+        .target(name: "BLECodes"),
+        .target(name: "CaptureIO", dependencies: ["BLEBytes", "BLECodes", "CPcap", "CCaptureSupport"]),
+        .target(name: "BLEPackets", dependencies: ["BLEBytes", "BLECodes", "CaptureIO", "CBluetooth"]),
         .target(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLECodes
 
 /// Infers which way an HCI packet went when the container does not say (pcap link type 187,
 /// BLUETOOTH_HCI_H4, has no direction pseudo-header).
@@ -78,21 +79,23 @@ public struct H4DirectionInference {
     private mutating func observeEvent(_ p: ByteView) {
         guard let code = p.u8(0) else { return }
         switch code {
-        case 0x3E:  // LE Meta (Vol 4 Part E 7.7.65)
+        case HCIEventCode.leMeta:  // Vol 4 Part E 7.7.65
             guard let sub = p.u8(2) else { return }
-            // LE Connection Complete (0x01), LE Enhanced Connection Complete v1 (0x0A) and v2
-            // (0x29) share the prefix Status, Connection_Handle, Role.
-            guard sub == 0x01 || sub == 0x0A || sub == 0x29,
+            // LE Connection Complete, LE Enhanced Connection Complete v1 and v2 share the
+            // prefix Status, Connection_Handle, Role.
+            guard
+                sub == HCILESubeventCode.connectionComplete || sub == HCILESubeventCode.enhancedConnectionComplete
+                    || sub == HCILESubeventCode.enhancedConnectionCompleteV2,
                 let status = p.u8(3), status == 0,
                 let handle = p.u16le(4), let role = p.u8(6)
             else { return }
             var s = Self.known
             if role == 0x01 { s |= Self.peripheral }
             handles[Int(handle & 0x0FFF)] = s
-        case 0x03:  // Connection Complete, BR/EDR (7.7.3): Status, Connection_Handle, …
+        case HCIEventCode.connectionComplete:  // BR/EDR (7.7.3): Status, Connection_Handle, …
             guard let status = p.u8(2), status == 0, let handle = p.u16le(3) else { return }
             handles[Int(handle & 0x0FFF)] = Self.bredr
-        case 0x05:  // Disconnection Complete (7.7.5): Status, Connection_Handle, Reason
+        case HCIEventCode.disconnectionComplete:  // 7.7.5: Status, Connection_Handle, Reason
             guard let status = p.u8(2), status == 0, let handle = p.u16le(3) else { return }
             handles[Int(handle & 0x0FFF)] = 0
         default:
@@ -143,10 +146,12 @@ public struct H4DirectionInference {
         guard let cid = p.u16le(6), let code = p.u8(8) else { return nil }
         let fromCentral: Bool
         switch (cid, code) {
-        case (0x0006, 0x01): fromCentral = true  // SMP Pairing Request (LE initiator = central)
-        case (0x0006, 0x02), (0x0006, 0x0B): fromCentral = false  // Pairing Response, Security Request
-        case (0x0005, 0x12): fromCentral = false  // Connection Parameter Update Request
-        case (0x0005, 0x13): fromCentral = true  // Connection Parameter Update Response
+        // The LE initiator (the central) sends the Pairing Request.
+        case (L2CAPChannel.smp, SMPCode.pairingRequest): fromCentral = true
+        case (L2CAPChannel.smp, SMPCode.pairingResponse), (L2CAPChannel.smp, SMPCode.securityRequest):
+            fromCentral = false
+        case (L2CAPChannel.leSignaling, L2CAPSignalingCode.connectionParameterUpdateRequest): fromCentral = false
+        case (L2CAPChannel.leSignaling, L2CAPSignalingCode.connectionParameterUpdateResponse): fromCentral = true
         default: return nil
         }
         return fromCentral == (s & Self.peripheral == 0) ? .sent : .received
@@ -154,33 +159,9 @@ public struct H4DirectionInference {
 
     /// Rule 4: ATT by opcode, assuming central = GATT client (see the type's doc).
     private func attDirection(_ p: ByteView, state s: UInt8) -> Direction? {
-        guard s & Self.known != 0, p.u16le(6) == 0x0004, let code = p.u8(8),
-            let clientToServer = ATTOpcodeDirection.clientToServer(code)
+        guard s & Self.known != 0, p.u16le(6) == L2CAPChannel.att, let code = p.u8(8),
+            let clientToServer = ATTOpcode(code).isClientToServer
         else { return nil }
         return clientToServer == (s & Self.peripheral == 0) ? .sent : .received
-    }
-}
-
-/// Which way an ATT PDU goes, by opcode (Core 5.4 Vol 3 Part F 3.4.8 table 3.37).
-enum ATTOpcodeDirection {
-    /// true: client → server (requests, commands, signed write, confirmation); false: server →
-    /// client (responses, error response, notifications, indications); nil: not an ATT opcode
-    /// this table knows.
-    static func clientToServer(_ opcode: UInt8) -> Bool? {
-        switch opcode {
-        case 0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20, 0x1E,
-            0x52, 0xD2:
-            // Exchange MTU, Find Information, Find By Type Value, Read By Type, Read, Read Blob,
-            // Read Multiple, Read By Group Type, Write, Prepare Write, Execute Write, Read
-            // Multiple Variable requests; Handle Value Confirmation; Write Command; Signed Write.
-            return true
-        case 0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21,
-            0x1B, 0x1D, 0x23:
-            // Error Response, the matching responses, Handle Value Notification and
-            // Indication, Multiple Handle Value Notification.
-            return false
-        default:
-            return nil
-        }
     }
 }

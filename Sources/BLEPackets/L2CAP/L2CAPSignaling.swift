@@ -85,7 +85,7 @@ public struct L2CAPSignalingCommands: Sequence, @unchecked Sendable {
 
 /// Signaling command codes (Core 5.4 Vol 3 Part A 4, Table 4.2), with tshark's names where it
 /// has them.
-public enum L2CAPSignalingCode {
+extension L2CAPSignalingCode {
     public struct Entry: Sendable {
         public let code: UInt8
         public let name: StaticString
@@ -239,7 +239,7 @@ public struct L2CAPDisconnectionResponse: L2CAPDisconnectionCommand, Sendable {
 /// L2CAP_CONNECTION_PARAMETER_UPDATE_REQ (Vol 3 Part A 4.20): sent by the peripheral; interval
 /// in 1.25 ms units, timeout in 10 ms units.
 public struct L2CAPConnectionParameterUpdateRequest: L2CAPSignalingCommandType, Sendable {
-    public static let code: UInt8 = 0x12
+    public static let code = L2CAPSignalingCode.connectionParameterUpdateRequest
     public let intervalMin: UInt16
     public let intervalMax: UInt16
     public let latency: UInt16
@@ -262,7 +262,7 @@ public struct L2CAPConnectionParameterUpdateRequest: L2CAPSignalingCommandType, 
 
 /// L2CAP_CONNECTION_PARAMETER_UPDATE_RSP (Vol 3 Part A 4.21): Result 0 accepted, 1 rejected.
 public struct L2CAPConnectionParameterUpdateResponse: L2CAPSignalingCommandType, Sendable {
-    public static let code: UInt8 = 0x13
+    public static let code = L2CAPSignalingCode.connectionParameterUpdateResponse
     public let result: UInt16
     public init?(data: ByteView) {
         guard let r = data.u16le(0) else { return nil }

@@ -17,7 +17,7 @@ extension SMPCommandType {
 }
 
 /// SMP command codes (Vol 3 Part H 3.3, Table 3.1): name, exact parameter size, decoder.
-public enum SMPCode {
+extension SMPCode {
     public struct Entry: Sendable {
         public let code: UInt8
         /// The Core 5.4 name (tshark 4.0 still says "Master Identification" for 0x07).
