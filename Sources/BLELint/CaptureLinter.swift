@@ -256,6 +256,9 @@ struct FactExtractor {
             } else if frame.l2cap != nil {
                 op = 0  // a complete non-ATT PDU: ends the PDU, is no Write Command
             }
+            if op == ATTOpcode.writeCommand.rawValue || op == ATTOpcode.signedWriteCommand.rawValue {
+                engine.facts.writeCommands += 1
+            }
             fact(.aclSent(handle: acl.handle, attOpcode: op, attHandle: handle, valueLength: length))
         case .other:
             if let m = frame.managementCommand {
@@ -263,7 +266,10 @@ struct FactExtractor {
                 if m.opcode == BlueZManagementOpcode.startServiceDiscovery {
                     filter = BlueZStartServiceDiscovery(m.parameters).map { Int($0.uuidCount) } ?? 0
                 }
-                fact(.managementCommand(opcode: m.opcode, serviceFilter: filter))
+                fact(
+                    .managementCommand(
+                        opcode: m.opcode, serviceFilter: filter, client: m.cookie, index: r.controllerIndex,
+                        parameters: Array(m.parameters)))
             } else if let ev = frame.managementEvent, let a = ev.answered {
                 fact(.managementStatus(opcode: a.opcode, status: a.status))
             }

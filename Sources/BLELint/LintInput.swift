@@ -46,8 +46,11 @@ public struct HCIFact: Sendable {
         /// Connection Complete (7.7.3): from here on the handle carries that connection.
         case connectionComplete(handle: UInt16)
         /// A BlueZ management command (Linux monitor). `serviceFilter` is the UUID count of
-        /// Start Service Discovery, nil for other commands.
-        case managementCommand(opcode: UInt16, serviceFilter: Int?)
+        /// Start Service Discovery, nil for other commands. `client` is the monitor's cookie of
+        /// the management socket that sent it (one per client, e.g. bluetoothd), `index` the
+        /// controller index, `parameters` the command's parameter bytes.
+        case managementCommand(
+            opcode: UInt16, serviceFilter: Int?, client: UInt32 = 0, index: UInt16 = 0, parameters: [UInt8] = [])
         /// A BlueZ management Command Complete/Status for `opcode` with mgmt `status`.
         case managementStatus(opcode: UInt16, status: UInt8)
     }
@@ -191,6 +194,8 @@ public struct CaptureFacts: Sendable, Equatable, Codable {
     public var connectionStarts = 0
     /// Controller buffer size reports seen.
     public var bufferSizeReports = 0
+    /// ATT Write Commands (and Signed Write Commands) the host sent.
+    public var writeCommands = 0
     /// Android APCF commands (HCI_BLE_ADV_FILTER, 0xFD57): the host offloads its scan filters.
     public var apcfCommands = 0
     /// Android LE Get Vendor Capabilities (0xFD53) answered with success: whether the

@@ -131,6 +131,26 @@ import Testing
         #expect(r.notEvaluable("unfiltered-scan") == nil)
     }
 
+    /// rgbCTF (btmon), checked with tshark (`hci_mon.opcode == 16`, cookie, mgmt opcode): client
+    /// 0x00000001 (bluetoothd) sends Start Discovery (0x0023, address types 0x07) at 8 and,
+    /// after the kernel's Discovering false (event 0x0013 at 31), again at 33; it sends Stop
+    /// Discovery (0x0024) at 49. From 306 on it sends Start Discovery 22 times (306 … 1779),
+    /// each after the kernel ended the previous discovery, never Stop Discovery. So two
+    /// discovery sessions, not 24 findings.
+    @Test func bluezRestartsAreOneDiscoverySession() throws {
+        let r = lint("public/btsnoop-btmon_rgbctf2020-magicintheair")
+        let f = r.of("unfiltered-scan")
+        #expect(f.count == 2)
+        #expect(f.first?.frames == [8, 33])
+        let second =
+            [306, 323, 340, 357, 385, 541, 603, 691, 804, 906, 1004, 1166, 1190, 1209, 1252, 1275, 1306]
+            + [1388, 1565, 1631, 1754, 1779]
+        #expect(f.last?.frames == second)
+        #expect(f.first?.message.contains("restarted 1 time in the same discovery session") == true)
+        #expect(f.last?.message.contains("restarted 21 times") == true)
+        #expect(f.allSatisfy { $0.message.contains("mgmt client 0x1") && $0.message.contains("bluetoothd") })
+    }
+
     @Test func plainHCIIsNotEvaluable() throws {
         let r = bumble("nil_scan_all_services.central")
         #expect(r.of("unfiltered-scan").isEmpty)

@@ -13,6 +13,14 @@ import BLETimeline
 /// force (AOSP ScanManager's all-pass filter, installed for a scan without filters or with more
 /// filters than the controller holds), or while APCF is disabled, lets every advertisement
 /// through. On other HCI captures the rule says it cannot be evaluated rather than guessing.
+///
+/// BlueZ reports once per discovery session: the unfiltered Start Discovery (or Start Service
+/// Discovery with no UUID) commands one management client sends to one controller with the same
+/// parameters until that client sends Stop Discovery. The kernel ends each discovery on its own
+/// (mgmt Discovering false) and bluetoothd starts it again every few seconds while a D-Bus
+/// client keeps discovery on: those restarts belong to the same session and are listed in its
+/// finding's frames. Android's all-pass set-ups are reported once per set-up (or disable
+/// command), however many scans run under them.
 public struct UnfilteredScan: LintRule {
     public static let descriptor = RuleDescriptor(
         id: "BLE005", slug: "unfiltered-scan", title: "Scan without a service filter",
@@ -20,7 +28,9 @@ public struct UnfilteredScan: LintRule {
         summary: """
             The app scanned for every peripheral instead of the services it needs \
             (scanForPeripherals(withServices: nil)). Seen in BlueZ mgmt Start Discovery (no UUID filter) \
-            or Start Service Discovery with an empty UUID list, exactly in an API trace, and on Android \
+            or Start Service Discovery with an empty UUID list (one finding per discovery session: the \
+            restarts by the same mgmt client with the same parameters until that client sends Stop \
+            Discovery), exactly in an API trace, and on Android \
             captures whose controller filters advertisements itself: a scan ran while Android's \
             offloaded filter table (APCF, vendor command 0xFD57) held an all-pass filter index (no \
             feature selected) or had filtering disabled. Android merges the filters of every app and \
@@ -123,18 +133,79 @@ public struct UnfilteredScan: LintRule {
         return true
     }
 
+    /// A BlueZ discovery session: what one management client (bluetoothd, by its socket cookie)
+    /// asked of one controller with one unfiltered discovery command and its parameters.
+    struct DiscoveryKey: Hashable {
+        var client: UInt32
+        var index: UInt16
+        var opcode: UInt16
+        var parameters: [UInt8]
+    }
+
+    /// The session's Start commands (frames, bounded) and the time of the first.
+    struct DiscoverySession {
+        var order: Int
+        var time: Int64
+        var frames: [Int]
+        var restarts = 0
+    }
+
+    /// Open unfiltered discovery sessions (bounded: at most 64, the oldest reported when full).
+    var sessions: [DiscoveryKey: DiscoverySession] = [:]
+    var sessionOrder = 0
+
     public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {
-        guard case .managementCommand(let op, let filter) = fact.kind else { return }
-        let msg: String
+        guard case .managementCommand(let op, let filter, let client, let index, let parameters) = fact.kind else {
+            return
+        }
         switch op {
         case BlueZManagementOpcode.startDiscovery, BlueZManagementOpcode.startLimitedDiscovery:
-            msg = "BlueZ Start Discovery without a service UUID filter: the app scanned for all peripherals"
+            break
         case BlueZManagementOpcode.startServiceDiscovery where filter == 0:
-            msg = "BlueZ Start Service Discovery with an empty UUID list: the app scanned for all peripherals"
+            break
+        case BlueZManagementOpcode.stopDiscovery:
+            // The client stopped discovery: its sessions on this controller end.
+            let ended = sessions.keys.filter { $0.client == client && $0.index == index }
+            for key in ended.sorted(by: { sessions[$0]!.order < sessions[$1]!.order }) { close(key, sink) }
+            return
         default: return
         }
+        let key = DiscoveryKey(client: client, index: index, opcode: op, parameters: parameters)
+        if var s = sessions[key] {
+            // A restart: the kernel ended discovery on its own (Discovering false, no Stop
+            // Discovery from the client) and the client started it again, e.g. bluetoothd every
+            // few seconds while a D-Bus client keeps StartDiscovery in force.
+            if s.frames.count < 32 { s.frames.append(fact.frame) }
+            s.restarts += 1
+            sessions[key] = s
+            return
+        }
+        if sessions.count >= 64, let oldest = sessions.min(by: { $0.value.order < $1.value.order })?.key {
+            close(oldest, sink)
+        }
+        sessionOrder += 1
+        sessions[key] = DiscoverySession(order: sessionOrder, time: fact.time, frames: [fact.frame])
+    }
+
+    /// Reports a discovery session once, with the frames of its restarts.
+    mutating func close(_ key: DiscoveryKey, _ sink: FindingSink) {
+        guard let s = sessions.removeValue(forKey: key) else { return }
+        let what =
+            key.opcode == BlueZManagementOpcode.startServiceDiscovery
+            ? "BlueZ Start Service Discovery with an empty UUID list"
+            : "BlueZ Start Discovery without a service UUID filter"
+        let client = String(key.client, radix: 16, uppercase: false)
+        let again =
+            s.restarts == 0
+            ? ""
+            : ", restarted \(s.restarts) time\(s.restarts == 1 ? "" : "s") in the same discovery session (same client and filter, never stopped by the client)"
         sink.report(
-            msg, connection: nil, peer: nil, handle: nil, time: fact.time, frames: [fact.frame], evidence: .inferred)
+            "\(what) (mgmt client 0x\(client), usually bluetoothd on behalf of an app's D-Bus StartDiscovery)\(again): the application scanned for all peripherals",
+            connection: nil, peer: nil, handle: nil, time: s.time, frames: s.frames, evidence: .inferred)
+    }
+
+    public mutating func finish(at time: Int64, _ sink: FindingSink) {
+        for key in sessions.keys.sorted(by: { sessions[$0]!.order < sessions[$1]!.order }) { close(key, sink) }
     }
 
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
