@@ -252,9 +252,44 @@ import Testing
         #expect((f.first?.frames.count ?? 0) > 1)
     }
 
+    @Test func captureWithoutWriteCommandsIsClean() {
+        // rgbCTF (btmon started after initialisation: no LE Read Buffer Size, `bthci_cmd.opcode
+        // == 0x2002` matches nothing) holds no Write Command (`btatt.opcode == 0x52 ||
+        // btatt.opcode == 0xd2` matches nothing): nothing to judge, so clean, not "not evaluable".
+        let r = lint("public/btsnoop-btmon_rgbctf2020-magicintheair")
+        #expect(r.facts.writeCommands == 0)
+        #expect(r.notEvaluated.allSatisfy { $0.slug != "write-without-response-flow" })
+        #expect(r.of("write-without-response-flow").isEmpty)
+    }
+
     @Test func captureWithoutBufferSizeIsNotEvaluable() {
         // An Android log filtered down to ACL (no HCI commands, so no LE Read Buffer Size).
         let r = lint("public/btsnoop-android_revcar-acl-only.log")
         #expect(r.notEvaluable("write-without-response-flow")?.reason.contains("LE Read Buffer Size") == true)
+    }
+}
+
+@Suite struct SubscriptionEdgeTests {
+    /// domyos (tshark): LE Connection Complete at 284; the CCCD 0x0053 of value 0x0052
+    /// (Microchip Transparent UART, found by Find Information at 378) is written 0x0001 with a
+    /// Write Command (opcode 0x52) at 388; value 0x0052 notifies from 395 on.
+    @Test func cccdWrittenWithWriteCommandIsASubscription() {
+        let r = lint("public/btsnoop-android_domyos-treadmill-ftms.log")
+        #expect(r.of("notify-without-subscription").filter { $0.handle == 0x0052 }.isEmpty)
+        #expect(r.notEvaluable("notify-without-subscription") == nil)
+        #expect(r.notEvaluated.filter { $0.slug == "notify-without-subscription" }.isEmpty)
+    }
+
+    /// The same capture from frame 285 on (the connection started before it; frames renumbered:
+    /// CCCD write 388 → 104, notifications 395… → 111…): the CCCD write is in the capture before
+    /// the notifications, so value 0x0052 is judged, and is clean.
+    @Test func connectionStartedBeforeCaptureWithCCCDWriteInIt() throws {
+        let path = try btsnoopSuffix("public/btsnoop-android_domyos-treadmill-ftms.log", from: 285)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = CaptureLinter.lint(path: path)
+        #expect(r.facts.connectionStarts == 0)
+        #expect(r.notEvaluable("notify-without-subscription") == nil)
+        #expect(r.notEvaluated.filter { $0.slug == "notify-without-subscription" }.isEmpty)
+        #expect(r.of("notify-without-subscription").isEmpty)
     }
 }

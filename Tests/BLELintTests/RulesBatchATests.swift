@@ -201,10 +201,26 @@ extension CaptureReport {
         #expect(r.notEvaluable(Self.slug) == nil)
     }
 
-    @Test func captureWithoutConnectionStartIsNotEvaluable() {
-        // An Android log filtered down to ACL: no Connection Complete at all.
+    @Test func captureWithoutConnectionStartIsJudgedFromItsCCCDWrite() {
+        // An Android log filtered down to ACL: no Connection Complete at all. tshark: Write
+        // Request 01 00 to handle 0x0014 (the CCCD of 0x0012, Find Information at 0x0013–0x0014)
+        // at 71, Write Response at 72; the 6 notifications of 0x0012 follow from 76 on. The
+        // subscription is in the capture, so the rule judges it, and it is clean.
         let r = lint("public/btsnoop-android_revcar-acl-only.log")
-        #expect(r.notEvaluable(Self.slug)?.reason.contains("no connection starts") == true)
+        #expect(r.facts.connectionStarts == 0)
+        #expect(r.notEvaluable(Self.slug) == nil)
+        #expect(r.notEvaluated.filter { $0.slug == Self.slug }.isEmpty)
+        #expect(r.of(Self.slug).isEmpty)
+    }
+
+    @Test func notificationsWithoutCCCDWriteOnAConnectionStartedBeforeTheCapture() throws {
+        // revcar from frame 73 on (after the CCCD write of 71/72): the notifications of 0x0012
+        // (76 → 4) have no subscription in the capture, which may predate it.
+        let path = try btsnoopSuffix("public/btsnoop-android_revcar-acl-only.log", from: 73)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = CaptureLinter.lint(path: path)
+        #expect(r.of(Self.slug).isEmpty)
+        #expect(r.notEvaluated.contains { $0.slug == Self.slug && !$0.whole && $0.reason.contains("could predate it") })
     }
 }
 

@@ -10,7 +10,8 @@ import BLETimeline
 /// configuration came from:
 ///
 /// - the connection's start (Connection Complete) is in the capture, else the CCCD may have
-///   been written before it;
+///   been written before it; on a connection that started before the capture, a value whose
+///   CCCD write is in the capture is judged from that write on (its configuration is known);
 /// - no encryption was started on it without a pairing on the same connection (that uses a
 ///   key from an earlier bond, and the server may keep a configuration written on an earlier
 ///   connection, possibly before the capture);
@@ -28,7 +29,8 @@ public struct NotifyWithoutSubscription: LintRule {
             Notifications or indications of a characteristic value arrived (or, peripheral side, were sent) \
             on a connection where the client had not enabled them in the characteristic's CCCD: no CCCD write \
             on that connection, a CCCD write that enabled the other kind only, or notifications after the \
-            client turned them off. Judged only where the whole connection is in the capture and no bond \
+            client turned them off. Judged only where the whole connection is in the capture (or, on a \
+            connection that started before it, from a CCCD write in the capture on) and no bond \
             could carry a subscription over (encryption started with a key from an earlier pairing, or the same \
             peer subscribed on an earlier connection); those connections are reported as not evaluable.
             """,
@@ -100,6 +102,9 @@ public struct NotifyWithoutSubscription: LintRule {
         /// Encryption with a key from an earlier pairing (a bond): the Encryption Change's frame.
         var resumedBond: Int?
         var unsubscribed: [Key: Unsubscribed] = [:]
+        /// The connection started before the capture (first seen at `startFrame`, a CCCD write):
+        /// only values whose CCCD write is in the capture can be judged.
+        var startedBefore = false
     }
 
     var links: [Int: Link] = [:]
@@ -112,9 +117,7 @@ public struct NotifyWithoutSubscription: LintRule {
         if f.aclPackets == 0 && !f.hasAPITrace {
             return "the input holds no ACL data (no ATT traffic) and no API trace"
         }
-        if f.connectionStarts == 0 && !f.hasAPITrace {
-            return "no connection starts in the capture: every subscription could predate it"
-        }
+        // No connection start: still evaluable where a CCCD write precedes notifications.
         return nil
     }
 
@@ -128,8 +131,14 @@ public struct NotifyWithoutSubscription: LintRule {
             }
             links[c] = Link(number: c, peer: e.peer, startFrame: e.frame)
         case .subscribe(let op, let config):
-            guard let c = e.connection, links[c] != nil else { return }
+            guard let c = e.connection else { return }
             if case .error = e.outcome { return }  // refused: nothing changed
+            if links[c] == nil {
+                // A connection that started before the capture: from this write on, the
+                // configuration of its value is known.
+                guard links.count < Self.maximumConnections else { return }
+                links[c] = Link(number: c, peer: e.peer, startFrame: e.frame, startedBefore: true)
+            }
             let hostIsClient = op.sent
             guard let vh = op.attribute?.characteristicValueHandle else {
                 links[c]?.ambiguous[hostIsClient] = e.frame
@@ -180,6 +189,12 @@ public struct NotifyWithoutSubscription: LintRule {
         let bit: UInt16 = indication ? 0x2 : 0x1
         let configured = link.configuration[key]
         if let configured, configured.effective(at: e.frame) & bit != 0 { return }
+        if link.startedBefore, configured == nil {
+            sink.notEvaluable(
+                "notifications on a connection that started before the capture, on a value whose CCCD write is not in the capture: its subscription could predate it"
+            )
+            return
+        }
         if let frame = link.ambiguous[key.hostIsClient], frame < e.frame {
             sink.notEvaluable(
                 "notifications after a subscription-like write to an undiscovered handle, which may have been their CCCD"

@@ -57,7 +57,8 @@ public struct WriteWithoutResponseFlow: LintRule {
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         if f.hasAPITrace { return nil }
-        if f.aclPackets == 0 { return "the input holds no ACL data" }
+        // No Write Command sent: nothing to judge, the capture is clean for this rule.
+        if f.writeCommands == 0 { return nil }
         if f.bufferSizeReports == 0 {
             return
                 "the capture has no LE Read Buffer Size (it started after the controller was initialised), so the controller's free buffers are unknown"
