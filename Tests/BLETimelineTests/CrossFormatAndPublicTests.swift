@@ -73,3 +73,23 @@ import Testing
         #expect(zip(t.events, t.events.dropFirst()).allSatisfy { $0.frame <= $1.frame }, "\(name)")
     }
 }
+
+@Suite struct CCCDWriteCommandTests {
+    /// domyos frame 388 (tshark): Write Command (0x52) to handle 0x0053, the CCCD of value 0x0052
+    /// (Find Information at 381 → 0x2902), value 01 00. A Write Command is not the GATT
+    /// procedure for a descriptor (Vol 3 Part G 4.12.3), but the server applies it: it is a
+    /// subscription, and value 0x0052 notifies from 395 on.
+    @Test func writeCommandToCCCDIsASubscription() throws {
+        let t = try Timeline(Fixtures.capture("public/btsnoop-android_domyos-treadmill-ftms.log"))
+        let e = try #require(t.at(388, "gatt.subscribe"))
+        guard case .subscribe(let op, let config) = e.kind else {
+            Issue.record("not a subscription")
+            return
+        }
+        #expect(op.opcode == 0x52)
+        #expect(op.handle == 0x0053)
+        #expect(op.attribute?.characteristicValueHandle == 0x0052)
+        #expect(config == 0x0001)
+        #expect(t.at(395, "gatt.notification") != nil)
+    }
+}

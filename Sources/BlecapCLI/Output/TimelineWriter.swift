@@ -414,6 +414,9 @@ final class TimelineWriter {
             }
         case .subscribe(let o, let config):
             operation(o)
+            // A CCCD is written with a Write Request (GATT Write Characteristic Descriptors,
+            // Vol 3 Part G 4.12.3); a Write Command still changes it, so it is marked.
+            if o.opcode == ATTOpcode.writeCommand.rawValue { str("variant", "command") }
             hex("configuration", UInt64(config), digits: 4)
             bool("notifications", config & 1 != 0)
             bool("indications", config & 2 != 0)
