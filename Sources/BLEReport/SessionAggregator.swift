@@ -298,22 +298,25 @@ public final class SessionAggregator {
     }
 
     static func tree(_ db: GATTDatabase, peer: String?, side: String, connection: Int) -> PeerDatabase {
-        func name(_ u: BluetoothUUID) -> String? { GATTAssignedNumbers.name(for: u).map { $0.description } }
+        func name(_ u: BluetoothUUID, _ kind: GATTAssignedNumbers.AttributeKind) -> String? {
+            GATTAssignedNumbers.name(for: u, as: kind).map { $0.description }
+        }
         func characteristic(_ c: GATTCharacteristic) -> CharacteristicNode {
             var props: [String] = []
             for (bit, n) in GATTCharacteristicProperties.names where c.properties & bit != 0 {
                 props.append(n.description)
             }
             return CharacteristicNode(
-                uuid: c.uuid.description, name: name(c.uuid), declarationHandle: Int(c.declarationHandle),
+                uuid: c.uuid.description, name: name(c.uuid, .characteristic),
+                declarationHandle: Int(c.declarationHandle),
                 valueHandle: Int(c.valueHandle), properties: props,
                 descriptors: db.descriptors(of: c).map {
-                    DescriptorNode(uuid: $0.uuid.description, name: name($0.uuid), handle: Int($0.handle))
+                    DescriptorNode(uuid: $0.uuid.description, name: name($0.uuid, .descriptor), handle: Int($0.handle))
                 })
         }
         let services = db.services.map { s in
             ServiceNode(
-                uuid: s.uuid.description, name: name(s.uuid), primary: s.isPrimary,
+                uuid: s.uuid.description, name: name(s.uuid, .service), primary: s.isPrimary,
                 startHandle: Int(s.startHandle), endHandle: Int(s.endHandle),
                 characteristics: db.characteristics
                     .filter { $0.declarationHandle >= s.startHandle && $0.declarationHandle <= s.endHandle }

@@ -218,8 +218,14 @@ extension AttributeRef {
     /// "Heart Rate Measurement", "Heart Rate Measurement CCCD", "Device Name declaration",
     /// "Heart Rate service"; unknown UUIDs by their UUID string.
     public var displayName: String {
+        let kind: GATTAssignedNumbers.AttributeKind =
+            switch role {
+            case .service, .include: .service
+            case .descriptor: .descriptor
+            default: .characteristic
+            }
         func name(_ u: BluetoothUUID) -> String {
-            GATTAssignedNumbers.name(for: u).map { $0.description } ?? u.description
+            GATTAssignedNumbers.name(for: u, as: kind).map { $0.description } ?? u.description
         }
         switch role {
         case .value: return name(uuid)

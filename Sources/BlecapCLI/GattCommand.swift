@@ -110,7 +110,7 @@ struct GATTTreeWriter {
             out.ascii("–")
             out.hex(UInt64(svc.endHandle), digits: 4)
             out.ascii("  ")
-            uuidText(svc.uuid)
+            uuidText(svc.uuid, .service)
             carried(svc.learnedIn, number)
             out.newline()
             for inc in db.includes where inc.handle >= svc.startHandle && inc.handle <= svc.endHandle {
@@ -122,7 +122,7 @@ struct GATTTreeWriter {
                 out.hex(UInt64(inc.includedEnd), digits: 4)
                 if let u = inc.uuid {
                     out.ascii("  ")
-                    uuidText(u)
+                    uuidText(u, .service)
                 }
                 out.newline()
             }
@@ -146,7 +146,7 @@ struct GATTTreeWriter {
         out.ascii(" value ")
         out.hex(UInt64(c.valueHandle), digits: 4)
         out.ascii("  ")
-        uuidText(c.uuid)
+        uuidText(c.uuid, .characteristic)
         out.ascii("  ")
         out.hex(UInt64(c.properties), digits: 2)
         out.ascii(" ")
@@ -164,7 +164,7 @@ struct GATTTreeWriter {
             out.ascii("Descriptor ")
             out.hex(UInt64(d.handle), digits: 4)
             out.ascii("  ")
-            uuidText(d.uuid)
+            uuidText(d.uuid, .descriptor)
             carried(d.learnedIn, number)
             out.newline()
         }
@@ -174,11 +174,19 @@ struct GATTTreeWriter {
         if learnedIn != number { out.ascii("  (carried over)") }
     }
 
-    private func uuidText(_ u: BluetoothUUID) {
-        if let n = GATTAssignedNumbers.name(for: u) {
+    /// "Heart Rate (180D)"; a member UUID on a characteristic or descriptor as "FFF3 (member
+    /// UUID of FiRa Consortium)": the company registered it for a service, it does not name this
+    /// attribute.
+    private func uuidText(_ u: BluetoothUUID, _ kind: GATTAssignedNumbers.AttributeKind) {
+        if let n = GATTAssignedNumbers.name(for: u, as: kind) {
             out.ascii(n)
             out.ascii(" (")
             out.string(u.description)
+            out.ascii(")")
+        } else if let note = GATTAssignedNumbers.memberNote(for: u, as: kind) {
+            out.string(u.description)
+            out.ascii(" (")
+            out.string(note)
             out.ascii(")")
         } else {
             out.string(u.description)
@@ -241,7 +249,7 @@ struct GATTTreeWriter {
             out.decimal(Int(svc.startHandle))
             out.ascii(",\"end_handle\":")
             out.decimal(Int(svc.endHandle))
-            jsonUUID(svc.uuid)
+            jsonUUID(svc.uuid, .service)
             out.ascii(",\"primary\":")
             out.ascii(svc.isPrimary ? "true" : "false")
             out.ascii(",\"carried_over\":")
@@ -257,7 +265,7 @@ struct GATTTreeWriter {
             out.decimal(Int(inc.includedStart))
             out.ascii(",\"included_end_handle\":")
             out.decimal(Int(inc.includedEnd))
-            if let u = inc.uuid { jsonUUID(u) }
+            if let u = inc.uuid { jsonUUID(u, .service) }
             out.ascii("}")
         }
         out.ascii("],\"characteristics\":[")
@@ -267,7 +275,7 @@ struct GATTTreeWriter {
             out.decimal(Int(c.declarationHandle))
             out.ascii(",\"value_handle\":")
             out.decimal(Int(c.valueHandle))
-            jsonUUID(c.uuid)
+            jsonUUID(c.uuid, .characteristic)
             out.ascii(",\"properties\":")
             out.decimal(Int(c.properties))
             out.ascii(",\"property_names\":[")
@@ -289,7 +297,7 @@ struct GATTTreeWriter {
                 if j > 0 { out.byte(UInt8(ascii: ",")) }
                 out.ascii("{\"handle\":")
                 out.decimal(Int(d.handle))
-                jsonUUID(d.uuid)
+                jsonUUID(d.uuid, .descriptor)
                 out.ascii(",\"carried_over\":")
                 out.ascii(d.learnedIn != number ? "true" : "false")
                 out.ascii("}")
@@ -299,10 +307,10 @@ struct GATTTreeWriter {
         out.ascii("]}")
     }
 
-    private func jsonUUID(_ u: BluetoothUUID) {
+    private func jsonUUID(_ u: BluetoothUUID, _ kind: GATTAssignedNumbers.AttributeKind) {
         out.ascii(",\"uuid\":")
         out.jsonString(u.description)
-        if let n = GATTAssignedNumbers.name(for: u) {
+        if let n = GATTAssignedNumbers.name(for: u, as: kind) {
             out.ascii(",\"name\":")
             out.jsonString(n)
         }

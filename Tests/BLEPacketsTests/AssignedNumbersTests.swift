@@ -110,3 +110,21 @@ private func s(_ name: StaticString?) -> String? { name.map { "\($0)" } }
         #expect(CompanyIdentifiers.name(0x004C) != nil)
     }
 }
+
+@Suite struct MemberUUIDRoleTests {
+    @Test func memberNamesAreForServicesOnly() {
+        let fff3 = BluetoothUUID(uuid16: 0xFFF3)
+        #expect(s(GATTAssignedNumbers.name(for: fff3, as: .service)) == "FiRa Consortium")
+        #expect(GATTAssignedNumbers.name(for: fff3, as: .characteristic) == nil)
+        #expect(GATTAssignedNumbers.name(for: fff3, as: .descriptor) == nil)
+        #expect(GATTAssignedNumbers.memberNote(for: fff3, as: .characteristic) == "member UUID of FiRa Consortium")
+        #expect(GATTAssignedNumbers.memberNote(for: fff3, as: .service) == nil)
+        // SIG attribute types keep their names in every role.
+        let cccd = BluetoothUUID(uuid16: 0x2902)
+        #expect(s(GATTAssignedNumbers.name(for: cccd, as: .descriptor)) == "Client Characteristic Configuration")
+        #expect(GATTAssignedNumbers.memberNote(for: cccd, as: .descriptor) == nil)
+        #expect(
+            s(GATTAssignedNumbers.name(for: BluetoothUUID(uuid16: 0x2A37), as: .characteristic))
+                == "Heart Rate Measurement")
+    }
+}

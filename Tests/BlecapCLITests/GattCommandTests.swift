@@ -82,3 +82,53 @@ import Testing
         #expect(jsonl.status == 2)
     }
 }
+
+/// Member UUIDs (Assigned Numbers 3.11) name the company that registered them for a service;
+/// on characteristics and descriptors they do not say what the attribute is.
+@Suite struct MemberUUIDNamingTests {
+    /// revcar's discovery with four UUIDs rewritten (each pattern occurs once in the file,
+    /// checked with tshark `-x` on the Read By Group Type / Read By Type / Find Information
+    /// responses): service 0x0015 FFE5 → FEC9 (Apple, Inc.), characteristic 0x0011 FFE4 → FFF3
+    /// (FiRa Consortium), characteristic 0x0016 FFE9 → FFF2 (Aliro), descriptor 0x0013 2901 →
+    /// FFF4 (FiRa Consortium).
+    static func derived() throws -> String {
+        var data = try Data(
+            contentsOf: URL(fileURLWithPath: Fixtures.capture("public/btsnoop-android_revcar-acl-only.log")))
+        for (from, to) in [
+            ([0x15, 0x00, 0x18, 0x00, 0xE5, 0xFF], [0x15, 0x00, 0x18, 0x00, 0xC9, 0xFE]),
+            ([0x11, 0x00, 0x10, 0x12, 0x00, 0xE4, 0xFF], [0x11, 0x00, 0x10, 0x12, 0x00, 0xF3, 0xFF]),
+            ([0x16, 0x00, 0x0C, 0x17, 0x00, 0xE9, 0xFF], [0x16, 0x00, 0x0C, 0x17, 0x00, 0xF2, 0xFF]),
+            ([0x13, 0x00, 0x01, 0x29], [0x13, 0x00, 0xF4, 0xFF]),
+        ] as [([UInt8], [UInt8])] {
+            let range = try #require(data.firstRange(of: Data(from)))
+            data.replaceSubrange(range, with: to)
+            #expect(data.firstRange(of: Data(from)) == nil)
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("member-uuids-\(UUID()).log").path
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func textNamesServicesOnly() throws {
+        let path = try Self.derived()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try CLIRunner.run(["gatt", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Primary Service 0x0015–0x0018  Apple, Inc. (FEC9)"))
+        #expect(run.stdout.contains("value 0x0012  FFF3 (member UUID of FiRa Consortium)  0x10 [Notify]"))
+        #expect(run.stdout.contains("value 0x0017  FFF2 (member UUID of Aliro)  0x0C"))
+        #expect(run.stdout.contains("Descriptor 0x0013  FFF4 (member UUID of FiRa Consortium)"))
+        #expect(!run.stdout.contains("FiRa Consortium (FFF"))
+        #expect(!run.stdout.contains("Aliro (FFF2)"))
+    }
+
+    @Test func jsonNamesServicesOnly() throws {
+        let path = try Self.derived()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let run = try CLIRunner.run(["gatt", "--format", "json", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\"uuid\":\"FEC9\",\"name\":\"Apple, Inc.\""))
+        #expect(!run.stdout.contains("FiRa"))
+        #expect(!run.stdout.contains("Aliro"))
+    }
+}

@@ -48,6 +48,31 @@ public enum GATTAssignedNumbers {
         return vendorName(uuid)
     }
 
+    /// What a UUID names in a GATT database: member UUIDs name a company's service only.
+    public enum AttributeKind: Sendable {
+        case service, characteristic, descriptor
+    }
+
+    /// The name of `uuid` as the type of a `kind` attribute. A 16-bit member UUID (Assigned
+    /// Numbers 3.11, 3.12) names the company that registered it for a *service*; on a
+    /// characteristic or descriptor it says nothing about what the attribute is (FFF3 is
+    /// "FiRa Consortium" as a service, a vendor-defined characteristic under it), so those get
+    /// no name (see `memberNote(for:)` for a verbose note).
+    public static func name(for uuid: BluetoothUUID, as kind: AttributeKind) -> StaticString? {
+        guard kind != .service, let short = uuid.uuid16 else { return name(for: uuid) }
+        return declarationName(short) ?? serviceName(short) ?? characteristicName(short)
+            ?? descriptorName(short) ?? unitName(short)
+    }
+
+    /// "member UUID of FiRa Consortium" for a characteristic or descriptor whose 16-bit UUID is
+    /// a member UUID (and no SIG attribute type): who registered it, not what it is.
+    public static func memberNote(for uuid: BluetoothUUID, as kind: AttributeKind) -> String? {
+        guard kind != .service, let short = uuid.uuid16, name(for: uuid, as: kind) == nil,
+            let m = memberName(short)
+        else { return nil }
+        return "member UUID of \(m)"
+    }
+
     /// Well-known vendor 128-bit UUIDs seen in captures of common devices.
     public static func vendorName(_ uuid: BluetoothUUID) -> StaticString? {
         for entry in vendorUUIDs where entry.high == uuid.high && entry.low == uuid.low {
