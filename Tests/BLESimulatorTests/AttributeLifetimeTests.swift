@@ -182,7 +182,16 @@ struct AttributeLifetimeTests {
         #expect(world.trace.radioEvents.count == radioBefore)
         #expect(world.trace.callbacks.count == callbacksBefore)
         #expect(!measurement.isNotifying)
-        #expect(world.trace.jsonl().contains("\"disposition\":\"misuse\",\"reason\":\"cccd_write\""))
+        // The line decodes as the linter reads it (BLETimeline's strict `SimulatorTraceLine`).
+        let line = try #require(
+            world.trace.jsonl().split(separator: "\n").last { $0.contains("\"reason\":\"cccd_write\"") })
+        let decoded = try JSONDecoder().decode(SimulatorTraceLine.self, from: Data(line.utf8))
+        guard case .api(let api) = decoded.body else {
+            Issue.record("not an api line: \(line)")
+            return
+        }
+        #expect(api.disposition == .misuse(.cccdWrite))
+        #expect(api.call.selector == .writeDescriptor)
     }
 
     /// Rule: `setNotifyValue(true, for:)` on a characteristic that is already notifying writes
