@@ -138,7 +138,7 @@ public struct APICall: Sendable {
         /// Accepted, nothing to do (e.g. `stopScan` while not scanning).
         case noEffect
         /// Refused with Core Bluetooth's "API MISUSE" log; `reason` as the trace spells it
-        /// (`not_powered_on`, `not_connected`, `foreign_attribute`).
+        /// (`not_powered_on`, `not_connected`, `foreign_attribute`, `cccd_write`).
         case misuse(reason: String)
         /// Accepted but never sent (e.g. a `.withoutResponse` write while
         /// `canSendWriteWithoutResponse` was false: `can_send_false`).

@@ -115,6 +115,7 @@ public struct TraceAPICall: Sendable, Equatable {
         case notPoweredOn = "not_powered_on"
         case notConnected = "not_connected"
         case foreignAttribute = "foreign_attribute"
+        case cccdWrite = "cccd_write"
     }
 
     public enum DropReason: String, Sendable, Codable, CaseIterable {

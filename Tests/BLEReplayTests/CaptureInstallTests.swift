@@ -246,7 +246,9 @@ import Testing
                 db.characteristics.filter { inService($0.valueHandle) }
                     .map { "\(CBUUID($0.uuid)) @\($0.valueHandle) 0x\(String($0.properties, radix: 16))" })
             let found = Set(
-                (app.peripheral?.services ?? []).flatMap { $0.characteristics ?? [] }
+                // What discovery found: a peer that disconnects within the run (reconnect_storm)
+                // leaves `services` nil, as Core Bluetooth does.
+                app.discoveredServices.flatMap { $0.characteristics ?? [] }
                     .filter { $0.uuid.bluetoothUUID.high >> 32 != ReplayAttribute.inferredServiceType.high >> 32 }
                     .map { "\($0.uuid) @\($0.handle) 0x\(String($0.properties.declarationBits, radix: 16))" })
             #expect(!captured.isEmpty)

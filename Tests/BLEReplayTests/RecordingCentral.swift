@@ -32,6 +32,9 @@ final class RecordingCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     private(set) var peripheral: CBPeripheral?
     private(set) var events: [(time: Int64, event: Event)] = []
     private(set) var connections = 0
+    /// The services the last discovery found, kept by the app: `peripheral.services` is nil
+    /// again once the connection ends, as in Core Bluetooth.
+    private(set) var discoveredServices: [CBService] = []
     /// Called once every characteristic of every discovered service is known.
     var onReady: ((RecordingCentral) -> Void)?
     private var pendingCharacteristicDiscoveries = 0
@@ -111,6 +114,7 @@ final class RecordingCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
 
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
         let found = peripheral.services ?? []
+        discoveredServices = found
         pendingCharacteristicDiscoveries = found.count
         for s in found { peripheral.discoverCharacteristics(nil, for: s) }
     }

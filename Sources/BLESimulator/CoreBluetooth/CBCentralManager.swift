@@ -195,7 +195,8 @@ public final class CBCentralManager {
         let call = APICall.scanForPeripherals(services: serviceUUIDs, allowDuplicates: duplicates)
         guard requirePoweredOn(call) else { return }
         record(call, entry: nil, .performed)
-        scanServices = serviceUUIDs
+        // An empty list is nil ("all"), as in Core Bluetooth.
+        scanServices = CBPeripheral.allIfEmpty(serviceUUIDs)
         allowDuplicates = duplicates
         isScanning = true
         scanGeneration += 1
@@ -282,6 +283,10 @@ public final class CBCentralManager {
         let auto = boolOption(options, CBConnectPeripheralOptionEnableAutoReconnect)
         let call = APICall.connect(peripheral: entry.identifier, autoReconnect: auto, retained: nil)
         guard requirePoweredOn(call, entry: entry) else { return }
+        guard entry.object === peripheral else {
+            misuse(call, entry, .foreignAttribute)
+            return
+        }
         guard entry.state == .disconnected else {
             record(call, entry: entry, .noEffect)
             return
@@ -481,6 +486,13 @@ public final class CBCentralManager {
     /// peripherals (they are `.disconnected`), and no `didDisconnectPeripheral` is called for
     /// them — the state update is the app's notice (000_*.txt "Central Role: Scanning": the
     /// app restarts from `centralManagerDidUpdateState`).
+    ///
+    /// Below `.poweredOff` (`.resetting`, `.unauthorized`, `.unsupported`, `.unknown`) the
+    /// `CBPeripheral` objects themselves become invalid (Apple, `centralManagerDidUpdateState(_:)`:
+    /// if the state moves below powered off, the peripherals obtained from the manager become
+    /// invalid and must be retrieved or discovered again): the app's old objects are refused
+    /// (`connect` and peripheral commands: misuse `foreign_attribute`), and discovery or
+    /// `retrievePeripherals(withIdentifiers:)` hands out new ones.
     func worldStateChanged() {
         let new = world.managerState
         guard new != state else { return }
@@ -497,6 +509,13 @@ public final class CBCentralManager {
                         e, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: false)
                 case .disconnected: break
                 }
+            }
+        }
+        if new.rawValue < CBManagerState.poweredOff.rawValue {
+            for e in entries where e.object != nil {
+                e.object = nil
+                e.handedOut = false
+                e.unresolvedConnectCall = nil
             }
         }
         state = new
@@ -601,6 +620,8 @@ public final class CBCentralManager {
             case .notPoweredOn: "can only accept this command while in the powered on state"
             case .notConnected: "can only accept commands while in the connected state"
             case .foreignAttribute: "was given an attribute that does not belong to it"
+            case .cccdWrite:
+                "Client Characteristic Configuration descriptors must be configured using setNotifyValue(_:for:)"
             }
         world.log("[CoreBluetooth] API MISUSE: \(subject) \(what) (\(call.name))")
     }

@@ -16,7 +16,9 @@ public final class CBPeripheral: CustomStringConvertible {
     let entry: PeripheralEntry
     /// `entry.objectGeneration` when this object was made.
     let generation: Int
-    /// Discovered services (nil before the first discovery).
+    /// Discovered services: nil until discovered, and nil again once the connection ends (the
+    /// old `CBService`s and their characteristics and descriptors are invalid from then on;
+    /// commands naming them are refused as `foreign_attribute`).
     @exclusivity(unchecked) public internal(set) var services: [CBService]?
     /// value handle → discovered characteristic, for notifications.
     @exclusivity(unchecked) var characteristicsByHandle: [UInt16: CBCharacteristic] = [:] {
@@ -78,7 +80,7 @@ public final class CBPeripheral: CustomStringConvertible {
             peripheral: identifier, services: serviceUUIDs, delegateSet: delegate != nil)
         guard let link = connectedLink(call) else { return }
         manager?.record(call, entry: entry, .performed)
-        link.enqueue(.discoverServices(serviceUUIDs))
+        link.enqueue(.discoverServices(Self.allIfEmpty(serviceUUIDs)))
     }
 
     public func discoverIncludedServices(_ includedServiceUUIDs: [CBUUID]?, for service: CBService) {
@@ -87,7 +89,7 @@ public final class CBPeripheral: CustomStringConvertible {
             service: service.uuid)
         guard let link = connectedLink(call), owns(service, call) else { return }
         manager?.record(call, entry: entry, .performed)
-        link.enqueue(.discoverIncludedServices(includedServiceUUIDs, service))
+        link.enqueue(.discoverIncludedServices(Self.allIfEmpty(includedServiceUUIDs), service))
     }
 
     public func discoverCharacteristics(_ characteristicUUIDs: [CBUUID]?, for service: CBService) {
@@ -96,7 +98,7 @@ public final class CBPeripheral: CustomStringConvertible {
             service: service.uuid)
         guard let link = connectedLink(call), owns(service, call) else { return }
         manager?.record(call, entry: entry, .performed)
-        link.enqueue(.discoverCharacteristics(characteristicUUIDs, service))
+        link.enqueue(.discoverCharacteristics(Self.allIfEmpty(characteristicUUIDs), service))
     }
 
     public func discoverDescriptors(for characteristic: CBCharacteristic) {
@@ -164,16 +166,27 @@ public final class CBPeripheral: CustomStringConvertible {
         }
     }
 
+    /// Writes a descriptor. Not the Client Characteristic Configuration descriptor: Apple's
+    /// documentation of `writeValue(_:for:)` says it can't write a client configuration
+    /// descriptor and that `setNotifyValue(_:for:)` is the way (Core Bluetooth raises an
+    /// exception); the simulator refuses the call as misuse `cccd_write`, nothing on the air.
     public func writeValue(_ data: Data, for descriptor: CBDescriptor) {
         let call = APICall.writeDescriptor(peripheral: identifier, descriptor: descriptor.uuid, length: data.count)
         guard let link = connectedLink(call), owns(descriptor.characteristic?.service, call) else { return }
+        guard descriptor.uuid != GATTServerDatabase.cccdUUID else {
+            manager?.misuse(call, entry, .cccdWrite)
+            return
+        }
         manager?.record(call, entry: entry, .performed)
         link.enqueue(.writeDescriptor(descriptor, [UInt8](data)))
     }
 
     /// Writes the characteristic's CCCD (Vol 3 Part G 3.3.3.3): notifications if the
     /// characteristic notifies, else indications. A characteristic with neither has no CCCD and
-    /// fails with `CBATTError.requestNotSupported` without anything on the air.
+    /// fails with `CBATTError.requestNotSupported` without anything on the air. Asking for the
+    /// state the characteristic is already in (`setNotifyValue(true)` twice) writes nothing
+    /// again: Core Bluetooth keeps the subscription state per characteristic and writes the
+    /// CCCD only when it changes; the delegate still hears `didUpdateNotificationStateFor`.
     public func setNotifyValue(_ enabled: Bool, for characteristic: CBCharacteristic) {
         let call = APICall.setNotifyValue(
             peripheral: identifier, enabled: enabled, characteristic: characteristic.snapshot)
@@ -198,6 +211,11 @@ public final class CBPeripheral: CustomStringConvertible {
             m.misuse(call, entry, .notPoweredOn)
             return nil
         }
+        // An object invalidated by the manager going below `.poweredOff`.
+        guard entry.object === self else {
+            m.misuse(call, entry, .foreignAttribute)
+            return nil
+        }
         guard entry.state == .connected, let link = entry.link else {
             m.misuse(call, entry, .notConnected)
             return nil
@@ -213,10 +231,20 @@ public final class CBPeripheral: CustomStringConvertible {
         return true
     }
 
-    /// The connection ended: subscriptions are gone; discovered attributes stay (Core Bluetooth
-    /// keeps the objects, but the app must rediscover on the next connection).
+    /// The connection ended: subscriptions are gone and so are the discovered attributes.
+    /// Apple's `CBPeripheral.services` is nil until discovered, and the GATT client's
+    /// attribute cache belongs to the connection: the app rediscovers on the next one, and the
+    /// old `CBService`/`CBCharacteristic`/`CBDescriptor` objects are refused (`owns`).
     func connectionEnded() {
         for c in characteristicsByHandle.values { c.isNotifying = false }
+        if services != nil { services = nil }
+        if !characteristicsByHandle.isEmpty { characteristicsByHandle.removeAll() }
+    }
+
+    /// Core Bluetooth treats an empty UUID list like nil: discover everything.
+    static func allIfEmpty(_ uuids: [CBUUID]?) -> [CBUUID]? {
+        guard let uuids, !uuids.isEmpty else { return nil }
+        return uuids
     }
 
     /// Records a peripheral-delegate callback and calls it if a delegate is set.

@@ -99,8 +99,16 @@ public enum MisuseReason: String, Sendable {
     /// 000_*.txt "DON'T: Assume connection order or timing": peripheral commands need the
     /// connected state.
     case notConnected = "not_connected"
-    /// The service or characteristic belongs to another peripheral or was invalidated.
+    /// The service or characteristic belongs to another peripheral or was invalidated: discovered
+    /// attributes do not survive the connection they were discovered on (`CBPeripheral.services`
+    /// is nil again after a disconnection), so an app that keeps them across a reconnection
+    /// without rediscovering is refused here.
     case foreignAttribute = "foreign_attribute"
+    /// `writeValue(_:for:)` on a Client Characteristic Configuration descriptor. Apple's
+    /// documentation of the method: you can't use it to write a client configuration
+    /// descriptor, use `setNotifyValue(_:for:)` instead (Core Bluetooth raises an exception; the
+    /// simulator refuses the call and writes nothing).
+    case cccdWrite = "cccd_write"
 }
 
 /// Why a call had no effect on the air.

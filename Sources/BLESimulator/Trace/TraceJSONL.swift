@@ -335,6 +335,7 @@ extension MisuseReason {
         case .notPoweredOn: .notPoweredOn
         case .notConnected: .notConnected
         case .foreignAttribute: .foreignAttribute
+        case .cccdWrite: .cccdWrite
         }
     }
 }

@@ -479,6 +479,12 @@ final class SimulatedLink {
                 world.schedule(afterMicros: 0) { done(CBATTError.Code.requestNotSupported.byte) }
                 return
             }
+            // Already in the asked state (checked when the request's turn comes, so two calls in a
+            // row write once): nothing to write.
+            guard characteristic.isNotifying != enabled else {
+                world.schedule(afterMicros: 0) { done(nil) }
+                return
+            }
             let configuration: UInt16 = !enabled ? 0 : (characteristic.properties.contains(.notify) ? 1 : 2)
             let ref = AttributeRef.make(
                 role: .descriptor, handle: cccdHandle, uuid: AttributeRef.cccdUUID,
