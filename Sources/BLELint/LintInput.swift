@@ -119,17 +119,11 @@ public struct APICall: Sendable {
         }
     }
 
-    /// `CBManagerState` values (`.poweredOn` = 5).
-    public enum ManagerState: Int, Sendable {
-        case unknown = 0
-        case resetting, unsupported, unauthorized, poweredOff, poweredOn
-    }
+    /// `CBManagerState`, as the simulator trace records it (one type for trace and rules).
+    public typealias ManagerState = TraceAPICall.ManagerState
 
-    /// `CBPeripheralState` values.
-    public enum PeripheralState: Int, Sendable {
-        case disconnected = 0
-        case connecting, connected, disconnecting
-    }
+    /// `CBPeripheralState`, as the simulator trace records it.
+    public typealias PeripheralState = TraceAPICall.PeripheralState
 
     /// What became of a call.
     public enum Disposition: Sendable, Equatable {

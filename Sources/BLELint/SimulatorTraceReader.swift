@@ -133,7 +133,7 @@ public enum SimulatorTraceReader {
 
     /// A trace's call as the rules receive it.
     public static func apiCall(sequence: Int, time: Int64, _ a: TraceAPICall) -> APICall {
-        let state = managerState(a.managerState)
+        let state = a.managerState
         let name = a.call.selector.rawValue
         // UUID strings were checked when the line was decoded.
         func uuids(_ list: [String]?) -> [BluetoothUUID]? { list?.compactMap(BluetoothUUID.init) }
@@ -160,7 +160,7 @@ public enum SimulatorTraceReader {
             }
         return APICall(
             sequence: sequence, time: time, kind: kind, peripheral: a.call.peripheral,
-            peripheralState: a.peripheralState.map(peripheralState), isScanning: a.isScanning,
+            peripheralState: a.peripheralState, isScanning: a.isScanning,
             attribute: a.call.attribute.flatMap(BluetoothUUID.init), disposition: disposition)
     }
 
@@ -171,26 +171,6 @@ public enum SimulatorTraceReader {
         "readValue(for:)", "readValue(for:) descriptor", "writeValue(_:for:) descriptor", "setNotifyValue(_:for:)",
         "readRSSI()",
     ]
-
-    static func managerState(_ s: TraceAPICall.ManagerState) -> APICall.ManagerState {
-        switch s {
-        case .unknown: .unknown
-        case .resetting: .resetting
-        case .unsupported: .unsupported
-        case .unauthorized: .unauthorized
-        case .poweredOff: .poweredOff
-        case .poweredOn: .poweredOn
-        }
-    }
-
-    static func peripheralState(_ s: TraceAPICall.PeripheralState) -> APICall.PeripheralState {
-        switch s {
-        case .disconnected: .disconnected
-        case .connecting: .connecting
-        case .connected: .connected
-        case .disconnecting: .disconnecting
-        }
-    }
 
     /// Feeds lines to an engine, counting them.
     struct Feeder {

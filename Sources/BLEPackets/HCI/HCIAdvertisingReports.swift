@@ -57,16 +57,7 @@ public struct HCIAdvertisingReportList<Entry: HCIAdvertisingReportEntry>: HCILES
 
     public init?(parameters p: ByteView) {
         guard let n = p.u8(0) else { return nil }
-        declaredCount = n
-        body = p.suffix(from: 1) ?? .empty
-        var offset = 0
-        var c = 0
-        while c < Int(n), let (_, next) = Entry.parse(body, offset) {
-            offset = next
-            c += 1
-        }
-        count = c
-        remainder = body.suffix(from: offset) ?? .empty
+        self.init(declaredCount: n, reports: p.suffix(from: 1) ?? .empty)
     }
 
     /// `reports`: the reports as they go on the wire (whatever follows the whole ones is

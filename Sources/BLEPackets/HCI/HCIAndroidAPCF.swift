@@ -38,6 +38,15 @@ public struct HCILEAdvFilter: Sendable {
         case add = 0x00
         case delete = 0x01
         case clear = 0x02
+
+        /// The lower-case verb one-line summaries use.
+        public var verb: StaticString {
+            switch self {
+            case .add: "add"
+            case .delete: "delete"
+            case .clear: "clear"
+            }
+        }
     }
 
     public let subcommandCode: UInt8

@@ -227,8 +227,13 @@ final class PacketWriter {
             }
             if let on = f.enable { out.ascii(on ? " on" : " off") }
             if let a = f.actionCode {
-                out.ascii(a == 0 ? " add" : a == 1 ? " delete" : a == 2 ? " clear" : " action ")
-                if a > 2 { out.hex(UInt64(a), digits: 2) }
+                if let action = HCILEAdvFilter.Action(rawValue: a) {
+                    out.byte(UInt8(ascii: " "))
+                    out.ascii(action.verb)
+                } else {
+                    out.ascii(" action ")
+                    out.hex(UInt64(a), digits: 2)
+                }
             }
             if let i = f.filterIndex {
                 out.ascii(" index ")
