@@ -37,8 +37,14 @@ public enum GATTAssignedNumbers {
 
     /// Any name for a 16-bit UUID, trying each table.
     public static func name(_ uuid16: UInt16) -> StaticString? {
+        attributeTypeName(uuid16) ?? memberName(uuid16)
+    }
+
+    /// A name from the tables of what an attribute *is* (declarations, services,
+    /// characteristics, descriptors, units), not who registered it.
+    static func attributeTypeName(_ uuid16: UInt16) -> StaticString? {
         declarationName(uuid16) ?? serviceName(uuid16) ?? characteristicName(uuid16)
-            ?? descriptorName(uuid16) ?? unitName(uuid16) ?? memberName(uuid16)
+            ?? descriptorName(uuid16) ?? unitName(uuid16)
     }
 
     /// The name of any UUID: a 16-bit alias through the SIG tables, otherwise a known vendor
@@ -60,8 +66,7 @@ public enum GATTAssignedNumbers {
     /// no name (see `memberNote(for:)` for a verbose note).
     public static func name(for uuid: BluetoothUUID, as kind: AttributeKind) -> StaticString? {
         guard kind != .service, let short = uuid.uuid16 else { return name(for: uuid) }
-        return declarationName(short) ?? serviceName(short) ?? characteristicName(short)
-            ?? descriptorName(short) ?? unitName(short)
+        return attributeTypeName(short)
     }
 
     /// "member UUID of FiRa Consortium" for a characteristic or descriptor whose 16-bit UUID is
