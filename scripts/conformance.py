@@ -451,6 +451,7 @@ def check_connections(blecap, path):
 #   ("none", slug)              no finding of the rule, and the rule was evaluated (in part at least)
 #   ("partial", slug, text)     a partial not-evaluated note of the rule containing text
 #   ("whole", slug, text)       the rule not evaluable on the whole capture, the reason containing text
+#   ("connections", [handle, ...]) `blecap info` lists exactly these connections, by handle
 # unfiltered-scan on the Android captures (offloaded scan filters, APCF 0xFD57), checked against
 # the bytes with `tshark -Y 'bthci_cmd.opcode == 0xfd57 || bthci_evt.opcode == 0xfd57 ||
 # bthci_cmd.opcode == 0x200c || bthci_cmd.opcode == 0x2042' -x`. A finding's first frame is the
@@ -538,11 +539,16 @@ LINT_FACTS = {
         ("partial", "unchecked-write", "never discovered"),
         ("whole", "write-without-response-flow", "LE Read Buffer Size"),
         ("partial", "notify-without-subscription", "started before the capture"),
+        # 396 ACL frames on handle 0x000A (the dongle's link); 22 vendor records on 0x0EDC with a
+        # counter where the channel goes (frame 757: a 481-byte "Read Request" on 0x0004).
+        ("connections", [0x000A]),
     ],
-    # Samsung: 482-byte vendor packets on handle 0x0EDC parse as unanswered Read Requests.
+    # Samsung: 482-byte vendor packets on handle 0x0EDC (frames 184-) parse as unanswered Read
+    # Requests; after the HCI Reset of frame 1 only a Connection Complete makes a link, and tshark
+    # shows five, all status 0 (frames 207, 663, 925, 6158, 10818: handles 0x0002-0x0006).
     "public/btsnoop-samsung_nexxtender-charger.cfa": [
         ("none", "att-protocol"),
-        ("partial", "att-protocol", "possibly no ATT bearer"),
+        ("connections", [0x0002, 0x0003, 0x0004, 0x0005, 0x0006]),
     ],
     # 12 Android connections, 11 reconnects minutes apart after supervision timeouts.
     "public/btsnoop-android_sphero-large.log": [("none", "gatt-before-connected"), ("none", "reconnect-storm")],
@@ -555,6 +561,12 @@ LINT_FACTS = {
 
 for _rel, _facts in APCF_FACTS.items():
     LINT_FACTS.setdefault(_rel, []).extend(_facts)
+
+# Connections on Android captures with vendor debug ACL on handle 0x0EDC (HCI Reset at frame 1):
+# only the successful LE Connection Completes tshark shows are links (bk300: 317 on 0x0001, the
+# status-0x02 attempts at 154, 312 and 534 are none; dsd6: 367 on 0x0002).
+LINT_FACTS["public/btsnoop-android_bk300.log.last"].append(("connections", [0x0001]))
+LINT_FACTS["public/btsnoop-android_dsd6-fitness-band.log"].append(("connections", [0x0002]))
 
 
 def check_lint_facts(blecap, path, facts):
@@ -584,6 +596,12 @@ def check_lint_facts(blecap, path, facts):
                 problems.append(f"{slug}: unexpected findings {[f['message'][:80] for f in mine]}")
             if any(n["slug"] == slug and n["whole"] for n in notes):
                 problems.append(f"{slug}: not evaluated at all")
+        elif kind == "connections":
+            info = subprocess.run([blecap, "info", "--format", "json", path], capture_output=True, text=True)
+            got = [c["handle"] for c in json.loads(info.stdout)["connections"]]
+            if got != fact[1]:
+                problems.append(f"connections on handles {[hex(h) for h in got]}, expected {[hex(h) for h in fact[1]]}")
+            continue
         elif kind in ("partial", "whole"):
             want_whole = kind == "whole"
             if not any(n["slug"] == slug and n["whole"] == want_whole and fact[2] in n["reason"] for n in notes):

@@ -12,7 +12,19 @@ extension TimelineBuilder {
     static let characteristicDeclaration = BluetoothUUID(uuid16: GATTDeclaration.characteristic)
 
     func l2cap(_ pdu: L2CAPPDU, acl: HCIACLPacket, _ r: CaptureRecord) {
-        guard let c = connection(pdu.handle, r) else { return }
+        let c: ConnectionState
+        if let open = connection(pdu.handle, r, create: false) {
+            c = open
+        } else {
+            // A handle no Connection Complete announced is a link that started before the
+            // capture only when its bytes show it: a PDU that is exactly one well-formed ATT,
+            // SMP or LE signalling PDU. Some controllers send vendor debug records as ACL on
+            // handles such as 0x0EDC, with counters where the channel number goes; those must
+            // not become connections (issue 17: infocar frame 757 reads as a 481-byte "Read
+            // Request" on channel 0x0004).
+            guard Self.showsLELink(pdu), let created = connection(pdu.handle, r) else { return }
+            c = created
+        }
         let sent = pdu.direction == .sent
         switch pdu.channel {
         case L2CAPChannel.att:
@@ -24,6 +36,23 @@ extension TimelineBuilder {
         case L2CAPChannel.leSignaling: signaling(pdu.payload, c, sent, r)
         case L2CAPChannel.smp: smp(pdu.payload, c, sent, r)
         default: break
+        }
+    }
+
+    /// LE signalling commands (Core 5.4 Vol 3 Part A 4, Table 4.2 "LE-U" column).
+    static let leSignalingCodes: Set<UInt8> = [0x01, 0x06, 0x07, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1A]
+
+    /// Whether an L2CAP PDU is one the LE fixed channels carry, complete and well formed.
+    static func showsLELink(_ pdu: L2CAPPDU) -> Bool {
+        switch pdu.channel {
+        case L2CAPChannel.att: return ATTPDU.isWellFormed(pdu.payload)
+        case L2CAPChannel.smp: return SMPCode.isWellFormed(pdu.payload)
+        case L2CAPChannel.leSignaling:
+            // Code, identifier, length, then exactly `length` bytes, one command per C-frame.
+            guard let code = pdu.payload.u8(0), leSignalingCodes.contains(code), let length = pdu.payload.u16le(2)
+            else { return false }
+            return pdu.payload.count == 4 + Int(length)
+        default: return false
         }
     }
 

@@ -16,6 +16,7 @@ extension TimelineBuilder {
             for conn in open.values.filter({ $0.controllerIndex == r.controllerIndex }) {
                 close(conn, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
             }
+            resetControllers.insert(r.controllerIndex)
             scanParameters = nil
             resetScanFilters()
             if let pending = initState, pending.controller == r.controllerIndex { endInit(r) }
@@ -256,8 +257,10 @@ extension TimelineBuilder {
     }
 
     private func disconnectionComplete(_ d: HCIDisconnectionComplete, _ r: CaptureRecord) {
-        // A failed Disconnect leaves the connection up (7.7.5).
-        let c = connection(d.handle, r, create: d.status == 0)
+        // A failed Disconnect leaves the connection up (7.7.5). A Disconnection Complete for a
+        // handle the capture never saw in use ends a link that started before the capture and
+        // showed nothing in it: the event is kept, but it makes no connection of its own.
+        let c = connection(d.handle, r, create: false)
         let side: DisconnectionSide
         switch d.reason {
         case HCIError.connectionTimeout, HCIError.llResponseTimeout, HCIError.connectionTerminatedMICFailure,

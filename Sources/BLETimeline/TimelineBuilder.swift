@@ -33,6 +33,11 @@ public final class TimelineBuilder {
     }
     var open: [ConnectionKey: ConnectionState] = [:]
     var connectionCount = 0
+    /// Controllers this capture saw an HCI Reset sent to. A Reset forgets every connection
+    /// (Core 5.4 Vol 4 Part E 7.3.2), so from then on a handle carries a connection only after
+    /// its Connection Complete: traffic on any other handle (vendor debug channels such as
+    /// 0x0EDC, which some Android controllers report as ACL) is not a link.
+    var resetControllers: Set<UInt16> = []
     /// Remote databases by peer (and identity) address, for carry-over to later connections.
     var rememberedDatabases: [BDAddr: (database: GATTDatabase, connection: Int)] = [:]
     /// This host's own server database per controller, as peers discovered it.
@@ -120,11 +125,14 @@ public final class TimelineBuilder {
     }
 
     /// The open connection on `handle`, created as an unknown-start connection when none is
-    /// known (the capture began after it was made). Nil only when too many are open.
+    /// known (the capture began after it was made). Nil when `create` is false, when the
+    /// controller was reset in the capture (a connection made since has its Connection
+    /// Complete in the capture, so an unknown handle is no connection) or when too many are open.
     func connection(_ handle: UInt16, _ r: CaptureRecord, create: Bool = true) -> ConnectionState? {
         let key = ConnectionKey(controller: r.controllerIndex, handle: handle)
         if let c = open[key] { return c }
-        guard create, open.count < Self.maximumOpenConnections else { return nil }
+        guard create, !resetControllers.contains(r.controllerIndex), open.count < Self.maximumOpenConnections
+        else { return nil }
         connectionCount += 1
         let c = ConnectionState(
             number: connectionCount, controllerIndex: r.controllerIndex, handle: handle,

@@ -99,6 +99,18 @@ public enum ATTPDU: @unchecked Sendable {
         return pdu.u16le(e.handleOffset)
     }
 
+    /// Whether the bytes are exactly one PDU of a defined opcode: its parameters decode and a
+    /// fixed-size PDU has no bytes after its fields. Used where the bytes alone must show that
+    /// a channel carries ATT (traffic on a handle no Connection Complete announced).
+    public static func isWellFormed(_ pdu: ByteView) -> Bool {
+        switch ATTPDU(pdu) {
+        case .unknown, .malformed: return false
+        default:
+            guard let fixed = ATTOpcode(pdu.u8(0) ?? 0).entry?.fixedParameterLength else { return true }
+            return pdu.count == 1 + fixed
+        }
+    }
+
     /// The opcode, nil only for an empty PDU.
     public static func opcode(of pdu: ByteView) -> ATTOpcode? { pdu.u8(0).map { ATTOpcode($0) } }
 

@@ -65,6 +65,13 @@ extension SMPCode {
     }
 
     public static func name(_ code: UInt8) -> StaticString { entry(code)?.name ?? "Unknown" }
+
+    /// Whether the bytes are exactly one SMP command of a defined code (every SMP command has
+    /// a fixed size).
+    public static func isWellFormed(_ pdu: ByteView) -> Bool {
+        guard let code = pdu.u8(0), let e = entry(code) else { return false }
+        return pdu.count == 1 + e.parameterLength
+    }
 }
 
 /// A decoded SMP PDU: one case per command, unknown codes and short PDUs kept raw.
