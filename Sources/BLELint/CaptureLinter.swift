@@ -184,6 +184,8 @@ struct FactExtractor {
     ]
     /// Read Buffer Size's ACL count, used when LE Read Buffer Size says "shared" (0).
     var sharedACLBuffers: Int?
+    /// Whether the host stack was told to the rules already.
+    var hostStackTold = false
 
     mutating func extract(_ frame: DecodedFrame, _ engine: LintEngine) {
         let r = frame.record
@@ -192,6 +194,10 @@ struct FactExtractor {
         case .command(let c):
             if c.opcode == Self.resetOpcode { fact(.reset) }
             if c.opcode == HCILEAdvFilter.opcode { engine.facts.apcfCommands += 1 }
+            if !hostStackTold, c.opcode == HCILEAdvFilter.opcode || c.opcode == HCILEGetVendorCapabilities.opcode {
+                hostStackTold = true
+                fact(.hostStack(.android))
+            }
         case .event(let e):
             switch e.code {
             case HCICommandComplete.code:
@@ -262,6 +268,10 @@ struct FactExtractor {
             fact(.aclSent(handle: acl.handle, attOpcode: op, attHandle: handle, valueLength: length))
         case .other:
             if let m = frame.managementCommand {
+                if !hostStackTold {
+                    hostStackTold = true
+                    fact(.hostStack(.bluez))
+                }
                 var filter: Int?
                 if m.opcode == BlueZManagementOpcode.startServiceDiscovery {
                     filter = BlueZStartServiceDiscovery(m.parameters).map { Int($0.uuidCount) } ?? 0

@@ -53,7 +53,20 @@ public struct HCIFact: Sendable {
             opcode: UInt16, serviceFilter: Int?, client: UInt32 = 0, index: UInt16 = 0, parameters: [UInt8] = [])
         /// A BlueZ management Command Complete/Status for `opcode` with mgmt `status`.
         case managementStatus(opcode: UInt16, status: UInt8)
+        /// The host stack the capture shows, delivered once, at the first frame that tells.
+        case hostStack(HostStack)
     }
+}
+
+/// Which host stack drove the controller, as far as the bytes tell. Rules use it to say whose
+/// behaviour a finding is: some habits belong to the OS's stack, and an app cannot change them.
+public enum HostStack: String, Sendable {
+    /// AOSP's stack: it sends Android's vendor commands LE Get Vendor Capabilities (0xFD53) and
+    /// APCF (0xFD57), which no other stack uses.
+    case android
+    /// Linux BlueZ: the capture holds management commands (Linux monitor control records), so
+    /// bluetoothd drove the controller.
+    case bluez
 }
 
 /// A Core Bluetooth call from an API trace (the simulator records these; `SimulatorTraceReader`

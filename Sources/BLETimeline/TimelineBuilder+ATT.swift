@@ -251,6 +251,7 @@ extension TimelineBuilder {
         c.setRequest(nil, sentByHost: !sent)
         let remote = c.databaseIsRemote(serverSentPDU: true, sent: sent)
         var found = 0
+        var foundInStackServices = 0
         var value: ByteView?
         var mtu: (server: UInt16, effective: UInt16)?
         switch pdu {
@@ -296,6 +297,9 @@ extension TimelineBuilder {
                     for e in t.attributeData {
                         found += 1
                         // Properties (1), Value Handle (2), UUID (2 or 16): Vol 3 Part G 3.3.1.
+                        if let s = db.service(containing: e.handle), GATTService.stackServiceUUIDs.contains(s.uuid) {
+                            foundInStackServices += 1
+                        }
                         guard let props = e.value.u8(0), let vh = e.value.u16le(1),
                             let uuidBytes = e.value.suffix(from: 3), let uuid = BluetoothUUID(littleEndian: uuidBytes)
                         else { continue }
@@ -341,6 +345,7 @@ extension TimelineBuilder {
             switch e.kind {
             case .discovery(var d, let s):
                 d.found = found
+                d.foundInStackServices = foundInStackServices
                 e.kind = .discovery(d, sent: s)
             case .mtuExchange(let client, _, _, let s):
                 if let mtu {

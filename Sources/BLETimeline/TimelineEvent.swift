@@ -294,6 +294,17 @@ public struct DiscoveryInfo: Sendable, Equatable {
     public var filter: BluetoothUUID?
     /// Entries in the response.
     public var found: Int
+    /// Characteristic discovery: how many of the `found` characteristics lie in the GAP
+    /// (0x1800) or GATT (0x1801) service, as far as the discovered side's services are known.
+    /// Those two are the OS stack's own: Core Bluetooth never shows them to an app.
+    public var foundInStackServices = 0
+}
+
+extension GATTService {
+    /// The GAP and GATT services (Assigned Numbers 3.4.2), which host stacks keep to themselves.
+    public static let stackServiceUUIDs: Set<BluetoothUUID> = [
+        BluetoothUUID(uuid16: 0x1800), BluetoothUUID(uuid16: 0x1801),
+    ]
 }
 
 /// Read variants (Vol 3 Part F 3.4.4).

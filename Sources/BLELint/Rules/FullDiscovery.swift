@@ -20,7 +20,14 @@ import BLETimeline
 /// "Few" is a threshold: the finding is made when the session (every connection to the
 /// same peer in the capture: Core Bluetooth caches the database across connections) used at
 /// most `max_used_fraction` of the characteristics it discovered, and discovered at least
-/// `min_characteristics`.
+/// `min_characteristics`. Both sides are counted per characteristic, not per response or per
+/// UUID: a database discovered again on a later connection is the same database, and two
+/// characteristics with one UUID are two. The GAP and GATT services' characteristics are left
+/// out: Core Bluetooth never shows them to an app.
+///
+/// Whose behaviour it is: on Android and BlueZ the OS stack discovers everything whatever the
+/// app asks, and the message says so (the capture tells: Android's vendor commands, BlueZ's
+/// management records); elsewhere it is the app's call or its stack's.
 public struct FullDiscovery: LintRule {
     public static let descriptor = RuleDescriptor(
         id: "BLE012", slug: "full-discovery", title: "Whole database discovered, few characteristics used",
@@ -30,10 +37,12 @@ public struct FullDiscovery: LintRule {
             0x0001–0xFFFF: discoverServices(nil)) and the characteristics of every service (Read By \
             Type over each whole service), but the session then read, wrote, subscribed to or \
             received notifications from only a few of the characteristics it found (at most \
-            max_used_fraction of them, counted over every connection to the same peer in the \
-            capture). Discovery by UUID costs fewer round trips and less power on both sides. \
-            Android's BluetoothGatt.discoverServices() always discovers everything, so on Android \
-            captures this note states the cost, not an app choice.
+            max_used_fraction of them, each characteristic counted once over every connection to \
+            the same peer in the capture, the GAP and GATT services' own left out as Core \
+            Bluetooth never shows them). Discovery by UUID costs fewer round trips and less power \
+            on both sides. Android's BluetoothGatt.discoverServices() and BlueZ's bluetoothd \
+            always discover everything, so on their captures this note states the OS stack's \
+            cost, not an app's choice, and says so.
             """,
         guidance: [
             GuidanceReference(
@@ -64,14 +73,18 @@ public struct FullDiscovery: LintRule {
             """)
 
     static let maximumPeers = 256
+    /// Bounds per session: discovery requests remembered, characteristics used.
+    static let maximumRequests = 512
     static let maximumUsed = 512
-
-    /// A characteristic the session used: by UUID where the handle is known to the timeline
-    /// (a CCCD counts for its characteristic), else by handle.
-    enum Used: Hashable {
-        case characteristic(BluetoothUUID)
-        case handle(UInt16)
-    }
+    /// The characteristics the GAP and GATT services define (Assigned Numbers 3.8: Device Name,
+    /// Appearance, Peripheral Privacy Flag, Reconnection Address, Peripheral Preferred
+    /// Connection Parameters, Service Changed, Central Address Resolution, Resolvable Private
+    /// Address Only, Client/Server Supported Features, Database Hash, Encrypted Data Key
+    /// Material, LE GATT Security Levels). Their use is the stack's, like their discovery.
+    static let stackCharacteristics: Set<BluetoothUUID> = Set(
+        [0x2A00, 0x2A01, 0x2A02, 0x2A03, 0x2A04, 0x2A05, 0x2AA6, 0x2AC9, 0x2B29, 0x2B2A, 0x2B3A, 0x2B88, 0x2BF5].map {
+            BluetoothUUID(uuid16: $0)
+        })
 
     /// Who the session is with: the peer address, or the connection when it has none.
     enum SessionKey: Hashable {
@@ -79,20 +92,33 @@ public struct FullDiscovery: LintRule {
         case connection(Int)
     }
 
+    /// What one peer's database showed over every connection to it. A peer's handles are
+    /// stable while its database is (Vol 3 Part G 2.5.2), so a request is known by where it
+    /// started: a rediscovery on a later connection repeats the same requests and replaces
+    /// their counts instead of adding to them.
     struct Session {
         var fullDiscovery: TimelineEvent?
-        var services = 0
-        var characteristics = 0
+        /// Primary services found, by the start handle of the Read By Group Type that found them.
+        var servicesFound: [UInt16: Int] = [:]
+        /// Characteristics found outside the GAP and GATT services, by the start handle of the
+        /// request.
+        var characteristicsFound: [UInt16: Int] = [:]
+        /// Whether any response held GAP or GATT characteristics (left out of the count).
+        var stackCharacteristicsFound = false
         var firstCharacteristicDiscovery: Int?
-        var used: Set<Used> = []
-        var usedNames: [String] = []
-        var usedFrames: [Int] = []
+        /// Characteristics used, by value handle (a CCCD counts for its characteristic).
+        var used: [UInt16: (name: String, frame: Int)] = [:]
+        var usedOrder: [UInt16] = []
+
+        var services: Int { servicesFound.values.reduce(0, +) }
+        var characteristics: Int { characteristicsFound.values.reduce(0, +) }
     }
 
     let maxUsedFraction: Double
     let minCharacteristics: Int
     var sessions: [SessionKey: Session] = [:]
     var order: [SessionKey] = []
+    var hostStack: HostStack?
 
     public init(settings: RuleSettings) {
         maxUsedFraction = settings.threshold("max_used_fraction", in: Self.descriptor)
@@ -118,6 +144,10 @@ public struct FullDiscovery: LintRule {
         body(&sessions[k]!)
     }
 
+    public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {
+        if case .hostStack(let s) = fact.kind { hostStack = s }
+    }
+
     public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
         switch e.kind {
         case .discovery(let d, let sent) where sent:
@@ -125,12 +155,19 @@ public struct FullDiscovery: LintRule {
             case .primaryServices where d.filter == nil:
                 update(e, create: true) { s in
                     if s.fullDiscovery == nil, d.startHandle == 0x0001, d.endHandle == 0xFFFF { s.fullDiscovery = e }
-                    s.services += d.found
+                    if s.servicesFound[d.startHandle] != nil || s.servicesFound.count < Self.maximumRequests {
+                        s.servicesFound[d.startHandle] = d.found
+                    }
                 }
             case .characteristics where d.filter == nil:
                 update(e, create: true) { s in
-                    s.characteristics += d.found
                     if s.firstCharacteristicDiscovery == nil { s.firstCharacteristicDiscovery = e.frame }
+                    if d.foundInStackServices > 0 { s.stackCharacteristicsFound = true }
+                    if s.characteristicsFound[d.startHandle] != nil
+                        || s.characteristicsFound.count < Self.maximumRequests
+                    {
+                        s.characteristicsFound[d.startHandle] = d.found - d.foundInStackServices
+                    }
                 }
             default: break
             }
@@ -144,25 +181,30 @@ public struct FullDiscovery: LintRule {
     }
 
     mutating func use(_ op: AttributeOperation, _ e: TimelineEvent) {
-        let used: Used
+        var handle = op.handle
         var name = Describe.handle(op.handle)
         if let a = op.attribute {
-            switch a.role {
-            case .value:
-                used = .characteristic(a.uuid)
-                name = a.displayName
-            case .descriptor where a.characteristic != nil:
-                used = .characteristic(a.characteristic!)
-                name = a.displayName
-            default: used = .handle(op.handle)
-            }
-        } else {
-            used = .handle(op.handle)
+            name = a.displayName
+            if a.role == .descriptor, let value = a.characteristicValueHandle { handle = value }
+            let characteristic = a.role == .descriptor ? a.characteristic : a.uuid
+            if let characteristic, Self.stackCharacteristics.contains(characteristic) { return }
         }
         update(e, create: false) { s in
-            guard s.used.count < Self.maximumUsed, s.used.insert(used).inserted else { return }
-            if s.usedNames.count < 4 { s.usedNames.append(name) }
-            if s.usedFrames.count < 8 { s.usedFrames.append(e.frame) }
+            guard s.used[handle] == nil, s.used.count < Self.maximumUsed else { return }
+            s.used[handle] = (name, e.frame)
+            s.usedOrder.append(handle)
+        }
+    }
+
+    /// Whose habit a whole-database discovery is, in the finding's words.
+    var owner: String {
+        switch hostStack {
+        case .android:
+            "Android's BluetoothGatt.discoverServices() always discovers every service and characteristic, whatever the app needs: this is the OS stack's cost, which the app cannot lower"
+        case .bluez:
+            "BlueZ's bluetoothd discovers the whole database of every device it connects to, before and whatever the app asks: this is the OS stack's habit, not the app's choice"
+        case nil:
+            "the app asked for every service (discoverServices(nil)) and every characteristic (discoverCharacteristics(nil, for:)), or its OS stack did so on its own"
         }
     }
 
@@ -171,19 +213,23 @@ public struct FullDiscovery: LintRule {
             guard let s = sessions[k], let d = s.fullDiscovery, s.characteristics >= max(1, minCharacteristics) else {
                 continue
             }
-            let used = s.used.count
-            guard Double(used) <= maxUsedFraction * Double(s.characteristics) else { continue }
+            let used = s.usedOrder
+            guard Double(used.count) <= maxUsedFraction * Double(s.characteristics) else { continue }
+            let stack = s.stackCharacteristicsFound ? " (not counting the GAP and GATT services')" : ""
             var msg =
-                "all \(s.services) primary services (Read By Group Type over 0x0001–0xFFFF) and \(s.characteristics) characteristics were discovered"
-            if used == 0 {
+                "all \(s.services) primary services (Read By Group Type over 0x0001–0xFFFF) and \(s.characteristics) characteristics\(stack) were discovered"
+            if used.isEmpty {
                 msg += ", but the session never read, wrote, subscribed to or was notified by any of them"
             } else {
-                let names = s.usedNames.joined(separator: ", ") + (used > s.usedNames.count ? ", …" : "")
-                msg += ", but the session used only \(used) of them (\(names)): discover by UUID"
+                let names = used.prefix(4).compactMap { s.used[$0]?.name }.joined(separator: ", ")
+                msg += ", but the session used only \(used.count) of them (\(names)\(used.count > 4 ? ", …" : ""))"
             }
+            msg += "; \(owner)"
+            if hostStack == nil { msg += ": discover by UUID" }
+            let usedFrames = used.prefix(8).compactMap { s.used[$0]?.frame }
             sink.report(
                 msg, connection: d.connection, peer: d.peer, handle: nil, time: d.time,
-                frames: [d.frame] + (s.firstCharacteristicDiscovery.map { [$0] } ?? []) + s.usedFrames,
+                frames: [d.frame] + (s.firstCharacteristicDiscovery.map { [$0] } ?? []) + usedFrames,
                 evidence: .hci)
         }
     }
