@@ -161,9 +161,30 @@ extension CaptureReport {
         #expect(n.handle == 0x0010 && n.connection == 1 && n.peer == "D8:0D:18:00:00:01")
         for part in [
             "the peer sent 20 notifications", "0x0010 (Heart Rate Measurement)", "no CCCD write on this connection",
+            "the peer notifies a client that did not subscribe", "setNotifyValue(true, for:)",
         ] {
             #expect(n.message.contains(part), "\(part)")
         }
+    }
+
+    @Test func unsolicitedNotificationsOnAValueThatCannotNotifyAreThePeers() throws {
+        // Derived: as above, and the 20 notifications moved from 0x0010 to 0x0013 (Body Sensor
+        // Location, properties Read only, no CCCD): nothing the app could have subscribed to.
+        let path = try derived("bumble/clean_heart_rate.central.btsnoop", drop: [92, 94]) { _, p in
+            guard p.count > attOffset + 2, p[0] == 0x02, p[attOffset] == 0x1B, p[attOffset + 1] == 0x10 else { return }
+            p[attOffset + 1] = 0x13
+        }
+        let f = lintDerived(path).of(Self.slug)
+        #expect(f.count == 1)
+        let n = try #require(f.first)
+        #expect(n.handle == 0x0013)
+        for part in [
+            "the peer sent 20 notifications on 0x0013 (Body Sensor Location)", "without the Notify property",
+            "unsolicited, the peer's behaviour", "the app cannot subscribe",
+        ] {
+            #expect(n.message.contains(part), "\(part)")
+        }
+        #expect(!n.message.contains("setNotifyValue"))
     }
 
     @Test func peripheralSideSendsWithoutSubscription() throws {
@@ -172,6 +193,7 @@ extension CaptureReport {
         let f = lintDerived(try derived("bumble/clean_heart_rate.peripheral.btsnoop", drop: [87, 88])).of(Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.message.contains("this host sent 20 notifications") == true)
+        #expect(f.first?.message.contains("this host's GATT server") == true)
     }
 
     @Test func subscriptionFromAnEarlierConnectionIsNotJudged() throws {

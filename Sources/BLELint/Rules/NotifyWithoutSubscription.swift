@@ -237,22 +237,56 @@ public struct NotifyWithoutSubscription: LintRule {
             return
         }
         for (key, u) in link.unsubscribed.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
-            let kind = u.indication ? "indication" : "notification"
-            let count = u.count == 1 ? "1 \(kind)" : "\(u.count) \(kind)s"
-            let who = key.hostIsClient ? "the peer sent" : "this host sent"
-            var why = "no CCCD write on this connection enabled them"
-            if let bits = u.configured {
-                why =
-                    bits == 0
-                    ? "the client had turned them off in the CCCD"
-                    : "the CCCD enables \(ReadOrNotifyWithoutProperty.configurationName(bits)) only"
-            }
             var frames = [u.first.frame, link.startFrame]
             if u.last != u.first.frame { frames.append(u.last) }
             sink.report(
-                "\(who) \(count) on \(u.name) although \(why)", connection: c, peer: link.peer,
+                Self.message(u, hostIsClient: key.hostIsClient), connection: c, peer: link.peer,
                 handle: key.handle, time: u.first.time, frames: frames, evidence: .hci)
         }
+    }
+
+    /// What happened and whose behaviour it is. A server that notifies an unsubscribed client
+    /// breaks Vol 3 Part G 3.3.3.3 whatever the client did; when this host is the client, what
+    /// matters to its app is whether it could have subscribed at all (Core Bluetooth delivers
+    /// only what the app subscribed to, and drops the rest).
+    static func message(_ u: Unsubscribed, hostIsClient: Bool) -> String {
+        let kind = u.indication ? "indication" : "notification"
+        let count = u.count == 1 ? "1 \(kind)" : "\(u.count) \(kind)s"
+        var why = "no CCCD write on this connection enabled them"
+        if let bits = u.configured {
+            why =
+                bits == 0
+                ? "the client had turned them off in the CCCD"
+                : "the CCCD enables \(ReadOrNotifyWithoutProperty.configurationName(bits)) only"
+        }
+        guard hostIsClient else {
+            return
+                "this host sent \(count) on \(u.name) although \(why): this host's GATT server (a peripheral app) updates a central that did not subscribe — send only to subscribed centrals (peripheralManager(_:central:didSubscribeTo:))"
+        }
+        let attribute: AttributeRef?
+        switch u.first.kind {
+        case .notification(let op), .indication(let op): attribute = op.attribute
+        default: attribute = nil
+        }
+        let bit: UInt8 = u.indication ? 0x20 : 0x10
+        guard let attribute else {
+            return
+                "the peer sent \(count) on \(u.name) although \(why): the peer notifies unasked; the handle was never discovered, so whether the app could have subscribed is not known"
+        }
+        guard attribute.role == .value, let properties = attribute.properties, properties & bit != 0 else {
+            let what =
+                attribute.role == .value
+                ? "a value without the \(u.indication ? "Indicate" : "Notify") property"
+                : "no characteristic value (no CCCD to enable it)"
+            return
+                "the peer sent \(count) on \(u.name), \(what): unsolicited, the peer's behaviour; Core Bluetooth drops them and the app cannot subscribe to them"
+        }
+        let app =
+            u.configured == 0
+            ? "the app had turned them off (setNotifyValue(false, for:)), and Core Bluetooth drops what follows"
+            : "Core Bluetooth drops what the app did not subscribe to: if the app wants these values it must call setNotifyValue(true, for:)"
+        return
+            "the peer sent \(count) on \(u.name) although \(why): the peer notifies a client that did not subscribe (Vol 3 Part G 3.3.3.3); \(app)"
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {
