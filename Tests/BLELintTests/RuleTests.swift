@@ -111,6 +111,22 @@ import Testing
         #expect(f.contains { $0.message.contains("after the last connection") && $0.frames.contains(570) })
     }
 
+    @Test func androidScanRestartsAreOneScanSession() throws {
+        // domyos (tshark): LE Set Scan Enable on at 179, then Android re-programs the controller
+        // for every client change, off/on 2–22 ms apart (181/187, 229/235, 241/247, 258/264,
+        // 272/278), never off for longer: one session from 179 to the end (226.4 s). The scan
+        // restarted at 264 is the one that found E8:5D:86:0A:72:7F (report 255); LE Create
+        // Connection at 266, Connection Complete at 284 with the scan on (278). Link loss at
+        // 5143 (194.4 s), nothing connected since: 32 s of scanning to the capture's end.
+        let f = lint("public/btsnoop-android_domyos-treadmill-ftms.log").of("scan-left-running")
+        #expect(f.count == 2)
+        let connect = try #require(f.first { $0.message.contains("connected to E8:5D:86:0A:72:7F") })
+        #expect(connect.firstFrame == 266 && Set(connect.frames) == [266, 179, 255, 284])
+        #expect(connect.message.contains("Android's stack runs one controller scan for every app"))
+        let linger = try #require(f.first { $0.message.contains("after the last connection ended") })
+        #expect(Set(linger.frames) == [179, 5143])
+    }
+
     @Test(arguments: ["scan_before_init.central", "cached_reconnect.central", "clean_heart_rate.central"])
     func scanStoppedBeforeConnecting(_ name: String) {
         #expect(bumble(name).of("scan-left-running").isEmpty)

@@ -13,8 +13,11 @@ public struct ScanLeftRunning: LintRule {
         summary: """
             The scan was still enabled when this host connected to a peripheral that the same scan had \
             found (the app should call stopScan() once it has its target), or kept running longer than \
-            a threshold after the last connection ended with nothing connected. From an API trace: \
-            connect(_:options:) called while the scan was running.
+            a threshold after the last connection ended with nothing connected. A scan disabled and \
+            enabled again within a second is the same scan (Android re-programs the controller for \
+            every client change); one finding per scan, however many connections it ran through. On \
+            Android and BlueZ the controller's scan is the OS stack's, merged from every client's, and \
+            the message says so. From an API trace: connect(_:options:) called while the scan was running.
             """,
         guidance: [
             GuidanceReference(
@@ -38,17 +41,30 @@ public struct ScanLeftRunning: LintRule {
             """)
 
     static let maximumPeers = 4096
+    /// A scan disabled and enabled again within this gap is one scan session. Android re-programs
+    /// the controller whenever any client's scan changes (disable, new parameters, enable): the
+    /// gaps in the shared Android captures are 2–22 ms (domyos 181→187, 229→235, 241→247,
+    /// 258→264, 272→278), against seconds or minutes between scans an app starts and stops.
+    static let restartGap: Int64 = 1_000_000
     let lingerLimit: Int64
 
+    /// The scan session is running (or paused for a restart that has not come yet).
     var scanning = false
     var scanStart: TimelineEvent?
-    /// Advertisers this scan reported (bounded), with the frame of their last report.
+    /// The last disable of the session, until the gap tells whether a restart follows.
+    var stopped: TimelineEvent?
+    /// Advertisers this scan session reported (bounded), with the frame of their last report.
     var seen: [BDAddr: Int] = [:]
     /// LE Create Connection to a peer the scan had found, sent while scanning.
     var pending: [BDAddr: TimelineEvent] = [:]
     var openConnections = 0
     var connectedDuringScan = false
     var lastDisconnection: TimelineEvent?
+    /// Connections this session's scan ran through (the first few kept), reported once when the
+    /// session ends: one act, however many connections it spans.
+    var connectedWhileScanning: [(create: TimelineEvent, complete: TimelineEvent, seen: Int?)] = []
+    var connectedWhileScanningCount = 0
+    var hostStack: HostStack?
 
     public init(settings: RuleSettings) {
         lingerLimit = Int64(settings.threshold("after_last_connection_s", in: Self.descriptor) * 1_000_000)
@@ -59,12 +75,60 @@ public struct ScanLeftRunning: LintRule {
             ? "the input holds no HCI commands (scan enable/disable are host commands) and no API trace" : nil
     }
 
+    public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {
+        if case .hostStack(let s) = fact.kind { hostStack = s }
+    }
+
+    /// Whose scan it is, where the host stack tells: on Android and BlueZ the controller's scan
+    /// is the OS stack's, merged from every client's.
+    var owner: String {
+        switch hostStack {
+        case .android:
+            " (Android's stack runs one controller scan for every app and system client, so this shows the OS kept scanning, not which app asked)"
+        case .bluez: " (bluetoothd runs the controller's scan for its clients, so this shows the OS kept scanning)"
+        case nil: ""
+        }
+    }
+
+    /// Ends the session when its last disable was not followed by a restart in time.
+    mutating func settle(now: Int64, _ sink: FindingSink) {
+        guard let s = stopped, now - s.time > Self.restartGap else { return }
+        stopped = nil
+        scanning = false
+        pending.removeAll()
+        lastDisconnection = nil
+        reportConnections(sink)
+    }
+
+    /// One finding for every connection the session's scan ran through.
+    mutating func reportConnections(_ sink: FindingSink) {
+        guard let first = connectedWhileScanning.first, let start = scanStart else { return }
+        let peers = Set(connectedWhileScanning.map { $0.complete.peer })
+        let whom =
+            peers.count == 1
+            ? (first.complete.peer.map { "\($0)" } ?? "a peripheral") : "\(peers.count) peripherals"
+        let times = connectedWhileScanningCount == 1 ? "" : " (\(connectedWhileScanningCount) connections)"
+        var frames = [first.create.frame, first.complete.frame, start.frame] + (first.seen.map { [$0] } ?? [])
+        for c in connectedWhileScanning.dropFirst() { frames += [c.create.frame, c.complete.frame] }
+        sink.report(
+            "the scan was still running when this host connected to \(whom)\(times), which the scan had found: stop scanning before connecting\(owner)",
+            connection: first.complete.connection, peer: first.complete.peer, handle: nil, time: first.create.time,
+            frames: frames, evidence: .hci)
+        connectedWhileScanning.removeAll()
+        connectedWhileScanningCount = 0
+    }
+
+    var isScanning: Bool { scanning && stopped == nil }
+
     public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
+        settle(now: e.time, sink)
         checkLinger(now: e.time, sink)
         switch e.kind {
         case .scanStart:
             if case .error = e.outcome { return }
-            if !scanning {
+            if stopped != nil {
+                stopped = nil  // a restart: the same session goes on
+            } else if !scanning {
                 scanning = true
                 scanStart = e
                 seen.removeAll(keepingCapacity: true)
@@ -73,39 +137,35 @@ public struct ScanLeftRunning: LintRule {
             }
         case .scanStop:
             if case .error = e.outcome { return }
-            scanning = false
-            pending.removeAll()
-            lastDisconnection = nil
+            if scanning { stopped = e }
         case .advertisement:
-            guard scanning, let p = e.peer else { return }
+            guard isScanning, let p = e.peer else { return }
             if seen[p] != nil || seen.count < Self.maximumPeers { seen[p] = e.frame }
         case .connectionCreate:
-            guard scanning, let p = e.peer, seen[p] != nil, pending.count < 64 else { return }
+            guard isScanning, let p = e.peer, seen[p] != nil, pending.count < 64 else { return }
             pending[p] = e
         case .connectionFailed:
             if let p = e.peer { pending[p] = nil }
         case .connectionComplete(let info):
             openConnections += 1
             lastDisconnection = nil
-            if scanning { connectedDuringScan = true }
-            guard info.role == 0, let p = e.peer, let create = pending.removeValue(forKey: p), scanning,
-                let start = scanStart
-            else { return }
-            sink.report(
-                "the scan was still running when this host connected to \(p), which the scan had found: stop scanning before connecting",
-                connection: e.connection, peer: p, handle: nil, time: create.time,
-                frames: [create.frame, e.frame, start.frame] + (seen[p].map { [$0] } ?? []), evidence: .hci)
+            if isScanning { connectedDuringScan = true }
+            guard info.role == 0, let p = e.peer, let create = pending.removeValue(forKey: p), isScanning else {
+                return
+            }
+            connectedWhileScanningCount += 1
+            if connectedWhileScanning.count < 8 { connectedWhileScanning.append((create, e, seen[p])) }
         case .disconnection:
             openConnections = max(0, openConnections - 1)
-            if scanning, openConnections == 0, connectedDuringScan { lastDisconnection = e }
+            if isScanning, openConnections == 0, connectedDuringScan { lastDisconnection = e }
         default: break
         }
     }
 
     mutating func checkLinger(now: Int64, _ sink: FindingSink) {
-        guard scanning, let d = lastDisconnection, let start = scanStart, now - d.time > lingerLimit else { return }
+        guard isScanning, let d = lastDisconnection, let start = scanStart, now - d.time > lingerLimit else { return }
         sink.report(
-            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended, with nothing connected",
+            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended, with nothing connected\(owner)",
             connection: nil, peer: nil, handle: nil, time: start.time, frames: [start.frame, d.frame], evidence: .hci)
         lastDisconnection = nil
     }
@@ -119,5 +179,8 @@ public struct ScanLeftRunning: LintRule {
             connection: nil, peer: call.peer, handle: nil, time: call.time, frames: [call.sequence], evidence: .api)
     }
 
-    public mutating func finish(at time: Int64, _ sink: FindingSink) { checkLinger(now: time, sink) }
+    public mutating func finish(at time: Int64, _ sink: FindingSink) {
+        checkLinger(now: time, sink)
+        reportConnections(sink)
+    }
 }
