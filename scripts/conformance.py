@@ -580,8 +580,8 @@ for _rel in ("public/btsnoop-android_pogo-plus-pairing-1970clock.log", "public/b
 
 # BLE004 on Android: the scan restarts 2-22 ms apart are one scan (tshark: LE Set Scan Enable
 # off/on pairs); pogo-plus connects four times with it on (Create Connection 111, 341, 604, 613;
-# the attempts at 544 and 571 failed with status 0x02),
-# sphero twelve times: one finding each.
+# the attempts at 544 and 571 failed with status 0x02): one finding; sphero: one finding for its
+# twelve connections with the scan on, and two for scanning >30 s after a link loss.
 LINT_FACTS["public/btsnoop-android_pogo-plus-pairing-1970clock.log"].append(
     ("finding", "scan-left-running", 1, "7C:BB:8A:CB:0C:8D (4 connections)"))
 LINT_FACTS["public/btsnoop-android_sphero-large.log"].append(
