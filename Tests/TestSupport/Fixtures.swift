@@ -60,7 +60,7 @@ public enum Fixtures {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
         let files = names.filter { name in
             var isDirectory: ObjCBool = false
-            return !name.hasSuffix(".md")
+            return !name.hasSuffix(".md") && !name.hasSuffix(".json")
                 && FileManager.default.fileExists(
                     atPath: dir.appendingPathComponent(name).path, isDirectory: &isDirectory)
                 && !isDirectory.boolValue

@@ -1,0 +1,72 @@
+import BLELint
+import Foundation
+import TestSupport
+import Testing
+
+/// The labelled real-capture corpus (`captures/public/expected.json`, issue 17): on each listed
+/// capture blecap lint reports exactly the findings a reviewer confirmed against tshark's decode
+/// — none missing (recall) and none more (precision) — and the rules listed as not firing are
+/// evaluated and silent.
+@Suite struct ExpectedFindingsTests {
+    struct Expected: Decodable {
+        struct Finding: Decodable {
+            var rule: String
+            var frame: Int
+            var why: String
+        }
+        struct Silent: Decodable {
+            var rule: String
+            var why: String
+        }
+        struct Capture: Decodable {
+            var host: String
+            var findings: [Finding]
+            var must_not_fire: [Silent]
+        }
+        var captures: [String: Capture]
+    }
+
+    static func expected() throws -> Expected {
+        try JSONDecoder().decode(Expected.self, from: Data(Fixtures.bytes("public/expected.json")))
+    }
+
+    static var names: [String] { ((try? expected())?.captures.keys.sorted()) ?? ["public/expected.json unreadable"] }
+
+    @Test(arguments: names)
+    func findingsAreExactlyTheConfirmedOnes(_ name: String) throws {
+        let capture = try #require(try Self.expected().captures[name], "\(name)")
+        let r = lint("public/\(name)")
+        #expect(r.damage == nil)
+        let got = r.findings.map { "\($0.ruleID)@\($0.firstFrame)" }.sorted()
+        let want = capture.findings.map { "\($0.rule)@\($0.frame)" }.sorted()
+        #expect(
+            got == want,
+            "\(name): unconfirmed findings \(Set(got).subtracting(want)), missing \(Set(want).subtracting(got))")
+        for f in capture.findings { #expect(!f.why.isEmpty) }
+        for s in capture.must_not_fire {
+            #expect(!r.findings.contains { $0.ruleID == s.rule }, "\(name): \(s.rule) fired")
+            #expect(
+                !r.notEvaluated.contains { $0.ruleID == s.rule && $0.whole }, "\(name): \(s.rule) was not evaluated")
+        }
+    }
+
+    @Test func everyHCICaptureInTheFolderIsLabelled() throws {
+        // Link-layer captures (pcap link types 192, 251, 256, 272) are not lintable yet; every
+        // other capture shipped in captures/public must say what lint has to report on it.
+        let listed = Set(try Self.expected().captures.keys)
+        let hci = Fixtures.captures(in: "public").map { URL(fileURLWithPath: $0).lastPathComponent }.filter { name in
+            !["lell", "nordic", "ppi", "user157"].contains { name.contains($0) }
+        }
+        #expect(!hci.isEmpty)
+        #expect(Set(hci).subtracting(listed).isEmpty, "unlabelled: \(Set(hci).subtracting(listed).sorted())")
+    }
+
+    @Test func precisionCountInTheReadmeIsTheLabelledOne() throws {
+        // The README states how many findings the labelled corpus holds; keep it true.
+        let total = try Self.expected().captures.values.reduce(0) { $0 + $1.findings.count }
+        let readme = try String(
+            decoding: Fixtures.bytes(atPath: Fixtures.repositoryRoot.appendingPathComponent("README.md").path),
+            as: UTF8.self)
+        #expect(readme.contains("\(total) of \(total) findings"), "README should say \(total) of \(total) findings")
+    }
+}
