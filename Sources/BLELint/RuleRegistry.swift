@@ -16,6 +16,8 @@ public enum RuleRegistry {
         FullDiscovery.self,
         ReconnectStorm.self,
         PeripheralNotRetained.self,
+        CCCDWrittenDirectly.self,
+        StaleAttribute.self,
     ]
 
     public static var descriptors: [RuleDescriptor] { all.map { $0.descriptor } }

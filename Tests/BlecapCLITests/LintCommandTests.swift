@@ -90,7 +90,7 @@ import Testing
             atPath: Fixtures.repositoryRoot.appendingPathComponent("docs/rules").path
         ).filter { $0.hasSuffix(".md") }
         #expect(
-            rules.lines.count == pages.count && pages.count == 14
+            rules.lines.count == pages.count && pages.count == 16
                 && rules.lines[0].hasPrefix("BLE001  error   scan-before-powered-on"))
         let byID = try CLIRunner.run(["explain", "BLE002"])
         let bySlug = try CLIRunner.run(["explain", "oversized-write"])

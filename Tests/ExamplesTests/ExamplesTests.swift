@@ -227,6 +227,30 @@ struct ExamplesTests {
         expectFindings(world, ["gatt-before-connected"])
     }
 
+    @Test("descriptor write to the CCCD instead of setNotifyValue: cccd-written-directly")
+    func writesTheCCCD() {
+        let strap = HeartRateStrap()
+        let (world, app) = world([strap.device]) { WritesTheCCCD() }
+        world.run(for: .seconds(3))
+        #expect(app.heartRates.isEmpty)  // refused: nothing subscribed
+        let report = expectFindings(world, ["cccd-written-directly"])
+        #expect(report.findings.first?.message.contains("setNotifyValue(_:for:)") == true)
+    }
+
+    @Test("a characteristic kept across a reconnect: stale-attribute")
+    func keepsCharacteristicsAcrossReconnect() {
+        let strap = HeartRateStrap()
+        let (world, app) = world([strap.device]) { KeepsCharacteristicsAcrossReconnect() }
+        world.run(for: .seconds(3))
+        #expect(app.bodySensorLocation == 0x01)
+        world.loseLink(strap.device)
+        world.run(for: .seconds(10))
+        #expect(app.connections == 2)
+        let report = expectFindings(world, ["stale-attribute"])
+        #expect(report.findings.first?.message.contains("readValue(for:)") == true)
+        #expect(report.findings.first?.message.contains("2A38") == true)
+    }
+
     // MARK: - The same findings from a file, as `blecap lint trace.jsonl` reads it
 
     @Test("a trace written to disk lints like the trace in memory")

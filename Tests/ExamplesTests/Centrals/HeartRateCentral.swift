@@ -120,7 +120,11 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         return Int(bytes[1])
     }
 
-    // Used by the wrong versions and the write example; the seed's right flow never writes.
+    // Used by the wrong versions and the write example; the seed's right flow never writes or
+    // discovers descriptors (declared here so that subclasses can override them).
+    func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {}
     func peripheral(_ peripheral: CBPeripheral, didWriteValueFor characteristic: CBCharacteristic, error: (any Error)?)
     {}
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) {}

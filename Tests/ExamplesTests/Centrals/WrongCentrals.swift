@@ -108,3 +108,57 @@ final class FloodsWithoutResponse: TemperatureCentral {
         }
     }
 }
+
+/// "Subscribing to Notifications" done by hand: instead of `setNotifyValue(true, for:)` the app
+/// discovers the Heart Rate Measurement's descriptors and writes 01 00 into its CCCD, the way
+/// Android code does (`writeDescriptor`). Core Bluetooth refuses the write; no notification
+/// ever comes.
+final class WritesTheCCCD: HeartRateCentral {
+    override func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?
+    ) {
+        for c in service.characteristics ?? [] where c.uuid == heartRateMeasurementUUID {
+            peripheral.discoverDescriptors(for: c)
+        }
+    }
+
+    override func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?
+    ) {
+        for d in characteristic.descriptors ?? [] where d.uuid == CBUUID(string: "2902") {
+            peripheral.writeValue(Data([0x01, 0x00]), for: d)  // not how Core Bluetooth subscribes
+        }
+    }
+}
+
+/// "Review Checklist: Disconnection handled with optional automatic reconnect logic", half
+/// done: the app reconnects after a link loss but reads the Body Sensor Location through the
+/// `CBCharacteristic` it kept from the first connection instead of discovering again. Core
+/// Bluetooth refuses the read ("API MISUSE"); the value never comes.
+final class KeepsCharacteristicsAcrossReconnect: HeartRateCentral {
+    var sensorLocation: CBCharacteristic?
+    var connections = 0
+
+    override func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
+        connections += 1
+        if let kept = sensorLocation {
+            peripheral.readValue(for: kept)  // an object of the connection that ended
+        } else {
+            super.centralManager(central, didConnect: peripheral)
+        }
+    }
+
+    override func centralManager(
+        _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
+        timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?
+    ) {
+        central.connect(peripheral, options: nil)
+    }
+
+    override func peripheral(
+        _ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?
+    ) {
+        super.peripheral(peripheral, didDiscoverCharacteristicsFor: service, error: error)
+        sensorLocation = sensorLocation ?? service.characteristics?.first { $0.uuid == bodySensorLocationUUID }
+    }
+}
