@@ -33,6 +33,15 @@ public struct BTSnoopWriter {
         writer.appendBytes(packet)
     }
 
+    /// The bytes appended since the last call (the file header first), handed over and
+    /// forgotten: for writers that stream to a file as records come (`blecap watch --write`)
+    /// with memory bounded by one record.
+    public mutating func take() -> [UInt8] {
+        let b = writer.bytes
+        writer = ByteWriter()
+        return b
+    }
+
     /// Writes the file to `path`.
     public func write(to path: String) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: path))

@@ -20,6 +20,14 @@ public final class FileByteSource {
     public private(set) var reachedEOF = false
     /// errno of a failed read(2), if any; the source behaves as if the file ended there.
     public private(set) var readErrno: Int32? = nil
+    /// Follow a file that is still being written (`tail -f`): at its current end, wait
+    /// `followInterval` and read again instead of ending. A reader waiting for the rest of a
+    /// record the writer has half written simply waits with it.
+    public var follow = false
+    public var followInterval: Duration = .milliseconds(100)
+    /// Asked whenever a read is interrupted by a signal or comes back empty while following:
+    /// true ends the source there (Ctrl-C in `blecap watch`).
+    public var shouldStop: (() -> Bool)? = nil
 
     /// Largest `peek` the source can satisfy.
     public var capacity: Int { buffer.count }
@@ -105,8 +113,16 @@ public final class FileByteSource {
             if r > 0 {
                 end += r
             } else if r == 0 {
+                if follow, shouldStop?() != true {
+                    let ns = followInterval.components.attoseconds / 1_000_000_000
+                    var t = timespec(tv_sec: Int(followInterval.components.seconds), tv_nsec: Int(ns))
+                    nanosleep(&t, nil)
+                    continue
+                }
                 reachedEOF = true
-            } else if errno != EINTR {
+            } else if errno == EINTR {
+                if shouldStop?() == true { reachedEOF = true }
+            } else {
                 readErrno = errno
                 reachedEOF = true
             }

@@ -1,0 +1,217 @@
+import ArgumentParser
+import BLEBytes
+import BLELint
+import BLETimeline
+import CaptureIO
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `blecap watch SOURCE`: a session as it happens — timeline events and lint findings printed the
+/// moment they are known, the summary when the source ends or on Ctrl-C.
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Watch a session as it happens: timeline events and lint findings as they occur.",
+        discussion: """
+            SOURCE is a capture file (with --follow, one that is still being written: blecap waits \
+            at its end like tail -f, also through a half-written last record), '-' for standard \
+            input, or tcp://HOST:PORT for a btsnoop stream (Android's snoop server after \
+            'adb forward tcp:8872 tcp:8872'). Events come out as `blecap timeline` prints them, \
+            findings as `blecap lint` words them, each as soon as it is known; findings that need \
+            the end of something (a scan left running, a link lost without reconnect) when that \
+            end is seen. Ctrl-C (SIGINT) or SIGTERM ends the watch cleanly: what is pending is \
+            flushed and the summary printed.
+
+            Examples:
+              btmon -w /dev/stdout | blecap watch -
+              blecap watch --follow /data/btsnoop_hci.log --write session.btsnoop
+              blecap watch --format jsonl tcp://127.0.0.1:8872
+            """)
+
+    @Argument(help: "A capture file, '-' (standard input) or tcp://HOST:PORT.")
+    var source: String
+
+    @Flag(name: .long, help: "Keep reading a file that is still being written (like tail -f).")
+    var follow = false
+
+    @Option(name: .shortAndLong, help: "Output format: text or jsonl.")
+    var format: OutputFormat = .text
+
+    @Option(name: .long, help: "Also save the HCI records seen as a btsnoop file (H4).")
+    var write: String?
+
+    @Option(name: .long, help: "Lint configuration file (as for blecap lint).")
+    var config: String?
+
+    func validate() throws {
+        if format == .json { throw ValidationError("watch writes text or jsonl") }
+        guard let s = LiveSource.parse(source, follow: follow) else {
+            throw ValidationError("not a source: \(source) (a file, '-' or tcp://HOST:PORT)")
+        }
+        if follow, case .file = s {} else if follow {
+            throw ValidationError("--follow applies to a file")
+        }
+    }
+
+    func run() throws {
+        let live = LiveSource.parse(source, follow: follow)!
+        var configuration = LintConfiguration()
+        if let config {
+            do { configuration = try LintConfiguration.load(path: config) } catch {
+                printError("\(config): \(error)")
+                throw BlecapExit.unreadable.exitCode
+            }
+        }
+        WatchSignals.install()
+        let reader: any CaptureReader
+        do {
+            let bytes = try live.open(shouldStop: { WatchSignals.stop.load(ordering: .relaxed) })
+            reader = try CaptureFile.open(source: bytes, path: nil)
+        } catch {
+            printError("\(live.name): \(error)")
+            throw BlecapExit.unreadable.exitCode
+        }
+
+        let out = OutputBuffer(fd: 1, flushThreshold: 0)
+        let timeline = TimelineWriter(out: out, jsonl: format == .jsonl)
+        let jsonl = format == .jsonl
+        var saved: WatchRecorder?
+        if let write {
+            do { saved = try WatchRecorder(path: write) } catch {
+                printError("\(write): \(error)")
+                throw BlecapExit.unreadable.exitCode
+            }
+        }
+        let linter = LiveLinter(
+            configuration: configuration, onEvent: { timeline.write($0) },
+            onFinding: { f in
+                out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f))
+                out.flush()
+            })
+        while !WatchSignals.stop.load(ordering: .relaxed), let record = reader.next() {
+            if timeline.base == nil { timeline.base = record.timestamp }
+            saved?.append(record)
+            linter.feed(record)
+            out.flush()
+            if out.isBroken { break }
+        }
+        let result = linter.finish()
+        out.flush()
+        saved?.close()
+        var report = CaptureReport(path: live.name)
+        report.format = "\(reader.format)"
+        report.frames = result.facts.frames
+        report.facts = result.facts
+        report.findings = result.findings
+        report.notEvaluated = result.notEvaluated
+        if let d = reader.damage { report.damage = d.description }
+        if !jsonl {
+            for n in report.notEvaluated {
+                out.string("not evaluated: \(n.ruleID) \(n.slug)\(n.whole ? "" : " (in part)"): \(n.reason)\n")
+            }
+            out.string(SummaryLine.render(report) + "\n")
+        }
+        out.flush()
+        if let d = reader.damage, !WatchSignals.stop.load(ordering: .relaxed) {
+            printError("\(live.name): \(d)")
+            throw BlecapExit.damaged.exitCode
+        }
+    }
+}
+
+/// SIGINT and SIGTERM end a watch: the handler only sets a flag, and is installed without
+/// SA_RESTART so that a read blocked on a pipe, socket or followed file returns and sees it.
+enum WatchSignals {
+    static let stop = Atomic<Bool>(false)
+
+    static func install() {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in WatchSignals.stop.store(true, ordering: .relaxed) }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        sigaction(SIGINT, &action, nil)
+        sigaction(SIGTERM, &action, nil)
+    }
+}
+
+/// `--write`: the HCI records seen, appended to a btsnoop file as they come (memory: one record).
+struct WatchRecorder {
+    let fd: Int32
+    var writer = BTSnoopWriter()
+
+    init(path: String) throws(CaptureError) {
+        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+    }
+
+    mutating func append(_ r: CaptureRecord) {
+        let type: UInt8
+        switch r.kind {
+        case .hciCommand: type = H4PacketType.command
+        case .aclData: type = H4PacketType.acl
+        case .hciEvent: type = H4PacketType.event
+        case .scoData: type = H4PacketType.sco
+        case .isoData: type = H4PacketType.iso
+        default: return
+        }
+        var packet = [type]
+        packet.append(contentsOf: r.payload)
+        writer.append(packet, received: r.direction == .received, unixMicros: r.timestamp)
+        let bytes = writer.take()
+        bytes.withUnsafeBytes { b in
+            var done = 0
+            while done < b.count {
+                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
+                if n <= 0 { if errno == EINTR { continue } else { return } }
+                done += n
+            }
+        }
+    }
+
+    func close() { _ = Glibc.close(fd) }
+}
+
+/// A finding as `watch` prints it, one line of text or one JSON object.
+struct WatchFinding: Encodable {
+    var finding: String
+    var slug: String
+    var severity: String
+    var message: String
+    var connection: Int?
+    var peer: String?
+    var handle: UInt16?
+    var timeMicros: Int64
+    var frames: [Int]
+    var evidence: String
+
+    enum CodingKeys: String, CodingKey {
+        case finding, slug, severity, message, connection, peer, handle
+        case timeMicros = "time_us"
+        case frames, evidence
+    }
+
+    init(_ f: Finding) {
+        finding = f.ruleID
+        slug = f.slug
+        severity = f.severity.name
+        message = f.message
+        connection = f.connection
+        peer = f.peer
+        handle = f.handle
+        timeMicros = f.time
+        frames = f.frames
+        evidence = f.evidence.rawValue
+    }
+
+    var jsonLine: String { ((try? JSONDocumentEncoder(style: .compact).encode(self)) ?? "{}") + "\n" }
+
+    static func text(_ f: Finding) -> String {
+        let connection = f.connection.map { " #\($0)" } ?? ""
+        let related = f.frames.count > 1 ? " (related \(f.frames.dropFirst().map(String.init).joined(separator: ", ")))" : ""
+        return
+            "\(f.firstFrame)\(connection)  \(f.severity.name) \(f.ruleID) \(f.slug): \(f.message) [frame \(f.firstFrame)\(related)]\n"
+    }
+}

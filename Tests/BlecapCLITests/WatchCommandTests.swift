@@ -1,0 +1,215 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `blecap watch`: the same events as `timeline` and the same findings as `lint`, from a file, a
+/// file still being written (with half-written records at each pause), standard input and a TCP
+/// stream — each event out within a second of the record that caused it.
+@Suite(.serialized) struct WatchCommandTests {
+    static let captures = [
+        "bumble/clean_heart_rate.central.btsnoop", "bumble/oversized_and_unchecked_writes.central.btsnoop",
+        "public/btsnoop-android_domyos-treadmill-ftms.log",
+    ]
+
+    /// What `timeline --format jsonl` and `lint --format json` say about the complete file.
+    static func reference(_ path: String) throws -> (events: [String], findings: Set<String>) {
+        let t = try CLIRunner.run(["timeline", "--format", "jsonl", path])
+        #expect(t.status == 0)
+        let l = try CLIRunner.run(["lint", "--format", "json", "--fail-on", "never", path])
+        let doc = try JSONSerialization.jsonObject(with: Data(l.stdout.utf8)) as! [String: Any]
+        let findings = ((doc["captures"] as! [[String: Any]])[0]["findings"] as! [[String: Any]]).map {
+            "\($0["rule"] as! String)@\(($0["frames"] as! [Int])[0])"
+        }
+        return (t.lines.map(String.init), Set(findings))
+    }
+
+    /// Splits watch's JSONL into event lines and findings (rule@first frame).
+    static func split(_ stdout: String) throws -> (events: [String], findings: [String]) {
+        var events: [String] = []
+        var findings: [String] = []
+        for line in stdout.split(separator: "\n") {
+            let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            if let rule = o["finding"] as? String {
+                findings.append("\(rule)@\((o["frames"] as! [Int])[0])")
+            } else {
+                events.append(String(line))
+            }
+        }
+        return (events, findings)
+    }
+
+    @Test(arguments: captures)
+    func aCompleteFileWatchesLikeTimelineAndLint(_ relative: String) throws {
+        let path = try Fixtures.existing(relative)
+        let want = try Self.reference(path)
+        let run = try CLIRunner.run(["watch", "--format", "jsonl", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let got = try Self.split(run.stdout)
+        #expect(got.events == want.events)
+        #expect(got.findings.count == Set(got.findings).count, "a finding printed twice")
+        #expect(Set(got.findings) == want.findings)
+    }
+
+    @Test func standardInput() throws {
+        let path = try Fixtures.existing(Self.captures[0])
+        let want = try Self.reference(path)
+        let run = try CLIRunner.run(["watch", "--format", "jsonl", "-"], stdin: Data(try Fixtures.bytes(Self.captures[0])))
+        #expect(run.status == 0)
+        let got = try Self.split(run.stdout)
+        #expect(got.events == want.events && Set(got.findings) == want.findings)
+    }
+
+    /// The btsnoop records of a capture: file header (16 bytes), then each record's bytes.
+    static func records(_ relative: String) throws -> (header: [UInt8], records: [[UInt8]]) {
+        let data = try Fixtures.bytes(relative)
+        var out: [[UInt8]] = []
+        var i = 16
+        while i + 24 <= data.count {
+            let incl = Int(data[(i + 4)..<(i + 8)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            out.append(Array(data[i..<(i + 24 + incl)]))
+            i += 24 + incl
+        }
+        return (Array(data[0..<16]), out)
+    }
+
+    /// A running `blecap watch`, its output collected as it comes, with the time each line came.
+    final class Watcher: @unchecked Sendable {
+        let process = Process()
+        let lock = NSLock()
+        var text = ""
+        var arrivals: [(line: String, at: Date)] = []
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = CLIRunner.executable
+            process.arguments = arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            out.fileHandleForReading.readabilityHandler = { [unowned self] h in
+                let d = h.availableData
+                guard !d.isEmpty else { return }
+                lock.lock()
+                text += String(decoding: d, as: UTF8.self)
+                let now = Date()
+                while let nl = text.firstIndex(of: "\n") {
+                    arrivals.append((String(text[..<nl]), now))
+                    text.removeSubrange(...nl)
+                }
+                lock.unlock()
+            }
+            try process.run()
+        }
+
+        /// Waits until a line containing `needle` came, up to `timeout` s; when it came.
+        func wait(for needle: String, timeout: Double) -> Date? {
+            let end = Date().addingTimeInterval(timeout)
+            while Date() < end {
+                lock.lock()
+                let hit = arrivals.first { $0.line.contains(needle) }?.at
+                lock.unlock()
+                if let hit { return hit }
+                usleep(10_000)
+            }
+            return nil
+        }
+
+        var lines: String {
+            lock.lock()
+            defer { lock.unlock() }
+            return arrivals.map { $0.line + "\n" }.joined()
+        }
+    }
+
+    @Test func followingAFileBeingWrittenWithPartialRecords() throws {
+        let relative = Self.captures[0]
+        let want = try Self.reference(try Fixtures.existing(relative))
+        let (header, records) = try Self.records(relative)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blecap-watch-\(UUID().uuidString).btsnoop"
+        ).path
+        FileManager.default.createFile(atPath: path, contents: Data(header + records[0..<40].joined()))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let watcher = try Watcher(["watch", "--follow", "--format", "jsonl", path])
+        let file = try #require(FileHandle(forWritingAtPath: path))
+        try file.seekToEnd()
+        // The rest record by record; every tenth one half written, a pause, then the other half.
+        for (i, r) in records.enumerated().dropFirst(40) {
+            if i % 10 == 0 {
+                try file.write(contentsOf: Data(r[..<(r.count / 2)]))
+                usleep(150_000)
+                try file.write(contentsOf: Data(r[(r.count / 2)...]))
+            } else {
+                try file.write(contentsOf: Data(r))
+            }
+        }
+        let written = Date()
+        try file.close()
+        // The last record (frame 123) is the Disconnection Complete: its event within a second.
+        let came = watcher.wait(for: "\"type\":\"connection.disconnect\"", timeout: 5)
+        let at = try #require(came, "no disconnection event")
+        #expect(at.timeIntervalSince(written) < 1.0)
+        watcher.process.interrupt()  // SIGINT: flush, summary, exit 0
+        watcher.process.waitUntilExit()
+        usleep(100_000)
+        #expect(watcher.process.terminationStatus == 0)
+        let got = try Self.split(watcher.lines)
+        #expect(got.events == want.events)
+        #expect(Set(got.findings) == want.findings)
+    }
+
+    @Test func aTCPStreamAtItsCapturedPace() throws {
+        // A loopback server that streams the capture with its records' own gaps (capped at
+        // 50 ms so the test takes a few seconds, not the session's 20), then closes.
+        let relative = "bumble/hr_short_notification.central.btsnoop"
+        let want = try Self.reference(try Fixtures.existing(relative))
+        let (header, records) = try Self.records(relative)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) }
+        }
+        try #require(bound == 0 && listen(listener, 1) == 0)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) }
+        }
+        let port = UInt16(bigEndian: addr.sin_port)
+        let server = Thread {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }
+            defer { close(fd) }
+            func send(_ b: [UInt8]) { b.withUnsafeBytes { _ = Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+            send(header)
+            var last: UInt64?
+            for r in records {
+                let ts = r[16..<24].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                if let last { usleep(UInt32(min(50_000, (ts &- last) / 1))) }
+                last = ts
+                send(r)
+            }
+        }
+        server.start()
+        let run = try CLIRunner.run(["watch", "--format", "jsonl", "tcp://127.0.0.1:\(port)"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let got = try Self.split(run.stdout)
+        #expect(got.events == want.events)
+        #expect(Set(got.findings) == want.findings)
+    }
+
+    @Test func unreachableTCPSourceIsAClearError() throws {
+        // Port 9 (discard) on loopback: nothing listens in the test environment.
+        let run = try CLIRunner.run(["watch", "tcp://127.0.0.1:9"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("tcp://127.0.0.1:9"))
+    }
+}
