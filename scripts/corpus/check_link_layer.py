@@ -1,0 +1,412 @@
+#!/usr/bin/env python3
+"""Check an over-the-air capture written by make_link_layer.py against its HCI original, with
+tshark as the oracle.
+
+Usage:
+  check_link_layer.py ORIGINAL.btsnoop GENERATED [GENERATED ...]
+  check_link_layer.py --corpus [--only TEXT]      every file of captures/linklayer/
+
+For each generated file:
+  1. tshark decodes every frame without a malformed or expert item, except the ones the seeded
+     faults explain: "Incorrect CRC" / "CRC is bad" exactly on the frames whose pseudo-header says
+     the CRC is invalid, "Retransmission" / "Not acknowledged" only on frames that repeat the SN of
+     the previous frame in the same direction.
+  2. The CRC-24 of every frame, recomputed here bit by bit as Vol 6 Part B 3.1.1 draws the LFSR
+     (a different implementation from the generator's table; itself checked against real captures
+     in captures/public), matches the stored CRC exactly when the pseudo-header says it is valid.
+     tshark recomputes the advertising-channel CRCs on a copy with the "CRC checked" flag cleared
+     (link type 256) and must find none incorrect but the seeded ones.
+  3. Per connection (in the order of Connection Complete / CONNECT_IND), the sequence of ATT
+     opcodes and handles tshark decodes equals tshark's decode of the HCI original, counting each
+     PDU once: frames with a bad CRC are dropped, and so is a frame that repeats the SN and payload
+     of the previous good frame in the same direction (a retransmission).
+  4. Each CONNECT_IND's Interval, Latency, Timeout, InitA and AdvA equal the Connection Complete's
+     (InitA / AdvA = local / peer address by role).
+  5. Data channel PDUs use the channel of CSA#1 for their event counter (link type 272, which
+     carries it) and, within an event, the peripheral starts T_IFS = 150 us after the central ends.
+Exit status 1 when a check fails; one line per file otherwise.
+"""
+import argparse, collections, os, struct, subprocess, sys, tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+ADV_AA = 0x8E89BED6
+
+
+# -- an independent CRC-24: the LFSR of Vol 6 Part B Figure 3.2, one bit at a time ---------------
+
+def crc24_lfsr(pdu, crc_init):
+    """The register as a list of 24 bits, position i preset with bit i of CRCInit; each data bit
+    (LSB of each octet first) is XORed with position 23 and fed back into position 0 and the taps
+    of x, x^3, x^4, x^6, x^9, x^10; the CRC goes on air from position 23 down to 0."""
+    reg = [(crc_init >> i) & 1 for i in range(24)]
+    taps = (1, 3, 4, 6, 9, 10)        # positions fed back (x, x^3, x^4, x^6, x^9, x^10)
+    for byte in pdu:
+        for i in range(8):
+            fb = reg[23] ^ ((byte >> i) & 1)
+            new = [fb] + reg[:23]
+            for tpos in taps:
+                new[tpos] ^= fb
+            reg = new
+    bits = reg[::-1]                   # position 23 first on air
+    return bytes(sum(bits[8 * k + j] << j for j in range(8)) for k in range(3))
+
+
+def selftest_crc():
+    """The bitwise CRC must reproduce CRCs that real sniffers captured (WHAD, link type 256)."""
+    frames = read_capture(os.path.join(ROOT, "captures", "public", "pcap-lell256_whad-pairing-gatt-conn-update.pcap"))
+    init, checked = None, 0
+    for fr in frames:
+        if fr["aa"] == ADV_AA and (fr["pdu"][0] & 0x0F) == 0x05 and len(fr["pdu"]) >= 2 + 12 + 7:
+            init = int.from_bytes(fr["pdu"][2 + 12 + 4:2 + 12 + 7], "little")
+        crc_init = 0x555555 if fr["aa"] == ADV_AA else init
+        if crc_init is None or not fr["crc_ok"]:
+            continue
+        if crc24_lfsr(fr["pdu"], crc_init) != fr["crc"]:
+            sys.exit(f"CRC self-test failed on a real frame of the WHAD capture: {fr['pdu'].hex()}")
+        checked += 1
+    if checked < 10:
+        sys.exit("CRC self-test: too few frames of the WHAD capture checked")
+    return checked
+
+
+# -- our own reading of the generated file ------------------------------------------------------
+
+def records(data):
+    """(timestamp µs, link type, packet) of a pcap or pcapng file."""
+    magic = data[:4]
+    if magic == b"\xd4\xc3\xb2\xa1":
+        linktype = struct.unpack("<I", data[20:24])[0]
+        off = 24
+        while off + 16 <= len(data):
+            sec, usec, incl, orig = struct.unpack("<IIII", data[off:off + 16])
+            yield sec * 1_000_000 + usec, linktype, data[off + 16:off + 16 + incl]
+            off += 16 + incl
+    elif magic == b"\x0a\x0d\x0d\x0a":
+        off, linktype = 0, None
+        while off + 12 <= len(data):
+            btype, total = struct.unpack("<II", data[off:off + 8])
+            body = data[off + 8:off + total - 4]
+            if btype == 1:
+                linktype = struct.unpack("<H", body[:2])[0]
+            elif btype == 6:
+                _, hi, lo, incl, orig = struct.unpack("<IIIII", body[:20])
+                yield (hi << 32) | lo, linktype, body[20:20 + incl]
+            off += total
+    else:
+        sys.exit("not a pcap or pcapng file")
+
+
+def read_capture(path):
+    frames = []
+    for n, (ts, linktype, pkt) in enumerate(records(open(path, "rb").read()), 1):
+        fr = {"n": n, "ts": ts, "linktype": linktype, "event": None, "direction": None}
+        if linktype == 256:
+            ch, sig, noise, offenses, ref_aa, flags = struct.unpack("<BbbBIH", pkt[:10])
+            ll = pkt[10:]
+            pdu_type = (flags >> 7) & 7
+            fr["direction"] = {2: "C", 3: "P"}.get(pdu_type)
+            fr["crc_ok"] = bool(flags & 0x0800) if flags & 0x0400 else None
+            fr["encrypted"] = bool(flags & 0x0008)
+            fr["rf"] = ch
+        elif linktype == 272:
+            board, plen, ver, counter, pid = struct.unpack("<BHBHB", pkt[:7])
+            hlen, flags, ch, rssi, event, time_field = struct.unpack("<BBBBHI", pkt[7:17])
+            ll = pkt[17:]
+            fr["crc_ok"] = bool(flags & 1)
+            fr["encrypted"] = bool(flags & 0x04)
+            fr["channel"], fr["version"], fr["pid"] = ch, ver, pid
+            fr["time_field"] = time_field
+            aa = struct.unpack("<I", ll[:4])[0]
+            if aa != ADV_AA:
+                fr["direction"] = "C" if flags & 2 else "P"
+                fr["event"] = event
+        else:
+            sys.exit(f"{path}: link type {linktype} is not one make_link_layer.py writes")
+        fr["aa"] = struct.unpack("<I", ll[:4])[0]
+        fr["pdu"], fr["crc"] = ll[4:-3], ll[-3:]
+        frames.append(fr)
+    return frames
+
+
+# -- tshark -----------------------------------------------------------------------------------
+
+def tshark(path, fields, display_filter=None):
+    cmd = ["tshark", "-r", path, "-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=,"]
+    if display_filter:
+        cmd += ["-Y", display_filter]
+    for f in fields:
+        cmd += ["-e", f]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines():
+        cols = line.split("\t")
+        cols += [""] * (len(fields) - len(cols))
+        rows.append(dict(zip(fields, cols)))
+    return rows
+
+
+def addr_le(text):
+    return bytes(int(x, 16) for x in reversed(text.split(":")))
+
+
+# ATT PDUs whose handle tshark infers from the matching request instead of reading it from the PDU
+# (tshark 4.0 keys that match by connection handle, which is 0 for every link-layer connection, so
+# with two links at once it can pick the other link's request): compared by opcode only.
+NO_HANDLE_IN_PDU = {0x02, 0x03, 0x07, 0x0B, 0x0D, 0x0F, 0x13, 0x18, 0x19, 0x1E, 0x21, 0x23}
+SEEDED = {"Incorrect CRC", "CRC is bad", "Retransmission", "Not acknowledged"}
+
+
+def att_key(opcode, handle):
+    op = int(opcode.split(",")[0], 16)
+    return (opcode, "" if op in NO_HANDLE_IN_PDU else handle)
+
+
+def experts(row):
+    msgs = [m for m in row["_ws.expert.message"].split(",") if m and m not in SEEDED]
+    if row["_ws.malformed"]:
+        msgs.append("malformed")
+    return sorted(msgs)
+
+
+def hci_facts(original):
+    """tshark's view of the HCI original: per connection, the Connection Complete fields and the
+    ATT (opcode, handle) sequence."""
+    rows = tshark(original, ["frame.number", "bthci_evt.le_meta_subevent", "bthci_evt.status",
+                             "bthci_evt.connection_handle", "bthci_evt.role", "bthci_evt.bd_addr",
+                             "bthci_evt.le_con_interval", "bthci_evt.le_con_latency",
+                             "bthci_evt.le_supv_timeout", "bthci_acl.chandle", "btatt.opcode",
+                             "btatt.handle", "_ws.malformed", "_ws.expert.message"])
+    conns, current = [], {}
+    adv_experts = collections.Counter()
+    for r in rows:
+        if r["bthci_evt.le_meta_subevent"] in ("0x02", "0x0d", "0x0b"):
+            adv_experts.update(experts(r))
+        if r["bthci_evt.le_meta_subevent"] in ("0x01", "0x0a", "0x29") and r["bthci_evt.status"] in ("0x00", "0"):
+            h = int(r["bthci_evt.connection_handle"], 16)
+            conns.append({"role": int(r["bthci_evt.role"], 16), "peer": r["bthci_evt.bd_addr"].split(",")[0],
+                          "interval": int(r["bthci_evt.le_con_interval"].split(",")[0], 0),
+                          "latency": int(r["bthci_evt.le_con_latency"].split(",")[0], 0),
+                          "timeout": int(r["bthci_evt.le_supv_timeout"].split(",")[0], 0), "att": [],
+                          "experts": []})
+            current[h] = len(conns) - 1
+        elif r["btatt.opcode"] and r["bthci_acl.chandle"]:
+            h = int(r["bthci_acl.chandle"].split(",")[0], 16)
+            if h in current:
+                conns[current[h]]["att"].append(att_key(r["btatt.opcode"], r["btatt.handle"]))
+                conns[current[h]]["experts"].append(experts(r))
+    return conns, adv_experts
+
+
+# -- the checks -------------------------------------------------------------------------------
+
+def check(original, generated):
+    problems = []
+    frames = read_capture(generated)
+    by_n = {fr["n"]: fr for fr in frames}
+    rows = tshark(generated, ["frame.number", "_ws.malformed", "_ws.expert.message", "btle.retransmit",
+                              "btle.crc.incorrect", "btatt.opcode", "btatt.handle",
+                              "btle.link_layer_data.access_address", "btle.link_layer_data.interval",
+                              "btle.link_layer_data.latency", "btle.link_layer_data.timeout",
+                              "btle.link_layer_data.hop", "btle.initiator_address",
+                              "btle.advertising_address", "btle.control_opcode"])
+    if len(rows) != len(frames):
+        problems.append(f"tshark read {len(rows)} frames, the file has {len(frames)}")
+
+    # Our own notion of the seeded faults: CRC-invalid frames and repeated SNs.
+    conn_of_aa, crc_init, hop = {}, {}, {}
+    last_sn = {}
+    last_good = {}
+    repeats, duplicates, unacked = set(), set(), set()
+    last_in = {}                # (aa, direction) -> the last frame of that direction
+    good_copy = {}              # bad-CRC frame -> the next frame of its direction (the resend)
+    crc_checked = 0
+    for fr in frames:
+        pdu = fr["pdu"]
+        if fr["aa"] == ADV_AA:
+            init = 0x555555
+            if (pdu[0] & 0x0F) == 0x05 and len(pdu) == 36:
+                aa = struct.unpack("<I", pdu[14:18])[0]
+                conn_of_aa[aa] = len(conn_of_aa)
+                crc_init[aa] = int.from_bytes(pdu[18:21], "little")
+                hop[aa] = pdu[35] & 0x1F
+        else:
+            init = crc_init.get(fr["aa"])
+            key = (fr["aa"], fr["direction"])
+            sn = (pdu[0] >> 3) & 1
+            if key in last_sn and last_sn[key] == sn:
+                repeats.add(fr["n"])
+            last_sn[key] = sn
+            other = last_in.get((fr["aa"], "P" if fr["direction"] == "C" else "C"))
+            if other is not None and ((pdu[0] >> 2) & 1) == ((other["pdu"][0] >> 3) & 1):
+                unacked.add(fr["n"])
+            mine = last_in.get(key)
+            if mine is not None and not mine["crc_ok"]:
+                good_copy[mine["n"]] = fr["n"]
+            last_in[key] = fr
+            if fr["crc_ok"]:
+                prev = last_good.get(key)
+                if prev is not None and prev[0] == sn and prev[1] == bytes(pdu[1:]) and pdu[1] > 0 and fr["n"] in repeats:
+                    duplicates.add(fr["n"])
+                last_good[key] = (sn, bytes(pdu[1:]))
+        if init is None:
+            problems.append(f"frame {fr['n']}: data PDU on an access address without a CONNECT_IND")
+            continue
+        good = crc24_lfsr(pdu, init) == fr["crc"]
+        crc_checked += 1
+        if good != bool(fr["crc_ok"]):
+            problems.append(f"frame {fr['n']}: CRC {'matches' if good else 'does not match'} but the header says {'valid' if fr['crc_ok'] else 'invalid'}")
+    bad_crc = {fr["n"] for fr in frames if not fr["crc_ok"]}
+
+    ll_adv_experts = collections.Counter()
+    # 1. tshark: nothing malformed, experts only where the seeded faults put them (or, on an ATT
+    # PDU, the ones tshark reports on the same PDU of the HCI original: checked in 3).
+    for r in rows:
+        n = int(r["frame.number"])
+        for msg in filter(None, r["_ws.expert.message"].split(",")):
+            if msg in ("Incorrect CRC", "CRC is bad") and n not in bad_crc:
+                problems.append(f"frame {n}: tshark expert item '{msg}' on a frame with a good CRC")
+            if msg == "Retransmission" and n not in repeats:
+                problems.append(f"frame {n}: tshark expert item '{msg}' but the SN is new")
+            if msg == "Not acknowledged" and n not in unacked:
+                problems.append(f"frame {n}: tshark expert item '{msg}' but the NESN acknowledges")
+        fr = by_n.get(n)
+        if experts(r) and not r["btatt.opcode"]:
+            if fr is not None and fr["aa"] == ADV_AA and fr["crc_ok"]:
+                ll_adv_experts.update(experts(r))
+            elif not (fr is not None and not fr["crc_ok"]):
+                problems.append(f"frame {n}: tshark says {experts(r)}")
+        if r["btle.crc.incorrect"] and n not in bad_crc:
+            problems.append(f"frame {n}: tshark finds the CRC incorrect")
+        if r["btle.retransmit"] and n not in repeats:
+            problems.append(f"frame {n}: tshark calls it a retransmission, the SN says not")
+    # tshark recomputing the advertising CRCs itself (256: clear "CRC checked").
+    if frames and frames[0]["linktype"] == 256:
+        data = bytearray(open(generated, "rb").read())
+        if data[:4] == b"\xd4\xc3\xb2\xa1":
+            off = 24
+            while off + 16 <= len(data):
+                incl = struct.unpack("<I", data[off + 8:off + 12])[0]
+                p = off + 16
+                flags = struct.unpack("<H", data[p + 8:p + 10])[0] & ~0x0C00
+                data[p + 8:p + 10] = struct.pack("<H", flags)
+                off = p + incl
+            with tempfile.NamedTemporaryFile(suffix=".pcap") as tmp:
+                tmp.write(data)
+                tmp.flush()
+                for r in tshark(tmp.name, ["frame.number", "btle.crc.incorrect"], "btle.crc.incorrect"):
+                    if int(r["frame.number"]) not in bad_crc:
+                        problems.append(f"frame {r['frame.number']}: tshark computes a wrong advertising CRC")
+
+    # 3. ATT sequences per connection.
+    hci, hci_adv_experts = hci_facts(original)
+    if hci_adv_experts != ll_adv_experts:
+        problems.append(f"advertising: tshark says {dict(ll_adv_experts)} over the air, {dict(hci_adv_experts)} on the HCI reports")
+    att_rows = {int(r["frame.number"]): r["btatt.opcode"] for r in rows}
+    ll_att = [[] for _ in conn_of_aa]
+    ll_experts = [[] for _ in conn_of_aa]
+    connect_inds = []
+    for r in rows:
+        n = int(r["frame.number"])
+        fr = by_n.get(n)
+        if r["btle.link_layer_data.access_address"]:
+            connect_inds.append(r)
+        if not r["btatt.opcode"] or fr is None or fr["aa"] == ADV_AA:
+            continue
+        if n in duplicates:
+            continue
+        if n in bad_crc and att_rows.get(good_copy.get(n)):
+            continue       # the good resend carries it (tshark 4.0 reassembles a continuation
+                           # fragment with a bad CRC as if it were good: then it is counted here)
+        ll_att[conn_of_aa[fr["aa"]]].append(att_key(r["btatt.opcode"], r["btatt.handle"]))
+        ll_experts[conn_of_aa[fr["aa"]]].append(experts(r))
+    if len(hci) != len(conn_of_aa):
+        problems.append(f"{len(hci)} connections in the HCI original, {len(conn_of_aa)} CONNECT_IND")
+    att_total = 0
+    for i, (h, l) in enumerate(zip(hci, ll_att)):
+        att_total += len(l)
+        if h["att"] != l:
+            k = next((j for j in range(min(len(h["att"]), len(l))) if h["att"][j] != l[j]), min(len(h["att"]), len(l)))
+            problems.append(f"connection {i + 1}: ATT differs at PDU {k + 1} (HCI {len(h['att'])} PDUs, "
+                            f"over the air {len(l)}): {h['att'][k:k + 2]} vs {l[k:k + 2]}")
+        elif h["experts"] != ll_experts[i]:
+            k = next(j for j in range(len(l)) if h["experts"][j] != ll_experts[i][j])
+            problems.append(f"connection {i + 1}: ATT PDU {k + 1}: tshark says {ll_experts[i][k]} over the air, "
+                            f"{h['experts'][k]} on the HCI original")
+
+    # 4. CONNECT_IND fields.
+    for i, (h, r) in enumerate(zip(hci, connect_inds)):
+        got = (int(r["btle.link_layer_data.interval"]), int(r["btle.link_layer_data.latency"]),
+               int(r["btle.link_layer_data.timeout"]))
+        want = (h["interval"], h["latency"], h["timeout"])
+        if got != want:
+            problems.append(f"connection {i + 1}: CONNECT_IND interval/latency/timeout {got}, Connection Complete {want}")
+        peer_field = "btle.advertising_address" if h["role"] == 0 else "btle.initiator_address"
+        if r[peer_field] != h["peer"]:
+            problems.append(f"connection {i + 1}: CONNECT_IND {peer_field} {r[peer_field]}, the peer is {h['peer']}")
+
+    # 5. CSA#1 and T_IFS (T_IFS only where every packet is written, i.e. with empty PDUs).
+    all_written = any(fr["aa"] != ADV_AA and fr["pdu"][1] == 0 for fr in frames)
+    prev = None
+    for fr in frames:
+        if fr["aa"] == ADV_AA:
+            continue
+        if fr["event"] is not None and fr["aa"] in hop:
+            want = ((fr["event"] + 1) * hop[fr["aa"]]) % 37
+            if fr["channel"] != want:
+                problems.append(f"frame {fr['n']}: channel {fr['channel']} but CSA#1 gives {want} for event {fr['event']}")
+        if (all_written and prev is not None and prev["aa"] == fr["aa"] and prev["direction"] == "C"
+                and fr["direction"] == "P" and fr["ts"] - prev["ts"] < 3000):
+            mic = 4 if prev["encrypted"] and prev["pdu"][1] else 0
+            gap = fr["ts"] - prev["ts"] - 8 * (10 + prev["pdu"][1] + mic)
+            if gap != 150:
+                problems.append(f"frame {fr['n']}: starts {gap} us after the central's packet ends, not T_IFS")
+        prev = fr
+
+    summary = (f"{os.path.relpath(generated)}: {len(frames)} frames, {len(conn_of_aa)} connections, "
+               f"{att_total} ATT PDUs equal to the HCI original's, {crc_checked} CRCs checked, "
+               f"{len(bad_crc)} seeded bad CRCs, {len(repeats)} repeated SNs ({len(duplicates)} duplicate PDUs)")
+    return problems, summary
+
+
+def corpus_pairs(only):
+    sys.path.insert(0, HERE)
+    import make_link_layer
+    for src, out, _ in make_link_layer.corpus_jobs():
+        if only and only not in out:
+            continue
+        yield (os.path.join(ROOT, "captures", "bumble", src), os.path.join(ROOT, "captures", "linklayer", out))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="*")
+    p.add_argument("--corpus", action="store_true")
+    p.add_argument("--only", default="")
+    a = p.parse_args()
+    if a.corpus:
+        pairs = list(corpus_pairs(a.only))
+    elif len(a.files) >= 2:
+        pairs = [(a.files[0], g) for g in a.files[1:]]
+    else:
+        p.error("ORIGINAL GENERATED..., or --corpus")
+    real = selftest_crc()
+    print(f"CRC-24 self-test: {real} CRCs of a real sniffer capture reproduced")
+    failed = 0
+    for original, generated in pairs:
+        problems, summary = check(original, generated)
+        if problems:
+            failed += 1
+            print(f"FAIL {summary}")
+            for line in problems[:20]:
+                print(f"  {line}")
+            if len(problems) > 20:
+                print(f"  ... {len(problems) - 20} more")
+        else:
+            print(f"ok   {summary}")
+    print(f"{len(pairs) - failed} of {len(pairs)} files pass")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
