@@ -31,6 +31,10 @@ What becomes what:
     device (ScanA) before each SCAN_RSP when the scan was active. Extended reports that are not
     legacy PDUs become the legacy PDU with the same properties when the data fits in 31 octets;
     longer ones are dropped (counted in the summary line).
+  - Our own advertising (LE Set (Extended) Advertising Parameters / Data / Enable): one
+    advertising event per interval, the PDU on 37, 38 and 39, from the enable until it is disabled
+    or a connection starts (legacy PDUs only; extended sets with more than 31 octets are not
+    written). A peripheral's capture so shows how it was found.
   - LE (Enhanced) Connection Complete -> CONNECT_IND, sent ~3 ms before the event: InitA = the
     local address (Read BD_ADDR, or LE Set Random Address when the connection used a random own
     address; 00:00:5E:00:53:01 / C0:00:5E:00:53:01 when the capture has none), AdvA = the peer,
@@ -76,6 +80,11 @@ EPOCH_DELTA = 0x00DCDDB30F2F8000  # btsnoop timestamps count microseconds from y
 ADV_AA = 0x8E89BED6
 ADV_CRC_INIT = 0x555555
 T_IFS = 150
+# Frames may go up to HORIZON us before the HCI record they come from (the CONNECT_IND 3 ms before
+# the Connection Complete; our own advertising events up to ADV_LAG before the record that stops
+# them), so the queue is written out up to HORIZON before the current record.
+HORIZON = 4000
+ADV_LAG = 3500
 FALLBACK_PUBLIC = bytes.fromhex("0153005E0000")    # 00:00:5E:00:53:01, documentation range (LE order)
 FALLBACK_RANDOM = bytes.fromhex("0153005E00C0")    # C0:00:5E:00:53:01, static random
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -463,6 +472,7 @@ class Generator:
         self.local_features = bytes([0x01, 0, 0, 0, 0, 0, 0, 0])
         self.length_initiated = set()
         self.enc_params = {}
+        self.adv_sets = {}            # our own advertising: handle -> AdvSet
 
     # -- output queue -----------------------------------------------------------------------
     def emit(self, fr):
@@ -566,10 +576,12 @@ class Generator:
 
     # -- HCI --------------------------------------------------------------------------------
     def record(self, t, received, pkt):
-        t = max(t, self.floor)
+        t = max(t, self.floor + HORIZON)
         for conn in self.conns.values():
             conn.idle_until(t)
-        self.flush(t)
+        for adv in self.adv_sets.values():
+            self.own_advertising_until(adv, t - ADV_LAG)
+        self.flush(t - HORIZON)
         if not pkt:
             return
         kind = pkt[0]
@@ -618,8 +630,75 @@ class Generator:
             pdus.append((first_llid if i == 0 else 1, data[i:i + self.max_pdu]))
         conn.send(t, side, pdus)
 
+    # -- our own advertising (a peripheral's capture has no reports: the sniffer hears its
+    # ADV_IND itself, one advertising event per interval on 37, 38, 39) ------------------------
+    def adv_set(self, handle):
+        return self.adv_sets.setdefault(handle, {"props": 0x13, "data": b"", "own_type": 0, "addr": None,
+                                                 "interval": 100_000, "next": None})
+
+    def own_advertising_until(self, adv, t):
+        if adv["next"] is None:
+            return
+        props = adv["props"]
+        if props & 0x10 == 0 and len(adv["data"]) > 31:
+            return                     # extended advertising with long data: not written (legacy PDUs only)
+        pdu_type = 1 if props & 4 else 0 if props & 1 else 6 if props & 2 else 2
+        addr = adv["addr"] or self.local_address(adv["own_type"])[0]
+        atype = adv["own_type"] & 1
+        while adv["next"] < t:
+            ts = adv["next"]
+            if pdu_type == 1:
+                body = addr + FALLBACK_PUBLIC
+                header = bytes([0x01 | atype << 6, len(body)])
+            else:
+                body = addr + adv["data"]
+                header = bytes([pdu_type | atype << 6, len(body)])
+            for k, ch in enumerate((37, 38, 39)):
+                self.emit(Frame(ts + k * (air_time(len(body)) + 150), ch, -40, ADV_AA, ADV_CRC_INIT,
+                                bytearray(header + body)))
+            adv["next"] += adv["interval"]
+
+    def own_advertising_stops(self, t, handle=None):
+        for h, adv in self.adv_sets.items():
+            if handle is None or h == handle:
+                self.own_advertising_until(adv, t)
+                adv["next"] = None
+
     def command(self, t, opcode, p):
         self.pending_cmd[opcode] = p
+        if opcode == 0x2006 and len(p) >= 7:        # LE Set Advertising Parameters (legacy set 0x100)
+            adv = self.adv_set(0x100)
+            adv["interval"] = struct.unpack("<H", p[0:2])[0] * 625
+            adv["props"] = {0: 0x13, 1: 0x15, 2: 0x12, 3: 0x10, 4: 0x15}.get(p[4], 0x10)
+            adv["own_type"] = p[5]
+        elif opcode == 0x2008 and len(p) >= 1:
+            self.adv_set(0x100)["data"] = bytes(p[1:1 + min(p[0], 31)])
+        elif opcode == 0x200A and len(p) >= 1:
+            if p[0]:
+                self.adv_set(0x100)["next"] = t
+            else:
+                self.own_advertising_stops(t, 0x100)
+        elif opcode == 0x2036 and len(p) >= 11:     # LE Set Extended Advertising Parameters
+            adv = self.adv_set(p[0])
+            adv["props"] = struct.unpack("<H", p[1:3])[0]
+            adv["interval"] = max(20_000, int.from_bytes(p[3:6], "little") * 625)
+            adv["own_type"] = p[10]
+        elif opcode == 0x2035 and len(p) >= 7:      # LE Set Advertising Set Random Address
+            self.adv_set(p[0])["addr"] = bytes(p[1:7])
+        elif opcode == 0x2037 and len(p) >= 4:      # LE Set Extended Advertising Data
+            adv = self.adv_set(p[0])
+            data = bytes(p[4:4 + p[3]])
+            adv["data"] = data if p[1] in (1, 3) else adv["data"] + data
+        elif opcode == 0x2039 and len(p) >= 2:      # LE Set Extended Advertising Enable
+            handles = [p[2 + 4 * i] for i in range(p[1]) if 2 + 4 * i < len(p)]
+            if p[0]:
+                for h in handles:
+                    self.adv_set(h)["next"] = t
+            elif handles:
+                for h in handles:
+                    self.own_advertising_stops(t, h)
+            else:
+                self.own_advertising_stops(t)
         if opcode == 0x2005 and len(p) >= 6:
             self.random_addr = bytes(p[:6])
         elif opcode == 0x200B and len(p) >= 1:
@@ -672,6 +751,14 @@ class Generator:
                     local, ltype = bytes(body[11:17]), 1      # local resolvable private address
                 if sub != 0x01 and body[17:23] != b"\0" * 6:
                     peer, ptype = bytes(body[17:23]), 1
+                if role == 1:
+                    # The advertising that led to it stops (the CONNECT_IND was its last PDU);
+                    # the address the peer connected to is the advertising set's.
+                    for adv in self.adv_sets.values():
+                        if adv["next"] is not None and sub == 0x01:
+                            if adv["addr"] is not None and adv["own_type"] & 1:
+                                local, ltype = adv["addr"], 1
+                    self.own_advertising_stops(t - ADV_LAG)
                 self.conns[handle] = Conn(self, handle, role, local, ltype, peer, ptype,
                                           interval, latency, timeout, t)
             elif sub == 0x03 and len(body) >= 9 and body[0] == 0:
