@@ -5,6 +5,11 @@ tshark as the oracle.
 Usage:
   check_link_layer.py ORIGINAL.btsnoop GENERATED [GENERATED ...]
   check_link_layer.py --corpus [--only TEXT]      every file of captures/linklayer/
+  check_link_layer.py --synthetic                 a small HCI capture built here with what the
+                                                  corpus lacks (remote version and features, data
+                                                  length, legacy / directed reports, enhanced
+                                                  connection complete, peripheral role), converted
+                                                  five ways and checked the same way
 
 For each generated file:
   1. tshark decodes every frame without a malformed or expert item, except the ones the seeded
@@ -176,10 +181,69 @@ def hci_facts(original):
                              "bthci_evt.connection_handle", "bthci_evt.role", "bthci_evt.bd_addr",
                              "bthci_evt.le_con_interval", "bthci_evt.le_con_latency",
                              "bthci_evt.le_supv_timeout", "bthci_acl.chandle", "btatt.opcode",
-                             "btatt.handle", "_ws.malformed", "_ws.expert.message"])
+                             "btatt.handle", "_ws.malformed", "_ws.expert.message", "bthci_cmd.opcode",
+                             "bthci_cmd.connection_handle", "bthci_cmd.reason", "bthci_evt.code",
+                             "bthci_evt.reason", "bthci_cmd.le_random_number",
+                             "bthci_cmd.le_encrypted_diversifier", "bthci_evt.le_random_number",
+                             "bthci_evt.le_encrypted_diversifier", "bthci_evt.encryption_enable",
+                             "bthci_evt.lmp_vers_nr", "bthci_evt.comp_id", "bthci_evt.lmp_sub_vers_nr",
+                             "bthci_evt.le_features", "bthci_evt.max_tx_octets", "bthci_evt.max_tx_time",
+                             "bthci_evt.max_rx_octets", "bthci_evt.max_rx_time"])
     conns, current = [], {}
     adv_experts = collections.Counter()
+    local_disconnect, enc_keys = {}, {}
     for r in rows:
+        code = r["bthci_evt.code"].split(",")[0]
+        cmd = r["bthci_cmd.opcode"]
+        if cmd == "0x0406":
+            local_disconnect[int(r["bthci_cmd.connection_handle"], 16)] = int(r["bthci_cmd.reason"], 16)
+        elif cmd == "0x2019":
+            enc_keys[int(r["bthci_cmd.connection_handle"], 16)] = (
+                int.from_bytes(bytes.fromhex(r["bthci_cmd.le_random_number"].replace(":", "")), "little"),
+                int(r["bthci_cmd.le_encrypted_diversifier"], 16))
+        elif r["bthci_evt.le_meta_subevent"] == "0x05" and r["bthci_evt.le_random_number"]:
+            enc_keys[int(r["bthci_evt.connection_handle"], 16)] = (
+                int.from_bytes(bytes.fromhex(r["bthci_evt.le_random_number"].replace(":", "")), "little"),
+                int(r["bthci_evt.le_encrypted_diversifier"], 16))
+        elif code == "0x05" and r["bthci_evt.status"].split(",")[0] in ("0x00", "0"):
+            h = int(r["bthci_evt.connection_handle"], 16)
+            if h in current:
+                c = conns[current.pop(h)]
+                if h in local_disconnect:
+                    c["control"].append(("terminate", "local", local_disconnect.pop(h)))
+                elif int(r["bthci_evt.reason"], 16) != 0x08:
+                    c["control"].append(("terminate", "remote", int(r["bthci_evt.reason"], 16)))
+            continue
+        elif code == "0x0c" and r["bthci_evt.status"].split(",")[0] in ("0x00", "0"):
+            h = int(r["bthci_evt.connection_handle"], 16)
+            if h in current:
+                conns[current[h]]["control"].append(("version", int(r["bthci_evt.lmp_vers_nr"], 0),
+                                                     int(r["bthci_evt.comp_id"], 0), int(r["bthci_evt.lmp_sub_vers_nr"], 0)))
+            continue
+        elif r["bthci_evt.le_meta_subevent"] == "0x04" and r["bthci_evt.status"].split(",")[0] in ("0x00", "0"):
+            h = int(r["bthci_evt.connection_handle"], 16)
+            if h in current:
+                conns[current[h]]["control"].append(("features", int(r["bthci_evt.le_features"].split(",")[0], 0)))
+            continue
+        elif r["bthci_evt.le_meta_subevent"] == "0x07":
+            h = int(r["bthci_evt.connection_handle"], 16)
+            if h in current:
+                conns[current[h]]["control"].append(("length",) + tuple(int(r[f], 0) for f in (
+                    "bthci_evt.max_tx_octets", "bthci_evt.max_tx_time", "bthci_evt.max_rx_octets", "bthci_evt.max_rx_time")))
+            continue
+        elif r["bthci_evt.le_meta_subevent"] == "0x03" and r["bthci_evt.status"].split(",")[0] in ("0x00", "0"):
+            h = int(r["bthci_evt.connection_handle"], 16)
+            if h in current:
+                conns[current[h]]["control"].append(("update", int(r["bthci_evt.le_con_interval"], 0),
+                                                     int(r["bthci_evt.le_con_latency"], 0),
+                                                     int(r["bthci_evt.le_supv_timeout"], 0)))
+            continue
+        elif code == "0x08" and r["bthci_evt.status"].split(",")[0] in ("0x00", "0") and r["bthci_evt.encryption_enable"] not in ("", "0x00", "0"):
+            h = int(r["bthci_evt.connection_handle"], 16)
+            if h in current and not conns[current[h]]["encrypted"]:
+                conns[current[h]]["encrypted"] = True
+                conns[current[h]]["control"].append(("enc",) + enc_keys.pop(h, (0, 0)))
+            continue
         if r["bthci_evt.le_meta_subevent"] in ("0x02", "0x0d", "0x0b"):
             adv_experts.update(experts(r))
         if r["bthci_evt.le_meta_subevent"] in ("0x01", "0x0a", "0x29") and r["bthci_evt.status"] in ("0x00", "0"):
@@ -188,7 +252,7 @@ def hci_facts(original):
                           "interval": int(r["bthci_evt.le_con_interval"].split(",")[0], 0),
                           "latency": int(r["bthci_evt.le_con_latency"].split(",")[0], 0),
                           "timeout": int(r["bthci_evt.le_supv_timeout"].split(",")[0], 0), "att": [],
-                          "experts": []})
+                          "experts": [], "control": [], "encrypted": False})
             current[h] = len(conns) - 1
         elif r["btatt.opcode"] and r["bthci_acl.chandle"]:
             h = int(r["bthci_acl.chandle"].split(",")[0], 16)
@@ -209,7 +273,13 @@ def check(original, generated):
                               "btle.link_layer_data.access_address", "btle.link_layer_data.interval",
                               "btle.link_layer_data.latency", "btle.link_layer_data.timeout",
                               "btle.link_layer_data.hop", "btle.initiator_address",
-                              "btle.advertising_address", "btle.control_opcode"])
+                              "btle.advertising_address", "btle.control_opcode", "btle.control.error_code",
+                              "btle.control.interval", "btle.control.latency", "btle.control.timeout",
+                              "btle.control.instant", "btle.control.random_number",
+                              "btle.control.encrypted_diversifier", "btle.control.version_number",
+                              "btle.control.company_id", "btle.control.subversion_number",
+                              "btle.control.feature_set", "btle.control.max_rx_octets", "btle.control.max_rx_time",
+                              "btle.control.max_tx_octets", "btle.control.max_tx_time"])
     if len(rows) != len(frames):
         problems.append(f"tshark read {len(rows)} frames, the file has {len(frames)}")
 
@@ -334,6 +404,46 @@ def check(original, generated):
             problems.append(f"connection {i + 1}: ATT PDU {k + 1}: tshark says {ll_experts[i][k]} over the air, "
                             f"{h['experts'][k]} on the HCI original")
 
+    # 4b. LL control PDUs against the HCI: LL_CONNECTION_UPDATE_IND (from the central, the LE
+    # Connection Update Complete's parameters, an instant still ahead), LL_ENC_REQ (Rand and EDIV
+    # of LE Enable Encryption / LTK Request), LL_TERMINATE_IND (from the side that disconnected,
+    # with its reason; none after a supervision timeout).
+    ll_control = [[] for _ in conn_of_aa]
+    for r in rows:
+        n = int(r["frame.number"])
+        fr = by_n.get(n)
+        if not r["btle.control_opcode"] or fr is None or fr["aa"] == ADV_AA or n in bad_crc or n in duplicates:
+            continue
+        i = conn_of_aa[fr["aa"]]
+        op = int(r["btle.control_opcode"], 16)
+        role_local = "C" if i < len(hci) and hci[i]["role"] == 0 else "P"
+        if op == 0x00:
+            if fr["direction"] != "C":
+                problems.append(f"frame {n}: LL_CONNECTION_UPDATE_IND from the peripheral")
+            if fr["event"] is not None and (int(r["btle.control.instant"]) - fr["event"]) % 65536 >= 32767:
+                problems.append(f"frame {n}: LL_CONNECTION_UPDATE_IND instant {r['btle.control.instant']} is not ahead of event {fr['event']}")
+            ll_control[i].append(("update", int(r["btle.control.interval"]), int(r["btle.control.latency"]),
+                                  int(r["btle.control.timeout"])))
+        elif op == 0x03:
+            ll_control[i].append(("enc", int(r["btle.control.random_number"] or 0, 0),
+                                  int(r["btle.control.encrypted_diversifier"] or "0", 0)))
+        elif op == 0x0C and fr["direction"] != role_local:
+            ll_control[i].append(("version", int(r["btle.control.version_number"], 0),
+                                  int(r["btle.control.company_id"], 0), int(r["btle.control.subversion_number"], 0)))
+        elif op == 0x09 and fr["direction"] != role_local:
+            ll_control[i].append(("features", int(r["btle.control.feature_set"].split(",")[0], 0)))
+        elif op in (0x14, 0x15) and fr["direction"] == role_local:
+            ll_control[i].append(("length",) + tuple(int(r[f], 0) for f in (
+                "btle.control.max_tx_octets", "btle.control.max_tx_time", "btle.control.max_rx_octets",
+                "btle.control.max_rx_time")))
+        elif op == 0x02:
+            side = "local" if fr["direction"] == role_local else "remote"
+            ll_control[i].append(("terminate", side, int(r["btle.control.error_code"], 16)))
+    control_total = sum(len(c) for c in ll_control)
+    for i, h in enumerate(hci):
+        if i < len(ll_control) and h["control"] != ll_control[i]:
+            problems.append(f"connection {i + 1}: LL control {ll_control[i]}, the HCI says {h['control']}")
+
     # 4. CONNECT_IND fields.
     for i, (h, r) in enumerate(zip(hci, connect_inds)):
         got = (int(r["btle.link_layer_data.interval"]), int(r["btle.link_layer_data.latency"]),
@@ -363,10 +473,134 @@ def check(original, generated):
                 problems.append(f"frame {fr['n']}: starts {gap} us after the central's packet ends, not T_IFS")
         prev = fr
 
+    # 6. With every packet written (empty PDUs), each connection event opens with the central at
+    # the anchor, anchors one connInterval apart, the new interval counting from the instant of an
+    # LL_CONNECTION_UPDATE_IND (WinOffset 0) on.
+    if all_written and frames and frames[0]["linktype"] == 272:
+        interval = {}
+        for fr in frames:
+            pdu = fr["pdu"]
+            if fr["aa"] == ADV_AA and (pdu[0] & 0x0F) == 0x05 and len(pdu) == 36:
+                interval[struct.unpack("<I", pdu[14:18])[0]] = [struct.unpack("<H", pdu[24:26])[0], None, None, None]
+        first = {}
+        for fr in frames:
+            st = interval.get(fr["aa"])
+            if st is None or fr["event"] is None:
+                continue
+            pdu = fr["pdu"]
+            if (pdu[0] & 3) == 3 and pdu[1] >= 12 and pdu[2] == 0x00 and fr["crc_ok"]:
+                st[1] = (struct.unpack("<H", pdu[12:14])[0], struct.unpack("<H", pdu[6:8])[0])
+            k = fr["event"]
+            if st[2] == k:
+                continue
+            if fr["direction"] != "C":
+                problems.append(f"frame {fr['n']}: event {k} opens with the peripheral")
+            if st[2] is not None and k == st[2] + 1:
+                use_new = st[1] is not None and st[2] >= st[1][0]
+                step = (st[1][1] if use_new else st[0]) * 1250
+                if fr["ts"] - st[3] != step:
+                    problems.append(f"frame {fr['n']}: anchor {fr['ts'] - st[3]} us after the previous one, the interval is {step} us")
+                if use_new and k > st[1][0]:
+                    st[0], st[1] = st[1][1], None
+            st[2], st[3] = k, fr["ts"]
+
     summary = (f"{os.path.relpath(generated)}: {len(frames)} frames, {len(conn_of_aa)} connections, "
-               f"{att_total} ATT PDUs equal to the HCI original's, {crc_checked} CRCs checked, "
+               f"{att_total} ATT PDUs and {control_total} LL control facts compared with the HCI original's, {crc_checked} CRCs checked, "
                f"{len(bad_crc)} seeded bad CRCs, {len(repeats)} repeated SNs ({len(duplicates)} duplicate PDUs)")
     return problems, summary
+
+
+def synthetic_hci(path):
+    """Writes a small H4 btsnoop with what the Bumble corpus lacks: legacy and directed advertising
+    reports after an active scan, LE Enhanced Connection Complete, Read Remote Version Information,
+    LE Read Remote Features, LE Set Data Length / Data Length Change, a 200-octet write in HCI
+    fragments, a local Disconnect; then a second link on which the local device is the peripheral
+    (legacy advertising), with a connection update and a supervision timeout at the end."""
+    t = [1_700_000_000_000_000]
+    out = [b"btsnoop\0" + struct.pack(">II", 1, 1002)]
+
+    def rec(ptype, payload, sent, dt=1000):
+        t[0] += dt
+        data = bytes([ptype]) + payload
+        flags = (0 if sent else 1) | (2 if ptype in (1, 4) else 0)
+        out.append(struct.pack(">IIIIq", len(data), len(data), flags, 0, t[0] + 0x00DCDDB30F2F8000) + data)
+
+    def cmd(op, params=b"", ret=b""):
+        rec(1, struct.pack("<HB", op, len(params)) + params, True)
+        ev = struct.pack("<BHB", 1, op, 0) + ret
+        rec(4, bytes([0x0E, len(ev)]) + ev, False, 200)
+
+    def cmd_status(op, params=b""):
+        rec(1, struct.pack("<HB", op, len(params)) + params, True)
+        rec(4, bytes([0x0F, 4, 0, 1]) + struct.pack("<H", op), False, 200)
+
+    def evt(code, body, dt=1000):
+        rec(4, bytes([code, len(body)]) + body, False, dt)
+
+    def meta(sub, body, dt=1000):
+        evt(0x3E, bytes([sub]) + body, dt)
+
+    def att(h, pdu, sent, dt=20_000, frag=27):
+        l2 = struct.pack("<HH", len(pdu), 4) + pdu
+        for i in range(0, len(l2), frag):
+            pb = 0 if i == 0 else 1
+            chunk = l2[i:i + frag]
+            rec(2, struct.pack("<HH", h | (pb << 12), len(chunk)) + chunk, sent, dt if i == 0 else 100)
+
+    local = bytes.fromhex("665544332211")
+    peer = bytes.fromhex("0100001880C0")
+    cmd(0x1009, ret=local)
+    cmd(0x1001, ret=bytes([0x0C, 0x00, 0x00, 0x0C, 0x0F, 0x00, 0x10, 0x00]))
+    cmd(0x200B, bytes([1]) + struct.pack("<HH", 0x60, 0x30) + bytes([0, 0]))
+    cmd(0x200C, bytes([1, 0]))
+    adv = bytes([2, 1, 6, 3, 3, 0x0D, 0x18, 5, 9]) + b"Belt"
+    meta(0x02, bytes([1, 0, 1]) + peer + bytes([len(adv)]) + adv + bytes([0xC4]), 50_000)
+    rsp = bytes([7, 0xFF, 0x4C, 0x00, 1, 2, 3, 4])
+    meta(0x02, bytes([1, 4, 1]) + peer + bytes([len(rsp)]) + rsp + bytes([0xC2]), 500)
+    meta(0x02, bytes([1, 3, 1]) + bytes.fromhex("0200001880C1") + bytes([3, 2, 1, 6, 0xB0]), 30_000)
+    meta(0x0B, bytes([1, 1, 1]) + bytes.fromhex("0300001880C1") + bytes([0]) + local + bytes([0xBA]), 30_000)
+    cmd(0x200C, bytes([0, 0]))
+    h = 0x0040
+    cmd_status(0x200D, struct.pack("<HHBB", 0x60, 0x30, 0, 1) + peer + bytes([0]) + struct.pack("<HHHHHH", 24, 40, 0, 72, 0, 0))
+    meta(0x0A, struct.pack("<BHBB", 0, h, 0, 1) + peer + bytes(12) + struct.pack("<HHHB", 24, 0, 72, 0), 20_000)
+    att(h, b"\x02" + struct.pack("<H", 247), True, 2_000)
+    att(h, b"\x03" + struct.pack("<H", 247), False, 30_000)
+    cmd_status(0x041D, struct.pack("<H", h))
+    evt(0x0C, struct.pack("<BHBHH", 0, h, 0x0B, 0x0059, 0x1234), 40_000)
+    cmd_status(0x2016, struct.pack("<H", h))
+    meta(0x04, struct.pack("<BH", 0, h) + bytes([0xFF, 0x49, 0x01, 0, 0, 0, 0, 0]), 40_000)
+    cmd(0x2022, struct.pack("<HHH", h, 251, 2120))
+    meta(0x07, struct.pack("<HHHHH", h, 251, 2120, 251, 2120), 40_000)
+    att(h, b"\x12" + struct.pack("<H", 0x0010) + bytes(range(200)), True)
+    att(h, b"\x13", False, 30_000)
+    cmd_status(0x0406, struct.pack("<HB", h, 0x13))
+    evt(0x05, struct.pack("<BHB", 0, h, 0x16), 40_000)
+
+    h2 = 0x0041
+    central = bytes.fromhex("AABBCCDDEE00")
+    cmd(0x2006, struct.pack("<HHBBB", 160, 160, 0, 0, 0) + bytes(6) + bytes([7, 0]))
+    cmd(0x2008, bytes([len(adv)]) + adv + bytes(31 - len(adv)))
+    cmd(0x200A, bytes([1]), )
+    meta(0x01, struct.pack("<BHBB", 0, h2, 1, 0) + central + struct.pack("<HHHB", 40, 2, 100, 0), 350_000)
+    att(h2, b"\x02" + struct.pack("<H", 100), False, 60_000)
+    att(h2, b"\x03" + struct.pack("<H", 247), True, 1_000)
+    for n in range(5):
+        att(h2, b"\x1B" + struct.pack("<H", 0x0012) + bytes([n] * 30), True, 45_000)
+    meta(0x03, struct.pack("<BHHHH", 0, h2, 80, 0, 200), 100_000)
+    for n in range(5):
+        att(h2, b"\x1B" + struct.pack("<H", 0x0012) + bytes([n] * 3), True, 150_000)
+    evt(0x05, struct.pack("<BHB", 0, h2, 0x08), 2_000_000)
+    open(path, "wb").write(b"".join(out))
+
+
+SYNTHETIC_VARIANTS = [
+    ("synthetic.lell256.pcap", ["--linktype", "256"]),
+    ("synthetic.nordic272.pcapng", ["--linktype", "272"]),
+    ("synthetic.v2.nordic272.pcap", ["--linktype", "272", "--nordic-version", "2", "--container", "pcap"]),
+    ("synthetic.empty-retx-badcrc.nordic272.pcapng",
+     ["--linktype", "272", "--empty-pdus", "--retransmit-rate", "0.1", "--bad-crc-rate", "0.05", "--seed", "9"]),
+    ("synthetic.pdu251.lell256.pcap", ["--linktype", "256", "--max-pdu", "251", "--empty-pdus"]),
+]
 
 
 def corpus_pairs(only):
@@ -383,13 +617,25 @@ def main():
     p.add_argument("files", nargs="*")
     p.add_argument("--corpus", action="store_true")
     p.add_argument("--only", default="")
+    p.add_argument("--synthetic", action="store_true",
+                   help="also build a small HCI capture with what the corpus lacks (see synthetic_hci) and check its conversions")
     a = p.parse_args()
+    tmp = tempfile.TemporaryDirectory()
+    pairs = []
+    if a.synthetic:
+        hci = os.path.join(tmp.name, "synthetic.btsnoop")
+        synthetic_hci(hci)
+        for name, opts in SYNTHETIC_VARIANTS:
+            out = os.path.join(tmp.name, name)
+            subprocess.run([sys.executable, os.path.join(HERE, "make_link_layer.py"), hci, out] + opts,
+                           check=True, capture_output=True)
+            pairs.append((hci, out))
     if a.corpus:
-        pairs = list(corpus_pairs(a.only))
+        pairs += list(corpus_pairs(a.only))
     elif len(a.files) >= 2:
-        pairs = [(a.files[0], g) for g in a.files[1:]]
-    else:
-        p.error("ORIGINAL GENERATED..., or --corpus")
+        pairs += [(a.files[0], g) for g in a.files[1:]]
+    elif not a.synthetic:
+        p.error("ORIGINAL GENERATED..., --corpus or --synthetic")
     real = selftest_crc()
     print(f"CRC-24 self-test: {real} CRCs of a real sniffer capture reproduced")
     failed = 0

@@ -82,8 +82,9 @@ ADV_CRC_INIT = 0x555555
 T_IFS = 150
 # Frames may go up to HORIZON us before the HCI record they come from (the CONNECT_IND 3 ms before
 # the Connection Complete; our own advertising events up to ADV_LAG before the record that stops
-# them), so the queue is written out up to HORIZON before the current record.
-HORIZON = 4000
+# them; a peer's LL_TERMINATE_IND in an event before its Disconnection Complete), so the queue is
+# written out up to HORIZON before the current record.
+HORIZON = 100_000
 ADV_LAG = 3500
 FALLBACK_PUBLIC = bytes.fromhex("0153005E0000")    # 00:00:5E:00:53:01, documentation range (LE order)
 FALLBACK_RANDOM = bytes.fromhex("0153005E00C0")    # C0:00:5E:00:53:01, static random
@@ -323,6 +324,7 @@ class Conn:
         self.event_end = 0              # no packet may start later in it
         self.last = {"C": None, "P": None}   # each side's last written frame in that event
         self.reassembly = {"C": None, "P": None}  # [L2CAP bytes so far, L2CAP length + 4]
+        self.closed = False             # LL_TERMINATE_IND sent: no more packets
 
     def interval_us(self):
         return self.interval * 1250
@@ -369,7 +371,7 @@ class Conn:
     def idle_until(self, t):
         """With --empty-pdus: writes the idle events whose anchor is before t (called before the
         queue is flushed up to t, so that nothing is written out of order)."""
-        if self.gen.empty_pdus and self.anchor(self.event + 1) < t:
+        if self.gen.empty_pdus and not self.closed and self.anchor(self.event + 1) < t:
             self.advance(t)
 
     def transmit(self, side, llid, payload, more, lost=False, bad_crc=False):
@@ -405,6 +407,8 @@ class Conn:
         room, else in the next event. Returns the frames of each PDU (its copies)."""
         gen = self.gen
         out = []
+        if self.closed:
+            return [[] for _ in pdus]
         for i, (llid, payload) in enumerate(pdus):
             more = i + 1 < len(pdus)
             attempts = ["ok"]
@@ -445,6 +449,19 @@ class Conn:
     def control(self, t, side, opcode, params=b""):
         return self.send(t, side, [(3, bytes([opcode]) + params)])[0]
 
+    def terminate(self, t, side, reason, before=False):
+        """LL_TERMINATE_IND; with `before`, in the last unused event that is still ahead of what was
+        written (the HCI reports it after the fact), else at or after t. The link closes."""
+        if before and self.pending_update is None:
+            k = self.base_event + (t - 1250 - self.base_time) // self.interval_us()
+            if k > self.event and self.anchor(k) >= self.gen.floor:
+                self.idle_until(self.anchor(k))
+                if k > self.event:
+                    self.open_event(k)
+                    t = self.anchor(k)
+        self.control(t, side, 0x02, bytes([reason]))
+        self.closed = True
+
 
 class Generator:
     def __init__(self, writer, args):
@@ -467,7 +484,6 @@ class Generator:
         self.pending_cmd = {}
         self.last_rssi = {}
         self.conns = {}
-        self.disconnect_reason = {}
         self.local_version = (0x0D, 0x05F1, 0x0000)    # 5.4, company 0x05F1 (Linux Foundation)
         self.local_features = bytes([0x01, 0, 0, 0, 0, 0, 0, 0])
         self.length_initiated = set()
@@ -577,8 +593,18 @@ class Generator:
     # -- HCI --------------------------------------------------------------------------------
     def record(self, t, received, pkt):
         t = max(t, self.floor + HORIZON)
-        for conn in self.conns.values():
-            conn.idle_until(t)
+        ending, reason = None, None
+        if len(pkt) >= 7 and pkt[0] == 4 and pkt[1] == 0x05 and pkt[3] == 0:
+            ending, reason = struct.unpack("<H", pkt[4:6])[0] & 0x0FFF, pkt[6]
+        for handle, conn in self.conns.items():
+            if handle != ending:
+                conn.idle_until(t)
+            elif reason == 0x08:
+                # Link loss: nothing was heard for the supervision timeout before the event.
+                conn.idle_until(t - conn.timeout * 10_000)
+            else:
+                # The peer's LL_TERMINATE_IND goes in an event before this one (Conn.terminate).
+                conn.idle_until(t - 2 * conn.interval_us())
         for adv in self.adv_sets.values():
             self.own_advertising_until(adv, t - ADV_LAG)
         self.flush(t - HORIZON)
@@ -713,7 +739,9 @@ class Generator:
         elif opcode == 0x2043 and len(p) >= 2:
             self.own_type_conn = p[1]
         elif opcode == 0x0406 and len(p) >= 3:
-            self.disconnect_reason[struct.unpack("<H", p[:2])[0] & 0x0FFF] = p[2]
+            conn = self.conns.get(struct.unpack("<H", p[:2])[0] & 0x0FFF)
+            if conn is not None and not conn.closed:
+                conn.terminate(t, conn.local, p[2])
         elif opcode == 0x2022 and len(p) >= 2:
             self.length_initiated.add(struct.unpack("<H", p[:2])[0] & 0x0FFF)
         elif opcode == 0x2019 and len(p) >= 12:
@@ -813,11 +841,8 @@ class Generator:
             conn = self.conns.pop(handle, None)
             if conn is None:
                 return
-            local_reason = self.disconnect_reason.pop(handle, None)
-            if local_reason is not None:
-                conn.control(t, conn.local, 0x02, bytes([local_reason]))
-            elif reason != 0x08:
-                conn.control(t, conn.remote, 0x02, bytes([reason]))
+            if not conn.closed and reason != 0x08:
+                conn.terminate(t, conn.remote, reason, before=True)
 
     def adv_own_type(self):
         # The peripheral's own address: the random address when one was set (Bumble and most
