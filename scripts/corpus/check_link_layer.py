@@ -473,6 +473,18 @@ def check(original, generated):
                 problems.append(f"frame {fr['n']}: starts {gap} us after the central's packet ends, not T_IFS")
         prev = fr
 
+    # 5b. The nRF Sniffer time field: protocol 3, the firmware timestamp (µs, here from the first
+    # frame); protocol 2, the gap from the end of the previous packet (its air time at LE 1M is
+    # 8 µs x (10 + length), as tshark computes it) to the start of this one.
+    for a, b in zip(frames, frames[1:]):
+        if b["linktype"] != 272:
+            break
+        if b["version"] >= 3:
+            if b["time_field"] != (b["ts"] - frames[0]["ts"]) & 0xFFFFFFFF:
+                problems.append(f"frame {b['n']}: firmware timestamp {b['time_field']}, the frame is {b['ts'] - frames[0]['ts']} us in")
+        elif b["ts"] - a["ts"] != 8 * (10 + a["pdu"][1]) + b["time_field"]:
+            problems.append(f"frame {b['n']}: delta time {b['time_field']} does not give its start")
+
     # 6. With every packet written (empty PDUs), each connection event opens with the central at
     # the anchor, anchors one connInterval apart, the new interval counting from the instant of an
     # LL_CONNECTION_UPDATE_IND (WinOffset 0) on.

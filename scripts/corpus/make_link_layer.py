@@ -327,7 +327,9 @@ class Conn:
         self.closed = False             # LL_TERMINATE_IND sent: no more packets
 
     def interval_us(self):
-        return self.interval * 1250
+        # An interval below the 7.5 ms minimum (a damaged capture) is timed as 7.5 ms; the PDUs
+        # still carry the value the HCI gave.
+        return max(6, self.interval) * 1250
 
     def anchor(self, n):
         return self.base_time + (n - self.base_event) * self.interval_us()
