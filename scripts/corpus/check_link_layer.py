@@ -188,13 +188,21 @@ def hci_facts(original):
                              "bthci_evt.le_encrypted_diversifier", "bthci_evt.encryption_enable",
                              "bthci_evt.lmp_vers_nr", "bthci_evt.comp_id", "bthci_evt.lmp_sub_vers_nr",
                              "bthci_evt.le_features", "bthci_evt.max_tx_octets", "bthci_evt.max_tx_time",
-                             "bthci_evt.max_rx_octets", "bthci_evt.max_rx_time"])
+                             "bthci_evt.max_rx_octets", "bthci_evt.max_rx_time", "bthci_evt.opcode",
+                             "bthci_cmd.bd_addr"])
     conns, current = [], {}
     adv_experts = collections.Counter()
     local_disconnect, enc_keys = {}, {}
+    # The addresses the local device may use: its public address and the random ones it set; the
+    # generator's documented fallbacks when the capture shows none.
+    local_addresses = {"00:00:5e:00:53:01", "c0:00:5e:00:53:01"}
     for r in rows:
         code = r["bthci_evt.code"].split(",")[0]
         cmd = r["bthci_cmd.opcode"]
+        if r["bthci_evt.opcode"] == "0x1009" and r["bthci_evt.bd_addr"]:
+            local_addresses.add(r["bthci_evt.bd_addr"].split(",")[0])
+        if cmd in ("0x2005", "0x2035") and r["bthci_cmd.bd_addr"]:
+            local_addresses.add(r["bthci_cmd.bd_addr"])
         if cmd == "0x0406":
             local_disconnect[int(r["bthci_cmd.connection_handle"], 16)] = int(r["bthci_cmd.reason"], 16)
         elif cmd == "0x2019":
@@ -259,6 +267,8 @@ def hci_facts(original):
             if h in current:
                 conns[current[h]]["att"].append(att_key(r["btatt.opcode"], r["btatt.handle"]))
                 conns[current[h]]["experts"].append(experts(r))
+    for c in conns:
+        c["local_addresses"] = local_addresses
     return conns, adv_experts
 
 
@@ -454,6 +464,10 @@ def check(original, generated):
         peer_field = "btle.advertising_address" if h["role"] == 0 else "btle.initiator_address"
         if r[peer_field] != h["peer"]:
             problems.append(f"connection {i + 1}: CONNECT_IND {peer_field} {r[peer_field]}, the peer is {h['peer']}")
+        local_field = "btle.initiator_address" if h["role"] == 0 else "btle.advertising_address"
+        if r[local_field] not in h["local_addresses"]:
+            problems.append(f"connection {i + 1}: CONNECT_IND {local_field} {r[local_field]} is none of the local "
+                            f"addresses {sorted(h['local_addresses'])}")
 
     # 5. CSA#1 and T_IFS (T_IFS only where every packet is written, i.e. with empty PDUs).
     all_written = any(fr["aa"] != ADV_AA and fr["pdu"][1] == 0 for fr in frames)
