@@ -59,15 +59,19 @@ What becomes what:
     and the receiver both): the frame is written with a wrong CRC and the CRC-invalid flag, is not
     acknowledged, and is sent again (a retransmission with a good CRC). Advertising PDUs get an
     extra corrupted copy on the next channel with the same probability.
-  - LL control: LL_TERMINATE_IND from Disconnect (the local side, the command's reason) or from a
-    Disconnection Complete without one (the peer, the event's reason; none for 0x08 connection
-    timeout: the link just goes silent); LL_CONNECTION_UPDATE_IND from LE Connection Update
+  - LL control: LL_TERMINATE_IND from Disconnect (the local side, the command's reason, at the
+    command) or from a Disconnection Complete without one (the peer, the event's reason, in an
+    event before the report when one is still free; none for 0x08 connection timeout: the link
+    goes silent for the supervision timeout before the report); LL_CONNECTION_UPDATE_IND from LE Connection Update
     Complete (from the central, instant = 6 events ahead, new parameters from the instant on);
     LL_LENGTH_REQ / LL_LENGTH_RSP from LE Data Length Change; LL_VERSION_IND both ways from Read
     Remote Version Information Complete; LL_FEATURE_REQ (LL_PERIPHERAL_FEATURE_REQ from a
     peripheral) / LL_FEATURE_RSP from LE Read Remote Features Complete; LL_ENC_REQ / LL_ENC_RSP /
     LL_START_ENC_REQ / LL_START_ENC_RSP from LE Enable Encryption / LTK Request and Encryption
-    Change, after which PDUs are flagged encrypted and decrypted by the sniffer (MIC OK).
+    Change, after which PDUs are flagged encrypted and decrypted by the sniffer (MIC OK; air time
+    counted with the MIC). These procedures go out at the first connection event after the HCI
+    event that reports them (over the air they happened before it): a small shift in time, the
+    same order of facts.
   - CRC-24 (Vol 6 Part B 3.1.1) over header and payload with CRCInit (0x555555 on advertising
     channels), stored in transmission order.
 Deterministic: the same input, options and seed give the same bytes. Memory stays bounded: records
@@ -483,7 +487,6 @@ class Generator:
         self.scan_active = None
         self.own_type_scan = 0
         self.own_type_conn = 0
-        self.pending_cmd = {}
         self.last_rssi = {}
         self.conns = {}
         self.local_version = (0x0D, 0x05F1, 0x0000)    # 5.4, company 0x05F1 (Linux Foundation)
@@ -693,7 +696,6 @@ class Generator:
                 adv["next"] = None
 
     def command(self, t, opcode, p):
-        self.pending_cmd[opcode] = p
         if opcode == 0x2006 and len(p) >= 7:        # LE Set Advertising Parameters (legacy set 0x100)
             adv = self.adv_set(0x100)
             adv["interval"] = struct.unpack("<H", p[0:2])[0] * 625
