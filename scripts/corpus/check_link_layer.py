@@ -34,6 +34,8 @@ Exit status 1 when a check fails; one line per file otherwise.
 import argparse, collections, os, struct, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import le_crypto  # noqa: E402
 ROOT = os.path.join(HERE, "..", "..")
 ADV_AA = 0x8E89BED6
 
@@ -75,6 +77,19 @@ def selftest_crc():
     return checked
 
 
+def selftest_ccm():
+    """le_crypto's AES-CCM must verify the MICs of a real encrypted capture: bsniffhub's, whose
+    file name upstream gives its LTK (9A7163D4C92D91B5C3BA0EBFB4D1B8A2, most significant first)."""
+    frames = read_capture(os.path.join(ROOT, "captures", "public", "pcap-lell256_bsniffhub-aux-connect-req-enc.pcap"))
+    ltk_le = bytes.fromhex("9A7163D4C92D91B5C3BA0EBFB4D1B8A2")[::-1]
+    view, count, problems = decrypt_view(frames, [{"ltk": ltk_le}], None)
+    # The sniffer missed packets late in that capture (the packetCounter then runs ahead of ours):
+    # what matters is that the MICs up to there verify.
+    if count < 100:
+        sys.exit(f"AES-CCM self-test failed on the bsniffhub capture: {count} MICs verified, {problems[:3]}")
+    return count
+
+
 # -- our own reading of the generated file ------------------------------------------------------
 
 def records(data):
@@ -112,14 +127,16 @@ def read_capture(path):
             pdu_type = (flags >> 7) & 7
             fr["direction"] = {2: "C", 3: "P"}.get(pdu_type)
             fr["crc_ok"] = bool(flags & 0x0800) if flags & 0x0400 else None
-            fr["encrypted"] = bool(flags & 0x0008)
+            fr["decrypted"] = bool(flags & 0x0008)     # written without its MIC
+            fr["ciphertext_flag"] = None                # 256 does not say; the LL procedure does
             fr["rf"] = ch
         elif linktype == 272:
             board, plen, ver, counter, pid = struct.unpack("<BHBHB", pkt[:7])
             hlen, flags, ch, rssi, event, time_field = struct.unpack("<BBBBHI", pkt[7:17])
             ll = pkt[17:]
             fr["crc_ok"] = bool(flags & 1)
-            fr["encrypted"] = bool(flags & 0x04)
+            fr["decrypted"] = bool(flags & 0x04) and bool(flags & 0x08)
+            fr["ciphertext_flag"] = bool(flags & 0x04) and not flags & 0x08
             fr["channel"], fr["version"], fr["pid"] = ch, ver, pid
             fr["time_field"] = time_field
             aa = struct.unpack("<I", ll[:4])[0]
@@ -128,6 +145,7 @@ def read_capture(path):
                 fr["event"] = event
         else:
             sys.exit(f"{path}: link type {linktype} is not one make_link_layer.py writes")
+        fr["packet"] = pkt
         fr["aa"] = struct.unpack("<I", ll[:4])[0]
         fr["pdu"], fr["crc"] = ll[4:-3], ll[-3:]
         frames.append(fr)
@@ -189,10 +207,10 @@ def hci_facts(original):
                              "bthci_evt.lmp_vers_nr", "bthci_evt.comp_id", "bthci_evt.lmp_sub_vers_nr",
                              "bthci_evt.le_features", "bthci_evt.max_tx_octets", "bthci_evt.max_tx_time",
                              "bthci_evt.max_rx_octets", "bthci_evt.max_rx_time", "bthci_evt.opcode",
-                             "bthci_cmd.bd_addr"])
+                             "bthci_cmd.bd_addr", "bthci_cmd.le_long_term_key"])
     conns, current = [], {}
     adv_experts = collections.Counter()
-    local_disconnect, enc_keys = {}, {}
+    local_disconnect, enc_keys, ltks = {}, {}, {}
     # The addresses the local device may use: its public address and the random ones it set; the
     # generator's documented fallbacks when the capture shows none.
     local_addresses = {"00:00:5e:00:53:01", "c0:00:5e:00:53:01"}
@@ -203,6 +221,8 @@ def hci_facts(original):
             local_addresses.add(r["bthci_evt.bd_addr"].split(",")[0])
         if cmd in ("0x2005", "0x2035") and r["bthci_cmd.bd_addr"]:
             local_addresses.add(r["bthci_cmd.bd_addr"])
+        if cmd in ("0x2019", "0x201a") and r["bthci_cmd.le_long_term_key"]:
+            ltks[int(r["bthci_cmd.connection_handle"], 16)] = bytes.fromhex(r["bthci_cmd.le_long_term_key"].replace(":", ""))
         if cmd == "0x0406":
             local_disconnect[int(r["bthci_cmd.connection_handle"], 16)] = int(r["bthci_cmd.reason"], 16)
         elif cmd == "0x2019":
@@ -250,6 +270,7 @@ def hci_facts(original):
             h = int(r["bthci_evt.connection_handle"], 16)
             if h in current and not conns[current[h]]["encrypted"]:
                 conns[current[h]]["encrypted"] = True
+                conns[current[h]]["ltk"] = ltks.pop(h, None)
                 conns[current[h]]["control"].append(("enc",) + enc_keys.pop(h, (0, 0)))
             continue
         if r["bthci_evt.le_meta_subevent"] in ("0x02", "0x0d", "0x0b"):
@@ -272,26 +293,95 @@ def hci_facts(original):
     return conns, adv_experts
 
 
+# -- encrypted links --------------------------------------------------------------------------
+
+def decrypt_view(frames, hci, conn_index):
+    """Decrypts the PDUs written as ciphertext (after a connection's LL_START_ENC_REQ, with no
+    decrypted / MIC OK flag), verifying each MIC, with the LTK the HCI capture shows and the SKD /
+    IV halves of LL_ENC_REQ / LL_ENC_RSP; packetCounter per direction, a resent copy (same
+    ciphertext) under the same counter. Returns (packets with plaintext, length without the MIC,
+    flags saying decrypted and MIC OK, CRC recomputed and left bad where it was), the number of MICs
+    verified, problems). conn_index: access address -> index into hci (None: all in hci[0])."""
+    state, out, count, problems = {}, [], 0, []
+    crc_init = {}
+    for fr in frames:
+        pdu, aa, pkt = fr["pdu"], fr["aa"], fr["packet"]
+        if aa == ADV_AA:
+            if (pdu[0] & 0x0F) == 0x05 and len(pdu) >= 21:
+                crc_init[struct.unpack("<I", pdu[14:18])[0]] = int.from_bytes(pdu[18:21], "little")
+            out.append((fr["ts"], pkt))
+            continue
+        st = state.setdefault(aa, {"counter": {"C": 0, "P": 0}, "last": {}, "started": False, "cipher": None})
+        length = pdu[1]
+        if fr["ciphertext_flag"] is None:
+            is_ct = st["started"] and length > 0 and not fr["decrypted"]
+        else:
+            is_ct = st["started"] and length > 0 and fr["ciphertext_flag"]
+        if not is_ct:
+            if (pdu[0] & 3) == 3 and length >= 1:
+                if pdu[2] == 0x03 and length >= 23:
+                    st["skdm"], st["ivm"] = bytes(pdu[13:21]), bytes(pdu[21:25])
+                elif pdu[2] == 0x04 and length >= 13:
+                    st["skds"], st["ivs"] = bytes(pdu[3:11]), bytes(pdu[11:15])
+                elif pdu[2] == 0x05:
+                    st["started"] = True
+            out.append((fr["ts"], pkt))
+            continue
+        if st["cipher"] is None:
+            i = 0 if conn_index is None else conn_index.get(aa)
+            ltk = hci[i].get("ltk") if i is not None and i < len(hci) else None
+            if ltk is None or "skds" not in st:
+                problems.append(f"frame {fr['n']}: ciphertext, but no LTK in the HCI capture or no LL_ENC_REQ / RSP")
+                out.append((fr["ts"], pkt))
+                continue
+            st["cipher"] = le_crypto.session(ltk, st["skdm"], st["skds"], st["ivm"], st["ivs"])
+        body = bytes(pdu[2:2 + length])
+        d = fr["direction"]
+        last = st["last"].get(d)
+        if last is not None and last[0] == body:
+            counter = last[1]
+        else:
+            counter = st["counter"][d]
+            st["counter"][d] += 1
+        st["last"][d] = (body, counter)
+        aes, iv = st["cipher"]
+        plain, mic = le_crypto.ccm(aes, le_crypto.nonce(counter, d == "C", iv), bytes([pdu[0] & 0xE3]),
+                                   body[:-4], decrypt=True)
+        if mic != body[-4:]:
+            problems.append(f"frame {fr['n']}: the MIC does not verify (packetCounter {counter})")
+            out.append((fr["ts"], pkt))
+            continue
+        count += 1
+        new_pdu = bytes([pdu[0], length - 4]) + plain
+        crc = crc24_lfsr(new_pdu, crc_init.get(aa, 0))
+        if not fr["crc_ok"]:
+            crc = bytes([crc[0] ^ 0xFF]) + crc[1:]
+        ll = struct.pack("<I", aa) + new_pdu + crc
+        if fr["linktype"] == 256:
+            flags = struct.unpack("<H", pkt[8:10])[0] | 0x0008 | 0x1000 | 0x2000
+            new = pkt[:8] + struct.pack("<H", flags) + ll
+        else:
+            head = bytearray(pkt[:17])
+            head[1:3] = struct.pack("<H", len(head) - 7 + len(ll))
+            head[8] |= 0x0C
+            new = bytes(head) + ll
+        out.append((fr["ts"], new))
+    return out, count, problems
+
+
+def write_pcap(path, linktype, packets):
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, linktype))
+        for ts, data in packets:
+            f.write(struct.pack("<IIII", ts // 1_000_000, ts % 1_000_000, len(data), len(data)) + data)
+
+
 # -- the checks -------------------------------------------------------------------------------
 
 def check(original, generated):
     problems = []
     frames = read_capture(generated)
-    by_n = {fr["n"]: fr for fr in frames}
-    rows = tshark(generated, ["frame.number", "_ws.malformed", "_ws.expert.message", "btle.retransmit",
-                              "btle.crc.incorrect", "btatt.opcode", "btatt.handle",
-                              "btle.link_layer_data.access_address", "btle.link_layer_data.interval",
-                              "btle.link_layer_data.latency", "btle.link_layer_data.timeout",
-                              "btle.link_layer_data.hop", "btle.initiator_address",
-                              "btle.advertising_address", "btle.control_opcode", "btle.control.error_code",
-                              "btle.control.interval", "btle.control.latency", "btle.control.timeout",
-                              "btle.control.instant", "btle.control.random_number",
-                              "btle.control.encrypted_diversifier", "btle.control.version_number",
-                              "btle.control.company_id", "btle.control.subversion_number",
-                              "btle.control.feature_set", "btle.control.max_rx_octets", "btle.control.max_rx_time",
-                              "btle.control.max_tx_octets", "btle.control.max_tx_time"])
-    if len(rows) != len(frames):
-        problems.append(f"tshark read {len(rows)} frames, the file has {len(frames)}")
+    hci, hci_adv_experts = hci_facts(original)
 
     # Our own notion of the seeded faults: CRC-invalid frames and repeated SNs.
     conn_of_aa, crc_init, hop = {}, {}, {}
@@ -338,6 +428,33 @@ def check(original, generated):
             problems.append(f"frame {fr['n']}: CRC {'matches' if good else 'does not match'} but the header says {'valid' if fr['crc_ok'] else 'invalid'}")
     bad_crc = {fr["n"] for fr in frames if not fr["crc_ok"]}
 
+    # Ciphertext (--encrypt): decrypt it, checking every MIC, and let tshark read the plaintext.
+    packets, mics, crypto_problems = decrypt_view(frames, hci, conn_of_aa)
+    problems += crypto_problems
+    tmpdir = tempfile.TemporaryDirectory()
+    view = generated
+    original_frames = frames
+    if mics:
+        view = os.path.join(tmpdir.name, "decrypted.pcap")
+        write_pcap(view, frames[0]["linktype"], packets)
+        frames = read_capture(view)
+    by_n = {fr["n"]: fr for fr in frames}
+    rows = tshark(view, ["frame.number", "_ws.malformed", "_ws.expert.message", "btle.retransmit",
+                              "btle.crc.incorrect", "btatt.opcode", "btatt.handle",
+                              "btle.link_layer_data.access_address", "btle.link_layer_data.interval",
+                              "btle.link_layer_data.latency", "btle.link_layer_data.timeout",
+                              "btle.link_layer_data.hop", "btle.initiator_address",
+                              "btle.advertising_address", "btle.control_opcode", "btle.control.error_code",
+                              "btle.control.interval", "btle.control.latency", "btle.control.timeout",
+                              "btle.control.instant", "btle.control.random_number",
+                              "btle.control.encrypted_diversifier", "btle.control.version_number",
+                              "btle.control.company_id", "btle.control.subversion_number",
+                              "btle.control.feature_set", "btle.control.max_rx_octets", "btle.control.max_rx_time",
+                              "btle.control.max_tx_octets", "btle.control.max_tx_time"])
+    if len(rows) != len(frames):
+        problems.append(f"tshark read {len(rows)} frames, the file has {len(frames)}")
+
+
     ll_adv_experts = collections.Counter()
     # 1. tshark: nothing malformed, experts only where the seeded faults put them (or, on an ATT
     # PDU, the ones tshark reports on the same PDU of the HCI original: checked in 3).
@@ -379,7 +496,6 @@ def check(original, generated):
                         problems.append(f"frame {r['frame.number']}: tshark computes a wrong advertising CRC")
 
     # 3. ATT sequences per connection.
-    hci, hci_adv_experts = hci_facts(original)
     if hci_adv_experts != ll_adv_experts:
         problems.append(f"advertising: tshark says {dict(ll_adv_experts)} over the air, {dict(hci_adv_experts)} on the HCI reports")
     att_rows = {int(r["frame.number"]): r["btatt.opcode"] for r in rows}
@@ -470,6 +586,7 @@ def check(original, generated):
                             f"addresses {sorted(h['local_addresses'])}")
 
     # 5. CSA#1 and T_IFS (T_IFS only where every packet is written, i.e. with empty PDUs).
+    frames = original_frames
     all_written = any(fr["aa"] != ADV_AA and fr["pdu"][1] == 0 for fr in frames)
     prev = None
     for fr in frames:
@@ -481,7 +598,7 @@ def check(original, generated):
                 problems.append(f"frame {fr['n']}: channel {fr['channel']} but CSA#1 gives {want} for event {fr['event']}")
         if (all_written and prev is not None and prev["aa"] == fr["aa"] and prev["direction"] == "C"
                 and fr["direction"] == "P" and fr["ts"] - prev["ts"] < 3000):
-            mic = 4 if prev["encrypted"] and prev["pdu"][1] else 0
+            mic = 4 if prev["decrypted"] and prev["pdu"][1] else 0
             gap = fr["ts"] - prev["ts"] - 8 * (10 + prev["pdu"][1] + mic)
             if gap != 150:
                 problems.append(f"frame {fr['n']}: starts {gap} us after the central's packet ends, not T_IFS")
@@ -532,7 +649,8 @@ def check(original, generated):
 
     summary = (f"{os.path.relpath(generated)}: {len(frames)} frames, {len(conn_of_aa)} connections, "
                f"{att_total} ATT PDUs and {control_total} LL control facts compared with the HCI original's, {crc_checked} CRCs checked, "
-               f"{len(bad_crc)} seeded bad CRCs, {len(repeats)} repeated SNs ({len(duplicates)} duplicate PDUs)")
+               f"{len(bad_crc)} seeded bad CRCs, {len(repeats)} repeated SNs ({len(duplicates)} duplicate PDUs)"
+               + (f", {mics} MICs verified" if mics else ""))
     return problems, summary
 
 
@@ -664,6 +782,8 @@ def main():
         p.error("ORIGINAL GENERATED..., --corpus or --synthetic")
     real = selftest_crc()
     print(f"CRC-24 self-test: {real} CRCs of a real sniffer capture reproduced")
+    mics = selftest_ccm()
+    print(f"AES-CCM self-test: {mics} MICs of a real encrypted capture verified")
     failed = 0
     for original, generated in pairs:
         problems, summary = check(original, generated)

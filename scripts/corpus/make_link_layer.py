@@ -69,7 +69,10 @@ What becomes what:
     peripheral) / LL_FEATURE_RSP from LE Read Remote Features Complete; LL_ENC_REQ / LL_ENC_RSP /
     LL_START_ENC_REQ / LL_START_ENC_RSP from LE Enable Encryption / LTK Request and Encryption
     Change, after which PDUs are flagged encrypted and decrypted by the sniffer (MIC OK; air time
-    counted with the MIC). These procedures go out at the first connection event after the HCI
+    counted with the MIC). With --encrypt they are written as they go over the air instead:
+    AES-CCM ciphertext and MIC (le_crypto.py) under the session key from the LTK the HCI capture
+    shows and the SKD / IV of LL_ENC_REQ / LL_ENC_RSP, packetCounter per direction; no decrypted
+    flag (256), encrypted without MIC OK (272). These procedures go out at the first connection event after the HCI
     event that reports them (over the air they happened before it): a small shift in time, the
     same order of facts.
   - CRC-24 (Vol 6 Part B 3.1.1) over header and payload with CRCInit (0x555555 on advertising
@@ -79,6 +82,9 @@ are read one at a time and frames leave a small time-ordered queue as soon as no
 precede them.
 """
 import argparse, heapq, math, os, random, struct, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import le_crypto  # noqa: E402  (beside this script)
 
 EPOCH_DELTA = 0x00DCDDB30F2F8000  # btsnoop timestamps count microseconds from year 0
 ADV_AA = 0x8E89BED6
@@ -201,8 +207,9 @@ class LLWithPhdr:
         if fr.direction is not None:
             flags |= 0x0010 | ((2 if fr.direction == "C" else 3) << 7)
             ref_aa = fr.aa
-        if fr.encrypted:
+        if fr.encrypted == "decrypted":
             flags |= 0x0008 | 0x1000 | 0x2000     # decrypted, MIC checked, MIC valid
+        # (ciphertext: none of them, as a sniffer without the key writes it)
         phdr = struct.pack("<BbbBIH", rf_channel(fr.channel), fr.rssi, -128, 0, ref_aa, flags)
         self.out.packet(fr.ts, phdr + fr.body())
 
@@ -222,8 +229,10 @@ class NordicBle:
         flags = 0x01 if fr.crc_ok else 0x00
         if fr.direction is not None:
             flags |= 0x02 if fr.direction == "C" else 0
-            if fr.encrypted:
-                flags |= 0x04 | 0x08
+            if fr.encrypted == "decrypted":
+                flags |= 0x04 | 0x08                # encrypted, MIC OK
+            elif fr.encrypted == "ciphertext":
+                flags |= 0x04                       # encrypted, MIC not OK: not decrypted
         if self.version >= 3:
             packet_id = 0x06 if fr.direction is not None else 0x02
             if self.t0 is None:
@@ -309,6 +318,8 @@ class Conn:
         self.sn = {"C": 0, "P": 0}      # transmitSeqNum of each side
         self.nesn = {"C": 0, "P": 0}    # nextExpectedSeqNum of each side
         self.encrypted = False
+        self.cipher = None              # --encrypt: (AES with the session key, IV)
+        self.counter = {"C": 0, "P": 0}  # packetCounter of each side
         self.rssi = {self.local: -40, self.remote: gen.last_rssi.get(peer_addr, -60)}
         central = (local_addr, local_type) if self.local == "C" else (peer_addr, peer_type)
         periph = (peer_addr, peer_type) if self.local == "C" else (local_addr, local_type)
@@ -394,7 +405,7 @@ class Conn:
             header = llid | (nesn << 2) | (sn << 3) | ((1 if more else 0) << 4)
             fr = Frame(self.slot, self.channel(self.event), self.rssi[side], self.aa, self.crc_init,
                        bytearray([header, len(payload)]) + payload, side, not bad_crc,
-                       self.event, self.encrypted and bool(payload))
+                       self.event, ("ciphertext" if self.cipher else "decrypted") if self.encrypted and payload else None)
             self.gen.emit(fr)
             self.last[side] = fr
         if not lost:
@@ -402,7 +413,7 @@ class Conn:
                 self.sn[other] ^= 1
             if written and sn == self.nesn[other]:
                 self.nesn[other] ^= 1
-        mic = 4 if self.encrypted and payload else 0
+        mic = 4 if self.encrypted and payload and not self.cipher else 0   # (ciphertext holds it)
         self.slot += air_time(len(payload) + mic) + T_IFS
         return fr
 
@@ -417,6 +428,13 @@ class Conn:
             return [[] for _ in pdus]
         for i, (llid, payload) in enumerate(pdus):
             more = i + 1 < len(pdus)
+            if self.encrypted and self.cipher and payload:
+                # One encryption per PDU: a resent copy carries the same ciphertext and MIC.
+                aes, iv = self.cipher
+                ct, mic = le_crypto.ccm(aes, le_crypto.nonce(self.counter[side], side == "C", iv),
+                                        bytes([llid]), bytes(payload))
+                payload = ct + mic
+                self.counter[side] += 1
             attempts = ["ok"]
             if gen.bad_crc_rate or gen.retransmit_rate:
                 roll = gen.rng.random()
@@ -493,6 +511,8 @@ class Generator:
         self.local_features = bytes([0x01, 0, 0, 0, 0, 0, 0, 0])
         self.length_initiated = set()
         self.enc_params = {}
+        self.ltks = {}                # handle -> LTK (little-endian, as HCI carries it)
+        self.encrypt = args.encrypt
         self.adv_sets = {}            # our own advertising: handle -> AdvSet
 
     # -- output queue -----------------------------------------------------------------------
@@ -750,6 +770,10 @@ class Generator:
             self.length_initiated.add(struct.unpack("<H", p[:2])[0] & 0x0FFF)
         elif opcode == 0x2019 and len(p) >= 12:
             self.enc_params[struct.unpack("<H", p[:2])[0] & 0x0FFF] = bytes(p[2:12])
+            if len(p) >= 28:
+                self.ltks[struct.unpack("<H", p[:2])[0] & 0x0FFF] = bytes(p[12:28])
+        elif opcode == 0x201A and len(p) >= 18:
+            self.ltks[struct.unpack("<H", p[:2])[0] & 0x0FFF] = bytes(p[2:18])
 
     def event(self, t, code, p):
         if code == 0x0E and len(p) >= 4:
@@ -834,9 +858,13 @@ class Generator:
             if conn and p[3] and not conn.encrypted:
                 rand_ediv = self.enc_params.pop(handle, bytes(10))
                 rng = self.rng
-                conn.control(t, "C", 0x03, rand_ediv + rng.randbytes(8) + rng.randbytes(4))
-                conn.control(t, "P", 0x04, rng.randbytes(8) + rng.randbytes(4))
+                skdm, ivm, skds, ivs = rng.randbytes(8), rng.randbytes(4), rng.randbytes(8), rng.randbytes(4)
+                conn.control(t, "C", 0x03, rand_ediv + skdm + ivm)
+                conn.control(t, "P", 0x04, skds + ivs)
                 conn.control(t, "P", 0x05)
+                ltk = self.ltks.pop(handle, None)
+                if self.encrypt and ltk is not None:
+                    conn.cipher = le_crypto.session(ltk, skdm, skds, ivm, ivs)
                 conn.encrypted = True       # LL_START_ENC_RSP goes out encrypted, both ways
                 conn.control(t, "C", 0x06)
                 conn.control(t, "P", 0x06)
@@ -890,6 +918,9 @@ CORPUS_EXTRAS = [
      ["--linktype", "272", "--nordic-version", "2", "--container", "pcap"]),
     ("oversized_and_unchecked_writes.central", "pdu251-retx.lell256.pcap",
      ["--linktype", "256", "--max-pdu", "251", "--retransmit-rate", "0.05", "--seed", "3"]),
+    # Encrypted links as they go over the air (ciphertext and MIC under the LTK the HCI shows).
+    ("indications_and_errors.central", "encrypted.lell256.pcap", ["--linktype", "256", "--encrypt"]),
+    ("indications_and_errors.peripheral", "encrypted.nordic272.pcapng", ["--linktype", "272", "--encrypt"]),
 ]
 
 
@@ -943,6 +974,10 @@ def parser():
     p.add_argument("--empty-pdus", action="store_true")
     p.add_argument("--retransmit-rate", type=float, default=0.0)
     p.add_argument("--bad-crc-rate", type=float, default=0.0)
+    p.add_argument("--encrypt", action="store_true",
+                   help="after encryption starts, write ciphertext and MIC as they go over the air (AES-CCM with "
+                        "the LTK of LE Enable Encryption / LTK Request Reply) instead of the PDUs a sniffer "
+                        "that had the key decrypted")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--corpus", action="store_true", help="write captures/linklayer/ from captures/bumble/")
     p.add_argument("--check", action="store_true", help="with --corpus: exit 1 if a file would change")
