@@ -21,7 +21,8 @@ Output link types:
        connection event counter) and a 32-bit firmware timestamp = microseconds since the first
        frame of the file. Version 2 (--nordic-version 2): the same header with packet id 0x06 for
        every PDU and the 32-bit field holding the delta from the end of the previous packet to the
-       start of this one (air time of the previous packet at LE 1M: 8 us x (10 + length)).
+       start of this one (air time of the previous packet: 8 us x (10 + length) at LE 1M,
+       4 us x (11 + length) at LE 2M; 0 when two packets overlap, e.g. two links at once).
        As the nRF Sniffer does, decrypted PDUs are written without their MIC (length without it).
 
 What becomes what:
@@ -67,6 +68,8 @@ What becomes what:
     LL_LENGTH_REQ / LL_LENGTH_RSP from LE Data Length Change; LL_VERSION_IND both ways from Read
     Remote Version Information Complete; LL_FEATURE_REQ (LL_PERIPHERAL_FEATURE_REQ from a
     peripheral) / LL_FEATURE_RSP from LE Read Remote Features Complete; LL_ENC_REQ / LL_ENC_RSP /
+    LL_PHY_REQ / LL_PHY_RSP / LL_PHY_UPDATE_IND from LE PHY Update Complete (LE 1M and 2M; the
+    PHY in the pseudo-headers and the air times follow from the instant on; LE Coded is skipped);
     LL_START_ENC_REQ / LL_START_ENC_RSP from LE Enable Encryption / LTK Request and Encryption
     Change, after which PDUs are flagged encrypted and decrypted by the sniffer (MIC OK; air time
     counted with the MIC). With --encrypt they are written as they go over the air instead:
@@ -128,9 +131,9 @@ def crc24(pdu, crc_init):
     return bytes((r & 0xFF, (r >> 8) & 0xFF, r >> 16))
 
 
-def air_time(payload_len):
-    """Microseconds on air at LE 1M: preamble 1, AA 4, header 2, payload, CRC 3."""
-    return 8 * (10 + payload_len)
+def air_time(payload_len, phy=1):
+    """Microseconds on air: preamble (1 octet at LE 1M, 2 at LE 2M), AA 4, header 2, payload, CRC 3."""
+    return 8 * (10 + payload_len) if phy == 1 else 4 * (11 + payload_len)
 
 
 def rf_channel(index):
@@ -152,13 +155,14 @@ class Frame:
     """One link-layer packet waiting in the time-ordered queue. `pdu` is header + payload; the
     data header's MD bit may still change (a later burst continues the event) until it is written."""
     __slots__ = ("ts", "channel", "rssi", "aa", "crc_init", "direction", "pdu", "crc_ok",
-                 "event", "encrypted")
+                 "event", "encrypted", "phy")
 
     def __init__(self, ts, channel, rssi, aa, crc_init, pdu, direction=None, crc_ok=True,
                  event=0, encrypted=False):
         self.ts, self.channel, self.rssi, self.aa, self.crc_init = ts, channel, rssi, aa, crc_init
         self.pdu, self.direction, self.crc_ok, self.event = pdu, direction, crc_ok, event
         self.encrypted = encrypted
+        self.phy = 1                    # 1 LE 1M, 2 LE 2M
 
     def body(self):
         crc = crc24(self.pdu, self.crc_init)
@@ -210,6 +214,7 @@ class LLWithPhdr:
         if fr.encrypted == "decrypted":
             flags |= 0x0008 | 0x1000 | 0x2000     # decrypted, MIC checked, MIC valid
         # (ciphertext: none of them, as a sniffer without the key writes it)
+        flags |= (fr.phy - 1) << 14
         phdr = struct.pack("<BbbBIH", rf_channel(fr.channel), fr.rssi, -128, 0, ref_aa, flags)
         self.out.packet(fr.ts, phdr + fr.body())
 
@@ -227,6 +232,7 @@ class NordicBle:
     def write(self, fr):
         body = fr.body()
         flags = 0x01 if fr.crc_ok else 0x00
+        flags |= (fr.phy - 1) << 4
         if fr.direction is not None:
             flags |= 0x02 if fr.direction == "C" else 0
             if fr.encrypted == "decrypted":
@@ -241,7 +247,7 @@ class NordicBle:
         else:
             packet_id = 0x06
             time_field = 0 if self.prev_end is None else max(0, fr.ts - self.prev_end) & 0xFFFFFFFF
-            self.prev_end = fr.ts + air_time(len(fr.pdu) - 2)
+            self.prev_end = fr.ts + air_time(len(fr.pdu) - 2, fr.phy)
         event = struct.pack("<BBBBHI", 10, flags, fr.channel, min(127, max(0, -fr.rssi)),
                             fr.event & 0xFFFF, time_field)
         payload = event + body
@@ -320,6 +326,8 @@ class Conn:
         self.encrypted = False
         self.cipher = None              # --encrypt: (AES with the session key, IV)
         self.counter = {"C": 0, "P": 0}  # packetCounter of each side
+        self.phy = {"C": 1, "P": 1}     # the PHY each side transmits on
+        self.pending_phy = None         # (instant, central's PHY, peripheral's PHY)
         self.rssi = {self.local: -40, self.remote: gen.last_rssi.get(peer_addr, -60)}
         central = (local_addr, local_type) if self.local == "C" else (peer_addr, peer_type)
         periph = (peer_addr, peer_type) if self.local == "C" else (local_addr, local_type)
@@ -355,6 +363,9 @@ class Conn:
         return ((n + 1) * self.hop) % 37
 
     def open_event(self, k):
+        if self.pending_phy is not None and k >= self.pending_phy[0]:
+            self.phy = {"C": self.pending_phy[1], "P": self.pending_phy[2]}
+            self.pending_phy = None
         self.event, self.slot = k, self.anchor(k)
         self.event_end = self.slot + self.interval_us() - 300
         self.last = {"C": None, "P": None}
@@ -406,6 +417,7 @@ class Conn:
             fr = Frame(self.slot, self.channel(self.event), self.rssi[side], self.aa, self.crc_init,
                        bytearray([header, len(payload)]) + payload, side, not bad_crc,
                        self.event, ("ciphertext" if self.cipher else "decrypted") if self.encrypted and payload else None)
+            fr.phy = self.phy[side]
             self.gen.emit(fr)
             self.last[side] = fr
         if not lost:
@@ -414,7 +426,7 @@ class Conn:
             if written and sn == self.nesn[other]:
                 self.nesn[other] ^= 1
         mic = 4 if self.encrypted and payload and not self.cipher else 0   # (ciphertext holds it)
-        self.slot += air_time(len(payload) + mic) + T_IFS
+        self.slot += air_time(len(payload) + mic, self.phy[side]) + T_IFS
         return fr
 
     def send(self, t, side, pdus):
@@ -471,6 +483,11 @@ class Conn:
         return out
 
     def control(self, t, side, opcode, params=b""):
+        # A procedure with an instant is complete only at its instant: the next procedure (but a
+        # termination) waits for it, as the peer (and tshark) expect.
+        pending = [p[0] for p in (self.pending_update, self.pending_phy) if p is not None]
+        if pending and opcode != 0x02:
+            t = max(t, self.anchor(max(pending)) + 1)
         return self.send(t, side, [(3, bytes([opcode]) + params)])[0]
 
     def terminate(self, t, side, reason, before=False):
@@ -510,6 +527,8 @@ class Generator:
         self.local_version = (0x0D, 0x05F1, 0x0000)    # 5.4, company 0x05F1 (Linux Foundation)
         self.local_features = bytes([0x01, 0, 0, 0, 0, 0, 0, 0])
         self.length_initiated = set()
+        self.phy_initiated = set()
+        self.coded_skipped = 0
         self.enc_params = {}
         self.ltks = {}                # handle -> LTK (little-endian, as HCI carries it)
         self.encrypt = args.encrypt
@@ -766,6 +785,8 @@ class Generator:
             conn = self.conns.get(struct.unpack("<H", p[:2])[0] & 0x0FFF)
             if conn is not None and not conn.closed:
                 conn.terminate(t, conn.local, p[2])
+        elif opcode == 0x2032 and len(p) >= 2:
+            self.phy_initiated.add(struct.unpack("<H", p[:2])[0] & 0x0FFF)
         elif opcode == 0x2022 and len(p) >= 2:
             self.length_initiated.add(struct.unpack("<H", p[:2])[0] & 0x0FFF)
         elif opcode == 0x2019 and len(p) >= 12:
@@ -844,6 +865,12 @@ class Generator:
                     second = conn.remote if first == conn.local else conn.local
                     conn.control(t, second, 0x15, mine if second == conn.local else theirs)
                     self.length_initiated.discard(handle)
+            elif sub == 0x0C and len(body) >= 5 and body[0] == 0:
+                handle = struct.unpack("<H", body[1:3])[0]
+                conn = self.conns.get(handle)
+                if conn:
+                    self.phy_update(t, conn, body[3], body[4], handle in self.phy_initiated)
+                    self.phy_initiated.discard(handle)
             elif sub == 0x05 and len(body) >= 12:
                 self.enc_params[struct.unpack("<H", body[0:2])[0]] = bytes(body[2:12])
         elif code == 0x0C and len(p) >= 8 and p[0] == 0:
@@ -875,6 +902,29 @@ class Generator:
                 return
             if not conn.closed and reason != 0x08:
                 conn.terminate(t, conn.remote, reason, before=True)
+
+    def phy_update(self, t, conn, tx, rx, local_initiated):
+        """LE PHY Update Complete (our TX / RX PHY, 1 = 1M, 2 = 2M, 3 = Coded) -> LL_PHY_REQ from the
+        side that asked (LE Set PHY), LL_PHY_RSP from the peripheral when the central asked, then
+        the central's LL_PHY_UPDATE_IND; the new PHYs from its instant (6 events ahead) on. LE
+        Coded is not written (the Coding Indicator is not modelled): such an update is counted and
+        skipped."""
+        if tx not in (1, 2) or rx not in (1, 2):
+            self.coded_skipped += 1
+            return
+        new_c, new_p = (tx, rx) if conn.local == "C" else (rx, tx)
+        first = conn.local if local_initiated else conn.remote
+        conn.control(t, first, 0x16, bytes([0x03, 0x03]))                 # LL_PHY_REQ: 1M | 2M
+        if first == "C":
+            conn.control(t, "P", 0x17, bytes([0x03, 0x03]))              # LL_PHY_RSP
+        if (new_c, new_p) == (conn.phy["C"], conn.phy["P"]):
+            conn.control(t, "C", 0x18, bytes([0, 0, 0, 0]))              # no change, instant 0
+            return
+        copies = conn.control(t, "C", 0x18, bytes([1 << (new_c - 1), 1 << (new_p - 1), 0, 0]))
+        instant = conn.event + 6
+        for fr in copies:
+            fr.pdu[5:7] = struct.pack("<H", instant & 0xFFFF)
+        conn.pending_phy = (instant, new_c, new_p)
 
     def adv_own_type(self):
         # The peripheral's own address: the random address when one was set (Bumble and most
