@@ -6,29 +6,37 @@ Usage:
   check_link_layer.py ORIGINAL.btsnoop GENERATED [GENERATED ...]
   check_link_layer.py --corpus [--only TEXT]      every file of captures/linklayer/
   check_link_layer.py --synthetic                 a small HCI capture built here with what the
-                                                  corpus lacks (remote version and features, data
-                                                  length, legacy / directed reports, enhanced
-                                                  connection complete, peripheral role), converted
-                                                  five ways and checked the same way
+                                                  corpus lacks (remote version and features, PHY
+                                                  update, data length, legacy / directed reports,
+                                                  enhanced connection complete, peripheral role),
+                                                  converted five ways and checked the same way
 
-For each generated file:
-  1. tshark decodes every frame without a malformed or expert item, except the ones the seeded
-     faults explain: "Incorrect CRC" / "CRC is bad" exactly on the frames whose pseudo-header says
-     the CRC is invalid, "Retransmission" / "Not acknowledged" only on frames that repeat the SN of
-     the previous frame in the same direction.
-  2. The CRC-24 of every frame, recomputed here bit by bit as Vol 6 Part B 3.1.1 draws the LFSR
-     (a different implementation from the generator's table; itself checked against real captures
-     in captures/public), matches the stored CRC exactly when the pseudo-header says it is valid.
-     tshark recomputes the advertising-channel CRCs on a copy with the "CRC checked" flag cleared
-     (link type 256) and must find none incorrect but the seeded ones.
-  3. Per connection (in the order of Connection Complete / CONNECT_IND), the sequence of ATT
-     opcodes and handles tshark decodes equals tshark's decode of the HCI original, counting each
-     PDU once: frames with a bad CRC are dropped, and so is a frame that repeats the SN and payload
-     of the previous good frame in the same direction (a retransmission).
-  4. Each CONNECT_IND's Interval, Latency, Timeout, InitA and AdvA equal the Connection Complete's
-     (InitA / AdvA = local / peer address by role).
-  5. Data channel PDUs use the channel of CSA#1 for their event counter (link type 272, which
-     carries it) and, within an event, the peripheral starts T_IFS = 150 us after the central ends.
+First two self-tests on real captures in captures/public: the bitwise CRC-24 below reproduces the
+CRCs of the WHAD capture (1,604), and le_crypto's AES-CCM verifies the MICs of the encrypted
+bsniffhub capture with the LTK its upstream file name gives (132). Then, for each generated file:
+  1. tshark decodes every frame without a malformed or expert item, except those the seeded faults
+     explain ("Incorrect CRC" / "CRC is bad" exactly on the frames whose pseudo-header says the CRC
+     is invalid, "Retransmission" only where the SN repeats, "Not acknowledged" only where the NESN
+     does not acknowledge) and those tshark also reports on the same ATT PDU / advertising report
+     of the HCI original.
+  2. The CRC-24 of every frame, recomputed bit by bit as Vol 6 Part B 3.1.1 draws the LFSR (not the
+     generator's table), matches the stored CRC exactly when the pseudo-header says it is valid;
+     tshark, recomputing the advertising CRCs on a copy with "CRC checked" cleared (256), finds
+     only the seeded ones wrong.
+  3. Ciphertext (--encrypt) is decrypted with the LTK the HCI capture shows and the SKD / IV of
+     LL_ENC_REQ / RSP, every MIC verifying; tshark reads the plaintext from there on.
+  4. Per connection (in the order of Connection Complete / CONNECT_IND), the ATT opcodes, and
+     handles where the PDU carries one, equal tshark's decode of the HCI original, each PDU counted
+     once (bad-CRC frames and resent copies with the same SN and payload left out).
+  5. LL control PDUs equal what the HCI reports: connection update, encryption (Rand, EDIV),
+     termination (side, reason; none after a supervision timeout), remote version and features,
+     data length, PHY update.
+  6. Each CONNECT_IND's Interval, Latency, Timeout and peer address equal the Connection
+     Complete's, and its local address is one the HCI capture shows the local device using.
+  7. Timing (272, which carries event counters and time fields): the CSA#1 channel and the PHY of
+     each data PDU; the nRF time field (protocol 3 timestamp, protocol 2 end-to-start delta); with
+     empty PDUs, anchors one connInterval apart (the new one from an update's instant) opened by the
+     central, and the peripheral T_IFS = 150 us after the central's packet ends.
 Exit status 1 when a check fails; one line per file otherwise.
 """
 import argparse, collections, os, struct, subprocess, sys, tempfile
