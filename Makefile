@@ -6,7 +6,7 @@ DEMO_CAPTURE ?= captures/bumble/clean_heart_rate.central.btsnoop
 APT_PACKAGES = libpcap-dev libbluetooth-dev pkg-config
 CONFORMANCE_PACKAGES = tshark bluez python3 chromium
 
-.PHONY: deps demo build release test conformance bench bench-capture-ll clean man install uninstall check-install format format-check
+.PHONY: deps demo build release test conformance bench bench-capture-ll linklayer-check clean man install uninstall check-install format format-check
 
 # Installation layout: the conventional places bash-completion, zsh and fish look in.
 PREFIX ?= /usr/local
@@ -95,6 +95,12 @@ bench: release
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 	scripts/bench.sh
+
+# The over-the-air corpus (captures/linklayer/): regenerating it must change nothing, and every file
+# (plus a synthetic HCI capture's conversions) must pass the tshark checks. Needs tshark.
+linklayer-check:
+	python3 scripts/corpus/make_link_layer.py --corpus --check
+	python3 scripts/corpus/check_link_layer.py --corpus --synthetic
 
 # The 1 M-frame over-the-air benchmark capture: make_bench_capture.py's HCI capture (100 sessions x
 # 10,000 notifications) turned into an nRF Sniffer file (link type 272, pcapng) by
