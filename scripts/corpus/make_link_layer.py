@@ -29,7 +29,8 @@ What becomes what:
   - LE Advertising Report / LE Extended Advertising Report -> ADV_IND, ADV_DIRECT_IND,
     ADV_NONCONN_IND, ADV_SCAN_IND or SCAN_RSP on channel 37, 38, 39 in turn (AdvA and TxAdd from
     the report, the AD data as captured, RSSI in the pseudo-header); a SCAN_REQ from the local
-    device (ScanA) before each SCAN_RSP when the scan was active. Extended reports that are not
+    device (ScanA) before each SCAN_RSP when the scan was active, both on the channel of the
+    advertiser's last ADV_IND / ADV_SCAN_IND. Extended reports that are not
     legacy PDUs become the legacy PDU with the same properties when the data fits in 31 octets;
     longer ones are dropped (counted in the summary line).
   - Our own advertising (LE Set (Extended) Advertising Parameters / Data / Enable): one
@@ -523,6 +524,7 @@ class Generator:
         self.own_type_scan = 0
         self.own_type_conn = 0
         self.last_rssi = {}
+        self.last_adv_channel = {}    # advertiser -> channel of its last scannable PDU
         self.conns = {}
         self.local_version = (0x0D, 0x05F1, 0x0000)    # 5.4, company 0x05F1 (Linux Foundation)
         self.local_features = bytes([0x01, 0, 0, 0, 0, 0, 0, 0])
@@ -532,7 +534,7 @@ class Generator:
         self.enc_params = {}
         self.ltks = {}                # handle -> LTK (little-endian, as HCI carries it)
         self.encrypt = args.encrypt
-        self.adv_sets = {}            # our own advertising: handle -> AdvSet
+        self.adv_sets = {}            # our own advertising: handle -> {props, data, own_type, addr, interval, next}
 
     # -- output queue -----------------------------------------------------------------------
     def emit(self, fr):
@@ -563,10 +565,11 @@ class Generator:
         if pdu_type == 4 and self.scan_active is not False:
             scan_a, scan_type = self.local_address(self.own_type_scan)
             header = bytes([0x03 | (scan_type & 1) << 6 | (addr_type & 1) << 7, 12])
-            ch = self.next_adv_channel()
+            # The request answers the advertiser's last scannable PDU, on its channel; the response
+            # follows on the same channel.
+            ch = self.last_adv_channel.get(addr) or self.next_adv_channel()
             self.emit(Frame(t, ch, -40, ADV_AA, ADV_CRC_INIT, bytearray(header + scan_a + addr)))
             t += air_time(12) + T_IFS
-            self.adv_ch = (self.adv_ch + 2) % 3     # the response comes on the same channel
         else:
             ch = None
         if pdu_type == 1:
@@ -580,6 +583,8 @@ class Generator:
             ch = self.next_adv_channel()
         fr = Frame(t, ch, rssi, ADV_AA, ADV_CRC_INIT, bytearray(header + body))
         self.emit(fr)
+        if pdu_type in (0, 6):
+            self.last_adv_channel[addr] = ch
         if self.bad_crc_rate and self.rng.random() < self.bad_crc_rate:
             self.bad_crcs += 1
             self.emit(Frame(t + 10_000, 37 + (ch - 36) % 3, rssi, ADV_AA, ADV_CRC_INIT,
@@ -1042,7 +1047,8 @@ def main():
         parser().error("IN and OUT are required (or --corpus)")
     gen = convert(args.input, args.output, args)
     print(f"{args.output}: {gen.frames} frames, {gen.retransmissions} retransmissions, "
-          f"{gen.bad_crcs} bad CRCs, {gen.dropped_ext} extended reports too long for a legacy PDU")
+          f"{gen.bad_crcs} bad CRCs, {gen.dropped_ext} extended reports too long for a legacy PDU, "
+          f"{gen.coded_skipped} PHY updates to LE Coded skipped")
     return 0
 
 
