@@ -6,7 +6,7 @@ DEMO_CAPTURE ?= captures/bumble/clean_heart_rate.central.btsnoop
 APT_PACKAGES = libpcap-dev libbluetooth-dev pkg-config
 CONFORMANCE_PACKAGES = tshark bluez python3 chromium
 
-.PHONY: deps demo build release test conformance bench clean man install uninstall check-install format format-check
+.PHONY: deps demo build release test conformance bench bench-capture-ll linklayer-check clean man install uninstall check-install format format-check
 
 # Installation layout: the conventional places bash-completion, zsh and fish look in.
 PREFIX ?= /usr/local
@@ -95,6 +95,27 @@ bench: release
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 	scripts/bench.sh
+
+# The over-the-air corpus (captures/linklayer/): regenerating it must change nothing, and every file
+# (plus a synthetic HCI capture's conversions) must pass the tshark checks. Needs tshark.
+linklayer-check:
+	python3 scripts/corpus/make_link_layer.py --corpus --check
+	python3 scripts/corpus/check_link_layer.py --corpus --synthetic
+
+# The 1 M-frame over-the-air benchmark capture: make_bench_capture.py's HCI capture (100 sessions x
+# 10,000 notifications) turned into an nRF Sniffer file (link type 272, pcapng) by
+# make_link_layer.py, which streams (constant memory). Written under .build/bench-ll/.
+BENCH_LL_DIR = .build/bench-ll
+BENCH_LL_HCI = $(BENCH_LL_DIR)/bench-100x10000.btsnoop
+BENCH_LL = $(BENCH_LL_DIR)/bench-100x10000.nordic272.pcapng
+bench-capture-ll: $(BENCH_LL)
+
+$(BENCH_LL_HCI): scripts/corpus/make_bench_capture.py
+	mkdir -p $(BENCH_LL_DIR)
+	python3 scripts/corpus/make_bench_capture.py $@ --sessions 100 --notifications 10000
+
+$(BENCH_LL): $(BENCH_LL_HCI) scripts/corpus/make_link_layer.py
+	python3 scripts/corpus/make_link_layer.py $(BENCH_LL_HCI) $@ --linktype 272
 
 clean:
 	rm -rf .build

@@ -61,6 +61,15 @@ for f in "$SMALL" "$CAP"; do
   done
 done
 
+# Over the air: the same 1 M-notification session set as an nRF Sniffer capture (link type 272) made
+# by make_link_layer.py (`make bench-capture-ll`); blecap timeline against tshark's ATT fields.
+LL="$OUT/bench-${SESSIONS}x${NOTIFICATIONS}.nordic272.pcapng"
+[ -f "$LL" ] || python3 scripts/corpus/make_link_layer.py "$CAP" "$LL" --linktype 272 >/dev/null
+echo
+echo "over-the-air capture: $LL ($(stat -c %s "$LL") bytes)"
+run blecap-timeline-jsonl-ll "$BLECAP" timeline --format jsonl "$LL"
+run tshark-btatt-fields-ll tshark -r "$LL" -Y btatt -T fields -e frame.number -e btatt.opcode -e btatt.handle
+
 ratio() { echo "scale=1; ${SECS[$1]} / ${SECS[$2]}" | bc -l 2>/dev/null || echo "n/a"; }
 echo
 echo "tshark / blecap packets --format jsonl: $(ratio tshark-fields blecap-packets-jsonl)x"
@@ -70,6 +79,7 @@ echo "tshark / blecap lint:                  $(ratio tshark-fields blecap-lint)x
 echo "btmon / blecap timeline (nochar):      $(ratio btmon-nochar blecap-timeline-jsonl-nochar)x"
 echo "btmon / blecap packets (nochar):       $(ratio btmon-nochar blecap-packets-jsonl-nochar)x"
 echo "tshark / blecap packets (nochar):      $(ratio tshark-fields-nochar blecap-packets-jsonl-nochar)x"
+echo "tshark -Y btatt / blecap timeline (over the air): $(ratio tshark-btatt-fields-ll blecap-timeline-jsonl-ll)x"
 
 # Simulator sessions per second (optional: skipped when the bench binary was not built with
 # `swift build -c release --product BLESimulatorBench`). Goal: >= 10,000 sessions/s.
