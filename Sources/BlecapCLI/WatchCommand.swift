@@ -51,7 +51,8 @@ struct WatchCommand: ParsableCommand {
         guard let s = LiveSource.parse(source, follow: follow) else {
             throw ValidationError("not a source: \(source) (a file, '-' or tcp://HOST:PORT)")
         }
-        if follow, case .file = s {} else if follow {
+        if follow, case .file = s {
+        } else if follow {
             throw ValidationError("--follow applies to a file")
         }
     }
@@ -134,6 +135,13 @@ enum WatchSignals {
         action.sa_flags = 0
         sigaction(SIGINT, &action, nil)
         sigaction(SIGTERM, &action, nil)
+        // A parent may have started blecap with these signals blocked (the mask is inherited
+        // across exec; Foundation's Process does so from threads that block them).
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }
 
@@ -210,7 +218,8 @@ struct WatchFinding: Encodable {
 
     static func text(_ f: Finding) -> String {
         let connection = f.connection.map { " #\($0)" } ?? ""
-        let related = f.frames.count > 1 ? " (related \(f.frames.dropFirst().map(String.init).joined(separator: ", ")))" : ""
+        let related =
+            f.frames.count > 1 ? " (related \(f.frames.dropFirst().map(String.init).joined(separator: ", ")))" : ""
         return
             "\(f.firstFrame)\(connection)  \(f.severity.name) \(f.ruleID) \(f.slug): \(f.message) [frame \(f.firstFrame)\(related)]\n"
     }

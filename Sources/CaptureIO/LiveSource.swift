@@ -70,7 +70,8 @@ public enum LiveSource: Equatable, Sendable {
         var lastError: Int32 = ECONNREFUSED
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let ai = cursor {
-            let fd = socket(ai.pointee.ai_family, ai.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), ai.pointee.ai_protocol)
+            let fd = socket(
+                ai.pointee.ai_family, ai.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), ai.pointee.ai_protocol)
             if fd >= 0 {
                 if Glibc.connect(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 { return fd }
                 lastError = errno

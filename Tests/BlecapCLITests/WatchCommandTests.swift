@@ -57,7 +57,8 @@ import Testing
     @Test func standardInput() throws {
         let path = try Fixtures.existing(Self.captures[0])
         let want = try Self.reference(path)
-        let run = try CLIRunner.run(["watch", "--format", "jsonl", "-"], stdin: Data(try Fixtures.bytes(Self.captures[0])))
+        let run = try CLIRunner.run(
+            ["watch", "--format", "jsonl", "-"], stdin: Data(try Fixtures.bytes(Self.captures[0])))
         #expect(run.status == 0)
         let got = try Self.split(run.stdout)
         #expect(got.events == want.events && Set(got.findings) == want.findings)
@@ -76,52 +77,37 @@ import Testing
         return (Array(data[0..<16]), out)
     }
 
-    /// A running `blecap watch`, its output collected as it comes, with the time each line came.
-    final class Watcher: @unchecked Sendable {
+    /// A running `blecap watch` writing to a file the test polls.
+    final class Watcher {
         let process = Process()
-        let lock = NSLock()
-        var text = ""
-        var arrivals: [(line: String, at: Date)] = []
+        let output: String
 
         init(_ arguments: [String]) throws {
+            output =
+                FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "blecap-watch-out-\(UUID().uuidString).jsonl"
+                ).path
+            FileManager.default.createFile(atPath: output, contents: nil)
             process.executableURL = CLIRunner.executable
             process.arguments = arguments
-            let out = Pipe()
-            process.standardOutput = out
+            process.standardOutput = FileHandle(forWritingAtPath: output)
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
-            out.fileHandleForReading.readabilityHandler = { [unowned self] h in
-                let d = h.availableData
-                guard !d.isEmpty else { return }
-                lock.lock()
-                text += String(decoding: d, as: UTF8.self)
-                let now = Date()
-                while let nl = text.firstIndex(of: "\n") {
-                    arrivals.append((String(text[..<nl]), now))
-                    text.removeSubrange(...nl)
-                }
-                lock.unlock()
-            }
             try process.run()
         }
 
-        /// Waits until a line containing `needle` came, up to `timeout` s; when it came.
+        deinit { try? FileManager.default.removeItem(atPath: output) }
+
+        var lines: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
+
+        /// Waits until a line containing `needle` is out, up to `timeout` s; when it was seen.
         func wait(for needle: String, timeout: Double) -> Date? {
             let end = Date().addingTimeInterval(timeout)
             while Date() < end {
-                lock.lock()
-                let hit = arrivals.first { $0.line.contains(needle) }?.at
-                lock.unlock()
-                if let hit { return hit }
+                if lines.contains(needle) { return Date() }
                 usleep(10_000)
             }
             return nil
-        }
-
-        var lines: String {
-            lock.lock()
-            defer { lock.unlock() }
-            return arrivals.map { $0.line + "\n" }.joined()
         }
     }
 
@@ -188,7 +174,9 @@ import Testing
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { return }
             defer { close(fd) }
-            func send(_ b: [UInt8]) { b.withUnsafeBytes { _ = Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+            func send(_ b: [UInt8]) {
+                b.withUnsafeBytes { _ = Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
             send(header)
             var last: UInt64?
             for r in records {
