@@ -32,11 +32,15 @@ let package = Package(
         // Tiny C helpers libpcap needs (a FILE* that replays sniffed stdin bytes).
         .target(name: "CCaptureSupport", path: "Sources/CCaptureSupport"),
         .target(name: "BLEBytes"),
+        // AES-128, the LE security toolbox (e, c1, s1, ah), link-layer AES-CCM and legacy-pairing
+        // key recovery: pure functions on numbers and bytes; BLEPackets re-exports it.
+        .target(name: "BLECrypto", dependencies: ["BLEBytes"]),
         // Protocol code constants (ATT opcodes, HCI codes, L2CAP channels) shared by the capture
         // readers and the decoders; BLEPackets re-exports them.
         .target(name: "BLECodes"),
         .target(name: "CaptureIO", dependencies: ["BLEBytes", "BLECodes", "CPcap", "CCaptureSupport"]),
-        .target(name: "BLEPackets", dependencies: ["BLEBytes", "BLECodes", "CaptureIO", "CBluetooth"]),
+        .target(
+            name: "BLEPackets", dependencies: ["BLEBytes", "BLECodes", "BLECrypto", "CaptureIO", "CBluetooth"]),
         .target(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),
