@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
         .library(name: "BLEReplaySimulator", targets: ["BLEReplaySimulator"]),
         .executable(name: "BLESimulatorBench", targets: ["BLESimulatorBench"]),
+        .executable(name: "BLECryptoBench", targets: ["BLECryptoBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
@@ -55,6 +56,8 @@ let package = Package(
             name: "BLEReplaySimulator",
             dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEReplay", "BLESimulator"]),
         .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
+        // The legacy-pairing brute force at its worst and AES/AES-CCM speeds (docs/link-layer-encryption.md).
+        .executableTarget(name: "BLECryptoBench", dependencies: ["BLECrypto", "BLEBytes"]),
         // The page's script and stylesheet are files, compiled into the module as byte arrays
         // (no resource bundle to find next to an installed binary).
         .target(
