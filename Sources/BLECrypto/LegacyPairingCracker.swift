@@ -82,8 +82,8 @@ public enum LegacyPairingCrackResult: Sendable, Hashable, CustomStringConvertibl
 public enum LegacyPairingCrackFailure: Sendable, Hashable, CustomStringConvertible {
     /// A pairing PDU is not a 7-octet Pairing Request (0x01) / Response (0x02).
     case malformedPairingPDU
-    /// Neither Pairing Confirm was captured (crackle's slow strategy, brute-forcing the STK
-    /// against an encrypted PDU, is `LegacyPairingCracker.crackWithoutConfirm`).
+    /// Neither Pairing Confirm was captured: crackle's slow strategy, brute-forcing the STK
+    /// against the first encrypted PDU, is `LegacyPairingCracker.crackWithoutConfirm`.
     case missingConfirm
     /// No TK in 0…999999 reproduces the confirm value: Out of Band data, or the capture's
     /// values are not one pairing's.
@@ -92,7 +92,7 @@ public enum LegacyPairingCrackFailure: Sendable, Hashable, CustomStringConvertib
     public var description: String {
         switch self {
         case .malformedPairingPDU: "the Pairing Request/Response is not 7 octets with codes 0x01/0x02"
-        case .missingConfirm: "no Pairing Confirm in the capture"
+        case .missingConfirm: "no Pairing Confirm in the capture (needs the first encrypted PDU instead)"
         case .noPasskeyMatches: "no TK in 0…999999 reproduces the confirm value (OOB pairing?)"
         }
     }
@@ -211,6 +211,50 @@ public enum LegacyPairingCracker {
                 let tk = UInt128(passkey)
                 let method: LegacyPairingMethod = passkey == 0 ? .justWorks : .passkeyEntry(passkey: passkey)
                 let stk = SecurityFunction.s1(k: tk, r1: x.srand, r2: x.mrand)
+                return report(.recovered(tk: tk, method: method, stk: stk), attempts)
+            }
+            passkey += 1
+        }
+        return report(.failed(.noPasskeyMatches), attempts)
+    }
+
+    /// crackle's slow strategy, for captures that missed the Pairing Confirm PDUs: for each TK,
+    /// STK = s1(TK, Srand, Mrand), the session key from it, and the first encrypted PDU after
+    /// LL_START_ENC_REQ (LL_START_ENC_RSP, packet counter 0 in either direction) decrypted
+    /// until its MIC verifies. About five times the work per TK of `crack`.
+    public static func crackWithoutConfirm(
+        _ x: LegacyPairingExchange, parameters: LinkLayerEncryptionParameters, firstEncrypted pdu: EncryptedDataPDU,
+        passkeys: ClosedRange<UInt32> = 0...maximumPasskey
+    ) -> LegacyPairingCrackReport {
+        let start = ContinuousClock.now
+        func report(_ r: LegacyPairingCrackResult, _ n: Int) -> LegacyPairingCrackReport {
+            LegacyPairingCrackReport(result: r, attempts: n, elapsed: ContinuousClock.now - start)
+        }
+        let secure = x.pairingRequest.withByteView { req in
+            x.pairingResponse.withByteView { rsp -> Bool? in
+                guard req.count == 7, rsp.count == 7, req.u8(0) == 0x01, rsp.u8(0) == 0x02 else { return nil }
+                return LegacyPairingExchange.usesSecureConnections(pairingRequest: req, pairingResponse: rsp)
+            }
+        }
+        guard let secure else { return report(.failed(.malformedPairingPDU), 0) }
+        if secure { return report(.secureConnections, 0) }
+        var plaintext: [UInt8] = []
+        plaintext.reserveCapacity(LinkLayerCipher.maximumPlaintextLength)
+        let last = min(passkeys.upperBound, maximumPasskey)
+        var passkey = passkeys.lowerBound
+        var attempts = 0
+        while passkey <= last {
+            attempts += 1
+            let tk = UInt128(passkey)
+            let stk = SecurityFunction.s1(k: tk, r1: x.srand, r2: x.mrand)
+            let cipher = LinkLayerCipher(ltk: stk, parameters: parameters)
+            let verified = pdu.payload.withByteView { v in
+                DirectionCandidates(pdu.direction).contains {
+                    cipher.decrypt(v, header: pdu.header, counter: 0, direction: $0, into: &plaintext)
+                }
+            }
+            if verified {
+                let method: LegacyPairingMethod = passkey == 0 ? .justWorks : .passkeyEntry(passkey: passkey)
                 return report(.recovered(tk: tk, method: method, stk: stk), attempts)
             }
             passkey += 1

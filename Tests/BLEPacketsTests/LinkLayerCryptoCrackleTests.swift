@@ -187,6 +187,25 @@ enum CrackleJustWorks {
             } == false)
     }
 
+    // crackle's test 03 is this capture with the Pairing Confirms removed: the slow strategy
+    // finds the TK from the first encrypted PDU (frame 585, LL_START_ENC_RSP, counter 0).
+    @Test func recoversWithoutTheConfirms() {
+        var x = CrackleJustWorks.exchange
+        x.mconfirm = nil
+        x.sconfirm = nil
+        #expect(LegacyPairingCracker.crack(x).result == .failed(.missingConfirm))
+        let report = LegacyPairingCracker.crackWithoutConfirm(
+            x, parameters: CrackleJustWorks.parameters, firstEncrypted: CrackleJustWorks.encrypted[0].encrypted)
+        #expect(report.result == LegacyPairingCracker.crack(CrackleJustWorks.exchange).result)
+        #expect(report.attempts == 1)
+        // Not the first PDU of its direction (frame 589 is the peripheral's counter 1): no TK.
+        let wrong = LegacyPairingCracker.crackWithoutConfirm(
+            x, parameters: CrackleJustWorks.parameters, firstEncrypted: CrackleJustWorks.encrypted[1].encrypted,
+            passkeys: 0...200)
+        #expect(wrong.result == .failed(.noPasskeyMatches))
+        #expect(wrong.attempts == 201)
+    }
+
     @Test func failures() {
         var x = CrackleJustWorks.exchange
         x.mconfirm = nil
@@ -285,6 +304,23 @@ enum CrackleNumericPIN {
         #expect(keys.peripheral.irk == n128("9c3e771e765220fd690b7e62e7452969"))
         #expect(keys.central.ediv == 0xC449)
         #expect(keys.central.rand == 0x1895_761C_3FC0_F5D0)
+    }
+
+    // The slow strategy on the passkey pairing (a range around the passkey, to keep the debug
+    // build's test short): the first encrypted PDU, frame 166, verifies only under TK 461140.
+    @Test func recoversThePasskeyWithoutTheConfirms() {
+        var x = CrackleNumericPIN.exchange
+        x.mconfirm = nil
+        x.sconfirm = nil
+        let report = LegacyPairingCracker.crackWithoutConfirm(
+            x, parameters: CrackleNumericPIN.parameters, firstEncrypted: CrackleNumericPIN.encrypted[0].encrypted,
+            passkeys: 461_000...461_999)
+        #expect(report.attempts == 141)
+        guard case .recovered(let tk, .passkeyEntry(461_140), _) = report.result else {
+            Issue.record("\(report.result)")
+            return
+        }
+        #expect(tk == 461_140)
     }
 
     // Round trip through c1: a confirm made with a passkey is cracked back to it.

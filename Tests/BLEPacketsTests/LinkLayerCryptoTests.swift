@@ -267,3 +267,46 @@ private func bytes(_ hex: String) -> [UInt8] { Hex.bytes(hex)! }
         #expect(d.nextCounter(.centralToPeripheral) == 0)
     }
 }
+
+@Suite struct LinkLayerEncryptorTests {
+    // The sample packets encrypted in air order by a sender that keeps its own counters give
+    // the specification's air bytes; empty payloads pass unencrypted and do not count.
+    @Test func encryptsTheSampleDataInOrder() {
+        let p = LinkLayerCryptoCCMTests.parameters
+        var e = LinkLayerEncryptor(ltk: LinkLayerCryptoCCMTests.ltk, skdm: p.skdm, ivm: p.ivm, skds: p.skds, ivs: p.ivs)
+        for packet in LinkLayerCryptoCCMTests.packets {
+            #expect(e.encrypt([], header: 0x01, direction: packet.direction) == [])
+            #expect(e.nextCounter(packet.direction) == packet.counter)
+            #expect(
+                e.encrypt(bytes(packet.plaintext), header: packet.header, direction: packet.direction)
+                    == bytes(packet.air))
+        }
+        #expect(e.nextCounter(.centralToPeripheral) == 2)
+        #expect(e.nextCounter(.peripheralToCentral) == 2)
+        // Too long: nothing appended, no counter used.
+        var out: [UInt8] = []
+        let counter = [UInt8](repeating: 0, count: 252).withByteView {
+            e.encrypt($0, header: 0x02, direction: .centralToPeripheral, appendingTo: &out)
+        }
+        #expect(counter == nil)
+        #expect(out.isEmpty)
+        #expect(e.nextCounter(.centralToPeripheral) == 2)
+    }
+
+    // What the encryptor sends, the decryptor reads back with the same counters.
+    @Test func roundTripWithTheDecryptor() {
+        let p = LinkLayerCryptoCCMTests.parameters
+        var e = LinkLayerEncryptor(ltk: 42, skdm: p.skdm, ivm: p.ivm, skds: p.skds, ivs: p.ivs)
+        var d = LinkLayerDecryptor(ltk: 42, skdm: p.skdm, ivm: p.ivm, skds: p.skds, ivs: p.ivs)
+        var rng = SplitMix64(seed: 7)
+        for i in 0..<200 {
+            let direction: LinkLayerDirection = rng.next() & 1 == 0 ? .centralToPeripheral : .peripheralToCentral
+            let plaintext = (0..<(1 + Int(rng.next() % 251))).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            let counter = e.nextCounter(direction)
+            let air = e.encrypt(plaintext, header: 0x02, direction: direction)
+            let r = d.decrypt(pdu: air, header: 0x02, direction: i % 3 == 0 ? nil : direction)
+            #expect(r?.plaintext == plaintext)
+            #expect(r?.match == .init(direction: direction, counter: counter, isRetransmission: false))
+        }
+    }
+}
