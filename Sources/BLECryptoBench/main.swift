@@ -48,6 +48,21 @@ let report = LegacyPairingCracker.crack(exchange)
 print("legacy pairing crack: \(report.result)")
 rate("  passkeys tried", report.attempts, report.elapsed, unit: "TKs")
 
+// crackle's slow strategy on the same pairing without its confirms: per TK, s1, the session
+// key and an AES-CCM check of the first encrypted PDU (LL_START_ENC_RSP, counter 0).
+let parameters = LinkLayerEncryptionParameters(
+    skdm: 0xACBD_CEDF_E0F1_0213, ivm: 0xBADC_AB24, skds: 0x0213_2435_4657_6879, ivs: 0xDEAF_BABE)
+let stk = SecurityFunction.s1(k: UInt128(passkey), r1: srand, r2: mrand)
+let startEncRsp = LinkLayerCipher(ltk: stk, parameters: parameters).encrypt(
+    [0x06], header: 0x03, counter: 0, direction: .peripheralToCentral)!
+var noConfirms = exchange
+noConfirms.mconfirm = nil
+let slow = LegacyPairingCracker.crackWithoutConfirm(
+    noConfirms, parameters: parameters,
+    firstEncrypted: EncryptedDataPDU(header: 0x03, payload: startEncRsp, direction: nil))
+print("legacy pairing crack without confirms: \(slow.result)")
+rate("  passkeys tried", slow.attempts, slow.elapsed, unit: "TKs")
+
 // AES-CCM decryption of data PDUs (each verifies: the MIC check is part of the cost).
 let cipher = LinkLayerCipher(sessionKey: 0x99AD_1B52_26A3_7E3E_058E_3B8E_27C2_C666, iv: 0xDEAF_BABE_BADC_AB24)
 for length in [27, 251] {
