@@ -338,3 +338,55 @@ enum CrackleNumericPIN {
                     stk: SecurityFunction.s1(k: UInt128(passkey), r1: x.srand, r2: x.mrand)))
     }
 }
+
+@Suite struct LegacyPairingObserverTests {
+    static let smp = [
+        CrackleJustWorks.pairingRequest, CrackleJustWorks.pairingResponse, CrackleJustWorks.mconfirm,
+        CrackleJustWorks.sconfirm, CrackleJustWorks.mrand, CrackleJustWorks.srand,
+    ]
+
+    static func exchange(_ o: LegacyPairingObserver) -> LegacyPairingExchange? {
+        o.exchange(
+            initiatorAddress: CrackleJustWorks.initiator, initiatorAddressIsRandom: false,
+            responderAddress: CrackleJustWorks.responder, responderAddressIsRandom: false)
+    }
+
+    // The capture's SMP PDUs in order, without directions (the PPI file has none): the order
+    // tells Mconfirm from Sconfirm and Mrand from Srand.
+    @Test func collectsTheCaptureInOrder() {
+        var o = LegacyPairingObserver()
+        for pdu in Self.smp {
+            #expect(Self.exchange(o) == nil || pdu.frame == 576)
+            Array(pdu.bytes[4...]).withByteView { o.observe(smp: $0, direction: nil) }
+        }
+        #expect(Self.exchange(o) == CrackleJustWorks.exchange)
+        #expect(!o.usesSecureConnections)
+    }
+
+    // With directions, the order does not matter; a new Pairing Request starts over.
+    @Test func directionsAndRestart() {
+        var o = LegacyPairingObserver()
+        let sent: [(CapturedDataPDU, LinkLayerDirection)] = [
+            (CrackleJustWorks.pairingRequest, .centralToPeripheral),
+            (CrackleJustWorks.pairingResponse, .peripheralToCentral),
+            (CrackleJustWorks.sconfirm, .peripheralToCentral), (CrackleJustWorks.mconfirm, .centralToPeripheral),
+            (CrackleJustWorks.srand, .peripheralToCentral), (CrackleJustWorks.mrand, .centralToPeripheral),
+        ]
+        for (pdu, d) in sent { Array(pdu.bytes[4...]).withByteView { o.observe(smp: $0, direction: d) } }
+        #expect(Self.exchange(o) == CrackleJustWorks.exchange)
+        Array(CrackleJustWorks.pairingRequest.bytes[4...]).withByteView { o.observe(smp: $0, direction: nil) }
+        #expect(Self.exchange(o) == nil)
+        #expect(o.mconfirm == nil)
+    }
+
+    // Any bytes: no trap; wrong lengths are ignored.
+    @Test func junk() {
+        var o = LegacyPairingObserver()
+        var rng = SplitMix64(seed: 3)
+        for n in 0..<400 {
+            let junk = [UInt8(n % 6)] + (0..<Int(rng.next() % 24)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            junk.withByteView { o.observe(smp: $0, direction: nil) }
+        }
+        if let r = o.pairingRequest { #expect(r.count == 7) }
+    }
+}
