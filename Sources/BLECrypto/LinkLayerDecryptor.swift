@@ -9,12 +9,16 @@ import BLEBytes
 /// when no counter is given the decryptor tries its expected counter, then up to
 /// `searchWindow - 1` counters beyond it (missed PDUs), then the previous one (a
 /// retransmission), and lets the MIC decide — as crackle does. With no direction (a capture
-/// format that does not record it), both directions are tried. A PDU that matches nothing
-/// leaves the counters alone.
+/// format that does not record it), both directions are tried; with one, the other is tried
+/// after it (`correctsDirection`), because sniffers do mislabel a PDU's direction now and then
+/// and the MIC, which covers the directionBit, is the better witness (`Match.directionCorrected`
+/// says so). A PDU that matches nothing leaves the counters alone.
 public struct LinkLayerDecryptor: Sendable {
     public let cipher: LinkLayerCipher
     /// How many counters from the expected one on are tried.
     public var searchWindow: Int
+    /// Whether a PDU that does not verify in its stated direction is tried in the other one.
+    public var correctsDirection = true
     /// The counter the next new PDU in each direction is expected to carry.
     public private(set) var nextCentralCounter: UInt64 = 0
     public private(set) var nextPeripheralCounter: UInt64 = 0
@@ -25,11 +29,16 @@ public struct LinkLayerDecryptor: Sendable {
         public var counter: UInt64
         /// The counter was one already used in that direction: a retransmitted PDU.
         public var isRetransmission: Bool
+        /// The PDU verified only in the direction opposite to the one it was given with.
+        public var directionCorrected: Bool
 
-        public init(direction: LinkLayerDirection, counter: UInt64, isRetransmission: Bool) {
+        public init(
+            direction: LinkLayerDirection, counter: UInt64, isRetransmission: Bool, directionCorrected: Bool = false
+        ) {
             self.direction = direction
             self.counter = counter
             self.isRetransmission = isRetransmission
+            self.directionCorrected = directionCorrected
         }
     }
 
@@ -60,6 +69,21 @@ public struct LinkLayerDecryptor: Sendable {
     public mutating func decrypt(
         pdu: ByteView, header: UInt8, direction: LinkLayerDirection?, counter: UInt64? = nil,
         into plaintext: inout [UInt8]
+    ) -> Match? {
+        if let match = search(pdu: pdu, header: header, direction: direction, counter: counter, into: &plaintext) {
+            return match
+        }
+        guard correctsDirection, let direction else { return nil }
+        let other: LinkLayerDirection = direction == .centralToPeripheral ? .peripheralToCentral : .centralToPeripheral
+        guard var match = search(pdu: pdu, header: header, direction: other, counter: counter, into: &plaintext) else {
+            return nil
+        }
+        match.directionCorrected = true
+        return match
+    }
+
+    private mutating func search(
+        pdu: ByteView, header: UInt8, direction: LinkLayerDirection?, counter: UInt64?, into plaintext: inout [UInt8]
     ) -> Match? {
         // The candidate directions, without an array per call.
         let directions = DirectionCandidates(direction)

@@ -242,9 +242,17 @@ private func bytes(_ hex: String) -> [UInt8] { Hex.bytes(hex)! }
         #expect(again?.match.isRetransmission == true)
         #expect(again?.plaintext == bytes(data1.plaintext))
         #expect(d.nextCounter(.centralToPeripheral) == 2)
-        // Given the wrong direction, nothing verifies and the counters stay.
+        // Given the wrong direction, it verifies in the right one and says so …
+        let mislabelled = d.decrypt(pdu: bytes(data1.air), header: data1.header, direction: .peripheralToCentral)
+        #expect(
+            mislabelled?.match
+                == .init(direction: .centralToPeripheral, counter: 1, isRetransmission: true, directionCorrected: true))
+        #expect(d.nextCounter(.peripheralToCentral) == 0)
+        // … unless told to trust the direction: then nothing verifies and the counters stay.
+        d.correctsDirection = false
         #expect(d.decrypt(pdu: bytes(data1.air), header: data1.header, direction: .peripheralToCentral) == nil)
         #expect(d.nextCounter(.peripheralToCentral) == 0)
+        #expect(d.nextCounter(.centralToPeripheral) == 2)
     }
 
     @Test func explicitCounter() {
