@@ -206,6 +206,23 @@ enum CrackleJustWorks {
         #expect(wrong.attempts == 201)
     }
 
+    // bsniffhub's nRF Sniffer capture (captures/public/pcap-nordic272_bsniffhub-encrypted-bad-mic.pcap,
+    // link type 272): tshark's btsmp fields for frame 181 (Pairing Request: IO 0x04, OOB 0,
+    // AuthReq 0x08, key size 16, keys 0x07/0x07) and 184 (Pairing Response: IO 0x03, OOB 0,
+    // AuthReq 0x08, key size 16, keys 0x00/0x00). SC without bonding: not crackable either.
+    @Test func secureConnectionsInTheNordicCapture() throws {
+        let file = try Fixtures.bytes("public/pcap-nordic272_bsniffhub-encrypted-bad-mic.pcap")
+        let request = bytes("01 04 00 08 10 07 07")
+        let response = bytes("02 03 00 08 10 00 00")
+        #expect(fileContains(file, bytes("07 00 06 00") + request))
+        #expect(fileContains(file, bytes("07 00 06 00") + response))
+        let x = LegacyPairingExchange(
+            pairingRequest: request, pairingResponse: response, initiatorAddress: BDAddr("04:ee:03:4a:8a:2f")!,
+            initiatorAddressIsRandom: false, responderAddress: BDAddr("f6:77:3c:47:6d:50")!,
+            responderAddressIsRandom: true, mconfirm: nil, sconfirm: 1, mrand: 0, srand: 0)
+        #expect(LegacyPairingCracker.crack(x).result == .secureConnections)
+    }
+
     @Test func failures() {
         var x = CrackleJustWorks.exchange
         x.mconfirm = nil
