@@ -5,7 +5,8 @@ import BLEBytes
 /// and Pairing Random (0x04) (Core 5.4 Vol 3 Part H 3.5). With a direction, a confirm or random
 /// from the central is Mconfirm/Mrand and one from the peripheral Sconfirm/Srand; without one
 /// (PPI files), the order decides: the central sends each first (Vol 3 Part H 2.3.5.5). A new
-/// Pairing Request starts over. Feed it the SMP PDU (code first, after the L2CAP header).
+/// Pairing Request starts over. Feed it the SMP PDU (code first, after the L2CAP header; a
+/// Pairing Public Key of LE Secure Connections only counts for `sawDebugKey`).
 public struct LegacyPairingObserver: Sendable {
     public private(set) var pairingRequest: [UInt8]?
     public private(set) var pairingResponse: [UInt8]?
@@ -13,6 +14,8 @@ public struct LegacyPairingObserver: Sendable {
     public private(set) var sconfirm: UInt128?
     public private(set) var mrand: UInt128?
     public private(set) var srand: UInt128?
+    /// An LE Secure Connections pairing in which a side sent the debug public key.
+    public private(set) var sawDebugKey = false
 
     public init() {}
 
@@ -30,6 +33,8 @@ public struct LegacyPairingObserver: Sendable {
         case 0x04 where pdu.count == 17:
             guard let value = pdu.u128le(1) else { return }
             if isCentral(direction, firstTaken: mrand != nil) { mrand = value } else { srand = value }
+        case 0x0C:
+            if SecureConnectionsDebugKey.isDebugKey(pairingPublicKey: pdu) { sawDebugKey = true }
         default:
             break
         }

@@ -407,3 +407,41 @@ enum CrackleNumericPIN {
         if let r = o.pairingRequest { #expect(r.count == 7) }
     }
 }
+
+@Suite struct SecureConnectionsDebugKeyTests {
+    // crackle's LE SC capture (captures/public/pcapng-lell256_crackle-le-secure-connections.pcapng):
+    // tshark's btsmp.public_key_x / _y of the Pairing Public Key PDUs in frames 75 and 138, octets
+    // in wire order. Neither side used the debug key.
+    static let captured = [
+        (
+            "440ed0f2bcb429aa389228a83cf340bc8f196c942bbeaa30e1b1fbf83abb5be7",
+            "01d0854bd9b1834c2a89716b6cfbd4f60956835b664fc8534378cb71afd2a759"
+        ),
+        (
+            "d48f23d1850fa66d883b775f83710a0c8f063be8731ffd682541957ec622059a",
+            "4555ed36708cd0d952ffba1b97e8d1779ef954d8dea2a4dc58f5630b9bc1349b"
+        ),
+    ]
+
+    @Test func recognisesOnlyTheDebugKey() throws {
+        let file = try Fixtures.bytes("public/pcapng-lell256_crackle-le-secure-connections.pcapng")
+        var observer = LegacyPairingObserver()
+        for (x, y) in Self.captured {
+            // The PDU is cut into LL fragments; its first octets of X follow the code in the file.
+            #expect(fileContains(file, [0x0C] + bytes(x).prefix(16)))
+            let pdu = [0x0C] + bytes(x) + bytes(y)
+            #expect(!pdu.withByteView { SecureConnectionsDebugKey.isDebugKey(pairingPublicKey: $0) })
+            pdu.withByteView { observer.observe(smp: $0, direction: nil) }
+        }
+        #expect(!observer.sawDebugKey)
+        let debug =
+            [0x0C] + SecureConnectionsDebugKey.publicKeyX.reversed() + SecureConnectionsDebugKey.publicKeyY.reversed()
+        #expect(debug.withByteView { SecureConnectionsDebugKey.isDebugKey(pairingPublicKey: $0) })
+        // Most significant first is not how the PDU carries it; a truncated PDU is not one.
+        let wrongOrder = [0x0C] + SecureConnectionsDebugKey.publicKeyX + SecureConnectionsDebugKey.publicKeyY
+        #expect(!wrongOrder.withByteView { SecureConnectionsDebugKey.isDebugKey(pairingPublicKey: $0) })
+        #expect(!Array(debug.dropLast()).withByteView { SecureConnectionsDebugKey.isDebugKey(pairingPublicKey: $0) })
+        debug.withByteView { observer.observe(smp: $0, direction: .centralToPeripheral) }
+        #expect(observer.sawDebugKey)
+    }
+}
