@@ -119,6 +119,13 @@ public struct DistributedKeySet: Sendable, Hashable {
     public var isEmpty: Bool { ltk == nil && ediv == nil && rand == nil && irk == nil }
 }
 
+/// One PDU `distributedKeys` decrypted: its index in the input, how it verified, its plaintext.
+public struct DecryptedPDU: Sendable, Hashable {
+    public var index: Int
+    public var match: LinkLayerDecryptor.Match
+    public var plaintext: [UInt8]
+}
+
 /// What the STK-encrypted PDUs after a legacy pairing gave.
 public struct DistributedKeys: Sendable, Hashable {
     /// The responder's (peripheral → central) and the initiator's (central → peripheral) keys.
@@ -127,24 +134,14 @@ public struct DistributedKeys: Sendable, Hashable {
     /// How many encrypted PDUs verified and decrypted, out of how many.
     public var decryptedPDUs = 0
     public var encryptedPDUs = 0
-    /// The decrypted PDUs in order: index into the input, direction and counter, plaintext.
-    public var plaintexts: [(index: Int, match: LinkLayerDecryptor.Match, plaintext: [UInt8])] = []
+    /// The decrypted PDUs in input order.
+    public var plaintexts: [DecryptedPDU] = []
 
     public init() {}
 
     /// The LTK that encrypts this pair's later connections: the peripheral's (a central
     /// reconnecting uses the key its peer distributed), else the central's.
     public var ltk: UInt128? { peripheral.ltk ?? central.ltk }
-
-    public static func == (a: DistributedKeys, b: DistributedKeys) -> Bool {
-        a.peripheral == b.peripheral && a.central == b.central && a.decryptedPDUs == b.decryptedPDUs
-            && a.encryptedPDUs == b.encryptedPDUs
-    }
-
-    public func hash(into h: inout Hasher) {
-        h.combine(peripheral)
-        h.combine(central)
-    }
 }
 
 /// An encrypted data PDU as captured: the header's first octet, the payload (ciphertext ‖ MIC)
@@ -280,7 +277,7 @@ public enum LegacyPairingCracker {
             }
             guard let match = found else { continue }
             keys.decryptedPDUs += 1
-            keys.plaintexts.append((index, match, plaintext))
+            keys.plaintexts.append(DecryptedPDU(index: index, match: match, plaintext: plaintext))
             // LLID 0b10: the start of an L2CAP PDU. Basic header: length, CID 0x0006 (SMP).
             guard pdu.header & 0x03 == 0x02 else { continue }
             var set = match.direction == .peripheralToCentral ? keys.peripheral : keys.central
