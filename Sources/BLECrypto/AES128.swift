@@ -14,7 +14,7 @@
 /// Values are `UInt128` in the specification's notation: the most significant octet is the
 /// first byte AES sees (FIPS-197's `in[0]`), exactly as Vol 3 Part H 2.2 writes keys and blocks
 /// ("0x4C68384139F574D836BCF34E9DFB01BF"). Bytes from the air are little-endian; convert with
-/// `UInt128(littleEndian:)` helpers (see `ByteView.u128le`).
+/// `ByteView.littleEndianUInt128(at:)`.
 ///
 /// No heap allocation and no array per key or per block: the eleven round keys are stored
 /// properties (an array or `InlineArray` here cost a 176-octet copy per block in release builds,

@@ -13,7 +13,7 @@ public struct LegacyPairingExchange: Sendable, Hashable {
     public var responderAddress: BDAddr
     public var responderAddressIsRandom: Bool
     /// Pairing Confirm and Pairing Random values, read as numbers from their 16 little-endian
-    /// octets (`ByteView.u128le`). Either confirm suffices: Mconfirm is checked with Mrand,
+    /// octets (`ByteView.littleEndianUInt128(at:)`). Either confirm suffices: Mconfirm is checked with Mrand,
     /// Sconfirm with Srand.
     public var mconfirm: UInt128?
     public var sconfirm: UInt128?
@@ -180,7 +180,7 @@ public enum LegacyPairingCracker {
         let pdus = x.pairingRequest.withByteView { req in
             x.pairingResponse.withByteView { rsp -> (UInt64, UInt64, Bool)? in
                 guard req.count == 7, rsp.count == 7, req.u8(0) == 0x01, rsp.u8(0) == 0x02,
-                    let preq = req.u56le(0), let pres = rsp.u56le(0)
+                    let preq = req.littleEndianUInt56(at: 0), let pres = rsp.littleEndianUInt56(at: 0)
                 else { return nil }
                 return (
                     preq, pres,
@@ -284,13 +284,13 @@ public enum LegacyPairingCracker {
             plaintext.withByteView { v in
                 guard v.u16le(2) == 0x0006, let code = v.u8(4) else { return }
                 switch code {
-                case 0x06: if let ltk = v.u128le(5) { set.ltk = ltk }
+                case 0x06: if let ltk = v.littleEndianUInt128(at: 5) { set.ltk = ltk }
                 case 0x07:
                     if let ediv = v.u16le(5), let rand = v.u64le(7) {
                         set.ediv = ediv
                         set.rand = rand
                     }
-                case 0x08: if let irk = v.u128le(5) { set.irk = irk }
+                case 0x08: if let irk = v.littleEndianUInt128(at: 5) { set.irk = irk }
                 default: break
                 }
             }

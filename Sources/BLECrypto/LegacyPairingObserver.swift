@@ -28,10 +28,10 @@ public struct LegacyPairingObserver: Sendable {
         case 0x02 where pdu.count == 7:
             pairingResponse = pdu.toArray()
         case 0x03 where pdu.count == 17:
-            guard let value = pdu.u128le(1) else { return }
+            guard let value = pdu.littleEndianUInt128(at: 1) else { return }
             if isCentral(direction, firstTaken: mconfirm != nil) { mconfirm = value } else { sconfirm = value }
         case 0x04 where pdu.count == 17:
-            guard let value = pdu.u128le(1) else { return }
+            guard let value = pdu.littleEndianUInt128(at: 1) else { return }
             if isCentral(direction, firstTaken: mrand != nil) { mrand = value } else { srand = value }
         case 0x0C:
             if SecureConnectionsDebugKey.isDebugKey(pairingPublicKey: pdu) { sawDebugKey = true }

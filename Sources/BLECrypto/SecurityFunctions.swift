@@ -1,7 +1,7 @@
 /// The LE legacy security toolbox of Core 5.4 Vol 3 Part H 2.2: the functions a captured
 /// legacy pairing is recomputed with. Every argument and result is a number as the
 /// specification writes it (`UInt128`, most significant octet first into AES); the wire's
-/// little-endian octets become numbers through `ByteView.u128le`/`u56le`/`u48le`.
+/// little-endian octets become numbers through `ByteView.littleEndianUInt128(at:)`/`littleEndianUInt56(at:)`/`littleEndianUInt48(at:)`.
 public enum SecurityFunction {
     /// Security function e (2.2.1): AES-128 of `plaintext` under `key`.
     @inlinable public static func e(_ key: UInt128, _ plaintext: UInt128) -> UInt128 {

@@ -6,19 +6,19 @@ import BLEBytes
 
 extension ByteView {
     /// 16 octets, least significant first (an SMP key or random value, an LL SKD), as a number.
-    @inlinable public func u128le(_ offset: Int) -> UInt128? {
+    @inlinable public func littleEndianUInt128(at offset: Int) -> UInt128? {
         guard let low = u64le(offset), let high = u64le(offset + 8) else { return nil }
         return UInt128(high) << 64 | UInt128(low)
     }
 
     /// 7 octets, least significant first (an SMP Pairing Request/Response PDU as c1's preq/pres).
-    @inlinable public func u56le(_ offset: Int) -> UInt64? {
+    @inlinable public func littleEndianUInt56(at offset: Int) -> UInt64? {
         guard let low = u32le(offset), let high = u24le(offset + 4) else { return nil }
         return UInt64(high) << 32 | UInt64(low)
     }
 
     /// 6 octets, least significant first (a device address as c1's ia/ra).
-    @inlinable public func u48le(_ offset: Int) -> UInt64? {
+    @inlinable public func littleEndianUInt48(at offset: Int) -> UInt64? {
         guard let low = u32le(offset), let high = u16le(offset + 4) else { return nil }
         return UInt64(high) << 32 | UInt64(low)
     }

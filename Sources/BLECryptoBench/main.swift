@@ -38,7 +38,8 @@ let responder = BDAddr("69:5b:fb:2c:3f:a7")!
 let mrand: UInt128 = 0xC60A_5AD5_3D16_ED60_22C6_6491_348C_95C4
 let srand: UInt128 = 0x3B26_0428_76D8_061A_9F51_FBDD_5122_82D6
 let mconfirm = SecurityFunction.c1(
-    k: UInt128(passkey), r: mrand, preq: preq.withByteView { $0.u56le(0)! }, pres: pres.withByteView { $0.u56le(0)! },
+    k: UInt128(passkey), r: mrand, preq: preq.withByteView { $0.littleEndianUInt56(at: 0)! },
+    pres: pres.withByteView { $0.littleEndianUInt56(at: 0)! },
     iat: 0, ia: initiator.rawValue, rat: 1, ra: responder.rawValue)
 let exchange = LegacyPairingExchange(
     pairingRequest: preq, pairingResponse: pres, initiatorAddress: initiator, initiatorAddressIsRandom: false,

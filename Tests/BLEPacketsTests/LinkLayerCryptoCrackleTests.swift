@@ -14,7 +14,7 @@ struct CapturedDataPDU: Sendable {
     var bytes: [UInt8] { Hex.bytes(payload)! }
     /// Header, length and payload, as they sit in the file after the access address.
     var onAir: [UInt8] { [header, UInt8(bytes.count)] + bytes }
-    var smpValue: UInt128 { bytes.withByteView { $0.u128le(5)! } }
+    var smpValue: UInt128 { bytes.withByteView { $0.littleEndianUInt128(at: 5)! } }
     var encrypted: EncryptedDataPDU { EncryptedDataPDU(header: header, payload: bytes, direction: nil) }
 }
 
@@ -324,10 +324,15 @@ enum CrackleNumericPIN {
         pairingResponse: bytes("02 04 00 05 10 01 03"),  // frame 28
         initiatorAddress: BDAddr("5c:f3:70:73:3e:f4")!, initiatorAddressIsRandom: false,
         responderAddress: BDAddr("69:5b:fb:2c:3f:a7")!, responderAddressIsRandom: true,
-        mconfirm: bytes("b5 38 f6 3b 8e b7 b7 80 e4 16 6b 19 2a e0 d3 1b").withByteView { $0.u128le(0) },  // frame 31
-        sconfirm: bytes("fc a0 a9 f0 84 ee 91 96 92 f7 e3 2d 78 5a e0 60").withByteView { $0.u128le(0) },  // 153
-        mrand: bytes("c4 95 8c 34 91 64 c6 22 60 ed 16 3d d5 5a 0a c6").withByteView { $0.u128le(0) }!,  // 154
-        srand: bytes("d6 82 22 51 dd fb 51 9f 1a 06 d8 76 28 04 26 3b").withByteView { $0.u128le(0) }!)  // 157
+        // Mconfirm frame 31, Sconfirm 153, Mrand 154, Srand 157.
+        mconfirm: value("b5 38 f6 3b 8e b7 b7 80 e4 16 6b 19 2a e0 d3 1b"),
+        sconfirm: value("fc a0 a9 f0 84 ee 91 96 92 f7 e3 2d 78 5a e0 60"),
+        mrand: value("c4 95 8c 34 91 64 c6 22 60 ed 16 3d d5 5a 0a c6"),
+        srand: value("d6 82 22 51 dd fb 51 9f 1a 06 d8 76 28 04 26 3b"))
+
+    /// A 16-octet SMP value as the PDU carries it (least significant first), as a number.
+    static func value(_ hex: String) -> UInt128 { bytes(hex).withByteView { $0.littleEndianUInt128(at: 0)! } }
+
     // Frames 158 (LL_ENC_REQ) and 161 (LL_ENC_RSP).
     static let parameters = bytes("03 00 00 00 00 00 00 00 00 00 00 60 35 d5 2e 6a 2e 57 ce 18 ed 82 bc").withByteView {
         r in

@@ -49,8 +49,8 @@ private func bytes(_ hex: String) -> [UInt8] { Hex.bytes(hex)! }
 
     // The pairing PDUs as octets on the air read the same as the printed numbers.
     @Test func c1OperandsFromWireOctets() {
-        let preq = bytes("01 01 00 00 10 07 07").withByteView { $0.u56le(0) }
-        let ia = bytes("a6 a5 a4 a3 a2 a1").withByteView { $0.u48le(0) }
+        let preq = bytes("01 01 00 00 10 07 07").withByteView { $0.littleEndianUInt56(at: 0) }
+        let ia = bytes("a6 a5 a4 a3 a2 a1").withByteView { $0.littleEndianUInt48(at: 0) }
         #expect(preq == 0x07_0710_0000_0101)
         #expect(ia == 0xA1A2_A3A4_A5A6)
     }
