@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
         .library(name: "BLEReplaySimulator", targets: ["BLEReplaySimulator"]),
         .executable(name: "BLESimulatorBench", targets: ["BLESimulatorBench"]),
+        .executable(name: "BLECryptoBench", targets: ["BLECryptoBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
@@ -32,11 +33,15 @@ let package = Package(
         // Tiny C helpers libpcap needs (a FILE* that replays sniffed stdin bytes).
         .target(name: "CCaptureSupport", path: "Sources/CCaptureSupport"),
         .target(name: "BLEBytes"),
+        // AES-128, the LE security toolbox (e, c1, s1, ah), link-layer AES-CCM and legacy-pairing
+        // key recovery: pure functions on numbers and bytes; BLEPackets re-exports it.
+        .target(name: "BLECrypto", dependencies: ["BLEBytes"]),
         // Protocol code constants (ATT opcodes, HCI codes, L2CAP channels) shared by the capture
         // readers and the decoders; BLEPackets re-exports them.
         .target(name: "BLECodes"),
         .target(name: "CaptureIO", dependencies: ["BLEBytes", "BLECodes", "CPcap", "CCaptureSupport"]),
-        .target(name: "BLEPackets", dependencies: ["BLEBytes", "BLECodes", "CaptureIO", "CBluetooth"]),
+        .target(
+            name: "BLEPackets", dependencies: ["BLEBytes", "BLECodes", "BLECrypto", "CaptureIO", "CBluetooth"]),
         .target(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),
@@ -51,6 +56,8 @@ let package = Package(
             name: "BLEReplaySimulator",
             dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEReplay", "BLESimulator"]),
         .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
+        // The legacy-pairing brute force at its worst and AES/AES-CCM speeds (docs/link-layer-encryption.md).
+        .executableTarget(name: "BLECryptoBench", dependencies: ["BLECrypto", "BLEBytes"]),
         // The page's script and stylesheet are files, compiled into the module as byte arrays
         // (no resource bundle to find next to an installed binary).
         .target(

@@ -1,0 +1,59 @@
+/// The LE legacy security toolbox of Core 5.4 Vol 3 Part H 2.2: the functions a captured
+/// legacy pairing is recomputed with. Every argument and result is a number as the
+/// specification writes it (`UInt128`, most significant octet first into AES); the wire's
+/// little-endian octets become numbers through `ByteView.littleEndianUInt128(at:)`/`littleEndianUInt56(at:)`/`littleEndianUInt48(at:)`.
+public enum SecurityFunction {
+    /// Security function e (2.2.1): AES-128 of `plaintext` under `key`.
+    @inlinable public static func e(_ key: UInt128, _ plaintext: UInt128) -> UInt128 {
+        AES128(key: key).encrypt(plaintext)
+    }
+
+    /// c1's first operand p1 = pres || preq || rat' || iat' (2.2.3): the two 56-bit pairing
+    /// PDUs (little-endian octets read as numbers) and the address types, 0 public, 1 random.
+    @inlinable public static func c1P1(preq: UInt64, pres: UInt64, iat: UInt8, rat: UInt8) -> UInt128 {
+        let mask56: UInt64 = 0x00FF_FFFF_FFFF_FFFF
+        return UInt128(pres & mask56) << 72 | UInt128(preq & mask56) << 16 | UInt128(rat & 1) << 8
+            | UInt128(iat & 1)
+    }
+
+    /// c1's second operand p2 = padding || ia || ra (2.2.3), addresses as 48-bit numbers.
+    @inlinable public static func c1P2(ia: UInt64, ra: UInt64) -> UInt128 {
+        let mask48: UInt64 = 0xFFFF_FFFF_FFFF
+        return UInt128(ia & mask48) << 48 | UInt128(ra & mask48)
+    }
+
+    /// Confirm value generation function c1 (2.2.3): e(k, e(k, r ⊕ p1) ⊕ p2). Mconfirm is
+    /// c1(TK, Mrand, …), Sconfirm c1(TK, Srand, …).
+    @inlinable public static func c1(
+        k: UInt128, r: UInt128, preq: UInt64, pres: UInt64, iat: UInt8, ia: UInt64, rat: UInt8, ra: UInt64
+    ) -> UInt128 {
+        c1(k: k, r: r, p1: c1P1(preq: preq, pres: pres, iat: iat, rat: rat), p2: c1P2(ia: ia, ra: ra))
+    }
+
+    /// c1 with p1 and p2 already built: the brute force keeps them and varies k only.
+    @inlinable public static func c1(k: UInt128, r: UInt128, p1: UInt128, p2: UInt128) -> UInt128 {
+        let aes = AES128(key: k)
+        return aes.encrypt(aes.encrypt(r ^ p1) ^ p2)
+    }
+
+    /// Key generation function s1 (2.2.4): e(k, r1' || r2'), r1' and r2' the least significant
+    /// 64 bits of r1 and r2. The STK is s1(TK, Srand, Mrand).
+    @inlinable public static func s1(k: UInt128, r1: UInt128, r2: UInt128) -> UInt128 {
+        let low64: UInt128 = 0xFFFF_FFFF_FFFF_FFFF
+        return e(k, (r1 & low64) << 64 | (r2 & low64))
+    }
+
+    /// Random address hash function ah (2.2.2): e(k, padding || r) mod 2^24, r the 24-bit prand
+    /// of a resolvable private address, k an IRK.
+    @inlinable public static func ah(k: UInt128, r: UInt32) -> UInt32 {
+        UInt32(truncatingIfNeeded: e(k, UInt128(r & 0xFF_FFFF))) & 0xFF_FFFF
+    }
+
+    /// Whether a resolvable private address (48-bit number: hash in the low 24 bits, prand with
+    /// its top bits 0b01 in the high 24) was generated from `irk` (Vol 6 Part B 1.3.2.3).
+    @inlinable public static func resolves(address: UInt64, irk: UInt128) -> Bool {
+        let prand = UInt32(truncatingIfNeeded: address >> 24) & 0xFF_FFFF
+        guard prand >> 22 == 0b01 else { return false }
+        return ah(k: irk, r: prand) == UInt32(truncatingIfNeeded: address) & 0xFF_FFFF
+    }
+}
