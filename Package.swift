@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "BLESimLint", targets: ["BLESimLint"]),
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
         .library(name: "BLEReplaySimulator", targets: ["BLEReplaySimulator"]),
+        .library(name: "BLEController", targets: ["BLEController"]),
         .executable(name: "BLESimulatorBench", targets: ["BLESimulatorBench"]),
     ],
     dependencies: [
@@ -50,6 +51,11 @@ let package = Package(
         .target(
             name: "BLEReplaySimulator",
             dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEReplay", "BLESimulator"]),
+        // A virtual HCI controller whose air is a capture (`blecap serve`): real host stacks
+        // drive it over H4; the captured peripherals answer from BLEReplay's models.
+        .target(
+            name: "BLEController",
+            dependencies: ["BLEBytes", "BLECodes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEReplay"]),
         .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
         // The page's script and stylesheet are files, compiled into the module as byte arrays
         // (no resource bundle to find next to an installed binary).
@@ -90,6 +96,9 @@ let package = Package(
                 "BLEReplay", "BLEReplaySimulator", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO",
                 "BLEBytes", "TestSupport",
             ]),
+        .testTarget(
+            name: "BLEControllerTests",
+            dependencies: ["BLEController", "BLEReplay", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BLEReportTests",
             dependencies: ["BLEReport", "BLELint", "BLETimeline", "BLEBytes", "TestSupport"]),
