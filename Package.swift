@@ -68,7 +68,7 @@ let package = Package(
             name: "BlecapCLI",
             dependencies: [
                 "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLEReport", "BLEReplay",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BLEController", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildCommit"]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),

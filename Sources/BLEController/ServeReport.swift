@@ -76,9 +76,9 @@ public struct ServeReport: Sendable {
     }
 
     /// Aligns the captured central's client PDUs with the host's, in order: an identical PDU
-    /// a little later in the host's stream (within `window`) is the same operation and the
-    /// host's PDUs skipped on the way are extra; an identical one earlier is reordered; same
-    /// opcode and handle is a different value; nothing is missing.
+    /// at or a little after the host's position (within `window`) is the same operation; an
+    /// identical one anywhere else is reordered; same opcode and handle a little ahead is a
+    /// different value; nothing is missing. The host's PDUs left over are extra.
     static func compare(captured: [[UInt8]], host: [[UInt8]], window: Int = 64) -> [OperationComparison] {
         var out: [OperationComparison] = []
         var used = [Bool](repeating: false, count: host.count)
@@ -90,38 +90,27 @@ public struct ServeReport: Sendable {
             }
             return [b[0], b[off], b[off + 1]]
         }
+        func entry(_ v: OperationComparison.Verdict, _ c: [UInt8]?, _ h: [UInt8]?) -> OperationComparison {
+            .init(verdict: v, captured: c.map(Hex.string), host: h.map(Hex.string), operation: Self.name(c ?? h ?? []))
+        }
         for c in captured {
             while j < host.count, used[j] { j += 1 }
-            let end = min(host.count, j + window)
-            if let k = (j..<end).first(where: { !used[$0] && host[$0] == c }) {
-                for x in j..<k where !used[x] {
-                    used[x] = true
-                    out.append(
-                        .init(verdict: .extra, captured: nil, host: Hex.string(host[x]), operation: Self.name(host[x])))
-                }
+            let ahead = j..<min(host.count, j + window)
+            if let k = ahead.first(where: { !used[$0] && host[$0] == c }) {
                 used[k] = true
-                out.append(
-                    .init(verdict: .same, captured: Hex.string(c), host: Hex.string(host[k]), operation: Self.name(c)))
+                out.append(entry(.same, c, host[k]))
                 j = k + 1
-            } else if let k = (0..<j).first(where: { !used[$0] && host[$0] == c }) {
+            } else if let k = host.indices.first(where: { !used[$0] && host[$0] == c }) {
                 used[k] = true
-                out.append(
-                    .init(
-                        verdict: .reordered, captured: Hex.string(c), host: Hex.string(host[k]), operation: Self.name(c)
-                    ))
-            } else if let k = (j..<end).first(where: { !used[$0] && key(host[$0]) == key(c) }) {
+                out.append(entry(.reordered, c, host[k]))
+            } else if let k = ahead.first(where: { !used[$0] && key(host[$0]) == key(c) }) {
                 used[k] = true
-                out.append(
-                    .init(
-                        verdict: .differentValue, captured: Hex.string(c), host: Hex.string(host[k]),
-                        operation: Self.name(c)))
+                out.append(entry(.differentValue, c, host[k]))
             } else {
-                out.append(.init(verdict: .missing, captured: Hex.string(c), host: nil, operation: Self.name(c)))
+                out.append(entry(.missing, c, nil))
             }
         }
-        for (x, h) in host.enumerated() where !used[x] {
-            out.append(.init(verdict: .extra, captured: nil, host: Hex.string(h), operation: Self.name(h)))
-        }
+        for (x, h) in host.enumerated() where !used[x] { out.append(entry(.extra, nil, h)) }
         return out
     }
 
@@ -129,7 +118,7 @@ public struct ServeReport: Sendable {
         let op = ATTOpcode(b.first ?? 0)
         var t = "\(op.name)"
         if op.carriesSingleHandle, let off = op.entry?.handleOffset, let h = b.u16le(off) {
-            t += " 0x" + Hex.string(UInt64(h), digits: 4)
+            t += " " + Hex.string(UInt64(h), digits: 4)
         }
         return t
     }

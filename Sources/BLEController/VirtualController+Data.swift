@@ -136,6 +136,10 @@ extension VirtualController {
         record(c, bytes, fromHost: true)
         let model = replay.models[c.model]
         let op = ATTOpcode(first)
+        if op.isClientPDU {
+            c.hostClientPDUs += 1
+            recheckEnd(c)
+        }
         switch op.method {
         case .request?:
             noteUnmodelled(c, bytes, model: model)
@@ -218,7 +222,7 @@ extension VirtualController {
             return
         }
         c.unmodelled.append(
-            "subscription on 0x\(Hex.string(UInt64(h), digits: 4)) the capture never made (no notifications follow)")
+            "subscription on \(Hex.string(UInt64(h), digits: 4)) the capture never made (no notifications follow)")
     }
 
     /// Notes requests the capture has no answer for (they get the model's inferred answer).
@@ -226,7 +230,7 @@ extension VirtualController {
         let op = ATTOpcode(bytes[0])
         guard let h = bytes.u16le(1) else { return }
         let s = model.peerServer
-        let name = "0x\(Hex.string(UInt64(h), digits: 4))"
+        let name = Hex.string(UInt64(h), digits: 4)
         switch op {
         case .readRequest where s.reads[h] == nil:
             c.unmodelled.append(
@@ -266,6 +270,7 @@ extension VirtualController {
         record(c, bytes, fromHost: false)
         sendL2CAP(c, channel: L2CAPChannel.att, bytes)
         if item.bytes.first == ATTOpcode.handleValueIndication.rawValue { c.indicationOutstanding = true }
+        recheckEnd(c)
     }
 
     private func releaseHeldStream(_ c: LiveConnection) {

@@ -35,6 +35,10 @@ final class LiveConnection {
     /// Requests the capture cannot answer as captured (reported).
     var unmodelled: [String] = []
     var endScheduled = false
+    /// The captured end fell due while traffic was still owed: it comes once that is out.
+    var endDue = false
+    /// Requests, commands and confirmations the host sent.
+    var hostClientPDUs = 0
     /// The link went silent (a fault): nothing crosses it until it times out.
     var silent = false
 
@@ -234,14 +238,24 @@ extension VirtualController {
     }
 
     func peerEnds(_ id: Int) {
-        guard let c = connections.values.first(where: { $0.id == id }), !c.silent else { return }
+        guard let c = connection(id), !c.silent else { return }
         let model = replay.models[c.model]
-        // Its captured traffic goes out first (at max speed the end is due at once).
-        if c.streamSent.indices.contains(where: { !c.streamSent[$0] && isScheduledStream(model, $0, c) }) {
-            schedule(after: max(1, delay(model.connection.intervalMicros)), .peerEnd(connection: id))
+        // Its captured traffic goes out first; at max speed (where the captured time is at
+        // once) also the host's share: as many client PDUs as the captured central sent.
+        let streamPending = c.streamSent.indices.contains { !c.streamSent[$0] && isScheduledStream(model, $0, c) }
+        let hostBehind = configuration.speed == .max && c.hostClientPDUs < model.steps.count { $0.hostIsClient }
+        if streamPending || hostBehind {
+            c.endDue = true
             return
         }
         end(c, reason: model.linkEnd?.reason ?? HCIError.remoteUserTerminatedConnection, side: .remote)
+    }
+
+    /// Ends the link now if its captured end is due and waited only for traffic.
+    func recheckEnd(_ c: LiveConnection) {
+        guard c.endDue else { return }
+        c.endDue = false
+        schedule(after: 0, .peerEnd(connection: c.id))
     }
 
     /// A stream item this connection will still send (its subscription happened or it needs none).

@@ -40,6 +40,9 @@ public final class VirtualController {
     public var output: ([UInt8]) -> Void = { _ in }
     /// Every dropped or refused piece of host input, every request the capture cannot answer.
     public var log: (String) -> Void = { _ in }
+    /// Every whole packet crossing the virtual HCI, either way (for `--out`): H4 type first,
+    /// and whether the host sent it.
+    public var tap: ((_ packet: [UInt8], _ fromHost: Bool) -> Void)?
     /// µs since the controller started; moved forward by `advance(to:)`.
     public private(set) var now: Int64 = 0
 
@@ -120,6 +123,7 @@ public final class VirtualController {
     }
 
     private func packet(type: UInt8, _ body: ByteView) {
+        if let tap { tap([type] + body.toArray(), true) }
         switch type {
         case H4PacketType.command:
             guard let c = HCICommandPacket(body), !c.lengthMismatch else {
@@ -162,7 +166,10 @@ public final class VirtualController {
 
     func schedule(after d: Int64, _ action: TimerAction) { timers.push(now &+ max(0, d), action) }
 
-    func send(_ packet: [UInt8]) { output(packet) }
+    func send(_ packet: [UInt8]) {
+        output(packet)
+        tap?(packet, false)
+    }
 
     /// LE Meta events go out only when both masks let them (Vol 4 Part E 7.3.1, 7.8.1).
     func leEventEnabled(_ subevent: UInt8) -> Bool {
