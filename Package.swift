@@ -126,4 +126,9 @@ if Context.environment["BLECAP_FUZZ"] != nil {
                 name: name, dependencies: ["FuzzSupport", "CFuzzerDriver"], path: "Fuzz/\(name)",
                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
     }
+    // Host input to the virtual HCI controller (`blecap serve`).
+    package.targets.append(
+        .executableTarget(
+            name: "FuzzServe", dependencies: ["BLEController", "BLEReplay", "CFuzzerDriver"], path: "Fuzz/FuzzServe",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

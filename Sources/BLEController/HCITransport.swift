@@ -72,7 +72,12 @@ public final class FileDescriptorTransport: HCITransport {
     public let endpoint: String
     private var cleanup: () -> Void
 
-    init(fd: Int32, endpoint: String, cleanup: @escaping () -> Void = {}) {
+    /// Takes over `fd` (a socket, a pty, a pipe): closed with the transport.
+    public convenience init(adopting fd: Int32, endpoint: String) {
+        self.init(fd: fd, endpoint: endpoint, cleanup: {})
+    }
+
+    init(fd: Int32, endpoint: String, cleanup: @escaping () -> Void) {
         self.fd = fd
         self.endpoint = endpoint
         self.cleanup = cleanup
@@ -192,7 +197,7 @@ public final class FileDescriptorTransport: HCITransport {
         _ = Glibc.close(s)
         guard c >= 0 else { throw .errno("accept") }
         setsockopt(c, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        return FileDescriptorTransport(fd: c, endpoint: "tcp-client:\(host):\(UInt16(bigEndian: got.sin_port))")
+        return FileDescriptorTransport(adopting: c, endpoint: "tcp-client:\(host):\(UInt16(bigEndian: got.sin_port))")
     }
 
     private static func tcpClient(_ host: String, _ port: UInt16, announce: (String) -> Void) throws(TransportError)
@@ -214,7 +219,7 @@ public final class FileDescriptorTransport: HCITransport {
         var one: Int32 = 1
         setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         announce("connected to \(host):\(port)")
-        return FileDescriptorTransport(fd: s, endpoint: "tcp-server:\(host):\(port)")
+        return FileDescriptorTransport(adopting: s, endpoint: "tcp-server:\(host):\(port)")
     }
 
     /// A pseudo-terminal in raw mode: the host opens its other end like a UART (`LINK`, if
@@ -278,7 +283,7 @@ public final class FileDescriptorTransport: HCITransport {
             }
             throw .errno("vhci: /dev/vhci")
         }
-        let t = FileDescriptorTransport(fd: fd, endpoint: "/dev/vhci")
+        let t = FileDescriptorTransport(fd: fd, endpoint: "/dev/vhci", cleanup: {})
         try t.send([0xFF, 0x00])
         var answer = [UInt8](repeating: 0, count: 4)
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
