@@ -102,6 +102,8 @@ extension HCILESubeventCode {
     public static let dataLengthChange: UInt8 = 0x07
     /// 7.7.65.12.
     public static let phyUpdateComplete: UInt8 = 0x0C
+    /// 7.7.65.18.
+    public static let advertisingSetTerminated: UInt8 = 0x12
 }
 
 extension L2CAPSignalingCode {

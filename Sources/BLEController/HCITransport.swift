@@ -17,7 +17,12 @@ public protocol HCITransport: AnyObject {
 
 public struct TransportError: Error, CustomStringConvertible, Sendable {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// The host went away (a write found the other end closed).
+    public var hostClosed = false
+    public init(_ description: String, hostClosed: Bool = false) {
+        self.description = description
+        self.hostClosed = hostClosed
+    }
     static func errno(_ what: String) -> TransportError {
         TransportError("\(what): \(String(cString: strerror(Glibc.errno)))")
     }
@@ -106,8 +111,10 @@ public final class FileDescriptorTransport: HCITransport {
             while off < raw.count {
                 let n = write(fd, raw.baseAddress! + off, raw.count - off)
                 if n < 0 {
-                    if Glibc.errno == EINTR || Glibc.errno == EAGAIN { continue }
+                    let e = Glibc.errno
+                    if e == EINTR || e == EAGAIN { continue }
                     failure = .errno("write")
+                    failure?.hostClosed = e == EPIPE || e == ECONNRESET || e == EIO
                     return
                 }
                 off += n

@@ -45,7 +45,7 @@ public struct ServeReport: Sendable {
             let ops = operations[i]
             let count = { (v: OperationComparison.Verdict) in ops.count { $0.verdict == v } }
             out +=
-                "#\(c.model.number) operations against the captured central: \(count(.same)) same, "
+                "#\(c.model.number) the host's ATT PDUs against the captured host's: \(count(.same)) same, "
                 + "\(count(.reordered)) reordered, \(count(.differentValue)) different value, "
                 + "\(count(.missing)) missing, \(count(.extra)) extra\n"
             for o in ops where o.verdict != .same {
@@ -144,14 +144,15 @@ extension VirtualController {
                 .served(
                     model: m, replayed: s.replayed,
                     fidelity: ReplayFidelity(connection: m.connection, replayed: s.replayed, clock: clock)))
-            let captured = m.connection.att.filter { $0.sentByHost && ATTOpcode($0.opcode).isClientPDU }.map(\.bytes)
-            let host = s.replayed.pdus.filter { $0.sentByHost && ATTOpcode($0.bytes.first ?? 0).isClientPDU }.map(
-                \.bytes)
+            // Everything the captured host sent: its client's requests (role peripheral), its
+            // server's answers and notifications (role central).
+            let captured = m.connection.att.filter(\.sentByHost).map(\.bytes)
+            let host = s.replayed.pdus.filter(\.sentByHost).map(\.bytes)
             operations.append(ServeReport.compare(captured: captured, host: host))
         }
         let reached = Set(all.map(\.model))
         let notServed = replay.models.indices.filter {
-            replay.models[$0].connection.hostIsCentral && !reached.contains($0)
+            replay.models[$0].connection.hostIsCentral == (configuration.role == .peripheral) && !reached.contains($0)
         }.map { replay.models[$0].number }
         return ServeReport(
             replay: .served(session: replay.session, connections: results, faults: configuration.faults, clock: clock),

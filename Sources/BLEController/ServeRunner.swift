@@ -66,9 +66,14 @@ public final class ServeRunner {
     /// Runs until the session ends; `timeoutMicros` bounds the whole run.
     public func run(timeoutMicros: Int64? = nil) -> End {
         var failure: String?
+        var closed = false
         controller.output = { [transport] packet in
-            guard failure == nil else { return }
-            do { try transport.send(packet) } catch { failure = "\(error)" }
+            guard failure == nil, !closed else { return }
+            do { try transport.send(packet) } catch let e as TransportError {
+                if e.hostClosed { closed = true } else { failure = e.description }
+            } catch {
+                failure = "\(error)"
+            }
         }
         let start = Self.monotonicMicros()
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -77,6 +82,7 @@ public final class ServeRunner {
             let now = Self.monotonicMicros() - start
             controller.advance(to: now)
             if let failure { return .transportFailed(failure) }
+            if closed { return .hostClosed }
             if Self.interrupt { return .interrupted }
             if let t = timeoutMicros, now >= t { return .timeout }
             if controller.isFinished, let linger = lingerMicros {

@@ -21,6 +21,8 @@ struct PendingConnection {
     var peerType: UInt8
     var peer: BDAddr
     var model: Int?
+    /// Role central: the advertising set the connection ends (extended advertising).
+    var advertisingHandle: UInt8? = nil
 }
 
 extension VirtualController {
@@ -78,13 +80,17 @@ extension VirtualController {
         case HCIOpcode.setEventMaskPage2, HCIOpcode.leSetDefaultPHY, HCIOpcode.leSetPrivacyMode,
             HCIOpcode.leSetAddressResolutionEnable, HCIOpcode.leSetResolvablePrivateAddressTimeout,
             HCIOpcode.leSetAdvertisingParameters, HCIOpcode.leSetAdvertisingData, HCIOpcode.leSetScanResponseData,
-            HCIOpcode.leSetAdvertisingEnable, HCIOpcode.leSetAdvertisingSetRandomAddress,
-            HCIOpcode.leSetExtendedAdvertisingData, HCIOpcode.leSetExtendedScanResponseData,
-            HCIOpcode.leSetExtendedAdvertisingEnable, HCIOpcode.leRemoveAdvertisingSet,
-            HCIOpcode.leClearAdvertisingSets:
-            // Accepted and kept by nobody: no central scans this controller's air (the
-            // host-as-peripheral direction is `--role central`, not implemented).
+            HCIOpcode.leSetAdvertisingSetRandomAddress, HCIOpcode.leSetExtendedAdvertisingData,
+            HCIOpcode.leSetExtendedScanResponseData, HCIOpcode.leRemoveAdvertisingSet, HCIOpcode.leClearAdvertisingSets:
+            // Accepted; the advertising data itself reaches nobody (the captured central
+            // connects by address).
             break
+        case HCIOpcode.leSetAdvertisingEnable:
+            guard let e = p.u8(0) else { return invalid(op, p) }
+            setAdvertising(e != 0 ? (false, 0) : nil)
+        case HCIOpcode.leSetExtendedAdvertisingEnable:
+            guard let e = p.u8(0), let n = p.u8(1), p.count >= 2 + 4 * Int(n) else { return invalid(op, p) }
+            setAdvertising(e != 0 && n > 0 ? (true, p.u8(2) ?? 0) : (e == 0 ? nil : advertising))
         case HCIOpcode.leSetExtendedAdvertisingParameters:
             w.appendInt8(0)  // Selected_TX_Power
         case HCIOpcode.writeLEHostSupport:

@@ -158,6 +158,7 @@ extension VirtualController {
             // The host's server answered the peer's client: its next step may go.
             c.peerRequestOutstanding = false
             schedulePeerClientStep(c)
+            recheckEnd(c)
         case .notification?, .indication?:
             if op == .handleValueIndication {
                 // The peer's client confirms (Vol 3 Part F 3.4.7.3).

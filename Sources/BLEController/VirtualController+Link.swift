@@ -143,6 +143,26 @@ extension VirtualController {
 
     // MARK: connecting
 
+    /// Role central: the host advertises; the captured central's next connection comes to it
+    /// one captured connection interval later, from the captured central's address.
+    func setAdvertising(_ a: (extended: Bool, handle: UInt8)?) {
+        advertising = a
+        guard configuration.role == .central else { return }
+        guard let a else {
+            if pendingConnection != nil {
+                pendingConnection = nil
+                timers.removeAll { if case .establish = $0 { true } else { false } }
+            }
+            return
+        }
+        guard pendingConnection == nil, let m = unserved.first else { return }
+        let c = replay.models[m].connection
+        pendingConnection = PendingConnection(
+            extended: a.extended, useAcceptList: false, peerType: c.summary.peerAddressType ?? 0,
+            peer: c.summary.peer ?? BDAddr(rawValue: 0), model: m, advertisingHandle: a.extended ? a.handle : nil)
+        schedule(after: delay(c.intervalMicros), .establish)
+    }
+
     func initiate(_ p: PendingConnection) {
         pendingConnection = p
         tryEstablish()
@@ -187,7 +207,21 @@ extension VirtualController {
         let timing = model.connection.timing ?? ConnectionTiming(interval: 24, latency: 0, supervisionTimeout: 200)
         connectionComplete(
             status: HCIError.success, handle: handle, peerType: p.peerType, peer: p.peer, timing: timing,
-            extended: p.extended)
+            extended: p.extended, advertisingHandle: p.advertisingHandle)
+        if configuration.role == .central, let a = advertising {
+            // The connection ends the advertising (Vol 6 Part B 4.4.2); an extended set says so
+            // with LE Advertising Set Terminated (7.7.65.18).
+            advertising = nil
+            if a.extended, leEventEnabled(HCILESubeventCode.advertisingSetTerminated) {
+                var e = ByteWriter()
+                e.appendUInt8(HCILESubeventCode.advertisingSetTerminated)
+                e.appendUInt8(HCIError.success)
+                e.appendUInt8(a.handle)
+                e.appendUInt16LE(handle)
+                e.appendUInt8(0)
+                send(e.bytes.withByteView { HCIEventPacket(code: HCIEventCode.leMeta, parameters: $0).h4Encoded() })
+            }
+        }
         log("connected \(p.peer) as captured connection #\(model.number) (handle 0x\(String(handle, radix: 16)))")
         // The server's own traffic that no subscription started, from the connection's start.
         for (i, item) in model.stream.enumerated() where item.hostIsClient && item.anchor == .connectionStart {
@@ -203,8 +237,10 @@ extension VirtualController {
     }
 
     func connectionComplete(
-        status: UInt8, handle: UInt16, peerType: UInt8, peer: BDAddr, timing: ConnectionTiming?, extended: Bool
+        status: UInt8, handle: UInt16, peerType: UInt8, peer: BDAddr, timing: ConnectionTiming?, extended: Bool,
+        advertisingHandle: UInt8? = nil
     ) {
+        let role = configuration.role == .central ? HCIRole.peripheral : HCIRole.central
         let t = timing ?? ConnectionTiming(interval: 0, latency: 0, supervisionTimeout: 0)
         let enhancedV2 = leEventEnabled(HCILESubeventCode.enhancedConnectionCompleteV2)
         let enhanced = extended || enhancedV2 || leEventEnabled(HCILESubeventCode.enhancedConnectionComplete)
@@ -212,16 +248,16 @@ extension VirtualController {
             // Vol 4 Part E 7.7.65.10: sent instead of LE Connection Complete when unmasked (and
             // always after LE Extended Create Connection).
             let e = HCILEEnhancedConnectionComplete(
-                status: status, handle: handle, role: HCIRole.central, peerAddressType: peerType, peerAddress: peer,
+                status: status, handle: handle, role: role, peerAddressType: peerType, peerAddress: peer,
                 localResolvablePrivateAddress: BDAddr(rawValue: 0), peerResolvablePrivateAddress: BDAddr(rawValue: 0),
                 interval: t.interval, latency: t.latency, supervisionTimeout: t.supervisionTimeout,
-                centralClockAccuracy: 0, advertisingHandle: enhancedV2 ? 0xFF : nil,
+                centralClockAccuracy: 0, advertisingHandle: enhancedV2 ? (advertisingHandle ?? 0xFF) : nil,
                 syncHandle: enhancedV2 ? 0xFFFF : nil)
             if leEventEnabled(e.subeventCode) { send(e.h4Encoded()) }
         } else if leEventEnabled(HCILESubeventCode.connectionComplete) {
             send(
                 HCISynthesis.leConnectionComplete(
-                    status: status, handle: handle, peerType: peerType, peer: peer, interval: t.interval,
+                    status: status, handle: handle, role: role, peerType: peerType, peer: peer, interval: t.interval,
                     latency: t.latency, timeout: t.supervisionTimeout))
         }
     }
@@ -244,7 +280,13 @@ extension VirtualController {
         // once) also the host's share: as many client PDUs as the captured central sent.
         let streamPending = c.streamSent.indices.contains { !c.streamSent[$0] && isScheduledStream(model, $0, c) }
         let hostBehind = configuration.speed == .max && c.hostClientPDUs < model.steps.count { $0.hostIsClient }
-        if streamPending || hostBehind {
+        let peerBehind =
+            configuration.speed == .max
+            && (c.peerRequestOutstanding
+                || model.steps[min(c.peerStep, model.steps.count)...].contains {
+                    !$0.hostIsClient && $0.bytes.first != ATTOpcode.handleValueConfirmation.rawValue
+                })
+        if streamPending || hostBehind || peerBehind {
             c.endDue = true
             return
         }

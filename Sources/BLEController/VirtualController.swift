@@ -4,8 +4,19 @@ import BLEReplay
 import BLETimeline
 import CaptureIO
 
+/// Which side of the captured connections the controller plays.
+public enum ServeRole: String, Sendable {
+    /// The captured peripherals, to a host acting as central (the capture's host was central).
+    case peripheral
+    /// The captured central, to a host acting as peripheral (the capture's host was
+    /// peripheral): when the host advertises, the controller connects as the captured central
+    /// did and plays its requests, writes and subscriptions.
+    case central
+}
+
 /// How the virtual controller presents itself and how fast it plays the capture.
 public struct ControllerConfiguration: Sendable {
+    public var role: ServeRole = .peripheral
     /// The public address Read BD_ADDR returns.
     public var address = BDAddr(rawValue: 0xB1EC_A900_0001)
     /// LE ACL Data Packet Length and Total Num LE ACL Data Packets (Vol 4 Part E 7.8.2): the
@@ -57,6 +68,8 @@ public final class VirtualController {
     var acceptList: [(type: UInt8, address: BDAddr)] = []
     var resolvingListCount = 0
     var pendingConnection: PendingConnection?
+    /// The host's advertising (role central): extended or legacy, and the set's handle.
+    var advertising: (extended: Bool, handle: UInt8)?
     var connections: [UInt16: LiveConnection] = [:]
     /// ACL packets from the host not yet reported in Number Of Completed Packets, per handle.
     var uncompleted: [UInt16: UInt16] = [:]
@@ -84,11 +97,14 @@ public final class VirtualController {
         self.replay = replay
         self.configuration = configuration
         framer = H4Framer(maximumPacketLength: max(3 + 255, 4 + configuration.aclPacketLength))
-        unserved = replay.models.indices.filter { replay.models[$0].connection.hostIsCentral }
+        let central = configuration.role == .peripheral
+        unserved = replay.models.indices.filter { replay.models[$0].connection.hostIsCentral == central }
     }
 
-    /// The captured connections the controller can play (the capture's host was central).
-    public var servableConnections: Int { replay.models.count { $0.connection.hostIsCentral } }
+    /// The captured connections the controller can play in its role.
+    public var servableConnections: Int {
+        replay.models.count { $0.connection.hostIsCentral == (configuration.role == .peripheral) }
+    }
 
     /// Every captured connection was served and has ended.
     public var isFinished: Bool { unserved.isEmpty && connections.isEmpty && pendingConnection == nil }

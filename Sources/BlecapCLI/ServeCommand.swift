@@ -35,6 +35,12 @@ struct ServeCommand: ParsableCommand {
             reordered, different value, missing or extra. --out writes what crossed the \
             virtual HCI as btsnoop.
 
+            --role central plays the other direction: the host acts as peripheral (it serves \
+            its GATT database and advertises); when it advertises, the captured central \
+            connects from its captured address and plays its requests, writes and \
+            subscriptions at their captured timing; the report compares the host's answers \
+            and notifications with the captured peripheral's.
+
             Exit status: 0 every captured connection was served with no operation differing, \
             1 differences (expected for another app than the captured one), 2 unreadable \
             capture, usage or transport error, 3 capture damaged.
@@ -152,16 +158,13 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        if role == "central" {
-            printError("--role central is not implemented yet: serve plays captured peripherals to a central host")
-            throw BlecapExit.unreadable.exitCode
-        }
         let replay: CaptureReplay
         do { replay = try CaptureReplay(path: file) } catch {
             printError("\(file): \(error)")
             throw BlecapExit.unreadable.exitCode
         }
         var config = ControllerConfiguration()
+        config.role = role == "central" ? .central : .peripheral
         config.speed = try parsedSpeed()
         config.faults = ReplayFaults(
             dropLinkAtMicros: dropLinkAt.map { Int64(($0 * 1e6).rounded()) },
@@ -172,7 +175,9 @@ struct ServeCommand: ParsableCommand {
         if let a = address.flatMap(BDAddr.init) { config.address = a }
         let controller = VirtualController(replay: replay, configuration: config)
         if controller.servableConnections == 0 {
-            printError("\(file): no connection with this capture's host as central: nothing to serve")
+            printError(
+                "\(file): no connection with this capture's host as \(role == "central" ? "peripheral" : "central"): "
+                    + "nothing to serve (--role \(role == "central" ? "peripheral" : "central") plays the other side)")
             throw BlecapExit.unreadable.exitCode
         }
         if verbose { controller.log = { writeStandardError("blecap serve: \($0)\n") } }
