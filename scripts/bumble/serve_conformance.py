@@ -218,13 +218,136 @@ def main():
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for path in args.captures:
-            problems, summary = check_serve(args.blecap, path, tmp, args.speed)
+            check = check_serve_central if ".peripheral" in os.path.basename(path) else check_serve
+            problems, summary = check(args.blecap, path, tmp, args.speed)
             print(f"{'ok  ' if not problems else 'FAIL'} serve {os.path.basename(path)}: {summary}")
             for p in problems[:20]:
                 print(f"       {p}")
             failed += bool(problems)
     print(f"serve: {len(args.captures) - failed} matched, {failed} failed")
     return 1 if failed else 0
+
+
+
+PERIPHERAL_APP = os.path.join(HERE, "peripheral_app.py")
+
+
+def captured_central(blecap, path):
+    """Per captured connection whose host was peripheral: the host's database (without the GAP
+    and GATT services Bumble adds itself) with the values it read out, and the captured
+    central's successful operations in order."""
+    gatt = json.loads(subprocess.run([blecap, "gatt", path, "--format", "json"], capture_output=True,
+                                     text=True, timeout=120).stdout or "{}")
+    connections = {}
+    for c in gatt.get("connections", []):
+        if c.get("role") != "peripheral":
+            continue
+        db = c["local_database"]
+        cccd_value = {d["handle"]: ch["value_handle"] for ch in db["characteristics"] for d in ch["descriptors"]
+                      if uuid(d["uuid"]) == "2902"}
+        connections[c["connection"]] = {"db": db, "cccd": cccd_value, "operations": [], "values": {}}
+    prepared = {}
+    for e in jsonl(blecap, "timeline", path, "--format", "jsonl"):
+        c = connections.get(e.get("connection"))
+        if c is None or e.get("direction") != "received" or e.get("outcome") not in ("success", None):
+            continue
+        t, variant = e.get("type"), e.get("variant")
+        # Bumble's own GAP and GATT services answer by themselves: the app never sees those.
+        bumble_own = any(uuid(sv["uuid"]) in ("1800", "1801") and sv["start_handle"] <= (e.get("handle") or 0)
+                         <= sv["end_handle"] for sv in c["db"]["services"])
+        if t == "gatt.read" and variant == "read" and e.get("outcome") == "success" and not bumble_own:
+            c["operations"].append(("read", e["handle"]))
+            c["values"].setdefault(e["handle"], e.get("value", ""))
+        elif t == "gatt.write" and variant == "prepare":
+            prepared.setdefault((e["connection"], e["handle"]), []).append(e.get("value", ""))
+        elif t == "gatt.write" and variant == "execute":
+            # A long write reaches the server as one write of the whole value.
+            for (conn, h), parts in list(prepared.items()):
+                if conn == e["connection"]:
+                    c["operations"].append(("write", h, "".join(parts)))
+                    del prepared[(conn, h)]
+        elif t == "gatt.write" and e.get("handle") not in c["cccd"] and not bumble_own and e.get("handle"):
+            # A CCCD the captured central wrote without discovering it: the app sees a subscription.
+            notifying = {ch["value_handle"] for ch in c["db"]["characteristics"] if ch["properties"] & 0x30}
+            values = {ch["value_handle"] for ch in c["db"]["characteristics"]}
+            if e["handle"] - 1 in notifying and e.get("value") in ("0100", "0200", "0300"):
+                c["operations"].append(("subscribe", e["handle"] - 1))
+            elif e["handle"] in values:
+                c["operations"].append(("write", e["handle"], e.get("value", "")))
+            # else: a declaration or descriptor: the server answers it itself (the app never sees it)
+        elif t == "gatt.subscribe" and e.get("outcome") == "success" and not bumble_own:
+            c["operations"].append(("subscribe", c["cccd"].get(e["handle"], e["handle"])))
+    out = []
+    for k in sorted(connections):
+        c = connections[k]
+        services = []
+        for s in c["db"]["services"]:
+            if uuid(s["uuid"]) in ("1800", "1801"):
+                continue
+            chars = [ch for ch in c["db"]["characteristics"] if ch["service_start_handle"] == s["start_handle"]]
+            services.append({"uuid": s["uuid"], "primary": s["primary"], "characteristics": [
+                {"uuid": ch["uuid"], "properties": ch["properties"],
+                 "value": c["values"].get(ch["value_handle"], "") if isinstance(c["values"].get(ch["value_handle"], ""), str) else "",
+                 "descriptors": [{"uuid": d["uuid"]} for d in ch["descriptors"] if uuid(d["uuid"]) != "2902"]}
+                for ch in chars]})
+        out.append({"services": services, "operations": c["operations"]})
+    return out
+
+
+def check_serve_central(blecap, path, tmp, speed="max"):
+    """(problems, summary): `blecap serve --role central` plays the captured central against
+    scripts/bumble/peripheral_app.py serving the captured database; the app must receive the
+    captured central's reads, writes and subscriptions in captured order."""
+    expected = captured_central(blecap, path)
+    if not expected:
+        return [], "no peripheral connection"
+    python = bumble_python()
+    c = expected[0]
+    db_path = os.path.join(tmp, os.path.basename(path) + ".db.json")
+    with open(db_path, "w") as f:
+        json.dump({"services": c["services"]}, f)
+    serve = subprocess.Popen(
+        [blecap, "serve", path, "--role", "central", "--transport", "tcp-server:127.0.0.1:0", "--format", "json",
+         "--speed", speed, "--linger", "1", "--timeout", "120", "--accept-timeout", "30"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    port = None
+    deadline = time.time() + 30
+    while port is None and time.time() < deadline:
+        m = re.search(r"tcp-client:127\.0\.0\.1:(\d+)", serve.stderr.readline())
+        if m:
+            port = m.group(1)
+    if port is None:
+        serve.kill()
+        return ["blecap serve --role central did not listen"], "not run"
+    app = subprocess.run([python, PERIPHERAL_APP, "--transport", f"tcp-client:127.0.0.1:{port}",
+                          "--database", db_path, "--duration", "60"], capture_output=True, text=True, timeout=120)
+    try:
+        serve.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        serve.kill()
+    try:
+        seen = json.loads(app.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return [f"app printed nothing: {app.stderr[-400:]}"], "not run"
+    if "error" in seen:
+        return [f"app: {seen['error']}"], "not run"
+    ops = []
+    for o in seen["operations"]:
+        if o["op"] == "read":
+            ops.append(("read", o["handle"]))
+        elif o["op"] == "write":
+            ops.append(("write", o["handle"], o["value"]))
+        elif o["op"] == "subscribe" and (o["notify"] or o["indicate"]):
+            ops.append(("subscribe", o["handle"]))
+    want = [tuple(o) for o in c["operations"]]
+    # The captured central's operations, in order, within what the app received (a read the
+    # captured peripheral refused, e.g. before pairing, reaches this app's read handler).
+    it = iter(ops)
+    missing = [o for o in want if not any(o == x for x in it)]
+    problems = [f"operation {o} not received in captured order" for o in missing[:5]]
+    return problems, (f"{len(want)} captured operations, {len(ops)} received by the app "
+                      f"({len(ops) - len(want) + len(missing)} extra), central {seen['central']}, "
+                      f"disconnection {seen['disconnection']}")
 
 
 if __name__ == "__main__":
