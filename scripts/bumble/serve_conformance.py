@@ -201,6 +201,10 @@ def check_serve(blecap, path, tmp, speed="max"):
         for line in malformed(out_path):
             if "Handle Value" not in line or not captured_bad:
                 problems.append(f"--out: tshark finds a malformed frame: {line.strip()}")
+        # ... and lints without error-level findings.
+        lint = subprocess.run([blecap, "lint", out_path, "--fail-on", "error"], capture_output=True, text=True)
+        if lint.returncode != 0:
+            problems.append(f"--out: blecap lint exits {lint.returncode}: {lint.stdout.strip()[-300:]}")
     else:
         problems.append("--out was not written")
     values = sum(len(s.get("notifications", [])) for s in sessions)
