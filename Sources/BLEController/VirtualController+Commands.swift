@@ -11,6 +11,8 @@ struct ScanState {
     var filterDuplicates = false
     /// Advertisers already reported since scanning was enabled (duplicate filtering).
     var reported: Set<BDAddr> = []
+    /// When each advertiser was last reported (its captured interval paces the next).
+    var lastReport: [BDAddr: Int64] = [:]
     var scheduled = false
 }
 

@@ -95,12 +95,29 @@ extension VirtualController {
         }
     }
 
-    /// One advertising event of every advertiser: its report and, when scanning actively, its
-    /// scan response; then the next event one advertising interval later.
+    /// The advertising clock's tick while the host scans: each advertiser reports on the first
+    /// tick its own captured interval has passed, so its pace is captured to within a tick.
+    var advertisingTick: Int64 { 10_000 }
+
+    /// The captured advertising interval of the peer of captured connection `m`, else the
+    /// configured default.
+    func advertisingInterval(of m: Int) -> Int64 {
+        replay.models[m].connection.advertisement?.intervalMicros.map { max(20_000, $0) }
+            ?? configuration.advertisingIntervalMicros
+    }
+
+    /// One advertising event of every advertiser whose interval has passed: its report and,
+    /// when scanning actively, its scan response; then the next tick.
     func advertise() {
         scan.scheduled = false
         guard scan.enabled else { return }
         for (m, address, type) in advertisers() where !scan.filterDuplicates || !scan.reported.contains(address) {
+            if let last = scan.lastReport[address],
+                now - last + advertisingTick / 2 < max(advertisingTick, delay(advertisingInterval(of: m)))
+            {
+                continue
+            }
+            scan.lastReport[address] = now
             scan.reported.insert(address)
             let ad = replay.models[m].connection.advertisement
             report(address: address, type: type, data: ad?.data ?? [], rssi: ad?.rssi ?? -60, scanResponse: false)
@@ -111,7 +128,7 @@ extension VirtualController {
         scan.scheduled = true
         // Reports are not part of the captured exchange: at max speed they still come at a
         // sane pace (a host that scans forever must not be flooded).
-        schedule(after: max(delay(configuration.advertisingIntervalMicros), 10_000), .advertise)
+        schedule(after: advertisingTick, .advertise)
     }
 
     private func report(address: BDAddr, type: UInt8, data: [UInt8], rssi: Int8, scanResponse: Bool) {

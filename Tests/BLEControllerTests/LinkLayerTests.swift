@@ -13,8 +13,11 @@ import Testing
 
     /// Reset, the event mask and the LE event mask Bumble's host sets (Enhanced Connection Complete unmasked
     /// when `enhanced`).
-    static func initialised(_ path: String = heartRate, enhanced: Bool = false) throws -> Bench {
-        let bench = try Bench(path)
+    static func initialised(
+        _ path: String = heartRate, enhanced: Bool = false,
+        configure: (inout ControllerConfiguration) -> Void = { _ in }
+    ) throws -> Bench {
+        let bench = try Bench(path, configure: configure)
         _ = bench.command(HCIOpcode.reset)
         // LE Meta (bit 61) is not in the default event mask (Vol 4 Part E 7.3.1).
         _ = bench.command(HCIOpcode.setEventMask, ByteWriter.u64(0x3DBF_F807_FFFB_FFFF))
@@ -227,4 +230,38 @@ extension HCICommandEncodable {
 
 extension UInt16 {
     var littleEndianBytes: [UInt8] { [UInt8(truncatingIfNeeded: self), UInt8(truncatingIfNeeded: self >> 8)] }
+}
+
+/// The captured advertising interval: the median gap between one advertiser's reports in the
+/// capture (read here from the captured controller's events) paces the controller's reports.
+@Suite struct AdvertisingIntervalTests {
+    @Test func reportsComeAtTheCapturedInterval() throws {
+        let path = Fixtures.capture("bumble/nil_scan_all_services.central.btsnoop")
+        let peer = BDAddr("D8:0D:18:00:00:01")!
+        let host = try HostSide(path)
+        // Captured: LE Extended Advertising Reports of the peer that are not scan responses.
+        var times: [Int64] = []
+        for p in host.controllerPackets {
+            guard let e = Event(p.bytes), e.subevent == HCILESubeventCode.extendedAdvertisingReport else { continue }
+            let hit = Array(e.parameters.dropFirst()).withByteView { v in
+                HCILEExtendedAdvertisingReport(parameters: v).map {
+                    $0.reports.contains { $0.address == peer && !$0.isScanResponse }
+                } ?? false
+            }
+            if hit { times.append(p.time) }
+        }
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }.sorted()
+        #expect(gaps.count > 10)
+        let captured = gaps[gaps.count / 2]
+        // A default far from the captured interval, so that only the capture can explain the pace.
+        let bench = try LinkLayerTests.initialised(path) { $0.advertisingIntervalMicros = 500_000 }
+        _ = bench.command(HCIOpcode.leSetScanEnable, [1, 0])
+        let seconds: Int64 = 3
+        let reports = LinkLayerTests.reports(bench.wait(seconds * 1_000_000)).filter {
+            $0.0 == peer && $0.3 == HCILEAdvertisingReportEntry.advInd
+        }
+        let expected = Double(seconds * 1_000_000) / Double(captured)
+        #expect(
+            abs(Double(reports.count) - expected) <= 2, "\(reports.count) reports, captured interval \(captured) µs")
+    }
 }
