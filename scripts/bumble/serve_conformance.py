@@ -209,7 +209,7 @@ def check_serve(blecap, path, tmp, speed="max"):
         problems.append("--out was not written")
     values = sum(len(s.get("notifications", [])) for s in sessions)
     return problems, (f"{len(sessions)} session(s), {values} notification values, app {elapsed:.1f} s at {speed}; "
-                      f"captured central's operations: {op_summary}")
+                      f"the host's ATT PDUs against the captured host's: {op_summary}")
 
 
 def main():
