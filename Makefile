@@ -4,7 +4,7 @@
 SWIFT ?= swift
 DEMO_CAPTURE ?= captures/bumble/clean_heart_rate.central.btsnoop
 APT_PACKAGES = libpcap-dev libbluetooth-dev pkg-config
-CONFORMANCE_PACKAGES = tshark bluez python3 chromium
+CONFORMANCE_PACKAGES = tshark bluez python3 python3-venv chromium
 
 .PHONY: deps demo build release test conformance bench bench-capture-ll linklayer-check clean man install uninstall check-install format format-check
 

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "BLESimLint", targets: ["BLESimLint"]),
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
         .library(name: "BLEReplaySimulator", targets: ["BLEReplaySimulator"]),
+        .library(name: "BLEController", targets: ["BLEController"]),
         .executable(name: "BLESimulatorBench", targets: ["BLESimulatorBench"]),
         .executable(name: "BLECryptoBench", targets: ["BLECryptoBench"]),
     ],
@@ -55,6 +56,11 @@ let package = Package(
         .target(
             name: "BLEReplaySimulator",
             dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEReplay", "BLESimulator"]),
+        // A virtual HCI controller whose air is a capture (`blecap serve`): real host stacks
+        // drive it over H4; the captured peripherals answer from BLEReplay's models.
+        .target(
+            name: "BLEController",
+            dependencies: ["BLEBytes", "BLECodes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEReplay"]),
         .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
         // The legacy-pairing brute force at its worst and AES/AES-CCM speeds (docs/link-layer-encryption.md).
         .executableTarget(name: "BLECryptoBench", dependencies: ["BLECrypto", "BLEBytes"]),
@@ -69,7 +75,7 @@ let package = Package(
             name: "BlecapCLI",
             dependencies: [
                 "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLEReport", "BLEReplay",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BLEController", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildCommit"]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
@@ -98,6 +104,9 @@ let package = Package(
                 "BLEBytes", "TestSupport",
             ]),
         .testTarget(
+            name: "BLEControllerTests",
+            dependencies: ["BLEController", "BLEReplay", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
+        .testTarget(
             name: "BLEReportTests",
             dependencies: ["BLEReport", "BLELint", "BLETimeline", "BLEBytes", "TestSupport"]),
         .testTarget(
@@ -124,4 +133,9 @@ if Context.environment["BLECAP_FUZZ"] != nil {
                 name: name, dependencies: ["FuzzSupport", "CFuzzerDriver"], path: "Fuzz/\(name)",
                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
     }
+    // Host input to the virtual HCI controller (`blecap serve`).
+    package.targets.append(
+        .executableTarget(
+            name: "FuzzServe", dependencies: ["BLEController", "BLEReplay", "CFuzzerDriver"], path: "Fuzz/FuzzServe",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

@@ -50,6 +50,10 @@ Prints one line per file and a closing "N passed, N failed" line; exits 1 on any
 """
 import argparse, json, os, re, shutil, subprocess, sys, tempfile
 
+# `blecap serve` against an unmodified Bumble host (scripts/bumble/).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bumble"))
+from serve_conformance import check_serve, check_serve_central  # noqa: E402
+
 HANDLE_OPCODES = {0x01, 0x0A, 0x0C, 0x12, 0x16, 0x17, 0x52, 0xD2, 0x1B, 0x1D}
 # Over-the-air captures, by the link type their corpus names carry (SOURCES.md): 251/256
 # BLUETOOTH_LE_LL(_WITH_PHDR), 272 NORDIC_BLE, 192 PPI, 157 USER10 (old nRF Sniffer).
@@ -809,6 +813,11 @@ def main():
         for folder, name, path in hci_captures(root):
             if folder == "bumble" and ".central." in name:
                 record(f"replay --speed max {folder}/{name}", check_replay, args.blecap, path, tmp, "max", True)
+        for folder, name, path in hci_captures(root):
+            if folder == "bumble" and ".central." in name:
+                record(f"serve {folder}/{name}", check_serve, args.blecap, path, tmp)
+            elif folder == "bumble" and ".peripheral" in name:
+                record(f"serve --role central {folder}/{name}", check_serve_central, args.blecap, path, tmp)
         record("simulator export", check_simulator_export, args.blecap, tmp)
         record("simulator pcapng export", check_pcapng_export, args.blecap, tmp)
         record("lint", check_lint, args.blecap, root, tmp, args.shared)

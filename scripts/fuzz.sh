@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh [target|all] [seconds] [extra libFuzzer flags…]
 #
 # Targets: FuzzBTSnoop, FuzzPcap, FuzzPacketLogger (a reader each, then the whole pipeline)
-# and FuzzDecoders (synthesized HCI records → FrameDecoder → describe → writers). Default: all,
+# and FuzzDecoders (synthesized HCI records → FrameDecoder → describe → writers), FuzzServe
+# (host bytes → the virtual HCI controller of `blecap serve`). Default: all,
 # 120 s each. Crashes, hangs (-timeout) and broken invariants (the harness traps) leave their
 # input in .build-fuzz/artifacts/; reproduce one with
 #   .build-fuzz/debug/FuzzPcap .build-fuzz/artifacts/FuzzPcap-crash-…
@@ -23,7 +24,7 @@ shift $(( $# > 2 ? 2 : $# )) || true
 config=${FUZZ_CONFIG:-debug}
 captures=${BLECAP_FUZZ_SEEDS:-$(pwd)/captures}
 build=.build-fuzz
-all=(FuzzBTSnoop FuzzPcap FuzzPacketLogger FuzzDecoders)
+all=(FuzzBTSnoop FuzzPcap FuzzPacketLogger FuzzDecoders FuzzServe)
 [[ $target == all ]] && targets=("${all[@]}") || targets=("$target")
 
 flags=(-c "$config" --build-path "$build"
@@ -40,7 +41,7 @@ python3 - "$captures" "$build/corpus" <<'EOF'
 import os, struct, sys
 src, dst = sys.argv[1], sys.argv[2]
 limit = 16384
-for t in ("FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders"):
+for t in ("FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders", "FuzzServe"):
     os.makedirs(os.path.join(dst, t), exist_ok=True)
 def put(target, name, data):
     with open(os.path.join(dst, target, name), "wb") as f:
@@ -58,9 +59,18 @@ for folder in sorted(os.listdir(src)):
             put("FuzzBTSnoop", seed, data)
             if struct.unpack(">I", data[12:16])[0] != 1002:
                 continue
-            # H4 records → decoder seeds, 32 records each (small inputs run faster).
+            # H4 records → decoder seeds, 32 records each (small inputs run faster); what a
+            # central capture's host sent → host input for the virtual controller.
             kinds = {1: 0, 4: 1, 2: 2, 3: 4, 5: 5}
             out, count, part, off = bytearray(), 0, 0, 16
+            if ".central." in name:
+                host, o = bytearray(), 16
+                while o + 24 <= len(data):
+                    incl, fl = struct.unpack(">I", data[o + 4:o + 8])[0], struct.unpack(">I", data[o + 8:o + 12])[0]
+                    if not fl & 1:
+                        host += data[o + 24:o + 24 + incl]
+                    o += 24 + incl
+                put("FuzzServe", seed, bytes(host))
             while off + 24 <= len(data):
                 incl, flags = struct.unpack(">I", data[off + 4:off + 8])[0], struct.unpack(">I", data[off + 8:off + 12])[0]
                 body = data[off + 24:off + 24 + incl]

@@ -36,6 +36,9 @@ public struct CapturedAdvertisement: Sendable, Equatable {
     public var scanResponse: [UInt8]
     public var rssi: Int8
     public var frame: Int
+    /// The advertiser's interval as captured: the median gap between its advertising reports
+    /// (scan responses aside), µs; nil with fewer than two reports.
+    public var intervalMicros: Int64? = nil
 }
 
 /// One connection of a capture with everything replay needs: its summary (peer, role, GATT
@@ -98,6 +101,8 @@ public struct CapturedSession: Sendable {
         // Per advertiser: last connectable advertisement and last scan response.
         var adverts: [BDAddr: CapturedAdvertisement] = [:]
         var advertisementOf: [Int: CapturedAdvertisement] = [:]
+        // Per advertiser: time of its last advertising report and the gaps seen (at most 64).
+        var advertisingTimes: [BDAddr: (last: Int64, gaps: [Int64])] = [:]
 
         let builder = TimelineBuilder(
             emit: { e in
@@ -115,6 +120,12 @@ public struct CapturedSession: Sendable {
                         ad.scanResponse = bytes
                     } else {
                         ad.data = bytes
+                        var t = advertisingTimes[peer] ?? (e.time, [])
+                        if e.time > t.last, t.gaps.count < 64 { t.gaps.append(e.time - t.last) }
+                        t.last = e.time
+                        advertisingTimes[peer] = t
+                        let gaps = t.gaps.sorted()
+                        ad.intervalMicros = gaps.isEmpty ? nil : gaps[gaps.count / 2]
                     }
                     ad.rssi = a.rssi
                     ad.frame = e.frame

@@ -5,16 +5,17 @@ import BLEPackets
 /// attribute table by the rules of Core 5.4 Vol 3 Part F 3.4.3–3.4.4 (so a different request
 /// gets the answer the captured server would have given), reads and writes from the recorded
 /// answers in order (the n-th read of a handle gets the n-th captured answer, later ones the
-/// last), errors as captured or as injected.
-struct ReplayATTServer {
+/// last), errors as captured or as injected. `blecap replay`'s engine and the virtual HCI
+/// controller (BLEController) answer from this one type.
+package struct ReplayATTServer {
     private let model: ReplayServerModel
     private let faults: ReplayFaults
     /// ATT_MTU of the bearer: 23 until an exchange (Vol 3 Part F 3.2.8). One bearer carries
     /// both directions, so an exchange either side starts sets it for both servers.
-    var mtu: Int = 23
+    package var mtu: Int = 23
     /// The ATT_MTU an answered Exchange MTU settles on, in force once its response is
     /// delivered (a PDU crossing it on the air still uses the old one).
-    private(set) var negotiatedMTU: Int?
+    package private(set) var negotiatedMTU: Int?
     private var readCursor: [UInt16: Int] = [:]
     private var blobCursor: [UInt16: Int] = [:]
     private var writeCursor: [UInt16: Int] = [:]
@@ -24,19 +25,19 @@ struct ReplayATTServer {
     /// continues it).
     private var current: [UInt16: [UInt8]] = [:]
 
-    init(model: ReplayServerModel, faults: ReplayFaults) {
+    package init(model: ReplayServerModel, faults: ReplayFaults) {
         self.model = model
         self.faults = faults
     }
 
     /// Raises ATT_MTU to what the capture shows in force at its index `i` (an exchange the
     /// capture does not contain).
-    mutating func adoptEvidence(at i: Int) {
+    package mutating func adoptEvidence(at i: Int) {
         if let m = model.evidencedMTU(at: i), m > mtu { mtu = m }
     }
 
     /// The response to `request`, or nil when none is due (commands, confirmations).
-    mutating func answer(_ request: [UInt8]) -> [UInt8]? {
+    package mutating func answer(_ request: [UInt8]) -> [UInt8]? {
         guard let first = request.first else { return nil }
         guard ATTRole.isRequest(first) else { return nil }
         let op = ATTOpcode(first)

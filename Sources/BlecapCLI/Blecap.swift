@@ -20,7 +20,8 @@ public struct Blecap: ParsableCommand {
         version: BlecapVersion.description,
         subcommands: [
             PacketsCommand.self, InfoCommand.self, TimelineCommand.self, GattCommand.self, LintCommand.self,
-            RulesCommand.self, ExplainCommand.self, ReportCommand.self, ReplayCommand.self, WatchCommand.self,
+            RulesCommand.self, ExplainCommand.self, ReportCommand.self, ReplayCommand.self, ServeCommand.self,
+            WatchCommand.self,
         ]
     )
 

@@ -18,6 +18,7 @@ import Testing
         (["explain", "--help"], "explain-help.txt"),
         (["report", "--help"], "report-help.txt"),
         (["replay", "--help"], "replay-help.txt"),
+        (["serve", "--help"], "serve-help.txt"),
         (["watch", "--help"], "watch-help.txt"),
     ])
     func helpMatchesSnapshot(arguments: [String], snapshot: String) throws {

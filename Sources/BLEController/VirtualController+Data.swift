@@ -1,0 +1,316 @@
+import BLEBytes
+import BLEPackets
+import BLEReplay
+import BLETimeline
+import CaptureIO
+
+extension VirtualController {
+    // MARK: ACL from the host
+
+    func aclData(_ acl: HCIACLPacket) {
+        guard let c = connections[acl.handle] else {
+            return reject("ACL data for handle 0x\(String(acl.handle, radix: 16)), no such connection: dropped")
+        }
+        // Flow control (Vol 4 Part E 4.1.1): the host may have `aclPackets` packets in the
+        // controller; one more has nowhere to go.
+        guard inFlight < configuration.aclPackets else {
+            return reject("ACL data beyond the \(configuration.aclPackets) LE buffers the host was given: dropped")
+        }
+        inFlight += 1
+        uncompleted[acl.handle, default: 0] += 1
+        if !completionScheduled {
+            completionScheduled = true
+            // Transmitted at the next connection event: then the buffer is free again.
+            schedule(after: delay(Int64(c.interval) * 1250), .completedPackets)
+        }
+        guard !acl.lengthMismatch else {
+            return reject("ACL data length \(acl.declaredLength) but \(acl.data.count) octets: dropped")
+        }
+        guard acl.data.count <= configuration.aclPacketLength else {
+            return reject(
+                "ACL data of \(acl.data.count) octets exceeds the \(configuration.aclPacketLength)-octet buffers: dropped"
+            )
+        }
+        guard !c.silent else { return }
+        switch reassembler.feed(acl, frame: 0, direction: .sent) {
+        case .complete(let pdu): l2cap(c, channel: pdu.channel, pdu.payload)
+        case .incomplete: break
+        case .malformed(let note, _, _): reject("L2CAP: \(note): dropped")
+        }
+        if let a = reassembler.abandoned { reject("L2CAP: a partial PDU abandoned (\(a.reason))") }
+    }
+
+    func flushCompletedPackets() {
+        completionScheduled = false
+        guard !uncompleted.isEmpty else { return }
+        let entries = uncompleted.sorted { $0.key < $1.key }.prefix(255).map {
+            HCINumberOfCompletedPackets.Entry(handle: $0.key, count: $0.value)
+        }
+        for e in entries {
+            uncompleted[e.handle] = nil
+            inFlight = max(0, inFlight - Int(e.count))
+        }
+        send(HCINumberOfCompletedPackets.h4Encoded(entries))
+        if !uncompleted.isEmpty {
+            completionScheduled = true
+            schedule(after: 0, .completedPackets)
+        }
+    }
+
+    private func l2cap(_ c: LiveConnection, channel: UInt16, _ payload: ByteView) {
+        switch channel {
+        case L2CAPChannel.att: att(c, payload.toArray())
+        case L2CAPChannel.leSignaling: signalling(c, payload)
+        case L2CAPChannel.smp: smp(c, payload)
+        default: reject("L2CAP channel 0x\(String(channel, radix: 16)) is not open: dropped")
+        }
+    }
+
+    /// Sends one L2CAP frame to the host, cut into ACL packets of the controller's buffer size.
+    func sendL2CAP(_ c: LiveConnection, channel: UInt16, _ payload: [UInt8]) {
+        guard !c.silent else { return }
+        for p in HCISynthesis.acl(
+            handle: c.handle, cid: channel, payload: payload, received: true, fragment: configuration.aclPacketLength)
+        {
+            send(p)
+        }
+    }
+
+    // MARK: LE signalling and SMP
+
+    /// LE signalling (Vol 3 Part A 4): the captured peer opened no dynamic channels and asked
+    /// nothing the host must answer; a host request is refused as a peer without them would.
+    private func signalling(_ c: LiveConnection, _ payload: ByteView) {
+        guard let code = payload.u8(0), let id = payload.u8(1), payload.u16le(2) != nil else {
+            return reject("LE signalling PDU of \(payload.count) octets: dropped")
+        }
+        switch code {
+        case L2CAPSignalingCode.commandReject, L2CAPSignalingCode.connectionParameterUpdateResponse,
+            L2CAPSignalingCode.leCreditBasedConnectionResponse, L2CAPSignalingCode.creditBasedConnectionResponse:
+            break  // answers to nothing this peer asked: ignored
+        case L2CAPSignalingCode.leCreditBasedConnectionRequest:
+            // 4.23: no LE_PSM is served here.
+            var w = ByteWriter()
+            w.appendUInt8(L2CAPSignalingCode.leCreditBasedConnectionResponse)
+            w.appendUInt8(id)
+            w.appendUInt16LE(10)
+            w.appendZeros(8)
+            w.appendUInt16LE(L2CAPRejectReason.psmNotSupported)
+            sendL2CAP(c, channel: L2CAPChannel.leSignaling, w.bytes)
+        default:
+            var w = ByteWriter()
+            w.appendUInt8(L2CAPSignalingCode.commandReject)
+            w.appendUInt8(id)
+            w.appendUInt16LE(2)
+            w.appendUInt16LE(L2CAPRejectReason.commandNotUnderstood)
+            sendL2CAP(c, channel: L2CAPChannel.leSignaling, w.bytes)
+        }
+    }
+
+    /// SMP (Vol 3 Part H): the controller has no link-layer encryption, so the peer answers a
+    /// Pairing Request with Pairing Failed, Pairing Not Supported (3.5.5).
+    private func smp(_ c: LiveConnection, _ payload: ByteView) {
+        guard payload.u8(0) == SMPCode.pairingRequest else {
+            // The rest of a pairing the peer refused: nothing to answer.
+            return log("SMP code \(payload.u8(0).map { String($0) } ?? "none") after Pairing Failed: ignored")
+        }
+        log("SMP Pairing Request: answered Pairing Not Supported (no encryption on the virtual link)")
+        c.unmodelled.append("SMP Pairing Request (answered Pairing Failed, Pairing Not Supported)")
+        sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingFailed, SMPPairingFailedReason.pairingNotSupported])
+    }
+
+    // MARK: ATT
+
+    func record(_ c: LiveConnection, _ bytes: [UInt8], fromHost: Bool) {
+        guard c.pdus.count < Self.maximumLoggedPDUs else {
+            c.truncated = true
+            return
+        }
+        c.pdus.append(ReplayedPDU(offset: now &- c.startedAt, sentByHost: fromHost, bytes: bytes))
+    }
+
+    /// An ATT PDU from the host: a request or command to the captured peer's server, or the
+    /// host server's response or confirmation to the peer's client.
+    private func att(_ c: LiveConnection, _ bytes: [UInt8]) {
+        guard let first = bytes.first else { return reject("empty ATT PDU: dropped") }
+        record(c, bytes, fromHost: true)
+        let model = replay.models[c.model]
+        let op = ATTOpcode(first)
+        if op.isClientPDU {
+            c.hostClientPDUs += 1
+            recheckEnd(c)
+        }
+        switch op.method {
+        case .request?:
+            noteUnmodelled(c, bytes, model: model)
+            subscribe(c, bytes, model: model)
+            guard let response = c.server.answer(bytes) else { return }
+            let latency = capturedLatency(c, bytes, model: model)
+            schedule(
+                after: delay(latency &+ configuration.faults.responseDelayMicros),
+                .attResponse(connection: c.id, bytes: response, request: bytes))
+        case .command?:
+            if op == .writeCommand { subscribe(c, bytes, model: model) }
+        case .confirmation?:
+            c.indicationOutstanding = false
+            releaseHeldStream(c)
+        case .response?:
+            // The host's server answered the peer's client: its next step may go.
+            c.peerRequestOutstanding = false
+            schedulePeerClientStep(c)
+            recheckEnd(c)
+        case .notification?, .indication?:
+            if op == .handleValueIndication {
+                // The peer's client confirms (Vol 3 Part F 3.4.7.3).
+                let confirmation = ATTHandleValueConfirmation().encoded()
+                record(c, confirmation, fromHost: false)
+                sendL2CAP(c, channel: L2CAPChannel.att, confirmation)
+            }
+        case nil:
+            reject("ATT opcode 0x\(String(first, radix: 16)): unknown")
+            let e = ATTErrorResponse(requestOpcode: op, handle: 0, errorCode: ATTErrorCode.requestNotSupported)
+                .encoded()
+            // Vol 3 Part F 3.4.1.1: an unknown request gets Request Not Supported; unknown
+            // commands (bit 6) are ignored.
+            if first & 0x40 == 0 {
+                record(c, e, fromHost: false)
+                sendL2CAP(c, channel: L2CAPChannel.att, e)
+            }
+        }
+    }
+
+    /// The captured server latency for this request: of the first identical captured request
+    /// not matched yet, else of one with the same opcode, else one connection interval.
+    private func capturedLatency(_ c: LiveConnection, _ bytes: [UInt8], model: ReplayConnectionModel) -> Int64 {
+        var sameOpcode: Int64?
+        for (n, s) in model.steps.enumerated() where s.hostIsClient && s.isRequest && !c.matchedSteps.contains(n) {
+            guard let l = s.latency else { continue }
+            if s.bytes == bytes {
+                c.matchedSteps.insert(n)
+                return l
+            }
+            if sameOpcode == nil, s.bytes.first == bytes.first { sameOpcode = l }
+        }
+        return sameOpcode ?? model.connection.intervalMicros
+    }
+
+    /// A CCCD write that enables notifications or indications starts the captured stream that
+    /// followed the same write in the capture, timed from now.
+    private func subscribe(_ c: LiveConnection, _ bytes: [UInt8], model: ReplayConnectionModel) {
+        let op = ATTOpcode(bytes[0])
+        guard op == .writeRequest || op == .writeCommand, let h = bytes.u16le(1), let value = bytes.u16le(3),
+            model.peerServer.isCCCD(h) || model.peerServer.attribute(h)?.isInferred == true
+        else { return }
+        let enabling = GATTClientConfiguration.notification | GATTClientConfiguration.indication
+        guard value & enabling != 0 else { return }
+        for (n, s) in model.steps.enumerated() where s.hostIsClient && !c.subscribedSteps.contains(n) {
+            guard s.bytes.count >= 5,
+                s.bytes[0] == op.rawValue || s.bytes[0] == ATTOpcode.writeRequest.rawValue
+                    || s.bytes[0] == ATTOpcode.writeCommand.rawValue, s.bytes.u16le(1) == h,
+                let v = s.bytes.u16le(3), v & enabling != 0
+            else { continue }
+            c.subscribedSteps.insert(n)
+            let dropped = configuration.faults.droppedStreamItems(of: model)
+            for (i, item) in model.stream.enumerated() where item.hostIsClient && item.anchor == .subscription(step: n)
+            {
+                if dropped[i] {
+                    c.droppedNotifications += 1
+                    c.streamSent[i] = true
+                    continue
+                }
+                schedule(after: delay(item.offset), .stream(connection: c.id, index: i))
+            }
+            return
+        }
+        c.unmodelled.append(
+            "subscription on \(Hex.string(UInt64(h), digits: 4)) the capture never made (no notifications follow)")
+    }
+
+    /// Notes requests the capture has no answer for (they get the model's inferred answer).
+    private func noteUnmodelled(_ c: LiveConnection, _ bytes: [UInt8], model: ReplayConnectionModel) {
+        let op = ATTOpcode(bytes[0])
+        guard let h = bytes.u16le(1) else { return }
+        let s = model.peerServer
+        let name = Hex.string(UInt64(h), digits: 4)
+        switch op {
+        case .readRequest where s.reads[h] == nil:
+            c.unmodelled.append(
+                s.attribute(h) == nil
+                    ? "Read \(name): not in the captured table (Invalid Handle)"
+                    : "Read \(name): never read in the capture (answered with the last written value, or empty)")
+        case .writeRequest where s.writes[h] == nil && !s.isCCCD(h):
+            c.unmodelled.append(
+                s.attribute(h) == nil
+                    ? "Write \(name): not in the captured table (Invalid Handle)"
+                    : "Write \(name): never written in the capture (accepted)")
+        default: break
+        }
+    }
+
+    func deliverResponse(_ id: Int, _ bytes: [UInt8], request: [UInt8]) {
+        guard let c = connection(id), !c.silent else { return }
+        record(c, bytes, fromHost: false)
+        sendL2CAP(c, channel: L2CAPChannel.att, bytes)
+        // ATT_MTU changes once the Exchange MTU Response is out (Vol 3 Part F 3.4.2).
+        if request.first == ATTOpcode.exchangeMTURequest.rawValue, let m = c.server.negotiatedMTU { c.server.mtu = m }
+    }
+
+    func deliverStream(_ id: Int, _ i: Int) {
+        guard let c = connection(id), !c.silent, !c.streamSent[i] else { return }
+        if c.indicationOutstanding {
+            c.heldStream.append(i)
+            return
+        }
+        let item = replay.models[c.model].stream[i]
+        c.streamSent[i] = true
+        c.server.adoptEvidence(at: item.capturedIndex)
+        // At most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
+        let bytes =
+            item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue
+            ? item.bytes : Array(item.bytes.prefix(c.server.mtu))
+        record(c, bytes, fromHost: false)
+        sendL2CAP(c, channel: L2CAPChannel.att, bytes)
+        if item.bytes.first == ATTOpcode.handleValueIndication.rawValue { c.indicationOutstanding = true }
+        recheckEnd(c)
+    }
+
+    private func releaseHeldStream(_ c: LiveConnection) {
+        while !c.indicationOutstanding, !c.heldStream.isEmpty {
+            deliverStream(c.id, c.heldStream.removeFirst())
+        }
+    }
+
+    // MARK: the peer's client
+
+    /// The captured peer's own requests to the host's server, at their captured offsets from
+    /// the connection's start, one outstanding request at a time. Its confirmations are not
+    /// scripted: it confirms the host's indications as they come.
+    func schedulePeerClientStep(_ c: LiveConnection) {
+        let model = replay.models[c.model]
+        guard !c.peerStepScheduled, !c.peerRequestOutstanding else { return }
+        while c.peerStep < model.steps.count {
+            let s = model.steps[c.peerStep]
+            if !s.hostIsClient, s.bytes.first != ATTOpcode.handleValueConfirmation.rawValue { break }
+            c.peerStep += 1
+        }
+        guard c.peerStep < model.steps.count else { return }
+        let due = delay(model.capturedOffset(ofPDU: model.steps[c.peerStep].capturedIndex))
+        c.peerStepScheduled = true
+        schedule(after: max(0, c.startedAt &+ due &- now), .peerClientStep(connection: c.id))
+    }
+
+    func playPeerClientStep(_ id: Int) {
+        guard let c = connection(id), !c.silent else { return }
+        c.peerStepScheduled = false
+        let model = replay.models[c.model]
+        guard c.peerStep < model.steps.count else { return }
+        let s = model.steps[c.peerStep]
+        c.peerStep += 1
+        record(c, s.bytes, fromHost: false)
+        sendL2CAP(c, channel: L2CAPChannel.att, s.bytes)
+        if s.isRequest { c.peerRequestOutstanding = true }
+        schedulePeerClientStep(c)
+    }
+
+    func connection(_ id: Int) -> LiveConnection? { connections.values.first { $0.id == id } }
+}

@@ -1,0 +1,276 @@
+import BLEBytes
+import BLEPackets
+import BLEReplay
+import BLETimeline
+import CaptureIO
+
+/// Which side of the captured connections the controller plays.
+public enum ServeRole: String, Sendable {
+    /// The captured peripherals, to a host acting as central (the capture's host was central).
+    case peripheral
+    /// The captured central, to a host acting as peripheral (the capture's host was
+    /// peripheral): when the host advertises, the controller connects as the captured central
+    /// did and plays its requests, writes and subscriptions.
+    case central
+}
+
+/// How the virtual controller presents itself and how fast it plays the capture.
+public struct ControllerConfiguration: Sendable {
+    public var role: ServeRole = .peripheral
+    /// The public address Read BD_ADDR returns.
+    public var address = BDAddr(rawValue: 0xB1EC_A900_0001)
+    /// LE ACL Data Packet Length and Total Num LE ACL Data Packets (Vol 4 Part E 7.8.2): the
+    /// host may have this many packets of this many octets in the controller at once.
+    public var aclPacketLength = 251
+    public var aclPackets = 16
+    /// `.realtime`: answers, notifications and the link's end at their captured times; `.max`:
+    /// as soon as they are due in the captured order; a factor divides every interval.
+    public var speed: ReplaySpeed = .realtime
+    public var faults: ReplayFaults = .none
+    /// Between two advertising reports of one advertiser while the host scans, when the
+    /// capture shows none (one advertising report of the peer at most).
+    public var advertisingIntervalMicros: Int64 = 100_000
+
+    public init() {}
+}
+
+/// A Bluetooth LE controller whose radio is a capture: a host stack drives it over HCI (H4
+/// bytes in, H4 bytes out) exactly as it drives real hardware, and what it finds on the air
+/// are the captured peripherals — their advertising, and once connected their GATT servers
+/// answering from the replay model (`ReplayConnectionModel`, the one `blecap replay` and the
+/// simulator replay use).
+///
+/// Single-threaded and clock-driven: `receive(_:)` takes the host's bytes, `advance(to:)`
+/// runs what falls due (answers after their captured latency, notifications after the
+/// subscription that enabled them, the peer's end of the link); everything for the host goes
+/// to `output`. `ServeRunner` drives it over a transport; tests drive it in-process.
+public final class VirtualController {
+    public let configuration: ControllerConfiguration
+    public let replay: CaptureReplay
+    /// H4 packets for the host, type octet first.
+    public var output: ([UInt8]) -> Void = { _ in }
+    /// Every dropped or refused piece of host input, every request the capture cannot answer.
+    public var log: (String) -> Void = { _ in }
+    /// Every whole packet crossing the virtual HCI, either way (for `--out`): H4 type first,
+    /// and whether the host sent it.
+    public var tap: ((_ packet: [UInt8], _ fromHost: Bool) -> Void)?
+    /// µs since the controller started; moved forward by `advance(to:)`.
+    public private(set) var now: Int64 = 0
+
+    // MARK: state a Reset clears
+
+    var eventMask: UInt64 = 0x0000_1FFF_FFFF_FFFF
+    var leEventMask: UInt64 = 0x1F
+    var randomAddress: BDAddr?
+    var suggestedTxOctets: UInt16 = 27
+    var suggestedTxTime: UInt16 = 328
+    var scan = ScanState()
+    var acceptList: [(type: UInt8, address: BDAddr)] = []
+    var resolvingListCount = 0
+    var pendingConnection: PendingConnection?
+    /// The host's advertising (role central): extended or legacy, and the set's handle.
+    var advertising: (extended: Bool, handle: UInt8)?
+    var connections: [UInt16: LiveConnection] = [:]
+    /// ACL packets from the host not yet reported in Number Of Completed Packets, per handle.
+    var uncompleted: [UInt16: UInt16] = [:]
+    var inFlight = 0
+    var completionScheduled = false
+
+    // MARK: state that outlives a Reset
+
+    /// Captured connections (host central) not served yet, in captured order.
+    var unserved: [Int]
+    /// What each served connection became.
+    public internal(set) var served: [ServedConnection] = []
+    var timers = TimerQueue()
+    var framer: H4Framer
+    let reassembler = L2CAPReassembler(maximumStreams: 64)
+    var nextHandle: UInt16 = 0x0040
+    var nextConnectionID = 0
+    var rng = SplitMix64(seed: 0xB1EC)
+    /// Host input the controller dropped or refused (the fuzz target's and tests' measure).
+    public internal(set) var rejectedInput = 0
+
+    public static let maximumLoggedPDUs = 2_000_000
+
+    public init(replay: CaptureReplay, configuration: ControllerConfiguration = .init()) {
+        self.replay = replay
+        self.configuration = configuration
+        framer = H4Framer(maximumPacketLength: max(3 + 255, 4 + configuration.aclPacketLength))
+        let central = configuration.role == .peripheral
+        unserved = replay.models.indices.filter { replay.models[$0].connection.hostIsCentral == central }
+    }
+
+    /// The captured connections the controller can play in its role.
+    public var servableConnections: Int {
+        replay.models.count { $0.connection.hostIsCentral == (configuration.role == .peripheral) }
+    }
+
+    /// Every captured connection was served and has ended.
+    public var isFinished: Bool { unserved.isEmpty && connections.isEmpty && pendingConnection == nil }
+
+    /// LE ACL buffers free for the host now (the host's count, kept honestly: taken by each
+    /// ACL packet, given back by Number Of Completed Packets).
+    public var freeACLBuffers: Int { configuration.aclPackets - inFlight }
+
+    /// Handles of the connections open now.
+    public var connectedHandles: [UInt16] { connections.keys.sorted() }
+
+    /// When the next timed event falls due (µs since start), nil when nothing is scheduled.
+    public var nextDeadline: Int64? { timers.nextTime }
+
+    // MARK: input
+
+    /// Bytes from the host, as the transport delivered them (any cut).
+    public func receive(_ bytes: UnsafeRawBufferPointer) {
+        framer.feed(bytes) { item in
+            switch item {
+            case .packet(let type, let body): packet(type: type, body)
+            case .dropped(let why): reject(why)
+            }
+        }
+    }
+
+    public func receive(_ bytes: [UInt8]) { bytes.withUnsafeBytes { receive($0) } }
+
+    func reject(_ why: String) {
+        rejectedInput += 1
+        log("host input: \(why)")
+    }
+
+    private func packet(type: UInt8, _ body: ByteView) {
+        if let tap { tap([type] + body.toArray(), true) }
+        switch type {
+        case H4PacketType.command:
+            guard let c = HCICommandPacket(body), !c.lengthMismatch else {
+                // Without a whole header there is no opcode to answer; a short parameter list
+                // gets Invalid HCI Command Parameters below.
+                return reject("truncated HCI command (\(body.count) octets)")
+            }
+            command(c)
+        case H4PacketType.acl:
+            guard let acl = HCIACLPacket(body) else { return reject("truncated ACL header") }
+            aclData(acl)
+        default:
+            reject("H4 packet type \(type) (SCO/ISO) on an LE-only controller: dropped")
+        }
+    }
+
+    // MARK: time
+
+    /// Runs everything due at or before `time` (µs since start), in order.
+    public func advance(to time: Int64) {
+        // Bounded: every event runs once; an event schedules a bounded number of others.
+        var budget = 1_000_000
+        while budget > 0, let t = timers.nextTime, t <= time {
+            budget -= 1
+            now = max(now, t)
+            guard let action = timers.pop() else { break }
+            run(action)
+        }
+        now = max(now, time)
+    }
+
+    /// A captured interval of `d` µs as this run plays it.
+    func delay(_ d: Int64) -> Int64 {
+        switch configuration.speed {
+        case .realtime: max(0, d)
+        case .max: 0
+        case .factor(let f): f > 0 && f.isFinite ? Int64((Double(max(0, d)) / f).rounded()) : max(0, d)
+        }
+    }
+
+    func schedule(after d: Int64, _ action: TimerAction) { timers.push(now &+ max(0, d), action) }
+
+    func send(_ packet: [UInt8]) {
+        output(packet)
+        tap?(packet, false)
+    }
+
+    /// LE Meta events go out only when both masks let them (Vol 4 Part E 7.3.1, 7.8.1).
+    func leEventEnabled(_ subevent: UInt8) -> Bool {
+        eventMask & (1 << 61) != 0 && subevent >= 1 && subevent <= 64 && leEventMask & (1 << UInt64(subevent - 1)) != 0
+    }
+
+    func run(_ action: TimerAction) {
+        switch action {
+        case .packet(let p, let connection):
+            if let id = connection, !connections.values.contains(where: { $0.id == id }) { return }
+            send(p)
+        case .advertise: advertise()
+        case .establish: establish()
+        case .completedPackets: flushCompletedPackets()
+        case .attResponse(let id, let bytes, let request): deliverResponse(id, bytes, request: request)
+        case .stream(let id, let index): deliverStream(id, index)
+        case .peerClientStep(let id): playPeerClientStep(id)
+        case .peerEnd(let id): peerEnds(id)
+        case .silence(let id): silence(id)
+        case .linkTimeout(let id): linkTimeout(id)
+        }
+    }
+}
+
+/// What a timer does when it falls due.
+enum TimerAction {
+    /// Send a prepared packet (dropped if it belongs to a connection that has ended).
+    case packet([UInt8], connection: Int?)
+    case advertise
+    case establish
+    case completedPackets
+    case attResponse(connection: Int, bytes: [UInt8], request: [UInt8])
+    case stream(connection: Int, index: Int)
+    case peerClientStep(connection: Int)
+    case peerEnd(connection: Int)
+    case silence(connection: Int)
+    case linkTimeout(connection: Int)
+}
+
+/// A binary min-heap of timers on (time, scheduling order): events due at one µs run in the
+/// order they were scheduled.
+struct TimerQueue {
+    private var heap: [(time: Int64, order: Int, action: TimerAction)] = []
+    private var sequence = 0
+
+    var nextTime: Int64? { heap.first?.time }
+    var isEmpty: Bool { heap.isEmpty }
+
+    mutating func push(_ time: Int64, _ action: TimerAction) {
+        sequence += 1
+        heap.append((time, sequence, action))
+        var i = heap.count - 1
+        while i > 0 {
+            let p = (i - 1) / 2
+            guard less(i, p) else { break }
+            heap.swapAt(i, p)
+            i = p
+        }
+    }
+
+    mutating func pop() -> TimerAction? {
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let top = heap.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1
+            let r = l + 1
+            var m = i
+            if l < heap.count, less(l, m) { m = l }
+            if r < heap.count, less(r, m) { m = r }
+            if m == i { break }
+            heap.swapAt(i, m)
+            i = m
+        }
+        return top.action
+    }
+
+    mutating func removeAll(where drop: (TimerAction) -> Bool) {
+        let kept = heap.filter { !drop($0.action) }
+        heap = []
+        for e in kept.sorted(by: { ($0.time, $0.order) < ($1.time, $1.order) }) {
+            heap.append(e)  // a sorted array is a heap
+        }
+    }
+
+    private func less(_ a: Int, _ b: Int) -> Bool { (heap[a].time, heap[a].order) < (heap[b].time, heap[b].order) }
+}

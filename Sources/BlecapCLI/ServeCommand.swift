@@ -1,0 +1,220 @@
+import ArgumentParser
+import BLEBytes
+import BLEController
+import BLEReplay
+import Foundation
+
+/// `blecap serve FILE --transport T`: a virtual HCI controller whose air is the capture, for
+/// a real host stack to drive.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Act as an HCI controller on whose air the captured peripherals advertise and answer.",
+        discussion: """
+            Runs a virtual Bluetooth LE controller that speaks H4 on the transport: a host \
+            stack (Bumble, BlueZ through /dev/vhci, anything with a UART or TCP HCI transport) \
+            initialises it as it would real hardware, scans and finds the peripherals the \
+            capture's central connected to, with their captured advertising and scan response, \
+            connects, and talks to their GATT servers, which answer from the same models \
+            'blecap replay' uses: the captured attribute table, read values in captured order, \
+            write outcomes, errors, latencies, notifications timed from the subscription that \
+            enabled them, the peer's end of the link with its captured reason. \
+            docs/serve.md describes what the controller supports and how it answers what the \
+            capture never showed.
+
+            Transports (Bumble's names): tcp-server:HOST:PORT (the host connects; port 0 \
+            picks a free one and says which), tcp-client:HOST:PORT, pty[:LINK] (a \
+            pseudo-terminal the host opens like a UART, LINK a symbolic link to it), vhci \
+            (/dev/vhci: the kernel registers an hciN). Servers bind to loopback unless \
+            --listen-any.
+
+            When the session ends (the host closes the transport, every captured connection \
+            was served and the host stayed quiet for --linger seconds, --timeout, or Ctrl-C) \
+            it prints what the host did against the captured central: 'blecap replay''s \
+            PDU-by-PDU comparison per connection, then each captured operation as same, \
+            reordered, different value, missing or extra. --out writes what crossed the \
+            virtual HCI as btsnoop.
+
+            --role central plays the other direction: the host acts as peripheral (it serves \
+            its GATT database and advertises); when it advertises, the captured central \
+            connects from its captured address and plays its requests, writes and \
+            subscriptions at their captured timing; the report compares the host's answers \
+            and notifications with the captured peripheral's.
+
+            Exit status: 0 every captured connection was served with no operation differing, \
+            1 differences (expected for another app than the captured one), 2 unreadable \
+            capture, usage or transport error, 3 capture damaged.
+
+            Examples:
+              blecap serve hr.central.btsnoop --transport tcp-server:127.0.0.1:9000
+              blecap serve hr.central.btsnoop --transport pty:/tmp/blecap-uart --out host.btsnoop
+              sudo blecap serve hr.central.btsnoop --transport vhci --format json
+            """)
+
+    @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger) recorded on the central.")
+    var file: String
+
+    @Option(name: .long, help: "tcp-server:HOST:PORT, tcp-client:HOST:PORT, pty[:LINK] or vhci.")
+    var transport: String
+
+    @Flag(name: .customLong("listen-any"), help: "Allow tcp-server on a non-loopback address.")
+    var listenAny = false
+
+    @Option(
+        name: .long, help: "central (not yet supported): play the captured central against a host acting as peripheral."
+    )
+    var role: String = "peripheral"
+
+    @Option(name: .long, help: "Write what crossed the virtual HCI as a btsnoop capture.")
+    var out: String?
+
+    @Option(name: .shortAndLong, help: "Report format: text or json.")
+    var format: OutputFormat = .text
+
+    @Option(name: .long, help: "realtime (as captured), max (no idle time), or a factor such as 2.")
+    var speed: String = "realtime"
+
+    @Option(name: .long, help: "Seconds after which the session ends in any case.")
+    var timeout: Double?
+
+    @Option(name: .customLong("accept-timeout"), help: "Seconds tcp-server waits for its host.")
+    var acceptTimeout: Double = 60
+
+    @Option(name: .long, help: "Seconds a quiet host is given after the last captured connection ended.")
+    var linger: Double = 2
+
+    @Option(name: .long, help: "The controller's public address (Read BD_ADDR).")
+    var address: String?
+
+    @Flag(name: .long, help: "Print the controller's log (dropped input, unanswerable requests) on standard error.")
+    var verbose = false
+
+    @Option(
+        name: .customLong("drop-link-at"),
+        help: "Seconds (capture clock) at which the link goes silent; it ends after the supervision timeout.")
+    var dropLinkAt: Double?
+
+    @Option(name: .customLong("power-off-at"), help: "Seconds (capture clock) at which the peripheral powers off.")
+    var powerOffAt: Double?
+
+    @Option(name: .customLong("delay-responses"), help: "Milliseconds added to every response's captured latency.")
+    var delayResponses: Double?
+
+    @Option(name: .long, help: "Server Rx MTU the peripheral answers instead of the captured one.")
+    var mtu: UInt16?
+
+    @Option(name: .long, help: "HANDLE=ATT_ERROR: requests on HANDLE fail with this ATT error code (repeatable).")
+    var error: [String] = []
+
+    @Option(
+        name: .customLong("drop-notifications"), help: "Probability (0-1) of dropping each notification/indication.")
+    var dropNotifications: Double?
+
+    @Option(name: .long, help: "Seed of --drop-notifications.")
+    var seed: UInt64 = 1
+
+    func validate() throws {
+        if format == .jsonl { throw ValidationError("serve writes text or json") }
+        if role != "peripheral" && role != "central" { throw ValidationError("--role takes peripheral or central") }
+        do { _ = try TransportSpec(transport) } catch { throw ValidationError(error.description) }
+        _ = try parsedSpeed()
+        _ = try parsedErrors()
+        if let address, BDAddr(address) == nil { throw ValidationError("--address: not an address: \(address)") }
+        if let p = dropNotifications, !(0...1).contains(p) { throw ValidationError("--drop-notifications takes 0…1") }
+        for (name, v) in [
+            ("--drop-link-at", dropLinkAt), ("--power-off-at", powerOffAt), ("--delay-responses", delayResponses),
+            ("--timeout", timeout), ("--accept-timeout", acceptTimeout), ("--linger", linger),
+        ] {
+            if let v, !(v.isFinite && v >= 0 && v < 1e9) {
+                throw ValidationError("\(name) takes a non-negative number")
+            }
+        }
+        if let mtu, mtu < 23 { throw ValidationError("--mtu: ATT_MTU is at least 23 (Core Vol 3 Part F 3.2.8)") }
+    }
+
+    func parsedSpeed() throws -> ReplaySpeed {
+        switch speed {
+        case "realtime": return .realtime
+        case "max": return .max
+        default:
+            let text = speed.hasSuffix("x") ? String(speed.dropLast()) : speed
+            guard let f = Double(text), f.isFinite, f > 0 else {
+                throw ValidationError("--speed takes realtime, max or a positive factor")
+            }
+            return f == 1 ? .realtime : .factor(f)
+        }
+    }
+
+    func parsedErrors() throws -> [UInt16: UInt8] {
+        var out: [UInt16: UInt8] = [:]
+        for spec in error {
+            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let h = ReplayCommand.number(parts[0]), h <= 0xFFFF,
+                let c = ReplayCommand.number(parts[1]), c <= 0xFF
+            else { throw ValidationError("--error takes HANDLE=ATT_ERROR, e.g. 0x0013=0x02") }
+            out[UInt16(h)] = UInt8(c)
+        }
+        return out
+    }
+
+    func run() throws {
+        let replay: CaptureReplay
+        do { replay = try CaptureReplay(path: file) } catch {
+            printError("\(file): \(error)")
+            throw BlecapExit.unreadable.exitCode
+        }
+        var config = ControllerConfiguration()
+        config.role = role == "central" ? .central : .peripheral
+        config.speed = try parsedSpeed()
+        config.faults = ReplayFaults(
+            dropLinkAtMicros: dropLinkAt.map { Int64(($0 * 1e6).rounded()) },
+            powerOffAtMicros: powerOffAt.map { Int64(($0 * 1e6).rounded()) },
+            responseDelayMicros: Int64(((delayResponses ?? 0) * 1000).rounded()),
+            serverMTU: mtu, errors: try parsedErrors(), notificationDropProbability: dropNotifications ?? 0,
+            seed: seed, timesFromCaptureStart: true)
+        if let a = address.flatMap(BDAddr.init) { config.address = a }
+        let controller = VirtualController(replay: replay, configuration: config)
+        if controller.servableConnections == 0 {
+            printError(
+                "\(file): no connection with this capture's host as \(role == "central" ? "peripheral" : "central"): "
+                    + "nothing to serve (--role \(role == "central" ? "peripheral" : "central") plays the other side)")
+            throw BlecapExit.unreadable.exitCode
+        }
+        if verbose { controller.log = { writeStandardError("blecap serve: \($0)\n") } }
+
+        let link: FileDescriptorTransport
+        do {
+            link = try FileDescriptorTransport.open(
+                TransportSpec(transport), listenAny: listenAny,
+                acceptTimeoutMicros: Int64(acceptTimeout * 1e6)
+            ) { writeStandardError("blecap serve: \($0)\n") }
+        } catch {
+            printError("\(error)")
+            throw BlecapExit.unreadable.exitCode
+        }
+        signal(SIGINT) { _ in ServeRunner.interrupt = true }
+        signal(SIGTERM) { _ in ServeRunner.interrupt = true }
+        let runner = ServeRunner(controller: controller, transport: link, record: out != nil)
+        runner.lingerMicros = Int64(linger * 1e6)
+        let end = runner.run(timeoutMicros: timeout.map { Int64($0 * 1e6) })
+        link.close()
+        writeStandardError("blecap serve: session ended: \(end)\n")
+
+        if let out, let capture = runner.capture {
+            guard FileManager.default.createFile(atPath: out, contents: Data(capture.bytes)) else {
+                printError("cannot write \(out)")
+                throw BlecapExit.unreadable.exitCode
+            }
+        }
+        let report = controller.report()
+        let stdout = OutputBuffer(fd: 1)
+        stdout.string(format == .json ? report.json() : report.text())
+        stdout.flush()
+        if case .transportFailed = end { throw BlecapExit.unreadable.exitCode }
+        if let damage = replay.session.damage {
+            printError("\(file): \(damage)")
+            throw BlecapExit.damaged.exitCode
+        }
+        if report.differences > 0 || !report.notServed.isEmpty { throw BlecapExit.findings.exitCode }
+    }
+}

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""`blecap serve` against an unmodified Bumble host: for a Bumble central capture, serve it
+on a loopback TCP port, run scripts/bumble/central_app.py (which knows nothing of blecap) for
+every captured connection, and compare what the app observed with the capture: the GATT
+database, the values of the reads the capture made, the notification and indication values
+in captured order.
+
+    python3 scripts/bumble/serve_conformance.py --blecap .build/debug/blecap captures/bumble/*.central.btsnoop
+
+scripts/conformance.py runs `check_serve` for every Bumble central capture. Bumble comes from
+a virtual environment under .build/bumble-venv (created on first use: pip install bumble==0.0.236).
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
+VENV = os.path.join(REPO, ".build", "bumble-venv")
+BUMBLE = "bumble==0.0.236"
+APP = os.path.join(HERE, "central_app.py")
+
+
+def bumble_python():
+    """The venv's python with Bumble installed (created and installed when missing)."""
+    python = os.path.join(VENV, "bin", "python")
+    if not os.path.exists(python):
+        subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
+    probe = subprocess.run([python, "-c", "import bumble"], capture_output=True)
+    if probe.returncode != 0:
+        subprocess.run([python, "-m", "pip", "install", "-q", BUMBLE], check=True)
+    return python
+
+
+def jsonl(blecap, *args):
+    out = subprocess.run([blecap, *args], capture_output=True, text=True, timeout=120).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def value(e):
+    """A timeline event's value: its hex, or (length, first 64 octets) where the timeline cut it."""
+    if e.get("value_truncated"):
+        return (e.get("length"), e.get("value", ""))
+    return e.get("value", "")
+
+
+def like(seen, captured_value):
+    """Whether the app's hex value is the captured one (or has its length and first octets)."""
+    if isinstance(captured_value, tuple):
+        return isinstance(seen, str) and len(seen) // 2 == captured_value[0] and seen.startswith(captured_value[1])
+    return seen == captured_value
+
+
+def uuid(u):
+    return u.replace("-", "").upper()
+
+
+def captured(blecap, path):
+    """Per captured connection (the capture's host central): peer, MTU, database, reads,
+    notifications, how long the notifications took."""
+    gatt = json.loads(subprocess.run([blecap, "gatt", path, "--format", "json"], capture_output=True,
+                                     text=True, timeout=120).stdout or "{}")
+    connections = {}
+    for c in gatt.get("connections", []):
+        if c.get("role") != "central":
+            continue
+        db = c["remote_database"]
+        connections[c["connection"]] = {
+            "peer": c.get("peer"), "mtu": None, "reads": {}, "notifications": [], "subscribed_at": None,
+            "last_value_at": None, "end": None, "services": [
+                (uuid(s["uuid"]), s["start_handle"], s["end_handle"]) for s in db["services"]],
+            "characteristics": [(uuid(ch["uuid"]), ch["value_handle"], ch["properties"])
+                                for ch in db["characteristics"]],
+            "descriptors": sorted((uuid(d["uuid"]), d["handle"]) for ch in db["characteristics"]
+                                  for d in ch["descriptors"]),
+        }
+    for e in jsonl(blecap, "timeline", path, "--format", "jsonl"):
+        c = connections.get(e.get("connection"))
+        if c is None:
+            continue
+        t = e.get("type")
+        if t == "gatt.mtu" and e.get("direction") == "sent" and c["mtu"] is None:
+            c["mtu"] = e.get("client_rx_mtu")
+        elif t == "gatt.read" and e.get("direction") == "sent":
+            h = e.get("handle")
+            if h is not None and h not in c["reads"]:
+                c["reads"][h] = value(e) if e.get("outcome") == "success" else {"error": e.get("error")}
+        elif t == "connection.disconnect":
+            c["end"] = (e.get("side"), e.get("reason"))
+        elif t == "gatt.subscribe" and c["subscribed_at"] is None:
+            c["subscribed_at"] = e["elapsed"]
+        elif t in ("gatt.notification", "gatt.indication") and e.get("direction") == "received":
+            c["notifications"].append((e["handle"], value(e)))
+            c["last_value_at"] = e["elapsed"]
+    return [connections[k] for k in sorted(connections)]
+
+
+def compare(expected, seen):
+    """Problems where the app's observations differ from the captured connection's."""
+    problems = []
+    side, reason = expected["end"] or (None, None)
+    if side in ("remote", "link_loss"):
+        # The captured peripheral ended the link (or it was lost): the app must see that,
+        # with the captured reason; what it observed before is not the whole session.
+        if seen.get("disconnected_by_peer") != reason:
+            return [f"the peer ended the captured link ({reason:#04x}); the app saw {seen.get('disconnected_by_peer')}"]
+        return []
+    if "error" in seen and not seen.get("services"):
+        return [f"app: {seen['error']}"]
+    services = [(uuid(s["uuid"]), s["start_handle"], s["end_handle"]) for s in seen.get("services", [])]
+    if services != expected["services"]:
+        problems.append(f"services {services} != captured {expected['services']}")
+    chars = [(uuid(c["uuid"]), c["value_handle"], c["properties"]) for s in seen.get("services", [])
+             for c in s["characteristics"]]
+    if chars != expected["characteristics"]:
+        problems.append(f"characteristics {chars} != captured {expected['characteristics']}")
+    descriptors = sorted((uuid(d["uuid"]), d["handle"]) for s in seen.get("services", []) for c in s["characteristics"]
+                         for d in c["descriptors"])
+    if descriptors != expected["descriptors"]:
+        problems.append(f"descriptors {descriptors} != captured {expected['descriptors']}")
+    reads = seen.get("reads", {})
+    readable = {c[1] for c in expected["characteristics"] if c[2] & 0x02}
+    for h, v in expected["reads"].items():
+        if h in readable and not like(reads.get(str(h)), v):
+            problems.append(f"read {h:#06x}: {reads.get(str(h))} != captured {v}")
+    subscribed = {c[1] for c in expected["characteristics"] if c[2] & 0x30}
+    want = [n for n in expected["notifications"] if n[0] in subscribed]
+    got = [(n["handle"], n["value"]) for n in seen.get("notifications", [])]
+    for h in sorted({n[0] for n in want} | {n[0] for n in got}):
+        a = [v for hh, v in want if hh == h]
+        b = [v for hh, v in got if hh == h]
+        if len(a) != len(b) or not all(like(y, x) for x, y in zip(a, b)):
+            first = next((i for i, (x, y) in enumerate(zip(a, b)) if not like(y, x)), min(len(a), len(b)))
+            problems.append(f"values of {h:#06x}: {len(b)} seen, {len(a)} captured, first difference at {first}")
+    return problems
+
+
+def check_serve(blecap, path, tmp, speed="max"):
+    """(problems, summary) for one capture served to the Bumble app."""
+    expected = captured(blecap, path)
+    if not expected:
+        return [], "no central connection"
+    python = bumble_python()
+    out_path = os.path.join(tmp, os.path.basename(path) + ".served.btsnoop")
+    serve = subprocess.Popen(
+        [blecap, "serve", path, "--transport", "tcp-server:127.0.0.1:0", "--format", "json", "--speed", speed,
+         "--linger", "1", "--timeout", "300", "--accept-timeout", "30", "--out", out_path],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    port = None
+    deadline = time.time() + 30
+    while port is None and time.time() < deadline:
+        line = serve.stderr.readline()
+        m = re.search(r"tcp-client:127\.0\.0\.1:(\d+)", line)
+        if m:
+            port = m.group(1)
+    if port is None:
+        serve.kill()
+        return [f"blecap serve did not listen: {serve.stderr.read()}"], "not run"
+    args = [python, APP, "--transport", f"tcp-client:127.0.0.1:{port}"]
+    for c in expected:
+        duration = 3.0
+        if c["subscribed_at"] is not None and c["last_value_at"] is not None:
+            duration = c["last_value_at"] - c["subscribed_at"] + 3.0
+        args += ["--address", c["peer"], "--mtu", str(c["mtu"] or 247), "--duration", f"{duration:.1f}",
+                 "--count", str(len(c["notifications"]) or 0)]
+    started = time.time()
+    app = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    elapsed = time.time() - started
+    try:
+        report_text, errors = serve.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        serve.kill()
+        report_text, errors = serve.communicate()
+    problems = []
+    try:
+        sessions = json.loads(app.stdout.strip().splitlines()[-1])["sessions"]
+    except (ValueError, IndexError, KeyError):
+        return [f"app printed no observations: {app.stdout[-300:]} {app.stderr[-600:]}"], "not run"
+    for i, (c, s) in enumerate(zip(expected, sessions)):
+        problems += [f"connection {i + 1}: {p}" for p in compare(c, s)]
+    try:
+        report = json.loads(report_text)
+        ops = [o["verdict"] for conn in report["operations"] for o in conn]
+        op_summary = ", ".join(f"{ops.count(v)} {v}" for v in ("same", "reordered", "different_value", "missing", "extra"))
+    except ValueError:
+        problems.append(f"serve report is not JSON: {report_text[:200]} {errors[-300:]}")
+        op_summary = "no report"
+    # What crossed the virtual HCI decodes in tshark without malformed frames, except for
+    # notification values that tshark finds malformed in the capture itself (they are the
+    # captured peripheral's bytes, e.g. a Heart Rate Measurement too short for its flags).
+    if os.path.exists(out_path):
+        def malformed(p):
+            return subprocess.run(["tshark", "-r", p, "-Y", "_ws.malformed"], capture_output=True,
+                                  text=True).stdout.strip().splitlines()
+        captured_bad = [ln for ln in malformed(path) if "Handle Value" in ln]
+        for line in malformed(out_path):
+            if "Handle Value" not in line or not captured_bad:
+                problems.append(f"--out: tshark finds a malformed frame: {line.strip()}")
+        # ... and lints without error-level findings.
+        lint = subprocess.run([blecap, "lint", out_path, "--fail-on", "error"], capture_output=True, text=True)
+        if lint.returncode != 0:
+            problems.append(f"--out: blecap lint exits {lint.returncode}: {lint.stdout.strip()[-300:]}")
+    else:
+        problems.append("--out was not written")
+    values = sum(len(s.get("notifications", [])) for s in sessions)
+    return problems, (f"{len(sessions)} session(s), {values} notification values, app {elapsed:.1f} s at {speed}; "
+                      f"the host's ATT PDUs against the captured host's: {op_summary}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--blecap", default=os.path.join(REPO, ".build", "debug", "blecap"))
+    ap.add_argument("--speed", default="max")
+    ap.add_argument("captures", nargs="+")
+    args = ap.parse_args()
+    import tempfile
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in args.captures:
+            check = check_serve_central if ".peripheral" in os.path.basename(path) else check_serve
+            problems, summary = check(args.blecap, path, tmp, args.speed)
+            print(f"{'ok  ' if not problems else 'FAIL'} serve {os.path.basename(path)}: {summary}")
+            for p in problems[:20]:
+                print(f"       {p}")
+            failed += bool(problems)
+    print(f"serve: {len(args.captures) - failed} matched, {failed} failed")
+    return 1 if failed else 0
+
+
+
+PERIPHERAL_APP = os.path.join(HERE, "peripheral_app.py")
+
+
+def captured_central(blecap, path):
+    """Per captured connection whose host was peripheral: the host's database (without the GAP
+    and GATT services Bumble adds itself) with the values it read out, and the captured
+    central's successful operations in order."""
+    gatt = json.loads(subprocess.run([blecap, "gatt", path, "--format", "json"], capture_output=True,
+                                     text=True, timeout=120).stdout or "{}")
+    connections = {}
+    for c in gatt.get("connections", []):
+        if c.get("role") != "peripheral":
+            continue
+        db = c["local_database"]
+        cccd_value = {d["handle"]: ch["value_handle"] for ch in db["characteristics"] for d in ch["descriptors"]
+                      if uuid(d["uuid"]) == "2902"}
+        connections[c["connection"]] = {"db": db, "cccd": cccd_value, "operations": [], "values": {}}
+    prepared = {}
+    for e in jsonl(blecap, "timeline", path, "--format", "jsonl"):
+        c = connections.get(e.get("connection"))
+        if c is None or e.get("direction") != "received" or e.get("outcome") not in ("success", None):
+            continue
+        t, variant = e.get("type"), e.get("variant")
+        # Bumble's own GAP and GATT services answer by themselves: the app never sees those.
+        bumble_own = any(uuid(sv["uuid"]) in ("1800", "1801") and sv["start_handle"] <= (e.get("handle") or 0)
+                         <= sv["end_handle"] for sv in c["db"]["services"])
+        if t == "gatt.read" and variant == "read" and e.get("outcome") == "success" and not bumble_own:
+            c["operations"].append(("read", e["handle"]))
+            c["values"].setdefault(e["handle"], e.get("value", ""))
+        elif t == "gatt.write" and variant == "prepare":
+            prepared.setdefault((e["connection"], e["handle"]), []).append(e.get("value", ""))
+        elif t == "gatt.write" and variant == "execute":
+            # A long write reaches the server as one write of the whole value.
+            for (conn, h), parts in list(prepared.items()):
+                if conn == e["connection"]:
+                    c["operations"].append(("write", h, "".join(parts)))
+                    del prepared[(conn, h)]
+        elif t == "gatt.write" and e.get("handle") not in c["cccd"] and not bumble_own and e.get("handle"):
+            # A CCCD the captured central wrote without discovering it: the app sees a subscription.
+            notifying = {ch["value_handle"] for ch in c["db"]["characteristics"] if ch["properties"] & 0x30}
+            values = {ch["value_handle"] for ch in c["db"]["characteristics"]}
+            if e["handle"] - 1 in notifying and e.get("value") in ("0100", "0200", "0300"):
+                c["operations"].append(("subscribe", e["handle"] - 1))
+            elif e["handle"] in values:
+                c["operations"].append(("write", e["handle"], e.get("value", "")))
+            # else: a declaration or descriptor: the server answers it itself (the app never sees it)
+        elif t == "gatt.subscribe" and e.get("outcome") == "success" and not bumble_own:
+            c["operations"].append(("subscribe", c["cccd"].get(e["handle"], e["handle"])))
+    out = []
+    for k in sorted(connections):
+        c = connections[k]
+        services = []
+        for s in c["db"]["services"]:
+            if uuid(s["uuid"]) in ("1800", "1801"):
+                continue
+            chars = [ch for ch in c["db"]["characteristics"] if ch["service_start_handle"] == s["start_handle"]]
+            services.append({"uuid": s["uuid"], "primary": s["primary"], "characteristics": [
+                {"uuid": ch["uuid"], "properties": ch["properties"],
+                 "value": c["values"].get(ch["value_handle"], "") if isinstance(c["values"].get(ch["value_handle"], ""), str) else "",
+                 "descriptors": [{"uuid": d["uuid"]} for d in ch["descriptors"] if uuid(d["uuid"]) != "2902"]}
+                for ch in chars]})
+        out.append({"services": services, "operations": c["operations"]})
+    return out
+
+
+def check_serve_central(blecap, path, tmp, speed="max"):
+    """(problems, summary): `blecap serve --role central` plays the captured central against
+    scripts/bumble/peripheral_app.py serving the captured database; the app must receive the
+    captured central's reads, writes and subscriptions in captured order."""
+    expected = captured_central(blecap, path)
+    if not expected:
+        return [], "no peripheral connection"
+    python = bumble_python()
+    c = expected[0]
+    db_path = os.path.join(tmp, os.path.basename(path) + ".db.json")
+    with open(db_path, "w") as f:
+        json.dump({"services": c["services"]}, f)
+    serve = subprocess.Popen(
+        [blecap, "serve", path, "--role", "central", "--transport", "tcp-server:127.0.0.1:0", "--format", "json",
+         "--speed", speed, "--linger", "1", "--timeout", "120", "--accept-timeout", "30"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    port = None
+    deadline = time.time() + 30
+    while port is None and time.time() < deadline:
+        m = re.search(r"tcp-client:127\.0\.0\.1:(\d+)", serve.stderr.readline())
+        if m:
+            port = m.group(1)
+    if port is None:
+        serve.kill()
+        return ["blecap serve --role central did not listen"], "not run"
+    app = subprocess.run([python, PERIPHERAL_APP, "--transport", f"tcp-client:127.0.0.1:{port}",
+                          "--database", db_path, "--duration", "60"], capture_output=True, text=True, timeout=120)
+    try:
+        serve.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        serve.kill()
+    try:
+        seen = json.loads(app.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return [f"app printed nothing: {app.stderr[-400:]}"], "not run"
+    if "error" in seen:
+        return [f"app: {seen['error']}"], "not run"
+    ops = []
+    for o in seen["operations"]:
+        if o["op"] == "read":
+            ops.append(("read", o["handle"]))
+        elif o["op"] == "write":
+            ops.append(("write", o["handle"], o["value"]))
+        elif o["op"] == "subscribe" and (o["notify"] or o["indicate"]):
+            ops.append(("subscribe", o["handle"]))
+    want = [tuple(o) for o in c["operations"]]
+    # The captured central's operations, in order, within what the app received (a read the
+    # captured peripheral refused, e.g. before pairing, reaches this app's read handler).
+    it = iter(ops)
+    missing = [o for o in want if not any(o == x for x in it)]
+    problems = [f"operation {o} not received in captured order" for o in missing[:5]]
+    return problems, (f"{len(want)} captured operations, {len(ops)} received by the app "
+                      f"({len(ops) - len(want) + len(missing)} extra), central {seen['central']}, "
+                      f"disconnection {seen['disconnection']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
