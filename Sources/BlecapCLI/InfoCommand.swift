@@ -23,31 +23,52 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: "Capture file, or '-' for standard input.")
     var file: String
 
+    @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
+    var member: String?
+
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: OutputFormat = .text
 
     func run() throws {
-        let input = try CaptureInput.open(file)
-        let decoder = FrameDecoder()
-        var stats = CaptureStatistics()
-        // The timeline is built in the same pass: one decode per frame feeds both.
-        var timeline = TimelineStatistics()
-        let builder = TimelineBuilder(emit: { timeline.add($0) }, connectionEnded: { timeline.add($0) })
-        while let record = input.reader.next() {
-            let frame = decoder.decode(record)
-            stats.add(frame)
-            builder.feed(frame)
-        }
-        builder.finish()
-        stats.timeline = timeline
+        let bundle = try CaptureInput.openBundle(file, member: member)
         let out = OutputBuffer(fd: 1)
-        if format == .text {
-            stats.writeText(to: out, path: file, format: input.reader.format, damage: input.reader.damage)
-        } else {
-            stats.writeJSON(to: out, path: file, format: input.reader.format, damage: input.reader.damage)
+        // Several captures (an archive, a sysdiagnose's rotated logs): one summary each, in
+        // reading order; JSON makes them an array.
+        let several = bundle.members.count > 1
+        if several && format != .text { out.ascii("[") }
+        var failure: ExitCode?
+        for (i, member) in bundle.members.enumerated() {
+            let input = try CaptureInput.open(member, in: bundle)
+            let decoder = FrameDecoder()
+            var stats = CaptureStatistics()
+            // The timeline is built in the same pass: one decode per frame feeds both.
+            var timeline = TimelineStatistics()
+            let builder = TimelineBuilder(emit: { timeline.add($0) }, connectionEnded: { timeline.add($0) })
+            while let record = input.reader.next() {
+                let frame = decoder.decode(record)
+                stats.add(frame)
+                builder.feed(frame)
+            }
+            builder.finish()
+            stats.timeline = timeline
+            let path = member.name == nil && bundle.container == nil ? file : input.path
+            if format == .text {
+                if i > 0 { out.newline() }
+                stats.writeText(
+                    to: out, path: path, format: input.reader.format, damage: input.reader.damage,
+                    source: member.note, containerDamage: input.containerDamage)
+            } else {
+                if i > 0 { out.ascii(",") }
+                stats.writeJSON(
+                    to: out, path: path, format: input.reader.format, damage: input.reader.damage,
+                    source: member.note, containerDamage: input.containerDamage)
+            }
+            out.flush()
+            do { try input.finish() } catch { failure = failure ?? error }
         }
+        if several && format != .text { out.ascii("]\n") }
         out.flush()
-        try input.finish()
+        if let failure { throw failure }
     }
 }
 
@@ -107,8 +128,12 @@ struct CaptureStatistics {
 
     var controllerCount: Int { controllers.nonzeroBitCount }
 
-    func writeText(to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?) {
+    func writeText(
+        to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?, source: String? = nil,
+        containerDamage: String? = nil
+    ) {
         line(out, "file") { out.string(path == "-" ? "(standard input)" : path) }
+        if let source { line(out, "source") { out.string(source) } }
         line(out, "container") { out.string(format.description) }
         line(out, "frames") { out.decimal(frames) }
         if let first = firstTime, let last = lastTime {
@@ -141,6 +166,7 @@ struct CaptureStatistics {
         line(out, "damage") {
             if let damage { out.string(damage.description) } else { out.ascii("none") }
         }
+        if let containerDamage { line(out, "archive") { out.string(containerDamage) } }
     }
 
     private func line(_ out: OutputBuffer, _ label: StaticString, _ value: () -> Void) {
@@ -177,9 +203,16 @@ struct CaptureStatistics {
         }
     }
 
-    func writeJSON(to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?) {
+    func writeJSON(
+        to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?, source: String? = nil,
+        containerDamage: String? = nil
+    ) {
         out.ascii("{\"file\":")
         out.jsonString(path)
+        if let source {
+            out.ascii(",\"source\":")
+            out.jsonString(source)
+        }
         out.ascii(",\"container\":")
         out.jsonString(format.container)
         out.ascii(",\"format\":")
@@ -226,6 +259,10 @@ struct CaptureStatistics {
             out.byte(UInt8(ascii: "}"))
         } else {
             out.ascii("null")
+        }
+        if let containerDamage {
+            out.ascii(",\"archive_damage\":")
+            out.jsonString(containerDamage)
         }
         out.ascii("}\n")
     }
