@@ -87,6 +87,8 @@ struct CaptureStatistics {
     var otherL2CAP = 0
     var aclFragments = 0
     var malformed = 0
+    /// Records the capture kept only the start of (btsnooz, filtered logs, a snap length).
+    var truncated = 0
     /// Bit set of controller indexes seen (monitor captures), 0…63 tracked individually.
     var controllers: UInt64 = 0
     var controllerOverflow = false
@@ -109,10 +111,12 @@ struct CaptureStatistics {
                 controllerOverflow = true
             }
         }
+        if r.isTruncated { truncated += 1 }
         switch frame.layer {
         case .malformed: malformed += 1
         case .acl(_, let result):
-            if case .malformed? = result { malformed += 1 }
+            // A PDU the capture cut is decoded as far as it goes: truncated, not malformed.
+            if case .malformed? = result, !r.isTruncated { malformed += 1 }
             if case .incomplete? = result { aclFragments += 1 }
         default: break
         }
@@ -158,6 +162,7 @@ struct CaptureStatistics {
         }
         if aclFragments > 0 { count(out, "acl fragments (PDU continues)", aclFragments) }
         if malformed > 0 { count(out, "malformed", malformed) }
+        if truncated > 0 { count(out, "truncated by the capture", truncated) }
         table(out, "ATT PDUs by opcode", attCounts) { ATTOpcode($0).name }
         table(out, "SMP PDUs by code", smpCounts) { SMPCode.name($0) }
         table(out, "LE signaling commands", signalingCounts) { L2CAPSignalingCode.name($0) }
@@ -228,6 +233,10 @@ struct CaptureStatistics {
             out.decimal(maxTime &- minTime)
             out.ascii(",\"backward_time_steps\":")
             out.decimal(backwardSteps)
+        }
+        if truncated > 0 {
+            out.ascii(",\"truncated_frames\":")
+            out.decimal(truncated)
         }
         out.ascii(",\"controllers\":")
         out.decimal(max(controllerCount, frames > 0 ? 1 : 0))

@@ -253,7 +253,9 @@ enum LintRunner {
                 jobs.append(.failed(r))
                 continue
             }
-            if bundle.container == nil {
+            // A plain file is linted by path (simulator traces are told there); standard input
+            // was already opened by the bundle and is read through it.
+            if bundle.container == nil && file != "-" {
                 jobs.append(.path(file))
             } else {
                 jobs += bundle.members.map { .member($0, bundle) }

@@ -282,9 +282,12 @@ public final class BTSnoozReader: CaptureReader {
         if index > 0 { time &+= Int64(delta) }
         let (kind, direction) = Self.kind(type)
         let payload = ByteView(UnsafeRawBufferPointer(rebasing: r[(offset + h)..<(offset + h + length - 1)]))
+        var original = max(length, packetLength) - 1
+        // v1 keeps no packet length, but an ACL header still says how long its data was.
+        if kind == .aclData, let declared = payload.u16le(2) { original = max(original, 4 + Int(declared)) }
         let record = CaptureRecord(
             frame: index + 1, timestamp: time, direction: direction, kind: kind, rawType: UInt32(type),
-            payload: payload, originalLength: max(length, packetLength) - 1, fileOffset: Int64(offset),
+            payload: payload, originalLength: original, fileOffset: Int64(offset),
             recordLength: h + length - 1)
         offset += h + length - 1
         index += 1

@@ -153,7 +153,7 @@ public struct CaptureBundle: Sendable {
             name: nil, displayName: path,
             note:
                 "btsnooz v\(log.version) summary in the bug report text: ACL payloads are truncated as Android stored them",
-            damage: log.damage, storage: .btsnooz(log))
+            damage: nil, storage: .btsnooz(log))
         return CaptureBundle(path: path, container: "bug report text", members: [m], damage: nil)
     }
 
@@ -217,7 +217,7 @@ public struct CaptureBundle: Sendable {
                             name: text.name, displayName: qualified(text.name),
                             note:
                                 "btsnooz v\(log.version) summary in \(source) (no btsnoop_hci.log\(walker.isBugReport ? " in the bug report" : "")): ACL payloads are truncated as Android stored them",
-                            damage: log.damage, storage: .btsnooz(log))
+                            damage: nil, storage: .btsnooz(log))
                     ]
                     break
                 }

@@ -137,6 +137,30 @@ import Testing
         #expect(piped.stdout == direct.stdout)
     }
 
+    /// A bug report with only the btsnooz summary: read, named, cut frames marked; a broken
+    /// section is named as such (bad checksum: damage, 3; unknown version: 2).
+    @Test func btsnoozBugReport() throws {
+        let zip = try Fixtures.existing("archives/bugreport-snooz-oversized_and_unchecked_writes.central.zip")
+        let info = try CLIRunner.run(["info", zip])
+        #expect(info.status == 0)
+        #expect(info.stdout.contains("file:          \(zip)!bugreport-blecap-2026-11-22-11-30-00.txt"))
+        #expect(info.stdout.contains("source:        btsnooz v2 summary in bugreport-blecap-2026-11-22-11-30-00.txt"))
+        #expect(info.stdout.contains("truncated by the capture"))
+        let timeline = try CLIRunner.run(["timeline", "--format", "jsonl", zip])
+        #expect(timeline.stdout.contains("\"capture_truncated\":true"))
+        let lint = try CLIRunner.run(["lint", "--format", "json", "--fail-on", "never", zip])
+        #expect(lint.status == 0)
+        #expect(!lint.stdout.contains("\"rule\":\"BLE002\",\"slug\":\"oversized-write\",\"severity\""))
+        #expect(lint.stdout.contains("\"rule\":\"BLE002\",\"slug\":\"oversized-write\",\"whole\":false"))
+
+        let bad = try CLIRunner.run(["info", try Fixtures.existing("archives/snooz-bad-checksum.txt")])
+        #expect(bad.status == 3)
+        #expect(bad.stderr.contains("bad checksum"))
+        let v3 = try CLIRunner.run(["info", try Fixtures.existing("archives/snooz-version-3.txt")])
+        #expect(v3.status == 2)
+        #expect(v3.stderr.contains("btsnooz section: unknown version 3"))
+    }
+
     /// Several captures: `info` and `lint` take each; `timeline` asks for --member.
     @Test func severalCaptures() throws {
         let scratch = try Scratch()
