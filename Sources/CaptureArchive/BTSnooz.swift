@@ -29,13 +29,16 @@ public final class BTSnoozLog: @unchecked Sendable {
     let records: UnsafeRawBufferPointer
     /// Records that fit (a trailing partial record is damage).
     let recordCount: Int
-    /// µs since 1970 of the first record (last minus every delta but the first).
+    /// µs since 1970 before the first record: the last timestamp minus every delta.
     let firstTimestamp: Int64
     /// Bad checksum, corrupt or short compressed data, a record running past the end.
     public let damage: String?
     let damageOffset: Int
 
     var headerLength: Int { version == 1 ? 7 : 9 }
+
+    /// The most decompressed records kept in memory.
+    static let maximumRecordsBytes: Int64 = 256 << 20
 
     static let begin = Array("--- BEGIN:BTSNOOP_LOG_SUMMARY".utf8)
     static let end = Array("--- END:BTSNOOP_LOG_SUMMARY".utf8)
@@ -51,7 +54,12 @@ public final class BTSnoozLog: @unchecked Sendable {
         var ts: UInt64 = 0
         for i in 0..<8 { ts |= UInt64(raw[1 + i]) << (8 * i) }
         lastTimestamp = Int64(bitPattern: ts)
-        let (out, inflateProblem) = Self.inflate(Array(raw[9...]), limit: limits.maximumMemberBytes)
+        let compressed = Array(raw[9...])
+        // Android keeps a few hundred kilobytes of records; a section that inflates far beyond
+        // its own size is a bomb, stopped like an archive's (ratio after the floor, and a cap).
+        let cap = min(limits.maximumMemberBytes, Self.maximumRecordsBytes)
+        let ratioCap = max(limits.ratioFloorBytes, limits.maximumRatio * Int64(max(1, compressed.count)))
+        let (out, inflateProblem) = Self.inflate(compressed, limit: min(cap, ratioCap))
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, out.count), alignment: 8)
         out.withUnsafeBytes { storage.copyMemory(from: $0) }
         records = UnsafeRawBufferPointer(rebasing: storage[0..<out.count])
@@ -110,7 +118,10 @@ public final class BTSnoozLog: @unchecked Sendable {
                 let produced = chunk.count - Int(stream.avail_out)
                 out.append(contentsOf: chunk[0..<produced])
                 if Int64(out.count) > limit {
-                    problem = "records decompress to more than \(limit) bytes; the rest is not read"
+                    // Records up to the limit are kept; the one it cut ends the log as damage.
+                    out.removeSubrange(Int(limit)...)
+                    problem =
+                        "records decompress to more than \(limit) bytes (\(input.count) compressed): the rest is not read"
                     return
                 }
                 switch status {
@@ -166,17 +177,19 @@ public final class BTSnoozLog: @unchecked Sendable {
     }
 }
 
-/// Finds the BEGIN/END lines and keeps the base64 between them, byte by byte.
+/// Finds the BEGIN/END lines and keeps the base64 between them. Like btsnooz.py, a marker may
+/// sit anywhere in its line; data lines are base64 (which has no '-'), kept whitespace-free.
 struct SectionScanner {
     let limit: Int
     var found = false
     var done = false
     var overflow = false
     var text: [UInt8] = []
-    /// The current line's first bytes (enough for the markers), leading blanks dropped.
+    /// The current line's first bytes, enough to find a marker in it.
     var head: [UInt8] = []
-    var lineIsMarker = false
-    var atLineStart = true
+    /// Where the current line's data started in `text` (dropped again if it was the END line).
+    var lineStart = 0
+    static let headLength = 256
 
     init(limit: Int) { self.limit = limit }
 
@@ -187,11 +200,8 @@ struct SectionScanner {
                 endLine()
                 continue
             }
-            if atLineStart && (b == 0x20 || b == 0x09) { continue }
-            atLineStart = false
-            if head.count < 32 { head.append(b) }
-            if head.count == 1 { lineIsMarker = b == UInt8(ascii: "-") }
-            if found && !lineIsMarker && b != 0x0D {
+            if head.count < Self.headLength { head.append(b) }
+            if found && b > 0x20 {
                 if text.count >= limit {
                     overflow = true
                     done = true
@@ -203,14 +213,25 @@ struct SectionScanner {
     }
 
     private mutating func endLine() {
-        if !found, head.starts(with: BTSnoozLog.begin) {
-            found = true
-        } else if found, head.starts(with: BTSnoozLog.end) {
+        if !found {
+            if contains(head, BTSnoozLog.begin) {
+                found = true
+                lineStart = text.count
+            }
+        } else if contains(head, BTSnoozLog.end) {
+            text.removeSubrange(lineStart...)
             done = true
         }
         head.removeAll(keepingCapacity: true)
-        atLineStart = true
-        lineIsMarker = false
+        lineStart = text.count
+    }
+
+    private func contains(_ line: [UInt8], _ marker: [UInt8]) -> Bool {
+        guard line.count >= marker.count else { return false }
+        for i in 0...(line.count - marker.count) where line[i] == marker[0] {
+            if line[i..<(i + marker.count)].elementsEqual(marker) { return true }
+        }
+        return false
     }
 }
 
@@ -278,8 +299,10 @@ public final class BTSnoozReader: CaptureReader {
         let d = log.version == 1 ? offset + 2 : offset + 4
         let delta = UInt32(r[d]) | UInt32(r[d + 1]) << 8 | UInt32(r[d + 2]) << 16 | UInt32(r[d + 3]) << 24
         let type = r[offset + h - 1]
-        // The first delta is before the first record the log kept: the first time is its own.
-        if index > 0 { time &+= Int64(delta) }
+        // Every delta counts, the first one too (it reaches back to a packet the ring buffer
+        // dropped): the first time is the last minus all deltas plus the first, as btsnooz.py
+        // rebuilds it, so the last record lands on the preamble's timestamp.
+        time &+= Int64(delta)
         let (kind, direction) = Self.kind(type)
         let payload = ByteView(UnsafeRawBufferPointer(rebasing: r[(offset + h)..<(offset + h + length - 1)]))
         var original = max(length, packetLength) - 1

@@ -133,3 +133,20 @@ import Testing
     /// zlib (RFC 1950) of `bytes`, through the system zlib (CZlib's deflate).
     static func deflate(_ bytes: [UInt8]) -> [UInt8] { ZlibTestEncoder.compress(bytes) }
 }
+
+/// A section that inflates far beyond its size stops at the ratio limit, in memory and time.
+@Suite struct BTSnoozBombTests {
+    @Test func inflationIsBounded() throws {
+        // 64 MiB of zero bytes (v2 records of length 0 would stop at once: use zeros after one
+        // real record so the stream itself is the bomb).
+        let records = [UInt8](repeating: 0, count: 64 << 20)
+        let compressed = ZlibTestEncoder.compress(records)
+        #expect(compressed.count < 100_000)
+        let text = Data([2, 0, 0, 0, 0, 0, 0, 0, 0] + compressed).base64EncodedString()
+        let start = Date()
+        let log = try BTSnoozLog(base64: Array(text.utf8))
+        #expect(Date().timeIntervalSince(start) < 5)
+        #expect(log.records.count <= Int(ArchiveLimits.standard.maximumRatio) * compressed.count)
+        #expect(log.damage?.contains("decompress to more than") == true)
+    }
+}

@@ -8,8 +8,8 @@ stack prints into dumpsys between `--- BEGIN:BTSNOOP_LOG_SUMMARY` and `--- END:B
 base64 of a 9-byte preamble (version u8, last timestamp u64 little-endian in µs since the Unix
 epoch) and a zlib stream of records, little-endian:
   v1: length u16, delta u32, type u8, data       v2: length u16, packet length u16, delta u32, type u8, data
-`length` and `packet length` count the type byte; `delta` is µs since the previous packet (0 for the
-first). Types: 0x10 event, 0x11 ACL, 0x12 SCO, 0x17 ISO received; 0x20 command, 0x21 ACL, 0x22 SCO,
+`length` and `packet length` count the type byte; `delta` is µs since the previous packet (for the
+first, since a packet no longer in the summary: times are rebuilt backwards from the last one). Types: 0x10 event, 0x11 ACL, 0x12 SCO, 0x17 ISO received; 0x20 command, 0x21 ACL, 0x22 SCO,
 0x2D ISO sent. Android keeps only the first bytes of ACL packets (ACL and L2CAP headers and the
 start of the ATT PDU): this encoder keeps ACL_KEEP bytes of each ACL packet, the rest whole.
 
@@ -28,6 +28,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "cap
 OUT = os.path.join(ROOT, "archives")
 EPOCH = 0x00DCDDB30F2F8000  # btsnoop µs from year 0 to 1970
 ACL_KEEP = 14
+FIRST_DELTA = 1250  # µs
 CAPTURES = ["clean_heart_rate.central", "oversized_and_unchecked_writes.central", "indications_and_errors.central"]
 # H4 packet type → (sent type, received type)
 TYPES = {1: (0x20, None), 2: (0x21, 0x11), 3: (0x22, 0x12), 4: (None, 0x10), 5: (0x2D, 0x17)}
@@ -52,7 +53,8 @@ def records(packets, version):
         kind = TYPES[h4][1 if received else 0]
         assert kind is not None, (h4, received)
         kept = packet[:ACL_KEEP] if h4 == 2 else packet
-        delta = 0 if prev is None else ts - prev
+        # The first delta reaches back to a packet Android's ring buffer already dropped.
+        delta = FIRST_DELTA if prev is None else ts - prev
         prev = ts
         if version == 1:
             out += struct.pack("<HIB", len(kept) + 1, delta, kind)
