@@ -94,7 +94,9 @@ struct LintCommand: ParsableCommand {
         // html lints through the report builder: the same findings, aggregated in the same pass.
         let built =
             format == .html
-            ? SessionReportBuilder.build(paths: files, configuration: configuration, baseline: accepted) : []
+            ? LintRunner.build(
+                LintRunner.jobs(files, member: member, explicit: explicit, exits: &archiveExits),
+                configuration: configuration, baseline: accepted) : []
         var reports =
             format == .html
             ? built.map(\.report)
@@ -237,6 +239,25 @@ enum LintRunner {
         _ files: [String], member: String?, explicit: Set<String>, configuration: LintConfiguration,
         baseline: Baseline, exits: inout [BlecapExit]
     ) -> [CaptureReport] {
+        let work = jobs(files, member: member, explicit: explicit, exits: &exits)
+        let results = ResultSlots(count: work.count)
+        DispatchQueue.concurrentPerform(iterations: work.count) { i in
+            let start = DispatchTime.now().uptimeNanoseconds
+            var r: CaptureReport
+            switch work[i] {
+            case .path(let p): r = CaptureLinter.lint(path: p, configuration: configuration, baseline: baseline)
+            case .member(let m, let bundle): r = lint(m, in: bundle, configuration: configuration, baseline: baseline)
+            case .failed(let report): r = report
+            }
+            r.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            results.set(i, r)
+        }
+        return results.all
+    }
+
+    /// The captures of `files`: plain files by path, archives by member (in their reading
+    /// order), inputs that cannot be opened as failed reports (their exit statuses in `exits`).
+    static func jobs(_ files: [String], member: String?, explicit: Set<String>, exits: inout [BlecapExit]) -> [Job] {
         var jobs: [Job] = []
         for file in files {
             let bundle: CaptureBundle
@@ -261,20 +282,39 @@ enum LintRunner {
                 jobs += bundle.members.map { .member($0, bundle) }
             }
         }
-        let results = ResultSlots(count: jobs.count)
-        let work = jobs
+        return jobs
+    }
+
+    /// The HTML report's model and the lint report of each job (one pass each, on all cores).
+    static func build(_ work: [Job], configuration: LintConfiguration, baseline: Baseline)
+        -> [(model: SessionReportModel, report: CaptureReport)]
+    {
+        let slots = ModelSlots(count: work.count)
         DispatchQueue.concurrentPerform(iterations: work.count) { i in
             let start = DispatchTime.now().uptimeNanoseconds
-            var r: CaptureReport
+            var r: (model: SessionReportModel, report: CaptureReport)
             switch work[i] {
-            case .path(let p): r = CaptureLinter.lint(path: p, configuration: configuration, baseline: baseline)
-            case .member(let m, let bundle): r = lint(m, in: bundle, configuration: configuration, baseline: baseline)
-            case .failed(let report): r = report
+            case .path(let p): r = SessionReportBuilder.build(path: p, configuration: configuration, baseline: baseline)
+            case .member(let m, let bundle):
+                do {
+                    r = SessionReportBuilder.build(
+                        reader: try m.makeReader(), name: m.displayName,
+                        reopen: m.isRereadable ? { try? m.makeReader() } : nil, configuration: configuration,
+                        baseline: baseline)
+                    if let d = m.damage ?? bundle.damage {
+                        r.report.damage = r.report.damage.map { "\($0); \(d)" } ?? d
+                    }
+                } catch {
+                    var failed = CaptureReport(path: m.displayName)
+                    failed.error = "\(error)"
+                    r = (SessionAggregator(path: m.displayName).finish(failed), failed)
+                }
+            case .failed(let report): r = (SessionAggregator(path: report.path).finish(report), report)
             }
-            r.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            results.set(i, r)
+            r.report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            slots.set(i, r)
         }
-        return results.all
+        return slots.all
     }
 
     static func lint(_ m: CaptureMember, in bundle: CaptureBundle, configuration: LintConfiguration, baseline: Baseline)
@@ -293,6 +333,15 @@ enum LintRunner {
         if let d = m.damage ?? bundle.damage { r.damage = r.damage.map { "\($0); \(d)" } ?? d }
         return r
     }
+}
+
+/// One (model, report) per job, filled from worker threads.
+final class ModelSlots: @unchecked Sendable {
+    private var slots: [(model: SessionReportModel, report: CaptureReport)?]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ r: (model: SessionReportModel, report: CaptureReport)) { lock.withLock { slots[i] = r } }
+    var all: [(model: SessionReportModel, report: CaptureReport)] { lock.withLock { slots.compactMap { $0 } } }
 }
 
 /// One slot per file, filled from worker threads.

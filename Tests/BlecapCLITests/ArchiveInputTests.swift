@@ -161,6 +161,25 @@ import Testing
         #expect(v3.stderr.contains("btsnooz section: unknown version 3"))
     }
 
+    /// `report` and `replay` read archives too; the page names the member.
+    @Test func reportAndReplayOnArchives() throws {
+        let scratch = try Scratch()
+        let capture = Fixtures.capture("bumble/oversized_and_unchecked_writes.central.btsnoop")
+        let zip = try Self.bugReport(around: capture, in: scratch)
+        let page = scratch.file("page.html")
+        let report = try CLIRunner.run(["report", "-o", page, zip])
+        #expect(report.status == 0)
+        let html = String(decoding: try Fixtures.bytes(atPath: page), as: UTF8.self)
+        #expect(html.contains("bugreport-device-2026-11-23.zip!FS/data/misc/bluetooth/logs/btsnoop_hci.log"))
+
+        let gz = scratch.file("c.btsnoop.gz")
+        try ArchiveWriter.write(.gzip, to: gz, entries: [("c", try Fixtures.bytes(atPath: capture))])
+        let bare = try CLIRunner.run(["replay", "--format", "json", capture])
+        let packed = try CLIRunner.run(["replay", "--format", "json", gz])
+        #expect(packed.status == bare.status)
+        #expect(packed.stdout.replacingOccurrences(of: gz, with: capture) == bare.stdout)
+    }
+
     /// Several captures: `info` and `lint` take each; `timeline` asks for --member.
     @Test func severalCaptures() throws {
         let scratch = try Scratch()
