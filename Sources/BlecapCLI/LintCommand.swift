@@ -246,7 +246,10 @@ enum LintRunner {
             var r: CaptureReport
             switch work[i] {
             case .path(let p): r = CaptureLinter.lint(path: p, configuration: configuration, baseline: baseline)
-            case .member(let m, let bundle): r = lint(m, in: bundle, configuration: configuration, baseline: baseline)
+            case .member(let m, let bundle):
+                r = lint(
+                    m, in: bundle, explicit: explicit.contains(bundle.path), configuration: configuration,
+                    baseline: baseline)
             case .failed(let report): r = report
             }
             r.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -317,13 +320,20 @@ enum LintRunner {
         return slots.all
     }
 
-    static func lint(_ m: CaptureMember, in bundle: CaptureBundle, configuration: LintConfiguration, baseline: Baseline)
-        -> CaptureReport
-    {
+    static func lint(
+        _ m: CaptureMember, in bundle: CaptureBundle, explicit: Bool = true, configuration: LintConfiguration,
+        baseline: Baseline
+    ) -> CaptureReport {
         let reader: any CaptureReader
         do { reader = try m.makeReader() } catch {
             var r = CaptureReport(path: m.displayName)
             r.error = error.description
+            // As for bare files: inside a directory, a capture blecap cannot lint is passed over.
+            switch error {
+            case .linkLayerCaptureUnsupported, .unsupportedLinkType, .unsupportedBtsnoopDatalink:
+                r.unsupportedFormat = !explicit
+            default: break
+            }
             return r
         }
         var r = CaptureLinter.lint(

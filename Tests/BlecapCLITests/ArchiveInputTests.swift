@@ -180,6 +180,26 @@ import Testing
         #expect(packed.stdout.replacingOccurrences(of: gz, with: capture) == bare.stdout)
     }
 
+    /// Walking a directory, `lint` opens the archives in it; one holding only a link-layer
+    /// capture, or no capture, is passed over with a note, as a bare one would be.
+    @Test func lintWalksArchivesInDirectories() throws {
+        let scratch = try Scratch()
+        let dir = scratch.file("logs")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try ArchiveWriter.write(
+            .gzip, to: dir + "/a.btsnoop.gz",
+            entries: [("a", try Fixtures.bytes("bumble/oversized_and_unchecked_writes.central.btsnoop"))])
+        try ArchiveWriter.write(
+            .zip, to: dir + "/ll.zip",
+            entries: [("ll.pcap", try Fixtures.bytes("public/pcap-lell256_whad-pairing-gatt-conn-update.pcap"))])
+        try ArchiveWriter.write(.zip, to: dir + "/notes.zip", entries: [("n.txt", Array("x".utf8))])
+        let run = try CLIRunner.run(["lint", dir])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("\(dir)/a.btsnoop.gz"))
+        #expect(run.stderr.contains("\(dir)/ll.zip!ll.pcap: skipped"))
+        #expect(run.stderr.contains("\(dir)/notes.zip: skipped"))
+    }
+
     /// Several captures: `info` and `lint` take each; `timeline` asks for --member.
     @Test func severalCaptures() throws {
         let scratch = try Scratch()
