@@ -51,10 +51,15 @@ import Testing
         #expect(zipLint.stdout.contains("\"path\":\"\(member)\""))
 
         let sarif = try CLIRunner.run(["lint", "--format", "sarif", "--fail-on", "never", zip])
-        if try !Self.findings(bareLint.stdout).filter({ $0["fingerprint"] != nil }).isEmpty {
-            #expect(
-                sarif.stdout.contains("bugreport-device-2026-11-23.zip!FS/data/misc/bluetooth/logs/btsnoop_hci.log"))
+        let log = try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any]
+        let run = (log?["runs"] as? [[String: Any]])?.first
+        let uris = (run?["artifacts"] as? [[String: Any]] ?? []).compactMap {
+            ($0["location"] as? [String: Any])?["uri"] as? String
         }
+        #expect(uris.count == 1)
+        #expect(
+            uris.first?.hasSuffix("/bugreport-device-2026-11-23.zip!FS/data/misc/bluetooth/logs/btsnoop_hci.log")
+                == true)
     }
 
     /// The order of preference: btsnoop_hci.log, then .last, then .filtered, then btsnooz_hci.log,
