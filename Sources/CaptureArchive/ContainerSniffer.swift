@@ -20,7 +20,8 @@ enum ContentKind: Equatable {
         case .truncated, .unknown: break
         }
         if let name = archiveName(prefix) { return .archive(name) }
-        if looksLikeText(prefix) { return .text }
+        // JSON (a simulator trace) is no bug report: not scanned for a btsnooz section.
+        if looksLikeText(prefix), !looksLikeJSON(prefix) { return .text }
         return .other
     }
 
@@ -33,6 +34,14 @@ enum ContentKind: Equatable {
         // POSIX ustar ("ustar\0" + "00") and GNU tar ("ustar  \0") both start with "ustar".
         if let magic = p.slice(257, 5), magic.elementsEqual("ustar".utf8) { return "tar" }
         return nil
+    }
+
+    /// Starts with `{` or `[` after blanks.
+    static func looksLikeJSON(_ p: ByteView) -> Bool {
+        for b in p where b != 0x20 && b != 0x09 && b != 0x0A && b != 0x0D {
+            return b == UInt8(ascii: "{") || b == UInt8(ascii: "[")
+        }
+        return false
     }
 
     /// No NUL and mostly printable: enough to try a text scan, which looks for a marker anyway.
