@@ -207,9 +207,10 @@ public struct CaptureBundle: Sendable {
                     storage: .extracted($0.file))
             }
         }
-        if members.isEmpty && member == nil {
-            // No capture file: the btsnooz summary of a bug report's main text, if it has one.
-            for text in walker.texts {
+        if members.isEmpty {
+            // No capture file: the btsnooz summary of a bug report's main text, if it has one
+            // (`--member` may name that text).
+            for text in walker.texts where member.map({ ArchiveWalker.matches(text.name ?? "", $0) }) ?? true {
                 if let log = try BTSnoozLog.find(in: text.file, limits: limits) {
                     let source = text.name ?? (path as String)
                     members = [

@@ -61,6 +61,16 @@ import Testing
             Self.attOpcodes(try member.makeReader()) == Self.attOpcodes(try CaptureFile.open(path: bare)))
     }
 
+    /// `--member` may name the bug report text that holds the summary.
+    @Test func memberNamesTheText() throws {
+        let path = try Fixtures.existing("archives/bugreport-snooz-clean_heart_rate.central.zip")
+        let bundle = try CaptureBundle.open(path: path, member: "bugreport-blecap-2026-11-22-11-30-00.txt")
+        #expect(bundle.members.map(\.name) == ["bugreport-blecap-2026-11-22-11-30-00.txt"])
+        #expect(throws: ArchiveError.noSuchMember("other.txt", available: [])) {
+            _ = try CaptureBundle.open(path: path, member: "other.txt")
+        }
+    }
+
     /// Lint on the summary: no finding the bare capture does not have (on the same rule and
     /// frame), and the value rule says why it cannot judge: a cut write is no oversized write.
     @Test(arguments: captures)
