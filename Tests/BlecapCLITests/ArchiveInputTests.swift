@@ -205,6 +205,30 @@ import Testing
         #expect(run.stderr.contains("\(dir)/notes.zip: skipped"))
     }
 
+    /// Members are decompressed into files unlinked at once: the temporary folder blecap was
+    /// given is empty while it runs and after, whatever the archive held.
+    @Test func nothingIsLeftInTheTemporaryFolder() throws {
+        let scratch = try Scratch()
+        let tmp = scratch.file("tmp")
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+        let tgz = scratch.file("logs.tar.gz")
+        try ArchiveWriter.write(
+            .tarGzip, to: tgz,
+            entries: [
+                ("../../escape.btsnoop", try Fixtures.bytes("bumble/clean_heart_rate.central.btsnoop"))
+            ])
+        let zip = try Self.bugReport(around: Fixtures.capture("bumble/clean_heart_rate.central.btsnoop"), in: scratch)
+        for args in [["lint", zip], ["info", tgz], ["timeline", zip]] {
+            _ = try CLIRunner.run(args, environment: ["TMPDIR": tmp])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: tmp) == [], "\(args)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("../escape.btsnoop")))
+        // The folder is the one used: without it, nothing can be decompressed.
+        let missing = try CLIRunner.run(["info", zip], environment: ["TMPDIR": scratch.file("absent")])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("cannot create a temporary directory"))
+    }
+
     /// Several captures: `info` and `lint` take each; `timeline` asks for --member.
     @Test func severalCaptures() throws {
         let scratch = try Scratch()
