@@ -3,7 +3,7 @@
 # release binary, shell completions and man pages (`make uninstall` removes them).
 SWIFT ?= swift
 DEMO_CAPTURE ?= captures/bumble/clean_heart_rate.central.btsnoop
-APT_PACKAGES = libpcap-dev libbluetooth-dev pkg-config
+APT_PACKAGES = libpcap-dev libbluetooth-dev libarchive-dev zlib1g-dev pkg-config
 CONFORMANCE_PACKAGES = tshark bluez python3 python3-venv chromium
 
 .PHONY: deps demo build release test conformance bench bench-capture-ll linklayer-check clean man install uninstall check-install format format-check

@@ -31,6 +31,13 @@ let package = Package(
         .systemLibrary(
             name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
+        // Archives and compressed logs (gzip, xz, zip, tar) for CaptureArchive.
+        .systemLibrary(
+            name: "CArchive", path: "Sources/CArchive", pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]),
+        // zlib for btsnooz's deflate stream inside Android bug reports (libarchive reads no bare zlib).
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // Tiny C helpers libpcap needs (a FILE* that replays sniffed stdin bytes).
         .target(name: "CCaptureSupport", path: "Sources/CCaptureSupport"),
         .target(name: "BLEBytes"),
@@ -43,6 +50,8 @@ let package = Package(
         .target(name: "CaptureIO", dependencies: ["BLEBytes", "BLECodes", "CPcap", "CCaptureSupport"]),
         .target(
             name: "BLEPackets", dependencies: ["BLEBytes", "BLECodes", "BLECrypto", "CaptureIO", "CBluetooth"]),
+        // Captures inside archives, compressed files, Android bug reports (btsnooz) and sysdiagnose.
+        .target(name: "CaptureArchive", dependencies: ["BLEBytes", "CaptureIO", "CArchive", "CZlib"]),
         .target(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),
@@ -74,14 +83,20 @@ let package = Package(
         .target(
             name: "BlecapCLI",
             dependencies: [
-                "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLEReport", "BLEReplay",
-                "BLEController", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLELint", "BLEReport",
+                "BLEReplay", "BLEController", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildCommit"]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
-        .target(name: "TestSupport", dependencies: ["BLEBytes"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BLEBytes", "CArchive"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes", "TestSupport"]),
         .testTarget(name: "CaptureIOTests", dependencies: ["CaptureIO", "BLEBytes", "TestSupport"]),
+        .testTarget(
+            name: "CaptureArchiveTests",
+            dependencies: [
+                "CaptureArchive", "CaptureIO", "CArchive", "CZlib", "BLEPackets", "BLETimeline", "BLELint", "BLEBytes",
+                "TestSupport",
+            ]),
         .testTarget(
             name: "BLEPacketsTests",
             dependencies: ["BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),

@@ -144,6 +144,34 @@ def check_hci(blecap, path):
     return problems, f"{t_total} frames, {len(t)} ATT opcodes, {handles_compared} handles"
 
 
+def check_archived(blecap, path, tmp):
+    """The capture gzip'd, xz'd and inside an Android bug-report zip decodes, frame by frame,
+    like tshark reads the bare file (blecap opens archives by content)."""
+    import gzip, lzma, zipfile
+    data = open(path, "rb").read()
+    base = os.path.join(tmp, "archived")
+    variants = {"gz": base + ".gz", "xz": base + ".xz", "bugreport zip": base + ".zip"}
+    with open(variants["gz"], "wb") as f:
+        f.write(gzip.compress(data, mtime=0))
+    with open(variants["xz"], "wb") as f:
+        f.write(lzma.compress(data))
+    with zipfile.ZipFile(variants["bugreport zip"], "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("main_entry.txt", "bugreport.txt")
+        z.writestr("FS/data/misc/bluetooth/logs/btsnoop_hci.log", data)
+    t_total, t = tshark_att(path)
+    problems = []
+    for kind, archived in variants.items():
+        rc, b_total, b, err = blecap_att(blecap, archived)
+        if rc != 0:
+            problems.append(f"{kind}: blecap exited {rc}: {err.strip()[:200]}")
+        if b_total != t_total:
+            problems.append(f"{kind}: frame count blecap {b_total} vs tshark {t_total}")
+        differing = [f for f in sorted(set(t) | set(b)) if (f in t) != (f in b) or (f in t and t[f][0] != b[f][0])]
+        if differing:
+            problems.append(f"{kind}: ATT opcodes differ at frames {differing[:10]}")
+    return problems, f"{t_total} frames, {len(t)} ATT opcodes, as gz, xz and bug-report zip"
+
+
 def same_sequence(what, original, replayed):
     """Problems where two per-frame tshark readings differ as sequences (frame numbers differ
     between a capture and its replay; the order does not)."""
@@ -808,6 +836,8 @@ def main():
             print(f"{'ok  ' if not problems else 'FAIL'} {label}: {summary}")
             for pr in problems[:20]:
                 print(f"       {pr}")
+        for folder, name, path in hci_captures(root):
+            record(f"archives {folder}/{name}", check_archived, args.blecap, path, tmp)
         for folder, name, path in hci_captures(root):
             record(f"replay {folder}/{name}", check_replay, args.blecap, path, tmp)
         for folder, name, path in hci_captures(root):

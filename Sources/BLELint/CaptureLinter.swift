@@ -62,9 +62,23 @@ public enum CaptureLinter {
             }
             return report
         }
+        return lint(
+            reader: reader, name: path, reopen: path == "-" ? nil : { try? CaptureFile.open(path: path) },
+            configuration: configuration, baseline: baseline, observer: observer)
+    }
+
+    /// Lints an opened capture whose reports are to name it `name` (an archive member:
+    /// `bugreport.zip!FS/data/misc/bluetooth/logs/btsnoop_hci.log`). `reopen`, when the input
+    /// can be read again, gives a fresh reader for locating evidence frames.
+    public static func lint(
+        reader: any CaptureReader, name: String, reopen: (() -> (any CaptureReader)?)?,
+        configuration: LintConfiguration = LintConfiguration(), baseline: Baseline = Baseline(),
+        observer: LintPassObserver? = nil
+    ) -> CaptureReport {
+        var report = CaptureReport(path: name)
         report.format = "\(reader.format)"
         let engine = LintEngine(configuration: configuration)
-        lint(reader: reader, engine: engine, report: &report, observer: observer)
+        lint(reader: reader, engine: engine, report: &report, observer: observer, reopen: reopen)
         if let d = reader.damage { report.damage = d.description }
         for i in report.findings.indices where baseline.fingerprints.contains(report.findings[i].fingerprint) {
             report.findings[i].baselined = true
@@ -81,7 +95,7 @@ public enum CaptureLinter {
 
     static func lint(
         reader: any CaptureReader, engine: LintEngine, report: inout CaptureReport,
-        observer: LintPassObserver? = nil
+        observer: LintPassObserver? = nil, reopen: (() -> (any CaptureReader)?)? = nil
     ) {
         var ring = [(frame: Int, offset: Int64, length: Int)](repeating: (0, 0, 0), count: offsetRingSize)
         let builder: TimelineBuilder
@@ -123,7 +137,7 @@ public enum CaptureLinter {
                 missing.insert(f)
             }
         }
-        if !missing.isEmpty, report.path != "-", let again = try? CaptureFile.open(path: report.path) {
+        if !missing.isEmpty, let again = reopen?() {
             var found: [Int: (Int64, Int)] = [:]
             let last = missing.max() ?? 0
             while let r = again.next(), r.frame <= last {

@@ -84,11 +84,37 @@ public final class FrameDecoder {
             guard let acl = HCIACLPacket(record.payload) else {
                 return DecodedFrame(record: record, layer: .malformed("ACL packet shorter than its 4-byte header"))
             }
+            if record.isTruncated, let cut = truncatedPDU(acl, record) {
+                return DecodedFrame(record: record, layer: .acl(acl, cut))
+            }
             let result = reassembler.feed(
                 acl, frame: record.frame, direction: record.direction, controllerIndex: record.controllerIndex)
             return DecodedFrame(record: record, layer: .acl(acl, result))
         default:
             return DecodedFrame(record: record, layer: .other)
         }
+    }
+
+    /// A start fragment the capture cut (btsnooz and filtered Android logs keep the first bytes
+    /// of each ACL packet): no continuation will ever complete it, so the bytes there are the
+    /// PDU as far as it can be known: `L2CAPPDU.isTruncated`, its `length` the declared one.
+    /// Its upper layers decode as far as they go; consumers judge nothing past the cut.
+    func truncatedPDU(_ acl: HCIACLPacket, _ record: CaptureRecord) -> L2CAPReassemblyResult? {
+        let data = acl.data
+        if !acl.boundary.isStart {
+            // The rest of a PDU whose start was cut too: there is nothing to join it to.
+            _ = reassembler.reset(handle: acl.handle, controllerIndex: record.controllerIndex)
+            return .malformed(note: "continuation the capture cut", raw: data, salvaged: nil)
+        }
+        guard let length = data.u16le(0), let channel = data.u16le(2),
+            data.count < 4 + Int(length)
+        else { return nil }
+        // A PDU of this stream still waiting for continuations cannot get them any more.
+        _ = reassembler.reset(handle: acl.handle, controllerIndex: record.controllerIndex)
+        let pdu = L2CAPPDU(
+            controllerIndex: record.controllerIndex, handle: acl.handle, direction: record.direction,
+            length: length, channel: channel, payload: data.suffix(from: 4) ?? .empty, firstFrame: record.frame,
+            lastFrame: record.frame, fragmentCount: 1)
+        return .malformed(note: "truncated by the capture", raw: data, salvaged: pdu)
     }
 }

@@ -1,4 +1,5 @@
 import BLELint
+import CaptureIO
 import Dispatch
 import Foundation
 
@@ -13,6 +14,19 @@ public enum SessionReportBuilder {
         let aggregator = SessionAggregator(path: path)
         let report = CaptureLinter.lint(
             path: path, configuration: configuration, baseline: baseline,
+            observer: aggregator.observer)
+        return (aggregator.finish(report), report)
+    }
+
+    /// The model and the lint report of an opened capture that reports name `name` (an archive
+    /// member); `reopen` gives a fresh reader for locating evidence frames, when there is one.
+    public static func build(
+        reader: any CaptureReader, name: String, reopen: (() -> (any CaptureReader)?)?,
+        configuration: LintConfiguration = LintConfiguration(), baseline: Baseline = Baseline()
+    ) -> (model: SessionReportModel, report: CaptureReport) {
+        let aggregator = SessionAggregator(path: name)
+        let report = CaptureLinter.lint(
+            reader: reader, name: name, reopen: reopen, configuration: configuration, baseline: baseline,
             observer: aggregator.observer)
         return (aggregator.finish(report), report)
     }

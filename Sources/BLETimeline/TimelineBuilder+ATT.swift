@@ -212,8 +212,9 @@ extension TimelineBuilder {
     ) {
         let o = operation(op, handle, c, sent, serverSent: false, offset: offset)
         var e: TimelineEvent
-        // A write of two bytes to a known CCCD is a subscription change (Vol 3 Part G 3.3.3.3).
-        if variant == .request || variant == .command, o.attribute?.isCCCD == true, value.count == 2,
+        // A write of two bytes to a known CCCD is a subscription change (Vol 3 Part G 3.3.3.3);
+        // two bytes left by a cut PDU are the start of a longer write.
+        if variant == .request || variant == .command, o.attribute?.isCCCD == true, value.count == 2, !truncatedPDU,
             let config = value.u16le(0)
         {
             e = event(r, c, .subscribe(o, configuration: config))
@@ -336,6 +337,7 @@ extension TimelineBuilder {
         }
         let latency = r.timestamp &- req.time
         let frame = r.frame
+        let truncated = truncatedPDU
         queue.update(req.sequence) { e in
             if let errorCode {
                 e.outcome = .error(frame: frame, latency: latency, code: errorCode, handle: errorHandle)
@@ -354,7 +356,10 @@ extension TimelineBuilder {
                 }
             default: break
             }
-            if let value { e.value = InlineBytes(value) }
+            if let value {
+                e.value = InlineBytes(value)
+                e.valueTruncated = truncated
+            }
         }
     }
 

@@ -73,6 +73,8 @@ public final class TimelineBuilder {
     var apcfSeen = false
     /// Whether the host last enabled scanning (LE Set [Extended] Scan Enable).
     var scanning = false
+    /// The frame being fed carries an L2CAP PDU the capture cut (`L2CAPPDU.isTruncated`).
+    var truncatedPDU = false
 
     public init(
         emit: @escaping (TimelineEvent) -> Void,
@@ -92,7 +94,11 @@ public final class TimelineBuilder {
         case .command(let c): hciCommand(c, r)
         case .event(let e): hciEvent(e, r)
         case .acl(let acl, _):
-            if let pdu = frame.l2cap { l2cap(pdu, acl: acl, r) }
+            if let pdu = frame.l2cap {
+                truncatedPDU = pdu.isTruncated
+                l2cap(pdu, acl: acl, r)
+                truncatedPDU = false
+            }
         case .other: metadata(r)
         case .malformed: break
         }
@@ -119,9 +125,11 @@ public final class TimelineBuilder {
     }
 
     func event(_ r: CaptureRecord, _ c: ConnectionState?, _ kind: TimelineEvent.Kind) -> TimelineEvent {
-        TimelineEvent(
+        var e = TimelineEvent(
             frame: r.frame, time: r.timestamp, connection: c?.number, peer: c?.peer,
             peerAddressType: c?.peerAddressType, kind: kind)
+        e.valueTruncated = truncatedPDU
+        return e
     }
 
     /// The open connection on `handle`, created as an unknown-start connection when none is

@@ -19,6 +19,9 @@ public struct TimelineEvent: Sendable {
     public var value: InlineBytes = .empty
     /// How a request or command ended; `.none` for events that have no answer.
     public var outcome: Outcome = .none
+    /// The capture cut the PDU that carried `value` (btsnooz, filtered Android logs, a snap
+    /// length): `value` is only its first bytes, and its length says nothing.
+    public var valueTruncated = false
 
     public init(
         frame: Int, time: Int64, connection: Int? = nil, peer: BDAddr? = nil,

@@ -13,9 +13,16 @@ public struct Blecap: ParsableCommand {
             Reads btsnoop (Android, btmon -w), pcap/pcapng (link types 187, 201, 254) and Apple \
             PacketLogger (.pklg) files, chosen by content. FILE may be '-' for standard input.
 
+            Archives and compressed logs are opened by content too: gzip, xz, zip, tar and \
+            .tar.gz, Android bug reports (the HCI snoop log, else the btsnooz summary) and iOS \
+            sysdiagnose archives (their .pklg files in time order); --member NAME picks one capture.
+
             Exit status: 0 success, 1 lint findings at or above --fail-on, 2 usage error or \
             unreadable capture, 3 capture damaged \
-            (everything before the damage was decoded; the message names the byte offset).
+            (everything before the damage was decoded; the message names the byte offset), \
+            4 no capture in the input (an archive without one, a bug report without Bluetooth \
+            logs), 5 archive refused by a safety limit (size, compression ratio, nesting, \
+            path-traversal name).
             """,
         version: BlecapVersion.description,
         subcommands: [
@@ -59,6 +66,12 @@ public enum BlecapExit: Int32 {
     case unreadable = 2
     /// The capture is damaged: its valid part was decoded, the damage reported.
     case damaged = 3
+    /// The input holds no capture: an archive without one (its contents are listed), an Android
+    /// bug report without Bluetooth logs (how to enable them is said).
+    case noCapture = 4
+    /// An archive refused by a safety limit: decompressed size, compression ratio (bombs),
+    /// nesting depth, a member name that climbs out of the archive.
+    case refused = 5
 
     public var exitCode: ExitCode { ExitCode(rawValue) }
 }

@@ -1,27 +1,81 @@
 import ArgumentParser
+import CaptureArchive
 import CaptureIO
 
 /// Opens a capture for a subcommand and turns open errors and damage into blecap's exit codes
 /// and messages.
+///
+/// The input may be a plain capture (read in place, as CaptureIO reads it), a gzip/xz file, a
+/// zip or tar (also .tar.gz), an Android bug report or an iOS sysdiagnose: `CaptureBundle`
+/// finds the captures inside; `--member NAME` picks one.
 struct CaptureInput {
+    /// What messages and reports call the capture: the path, or `archive!member`.
     let path: String
     let reader: any CaptureReader
+    let member: CaptureMember
+    let bundle: CaptureBundle
 
-    /// Opens `path`, or prints why it cannot and exits 2.
-    static func open(_ path: String) throws(ExitCode) -> CaptureInput {
+    /// Opens the one capture of `path` (or its `member`), or prints why it cannot and exits
+    /// with the code for that reason. An archive holding several captures needs `--member`.
+    static func open(_ path: String, member: String? = nil) throws(ExitCode) -> CaptureInput {
+        let bundle = try openBundle(path, member: member)
+        guard bundle.members.count == 1 else {
+            fail(path, ArchiveError.severalCaptures(bundle.members.compactMap(\.name)).description)
+            throw BlecapExit.unreadable.exitCode
+        }
+        let input = try open(bundle.members[0], in: bundle)
+        if let note = input.member.note { printError("\(input.path): \(note)") }
+        return input
+    }
+
+    /// The captures of `path` (one for a plain capture), or the message and exit code.
+    static func openBundle(_ path: String, member: String?) throws(ExitCode) -> CaptureBundle {
         do {
-            return CaptureInput(path: path, reader: try CaptureFile.open(path: path))
+            return try CaptureBundle.open(path: path, member: member)
         } catch {
-            printError("\(path == "-" ? "standard input" : path): \(error)")
+            fail(path, error.description)
+            throw exit(for: error).exitCode
+        }
+    }
+
+    /// A reader over one member of an opened bundle.
+    static func open(_ member: CaptureMember, in bundle: CaptureBundle) throws(ExitCode) -> CaptureInput {
+        do {
+            return CaptureInput(
+                path: member.displayName, reader: try member.makeReader(), member: member, bundle: bundle)
+        } catch {
+            fail(member.displayName, error.description)
             throw BlecapExit.unreadable.exitCode
         }
     }
 
+    /// The exit status for an input that could not be opened.
+    static func exit(for error: ArchiveError) -> BlecapExit {
+        switch error {
+        case .noCapture, .bugReportWithoutBluetoothLog: .noCapture
+        case .refused: .refused
+        case .capture, .unreadableArchive, .noSuchMember, .severalCaptures, .btsnooz: .unreadable
+        }
+    }
+
+    private static func fail(_ path: String, _ message: String) {
+        printError("\(path == "-" ? "standard input" : path): \(message)")
+    }
+
+    /// Damage that is not the reader's own: the compressed data or the archive broke.
+    var containerDamage: String? { member.damage ?? bundle.damage }
+
     /// After the records ran out: report damage (exit 3) or succeed.
     func finish() throws(ExitCode) {
+        var damaged = false
         if let damage = reader.damage {
-            printError("\(path == "-" ? "standard input" : path): \(damage)")
-            throw BlecapExit.damaged.exitCode
+            CaptureInput.fail(path, damage.description)
+            damaged = true
         }
+        if let d = containerDamage {
+            CaptureInput.fail(path, d)
+            damaged = true
+        }
+        if damaged { throw BlecapExit.damaged.exitCode }
     }
 }

@@ -19,6 +19,9 @@ struct GattCommand: ParsableCommand {
     @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger), or '-' for standard input.")
     var file: String
 
+    @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
+    var member: String?
+
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -27,7 +30,7 @@ struct GattCommand: ParsableCommand {
     }
 
     func run() throws {
-        let input = try CaptureInput.open(file)
+        let input = try CaptureInput.open(file, member: member)
         var summaries: [ConnectionSummary] = []
         let builder = TimelineBuilder(emit: { _ in }, connectionEnded: { summaries.append($0) })
         let decoder = FrameDecoder()

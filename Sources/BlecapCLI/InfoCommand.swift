@@ -23,31 +23,52 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: "Capture file, or '-' for standard input.")
     var file: String
 
+    @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
+    var member: String?
+
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: OutputFormat = .text
 
     func run() throws {
-        let input = try CaptureInput.open(file)
-        let decoder = FrameDecoder()
-        var stats = CaptureStatistics()
-        // The timeline is built in the same pass: one decode per frame feeds both.
-        var timeline = TimelineStatistics()
-        let builder = TimelineBuilder(emit: { timeline.add($0) }, connectionEnded: { timeline.add($0) })
-        while let record = input.reader.next() {
-            let frame = decoder.decode(record)
-            stats.add(frame)
-            builder.feed(frame)
-        }
-        builder.finish()
-        stats.timeline = timeline
+        let bundle = try CaptureInput.openBundle(file, member: member)
         let out = OutputBuffer(fd: 1)
-        if format == .text {
-            stats.writeText(to: out, path: file, format: input.reader.format, damage: input.reader.damage)
-        } else {
-            stats.writeJSON(to: out, path: file, format: input.reader.format, damage: input.reader.damage)
+        // Several captures (an archive, a sysdiagnose's rotated logs): one summary each, in
+        // reading order; JSON makes them an array.
+        let several = bundle.members.count > 1
+        if several && format != .text { out.ascii("[") }
+        var failure: ExitCode?
+        for (i, member) in bundle.members.enumerated() {
+            let input = try CaptureInput.open(member, in: bundle)
+            let decoder = FrameDecoder()
+            var stats = CaptureStatistics()
+            // The timeline is built in the same pass: one decode per frame feeds both.
+            var timeline = TimelineStatistics()
+            let builder = TimelineBuilder(emit: { timeline.add($0) }, connectionEnded: { timeline.add($0) })
+            while let record = input.reader.next() {
+                let frame = decoder.decode(record)
+                stats.add(frame)
+                builder.feed(frame)
+            }
+            builder.finish()
+            stats.timeline = timeline
+            let path = member.name == nil && bundle.container == nil ? file : input.path
+            if format == .text {
+                if i > 0 { out.newline() }
+                stats.writeText(
+                    to: out, path: path, format: input.reader.format, damage: input.reader.damage,
+                    source: member.note, containerDamage: input.containerDamage)
+            } else {
+                if i > 0 { out.ascii(",") }
+                stats.writeJSON(
+                    to: out, path: path, format: input.reader.format, damage: input.reader.damage,
+                    source: member.note, containerDamage: input.containerDamage)
+            }
+            out.flush()
+            do { try input.finish() } catch { failure = failure ?? error }
         }
+        if several && format != .text { out.ascii("]\n") }
         out.flush()
-        try input.finish()
+        if let failure { throw failure }
     }
 }
 
@@ -66,6 +87,8 @@ struct CaptureStatistics {
     var otherL2CAP = 0
     var aclFragments = 0
     var malformed = 0
+    /// Records the capture kept only the start of (btsnooz, filtered logs, a snap length).
+    var truncated = 0
     /// Bit set of controller indexes seen (monitor captures), 0…63 tracked individually.
     var controllers: UInt64 = 0
     var controllerOverflow = false
@@ -88,10 +111,12 @@ struct CaptureStatistics {
                 controllerOverflow = true
             }
         }
+        if r.isTruncated { truncated += 1 }
         switch frame.layer {
         case .malformed: malformed += 1
         case .acl(_, let result):
-            if case .malformed? = result { malformed += 1 }
+            // A PDU the capture cut is decoded as far as it goes: truncated, not malformed.
+            if case .malformed? = result, !r.isTruncated { malformed += 1 }
             if case .incomplete? = result { aclFragments += 1 }
         default: break
         }
@@ -107,8 +132,12 @@ struct CaptureStatistics {
 
     var controllerCount: Int { controllers.nonzeroBitCount }
 
-    func writeText(to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?) {
+    func writeText(
+        to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?, source: String? = nil,
+        containerDamage: String? = nil
+    ) {
         line(out, "file") { out.string(path == "-" ? "(standard input)" : path) }
+        if let source { line(out, "source") { out.string(source) } }
         line(out, "container") { out.string(format.description) }
         line(out, "frames") { out.decimal(frames) }
         if let first = firstTime, let last = lastTime {
@@ -133,6 +162,7 @@ struct CaptureStatistics {
         }
         if aclFragments > 0 { count(out, "acl fragments (PDU continues)", aclFragments) }
         if malformed > 0 { count(out, "malformed", malformed) }
+        if truncated > 0 { count(out, "truncated by the capture", truncated) }
         table(out, "ATT PDUs by opcode", attCounts) { ATTOpcode($0).name }
         table(out, "SMP PDUs by code", smpCounts) { SMPCode.name($0) }
         table(out, "LE signaling commands", signalingCounts) { L2CAPSignalingCode.name($0) }
@@ -141,6 +171,7 @@ struct CaptureStatistics {
         line(out, "damage") {
             if let damage { out.string(damage.description) } else { out.ascii("none") }
         }
+        if let containerDamage { line(out, "archive") { out.string(containerDamage) } }
     }
 
     private func line(_ out: OutputBuffer, _ label: StaticString, _ value: () -> Void) {
@@ -177,9 +208,16 @@ struct CaptureStatistics {
         }
     }
 
-    func writeJSON(to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?) {
+    func writeJSON(
+        to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?, source: String? = nil,
+        containerDamage: String? = nil
+    ) {
         out.ascii("{\"file\":")
         out.jsonString(path)
+        if let source {
+            out.ascii(",\"source\":")
+            out.jsonString(source)
+        }
         out.ascii(",\"container\":")
         out.jsonString(format.container)
         out.ascii(",\"format\":")
@@ -195,6 +233,10 @@ struct CaptureStatistics {
             out.decimal(maxTime &- minTime)
             out.ascii(",\"backward_time_steps\":")
             out.decimal(backwardSteps)
+        }
+        if truncated > 0 {
+            out.ascii(",\"truncated_frames\":")
+            out.decimal(truncated)
         }
         out.ascii(",\"controllers\":")
         out.decimal(max(controllerCount, frames > 0 ? 1 : 0))
@@ -226,6 +268,10 @@ struct CaptureStatistics {
             out.byte(UInt8(ascii: "}"))
         } else {
             out.ascii("null")
+        }
+        if let containerDamage {
+            out.ascii(",\"archive_damage\":")
+            out.jsonString(containerDamage)
         }
         out.ascii("}\n")
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BLEBytes
 import BLELint
 import BLEReport
+import CaptureArchive
 import CaptureIO
 import Dispatch
 import Foundation
@@ -68,6 +69,11 @@ struct LintCommand: ParsableCommand {
     @Option(name: .long, help: "Disable a rule (id or slug); repeatable.")
     var disable: [String] = []
 
+    @Option(
+        name: .long,
+        help: "Inside archives, lint only the capture with this name (its path in the archive, or its file name).")
+    var member: String?
+
     func run() throws {
         var configuration = LintConfiguration()
         var accepted = Baseline()
@@ -82,14 +88,21 @@ struct LintCommand: ParsableCommand {
         }
 
         let (files, explicit, problems) = CaptureWalker.collect(paths)
+        // Exit statuses of archives that could not be linted (no capture inside: 4; refused: 5).
+        var archiveExits: [BlecapExit] = []
         for p in problems { printError(p) }
         // html lints through the report builder: the same findings, aggregated in the same pass.
         let built =
             format == .html
-            ? SessionReportBuilder.build(paths: files, configuration: configuration, baseline: accepted) : []
+            ? LintRunner.build(
+                LintRunner.jobs(files, member: member, explicit: explicit, exits: &archiveExits),
+                configuration: configuration, baseline: accepted) : []
         var reports =
             format == .html
-            ? built.map(\.report) : LintRunner.lint(files, configuration: configuration, baseline: accepted)
+            ? built.map(\.report)
+            : LintRunner.lint(
+                files, member: member, explicit: explicit, configuration: configuration, baseline: accepted,
+                exits: &archiveExits)
         // Inside directories, captures blecap cannot lint (link-layer, other link types) are
         // skipped with a note; named on the command line they are an error.
         reports.removeAll { r in
@@ -134,7 +147,14 @@ struct LintCommand: ParsableCommand {
             }
         }
 
-        if !problems.isEmpty || reports.contains(where: \.isUnreadable) { throw BlecapExit.unreadable.exitCode }
+        if !problems.isEmpty || reports.contains(where: \.isUnreadable) {
+            if problems.isEmpty, let code = archiveExits.max(by: { $0.rawValue < $1.rawValue }),
+                reports.filter(\.isUnreadable).count == archiveExits.count
+            {
+                throw code.exitCode
+            }
+            throw BlecapExit.unreadable.exitCode
+        }
         let threshold: Severity? =
             switch failOn {
             case .never: nil
@@ -180,11 +200,13 @@ enum CaptureWalker {
                     problems.append("\(full): cannot open")
                     continue
                 }
-                let prefix = (try? h.read(upToCount: 64)) ?? Data()
+                let prefix = (try? h.read(upToCount: 512)) ?? Data()
                 try? h.close()
                 let detection = prefix.withUnsafeBytes { CaptureFile.detect(ByteView($0)) }
                 switch detection {
                 case .unknown where SimulatorTraceReader.detect(prefix): files.insert(full)
+                case .unknown where prefix.withUnsafeBytes({ CaptureBundle.isArchive(ByteView($0)) }):
+                    files.insert(full)
                 case .unknown: continue
                 default: files.insert(full)
                 }
@@ -194,18 +216,142 @@ enum CaptureWalker {
     }
 }
 
-/// Lints many captures on all cores; results come back in the order of `files`.
+/// Lints many captures on all cores; results come back in the order of `files` (an archive's
+/// captures in its reading order, each named `archive!member`).
 enum LintRunner {
-    static func lint(_ files: [String], configuration: LintConfiguration, baseline: Baseline) -> [CaptureReport] {
-        let results = ResultSlots(count: files.count)
-        DispatchQueue.concurrentPerform(iterations: files.count) { i in
+    /// One capture to lint: a plain file by path, or a capture inside an archive.
+    enum Job {
+        case path(String)
+        case member(CaptureMember, CaptureBundle)
+        case failed(CaptureReport)
+    }
+
+    static func lint(
+        _ files: [String], member: String? = nil, explicit: Set<String> = [],
+        configuration: LintConfiguration, baseline: Baseline
+    ) -> [CaptureReport] {
+        var exits: [BlecapExit] = []
+        return lint(
+            files, member: member, explicit: explicit, configuration: configuration, baseline: baseline, exits: &exits)
+    }
+
+    static func lint(
+        _ files: [String], member: String?, explicit: Set<String>, configuration: LintConfiguration,
+        baseline: Baseline, exits: inout [BlecapExit]
+    ) -> [CaptureReport] {
+        let work = jobs(files, member: member, explicit: explicit, exits: &exits)
+        let results = ResultSlots(count: work.count)
+        DispatchQueue.concurrentPerform(iterations: work.count) { i in
             let start = DispatchTime.now().uptimeNanoseconds
-            var r = CaptureLinter.lint(path: files[i], configuration: configuration, baseline: baseline)
+            var r: CaptureReport
+            switch work[i] {
+            case .path(let p): r = CaptureLinter.lint(path: p, configuration: configuration, baseline: baseline)
+            case .member(let m, let bundle):
+                r = lint(
+                    m, in: bundle, explicit: explicit.contains(bundle.path), configuration: configuration,
+                    baseline: baseline)
+            case .failed(let report): r = report
+            }
             r.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             results.set(i, r)
         }
         return results.all
     }
+
+    /// The captures of `files`: plain files by path, archives by member (in their reading
+    /// order), inputs that cannot be opened as failed reports (their exit statuses in `exits`).
+    static func jobs(_ files: [String], member: String?, explicit: Set<String>, exits: inout [BlecapExit]) -> [Job] {
+        var jobs: [Job] = []
+        for file in files {
+            let bundle: CaptureBundle
+            do { bundle = try CaptureBundle.open(path: file, member: member) } catch {
+                var r = CaptureReport(path: file)
+                r.error = error.description
+                let code = CaptureInput.exit(for: error)
+                // Inside a directory, an archive without captures is passed over with a note.
+                if code == .noCapture && !explicit.contains(file) {
+                    r.unsupportedFormat = true
+                } else {
+                    exits.append(code)
+                }
+                jobs.append(.failed(r))
+                continue
+            }
+            // A plain file is linted by path (simulator traces are told there); standard input
+            // was already opened by the bundle and is read through it.
+            if bundle.container == nil && file != "-" {
+                jobs.append(.path(file))
+            } else {
+                jobs += bundle.members.map { .member($0, bundle) }
+            }
+        }
+        return jobs
+    }
+
+    /// The HTML report's model and the lint report of each job (one pass each, on all cores).
+    static func build(_ work: [Job], configuration: LintConfiguration, baseline: Baseline)
+        -> [(model: SessionReportModel, report: CaptureReport)]
+    {
+        let slots = ModelSlots(count: work.count)
+        DispatchQueue.concurrentPerform(iterations: work.count) { i in
+            let start = DispatchTime.now().uptimeNanoseconds
+            var r: (model: SessionReportModel, report: CaptureReport)
+            switch work[i] {
+            case .path(let p): r = SessionReportBuilder.build(path: p, configuration: configuration, baseline: baseline)
+            case .member(let m, let bundle):
+                do {
+                    r = SessionReportBuilder.build(
+                        reader: try m.makeReader(), name: m.displayName,
+                        reopen: m.isRereadable ? { try? m.makeReader() } : nil, configuration: configuration,
+                        baseline: baseline)
+                    if let d = m.damage ?? bundle.damage {
+                        r.report.damage = r.report.damage.map { "\($0); \(d)" } ?? d
+                    }
+                } catch {
+                    var failed = CaptureReport(path: m.displayName)
+                    failed.error = "\(error)"
+                    r = (SessionAggregator(path: m.displayName).finish(failed), failed)
+                }
+            case .failed(let report): r = (SessionAggregator(path: report.path).finish(report), report)
+            }
+            r.report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            slots.set(i, r)
+        }
+        return slots.all
+    }
+
+    static func lint(
+        _ m: CaptureMember, in bundle: CaptureBundle, explicit: Bool = true, configuration: LintConfiguration,
+        baseline: Baseline
+    ) -> CaptureReport {
+        let reader: any CaptureReader
+        do { reader = try m.makeReader() } catch {
+            var r = CaptureReport(path: m.displayName)
+            r.error = error.description
+            // As for bare files: inside a directory, a capture blecap cannot lint is passed over.
+            switch error {
+            case .linkLayerCaptureUnsupported, .unsupportedLinkType, .unsupportedBtsnoopDatalink:
+                r.unsupportedFormat = !explicit
+            default: break
+            }
+            return r
+        }
+        var r = CaptureLinter.lint(
+            reader: reader, name: m.displayName,
+            reopen: m.isRereadable ? { try? m.makeReader() } : nil, configuration: configuration,
+            baseline: baseline)
+        if let d = m.damage ?? bundle.damage { r.damage = r.damage.map { "\($0); \(d)" } ?? d }
+        return r
+    }
+}
+
+/// One (model, report) per job, filled from worker threads.
+final class ModelSlots: @unchecked Sendable {
+    private var slots: [(model: SessionReportModel, report: CaptureReport)?]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ r: (model: SessionReportModel, report: CaptureReport)) { lock.withLock { slots[i] = r } }
+    var all: [(model: SessionReportModel, report: CaptureReport)] { lock.withLock { slots.compactMap { $0 } } }
 }
 
 /// One slot per file, filled from worker threads.

@@ -24,6 +24,9 @@ struct PacketsCommand: ParsableCommand {
     @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger), or '-' for standard input.")
     var file: String
 
+    @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
+    var member: String?
+
     @Option(name: .shortAndLong, help: "Output format: text, json or jsonl.")
     var format: OutputFormat = .text
 
@@ -37,7 +40,7 @@ struct PacketsCommand: ParsableCommand {
     var color: ColorChoice = .auto
 
     func run() throws {
-        let input = try CaptureInput.open(file)
+        let input = try CaptureInput.open(file, member: member)
         let out = OutputBuffer(fd: 1)
         let showsController: Bool
         switch input.reader.format {

@@ -47,6 +47,9 @@ struct ReplayCommand: ParsableCommand {
     @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger).")
     var file: String
 
+    @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
+    var member: String?
+
     @Option(name: .long, help: "Replay only this connection (its number in 'blecap timeline').")
     var connection: Int?
 
@@ -136,11 +139,9 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
-        let session: CapturedSession
-        do { session = try CapturedSession(path: file) } catch {
-            printError("\(file): \(error)")
-            throw BlecapExit.unreadable.exitCode
-        }
+        let input = try CaptureInput.open(file, member: member)
+        var session = CapturedSession(reader: input.reader, path: input.path)
+        if let d = input.containerDamage { session.damage = session.damage.map { "\($0); \(d)" } ?? d }
         let faults = ReplayFaults(
             dropLinkAtMicros: dropLinkAt.map { Int64(($0 * 1e6).rounded()) },
             powerOffAtMicros: powerOffAt.map { Int64(($0 * 1e6).rounded()) },
@@ -164,7 +165,7 @@ struct ReplayCommand: ParsableCommand {
         stdout.flush()
         if lint { try lintReplay(report, written: written) }
         if let damage = session.damage {
-            printError("\(file): \(damage)")
+            printError("\(input.path): \(damage)")
             throw BlecapExit.damaged.exitCode
         }
         if !report.isIdentical { throw BlecapExit.findings.exitCode }

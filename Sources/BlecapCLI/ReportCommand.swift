@@ -41,6 +41,9 @@ struct ReportCommand: ParsableCommand {
     @Option(name: .long, help: "Lint config file (.blecap.yml or JSON) for the findings shown.")
     var config: String?
 
+    @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
+    var member: String?
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one capture file") }
         if output == "-" && files.count > 1 { throw ValidationError("-o - writes one capture's page; give one FILE") }
@@ -54,8 +57,15 @@ struct ReportCommand: ParsableCommand {
                 throw BlecapExit.unreadable.exitCode
             }
         }
-        let results = SessionReportBuilder.build(paths: files, configuration: configuration)
-        let directory = files.count > 1 ? (output ?? ".") : nil
+        // Archives give one page per capture inside (named `archive!member`).
+        var exits: [BlecapExit] = []
+        let jobs = LintRunner.jobs(files, member: member, explicit: Set(files), exits: &exits)
+        let results = LintRunner.build(jobs, configuration: configuration, baseline: Baseline())
+        if output == "-" && results.count > 1 {
+            printError("-o - writes one capture's page; the input holds \(results.count)")
+            throw BlecapExit.unreadable.exitCode
+        }
+        let directory = results.count > 1 ? (output ?? ".") : nil
         if let directory {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
                 printError("cannot create \(directory): \(error.localizedDescription)")
@@ -67,7 +77,7 @@ struct ReportCommand: ParsableCommand {
         for (model, report) in results {
             if let e = report.error {
                 printError("\(report.path): \(e)")
-                status = .unreadable
+                status = exits.first ?? .unreadable
                 continue
             }
             let html = HTMLReportRenderer.render([model])

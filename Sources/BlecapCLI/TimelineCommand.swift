@@ -27,6 +27,9 @@ struct TimelineCommand: ParsableCommand {
     @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger), or '-' for standard input.")
     var file: String
 
+    @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
+    var member: String?
+
     @Option(name: .shortAndLong, help: "Output format: text or jsonl.")
     var format: OutputFormat = .text
 
@@ -45,7 +48,7 @@ struct TimelineCommand: ParsableCommand {
     }
 
     func run() throws {
-        let input = try CaptureInput.open(file)
+        let input = try CaptureInput.open(file, member: member)
         let out = OutputBuffer(fd: 1)
         let writer = TimelineWriter(out: out, jsonl: format == .jsonl)
         let filter = TimelineFilter(connection: connection, peer: peer.flatMap(BDAddr.init), type: type)

@@ -88,6 +88,11 @@ public struct CaptureRecord: @unchecked Sendable {
     public var fileOffset: Int64
     public var recordLength: Int
 
+    /// Whether the container kept fewer bytes than the packet had (a snap length, or Android's
+    /// btsnooz and filtered logs, which keep ACL headers and drop the rest): the payload is a
+    /// prefix of the packet, and what lies beyond it is unknown, not absent.
+    @inlinable public var isTruncated: Bool { originalLength > payload.count }
+
     public init(
         frame: Int, timestamp: Int64, direction: Direction, kind: RecordKind, rawType: UInt32,
         controllerIndex: UInt16 = 0, payload: ByteView, originalLength: Int, fileOffset: Int64,

@@ -42,7 +42,9 @@ enum Escape {
         var out = path.hasPrefix("/") ? "file://" : ""
         for b in path.utf8 {
             let c = Character(Unicode.Scalar(b))
-            if c.isASCII, c.isLetter || c.isNumber || "-._~/".contains(c) {
+            // "!" is a sub-delim RFC 3986 allows in a path: it stays, so an archive member reads
+            // as blecap names it (`bugreport.zip!FS/data/misc/bluetooth/logs/btsnoop_hci.log`).
+            if c.isASCII, c.isLetter || c.isNumber || "-._~/!".contains(c) {
                 out.append(c)
             } else {
                 let h = String(b, radix: 16, uppercase: true)

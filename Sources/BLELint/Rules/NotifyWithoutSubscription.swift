@@ -154,10 +154,14 @@ public struct NotifyWithoutSubscription: LintRule {
                 links[c]?.configuration[key] = Configuration(bits: config, previous: old, changedAt: at)
             }
         case .write(let op, let variant):
-            guard let c = e.connection, links[c] != nil, op.attribute == nil,
-                variant == .request || variant == .command, e.value.count == 2,
-                let v = e.value.u16le(0), (1...3).contains(v)
-            else { return }
+            guard let c = e.connection, links[c] != nil, variant == .request || variant == .command else { return }
+            // A write the capture cut, to a CCCD or an undiscovered handle, may have been a
+            // subscription change: its value is not there to tell.
+            if e.valueTruncated, op.attribute == nil || op.attribute?.isCCCD == true {
+                links[c]?.ambiguous[op.sent] = e.frame
+                return
+            }
+            guard op.attribute == nil, e.value.count == 2, let v = e.value.u16le(0), (1...3).contains(v) else { return }
             links[c]?.ambiguous[op.sent] = e.frame
         case .pairingResponse:
             if let c = e.connection { links[c]?.pairedHere = true }

@@ -85,6 +85,14 @@ public struct OversizedWrite: LintRule {
         default: return
         }
         guard op.sent else { return }
+        guard !e.valueTruncated else {
+            // btsnooz and filtered Android logs keep only the first bytes of each ACL packet: a
+            // cut value is neither too long nor short, it is unknown.
+            sink.notEvaluable(
+                "the capture cut the values of some PDUs this host sent (btsnooz or a filtered log): their lengths are unknown"
+            )
+            return
+        }
         let limit = Int(op.mtu) - overhead
         let length = e.value.count
         guard length > limit else { return }

@@ -69,9 +69,10 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
     /// Shared with `UncheckedWrite`, which leaves these writes to this rule.
     public static func misdirectedSubscription(
         _ op: AttributeOperation, _ variant: WriteVariant,
-        value: InlineBytes
+        value: InlineBytes, truncated: Bool = false
     ) -> UInt16? {
-        guard variant == .request || variant == .command, value.count == 2, let config = value.u16le(0),
+        // A value the capture cut is the start of a longer write, not two bytes.
+        guard !truncated, variant == .request || variant == .command, value.count == 2, let config = value.u16le(0),
             (1...3).contains(config), let a = op.attribute, !a.isCCCD
         else { return nil }
         switch a.role {
@@ -167,8 +168,10 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
     mutating func checkGuessedCCCD(
         _ e: TimelineEvent, _ op: AttributeOperation, _ variant: WriteVariant, _ sink: FindingSink
     ) {
-        guard let config = Self.misdirectedSubscription(op, variant, value: e.value), let a = op.attribute else {
-            if op.attribute == nil, variant == .request || variant == .command, e.value.count == 2,
+        guard let config = Self.misdirectedSubscription(op, variant, value: e.value, truncated: e.valueTruncated),
+            let a = op.attribute
+        else {
+            if op.attribute == nil, !e.valueTruncated, variant == .request || variant == .command, e.value.count == 2,
                 let c = e.value.u16le(0), (1...3).contains(c)
             {
                 sink.notEvaluable(

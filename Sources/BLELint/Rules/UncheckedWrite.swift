@@ -73,7 +73,11 @@ public struct UncheckedWrite: LintRule {
         }
         // A subscription value aimed at a handle that is not a CCCD is one mistake, reported
         // once, by read-or-notify-without-property.
-        if ReadOrNotifyWithoutProperty.misdirectedSubscription(op, variant, value: e.value) != nil { return }
+        if ReadOrNotifyWithoutProperty.misdirectedSubscription(
+            op, variant, value: e.value, truncated: e.valueTruncated) != nil
+        {
+            return
+        }
         var reasons: [String] = []
         if let a = op.attribute {
             switch a.role {

@@ -20,6 +20,9 @@ public struct L2CAPPDU: @unchecked Sendable {
     public let firstFrame: Int
     public let lastFrame: Int
     public let fragmentCount: Int
+
+    /// The capture cut this PDU: `payload` holds fewer bytes than `length` says.
+    @inlinable public var isTruncated: Bool { payload.count < Int(length) }
 }
 
 /// A partial PDU thrown away because a new start fragment arrived on its stream, its stream

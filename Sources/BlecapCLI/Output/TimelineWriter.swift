@@ -450,6 +450,9 @@ final class TimelineWriter {
             direction(sent)
             str("key", k.name)
         }
+        // The capture cut the PDU (btsnooz, a filtered Android log): `length` and `value` are
+        // what was kept, not what was sent.
+        if e.valueTruncated { bool("capture_truncated", true) }
         outcome(e)
     }
 
