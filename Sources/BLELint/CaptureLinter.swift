@@ -56,7 +56,7 @@ public enum CaptureLinter {
         do { reader = try CaptureFile.open(path: path) } catch {
             report.error = error.description
             switch error {
-            case .linkLayerCaptureUnsupported, .unsupportedLinkType, .unsupportedBtsnoopDatalink:
+            case .unsupportedLinkType, .unsupportedBtsnoopDatalink:
                 report.unsupportedFormat = true
             default: break
             }
@@ -185,6 +185,25 @@ struct FactExtractor {
     /// Read Buffer Size's ACL count, used when LE Read Buffer Size says "shared" (0).
     var sharedACLBuffers: Int?
 
+    /// An L2CAP PDU (or fragment) the host sent on `handle`: ACL, or the central's LL data.
+    func aclSent(_ frame: DecodedFrame, handle: UInt16, _ engine: LintEngine, _ fact: (HCIFact.Kind) -> Void) {
+        guard frame.record.direction == .sent else { return }
+        var op: UInt8?
+        var attHandle: UInt16?
+        var length: Int?
+        if let att = frame.attPayload, let o = att.u8(0) {
+            op = o
+            attHandle = att.u16le(1)
+            length = max(0, att.count - 3)
+        } else if frame.l2cap != nil {
+            op = 0  // a complete non-ATT PDU: ends the PDU, is no Write Command
+        }
+        if op == ATTOpcode.writeCommand.rawValue || op == ATTOpcode.signedWriteCommand.rawValue {
+            engine.facts.writeCommands += 1
+        }
+        fact(.aclSent(handle: handle, attOpcode: op, attHandle: attHandle, valueLength: length))
+    }
+
     mutating func extract(_ frame: DecodedFrame, _ engine: LintEngine) {
         let r = frame.record
         func fact(_ k: HCIFact.Kind) { engine.observe(.hci(HCIFact(frame: r.frame, time: r.timestamp, kind: k))) }
@@ -245,21 +264,10 @@ struct FactExtractor {
             default: break
             }
         case .acl(let acl, _):
-            guard r.direction == .sent else { return }
-            var op: UInt8?
-            var handle: UInt16?
-            var length: Int?
-            if let att = frame.attPayload, let o = att.u8(0) {
-                op = o
-                handle = att.u16le(1)
-                length = max(0, att.count - 3)
-            } else if frame.l2cap != nil {
-                op = 0  // a complete non-ATT PDU: ends the PDU, is no Write Command
-            }
-            if op == ATTOpcode.writeCommand.rawValue || op == ATTOpcode.signedWriteCommand.rawValue {
-                engine.facts.writeCommands += 1
-            }
-            fact(.aclSent(handle: acl.handle, attOpcode: op, attHandle: handle, valueLength: length))
+            aclSent(frame, handle: acl.handle, engine, fact)
+        case .linkLayer(let ll):
+            // Over the air the central's packets stand for the host's (no HCI flow control).
+            if ll.l2cap != nil { aclSent(frame, handle: ll.connection, engine, fact) }
         case .other:
             if let m = frame.managementCommand {
                 var filter: Int?

@@ -86,8 +86,9 @@ public final class TimelineBuilder {
         switch frame.layer {
         case .command(let c): hciCommand(c, r)
         case .event(let e): hciEvent(e, r)
-        case .acl(let acl, _):
-            if let pdu = frame.l2cap { l2cap(pdu, acl: acl, r) }
+        case .acl:
+            if let pdu = frame.l2cap { l2cap(pdu, r) }
+        case .linkLayer(let ll): linkLayer(ll, frame)
         case .other: metadata(r)
         case .malformed: break
         }
