@@ -164,6 +164,7 @@ extension CaptureFacts {
         case .hciCommand: hciCommands += 1
         case .hciEvent: hciEvents += 1
         case .aclData: aclPackets += 1
+        case .linkLayer: linkLayerRecords += 1
         case .controlOpen, .controlClose, .controlEvent: managementRecords += 1
         case .controlCommand:
             managementRecords += 1
@@ -266,8 +267,20 @@ struct FactExtractor {
         case .acl(let acl, _):
             aclSent(frame, handle: acl.handle, engine, fact)
         case .linkLayer(let ll):
-            // Over the air the central's packets stand for the host's (no HCI flow control).
-            if ll.l2cap != nil { aclSent(frame, handle: ll.connection, engine, fact) }
+            if ll.isEncrypted, engine.facts.linkLayerEncryptedFrom == nil {
+                engine.facts.linkLayerEncryptedFrom = r.frame
+            }
+            if let d = ll.data, d.llid != LLID.control, d.length > 0, !ll.isEncrypted, !ll.isRetransmission,
+                ll.crc != .invalid
+            {
+                // L2CAP carried over the air: what ACL data is to an HCI capture.
+                engine.facts.aclPackets += 1
+                aclSent(frame, handle: ll.connection, engine, fact)
+            }
+            if let a = ll.advertising, a.pduType == LLAdvertisingPDUType.connectInd, ll.connection != 0 {
+                engine.facts.connectionStarts += 1
+                fact(.connectionComplete(handle: ll.connection))
+            }
         case .other:
             if let m = frame.managementCommand {
                 var filter: Int?

@@ -96,11 +96,31 @@ enum LinkLayerPseudoHeader {
     /// 0x0010 reference AA valid, 0x0020 offenses valid, 0x0040 channel aliased, 0x0380 PDU type
     /// (0 advertising or data without direction, 1 auxiliary advertising, 2 data C→P, 3 data P→C),
     /// 0x0400 CRC checked, 0x0800 CRC valid, 0x1000 MIC checked, 0x2000 MIC valid, 0xC000 PHY.
-    static func withPHDR(_ raw: ByteView, _ radio: inout LinkLayerRadio) -> ByteView? {
+    ///
+    /// Some writers (WHAD) put the channel *index* where the RF channel belongs; a legacy
+    /// advertising PDU on "RF channel" 37 or 38 (2476/2478 MHz, data channels) or a data PDU
+    /// on "RF channel" 0, 12 or 39 (advertising channels) gives them away, and `channelIsIndex`
+    /// stays set for the rest of the file (records before the first such one keep the RF
+    /// reading).
+    static func withPHDR(_ raw: ByteView, _ radio: inout LinkLayerRadio, channelIsIndex: inout Bool) -> ByteView? {
         guard let rf = raw.u8(0), let signal = raw.i8(1), let flags = raw.u16le(8),
             let packet = raw.suffix(from: 10)
         else { return nil }
-        radio.channel = LinkLayerRadio.channelIndex(rfChannel: rf)
+        if !channelIsIndex, rf == 37 || rf == 38, packet.u32le(0) == LLAccessAddress.advertising,
+            let type = packet.u8(4).map({ $0 & 0x0F }), type <= LLAdvertisingPDUType.advScanInd,
+            type != LLAdvertisingPDUType.connectInd, type != LLAdvertisingPDUType.scanReq
+        {
+            channelIsIndex = true
+        }
+        // So does a PDU the sniffer followed on a connection (PDU type 2 or 3: with its
+        // direction) on RF channel 0, 12 or 39 (the advertising channels).
+        if !channelIsIndex, rf == 0 || rf == 12 || rf == 39, let aa = packet.u32le(0),
+            aa != LLAccessAddress.advertising,
+            (flags >> 7) & 0b111 == 2 || (flags >> 7) & 0b111 == 3
+        {
+            channelIsIndex = true
+        }
+        radio.channel = channelIsIndex ? (rf <= 39 ? rf : 0xFF) : LinkLayerRadio.channelIndex(rfChannel: rf)
         radio.rssi = signal
         if flags & 0x0002 != 0 { radio.flags.insert(.rssiValid) }
         if flags & 0x0001 != 0 { radio.flags.insert(.dewhitened) }

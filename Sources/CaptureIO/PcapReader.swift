@@ -52,6 +52,8 @@ public final class PcapReader: CaptureReader {
     private var finished = false
     private var inference = H4DirectionInference()
     private var senderInference = LinkLayerSenderInference()
+    /// 256: this file's writer puts channel indices where RF channels belong.
+    private var phdrChannelIsIndex = false
     /// libpcap's snaplen for the file (it cuts longer records to this).
     private let snapshot: Int
     /// File offset of the stream's first byte (non-zero only if the source had consumed bytes
@@ -223,7 +225,7 @@ public final class PcapReader: CaptureReader {
             let pdu: ByteView?
             switch layout {
             case .leLL: pdu = LinkLayerPseudoHeader.bare(raw, &radio)
-            case .leLLWithPHDR: pdu = LinkLayerPseudoHeader.withPHDR(raw, &radio)
+            case .leLLWithPHDR: pdu = LinkLayerPseudoHeader.withPHDR(raw, &radio, channelIsIndex: &phdrChannelIsIndex)
             case .nordic: pdu = LinkLayerPseudoHeader.nordic(raw, &radio)
             default: pdu = LinkLayerPseudoHeader.ppi(raw, &radio)
             }

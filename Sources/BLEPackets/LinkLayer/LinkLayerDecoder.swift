@@ -24,7 +24,8 @@ public struct LinkLayerFrame: @unchecked Sendable {
     public let bytes: ByteView
     public let crc: CRCStatus
     /// The connection number the decoder gave the access address (1, 2, …; doubles as the
-    /// L2CAP reassembler's handle); 0 for advertising channel PDUs.
+    /// L2CAP reassembler's handle): for a CONNECT_IND the connection it opens, 0 for other
+    /// advertising channel PDUs.
     public let connection: UInt16
     /// A copy of the same side's previous PDU (Vol 6 Part B 4.5.9): the same SN, LLID and
     /// payload.
@@ -105,12 +106,14 @@ public final class LinkLayerDecoder {
             let crc = status(radio, raw, pduLength: bytes.count, crcInit: LLCRCInit.advertising)
             let adv = LLAdvertisingPDU(bytes)!
             // A CONNECT_IND opens a connection on its access address with a known CRCInit.
+            var opened: UInt16 = 0
             if adv.pduType == LLAdvertisingPDUType.connectInd, crc != .invalid, let ci = adv.connectIndication {
                 let i = startLink(ci.accessAddress)
                 links[i].crcInit = ci.crcInit
+                opened = links[i].number
             }
             return LinkLayerFrame(
-                pdu: .advertising(adv), bytes: bytes, crc: crc, connection: 0, isRetransmission: false,
+                pdu: .advertising(adv), bytes: bytes, crc: crc, connection: opened, isRetransmission: false,
                 isEncrypted: false, l2cap: nil)
         }
 
