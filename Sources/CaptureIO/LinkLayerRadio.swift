@@ -198,7 +198,9 @@ enum LinkLayerPseudoHeader {
         radio.channel = channel
         radio.rssi = Int8(clamping: -Int(rssi))
         radio.eventCounter = counter
-        radio.flags.formUnion([.crcChecked, .rssiValid])
+        // (Flags built without array literals: no allocation per record, even unoptimized.)
+        radio.flags.insert(.crcChecked)
+        radio.flags.insert(.rssiValid)
         if flags & 0x01 != 0 { radio.flags.insert(.crcValid) }
         radio.phy = (flags >> 4) & 0b111
         let isData: Bool
@@ -213,7 +215,8 @@ enum LinkLayerPseudoHeader {
             radio.sender = flags & 0x02 != 0 ? .central : .peripheral
             radio.flags.insert(.encryptionKnown)
             if flags & 0x04 != 0 {
-                radio.flags.formUnion([.encrypted, .micChecked])
+                radio.flags.insert(.encrypted)
+                radio.flags.insert(.micChecked)
                 if flags & 0x08 != 0 { radio.flags.insert(.micValid) }
             }
         } else {

@@ -242,7 +242,11 @@ public struct LLCommonExtendedHeader: @unchecked Sendable {
         // Each announced field's offset, in the fixed order (no dictionary: advertising is hot).
         var offsets: (Int?, Int?, Int?, Int?, Int?) = (nil, nil, nil, nil, nil)
         var offset = 2
-        for f in Field.allCases where flags & f.rawValue != 0 {
+        // Bit order is field order (no array to iterate: nothing allocated per PDU).
+        var bit: UInt8 = 0x01
+        while bit < 0x80 {
+            defer { bit <<= 1 }
+            guard flags & bit != 0, let f = Field(rawValue: bit) else { continue }
             switch f {
             case .advA: offsets.0 = offset
             case .targetA: offsets.1 = offset

@@ -90,7 +90,7 @@ public final class LinkLayerDecoder {
 
     /// The connection number of `accessAddress`, if the decoder knows it.
     public func connectionNumber(accessAddress: UInt32) -> UInt16? {
-        links.first { $0.accessAddress == accessAddress }?.number
+        index(of: accessAddress).map { links[$0].number }
     }
 
     public func decode(_ record: CaptureRecord) -> LinkLayerFrame {
@@ -158,7 +158,7 @@ public final class LinkLayerDecoder {
         // LL_START_ENC_REQ bookkeeping decides. Empty PDUs carry no MIC and stay readable.
         let sniffedPlaintext =
             radio.flags.contains(.decrypted)
-            || radio.flags.contains([.micChecked, .micValid])
+            || (radio.flags.contains(.micChecked) && radio.flags.contains(.micValid))
         let linkEncrypted =
             radio.flags.contains(.encryptionKnown) ? radio.flags.contains(.encrypted) : links[i].encrypted
         let encrypted = linkEncrypted && pdu.length > 0 && !sniffedPlaintext
@@ -211,10 +211,21 @@ public final class LinkLayerDecoder {
         return LinkLayerCRC.compute(pdu, crcInit: crcInit) == received ? .valid : .invalid
     }
 
+    /// A plain loop: the generic `firstIndex(where:)` copies the element through a heap box
+    /// when unspecialized (debug builds), once per packet.
+    private func index(of accessAddress: UInt32) -> Int? {
+        var i = 0
+        while i < links.count {
+            if links[i].accessAddress == accessAddress { return i }
+            i += 1
+        }
+        return nil
+    }
+
     /// The slot of `accessAddress`, created (a connection that started before the capture)
     /// when unknown.
     private func link(_ accessAddress: UInt32) -> Int {
-        if let i = links.firstIndex(where: { $0.accessAddress == accessAddress }) { return i }
+        if let i = index(of: accessAddress) { return i }
         return startLink(accessAddress)
     }
 
@@ -224,7 +235,7 @@ public final class LinkLayerDecoder {
         clock &+= 1
         let fresh = Link(accessAddress: accessAddress, number: nextNumber, stamp: clock)
         nextNumber = nextNumber >= 0x0EFF ? 1 : nextNumber + 1
-        if let i = links.firstIndex(where: { $0.accessAddress == accessAddress }) {
+        if let i = index(of: accessAddress) {
             _ = reassembler.reset(handle: links[i].number, controllerIndex: 0)
             links[i] = fresh
             return i
@@ -233,7 +244,8 @@ public final class LinkLayerDecoder {
             links.append(fresh)
             return links.count - 1
         }
-        let stalest = links.indices.min { links[$0].stamp < links[$1].stamp }!
+        var stalest = 0
+        for i in links.indices where links[i].stamp < links[stalest].stamp { stalest = i }
         _ = reassembler.reset(handle: links[stalest].number, controllerIndex: 0)
         links[stalest] = fresh
         return stalest
