@@ -63,6 +63,42 @@ import Testing
         #expect(events.contains { $0.frame == 131 && $0.type.description == "gatt.discover.includes" })
     }
 
+    @Test func terminateIndEndsTheConnection() throws {
+        // tshark: LL_TERMINATE_IND (btle.control_opcode 0x02) at frame 663, error code 0x13.
+        let t = try Timeline(Self.capture("pcap-lell256_bsniffhub-phy-update-2m-coded.pcap"))
+        let end = try #require(t.at(663, "connection.disconnect"))
+        if case .disconnection(_, let reason, let side) = end.kind {
+            #expect(reason == 0x13)
+            #expect(side == .local)  // the central sent it
+        }
+        #expect(t.connections.first?.endFrame == 663)
+        // LL_PHY_UPDATE_IND in this capture: a connection.phy event.
+        #expect(!t.of("connection.phy").isEmpty)
+    }
+
+    @Test func silenceLongerThanTheSupervisionTimeoutIsLinkLoss() throws {
+        // The whad capture with everything from frame 300 on shifted 6 s later: its
+        // supervision timeout is 5 s (LLData Timeout 500), so the link was lost in between.
+        let reader = try CaptureFile.open(path: Self.capture("pcap-lell256_whad-pairing-gatt-conn-update.pcap"))
+        let decoder = FrameDecoder()
+        var events: [TimelineEvent] = []
+        var ended: [ConnectionSummary] = []
+        let builder = TimelineBuilder(emit: { events.append($0) }, connectionEnded: { ended.append($0) })
+        while var r = reader.next() {
+            if r.frame >= 300 { r.timestamp += 6_000_000 }
+            builder.feed(decoder.decode(r))
+        }
+        builder.finish()
+        let loss = try #require(events.first { $0.type.description == "connection.disconnect" })
+        #expect(loss.frame == 300)
+        if case .disconnection(_, let reason, let side) = loss.kind {
+            #expect(reason == HCIError.connectionTimeout && side == .linkLoss)
+        }
+        // What follows on the same access address is a connection that started before it was
+        // seen again.
+        #expect(ended.count == 2 && ended[0].endFrame == 300 && ended[1].unknownStart)
+    }
+
     @Test func damagedAccessAddressesOnAdvertisingChannelsMakeNoConnection() throws {
         // HackRF on channel 37 only: a few packets whose access address arrived damaged.
         let t = try Timeline(Self.capture("pcap-lell256_ice9-hackrf-adv37.pcap"))
