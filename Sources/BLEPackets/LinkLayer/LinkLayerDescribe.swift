@@ -151,6 +151,9 @@ extension LLControlPDU {
             sink.field("phy_p_to_c", .hex(UInt64(p.peripheralToCentral), digits: 2))
         }
         if let i = instant { sink.field("instant", .uint(UInt64(i))) }
+        // Every opcode's CtrData as bytes too (the typed fields above cover the procedures the
+        // timeline uses; CIS, periodic sync, power control … are shown raw).
+        if !ctrData.isEmpty { sink.field("ctr_data", .bytes(ctrData)) }
         if !hasExpectedSize { sink.note("CtrData size differs from the opcode's (Core 5.4 Vol 6 Part B Table 2.18)") }
     }
 }
