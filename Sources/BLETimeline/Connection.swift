@@ -138,6 +138,12 @@ struct LinkLayerConnectionState {
     var supervisionTimeout: Int64?
     var lastTime: Int64 = 0
     var lastAnchor: Int64?
+    /// connEventCounter of the last anchor (Vol 6 Part B 4.5.1): the nRF Sniffer's, or counted
+    /// from the CONNECT_IND's first event on; nil while unknown (mid-capture start).
+    var eventCounter: Int?
+    var fromConnectInd = false
+    /// An LL_CONNECTION_UPDATE_IND waiting for its instant.
+    var pendingUpdate: (instant: UInt16, timing: ConnectionTiming)?
     var lastLengthRequest: (maxRx: UInt16, maxTx: UInt16, byCentral: Bool)?
     var encryptionAnnounced = false
 }

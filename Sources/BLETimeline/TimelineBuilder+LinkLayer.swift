@@ -12,9 +12,10 @@ import CaptureIO
 /// - It ends at LL_TERMINATE_IND (its reason; local when the central sent it, remote when the
 ///   peripheral did), or when nothing was heard on it for longer than its supervision timeout
 ///   (link loss, 0x08 Connection Timeout, inferred; reported at the first frame after it).
-/// - LL_CONNECTION_UPDATE_IND, LL_PHY_UPDATE_IND and LL_LENGTH_RSP become the events HCI
-///   captures have for them (connection.update, connection.phy, connection.data_length), at
-///   the PDU with its instant; the start of encryption becomes connection.encryption and, where
+/// - LL_CONNECTION_UPDATE_IND becomes connection.update at its instant (the first central
+///   PDU of that connection event, counted from the CONNECT_IND or given by the nRF Sniffer),
+///   the PDU itself an ll.control fact; LL_PHY_UPDATE_IND and LL_LENGTH_RSP become
+///   connection.phy and connection.data_length at the PDU; the start of encryption becomes connection.encryption and, where
 ///   blecap cannot read the ciphertext, ll.encrypted names the frame from which ATT is not
 ///   visible; every other LL Control PDU is an ll.control fact.
 extension TimelineBuilder {
@@ -47,7 +48,9 @@ extension TimelineBuilder {
             }
             if d.isEmpty { s.counters.emptyPDUs += 1 }
             if ll.isRetransmission { s.counters.retransmissions += 1 }
-            anchor(&s, r)
+            if let applied = anchor(&s, r) {
+                add(event(r, c, .connectionUpdate(status: 0, timing: applied)))
+            }
             if ll.isEncrypted {
                 s.counters.encryptedPDUs += 1
                 if s.counters.encryptedFromFrame == nil {
@@ -75,6 +78,7 @@ extension TimelineBuilder {
             s.interval = ci.intervalMicroseconds
             s.supervisionTimeout = ci.timeoutMicroseconds
             s.lastTime = r.timestamp
+            s.fromConnectInd = true
             c.linkLayer = s
             let info = ConnectionCompleteInfo(
                 status: 0, handle: ll.connection, role: 0,
@@ -109,16 +113,43 @@ extension TimelineBuilder {
     }
 
     /// A central PDU more than half an interval after the last one opens a connection event;
-    /// the events between two anchors that showed nothing count as missed.
-    private func anchor(_ s: inout LinkLayerConnectionState, _ r: CaptureRecord) {
-        guard r.radio.sender == .central, let interval = s.interval, interval > 0 else { return }
+    /// the events between two anchors that showed nothing count as missed. When a pending
+    /// LL_CONNECTION_UPDATE_IND's instant falls before this anchor, the new timing applies from
+    /// the instant on (events after it are counted at the new interval) and is returned.
+    private func anchor(_ s: inout LinkLayerConnectionState, _ r: CaptureRecord) -> ConnectionTiming? {
+        guard r.radio.sender == .central, var interval = s.interval, interval > 0 else { return nil }
+        var applied: ConnectionTiming?
+        var events: Int64 = 0
         if let last = s.lastAnchor {
             let gap = r.timestamp &- last
-            guard gap > interval / 2 else { return }
-            let events = (gap + interval / 2) / interval
+            guard gap > interval / 2 else { return nil }
+            if let p = s.pendingUpdate, let ec = s.eventCounter {
+                let toInstant = Int64(p.instant &- UInt16(truncatingIfNeeded: ec))
+                let instantTime = last &+ toInstant &* interval
+                if toInstant < 0x8000, r.timestamp >= instantTime &- interval / 2 {
+                    let newInterval = Int64(p.timing.interval) * 1250
+                    let after = newInterval > 0 ? (r.timestamp &- instantTime + newInterval / 2) / newInterval : 0
+                    events = toInstant &+ max(0, after)
+                    s.eventCounter = Int(p.instant) &- Int(toInstant)  // re-based below
+                    s.pendingUpdate = nil
+                    s.interval = newInterval
+                    s.supervisionTimeout = Int64(p.timing.supervisionTimeout) * 10_000
+                    interval = newInterval
+                    applied = p.timing
+                }
+            }
+            if applied == nil { events = (gap + interval / 2) / interval }
             if events > 1 { s.counters.missedEvents += Int(min(events - 1, 1 << 20)) }
         }
         s.lastAnchor = r.timestamp
+        if r.radio.flags.contains(.eventCounterValid) {
+            s.eventCounter = Int(r.radio.eventCounter)
+        } else if let ec = s.eventCounter {
+            s.eventCounter = ec &+ Int(min(events, 1 << 20))
+        } else if s.fromConnectInd {
+            s.eventCounter = 0  // the first event after CONNECT_IND is event 0
+        }
+        return applied
     }
 
     private func control(_ p: LLControlPDU, _ c: ConnectionState, _ r: CaptureRecord) {
@@ -138,10 +169,18 @@ extension TimelineBuilder {
             close(c, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
         case LLControlOpcode.connectionUpdateInd:
             guard let u = p.connectionUpdate else { return }
-            c.linkLayer?.interval = Int64(u.interval) * 1250
-            c.linkLayer?.supervisionTimeout = Int64(u.timeout) * 10_000
             let t = ConnectionTiming(interval: u.interval, latency: u.latency, supervisionTimeout: u.timeout)
-            add(event(r, c, .connectionUpdate(status: 0, timing: t)))
+            fact(p, byCentral, c, r)
+            if c.linkLayer?.eventCounter != nil {
+                // Takes effect at its instant (4.5.5): connection.update is placed there.
+                c.linkLayer?.pendingUpdate = (u.instant, t)
+            } else {
+                // Without an event count (mid-capture start, no nRF counter) the instant cannot
+                // be placed: the update applies at the PDU.
+                c.linkLayer?.interval = Int64(u.interval) * 1250
+                c.linkLayer?.supervisionTimeout = Int64(u.timeout) * 10_000
+                add(event(r, c, .connectionUpdate(status: 0, timing: t)))
+            }
         case LLControlOpcode.phyUpdateInd:
             guard let u = p.phyUpdate else { return }
             // PHY bit (1M 0x01, 2M 0x02, Coded 0x04) → HCI PHY number (1, 2, 3); 0 unchanged.

@@ -19,11 +19,21 @@ import Testing
             #expect(
                 info.role == 0 && info.timing == ConnectionTiming(interval: 36, latency: 0, supervisionTimeout: 500))
         }
-        // Frame 11 LL_CONNECTION_UPDATE_IND: interval 6 (7.5 ms), timeout 500, instant 14.
-        if case .connectionUpdate(_, let timing)? = t.at(11, "connection.update")?.kind {
-            #expect(timing == ConnectionTiming(interval: 6, latency: 0, supervisionTimeout: 500))
+        // Frame 11 LL_CONNECTION_UPDATE_IND: interval 6 (7.5 ms), timeout 500, instant 14. It
+        // takes effect at event 14: 14 × 45 ms after event 0 (frame 2, +0.003408 s), the first
+        // central PDU there is frame 31 (+0.633420 s), and the next one (frame 33) follows the
+        // new 7.5 ms interval.
+        if case .linkLayerControl(let op, _, let instant)? = t.at(11, "ll.control")?.kind {
+            #expect(op == LLControlOpcode.connectionUpdateInd && instant == 14)
         } else {
-            Issue.record("no connection.update at frame 11")
+            Issue.record("no ll.control at frame 11")
+        }
+        let update = try #require(t.of("connection.update").first)
+        #expect(update.frame == 31)
+        let event0 = try #require(t.at(2, "ll.control")).time
+        #expect(abs(update.time - (event0 + 14 * 45_000)) < 1_000)
+        if case .connectionUpdate(_, let timing) = update.kind {
+            #expect(timing == ConnectionTiming(interval: 6, latency: 0, supervisionTimeout: 500))
         }
         // LL Control facts: LL_FEATURE_REQ (2), LL_VERSION_IND (7, 10), LL_ENC_REQ (1279).
         #expect(t.at(2, "ll.control") != nil && t.at(7, "ll.control") != nil && t.at(1279, "ll.control") != nil)
