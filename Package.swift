@@ -139,7 +139,8 @@ if Context.environment["BLECAP_FUZZ"] != nil {
         // libFuzzer's LLVMFuzzerRunDriver declared for Swift, and memfd_create.
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
         .target(
-            name: "FuzzSupport", dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "CFuzzerDriver"],
+            name: "FuzzSupport",
+            dependencies: ["BlecapCLI", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "CFuzzerDriver"],
             path: "Fuzz/FuzzSupport"),
     ]
     for name in ["FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders"] {

@@ -12,8 +12,15 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     matching, which pairs across connections (see two_peripherals_concurrent in the bumble
     README).
     Also the LE connection and disconnection events of blecap's timeline equal tshark's count.
-  * Over-the-air (link-layer) captures must be refused with the "not supported yet" error, the
-    Frontline .cfa with "unknown capture format", both with exit code 2.
+  * Over-the-air (link-layer) captures (251, 256, 272, 157, PPI 192): per frame, the advertising
+    PDU type, LLID, LL Control opcode, ATT opcode (and handle, as for HCI) and CRC status
+    (`btle.crc.incorrect`, or the nRF Sniffer's flag where tshark's btle stops early) equal
+    tshark's. Retransmissions: blecap's equal its rule (same SN, LLID and payload as the same
+    side's previous PDU) evaluated on tshark's decode of the header and bytes; tshark decodes a copy's
+    ATT again, which must repeat the original's, and blecap must not count it. tshark's own
+    SN-only `btle.retransmit` count is reported beside (it also calls new data after a PDU the
+    sniffer missed a retransmission). The Frontline .cfa must be
+    refused with "unknown capture format", exit code 2.
   * Damaged copies of every HCI capture (truncated, garbage appended) must decode their valid
     prefix, name the byte offset of the damage and exit 3.
   * Android vendor commands: every LE Advertising Packet Content Filter (APCF, 0xFD57) and LE Get
@@ -58,7 +65,6 @@ HANDLE_OPCODES = {0x01, 0x0A, 0x0C, 0x12, 0x16, 0x17, 0x52, 0xD2, 0x1B, 0x1D}
 # Over-the-air captures, by the link type their corpus names carry (SOURCES.md): 251/256
 # BLUETOOTH_LE_LL(_WITH_PHDR), 272 NORDIC_BLE, 192 PPI, 157 USER10 (old nRF Sniffer).
 LINK_LAYER_TAGS = ("lell25", "nordic272", "ppi192", "user157")
-LINK_LAYER_REFUSALS = ("link-layer capture", "carries no Bluetooth HCI traffic")
 
 
 def is_link_layer(name):
@@ -269,6 +275,153 @@ def check_pcapng_export(blecap, tmp):
     if strip(a) != strip(b):
         problems.append("blecap decodes the pcapng export differently from the btsnoop one")
     return problems, f"{t_total} frames, {len(t_ng)} ATT frames as in the btsnoop export, {len(comments)} comments in tshark"
+
+
+# tshark decodes Ubertooth's PPI (inner DLT 147) and the nRF Sniffer's USER10 (157) only when
+# told which dissector the user DLT means.
+TSHARK_USER_DLTS = ["-o", 'uat:user_dlts:"User 0 (DLT=147)","btle","0","","0",""',
+                    "-o", 'uat:user_dlts:"User 10 (DLT=157)","nordic_ble","0","","0",""']
+LL_FIELDS = ("frame.number", "btle.advertising_header.pdu_type", "btle.data_header.llid",
+             "btle.control_opcode", "btatt.opcode", "btatt.handle", "btle.crc.incorrect", "btle.retransmit",
+             "btle.crc.indeterminate", "nordic_ble.crcok", "btle.data_header.sequence_number",
+             "btle.data_header.next_expected_sequence_number", "btle.link_layer_data.access_address")
+
+
+def tshark_link_layer(path):
+    args = ["tshark", "-r", path, "-T", "fields", "-E", "separator=|"]
+    for f in LL_FIELDS:
+        args += ["-e", f]
+    out = subprocess.run(args + TSHARK_USER_DLTS, capture_output=True, text=True, check=True).stdout
+    frames = {}
+    for line in out.splitlines():
+        cols = (line.split("|") + [""] * len(LL_FIELDS))[:len(LL_FIELDS)]
+        num, pdu_type, llid, ctrl, op, handle, crc_bad, retrans, crc_unknown, nordic_crc_ok, sn, nesn, connect_aa = cols
+        first = lambda v: int(v.split(",")[0], 16 if v.startswith("0x") else 10) if v else None
+        frames[int(num)] = {
+            "pdu_type": first(pdu_type), "llid": first(llid), "control": first(ctrl),
+            "att": [int(x, 16) for x in op.split(",")] if op else [],
+            "handles": [int(x, 16) for x in handle.split(",")] if handle else [],
+            # The nRF Sniffer's own verdict counts too: tshark's btle stops before the CRC
+            # when the AD data of a damaged packet throws.
+            "crc_incorrect": bool(crc_bad) or nordic_crc_ok == "0",
+            "crc_indeterminate": bool(crc_unknown), "retransmit": bool(retrans),
+            "sn": first(sn), "nesn": first(nesn), "connect_aa": first(connect_aa), "content": None}
+    # The data PDU's LLID, Length and payload (what a retransmitted copy repeats): tshark 4.0's
+    # fields output has no raw bytes, its JSON with -x has the btle layer's (AA, header, payload,
+    # CRC).
+    out = subprocess.run(["tshark", "-r", path, "-T", "json", "-x"] + TSHARK_USER_DLTS,
+                         capture_output=True, text=True, check=True).stdout
+    for packet in json.loads(out or "[]"):
+        layers = packet["_source"]["layers"]
+        raw = layers.get("btle_raw")
+        num = int(layers["frame"]["frame.number"])
+        if raw and num in frames and frames[num]["sn"] is not None:
+            if isinstance(raw[0], list):
+                raw = raw[0]
+            b = bytes.fromhex(raw[0])
+            frames[num]["content"] = (b[4] & 3, b[5], b[6:6 + b[5]] if b[4] & 0x20 == 0 else b[7:7 + b[5]])
+    return frames
+
+
+def expected_retransmissions(t, b):
+    """blecap's retransmission rule (Core 5.4 Vol 6 Part B 4.5.9) evaluated on tshark's decode of
+    the SN bit and the bytes, with the sender blecap read from the pseudo-header (or inferred):
+    the same SN, LLID and payload as the same side's previous data PDU. A CONNECT_IND starts its
+    access address over."""
+    state = {}  # (access address, side) -> (sn, content)
+    expected = set()
+    for frame in sorted(t):
+        tf, ll = t[frame], b.get(frame, {}).get("ll", {})
+        if tf["connect_aa"] is not None:
+            state.pop((tf["connect_aa"], "central"), None)
+            state.pop((tf["connect_aa"], "peripheral"), None)
+        side = ll.get("sender")
+        if tf["sn"] is None or side is None or ll.get("crc") == "incorrect":
+            continue
+        aa = ll.get("access_address")
+        prev = state.get((aa, side))
+        if prev and prev == (tf["sn"], tf["content"]):
+            expected.add(frame)
+        state[(aa, side)] = (tf["sn"], tf["content"])
+    return expected
+
+
+def check_link_layer(blecap, path):
+    """Per frame: advertising PDU type, LLID, LL Control opcode, ATT opcode (and handle where
+    the PDU carries exactly one) and CRC status equal tshark's. Retransmissions: blecap's equal
+    its rule evaluated on tshark's SN/NESN/CRC decode; a copy's ATT (tshark decodes copies
+    again) must repeat the original's and is not counted by blecap."""
+    t = tshark_link_layer(path)
+    p = subprocess.run([blecap, "packets", "--format", "jsonl", "--empty-pdus", path],
+                       capture_output=True, text=True)
+    problems = []
+    if p.returncode != 0:
+        problems.append(f"blecap exited {p.returncode}: {p.stderr.strip()[:200]}")
+    b = {}
+    for line in p.stdout.splitlines():
+        obj = json.loads(line)
+        b[obj["frame"]] = obj
+    if len(b) != len(t):
+        problems.append(f"frame count blecap {len(b)} vs tshark {len(t)}")
+    expected = expected_retransmissions(t, b)
+    counts = {"att": 0, "handles": 0, "crc_bad": 0, "crc_only_blecap": 0, "control": 0, "retrans": 0,
+              "retrans_att": 0, "tshark_retrans": 0, "tshark_only": 0}
+    last_att = {}
+    for frame in sorted(t):
+        tf, bf = t[frame], b.get(frame)
+        if bf is None:
+            continue
+        ll = bf.get("ll", {})
+        if tf["pdu_type"] is not None and ll.get("pdu_type") != tf["pdu_type"]:
+            problems.append(f"frame {frame}: PDU type tshark {tf['pdu_type']} blecap {ll.get('pdu_type')}")
+        if tf["llid"] is not None and ll.get("llid") != tf["llid"]:
+            problems.append(f"frame {frame}: LLID tshark {tf['llid']} blecap {ll.get('llid')}")
+        if tf["control"] is not None:
+            counts["control"] += 1
+            if ll.get("control_opcode") != tf["control"] and not ll.get("encrypted"):
+                problems.append(f"frame {frame}: LL control tshark 0x{tf['control']:02x} blecap {ll.get('control_opcode')}")
+        bad = ll.get("crc") == "incorrect"
+        counts["crc_bad"] += tf["crc_incorrect"]
+        if tf["crc_indeterminate"]:
+            counts["crc_only_blecap"] += bad
+        elif bad != tf["crc_incorrect"]:
+            problems.append(f"frame {frame}: CRC incorrect tshark {tf['crc_incorrect']} blecap {bad}")
+        retrans = bool(ll.get("retransmission"))
+        if retrans != (frame in expected):
+            problems.append(f"frame {frame}: retransmission blecap {retrans}, rule on tshark's decode {frame in expected}")
+        counts["tshark_retrans"] += tf["retransmit"]
+        counts["tshark_only"] += tf["retransmit"] and not retrans
+        att = bf.get("att")
+        sender = (ll.get("access_address"), ll.get("sender"))
+        if retrans:
+            counts["retrans"] += 1
+            if tf["att"]:
+                counts["retrans_att"] += 1
+                if last_att.get(sender) != (tf["att"][-1], tuple(tf["handles"])):
+                    problems.append(f"frame {frame}: retransmission, but tshark's ATT differs from the original's")
+            if att is not None:
+                problems.append(f"frame {frame}: a retransmitted copy's ATT counted again")
+            continue
+        if tf["att"]:
+            last_att[sender] = (tf["att"][-1], tuple(tf["handles"]))
+        if bool(tf["att"]) != (att is not None):
+            problems.append(f"frame {frame}: ATT tshark {tf['att']} blecap {att and att['opcode']}")
+            continue
+        if not tf["att"]:
+            continue
+        counts["att"] += 1
+        if tf["att"][-1] != att["opcode"]:
+            problems.append(f"frame {frame}: ATT opcode tshark 0x{tf['att'][-1]:02x} blecap 0x{att['opcode']:02x}")
+        elif tf["att"][-1] in HANDLE_OPCODES and len(tf["handles"]) == 1:
+            counts["handles"] += 1
+            if tf["handles"][0] != att.get("handle"):
+                problems.append(f"frame {frame}: handle tshark 0x{tf['handles'][0]:04x} blecap {att.get('handle')}")
+    summary = (f"{len(t)} frames, {counts['att']} ATT opcodes, {counts['handles']} handles, "
+               f"{counts['control']} LL control, {counts['crc_bad']} CRC errors (+{counts['crc_only_blecap']} "
+               f"tshark cannot check), {counts['retrans']} retransmissions ({counts['retrans_att']} copies of an ATT "
+               f"PDU not counted again; tshark's SN-only rule: {counts['tshark_retrans']}, of which "
+               f"{counts['tshark_only']} repeat an SN with new content)")
+    return problems, summary
 
 
 def check_refused(blecap, path, expected_texts):
@@ -802,7 +955,7 @@ def main():
                 if not wanted(f"{folder}/{name}"):
                     continue
                 if is_link_layer(name):
-                    problems, summary = check_refused(args.blecap, path, LINK_LAYER_REFUSALS)
+                    problems, summary = check_link_layer(args.blecap, path)
                 elif name.startswith("unknown-"):
                     problems, summary = check_refused(args.blecap, path, ("unknown capture format",))
                 else:

@@ -3,9 +3,10 @@
 #
 #   scripts/fuzz.sh [target|all] [seconds] [extra libFuzzer flags…]
 #
-# Targets: FuzzBTSnoop, FuzzPcap, FuzzPacketLogger (a reader each, then the whole pipeline)
-# and FuzzDecoders (synthesized HCI records → FrameDecoder → describe → writers), FuzzServe
-# (host bytes → the virtual HCI controller of `blecap serve`). Default: all,
+# Targets: FuzzBTSnoop, FuzzPcap (HCI and link-layer link types), FuzzPacketLogger (a reader
+# each, then the whole pipeline), FuzzDecoders (synthesized HCI and Link Layer records →
+# FrameDecoder → describe → timeline → writers) and FuzzServe (host bytes → the virtual HCI
+# controller of `blecap serve`). Default: all,
 # 120 s each. Crashes, hangs (-timeout) and broken invariants (the harness traps) leave their
 # input in .build-fuzz/artifacts/; reproduce one with
 #   .build-fuzz/debug/FuzzPcap .build-fuzz/artifacts/FuzzPcap-crash-…
@@ -87,6 +88,26 @@ for folder in sorted(os.listdir(src)):
                 put("FuzzDecoders", f"{seed}-{part}", bytes(out))
         elif data[:4] in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d", b"\x0a\x0d\x0d\x0a"):
             put("FuzzPcap", seed, data)
+            # Little-endian classic pcap of link type 256 (sniffers): its packets, without the
+            # 10-byte pseudo-header, as Link Layer decoder records (kind bit 6; FuzzHarness).
+            if data[:4] == b"\xd4\xc3\xb2\xa1" and struct.unpack("<I", data[20:24])[0] == 256:
+                out, count, part, off = bytearray(), 0, 0, 24
+                while off + 16 <= len(data):
+                    incl = struct.unpack("<I", data[off + 8:off + 12])[0]
+                    body = data[off + 16:off + 16 + incl]
+                    off += 16 + incl
+                    if len(body) < 16:
+                        continue
+                    flags = struct.unpack("<H", body[8:10])[0]
+                    kind = 0x40 | (0x08 if (flags >> 7) & 7 == 3 else 0) | (0x10 if flags & 0x0800 else 0)
+                    kind |= 0x20 if body[10:14] == b"\xd6\xbe\x89\x8e" else 0
+                    out += bytes([kind]) + struct.pack("<H", len(body) - 10) + body[10:]
+                    count += 1
+                    if count == 32:
+                        put("FuzzDecoders", f"{seed}-ll-{part}", bytes(out))
+                        out, count, part = bytearray(), 0, part + 1
+                if out:
+                    put("FuzzDecoders", f"{seed}-ll-{part}", bytes(out))
         elif name.endswith(".pklg"):
             put("FuzzPacketLogger", seed, data)
 EOF

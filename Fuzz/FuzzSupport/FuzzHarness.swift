@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEPackets
+import BLETimeline
 import CFuzzerDriver
 import CaptureIO
 import Foundation
@@ -49,6 +50,9 @@ public enum FuzzHarness {
     /// `[kind][length lo][length hi][payload …]` (kind: low 3 bits select command, event, ACL,
     /// SCO, ISO, note; bit 3 received; bits 4–5 controller index), so every HCI and L2CAP
     /// decoder, and reassembly across records, is reachable without a container around it.
+    /// Kind bit 6 makes a Link Layer record instead: payload = access address (4, LE) then the
+    /// PDU with its CRC; bit 3 peripheral (else central), bit 4 "CRC checked and valid", bit 5
+    /// advertising channel 37 (else data channel 5), bit 7 "encrypted" (the 272 flag).
     public static func runDecoders(_ data: UnsafeRawBufferPointer) {
         let records = SynthesizedRecords(ByteView(data))
         pipeline(records, frameLimit: data.count / 3 + 1)
@@ -73,6 +77,8 @@ public enum FuzzHarness {
             out: jsonlOut, format: .jsonl, verbose: false, color: false, absoluteTime: true, showsController: monitor)
         let sink = BalanceSink()
         let decoder = FrameDecoder()
+        // The timeline too: connections, GATT and the link-layer facts built from the frames.
+        let timeline = TimelineBuilder(emit: { _ in })
         var frames = 0
         json.begin()
         while let record = reader.next() {
@@ -81,11 +87,13 @@ public enum FuzzHarness {
             if record.frame != frames { fatalError("record \(frames) numbered \(record.frame)") }
             let frame = decoder.decode(record)
             sink.check(frame)
+            timeline.feed(frame)
             text.write(frame)
             json.write(frame)
             jsonl.write(frame)
         }
         json.end()
+        timeline.finish()
         let damage = reader.damage
         if let damage, damage.frame != frames + 1 { fatalError("damage \(damage) after \(frames) frames") }
         if reader.next() != nil { fatalError("next() after the end returned a record") }
@@ -147,6 +155,9 @@ final class BalanceSink: FieldSink {
         case .acl(let acl, _):
             acl.describe(into: self)
             if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: self) }
+        case .linkLayer(let ll):
+            ll.describe(radio: frame.record.radio, into: self)
+            if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: self) }
         case .other, .malformed: return
         }
         if depth != 0 { fatalError("\(depth) group(s) left open by \(frame.layer)") }
@@ -182,6 +193,21 @@ final class SynthesizedRecords: CaptureReader {
         offset = start + count
         frame += 1
         let received = kindByte & 0x08 != 0
+        if kindByte & 0x40 != 0 {
+            var radio = LinkLayerRadio()
+            radio.accessAddress = payload.u32le(0) ?? 0
+            radio.channel = kindByte & 0x20 != 0 ? 37 : 5
+            if kindByte & 0x10 != 0 { radio.flags.formUnion([.crcChecked, .crcValid]) }
+            if !radio.isAdvertising {
+                radio.sender = received ? .peripheral : .central
+                if kindByte & 0x80 != 0 { radio.flags.formUnion([.encryptionKnown, .encrypted]) }
+            }
+            return CaptureRecord(
+                frame: frame, timestamp: Int64(frame) * 1000,
+                direction: radio.sender == .peripheral ? .received : .sent,
+                kind: .linkLayer, rawType: UInt32(kindByte), payload: payload.suffix(from: 4) ?? .empty,
+                originalLength: count, fileOffset: Int64(start - 3), recordLength: count + 3, radio: radio)
+        }
         return CaptureRecord(
             frame: frame, timestamp: Int64(frame) * 1000, direction: received ? .received : .sent,
             kind: Self.kinds[Int(kindByte & 0x07)], rawType: UInt32(kindByte),

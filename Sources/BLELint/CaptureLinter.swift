@@ -56,7 +56,7 @@ public enum CaptureLinter {
         do { reader = try CaptureFile.open(path: path) } catch {
             report.error = error.description
             switch error {
-            case .linkLayerCaptureUnsupported, .unsupportedLinkType, .unsupportedBtsnoopDatalink:
+            case .unsupportedLinkType, .unsupportedBtsnoopDatalink:
                 report.unsupportedFormat = true
             default: break
             }
@@ -178,6 +178,7 @@ extension CaptureFacts {
         case .hciCommand: hciCommands += 1
         case .hciEvent: hciEvents += 1
         case .aclData: aclPackets += 1
+        case .linkLayer: linkLayerRecords += 1
         case .controlOpen, .controlClose, .controlEvent: managementRecords += 1
         case .controlCommand:
             managementRecords += 1
@@ -200,6 +201,25 @@ struct FactExtractor {
     var sharedACLBuffers: Int?
     /// Whether the host stack was told to the rules already.
     var hostStackTold = false
+
+    /// An L2CAP PDU (or fragment) the host sent on `handle`: ACL, or the central's LL data.
+    func aclSent(_ frame: DecodedFrame, handle: UInt16, _ engine: LintEngine, _ fact: (HCIFact.Kind) -> Void) {
+        guard frame.record.direction == .sent else { return }
+        var op: UInt8?
+        var attHandle: UInt16?
+        var length: Int?
+        if let att = frame.attPayload, let o = att.u8(0) {
+            op = o
+            attHandle = att.u16le(1)
+            length = max(0, att.count - 3)
+        } else if frame.l2cap != nil {
+            op = 0  // a complete non-ATT PDU: ends the PDU, is no Write Command
+        }
+        if op == ATTOpcode.writeCommand.rawValue || op == ATTOpcode.signedWriteCommand.rawValue {
+            engine.facts.writeCommands += 1
+        }
+        fact(.aclSent(handle: handle, attOpcode: op, attHandle: attHandle, valueLength: length))
+    }
 
     mutating func extract(_ frame: DecodedFrame, _ engine: LintEngine) {
         let r = frame.record
@@ -265,21 +285,22 @@ struct FactExtractor {
             default: break
             }
         case .acl(let acl, _):
-            guard r.direction == .sent else { return }
-            var op: UInt8?
-            var handle: UInt16?
-            var length: Int?
-            if let att = frame.attPayload, let o = att.u8(0) {
-                op = o
-                handle = att.u16le(1)
-                length = max(0, att.count - 3)
-            } else if frame.l2cap != nil {
-                op = 0  // a complete non-ATT PDU: ends the PDU, is no Write Command
+            aclSent(frame, handle: acl.handle, engine, fact)
+        case .linkLayer(let ll):
+            if ll.isEncrypted, engine.facts.linkLayerEncryptedFrom == nil {
+                engine.facts.linkLayerEncryptedFrom = r.frame
             }
-            if op == ATTOpcode.writeCommand.rawValue || op == ATTOpcode.signedWriteCommand.rawValue {
-                engine.facts.writeCommands += 1
+            if let d = ll.data, d.llid != LLID.control, d.length > 0, !ll.isEncrypted, !ll.isRetransmission,
+                ll.crc != .invalid
+            {
+                // L2CAP carried over the air: what ACL data is to an HCI capture.
+                engine.facts.aclPackets += 1
+                aclSent(frame, handle: ll.connection, engine, fact)
             }
-            fact(.aclSent(handle: acl.handle, attOpcode: op, attHandle: handle, valueLength: length))
+            if let a = ll.advertising, a.pduType == LLAdvertisingPDUType.connectInd, ll.connection != 0 {
+                engine.facts.connectionStarts += 1
+                fact(.connectionComplete(handle: ll.connection))
+            }
         case .other:
             if let m = frame.managementCommand {
                 if !hostStackTold {

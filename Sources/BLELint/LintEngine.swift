@@ -68,6 +68,17 @@ public final class LintEngine {
             }
         }
         sink.currentIndex = nil
+        var hidden: [NotEvaluated] = []
+        if let from = facts.linkLayerEncryptedFrom {
+            for s in slots where s.type.readsATTOrSMP && !whole.contains(where: { $0.ruleID == s.descriptor.id }) {
+                hidden.append(
+                    NotEvaluated(
+                        ruleID: s.descriptor.id, slug: s.descriptor.slug,
+                        reason:
+                            "over-the-air capture: the link is encrypted from frame \(from) and blecap has no key, so ATT and SMP after it are not visible",
+                        whole: false))
+            }
+        }
         var findings = sink.findings
         for i in findings.indices { findings[i].fingerprint = Fingerprint.compute(findings[i]) }
         findings.sort { ($0.firstFrame, $0.ruleID) < ($1.firstFrame, $1.ruleID) }
@@ -83,6 +94,6 @@ public final class LintEngine {
                         "\(n) more findings not kept (limit \(FindingSink.maximumFindingsPerRule) per rule and capture)",
                     whole: false))
         }
-        return (findings, whole + partial + dropped)
+        return (findings, whole + hidden + partial + dropped)
     }
 }

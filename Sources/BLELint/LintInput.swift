@@ -209,8 +209,19 @@ public struct CaptureFacts: Sendable, Equatable, Codable {
     /// controller filters advertisements itself (`filtering_support` and `max_filter`); nil
     /// when the capture holds no such answer.
     public var vendorFilteringSupported: Bool?
+    /// Over-the-air (sniffer) records: the host's commands and the controller's events are
+    /// not in the input, only what the two link layers sent each other.
+    public var linkLayerRecords = 0
+    /// Link-layer captures: the first frame whose payload was ciphertext blecap could not
+    /// read (ATT and SMP after it are not visible).
+    public var linkLayerEncryptedFrom: Int?
 
     public init() {}
+
+    /// Over the air: the reason host-side rules give for not being evaluable.
+    public var isOverTheAir: Bool { linkLayerRecords > 0 && hciCommands == 0 && hciEvents == 0 }
+    public static let overTheAir =
+        "over-the-air capture: the host's commands and the controller's events never go over the air"
 
     public var hasAPITrace: Bool { apiCalls > 0 }
     public var hasManagement: Bool { managementRecords > 0 }

@@ -18,6 +18,9 @@ public protocol LintRule: Sendable {
     mutating func observe(_ call: APICall, _ sink: FindingSink)
     /// The input ended (`time` is its last timestamp).
     mutating func finish(at time: Int64, _ sink: FindingSink)
+    /// The rule judges ATT or SMP traffic: on a link-layer capture whose link became
+    /// encrypted (without a key) it sees only the part before.
+    static var readsATTOrSMP: Bool { get }
 }
 
 extension LintRule {
@@ -25,6 +28,7 @@ extension LintRule {
     public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {}
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {}
     public mutating func finish(at time: Int64, _ sink: FindingSink) {}
+    public static var readsATTOrSMP: Bool { false }
 }
 
 /// A rule's effective settings: severity and thresholds after the config file.

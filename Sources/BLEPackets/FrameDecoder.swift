@@ -16,12 +16,22 @@ public struct DecodedFrame: @unchecked Sendable {
         case other
         /// An HCI packet too short for its own header.
         case malformed(StaticString)
+        /// An over-the-air Link Layer packet (sniffer capture) and, for data PDUs, what it did
+        /// to its connection's L2CAP stream.
+        case linkLayer(LinkLayerFrame)
     }
 
     /// The L2CAP PDU this frame completed, if any (also a salvaged PDU from a malformed
     /// fragment, so its upper layer is still decoded).
     public var l2cap: L2CAPPDU? {
-        guard case .acl(_, let result?) = layer else { return nil }
+        let result: L2CAPReassemblyResult
+        switch layer {
+        case .acl(_, let r?): result = r
+        case .linkLayer(let ll):
+            guard let r = ll.l2cap else { return nil }
+            result = r
+        default: return nil
+        }
         switch result {
         case .complete(let pdu): return pdu
         case .malformed(_, _, let salvaged): return salvaged
@@ -45,8 +55,15 @@ public struct DecodedFrame: @unchecked Sendable {
         record.kind == .controlEvent ? BlueZManagementEvent(record.payload) : nil
     }
 
+    /// The decoded Link Layer packet of a sniffer record.
+    public var linkLayer: LinkLayerFrame? {
+        if case .linkLayer(let ll) = layer { return ll }
+        return nil
+    }
+
     public var connectionHandle: UInt16? {
         if case .acl(let acl, _) = layer { return acl.handle }
+        if case .linkLayer(let ll) = layer, ll.connection != 0 { return ll.connection }
         if record.kind == .scoData || record.kind == .isoData, let h = record.payload.u16le(0) {
             return h & 0x0FFF
         }
@@ -58,9 +75,12 @@ public struct DecodedFrame: @unchecked Sendable {
 /// only bounded per-connection reassembly state; no allocation per frame.
 public final class FrameDecoder {
     public let reassembler: L2CAPReassembler
+    /// Link Layer state (access addresses, CRCInit, sequence numbers) for sniffer captures.
+    public let linkLayer: LinkLayerDecoder
 
     public init(reassembler: L2CAPReassembler = L2CAPReassembler()) {
         self.reassembler = reassembler
+        self.linkLayer = LinkLayerDecoder(reassembler: reassembler)
     }
 
     public func decode(_ record: CaptureRecord) -> DecodedFrame {
@@ -90,6 +110,8 @@ public final class FrameDecoder {
             let result = reassembler.feed(
                 acl, frame: record.frame, direction: record.direction, controllerIndex: record.controllerIndex)
             return DecodedFrame(record: record, layer: .acl(acl, result))
+        case .linkLayer:
+            return DecodedFrame(record: record, layer: .linkLayer(linkLayer.decode(record)))
         default:
             return DecodedFrame(record: record, layer: .other)
         }

@@ -163,6 +163,14 @@ final class ConnectionAccumulator {
         }
         model.reason = s.endReason.map(Int.init)
         model.reasonName = s.endReason.flatMap { HCIError.name($0) }.map { $0.description }
+        if let ll = s.linkLayer {
+            model.linkLayer = LinkLayerModel(
+                accessAddress: "0x" + String(ll.accessAddress, radix: 16, uppercase: true),
+                dataPDUs: ll.dataPDUs, emptyPDUs: ll.emptyPDUs, retransmissions: ll.retransmissions,
+                retransmissionRate: ll.dataPDUs > 0 ? Double(ll.retransmissions) / Double(ll.dataPDUs) : 0,
+                crcErrors: ll.crcErrors, encryptedPDUs: ll.encryptedPDUs, encryptedFromFrame: ll.encryptedFromFrame,
+                missedEvents: ll.missedEvents, directionInferred: ll.senderInferred)
+        }
     }
 
     func finish(captureEnd: Int64) -> ConnectionModel {

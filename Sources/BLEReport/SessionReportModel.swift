@@ -136,6 +136,23 @@ public struct ConnectionModel: Sendable, Encodable {
     public var sequence: [SequenceItem] = []
     public var omitted: OmittedRun?
     public var tailStart: Int?
+    /// Link-layer (sniffer) captures: what the air showed of the connection.
+    public var linkLayer: LinkLayerModel?
+}
+
+/// A sniffed connection's link-layer counters (BLETimeline's `LinkLayerCounters`).
+public struct LinkLayerModel: Sendable, Encodable {
+    public var accessAddress: String
+    public var dataPDUs: Int
+    public var emptyPDUs: Int
+    public var retransmissions: Int
+    /// Retransmissions per data PDU, 0…1.
+    public var retransmissionRate: Double
+    public var crcErrors: Int
+    public var encryptedPDUs: Int
+    public var encryptedFromFrame: Int?
+    public var missedEvents: Int
+    public var directionInferred: Bool
 }
 
 /// Connection timing as set (Connection Complete, Connection Update Complete) or requested

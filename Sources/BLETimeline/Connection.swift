@@ -65,6 +65,8 @@ final class ConnectionState {
     var outstandingIndication: (PendingIndication?, PendingIndication?) = (nil, nil)
     /// Pairing Request features, kept to pick the association model at the response.
     var pairingRequest: SMPPairingFeatures?
+    /// Link-layer captures: what the air showed of this connection.
+    var linkLayer: LinkLayerConnectionState?
 
     init(number: Int, controllerIndex: UInt16, handle: UInt16, startFrame: Int, startTime: Int64, unknownStart: Bool) {
         self.number = number
@@ -101,8 +103,49 @@ final class ConnectionState {
             startFrame: startFrame, startTime: startTime, unknownStart: unknownStart, endFrame: nil, endTime: endTime,
             endReason: endReason, endSide: endSide, mtu: mtu,
             remoteDatabase: remoteDatabase, remoteCarriedOverFrom: remoteCarriedOverFrom,
-            localDatabase: localDatabase, localCarriedOverFrom: localCarriedOverFrom)
+            localDatabase: localDatabase, localCarriedOverFrom: localCarriedOverFrom,
+            linkLayer: linkLayer?.counters)
     }
+}
+
+/// Per-connection counters of a link-layer (sniffer) capture (`blecap info`).
+public struct LinkLayerCounters: Sendable, Equatable {
+    public var accessAddress: UInt32 = 0
+    /// Data channel PDUs seen (retransmissions and CRC errors included).
+    public var dataPDUs = 0
+    public var emptyPDUs = 0
+    /// Copies of a PDU already seen (same SN, LLID, payload), not counted again.
+    public var retransmissions = 0
+    public var crcErrors = 0
+    /// PDUs whose payload was ciphertext blecap could not read.
+    public var encryptedPDUs = 0
+    /// The first such PDU: from here on ATT and SMP are not visible.
+    public var encryptedFromFrame: Int?
+    /// Connection events with no PDU seen, estimated from the connection interval between
+    /// the central's anchors (the sniffer missed them, or neither side transmitted).
+    public var missedEvents = 0
+    /// The sender of data PDUs was inferred from timing.
+    public var senderInferred = false
+
+    public init() {}
+}
+
+/// What the timeline keeps per link-layer connection beyond the counters.
+struct LinkLayerConnectionState {
+    var counters = LinkLayerCounters()
+    /// µs; nil until a CONNECT_IND or LL_CONNECTION_UPDATE_IND gave them.
+    var interval: Int64?
+    var supervisionTimeout: Int64?
+    var lastTime: Int64 = 0
+    var lastAnchor: Int64?
+    /// connEventCounter of the last anchor (Vol 6 Part B 4.5.1): the nRF Sniffer's, or counted
+    /// from the CONNECT_IND's first event on; nil while unknown (mid-capture start).
+    var eventCounter: Int?
+    var fromConnectInd = false
+    /// An LL_CONNECTION_UPDATE_IND waiting for its instant.
+    var pendingUpdate: (instant: UInt16, timing: ConnectionTiming)?
+    var lastLengthRequest: (maxRx: UInt16, maxTx: UInt16, byCentral: Bool)?
+    var encryptionAnnounced = false
 }
 
 /// A finished connection with the GATT databases learned on it (and carried into it).
@@ -136,6 +179,8 @@ public struct ConnectionSummary: Sendable {
     /// This host's GATT server as the peer discovered it.
     public var localDatabase: GATTDatabase
     public var localCarriedOverFrom: Int?
+    /// Link-layer captures only.
+    public var linkLayer: LinkLayerCounters? = nil
 }
 
 /// One ATT PDU as the timeline builder met it: on which connection, in which direction.

@@ -11,7 +11,7 @@ extension TimelineBuilder {
     static let includeDeclaration = BluetoothUUID(uuid16: GATTDeclaration.include)
     static let characteristicDeclaration = BluetoothUUID(uuid16: GATTDeclaration.characteristic)
 
-    func l2cap(_ pdu: L2CAPPDU, acl: HCIACLPacket, _ r: CaptureRecord) {
+    func l2cap(_ pdu: L2CAPPDU, _ r: CaptureRecord) {
         let c: ConnectionState
         if let open = connection(pdu.handle, r, create: false) {
             c = open

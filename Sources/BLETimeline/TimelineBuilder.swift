@@ -93,12 +93,13 @@ public final class TimelineBuilder {
         switch frame.layer {
         case .command(let c): hciCommand(c, r)
         case .event(let e): hciEvent(e, r)
-        case .acl(let acl, _):
+        case .acl:
             if let pdu = frame.l2cap {
                 truncatedPDU = pdu.isTruncated
-                l2cap(pdu, acl: acl, r)
+                l2cap(pdu, r)
                 truncatedPDU = false
             }
+        case .linkLayer(let ll): linkLayer(ll, frame)
         case .other: metadata(r)
         case .malformed: break
         }

@@ -411,6 +411,13 @@ extension TimelineEvent {
         case phyUpdate(status: UInt8, txPHY: UInt8, rxPHY: UInt8)
         case encryptionChange(status: UInt8, enabled: UInt8)
         case disconnection(status: UInt8, reason: UInt8, side: DisconnectionSide)
+        /// An LL Control PDU seen over the air (link-layer captures) that no other kind stands
+        /// for: LL_VERSION_IND, LL_FEATURE_*, LL_LENGTH_REQ, LL_PHY_REQ/RSP, LL_CHANNEL_MAP_IND,
+        /// LL_ENC_*, LL_REJECT_* …; the event's value holds the first CtrData bytes.
+        case linkLayerControl(opcode: UInt8, sentByCentral: Bool?, instant: UInt16?)
+        /// The link layer's payload became ciphertext blecap cannot read (link-layer captures):
+        /// from this frame on, ATT and SMP are not visible.
+        case linkLayerEncrypted(firstFrame: Int)
         // GATT.
         case mtuExchange(clientRxMTU: UInt16, serverRxMTU: UInt16?, effective: UInt16, sent: Bool)
         case discovery(DiscoveryInfo, sent: Bool)
@@ -462,6 +469,8 @@ extension TimelineEvent {
             case .phyUpdate: "connection.phy"
             case .encryptionChange: "connection.encryption"
             case .disconnection: "connection.disconnect"
+            case .linkLayerControl: "ll.control"
+            case .linkLayerEncrypted: "ll.encrypted"
             case .mtuExchange: "gatt.mtu"
             case .discovery(let d, _): d.target.type
             case .read: "gatt.read"

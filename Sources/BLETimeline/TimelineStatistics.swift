@@ -31,6 +31,7 @@ public struct ConnectionRecord: Sendable {
     public var endSide: DisconnectionSide?
     public var mtu: UInt16
     public var unknownStart: Bool
+    public var linkLayer: LinkLayerCounters?
 
     public init(_ s: ConnectionSummary) {
         number = s.number
@@ -45,6 +46,7 @@ public struct ConnectionRecord: Sendable {
         endSide = s.endSide
         mtu = s.mtu
         unknownStart = s.unknownStart
+        linkLayer = s.linkLayer
     }
 }
 

@@ -368,6 +368,7 @@ extension CaptureStatistics {
                 }
                 if c.unknownStart { out.ascii("  (started before the capture)") }
                 out.newline()
+                if let ll = c.linkLayer { writeLinkLayerText(ll, to: out) }
             }
             if t.connectionCount > t.connections.count {
                 out.ascii("  ")
@@ -474,6 +475,7 @@ extension CaptureStatistics {
                 out.ascii(",\"side\":")
                 out.jsonString(s.name)
             }
+            if let ll = c.linkLayer { writeLinkLayerJSON(ll, to: out) }
             out.ascii(",\"mtu\":")
             out.decimal(Int(c.mtu))
             out.ascii(",\"unknown_start\":")
@@ -487,6 +489,61 @@ extension CaptureStatistics {
             out.byte(UInt8(ascii: ":"))
             out.decimal(n)
         }
+        out.byte(UInt8(ascii: "}"))
+    }
+}
+
+// MARK: link-layer connections
+
+extension CaptureStatistics {
+    /// The air's view of a sniffed connection, under its connection line.
+    func writeLinkLayerText(_ ll: LinkLayerCounters, to out: OutputBuffer) {
+        out.ascii("        link layer: AA ")
+        out.hex(UInt64(ll.accessAddress), digits: 8)
+        out.ascii(", ")
+        out.decimal(ll.dataPDUs)
+        out.ascii(" data PDUs (")
+        out.decimal(ll.emptyPDUs)
+        out.ascii(" empty), ")
+        out.decimal(ll.retransmissions)
+        out.ascii(" retransmissions, ")
+        out.decimal(ll.crcErrors)
+        out.ascii(" CRC errors, ")
+        out.decimal(ll.encryptedPDUs)
+        out.ascii(" encrypted")
+        if let f = ll.encryptedFromFrame {
+            out.ascii(" (ATT not visible from frame ")
+            out.decimal(f)
+            out.byte(UInt8(ascii: ")"))
+        }
+        out.ascii(", ")
+        out.decimal(ll.missedEvents)
+        out.ascii(" missed connection events (estimated)")
+        if ll.senderInferred { out.ascii(", direction inferred from timing") }
+        out.newline()
+    }
+
+    func writeLinkLayerJSON(_ ll: LinkLayerCounters, to out: OutputBuffer) {
+        out.ascii(",\"link_layer\":{\"access_address\":")
+        out.decimal(UInt64(ll.accessAddress))
+        out.ascii(",\"data_pdus\":")
+        out.decimal(ll.dataPDUs)
+        out.ascii(",\"empty_pdus\":")
+        out.decimal(ll.emptyPDUs)
+        out.ascii(",\"retransmissions\":")
+        out.decimal(ll.retransmissions)
+        out.ascii(",\"crc_errors\":")
+        out.decimal(ll.crcErrors)
+        out.ascii(",\"encrypted_pdus\":")
+        out.decimal(ll.encryptedPDUs)
+        if let f = ll.encryptedFromFrame {
+            out.ascii(",\"encrypted_from_frame\":")
+            out.decimal(f)
+        }
+        out.ascii(",\"missed_events\":")
+        out.decimal(ll.missedEvents)
+        out.ascii(",\"direction_inferred\":")
+        out.ascii(ll.senderInferred ? "true" : "false")
         out.byte(UInt8(ascii: "}"))
     }
 }

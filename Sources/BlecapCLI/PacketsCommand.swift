@@ -9,7 +9,8 @@ struct PacketsCommand: ParsableCommand {
         abstract: "Decode every frame of a capture, one line per frame.",
         discussion: """
             Text output shows frame number, time since the first frame, direction (sent = host \
-            to controller, rcvd = controller to host), protocol and a summary. --verbose adds \
+            to controller, rcvd = controller to host; on link-layer captures C→P / P→C, with ? \
+            when inferred from timing, then channel and RSSI), protocol and a summary. --verbose adds \
             the full decode of every layer. --format jsonl writes one JSON object per frame \
             (a stable contract, see docs/jsonl.md); --format json writes an array with the \
             full decode of each frame.
@@ -21,7 +22,9 @@ struct PacketsCommand: ParsableCommand {
               adb shell cat /data/misc/bluetooth/logs/btsnoop_hci.log | blecap packets -
             """)
 
-    @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger), or '-' for standard input.")
+    @Argument(
+        help:
+            "Capture file (btsnoop, pcap, pcapng, PacketLogger; HCI or link-layer sniffer), or '-' for standard input.")
     var file: String
 
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
@@ -39,6 +42,13 @@ struct PacketsCommand: ParsableCommand {
     @Option(name: .long, help: "Colour: auto (only on a terminal, honours NO_COLOR), always or never.")
     var color: ColorChoice = .auto
 
+    @Flag(
+        name: .customLong("empty-pdus"),
+        help:
+            "Link-layer captures, text output: also list empty PDUs (hidden by default: they only acknowledge; json and jsonl always have every frame)."
+    )
+    var emptyPDUs = false
+
     func run() throws {
         let input = try CaptureInput.open(file, member: member)
         let out = OutputBuffer(fd: 1)
@@ -52,6 +62,7 @@ struct PacketsCommand: ParsableCommand {
         let writer = PacketWriter(
             out: out, format: format, verbose: verbose, color: format == .text && color.enabled(),
             absoluteTime: absoluteTime, showsController: showsController)
+        writer.showsEmptyPDUs = emptyPDUs
         let decoder = FrameDecoder()
         writer.begin()
         while let record = input.reader.next() {

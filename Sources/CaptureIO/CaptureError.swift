@@ -6,9 +6,7 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownFormat
     case unsupportedBtsnoopDatalink(UInt32)
     case unsupportedBtsnoopVersion(UInt32)
-    /// pcap/pcapng with an over-the-air link type (192, 251, 256, 272).
-    case linkLayerCaptureUnsupported(linkType: Int32)
-    /// pcap/pcapng with a link type that carries no Bluetooth HCI.
+    /// pcap/pcapng with a link type that carries neither Bluetooth HCI nor Link Layer packets.
     case unsupportedLinkType(Int32)
     /// The file is shorter than its container's header.
     case truncatedHeader
@@ -23,9 +21,8 @@ public enum CaptureError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupportedBtsnoopDatalink(let d):
             "unsupported btsnoop datalink \(d) (blecap reads 1001, 1002 and 2001)"
         case .unsupportedBtsnoopVersion(let v): "unsupported btsnoop version \(v) (blecap reads version 1)"
-        case .linkLayerCaptureUnsupported(let l):
-            "link-layer capture (link type \(l), \(LinkType.name(l))) is not supported yet: blecap reads HCI captures"
-        case .unsupportedLinkType(let l): "pcap link type \(l) carries no Bluetooth HCI traffic"
+        case .unsupportedLinkType(let l):
+            "pcap link type \(l) (\(LinkType.name(l))) carries no Bluetooth traffic blecap reads (HCI 187, 201, 254; link layer 157, 192, 251, 256, 272)"
         case .truncatedHeader: "file is too short for its capture header"
         case .pcap(let m): "libpcap: \(m)"
         }

@@ -3,7 +3,7 @@ public enum CaptureFormat: Hashable, Sendable, CustomStringConvertible {
     /// btsnoop version 1 with its datalink: 1001 (HCI UART without type byte), 1002 (H4),
     /// 2001 (Linux monitor).
     case btsnoop(datalink: UInt32)
-    /// libpcap classic file with its link type (187, 201, 254).
+    /// libpcap classic file with its link type (187, 201, 254; over the air 157, 192, 251, 256, 272).
     case pcap(linkType: Int32, nanosecond: Bool)
     /// pcapng with the link type of its (first) interface.
     case pcapng(linkType: Int32)
@@ -43,12 +43,18 @@ public enum LinkType {
     public static let bluetoothHCIH4: Int32 = 187
     public static let bluetoothHCIH4WithPHDR: Int32 = 201
     public static let bluetoothLinuxMonitor: Int32 = 254
-    /// Over-the-air (link-layer) captures: not HCI, rejected with a clear error for now.
-    public static let linkLayerTypes: Set<Int32> = [192, 251, 256, 272]
+    public static let ppi: Int32 = 192
+    public static let user10: Int32 = 157
+    public static let bluetoothLELL: Int32 = 251
+    public static let bluetoothLELLWithPHDR: Int32 = 256
+    public static let nordicBLE: Int32 = 272
+    /// Over-the-air (link-layer) captures: records of kind `.linkLayer`.
+    public static let linkLayerTypes: Set<Int32> = [157, 192, 251, 256, 272]
 
     public static func name(_ l: Int32) -> String {
         switch l {
         case 187: "BLUETOOTH_HCI_H4"
+        case 157: "USER10 (nRF Sniffer)"
         case 192: "PPI"
         case 201: "BLUETOOTH_HCI_H4_WITH_PHDR"
         case 251: "BLUETOOTH_LE_LL"

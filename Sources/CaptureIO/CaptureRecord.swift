@@ -1,6 +1,10 @@
 import BLEBytes
 
 /// Which way an HCI packet crossed the host–controller interface.
+///
+/// Link-layer records use the same two values as seen from the central's host: `.sent` is
+/// central → peripheral, `.received` peripheral → central (`radio.sender` says it in LL terms,
+/// and whether it was inferred), so L2CAP reassembly and ATT pairing work unchanged.
 public enum Direction: UInt8, Sendable {
     /// Host → controller (commands, outgoing ACL). btsnoop flag bit 0 clear; tshark "Sent".
     case sent
@@ -23,6 +27,9 @@ public enum RecordKind: UInt8, Sendable, CaseIterable {
     case controlOpen, controlClose, controlCommand, controlEvent
     // Apple PacketLogger records that are not HCI traffic.
     case power, note, syslog, kernel, kernelDebug, error, config, newController
+    /// An over-the-air Link Layer packet from a sniffer (pcap 251, 256, 272, 157, PPI 192):
+    /// the payload is the PDU from its header to its CRC, `CaptureRecord.radio` the rest.
+    case linkLayer
     /// A type code the reader does not know; `CaptureRecord.rawType` keeps it.
     case unknown
 
@@ -56,6 +63,7 @@ public enum RecordKind: UInt8, Sendable, CaseIterable {
         case .error: "error"
         case .config: "config"
         case .newController: "new_controller"
+        case .linkLayer: "ll"
         case .unknown: "unknown"
         }
     }
@@ -87,6 +95,9 @@ public struct CaptureRecord: @unchecked Sendable {
     /// point reports (SARIF regions, damage messages) at the exact bytes.
     public var fileOffset: Int64
     public var recordLength: Int
+    /// Access address, channel, RSSI, sender and CRC status of a `.linkLayer` record; the
+    /// default (unknown everything) for HCI and metadata records.
+    public var radio: LinkLayerRadio
 
     /// Whether the container kept fewer bytes than the packet had (a snap length, or Android's
     /// btsnooz and filtered logs, which keep ACL headers and drop the rest): the payload is a
@@ -96,8 +107,9 @@ public struct CaptureRecord: @unchecked Sendable {
     public init(
         frame: Int, timestamp: Int64, direction: Direction, kind: RecordKind, rawType: UInt32,
         controllerIndex: UInt16 = 0, payload: ByteView, originalLength: Int, fileOffset: Int64,
-        recordLength: Int
+        recordLength: Int, radio: LinkLayerRadio = LinkLayerRadio()
     ) {
+        self.radio = radio
         self.frame = frame
         self.timestamp = timestamp
         self.direction = direction

@@ -19,7 +19,12 @@ import CPcap
 /// - 201 BLUETOOTH_HCI_H4_WITH_PHDR: u32 direction (bit 0 set = received), H4 type byte, packet.
 /// - 254 BLUETOOTH_LINUX_MONITOR: u16 adapter id, u16 monitor opcode, monitor payload.
 ///
-/// Over-the-air link types are refused at open time with `linkLayerCaptureUnsupported`.
+/// Over-the-air link types (records of kind `.linkLayer`, the pseudo-header in
+/// `CaptureRecord.radio`, `LinkLayerPseudoHeader` for the layouts):
+/// - 251 BLUETOOTH_LE_LL: the bare packet; the sender of data PDUs is inferred from timing.
+/// - 256 BLUETOOTH_LE_LL_WITH_PHDR: RF channel, signal, flags (direction, CRC, MIC, PHY).
+/// - 272 NORDIC_BLE and 157 USER10 (the nRF Sniffer's older files): protocol versions 0–3.
+/// - 192 PPI around a 251 packet (inner DLT 251 or Ubertooth's 147), BTLE field 30006.
 ///
 /// File offsets: for classic pcap `fileOffset`/`recordLength` are exact (16-byte record header
 /// plus data, counted from the end of the file header; for a record libpcap cut to the snaplen,
@@ -46,13 +51,16 @@ public final class PcapReader: CaptureReader {
     private var position: Int64
     private var finished = false
     private var inference = H4DirectionInference()
+    private var senderInference = LinkLayerSenderInference()
+    /// 256: this file's writer puts channel indices where RF channels belong.
+    private var phdrChannelIsIndex = false
     /// libpcap's snaplen for the file (it cuts longer records to this).
     private let snapshot: Int
     /// File offset of the stream's first byte (non-zero only if the source had consumed bytes
     /// before libpcap got it).
     private let streamBase: Int64
 
-    private enum Layout { case h4, h4WithDirection, linuxMonitor }
+    private enum Layout { case h4, h4WithDirection, linuxMonitor, leLL, leLLWithPHDR, nordic, ppi }
 
     /// pcap (µs/ns, either byte order) or pcapng section header magic.
     public static func sniff(_ prefix: ByteView) -> Bool {
@@ -116,11 +124,12 @@ public final class PcapReader: CaptureReader {
         case LinkType.bluetoothHCIH4: layout = .h4
         case LinkType.bluetoothHCIH4WithPHDR: layout = .h4WithDirection
         case LinkType.bluetoothLinuxMonitor: layout = .linuxMonitor
+        case LinkType.bluetoothLELL: layout = .leLL
+        case LinkType.bluetoothLELLWithPHDR: layout = .leLLWithPHDR
+        case LinkType.nordicBLE, LinkType.user10: layout = .nordic
+        case LinkType.ppi: layout = .ppi
         default:
             pcap_close(p)
-            if LinkType.linkLayerTypes.contains(linkType) {
-                throw .linkLayerCaptureUnsupported(linkType: linkType)
-            }
             throw .unsupportedLinkType(linkType)
         }
         format =
@@ -211,6 +220,27 @@ public final class PcapReader: CaptureReader {
             record.controllerIndex = adapter
             record.payload = payload
             record.originalLength = max(wireLength &- 4, payload.count)
+        case .leLL, .leLLWithPHDR, .nordic, .ppi:
+            var radio = LinkLayerRadio()
+            let pdu: ByteView?
+            switch layout {
+            case .leLL: pdu = LinkLayerPseudoHeader.bare(raw, &radio)
+            case .leLLWithPHDR: pdu = LinkLayerPseudoHeader.withPHDR(raw, &radio, channelIsIndex: &phdrChannelIsIndex)
+            case .nordic: pdu = LinkLayerPseudoHeader.nordic(raw, &radio)
+            default: pdu = LinkLayerPseudoHeader.ppi(raw, &radio)
+            }
+            guard let pdu else { break }
+            senderInference.infer(&radio, pduLength: pdu.count, timestamp: timestamp)
+            record.kind = .linkLayer
+            record.payload = pdu
+            record.originalLength = max(wireLength &- (caplen &- pdu.count), pdu.count)
+            record.direction =
+                switch radio.sender {
+                case .central: .sent
+                case .peripheral: .received
+                case .unknown: .unknown
+                }
+            record.radio = radio
         }
         return record
     }

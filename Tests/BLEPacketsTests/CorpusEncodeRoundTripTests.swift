@@ -5,8 +5,7 @@ import TestSupport
 import Testing
 
 /// encode(decode(bytes)) == bytes for every HCI packet, ACL packet, L2CAP basic frame and ATT
-/// PDU of the corpus that blecap reads (link-layer captures are refused at open with
-/// `linkLayerCaptureUnsupported` and skipped): the generic packet types byte for byte, and the
+/// PDU of the corpus (HCI and link-layer captures): the generic packet types byte for byte, and the
 /// typed PDUs whenever the bytes are exactly the fields the type decodes.
 ///
 /// What a type cannot give back is counted, not hidden: bytes after a fixed-size PDU's fields
@@ -48,19 +47,9 @@ import Testing
     @Test func everyPDUInTheCorpusEncodesBackToItsBytes() throws {
         var t = Tally()
         var files = 0
-        var refused: [String] = []
         for folder in ["bumble", "formats", "public"] {
             for path in Fixtures.captures(in: folder) {
-                let reader: any CaptureReader
-                do {
-                    reader = try CaptureFile.open(path: path)
-                } catch {
-                    if case .linkLayerCaptureUnsupported = error {
-                        refused.append(Fixtures.relative(path))
-                        continue
-                    }
-                    throw error
-                }
+                let reader = try CaptureFile.open(path: path)
                 files += 1
                 walk(reader, Fixtures.relative(path), &t)
             }
@@ -70,11 +59,10 @@ import Testing
             + ["not comparable:"] + t.skipped.sorted { $0.key < $1.key }.map { "  \($0.key): \($0.value)" })
             .joined(separator: "\n")
         print(
-            "encode(decode(bytes)) == bytes over \(files) captures (\(refused.count) link-layer captures refused):\n\(summary)"
+            "encode(decode(bytes)) == bytes over \(files) captures:\n\(summary)"
         )
         #expect(t.failures.isEmpty, "\(t.failures.joined(separator: "\n"))")
         #expect(files >= 30)
-        #expect(refused.count >= 5, "the link-layer captures in captures/public are refused at open")
         // Every kind the corpus carries was exercised.
         for kind in [
             "HCI command packet", "HCI event packet", "ACL data packet", "L2CAP basic frame",
@@ -85,6 +73,7 @@ import Testing
             "ATT Read Request", "ATT Read Response", "ATT Write Request", "ATT Write Response",
             "ATT Handle Value Notification", "ATT Error Response", "ATT Exchange MTU Request",
             "ATT Read By Group Type Response", "ATT Read By Type Response", "ATT Find Information Response",
+            "LL advertising PDU", "LL CONNECT_IND LLData", "LL data PDU", "LL Control PDU",
         ] {
             #expect((t.exact[kind] ?? 0) > 0, "no \(kind) round-tripped")
         }
@@ -129,6 +118,19 @@ import Testing
                 }
                 streams[key] = nil
                 if pdu.channel == L2CAPChannel.att { att(pdu.payload, place, &t) }
+            case .linkLayer(let ll):
+                switch ll.pdu {
+                case .advertising(let a) where a.isComplete:
+                    t.check("LL advertising PDU", a.encoded(), ll.bytes.toArray(), where: place)
+                    if let c = a.connectIndication {
+                        t.check("LL CONNECT_IND LLData", c.encoded(), Array(a.payload.toArray()[12..<34]), where: place)
+                    }
+                case .data(let d) where d.isComplete:
+                    t.check("LL data PDU", d.encoded(), ll.bytes.toArray(), where: place)
+                    if let c = ll.control { t.check("LL Control PDU", c.encoded(), d.payload.toArray(), where: place) }
+                default: break
+                }
+                if let pdu = frame.l2cap, pdu.channel == L2CAPChannel.att { att(pdu.payload, place, &t) }
             case .other, .malformed:
                 break
             }

@@ -23,13 +23,21 @@ import Testing
         #expect(run.stderr.contains("unknown capture format"))
     }
 
-    @Test func linkLayerCapturesAreRefusedClearly() throws {
+    @Test func linkLayerCapturesAreReadAndOtherLinkTypesRefusedClearly() throws {
         let run = try CLIRunner.run([
             "packets", Fixtures.capture("public/pcap-lell256_whad-pairing-gatt-conn-update.pcap"),
         ])
-        #expect(run.status == 2)
-        #expect(run.stderr.contains("link-layer capture (link type 256"))
-        #expect(run.stderr.contains("not supported yet"))
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("LL_CTRL LL_FEATURE_REQ"))
+        // A pcap of Ethernet frames: no Bluetooth at all.
+        var header: [UInt8] = [0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0]
+        header += [UInt8](repeating: 0, count: 8) + [0xFF, 0xFF, 0, 0, 1, 0, 0, 0]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-eth-\(UUID().uuidString).pcap")
+        try Data(header).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let refused = try CLIRunner.run(["packets", file.path])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("pcap link type 1 (unknown) carries no Bluetooth traffic blecap reads"))
     }
 
     @Test func usageErrorsAreExit2() throws {

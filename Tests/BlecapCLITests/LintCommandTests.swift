@@ -41,7 +41,7 @@ import Testing
         #expect(summaries.count == 21)
     }
 
-    @Test func linkLayerCapturesInDirectoriesAreSkippedNotFatal() throws {
+    @Test func linkLayerCapturesInDirectoriesAreLinted() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-lint-dir-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -54,9 +54,11 @@ import Testing
         try FileManager.default.copyItem(atPath: Self.clean, toPath: dir.appendingPathComponent("clean.btsnoop").path)
         try "not a capture".write(to: dir.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
         let run = try CLIRunner.run(["lint", dir.path])
-        #expect(run.status == 0)
-        #expect(run.stderr.contains("skipped: link-layer capture"))
+        #expect(run.status != 2)
+        #expect(!run.stderr.contains("skipped"))
         #expect(run.stdout.contains("clean.btsnoop: 0 findings"))
+        #expect(run.stdout.contains("pcap-lell256_whad-pairing-gatt-conn-update.pcap:"))
+        #expect(run.stdout.contains("pcap-nordic272_bsniffhub-encrypted-bad-mic.pcap:"))
         #expect(!run.stdout.contains("notes.txt") && !run.stderr.contains("notes.txt"))
     }
 

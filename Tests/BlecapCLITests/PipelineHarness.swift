@@ -87,6 +87,9 @@ final class CheckingSink: FieldSink {
         case .acl(let acl, _):
             acl.describe(into: self)
             if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: self) }
+        case .linkLayer(let ll):
+            ll.describe(radio: frame.record.radio, into: self)
+            if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: self) }
         case .other, .malformed: return []
         }
         if depth != 0 { problems.append("\(depth) group(s) left open") }

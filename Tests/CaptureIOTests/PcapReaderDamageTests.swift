@@ -215,8 +215,8 @@ struct PcapReaderDamageTests {
         #expect(throws: CaptureError.unsupportedLinkType(1)) {
             _ = try K.readThroughPipe(K.pcapHeader(linkType: 1))
         }
-        #expect(throws: CaptureError.linkLayerCaptureUnsupported(linkType: 251)) {
-            _ = try K.read(bytes: K.pcapng(linkType: 251, packets: []))
+        #expect(throws: CaptureError.unsupportedLinkType(147)) {  // USER0 without PPI: no meaning
+            _ = try K.read(bytes: K.pcapng(linkType: 147, packets: []))
         }
     }
 

@@ -89,6 +89,8 @@ public struct AttProtocol: LintRule {
         lateLimit = Int64(settings.threshold("response_timeout_s", in: Self.descriptor) * 1_000_000)
     }
 
+    public static let readsATTOrSMP = true
+
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         f.aclPackets == 0 ? "the input holds no ACL data (no ATT traffic)" : nil
     }

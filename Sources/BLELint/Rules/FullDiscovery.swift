@@ -125,6 +125,8 @@ public struct FullDiscovery: LintRule {
         minCharacteristics = Int(settings.threshold("min_characteristics", in: Self.descriptor))
     }
 
+    public static let readsATTOrSMP = true
+
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         f.aclPackets == 0 ? "the input holds no ACL data (no GATT discovery to look at)" : nil
     }

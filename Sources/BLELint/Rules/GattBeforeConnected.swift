@@ -76,6 +76,8 @@ public struct GattBeforeConnected: LintRule {
 
     public init(settings: RuleSettings) {}
 
+    public static let readsATTOrSMP = true
+
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         if f.hasAPITrace { return nil }
         if f.aclPackets == 0 { return "the input holds no ACL data (no GATT traffic to place against connections)" }

@@ -55,6 +55,8 @@ public struct InsecurePairing: LintRule {
 
     public init(settings: RuleSettings) {}
 
+    public static let readsATTOrSMP = true
+
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         f.aclPackets == 0 && f.hciEvents == 0
             ? "the input holds no HCI events or ACL data (no SMP, no encryption)" : nil

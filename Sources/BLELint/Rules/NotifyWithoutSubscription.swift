@@ -113,6 +113,8 @@ public struct NotifyWithoutSubscription: LintRule {
 
     public init(settings: RuleSettings) {}
 
+    public static let readsATTOrSMP = true
+
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         if f.aclPackets == 0 && !f.hasAPITrace {
             return "the input holds no ACL data (no ATT traffic) and no API trace"

@@ -41,6 +41,8 @@ public struct OversizedWrite: LintRule {
 
     public init(settings: RuleSettings) {}
 
+    public static let readsATTOrSMP = true
+
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         f.aclPackets == 0 && !f.hasAPITrace ? "the input holds no ACL data (no ATT traffic) and no API trace" : nil
     }

@@ -75,6 +75,10 @@ public struct PeripheralNotRetained: LintRule {
     }
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        if f.isOverTheAir, !f.hasAPITrace {
+            return
+                "\(CaptureFacts.overTheAir): LE Create Connection and its cancel are host commands (the air shows only the CONNECT_IND that succeeded)"
+        }
         if f.hasAPITrace { return nil }
         return f.hciCommands == 0
             ? "the input holds no HCI commands (LE Create Connection and its cancel are commands)" : nil

@@ -114,7 +114,11 @@ public struct ReconnectStorm: LintRule {
     }
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
-        f.hciCommands == 0 && f.hciEvents == 0
+        if f.isOverTheAir, !f.hasAPITrace {
+            return
+                "\(CaptureFacts.overTheAir): connection attempts are host commands (the air shows only the CONNECT_INDs that succeeded)"
+        }
+        return f.hciCommands == 0 && f.hciEvents == 0
             ? "the input holds no HCI commands or events (connections are made by them)" : nil
     }
 

@@ -55,6 +55,9 @@ public struct ScanBeforePoweredOn: LintRule {
     public init(settings: RuleSettings) {}
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        if f.isOverTheAir, !f.hasAPITrace {
+            return "\(CaptureFacts.overTheAir): power state and scanning are the host's (HCI commands, API calls)"
+        }
         if f.hciCommands == 0 && f.managementCommands == 0 && f.textRecords == 0 && !f.hasAPITrace {
             return "the input holds no HCI commands, BlueZ mgmt commands, PacketLogger text or API trace"
         }

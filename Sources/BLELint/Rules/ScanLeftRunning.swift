@@ -71,7 +71,11 @@ public struct ScanLeftRunning: LintRule {
     }
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
-        f.hciCommands == 0 && !f.hasAPITrace
+        if f.isOverTheAir, !f.hasAPITrace {
+            return
+                "\(CaptureFacts.overTheAir): scan enable/disable are host commands (a scanner shows over the air only by its SCAN_REQs)"
+        }
+        return f.hciCommands == 0 && !f.hasAPITrace
             ? "the input holds no HCI commands (scan enable/disable are host commands) and no API trace" : nil
     }
 

@@ -58,6 +58,9 @@ public struct UnfilteredScan: LintRule {
     public init(settings: RuleSettings) {}
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        if f.isOverTheAir, !f.hasAPITrace {
+            return "\(CaptureFacts.overTheAir): a scan's service filter lives in the host"
+        }
         if f.hasManagement || f.hasAPITrace || f.apcfCommands > 0 { return nil }
         if f.vendorFilteringSupported == false {
             return

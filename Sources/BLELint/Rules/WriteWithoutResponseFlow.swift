@@ -55,7 +55,13 @@ public struct WriteWithoutResponseFlow: LintRule {
 
     public init(settings: RuleSettings) {}
 
+    public static let readsATTOrSMP = true
+
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
+        if f.isOverTheAir, !f.hasAPITrace {
+            return
+                "\(CaptureFacts.overTheAir): flow control of Write Commands is between host and controller (HCI buffers, Number Of Completed Packets)"
+        }
         if f.hasAPITrace { return nil }
         // No Write Command sent: nothing to judge, the capture is clean for this rule.
         if f.writeCommands == 0 { return nil }

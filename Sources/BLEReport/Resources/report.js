@@ -437,6 +437,15 @@
       h("span", null, sum, "ATT_MTU " + c.mtu);
       h("span", null, sum, fmtNum(c.notifications) + " notifications, " + fmtNum(c.writes) + " writes");
       if (c.attErrors) h("span", { style: "color:var(--error)" }, sum, c.attErrors + (c.attErrors === 1 ? " ATT error" : " ATT errors"));
+      const ll = c.linkLayer;
+      if (ll) {
+        // Sniffed connection: the air's view (retransmission rate, CRC errors, encryption).
+        h("span", { class: "mono" }, sum, "AA " + ll.accessAddress);
+        h("span", null, sum, fmtNum(ll.dataPDUs) + " LL data PDUs, " + fmtNum(ll.retransmissions) +
+          " retransmitted (" + (100 * ll.retransmissionRate).toFixed(1) + " %), " + fmtNum(ll.crcErrors) + " CRC errors" +
+          (ll.encryptedFromFrame ? ", encrypted from frame " + ll.encryptedFromFrame : "") +
+          (ll.directionInferred ? ", direction inferred" : ""));
+      }
       h("span", { class: "pill", style: "background:" + (END_COLOUR[c.ended] || "var(--open)") }, sum, END_LABEL[c.ended] + (c.reasonName ? ": " + c.reasonName : ""));
       const bodyEl = h("div", { class: "body" }, det);
       const entry = { c: c, det: det, body: bodyEl, expanded: new Set(), drawn: false };

@@ -12,6 +12,8 @@ final class PacketWriter {
     let absoluteTime: Bool
     /// Linux-monitor captures name the controller of each record.
     let showsController: Bool
+    /// Link Layer captures, text: show empty PDUs (hidden by default, they only acknowledge).
+    var showsEmptyPDUs = false
     private var firstTimestamp: Int64? = nil
     private var wroteArrayElement = false
     private lazy var textSink = TextFieldSink(out: out, depth: 4)
@@ -39,6 +41,11 @@ final class PacketWriter {
     }
 
     func write(_ frame: DecodedFrame) {
+        // Empty PDUs only acknowledge: hidden from the text listing unless asked for; json and
+        // jsonl keep one object per frame (their contract).
+        if format == .text, !showsEmptyPDUs, let ll = frame.linkLayer, ll.data?.isEmpty == true, ll.crc != .invalid {
+            return
+        }
         switch format {
         case .text: writeText(frame)
         case .jsonl:
@@ -54,7 +61,7 @@ final class PacketWriter {
 
     // MARK: text
 
-    private func paint(_ code: StaticString) {
+    func paint(_ code: StaticString) {
         if color { out.ascii(code) }
     }
 
@@ -75,10 +82,14 @@ final class PacketWriter {
             out.seconds(microseconds: rel)
         }
         out.ascii("  ")
-        switch r.direction {
-        case .sent: out.ascii("sent ")
-        case .received: out.ascii("rcvd ")
-        case .unknown: out.ascii("     ")
+        if r.kind == .linkLayer {
+            linkLayerColumns(r)
+        } else {
+            switch r.direction {
+            case .sent: out.ascii("sent ")
+            case .received: out.ascii("rcvd ")
+            case .unknown: out.ascii("     ")
+            }
         }
         summary(frame)
         out.newline()
@@ -86,11 +97,11 @@ final class PacketWriter {
     }
 
     /// Characters `out.seconds(microseconds:)` writes for `t`.
-    private func secondsWidth(_ t: Int64) -> Int {
+    func secondsWidth(_ t: Int64) -> Int {
         (t < 0 ? 1 : 0) + digits(Int(clamping: t.magnitude / 1_000_000)) + 7
     }
 
-    private func digits(_ v: Int) -> Int {
+    func digits(_ v: Int) -> Int {
         var n = 1
         var x = v / 10
         while x > 0 {
@@ -127,6 +138,8 @@ final class PacketWriter {
             out.ascii(tag(r.kind))
             out.byte(0x20)
             otherSummary(frame)
+        case .linkLayer(let ll):
+            linkLayerSummary(frame, ll)
         }
     }
 
@@ -391,6 +404,11 @@ final class PacketWriter {
             }
             return
         }
+        l2capSummary(pdu, result)
+    }
+
+    /// An L2CAP PDU's protocol tag and summary (ACL and Link Layer data alike).
+    func l2capSummary(_ pdu: L2CAPPDU, _ result: L2CAPReassemblyResult?) {
         switch pdu.channel {
         case L2CAPChannel.att:
             paint(ANSI.green)
@@ -423,7 +441,7 @@ final class PacketWriter {
         }
     }
 
-    private func attSummary(_ payload: ByteView) {
+    func attSummary(_ payload: ByteView) {
         guard let op = payload.u8(0) else {
             out.ascii("(empty PDU)")
             return
@@ -531,6 +549,9 @@ final class PacketWriter {
         case .malformed(let note):
             sink.note(note)
             sink.field("data", .bytes(frame.record.payload))
+        case .linkLayer(let ll):
+            linkLayerDetails(frame.record, ll, sink: sink)
+            if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: sink) }
         }
     }
 
@@ -592,6 +613,18 @@ final class PacketWriter {
         case .malformed(let note):
             out.ascii(",\"malformed\":")
             out.jsonString(note)
+        case .linkLayer(let ll):
+            jsonLinkLayer(r, ll)
+            if let pdu = frame.l2cap {
+                out.ascii(",\"l2cap\":{\"cid\":")
+                out.decimal(UInt64(pdu.channel))
+                out.ascii(",\"length\":")
+                out.decimal(UInt64(pdu.length))
+                out.ascii(",\"fragments\":")
+                out.decimal(pdu.fragmentCount)
+                out.byte(UInt8(ascii: "}"))
+                jsonUpperLayer(pdu)
+            }
         case .other:
             if isText(r.kind) || r.kind == .userLogging {
                 out.ascii(",\"text\":")
@@ -669,7 +702,7 @@ final class PacketWriter {
         out.byte(UInt8(ascii: "}"))
     }
 
-    private func jsonUpperLayer(_ pdu: L2CAPPDU) {
+    func jsonUpperLayer(_ pdu: L2CAPPDU) {
         let payload = pdu.payload
         switch pdu.channel {
         case L2CAPChannel.att:

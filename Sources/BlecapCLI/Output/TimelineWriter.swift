@@ -378,6 +378,13 @@ final class TimelineWriter {
             if s != 0 { status("status", "status_name", s) }
             status("reason", "reason_name", reason)
             str("side", side.name)
+        case .linkLayerControl(let opcode, let byCentral, let instant):
+            hex("opcode", UInt64(opcode), digits: 2)
+            str("name", LLControlPDU.name(opcode))
+            if let byCentral { str("sender", byCentral ? "central" : "peripheral") }
+            if let instant { int("instant", Int(instant)) }
+        case .linkLayerEncrypted(let first):
+            int("first_frame", first)
         case .mtuExchange(let client, let server, let effective, let sent):
             direction(sent)
             int("client_rx_mtu", Int(client))

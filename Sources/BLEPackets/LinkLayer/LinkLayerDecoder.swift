@@ -1,0 +1,253 @@
+import BLEBytes
+import CaptureIO
+
+/// One over-the-air packet decoded: the PDU, its CRC status and what it did to its connection.
+/// Views into the record's payload (or the reassembler's buffer), valid until the next record.
+public struct LinkLayerFrame: @unchecked Sendable {
+    public enum CRCStatus: UInt8, Sendable {
+        case valid
+        case invalid
+        /// Neither the sniffer nor blecap could check it (data PDU of a connection whose
+        /// CONNECT_IND is not in the capture, or a packet cut before its CRC).
+        case unchecked
+    }
+
+    public enum PDU: @unchecked Sendable {
+        case advertising(LLAdvertisingPDU)
+        case data(LLDataPDU)
+        /// Shorter than its own 2-byte header.
+        case truncated
+    }
+
+    public let pdu: PDU
+    /// The PDU's bytes (header and payload, no CRC).
+    public let bytes: ByteView
+    public let crc: CRCStatus
+    /// The connection number the decoder gave the access address (1, 2, …; doubles as the
+    /// L2CAP reassembler's handle): for a CONNECT_IND the connection it opens, 0 for other
+    /// advertising channel PDUs.
+    public let connection: UInt16
+    /// A copy of the same side's previous PDU (Vol 6 Part B 4.5.9): the same SN, LLID and
+    /// payload.
+    /// Kept out of reassembly and counts.
+    public let isRetransmission: Bool
+    /// The payload is ciphertext: sent after the peripheral's LL_START_ENC_REQ (4.6.8.2
+    /// step 3) and not decrypted by the sniffer. Not decoded further.
+    public let isEncrypted: Bool
+    /// For LLID 1/2 data PDUs that reached the reassembler: what the fragment did.
+    public let l2cap: L2CAPReassemblyResult?
+
+    public var advertising: LLAdvertisingPDU? {
+        if case .advertising(let a) = pdu { return a }
+        return nil
+    }
+
+    public var data: LLDataPDU? {
+        if case .data(let d) = pdu { return d }
+        return nil
+    }
+
+    /// The LL Control PDU, when this is one and it is readable.
+    public var control: LLControlPDU? {
+        guard !isEncrypted, let d = data, d.isControl else { return nil }
+        return LLControlPDU(d.payload)
+    }
+}
+
+/// Decodes `.linkLayer` records: advertising and data channel PDUs, CRC, per-connection state
+/// (CRCInit from CONNECT_IND, sequence numbers, encryption) and L2CAP reassembly from LL
+/// fragments (LLID 10 start, 01 continuation: the ACL Packet_Boundary_Flag's meanings) through
+/// the same `L2CAPReassembler` HCI captures use.
+///
+/// State is bounded: at most `maximumConnections` access addresses, the stalest forgotten
+/// first; a new one costs one slot in a fixed table, a packet nothing.
+public final class LinkLayerDecoder {
+    public static let maximumConnections = 64
+
+    struct Link {
+        var accessAddress: UInt32
+        var number: UInt16
+        var crcInit: UInt32?
+        /// Each side's previous SN and content fingerprint, once it has one (index 0 central,
+        /// 1 peripheral).
+        var previousSN: (Bool, Bool) = (false, false)
+        var hasPrevious: (Bool, Bool) = (false, false)
+        var previousContent: (UInt32, UInt32) = (0, 0)
+        /// The peripheral's LL_START_ENC_REQ was seen: later non-empty PDUs are encrypted.
+        var encrypted = false
+        var stamp: UInt64 = 0
+    }
+
+    var links: [Link] = []
+    var nextNumber: UInt16 = 1
+    var clock: UInt64 = 0
+    let reassembler: L2CAPReassembler
+
+    public init(reassembler: L2CAPReassembler) {
+        self.reassembler = reassembler
+        links.reserveCapacity(Self.maximumConnections)
+    }
+
+    /// The connection number of `accessAddress`, if the decoder knows it.
+    public func connectionNumber(accessAddress: UInt32) -> UInt16? {
+        index(of: accessAddress).map { links[$0].number }
+    }
+
+    public func decode(_ record: CaptureRecord) -> LinkLayerFrame {
+        let radio = record.radio
+        let raw = record.payload
+        guard let h1 = raw.u8(1) else {
+            return LinkLayerFrame(
+                pdu: .truncated, bytes: raw, crc: .unchecked, connection: 0, isRetransmission: false,
+                isEncrypted: false, l2cap: nil)
+        }
+        if radio.isAdvertising {
+            let bytes = raw.prefix(2 + Int(h1))
+            let crc = status(radio, raw, pduLength: bytes.count, crcInit: LLCRCInit.advertising)
+            let adv = LLAdvertisingPDU(bytes)!
+            // A CONNECT_IND opens a connection on its access address with a known CRCInit.
+            var opened: UInt16 = 0
+            if adv.pduType == LLAdvertisingPDUType.connectInd, crc != .invalid, let ci = adv.connectIndication {
+                let i = startLink(ci.accessAddress)
+                links[i].crcInit = ci.crcInit
+                opened = links[i].number
+            }
+            return LinkLayerFrame(
+                pdu: .advertising(adv), bytes: bytes, crc: crc, connection: opened, isRetransmission: false,
+                isEncrypted: false, l2cap: nil)
+        }
+
+        let cp = (raw.u8(0) ?? 0) & 0x20 != 0
+        let bytes = raw.prefix(2 + (cp ? 1 : 0) + Int(h1))
+        let i = link(radio.accessAddress)
+        clock &+= 1
+        links[i].stamp = clock
+        let crc = status(radio, raw, pduLength: bytes.count, crcInit: links[i].crcInit)
+        guard let pdu = LLDataPDU(bytes) else {
+            return LinkLayerFrame(
+                pdu: .truncated, bytes: bytes, crc: crc, connection: links[i].number, isRetransmission: false,
+                isEncrypted: false, l2cap: nil)
+        }
+        let number = links[i].number
+        // A PDU whose CRC failed is noise: it neither acknowledges nor carries anything.
+        guard crc != .invalid else {
+            return LinkLayerFrame(
+                pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: false,
+                isEncrypted: false, l2cap: nil)
+        }
+        // Retransmission (4.5.9): a side whose PDU was not acknowledged (or that did not hear
+        // the acknowledgement) sends the same PDU again: same SN, same LLID and payload (the
+        // NESN, and so the CRC, may differ). The same SN with other content means the sniffer
+        // missed a PDU in between (or a sniffer logged its own queued PDU that never went out):
+        // new data. Wireshark looks at SN alone and calls those retransmissions too.
+        var retransmission = false
+        if radio.sender != .unknown {
+            let content = Self.fingerprint(pdu)
+            if radio.sender == .central {
+                retransmission =
+                    links[i].hasPrevious.0 && links[i].previousSN.0 == pdu.sn && links[i].previousContent.0 == content
+                (links[i].previousSN.0, links[i].hasPrevious.0, links[i].previousContent.0) = (pdu.sn, true, content)
+            } else {
+                retransmission =
+                    links[i].hasPrevious.1 && links[i].previousSN.1 == pdu.sn && links[i].previousContent.1 == content
+                (links[i].previousSN.1, links[i].hasPrevious.1, links[i].previousContent.1) = (pdu.sn, true, content)
+            }
+        }
+        // Ciphertext unless the sniffer decrypted it (256 "decrypted", 272 MIC OK). The nRF
+        // Sniffer says per PDU whether the link is encrypted; elsewhere blecap's own
+        // LL_START_ENC_REQ bookkeeping decides. Empty PDUs carry no MIC and stay readable.
+        let sniffedPlaintext =
+            radio.flags.contains(.decrypted)
+            || (radio.flags.contains(.micChecked) && radio.flags.contains(.micValid))
+        let linkEncrypted =
+            radio.flags.contains(.encryptionKnown) ? radio.flags.contains(.encrypted) : links[i].encrypted
+        let encrypted = linkEncrypted && pdu.length > 0 && !sniffedPlaintext
+        if retransmission || encrypted {
+            return LinkLayerFrame(
+                pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: retransmission,
+                isEncrypted: encrypted, l2cap: nil)
+        }
+        // A sniffer that decrypted hands over the plaintext with Length counting it alone (the
+        // nRF Sniffer drops the MIC), so the payload is used as it is.
+        let payload = pdu.payload
+        var result: L2CAPReassemblyResult? = nil
+        switch pdu.llid {
+        case LLID.control:
+            if payload.u8(0) == LLControlOpcode.startEncReq, radio.sender != .central {
+                links[i].encrypted = true
+            } else if payload.u8(0) == LLControlOpcode.pauseEncRsp, radio.sender != .peripheral {
+                links[i].encrypted = false
+            }
+        case LLID.start, LLID.continuation:
+            guard pdu.length > 0 else { break }
+            let acl = HCIACLPacket(
+                handle: number, boundary: pdu.llid == LLID.start ? .firstFlushable : .continuing, data: payload)
+            result = reassembler.feed(acl, frame: record.frame, direction: record.direction)
+        default: break
+        }
+        return LinkLayerFrame(
+            pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: false,
+            isEncrypted: false, l2cap: result)
+    }
+
+    /// FNV-1a over LLID, Length and payload: what a retransmitted copy repeats.
+    static func fingerprint(_ pdu: LLDataPDU) -> UInt32 {
+        var h: UInt32 = 0x811C_9DC5
+        h = (h ^ UInt32(pdu.llid)) &* 0x0100_0193
+        h = (h ^ UInt32(pdu.length)) &* 0x0100_0193
+        for b in pdu.payload.base { h = (h ^ UInt32(b)) &* 0x0100_0193 }
+        return h
+    }
+
+    /// CRC status: the sniffer's verdict when it gives one, else computed when the CRCInit is
+    /// known and the three CRC bytes are there.
+    private func status(_ radio: LinkLayerRadio, _ raw: ByteView, pduLength: Int, crcInit: UInt32?)
+        -> LinkLayerFrame.CRCStatus
+    {
+        if radio.flags.contains(.crcChecked) { return radio.flags.contains(.crcValid) ? .valid : .invalid }
+        guard let crcInit, let pdu = raw.slice(0, pduLength), let received = raw.u24le(pduLength) else {
+            return .unchecked
+        }
+        return LinkLayerCRC.compute(pdu, crcInit: crcInit) == received ? .valid : .invalid
+    }
+
+    /// A plain loop: the generic `firstIndex(where:)` copies the element through a heap box
+    /// when unspecialized (debug builds), once per packet.
+    private func index(of accessAddress: UInt32) -> Int? {
+        var i = 0
+        while i < links.count {
+            if links[i].accessAddress == accessAddress { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The slot of `accessAddress`, created (a connection that started before the capture)
+    /// when unknown.
+    private func link(_ accessAddress: UInt32) -> Int {
+        if let i = index(of: accessAddress) { return i }
+        return startLink(accessAddress)
+    }
+
+    /// A fresh slot for `accessAddress` (a CONNECT_IND reusing an address starts over).
+    @discardableResult
+    private func startLink(_ accessAddress: UInt32) -> Int {
+        clock &+= 1
+        let fresh = Link(accessAddress: accessAddress, number: nextNumber, stamp: clock)
+        nextNumber = nextNumber >= 0x0EFF ? 1 : nextNumber + 1
+        if let i = index(of: accessAddress) {
+            _ = reassembler.reset(handle: links[i].number, controllerIndex: 0)
+            links[i] = fresh
+            return i
+        }
+        if links.count < Self.maximumConnections {
+            links.append(fresh)
+            return links.count - 1
+        }
+        var stalest = 0
+        for i in links.indices where links[i].stamp < links[stalest].stamp { stalest = i }
+        _ = reassembler.reset(handle: links[stalest].number, controllerIndex: 0)
+        links[stalest] = fresh
+        return stalest
+    }
+}

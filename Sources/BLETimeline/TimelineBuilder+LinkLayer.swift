@@ -1,0 +1,245 @@
+import BLEBytes
+import BLEPackets
+import CaptureIO
+
+/// Over-the-air captures (Core 5.4 Vol 6 Part B), seen from the central's host so that the
+/// same GATT and lint logic applies as to an HCI capture from the central: "sent" is
+/// central → peripheral.
+///
+/// - A connection starts at its CONNECT_IND / AUX_CONNECT_REQ (central = InitA, peer =
+///   AdvA, timing from LLData), or — for a capture that began mid-connection — at the first
+///   data PDU on an access address blecap has not seen ("started before the capture").
+/// - It ends at LL_TERMINATE_IND (its reason; local when the central sent it, remote when the
+///   peripheral did), or when nothing was heard on it for longer than its supervision timeout
+///   (link loss, 0x08 Connection Timeout, inferred; reported at the first frame after it).
+/// - LL_CONNECTION_UPDATE_IND becomes connection.update at its instant (the first central
+///   PDU of that connection event, counted from the CONNECT_IND or given by the nRF Sniffer),
+///   the PDU itself an ll.control fact; LL_PHY_UPDATE_IND and LL_LENGTH_RSP become
+///   connection.phy and connection.data_length at the PDU; the start of encryption becomes connection.encryption and, where
+///   blecap cannot read the ciphertext, ll.encrypted names the frame from which ATT is not
+///   visible; every other LL Control PDU is an ll.control fact.
+extension TimelineBuilder {
+    func linkLayer(_ ll: LinkLayerFrame, _ frame: DecodedFrame) {
+        let r = frame.record
+        expireSilentLinks(r)
+        switch ll.pdu {
+        case .truncated: return
+        case .advertising(let a):
+            advertising(a, ll, r)
+        case .data(let d):
+            // A data PDU on a primary advertising channel is an advertising packet whose access
+            // address arrived damaged (channel hopping never uses 37–39): no connection.
+            if r.radio.channel >= 37, r.radio.channel <= 39 { return }
+            guard ll.connection != 0, let c = connection(ll.connection, r) else { return }
+            if c.linkLayer == nil {
+                var s = LinkLayerConnectionState()
+                s.counters.accessAddress = r.radio.accessAddress
+                c.linkLayer = s
+                c.role = 0
+            }
+            var s = c.linkLayer!
+            s.lastTime = r.timestamp
+            s.counters.dataPDUs += 1
+            if r.radio.flags.contains(.senderInferred) { s.counters.senderInferred = true }
+            if ll.crc == .invalid {
+                s.counters.crcErrors += 1
+                c.linkLayer = s
+                return
+            }
+            if d.isEmpty { s.counters.emptyPDUs += 1 }
+            if ll.isRetransmission { s.counters.retransmissions += 1 }
+            if let applied = anchor(&s, r) {
+                add(event(r, c, .connectionUpdate(status: 0, timing: applied)))
+            }
+            if ll.isEncrypted {
+                s.counters.encryptedPDUs += 1
+                if s.counters.encryptedFromFrame == nil {
+                    s.counters.encryptedFromFrame = r.frame
+                    add(event(r, c, .linkLayerEncrypted(firstFrame: r.frame)))
+                }
+            }
+            c.linkLayer = s
+            if ll.isRetransmission || ll.isEncrypted { return }
+            if let control = ll.control {
+                self.control(control, c, r)
+            } else if let pdu = frame.l2cap {
+                l2cap(pdu, r)
+            }
+        }
+    }
+
+    private func advertising(_ a: LLAdvertisingPDU, _ ll: LinkLayerFrame, _ r: CaptureRecord) {
+        guard ll.crc != .invalid else { return }
+        if a.pduType == LLAdvertisingPDUType.connectInd, let ci = a.connectIndication, ll.connection != 0 {
+            let c = startConnection(
+                handle: ll.connection, peer: a.advA, peerType: a.rxAdd ? 1 : 0, role: 0, isLE: true, r)
+            var s = LinkLayerConnectionState()
+            s.counters.accessAddress = ci.accessAddress
+            s.interval = ci.intervalMicroseconds
+            s.supervisionTimeout = ci.timeoutMicroseconds
+            s.lastTime = r.timestamp
+            s.fromConnectInd = true
+            c.linkLayer = s
+            let info = ConnectionCompleteInfo(
+                status: 0, handle: ll.connection, role: 0,
+                timing: ConnectionTiming(interval: ci.interval, latency: ci.latency, supervisionTimeout: ci.timeout),
+                isLE: true)
+            add(event(r, c, .connectionComplete(info)))
+            return
+        }
+        // What a scanning host would get as advertising reports: the advertiser's PDUs.
+        let eventType: UInt16
+        switch a.pduType {
+        case LLAdvertisingPDUType.advInd: eventType = 0
+        case LLAdvertisingPDUType.advDirectInd: eventType = 1
+        case LLAdvertisingPDUType.advScanInd: eventType = 2
+        case LLAdvertisingPDUType.advNonconnInd: eventType = 3
+        case LLAdvertisingPDUType.scanRsp: eventType = 4
+        case LLAdvertisingPDUType.advExtInd where r.radio.channel < 37: eventType = 0xFFFF
+        default: return
+        }
+        guard let adv = a.advA else { return }
+        var ev = event(
+            r, nil,
+            .advertisement(
+                AdvertisementInfo(
+                    extended: eventType == 0xFFFF, eventType: eventType == 0xFFFF ? 0 : eventType,
+                    rssi: r.radio.flags.contains(.rssiValid) ? r.radio.rssi : 127,
+                    txPower: a.extendedHeader?.txPower, primaryPHY: nil)))
+        ev.peer = adv
+        ev.peerAddressType = a.txAdd ? 1 : 0
+        ev.value = InlineBytes(a.advertisingData ?? .empty)
+        add(ev)
+    }
+
+    /// A central PDU more than half an interval after the last one opens a connection event;
+    /// the events between two anchors that showed nothing count as missed. When a pending
+    /// LL_CONNECTION_UPDATE_IND's instant falls before this anchor, the new timing applies from
+    /// the instant on (events after it are counted at the new interval) and is returned.
+    private func anchor(_ s: inout LinkLayerConnectionState, _ r: CaptureRecord) -> ConnectionTiming? {
+        guard r.radio.sender == .central, var interval = s.interval, interval > 0 else { return nil }
+        var applied: ConnectionTiming?
+        var events: Int64 = 0
+        if let last = s.lastAnchor {
+            let gap = r.timestamp &- last
+            guard gap > interval / 2 else { return nil }
+            if let p = s.pendingUpdate, let ec = s.eventCounter {
+                let toInstant = Int64(p.instant &- UInt16(truncatingIfNeeded: ec))
+                let instantTime = last &+ toInstant &* interval
+                if toInstant < 0x8000, r.timestamp >= instantTime &- interval / 2 {
+                    let newInterval = Int64(p.timing.interval) * 1250
+                    let after = newInterval > 0 ? (r.timestamp &- instantTime + newInterval / 2) / newInterval : 0
+                    events = toInstant &+ max(0, after)
+                    s.eventCounter = Int(p.instant) &- Int(toInstant)  // re-based below
+                    s.pendingUpdate = nil
+                    s.interval = newInterval
+                    s.supervisionTimeout = Int64(p.timing.supervisionTimeout) * 10_000
+                    interval = newInterval
+                    applied = p.timing
+                }
+            }
+            if applied == nil { events = (gap + interval / 2) / interval }
+            if events > 1 { s.counters.missedEvents += Int(min(events - 1, 1 << 20)) }
+        }
+        s.lastAnchor = r.timestamp
+        if r.radio.flags.contains(.eventCounterValid) {
+            s.eventCounter = Int(r.radio.eventCounter)
+        } else if let ec = s.eventCounter {
+            s.eventCounter = ec &+ Int(min(events, 1 << 20))
+        } else if s.fromConnectInd {
+            s.eventCounter = 0  // the first event after CONNECT_IND is event 0
+        }
+        return applied
+    }
+
+    private func control(_ p: LLControlPDU, _ c: ConnectionState, _ r: CaptureRecord) {
+        let byCentral: Bool? = r.radio.sender == .unknown ? nil : r.radio.sender == .central
+        switch p.opcode {
+        case LLControlOpcode.terminateInd:
+            let reason = p.errorCode ?? 0
+            let side: DisconnectionSide =
+                switch reason {
+                case HCIError.connectionTimeout, HCIError.llResponseTimeout, HCIError.connectionTerminatedMICFailure:
+                    .linkLoss
+                default: byCentral == false ? .remote : .local
+                }
+            add(event(r, c, .disconnection(status: 0, reason: reason, side: side)))
+            c.endReason = reason
+            c.endSide = side
+            close(c, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
+        case LLControlOpcode.connectionUpdateInd:
+            guard let u = p.connectionUpdate else { return }
+            let t = ConnectionTiming(interval: u.interval, latency: u.latency, supervisionTimeout: u.timeout)
+            fact(p, byCentral, c, r)
+            if c.linkLayer?.eventCounter != nil {
+                // Takes effect at its instant (4.5.5): connection.update is placed there.
+                c.linkLayer?.pendingUpdate = (u.instant, t)
+            } else {
+                // Without an event count (mid-capture start, no nRF counter) the instant cannot
+                // be placed: the update applies at the PDU.
+                c.linkLayer?.interval = Int64(u.interval) * 1250
+                c.linkLayer?.supervisionTimeout = Int64(u.timeout) * 10_000
+                add(event(r, c, .connectionUpdate(status: 0, timing: t)))
+            }
+        case LLControlOpcode.phyUpdateInd:
+            guard let u = p.phyUpdate else { return }
+            // PHY bit (1M 0x01, 2M 0x02, Coded 0x04) → HCI PHY number (1, 2, 3); 0 unchanged.
+            func phy(_ bits: UInt8) -> UInt8 { bits & 1 != 0 ? 1 : bits & 2 != 0 ? 2 : bits & 4 != 0 ? 3 : 0 }
+            add(
+                event(r, c, .phyUpdate(status: 0, txPHY: phy(u.centralToPeripheral), rxPHY: phy(u.peripheralToCentral)))
+            )
+        case LLControlOpcode.lengthReq, LLControlOpcode.lengthRsp:
+            guard let l = p.dataLength else { return }
+            let central = byCentral ?? (p.opcode == LLControlOpcode.lengthReq)
+            if p.opcode == LLControlOpcode.lengthReq {
+                c.linkLayer?.lastLengthRequest = (l.maxRxOctets, l.maxTxOctets, central)
+                fact(p, byCentral, c, r)
+            } else if let q = c.linkLayer?.lastLengthRequest {
+                // Each direction's maximum is the smaller of what its sender may send and its
+                // receiver may take (4.5.10), from the central's side as tx.
+                let (cRx, cTx, pRx, pTx) =
+                    q.byCentral
+                    ? (q.maxRx, q.maxTx, l.maxRxOctets, l.maxTxOctets)
+                    : (l.maxRxOctets, l.maxTxOctets, q.maxRx, q.maxTx)
+                add(event(r, c, .dataLengthChange(maxTxOctets: min(cTx, pRx), maxRxOctets: min(cRx, pTx))))
+            } else {
+                fact(p, byCentral, c, r)
+            }
+        case LLControlOpcode.startEncRsp:
+            // The central's LL_START_ENC_RSP is the first encrypted PDU (4.6.8.2): sniffers that
+            // decrypt show it; the procedure is then complete on both sides.
+            if c.linkLayer?.encryptionAnnounced != true {
+                c.linkLayer?.encryptionAnnounced = true
+                add(event(r, c, .encryptionChange(status: 0, enabled: 1)))
+            }
+        default:
+            fact(p, byCentral, c, r)
+        }
+    }
+
+    private func fact(_ p: LLControlPDU, _ byCentral: Bool?, _ c: ConnectionState, _ r: CaptureRecord) {
+        var e = event(r, c, .linkLayerControl(opcode: p.opcode, sentByCentral: byCentral, instant: p.instant))
+        e.value = InlineBytes(p.ctrData)
+        add(e)
+        if p.opcode == LLControlOpcode.startEncReq, byCentral != true, c.linkLayer?.encryptionAnnounced != true {
+            c.linkLayer?.encryptionAnnounced = true
+            add(event(r, c, .encryptionChange(status: 0, enabled: 1)))
+        }
+    }
+
+    /// Ends, as link loss, every link-layer connection silent for longer than its supervision
+    /// timeout (4.5.2): the peers have given up on it by now.
+    func expireSilentLinks(_ r: CaptureRecord) {
+        guard !open.isEmpty else { return }
+        for c in open.values {
+            guard let s = c.linkLayer, let timeout = s.supervisionTimeout,
+                r.timestamp &- s.lastTime > timeout
+            else { continue }
+            let reason = HCIError.connectionTimeout
+            add(event(r, c, .disconnection(status: 0, reason: reason, side: .linkLoss)))
+            c.endReason = reason
+            c.endSide = .linkLoss
+            close(c, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import BLEBytes
+import BLEPackets
+import BLETimeline
+import CaptureIO
+import TestSupport
+import Testing
+
+/// Connections without HCI: the timeline of over-the-air captures. Expected values are tshark's
+/// decode of the same frames (btle / btatt fields named in the comments).
+@Suite struct LinkLayerTimelineTests {
+    static func capture(_ name: String) -> String { Fixtures.capture("public/\(name)") }
+
+    @Test func connectionFromAuxConnectReqThroughGATTToEncryption() throws {
+        let t = try Timeline(Self.capture("pcap-lell256_whad-pairing-gatt-conn-update.pcap"))
+        // Frame 1 AUX_CONNECT_REQ: AdvA 74:da:ea:91:47:e3, interval 36, latency 0, timeout 500.
+        let start = try #require(t.at(1, "connection.complete"))
+        #expect(start.peer == BDAddr("74:DA:EA:91:47:E3"))
+        if case .connectionComplete(let info) = start.kind {
+            #expect(
+                info.role == 0 && info.timing == ConnectionTiming(interval: 36, latency: 0, supervisionTimeout: 500))
+        }
+        // Frame 11 LL_CONNECTION_UPDATE_IND: interval 6 (7.5 ms), timeout 500, instant 14. It
+        // takes effect at event 14: 14 × 45 ms after event 0 (frame 2, +0.003408 s), the first
+        // central PDU there is frame 31 (+0.633420 s), and the next one (frame 33) follows the
+        // new 7.5 ms interval.
+        if case .linkLayerControl(let op, _, let instant)? = t.at(11, "ll.control")?.kind {
+            #expect(op == LLControlOpcode.connectionUpdateInd && instant == 14)
+        } else {
+            Issue.record("no ll.control at frame 11")
+        }
+        let update = try #require(t.of("connection.update").first)
+        #expect(update.frame == 31)
+        let event0 = try #require(t.at(2, "ll.control")).time
+        #expect(abs(update.time - (event0 + 14 * 45_000)) < 1_000)
+        if case .connectionUpdate(_, let timing) = update.kind {
+            #expect(timing == ConnectionTiming(interval: 6, latency: 0, supervisionTimeout: 500))
+        }
+        // LL Control facts: LL_FEATURE_REQ (2), LL_VERSION_IND (7, 10), LL_ENC_REQ (1279).
+        #expect(t.at(2, "ll.control") != nil && t.at(7, "ll.control") != nil && t.at(1279, "ll.control") != nil)
+        // LL_START_ENC_REQ from the peripheral at 1286; ciphertext from 1287 (tshark shows
+        // undecodable control opcodes 0xe9 … from there).
+        #expect(t.at(1286, "connection.encryption") != nil)
+        #expect(t.at(1287, "ll.encrypted") != nil)
+        // Read By Group Type Responses at frames 20, 24, 28 (btatt.uuid128).
+        let c = try #require(t.connections.first)
+        let services = c.remoteDatabase.services.map { $0.uuid.description }
+        #expect(services.contains("A8B3FFF0-4834-4051-89D0-3DE95CDDD318"))
+        #expect(services.contains("A8B3FFE0-4834-4051-89D0-3DE95CDDD318"))
+        #expect(services.contains("F000FFC0-0451-4000-B000-000000000000"))
+        let ll = try #require(c.linkLayer)
+        #expect(ll.accessAddress == 0x92DD_A6F5)
+        #expect(ll.encryptedFromFrame == 1287)
+        #expect(ll.emptyPDUs == 1415)  // tshark: btle.data_header.llid == 1 && length == 0
+        #expect(ll.retransmissions > 0 && ll.encryptedPDUs > 0)
+        #expect(!c.unknownStart)
+    }
+
+    @Test func captureStartingMidConnectionGetsAConnection() throws {
+        // The whad capture from frame 100 on: its CONNECT_IND (frame 1) is not seen.
+        let reader = try CaptureFile.open(path: Self.capture("pcap-lell256_whad-pairing-gatt-conn-update.pcap"))
+        let decoder = FrameDecoder()
+        var events: [TimelineEvent] = []
+        var ended: [ConnectionSummary] = []
+        let builder = TimelineBuilder(emit: { events.append($0) }, connectionEnded: { ended.append($0) })
+        while let r = reader.next() { if r.frame >= 100 { builder.feed(decoder.decode(r)) } }
+        builder.finish()
+        #expect(ended.count == 1)
+        let c = try #require(ended.first)
+        #expect(c.unknownStart && c.startFrame == 100)
+        #expect(c.linkLayer?.accessAddress == 0x92DD_A6F5)
+        #expect(!events.contains { $0.type.description == "connection.complete" })
+        // GATT still decodes: the Read By Type Request of frame 131 (tshark btatt.opcode 0x08).
+        #expect(events.contains { $0.frame == 131 && $0.type.description == "gatt.discover.includes" })
+    }
+
+    @Test func terminateIndEndsTheConnection() throws {
+        // tshark: LL_TERMINATE_IND (btle.control_opcode 0x02) at frame 663, error code 0x13.
+        let t = try Timeline(Self.capture("pcap-lell256_bsniffhub-phy-update-2m-coded.pcap"))
+        let end = try #require(t.at(663, "connection.disconnect"))
+        if case .disconnection(_, let reason, let side) = end.kind {
+            #expect(reason == 0x13)
+            #expect(side == .local)  // the central sent it
+        }
+        #expect(t.connections.first?.endFrame == 663)
+        // LL_PHY_UPDATE_IND in this capture: a connection.phy event.
+        #expect(!t.of("connection.phy").isEmpty)
+    }
+
+    @Test func silenceLongerThanTheSupervisionTimeoutIsLinkLoss() throws {
+        // The whad capture with everything from frame 300 on shifted 6 s later: its
+        // supervision timeout is 5 s (LLData Timeout 500), so the link was lost in between.
+        let reader = try CaptureFile.open(path: Self.capture("pcap-lell256_whad-pairing-gatt-conn-update.pcap"))
+        let decoder = FrameDecoder()
+        var events: [TimelineEvent] = []
+        var ended: [ConnectionSummary] = []
+        let builder = TimelineBuilder(emit: { events.append($0) }, connectionEnded: { ended.append($0) })
+        while var r = reader.next() {
+            if r.frame >= 300 { r.timestamp += 6_000_000 }
+            builder.feed(decoder.decode(r))
+        }
+        builder.finish()
+        let loss = try #require(events.first { $0.type.description == "connection.disconnect" })
+        #expect(loss.frame == 300)
+        if case .disconnection(_, let reason, let side) = loss.kind {
+            #expect(reason == HCIError.connectionTimeout && side == .linkLoss)
+        }
+        // What follows on the same access address is a connection that started before it was
+        // seen again.
+        #expect(ended.count == 2 && ended[0].endFrame == 300 && ended[1].unknownStart)
+    }
+
+    @Test func damagedAccessAddressesOnAdvertisingChannelsMakeNoConnection() throws {
+        // HackRF on channel 37 only: a few packets whose access address arrived damaged.
+        let t = try Timeline(Self.capture("pcap-lell256_ice9-hackrf-adv37.pcap"))
+        #expect(t.connections.isEmpty)
+        #expect(!t.of("advertisement").isEmpty)
+    }
+}
