@@ -330,7 +330,7 @@ enum LintRunner {
             r.error = error.description
             // As for bare files: inside a directory, a capture blecap cannot lint is passed over.
             switch error {
-            case .linkLayerCaptureUnsupported, .unsupportedLinkType, .unsupportedBtsnoopDatalink:
+            case .unsupportedLinkType, .unsupportedBtsnoopDatalink:
                 r.unsupportedFormat = !explicit
             default: break
             }
