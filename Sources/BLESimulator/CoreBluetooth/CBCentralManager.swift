@@ -9,15 +9,10 @@ import Foundation
 /// Semantics follow Core Bluetooth as the seeds describe it; each rule is documented where it is
 /// enforced. Delegate methods are called from inside the world's `run`, never synchronously from
 /// an API call, as on a real queue.
-public final class CBCentralManager {
+public final class CBCentralManager: CBManager {
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
     @exclusivity(unchecked) public weak var delegate: (any CBCentralManagerDelegate)?
-    /// `.unknown` until the first state update arrives (000_*.txt "Creating the Central
-    /// Manager": always wait for `.poweredOn`).
-    @exclusivity(unchecked) public private(set) var state: CBManagerState = .unknown
     @exclusivity(unchecked) public private(set) var isScanning = false
-    public var authorization: CBManagerAuthorization { world.authorization }
-    public let world: SimulatedWorld
     /// This manager's number in the world's trace (1, 2, …).
     @exclusivity(unchecked) public private(set) var traceID = 0
 
@@ -53,8 +48,8 @@ public final class CBCentralManager {
         world: SimulatedWorld
     ) {
         self.delegate = delegate
-        self.world = world
         restoreIdentifier = options?[CBCentralManagerOptionRestoreIdentifierKey] as? String
+        super.init(world: world)
         traceID = world.register(self)
         // A relaunched app's manager takes over what the system kept for its identifier.
         if let id = restoreIdentifier, let saved = world.takePreservedState(id) {

@@ -7,7 +7,7 @@ import Foundation
 /// does nothing but log "API MISUSE" (000_*.txt "DON'T: Assume connection order or timing":
 /// discover in `didConnect`). Requests go out one at a time per connection, in call order (one
 /// outstanding ATT request per bearer, Core Vol 3 Part F 3.3.2).
-public final class CBPeripheral: CustomStringConvertible {
+public final class CBPeripheral: CBPeer, CustomStringConvertible {
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
     @exclusivity(unchecked) public weak var delegate: (any CBPeripheralDelegate)?
     /// The manager that made this object; nil once it is gone (cleared by the manager's
@@ -32,6 +32,7 @@ public final class CBPeripheral: CustomStringConvertible {
         self.entry = entry
         entry.objectGeneration += 1
         generation = entry.objectGeneration
+        super.init(identifier: entry.identifier)
     }
 
     /// The app let go: the manager notices at the end of the run-loop turn.
@@ -40,7 +41,6 @@ public final class CBPeripheral: CustomStringConvertible {
         manager?.world.sweepNeeded = true
     }
 
-    public var identifier: UUID { entry.identifier }
     /// The GAP name once known, else the advertised local name.
     public var name: String? { entry.device.name ?? entry.device.localName }
     public var state: CBPeripheralState { entry.state }

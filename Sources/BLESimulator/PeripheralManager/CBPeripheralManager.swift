@@ -25,7 +25,7 @@ import Foundation
 ///   `peripheralManagerIsReady(toUpdateSubscribers:)` follows once there is room.
 ///
 /// Delegate methods run inside the world's `run`, never synchronously from an API call.
-public class CBPeripheralManager {
+public class CBPeripheralManager: CBManager {
     /// Simulation settings of the manager's device (not part of Core Bluetooth's API).
     public struct Simulation {
         /// The device's address; nil: a static random address numbered after the manager.
@@ -41,11 +41,7 @@ public class CBPeripheralManager {
     }
 
     public weak var delegate: (any CBPeripheralManagerDelegate)?
-    /// `.unknown` until the first state update.
-    public private(set) var state: CBManagerState = .unknown
-    public var authorization: CBManagerAuthorization { world.authorization }
     public private(set) var isAdvertising = false
-    public let world: SimulatedWorld
     /// The device centrals see: its advertisement, connection parameters and GATT server.
     public let device: SimulatedPeripheral
     /// This manager's number in the world's trace (1, 2, …).
@@ -68,6 +64,9 @@ public class CBPeripheralManager {
     private var readyPending = false
     private var advertisingGeneration = 0
     private var currentCallback: String?
+    /// L2CAP channels published and not unpublished (`publishL2CAPChannel(withEncryption:)`).
+    var publishedPSMs: [CBL2CAPPSM] = []
+    var unpublishedPSMCount = 0
 
     private struct Awaiting {
         let request: CBATTRequest
@@ -95,15 +94,17 @@ public class CBPeripheralManager {
         world: SimulatedWorld, simulation: Simulation = Simulation()
     ) {
         self.delegate = delegate
-        self.world = world
         self.simulation = simulation
         adapterState = simulation.adapterState
-        traceID = world.peripherals.count(where: \.hostsPeripheralManager) + 1
+        let number = world.peripherals.count(where: \.hostsPeripheralManager) + 1
+        traceID = number
         // Static random (two top bits set, Core Vol 6 Part B 1.3.2.1), unique per manager.
-        let address = simulation.address ?? BDAddr(rawValue: 0xC0_5E_9B_00_00_00 | UInt64(traceID & 0xFFFF))
-        device = SimulatedPeripheral(address: address, addressType: 1, name: nil, services: [])
+        let address = simulation.address ?? BDAddr(rawValue: 0xC0_5E_9B_00_00_00 | UInt64(number & 0xFFFF))
+        let device = SimulatedPeripheral(address: address, addressType: 1, name: nil, services: [])
         device.isAdvertising = false
         device.hostsPeripheralManager = true
+        self.device = device
+        super.init(world: world)
         device.localServer = self
         world.add(device)
         record(
@@ -134,6 +135,12 @@ public class CBPeripheralManager {
         }
         if invalid || !chars.allSatisfy({ $0 is CBMutableCharacteristic }) {
             misuse(call, .cachedValueNotReadOnly)
+            reportAdd(service, error: CBError(.invalidParameters))
+            return
+        }
+        let descriptors = chars.flatMap { $0.descriptors ?? [] }
+        if !descriptors.allSatisfy({ ($0 as? CBMutableDescriptor)?.publishableBytes != nil }) {
+            misuse(call, .unsupportedDescriptor)
             reportAdd(service, error: CBError(.invalidParameters))
             return
         }
@@ -181,9 +188,14 @@ public class CBPeripheralManager {
         byDefinition.removeAll()
         let definitions = services.map { s -> SimulatedService in
             let chars = (s.characteristics ?? []).compactMap { $0 as? CBMutableCharacteristic }.map { m in
+                let descriptors = (m.descriptors ?? []).compactMap { d -> SimulatedDescriptor? in
+                    guard let d = d as? CBMutableDescriptor, let bytes = d.publishableBytes else { return nil }
+                    d.characteristic = m
+                    return SimulatedDescriptor(uuid: d.uuid, value: bytes)
+                }
                 let def = SimulatedCharacteristic(
                     uuid: m.uuid, properties: m.properties, permissions: m.permissions,
-                    value: m.cachedValue.map { [UInt8]($0) } ?? [])
+                    value: m.cachedValue.map { [UInt8]($0) } ?? [], descriptors: descriptors)
                 m.published = def
                 m.service = s
                 byDefinition[ObjectIdentifier(def)] = m
@@ -420,6 +432,8 @@ public class CBPeripheralManager {
             case .noPendingRequest: "was asked to respond to a request that awaits no response"
             case .foreignCharacteristic: "was given a characteristic it has not published"
             case .cachedValueNotReadOnly: "was given a characteristic with a cached value that is not read-only"
+            case .unsupportedDescriptor:
+                "only supports Characteristic User Description and Presentation Format descriptors"
             }
         world.log("[CoreBluetooth] API MISUSE: <CBPeripheralManager \(traceID)> \(what) (\(call.name))")
     }
@@ -432,7 +446,7 @@ public class CBPeripheralManager {
         return true
     }
 
-    private func deliver(_ callback: PeripheralManagerCallback, _ body: (any CBPeripheralManagerDelegate) -> Void) {
+    func deliver(_ callback: PeripheralManagerCallback, _ body: (any CBPeripheralManagerDelegate) -> Void) {
         let d = delegate
         world.record(
             .peripheralManager(

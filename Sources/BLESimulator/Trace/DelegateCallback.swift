@@ -23,6 +23,7 @@ public enum DelegateCallback: Sendable, Equatable {
     case isReadyToSendWriteWithoutResponse(peripheral: UUID)
     case didModifyServices(peripheral: UUID, invalidated: [CBUUID])
     case didReadRSSI(peripheral: UUID, rssi: Int, error: String?)
+    case didOpenL2CAPChannel(peripheral: UUID, psm: UInt16, error: String?)
 
     /// Core Bluetooth's delegate method name.
     public var name: String {
@@ -45,6 +46,7 @@ public enum DelegateCallback: Sendable, Equatable {
         case .isReadyToSendWriteWithoutResponse: "peripheralIsReady(toSendWriteWithoutResponse:)"
         case .didModifyServices: "peripheral(_:didModifyServices:)"
         case .didReadRSSI: "peripheral(_:didReadRSSI:error:)"
+        case .didOpenL2CAPChannel: "peripheral(_:didOpen:error:)"
         }
     }
 }

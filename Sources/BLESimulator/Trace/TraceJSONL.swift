@@ -107,6 +107,10 @@ extension SimulatorTrace {
             o.str("peripheral", p.uuidString)
             o.int("rssi", rssi)
             error = e
+        case .didOpenL2CAPChannel(let p, let psm, let e):
+            o.str("peripheral", p.uuidString)
+            o.int("psm", Int(psm))
+            error = e
         }
         if let error { o.str("error", error) }
     }

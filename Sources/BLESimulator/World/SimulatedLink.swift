@@ -393,7 +393,7 @@ final class SimulatedLink {
             ) { [self] code, value in
                 if let p = self.peripheral {
                     let err = self.error(code)
-                    if err == nil { descriptor.value = Data(value ?? []) }
+                    if err == nil { descriptor.setValue(bytes: value ?? []) }
                     p.deliver(
                         .didUpdateDescriptorValue(
                             peripheral: p.identifier, descriptor: descriptor.uuid,
