@@ -48,4 +48,25 @@ struct HeartRateAppTests {
         #expect(monitor.discoveredOrder.firstIndex(of: connected) == 0)
         #expect(world.trace.log.isEmpty)
     }
+
+    /// The sensor app "forgets" to answer a control-point write: the central's write fails after
+    /// the ATT transaction timeout (30 s, Core Vol 3 Part F 3.3.3) and the link is dropped; the
+    /// app sees CBErrorDomain code 6 twice (the write, the disconnection) and scans again.
+    @Test("a write the peripheral-manager app never answers fails after 30 s on the central")
+    func unansweredWriteTimesOut() throws {
+        let world = SimulatedWorld()
+        let (monitor, sensor) = SimulatedWorld.withCurrent(world) { (HeartRateMonitor(), HeartRateSensor()) }
+        #expect(world.run(until: { !monitor.subscribed.isEmpty }, timeout: .seconds(5)))
+        sensor.answersWrites = false
+        monitor.resetEnergyExpended()
+        world.run(for: .seconds(29))
+        #expect(monitor.errors.isEmpty)
+        world.run(for: .seconds(2))
+        #expect(monitor.errors.map(\.domain) == [CBErrorDomain, CBErrorDomain])
+        #expect(monitor.errors.map(\.code) == [6, 6])
+        #expect(monitor.errors.first?.text == "The connection has timed out unexpectedly.")
+        #expect(world.trace.worldEvents.count { if case .attTransactionTimeout = $0 { true } else { false } } == 1)
+        // The app's own recovery: it scanned, reconnected and subscribed again.
+        #expect(monitor.connected?.state == .connected)
+    }
 }

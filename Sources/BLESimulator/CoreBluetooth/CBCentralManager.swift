@@ -540,6 +540,28 @@ public final class CBCentralManager: CBManager {
         }
     }
 
+    /// An ATT transaction on `entry`'s link timed out (`SimulatedLink.transactionTimedOut`).
+    /// iOS then ends the connection itself: public reports show `didDisconnectPeripheral`
+    /// 30.0 s after a request the peripheral never answered (dotintent/react-native-ble-plx
+    /// issue 566: discoverServices at 21:59:39.034, disconnection at 22:00:09.035; noble/bleno
+    /// issue 74: a write left unanswered, the link gone ~30 s later). Modelled: the peripheral
+    /// is `.disconnecting` at once (commands are refused `not_connected`), and one connection
+    /// interval later (the LL_TERMINATE_IND) the link ends with HCI reason 0x16 Connection
+    /// Terminated By Local Host and `didDisconnectPeripheral` carries `CBError.connectionTimeout`;
+    /// auto-reconnect does not resume a connection the host ended.
+    func attTransactionTimedOut(_ entry: PeripheralEntry) {
+        guard entry.state == .connected, let link = entry.link else { return }
+        entry.state = .disconnecting
+        entry.autoReconnect = false
+        later(afterMicros: micros(entry.device.connectionInterval)) { [entry, link] m in
+            guard entry.link === link else { return }
+            m.endConnection(
+                entry, reason: HCIError.connectionTerminatedByLocalHost, side: .local,
+                error: CBError(.connectionTimeout),
+                notify: true)
+        }
+    }
+
     /// The peripheral terminated the connection to `d` (`SimulatedWorld.disconnect`).
     func remoteDisconnected(_ d: SimulatedPeripheral, reason: UInt8) {
         guard let i = entryIndex[d.identifier], let link = entries[i].link, !link.isSilent else { return }

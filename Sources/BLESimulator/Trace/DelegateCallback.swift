@@ -75,4 +75,7 @@ public enum WorldEvent: Sendable, Equatable {
     /// A notification or indication arrived for a characteristic the app never discovered:
     /// Core Bluetooth has no object to report it on.
     case valueForUndiscoveredCharacteristic(peripheral: UUID, handle: UInt16)
+    /// The ATT request of trace `seq` `request` went unanswered for 30 s (Core Vol 3 Part F
+    /// 3.3.3): the transaction failed, the bearer takes no more ATT and the link is dropped.
+    case attTransactionTimeout(address: String, request: Int)
 }

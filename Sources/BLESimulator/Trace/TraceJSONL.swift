@@ -153,6 +153,10 @@ extension SimulatorTrace {
             o.str("event", "value_for_undiscovered_characteristic")
             o.str("peripheral", p.uuidString)
             o.int("handle", Int(h))
+        case .attTransactionTimeout(let a, let request):
+            o.str("event", "att_timeout")
+            o.str("address", a)
+            o.int("request", request)
         }
     }
 
