@@ -95,9 +95,11 @@ public final class CBCentralManager: CBManager {
         isTerminated = true
         world.unregister(traceID)
         var kept: [PeripheralEntry] = []
+        var keptServices: [UUID: [CBService]] = [:]
         for e in entries {
             e.object?.manager = nil
             if restoreIdentifier != nil, e.state == .connected || e.state == .connecting {
+                if e.state == .connected, let services = e.object?.services { keptServices[e.identifier] = services }
                 e.object = nil
                 e.handedOut = false
                 e.unresolvedConnectCall = nil
@@ -114,7 +116,7 @@ public final class CBCentralManager: CBManager {
         world.preserve(
             PreservedCentralState(
                 entries: kept, isScanning: scanning, scanServices: scanServices,
-                allowDuplicates: allowDuplicates), for: id)
+                allowDuplicates: allowDuplicates, services: keptServices), for: id)
         world.record(
             .world(
                 .centralStatePreserved(
@@ -144,10 +146,22 @@ public final class CBCentralManager: CBManager {
 
     /// `centralManager(_:willRestoreState:)` with Core Bluetooth's keys: the restored
     /// peripherals (new objects, connected or connecting, which the app must retain as any
-    /// other) and, if the old manager was scanning, its services and options. Discovered
-    /// services are not carried over: the app discovers again.
+    /// other) and, if the old manager was scanning, its services and options.
+    ///
+    /// A connected peripheral comes back with what was discovered on its connection — services,
+    /// characteristics, descriptors, their last values and each characteristic's `isNotifying`
+    /// — as new objects of the new process. Apple's Core Bluetooth Programming Guide ("Core
+    /// Bluetooth Background Processing for iOS Apps", state preservation and restoration): the
+    /// system keeps track of the peripherals connected and the characteristics the central was
+    /// subscribed to, and restores the manager with them; the restored `CBPeripheral`'s
+    /// `services` are the discovered ones (issue 18 item 3). The server's CCCDs never changed,
+    /// so notifications keep arriving and reach the restored characteristics.
     private func deliverRestoration(_ r: PreservedCentralState) {
-        let peripherals = r.entries.map { object(for: $0) }
+        let peripherals = r.entries.map { e in
+            let p = object(for: e)
+            if let services = r.services[e.identifier] { p.adoptRestoredAttributes(services) }
+            return p
+        }
         world.sweepNeeded = true
         var state: [String: Any] = [:]
         if !peripherals.isEmpty { state[CBCentralManagerRestoredStatePeripheralsKey] = peripherals }

@@ -241,6 +241,42 @@ public final class CBPeripheral: CBPeer, CustomStringConvertible {
         if !characteristicsByHandle.isEmpty { characteristicsByHandle.removeAll() }
     }
 
+    /// State restoration: this new object takes over the attribute tree discovered by the
+    /// terminated process's object for the same connection, as copies that belong to it (the
+    /// old objects stay the old process's). Values, descriptors and `isNotifying` carry over.
+    func adoptRestoredAttributes(_ old: [CBService]) {
+        var byHandle: [UInt16: CBCharacteristic] = [:]
+        var servicesByHandle: [UInt16: CBService] = [:]
+        let copies = old.map { o -> CBService in
+            let s = CBService(
+                uuid: o.uuid, isPrimary: o.isPrimary, handle: o.handle, endHandle: o.endHandle, peripheral: self)
+            servicesByHandle[s.handle] = s
+            s.characteristics = o.characteristics?.map { oc in
+                let c = CBCharacteristic(uuid: oc.uuid, properties: oc.properties, valueHandle: oc.handle, service: s)
+                c.value = oc.value
+                c.isNotifying = oc.isNotifying
+                c.descriptors = oc.descriptors?.map { od in
+                    let d = CBDescriptor(uuid: od.uuid, handle: od.handle, characteristic: c)
+                    d.value = od.value
+                    return d
+                }
+                byHandle[c.handle] = c
+                return c
+            }
+            return s
+        }
+        for (o, s) in zip(old, copies) {
+            s.includedServices = o.includedServices?.map { i in
+                servicesByHandle[i.handle]
+                    ?? CBService(
+                        uuid: i.uuid, isPrimary: i.isPrimary, handle: i.handle, endHandle: i.endHandle, peripheral: self
+                    )
+            }
+        }
+        services = copies
+        characteristicsByHandle = byHandle
+    }
+
     /// Core Bluetooth treats an empty UUID list like nil: discover everything.
     static func allIfEmpty(_ uuids: [CBUUID]?) -> [CBUUID]? {
         guard let uuids, !uuids.isEmpty else { return nil }

@@ -92,6 +92,8 @@ public enum PeripheralManagerCallback: Sendable, Equatable {
     case didSubscribe(central: UUID, characteristic: CBUUID)
     case didUnsubscribe(central: UUID, characteristic: CBUUID)
     case isReadyToUpdateSubscribers
+    /// State restoration: the services still published and whether it is advertising.
+    case willRestoreState(services: [CBUUID], isAdvertising: Bool)
     case didPublishL2CAPChannel(psm: UInt16, error: String?)
     case didUnpublishL2CAPChannel(psm: UInt16, error: String?)
 
@@ -105,6 +107,7 @@ public enum PeripheralManagerCallback: Sendable, Equatable {
         case .didSubscribe: "peripheralManager(_:central:didSubscribeTo:)"
         case .didUnsubscribe: "peripheralManager(_:central:didUnsubscribeFrom:)"
         case .isReadyToUpdateSubscribers: "peripheralManagerIsReady(toUpdateSubscribers:)"
+        case .willRestoreState: "peripheralManager(_:willRestoreState:)"
         case .didPublishL2CAPChannel: "peripheralManager(_:didPublishL2CAPChannel:error:)"
         case .didUnpublishL2CAPChannel: "peripheralManager(_:didUnpublishL2CAPChannel:error:)"
         }
@@ -187,6 +190,9 @@ extension PeripheralManagerRecord {
                 o.str("central", c.uuidString)
                 o.str("characteristic", ch.uuidString)
             case .isReadyToUpdateSubscribers: break
+            case .willRestoreState(let services, let advertising):
+                o.uuids("services", services)
+                o.bool("is_advertising", advertising)
             case .didPublishL2CAPChannel(let psm, let e), .didUnpublishL2CAPChannel(let psm, let e):
                 o.int("psm", Int(psm))
                 if let e { o.str("error", e) }

@@ -78,4 +78,7 @@ public enum WorldEvent: Sendable, Equatable {
     /// The ATT request of trace `seq` `request` went unanswered for 30 s (Core Vol 3 Part F
     /// 3.3.3): the transaction failed, the bearer takes no more ATT and the link is dropped.
     case attTransactionTimeout(address: String, request: Int)
+    /// The system kept a terminated peripheral manager's published services, advertising and
+    /// subscribed centrals for its restore identifier.
+    case peripheralManagerStatePreserved(restoreIdentifier: String, services: [CBUUID], isAdvertising: Bool)
 }

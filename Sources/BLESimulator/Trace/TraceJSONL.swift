@@ -157,6 +157,11 @@ extension SimulatorTrace {
             o.str("event", "att_timeout")
             o.str("address", a)
             o.int("request", request)
+        case .peripheralManagerStatePreserved(let id, let services, let advertising):
+            o.str("event", "peripheral_manager_state_preserved")
+            o.str("restore_identifier", id)
+            o.uuids("services", services)
+            o.bool("is_advertising", advertising)
         }
     }
 

@@ -63,6 +63,8 @@ public final class SimulatedWorld {
     @exclusivity(unchecked) private var connectionCount = 0
     /// Central-manager state the system keeps across an app relaunch, by restore identifier.
     @exclusivity(unchecked) private var preservedCentrals: [String: PreservedCentralState] = [:]
+    /// Peripheral-manager state the system keeps across an app relaunch, by restore identifier.
+    @exclusivity(unchecked) private var preservedPeripheralManagers: [String: PreservedPeripheralManagerState] = [:]
     /// Identifiers the system has seen (discovered or connected): what
     /// `retrievePeripherals(withIdentifiers:)` can return.
     @exclusivity(unchecked) var knownIdentifiers: Set<UUID> = []
@@ -215,6 +217,14 @@ public final class SimulatedWorld {
     }
 
     func preserve(_ state: PreservedCentralState, for identifier: String) { preservedCentrals[identifier] = state }
+
+    func preservePeripheralManager(_ state: PreservedPeripheralManagerState, for identifier: String) {
+        preservedPeripheralManagers[identifier] = state
+    }
+
+    func takePreservedPeripheralManager(_ identifier: String) -> PreservedPeripheralManagerState? {
+        preservedPeripheralManagers.removeValue(forKey: identifier)
+    }
 
     func takePreservedState(_ identifier: String) -> PreservedCentralState? {
         preservedCentrals.removeValue(forKey: identifier)
@@ -382,6 +392,8 @@ struct PreservedCentralState {
     var isScanning: Bool
     var scanServices: [CBUUID]?
     var allowDuplicates: Bool
+    /// The discovered attribute tree of each kept connected peripheral, by identifier.
+    var services: [UUID: [CBService]] = [:]
 }
 
 /// A central manager the world does not retain; cleared by the manager's `deinit`. `Unmanaged`
