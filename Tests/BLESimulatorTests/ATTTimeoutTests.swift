@@ -158,6 +158,8 @@ struct ATTTimeoutTests {
                 if case .radio(let e) = $0.entry, case .write(_, .request) = e.kind { true } else { false }
             })
         #expect(timeout == write.sequence)
+        // In the timeline's model the request's outcome is `timeout` (not the disconnection).
+        if case .radio(let e) = write.entry { #expect(e.outcome == .timeout) }
         let jsonl = world.trace.jsonl()
         #expect(jsonl.contains("\"event\":\"att_timeout\""))
         #expect(jsonl.contains("\"request\":\(write.sequence)"))

@@ -35,10 +35,11 @@ public final class CBPeripheral: CBPeer, CustomStringConvertible {
         super.init(identifier: entry.identifier)
     }
 
-    /// The app let go: the manager notices at the end of the run-loop turn.
+    /// The app let go: the manager notices at the end of the run-loop turn, or at once outside
+    /// one (`SimulatedWorld.peripheralReleased`).
     deinit {
         if entry.object === self { entry.object = nil }
-        manager?.world.sweepNeeded = true
+        manager?.world.peripheralReleased()
     }
 
     /// The GAP name once known, else the advertised local name.

@@ -219,6 +219,9 @@ final class SimulatedLink {
     private func transactionTimedOut(request index: Int) {
         attTimedOut = true
         let request = world.trace.records[index].sequence
+        // The request's outcome is the timeline's `timeout`, not the later disconnection.
+        world.resolveTimedOut(index)
+        outstanding = nil
         world.record(.world(.attTransactionTimeout(address: device.address.description, request: request)))
         let op = current
         current = nil
@@ -603,11 +606,17 @@ final class SimulatedLink {
 
     /// Prepare Write requests of ATT_MTU − 5 bytes each, then Execute Write (Vol 3 Part F
     /// 3.4.6; Vol 3 Part G 4.9.4 Write Long Characteristic Values).
+    ///
+    /// A Prepare Write is checked for permission only: the server queues parts without knowing
+    /// how long the whole value will be, so a value over the 512-octet maximum (Vol 3 Part F
+    /// 3.2.9) is refused at Execute Write, with Invalid Attribute Value Length and the
+    /// attribute's handle in error (Vol 3 Part F 3.4.6.3: prepared values exceeding the
+    /// attribute's maximum length are discarded at execution).
     private func longWrite(_ c: CBCharacteristic, _ bytes: [UInt8], offset: Int, done: @escaping (UInt8?) -> Void) {
         let chunk = max(1, Int(mtu) - 5)
         if offset < bytes.count {
             let part = Array(bytes[offset..<min(bytes.count, offset + chunk)])
-            let allowed = serverWritePrecheck(c, length: bytes.count, request: true)
+            let allowed = serverWritePrecheck(c, length: 0, request: true)
             exchange(
                 .write(
                     operation(.prepareWriteRequest, c.handle, valueRef(c), offset: UInt16(clamping: offset)), .prepare),
@@ -617,7 +626,7 @@ final class SimulatedLink {
             }
         } else {
             exchange(
-                .write(operation(.executeWriteRequest, 0, nil, offset: 1), .execute), errorHandle: 0,
+                .write(operation(.executeWriteRequest, 0, nil, offset: 1), .execute), errorHandle: c.handle,
                 deferred: { serverWriteRequest(c, bytes, chunk: chunk, $0) }
             ) { code, _ in done(code) }
         }

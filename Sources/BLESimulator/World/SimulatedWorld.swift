@@ -57,6 +57,9 @@ public final class SimulatedWorld {
     /// Set when a `CBPeripheral` is deallocated or a `connect` awaits its `retained` flag: the
     /// end of the current run-loop turn must sweep (`CBCentralManager.sweepReleasedPeripherals`).
     @exclusivity(unchecked) var sweepNeeded = false
+    /// An event is running (`step`): releases wait for the end of the turn.
+    @exclusivity(unchecked) private var isStepping = false
+    @exclusivity(unchecked) private var isSweeping = false
     /// Central managers by trace number − 1; a slot is cleared when its manager is
     /// deallocated (`unregister`), which is how a queued event learns its manager is gone.
     @exclusivity(unchecked) private var centrals: [CentralSlot] = []
@@ -128,12 +131,30 @@ public final class SimulatedWorld {
 
     private func step(_ item: EventScheduler.Item) {
         nowMicros = max(nowMicros, item.time)
+        isStepping = true
         EventScheduler.run(item)
         // After every turn of the run loop: anything the app did not keep is gone now. Only
         // turns that released a `CBPeripheral` or left a `connect` to settle have work to do.
-        if sweepNeeded {
-            sweepNeeded = false
-            for c in liveCentrals { c.sweepReleasedPeripherals() }
+        if sweepNeeded { sweep() }
+        isStepping = false
+    }
+
+    private func sweep() {
+        sweepNeeded = false
+        for c in liveCentrals { c.sweepReleasedPeripherals() }
+    }
+
+    /// The app let a `CBPeripheral` go. Inside a run-loop turn the sweep waits for the turn's
+    /// end (a delegate method may still be running); outside one — test or app code between
+    /// `run` calls — nothing else is running, so the release takes effect at once: a connected
+    /// peripheral's link ends now, in an idle world too, as Core Bluetooth cancels it when the
+    /// object goes (000_*.txt "DON'T: Lose the peripheral reference").
+    func peripheralReleased() {
+        sweepNeeded = true
+        if !isStepping, !isSweeping {
+            isSweeping = true
+            sweep()
+            isSweeping = false
         }
     }
 
@@ -345,6 +366,16 @@ public final class SimulatedWorld {
         trace.update(index) { entry in
             guard case .radio(var e) = entry else { return }
             e.outcome = .disconnected(frame: frame)
+            entry = .radio(e)
+        }
+    }
+
+    /// The request at `index` went unanswered for the ATT transaction timeout (30 s, Core Vol 3
+    /// Part F 3.3.3): the timeline's own outcome for it.
+    func resolveTimedOut(_ index: Int) {
+        trace.update(index) { entry in
+            guard case .radio(var e) = entry else { return }
+            e.outcome = .timeout
             entry = .radio(e)
         }
     }
