@@ -47,13 +47,13 @@ extension CBPeripheral {
         }
         let delay = 2 * micros(entry.device.connectionInterval)
         let number = link.number
-        m.world.schedule(afterMicros: delay) { [weak self] in
-            guard let self, let m = self.manager, self.entry.link?.number == number else { return }
+        // Found again through the entry, not a `weak` capture (see `PeripheralEntry.object`).
+        m.world.schedule(afterMicros: delay) { [entry, generation] in
+            guard let p = entry.object, p.generation == generation, let m = p.manager, entry.link?.number == number
+            else { return }
             let error = CBError(.invalidParameters)
-            self.deliver(
-                .didOpenL2CAPChannel(peripheral: self.identifier, psm: PSM, error: error.description), manager: m
-            ) {
-                $0.peripheral(self, didOpen: nil, error: error)
+            p.deliver(.didOpenL2CAPChannel(peripheral: p.identifier, psm: PSM, error: error.description), manager: m) {
+                $0.peripheral(p, didOpen: nil, error: error)
             }
         }
     }
