@@ -106,6 +106,8 @@ let package = Package(
         .testTarget(
             name: "BLESimulatorTests",
             dependencies: ["BLESimulator", "BLETimeline", "BLEBytes", "CaptureIO", "BLEPackets"]),
+        // iOS app code compiled with only `import CoreBluetooth` replaced (docs/simulator.md).
+        .testTarget(name: "SimulatorCompileTests", dependencies: ["BLESimulator"]),
         .testTarget(
             name: "ExamplesTests", dependencies: ["BLESimulator", "BLESimLint", "BLELint", "BLEBytes"]),
         .testTarget(

@@ -18,14 +18,57 @@ struct ObjectLifetimeTests {
         app.discoveredPeripheral = nil
         #expect(released == nil)
         #expect(service.peripheral == nil)
-        // Noticed at the end of the next run-loop turn (the next notification, within 1 s).
-        world.run(for: .milliseconds(1500))
+        // Released outside a run-loop turn: noticed at once.
         #expect(world.trace.worldEvents.contains { if case .peripheralReleased = $0 { true } else { false } })
         // A new object for the same device (retrieved again) is not the old service's peripheral.
         let again = try #require(
             app.centralManager.retrievePeripherals(withIdentifiers: [makeHeartRateSensor().identifier]).first)
         #expect(service.peripheral == nil)
         #expect(again.services == nil)
+    }
+
+    /// Rule: Core Bluetooth does not retain a `CBPeripheral`; when the app's last reference goes,
+    /// the connection is cancelled (000_*.txt "DON'T: Lose the peripheral reference"). That
+    /// happens when the object goes, not at some later event: released outside a run-loop turn
+    /// (app or test code between `run` calls) a connected peripheral's link ends at once, in an
+    /// idle world too; released inside a delegate method it ends when that turn ends.
+    @Test("a connected peripheral the app drops is released at once, even in an idle world")
+    func droppedConnectedPeripheralReleasedAtOnce() throws {
+        final class Holder: CBCentralManagerDelegate {
+            var central: CBCentralManager!
+            var peripheral: CBPeripheral?
+            init(world: SimulatedWorld) { central = CBCentralManager(delegate: self, queue: nil, world: world) }
+            func centralManagerDidUpdateState(_ central: CBCentralManager) {
+                if central.state == .poweredOn { central.scanForPeripherals(withServices: nil) }
+            }
+            func centralManager(
+                _ central: CBCentralManager, didDiscover peripheral: CBPeripheral,
+                advertisementData: [String: Any], rssi RSSI: NSNumber
+            ) {
+                self.peripheral = peripheral
+                central.stopScan()
+                central.connect(peripheral)
+            }
+        }
+        let world = SimulatedWorld()
+        let lamp = makeOtherDevice()  // no notification source: nothing keeps the world busy
+        world.add(lamp)
+        let app = Holder(world: world)
+        world.run(for: .seconds(2))
+        #expect(app.peripheral?.state == .connected)
+        #expect(world.isIdle)
+        let now = world.now
+        app.peripheral = nil
+        // No run needed: the link is gone now, at the current time.
+        #expect(!world.isConnected(lamp))
+        #expect(world.trace.worldEvents.last { if case .peripheralReleased = $0 { true } else { false } } != nil)
+        let end = try #require(world.trace.radioEvents.last)
+        if case .disconnection(_, let reason, let side) = end.kind {
+            #expect(reason == 0x16 && side == .local)
+        } else {
+            Issue.record("last radio event is not the disconnection: \(end.kind)")
+        }
+        #expect(world.trace.records.last.map { $0.time } == Int64(now.components.seconds) * 1_000_000)
     }
 
     @Test("a manager the app lets go stops its connections' callbacks; its peripherals lose their manager")

@@ -8,6 +8,106 @@ import Testing
 /// app's manager with the same restore identifier gets the peripherals and scan back.
 @Suite("state restoration")
 struct StateRestorationTests {
+    /// Rule: a restored connected peripheral comes back with its discovered services,
+    /// characteristics and notification state (Apple's Core Bluetooth Programming Guide, "Core
+    /// Bluetooth Background Processing for iOS Apps": the system preserves the connected
+    /// peripherals and the characteristics the central was subscribed to, issue 18 item 3).
+    /// The app needs no rediscovery: `services` is the discovered tree (new objects of the new
+    /// process, the old ones stay refused), `isNotifying` is true where it was, and the
+    /// notifications the peripheral keeps sending reach `didUpdateValueFor` instead of being
+    /// dropped as values for an undiscovered characteristic.
+    @Test("a restored peripheral keeps its discovered services and notification state; notifications keep arriving")
+    func restoresDiscoveredAttributes() throws {
+        let world = SimulatedWorld()
+        let sensor = makeHeartRateSensor()
+        world.add(sensor)
+        var first: RestoringCentral? = SimulatedWorld.withCurrent(world) { RestoringCentral(restoreIdentifier: "hr") }
+        world.run(for: .milliseconds(2500))
+        let old = try #require(first?.peripheral)
+        let oldMeasurement = try #require(
+            old.services?.first { $0.uuid == heartRateServiceUUID }?.characteristics?.first {
+                $0.uuid == heartRateMeasurementUUID
+            })
+        #expect(oldMeasurement.isNotifying)
+        let oldServices = try #require(old.services).map(\.uuid)
+        world.relaunchApp()
+        first = nil
+
+        let second = SimulatedWorld.withCurrent(world) {
+            let c = RestoringCentral(restoreIdentifier: "hr", resumeScan: false)
+            c.rediscovers = false
+            return c
+        }
+        world.run(for: .milliseconds(10))
+        let restored = try #require(second.restoredPeripherals.first)
+        #expect(restored.services?.map(\.uuid) == oldServices)
+        let service = try #require(restored.services?.first { $0.uuid == heartRateServiceUUID })
+        #expect(service.peripheral === restored)
+        let measurement = try #require(service.characteristics?.first { $0.uuid == heartRateMeasurementUUID })
+        #expect(measurement.isNotifying)
+        #expect(measurement.handle == oldMeasurement.handle)
+        #expect(measurement !== oldMeasurement)
+        #expect(measurement.service === service)
+
+        // The sensor goes on notifying (5 values, one a second): they reach the new app.
+        world.run(for: .seconds(3))
+        #expect(!second.heartRates.isEmpty)
+        #expect(!second.didDiscoverServices)
+        #expect(
+            !world.trace.worldEvents.contains {
+                if case .valueForUndiscoveredCharacteristic = $0 { true } else { false }
+            })
+        // Commands on the restored attributes are accepted; on the old process's, refused.
+        restored.readValue(for: measurement)
+        restored.readValue(for: oldMeasurement)
+        let reads = world.trace.apiCalls.filter { $0.call.name == "readValue(for:)" }.suffix(2).map(\.disposition)
+        #expect(reads == [.performed, .misuse(.foreignAttribute)])
+    }
+
+    /// Rule: `peripheralManager(_:willRestoreState:)` is called for a peripheral manager created
+    /// with `CBPeripheralManagerOptionRestoreIdentifierKey` in the relaunched app, before its
+    /// first state update, with the still-published services
+    /// (`CBPeripheralManagerRestoredStateServicesKey`) and the advertisement
+    /// (`CBPeripheralManagerRestoredStateAdvertisementDataKey`) (Apple,
+    /// `peripheralManager(_:willRestoreState:)`; 000_*.txt "Peripheral Manager State
+    /// Restoration"). The system kept the database, the advertising and the subscribed central:
+    /// the central's connection never dropped and the new app's `updateValue` reaches it.
+    @Test("a relaunched peripheral manager gets willRestoreState first; its services and subscriber are kept")
+    func restoresPeripheralManager() throws {
+        let world = SimulatedWorld()
+        var first: RestoringSensor? = SimulatedWorld.withCurrent(world) { RestoringSensor(restoreIdentifier: "sensor") }
+        let central = ArticleCentral(world: world)
+        _ = world.run(until: { central.notifying == [true] }, timeout: .seconds(5))
+        #expect(first?.subscribers == 1)
+        // The sensor app's process ends (the central runs on another phone and stays).
+        first = nil
+        #expect(
+            world.trace.worldEvents.contains(
+                .peripheralManagerStatePreserved(
+                    restoreIdentifier: "sensor", services: [articleServiceUUID], isAdvertising: true)))
+        world.run(for: .milliseconds(200))
+
+        let second = SimulatedWorld.withCurrent(world) { RestoringSensor(restoreIdentifier: "sensor") }
+        world.run(for: .milliseconds(20))
+        #expect(second.events.prefix(2) == ["willRestoreState", "didUpdateState poweredOn"])
+        #expect(second.restoredServices.map(\.uuid) == [articleServiceUUID])
+        #expect(second.restoredAdvertisedServices == [articleServiceUUID])
+        // Published still: the restored characteristic notifies the central that never left.
+        let characteristic = try #require(
+            second.restoredServices.first?.characteristics?.first as? CBMutableCharacteristic)
+        #expect(second.manager.updateValue(Data("31°".utf8), for: characteristic, onSubscribedCentrals: nil))
+        world.run(for: .milliseconds(200))
+        #expect(central.temperatures.last == "31°")
+        #expect(
+            world.trace.radioEvents.count { if case .connectionComplete = $0.kind { true } else { false } } == 1)
+        #expect(world.trace.managerCallbacks().contains { $0.name == "peripheralManager(_:willRestoreState:)" })
+
+        // Without the identifier nothing is kept: a new manager hears no restoration.
+        let plain = SimulatedWorld.withCurrent(world) { RestoringSensor(restoreIdentifier: nil) }
+        world.run(for: .milliseconds(20))
+        #expect(plain.events == ["didUpdateState poweredOn"])
+    }
+
     @Test(
         "a relaunched app's manager gets its connected peripheral in willRestoreState, before the state update, and uses it"
     )
@@ -158,6 +258,8 @@ private final class RestoringCentral: CBCentralManagerDelegate, CBPeripheralDele
     var peripheral: CBPeripheral?
     let resumeScan: Bool
     let keepsRestored: Bool
+    /// Discovers again on a restored connection (an app that trusts the restored services does not).
+    var rediscovers = true
     var events: [String] = []
     var restoredPeripherals: [CBPeripheral] = []
     var restoredScanServices: [CBUUID]?
@@ -191,7 +293,7 @@ private final class RestoringCentral: CBCentralManagerDelegate, CBPeripheralDele
         events.append("didUpdateState \(central.state)")
         guard central.state == .poweredOn else { return }
         if let p = peripheral, p.state == .connected {
-            p.discoverServices(nil)
+            if rediscovers { p.discoverServices(nil) }
         } else if resumeScan {
             central.scanForPeripherals(withServices: [heartRateServiceUUID])
         }
@@ -228,5 +330,50 @@ private final class RestoringCentral: CBCentralManagerDelegate, CBPeripheralDele
         guard let v = characteristic.value, let first = v.first else { return }
         if characteristic.uuid == batteryLevelUUID { batteryLevel = Int(first) }
         if characteristic.uuid == heartRateMeasurementUUID, v.count >= 2 { heartRates.append(v[v.startIndex + 1]) }
+    }
+}
+
+/// The seed's peripheral-manager restoration (000_*.txt "Peripheral Manager State Restoration"):
+/// publishes the article's service on first launch; on a restored launch it takes the kept
+/// services instead of adding them again.
+private final class RestoringSensor: CBPeripheralManagerDelegate {
+    var manager: CBPeripheralManager!
+    var events: [String] = []
+    var restoredServices: [CBMutableService] = []
+    var restoredAdvertisedServices: [CBUUID]?
+    var subscribers = 0
+
+    init(restoreIdentifier: String?) {
+        let options: [String: Any]? = restoreIdentifier.map { [CBPeripheralManagerOptionRestoreIdentifierKey: $0] }
+        manager = CBPeripheralManager(delegate: self, queue: nil, options: options)
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, willRestoreState dict: [String: Any]) {
+        events.append("willRestoreState")
+        restoredServices = dict[CBPeripheralManagerRestoredStateServicesKey] as? [CBMutableService] ?? []
+        let advertisement = dict[CBPeripheralManagerRestoredStateAdvertisementDataKey] as? [String: Any]
+        restoredAdvertisedServices = advertisement?[CBAdvertisementDataServiceUUIDsKey] as? [CBUUID]
+    }
+
+    func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager) {
+        events.append("didUpdateState \(peripheral.state)")
+        guard peripheral.state == .poweredOn, restoredServices.isEmpty else { return }
+        let temperature = CBMutableCharacteristic(
+            type: articleTemperatureUUID, properties: [.notify, .read], value: nil, permissions: [.readable])
+        let service = CBMutableService(type: articleServiceUUID, primary: true)
+        service.characteristics = [temperature]
+        peripheral.add(service)
+        peripheral.startAdvertising([CBAdvertisementDataServiceUUIDsKey: [articleServiceUUID]])
+    }
+
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, central: CBCentral, didSubscribeTo characteristic: CBCharacteristic
+    ) {
+        subscribers += 1
+    }
+
+    func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {
+        request.value = Data("20°".utf8)
+        peripheral.respond(to: request, withResult: .success)
     }
 }

@@ -171,6 +171,33 @@ struct WriteSemanticsTests {
         #expect(app.writeResults.last.map { CBATTError.invalidAttributeValueLength ~= $0.1! } == true)
     }
 
+    /// Rule: a server cannot know a long write's length before Execute Write: Prepare Write
+    /// requests are queued (checked for permission only), and prepared values exceeding the
+    /// attribute's maximum length (512 octets, Core Vol 3 Part F 3.2.9) are discarded at
+    /// execution with an Error Response «Invalid Attribute Value Length» for the Execute Write
+    /// (Vol 3 Part F 3.4.6.3). So 513 bytes at ATT_MTU 247 go out as three accepted Prepare
+    /// Writes and fail at the Execute Write, whose error names the characteristic's handle.
+    @Test("a >512-byte long write is refused at Execute Write, not at the first Prepare Write")
+    func oversizedLongWriteFailsAtExecute() {
+        let (world, app, _) = connectedWriter()
+        let p = try! #require(app.peripheral)
+        let control = try! #require(app.characteristics[CBUUID(string: "FFF2")])
+        p.writeValue(Data(count: 513), for: control, type: .withResponse)
+        world.run(for: .seconds(2))
+        let writes = world.trace.radioEvents.filter { if case .write = $0.kind { true } else { false } }
+        let variants = writes.compactMap { e -> WriteVariant? in if case .write(_, let v) = e.kind { v } else { nil } }
+        #expect(variants == [.prepare, .prepare, .prepare, .execute])
+        #expect(writes.prefix(3).allSatisfy { if case .success = $0.outcome { true } else { false } })
+        if case .error(_, _, let code, let handle) = writes.last?.outcome {
+            #expect(code == 0x0D)
+            #expect(handle == control.handle)
+        } else {
+            Issue.record("the Execute Write did not fail: \(String(describing: writes.last?.outcome))")
+        }
+        #expect(app.writeResults.count == 1)
+        #expect(app.writeResults.first.map { CBATTError.invalidAttributeValueLength ~= $0.1! } == true)
+    }
+
     @Test("withoutResponse longer than ATT_MTU − 3 is dropped")
     func tooLongWithoutResponse() {
         let (world, app, received) = connectedWriter()

@@ -9,15 +9,10 @@ import Foundation
 /// Semantics follow Core Bluetooth as the seeds describe it; each rule is documented where it is
 /// enforced. Delegate methods are called from inside the world's `run`, never synchronously from
 /// an API call, as on a real queue.
-public final class CBCentralManager {
+public final class CBCentralManager: CBManager {
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
     @exclusivity(unchecked) public weak var delegate: (any CBCentralManagerDelegate)?
-    /// `.unknown` until the first state update arrives (000_*.txt "Creating the Central
-    /// Manager": always wait for `.poweredOn`).
-    @exclusivity(unchecked) public private(set) var state: CBManagerState = .unknown
     @exclusivity(unchecked) public private(set) var isScanning = false
-    public var authorization: CBManagerAuthorization { world.authorization }
-    public let world: SimulatedWorld
     /// This manager's number in the world's trace (1, 2, …).
     @exclusivity(unchecked) public private(set) var traceID = 0
 
@@ -53,8 +48,8 @@ public final class CBCentralManager {
         world: SimulatedWorld
     ) {
         self.delegate = delegate
-        self.world = world
         restoreIdentifier = options?[CBCentralManagerOptionRestoreIdentifierKey] as? String
+        super.init(world: world)
         traceID = world.register(self)
         // A relaunched app's manager takes over what the system kept for its identifier.
         if let id = restoreIdentifier, let saved = world.takePreservedState(id) {
@@ -100,9 +95,11 @@ public final class CBCentralManager {
         isTerminated = true
         world.unregister(traceID)
         var kept: [PeripheralEntry] = []
+        var keptServices: [UUID: [CBService]] = [:]
         for e in entries {
             e.object?.manager = nil
             if restoreIdentifier != nil, e.state == .connected || e.state == .connecting {
+                if e.state == .connected, let services = e.object?.services { keptServices[e.identifier] = services }
                 e.object = nil
                 e.handedOut = false
                 e.unresolvedConnectCall = nil
@@ -119,7 +116,7 @@ public final class CBCentralManager {
         world.preserve(
             PreservedCentralState(
                 entries: kept, isScanning: scanning, scanServices: scanServices,
-                allowDuplicates: allowDuplicates), for: id)
+                allowDuplicates: allowDuplicates, services: keptServices), for: id)
         world.record(
             .world(
                 .centralStatePreserved(
@@ -149,10 +146,22 @@ public final class CBCentralManager {
 
     /// `centralManager(_:willRestoreState:)` with Core Bluetooth's keys: the restored
     /// peripherals (new objects, connected or connecting, which the app must retain as any
-    /// other) and, if the old manager was scanning, its services and options. Discovered
-    /// services are not carried over: the app discovers again.
+    /// other) and, if the old manager was scanning, its services and options.
+    ///
+    /// A connected peripheral comes back with what was discovered on its connection — services,
+    /// characteristics, descriptors, their last values and each characteristic's `isNotifying`
+    /// — as new objects of the new process. Apple's Core Bluetooth Programming Guide ("Core
+    /// Bluetooth Background Processing for iOS Apps", state preservation and restoration): the
+    /// system keeps track of the peripherals connected and the characteristics the central was
+    /// subscribed to, and restores the manager with them; the restored `CBPeripheral`'s
+    /// `services` are the discovered ones (issue 18 item 3). The server's CCCDs never changed,
+    /// so notifications keep arriving and reach the restored characteristics.
     private func deliverRestoration(_ r: PreservedCentralState) {
-        let peripherals = r.entries.map { object(for: $0) }
+        let peripherals = r.entries.map { e in
+            let p = object(for: e)
+            if let services = r.services[e.identifier] { p.adoptRestoredAttributes(services) }
+            return p
+        }
         world.sweepNeeded = true
         var state: [String: Any] = [:]
         if !peripherals.isEmpty { state[CBCentralManagerRestoredStatePeripheralsKey] = peripherals }
@@ -542,6 +551,28 @@ public final class CBCentralManager {
             m.endConnection(
                 e, reason: HCIError.connectionTimeout, side: .linkLoss, error: CBError(.connectionTimeout), notify: true
             )
+        }
+    }
+
+    /// An ATT transaction on `entry`'s link timed out (`SimulatedLink.transactionTimedOut`).
+    /// iOS then ends the connection itself: public reports show `didDisconnectPeripheral`
+    /// 30.0 s after a request the peripheral never answered (dotintent/react-native-ble-plx
+    /// issue 566: discoverServices at 21:59:39.034, disconnection at 22:00:09.035; noble/bleno
+    /// issue 74: a write left unanswered, the link gone ~30 s later). Modelled: the peripheral
+    /// is `.disconnecting` at once (commands are refused `not_connected`), and one connection
+    /// interval later (the LL_TERMINATE_IND) the link ends with HCI reason 0x16 Connection
+    /// Terminated By Local Host and `didDisconnectPeripheral` carries `CBError.connectionTimeout`;
+    /// auto-reconnect does not resume a connection the host ended.
+    func attTransactionTimedOut(_ entry: PeripheralEntry) {
+        guard entry.state == .connected, let link = entry.link else { return }
+        entry.state = .disconnecting
+        entry.autoReconnect = false
+        later(afterMicros: micros(entry.device.connectionInterval)) { [entry, link] m in
+            guard entry.link === link else { return }
+            m.endConnection(
+                entry, reason: HCIError.connectionTerminatedByLocalHost, side: .local,
+                error: CBError(.connectionTimeout),
+                notify: true)
         }
     }
 

@@ -20,6 +20,9 @@ public protocol CBCentralManagerDelegate: AnyObject {
     func centralManager(
         _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
         timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?)
+    /// Never called by the simulator (`registerForConnectionEvents(options:)` is a no-op).
+    func centralManager(
+        _ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral)
 }
 
 extension CBCentralManagerDelegate {
@@ -43,4 +46,7 @@ extension CBCentralManagerDelegate {
     ) {
         centralManager(central, didDisconnectPeripheral: peripheral, error: error)
     }
+    public func centralManager(
+        _ central: CBCentralManager, connectionEventDidOccur event: CBConnectionEvent, for peripheral: CBPeripheral
+    ) {}
 }

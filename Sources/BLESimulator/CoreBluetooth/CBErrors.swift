@@ -36,13 +36,26 @@ public struct CBATTError: Error, Hashable, Sendable, CustomStringConvertible {
     public let code: Code
     public init(_ code: Code) { self.code = code }
 
+    // Core Bluetooth's static aliases, so `CBATTError.insufficientEncryption` names the code
+    // (`catch CBATTError.insufficientEncryption`, `error.code == CBATTError.readNotPermitted`).
+    public static let success = Code.success
     public static let invalidHandle = Code.invalidHandle
     public static let readNotPermitted = Code.readNotPermitted
     public static let writeNotPermitted = Code.writeNotPermitted
-    public static let requestNotSupported = Code.requestNotSupported
-    public static let invalidAttributeValueLength = Code.invalidAttributeValueLength
+    public static let invalidPdu = Code.invalidPdu
     public static let insufficientAuthentication = Code.insufficientAuthentication
+    public static let requestNotSupported = Code.requestNotSupported
+    public static let invalidOffset = Code.invalidOffset
+    public static let insufficientAuthorization = Code.insufficientAuthorization
+    public static let prepareQueueFull = Code.prepareQueueFull
+    public static let attributeNotFound = Code.attributeNotFound
+    public static let attributeNotLong = Code.attributeNotLong
+    public static let insufficientEncryptionKeySize = Code.insufficientEncryptionKeySize
+    public static let invalidAttributeValueLength = Code.invalidAttributeValueLength
+    public static let unlikelyError = Code.unlikelyError
     public static let insufficientEncryption = Code.insufficientEncryption
+    public static let unsupportedGroupType = Code.unsupportedGroupType
+    public static let insufficientResources = Code.insufficientResources
 
     /// Core Bluetooth's `localizedDescription` texts for the common codes.
     public var description: String {
@@ -71,26 +84,63 @@ extension CBATTError: LocalizedError {
     public var errorDescription: String? { description }
 }
 
-/// `CBError`: Core Bluetooth's own (non-ATT) errors, raw values as in `CBError.Code`.
+/// `CBATTErrorDomain`: the `NSError` domain of ATT errors (Apple, `CBATTErrorDomain`).
+public let CBATTErrorDomain = "CBATTErrorDomain"
+/// `CBErrorDomain`: the `NSError` domain of Core Bluetooth's own errors (Apple, `CBErrorDomain`).
+public let CBErrorDomain = "CBErrorDomain"
+
+/// Bridges as Core Bluetooth's does: `error as NSError` has domain `CBATTErrorDomain` and the
+/// ATT error code (Core Vol 3 Part F Table 3.4) as its code, with the localized description.
+extension CBATTError: CustomNSError {
+    public static var errorDomain: String { CBATTErrorDomain }
+    public var errorCode: Int { code.rawValue }
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: description] }
+}
+
+/// `CBError`: Core Bluetooth's own (non-ATT) errors, raw values as in Apple's `CBError.Code`
+/// (`CBError.h`: 0 unknown … 16 tooManyLEPairedDevices, 17 and 18 the background notification
+/// limits of iOS 16).
 public struct CBError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Code: Int, Sendable {
         case unknown = 0
         case invalidParameters, invalidHandle, notConnected, outOfSpace, operationCancelled,
             connectionTimeout, peripheralDisconnected, uuidNotAllowed, alreadyAdvertising, connectionFailed,
             connectionLimitReached, unknownDevice, operationNotSupported, peerRemovedPairingInformation,
-            encryptionTimedOut, tooManyLEPairedDevices
+            encryptionTimedOut, tooManyLEPairedDevices, leGattExceededBackgroundNotificationLimit,
+            leGattNearBackgroundNotificationLimit
+
+        /// The misspelt name Apple kept for source compatibility.
+        @available(*, deprecated, renamed: "unknownDevice")
+        public static var unkownDevice: Code { .unknownDevice }
     }
 
     public let code: Code
     public init(_ code: Code) { self.code = code }
 
+    // Core Bluetooth's static aliases (`catch CBError.peripheralDisconnected`).
+    public static let unknown = Code.unknown
+    public static let invalidParameters = Code.invalidParameters
+    public static let invalidHandle = Code.invalidHandle
+    public static let notConnected = Code.notConnected
+    public static let outOfSpace = Code.outOfSpace
+    public static let operationCancelled = Code.operationCancelled
     public static let connectionTimeout = Code.connectionTimeout
     public static let peripheralDisconnected = Code.peripheralDisconnected
+    public static let uuidNotAllowed = Code.uuidNotAllowed
+    public static let alreadyAdvertising = Code.alreadyAdvertising
     public static let connectionFailed = Code.connectionFailed
-    public static let notConnected = Code.notConnected
+    public static let connectionLimitReached = Code.connectionLimitReached
+    public static let unknownDevice = Code.unknownDevice
+    public static let operationNotSupported = Code.operationNotSupported
+    public static let peerRemovedPairingInformation = Code.peerRemovedPairingInformation
+    public static let encryptionTimedOut = Code.encryptionTimedOut
+    public static let tooManyLEPairedDevices = Code.tooManyLEPairedDevices
+    public static let leGattExceededBackgroundNotificationLimit = Code.leGattExceededBackgroundNotificationLimit
+    public static let leGattNearBackgroundNotificationLimit = Code.leGattNearBackgroundNotificationLimit
 
     public var description: String {
         switch code {
+        case .invalidParameters: "One or more parameters were invalid."
         case .connectionTimeout: "The connection has timed out unexpectedly."
         case .peripheralDisconnected: "The specified device has disconnected from us."
         case .connectionFailed: "The connection has failed unexpectedly."
@@ -107,4 +157,11 @@ extension CBError.Code {
 
 extension CBError: LocalizedError {
     public var errorDescription: String? { description }
+}
+
+/// Bridges as Core Bluetooth's does: domain `CBErrorDomain`, code `CBError.Code`'s raw value.
+extension CBError: CustomNSError {
+    public static var errorDomain: String { CBErrorDomain }
+    public var errorCode: Int { code.rawValue }
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: description] }
 }

@@ -7,7 +7,7 @@ import Foundation
 /// does nothing but log "API MISUSE" (000_*.txt "DON'T: Assume connection order or timing":
 /// discover in `didConnect`). Requests go out one at a time per connection, in call order (one
 /// outstanding ATT request per bearer, Core Vol 3 Part F 3.3.2).
-public final class CBPeripheral: CustomStringConvertible {
+public final class CBPeripheral: CBPeer, CustomStringConvertible {
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
     @exclusivity(unchecked) public weak var delegate: (any CBPeripheralDelegate)?
     /// The manager that made this object; nil once it is gone (cleared by the manager's
@@ -32,15 +32,16 @@ public final class CBPeripheral: CustomStringConvertible {
         self.entry = entry
         entry.objectGeneration += 1
         generation = entry.objectGeneration
+        super.init(identifier: entry.identifier)
     }
 
-    /// The app let go: the manager notices at the end of the run-loop turn.
+    /// The app let go: the manager notices at the end of the run-loop turn, or at once outside
+    /// one (`SimulatedWorld.peripheralReleased`).
     deinit {
         if entry.object === self { entry.object = nil }
-        manager?.world.sweepNeeded = true
+        manager?.world.peripheralReleased()
     }
 
-    public var identifier: UUID { entry.identifier }
     /// The GAP name once known, else the advertised local name.
     public var name: String? { entry.device.name ?? entry.device.localName }
     public var state: CBPeripheralState { entry.state }
@@ -239,6 +240,42 @@ public final class CBPeripheral: CustomStringConvertible {
         for c in characteristicsByHandle.values { c.isNotifying = false }
         if services != nil { services = nil }
         if !characteristicsByHandle.isEmpty { characteristicsByHandle.removeAll() }
+    }
+
+    /// State restoration: this new object takes over the attribute tree discovered by the
+    /// terminated process's object for the same connection, as copies that belong to it (the
+    /// old objects stay the old process's). Values, descriptors and `isNotifying` carry over.
+    func adoptRestoredAttributes(_ old: [CBService]) {
+        var byHandle: [UInt16: CBCharacteristic] = [:]
+        var servicesByHandle: [UInt16: CBService] = [:]
+        let copies = old.map { o -> CBService in
+            let s = CBService(
+                uuid: o.uuid, isPrimary: o.isPrimary, handle: o.handle, endHandle: o.endHandle, peripheral: self)
+            servicesByHandle[s.handle] = s
+            s.characteristics = o.characteristics?.map { oc in
+                let c = CBCharacteristic(uuid: oc.uuid, properties: oc.properties, valueHandle: oc.handle, service: s)
+                c.value = oc.value
+                c.isNotifying = oc.isNotifying
+                c.descriptors = oc.descriptors?.map { od in
+                    let d = CBDescriptor(uuid: od.uuid, handle: od.handle, characteristic: c)
+                    d.value = od.value
+                    return d
+                }
+                byHandle[c.handle] = c
+                return c
+            }
+            return s
+        }
+        for (o, s) in zip(old, copies) {
+            s.includedServices = o.includedServices?.map { i in
+                servicesByHandle[i.handle]
+                    ?? CBService(
+                        uuid: i.uuid, isPrimary: i.isPrimary, handle: i.handle, endHandle: i.endHandle, peripheral: self
+                    )
+            }
+        }
+        services = copies
+        characteristicsByHandle = byHandle
     }
 
     /// Core Bluetooth treats an empty UUID list like nil: discover everything.

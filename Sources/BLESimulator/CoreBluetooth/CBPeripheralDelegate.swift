@@ -21,6 +21,8 @@ public protocol CBPeripheralDelegate: AnyObject {
     func peripheral(_ peripheral: CBPeripheral, didWriteValueFor descriptor: CBDescriptor, error: (any Error)?)
     /// 000_*.txt "Writing a Value": resume queued `.withoutResponse` writes here.
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral)
+    /// `openL2CAPChannel(_:)`'s answer (in the simulator always a nil channel and an error).
+    func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?)
 }
 
 extension CBPeripheralDelegate {
@@ -57,4 +59,5 @@ extension CBPeripheralDelegate {
     public func peripheral(_ peripheral: CBPeripheral, didWriteValueFor descriptor: CBDescriptor, error: (any Error)?) {
     }
     public func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) {}
+    public func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?) {}
 }

@@ -78,3 +78,23 @@ public struct CBUUID: Hashable, Sendable, CustomStringConvertible {
         return [UInt8](data).reversed()
     }
 }
+
+// MARK: - Core Bluetooth's UUID strings
+
+/// Characteristic Extended Properties descriptor (Assigned Numbers 0x2900); value `NSNumber`.
+public let CBUUIDCharacteristicExtendedPropertiesString = "2900"
+/// Characteristic User Description descriptor (0x2901); value `String`.
+public let CBUUIDCharacteristicUserDescriptionString = "2901"
+/// Client Characteristic Configuration descriptor (0x2902); value `NSNumber`. Written only
+/// through `setNotifyValue(_:for:)`.
+public let CBUUIDClientCharacteristicConfigurationString = "2902"
+/// Server Characteristic Configuration descriptor (0x2903); value `NSNumber`.
+public let CBUUIDServerCharacteristicConfigurationString = "2903"
+/// Characteristic Presentation Format descriptor (0x2904); value `Data`.
+public let CBUUIDCharacteristicFormatString = "2904"
+/// Characteristic Aggregate Format descriptor (0x2905); value `Data`.
+public let CBUUIDCharacteristicAggregateFormatString = "2905"
+/// Valid Range descriptor (0x2906); value `Data`.
+public let CBUUIDCharacteristicValidRangeString = "2906"
+/// Apple's characteristic that publishes an L2CAP PSM (a 128-bit vendor UUID, Apple's value).
+public let CBUUIDL2CAPPSMCharacteristicString = "ABDD3056-28FA-441D-A470-55A75A52553A"

@@ -1,10 +1,9 @@
 import Foundation
 
 /// `CBCentral`: a remote central as a peripheral manager sees it (Core Bluetooth's `CBPeer`
-/// subclass).
-public final class CBCentral: CustomStringConvertible {
-    /// Stable per central manager in the world (Core Bluetooth's is stable per remote device).
-    public let identifier: UUID
+/// subclass, equal by identity). Its `identifier` is stable per central manager in the world
+/// (Core Bluetooth's is stable per remote device).
+public final class CBCentral: CBPeer, CustomStringConvertible {
     /// The longest value one notification or indication to this central carries: ATT_MTU − 3
     /// (Core Vol 3 Part F 3.4.7.1), 20 until the central's MTU exchange completes.
     public var maximumUpdateValueLength: Int { Int(link?.mtu ?? lastMTU) - 3 }
@@ -15,7 +14,7 @@ public final class CBCentral: CustomStringConvertible {
 
     init(link: SimulatedLink) {
         self.link = link
-        identifier = CBCentral.identifier(forCentral: link.central.traceID)
+        super.init(identifier: CBCentral.identifier(forCentral: link.central.traceID))
     }
 
     /// A fixed UUID per central manager number, so traces do not depend on the run.

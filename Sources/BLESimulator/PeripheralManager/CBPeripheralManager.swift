@@ -25,7 +25,7 @@ import Foundation
 ///   `peripheralManagerIsReady(toUpdateSubscribers:)` follows once there is room.
 ///
 /// Delegate methods run inside the world's `run`, never synchronously from an API call.
-public class CBPeripheralManager {
+public class CBPeripheralManager: CBManager {
     /// Simulation settings of the manager's device (not part of Core Bluetooth's API).
     public struct Simulation {
         /// The device's address; nil: a static random address numbered after the manager.
@@ -41,16 +41,17 @@ public class CBPeripheralManager {
     }
 
     public weak var delegate: (any CBPeripheralManagerDelegate)?
-    /// `.unknown` until the first state update.
-    public private(set) var state: CBManagerState = .unknown
-    public var authorization: CBManagerAuthorization { world.authorization }
     public private(set) var isAdvertising = false
-    public let world: SimulatedWorld
     /// The device centrals see: its advertisement, connection parameters and GATT server.
     public let device: SimulatedPeripheral
     /// This manager's number in the world's trace (1, 2, …).
     public let traceID: Int
     public let simulation: Simulation
+    /// `CBPeripheralManagerOptionRestoreIdentifierKey`: the manager's published services,
+    /// advertising and subscribed centrals outlive the app's process (`deinit`).
+    public let restoreIdentifier: String?
+    /// State taken over from the previous launch, delivered before the first state update.
+    private var restored: PreservedPeripheralManagerState?
 
     private var adapterState: CBManagerState
     private var services: [CBMutableService] = []
@@ -59,8 +60,7 @@ public class CBPeripheralManager {
     /// One `CBCentral` per connection (by link).
     private var centrals: [ObjectIdentifier: CBCentral] = [:]
     /// Subscribed (central, characteristic) pairs with the link they came over, in order.
-    private var subscriptions: [(link: ObjectIdentifier, central: CBCentral, characteristic: CBMutableCharacteristic)] =
-        []
+    private var subscriptions: [PeripheralManagerSubscription] = []
     /// Requests the app still has to answer, by request object.
     private var awaiting: [ObjectIdentifier: Awaiting] = [:]
     private var inFlight = 0
@@ -68,6 +68,9 @@ public class CBPeripheralManager {
     private var readyPending = false
     private var advertisingGeneration = 0
     private var currentCallback: String?
+    /// L2CAP channels published and not unpublished (`publishL2CAPChannel(withEncryption:)`).
+    var publishedPSMs: [CBL2CAPPSM] = []
+    var unpublishedPSMCount = 0
 
     private struct Awaiting {
         let request: CBATTRequest
@@ -95,28 +98,94 @@ public class CBPeripheralManager {
         world: SimulatedWorld, simulation: Simulation = Simulation()
     ) {
         self.delegate = delegate
-        self.world = world
         self.simulation = simulation
         adapterState = simulation.adapterState
-        traceID = world.peripherals.count(where: \.hostsPeripheralManager) + 1
-        // Static random (two top bits set, Core Vol 6 Part B 1.3.2.1), unique per manager.
-        let address = simulation.address ?? BDAddr(rawValue: 0xC0_5E_9B_00_00_00 | UInt64(traceID & 0xFFFF))
-        device = SimulatedPeripheral(address: address, addressType: 1, name: nil, services: [])
-        device.isAdvertising = false
-        device.hostsPeripheralManager = true
+        let identifier = options?[CBPeripheralManagerOptionRestoreIdentifierKey] as? String
+        restoreIdentifier = identifier
+        let kept = identifier.flatMap { world.takePreservedPeripheralManager($0) }
+        let number = world.peripherals.count(where: \.hostsPeripheralManager) + 1
+        traceID = number
+        let device: SimulatedPeripheral
+        if let kept {
+            // The system kept the old launch's device (its database, advertising and links).
+            device = kept.device
+        } else {
+            // Static random (two top bits set, Core Vol 6 Part B 1.3.2.1), unique per manager.
+            let address = simulation.address ?? BDAddr(rawValue: 0xC0_5E_9B_00_00_00 | UInt64(number & 0xFFFF))
+            device = SimulatedPeripheral(address: address, addressType: 1, name: nil, services: [])
+            device.isAdvertising = false
+            device.hostsPeripheralManager = true
+        }
+        self.device = device
+        super.init(world: world)
         device.localServer = self
-        world.add(device)
+        if let kept { adopt(kept) } else { world.add(device) }
         record(
             .initialize(
-                restoreIdentifier: options?[CBPeripheralManagerOptionRestoreIdentifierKey] as? String,
+                restoreIdentifier: identifier,
                 showPowerAlert: boolOption(options, CBPeripheralManagerOptionShowPowerAlertKey)), .performed)
-        world.schedule(after: world.configuration.stateUpdateDelay) { [weak self] in self?.adapterChanged() }
+        world.schedule(after: world.configuration.stateUpdateDelay) { [weak self] in
+            guard let self else { return }
+            if let r = self.restored {
+                self.restored = nil
+                self.deliverRestoration(r)
+            }
+            self.adapterChanged()
+        }
     }
 
+    /// The app let the manager go (its process ended). Without a restore identifier the device
+    /// stops advertising and its links go silent. With one, Core Bluetooth keeps the published
+    /// services, the advertisement and the connected, subscribed centrals for the next launch's
+    /// manager of the same identifier (000_*.txt "Peripheral Manager State Restoration"; Apple,
+    /// `CBPeripheralManagerOptionRestoreIdentifierKey`); requests the app had not answered are
+    /// void (a central waiting on one meets its ATT timeout).
     deinit {
-        // The app let the manager go: the device stops advertising and its links go silent.
+        if let id = restoreIdentifier, state == .poweredOn {
+            let kept = PreservedPeripheralManagerState(
+                device: device, services: services, centrals: centrals, subscriptions: subscriptions,
+                isAdvertising: isAdvertising)
+            world.preservePeripheralManager(kept, for: id)
+            world.record(
+                .world(
+                    .peripheralManagerStatePreserved(
+                        restoreIdentifier: id, services: services.map(\.uuid), isAdvertising: isAdvertising)))
+            return
+        }
         device.isAdvertising = false
         if world.isConnected(device) { world.loseLink(device) }
+    }
+
+    /// Takes over what the system kept for this manager's restore identifier.
+    private func adopt(_ kept: PreservedPeripheralManagerState) {
+        services = kept.services
+        for s in services {
+            for case let m as CBMutableCharacteristic in s.characteristics ?? [] {
+                if let def = m.published { byDefinition[ObjectIdentifier(def)] = m }
+            }
+        }
+        centrals = kept.centrals
+        subscriptions = kept.subscriptions
+        isAdvertising = kept.isAdvertising
+        restored = kept
+    }
+
+    /// `peripheralManager(_:willRestoreState:)` with Core Bluetooth's keys: the published
+    /// services (`CBPeripheralManagerRestoredStateServicesKey`, the `CBMutableService` objects
+    /// that stay published) and, while advertising, the advertisement
+    /// (`CBPeripheralManagerRestoredStateAdvertisementDataKey`). It comes before the first
+    /// state update, as the central's does.
+    private func deliverRestoration(_ r: PreservedPeripheralManagerState) {
+        var dict: [String: Any] = [:]
+        if !r.services.isEmpty { dict[CBPeripheralManagerRestoredStateServicesKey] = r.services }
+        if r.isAdvertising {
+            var advertisement: [String: Any] = [CBAdvertisementDataServiceUUIDsKey: device.advertisedServiceUUIDs]
+            if let name = device.localName { advertisement[CBAdvertisementDataLocalNameKey] = name }
+            dict[CBPeripheralManagerRestoredStateAdvertisementDataKey] = advertisement
+        }
+        deliver(.willRestoreState(services: r.services.map(\.uuid), isAdvertising: r.isAdvertising)) {
+            $0.peripheralManager(self, willRestoreState: dict)
+        }
     }
 
     // MARK: - Services
@@ -134,6 +203,12 @@ public class CBPeripheralManager {
         }
         if invalid || !chars.allSatisfy({ $0 is CBMutableCharacteristic }) {
             misuse(call, .cachedValueNotReadOnly)
+            reportAdd(service, error: CBError(.invalidParameters))
+            return
+        }
+        let descriptors = chars.flatMap { $0.descriptors ?? [] }
+        if !descriptors.allSatisfy({ ($0 as? CBMutableDescriptor)?.publishableBytes != nil }) {
+            misuse(call, .unsupportedDescriptor)
             reportAdd(service, error: CBError(.invalidParameters))
             return
         }
@@ -181,9 +256,14 @@ public class CBPeripheralManager {
         byDefinition.removeAll()
         let definitions = services.map { s -> SimulatedService in
             let chars = (s.characteristics ?? []).compactMap { $0 as? CBMutableCharacteristic }.map { m in
+                let descriptors = (m.descriptors ?? []).compactMap { d -> SimulatedDescriptor? in
+                    guard let d = d as? CBMutableDescriptor, let bytes = d.publishableBytes else { return nil }
+                    d.characteristic = m
+                    return SimulatedDescriptor(uuid: d.uuid, value: bytes)
+                }
                 let def = SimulatedCharacteristic(
                     uuid: m.uuid, properties: m.properties, permissions: m.permissions,
-                    value: m.cachedValue.map { [UInt8]($0) } ?? [])
+                    value: m.cachedValue.map { [UInt8]($0) } ?? [], descriptors: descriptors)
                 m.published = def
                 m.service = s
                 byDefinition[ObjectIdentifier(def)] = m
@@ -420,6 +500,8 @@ public class CBPeripheralManager {
             case .noPendingRequest: "was asked to respond to a request that awaits no response"
             case .foreignCharacteristic: "was given a characteristic it has not published"
             case .cachedValueNotReadOnly: "was given a characteristic with a cached value that is not read-only"
+            case .unsupportedDescriptor:
+                "only supports Characteristic User Description and Presentation Format descriptors"
             }
         world.log("[CoreBluetooth] API MISUSE: <CBPeripheralManager \(traceID)> \(what) (\(call.name))")
     }
@@ -432,7 +514,7 @@ public class CBPeripheralManager {
         return true
     }
 
-    private func deliver(_ callback: PeripheralManagerCallback, _ body: (any CBPeripheralManagerDelegate) -> Void) {
+    func deliver(_ callback: PeripheralManagerCallback, _ body: (any CBPeripheralManagerDelegate) -> Void) {
         let d = delegate
         world.record(
             .peripheralManager(
@@ -543,4 +625,19 @@ extension SimulatedWorld {
     public func setAdapterState(_ state: CBManagerState, of manager: CBPeripheralManager) {
         manager.setAdapterState(state)
     }
+}
+
+/// A subscribed (central, characteristic) pair with the link it came over.
+typealias PeripheralManagerSubscription = (
+    link: ObjectIdentifier, central: CBCentral, characteristic: CBMutableCharacteristic
+)
+
+/// What the system keeps of a peripheral manager created with a restore identifier when the
+/// app's process ends (`CBPeripheralManager.deinit`).
+struct PreservedPeripheralManagerState {
+    let device: SimulatedPeripheral
+    let services: [CBMutableService]
+    let centrals: [ObjectIdentifier: CBCentral]
+    let subscriptions: [PeripheralManagerSubscription]
+    let isAdvertising: Bool
 }

@@ -20,6 +20,12 @@ public protocol CBPeripheralManagerDelegate: AnyObject {
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest)
     func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest])
     func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager)
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, didPublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?)
+    func peripheralManager(
+        _ peripheral: CBPeripheralManager, didUnpublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?)
+    /// Never called: no simulated central opens a channel (`CBL2CAPChannel`).
+    func peripheralManager(_ peripheral: CBPeripheralManager, didOpen channel: CBL2CAPChannel?, error: (any Error)?)
 }
 
 extension CBPeripheralManagerDelegate {
@@ -37,6 +43,15 @@ extension CBPeripheralManagerDelegate {
     public func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveRead request: CBATTRequest) {}
     public func peripheralManager(_ peripheral: CBPeripheralManager, didReceiveWrite requests: [CBATTRequest]) {}
     public func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager) {}
+    public func peripheralManager(
+        _ peripheral: CBPeripheralManager, didPublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?
+    ) {}
+    public func peripheralManager(
+        _ peripheral: CBPeripheralManager, didUnpublishL2CAPChannel PSM: CBL2CAPPSM, error: (any Error)?
+    ) {}
+    public func peripheralManager(
+        _ peripheral: CBPeripheralManager, didOpen channel: CBL2CAPChannel?, error: (any Error)?
+    ) {}
 }
 
 /// `CBPeripheralManager.init(delegate:queue:options:)` options.

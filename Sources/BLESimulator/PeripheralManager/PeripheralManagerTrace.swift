@@ -75,6 +75,9 @@ public enum PeripheralManagerMisuse: String, Sendable {
     case foreignCharacteristic = "foreign_characteristic"
     /// A characteristic created with a cached value must be read-only.
     case cachedValueNotReadOnly = "cached_value_not_read_only"
+    /// A `CBMutableDescriptor` other than Characteristic User Description (a `String`) or
+    /// Characteristic Presentation Format (`Data`), the two Apple's `init(type:value:)` supports.
+    case unsupportedDescriptor = "unsupported_descriptor"
 }
 
 /// A `CBPeripheralManagerDelegate` callback.
@@ -89,6 +92,10 @@ public enum PeripheralManagerCallback: Sendable, Equatable {
     case didSubscribe(central: UUID, characteristic: CBUUID)
     case didUnsubscribe(central: UUID, characteristic: CBUUID)
     case isReadyToUpdateSubscribers
+    /// State restoration: the services still published and whether it is advertising.
+    case willRestoreState(services: [CBUUID], isAdvertising: Bool)
+    case didPublishL2CAPChannel(psm: UInt16, error: String?)
+    case didUnpublishL2CAPChannel(psm: UInt16, error: String?)
 
     public var name: String {
         switch self {
@@ -100,6 +107,9 @@ public enum PeripheralManagerCallback: Sendable, Equatable {
         case .didSubscribe: "peripheralManager(_:central:didSubscribeTo:)"
         case .didUnsubscribe: "peripheralManager(_:central:didUnsubscribeFrom:)"
         case .isReadyToUpdateSubscribers: "peripheralManagerIsReady(toUpdateSubscribers:)"
+        case .willRestoreState: "peripheralManager(_:willRestoreState:)"
+        case .didPublishL2CAPChannel: "peripheralManager(_:didPublishL2CAPChannel:error:)"
+        case .didUnpublishL2CAPChannel: "peripheralManager(_:didUnpublishL2CAPChannel:error:)"
         }
     }
 }
@@ -180,6 +190,12 @@ extension PeripheralManagerRecord {
                 o.str("central", c.uuidString)
                 o.str("characteristic", ch.uuidString)
             case .isReadyToUpdateSubscribers: break
+            case .willRestoreState(let services, let advertising):
+                o.uuids("services", services)
+                o.bool("is_advertising", advertising)
+            case .didPublishL2CAPChannel(let psm, let e), .didUnpublishL2CAPChannel(let psm, let e):
+                o.int("psm", Int(psm))
+                if let e { o.str("error", e) }
             }
         }
     }

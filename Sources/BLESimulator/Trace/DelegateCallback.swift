@@ -23,6 +23,7 @@ public enum DelegateCallback: Sendable, Equatable {
     case isReadyToSendWriteWithoutResponse(peripheral: UUID)
     case didModifyServices(peripheral: UUID, invalidated: [CBUUID])
     case didReadRSSI(peripheral: UUID, rssi: Int, error: String?)
+    case didOpenL2CAPChannel(peripheral: UUID, psm: UInt16, error: String?)
 
     /// Core Bluetooth's delegate method name.
     public var name: String {
@@ -45,6 +46,7 @@ public enum DelegateCallback: Sendable, Equatable {
         case .isReadyToSendWriteWithoutResponse: "peripheralIsReady(toSendWriteWithoutResponse:)"
         case .didModifyServices: "peripheral(_:didModifyServices:)"
         case .didReadRSSI: "peripheral(_:didReadRSSI:error:)"
+        case .didOpenL2CAPChannel: "peripheral(_:didOpen:error:)"
         }
     }
 }
@@ -73,4 +75,10 @@ public enum WorldEvent: Sendable, Equatable {
     /// A notification or indication arrived for a characteristic the app never discovered:
     /// Core Bluetooth has no object to report it on.
     case valueForUndiscoveredCharacteristic(peripheral: UUID, handle: UInt16)
+    /// The ATT request of trace `seq` `request` went unanswered for 30 s (Core Vol 3 Part F
+    /// 3.3.3): the transaction failed, the bearer takes no more ATT and the link is dropped.
+    case attTransactionTimeout(address: String, request: Int)
+    /// The system kept a terminated peripheral manager's published services, advertising and
+    /// subscribed centrals for its restore identifier.
+    case peripheralManagerStatePreserved(restoreIdentifier: String, services: [CBUUID], isAdvertising: Bool)
 }

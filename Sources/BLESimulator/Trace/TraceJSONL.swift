@@ -107,6 +107,10 @@ extension SimulatorTrace {
             o.str("peripheral", p.uuidString)
             o.int("rssi", rssi)
             error = e
+        case .didOpenL2CAPChannel(let p, let psm, let e):
+            o.str("peripheral", p.uuidString)
+            o.int("psm", Int(psm))
+            error = e
         }
         if let error { o.str("error", error) }
     }
@@ -149,6 +153,15 @@ extension SimulatorTrace {
             o.str("event", "value_for_undiscovered_characteristic")
             o.str("peripheral", p.uuidString)
             o.int("handle", Int(h))
+        case .attTransactionTimeout(let a, let request):
+            o.str("event", "att_timeout")
+            o.str("address", a)
+            o.int("request", request)
+        case .peripheralManagerStatePreserved(let id, let services, let advertising):
+            o.str("event", "peripheral_manager_state_preserved")
+            o.str("restore_identifier", id)
+            o.uuids("services", services)
+            o.bool("is_advertising", advertising)
         }
     }
 

@@ -53,6 +53,12 @@ final class SimulatedLink {
     @exclusivity(unchecked) private var busy = false
     /// Trace index and time of the request on the air, if any.
     @exclusivity(unchecked) private var outstanding: (index: Int, time: Int64)?
+    /// The operation whose request is on the air (its delegate hears an ATT timeout).
+    @exclusivity(unchecked) private var current: ATTOperation?
+    /// A transaction timer is scheduled (one per link at a time, see `armTransactionTimer`).
+    @exclusivity(unchecked) private var timerArmed = false
+    /// An ATT transaction timed out: no more ATT on this bearer (Core Vol 3 Part F 3.3.3).
+    @exclusivity(unchecked) private(set) var attTimedOut = false
 
     /// Server side: this client's CCCD values by CCCD handle.
     @exclusivity(unchecked) private var cccd: [UInt16: UInt16] = [:]
@@ -85,13 +91,13 @@ final class SimulatedLink {
     // MARK: - Request queue
 
     func enqueue(_ op: ATTOperation) {
-        guard isOpen else { return }
+        guard isOpen, !attTimedOut else { return }
         queue.append(op)
         pump()
     }
 
     private func pump() {
-        guard isOpen, !busy, head < queue.count else { return }
+        guard isOpen, !busy, !attTimedOut, head < queue.count else { return }
         let op = queue[head]
         // The slot must not keep the operation's CBService/CBCharacteristic: they hold the
         // peripheral's entry, which holds this link (a cycle that would outlive the world).
@@ -102,12 +108,14 @@ final class SimulatedLink {
             head = 0
         }
         busy = true
+        current = op
         start(op)
     }
 
     private func finish() {
         busy = false
         outstanding = nil
+        current = nil
         pump()
     }
 
@@ -123,6 +131,7 @@ final class SimulatedLink {
         head = 0
         busy = false
         outstanding = nil
+        current = nil
     }
 
     func close(disconnectionFrame: Int) {
@@ -130,6 +139,7 @@ final class SimulatedLink {
         device.localServer?.linkClosed(self)
         if let o = outstanding { world.resolveDisconnected(o.index, frame: disconnectionFrame) }
         outstanding = nil
+        current = nil
         queue.removeAll()
         head = 0
         busy = false
@@ -169,10 +179,103 @@ final class SimulatedLink {
             guard !answered else { return }
             answered = true
             self.world.schedule(afterMicros: due &- self.world.nowMicros) { [self] in
-                guard self.isOpen, !self.isSilent else { return }
+                guard self.isOpen, !self.isSilent, !self.attTimedOut else { return }
                 self.world.resolve(index, requestTime: t0, error: error, handle: errorHandle, value: answerValue)
                 self.outstanding = nil
                 then(error, answerValue)
+            }
+        }
+        // Only a server that answers later (a peripheral manager's app, which may never call
+        // `respond`) can leave a transaction open: the others have scheduled their response.
+        if !answered { armTransactionTimer() }
+    }
+
+    // MARK: - ATT transaction timeout
+
+    /// Core Vol 3 Part F 3.3.3: a transaction not completed within 30 seconds times out.
+    static let transactionTimeoutMicros: Int64 = 30_000_000
+
+    /// One timer per link: when it fires it times out the request on the air if that request is
+    /// 30 s old, or re-arms for the younger one. Links whose servers answer at once never arm
+    /// it, so their sessions schedule nothing more than before.
+    private func armTransactionTimer() {
+        guard !timerArmed, let o = outstanding else { return }
+        timerArmed = true
+        world.schedule(afterMicros: o.time &+ Self.transactionTimeoutMicros &- world.nowMicros) { [self] in
+            self.timerArmed = false
+            guard self.isOpen, !self.attTimedOut, let o = self.outstanding else { return }
+            if self.world.nowMicros &- o.time >= Self.transactionTimeoutMicros {
+                self.transactionTimedOut(request: o.index)
+            } else {
+                self.armTransactionTimer()
+            }
+        }
+    }
+
+    /// The request on the air was not answered in 30 s. The transaction has failed and no more
+    /// ATT PDUs may be sent on this bearer (Core Vol 3 Part F 3.3.3); the pending operation's
+    /// delegate is told, and the central manager drops the link (`CBCentralManager
+    /// .attTransactionTimedOut`). Recorded as world event `att_timeout`.
+    private func transactionTimedOut(request index: Int) {
+        attTimedOut = true
+        let request = world.trace.records[index].sequence
+        // The request's outcome is the timeline's `timeout`, not the later disconnection.
+        world.resolveTimedOut(index)
+        outstanding = nil
+        world.record(.world(.attTransactionTimeout(address: device.address.description, request: request)))
+        let op = current
+        current = nil
+        // Operations queued behind it never go out; the disconnection voids them.
+        queue.removeAll()
+        head = 0
+        central.attTransactionTimedOut(entry)
+        if let op, let p = peripheral { failOperation(op, p, CBError(.connectionTimeout)) }
+    }
+
+    /// Calls the delegate method of `op` with `error` (nothing changes on the attribute).
+    private func failOperation(_ op: ATTOperation, _ p: CBPeripheral, _ error: CBError) {
+        let text = error.description
+        let id = p.identifier
+        switch op {
+        case .exchangeMTU: break
+        case .discoverServices:
+            p.deliver(.didDiscoverServices(peripheral: id, services: [], error: text)) {
+                $0.peripheral(p, didDiscoverServices: error)
+            }
+        case .discoverIncludedServices(_, let s):
+            p.deliver(.didDiscoverIncludedServices(peripheral: id, service: s.uuid, error: text)) {
+                $0.peripheral(p, didDiscoverIncludedServicesFor: s, error: error)
+            }
+        case .discoverCharacteristics(_, let s):
+            p.deliver(.didDiscoverCharacteristics(peripheral: id, service: s.uuid, characteristics: [], error: text)) {
+                $0.peripheral(p, didDiscoverCharacteristicsFor: s, error: error)
+            }
+        case .discoverDescriptors(let c):
+            p.deliver(.didDiscoverDescriptors(peripheral: id, characteristic: c.uuid, error: text)) {
+                $0.peripheral(p, didDiscoverDescriptorsFor: c, error: error)
+            }
+        case .read(let c):
+            p.deliver(.didUpdateValue(peripheral: id, characteristic: c.uuid, length: 0, error: text)) {
+                $0.peripheral(p, didUpdateValueFor: c, error: error)
+            }
+        case .readDescriptor(let d):
+            p.deliver(.didUpdateDescriptorValue(peripheral: id, descriptor: d.uuid, error: text)) {
+                $0.peripheral(p, didUpdateValueFor: d, error: error)
+            }
+        case .write(let c, _):
+            p.deliver(.didWriteValue(peripheral: id, characteristic: c.uuid, error: text)) {
+                $0.peripheral(p, didWriteValueFor: c, error: error)
+            }
+        case .writeDescriptor(let d, _):
+            p.deliver(.didWriteDescriptorValue(peripheral: id, descriptor: d.uuid, error: text)) {
+                $0.peripheral(p, didWriteValueFor: d, error: error)
+            }
+        case .setNotify(let c, _):
+            p.deliver(
+                .didUpdateNotificationState(
+                    peripheral: id, characteristic: c.uuid, isNotifying: c.isNotifying, error: text)
+            ) {
+                $0.peripheral(p, didUpdateNotificationStateFor: c, error: error)
             }
         }
     }
@@ -393,7 +496,7 @@ final class SimulatedLink {
             ) { [self] code, value in
                 if let p = self.peripheral {
                     let err = self.error(code)
-                    if err == nil { descriptor.value = Data(value ?? []) }
+                    if err == nil { descriptor.setValue(bytes: value ?? []) }
                     p.deliver(
                         .didUpdateDescriptorValue(
                             peripheral: p.identifier, descriptor: descriptor.uuid,
@@ -503,11 +606,17 @@ final class SimulatedLink {
 
     /// Prepare Write requests of ATT_MTU − 5 bytes each, then Execute Write (Vol 3 Part F
     /// 3.4.6; Vol 3 Part G 4.9.4 Write Long Characteristic Values).
+    ///
+    /// A Prepare Write is checked for permission only: the server queues parts without knowing
+    /// how long the whole value will be, so a value over the 512-octet maximum (Vol 3 Part F
+    /// 3.2.9) is refused at Execute Write, with Invalid Attribute Value Length and the
+    /// attribute's handle in error (Vol 3 Part F 3.4.6.3: prepared values exceeding the
+    /// attribute's maximum length are discarded at execution).
     private func longWrite(_ c: CBCharacteristic, _ bytes: [UInt8], offset: Int, done: @escaping (UInt8?) -> Void) {
         let chunk = max(1, Int(mtu) - 5)
         if offset < bytes.count {
             let part = Array(bytes[offset..<min(bytes.count, offset + chunk)])
-            let allowed = serverWritePrecheck(c, length: bytes.count, request: true)
+            let allowed = serverWritePrecheck(c, length: 0, request: true)
             exchange(
                 .write(
                     operation(.prepareWriteRequest, c.handle, valueRef(c), offset: UInt16(clamping: offset)), .prepare),
@@ -517,7 +626,7 @@ final class SimulatedLink {
             }
         } else {
             exchange(
-                .write(operation(.executeWriteRequest, 0, nil, offset: 1), .execute), errorHandle: 0,
+                .write(operation(.executeWriteRequest, 0, nil, offset: 1), .execute), errorHandle: c.handle,
                 deferred: { serverWriteRequest(c, bytes, chunk: chunk, $0) }
             ) { code, _ in done(code) }
         }

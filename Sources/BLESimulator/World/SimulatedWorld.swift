@@ -57,12 +57,17 @@ public final class SimulatedWorld {
     /// Set when a `CBPeripheral` is deallocated or a `connect` awaits its `retained` flag: the
     /// end of the current run-loop turn must sweep (`CBCentralManager.sweepReleasedPeripherals`).
     @exclusivity(unchecked) var sweepNeeded = false
+    /// An event is running (`step`): releases wait for the end of the turn.
+    @exclusivity(unchecked) private var isStepping = false
+    @exclusivity(unchecked) private var isSweeping = false
     /// Central managers by trace number − 1; a slot is cleared when its manager is
     /// deallocated (`unregister`), which is how a queued event learns its manager is gone.
     @exclusivity(unchecked) private var centrals: [CentralSlot] = []
     @exclusivity(unchecked) private var connectionCount = 0
     /// Central-manager state the system keeps across an app relaunch, by restore identifier.
     @exclusivity(unchecked) private var preservedCentrals: [String: PreservedCentralState] = [:]
+    /// Peripheral-manager state the system keeps across an app relaunch, by restore identifier.
+    @exclusivity(unchecked) private var preservedPeripheralManagers: [String: PreservedPeripheralManagerState] = [:]
     /// Identifiers the system has seen (discovered or connected): what
     /// `retrievePeripherals(withIdentifiers:)` can return.
     @exclusivity(unchecked) var knownIdentifiers: Set<UUID> = []
@@ -126,12 +131,30 @@ public final class SimulatedWorld {
 
     private func step(_ item: EventScheduler.Item) {
         nowMicros = max(nowMicros, item.time)
+        isStepping = true
         EventScheduler.run(item)
         // After every turn of the run loop: anything the app did not keep is gone now. Only
         // turns that released a `CBPeripheral` or left a `connect` to settle have work to do.
-        if sweepNeeded {
-            sweepNeeded = false
-            for c in liveCentrals { c.sweepReleasedPeripherals() }
+        if sweepNeeded { sweep() }
+        isStepping = false
+    }
+
+    private func sweep() {
+        sweepNeeded = false
+        for c in liveCentrals { c.sweepReleasedPeripherals() }
+    }
+
+    /// The app let a `CBPeripheral` go. Inside a run-loop turn the sweep waits for the turn's
+    /// end (a delegate method may still be running); outside one — test or app code between
+    /// `run` calls — nothing else is running, so the release takes effect at once: a connected
+    /// peripheral's link ends now, in an idle world too, as Core Bluetooth cancels it when the
+    /// object goes (000_*.txt "DON'T: Lose the peripheral reference").
+    func peripheralReleased() {
+        sweepNeeded = true
+        if !isStepping, !isSweeping {
+            isSweeping = true
+            sweep()
+            isSweeping = false
         }
     }
 
@@ -215,6 +238,14 @@ public final class SimulatedWorld {
     }
 
     func preserve(_ state: PreservedCentralState, for identifier: String) { preservedCentrals[identifier] = state }
+
+    func preservePeripheralManager(_ state: PreservedPeripheralManagerState, for identifier: String) {
+        preservedPeripheralManagers[identifier] = state
+    }
+
+    func takePreservedPeripheralManager(_ identifier: String) -> PreservedPeripheralManagerState? {
+        preservedPeripheralManagers.removeValue(forKey: identifier)
+    }
 
     func takePreservedState(_ identifier: String) -> PreservedCentralState? {
         preservedCentrals.removeValue(forKey: identifier)
@@ -339,6 +370,16 @@ public final class SimulatedWorld {
         }
     }
 
+    /// The request at `index` went unanswered for the ATT transaction timeout (30 s, Core Vol 3
+    /// Part F 3.3.3): the timeline's own outcome for it.
+    func resolveTimedOut(_ index: Int) {
+        trace.update(index) { entry in
+            guard case .radio(var e) = entry else { return }
+            e.outcome = .timeout
+            entry = .radio(e)
+        }
+    }
+
     func patchAPICall(_ index: Int, _ body: (inout APICallRecord) -> Void) {
         trace.update(index) { entry in
             guard case .api(var a) = entry else { return }
@@ -382,6 +423,8 @@ struct PreservedCentralState {
     var isScanning: Bool
     var scanServices: [CBUUID]?
     var allowDuplicates: Bool
+    /// The discovered attribute tree of each kept connected peripheral, by identifier.
+    var services: [UUID: [CBService]] = [:]
 }
 
 /// A central manager the world does not retain; cleared by the manager's `deinit`. `Unmanaged`
