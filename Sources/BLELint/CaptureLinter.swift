@@ -201,6 +201,7 @@ struct FactExtractor {
     var sharedACLBuffers: Int?
     /// Whether the host stack was told to the rules already.
     var hostStackTold = false
+    var overTheAirTold = false
 
     /// An L2CAP PDU (or fragment) the host sent on `handle`: ACL, or the central's LL data.
     func aclSent(_ frame: DecodedFrame, handle: UInt16, _ engine: LintEngine, _ fact: (HCIFact.Kind) -> Void) {
@@ -287,6 +288,10 @@ struct FactExtractor {
         case .acl(let acl, _):
             aclSent(frame, handle: acl.handle, engine, fact)
         case .linkLayer(let ll):
+            if !overTheAirTold {
+                overTheAirTold = true
+                fact(.overTheAir)
+            }
             if ll.isEncrypted, engine.facts.linkLayerEncryptedFrom == nil {
                 engine.facts.linkLayerEncryptedFrom = r.frame
             }

@@ -55,6 +55,10 @@ public struct HCIFact: Sendable {
         case managementStatus(opcode: UInt16, status: UInt8)
         /// The host stack the capture shows, delivered once, at the first frame that tells.
         case hostStack(HostStack)
+        /// The input is a sniffer's (link-layer records), delivered once at its first record. A
+        /// sniffer misses PDUs the two devices exchanged, so "never sent" cannot be told from
+        /// "not captured".
+        case overTheAir
     }
 }
 
