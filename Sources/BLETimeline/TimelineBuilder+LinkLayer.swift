@@ -11,7 +11,8 @@ import CaptureIO
 ///   data PDU on an access address blecap has not seen ("started before the capture").
 /// - It ends at LL_TERMINATE_IND (its reason; local when the central sent it, remote when the
 ///   peripheral did), or when nothing was heard on it for longer than its supervision timeout
-///   (link loss, 0x08 Connection Timeout, inferred; reported at the first frame after it).
+///   although the sniffer records its empty PDUs (link loss, 0x08 Connection Timeout,
+///   inferred; reported at the first frame after it).
 /// - LL_CONNECTION_UPDATE_IND becomes connection.update at its instant (the first central
 ///   PDU of that connection event, counted from the CONNECT_IND or given by the nRF Sniffer),
 ///   the PDU itself an ll.control fact; LL_PHY_UPDATE_IND and LL_LENGTH_RSP become
@@ -71,6 +72,16 @@ extension TimelineBuilder {
     private func advertising(_ a: LLAdvertisingPDU, _ ll: LinkLayerFrame, _ r: CaptureRecord) {
         guard ll.crc != .invalid else { return }
         if a.pduType == LLAdvertisingPDUType.connectInd, let ci = a.connectIndication, ll.connection != 0 {
+            // A device connects to an advertiser it is still connected to only after that link
+            // ended: an open link to the same AdvA whose end the capture did not show (no
+            // LL_TERMINATE_IND, a sniffer that hides empty PDUs) was lost by now.
+            for old in open.values where old.linkLayer != nil && old.peer == a.advA && old.handle != ll.connection {
+                let reason = HCIError.connectionTimeout
+                add(event(r, old, .disconnection(status: 0, reason: reason, side: .linkLoss)))
+                old.endReason = reason
+                old.endSide = .linkLoss
+                close(old, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
+            }
             let c = startConnection(
                 handle: ll.connection, peer: a.advA, peerType: a.rxAdd ? 1 : 0, role: 0, isLE: true, r)
             var s = LinkLayerConnectionState()
@@ -228,11 +239,15 @@ extension TimelineBuilder {
     }
 
     /// Ends, as link loss, every link-layer connection silent for longer than its supervision
-    /// timeout (4.5.2): the peers have given up on it by now.
+    /// timeout (4.5.2): the peers have given up on it by now. Silence is evidence only from a
+    /// sniffer that records empty PDUs on the link (it follows every connection event): the
+    /// nRF Sniffer can hide them, and an idle healthy link then shows gaps far longer than its
+    /// timeout (the generated captures without `--empty-pdus`: 1 s notifications on a 720 ms
+    /// timeout).
     func expireSilentLinks(_ r: CaptureRecord) {
         guard !open.isEmpty else { return }
         for c in open.values {
-            guard let s = c.linkLayer, let timeout = s.supervisionTimeout,
+            guard let s = c.linkLayer, let timeout = s.supervisionTimeout, s.counters.emptyPDUs > 0,
                 r.timestamp &- s.lastTime > timeout
             else { continue }
             let reason = HCIError.connectionTimeout
