@@ -73,16 +73,20 @@ EXIT_DAMAGED = 3
 EXIT_UNREADABLE = 2
 
 
-def tshark_att(path):
+def tshark_att(path, chandles=None):
+    """ATT opcode and handles per frame, as tshark decodes them; with `chandles`, only on those
+    HCI connection handles."""
     out = subprocess.run(
         ["tshark", "-r", path, "-T", "fields", "-E", "separator=|",
-         "-e", "frame.number", "-e", "btatt.opcode", "-e", "btatt.handle"],
+         "-e", "frame.number", "-e", "btatt.opcode", "-e", "btatt.handle", "-e", "bthci_acl.chandle"],
         capture_output=True, text=True, check=True).stdout
     frames = {}
     total = 0
     for line in out.splitlines():
-        num, op, handle = (line.split("|") + ["", ""])[:3]
+        num, op, handle, chandle = (line.split("|") + ["", "", ""])[:4]
         total += 1
+        if chandles is not None and chandle and int(chandle.split(",")[0], 16) not in chandles:
+            continue
         if op:
             ops = [int(x, 16) for x in op.split(",")]
             handles = [int(x, 16) for x in handle.split(",")] if handle else []
@@ -206,7 +210,12 @@ def check_replay(blecap, path, tmp, speed="realtime", values=False):
     doc = json.loads(p.stdout)
     conns = doc["connections"]
     captured = sum(c["captured"] for c in conns)
-    _, t_orig = tshark_att(path)
+    # Only ATT on the captured connections: vendor debug ACL on handles no Connection Complete
+    # opened (0x0EDC in dsd6, the Samsung .cfa, infocar), which tshark also decodes as ATT, is no
+    # link and is not replayed.
+    info = subprocess.run([blecap, "info", "--format", "json", path], capture_output=True, text=True)
+    handles = {c["handle"] for c in json.loads(info.stdout)["connections"]} if info.returncode == 0 else None
+    _, t_orig = tshark_att(path, handles)
     _, t_rep = tshark_att(out)
     problems = same_sequence("ATT PDU (opcode, handles)", t_orig, t_rep)
     summary = f"{len(conns)} connections, {captured} ATT PDUs identical; tshark {len(t_rep)} ATT frames in the replayed file"
