@@ -51,9 +51,8 @@ struct WatchCommand: ParsableCommand {
         guard let s = LiveSource.parse(source, follow: follow) else {
             throw ValidationError("not a source: \(source) (a file, '-' or tcp://HOST:PORT)")
         }
-        if follow, case .file = s {
-        } else if follow {
-            throw ValidationError("--follow applies to a file")
+        if follow {
+            guard case .file = s else { throw ValidationError("--follow applies to a file") }
         }
     }
 
@@ -67,6 +66,7 @@ struct WatchCommand: ParsableCommand {
             }
         }
         WatchSignals.install()
+        let started = ContinuousClock.now
         let reader: any CaptureReader
         do {
             let bytes = try live.open(shouldStop: { WatchSignals.stop.load(ordering: .relaxed) })
@@ -108,6 +108,8 @@ struct WatchCommand: ParsableCommand {
         report.facts = result.facts
         report.findings = result.findings
         report.notEvaluated = result.notEvaluated
+        let elapsed = (ContinuousClock.now - started).components
+        report.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         if let d = reader.damage { report.damage = d.description }
         if !jsonl {
             for n in report.notEvaluated {

@@ -1,8 +1,5 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+// Linux only (getaddrinfo/socket through Glibc), like the rest of blecap's I/O.
+import Glibc
 
 /// Where `blecap watch` reads a session as it happens: a file still being written, standard
 /// input (`btmon -w /dev/stdout | blecap watch -`), or a TCP stream of a btsnoop file (Android's
@@ -56,11 +53,7 @@ public enum LiveSource: Equatable, Sendable {
     static func connect(host: String, port: UInt16) throws(CaptureError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-            hints.ai_socktype = SOCK_STREAM
-        #endif
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
