@@ -98,56 +98,23 @@ struct ReplayCommand: ParsableCommand {
         if connection != nil && peer != nil { throw ValidationError("give --connection or --peer, not both") }
         if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
         _ = try parsedSpeed()
-        _ = try parsedErrors()
+        _ = try ReplayOptions.errors(error)
         if let p = dropNotifications, !(0...1).contains(p) { throw ValidationError("--drop-notifications takes 0…1") }
-        for (name, v) in [
+        try ReplayOptions.checkNonNegative([
             ("--drop-link-at", dropLinkAt), ("--power-off-at", powerOffAt), ("--delay-responses", delayResponses),
-        ] {
-            if let v, !(v.isFinite && v >= 0 && v < 1e9) {
-                throw ValidationError("\(name) takes a non-negative number")
-            }
-        }
+        ])
         if let mtu, mtu < 23 { throw ValidationError("--mtu: ATT_MTU is at least 23 (Core Vol 3 Part F 3.2.8)") }
     }
 
-    func parsedSpeed() throws -> ReplaySpeed {
-        switch speed {
-        case "realtime": return .realtime
-        case "max": return .max
-        default:
-            let text = speed.hasSuffix("x") ? String(speed.dropLast()) : speed
-            guard let f = Double(text), f.isFinite, f > 0 else {
-                throw ValidationError("--speed takes realtime, max or a positive factor")
-            }
-            return f == 1 ? .realtime : .factor(f)
-        }
-    }
-
-    func parsedErrors() throws -> [UInt16: UInt8] {
-        var out: [UInt16: UInt8] = [:]
-        for spec in error {
-            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let h = Self.number(parts[0]), h <= 0xFFFF, let c = Self.number(parts[1]), c <= 0xFF
-            else { throw ValidationError("--error takes HANDLE=ATT_ERROR, e.g. 0x0013=0x02") }
-            out[UInt16(h)] = UInt8(c)
-        }
-        return out
-    }
-
-    static func number(_ s: String) -> UInt64? {
-        s.lowercased().hasPrefix("0x") ? UInt64(s.dropFirst(2), radix: 16) : UInt64(s)
-    }
+    func parsedSpeed() throws -> ReplaySpeed { try ReplayOptions.speed(speed) }
 
     func run() throws {
         let input = try CaptureInput.open(file, member: member)
         var session = CapturedSession(reader: input.reader, path: input.path)
         if let d = input.containerDamage { session.damage = session.damage.map { "\($0); \(d)" } ?? d }
-        let faults = ReplayFaults(
-            dropLinkAtMicros: dropLinkAt.map { Int64(($0 * 1e6).rounded()) },
-            powerOffAtMicros: powerOffAt.map { Int64(($0 * 1e6).rounded()) },
-            responseDelayMicros: Int64(((delayResponses ?? 0) * 1000).rounded()),
-            serverMTU: mtu, errors: try parsedErrors(), notificationDropProbability: dropNotifications ?? 0,
-            seed: seed, timesFromCaptureStart: true)
+        let faults = try ReplayOptions.faults(
+            dropLinkAt: dropLinkAt, powerOffAt: powerOffAt, delayResponses: delayResponses, mtu: mtu,
+            errors: error, dropNotifications: dropNotifications, seed: seed)
         let selection: ConnectionSelection =
             connection.map { .number($0) } ?? peer.flatMap(BDAddr.init).map { .peer($0) } ?? .all
         let report = CaptureReplay(session: session).run(selection, faults: faults, speed: try parsedSpeed())

@@ -118,44 +118,17 @@ struct ServeCommand: ParsableCommand {
         if role != "peripheral" && role != "central" { throw ValidationError("--role takes peripheral or central") }
         do { _ = try TransportSpec(transport) } catch { throw ValidationError(error.description) }
         _ = try parsedSpeed()
-        _ = try parsedErrors()
+        _ = try ReplayOptions.errors(error)
         if let address, BDAddr(address) == nil { throw ValidationError("--address: not an address: \(address)") }
         if let p = dropNotifications, !(0...1).contains(p) { throw ValidationError("--drop-notifications takes 0…1") }
-        for (name, v) in [
+        try ReplayOptions.checkNonNegative([
             ("--drop-link-at", dropLinkAt), ("--power-off-at", powerOffAt), ("--delay-responses", delayResponses),
             ("--timeout", timeout), ("--accept-timeout", acceptTimeout), ("--linger", linger),
-        ] {
-            if let v, !(v.isFinite && v >= 0 && v < 1e9) {
-                throw ValidationError("\(name) takes a non-negative number")
-            }
-        }
+        ])
         if let mtu, mtu < 23 { throw ValidationError("--mtu: ATT_MTU is at least 23 (Core Vol 3 Part F 3.2.8)") }
     }
 
-    func parsedSpeed() throws -> ReplaySpeed {
-        switch speed {
-        case "realtime": return .realtime
-        case "max": return .max
-        default:
-            let text = speed.hasSuffix("x") ? String(speed.dropLast()) : speed
-            guard let f = Double(text), f.isFinite, f > 0 else {
-                throw ValidationError("--speed takes realtime, max or a positive factor")
-            }
-            return f == 1 ? .realtime : .factor(f)
-        }
-    }
-
-    func parsedErrors() throws -> [UInt16: UInt8] {
-        var out: [UInt16: UInt8] = [:]
-        for spec in error {
-            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let h = ReplayCommand.number(parts[0]), h <= 0xFFFF,
-                let c = ReplayCommand.number(parts[1]), c <= 0xFF
-            else { throw ValidationError("--error takes HANDLE=ATT_ERROR, e.g. 0x0013=0x02") }
-            out[UInt16(h)] = UInt8(c)
-        }
-        return out
-    }
+    func parsedSpeed() throws -> ReplaySpeed { try ReplayOptions.speed(speed) }
 
     func run() throws {
         let replay: CaptureReplay
@@ -166,12 +139,9 @@ struct ServeCommand: ParsableCommand {
         var config = ControllerConfiguration()
         config.role = role == "central" ? .central : .peripheral
         config.speed = try parsedSpeed()
-        config.faults = ReplayFaults(
-            dropLinkAtMicros: dropLinkAt.map { Int64(($0 * 1e6).rounded()) },
-            powerOffAtMicros: powerOffAt.map { Int64(($0 * 1e6).rounded()) },
-            responseDelayMicros: Int64(((delayResponses ?? 0) * 1000).rounded()),
-            serverMTU: mtu, errors: try parsedErrors(), notificationDropProbability: dropNotifications ?? 0,
-            seed: seed, timesFromCaptureStart: true)
+        config.faults = try ReplayOptions.faults(
+            dropLinkAt: dropLinkAt, powerOffAt: powerOffAt, delayResponses: delayResponses, mtu: mtu,
+            errors: error, dropNotifications: dropNotifications, seed: seed)
         if let a = address.flatMap(BDAddr.init) { config.address = a }
         let controller = VirtualController(replay: replay, configuration: config)
         if controller.servableConnections == 0 {
