@@ -88,7 +88,7 @@ let package = Package(
             ],
             plugins: ["BuildCommit"]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
-        .target(name: "TestSupport", dependencies: ["BLEBytes", "CArchive"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BLEBytes", "CaptureIO", "CArchive"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes", "TestSupport"]),
         .testTarget(name: "CaptureIOTests", dependencies: ["CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(

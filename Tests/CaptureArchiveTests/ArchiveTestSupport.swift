@@ -5,45 +5,16 @@ import Testing
 
 @testable import CaptureArchive
 
-/// A record with its payload copied out of the reader's buffer, for comparing whole captures.
-struct RecordCopy: Equatable, CustomStringConvertible {
-    var frame: Int
-    var timestamp: Int64
-    var direction: Direction
-    var kind: RecordKind
-    var rawType: UInt32
-    var controllerIndex: UInt16
-    var payload: [UInt8]
-    var originalLength: Int
-    var fileOffset: Int64
-    var recordLength: Int
-
-    init(_ r: CaptureRecord) {
-        frame = r.frame
-        timestamp = r.timestamp
-        direction = r.direction
-        kind = r.kind
-        rawType = r.rawType
-        controllerIndex = r.controllerIndex
-        payload = Array(r.payload)
-        originalLength = r.originalLength
-        fileOffset = r.fileOffset
-        recordLength = r.recordLength
-    }
-
-    var description: String { "frame \(frame) \(kind.name) \(payload.count) bytes @\(fileOffset)" }
-}
-
 /// Everything a reader gives: format, records, damage.
 struct ReadResult: Equatable {
     var format: CaptureFormat
-    var records: [RecordCopy]
+    var records: [OwnedRecord]
     var damage: CaptureDamage?
 
     init(_ reader: any CaptureReader) {
         format = reader.format
-        var records: [RecordCopy] = []
-        while let r = reader.next() { records.append(RecordCopy(r)) }
+        var records: [OwnedRecord] = []
+        while let r = reader.next() { records.append(OwnedRecord(r)) }
         self.records = records
         damage = reader.damage
     }

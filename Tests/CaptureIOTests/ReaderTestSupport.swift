@@ -4,40 +4,12 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A record copied out of the reader's buffer so tests can keep it.
-struct OwnedRecord: Equatable, CustomStringConvertible {
-    var frame: Int
-    var timestamp: Int64
-    var direction: Direction
-    var kind: RecordKind
-    var rawType: UInt32
-    var controllerIndex: UInt16
-    var payload: [UInt8]
-    var originalLength: Int
-    var fileOffset: Int64
-    var recordLength: Int
-
-    init(_ r: CaptureRecord) {
-        frame = r.frame
-        timestamp = r.timestamp
-        direction = r.direction
-        kind = r.kind
-        rawType = r.rawType
-        controllerIndex = r.controllerIndex
-        payload = r.payload.toArray()
-        originalLength = r.originalLength
-        fileOffset = r.fileOffset
-        recordLength = r.recordLength
-    }
-
+extension OwnedRecord {
     /// What must agree across containers for the same HCI packet.
     var hciIdentity: HCIIdentity {
         HCIIdentity(kind: kind, direction: direction, timestamp: timestamp, payload: payload)
     }
 
-    var description: String {
-        "#\(frame) \(kind.name) \(direction) t=\(timestamp) raw=\(rawType) idx=\(controllerIndex) len=\(payload.count)/\(originalLength) @\(fileOffset)+\(recordLength)"
-    }
 }
 
 struct HCIIdentity: Equatable {
