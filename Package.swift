@@ -47,7 +47,7 @@ let package = Package(
         // Protocol code constants (ATT opcodes, HCI codes, L2CAP channels) shared by the capture
         // readers and the decoders; BLEPackets re-exports them.
         .target(name: "BLECodes"),
-        .target(name: "CaptureIO", dependencies: ["BLEBytes", "BLECodes", "CPcap", "CCaptureSupport"]),
+        .target(name: "CaptureIO", dependencies: ["BLEBytes", "BLECodes", "CPcap", "CCaptureSupport", "CBluetooth"]),
         .target(
             name: "BLEPackets", dependencies: ["BLEBytes", "BLECodes", "BLECrypto", "CaptureIO", "CBluetooth"]),
         // Captures inside archives, compressed files, Android bug reports (btsnooz) and sysdiagnose.

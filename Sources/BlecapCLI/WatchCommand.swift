@@ -19,7 +19,9 @@ struct WatchCommand: ParsableCommand {
             SOURCE is a capture file (with --follow, one that is still being written: blecap waits \
             at its end like tail -f, also through a half-written last record), '-' for standard \
             input, or tcp://HOST:PORT for a btsnoop stream (Android's snoop server after \
-            'adb forward tcp:8872 tcp:8872'). Events come out as `blecap timeline` prints them, \
+            'adb forward tcp:8872 tcp:8872'), or hci-monitor for the Linux kernel's HCI monitor \
+            channel as btmon reads it (hci-monitor:hciN for one controller; needs a kernel with \
+            Bluetooth and CAP_NET_RAW). Events come out as `blecap timeline` prints them, \
             findings as `blecap lint` words them, each as soon as it is known; findings that need \
             the end of something (a scan left running, a link lost without reconnect) when that \
             end is seen. Ctrl-C (SIGINT) or SIGTERM ends the watch cleanly: what is pending is \
@@ -29,9 +31,10 @@ struct WatchCommand: ParsableCommand {
               btmon -w /dev/stdout | blecap watch -
               blecap watch --follow /data/btsnoop_hci.log --write session.btsnoop
               blecap watch --format jsonl tcp://127.0.0.1:8872
+              sudo blecap watch hci-monitor --write session.btsnoop
             """)
 
-    @Argument(help: "A capture file, '-' (standard input) or tcp://HOST:PORT.")
+    @Argument(help: "A capture file, '-' (standard input), tcp://HOST:PORT or hci-monitor[:hciN].")
     var source: String
 
     @Flag(name: .long, help: "Keep reading a file that is still being written (like tail -f).")
@@ -49,7 +52,7 @@ struct WatchCommand: ParsableCommand {
     func validate() throws {
         if format == .json { throw ValidationError("watch writes text or jsonl") }
         guard let s = LiveSource.parse(source, follow: follow) else {
-            throw ValidationError("not a source: \(source) (a file, '-' or tcp://HOST:PORT)")
+            throw ValidationError("not a source: \(source) (a file, '-', tcp://HOST:PORT or hci-monitor[:hciN])")
         }
         if follow {
             guard case .file = s else { throw ValidationError("--follow applies to a file") }

@@ -1,1 +1,2 @@
 #include <bluetooth/bluetooth.h>
+#include <bluetooth/hci.h>

@@ -29,6 +29,10 @@ public final class FileByteSource {
     /// true ends the source there (Ctrl-C in `blecap watch`).
     public var shouldStop: (() -> Bool)? = nil
 
+    /// Set for a socket of HCI monitor datagrams: each read turns one datagram into one btsnoop
+    /// record (after the file header, handed out first), so the bytes read like `btmon -w`'s file.
+    var monitor: MonitorDatagramFramer? = nil
+
     /// Largest `peek` the source can satisfy.
     public var capacity: Int { buffer.count }
 
@@ -36,6 +40,16 @@ public final class FileByteSource {
         self.fd = fd
         self.ownsFD = ownsFD
         buffer = .allocate(byteCount: capacity, alignment: 16)
+    }
+
+    /// Reads HCI monitor datagrams from `fd` (the kernel's monitor channel, or any datagram socket
+    /// that carries them) as a btsnoop 2001 stream; `index` keeps one controller's packets.
+    public convenience init(monitorDatagramsFrom fd: Int32, ownsFD: Bool, index: UInt16? = nil) {
+        self.init(fd: fd, ownsFD: ownsFD)
+        monitor = MonitorDatagramFramer(index: index)
+        let header = MonitorDatagramFramer.fileHeader
+        header.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        end = header.count
     }
 
     /// Opens `path` for reading ("-" is standard input).
@@ -109,6 +123,10 @@ public final class FileByteSource {
         while end - start < count && !reachedEOF {
             let room = buffer.count - end
             if room == 0 { break }
+            if let monitor {
+                fillRecord(from: monitor)
+                continue
+            }
             let r = read(fd, buffer.baseAddress! + end, room)
             if r > 0 {
                 end += r
@@ -126,6 +144,30 @@ public final class FileByteSource {
                 readErrno = errno
                 reachedEOF = true
             }
+        }
+    }
+
+    /// One monitor datagram as one btsnoop record at `end`, after making room for the largest.
+    private func fillRecord(from monitor: MonitorDatagramFramer) {
+        if buffer.count - end < MonitorDatagramFramer.largestRecord {
+            let n = end - start
+            if n > 0, let base = buffer.baseAddress { memmove(base, base + start, n) }
+            start = 0
+            end = n
+            // Only a peek as large as the whole buffer could leave no room; none is.
+            guard buffer.count - end >= MonitorDatagramFramer.largestRecord else {
+                reachedEOF = true
+                return
+            }
+        }
+        switch monitor.receive(from: fd, into: buffer.baseAddress! + end) {
+        case .record(let n): end += n
+        case .skipped: break
+        case .interrupted: if shouldStop?() == true { reachedEOF = true }
+        case .ended: reachedEOF = true
+        case .failed(let e):
+            readErrno = e
+            reachedEOF = true
         }
     }
 }

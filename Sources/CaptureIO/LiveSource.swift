@@ -1,18 +1,30 @@
-// Linux only (getaddrinfo/socket through Glibc), like the rest of blecap's I/O.
+// Linux only (getaddrinfo/socket through Glibc), like the rest of blecap's I/O. CBluetooth is
+// imported here too because its headers pull in <sys/socket.h>: once this module imports it,
+// the socket constants (SOCK_STREAM, SOCK_CLOEXEC) are seen through it, not through Glibc.
+import CBluetooth
 import Glibc
 
 /// Where `blecap watch` reads a session as it happens: a file still being written, standard
 /// input (`btmon -w /dev/stdout | blecap watch -`), or a TCP stream of a btsnoop file (Android's
-/// snoop server behind `adb forward tcp:8872 tcp:8872`). Each yields a blocking byte source the
-/// ordinary readers parse record by record.
+/// snoop server behind `adb forward tcp:8872 tcp:8872`), or the Linux HCI monitor channel as
+/// btmon reads it (`hci-monitor`, or `hci-monitor:hciN` for one controller). Each yields a
+/// blocking byte source the ordinary readers parse record by record.
 public enum LiveSource: Equatable, Sendable {
     case file(path: String, follow: Bool)
     case standardInput
     case tcp(host: String, port: UInt16)
+    case hciMonitor(index: UInt16?)
 
-    /// Parses a SOURCE argument: `-`, `tcp://HOST:PORT`, else a file path.
+    /// Parses a SOURCE argument: `-`, `tcp://HOST:PORT`, `hci-monitor[:hciN|:N]`, else a file path.
     public static func parse(_ text: String, follow: Bool) -> LiveSource? {
         if text == "-" { return .standardInput }
+        if text == "hci-monitor" { return .hciMonitor(index: nil) }
+        if text.hasPrefix("hci-monitor:") {
+            var name = text.dropFirst("hci-monitor:".count)
+            if name.hasPrefix("hci") { name = name.dropFirst(3) }
+            guard let index = UInt16(name), index != 0xFFFF else { return nil }
+            return .hciMonitor(index: index)
+        }
         if text.hasPrefix("tcp://") {
             let rest = text.dropFirst("tcp://".count)
             guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]), port > 0
@@ -30,6 +42,7 @@ public enum LiveSource: Equatable, Sendable {
         case .file(let path, _): path
         case .standardInput: "standard input"
         case .tcp(let host, let port): host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)"
+        case .hciMonitor(let index): index.map { "hci-monitor:hci\($0)" } ?? "hci-monitor"
         }
     }
 
@@ -44,6 +57,8 @@ public enum LiveSource: Equatable, Sendable {
             source = FileByteSource(fd: 0, ownsFD: false)
         case .tcp(let host, let port):
             source = FileByteSource(fd: try Self.connect(host: host, port: port), ownsFD: true)
+        case .hciMonitor(let index):
+            source = FileByteSource(monitorDatagramsFrom: try HCIMonitorChannel.open(), ownsFD: true, index: index)
         }
         source.shouldStop = shouldStop
         return source
