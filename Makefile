@@ -5,8 +5,10 @@ SWIFT ?= swift
 DEMO_CAPTURE ?= captures/bumble/clean_heart_rate.central.btsnoop
 APT_PACKAGES = libpcap-dev libbluetooth-dev libarchive-dev zlib1g-dev pkg-config
 CONFORMANCE_PACKAGES = tshark bluez python3 python3-venv chromium
+# blecap serve/watch against the Linux kernel's Bluetooth stack in a qemu virtual machine.
+KERNEL_CHECK_PACKAGES = qemu-system-x86 linux-image-amd64 busybox-static bluez
 
-.PHONY: deps demo build release test conformance bench bench-capture-ll linklayer-check clean man install uninstall check-install format format-check
+.PHONY: deps demo build release test conformance bench bench-capture-ll linklayer-check kernel-check clean man install uninstall check-install format format-check
 
 # Installation layout: the conventional places bash-completion, zsh and fish look in.
 PREFIX ?= /usr/local
@@ -87,6 +89,16 @@ conformance: release
 	fi
 	@python3 -c 'import jsonschema, sarif, junitparser' 2>/dev/null || python3 -m pip install -q jsonschema sarif-tools junitparser
 	python3 scripts/conformance.py --blecap .build/release/blecap
+
+# `blecap serve --transport vhci` and `blecap watch hci-monitor` against a real Linux kernel,
+# booted under qemu (scripts/kernel/vm_check.sh says how and what it checks).
+kernel-check: release
+	@missing=""; for p in $(KERNEL_CHECK_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	BLECAP=$(CURDIR)/.build/release/blecap scripts/kernel/vm_check.sh
 
 bench: release
 	@missing=""; for p in tshark bluez time bc python3; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

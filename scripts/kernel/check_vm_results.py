@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Checks what scripts/kernel/guest.sh left in OUT after the virtual machine ran.
+
+    check_vm_results.py BLECAP CAPTURE OUT
+
+The oracles are independent of blecap's own decoding where they can be: BlueZ's hciconfig,
+hcitool and gatttool print what the Linux kernel made of the virtual controller and of the
+captured peripheral's GATT server; btmon's recording of the kernel's monitor channel is the
+reference for `blecap watch hci-monitor`. Prints one line per check; exit 1 if any failed.
+"""
+import json
+import re
+import subprocess
+import sys
+
+BLECAP, CAPTURE, OUT = sys.argv[1:4]
+results = []
+
+
+def check(name, ok, detail=""):
+    results.append(ok)
+    print(f"{'PASS' if ok else 'FAIL'} {name}" + (f": {detail}" if detail and not ok else ""))
+
+
+def blecap(*args):
+    return subprocess.run([BLECAP, *args], capture_output=True, text=True).stdout
+
+
+def read(name):
+    try:
+        with open(f"{OUT}/{name}", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+captured = [json.loads(line) for line in blecap("timeline", "--format", "jsonl", CAPTURE).splitlines()]
+peer = json.loads(blecap("info", "--format", "json", CAPTURE))["connections"][0]["peer"]
+gatt = json.loads(blecap("gatt", "--format", "json", CAPTURE))
+
+# 1. The kernel initialised the virtual controller and powered it on.
+hciconfig = read("hciconfig.txt")
+check("kernel initialised the controller (hciconfig: UP RUNNING)", "UP RUNNING" in hciconfig, hciconfig[:300])
+
+# 2. The kernel's LE scan found the captured peripheral under its captured name.
+names = {e.get("local_name") for e in captured if e.get("type") == "advertisement" and e.get("peer") == peer}
+names.discard(None)
+lescan = read("lescan.txt")
+check(
+    f"hcitool lescan found {peer} {sorted(names)}",
+    any(f"{peer} {n}" in lescan for n in names) or (not names and peer in lescan),
+    lescan[:300],
+)
+
+# 3. gatttool, through the kernel's L2CAP LE socket, sees the captured database.
+tool = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", read("gatttool.txt"))
+check("gatttool connected", "Connection successful" in tool, tool[:300])
+
+
+def full_uuid(u):
+    return f"0000{u.lower()}-0000-1000-8000-00805f9b34fb" if len(u) == 4 else u.lower()
+
+
+database = gatt["connections"][0]["remote_database"]
+want_services = [(s["start_handle"], s["end_handle"], full_uuid(s["uuid"])) for s in database["services"]]
+got_services = [
+    (int(a, 16), int(b, 16), u)
+    for a, b, u in re.findall(r"attr handle: 0x([0-9a-f]+), end grp handle: 0x([0-9a-f]+) uuid: (\S+)", tool)
+]
+check("primary services equal the capture's", got_services == want_services, f"{got_services} vs {want_services}")
+want_chars = [
+    (c["declaration_handle"], c["properties"], c["value_handle"], full_uuid(c["uuid"]))
+    for c in database["characteristics"]
+]
+got_chars = [
+    (int(h, 16), int(p, 16), int(v, 16), u)
+    for h, p, v, u in re.findall(
+        r"handle: 0x([0-9a-f]+), char properties: 0x([0-9a-f]+), char value handle: 0x([0-9a-f]+), uuid: (\S+)", tool
+    )
+]
+check("characteristics equal the capture's", got_chars == want_chars, f"{got_chars} vs {want_chars}")
+
+# 4. A read and a subscription answered with the captured values, in captured order.
+# The guest read the first handle the central read successfully; the served peripheral answers
+# a handle's reads in captured order, so the first captured read of it (value or error) is due.
+read_handle = next((e["handle"] for e in captured if e.get("type") == "gatt.read" and e.get("outcome") == "success"), None)
+if read_handle is not None:
+    first_read = next(e for e in captured if e.get("type") == "gatt.read" and e.get("handle") == read_handle)
+    got_read = re.search(r"Characteristic value/descriptor: ([0-9a-f ]+)", tool)
+    if first_read.get("outcome") == "success":
+        ok = got_read is not None and got_read.group(1).replace(" ", "") == first_read["value"]
+    else:
+        ok = got_read is None and "read failed" in tool
+    check(f"read of 0x{read_handle:04x} answers as captured ({first_read.get('outcome')})", ok, tool[-300:])
+subscriptions = [e for e in captured if e.get("type") == "gatt.subscribe" and e.get("outcome") == "success"]
+# The subscribed characteristic: the nearest value handle below the CCCD written.
+cccd = subscriptions[0]["handle"] if subscriptions else 0
+value_handle = max((c["value_handle"] for c in database["characteristics"] if c["value_handle"] < cccd), default=0)
+notified = [
+    e["value"]
+    for e in captured
+    if e.get("type") in ("gatt.notification", "gatt.indication") and e.get("handle") == value_handle
+]
+got_notified = [
+    v.replace(" ", "")
+    for v in re.findall(rf"(?:Notification|Indication) +handle = 0x{value_handle:04x} value: ([0-9a-f ]+)", tool)
+]
+if subscriptions:
+    check(
+        f"notifications/indications are the captured values in captured order ({len(got_notified)} received)",
+        len(got_notified) >= min(3, len(notified)) > 0 and got_notified == notified[: len(got_notified)],
+        f"{got_notified} vs {notified[:len(got_notified)]}",
+    )
+
+# 5. blecap watch hci-monitor saw what btmon saw: the same timeline, event for event and with
+#    the kernel's own timestamps, from the moment the virtual controller appeared.
+def events(lines):
+    out = []
+    for line in lines:
+        e = json.loads(line)
+        if "finding" in e:
+            continue
+        out.append({k: v for k, v in e.items() if k not in ("frame", "elapsed") and not k.endswith("_frame")})
+    start = next((i for i, e in enumerate(out) if e["type"] == "controller.index_added"), len(out))
+    return out[start:]
+
+
+watched = events(read("watch.jsonl").splitlines())
+recorded = events(blecap("timeline", "--format", "jsonl", f"{OUT}/btmon.btsnoop").splitlines())
+first_difference = next((i for i, (a, b) in enumerate(zip(watched, recorded)) if a != b), None)
+check(
+    f"watch hci-monitor equals the timeline of btmon's recording ({len(watched)} events)",
+    len(watched) > 20 and watched == recorded,
+    f"{len(watched)} vs {len(recorded)} events; first difference at {first_difference}: "
+    + (f"{watched[first_difference]} vs {recorded[first_difference]}" if first_difference is not None else ""),
+)
+watched_kinds = {e["type"] for e in watched}
+check(
+    "watch saw the connection, discovery and notifications",
+    "connection.complete" in watched_kinds
+    and "gatt.discover.services" in watched_kinds
+    and bool({"gatt.notification", "gatt.indication"} & watched_kinds),
+    sorted(watched_kinds),
+)
+
+# 6. serve --out recorded the same HCI traffic as the kernel's monitor (watch --write).
+def records(path):
+    return [
+        json.loads(line)
+        for line in blecap("packets", "--format", "jsonl", path).splitlines()
+    ]
+
+
+def shape(r):
+    return {k: v for k, v in r.items() if k not in ("frame", "time")}
+
+
+served = [shape(r) for r in records(f"{OUT}/serve.btsnoop")]
+monitored = [shape(r) for r in records(f"{OUT}/watch.btsnoop")]
+check(
+    f"serve --out and watch --write hold the same {len(served)} HCI packets",
+    len(served) > 50 and served == monitored,
+    f"{len(served)} vs {len(monitored)}",
+)
+lint = subprocess.run([BLECAP, "lint", "--fail-on", "error", f"{OUT}/serve.btsnoop"], capture_output=True, text=True)
+check("blecap lint finds no error in serve --out", lint.returncode in (0,), lint.stdout[-400:])
+
+print(f"kernel-check: {sum(results)} passed, {len(results) - sum(results)} failed")
+sys.exit(0 if all(results) else 1)
