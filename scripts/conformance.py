@@ -48,11 +48,12 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     as the same packets.
   * Report script: `node --check` of Sources/BLEReport/Resources/report.js and of the script a
     built page carries, which must equal the file (skipped with a note when node is absent).
-  * Report (browser): `blecap report` of every HCI capture opens in headless Chromium (Debian
+  * Report (browser): `blecap report` of every HCI and link-layer capture opens in headless Chromium (Debian
     package `chromium`) with its script finished (`data-ready="1"`), no script error and no
     console message; for long_notify_stream.central and oversized_and_unchecked_writes.central
     the DOM must also show lint's findings count, info's connection count and every chart, and
-    a screenshot is taken (--screenshots DIR keeps them, e.g. docs/).
+    a screenshot is taken (--screenshots DIR keeps them, e.g. docs/); a link-layer capture with
+    connections must show the channel-use, RSSI-per-side and retransmission charts.
 Prints one line per file and a closing "N passed, N failed" line; exits 1 on any failure.
 """
 import argparse, json, os, re, shutil, subprocess, sys, tempfile
@@ -875,6 +876,12 @@ def check_report(blecap, path, tmp, screenshots):
     console = [l for l in d.stderr.splitlines() if ":CONSOLE" in l]
     problems += [f"console: {l.strip()[:200]}" for l in console[:5]]
     summary = f"{size // 1024} KiB page, {attrs.get('data-charts', '?')} charts"
+    if is_link_layer(name):
+        # A sniffed connection's page has the link-layer charts (channel use, RSSI per side,
+        # retransmissions); an advertising-only capture has none to draw.
+        info = json.loads(subprocess.run([blecap, "info", "--format", "json", path], capture_output=True, text=True).stdout)
+        if info["connection_count"] and 'data-chart="channels"' not in dom:
+            problems.append("link-layer charts missing for a capture with connections")
     if name in REPORT_DETAILED:
         lint = json.loads(subprocess.run([blecap, "lint", "--format", "json", path], capture_output=True, text=True).stdout)
         want_findings = sum(len(c["findings"]) for c in lint["captures"])
@@ -1025,7 +1032,9 @@ def main():
             print(f"note report script: {summary}")
         else:
             record("report script", lambda: (problems, summary))
-        for folder, name, path in hci_captures(root):
+        link_layer = [("public", n, os.path.join(root, "public", n))
+                      for n in sorted(os.listdir(os.path.join(root, "public"))) if is_link_layer(n)]
+        for folder, name, path in list(hci_captures(root)) + link_layer:
             if shutil.which("chromium") is None:
                 record(f"report {folder}/{name}", lambda: (["chromium not installed (apt-get install chromium)"], "not run"))
             else:

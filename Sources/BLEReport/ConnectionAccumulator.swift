@@ -20,6 +20,8 @@ final class ConnectionAccumulator {
     var omitted: OmittedRun?
     /// The row the next identical exchange merges into.
     var last: (signature: SequenceSignature, inTail: Bool, index: Int)?
+    /// A sniffed connection's access address (its radio series are kept by it).
+    var accessAddress: UInt32?
 
     init(number: Int, detailed: Bool, start: Int64, startFrame: Int) {
         model = ConnectionModel(
@@ -164,6 +166,7 @@ final class ConnectionAccumulator {
         model.reason = s.endReason.map(Int.init)
         model.reasonName = s.endReason.flatMap { HCIError.name($0) }.map { $0.description }
         if let ll = s.linkLayer {
+            accessAddress = ll.accessAddress
             model.linkLayer = LinkLayerModel(
                 accessAddress: "0x" + String(ll.accessAddress, radix: 16, uppercase: true),
                 dataPDUs: ll.dataPDUs, emptyPDUs: ll.emptyPDUs, retransmissions: ll.retransmissions,

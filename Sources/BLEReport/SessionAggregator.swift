@@ -29,6 +29,8 @@ public final class SessionAggregator {
     var scans: [ScanPeriod] = []
     var scansOmitted = 0
     var rssi: [BDAddr: BucketSeries<RSSIBucket>] = [:]
+    /// Sniffed connections' radio, by access address (the first `Limits.rssiSeries`).
+    var radio: [UInt32: LinkLayerRadioSeries] = [:]
     var throughput = BucketSeries<ThroughputBucket>(start: 0, width: 1_000, capacity: Limits.throughputBuckets)
     var latency: [String: LatencyHistogram] = [:]
     /// The largest database seen per peer (remote) and per controller (this host's server).
@@ -53,6 +55,12 @@ public final class SessionAggregator {
         if origin == nil { origin = r.timestamp }
         if r.timestamp < minTime { minTime = r.timestamp }
         if r.timestamp > maxTime { maxTime = r.timestamp }
+        if case .linkLayer(let ll) = f.layer, case .data = ll.pdu, !r.radio.isAdvertising {
+            let aa = r.radio.accessAddress
+            if radio[aa] != nil || radio.count < Limits.rssiSeries {
+                radio[aa, default: LinkLayerRadioSeries()].add(r.radio, ll, at: rel(r.timestamp))
+            }
+        }
         if r.kind.isHCI && r.controllerIndex != 0xFFFF {
             if r.controllerIndex < 64 {
                 controllers |= 1 << UInt64(r.controllerIndex)
@@ -244,6 +252,7 @@ public final class SessionAggregator {
             let c = connections[number]!
             var m = c.finish(captureEnd: end)
             if let p = m.peer { m.peerName = names[p] }
+            if let aa = c.accessAddress { m.linkLayer?.radio = radio[aa] }
             model.connections.append(m)
         }
         model.connectionsOmitted = max(0, statistics.connectionCount - model.connections.count)

@@ -153,6 +153,8 @@ public struct LinkLayerModel: Sendable, Encodable {
     public var encryptedFromFrame: Int?
     public var missedEvents: Int
     public var directionInferred: Bool
+    /// Channel use, RSSI per side and retransmissions over time (the report's link-layer charts).
+    public var radio: LinkLayerRadioSeries? = nil
 }
 
 /// Connection timing as set (Connection Complete, Connection Update Complete) or requested

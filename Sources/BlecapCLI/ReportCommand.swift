@@ -14,7 +14,8 @@ struct ReportCommand: ParsableCommand {
             severity); a zoomable swim-lane timeline (scanning, one bar per connection per peer \
             coloured by how it ended, notification density, finding markers); per connection a \
             sequence chart of the GATT exchange with repetitive runs collapsed into bands; \
-            throughput, ATT latency, RSSI and connection-parameter plots; the GATT database per \
+            throughput, ATT latency, RSSI and connection-parameter plots (for sniffed connections \
+            also data channel use, RSSI per side and retransmissions); the GATT database per \
             peer; the findings with explanation and fix, linked to their frames. The file loads \
             nothing from the network and stays small for million-frame captures (aggregates, \
             not frames).

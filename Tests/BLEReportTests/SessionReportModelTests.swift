@@ -44,6 +44,42 @@ import Testing
         #expect(!ll.directionInferred)
     }
 
+    /// The link-layer charts' data against tshark on the nRF Sniffer capture (272, which gives
+    /// channel index, RSSI and direction per packet): `tshark -Y btle.data_header -T fields -e
+    /// nordic_ble.channel` counts per channel 0–36 (below), `-e nordic_ble.rssi -e
+    /// nordic_ble.direction`: 758 PDUs from the central (direction 1) summing to -47,843 dBm and
+    /// 760 from the peripheral summing to -47,864; no CRC errors.
+    @Test func sniffedConnectionsCarryChannelUseAndRSSIPerSide() throws {
+        let (m, _) = SessionReportBuilder.build(
+            path: Fixtures.capture("public/pcap-nordic272_bsniffhub-encrypted-bad-mic.pcap"))
+        let ll = try #require(m.connections.first?.linkLayer)
+        let radio = try #require(ll.radio)
+        #expect(
+            radio.channelPDUs == [
+                42, 42, 34, 50, 36, 56, 28, 38, 30, 50, 44, 42, 36, 41, 34, 32, 40, 30, 61, 29, 40, 47, 50, 28, 32, 46,
+                36, 30, 44, 28, 56, 56, 52, 52, 44, 36, 46,
+            ])
+        #expect(radio.channelPDUs.reduce(0, +) == ll.dataPDUs)
+        #expect(radio.channelCRCErrors.allSatisfy { $0 == 0 })
+        let central = radio.rssiCentral.buckets.reduce(into: (0, 0)) {
+            $0.0 += $1.count
+            $0.1 += $1.sum
+        }
+        let peripheral = radio.rssiPeripheral.buckets.reduce(into: (0, 0)) {
+            $0.0 += $1.count
+            $0.1 += $1.sum
+        }
+        #expect(central == (758, -47_843))
+        #expect(peripheral == (760, -47_864))
+        let retransmissions = radio.retransmissions.buckets.reduce(into: (0, 0)) {
+            $0.0 += $1.pdus
+            $0.1 += $1.retransmitted
+        }
+        #expect(retransmissions == (ll.dataPDUs, ll.retransmissions))
+        // An HCI capture has no radio to chart.
+        #expect(Self.model("clean_heart_rate.central").model.connections.allSatisfy { $0.linkLayer == nil })
+    }
+
     @Test func cleanHeartRateCollapsesTheTwentyNotificationsIntoOneBand() throws {
         let (m, report) = Self.model("clean_heart_rate.central")
         #expect(report.error == nil)

@@ -423,6 +423,79 @@
     }
     state.redraw.push(drawParams);
 
+    // Link layer, for sniffed connections: what only the air shows.
+    const sniffed = m.connections.filter(c => c.linkLayer && c.linkLayer.radio).slice(0, 8);
+    if (sniffed.length) {
+      const chCard = card("Data channel use", "LL data PDUs per channel index 0–36 over all sniffed connections; the dark part failed its CRC (a channel much worse than the rest: interference there).");
+      const chs = s("svg", { class: "chart", "data-chart": "channels", height: 200 }, chCard);
+      const drawChannels = function () {
+        clear(chs);
+        const W = width(chs), L = 56, R = 10, Ht = 200, B = 24;
+        const pdus = new Array(37).fill(0), crc = new Array(37).fill(0);
+        for (const c of sniffed) for (let i = 0; i < 37; i++) { pdus[i] += c.linkLayer.radio.channelPDUs[i]; crc[i] += c.linkLayer.radio.channelCRCErrors[i]; }
+        const hi = Math.max(1, ...pdus);
+        const y = scale(0, hi, Ht - B, 8);
+        axisY(chs, y, 0, hi, L, fmtNum);
+        const bw = (W - R - L) / 37;
+        for (let i = 0; i < 37; i++) {
+          const x0 = L + i * bw + 1, w = Math.max(1, bw - 2);
+          title(s("rect", { x: x0, y: y(pdus[i]), width: w, height: Ht - B - y(pdus[i]), fill: PALETTE[0] }, chs),
+            "channel " + i + ": " + fmtNum(pdus[i]) + " PDUs, " + fmtNum(crc[i]) + " CRC errors");
+          if (crc[i]) s("rect", { x: x0, y: y(crc[i]), width: w, height: Ht - B - y(crc[i]), fill: "#2b2f36" }, chs);
+          if (i % 4 === 0) s("text", { x: x0 + w / 2, y: Ht - 8, "text-anchor": "middle" }, chs, String(i));
+        }
+      };
+      state.redraw.push(drawChannels);
+
+      // One line per connection and side (central solid, peripheral dashed) over the shared time axis.
+      const seriesChart = function (name, hint, unit, lines) {
+        const c = card(name, hint);
+        const svg = s("svg", { class: "chart", "data-chart": name, height: 200 }, c);
+        const leg = h("div", { class: "legend" }, c);
+        sniffed.forEach((cn, i) => { const e = h("span", null, leg); h("i", { style: "background:" + PALETTE[i % PALETTE.length] }, e); e.append("#" + cn.number + " " + cn.linkLayer.accessAddress); });
+        const draw = function () {
+          clear(svg);
+          const W = width(svg), L = 56, R = 10, Ht = 200, B = 24;
+          const [v0, v1] = state.view;
+          const x = scale(v0, v1, L, W - R);
+          const all = lines();
+          let lo = Infinity, hi = -Infinity;
+          for (const l of all) for (const p of l.points) { lo = Math.min(lo, p[1]); hi = Math.max(hi, p[1]); }
+          if (lo === Infinity) { lo = 0; hi = 1; }
+          if (hi === lo) { hi = lo + 1; }
+          const y = scale(lo, hi, Ht - B, 8);
+          axisY(svg, y, lo, hi, L, v => v + unit);
+          axisX(svg, x, v0, v1, Ht - B, 0, secFmt);
+          for (const l of all) {
+            let d = "";
+            for (const p of l.points) { if (p[0] < v0 || p[0] > v1) continue; d += (d ? "L" : "M") + x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1); }
+            if (d) title(s("path", { d: d, fill: "none", stroke: l.colour, "stroke-width": 1.5, "stroke-dasharray": l.dashed ? "4 3" : null }, svg), l.label);
+          }
+          if (!all.some(l => l.points.length)) s("text", { x: (L + W) / 2, y: Ht / 2, "text-anchor": "middle" }, svg, "nothing measured");
+        };
+        state.redraw.push(draw);
+      };
+      const points = function (S, value) {
+        const out = [];
+        S.buckets.forEach((b, k) => { const v = b && value(b); if (v !== null && v !== undefined) out.push([S.start + (k + 0.5) * S.width, v]); });
+        return out;
+      };
+      seriesChart("RSSI per side", "Mean RSSI per bucket of the PDUs each side sent, as the sniffer heard them: central solid, peripheral dashed.", " dBm", () => {
+        const out = [];
+        sniffed.forEach((c, i) => {
+          const r = c.linkLayer.radio, col = PALETTE[i % PALETTE.length];
+          out.push({ colour: col, dashed: false, label: "#" + c.number + " central", points: points(r.rssiCentral, b => b[2]) });
+          out.push({ colour: col, dashed: true, label: "#" + c.number + " peripheral", points: points(r.rssiPeripheral, b => b[2]) });
+        });
+        return out;
+      });
+      seriesChart("Retransmissions", "Share of LL data PDUs per bucket that repeated the previous one (same SN): the link failing to get a PDU across.", " %", () =>
+        sniffed.map((c, i) => ({
+          colour: PALETTE[i % PALETTE.length], dashed: false, label: "#" + c.number,
+          points: points(c.linkLayer.radio.retransmissions, b => b[0] ? Math.round(1000 * b[1] / b[0]) / 10 : null),
+        })));
+    }
+
     // ---- connections and sequence charts ----
     h("h2", { id: P + "connections" }, art, "Connections (" + fmtNum(H.connections) + ")");
     if (!m.connections.length) h("p", { class: "empty" }, art, "No connections in this capture.");
