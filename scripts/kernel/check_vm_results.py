@@ -10,6 +10,7 @@ reference for `blecap watch hci-monitor`. Prints one line per check; exit 1 if a
 """
 import json
 import re
+import shutil
 import subprocess
 import sys
 
@@ -162,6 +163,11 @@ check(
     len(served) > 50 and served == monitored,
     f"{len(served)} vs {len(monitored)}",
 )
+if shutil.which("tshark"):
+    malformed = subprocess.run(
+        ["tshark", "-r", f"{OUT}/serve.btsnoop", "-Y", "_ws.malformed || _ws.expert.severity == error"],
+        capture_output=True, text=True).stdout.strip()
+    check("tshark finds no malformed frame in serve --out", malformed == "", malformed[:300])
 lint = subprocess.run([BLECAP, "lint", "--fail-on", "error", f"{OUT}/serve.btsnoop"], capture_output=True, text=True)
 check("blecap lint finds no error in serve --out", lint.returncode in (0,), lint.stdout[-400:])
 
