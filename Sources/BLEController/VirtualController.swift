@@ -56,6 +56,13 @@ public final class VirtualController {
     public var tap: ((_ packet: [UInt8], _ fromHost: Bool) -> Void)?
     /// µs since the controller started; moved forward by `advance(to:)`.
     public private(set) var now: Int64 = 0
+    /// The clock that drives the controller (µs since it started), when it is a real one
+    /// (`ServeRunner`'s monotonic clock): each timed event's lateness against its deadline is
+    /// measured on it into `pace`. Nil in tests that move virtual time, where lateness means
+    /// nothing.
+    public var clock: (() -> Int64)?
+    /// How late the timed events of the exchange ran (advertising ticks aside), on `clock`.
+    public internal(set) var pace = PaceMeasure()
 
     // MARK: state a Reset clears
 
@@ -166,6 +173,9 @@ public final class VirtualController {
             budget -= 1
             now = max(now, t)
             guard let action = timers.pop() else { break }
+            // Measured before the action runs, after the ones before it in a burst have been
+            // sent: what the host sees as late is what is counted.
+            if let clock, action.isExchange { pace.record(latenessMicros: clock() - t) }
             run(action)
         }
         now = max(now, time)
@@ -223,6 +233,12 @@ enum TimerAction {
     case peerEnd(connection: Int)
     case silence(connection: Int)
     case linkTimeout(connection: Int)
+
+    /// A step of the exchange with its own time (the advertising clock's ticks are not: they
+    /// pace reports, which are not part of the captured exchange).
+    var isExchange: Bool {
+        if case .advertise = self { false } else { true }
+    }
 }
 
 /// A binary min-heap of timers on (time, scheduling order): events due at one µs run in the

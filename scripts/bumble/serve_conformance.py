@@ -8,7 +8,8 @@ in captured order.
     python3 scripts/bumble/serve_conformance.py --blecap .build/debug/blecap captures/bumble/*.central.btsnoop
 
 scripts/conformance.py runs `check_serve` for every Bumble central capture. Bumble comes from
-a virtual environment under .build/bumble-venv (created on first use: pip install bumble==0.0.236).
+a virtual environment under .build/bumble-venv (created on first use: pip install bumble==0.0.236),
+or from the one BLECAP_BUMBLE_VENV names (used as it is, never installed into).
 """
 
 import argparse
@@ -28,6 +29,9 @@ APP = os.path.join(HERE, "central_app.py")
 
 def bumble_python():
     """The venv's python with Bumble installed (created and installed when missing)."""
+    given = os.environ.get("BLECAP_BUMBLE_VENV")
+    if given:
+        return os.path.join(given, "bin", "python")
     python = os.path.join(VENV, "bin", "python")
     if not os.path.exists(python):
         subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
