@@ -35,6 +35,9 @@ public struct ServeReport: Sendable {
     /// Captured connections (host central) the host never made.
     public var notServed: [Int]
     public var rejectedHostInput: Int
+    /// Connection attempts no captured connection answered (a non-connectable advertiser, or
+    /// one the capture never connected to), with why.
+    public var unansweredConnections: [String] = []
     /// How late the timed events ran on the wall clock (nil when the controller ran on
     /// virtual time).
     public var pace: Pace?
@@ -91,6 +94,7 @@ public struct ServeReport: Sendable {
             out += "never connected by the host: " + notServed.map { "#\($0)" }.joined(separator: ", ") + "\n"
         }
         if rejectedHostInput > 0 { out += "host input dropped or refused: \(rejectedHostInput) (see the log)\n" }
+        for u in unansweredConnections { out += "connection attempt not answered: \(u)\n" }
         if let pace { out += pace.text }
         return out
     }
@@ -101,6 +105,7 @@ public struct ServeReport: Sendable {
         var unmodelled: [[String]]
         var notServed: [Int]
         var rejectedHostInput: Int
+        var unansweredConnections: [String]
         var pace: Pace?
     }
 
@@ -108,7 +113,8 @@ public struct ServeReport: Sendable {
         JSONDocument.render(
             Document(
                 replay: replay.document, operations: operations, unmodelled: unmodelled, notServed: notServed,
-                rejectedHostInput: rejectedHostInput, pace: pace), style: .compact)
+                rejectedHostInput: rejectedHostInput, unansweredConnections: unansweredConnections, pace: pace),
+            style: .compact)
     }
 
     /// Aligns the captured central's client PDUs with the host's, in order: an identical PDU
@@ -193,7 +199,7 @@ extension VirtualController {
         return ServeReport(
             replay: .served(session: replay.session, connections: results, faults: configuration.faults, clock: clock),
             operations: operations, unmodelled: all.map(\.unmodelled), notServed: notServed,
-            rejectedHostInput: rejectedInput,
+            rejectedHostInput: rejectedInput, unansweredConnections: unansweredConnections,
             pace: self.clock == nil
                 ? nil
                 : ServeReport.Pace(

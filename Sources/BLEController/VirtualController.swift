@@ -97,6 +97,11 @@ public final class VirtualController {
     var rng = SplitMix64(seed: 0xB1EC)
     /// Host input the controller dropped or refused (the fuzz target's and tests' measure).
     public internal(set) var rejectedInput = 0
+    /// The capture's advertisers it never connected to (with their captured event types).
+    let bystanders: [AirAdvertiser]
+    /// Connection attempts to an advertiser no captured connection answers (not connectable,
+    /// or connectable but never connected in the capture): why, once per advertiser (at most 64).
+    public internal(set) var unansweredConnections: [String] = []
 
     public static let maximumLoggedPDUs = 2_000_000
 
@@ -106,6 +111,7 @@ public final class VirtualController {
         framer = H4Framer(maximumPacketLength: max(3 + 255, 4 + configuration.aclPacketLength))
         let central = configuration.role == .peripheral
         unserved = replay.models.indices.filter { replay.models[$0].connection.hostIsCentral == central }
+        bystanders = central ? Self.bystanders(replay) : []
     }
 
     /// The captured connections the controller can play in its role.

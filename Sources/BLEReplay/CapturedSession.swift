@@ -39,6 +39,23 @@ public struct CapturedAdvertisement: Sendable, Equatable {
     /// The advertiser's interval as captured: the median gap between its advertising reports
     /// (scan responses aside), µs; nil with fewer than two reports.
     public var intervalMicros: Int64? = nil
+    /// The event type of its last advertising report other than a scan response (legacy: 0
+    /// ADV_IND … 3 ADV_NONCONN_IND; extended: the bit field of Vol 4 Part E 7.7.65.13), and
+    /// whether that was an LE Extended Advertising Report. 0 (ADV_IND) until one is seen.
+    public var eventType: UInt16 = 0
+    public var extended = false
+    /// Whether any advertising report other than a scan response was seen (only a scan
+    /// response: the advertising PDU itself was missed).
+    public var sawAdvertising = false
+}
+
+/// An advertiser the capture saw: its address, address type and advertisement, connected
+/// to or not.
+public struct CapturedAdvertiser: Sendable, Equatable {
+    public var address: BDAddr
+    /// 0 public, 1 random (2 and 3: an identity address the controller resolved).
+    public var addressType: UInt8
+    public var advertisement: CapturedAdvertisement
 }
 
 /// One connection of a capture with everything replay needs: its summary (peer, role, GATT
@@ -81,6 +98,9 @@ public struct CapturedSession: Sendable {
     public var frames: Int
     /// Where the capture is damaged, if it is (everything before it was read).
     public var damage: String?
+    /// Every advertiser seen (at most `maximumAdvertisers`), in the order first seen, with
+    /// its last advertisement.
+    public var advertisers: [CapturedAdvertiser] = []
 
     /// Reads the capture at `path` ("-" for standard input).
     public init(path: String) throws(CaptureError) {
@@ -103,13 +123,17 @@ public struct CapturedSession: Sendable {
         var advertisementOf: [Int: CapturedAdvertisement] = [:]
         // Per advertiser: time of its last advertising report and the gaps seen (at most 64).
         var advertisingTimes: [BDAddr: (last: Int64, gaps: [Int64])] = [:]
+        var advertiserOrder: [(BDAddr, UInt8)] = []
 
         let builder = TimelineBuilder(
             emit: { e in
                 switch e.kind {
                 case .advertisement(let a):
                     guard let peer = e.peer else { return }
-                    if adverts[peer] == nil, adverts.count >= Self.maximumAdvertisers { return }
+                    if adverts[peer] == nil {
+                        guard adverts.count < Self.maximumAdvertisers else { return }
+                        advertiserOrder.append((peer, e.peerAddressType ?? 0))
+                    }
                     var ad =
                         adverts[peer] ?? CapturedAdvertisement(data: [], scanResponse: [], rssi: a.rssi, frame: e.frame)
                     let bytes = e.value.bytes
@@ -120,6 +144,9 @@ public struct CapturedSession: Sendable {
                         ad.scanResponse = bytes
                     } else {
                         ad.data = bytes
+                        ad.eventType = a.eventType
+                        ad.extended = a.extended
+                        ad.sawAdvertising = true
                         var t = advertisingTimes[peer] ?? (e.time, [])
                         if e.time > t.last, t.gaps.count < 64 { t.gaps.append(e.time - t.last) }
                         t.last = e.time
@@ -161,6 +188,9 @@ public struct CapturedSession: Sendable {
         damage = reader.damage.map { "\($0)" }
         self.frames = frames
         startTime = first ?? 0
+        advertisers = advertiserOrder.compactMap { a, type in
+            adverts[a].map { CapturedAdvertiser(address: a, addressType: type, advertisement: $0) }
+        }
         connections = summaries.sorted { $0.number < $1.number }.map { s in
             var c = CapturedConnection(
                 summary: s, att: pdus[s.number] ?? [], advertisement: advertisementOf[s.number],
