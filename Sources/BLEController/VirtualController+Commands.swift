@@ -25,6 +25,8 @@ struct PendingConnection {
     var model: Int?
     /// Role central: the advertising set the connection ends (extended advertising).
     var advertisingHandle: UInt8? = nil
+    /// The host's Own_Address_Type (role peripheral): 0/2 its public address, 1/3 its random one.
+    var ownAddressType: UInt8 = 0
 }
 
 extension VirtualController {
@@ -264,7 +266,7 @@ extension VirtualController {
             initiate(
                 PendingConnection(
                     extended: false, useAcceptList: cc.initiatorFilterPolicy != 0, peerType: cc.peerAddressType,
-                    peer: cc.peerAddress, model: nil))
+                    peer: cc.peerAddress, model: nil, ownAddressType: cc.ownAddressType))
         case HCIOpcode.leExtendedCreateConnection:
             guard let cc = HCILEExtendedCreateConnection(parameters: p) else { return answer(invalid(op, p)[0]) }
             guard pendingConnection == nil else { return answer(HCIError.commandDisallowed) }
@@ -272,7 +274,7 @@ extension VirtualController {
             initiate(
                 PendingConnection(
                     extended: true, useAcceptList: cc.initiatorFilterPolicy != 0, peerType: cc.peerAddressType,
-                    peer: cc.peerAddress, model: nil))
+                    peer: cc.peerAddress, model: nil, ownAddressType: cc.ownAddressType))
         case HCIOpcode.leConnectionUpdate:
             guard let u = HCILEConnectionUpdate(parameters: p) else { return answer(invalid(op, p)[0]) }
             guard let c = connections[u.handle & HCIConnectionHandle.mask] else {
@@ -313,18 +315,21 @@ extension VirtualController {
             }
             schedule(after: delay(replay.models[c.model].connection.intervalMicros), .packet(packet, connection: c.id))
         case HCIOpcode.leEnableEncryption:
-            // The virtual link carries no ciphertext: the peer is taken to hold the key the host
-            // gives, and the link reports encrypted one connection event later (7.7.8).
-            guard let h = p.u16le(0), p.count >= 28 else { return answer(HCIError.invalidHCICommandParameters) }
+            // 7.8.24: Random_Number (8), Encrypted_Diversifier (2), Long_Term_Key (16). The
+            // virtual link carries no ciphertext; the peer checks the key as its host would
+            // answer its LTK request, and the outcome comes one connection event later.
+            guard let h = p.u16le(0), let rand = p.u64le(2), let ediv = p.u16le(10),
+                let key = p.littleEndianUInt128(at: 12)
+            else { return answer(HCIError.invalidHCICommandParameters) }
             guard let c = connections[h & HCIConnectionHandle.mask] else {
                 return answer(HCIError.unknownConnectionIdentifier)
             }
+            // Only the central starts encryption (Vol 6 Part B 5.1.3).
+            guard configuration.role == .peripheral else { return answer(HCIError.commandDisallowed) }
             answer(HCIError.success)
-            let e = [HCIError.success] + c.handle.leBytes + [1]
-            let packet = e.withByteView {
-                HCIEventPacket(code: HCIEventCode.encryptionChange, parameters: $0).h4Encoded()
-            }
-            schedule(after: delay(replay.models[c.model].connection.intervalMicros), .packet(packet, connection: c.id))
+            schedule(
+                after: delay(replay.models[c.model].connection.intervalMicros),
+                .encryption(connection: c.id, outcome: encryptionOutcome(c, rand: rand, ediv: ediv, key: key)))
         case HCIOpcode.leSetPHY:
             guard let h = p.u16le(0), p.count >= 7 else { return answer(HCIError.invalidHCICommandParameters) }
             guard let c = connections[h & HCIConnectionHandle.mask] else {

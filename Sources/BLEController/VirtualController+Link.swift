@@ -41,6 +41,12 @@ final class LiveConnection {
     var hostClientPDUs = 0
     /// The link went silent (a fault): nothing crosses it until it times out.
     var silent = false
+    /// The central's and the peripheral's addresses on this link (SMP's ia/iat and ra/rat).
+    var initiator: (type: UInt8, address: BDAddr) = (0, BDAddr(rawValue: 0))
+    var responder: (type: UInt8, address: BDAddr) = (0, BDAddr(rawValue: 0))
+    /// The LE legacy pairing in progress (role peripheral).
+    var pairing: LegacyPairing?
+    var encrypted = false
 
     init(id: Int, handle: UInt16, model: Int, modelValue: ReplayConnectionModel, faults: ReplayFaults, now: Int64) {
         self.id = id
@@ -262,6 +268,19 @@ extension VirtualController {
         let c = LiveConnection(
             id: nextConnectionID, handle: handle, model: m, modelValue: model, faults: configuration.faults, now: now)
         connections[handle] = c
+        // Who is who for SMP: the host's address as its Create Connection chose it (own
+        // address type 1 or 3: its random address), the captured peer's as it advertised.
+        let own = (
+            p.ownAddressType & 1,
+            p.ownAddressType & 1 == 1 ? randomAddress ?? configuration.address : configuration.address
+        )
+        if configuration.role == .peripheral {
+            c.initiator = own
+            c.responder = (p.peerType, p.peer)
+        } else {
+            c.initiator = (p.peerType, p.peer)
+            c.responder = own
+        }
         let timing = model.connection.timing ?? ConnectionTiming(interval: 24, latency: 0, supervisionTimeout: 200)
         connectionComplete(
             status: HCIError.success, handle: handle, peerType: p.peerType, peer: p.peer, timing: timing,

@@ -97,6 +97,9 @@ public final class VirtualController {
     var rng = SplitMix64(seed: 0xB1EC)
     /// Host input the controller dropped or refused (the fuzz target's and tests' measure).
     public internal(set) var rejectedInput = 0
+    /// The keys the captured peers distributed, by peer address: they hold them across
+    /// connections (and a Reset of this controller, which is the host's side).
+    var bonds: [BDAddr: PeerKey] = [:]
     /// The capture's advertisers it never connected to (with their captured event types).
     let bystanders: [AirAdvertiser]
     /// Connection attempts to an advertiser no captured connection answers (not connectable,
@@ -222,6 +225,7 @@ public final class VirtualController {
         case .peerEnd(let id): peerEnds(id)
         case .silence(let id): silence(id)
         case .linkTimeout(let id): linkTimeout(id)
+        case .encryption(let id, let outcome): encryptionDone(id, outcome)
         }
     }
 }
@@ -239,6 +243,7 @@ enum TimerAction {
     case peerEnd(connection: Int)
     case silence(connection: Int)
     case linkTimeout(connection: Int)
+    case encryption(connection: Int, outcome: EncryptionOutcome)
 
     /// A step of the exchange with its own time (the advertising clock's ticks are not: they
     /// pace reports, which are not part of the captured exchange).

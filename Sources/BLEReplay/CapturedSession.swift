@@ -58,6 +58,23 @@ public struct CapturedAdvertiser: Sendable, Equatable {
     public var advertisement: CapturedAdvertisement
 }
 
+/// What a capture shows of pairing and encryption on one connection (its SMP and Encryption
+/// Change events), so that a peer played from it pairs, or refuses to, as captured.
+public struct CapturedSecurity: Sendable, Equatable {
+    /// The central sent a Pairing Request.
+    public var pairingRequested = false
+    /// The peripheral answered with a Pairing Response.
+    public var pairingResponded = false
+    /// Both sides set SC: the pairing was LE Secure Connections.
+    public var secureConnections = false
+    /// The reason of a Pairing Failed the peripheral sent, if it sent one.
+    public var peripheralPairingFailed: UInt8?
+    /// Encryption came up (Encryption Change with success, encryption on).
+    public var encrypted = false
+
+    public init() {}
+}
+
 /// One connection of a capture with everything replay needs: its summary (peer, role, GATT
 /// databases, how it ended), its ATT exchange in order, its timing and the advertisement
 /// that preceded it.
@@ -71,6 +88,7 @@ public struct CapturedConnection: Sendable {
     public var disconnection: (frame: Int, time: Int64)?
     /// More ATT PDUs than `CapturedSession.maximumPDUs` allowed: the exchange is cut.
     public var isTruncated = false
+    public var security = CapturedSecurity()
 
     public var number: Int { summary.number }
     /// This host's role: central unless the Connection Complete said peripheral.
@@ -124,6 +142,8 @@ public struct CapturedSession: Sendable {
         // Per advertiser: time of its last advertising report and the gaps seen (at most 64).
         var advertisingTimes: [BDAddr: (last: Int64, gaps: [Int64])] = [:]
         var advertiserOrder: [(BDAddr, UInt8)] = []
+        var security: [Int: CapturedSecurity] = [:]
+        var hostCentral: [Int: Bool] = [:]
 
         let builder = TimelineBuilder(
             emit: { e in
@@ -159,11 +179,28 @@ public struct CapturedSession: Sendable {
                     adverts[peer] = ad
                 case .connectionComplete(let info):
                     guard let n = e.connection else { return }
+                    hostCentral[n] = info.role != 1
                     if let t = info.timing { timings[n] = t }
                     if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
                     if let p = e.peer { connectionPeers[n] = (p, e.frame) }
                 case .disconnection:
                     if let n = e.connection { ends[n] = (e.frame, e.time) }
+                // SMP's initiator is the central (Vol 3 Part H 2.3): a Pairing Request is the
+                // central's, a Pairing Response the peripheral's, whichever side was captured.
+                case .pairingRequest:
+                    if let n = e.connection { security[n, default: .init()].pairingRequested = true }
+                case .pairingResponse(let info, _):
+                    guard let n = e.connection else { return }
+                    security[n, default: .init()].pairingResponded = true
+                    if info.secureConnections == true { security[n, default: .init()].secureConnections = true }
+                case .pairingFailed(let reason, let sent):
+                    // The peripheral's: received by a central host, sent by a peripheral one.
+                    guard let n = e.connection, let central = hostCentral[n], sent != central else { return }
+                    security[n, default: .init()].peripheralPairingFailed = reason
+                case .encryptionChange(let status, let enabled):
+                    if let n = e.connection, status == 0, enabled != 0 {
+                        security[n, default: .init()].encrypted = true
+                    }
                 default: break
                 }
             }, connectionEnded: { summaries.append($0) })
@@ -197,6 +234,7 @@ public struct CapturedSession: Sendable {
                 timing: timings[s.number])
             if let e = ends[s.number] { c.disconnection = e }
             c.isTruncated = truncated.contains(s.number)
+            c.security = security[s.number] ?? CapturedSecurity()
             return c
         }
     }
