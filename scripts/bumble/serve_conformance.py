@@ -144,8 +144,45 @@ def compare(expected, seen):
     return problems
 
 
-def check_serve(blecap, path, tmp, speed="max"):
-    """(problems, summary) for one capture served to the Bumble app."""
+def check_security(sessions, security, out_path):
+    """Problems with pairing and encryption as the app asked for them (--security per session):
+    "pair" must pair (Bumble's pair(), answered with LE legacy Just Works), encrypt, and
+    encrypt again with the distributed LTK (Encryption Key Refresh Complete on the encrypted
+    link); "encrypt" (a later connection) must start encryption with that LTK. tshark must
+    find the same in the --out file: the legacy pairing's SMP PDUs, LE Start Encryption,
+    Encryption Change and Encryption Key Refresh Complete."""
+    problems = []
+    for i, s in enumerate(sessions):
+        want = security[min(i, len(security) - 1)]
+        if want == "pair":
+            if s.get("paired") is not True or s.get("encrypted_after_pairing") is not True:
+                problems.append(f"session {i + 1}: paired {s.get('paired')}, encrypted {s.get('encrypted_after_pairing')}")
+            if s.get("encrypted_with_ltk") != "key refresh":
+                problems.append(f"session {i + 1}: re-encryption with the LTK: {s.get('encrypted_with_ltk')}")
+        elif want == "encrypt" and s.get("encrypted_with_ltk") != "encryption change":
+            problems.append(f"session {i + 1}: encryption with the stored LTK: {s.get('encrypted_with_ltk')}")
+    fields = subprocess.run(["tshark", "-r", out_path, "-T", "fields", "-e", "btsmp.opcode", "-e", "bthci_evt.code",
+                             "-e", "bthci_cmd.opcode"], capture_output=True, text=True).stdout.split("\n")
+    smp = [int(f.split("\t")[0], 0) for f in fields if f and f.split("\t")[0]]
+    events = [int(f.split("\t")[1], 0) for f in fields if f.count("\t") >= 1 and f.split("\t")[1]]
+    commands = [int(f.split("\t")[2], 0) for f in fields if f.count("\t") >= 2 and f.split("\t")[2]]
+    pairs = security.count("pair")
+    expected_smp = {1: pairs, 2: pairs, 3: 2 * pairs, 4: 2 * pairs, 6: pairs}  # Request … Encryption Information
+    for code, n in expected_smp.items():
+        if smp.count(code) < n:
+            problems.append(f"--out: tshark finds {smp.count(code)} SMP PDUs of opcode {code:#04x}, expected {n}")
+    if 0x0C in smp or 0x0D in smp:
+        problems.append("--out: LE Secure Connections PDUs on a legacy pairing")
+    if events.count(0x08) < len(security) or events.count(0x30) < pairs or commands.count(0x2019) < len(security) + pairs:
+        problems.append(f"--out: {events.count(0x08)} Encryption Change, {events.count(0x30)} Key Refresh Complete, "
+                        f"{commands.count(0x2019)} LE Enable Encryption")
+    return problems, (f"SMP {len(smp)} PDUs, {commands.count(0x2019)} LE Enable Encryption, "
+                      f"{events.count(0x08)} Encryption Change, {events.count(0x30)} Key Refresh Complete (tshark)")
+
+
+def check_serve(blecap, path, tmp, speed="max", security=None):
+    """(problems, summary) for one capture served to the Bumble app (with `security`, one
+    --security value per session: pairing and encryption checked too)."""
     expected = captured(blecap, path)
     if not expected:
         return [], "no central connection"
@@ -172,6 +209,8 @@ def check_serve(blecap, path, tmp, speed="max"):
             duration = c["last_value_at"] - c["subscribed_at"] + 3.0
         args += ["--address", c["peer"], "--mtu", str(c["mtu"] or 247), "--duration", f"{duration:.1f}",
                  "--count", str(len(c["notifications"]) or 0)]
+    for value in security or []:
+        args += ["--security", value]
     started = time.time()
     app = subprocess.run(args, capture_output=True, text=True, timeout=600)
     elapsed = time.time() - started
@@ -212,8 +251,13 @@ def check_serve(blecap, path, tmp, speed="max"):
     else:
         problems.append("--out was not written")
     values = sum(len(s.get("notifications", [])) for s in sessions)
+    secured = ""
+    if security and os.path.exists(out_path):
+        more, secured = check_security(sessions, security, out_path)
+        problems += more
+        secured = "; " + secured
     return problems, (f"{len(sessions)} session(s), {values} notification values, app {elapsed:.1f} s at {speed}; "
-                      f"the host's ATT PDUs against the captured host's: {op_summary}")
+                      f"the host's ATT PDUs against the captured host's: {op_summary}{secured}")
 
 
 def main():
