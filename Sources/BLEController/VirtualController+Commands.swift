@@ -83,8 +83,7 @@ extension VirtualController {
             leEventMask = m
         case HCIOpcode.setEventMaskPage2, HCIOpcode.leSetDefaultPHY, HCIOpcode.leSetPrivacyMode,
             HCIOpcode.leSetAddressResolutionEnable, HCIOpcode.leSetResolvablePrivateAddressTimeout,
-            HCIOpcode.leSetAdvertisingParameters, HCIOpcode.leSetAdvertisingData, HCIOpcode.leSetScanResponseData,
-            HCIOpcode.leSetAdvertisingSetRandomAddress, HCIOpcode.leSetExtendedAdvertisingData,
+            HCIOpcode.leSetAdvertisingData, HCIOpcode.leSetScanResponseData, HCIOpcode.leSetExtendedAdvertisingData,
             HCIOpcode.leSetExtendedScanResponseData, HCIOpcode.leRemoveAdvertisingSet, HCIOpcode.leClearAdvertisingSets:
             // Accepted; the advertising data itself reaches nobody (the captured central
             // connects by address).
@@ -95,7 +94,15 @@ extension VirtualController {
         case HCIOpcode.leSetExtendedAdvertisingEnable:
             guard let e = p.u8(0), let n = p.u8(1), p.count >= 2 + 4 * Int(n) else { return invalid(op, p) }
             setAdvertising(e != 0 && n > 0 ? (true, p.u8(2) ?? 0) : (e == 0 ? nil : advertising))
+        case HCIOpcode.leSetAdvertisingParameters:
+            // 7.8.5: Own_Address_Type after the intervals (2 × 2) and the type (1).
+            if let t = p.u8(5) { advertisingOwnAddressType = t }
+        case HCIOpcode.leSetAdvertisingSetRandomAddress:
+            if let a = BDAddr(littleEndian: p, at: 1) { advertisingSetAddress = a }
         case HCIOpcode.leSetExtendedAdvertisingParameters:
+            // 7.8.53: handle (1), properties (2), intervals (3 + 3), channel map (1), then
+            // Own_Address_Type.
+            if let t = p.u8(10) { advertisingOwnAddressType = t }
             w.appendInt8(0)  // Selected_TX_Power
         case HCIOpcode.writeLEHostSupport:
             break
@@ -236,6 +243,9 @@ extension VirtualController {
     /// Events that follow a Command Complete.
     private func afterComplete(_ op: UInt16, _ p: ByteView, status: UInt8) {
         guard status == HCIError.success else { return }
+        if op == HCIOpcode.leLongTermKeyRequestReply || op == HCIOpcode.leLongTermKeyRequestNegativeReply {
+            ltkReply(op, p)
+        }
         if op == HCIOpcode.leCreateConnectionCancel, let pending = pendingConnection {
             // 7.8.13: the cancelled attempt ends with a connection complete event, status
             // Unknown Connection Identifier.

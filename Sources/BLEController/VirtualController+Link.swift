@@ -47,6 +47,11 @@ final class LiveConnection {
     /// The LE legacy pairing in progress (role peripheral).
     var pairing: LegacyPairing?
     var encrypted = false
+    /// Role central: the captured central's pairing in progress, the key the host must give
+    /// in its LTK Request Reply, the LTK it distributed (until its EDIV and Rand come).
+    var centralPairing: CentralPairing?
+    var awaitedLTK: UInt128?
+    var hostLTK: UInt128?
 
     init(id: Int, handle: UInt16, model: Int, modelValue: ReplayConnectionModel, faults: ReplayFaults, now: Int64) {
         self.id = id
@@ -270,16 +275,19 @@ extension VirtualController {
         connections[handle] = c
         // Who is who for SMP: the host's address as its Create Connection chose it (own
         // address type 1 or 3: its random address), the captured peer's as it advertised.
-        let own = (
-            p.ownAddressType & 1,
-            p.ownAddressType & 1 == 1 ? randomAddress ?? configuration.address : configuration.address
-        )
         if configuration.role == .peripheral {
-            c.initiator = own
+            let random = p.ownAddressType & 1 == 1
+            c.initiator = (random ? 1 : 0, random ? randomAddress ?? configuration.address : configuration.address)
             c.responder = (p.peerType, p.peer)
         } else {
+            // The host advertised from the address its advertising parameters chose (an
+            // extended set's own random address when it has one).
+            let random = advertisingOwnAddressType & 1 == 1
+            let set = advertising?.extended == true ? advertisingSetAddress : nil
             c.initiator = (p.peerType, p.peer)
-            c.responder = own
+            c.responder = (
+                random ? 1 : 0, random ? set ?? randomAddress ?? configuration.address : configuration.address
+            )
         }
         let timing = model.connection.timing ?? ConnectionTiming(interval: 24, latency: 0, supervisionTimeout: 200)
         connectionComplete(
@@ -306,6 +314,7 @@ extension VirtualController {
         }
         schedulePeerClientStep(c)
         scheduleCapturedEnd(c)
+        if configuration.role == .central { scheduleCentralSecurity(c) }
         let faults = configuration.faults.relative(
             toConnectionAt: model.connection.summary.startTime &- replay.session.startTime)
         for t in [faults.dropLinkAtMicros, faults.powerOffAtMicros].compactMap({ $0 }) {

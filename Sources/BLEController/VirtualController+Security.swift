@@ -47,9 +47,7 @@ extension VirtualController {
     /// capture shows it refusing, in which case it refuses with the captured reason.
     func smp(_ c: LiveConnection, _ payload: ByteView) {
         guard let code = payload.u8(0) else { return reject("empty SMP PDU: dropped") }
-        guard configuration.role == .peripheral else {
-            return log("SMP code 0x\(String(code, radix: 16)) from the host (peripheral): not played")
-        }
+        guard configuration.role == .peripheral else { return smpAsCentral(c, payload) }
         switch code {
         case SMPCode.pairingRequest: pairingRequest(c, payload)
         case SMPCode.pairingConfirm: pairingConfirm(c, payload)
@@ -196,6 +194,7 @@ extension VirtualController {
             }
             if distribute { distributeKeys(c) }
         case .keyMissing:
+            guard configuration.role == .peripheral else { return }
             c.unmodelled.append("LE Enable Encryption with a key the captured peer does not hold (PIN or Key Missing)")
             let e = [HCIError.pinOrKeyMissing] + c.handle.leBytes + [c.encrypted ? 1 : 0]
             send(e.withByteView { HCIEventPacket(code: HCIEventCode.encryptionChange, parameters: $0).h4Encoded() })
@@ -222,5 +221,163 @@ extension VirtualController {
         w.appendUInt64LE(key.rand)
         sendSMP(c, w.bytes)
         log("SMP: LTK distributed (EDIV 0x\(String(key.ediv, radix: 16)))")
+    }
+}
+
+/// LE legacy Just Works as the captured central starts it (role central: the host is the
+/// peripheral and answers as responder): the PDUs, Mrand and the host's Sconfirm.
+struct CentralPairing {
+    var preq: [UInt8]
+    var pres: [UInt8]?
+    var mrand: UInt128
+    var sconfirm: UInt128?
+    var keySize = 16
+}
+
+extension VirtualController {
+    // MARK: role central: the captured central pairs and encrypts
+
+    /// When the capture shows its central pairing (or encrypting with a key from before), the
+    /// same happens at the same offset from the connection's start.
+    func scheduleCentralSecurity(_ c: LiveConnection) {
+        let captured = replay.models[c.model].connection
+        let s = captured.security
+        if s.pairingRequested, let t = s.pairingRequestTime {
+            schedule(after: delay(max(0, t &- captured.summary.startTime)), .centralPairing(connection: c.id))
+        } else if s.encrypted, let t = s.encryptionTime {
+            schedule(after: delay(max(0, t &- captured.summary.startTime)), .centralEncryption(connection: c.id))
+        }
+    }
+
+    /// The captured central's Pairing Request: NoInputNoOutput, bonding, no MITM, no SC (no
+    /// P-256 here; the captured one may have asked for SC), asking for the host's LTK and
+    /// identity and distributing nothing itself.
+    func startCentralPairing(_ id: Int) {
+        guard let c = connection(id), !c.silent, c.centralPairing == nil, !c.encrypted else { return }
+        let preq: [UInt8] = [
+            SMPCode.pairingRequest, SMPIOCapability.noInputNoOutput, 0, SMPAuthReq.bondingFlag, 16, 0,
+            SMPKeyDistribution.encKey | SMPKeyDistribution.idKey,
+        ]
+        c.centralPairing = CentralPairing(preq: preq, mrand: random128())
+        if replay.models[c.model].connection.security.secureConnections {
+            c.unmodelled.append(
+                "the captured central paired with LE Secure Connections (played as LE legacy Just Works)")
+        }
+        log("SMP: the captured central sends its Pairing Request")
+        sendL2CAP(c, channel: L2CAPChannel.smp, preq)
+    }
+
+    /// A later connection the capture shows encrypted without pairing: with the LTK the host
+    /// distributed in an earlier one.
+    func startCentralEncryption(_ id: Int) {
+        guard let c = connection(id), !c.silent, !c.encrypted else { return }
+        guard let key = hostKeys[c.responder.address] else {
+            c.unmodelled.append("the captured central encrypted with a key from before the capture: none to use")
+            return
+        }
+        requestLTK(c, rand: key.rand, ediv: key.ediv, expected: key.ltk)
+    }
+
+    /// The peripheral's controller asks its host for the key (LE Long Term Key Request,
+    /// 7.7.65.5) when the central starts encryption; the reply is checked in `ltkReply`.
+    private func requestLTK(_ c: LiveConnection, rand: UInt64, ediv: UInt16, expected: UInt128) {
+        guard leEventEnabled(HCILESubeventCode.longTermKeyRequest) else {
+            c.unmodelled.append("LE Long Term Key Request masked by the host: encryption not started")
+            return
+        }
+        c.awaitedLTK = expected
+        var e = ByteWriter()
+        e.appendUInt8(HCILESubeventCode.longTermKeyRequest)
+        e.appendUInt16LE(c.handle)
+        e.appendUInt64LE(rand)
+        e.appendUInt16LE(ediv)
+        send(e.bytes.withByteView { HCIEventPacket(code: HCIEventCode.leMeta, parameters: $0).h4Encoded() })
+    }
+
+    /// LE Long Term Key Request (Negative) Reply from the host (role central).
+    func ltkReply(_ op: UInt16, _ p: ByteView) {
+        guard configuration.role == .central, let h = p.u16le(0), let c = connections[h & HCIConnectionHandle.mask],
+            let expected = c.awaitedLTK
+        else { return }
+        c.awaitedLTK = nil
+        guard op == HCIOpcode.leLongTermKeyRequestReply, let key = p.littleEndianUInt128(at: 2) else {
+            // LL_REJECT_EXT_IND to the central: the link stays up, unencrypted.
+            c.unmodelled.append("the host had no key for the captured central's encryption (negative reply)")
+            return
+        }
+        schedule(
+            after: delay(replay.models[c.model].connection.intervalMicros),
+            .encryption(connection: c.id, outcome: key == expected ? .started(distribute: false) : .micFailure))
+    }
+
+    /// SMP from the host as peripheral, answering the captured central's pairing.
+    func smpAsCentral(_ c: LiveConnection, _ payload: ByteView) {
+        guard let code = payload.u8(0) else { return }
+        func fail(_ reason: UInt8, _ why: String) {
+            log("SMP: \(why): Pairing Failed 0x\(String(reason, radix: 16))")
+            c.centralPairing = nil
+            sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingFailed, reason])
+        }
+        switch code {
+        case SMPCode.pairingResponse:
+            guard var p = c.centralPairing, p.pres == nil, payload.count == 7,
+                let r = SMPPairingResponse(pdu: payload)
+            else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Response out of turn") }
+            p.pres = payload.toArray()
+            p.keySize = Int(min(16, max(7, r.features.maximumEncryptionKeySize)))
+            guard let mconfirm = centralConfirm(c, p, random: p.mrand) else { return }
+            c.centralPairing = p
+            sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingConfirm] + mconfirm.littleEndianOctets)
+        case SMPCode.pairingConfirm:
+            guard var p = c.centralPairing, p.pres != nil, p.sconfirm == nil, payload.count == 17,
+                let s = payload.littleEndianUInt128(at: 1)
+            else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Confirm out of turn") }
+            p.sconfirm = s
+            c.centralPairing = p
+            sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingRandom] + p.mrand.littleEndianOctets)
+        case SMPCode.pairingRandom:
+            guard let p = c.centralPairing, let sconfirm = p.sconfirm, payload.count == 17,
+                let srand = payload.littleEndianUInt128(at: 1)
+            else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Random out of turn") }
+            guard centralConfirm(c, p, random: srand) == sconfirm else {
+                return fail(SMPPairingFailedReason.confirmValueFailed, "Sconfirm does not match Srand")
+            }
+            c.centralPairing = nil
+            let stk = SecurityFunction.s1(k: 0, r1: srand, r2: p.mrand)
+            requestLTK(
+                c, rand: 0, ediv: 0, expected: p.keySize >= 16 ? stk : stk & ((UInt128(1) << (8 * p.keySize)) - 1))
+        case SMPCode.pairingFailed:
+            c.centralPairing = nil
+            let reason = payload.u8(1) ?? 0
+            log("SMP: the host refused the captured central's pairing (Pairing Failed 0x\(String(reason, radix: 16)))")
+            if replay.models[c.model].connection.security.encrypted {
+                c.unmodelled.append(
+                    "the host refused pairing (Pairing Failed 0x\(String(reason, radix: 16))); the captured peripheral paired"
+                )
+            }
+        case SMPCode.encryptionInformation:
+            c.hostLTK = payload.littleEndianUInt128(at: 1)
+        case SMPCode.centralIdentification:
+            guard let ltk = c.hostLTK, let ediv = payload.u16le(1), let rand = payload.u64le(3) else { return }
+            hostKeys[c.responder.address] = PeerKey(ltk: ltk, ediv: ediv, rand: rand)
+            log("SMP: the host's LTK kept (EDIV 0x\(String(ediv, radix: 16)))")
+        case SMPCode.pairingPublicKey, SMPCode.pairingDHKeyCheck:
+            if c.centralPairing != nil {
+                fail(SMPPairingFailedReason.commandNotSupported, "SMP code 0x\(String(code, radix: 16))")
+            }
+        default:
+            // Security Request, identity and signing keys: taken.
+            log("SMP code 0x\(String(code, radix: 16)) from the host (peripheral): taken")
+        }
+    }
+
+    /// c1 with TK 0 over the captured central's pairing (ia: the captured central, ra: the host).
+    private func centralConfirm(_ c: LiveConnection, _ p: CentralPairing, random r: UInt128) -> UInt128? {
+        guard let pres = p.pres, let q = p.preq.withByteView({ $0.littleEndianUInt56(at: 0) }),
+            let s = pres.withByteView({ $0.littleEndianUInt56(at: 0) })
+        else { return nil }
+        return SecurityFunction.c1(
+            k: 0, r: r, preq: q, pres: s, iat: c.initiator.type & 1, ia: c.initiator.address.rawValue,
+            rat: c.responder.type & 1, ra: c.responder.address.rawValue)
     }
 }

@@ -100,6 +100,11 @@ public final class VirtualController {
     /// The keys the captured peers distributed, by peer address: they hold them across
     /// connections (and a Reset of this controller, which is the host's side).
     var bonds: [BDAddr: PeerKey] = [:]
+    /// Role central: the keys the host distributed to the captured central, by host address.
+    var hostKeys: [BDAddr: PeerKey] = [:]
+    /// The host's advertising: Own_Address_Type and an extended set's random address.
+    var advertisingOwnAddressType: UInt8 = 0
+    var advertisingSetAddress: BDAddr?
     /// The capture's advertisers it never connected to (with their captured event types).
     let bystanders: [AirAdvertiser]
     /// Connection attempts to an advertiser no captured connection answers (not connectable,
@@ -226,6 +231,8 @@ public final class VirtualController {
         case .silence(let id): silence(id)
         case .linkTimeout(let id): linkTimeout(id)
         case .encryption(let id, let outcome): encryptionDone(id, outcome)
+        case .centralPairing(let id): startCentralPairing(id)
+        case .centralEncryption(let id): startCentralEncryption(id)
         }
     }
 }
@@ -244,6 +251,8 @@ enum TimerAction {
     case silence(connection: Int)
     case linkTimeout(connection: Int)
     case encryption(connection: Int, outcome: EncryptionOutcome)
+    case centralPairing(connection: Int)
+    case centralEncryption(connection: Int)
 
     /// A step of the exchange with its own time (the advertising clock's ticks are not: they
     /// pace reports, which are not part of the captured exchange).

@@ -63,6 +63,8 @@ public struct CapturedAdvertiser: Sendable, Equatable {
 public struct CapturedSecurity: Sendable, Equatable {
     /// The central sent a Pairing Request.
     public var pairingRequested = false
+    /// When it sent the first one (µs since 1970).
+    public var pairingRequestTime: Int64?
     /// The peripheral answered with a Pairing Response.
     public var pairingResponded = false
     /// Both sides set SC: the pairing was LE Secure Connections.
@@ -71,6 +73,8 @@ public struct CapturedSecurity: Sendable, Equatable {
     public var peripheralPairingFailed: UInt8?
     /// Encryption came up (Encryption Change with success, encryption on).
     public var encrypted = false
+    /// When it first did (µs since 1970).
+    public var encryptionTime: Int64?
 
     public init() {}
 }
@@ -188,7 +192,11 @@ public struct CapturedSession: Sendable {
                 // SMP's initiator is the central (Vol 3 Part H 2.3): a Pairing Request is the
                 // central's, a Pairing Response the peripheral's, whichever side was captured.
                 case .pairingRequest:
-                    if let n = e.connection { security[n, default: .init()].pairingRequested = true }
+                    guard let n = e.connection else { return }
+                    var s = security[n] ?? CapturedSecurity()
+                    if !s.pairingRequested { s.pairingRequestTime = e.time }
+                    s.pairingRequested = true
+                    security[n] = s
                 case .pairingResponse(let info, _):
                     guard let n = e.connection else { return }
                     security[n, default: .init()].pairingResponded = true
@@ -198,9 +206,11 @@ public struct CapturedSession: Sendable {
                     guard let n = e.connection, let central = hostCentral[n], sent != central else { return }
                     security[n, default: .init()].peripheralPairingFailed = reason
                 case .encryptionChange(let status, let enabled):
-                    if let n = e.connection, status == 0, enabled != 0 {
-                        security[n, default: .init()].encrypted = true
-                    }
+                    guard let n = e.connection, status == 0, enabled != 0 else { return }
+                    var s = security[n] ?? CapturedSecurity()
+                    if !s.encrypted { s.encryptionTime = e.time }
+                    s.encrypted = true
+                    security[n] = s
                 default: break
                 }
             }, connectionEnded: { summaries.append($0) })

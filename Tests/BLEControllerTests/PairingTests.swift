@@ -1,9 +1,10 @@
 import BLEBytes
-import BLEController
 import BLEPackets
 import CaptureIO
 import TestSupport
 import Testing
+
+@testable import BLEController
 
 /// A host that pairs: an in-process central doing LE legacy Just Works the way a host stack
 /// does (its own Mrand, its own c1 and s1 from BLECrypto), then encrypting with the STK,
