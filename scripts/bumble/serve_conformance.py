@@ -358,9 +358,10 @@ def check_serve_central(blecap, path, tmp, speed="max"):
     db_path = os.path.join(tmp, os.path.basename(path) + ".db.json")
     with open(db_path, "w") as f:
         json.dump({"services": c["services"]}, f)
+    out_path = os.path.join(tmp, os.path.basename(path) + ".central.served.btsnoop")
     serve = subprocess.Popen(
         [blecap, "serve", path, "--role", "central", "--transport", "tcp-server:127.0.0.1:0", "--format", "json",
-         "--speed", speed, "--linger", "1", "--timeout", "120", "--accept-timeout", "30"],
+         "--speed", speed, "--linger", "1", "--timeout", "120", "--accept-timeout", "30", "--out", out_path],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     port = None
     deadline = time.time() + 30
@@ -397,9 +398,41 @@ def check_serve_central(blecap, path, tmp, speed="max"):
     it = iter(ops)
     missing = [o for o in want if not any(o == x for x in it)]
     problems = [f"operation {o} not received in captured order" for o in missing[:5]]
+    paired = ""
+    if any(e["type"] == "smp.pairing_request" for e in jsonl(blecap, "timeline", path, "--format", "jsonl")):
+        # The captured central paired: played as LE legacy Just Works, the Bumble peripheral
+        # answering it; tshark must find the pairing, the LTK request, its reply and the
+        # Encryption Change in what crossed the virtual HCI.
+        more, paired = check_central_pairing(out_path)
+        problems += more
+        paired = "; " + paired
     return problems, (f"{len(want)} captured operations, {len(ops)} received by the app "
                       f"({len(ops) - len(want) + len(missing)} extra), central {seen['central']}, "
-                      f"disconnection {seen['disconnection']}")
+                      f"disconnection {seen['disconnection']}{paired}")
+
+
+def check_central_pairing(out_path):
+    """Problems with the captured central's pairing in the --out file, read by tshark."""
+    if not os.path.exists(out_path):
+        return ["--out was not written"], "no --out"
+    rows = subprocess.run(["tshark", "-r", out_path, "-T", "fields", "-e", "btsmp.opcode", "-e",
+                           "bthci_evt.le_meta_subevent", "-e", "bthci_cmd.opcode", "-e", "bthci_evt.code", "-e",
+                           "bthci_evt.status"], capture_output=True, text=True).stdout.splitlines()
+    cols = [r.split("\t") + [""] * 5 for r in rows]
+    smp = [int(c[0], 0) for c in cols if c[0]]
+    ltk_requests = sum(1 for c in cols if c[1] and int(c[1], 0) == 0x05)
+    ltk_replies = sum(1 for c in cols if c[2] and int(c[2], 0) == 0x201A)
+    changes = sum(1 for c in cols if c[3] and int(c[3], 0) == 0x08 and c[4] and int(c[4].split(",")[0], 0) == 0)
+    problems = []
+    for code, n in {1: 1, 2: 1, 3: 2, 4: 2}.items():
+        if smp.count(code) < n:
+            problems.append(f"--out: {smp.count(code)} SMP PDUs of opcode {code:#04x}, expected {n}")
+    if 0x0C in smp or 0x0D in smp:
+        problems.append("--out: LE Secure Connections PDUs on a legacy pairing")
+    if not (ltk_requests and ltk_replies and changes):
+        problems.append(f"--out: {ltk_requests} LTK Request, {ltk_replies} LTK Request Reply, {changes} Encryption Change")
+    return problems, (f"paired: {len(smp)} SMP PDUs, {ltk_requests} LTK Request, {ltk_replies} reply, "
+                      f"{changes} Encryption Change (tshark)")
 
 
 if __name__ == "__main__":
