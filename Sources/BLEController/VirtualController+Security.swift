@@ -40,6 +40,12 @@ enum EncryptionOutcome {
 }
 
 extension VirtualController {
+    /// Files a security note for the report once (a host repeating a refused request must not
+    /// grow the report without bound).
+    func note(_ c: LiveConnection, _ text: String) {
+        if c.unmodelled.count < 1024, !c.unmodelled.contains(text) { c.unmodelled.append(text) }
+    }
+
     // MARK: SMP from the host (role peripheral: the peer is the responder)
 
     /// SMP from the host. The peer pairs as an LE legacy Just Works peripheral (no P-256 here:
@@ -99,9 +105,10 @@ extension VirtualController {
             )
         }
         if !security.pairingRequested {
-            c.unmodelled.append("SMP Pairing Request: the capture never paired (answered with LE legacy Just Works)")
+            note(c, "SMP Pairing Request: the capture never paired (answered with LE legacy Just Works)")
         } else if security.secureConnections {
-            c.unmodelled.append(
+            note(
+                c,
                 "SMP Pairing Request: the capture paired with LE Secure Connections (answered as a peripheral "
                     + "without SC: LE legacy Just Works)")
         }
@@ -195,11 +202,11 @@ extension VirtualController {
             if distribute { distributeKeys(c) }
         case .keyMissing:
             guard configuration.role == .peripheral else { return }
-            c.unmodelled.append("LE Enable Encryption with a key the captured peer does not hold (PIN or Key Missing)")
+            note(c, "LE Enable Encryption with a key the captured peer does not hold (PIN or Key Missing)")
             let e = [HCIError.pinOrKeyMissing] + c.handle.leBytes + [c.encrypted ? 1 : 0]
             send(e.withByteView { HCIEventPacket(code: HCIEventCode.encryptionChange, parameters: $0).h4Encoded() })
         case .micFailure:
-            c.unmodelled.append("LE Enable Encryption with another key than the captured peer's (MIC failure)")
+            note(c, "LE Enable Encryption with another key than the captured peer's (MIC failure)")
             end(c, reason: HCIError.connectionTerminatedDueToMICFailure, side: .linkLoss)
         }
     }
@@ -260,7 +267,8 @@ extension VirtualController {
         ]
         c.centralPairing = CentralPairing(preq: preq, mrand: random128())
         if replay.models[c.model].connection.security.secureConnections {
-            c.unmodelled.append(
+            note(
+                c,
                 "the captured central paired with LE Secure Connections (played as LE legacy Just Works)")
         }
         log("SMP: the captured central sends its Pairing Request")
@@ -272,7 +280,7 @@ extension VirtualController {
     func startCentralEncryption(_ id: Int) {
         guard let c = connection(id), !c.silent, !c.encrypted else { return }
         guard let key = hostKeys[c.responder.address] else {
-            c.unmodelled.append("the captured central encrypted with a key from before the capture: none to use")
+            note(c, "the captured central encrypted with a key from before the capture: none to use")
             return
         }
         requestLTK(c, rand: key.rand, ediv: key.ediv, expected: key.ltk)
@@ -282,7 +290,7 @@ extension VirtualController {
     /// 7.7.65.5) when the central starts encryption; the reply is checked in `ltkReply`.
     private func requestLTK(_ c: LiveConnection, rand: UInt64, ediv: UInt16, expected: UInt128) {
         guard leEventEnabled(HCILESubeventCode.longTermKeyRequest) else {
-            c.unmodelled.append("LE Long Term Key Request masked by the host: encryption not started")
+            note(c, "LE Long Term Key Request masked by the host: encryption not started")
             return
         }
         c.awaitedLTK = expected
@@ -302,7 +310,7 @@ extension VirtualController {
         c.awaitedLTK = nil
         guard op == HCIOpcode.leLongTermKeyRequestReply, let key = p.littleEndianUInt128(at: 2) else {
             // LL_REJECT_EXT_IND to the central: the link stays up, unencrypted.
-            c.unmodelled.append("the host had no key for the captured central's encryption (negative reply)")
+            note(c, "the host had no key for the captured central's encryption (negative reply)")
             return
         }
         schedule(
@@ -351,7 +359,8 @@ extension VirtualController {
             let reason = payload.u8(1) ?? 0
             log("SMP: the host refused the captured central's pairing (Pairing Failed 0x\(String(reason, radix: 16)))")
             if replay.models[c.model].connection.security.encrypted {
-                c.unmodelled.append(
+                note(
+                    c,
                     "the host refused pairing (Pairing Failed 0x\(String(reason, radix: 16))); the captured peripheral paired"
                 )
             }
