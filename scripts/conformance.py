@@ -1017,6 +1017,11 @@ def main():
                 record(f"serve {folder}/{name}", check_serve, args.blecap, path, tmp)
             elif folder == "bumble" and ".peripheral" in name:
                 record(f"serve --role central {folder}/{name}", check_serve_central, args.blecap, path, tmp)
+        # A host that pairs (Bumble's pair()) and encrypts again on the next connection.
+        paired = os.path.join(root, "bumble", "cached_reconnect.central.btsnoop")
+        if os.path.exists(paired):
+            record("serve --security pair,encrypt bumble/cached_reconnect.central.btsnoop", check_serve, args.blecap,
+                   paired, tmp, "max", ["pair", "encrypt"])
         record("simulator export", check_simulator_export, args.blecap, tmp)
         record("simulator pcapng export", check_pcapng_export, args.blecap, tmp)
         record("lint", check_lint, args.blecap, root, tmp, args.shared)

@@ -35,6 +35,43 @@ public struct ServeReport: Sendable {
     /// Captured connections (host central) the host never made.
     public var notServed: [Int]
     public var rejectedHostInput: Int
+    /// Connection attempts no captured connection answered (a non-connectable advertiser, or
+    /// one the capture never connected to), with why.
+    public var unansweredConnections: [String] = []
+    /// How late the timed events ran on the wall clock (nil when the controller ran on
+    /// virtual time).
+    public var pace: Pace?
+
+    /// The pace measure as reported: lateness of the timed events against their deadlines.
+    public struct Pace: Sendable, Equatable, Encodable {
+        /// realtime, max or a factor such as 2.0x.
+        public var speed: String
+        public var events: Int
+        public var meanLatenessMicros: Int64
+        public var p99LatenessMicros: Int64
+        public var worstLatenessMicros: Int64
+        /// The shortest captured connection interval among the served connections (µs): "at
+        /// captured pace" means within one of it.
+        public var connectionIntervalMicros: Int64?
+
+        init(speed: ReplaySpeed, measure m: PaceMeasure, interval: Int64?) {
+            self.speed = speed.description
+            events = m.events
+            meanLatenessMicros = m.meanMicros
+            p99LatenessMicros = m.percentileMicros(0.99)
+            worstLatenessMicros = m.worstMicros
+            connectionIntervalMicros = interval
+        }
+
+        var text: String {
+            func ms(_ us: Int64) -> String { us < 1000 ? "\(us) µs" : "\(Double(us / 10) / 100) ms" }
+            var t =
+                "pace (\(speed)): \(events) timed events, late by \(ms(meanLatenessMicros)) on average, "
+                + "\(ms(p99LatenessMicros)) at the 99th percentile, \(ms(worstLatenessMicros)) at worst"
+            if let i = connectionIntervalMicros { t += " (connection interval \(ms(i)))" }
+            return t + "\n"
+        }
+    }
 
     /// Operations of every connection that are not `same`.
     public var differences: Int { operations.reduce(0) { $0 + $1.count { $0.verdict != .same } } }
@@ -57,6 +94,8 @@ public struct ServeReport: Sendable {
             out += "never connected by the host: " + notServed.map { "#\($0)" }.joined(separator: ", ") + "\n"
         }
         if rejectedHostInput > 0 { out += "host input dropped or refused: \(rejectedHostInput) (see the log)\n" }
+        for u in unansweredConnections { out += "connection attempt not answered: \(u)\n" }
+        if let pace { out += pace.text }
         return out
     }
 
@@ -66,13 +105,16 @@ public struct ServeReport: Sendable {
         var unmodelled: [[String]]
         var notServed: [Int]
         var rejectedHostInput: Int
+        var unansweredConnections: [String]
+        var pace: Pace?
     }
 
     public func json() -> String {
         JSONDocument.render(
             Document(
                 replay: replay.document, operations: operations, unmodelled: unmodelled, notServed: notServed,
-                rejectedHostInput: rejectedHostInput), style: .compact)
+                rejectedHostInput: rejectedHostInput, unansweredConnections: unansweredConnections, pace: pace),
+            style: .compact)
     }
 
     /// Aligns the captured central's client PDUs with the host's, in order: an identical PDU
@@ -157,7 +199,12 @@ extension VirtualController {
         return ServeReport(
             replay: .served(session: replay.session, connections: results, faults: configuration.faults, clock: clock),
             operations: operations, unmodelled: all.map(\.unmodelled), notServed: notServed,
-            rejectedHostInput: rejectedInput)
+            rejectedHostInput: rejectedInput, unansweredConnections: unansweredConnections,
+            pace: self.clock == nil
+                ? nil
+                : ServeReport.Pace(
+                    speed: configuration.speed, measure: pace,
+                    interval: all.map { replay.models[$0.model].connection.intervalMicros }.min()))
     }
 }
 

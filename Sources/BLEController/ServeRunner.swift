@@ -63,6 +63,27 @@ public final class ServeRunner {
         return Int64(t.tv_sec) * 1_000_000 + Int64(t.tv_nsec) / 1000
     }
 
+    /// Within this of a deadline the runner sleeps to it instead of waiting for the host.
+    static let fineSleepMicros: Int64 = 1_500
+
+    /// How long to wait for the host's bytes when the next deadline is `untilDeadline` µs away:
+    /// whole milliseconds (the transport's poll counts in them, rounding up), ending at least
+    /// `fineSleepMicros` before the deadline; 0 when it is closer than that (then the runner
+    /// sleeps to it, `sleep(untilMonotonic:)`, and reads what the host sent meanwhile without
+    /// waiting). Each deadline is an absolute time from the session's start, so no error adds
+    /// up from one event to the next.
+    static func pollWait(untilDeadline d: Int64) -> Int64 {
+        guard d > fineSleepMicros else { return 0 }
+        return min(50_000, (d - fineSleepMicros) / 1000 * 1000)
+    }
+
+    /// Sleeps until the monotonic clock reads `deadline` µs (clock_nanosleep, TIMER_ABSTIME:
+    /// microsecond resolution, no drift from the time spent before the call).
+    static func sleep(untilMonotonic deadline: Int64) {
+        var t = timespec(tv_sec: Int(deadline / 1_000_000), tv_nsec: Int(deadline % 1_000_000) * 1000)
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, nil) == EINTR {}
+    }
+
     /// Runs until the session ends; `timeoutMicros` bounds the whole run.
     public func run(timeoutMicros: Int64? = nil) -> End {
         var failure: String?
@@ -76,6 +97,7 @@ public final class ServeRunner {
             }
         }
         let start = Self.monotonicMicros()
+        controller.clock = { Self.monotonicMicros() - start }
         var buffer = [UInt8](repeating: 0, count: 65536)
         var quietSince: Int64?
         while true {
@@ -92,8 +114,12 @@ public final class ServeRunner {
             } else {
                 quietSince = nil
             }
-            // Sleep until the next timer (at most 50 ms, so interrupts and limits are seen).
-            let wait = max(0, min(50_000, (controller.nextDeadline ?? .max) - now))
+            // Wait for the host until shortly before the next deadline (at most 50 ms, so
+            // interrupts and limits are seen); the last stretch is slept on the absolute clock.
+            let wait = Self.pollWait(untilDeadline: (controller.nextDeadline ?? .max) - now)
+            if wait == 0, let next = controller.nextDeadline, next > now {
+                Self.sleep(untilMonotonic: start + next)
+            }
             let n: Int?
             do {
                 n = try buffer.withUnsafeMutableBytes { b in try transport.receive(into: b, timeoutMicros: wait) }

@@ -25,6 +25,8 @@ struct PendingConnection {
     var model: Int?
     /// Role central: the advertising set the connection ends (extended advertising).
     var advertisingHandle: UInt8? = nil
+    /// The host's Own_Address_Type (role peripheral): 0/2 its public address, 1/3 its random one.
+    var ownAddressType: UInt8 = 0
 }
 
 extension VirtualController {
@@ -81,8 +83,7 @@ extension VirtualController {
             leEventMask = m
         case HCIOpcode.setEventMaskPage2, HCIOpcode.leSetDefaultPHY, HCIOpcode.leSetPrivacyMode,
             HCIOpcode.leSetAddressResolutionEnable, HCIOpcode.leSetResolvablePrivateAddressTimeout,
-            HCIOpcode.leSetAdvertisingParameters, HCIOpcode.leSetAdvertisingData, HCIOpcode.leSetScanResponseData,
-            HCIOpcode.leSetAdvertisingSetRandomAddress, HCIOpcode.leSetExtendedAdvertisingData,
+            HCIOpcode.leSetAdvertisingData, HCIOpcode.leSetScanResponseData, HCIOpcode.leSetExtendedAdvertisingData,
             HCIOpcode.leSetExtendedScanResponseData, HCIOpcode.leRemoveAdvertisingSet, HCIOpcode.leClearAdvertisingSets:
             // Accepted; the advertising data itself reaches nobody (the captured central
             // connects by address).
@@ -93,7 +94,15 @@ extension VirtualController {
         case HCIOpcode.leSetExtendedAdvertisingEnable:
             guard let e = p.u8(0), let n = p.u8(1), p.count >= 2 + 4 * Int(n) else { return invalid(op, p) }
             setAdvertising(e != 0 && n > 0 ? (true, p.u8(2) ?? 0) : (e == 0 ? nil : advertising))
+        case HCIOpcode.leSetAdvertisingParameters:
+            // 7.8.5: Own_Address_Type after the intervals (2 × 2) and the type (1).
+            if let t = p.u8(5) { advertisingOwnAddressType = t }
+        case HCIOpcode.leSetAdvertisingSetRandomAddress:
+            if let a = BDAddr(littleEndian: p, at: 1) { advertisingSetAddress = a }
         case HCIOpcode.leSetExtendedAdvertisingParameters:
+            // 7.8.53: handle (1), properties (2), intervals (3 + 3), channel map (1), then
+            // Own_Address_Type.
+            if let t = p.u8(10) { advertisingOwnAddressType = t }
             w.appendInt8(0)  // Selected_TX_Power
         case HCIOpcode.writeLEHostSupport:
             break
@@ -234,6 +243,9 @@ extension VirtualController {
     /// Events that follow a Command Complete.
     private func afterComplete(_ op: UInt16, _ p: ByteView, status: UInt8) {
         guard status == HCIError.success else { return }
+        if op == HCIOpcode.leLongTermKeyRequestReply || op == HCIOpcode.leLongTermKeyRequestNegativeReply {
+            ltkReply(op, p)
+        }
         if op == HCIOpcode.leCreateConnectionCancel, let pending = pendingConnection {
             // 7.8.13: the cancelled attempt ends with a connection complete event, status
             // Unknown Connection Identifier.
@@ -264,7 +276,7 @@ extension VirtualController {
             initiate(
                 PendingConnection(
                     extended: false, useAcceptList: cc.initiatorFilterPolicy != 0, peerType: cc.peerAddressType,
-                    peer: cc.peerAddress, model: nil))
+                    peer: cc.peerAddress, model: nil, ownAddressType: cc.ownAddressType))
         case HCIOpcode.leExtendedCreateConnection:
             guard let cc = HCILEExtendedCreateConnection(parameters: p) else { return answer(invalid(op, p)[0]) }
             guard pendingConnection == nil else { return answer(HCIError.commandDisallowed) }
@@ -272,7 +284,7 @@ extension VirtualController {
             initiate(
                 PendingConnection(
                     extended: true, useAcceptList: cc.initiatorFilterPolicy != 0, peerType: cc.peerAddressType,
-                    peer: cc.peerAddress, model: nil))
+                    peer: cc.peerAddress, model: nil, ownAddressType: cc.ownAddressType))
         case HCIOpcode.leConnectionUpdate:
             guard let u = HCILEConnectionUpdate(parameters: p) else { return answer(invalid(op, p)[0]) }
             guard let c = connections[u.handle & HCIConnectionHandle.mask] else {
@@ -313,18 +325,21 @@ extension VirtualController {
             }
             schedule(after: delay(replay.models[c.model].connection.intervalMicros), .packet(packet, connection: c.id))
         case HCIOpcode.leEnableEncryption:
-            // The virtual link carries no ciphertext: the peer is taken to hold the key the host
-            // gives, and the link reports encrypted one connection event later (7.7.8).
-            guard let h = p.u16le(0), p.count >= 28 else { return answer(HCIError.invalidHCICommandParameters) }
+            // 7.8.24: Random_Number (8), Encrypted_Diversifier (2), Long_Term_Key (16). The
+            // virtual link carries no ciphertext; the peer checks the key as its host would
+            // answer its LTK request, and the outcome comes one connection event later.
+            guard let h = p.u16le(0), let rand = p.u64le(2), let ediv = p.u16le(10),
+                let key = p.littleEndianUInt128(at: 12)
+            else { return answer(HCIError.invalidHCICommandParameters) }
             guard let c = connections[h & HCIConnectionHandle.mask] else {
                 return answer(HCIError.unknownConnectionIdentifier)
             }
+            // Only the central starts encryption (Vol 6 Part B 5.1.3).
+            guard configuration.role == .peripheral else { return answer(HCIError.commandDisallowed) }
             answer(HCIError.success)
-            let e = [HCIError.success] + c.handle.leBytes + [1]
-            let packet = e.withByteView {
-                HCIEventPacket(code: HCIEventCode.encryptionChange, parameters: $0).h4Encoded()
-            }
-            schedule(after: delay(replay.models[c.model].connection.intervalMicros), .packet(packet, connection: c.id))
+            schedule(
+                after: delay(replay.models[c.model].connection.intervalMicros),
+                .encryption(connection: c.id, outcome: encryptionOutcome(c, rand: rand, ediv: ediv, key: key)))
         case HCIOpcode.leSetPHY:
             guard let h = p.u16le(0), p.count >= 7 else { return answer(HCIError.invalidHCICommandParameters) }
             guard let c = connections[h & HCIConnectionHandle.mask] else {

@@ -76,7 +76,7 @@ extension VirtualController {
         }
     }
 
-    // MARK: LE signalling and SMP
+    // MARK: LE signalling
 
     /// LE signalling (Vol 3 Part A 4): the captured peer opened no dynamic channels and asked
     /// nothing the host must answer; a host request is refused as a peer without them would.
@@ -105,18 +105,6 @@ extension VirtualController {
             w.appendUInt16LE(L2CAPRejectReason.commandNotUnderstood)
             sendL2CAP(c, channel: L2CAPChannel.leSignaling, w.bytes)
         }
-    }
-
-    /// SMP (Vol 3 Part H): the controller has no link-layer encryption, so the peer answers a
-    /// Pairing Request with Pairing Failed, Pairing Not Supported (3.5.5).
-    private func smp(_ c: LiveConnection, _ payload: ByteView) {
-        guard payload.u8(0) == SMPCode.pairingRequest else {
-            // The rest of a pairing the peer refused: nothing to answer.
-            return log("SMP code \(payload.u8(0).map { String($0) } ?? "none") after Pairing Failed: ignored")
-        }
-        log("SMP Pairing Request: answered Pairing Not Supported (no encryption on the virtual link)")
-        c.unmodelled.append("SMP Pairing Request (answered Pairing Failed, Pairing Not Supported)")
-        sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingFailed, SMPPairingFailedReason.pairingNotSupported])
     }
 
     // MARK: ATT

@@ -41,6 +41,17 @@ final class LiveConnection {
     var hostClientPDUs = 0
     /// The link went silent (a fault): nothing crosses it until it times out.
     var silent = false
+    /// The central's and the peripheral's addresses on this link (SMP's ia/iat and ra/rat).
+    var initiator: (type: UInt8, address: BDAddr) = (0, BDAddr(rawValue: 0))
+    var responder: (type: UInt8, address: BDAddr) = (0, BDAddr(rawValue: 0))
+    /// The LE legacy pairing in progress (role peripheral).
+    var pairing: LegacyPairing?
+    var encrypted = false
+    /// Role central: the captured central's pairing in progress, the key the host must give
+    /// in its LTK Request Reply, the LTK it distributed (until its EDIV and Rand come).
+    var centralPairing: CentralPairing?
+    var awaitedLTK: UInt128?
+    var hostLTK: UInt128?
 
     init(id: Int, handle: UInt16, model: Int, modelValue: ReplayConnectionModel, faults: ReplayFaults, now: Int64) {
         self.id = id
@@ -70,18 +81,43 @@ public struct ServedConnection: Sendable {
 extension VirtualController {
     // MARK: scanning
 
-    /// Connectable advertisers on the air: the peers of captured connections not yet served
-    /// and not connected now, each once, with the advertisement that preceded its connection.
-    func advertisers() -> [(model: Int, address: BDAddr, type: UInt8)] {
+    /// The advertisers on the air: the peers of captured connections not yet served and not
+    /// connected now, each once, with the advertisement that preceded its connection (always
+    /// connectable: the capture connected to it), then the capture's other advertisers
+    /// (`bystanders`) with their captured event types.
+    func advertisers() -> [AirAdvertiser] {
         var seen: Set<BDAddr> = []
-        var out: [(Int, BDAddr, UInt8)] = []
+        var out: [AirAdvertiser] = []
         let connected = Set(connections.values.compactMap { replay.models[$0.model].peer })
         for i in unserved {
             let c = replay.models[i].connection
             guard let a = c.summary.peer, !connected.contains(a), seen.insert(a).inserted else { continue }
-            out.append((i, a, c.summary.peerAddressType ?? 0))
+            var kind = c.advertisement.map(AdvertisingKind.init(captured:)) ?? .advInd
+            if !kind.connectable {
+                // Its last captured report before the connection was not connectable, but it
+                // took a connection: it advertised connectably too.
+                kind.connectable = true
+                kind.directed = false
+            }
+            out.append(
+                AirAdvertiser(
+                    model: i, address: a, addressType: c.summary.peerAddressType ?? 0, advertisement: c.advertisement,
+                    kind: kind))
         }
-        return out
+        return out + bystanders
+    }
+
+    /// The capture's advertisers the captured host never connected to, as captured. Directed
+    /// ones are left out: they addressed another device, and a scanner ignores a directed PDU
+    /// that is not for it (Vol 6 Part B 4.4.3.2).
+    static func bystanders(_ replay: CaptureReplay) -> [AirAdvertiser] {
+        let peers = Set(replay.models.compactMap(\.connection.summary.peer))
+        return replay.session.advertisers.compactMap { a in
+            let kind = AdvertisingKind(captured: a.advertisement)
+            guard !peers.contains(a.address), !kind.directed else { return nil }
+            return AirAdvertiser(
+                model: nil, address: a.address, addressType: a.addressType, advertisement: a.advertisement, kind: kind)
+        }
     }
 
     func setScan(enabled: Bool, filterDuplicates: Bool, extended: Bool) {
@@ -99,30 +135,31 @@ extension VirtualController {
     /// tick its own captured interval has passed, so its pace is captured to within a tick.
     var advertisingTick: Int64 { 10_000 }
 
-    /// The captured advertising interval of the peer of captured connection `m`, else the
-    /// configured default.
-    func advertisingInterval(of m: Int) -> Int64 {
-        replay.models[m].connection.advertisement?.intervalMicros.map { max(20_000, $0) }
-            ?? configuration.advertisingIntervalMicros
+    /// The captured advertising interval of an advertiser, else the configured default.
+    func advertisingInterval(of a: AirAdvertiser) -> Int64 {
+        a.advertisement?.intervalMicros.map { max(20_000, $0) } ?? configuration.advertisingIntervalMicros
     }
 
     /// One advertising event of every advertiser whose interval has passed: its report and,
-    /// when scanning actively, its scan response; then the next tick.
+    /// when scanning actively and it is scannable, its scan response; then the next tick.
     func advertise() {
         scan.scheduled = false
         guard scan.enabled else { return }
-        for (m, address, type) in advertisers() where !scan.filterDuplicates || !scan.reported.contains(address) {
-            if let last = scan.lastReport[address],
-                now - last + advertisingTick / 2 < max(advertisingTick, delay(advertisingInterval(of: m)))
+        for a in advertisers() where !scan.filterDuplicates || !scan.reported.contains(a.address) {
+            if let last = scan.lastReport[a.address],
+                now - last + advertisingTick / 2 < max(advertisingTick, delay(advertisingInterval(of: a)))
             {
                 continue
             }
-            scan.lastReport[address] = now
-            scan.reported.insert(address)
-            let ad = replay.models[m].connection.advertisement
-            report(address: address, type: type, data: ad?.data ?? [], rssi: ad?.rssi ?? -60, scanResponse: false)
-            if scan.active, let r = ad?.scanResponse, !r.isEmpty {
-                report(address: address, type: type, data: r, rssi: ad?.rssi ?? -60, scanResponse: true)
+            scan.lastReport[a.address] = now
+            scan.reported.insert(a.address)
+            let ad = a.advertisement
+            // ADV_DIRECT_IND carries no AdvData (Vol 6 Part B 2.3.1.2).
+            let data = a.kind.directed && a.kind.legacy ? [] : ad?.data ?? []
+            report(a, data: data, rssi: ad?.rssi ?? -60, scanResponse: false)
+            // A scan request gets a response from a scannable advertiser only (2.3.2).
+            if scan.active, a.kind.answersScanRequests {
+                report(a, data: ad?.scanResponse ?? [], rssi: ad?.rssi ?? -60, scanResponse: true)
             }
         }
         scan.scheduled = true
@@ -131,20 +168,26 @@ extension VirtualController {
         schedule(after: advertisingTick, .advertise)
     }
 
-    private func report(address: BDAddr, type: UInt8, data: [UInt8], rssi: Int8, scanResponse: Bool) {
-        let adType = type & 0x01  // public or random device address
+    /// The address a directed advertisement of a captured peer targets: the host's own (the
+    /// captured central's place is the host's).
+    private var ownAddress: (type: UInt8, address: BDAddr) {
+        randomAddress.map { (1, $0) } ?? (0, configuration.address)
+    }
+
+    private func report(_ a: AirAdvertiser, data: [UInt8], rssi: Int8, scanResponse: Bool) {
+        let adType = a.addressType & 0x01  // public or random device address
         if scan.extended {
             guard leEventEnabled(HCILESubeventCode.extendedAdvertisingReport) else { return }
             typealias E = HCILEExtendedAdvertisingReportEntry
-            // A legacy ADV_IND (connectable, scannable) or the SCAN_RSP to one (7.7.65.13).
-            var eventType = E.legacyBit | E.connectableBit | E.scannableBit
-            if scanResponse { eventType |= E.scanResponseBit }
+            let direct = a.kind.directed ? ownAddress : (0, BDAddr(rawValue: 0))
             var body = ByteWriter()
+            // Legacy PDUs: primary PHY 1M, no secondary, no SID; extended: AUX on 1M, SID 0.
             data.withByteView {
                 E(
-                    eventType: eventType, addressType: adType, address: address, primaryPHY: 1, secondaryPHY: 0,
-                    advertisingSID: 0xFF, txPower: 127, rssi: rssi, periodicAdvertisingInterval: 0,
-                    directAddressType: 0, directAddress: BDAddr(rawValue: 0), data: $0
+                    eventType: a.kind.extendedEventType(scanResponse: scanResponse), addressType: adType,
+                    address: a.address, primaryPHY: 1, secondaryPHY: a.kind.legacy ? 0 : 1,
+                    advertisingSID: a.kind.legacy ? 0xFF : 0, txPower: 127, rssi: rssi, periodicAdvertisingInterval: 0,
+                    directAddressType: direct.0, directAddress: direct.1, data: $0
                 ).append(to: &body)
             }
             send(body.bytes.withByteView { HCILEExtendedAdvertisingReport(declaredCount: 1, reports: $0).h4Encoded() })
@@ -152,9 +195,8 @@ extension VirtualController {
             guard leEventEnabled(HCILESubeventCode.advertisingReport) else { return }
             send(
                 HCISynthesis.advertisingReport(
-                    eventType: scanResponse
-                        ? HCILEAdvertisingReportEntry.scanResponse : HCILEAdvertisingReportEntry.advInd,
-                    addressType: adType, address: address, data: Array(data.prefix(31)), rssi: rssi))
+                    eventType: scanResponse ? HCILEAdvertisingReportEntry.scanResponse : a.kind.legacyEventType,
+                    addressType: adType, address: a.address, data: Array(data.prefix(31)), rssi: rssi))
         }
     }
 
@@ -189,20 +231,30 @@ extension VirtualController {
     /// peer (or to a peer on the accept list), when that peer is advertising.
     func tryEstablish() {
         guard var p = pendingConnection, p.model == nil else { return }
-        let candidates = advertisers()
-        let hit = candidates.first { a in
+        let targets = advertisers().filter { a in
             p.useAcceptList ? acceptList.contains { $0.address == a.address } : a.address == p.peer
         }
-        guard let hit else {
-            log("LE Create Connection to \(p.peer): no captured peripheral advertises there; waiting")
+        guard let hit = targets.first(where: { $0.model != nil }), let m = hit.model else {
+            // As on a radio, the initiator keeps listening until the host cancels (7.8.12).
+            let why =
+                targets.first.map {
+                    $0.kind.connectable
+                        ? "it advertises \($0.kind.name), but the capture has no connection to it to play"
+                        : "it advertises \($0.kind.name) (not connectable) in the capture"
+                } ?? "no captured peripheral advertises there"
+            log("LE Create Connection to \(p.useAcceptList ? "the filter accept list" : "\(p.peer)"): \(why); waiting")
+            if let t = targets.first, unansweredConnections.count < 64 {
+                let note = "\(t.address): \(why)"
+                if !unansweredConnections.contains(note) { unansweredConnections.append(note) }
+            }
             return
         }
-        p.model = hit.model
+        p.model = m
         p.peer = hit.address
-        p.peerType = hit.type
+        p.peerType = hit.addressType
         pendingConnection = p
         // The link comes up at the peer's next advertising event: one captured interval.
-        schedule(after: delay(replay.models[hit.model].connection.intervalMicros), .establish)
+        schedule(after: delay(replay.models[m].connection.intervalMicros), .establish)
     }
 
     func establish() {
@@ -221,6 +273,22 @@ extension VirtualController {
         let c = LiveConnection(
             id: nextConnectionID, handle: handle, model: m, modelValue: model, faults: configuration.faults, now: now)
         connections[handle] = c
+        // Who is who for SMP: the host's address as its Create Connection chose it (own
+        // address type 1 or 3: its random address), the captured peer's as it advertised.
+        if configuration.role == .peripheral {
+            let random = p.ownAddressType & 1 == 1
+            c.initiator = (random ? 1 : 0, random ? randomAddress ?? configuration.address : configuration.address)
+            c.responder = (p.peerType, p.peer)
+        } else {
+            // The host advertised from the address its advertising parameters chose (an
+            // extended set's own random address when it has one).
+            let random = advertisingOwnAddressType & 1 == 1
+            let set = advertising?.extended == true ? advertisingSetAddress : nil
+            c.initiator = (p.peerType, p.peer)
+            c.responder = (
+                random ? 1 : 0, random ? set ?? randomAddress ?? configuration.address : configuration.address
+            )
+        }
         let timing = model.connection.timing ?? ConnectionTiming(interval: 24, latency: 0, supervisionTimeout: 200)
         connectionComplete(
             status: HCIError.success, handle: handle, peerType: p.peerType, peer: p.peer, timing: timing,
@@ -246,6 +314,7 @@ extension VirtualController {
         }
         schedulePeerClientStep(c)
         scheduleCapturedEnd(c)
+        if configuration.role == .central { scheduleCentralSecurity(c) }
         let faults = configuration.faults.relative(
             toConnectionAt: model.connection.summary.startTime &- replay.session.startTime)
         for t in [faults.dropLinkAtMicros, faults.powerOffAtMicros].compactMap({ $0 }) {

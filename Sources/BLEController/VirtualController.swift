@@ -56,6 +56,13 @@ public final class VirtualController {
     public var tap: ((_ packet: [UInt8], _ fromHost: Bool) -> Void)?
     /// µs since the controller started; moved forward by `advance(to:)`.
     public private(set) var now: Int64 = 0
+    /// The clock that drives the controller (µs since it started), when it is a real one
+    /// (`ServeRunner`'s monotonic clock): each timed event's lateness against its deadline is
+    /// measured on it into `pace`. Nil in tests that move virtual time, where lateness means
+    /// nothing.
+    public var clock: (() -> Int64)?
+    /// How late the timed events of the exchange ran (advertising ticks aside), on `clock`.
+    public internal(set) var pace = PaceMeasure()
 
     // MARK: state a Reset clears
 
@@ -90,6 +97,19 @@ public final class VirtualController {
     var rng = SplitMix64(seed: 0xB1EC)
     /// Host input the controller dropped or refused (the fuzz target's and tests' measure).
     public internal(set) var rejectedInput = 0
+    /// The keys the captured peers distributed, by peer address: they hold them across
+    /// connections (and a Reset of this controller, which is the host's side).
+    var bonds: [BDAddr: PeerKey] = [:]
+    /// Role central: the keys the host distributed to the captured central, by host address.
+    var hostKeys: [BDAddr: PeerKey] = [:]
+    /// The host's advertising: Own_Address_Type and an extended set's random address.
+    var advertisingOwnAddressType: UInt8 = 0
+    var advertisingSetAddress: BDAddr?
+    /// The capture's advertisers it never connected to (with their captured event types).
+    let bystanders: [AirAdvertiser]
+    /// Connection attempts to an advertiser no captured connection answers (not connectable,
+    /// or connectable but never connected in the capture): why, once per advertiser (at most 64).
+    public internal(set) var unansweredConnections: [String] = []
 
     public static let maximumLoggedPDUs = 2_000_000
 
@@ -99,6 +119,7 @@ public final class VirtualController {
         framer = H4Framer(maximumPacketLength: max(3 + 255, 4 + configuration.aclPacketLength))
         let central = configuration.role == .peripheral
         unserved = replay.models.indices.filter { replay.models[$0].connection.hostIsCentral == central }
+        bystanders = central ? Self.bystanders(replay) : []
     }
 
     /// The captured connections the controller can play in its role.
@@ -166,6 +187,9 @@ public final class VirtualController {
             budget -= 1
             now = max(now, t)
             guard let action = timers.pop() else { break }
+            // Measured before the action runs, after the ones before it in a burst have been
+            // sent: what the host sees as late is what is counted.
+            if let clock, action.isExchange { pace.record(latenessMicros: clock() - t) }
             run(action)
         }
         now = max(now, time)
@@ -206,6 +230,9 @@ public final class VirtualController {
         case .peerEnd(let id): peerEnds(id)
         case .silence(let id): silence(id)
         case .linkTimeout(let id): linkTimeout(id)
+        case .encryption(let id, let outcome): encryptionDone(id, outcome)
+        case .centralPairing(let id): startCentralPairing(id)
+        case .centralEncryption(let id): startCentralEncryption(id)
         }
     }
 }
@@ -223,6 +250,15 @@ enum TimerAction {
     case peerEnd(connection: Int)
     case silence(connection: Int)
     case linkTimeout(connection: Int)
+    case encryption(connection: Int, outcome: EncryptionOutcome)
+    case centralPairing(connection: Int)
+    case centralEncryption(connection: Int)
+
+    /// A step of the exchange with its own time (the advertising clock's ticks are not: they
+    /// pace reports, which are not part of the captured exchange).
+    var isExchange: Bool {
+        if case .advertise = self { false } else { true }
+    }
 }
 
 /// A binary min-heap of timers on (time, scheduling order): events due at one µs run in the

@@ -39,6 +39,44 @@ public struct CapturedAdvertisement: Sendable, Equatable {
     /// The advertiser's interval as captured: the median gap between its advertising reports
     /// (scan responses aside), µs; nil with fewer than two reports.
     public var intervalMicros: Int64? = nil
+    /// The event type of its last advertising report other than a scan response (legacy: 0
+    /// ADV_IND … 3 ADV_NONCONN_IND; extended: the bit field of Vol 4 Part E 7.7.65.13), and
+    /// whether that was an LE Extended Advertising Report. 0 (ADV_IND) until one is seen.
+    public var eventType: UInt16 = 0
+    public var extended = false
+    /// Whether any advertising report other than a scan response was seen (only a scan
+    /// response: the advertising PDU itself was missed).
+    public var sawAdvertising = false
+}
+
+/// An advertiser the capture saw: its address, address type and advertisement, connected
+/// to or not.
+public struct CapturedAdvertiser: Sendable, Equatable {
+    public var address: BDAddr
+    /// 0 public, 1 random (2 and 3: an identity address the controller resolved).
+    public var addressType: UInt8
+    public var advertisement: CapturedAdvertisement
+}
+
+/// What a capture shows of pairing and encryption on one connection (its SMP and Encryption
+/// Change events), so that a peer played from it pairs, or refuses to, as captured.
+public struct CapturedSecurity: Sendable, Equatable {
+    /// The central sent a Pairing Request.
+    public var pairingRequested = false
+    /// When it sent the first one (µs since 1970).
+    public var pairingRequestTime: Int64?
+    /// The peripheral answered with a Pairing Response.
+    public var pairingResponded = false
+    /// Both sides set SC: the pairing was LE Secure Connections.
+    public var secureConnections = false
+    /// The reason of a Pairing Failed the peripheral sent, if it sent one.
+    public var peripheralPairingFailed: UInt8?
+    /// Encryption came up (Encryption Change with success, encryption on).
+    public var encrypted = false
+    /// When it first did (µs since 1970).
+    public var encryptionTime: Int64?
+
+    public init() {}
 }
 
 /// One connection of a capture with everything replay needs: its summary (peer, role, GATT
@@ -54,6 +92,7 @@ public struct CapturedConnection: Sendable {
     public var disconnection: (frame: Int, time: Int64)?
     /// More ATT PDUs than `CapturedSession.maximumPDUs` allowed: the exchange is cut.
     public var isTruncated = false
+    public var security = CapturedSecurity()
 
     public var number: Int { summary.number }
     /// This host's role: central unless the Connection Complete said peripheral.
@@ -81,6 +120,9 @@ public struct CapturedSession: Sendable {
     public var frames: Int
     /// Where the capture is damaged, if it is (everything before it was read).
     public var damage: String?
+    /// Every advertiser seen (at most `maximumAdvertisers`), in the order first seen, with
+    /// its last advertisement.
+    public var advertisers: [CapturedAdvertiser] = []
 
     /// Reads the capture at `path` ("-" for standard input).
     public init(path: String) throws(CaptureError) {
@@ -103,13 +145,19 @@ public struct CapturedSession: Sendable {
         var advertisementOf: [Int: CapturedAdvertisement] = [:]
         // Per advertiser: time of its last advertising report and the gaps seen (at most 64).
         var advertisingTimes: [BDAddr: (last: Int64, gaps: [Int64])] = [:]
+        var advertiserOrder: [(BDAddr, UInt8)] = []
+        var security: [Int: CapturedSecurity] = [:]
+        var hostCentral: [Int: Bool] = [:]
 
         let builder = TimelineBuilder(
             emit: { e in
                 switch e.kind {
                 case .advertisement(let a):
                     guard let peer = e.peer else { return }
-                    if adverts[peer] == nil, adverts.count >= Self.maximumAdvertisers { return }
+                    if adverts[peer] == nil {
+                        guard adverts.count < Self.maximumAdvertisers else { return }
+                        advertiserOrder.append((peer, e.peerAddressType ?? 0))
+                    }
                     var ad =
                         adverts[peer] ?? CapturedAdvertisement(data: [], scanResponse: [], rssi: a.rssi, frame: e.frame)
                     let bytes = e.value.bytes
@@ -120,6 +168,9 @@ public struct CapturedSession: Sendable {
                         ad.scanResponse = bytes
                     } else {
                         ad.data = bytes
+                        ad.eventType = a.eventType
+                        ad.extended = a.extended
+                        ad.sawAdvertising = true
                         var t = advertisingTimes[peer] ?? (e.time, [])
                         if e.time > t.last, t.gaps.count < 64 { t.gaps.append(e.time - t.last) }
                         t.last = e.time
@@ -132,11 +183,34 @@ public struct CapturedSession: Sendable {
                     adverts[peer] = ad
                 case .connectionComplete(let info):
                     guard let n = e.connection else { return }
+                    hostCentral[n] = info.role != 1
                     if let t = info.timing { timings[n] = t }
                     if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
                     if let p = e.peer { connectionPeers[n] = (p, e.frame) }
                 case .disconnection:
                     if let n = e.connection { ends[n] = (e.frame, e.time) }
+                // SMP's initiator is the central (Vol 3 Part H 2.3): a Pairing Request is the
+                // central's, a Pairing Response the peripheral's, whichever side was captured.
+                case .pairingRequest:
+                    guard let n = e.connection else { return }
+                    var s = security[n] ?? CapturedSecurity()
+                    if !s.pairingRequested { s.pairingRequestTime = e.time }
+                    s.pairingRequested = true
+                    security[n] = s
+                case .pairingResponse(let info, _):
+                    guard let n = e.connection else { return }
+                    security[n, default: .init()].pairingResponded = true
+                    if info.secureConnections == true { security[n, default: .init()].secureConnections = true }
+                case .pairingFailed(let reason, let sent):
+                    // The peripheral's: received by a central host, sent by a peripheral one.
+                    guard let n = e.connection, let central = hostCentral[n], sent != central else { return }
+                    security[n, default: .init()].peripheralPairingFailed = reason
+                case .encryptionChange(let status, let enabled):
+                    guard let n = e.connection, status == 0, enabled != 0 else { return }
+                    var s = security[n] ?? CapturedSecurity()
+                    if !s.encrypted { s.encryptionTime = e.time }
+                    s.encrypted = true
+                    security[n] = s
                 default: break
                 }
             }, connectionEnded: { summaries.append($0) })
@@ -161,12 +235,16 @@ public struct CapturedSession: Sendable {
         damage = reader.damage.map { "\($0)" }
         self.frames = frames
         startTime = first ?? 0
+        advertisers = advertiserOrder.compactMap { a, type in
+            adverts[a].map { CapturedAdvertiser(address: a, addressType: type, advertisement: $0) }
+        }
         connections = summaries.sorted { $0.number < $1.number }.map { s in
             var c = CapturedConnection(
                 summary: s, att: pdus[s.number] ?? [], advertisement: advertisementOf[s.number],
                 timing: timings[s.number])
             if let e = ends[s.number] { c.disconnection = e }
             c.isTruncated = truncated.contains(s.number)
+            c.security = security[s.number] ?? CapturedSecurity()
             return c
         }
     }

@@ -13,12 +13,16 @@ struct ServeCommand: ParsableCommand {
         discussion: """
             Runs a virtual Bluetooth LE controller that speaks H4 on the transport: a host \
             stack (Bumble, BlueZ through /dev/vhci, anything with a UART or TCP HCI transport) \
-            initialises it as it would real hardware, scans and finds the peripherals the \
-            capture's central connected to, with their captured advertising and scan response, \
-            connects, and talks to their GATT servers, which answer from the same models \
+            initialises it as it would real hardware, scans and finds the capture's \
+            advertisers with their captured advertising, event types and scan responses (a \
+            non-connectable one is never connected), connects to the peripherals the capture's \
+            central connected to, and talks to their GATT servers, which answer from the same models \
             'blecap replay' uses: the captured attribute table, read values in captured order, \
             write outcomes, errors, latencies, notifications timed from the subscription that \
-            enabled them, the peer's end of the link with its captured reason. \
+            enabled them, the peer's end of the link with its captured reason. A host that \
+            pairs gets LE legacy Just Works (no Secure Connections) and its encryption checked \
+            against the keys the peer holds. --speed realtime keeps every event on an absolute \
+            deadline and reports how late they ran (mean, 99th percentile, worst). \
             docs/serve.md describes what the controller supports and how it answers what the \
             capture never showed.
 
@@ -61,7 +65,8 @@ struct ServeCommand: ParsableCommand {
     var listenAny = false
 
     @Option(
-        name: .long, help: "central (not yet supported): play the captured central against a host acting as peripheral."
+        name: .long,
+        help: "peripheral (default) or central: play the captured central against a host acting as peripheral."
     )
     var role: String = "peripheral"
 

@@ -45,7 +45,8 @@ import Testing
             HCILESetScanParameters(scanType: 1, interval: 96, window: 96, ownAddressType: 1, filterPolicy: 0)
                 .parameterBytes)
         _ = bench.command(HCIOpcode.leSetScanEnable, [1, 0])
-        let seen = Self.reports(bench.wait(250_000))
+        // The peer's reports (the capture's other advertiser, Thermo-1, is on the air too).
+        let seen = Self.reports(bench.wait(250_000)).filter { $0.0 == Self.peer }
         // Every advertising event: the ADV_IND with the captured data, then the SCAN_RSP.
         let adv = seen.filter { $0.3 == HCILEAdvertisingReportEntry.advInd }
         let rsp = seen.filter { $0.3 == HCILEAdvertisingReportEntry.scanResponse }
@@ -81,7 +82,9 @@ import Testing
                 } ?? []
             }
         }
-        #expect(entries.contains { $0.0 == Self.peer && !$0.1 && $0.2 })
+        // The captured peer used extended advertising (connectable, not legacy) and answered
+        // scan requests.
+        #expect(entries.contains { $0.0 == Self.peer && !$0.1 && !$0.2 })
         #expect(entries.contains { $0.0 == Self.peer && $0.1 })
         _ = bench.command(HCIOpcode.leSetExtendedScanEnable, [0, 0, 0, 0, 0, 0])
         // LE Extended Create Connection [v1] on LE 1M to the captured peer.

@@ -6,8 +6,10 @@ for a peripheral by name or address, connects, exchanges MTU, discovers every se
 characteristic and descriptor, reads every readable characteristic, subscribes to every one
 that notifies or indicates, collects what arrives for a while, disconnects, and prints what
 it observed as one JSON document on standard output: {"sessions": [...]}, one entry per
-connection. --address/--name, --mtu, --duration and --count may be repeated for one session
-after another (the last value repeats).
+connection. --address/--name, --mtu, --duration, --count and --security may be repeated for
+one session after another (the last value repeats). --security pair pairs right after
+connecting (Bumble's pair(): Just Works, bonding) and then encrypts again with the key the
+peer distributed; --security encrypt encrypts with a key from an earlier session's pairing.
 
     python3 central_app.py --transport tcp-client:127.0.0.1:9000 --address D8:0D:18:00:00:01 \
         --mtu 247 --duration 12
@@ -47,14 +49,48 @@ async def run(args):
             sessions.append(observations)
             try:
                 await session(device, target, nth(args.mtu, i) or 247, nth(args.duration, i) or 10.0,
-                              nth(args.count, i) or 0, args, observations)
+                              nth(args.count, i) or 0, args, observations, nth(args.security, i) or "none")
             except (Exception, asyncio.CancelledError) as error:
                 # The peer may end the link mid-session (as it did in the capture).
                 observations["error"] = f"{type(error).__name__}: {error}"
     return {"sessions": sessions}
 
 
-async def session(device, target, mtu, duration, count, args, observations):
+async def secure(device, connection, security, observations):
+    """Pairs and/or encrypts as asked; records what happened (an error is an observation)."""
+    if security == "pair":
+        try:
+            await asyncio.wait_for(connection.pair(), 15)
+            observations["paired"] = True
+        except Exception as error:
+            observations["paired"] = f"{type(error).__name__}: {error}"
+        observations["encrypted_after_pairing"] = bool(connection.is_encrypted)
+    if security in ("pair", "encrypt"):
+        # With the LTK, EDIV and Rand the peer distributed (Bumble's key store): on an
+        # encrypted link a key refresh, on a new one an encryption start.
+        # Bumble's encrypt() waits for Encryption Change, which an encrypted link does not get
+        # (Core Vol 4 Part E 7.8.24: Encryption Key Refresh Complete instead): either ends it.
+        refreshed = asyncio.get_running_loop().create_future()
+
+        def on_refresh():
+            if not refreshed.done():
+                refreshed.set_result("key refresh")
+        connection.on("connection_encryption_key_refresh", on_refresh)
+        encrypting = asyncio.ensure_future(connection.encrypt())
+        done, _ = await asyncio.wait([encrypting, refreshed], timeout=15, return_when=asyncio.FIRST_COMPLETED)
+        connection.remove_listener("connection_encryption_key_refresh", on_refresh)
+        if refreshed in done:
+            encrypting.cancel()
+            observations["encrypted_with_ltk"] = "key refresh"
+        elif encrypting in done and encrypting.exception() is None:
+            observations["encrypted_with_ltk"] = "encryption change" if connection.is_encrypted else False
+        else:
+            error = encrypting.exception() if encrypting in done else "timeout"
+            encrypting.cancel()
+            observations["encrypted_with_ltk"] = f"failed: {error!r}"
+
+
+async def session(device, target, mtu, duration, count, args, observations, security="none"):
     found = asyncio.get_running_loop().create_future()
 
     def on_advertisement(adv):
@@ -86,6 +122,7 @@ async def session(device, target, mtu, duration, count, args, observations):
             disconnected.set_result(reason)
 
     connection.on("disconnection", on_disconnection)
+    await secure(device, connection, security, observations)
     peer = Peer(connection)
     observations["mtu"] = await peer.request_mtu(mtu)
 
@@ -149,6 +186,8 @@ def main():
                         help="seconds to collect notifications (default 10)")
     parser.add_argument("--count", type=int, action="append", default=[],
                         help="stop collecting after this many notifications")
+    parser.add_argument("--security", action="append", default=[], choices=["none", "pair", "encrypt"],
+                        help="pair (then encrypt with the distributed key), encrypt (with a stored key) or none")
     parser.add_argument("--scan-timeout", type=float, default=10.0)
     parser.add_argument("--connect-timeout", type=float, default=10.0)
     args = parser.parse_args()

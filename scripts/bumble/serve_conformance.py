@@ -8,7 +8,8 @@ in captured order.
     python3 scripts/bumble/serve_conformance.py --blecap .build/debug/blecap captures/bumble/*.central.btsnoop
 
 scripts/conformance.py runs `check_serve` for every Bumble central capture. Bumble comes from
-a virtual environment under .build/bumble-venv (created on first use: pip install bumble==0.0.236).
+a virtual environment under .build/bumble-venv (created on first use: pip install bumble==0.0.236),
+or from the one BLECAP_BUMBLE_VENV names (used as it is, never installed into).
 """
 
 import argparse
@@ -28,6 +29,9 @@ APP = os.path.join(HERE, "central_app.py")
 
 def bumble_python():
     """The venv's python with Bumble installed (created and installed when missing)."""
+    given = os.environ.get("BLECAP_BUMBLE_VENV")
+    if given:
+        return os.path.join(given, "bin", "python")
     python = os.path.join(VENV, "bin", "python")
     if not os.path.exists(python):
         subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
@@ -140,8 +144,45 @@ def compare(expected, seen):
     return problems
 
 
-def check_serve(blecap, path, tmp, speed="max"):
-    """(problems, summary) for one capture served to the Bumble app."""
+def check_security(sessions, security, out_path):
+    """Problems with pairing and encryption as the app asked for them (--security per session):
+    "pair" must pair (Bumble's pair(), answered with LE legacy Just Works), encrypt, and
+    encrypt again with the distributed LTK (Encryption Key Refresh Complete on the encrypted
+    link); "encrypt" (a later connection) must start encryption with that LTK. tshark must
+    find the same in the --out file: the legacy pairing's SMP PDUs, LE Start Encryption,
+    Encryption Change and Encryption Key Refresh Complete."""
+    problems = []
+    for i, s in enumerate(sessions):
+        want = security[min(i, len(security) - 1)]
+        if want == "pair":
+            if s.get("paired") is not True or s.get("encrypted_after_pairing") is not True:
+                problems.append(f"session {i + 1}: paired {s.get('paired')}, encrypted {s.get('encrypted_after_pairing')}")
+            if s.get("encrypted_with_ltk") != "key refresh":
+                problems.append(f"session {i + 1}: re-encryption with the LTK: {s.get('encrypted_with_ltk')}")
+        elif want == "encrypt" and s.get("encrypted_with_ltk") != "encryption change":
+            problems.append(f"session {i + 1}: encryption with the stored LTK: {s.get('encrypted_with_ltk')}")
+    fields = subprocess.run(["tshark", "-r", out_path, "-T", "fields", "-e", "btsmp.opcode", "-e", "bthci_evt.code",
+                             "-e", "bthci_cmd.opcode"], capture_output=True, text=True).stdout.split("\n")
+    smp = [int(f.split("\t")[0], 0) for f in fields if f and f.split("\t")[0]]
+    events = [int(f.split("\t")[1], 0) for f in fields if f.count("\t") >= 1 and f.split("\t")[1]]
+    commands = [int(f.split("\t")[2], 0) for f in fields if f.count("\t") >= 2 and f.split("\t")[2]]
+    pairs = security.count("pair")
+    expected_smp = {1: pairs, 2: pairs, 3: 2 * pairs, 4: 2 * pairs, 6: pairs}  # Request … Encryption Information
+    for code, n in expected_smp.items():
+        if smp.count(code) < n:
+            problems.append(f"--out: tshark finds {smp.count(code)} SMP PDUs of opcode {code:#04x}, expected {n}")
+    if 0x0C in smp or 0x0D in smp:
+        problems.append("--out: LE Secure Connections PDUs on a legacy pairing")
+    if events.count(0x08) < len(security) or events.count(0x30) < pairs or commands.count(0x2019) < len(security) + pairs:
+        problems.append(f"--out: {events.count(0x08)} Encryption Change, {events.count(0x30)} Key Refresh Complete, "
+                        f"{commands.count(0x2019)} LE Enable Encryption")
+    return problems, (f"SMP {len(smp)} PDUs, {commands.count(0x2019)} LE Enable Encryption, "
+                      f"{events.count(0x08)} Encryption Change, {events.count(0x30)} Key Refresh Complete (tshark)")
+
+
+def check_serve(blecap, path, tmp, speed="max", security=None):
+    """(problems, summary) for one capture served to the Bumble app (with `security`, one
+    --security value per session: pairing and encryption checked too)."""
     expected = captured(blecap, path)
     if not expected:
         return [], "no central connection"
@@ -168,6 +209,8 @@ def check_serve(blecap, path, tmp, speed="max"):
             duration = c["last_value_at"] - c["subscribed_at"] + 3.0
         args += ["--address", c["peer"], "--mtu", str(c["mtu"] or 247), "--duration", f"{duration:.1f}",
                  "--count", str(len(c["notifications"]) or 0)]
+    for value in security or []:
+        args += ["--security", value]
     started = time.time()
     app = subprocess.run(args, capture_output=True, text=True, timeout=600)
     elapsed = time.time() - started
@@ -208,8 +251,13 @@ def check_serve(blecap, path, tmp, speed="max"):
     else:
         problems.append("--out was not written")
     values = sum(len(s.get("notifications", [])) for s in sessions)
+    secured = ""
+    if security and os.path.exists(out_path):
+        more, secured = check_security(sessions, security, out_path)
+        problems += more
+        secured = "; " + secured
     return problems, (f"{len(sessions)} session(s), {values} notification values, app {elapsed:.1f} s at {speed}; "
-                      f"the host's ATT PDUs against the captured host's: {op_summary}")
+                      f"the host's ATT PDUs against the captured host's: {op_summary}{secured}")
 
 
 def main():
@@ -310,9 +358,10 @@ def check_serve_central(blecap, path, tmp, speed="max"):
     db_path = os.path.join(tmp, os.path.basename(path) + ".db.json")
     with open(db_path, "w") as f:
         json.dump({"services": c["services"]}, f)
+    out_path = os.path.join(tmp, os.path.basename(path) + ".central.served.btsnoop")
     serve = subprocess.Popen(
         [blecap, "serve", path, "--role", "central", "--transport", "tcp-server:127.0.0.1:0", "--format", "json",
-         "--speed", speed, "--linger", "1", "--timeout", "120", "--accept-timeout", "30"],
+         "--speed", speed, "--linger", "1", "--timeout", "120", "--accept-timeout", "30", "--out", out_path],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     port = None
     deadline = time.time() + 30
@@ -349,9 +398,41 @@ def check_serve_central(blecap, path, tmp, speed="max"):
     it = iter(ops)
     missing = [o for o in want if not any(o == x for x in it)]
     problems = [f"operation {o} not received in captured order" for o in missing[:5]]
+    paired = ""
+    if any(e["type"] == "smp.pairing_request" for e in jsonl(blecap, "timeline", path, "--format", "jsonl")):
+        # The captured central paired: played as LE legacy Just Works, the Bumble peripheral
+        # answering it; tshark must find the pairing, the LTK request, its reply and the
+        # Encryption Change in what crossed the virtual HCI.
+        more, paired = check_central_pairing(out_path)
+        problems += more
+        paired = "; " + paired
     return problems, (f"{len(want)} captured operations, {len(ops)} received by the app "
                       f"({len(ops) - len(want) + len(missing)} extra), central {seen['central']}, "
-                      f"disconnection {seen['disconnection']}")
+                      f"disconnection {seen['disconnection']}{paired}")
+
+
+def check_central_pairing(out_path):
+    """Problems with the captured central's pairing in the --out file, read by tshark."""
+    if not os.path.exists(out_path):
+        return ["--out was not written"], "no --out"
+    rows = subprocess.run(["tshark", "-r", out_path, "-T", "fields", "-e", "btsmp.opcode", "-e",
+                           "bthci_evt.le_meta_subevent", "-e", "bthci_cmd.opcode", "-e", "bthci_evt.code", "-e",
+                           "bthci_evt.status"], capture_output=True, text=True).stdout.splitlines()
+    cols = [r.split("\t") + [""] * 5 for r in rows]
+    smp = [int(c[0], 0) for c in cols if c[0]]
+    ltk_requests = sum(1 for c in cols if c[1] and int(c[1], 0) == 0x05)
+    ltk_replies = sum(1 for c in cols if c[2] and int(c[2], 0) == 0x201A)
+    changes = sum(1 for c in cols if c[3] and int(c[3], 0) == 0x08 and c[4] and int(c[4].split(",")[0], 0) == 0)
+    problems = []
+    for code, n in {1: 1, 2: 1, 3: 2, 4: 2}.items():
+        if smp.count(code) < n:
+            problems.append(f"--out: {smp.count(code)} SMP PDUs of opcode {code:#04x}, expected {n}")
+    if 0x0C in smp or 0x0D in smp:
+        problems.append("--out: LE Secure Connections PDUs on a legacy pairing")
+    if not (ltk_requests and ltk_replies and changes):
+        problems.append(f"--out: {ltk_requests} LTK Request, {ltk_replies} LTK Request Reply, {changes} Encryption Change")
+    return problems, (f"paired: {len(smp)} SMP PDUs, {ltk_requests} LTK Request, {ltk_replies} reply, "
+                      f"{changes} Encryption Change (tshark)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,392 @@
+import BLEBytes
+import BLEPackets
+import BLEReplay
+import BLETimeline
+
+/// LE legacy pairing, Just Works, as the captured peripheral answers it (Vol 3 Part H 2.3.5):
+/// the PDUs both sides sent, the confirm and random values, and the STK once phase 2 is
+/// through. The virtual link carries no ciphertext, so what is checked is what a radio would
+/// check: that the host computed the same keys as the peer.
+struct LegacyPairing {
+    /// The Pairing Request and Response as sent, code first (c1's preq and pres).
+    var preq: [UInt8]
+    var pres: [UInt8]
+    /// Octets of key (Maximum Encryption Key Size, the smaller of the two).
+    var keySize: Int
+    /// Keys the peer distributes in phase 3 (`SMPKeyDistribution` bits).
+    var responderKeys: UInt8
+    var mconfirm: UInt128?
+    var srand: UInt128
+    var stk: UInt128?
+}
+
+/// A key the captured peer holds for its central: an LTK and the EDIV and Rand that name it
+/// (Vol 3 Part H 2.4.2.1).
+struct PeerKey: Equatable {
+    var ltk: UInt128
+    var ediv: UInt16
+    var rand: UInt64
+}
+
+/// What LE Enable Encryption comes to, one connection event later (Vol 6 Part B 5.1.3).
+enum EncryptionOutcome {
+    /// Both sides hold the key: Encryption Change (or Key Refresh Complete on an encrypted
+    /// link); `distribute`: phase 3 of a pairing follows (the STK was the key).
+    case started(distribute: Bool)
+    /// The peer has no key for that EDIV and Rand: LL_REJECT_EXT_IND, PIN or Key Missing.
+    case keyMissing
+    /// The peer's key differs: its first encrypted packet fails the MIC and the link ends.
+    case micFailure
+}
+
+extension VirtualController {
+    /// Files a security note for the report once (a host repeating a refused request must not
+    /// grow the report without bound).
+    func note(_ c: LiveConnection, _ text: String) {
+        if c.unmodelled.count < 1024, !c.unmodelled.contains(text) { c.unmodelled.append(text) }
+    }
+
+    // MARK: SMP from the host (role peripheral: the peer is the responder)
+
+    /// SMP from the host. The peer pairs as an LE legacy Just Works peripheral (no P-256 here:
+    /// it answers an SC request the way a peripheral without SC does, 2.3.5.1), unless the
+    /// capture shows it refusing, in which case it refuses with the captured reason.
+    func smp(_ c: LiveConnection, _ payload: ByteView) {
+        guard let code = payload.u8(0) else { return reject("empty SMP PDU: dropped") }
+        guard configuration.role == .peripheral else { return smpAsCentral(c, payload) }
+        switch code {
+        case SMPCode.pairingRequest: pairingRequest(c, payload)
+        case SMPCode.pairingConfirm: pairingConfirm(c, payload)
+        case SMPCode.pairingRandom: pairingRandom(c, payload)
+        case SMPCode.pairingFailed:
+            log("SMP Pairing Failed from the host (reason \(payload.u8(1).map { String($0) } ?? "none"))")
+            c.pairing = nil
+        case SMPCode.encryptionInformation, SMPCode.centralIdentification, SMPCode.identityInformation,
+            SMPCode.identityAddressInformation, SMPCode.signingInformation:
+            // The host's own keys (phase 3): the peer has no later use for them here.
+            log("SMP key distribution from the host (code 0x\(String(code, radix: 16))): taken")
+        default:
+            // Pairing Public Key, DHKey Check (LE Secure Connections) and anything else: not
+            // supported by this peer (3.5.5, Command Not Supported).
+            if c.pairing != nil || code == SMPCode.pairingPublicKey || code == SMPCode.pairingDHKeyCheck {
+                failPairing(c, SMPPairingFailedReason.commandNotSupported, "SMP code 0x\(String(code, radix: 16))")
+            } else {
+                log("SMP code 0x\(String(code, radix: 16)) outside a pairing: ignored")
+            }
+        }
+    }
+
+    private func sendSMP(_ c: LiveConnection, _ bytes: [UInt8]) {
+        sendL2CAP(c, channel: L2CAPChannel.smp, bytes)
+    }
+
+    private func failPairing(_ c: LiveConnection, _ reason: UInt8, _ why: String) {
+        log("SMP: \(why): Pairing Failed 0x\(String(reason, radix: 16))")
+        c.pairing = nil
+        sendSMP(c, [SMPCode.pairingFailed, reason])
+    }
+
+    private func pairingRequest(_ c: LiveConnection, _ payload: ByteView) {
+        let security = replay.models[c.model].connection.security
+        if let reason = security.peripheralPairingFailed, !security.encrypted {
+            // The captured peripheral refused to pair: so does this one, with its reason.
+            log("SMP Pairing Request: refused as captured (Pairing Failed 0x\(String(reason, radix: 16)))")
+            c.pairing = nil
+            return sendSMP(c, [SMPCode.pairingFailed, reason])
+        }
+        guard payload.count == 7, let request = SMPPairingRequest(pdu: payload) else {
+            return failPairing(
+                c, SMPPairingFailedReason.invalidParameters, "Pairing Request of \(payload.count) octets")
+        }
+        let f = request.features
+        guard (7...16).contains(f.maximumEncryptionKeySize) else {
+            return failPairing(
+                c, SMPPairingFailedReason.encryptionKeySize, "Maximum Encryption Key Size \(f.maximumEncryptionKeySize)"
+            )
+        }
+        if !security.pairingRequested {
+            note(c, "SMP Pairing Request: the capture never paired (answered with LE legacy Just Works)")
+        } else if security.secureConnections {
+            note(
+                c,
+                "SMP Pairing Request: the capture paired with LE Secure Connections (answered as a peripheral "
+                    + "without SC: LE legacy Just Works)")
+        }
+        // NoInputNoOutput, no OOB: Just Works whatever the host can do (2.3.5.1, Table 2.8).
+        // Bonding when the host bonds; no MITM, no SC. The host may send what it offers; the
+        // peer sends its LTK (with EDIV and Rand) when asked.
+        let authReq = f.authReq.bonding ? SMPAuthReq.bondingFlag : 0
+        let keys = SMPKeyDistribution.encKey | SMPKeyDistribution.idKey | SMPKeyDistribution.signKey
+        let pres: [UInt8] = [
+            SMPCode.pairingResponse, SMPIOCapability.noInputNoOutput, 0, authReq, 16,
+            f.initiatorKeyDistribution.rawValue & keys,
+            f.responderKeyDistribution.rawValue & SMPKeyDistribution.encKey,
+        ]
+        c.pairing = LegacyPairing(
+            preq: payload.toArray(), pres: pres, keySize: Int(f.maximumEncryptionKeySize),
+            responderKeys: pres[6], mconfirm: nil, srand: random128(), stk: nil)
+        log("SMP Pairing Request: LE legacy Just Works")
+        sendSMP(c, pres)
+    }
+
+    /// c1 with TK 0 (Just Works) over this connection's pairing PDUs and addresses (2.2.3).
+    private func confirm(_ c: LiveConnection, _ p: LegacyPairing, random r: UInt128) -> UInt128? {
+        guard let preq = p.preq.withByteView({ $0.littleEndianUInt56(at: 0) }),
+            let pres = p.pres.withByteView({ $0.littleEndianUInt56(at: 0) })
+        else { return nil }
+        return SecurityFunction.c1(
+            k: 0, r: r, preq: preq, pres: pres, iat: c.initiator.type & 1, ia: c.initiator.address.rawValue,
+            rat: c.responder.type & 1, ra: c.responder.address.rawValue)
+    }
+
+    private func pairingConfirm(_ c: LiveConnection, _ payload: ByteView) {
+        guard var p = c.pairing, p.mconfirm == nil, payload.count == 17,
+            let mconfirm = payload.littleEndianUInt128(at: 1), let sconfirm = confirm(c, p, random: p.srand)
+        else {
+            return failPairing(c, SMPPairingFailedReason.unspecifiedReason, "Pairing Confirm out of turn")
+        }
+        p.mconfirm = mconfirm
+        c.pairing = p
+        sendSMP(c, [SMPCode.pairingConfirm] + sconfirm.littleEndianOctets)
+    }
+
+    private func pairingRandom(_ c: LiveConnection, _ payload: ByteView) {
+        guard var p = c.pairing, let mconfirm = p.mconfirm, p.stk == nil, payload.count == 17,
+            let mrand = payload.littleEndianUInt128(at: 1)
+        else {
+            return failPairing(c, SMPPairingFailedReason.unspecifiedReason, "Pairing Random out of turn")
+        }
+        guard confirm(c, p, random: mrand) == mconfirm else {
+            return failPairing(c, SMPPairingFailedReason.confirmValueFailed, "Mconfirm does not match Mrand")
+        }
+        // STK = s1(TK, Srand, Mrand), cut to the key size (2.3.4: the most significant
+        // octets zeroed).
+        let stk = SecurityFunction.s1(k: 0, r1: p.srand, r2: mrand)
+        p.stk = p.keySize >= 16 ? stk : stk & ((UInt128(1) << (8 * p.keySize)) - 1)
+        c.pairing = p
+        sendSMP(c, [SMPCode.pairingRandom] + p.srand.littleEndianOctets)
+    }
+
+    func random128() -> UInt128 { UInt128(rng.next()) << 64 | UInt128(rng.next()) }
+
+    // MARK: LE Enable Encryption (role peripheral: the host is the central)
+
+    /// What the peer's host would answer its LE Long Term Key Request with (EDIV and Rand 0:
+    /// the STK of the pairing in progress; else the LTK it distributed with that EDIV and Rand),
+    /// against the key the host gives.
+    func encryptionOutcome(_ c: LiveConnection, rand: UInt64, ediv: UInt16, key: UInt128) -> EncryptionOutcome {
+        if rand == 0, ediv == 0, let stk = c.pairing?.stk {
+            return stk == key ? .started(distribute: true) : .micFailure
+        }
+        guard let held = bonds[c.responder.address], held.ediv == ediv, held.rand == rand else { return .keyMissing }
+        return held.ltk == key ? .started(distribute: false) : .micFailure
+    }
+
+    /// LE Enable Encryption has come to `outcome` (one connection event after the command).
+    func encryptionDone(_ id: Int, _ outcome: EncryptionOutcome) {
+        guard let c = connection(id), !c.silent else { return }
+        switch outcome {
+        case .started(let distribute):
+            if c.encrypted {
+                // 7.7.39: encryption restarted with a new key on an encrypted link.
+                let e = [HCIError.success] + c.handle.leBytes
+                send(
+                    e.withByteView {
+                        HCIEventPacket(code: HCIEventCode.encryptionKeyRefreshComplete, parameters: $0).h4Encoded()
+                    })
+            } else {
+                c.encrypted = true
+                let e = [HCIError.success] + c.handle.leBytes + [1]
+                send(e.withByteView { HCIEventPacket(code: HCIEventCode.encryptionChange, parameters: $0).h4Encoded() })
+            }
+            if distribute { distributeKeys(c) }
+        case .keyMissing:
+            guard configuration.role == .peripheral else { return }
+            note(c, "LE Enable Encryption with a key the captured peer does not hold (PIN or Key Missing)")
+            let e = [HCIError.pinOrKeyMissing] + c.handle.leBytes + [c.encrypted ? 1 : 0]
+            send(e.withByteView { HCIEventPacket(code: HCIEventCode.encryptionChange, parameters: $0).h4Encoded() })
+        case .micFailure:
+            note(c, "LE Enable Encryption with another key than the captured peer's (MIC failure)")
+            end(c, reason: HCIError.connectionTerminatedDueToMICFailure, side: .linkLoss)
+        }
+    }
+
+    /// Phase 3 (3.6.1): the peer, the responder, distributes first; an LTK with its EDIV and
+    /// Rand when EncKey was agreed, remembered for the next encryption with them.
+    private func distributeKeys(_ c: LiveConnection) {
+        guard let p = c.pairing else { return }
+        c.pairing = nil
+        guard p.responderKeys & SMPKeyDistribution.encKey != 0 else { return }
+        var ltk = random128()
+        if p.keySize < 16 { ltk &= (UInt128(1) << (8 * p.keySize)) - 1 }
+        let key = PeerKey(ltk: ltk, ediv: UInt16(truncatingIfNeeded: rng.next()), rand: rng.next())
+        bonds[c.responder.address] = key
+        sendSMP(c, [SMPCode.encryptionInformation] + key.ltk.littleEndianOctets)
+        var w = ByteWriter()
+        w.appendUInt8(SMPCode.centralIdentification)
+        w.appendUInt16LE(key.ediv)
+        w.appendUInt64LE(key.rand)
+        sendSMP(c, w.bytes)
+        log("SMP: LTK distributed (EDIV 0x\(String(key.ediv, radix: 16)))")
+    }
+}
+
+/// LE legacy Just Works as the captured central starts it (role central: the host is the
+/// peripheral and answers as responder): the PDUs, Mrand and the host's Sconfirm.
+struct CentralPairing {
+    var preq: [UInt8]
+    var pres: [UInt8]?
+    var mrand: UInt128
+    var sconfirm: UInt128?
+    var keySize = 16
+}
+
+extension VirtualController {
+    // MARK: role central: the captured central pairs and encrypts
+
+    /// When the capture shows its central pairing (or encrypting with a key from before), the
+    /// same happens at the same offset from the connection's start.
+    func scheduleCentralSecurity(_ c: LiveConnection) {
+        let captured = replay.models[c.model].connection
+        let s = captured.security
+        if s.pairingRequested, let t = s.pairingRequestTime {
+            schedule(after: delay(max(0, t &- captured.summary.startTime)), .centralPairing(connection: c.id))
+        } else if s.encrypted, let t = s.encryptionTime {
+            schedule(after: delay(max(0, t &- captured.summary.startTime)), .centralEncryption(connection: c.id))
+        }
+    }
+
+    /// The captured central's Pairing Request: NoInputNoOutput, bonding, no MITM, no SC (no
+    /// P-256 here; the captured one may have asked for SC), asking for the host's LTK and
+    /// identity and distributing nothing itself.
+    func startCentralPairing(_ id: Int) {
+        guard let c = connection(id), !c.silent, c.centralPairing == nil, !c.encrypted else { return }
+        let preq: [UInt8] = [
+            SMPCode.pairingRequest, SMPIOCapability.noInputNoOutput, 0, SMPAuthReq.bondingFlag, 16, 0,
+            SMPKeyDistribution.encKey | SMPKeyDistribution.idKey,
+        ]
+        c.centralPairing = CentralPairing(preq: preq, mrand: random128())
+        if replay.models[c.model].connection.security.secureConnections {
+            note(
+                c,
+                "the captured central paired with LE Secure Connections (played as LE legacy Just Works)")
+        }
+        log("SMP: the captured central sends its Pairing Request")
+        sendL2CAP(c, channel: L2CAPChannel.smp, preq)
+    }
+
+    /// A later connection the capture shows encrypted without pairing: with the LTK the host
+    /// distributed in an earlier one.
+    func startCentralEncryption(_ id: Int) {
+        guard let c = connection(id), !c.silent, !c.encrypted else { return }
+        guard let key = hostKeys[c.responder.address] else {
+            note(c, "the captured central encrypted with a key from before the capture: none to use")
+            return
+        }
+        requestLTK(c, rand: key.rand, ediv: key.ediv, expected: key.ltk)
+    }
+
+    /// The peripheral's controller asks its host for the key (LE Long Term Key Request,
+    /// 7.7.65.5) when the central starts encryption; the reply is checked in `ltkReply`.
+    private func requestLTK(_ c: LiveConnection, rand: UInt64, ediv: UInt16, expected: UInt128) {
+        guard leEventEnabled(HCILESubeventCode.longTermKeyRequest) else {
+            note(c, "LE Long Term Key Request masked by the host: encryption not started")
+            return
+        }
+        c.awaitedLTK = expected
+        var e = ByteWriter()
+        e.appendUInt8(HCILESubeventCode.longTermKeyRequest)
+        e.appendUInt16LE(c.handle)
+        e.appendUInt64LE(rand)
+        e.appendUInt16LE(ediv)
+        send(e.bytes.withByteView { HCIEventPacket(code: HCIEventCode.leMeta, parameters: $0).h4Encoded() })
+    }
+
+    /// LE Long Term Key Request (Negative) Reply from the host (role central).
+    func ltkReply(_ op: UInt16, _ p: ByteView) {
+        guard configuration.role == .central, let h = p.u16le(0), let c = connections[h & HCIConnectionHandle.mask],
+            let expected = c.awaitedLTK
+        else { return }
+        c.awaitedLTK = nil
+        guard op == HCIOpcode.leLongTermKeyRequestReply, let key = p.littleEndianUInt128(at: 2) else {
+            // LL_REJECT_EXT_IND to the central: the link stays up, unencrypted.
+            note(c, "the host had no key for the captured central's encryption (negative reply)")
+            return
+        }
+        schedule(
+            after: delay(replay.models[c.model].connection.intervalMicros),
+            .encryption(connection: c.id, outcome: key == expected ? .started(distribute: false) : .micFailure))
+    }
+
+    /// SMP from the host as peripheral, answering the captured central's pairing.
+    func smpAsCentral(_ c: LiveConnection, _ payload: ByteView) {
+        guard let code = payload.u8(0) else { return }
+        func fail(_ reason: UInt8, _ why: String) {
+            log("SMP: \(why): Pairing Failed 0x\(String(reason, radix: 16))")
+            c.centralPairing = nil
+            sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingFailed, reason])
+        }
+        switch code {
+        case SMPCode.pairingResponse:
+            guard var p = c.centralPairing, p.pres == nil, payload.count == 7,
+                let r = SMPPairingResponse(pdu: payload)
+            else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Response out of turn") }
+            p.pres = payload.toArray()
+            p.keySize = Int(min(16, max(7, r.features.maximumEncryptionKeySize)))
+            guard let mconfirm = centralConfirm(c, p, random: p.mrand) else { return }
+            c.centralPairing = p
+            sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingConfirm] + mconfirm.littleEndianOctets)
+        case SMPCode.pairingConfirm:
+            guard var p = c.centralPairing, p.pres != nil, p.sconfirm == nil, payload.count == 17,
+                let s = payload.littleEndianUInt128(at: 1)
+            else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Confirm out of turn") }
+            p.sconfirm = s
+            c.centralPairing = p
+            sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingRandom] + p.mrand.littleEndianOctets)
+        case SMPCode.pairingRandom:
+            guard let p = c.centralPairing, let sconfirm = p.sconfirm, payload.count == 17,
+                let srand = payload.littleEndianUInt128(at: 1)
+            else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Random out of turn") }
+            guard centralConfirm(c, p, random: srand) == sconfirm else {
+                return fail(SMPPairingFailedReason.confirmValueFailed, "Sconfirm does not match Srand")
+            }
+            c.centralPairing = nil
+            let stk = SecurityFunction.s1(k: 0, r1: srand, r2: p.mrand)
+            requestLTK(
+                c, rand: 0, ediv: 0, expected: p.keySize >= 16 ? stk : stk & ((UInt128(1) << (8 * p.keySize)) - 1))
+        case SMPCode.pairingFailed:
+            c.centralPairing = nil
+            let reason = payload.u8(1) ?? 0
+            log("SMP: the host refused the captured central's pairing (Pairing Failed 0x\(String(reason, radix: 16)))")
+            if replay.models[c.model].connection.security.encrypted {
+                note(
+                    c,
+                    "the host refused pairing (Pairing Failed 0x\(String(reason, radix: 16))); the captured peripheral paired"
+                )
+            }
+        case SMPCode.encryptionInformation:
+            c.hostLTK = payload.littleEndianUInt128(at: 1)
+        case SMPCode.centralIdentification:
+            guard let ltk = c.hostLTK, let ediv = payload.u16le(1), let rand = payload.u64le(3) else { return }
+            hostKeys[c.responder.address] = PeerKey(ltk: ltk, ediv: ediv, rand: rand)
+            log("SMP: the host's LTK kept (EDIV 0x\(String(ediv, radix: 16)))")
+        case SMPCode.pairingPublicKey, SMPCode.pairingDHKeyCheck:
+            if c.centralPairing != nil {
+                fail(SMPPairingFailedReason.commandNotSupported, "SMP code 0x\(String(code, radix: 16))")
+            }
+        default:
+            // Security Request, identity and signing keys: taken.
+            log("SMP code 0x\(String(code, radix: 16)) from the host (peripheral): taken")
+        }
+    }
+
+    /// c1 with TK 0 over the captured central's pairing (ia: the captured central, ra: the host).
+    private func centralConfirm(_ c: LiveConnection, _ p: CentralPairing, random r: UInt128) -> UInt128? {
+        guard let pres = p.pres, let q = p.preq.withByteView({ $0.littleEndianUInt56(at: 0) }),
+            let s = pres.withByteView({ $0.littleEndianUInt56(at: 0) })
+        else { return nil }
+        return SecurityFunction.c1(
+            k: 0, r: r, preq: q, pres: s, iat: c.initiator.type & 1, ia: c.initiator.address.rawValue,
+            rat: c.responder.type & 1, ra: c.responder.address.rawValue)
+    }
+}
