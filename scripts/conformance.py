@@ -60,7 +60,7 @@ import argparse, json, os, re, shutil, subprocess, sys, tempfile
 
 # `blecap serve` against an unmodified Bumble host (scripts/bumble/).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bumble"))
-from serve_conformance import check_serve, check_serve_central  # noqa: E402
+from serve_conformance import check_serve, check_serve_advertising, check_serve_central  # noqa: E402
 
 HANDLE_OPCODES = {0x01, 0x0A, 0x0C, 0x12, 0x16, 0x17, 0x52, 0xD2, 0x1B, 0x1D}
 # Over-the-air captures, by the link type their corpus names carry (SOURCES.md): 251/256
@@ -1017,6 +1017,11 @@ def main():
                 record(f"serve {folder}/{name}", check_serve, args.blecap, path, tmp)
             elif folder == "bumble" and ".peripheral" in name:
                 record(f"serve --role central {folder}/{name}", check_serve_central, args.blecap, path, tmp)
+        # The capture's advertisers with their event types, as a Bumble scanner sees them.
+        advertising = os.path.join(root, "public", "btsnoop-android_domyos-treadmill-ftms.log")
+        if os.path.exists(advertising):
+            record("serve advertising public/btsnoop-android_domyos-treadmill-ftms.log", check_serve_advertising,
+                   args.blecap, advertising, tmp)
         # A host that pairs (Bumble's pair()) and encrypts again on the next connection.
         paired = os.path.join(root, "bumble", "cached_reconnect.central.btsnoop")
         if os.path.exists(paired):

@@ -10,6 +10,8 @@ connection. --address/--name, --mtu, --duration, --count and --security may be r
 one session after another (the last value repeats). --security pair pairs right after
 connecting (Bumble's pair(): Just Works, bonding) and then encrypts again with the key the
 peer distributed; --security encrypt encrypts with a key from an earlier session's pairing.
+--scan-only SECONDS only scans and prints what each advertiser showed (its event types as
+Bumble decoded them, whether a scan response came), then tries the --try-connect addresses.
 
     python3 central_app.py --transport tcp-client:127.0.0.1:9000 --address D8:0D:18:00:00:01 \
         --mtu 247 --duration 12
@@ -38,11 +40,44 @@ def nth(values, i):
     return values[min(i, len(values) - 1)] if values else None
 
 
+async def scan_only(device, args):
+    """--scan-only: what the scan shows of each advertiser (the event type properties Bumble
+    decoded from its reports, whether a scan response came), then --try-connect attempts."""
+    seen = {}
+
+    def on_advertisement(adv):
+        # Bumble merges a scan response into the advertisement it answers (connectable as
+        # that one was, scannable).
+        a = seen.setdefault(str(adv.address).split("/")[0].upper(), {"kinds": set(), "scan_response": False})
+        a["scan_response"] |= bool(adv.is_scan_response)
+        a["kinds"].add((adv.is_legacy, adv.is_connectable, adv.is_scannable, adv.is_directed))
+    device.on("advertisement", on_advertisement)
+    await device.start_scanning(active=True, legacy=args.legacy_scan)
+    await asyncio.sleep(args.scan_only)
+    await device.stop_scanning()
+    device.remove_listener("advertisement", on_advertisement)
+    out = {"advertisers": {a: {"kinds": sorted([list(k) for k in v["kinds"]]), "scan_response": v["scan_response"]}
+                           for a, v in sorted(seen.items())}, "connections": {}}
+    for target in args.try_connect:
+        address, _, kind = target.partition("/")
+        try:
+            connection = await device.connect(Address(address, Address.RANDOM_DEVICE_ADDRESS if kind == "random"
+                                                      else Address.PUBLIC_DEVICE_ADDRESS),
+                                              timeout=args.connect_timeout)
+            out["connections"][address] = "connected"
+            await connection.disconnect()
+        except Exception as error:  # a connection that never comes up is the observation
+            out["connections"][address] = f"{type(error).__name__}"
+    return out
+
+
 async def run(args):
     sessions = []
     async with await open_transport(args.transport) as (source, sink):
         device = Device.with_hci("central-app", Address("F0:F1:F2:F3:F4:F5"), source, sink)
         await device.power_on()
+        if args.scan_only:
+            return await scan_only(device, args)
         targets = [("address", a) for a in args.address] + [("name", n) for n in args.name]
         for i, target in enumerate(targets):
             observations = {"target": target[1], "scanned": False, "connected": False}
@@ -190,9 +225,14 @@ def main():
                         help="pair (then encrypt with the distributed key), encrypt (with a stored key) or none")
     parser.add_argument("--scan-timeout", type=float, default=10.0)
     parser.add_argument("--connect-timeout", type=float, default=10.0)
+    parser.add_argument("--scan-only", type=float, default=0,
+                        help="scan this many seconds and print what each advertiser showed; no session")
+    parser.add_argument("--legacy-scan", action="store_true", help="--scan-only: legacy scanning")
+    parser.add_argument("--try-connect", action="append", default=[],
+                        help="--scan-only: then try to connect to ADDRESS[/random] (the outcome is printed)")
     args = parser.parse_args()
-    if not args.address and not args.name:
-        parser.error("give --address or --name")
+    if not args.address and not args.name and not args.scan_only:
+        parser.error("give --address or --name (or --scan-only)")
     try:
         observations = asyncio.run(run(args))
     except Exception as error:

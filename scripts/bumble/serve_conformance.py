@@ -346,6 +346,75 @@ def captured_central(blecap, path):
     return out
 
 
+def check_serve_advertising(blecap, path, tmp):
+    """(problems, summary): the capture's advertisers as an unmodified Bumble scanner sees
+    them on blecap serve's air, against the event types tshark reads from the capture's own LE
+    Advertising Reports (connectable, scannable, legacy; a scan response exactly from the
+    scannable ones), then a connection attempt to each non-connectable advertiser (it must
+    never come up, and the report must say why) and to the captured peripheral (it must)."""
+    rows = subprocess.run(["tshark", "-r", path, "-Y", "bthci_evt.le_meta_subevent == 0x02", "-T", "fields", "-e",
+                           "bthci_evt.bd_addr", "-e", "bthci_evt.le_advts_event_type"],
+                          capture_output=True, text=True).stdout.splitlines()
+    last = {}
+    for r in rows:
+        addresses, types = (r.split("\t") + [""])[:2]
+        for a, t in zip(addresses.split(","), types.split(",")):
+            if a and t and int(t, 0) != 4:
+                last[a.upper()] = int(t, 0)
+    expected = {a: [True, t in (0, 1), t in (0, 2), t == 1] for a, t in last.items() if t != 1}
+    if not expected:
+        return [], "no legacy advertising reports"
+    peers = [c["peer"] for c in captured(blecap, path)]
+    silent = sorted(a for a, k in expected.items() if not k[1])
+    python = bumble_python()
+    serve = subprocess.Popen([blecap, "serve", path, "--transport", "tcp-server:127.0.0.1:0", "--format", "json",
+                              "--speed", "max", "--linger", "1", "--timeout", "120", "--accept-timeout", "30"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    port = None
+    deadline = time.time() + 30
+    while port is None and time.time() < deadline:
+        m = re.search(r"tcp-client:127\.0\.0\.1:(\d+)", serve.stderr.readline())
+        port = m.group(1) if m else None
+    if port is None:
+        serve.kill()
+        return ["blecap serve did not listen"], "not run"
+    types = {e["peer"]: e.get("peer_address_type", 0) for e in jsonl(blecap, "timeline", path, "--format", "jsonl")
+             if e["type"] == "advertisement"}
+    tries = [f"{a}/random" if types.get(a, 0) & 1 else a for a in silent[:1] + peers[:1]]
+    args = [python, APP, "--transport", f"tcp-client:127.0.0.1:{port}", "--scan-only", "4", "--connect-timeout", "3"]
+    for t in tries:
+        args += ["--try-connect", t]
+    app = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    try:
+        report = json.loads(serve.communicate(timeout=60)[0])
+    except (ValueError, subprocess.TimeoutExpired):
+        serve.kill()
+        report = {}
+    try:
+        seen = json.loads(app.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return [f"app printed nothing: {app.stderr[-400:]}"], "not run"
+    problems = []
+    for a, kind in sorted(expected.items()):
+        got = seen["advertisers"].get(a)
+        if got is None:
+            problems.append(f"{a}: not seen")
+        elif got["kinds"] != [kind] or got["scan_response"] != kind[2]:
+            problems.append(f"{a}: Bumble saw {got}, the capture's type gives {kind} (scan response {kind[2]})")
+    for t in tries:
+        a = t.split("/")[0]
+        outcome = seen["connections"].get(a)
+        if a in silent:
+            if outcome == "connected":
+                problems.append(f"{a} (not connectable) was connected")
+            if not any(u.startswith(a) for u in report.get("unansweredConnections", [])):
+                problems.append(f"{a}: the report does not list the unanswered attempt")
+        elif outcome != "connected":
+            problems.append(f"{a} (the captured peripheral): {outcome}")
+    return problems, (f"{len(expected)} advertisers as tshark reads the capture ({len(silent)} not connectable), "
+                      f"{len(seen['advertisers'])} seen by Bumble; attempts: {seen['connections']}")
+
+
 def check_serve_central(blecap, path, tmp, speed="max"):
     """(problems, summary): `blecap serve --role central` plays the captured central against
     scripts/bumble/peripheral_app.py serving the captured database; the app must receive the
