@@ -77,7 +77,7 @@ echo "kernel-check: booting $KVER under qemu with $CAPTURE"
 timeout 600 qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -nographic -no-reboot \
   -kernel "/boot/vmlinuz-$KVER" -initrd "$WORK/initramfs.gz" \
   -append "console=ttyS0 quiet panic=-1" \
-  -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on \
+  -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$OUT",mount_tag=out,security_model=none \
   > "$WORK/console.log" 2>&1 || true
 if ! grep -q "GUEST: done" "$WORK/console.log"; then
