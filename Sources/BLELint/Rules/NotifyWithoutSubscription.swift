@@ -185,11 +185,20 @@ public struct NotifyWithoutSubscription: LintRule {
 
     mutating func notified(_ e: TimelineEvent, _ op: AttributeOperation, indication: Bool, _ sink: FindingSink) {
         guard let c = e.connection else { return }
-        guard let link = links[c] else {
+        guard let i = links.index(forKey: c) else {
             sink.notEvaluable(
                 "notifications on a connection that started before the capture: its subscriptions could predate it")
             return
         }
+        // The link is judged in place: reading it out (four dictionaries to retain and release)
+        // for every notification was most of this rule's cost.
+        Self.notified(e, op, indication: indication, &links.values[i], earlier: earlier, sink)
+    }
+
+    static func notified(
+        _ e: TimelineEvent, _ op: AttributeOperation, indication: Bool, _ link: inout Link,
+        earlier: [BDAddr: [Key: Int]], _ sink: FindingSink
+    ) {
         // The server sends notifications; the client configured them.
         let key = Key(handle: op.handle, hostIsClient: !op.sent)
         let bit: UInt16 = indication ? 0x2 : 0x1
@@ -209,18 +218,18 @@ public struct NotifyWithoutSubscription: LintRule {
         }
         if configured == nil, let p = link.peer, let from = earlier[p]?[key] {
             sink.notEvaluable(
-                "notifications on \(Describe.handle(op.handle)) of connection \(c), not re-subscribed since connection \(from) of the same peer: a bonded client's subscription persists (Vol 3 Part G 3.3.3.3)"
+                "notifications on \(Describe.handle(op.handle)) of connection \(link.number), not re-subscribed since connection \(from) of the same peer: a bonded client's subscription persists (Vol 3 Part G 3.3.3.3)"
             )
             return
         }
         if var u = link.unsubscribed[key], u.indication == indication {
             u.count += 1
             u.last = e.frame
-            links[c]?.unsubscribed[key] = u
+            link.unsubscribed[key] = u
         } else if link.unsubscribed[key] == nil, link.unsubscribed.count < Self.maximumHandles {
             let name =
                 op.attribute.map { "\(Describe.handle(op.handle)) (\($0.displayName))" } ?? Describe.handle(op.handle)
-            links[c]?.unsubscribed[key] = Unsubscribed(
+            link.unsubscribed[key] = Unsubscribed(
                 first: e, last: e.frame, count: 1, name: name, indication: indication,
                 configured: configured?.bits)
         }
