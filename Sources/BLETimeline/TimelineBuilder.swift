@@ -117,9 +117,10 @@ public final class TimelineBuilder {
 
     // MARK: helpers
 
+    /// Queues an event. Taken by value and moved into the queue: the builder makes each event
+    /// once and copies it never.
     @discardableResult
-    func add(_ e: TimelineEvent, pendingUntil deadline: Int64? = nil) -> Int {
-        var e = e
+    func add(_ e: consuming TimelineEvent, pendingUntil deadline: Int64? = nil) -> Int {
         if deadline != nil { e.outcome = .pending }
         if e.frame >= lastAdded.frame { lastAdded = (e.frame, e.time) }
         return queue.append(e, deadline: deadline ?? .max)
