@@ -33,7 +33,7 @@ struct EventQueue {
     /// Whether the event `sequence` is still held and pending.
     func isPending(_ sequence: Int) -> Bool {
         let i = sequence - headSequence + head
-        return sequence >= headSequence && i < events.count && events[i].isPending
+        return sequence >= headSequence && i < events.count && events[i].outcome == .pending
     }
 
     /// Changes a held event; false if it was already emitted.
@@ -49,7 +49,9 @@ struct EventQueue {
     /// as timeouts first.
     mutating func drain(now: Int64, _ emit: (TimelineEvent) -> Void) {
         while head < events.count {
-            if events[head].isPending {
+            // The outcome, not `isPending`: a computed property of the element copied the
+            // whole event out of the array first.
+            if events[head].outcome == .pending {
                 guard deadlines[head] < now || count > Self.capacity else { break }
                 events[head].outcome = .timeout
             }
@@ -78,7 +80,7 @@ struct EventQueue {
     /// Resolves every pending event with `outcome` and emits all (end of capture).
     mutating func flush(_ outcome: Outcome, _ emit: (TimelineEvent) -> Void) {
         while head < events.count {
-            if events[head].isPending { events[head].outcome = outcome }
+            if events[head].outcome == .pending { events[head].outcome = outcome }
             emitHead(emit)
             head += 1
             headSequence += 1
