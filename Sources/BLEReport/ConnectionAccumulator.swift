@@ -11,15 +11,16 @@ import BLETimeline
 final class ConnectionAccumulator {
     typealias Limits = SessionReportModel.Limits
 
-    var model: ConnectionModel
+    // Unchecked exclusivity on what every event touches: see `SessionAggregator.frames`.
+    @exclusivity(unchecked) var model: ConnectionModel
     /// This host's role decides which lifeline a sent PDU starts from (unknown: central).
-    var hostIsCentral = true
-    var head: [SequenceItem] = []
-    var tail: [SequenceItem] = []
+    @exclusivity(unchecked) var hostIsCentral = true
+    @exclusivity(unchecked) var head: [SequenceItem] = []
+    @exclusivity(unchecked) var tail: [SequenceItem] = []
     var tailNext = 0
     var omitted: OmittedRun?
     /// The row the next identical exchange merges into.
-    var last: (signature: SequenceSignature, inTail: Bool, index: Int)?
+    @exclusivity(unchecked) var last: (signature: SequenceSignature, inTail: Bool, index: Int)?
 
     init(number: Int, detailed: Bool, start: Int64, startFrame: Int) {
         model = ConnectionModel(
