@@ -80,6 +80,9 @@ public struct AttProtocol: LintRule {
     /// transaction. A connection seen only through unanswered "requests" (e.g. a vendor's
     /// pseudo-ACL handle whose bytes happen to parse as ATT) is not judged.
     var established: Set<Int> = []
+    /// The connection last found in `established`: events come in long runs per connection,
+    /// and hashing its number for each was a quarter of this rule's cost.
+    var lastEstablished: Int?
     var held: [Int: [Held]] = [:]
     var heldCount = 0
     /// A sniffer's capture: a response it did not record may still have been sent.
@@ -161,17 +164,22 @@ public struct AttProtocol: LintRule {
     }
 
     public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
-        if let c = e.connection, !established.contains(c) {
-            var proven = false
-            if case .connectionComplete = e.kind { proven = true }
-            if Self.transaction(e) != nil, e.outcome.responseFrame != nil { proven = true }
-            if proven { establish(c, sink) }
+        if let c = e.connection, c != lastEstablished {
+            if established.contains(c) {
+                lastEstablished = c
+            } else {
+                var proven = false
+                if case .connectionComplete = e.kind { proven = true }
+                if Self.transaction(e) != nil, e.outcome.responseFrame != nil { proven = true }
+                if proven { establish(c, sink) }
+            }
         }
         reportSuperseded(by: e, sink)
         if case .disconnection = e.kind, let c = e.connection {
             mtuExchanges = mtuExchanges.filter { $0.key.connection != c }
             dropHeld(c, sink)
             established.remove(c)
+            if lastEstablished == c { lastEstablished = nil }
             return
         }
         guard let t = Self.transaction(e), let c = e.connection else { return }
@@ -259,7 +267,10 @@ public struct AttProtocol: LintRule {
 
     mutating func establish(_ c: Int, _ sink: FindingSink) {
         // Bounded even when Disconnection Complete events are missing: forget the oldest.
-        if established.count >= Self.maximumTracked * 4, let oldest = established.min() { established.remove(oldest) }
+        if established.count >= Self.maximumTracked * 4, let oldest = established.min() {
+            established.remove(oldest)
+            if lastEstablished == oldest { lastEstablished = nil }
+        }
         established.insert(c)
         guard let list = held.removeValue(forKey: c) else { return }
         heldCount -= list.count
