@@ -102,12 +102,12 @@ public enum CaptureLinter {
         if let observer {
             builder = TimelineBuilder(
                 emit: {
-                    engine.observe(.timeline($0))
+                    engine.observe($0)
                     observer.event($0)
                 },
                 connectionEnded: observer.connectionEnded)
         } else {
-            builder = TimelineBuilder(emit: { engine.observe(.timeline($0)) })
+            builder = TimelineBuilder(emit: { engine.observe($0) })
         }
         let decoder = FrameDecoder()
         var facts = FactExtractor()
@@ -224,7 +224,7 @@ struct FactExtractor {
 
     mutating func extract(_ frame: DecodedFrame, _ engine: LintEngine) {
         let r = frame.record
-        func fact(_ k: HCIFact.Kind) { engine.observe(.hci(HCIFact(frame: r.frame, time: r.timestamp, kind: k))) }
+        func fact(_ k: HCIFact.Kind) { engine.observe(HCIFact(frame: r.frame, time: r.timestamp, kind: k)) }
         switch frame.layer {
         case .command(let c):
             if c.opcode == Self.resetOpcode { fact(.reset) }

@@ -27,7 +27,7 @@ public final class LiveLinter {
         self.onEvent = onEvent
         self.onFinding = onFinding
         builder = TimelineBuilder(emit: { [unowned self] e in
-            self.engine.observe(.timeline(e))
+            self.engine.observe(e)
             self.onEvent(e)
         })
     }
@@ -44,7 +44,7 @@ public final class LiveLinter {
     }
 
     func deliver() {
-        let all = engine.sink.findings
+        let all = engine.findingsSoFar
         while delivered < all.count {
             onFinding(all[delivered])
             delivered += 1

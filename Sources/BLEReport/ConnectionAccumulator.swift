@@ -11,17 +11,22 @@ import BLETimeline
 final class ConnectionAccumulator {
     typealias Limits = SessionReportModel.Limits
 
-    var model: ConnectionModel
+    // Unchecked exclusivity on what every event touches: see `SessionAggregator.frames`.
+    @exclusivity(unchecked) var model: ConnectionModel
     /// This host's role decides which lifeline a sent PDU starts from (unknown: central).
-    var hostIsCentral = true
-    var head: [SequenceItem] = []
-    var tail: [SequenceItem] = []
+    @exclusivity(unchecked) var hostIsCentral = true
+    @exclusivity(unchecked) var head: [SequenceItem] = []
+    @exclusivity(unchecked) var tail: [SequenceItem] = []
     var tailNext = 0
     var omitted: OmittedRun?
     /// The row the next identical exchange merges into.
+<<<<<<< HEAD
     var last: (signature: SequenceSignature, inTail: Bool, index: Int)?
     /// A sniffed connection's access address (its radio series are kept by it).
     var accessAddress: UInt32?
+=======
+    @exclusivity(unchecked) var last: (signature: SequenceSignature, inTail: Bool, index: Int)?
+>>>>>>> h-perf
 
     init(number: Int, detailed: Bool, start: Int64, startFrame: Int) {
         model = ConnectionModel(

@@ -25,6 +25,8 @@ struct PendingIndication {
 /// One connection: from its (LE Enhanced) Connection Complete — or the first packet seen on
 /// an unknown handle — to its Disconnection Complete. Handles are reused (Bumble hands out
 /// 0x0001 again), so a connection is this object, never the handle number.
+///
+/// The fields every ATT PDU reads are `@exclusivity(unchecked)`: see `TimelineBuilder.queue`.
 final class ConnectionState {
     let number: Int
     let controllerIndex: UInt16
@@ -32,14 +34,14 @@ final class ConnectionState {
     let startFrame: Int
     /// No Connection Complete was seen: the capture started during the connection.
     let unknownStart: Bool
-    var peer: BDAddr?
-    var peerAddressType: UInt8?
+    @exclusivity(unchecked) var peer: BDAddr?
+    @exclusivity(unchecked) var peerAddressType: UInt8?
     /// Identity address the peer distributed over SMP (Vol 3 Part H 3.6.5).
     var identity: BDAddr?
     var role: UInt8?
     var isLE = true
     /// ATT_MTU (Vol 3 Part F 3.2.8): 23 on LE until an exchange.
-    var mtu: UInt16 = 23
+    @exclusivity(unchecked) var mtu: UInt16 = 23
     /// Frame of an HCI Disconnect this host sent for the handle.
     var localDisconnectFrame: Int?
     let startTime: Int64
@@ -53,16 +55,16 @@ final class ConnectionState {
 
     /// The peer's server as this host's client learned it, and this host's server as the
     /// peer's client learned it (both sides can be client and server, Vol 3 Part G 2.2).
-    var remoteDatabase = GATTDatabase()
-    var localDatabase = GATTDatabase()
+    @exclusivity(unchecked) var remoteDatabase = GATTDatabase()
+    @exclusivity(unchecked) var localDatabase = GATTDatabase()
     /// Connection number the remote database was carried over from.
     var remoteCarriedOverFrom: Int?
     var localCarriedOverFrom: Int?
 
     /// One outstanding request per direction (Vol 3 Part F 3.3.2): [0] sent by this host,
     /// [1] received.
-    var outstanding: (PendingRequest?, PendingRequest?) = (nil, nil)
-    var outstandingIndication: (PendingIndication?, PendingIndication?) = (nil, nil)
+    @exclusivity(unchecked) var outstanding: (PendingRequest?, PendingRequest?) = (nil, nil)
+    @exclusivity(unchecked) var outstandingIndication: (PendingIndication?, PendingIndication?) = (nil, nil)
     /// Pairing Request features, kept to pick the association model at the response.
     var pairingRequest: SMPPairingFeatures?
     /// Link-layer captures: what the air showed of this connection.
@@ -93,7 +95,11 @@ final class ConnectionState {
     func databaseIsRemote(serverSentPDU: Bool, sent: Bool) -> Bool { serverSentPDU ? !sent : sent }
 
     func attribute(_ handle: UInt16, remote: Bool) -> AttributeRef? {
-        (remote ? remoteDatabase : localDatabase).attribute(at: handle, connection: number)
+        // Each database asked where it lies: choosing one first copied it (four arrays to
+        // retain and release for every notification).
+        remote
+            ? remoteDatabase.attribute(at: handle, connection: number)
+            : localDatabase.attribute(at: handle, connection: number)
     }
 
     var summary: ConnectionSummary {

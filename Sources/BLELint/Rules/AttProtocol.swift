@@ -80,6 +80,9 @@ public struct AttProtocol: LintRule {
     /// transaction. A connection seen only through unanswered "requests" (e.g. a vendor's
     /// pseudo-ACL handle whose bytes happen to parse as ATT) is not judged.
     var established: Set<Int> = []
+    /// The connection last found in `established`: events come in long runs per connection,
+    /// and hashing its number for each was a quarter of this rule's cost.
+    var lastEstablished: Int?
     var held: [Int: [Held]] = [:]
     var heldCount = 0
     /// A sniffer's capture: a response it did not record may still have been sent.
@@ -97,36 +100,59 @@ public struct AttProtocol: LintRule {
         f.aclPackets == 0 ? "the input holds no ACL data (no ATT traffic)" : nil
     }
 
-    /// What the event is as an ATT transaction, and whether this host sent it; nil for events
-    /// that are no request or indication.
-    static func transaction(_ e: TimelineEvent) -> (what: String, hostSent: Bool, indication: Bool)? {
+    /// An event as an ATT transaction: who sent it, whether it is an indication, and its name
+    /// for messages, made only when a message is written (every read, write and indication
+    /// passes through here).
+    struct Transaction {
+        enum Name {
+            case plain(StaticString)
+            /// "Read Request for 0x0012 (Heart Rate Measurement)": the words, then the attribute.
+            case about(StaticString, AttributeOperation)
+        }
+        var name: Name
+        var hostSent: Bool
+        var indication = false
+
+        var what: String {
+            switch name {
+            case .plain(let s): "\(s)"
+            case .about(let s, let op): "\(s) \(Describe.attribute(op))"
+            }
+        }
+    }
+
+    /// What the event is as an ATT transaction; nil for events that are no request or indication.
+    static func transaction(_ e: TimelineEvent) -> Transaction? {
         switch e.kind {
-        case .mtuExchange(_, _, _, let sent): ("Exchange MTU Request", sent, false)
+        case .mtuExchange(_, _, _, let sent): Transaction(name: .plain("Exchange MTU Request"), hostSent: sent)
         case .discovery(let d, let sent):
             switch d.target {
             case .primaryServices, .secondaryServices:
-                (d.filter == nil ? "Read By Group Type Request" : "Find By Type Value Request", sent, false)
-            case .includes, .characteristics: ("Read By Type Request", sent, false)
-            case .descriptors: ("Find Information Request", sent, false)
+                Transaction(
+                    name: .plain(d.filter == nil ? "Read By Group Type Request" : "Find By Type Value Request"),
+                    hostSent: sent)
+            case .includes, .characteristics: Transaction(name: .plain("Read By Type Request"), hostSent: sent)
+            case .descriptors: Transaction(name: .plain("Find Information Request"), hostSent: sent)
             }
         case .read(let op, let v):
             switch v {
-            case .read: ("Read Request for \(Describe.attribute(op))", op.sent, false)
-            case .blob: ("Read Blob Request for \(Describe.attribute(op))", op.sent, false)
-            case .multiple, .multipleVariable: ("Read Multiple Request", op.sent, false)
-            case .byType: ("Read By Type Request", op.sent, false)
+            case .read: Transaction(name: .about("Read Request for", op), hostSent: op.sent)
+            case .blob: Transaction(name: .about("Read Blob Request for", op), hostSent: op.sent)
+            case .multiple, .multipleVariable: Transaction(name: .plain("Read Multiple Request"), hostSent: op.sent)
+            case .byType: Transaction(name: .plain("Read By Type Request"), hostSent: op.sent)
             }
         case .write(let op, let v):
             switch v {
-            case .request: ("Write Request to \(Describe.attribute(op))", op.sent, false)
-            case .prepare: ("Prepare Write Request to \(Describe.attribute(op))", op.sent, false)
-            case .execute: ("Execute Write Request", op.sent, false)
+            case .request: Transaction(name: .about("Write Request to", op), hostSent: op.sent)
+            case .prepare: Transaction(name: .about("Prepare Write Request to", op), hostSent: op.sent)
+            case .execute: Transaction(name: .plain("Execute Write Request"), hostSent: op.sent)
             case .command, .signed: nil
             }
         case .subscribe(let op, _):
             // A CCCD write by Write Command has no response (outcome `.none`).
-            e.outcome == .none ? nil : ("Write Request to \(Describe.attribute(op))", op.sent, false)
-        case .indication(let op): ("Handle Value Indication on \(Describe.attribute(op))", op.sent, true)
+            e.outcome == .none ? nil : Transaction(name: .about("Write Request to", op), hostSent: op.sent)
+        case .indication(let op):
+            Transaction(name: .about("Handle Value Indication on", op), hostSent: op.sent, indication: true)
         default: nil
         }
     }
@@ -138,17 +164,22 @@ public struct AttProtocol: LintRule {
     }
 
     public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
-        if let c = e.connection, !established.contains(c) {
-            var proven = false
-            if case .connectionComplete = e.kind { proven = true }
-            if Self.transaction(e) != nil, e.outcome.responseFrame != nil { proven = true }
-            if proven { establish(c, sink) }
+        if let c = e.connection, c != lastEstablished {
+            if established.contains(c) {
+                lastEstablished = c
+            } else {
+                var proven = false
+                if case .connectionComplete = e.kind { proven = true }
+                if Self.transaction(e) != nil, e.outcome.responseFrame != nil { proven = true }
+                if proven { establish(c, sink) }
+            }
         }
         reportSuperseded(by: e, sink)
         if case .disconnection = e.kind, let c = e.connection {
             mtuExchanges = mtuExchanges.filter { $0.key.connection != c }
             dropHeld(c, sink)
             established.remove(c)
+            if lastEstablished == c { lastEstablished = nil }
             return
         }
         guard let t = Self.transaction(e), let c = e.connection else { return }
@@ -236,7 +267,10 @@ public struct AttProtocol: LintRule {
 
     mutating func establish(_ c: Int, _ sink: FindingSink) {
         // Bounded even when Disconnection Complete events are missing: forget the oldest.
-        if established.count >= Self.maximumTracked * 4, let oldest = established.min() { established.remove(oldest) }
+        if established.count >= Self.maximumTracked * 4, let oldest = established.min() {
+            established.remove(oldest)
+            if lastEstablished == oldest { lastEstablished = nil }
+        }
         established.insert(c)
         guard let list = held.removeValue(forKey: c) else { return }
         heldCount -= list.count

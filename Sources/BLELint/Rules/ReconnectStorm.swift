@@ -258,9 +258,8 @@ extension FindingSink {
         _ severity: Severity, _ message: String, connection: Int?, peer: BDAddr?, time: Int64,
         frames: [Int]
     ) {
-        let saved = self.severity
-        self.severity = min(saved, severity)
-        report(message, connection: connection, peer: peer, handle: nil, time: time, frames: frames, evidence: .hci)
-        self.severity = saved
+        report(
+            message, connection: connection, peer: peer, handle: nil, time: time, frames: frames, evidence: .hci,
+            severity: min(self.severity, severity))
     }
 }
