@@ -20,13 +20,9 @@ final class ConnectionAccumulator {
     var tailNext = 0
     var omitted: OmittedRun?
     /// The row the next identical exchange merges into.
-<<<<<<< HEAD
-    var last: (signature: SequenceSignature, inTail: Bool, index: Int)?
+    @exclusivity(unchecked) var last: (signature: SequenceSignature, inTail: Bool, index: Int)?
     /// A sniffed connection's access address (its radio series are kept by it).
     var accessAddress: UInt32?
-=======
-    @exclusivity(unchecked) var last: (signature: SequenceSignature, inTail: Bool, index: Int)?
->>>>>>> h-perf
 
     init(number: Int, detailed: Bool, start: Int64, startFrame: Int) {
         model = ConnectionModel(
