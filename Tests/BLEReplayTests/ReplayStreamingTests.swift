@@ -1,0 +1,97 @@
+import BLEReplay
+import CaptureIO
+import Foundation
+import TestSupport
+import Testing
+
+/// `CaptureReplay.streamed` (what `blecap replay` runs when only the report is wanted) gives
+/// the report `run` gives, while holding only the connections still open.
+@Suite struct ReplayStreamingTests {
+    static let captures =
+        Fixtures.captures(in: "bumble").filter { $0.hasSuffix(".btsnoop") }
+        + Fixtures.captures(in: "linklayer").filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") }
+        + [Fixtures.capture("public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg")]
+
+    /// The options `blecap replay` can stream with: realtime, a factor, faults.
+    static let variants: [(ReplaySpeed, ReplayFaults)] = [
+        (.realtime, .none),
+        (.factor(3), ReplayFaults(responseDelayMicros: 7000, timesFromCaptureStart: true)),
+        (
+            .realtime,
+            ReplayFaults(
+                dropLinkAtMicros: 2_500_000, serverMTU: 23, errors: [0x0003: 0x02], notificationDropProbability: 0.3,
+                seed: 5, timesFromCaptureStart: true)
+        ),
+    ]
+
+    @Test(arguments: captures)
+    func streamedReportIsTheReportOfTheWholeSession(_ path: String) throws {
+        let whole = try CaptureReplay(path: path)
+        for (speed, faults) in Self.variants {
+            let full = whole.run(faults: faults, speed: speed)
+            let streamed = CaptureReplay.streamed(
+                reader: try CaptureFile.open(path: path), path: path, faults: faults, speed: speed)
+            #expect(streamed.text() == full.text(), "\(Fixtures.relative(path)) at \(speed.description)")
+            #expect(streamed.json() == full.json(), "\(Fixtures.relative(path)) at \(speed.description)")
+        }
+        // A selection is applied to the streamed connections too.
+        if let n = whole.models.last?.number {
+            let streamed = CaptureReplay.streamed(reader: try CaptureFile.open(path: path), path: path, .number(n))
+            #expect(streamed.json() == whole.run(.number(n)).json())
+        }
+    }
+
+    @Test func eachConnectionIsHandedOverWhenItEndsNotAtTheEndOfTheCapture() throws {
+        // Six connections one after another: each must leave memory before the next one ends.
+        let path = Fixtures.capture("bumble/reconnect_storm.central.btsnoop")
+        let reader = CountingReader(try CaptureFile.open(path: path))
+        var handedOver: [(number: Int, endFrame: Int?, readSoFar: Int)] = []
+        let session = CapturedSession.stream(reader: reader, path: path) { c, _ in
+            handedOver.append((c.number, c.summary.endFrame, reader.count))
+        }
+        #expect(handedOver.map(\.number) == Array(1...6))
+        #expect(session.connections.isEmpty)
+        for h in handedOver.dropLast() {
+            let end = try #require(h.endFrame)
+            // Handed over within a few frames of its Disconnection Complete.
+            #expect(h.readSoFar >= end && h.readSoFar < end + 8, "#\(h.number) ended at \(end), out at \(h.readSoFar)")
+            #expect(h.readSoFar < session.frames)
+        }
+        // The same connections, PDU for PDU, as the whole-session reader gives.
+        let whole = try CapturedSession(path: path)
+        var streamed: [CapturedConnection] = []
+        _ = CapturedSession.stream(reader: try CaptureFile.open(path: path), path: path) { c, _ in streamed.append(c) }
+        #expect(streamed.map(\.att) == whole.connections.map(\.att))
+        #expect(streamed.map { $0.disconnection?.frame } == whole.connections.map { $0.disconnection?.frame })
+        #expect(streamed.map { $0.timing?.interval } == whole.connections.map { $0.timing?.interval })
+        #expect(streamed.map(\.advertisement) == whole.connections.map(\.advertisement))
+    }
+
+    @Test func aSummarisedResultKeepsNoExchangeButEveryCount() throws {
+        let path = Fixtures.capture("bumble/hr_short_notification.central.btsnoop")
+        let full = try CaptureReplay(path: path).run()
+        let streamed = CaptureReplay.streamed(reader: try CaptureFile.open(path: path), path: path)
+        let c = try #require(full.connections.first)
+        let s = try #require(streamed.connections.first)
+        #expect(c.serverInitiatedPDUs > 0 && c.clientPDUs > 0)
+        #expect(s.model.connection.att.isEmpty && s.model.steps.isEmpty && s.model.stream.isEmpty)
+        #expect(s.replayed.pdus.isEmpty)
+        #expect(s.clientPDUs == c.clientPDUs && s.serverInitiatedPDUs == c.serverInitiatedPDUs)
+        #expect(s.fidelity.captured == c.model.connection.att.count)
+        #expect(s.model.peerServer.attributes == c.model.peerServer.attributes)
+    }
+}
+
+/// Counts the records read so far.
+private final class CountingReader: CaptureReader {
+    let base: any CaptureReader
+    var count = 0
+    init(_ base: any CaptureReader) { self.base = base }
+    var format: CaptureFormat { base.format }
+    var damage: CaptureDamage? { base.damage }
+    func next() -> CaptureRecord? {
+        guard let r = base.next() else { return nil }
+        count += 1
+        return r
+    }
+}
