@@ -260,7 +260,7 @@ public struct ReplayEngine {
                 let mtu = servers[item.hostIsClient ? 0 : 1].mtu
                 // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
                 let bytes =
-                    item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue
+                    item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue || item.bytes.count <= mtu
                     ? item.bytes
                     : Array(item.bytes.prefix(mtu))
                 out.pdus.append(
