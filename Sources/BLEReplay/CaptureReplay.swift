@@ -121,11 +121,15 @@ public struct ReplayConnectionResult: Sendable {
     }
 
     /// The result with only what the report prints: the captured and replayed exchanges, the
-    /// script and the servers' recorded answers are dropped; counts, attribute tables, the
-    /// fidelity (first divergence, timing) and how the link ended stay.
+    /// script, the servers' recorded answers and the timeline's GATT databases (the models'
+    /// attribute tables stay) are dropped; counts, the fidelity (first divergence, timing) and
+    /// how the link ended stay.
     public func summarised() -> ReplayConnectionResult {
         var r = self
         r.model.connection.att = []
+        r.model.connection.summary.remoteDatabase = GATTDatabase()
+        r.model.connection.summary.localDatabase = GATTDatabase()
+        r.model.connection.advertisement = nil
         r.model.steps = []
         r.model.stream = []
         r.model.peerServer.forgetHistory()

@@ -76,6 +76,7 @@ import Testing
         #expect(c.serverInitiatedPDUs > 0 && c.clientPDUs > 0)
         #expect(s.model.connection.att.isEmpty && s.model.steps.isEmpty && s.model.stream.isEmpty)
         #expect(s.replayed.pdus.isEmpty)
+        #expect(s.model.connection.summary.remoteDatabase.isEmpty && s.model.connection.advertisement == nil)
         #expect(s.clientPDUs == c.clientPDUs && s.serverInitiatedPDUs == c.serverInitiatedPDUs)
         #expect(s.fidelity.captured == c.model.connection.att.count)
         #expect(s.model.peerServer.attributes == c.model.peerServer.attributes)
