@@ -88,7 +88,7 @@ conformance: release
 	@python3 -c 'import jsonschema, sarif, junitparser' 2>/dev/null || python3 -m pip install -q jsonschema sarif-tools junitparser
 	python3 scripts/conformance.py --blecap .build/release/blecap
 
-# `make bench BENCH_10M=1` also times blecap on a 10 M-frame capture (0.6 GB under bench-out/,
+# `make bench BENCH_10M=1` also times blecap on a 10 M-frame capture (0.4 GB under bench-out/,
 # deleted afterwards): the table's RSS 10M and s 10M columns.
 BENCH_10M ?= 0
 bench: release

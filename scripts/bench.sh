@@ -7,7 +7,7 @@
 #   scripts/bench.sh [--sessions N] [--notifications M] [--big] [--lint-files K]
 #
 #   --big (or BENCH_10M=1)  also time blecap on a 10 M-frame capture (--sessions x10, about
-#                           0.6 GB, written under bench-out/ and deleted afterwards unless
+#                           0.4 GB, written under bench-out/ and deleted afterwards unless
 #                           BENCH_KEEP=1): the "RSS 10M" and "s 10M" columns. Without it they
 #                           read "-". tshark and btmon are timed at 1 M frames only.
 #   --lint-files K          lint DIR over K captures of 1/K of the frames each (default 4).
