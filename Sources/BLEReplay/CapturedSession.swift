@@ -178,9 +178,10 @@ public struct CapturedSession: Sendable {
             var i = 0
             while i < summaries.count {
                 let s = summaries[i]
-                // Its Disconnection Complete, or a later frame's event, has come out: so have its
-                // Connection Complete and the advertisement before it.
-                guard all || ends[s.number] != nil || emitted > (s.endFrame ?? s.startFrame) else {
+                // Its Disconnection Complete (not an earlier, failed one), or a later frame's event,
+                // has come out: so have its Connection Complete and the advertisement before it.
+                let disconnected = s.endFrame != nil && ends[s.number]?.0 == s.endFrame
+                guard all || disconnected || emitted > (s.endFrame ?? s.startFrame) else {
                     i += 1
                     continue
                 }
