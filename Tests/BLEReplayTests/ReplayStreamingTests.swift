@@ -1,3 +1,5 @@
+import BLEBytes
+import BLEPackets
 import BLEReplay
 import CaptureIO
 import Foundation
@@ -65,6 +67,41 @@ import Testing
         #expect(streamed.map { $0.disconnection?.frame } == whole.connections.map { $0.disconnection?.frame })
         #expect(streamed.map { $0.timing?.interval } == whole.connections.map { $0.timing?.interval })
         #expect(streamed.map(\.advertisement) == whole.connections.map(\.advertisement))
+    }
+
+    @Test func aFailedDisconnectionDoesNotHandTheConnectionOverEarly() throws {
+        // #1 gets a failed Disconnection Complete, then its real one while #2's read is still
+        // unanswered (so the timeline holds that event back): #1 must wait for its real one.
+        let a = try #require(BDAddr("C0:00:00:00:00:01"))
+        let b = try #require(BDAddr("C0:00:00:00:00:02"))
+        var w = BTSnoopWriter()
+        var t: Int64 = 1_700_000_000_000_000
+        func add(_ packet: [UInt8], received: Bool = true) {
+            t += 10_000
+            w.append(packet, received: received, unixMicros: t)
+        }
+        for (handle, peer) in [(UInt16(0x40), a), (0x41, b)] {
+            add(
+                HCISynthesis.leConnectionComplete(
+                    status: 0, handle: handle, peerType: 0, peer: peer, interval: 24, latency: 0, timeout: 400))
+        }
+        add(HCIDisconnectionComplete(status: 0x0C, handle: 0x40, reason: 0x13).h4Encoded())
+        for f in HCISynthesis.acl(handle: 0x41, payload: [0x0A, 0x03, 0x00], received: false, fragment: 27) {
+            add(f, received: false)
+        }
+        add(HCISynthesis.disconnectionComplete(handle: 0x40, reason: 0x13))
+        for f in HCISynthesis.acl(handle: 0x41, payload: [0x0B, 0x42], received: true, fragment: 27) { add(f) }
+        add(HCISynthesis.disconnectionComplete(handle: 0x41, reason: 0x13))
+        let path = ReplayFixtures.temporaryCapture(w.take())
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        let whole = try CapturedSession(path: path)
+        var streamed: [CapturedConnection] = []
+        _ = CapturedSession.stream(reader: try CaptureFile.open(path: path), path: path) { c, _ in streamed.append(c) }
+        #expect(whole.connections.map { $0.disconnection?.frame } == [5, 7])
+        #expect(streamed.map { $0.disconnection?.frame } == [5, 7])
+        let full = CaptureReplay(session: whole).run()
+        #expect(CaptureReplay.streamed(reader: try CaptureFile.open(path: path), path: path).text() == full.text())
     }
 
     @Test func aSummarisedResultKeepsNoExchangeButEveryCount() throws {
