@@ -95,6 +95,7 @@ public struct ReplayEngine {
         var servers: [ReplayATTServer]
         var sentAt: [Int64?]
         var answeredAt: [Int64?]
+        /// When each indication arrived (what a confirmation's step counts from).
         var serverPDUAt: [Int: Int64] = [:]
         /// Outstanding request per bearer direction (0: host client, 1: peer client) and a
         /// step waiting for it.
@@ -267,7 +268,10 @@ public struct ReplayEngine {
                     ReplayedPDU(
                         offset: now, sentByHost: !item.hostIsClient, bytes: bytes,
                         capturedIndex: item.capturedIndex))
-                serverPDUAt[item.capturedIndex] = now
+                // Only an indication anchors a step (its confirmation): notifications are not kept.
+                if item.bytes.first == ATTOpcode.handleValueIndication.rawValue {
+                    serverPDUAt[item.capturedIndex] = now
+                }
                 trySchedule()
             case .linkEnd:
                 guard let end = model.linkEnd else { return }
