@@ -1,85 +1,164 @@
 #!/usr/bin/env bash
-# Benchmark: blecap against tshark and btmon on the same 1 M-frame capture, in one run.
-# Prints wall time, peak RSS and ratios. Timings belong here and in issue notes, never in tests.
-#   scripts/bench.sh [--sessions N] [--notifications M]
+# Benchmark: blecap against tshark and btmon on the same 1 M-frame capture, in one run, printed
+# as one table (wall seconds, ratios, blecap's peak RSS), then lint DIR on 1, 2 and all cores, heap
+# allocations per frame, and the simulator's sessions per second. Timings belong here, in the
+# README's speed section and in issue notes, never in tests.
+#
+#   scripts/bench.sh [--sessions N] [--notifications M] [--big] [--lint-files K]
+#
+#   --big (or BENCH_10M=1)  also time blecap on a 10 M-frame capture (--sessions x10, about
+#                           0.4 GB, written under bench-out/ and deleted afterwards unless
+#                           BENCH_KEEP=1): the "RSS 10M" and "s 10M" columns. Without it they
+#                           read "-". tshark and btmon are timed at 1 M frames only.
+#   --lint-files K          lint DIR over K captures of 1/K of the frames each (default 4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAKE_CAPTURE=scripts/corpus/make_bench_capture.py
 SESSIONS=100
 NOTIFICATIONS=10000
+BIG=${BENCH_10M:-0}
+LINT_FILES=4
 while [ $# -gt 0 ]; do
   case "$1" in
     --sessions) SESSIONS=$2; shift 2 ;;
     --notifications) NOTIFICATIONS=$2; shift 2 ;;
-    *) echo "usage: $0 [--sessions N] [--notifications M]" >&2; exit 2 ;;
+    --big) BIG=1; shift ;;
+    --lint-files) LINT_FILES=$2; shift 2 ;;
+    *) echo "usage: $0 [--sessions N] [--notifications M] [--big] [--lint-files K]" >&2; exit 2 ;;
   esac
 done
 OUT=bench-out
 mkdir -p "$OUT"
+capture() { [ -f "$1" ] || python3 "$MAKE_CAPTURE" "$@" >/dev/null; }
 CAP="$OUT/bench-${SESSIONS}x${NOTIFICATIONS}.btsnoop"
 NOCHAR="$OUT/bench-${SESSIONS}x${NOTIFICATIONS}-nochar.btsnoop"
-[ -f "$CAP" ] || python3 "$MAKE_CAPTURE" "$CAP" --sessions "$SESSIONS" --notifications "$NOTIFICATIONS"
-[ -f "$NOCHAR" ] || python3 "$MAKE_CAPTURE" "$NOCHAR" --sessions "$SESSIONS" --notifications "$NOTIFICATIONS" --no-char-discovery
+capture "$CAP" --sessions "$SESSIONS" --notifications "$NOTIFICATIONS"
+capture "$NOCHAR" --sessions "$SESSIONS" --notifications "$NOTIFICATIONS" --no-char-discovery
+# Over the air: the same sessions as an nRF Sniffer capture (link type 272), the file
+# `make bench-capture-ll` writes (reused from .build/bench-ll/ when it is there).
+LL=".build/bench-ll/bench-${SESSIONS}x${NOTIFICATIONS}.nordic272.pcapng"
+if [ ! -f "$LL" ]; then
+  LL="$OUT/bench-${SESSIONS}x${NOTIFICATIONS}.nordic272.pcapng"
+  [ -f "$LL" ] || python3 scripts/corpus/make_link_layer.py "$CAP" "$LL" --linktype 272 >/dev/null
+fi
+BIGCAP="$OUT/bench-$((SESSIONS * 10))x${NOTIFICATIONS}.btsnoop"
+if [ "$BIG" = 1 ]; then
+  df -h "$OUT" | tail -n 1 | awk '{print "free space for the 10 M-frame capture: " $4}'
+  capture "$BIGCAP" --sessions "$((SESSIONS * 10))" --notifications "$NOTIFICATIONS"
+fi
 BLECAP=.build/release/blecap
-[ -x "$BLECAP" ] || swift build -c release >/dev/null
+[ -x "$BLECAP" ] || swift build -c release --product blecap >/dev/null
 
-# run NAME CMD... : prints "NAME seconds peakKB" and records them.
+# measure ID CMD... : wall seconds and peak RSS (KB) of one run, in SECS[ID] and RSS[ID].
 declare -A SECS RSS
-run() {
-  local name=$1; shift
-  local log="$OUT/time-$name.txt"
-  /usr/bin/time -f "%e %M" -o "$log" "$@" >/dev/null 2>"$OUT/stderr-$name.txt" || true
-  read -r s kb < <(tail -n 1 "$log")
-  SECS[$name]=$s; RSS[$name]=$kb
-  printf "%-28s %8.2f s %9.1f MB\n" "$name" "$s" "$(echo "$kb/1024" | bc -l)"
+measure() {
+  local id=$1; shift
+  local log="$OUT/time-$id.txt"
+  /usr/bin/time -f "%e %M" -o "$log" "$@" >/dev/null 2>"$OUT/stderr-$id.txt" || true
+  read -r SECS[$id] RSS[$id] < <(tail -n 1 "$log")
 }
+have() { command -v "$1" >/dev/null; }
 
-echo "capture: $CAP ($(stat -c %s "$CAP") bytes)"
-run blecap-packets-jsonl "$BLECAP" packets --format jsonl "$CAP"
-run blecap-packets-text "$BLECAP" packets "$CAP"
-run blecap-info "$BLECAP" info "$CAP"
-run blecap-timeline-jsonl "$BLECAP" timeline --format jsonl "$CAP"
-run blecap-lint "$BLECAP" lint --fail-on never "$CAP"
-run tshark-fields tshark -r "$CAP" -T fields -e frame.number -e btatt.opcode -e btatt.handle
-echo "capture without characteristic discovery (btmon 5.66 crashes on it otherwise): $NOCHAR"
-run blecap-packets-jsonl-nochar "$BLECAP" packets --format jsonl "$NOCHAR"
-run blecap-timeline-jsonl-nochar "$BLECAP" timeline --format jsonl "$NOCHAR"
-run btmon-nochar btmon -r "$NOCHAR"
-run tshark-fields-nochar tshark -r "$NOCHAR" -T fields -e frame.number -e btatt.opcode -e btatt.handle
+frames() { "$BLECAP" info --format json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["frames"])'; }
+echo "capture: $CAP ($(frames "$CAP") frames, $(stat -c %s "$CAP") bytes)"
+echo "without characteristic discovery (btmon 5.66 crashes on it otherwise): $NOCHAR"
+echo "over the air (nRF Sniffer, 272): $LL ($(frames "$LL") frames)"
+[ "$BIG" = 1 ] && echo "10 M: $BIGCAP ($(frames "$BIGCAP") frames, $(stat -c %s "$BIGCAP") bytes)"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) before the run; $(date -u +%Y-%m-%dT%H:%MZ)"
+
+# Rows: ID | label | blecap arguments (FILE is the capture) | capture kind | tshark arguments | btmon?
+# The tshark command is the one that does the row's work: every frame's fields for packets, the
+# protocol hierarchy for info, the ATT frames for a timeline, the expert analysis for lint and
+# the report; none for replay.
+TSHARK_FIELDS="-T fields -e frame.number -e btatt.opcode -e btatt.handle"
+TSHARK_ATT="-Y btatt -T fields -e frame.number -e btatt.opcode -e btatt.handle"
+ROWS=(
+  "packets|packets --format jsonl|packets --format jsonl|hci|$TSHARK_FIELDS|"
+  "info|info|info|hci|-q -z io,phs|"
+  "timeline|timeline --format jsonl|timeline --format jsonl|hci|$TSHARK_ATT|"
+  "lint|lint|lint --fail-on never|hci|-q -z expert|"
+  "report|report (HTML)|report -o -|hci|-q -z expert -z io,phs|"
+  "replay|replay|replay|hci||"
+  "timeline-ll|timeline, over the air (272)|timeline --format jsonl|ll|$TSHARK_ATT|"
+  "packets-nochar|packets --format jsonl, nochar|packets --format jsonl|nochar|$TSHARK_FIELDS|btmon"
+  "timeline-nochar|timeline --format jsonl, nochar|timeline --format jsonl|nochar|$TSHARK_ATT|btmon"
+)
+declare -A TSHARK_DONE
+for row in "${ROWS[@]}"; do
+  IFS='|' read -r id label args kind targs btmon <<<"$row"
+  case $kind in hci) f=$CAP ;; ll) f=$LL ;; nochar) f=$NOCHAR ;; esac
+  # shellcheck disable=SC2086
+  measure "blecap-$id" "$BLECAP" $args "$f"
+  if [ "$BIG" = 1 ] && [ "$kind" = hci ]; then
+    # shellcheck disable=SC2086
+    measure "blecap10-$id" "$BLECAP" $args "$BIGCAP"
+  fi
+  if [ -n "$targs" ] && have tshark; then
+    key="$f $targs"
+    if [ -z "${TSHARK_DONE[$key]:-}" ]; then
+      # shellcheck disable=SC2086
+      measure "tshark-$id" tshark -r "$f" $targs
+      TSHARK_DONE[$key]="tshark-$id"
+    else
+      SECS[tshark-$id]=${SECS[${TSHARK_DONE[$key]}]}; RSS[tshark-$id]=${RSS[${TSHARK_DONE[$key]}]}
+    fi
+  fi
+  if [ -n "$btmon" ] && have btmon && [ -z "${SECS[btmon]:-}" ]; then measure btmon btmon -r "$f"; fi
+done
+
+s() { [ -n "${SECS[$1]:-}" ] && printf "%.2f" "${SECS[$1]}" || printf -- "-"; }
+mb() { [ -n "${RSS[$1]:-}" ] && printf "%.0f MB" "$(echo "${RSS[$1]} / 1024" | bc -l)" || printf -- "-"; }
+ratio() {
+  if [ -n "${SECS[$1]:-}" ] && [ -n "${SECS[$2]:-}" ] && [ "$(echo "${SECS[$2]} > 0" | bc)" = 1 ]; then
+    printf "%.1fx" "$(echo "${SECS[$1]} / ${SECS[$2]}" | bc -l)"
+  else printf -- "-"; fi
+}
+echo
+printf "%-34s %9s %9s %8s %8s %8s %9s %9s %8s %10s\n" command "blecap s" "tshark s" "btmon s" "tshark/" "btmon/" \
+  "RSS 1M" "RSS 10M" "s 10M" "tshark RSS"
+for row in "${ROWS[@]}"; do
+  IFS='|' read -r id label args kind targs btmon <<<"$row"
+  bt="-"; br="-"
+  if [ -n "$btmon" ]; then bt=$(s btmon); br=$(ratio btmon "blecap-$id"); fi
+  printf "%-34s %9s %9s %8s %8s %8s %9s %9s %8s %10s\n" "$label" "$(s "blecap-$id")" "$(s "tshark-$id")" "$bt" \
+    "$(ratio "tshark-$id" "blecap-$id")" "$br" "$(mb "blecap-$id")" "$(mb "blecap10-$id")" "$(s "blecap10-$id")" \
+    "$(mb "tshark-$id")"
+done
+echo "(tshark/ and btmon/: their seconds over blecap's, higher is better for blecap; RSS: peak resident set)"
+
+# lint DIR: K captures of 1/K of the sessions each (variants: each a few notifications per session
+# more than the last), about as many frames in all as the 1 M capture, linted with --jobs 1, 2 and
+# one per core; the speed-up is the --jobs 1 time over each.
+LINTDIR="$OUT/lint-dir-${LINT_FILES}"
+mkdir -p "$LINTDIR"
+for i in $(seq 1 "$LINT_FILES"); do
+  capture "$LINTDIR/part-$i.btsnoop" --sessions "$((SESSIONS / LINT_FILES))" --notifications "$((NOTIFICATIONS + i))"
+done
+echo
+echo "lint DIR: $LINT_FILES captures in $LINTDIR ($(for f in "$LINTDIR"/*.btsnoop; do frames "$f"; done | paste -sd+ | bc) frames in all), $(nproc) cores"
+for j in $(printf "%s\n" 1 2 "$(nproc)" | sort -nu); do
+  measure "lintdir-$j" "$BLECAP" lint --fail-on never --jobs "$j" "$LINTDIR"
+  label="--jobs $j"; [ "$j" = "$(nproc)" ] && label="$label (all cores)"
+  printf "  %-22s %6.2f s  %5s faster than --jobs 1  peak RSS %s\n" "$label" "${SECS[lintdir-$j]}" \
+    "$(ratio lintdir-1 "lintdir-$j")" "$(mb "lintdir-$j")"
+done
 
 # Heap allocations must not grow with the number of frames: count them on a small and on the
 # large capture with an LD_PRELOAD counter.
 SMALL="$OUT/bench-2x1000.btsnoop"
-[ -f "$SMALL" ] || python3 "$MAKE_CAPTURE" "$SMALL" --sessions 2 --notifications 1000 >/dev/null
+capture "$SMALL" --sessions 2 --notifications 1000
 cc -shared -fPIC -O2 -o "$OUT/malloc_count.so" scripts/malloc_count.c -ldl
 echo
 for f in "$SMALL" "$CAP"; do
-  frames=$("$BLECAP" info --format json "$f" | python3 -c 'import json,sys; print(json.load(sys.stdin)["frames"])')
+  n=$(frames "$f")
   for cmd in "info" "packets --format jsonl" "timeline --format jsonl"; do
+    # shellcheck disable=SC2086
     allocs=$(LD_PRELOAD="$OUT/malloc_count.so" "$BLECAP" $cmd "$f" 2>&1 >/dev/null | sed -n 's/^heap allocations: //p' | tail -n 1)
-    printf "heap allocations, blecap %-22s %9s frames: %s\n" "$cmd" "$frames" "$allocs"
+    printf "heap allocations, blecap %-22s %9s frames: %s\n" "$cmd" "$n" "$allocs"
   done
 done
 
-# Over the air: the same 1 M-notification session set as an nRF Sniffer capture (link type 272) made
-# by make_link_layer.py (`make bench-capture-ll`); blecap timeline against tshark's ATT fields.
-LL="$OUT/bench-${SESSIONS}x${NOTIFICATIONS}.nordic272.pcapng"
-[ -f "$LL" ] || python3 scripts/corpus/make_link_layer.py "$CAP" "$LL" --linktype 272 >/dev/null
-echo
-echo "over-the-air capture: $LL ($(stat -c %s "$LL") bytes)"
-run blecap-timeline-jsonl-ll "$BLECAP" timeline --format jsonl "$LL"
-run tshark-btatt-fields-ll tshark -r "$LL" -Y btatt -T fields -e frame.number -e btatt.opcode -e btatt.handle
-
-ratio() { echo "scale=1; ${SECS[$1]} / ${SECS[$2]}" | bc -l 2>/dev/null || echo "n/a"; }
-echo
-echo "tshark / blecap packets --format jsonl: $(ratio tshark-fields blecap-packets-jsonl)x"
-echo "tshark / blecap info:                  $(ratio tshark-fields blecap-info)x"
-echo "tshark / blecap timeline --format jsonl: $(ratio tshark-fields blecap-timeline-jsonl)x"
-echo "tshark / blecap lint:                  $(ratio tshark-fields blecap-lint)x"
-echo "btmon / blecap timeline (nochar):      $(ratio btmon-nochar blecap-timeline-jsonl-nochar)x"
-echo "btmon / blecap packets (nochar):       $(ratio btmon-nochar blecap-packets-jsonl-nochar)x"
-echo "tshark / blecap packets (nochar):      $(ratio tshark-fields-nochar blecap-packets-jsonl-nochar)x"
-echo "tshark -Y btatt / blecap timeline (over the air): $(ratio tshark-btatt-fields-ll blecap-timeline-jsonl-ll)x"
+if [ "$BIG" = 1 ] && [ "${BENCH_KEEP:-0}" != 1 ]; then rm -f "$BIGCAP"; fi
 
 # Simulator sessions per second (optional: skipped when the bench binary was not built with
 # `swift build -c release --product BLESimulatorBench`). Goal: >= 10,000 sessions/s.

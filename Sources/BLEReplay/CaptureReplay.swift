@@ -39,14 +39,50 @@ public final class CaptureReplay {
         speed: ReplaySpeed = .realtime
     ) -> ReplayReport {
         let clock = ReplayClock(speed: speed, session: session)
-        let results = models(selection).map { m -> ReplayConnectionResult in
-            let own = faults.relative(toConnectionAt: m.connection.summary.startTime &- session.startTime)
-            let replayed = ReplayEngine(model: m, faults: own, clock: clock).run()
-            return ReplayConnectionResult(
-                model: m, replayed: replayed,
-                fidelity: ReplayFidelity(connection: m.connection, replayed: replayed, clock: clock))
+        let results = models(selection).map { m in
+            Self.replay(m, faults: faults, clock: clock, sessionStart: session.startTime)
         }
         return ReplayReport(session: session, connections: results, faults: faults, clock: clock)
+    }
+
+    static func replay(
+        _ m: ReplayConnectionModel, faults: ReplayFaults, clock: ReplayClock, sessionStart: Int64
+    ) -> ReplayConnectionResult {
+        let own = faults.relative(toConnectionAt: m.connection.summary.startTime &- sessionStart)
+        let replayed = ReplayEngine(model: m, faults: own, clock: clock).run()
+        return ReplayConnectionResult(
+            model: m, replayed: replayed,
+            fidelity: ReplayFidelity(connection: m.connection, replayed: replayed, clock: clock))
+    }
+
+    /// Whether `streamed(reader:…)` can replay at `speed`: every speed but `.max`, whose clock
+    /// is built from every instant of the whole session before anything is replayed.
+    public static func canStream(at speed: ReplaySpeed) -> Bool { speed != .max }
+
+    /// The report `CaptureReplay(session:).run(…)` gives, in bounded memory: each connection is
+    /// modelled, replayed and compared as soon as the capture has shown all of it, and then only
+    /// what the report prints is kept (`ReplayConnectionResult.summarised()`): counts, the
+    /// first divergence, timing deltas, how the link ended. Peak memory is that of the
+    /// connections open at once, not of the capture. The report has neither the captured nor
+    /// the replayed exchanges, so it cannot be exported (`btsnoop()`); use `run` for that.
+    /// Not at `.max` (`canStream(at:)`), whose clock needs the whole session first.
+    public static func streamed(
+        reader: any CaptureReader, path: String, _ selection: ConnectionSelection = .all,
+        faults: ReplayFaults = .none, speed: ReplaySpeed = .realtime
+    ) -> ReplayReport {
+        precondition(canStream(at: speed), "a streamed replay runs at realtime or a factor")
+        var results: [ReplayConnectionResult] = []
+        // Realtime and factor clocks need only the capture's first frame.
+        let session = CapturedSession.stream(reader: reader, path: path) { c, start in
+            let m = ReplayConnectionModel(c)
+            guard selection.matches(m) else { return }
+            let clock = ReplayClock(speed: speed, connections: [], origin: start)
+            results.append(replay(m, faults: faults, clock: clock, sessionStart: start).summarised())
+        }
+        results.sort { $0.model.number < $1.model.number }
+        return ReplayReport(
+            session: session, connections: results, faults: faults,
+            clock: ReplayClock(speed: speed, connections: [], origin: session.startTime))
     }
 }
 
@@ -72,6 +108,35 @@ public struct ReplayConnectionResult: Sendable {
     public var model: ReplayConnectionModel
     public var replayed: ReplayedConnection
     public var fidelity: ReplayFidelity
+    /// The script's client PDUs and server-initiated PDUs (kept when `summarised()` drops them).
+    public var clientPDUs: Int
+    public var serverInitiatedPDUs: Int
+
+    init(model: ReplayConnectionModel, replayed: ReplayedConnection, fidelity: ReplayFidelity) {
+        self.model = model
+        self.replayed = replayed
+        self.fidelity = fidelity
+        clientPDUs = model.steps.count
+        serverInitiatedPDUs = model.stream.count
+    }
+
+    /// The result with only what the report prints: the captured and replayed exchanges, the
+    /// script, the servers' recorded answers and the timeline's GATT databases (the models'
+    /// attribute tables stay) are dropped; counts, the fidelity (first divergence, timing) and
+    /// how the link ended stay.
+    public func summarised() -> ReplayConnectionResult {
+        var r = self
+        r.model.connection.att = []
+        r.model.connection.summary.remoteDatabase = GATTDatabase()
+        r.model.connection.summary.localDatabase = GATTDatabase()
+        r.model.connection.advertisement = nil
+        r.model.steps = []
+        r.model.stream = []
+        r.model.peerServer.forgetHistory()
+        r.model.hostServer.forgetHistory()
+        r.replayed.pdus = []
+        return r
+    }
 }
 
 /// The outcome of replaying a capture.

@@ -108,6 +108,7 @@ public struct CapturedConnection: Sendable {
 public struct CapturedSession: Sendable {
     /// At most this many ATT PDUs are kept over all connections (a session worth replaying
     /// is far smaller; the cap keeps a hostile or huge capture from exhausting memory).
+    /// `CapturedSession.stream` counts only the PDUs of connections not yet handed over.
     public static let maximumPDUs = 2_000_000
     /// Advertisers remembered for the advertisement that precedes a connection.
     static let maximumAdvertisers = 1024
@@ -130,16 +131,35 @@ public struct CapturedSession: Sendable {
         self.init(reader: reader, path: path)
     }
 
+    /// Reads every connection of the capture into memory.
     public init(reader: any CaptureReader, path: String) {
-        self.path = path
-        format = reader.format.description
+        var all: [CapturedConnection] = []
+        self = Self.read(reader: reader, path: path, streaming: false) { c, _ in all.append(c) }
+        connections = all.sorted { $0.number < $1.number }
+    }
+
+    /// Reads the capture, handing each connection to `connection` as soon as it has ended and
+    /// everything the timeline says about it is final, then forgetting it: memory holds only
+    /// the connections still open. Connections come in the order they end, each with the time
+    /// of the capture's first frame (`startTime`); the returned session has no `connections`.
+    public static func stream(
+        reader: any CaptureReader, path: String, connection: (CapturedConnection, _ startTime: Int64) -> Void
+    ) -> CapturedSession {
+        read(reader: reader, path: path, streaming: true, connection: connection)
+    }
+
+    /// `streaming`: connections go out as they end and their PDUs stop counting against
+    /// `maximumPDUs`; otherwise all go out at the end (the cap is over the whole capture).
+    private static func read(
+        reader: any CaptureReader, path: String, streaming: Bool,
+        connection: (CapturedConnection, _ startTime: Int64) -> Void
+    ) -> CapturedSession {
         var summaries: [ConnectionSummary] = []
         var pdus: [Int: [CapturedATTPDU]] = [:]
         var truncated: Set<Int> = []
-        var total = 0
+        var held = 0
         var timings: [Int: ConnectionTiming] = [:]
         var ends: [Int: (Int, Int64)] = [:]
-        var connectionPeers: [Int: (BDAddr, Int)] = [:]
         // Per advertiser: last connectable advertisement and last scan response.
         var adverts: [BDAddr: CapturedAdvertisement] = [:]
         var advertisementOf: [Int: CapturedAdvertisement] = [:]
@@ -148,9 +168,13 @@ public struct CapturedSession: Sendable {
         var advertiserOrder: [(BDAddr, UInt8)] = []
         var security: [Int: CapturedSecurity] = [:]
         var hostCentral: [Int: Bool] = [:]
+        // The frame of the last event the timeline emitted: events come out in frame order, so
+        // everything before it is final.
+        var emitted = 0
 
         let builder = TimelineBuilder(
             emit: { e in
+                emitted = max(emitted, e.frame)
                 switch e.kind {
                 case .advertisement(let a):
                     guard let peer = e.peer else { return }
@@ -186,7 +210,6 @@ public struct CapturedSession: Sendable {
                     hostCentral[n] = info.role != 1
                     if let t = info.timing { timings[n] = t }
                     if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
-                    if let p = e.peer { connectionPeers[n] = (p, e.frame) }
                 case .disconnection:
                     if let n = e.connection { ends[n] = (e.frame, e.time) }
                 // SMP's initiator is the central (Vol 3 Part H 2.3): a Pairing Request is the
@@ -215,37 +238,68 @@ public struct CapturedSession: Sendable {
                 }
             }, connectionEnded: { summaries.append($0) })
         builder.attObserver = { o in
-            guard total < Self.maximumPDUs else {
+            guard held < Self.maximumPDUs else {
                 truncated.insert(o.connection)
                 return
             }
-            total += 1
+            held += 1
             pdus[o.connection, default: []].append(
                 CapturedATTPDU(frame: o.frame, time: o.time, sentByHost: o.sentByHost, bytes: o.pdu.toArray()))
         }
+        var first: Int64?
+        /// Hands over the ended connections whose events are all out (`all`: every one).
+        func handOver(all: Bool) {
+            var i = 0
+            while i < summaries.count {
+                let s = summaries[i]
+                // Its Disconnection Complete (not an earlier, failed one), or a later frame's event,
+                // has come out: so have its Connection Complete and the advertisement before it.
+                let disconnected = s.endFrame != nil && ends[s.number]?.0 == s.endFrame
+                guard all || disconnected || emitted > (s.endFrame ?? s.startFrame) else {
+                    i += 1
+                    continue
+                }
+                summaries.remove(at: i)
+                let n = s.number
+                var c = CapturedConnection(
+                    summary: s, att: pdus.removeValue(forKey: n) ?? [],
+                    advertisement: advertisementOf.removeValue(forKey: n),
+                    timing: timings.removeValue(forKey: n))
+                if let e = ends.removeValue(forKey: n) { c.disconnection = e }
+                c.isTruncated = truncated.remove(n) != nil
+                c.security = security.removeValue(forKey: n) ?? CapturedSecurity()
+                hostCentral.removeValue(forKey: n)
+                if streaming { held -= c.att.count }
+                connection(c, first ?? s.startTime)
+            }
+        }
         let decoder = FrameDecoder()
         var frames = 0
-        var first: Int64?
         while let record = reader.next() {
             frames += 1
             if first == nil { first = record.timestamp }
             builder.feed(decoder.decode(record))
+            if streaming, !summaries.isEmpty { handOver(all: false) }
         }
         builder.finish()
-        damage = reader.damage.map { "\($0)" }
-        self.frames = frames
-        startTime = first ?? 0
-        advertisers = advertiserOrder.compactMap { a, type in
+        handOver(all: true)
+        var session = CapturedSession(
+            path: path, format: reader.format.description, connections: [], startTime: first ?? 0, frames: frames,
+            damage: reader.damage.map { "\($0)" })
+        session.advertisers = advertiserOrder.compactMap { a, type in
             adverts[a].map { CapturedAdvertiser(address: a, addressType: type, advertisement: $0) }
         }
-        connections = summaries.sorted { $0.number < $1.number }.map { s in
-            var c = CapturedConnection(
-                summary: s, att: pdus[s.number] ?? [], advertisement: advertisementOf[s.number],
-                timing: timings[s.number])
-            if let e = ends[s.number] { c.disconnection = e }
-            c.isTruncated = truncated.contains(s.number)
-            c.security = security[s.number] ?? CapturedSecurity()
-            return c
-        }
+        return session
+    }
+
+    init(
+        path: String, format: String, connections: [CapturedConnection], startTime: Int64, frames: Int, damage: String?
+    ) {
+        self.path = path
+        self.format = format
+        self.connections = connections
+        self.startTime = startTime
+        self.frames = frames
+        self.damage = damage
     }
 }

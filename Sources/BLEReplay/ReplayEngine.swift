@@ -95,6 +95,7 @@ public struct ReplayEngine {
         var servers: [ReplayATTServer]
         var sentAt: [Int64?]
         var answeredAt: [Int64?]
+        /// When each indication arrived (what a confirmation's step counts from).
         var serverPDUAt: [Int: Int64] = [:]
         /// Outstanding request per bearer direction (0: host client, 1: peer client) and a
         /// step waiting for it.
@@ -260,14 +261,17 @@ public struct ReplayEngine {
                 let mtu = servers[item.hostIsClient ? 0 : 1].mtu
                 // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
                 let bytes =
-                    item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue
+                    item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue || item.bytes.count <= mtu
                     ? item.bytes
                     : Array(item.bytes.prefix(mtu))
                 out.pdus.append(
                     ReplayedPDU(
                         offset: now, sentByHost: !item.hostIsClient, bytes: bytes,
                         capturedIndex: item.capturedIndex))
-                serverPDUAt[item.capturedIndex] = now
+                // Only an indication anchors a step (its confirmation): notifications are not kept.
+                if item.bytes.first == ATTOpcode.handleValueIndication.rawValue {
+                    serverPDUAt[item.capturedIndex] = now
+                }
                 trySchedule()
             case .linkEnd:
                 guard let end = model.linkEnd else { return }

@@ -55,32 +55,37 @@ public struct ReplayFidelity: Sendable {
     public init(connection: CapturedConnection, replayed: ReplayedConnection, clock: ReplayClock) {
         let start = connection.summary.startTime
         let replayedStart = clock.time(start)
-        let cap = connection.att.enumerated().map {
-            Side(
-                index: $0.offset, offset: $0.element.time &- start, sentByHost: $0.element.sentByHost,
-                bytes: $0.element.bytes, frame: $0.element.frame)
-        }
-        let rep = replayed.pdus.enumerated().map {
-            Side(
-                index: $0.offset, offset: $0.element.offset, sentByHost: $0.element.sentByHost, bytes: $0.element.bytes,
-                frame: nil)
-        }
+        let cap = connection.att
+        let rep = replayed.pdus
         captured = cap.count
         self.replayed = rep.count
+        // Compared in place, one PDU at a time: a long exchange is not copied.
         var i = 0
-        var deltas: [Int64] = []
+        var largest: Int64?
+        var sum: Int64 = 0
         while i < cap.count, i < rep.count, cap[i].sentByHost == rep[i].sentByHost, cap[i].bytes == rep[i].bytes {
-            let expected = clock.time(start &+ cap[i].offset) &- replayedStart
+            let expected = clock.time(cap[i].time) &- replayedStart
             let d = rep[i].offset &- expected
-            deltas.append(d == .min ? .max : abs(d))  // damaged timestamps must not trap
+            let delta = d == .min ? .max : abs(d)  // damaged timestamps must not trap
+            largest = Swift.max(largest ?? delta, delta)
+            sum = sum &+ delta
             i += 1
         }
         matching = i
         divergence =
             i < Swift.max(cap.count, rep.count)
-            ? Divergence(position: i, captured: i < cap.count ? cap[i] : nil, replayed: i < rep.count ? rep[i] : nil)
+            ? Divergence(
+                position: i,
+                captured: i < cap.count
+                    ? Side(
+                        index: i, offset: cap[i].time &- start, sentByHost: cap[i].sentByHost, bytes: cap[i].bytes,
+                        frame: cap[i].frame) : nil,
+                replayed: i < rep.count
+                    ? Side(
+                        index: i, offset: rep[i].offset, sentByHost: rep[i].sentByHost, bytes: rep[i].bytes, frame: nil)
+                    : nil)
             : nil
-        maximumTimingDelta = deltas.max()
-        meanTimingDelta = deltas.isEmpty ? nil : Double(deltas.reduce(0, &+)) / Double(deltas.count)
+        maximumTimingDelta = largest
+        meanTimingDelta = i == 0 ? nil : Double(sum) / Double(i)
     }
 }

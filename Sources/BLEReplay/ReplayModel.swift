@@ -116,6 +116,16 @@ public struct ReplayServerModel: Sendable {
 
     var byHandle: [UInt16: Int] = [:]
 
+    /// Drops the recorded answers (what a summarised report no longer needs).
+    mutating func forgetHistory() {
+        reads = [:]
+        blobReads = [:]
+        writes = [:]
+        prepares = [:]
+        verbatim = [:]
+        mtuEvidence = []
+    }
+
     public func attribute(_ handle: UInt16) -> ReplayAttribute? { byHandle[handle].map { attributes[$0] } }
 
     mutating func index() {

@@ -34,7 +34,7 @@ extension ReplayReport {
                 if let mtu = server.serverRxMTU { out += ", Rx MTU \(mtu)" }
                 out += "\n"
             }
-            out += "    script: \(m.steps.count) client PDUs, \(m.stream.count) server-initiated PDUs"
+            out += "    script: \(c.clientPDUs) client PDUs, \(c.serverInitiatedPDUs) server-initiated PDUs"
             if let end = m.linkEnd {
                 out +=
                     "; captured end \(end.side.name) \(Hex.string(UInt64(end.reason), digits: 2)) at +\(Self.seconds(end.capturedOffset)) s"
@@ -91,7 +91,7 @@ extension ReplayReport {
                     connection: m.number, peer: m.peer.map { "\($0)" },
                     hostRole: m.connection.hostIsCentral ? "central" : "peripheral",
                     connectionIntervalMicros: Int64(m.connection.intervalMicros),
-                    clientPDUs: m.steps.count, serverInitiatedPDUs: m.stream.count,
+                    clientPDUs: c.clientPDUs, serverInitiatedPDUs: c.serverInitiatedPDUs,
                     peerServer: .init(m.peerServer), hostServer: .init(m.hostServer),
                     captured: f.captured, replayed: f.replayed, matching: f.matching, identical: f.isIdentical,
                     ordered: f.ordered, timing: timing,

@@ -20,8 +20,9 @@ struct LintCommand: ParsableCommand {
             from an API trace; each capture \
             also lists the rules that could not be evaluated on it and why. Directories are \
             walked for captures (detected by content; other files are skipped), linted in \
-            parallel, and reported in sorted path order with a summary line per capture (on \
-            standard error for the machine formats).
+            parallel (--jobs N at most N at once; one per core by default), and reported in \
+            sorted path order with a summary line per capture (on standard error for the machine \
+            formats).
 
             Config file (--config, JSON or a YAML subset): \
             rules: { <id-or-slug>: { enabled: bool, severity: error|warning|note, thresholds: {name: number} } }. \
@@ -74,6 +75,15 @@ struct LintCommand: ParsableCommand {
         help: "Inside archives, lint only the capture with this name (its path in the archive, or its file name).")
     var member: String?
 
+    @Option(
+        name: .shortAndLong,
+        help: "Captures linted at once (default: one per core); 1 lints them one after another.")
+    var jobs: Int?
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs takes a positive number") }
+    }
+
     func run() throws {
         var configuration = LintConfiguration()
         var accepted = Baseline()
@@ -96,13 +106,13 @@ struct LintCommand: ParsableCommand {
             format == .html
             ? LintRunner.build(
                 LintRunner.jobs(files, member: member, explicit: explicit, exits: &archiveExits),
-                configuration: configuration, baseline: accepted) : []
+                configuration: configuration, baseline: accepted, parallel: jobs) : []
         var reports =
             format == .html
             ? built.map(\.report)
             : LintRunner.lint(
                 files, member: member, explicit: explicit, configuration: configuration, baseline: accepted,
-                exits: &archiveExits)
+                exits: &archiveExits, parallel: jobs)
         // Inside directories, captures blecap cannot lint (link-layer, other link types) are
         // skipped with a note; named on the command line they are an error.
         reports.removeAll { r in
@@ -237,11 +247,11 @@ enum LintRunner {
 
     static func lint(
         _ files: [String], member: String?, explicit: Set<String>, configuration: LintConfiguration,
-        baseline: Baseline, exits: inout [BlecapExit]
+        baseline: Baseline, exits: inout [BlecapExit], parallel: Int? = nil
     ) -> [CaptureReport] {
         let work = jobs(files, member: member, explicit: explicit, exits: &exits)
         let results = ResultSlots(count: work.count)
-        DispatchQueue.concurrentPerform(iterations: work.count) { i in
+        Parallel.forEach(work.count, width: parallel) { i in
             let start = DispatchTime.now().uptimeNanoseconds
             var r: CaptureReport
             switch work[i] {
@@ -289,11 +299,11 @@ enum LintRunner {
     }
 
     /// The HTML report's model and the lint report of each job (one pass each, on all cores).
-    static func build(_ work: [Job], configuration: LintConfiguration, baseline: Baseline)
+    static func build(_ work: [Job], configuration: LintConfiguration, baseline: Baseline, parallel: Int? = nil)
         -> [(model: SessionReportModel, report: CaptureReport)]
     {
         let slots = ModelSlots(count: work.count)
-        DispatchQueue.concurrentPerform(iterations: work.count) { i in
+        Parallel.forEach(work.count, width: parallel) { i in
             let start = DispatchTime.now().uptimeNanoseconds
             var r: (model: SessionReportModel, report: CaptureReport)
             switch work[i] {

@@ -110,14 +110,24 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let input = try CaptureInput.open(file, member: member)
-        var session = CapturedSession(reader: input.reader, path: input.path)
-        if let d = input.containerDamage { session.damage = session.damage.map { "\($0); \(d)" } ?? d }
         let faults = try ReplayOptions.faults(
             dropLinkAt: dropLinkAt, powerOffAt: powerOffAt, delayResponses: delayResponses, mtu: mtu,
             errors: error, dropNotifications: dropNotifications, seed: seed)
         let selection: ConnectionSelection =
             connection.map { .number($0) } ?? peer.flatMap(BDAddr.init).map { .peer($0) } ?? .all
-        let report = CaptureReplay(session: session).run(selection, faults: faults, speed: try parsedSpeed())
+        let speed = try parsedSpeed()
+        var report: ReplayReport
+        if out == nil, !lint, CaptureReplay.canStream(at: speed) {
+            // Only the report is wanted: replay each connection as it ends and keep its summary,
+            // so memory stays flat however long the capture is.
+            report = CaptureReplay.streamed(
+                reader: input.reader, path: input.path, selection, faults: faults, speed: speed)
+        } else {
+            let session = CapturedSession(reader: input.reader, path: input.path)
+            report = CaptureReplay(session: session).run(selection, faults: faults, speed: speed)
+        }
+        if let d = input.containerDamage { report.session.damage = report.session.damage.map { "\($0); \(d)" } ?? d }
+        let session = report.session
 
         var written: String?
         if let out {

@@ -41,6 +41,20 @@ import Testing
         #expect(summaries.count == 21)
     }
 
+    @Test func jobsChangesHowManyAtOnceNotTheReport() throws {
+        let bumble = Fixtures.capture("bumble")
+        let all = try CLIRunner.run(["lint", "--format", "json", bumble])
+        for n in ["1", "2", "64"] {
+            let run = try CLIRunner.run(["lint", "--format", "json", "--jobs", n, bumble])
+            #expect(run.status == all.status)
+            // Same captures, same findings, same order.
+            #expect(run.stdout == all.stdout, "--jobs \(n)")
+            #expect(run.stdout.contains("oversized_and_unchecked_writes.central.btsnoop"))
+        }
+        #expect(try CLIRunner.run(["lint", "--jobs", "0", bumble]).status == 2)
+        #expect(try CLIRunner.run(["lint", "-j", "-3", bumble]).status == 2)
+    }
+
     @Test func linkLayerCapturesInDirectoriesAreLinted() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-lint-dir-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
