@@ -207,7 +207,7 @@ extension VirtualController {
             send(e.withByteView { HCIEventPacket(code: HCIEventCode.encryptionChange, parameters: $0).h4Encoded() })
         case .micFailure:
             note(c, "LE Enable Encryption with another key than the captured peer's (MIC failure)")
-            end(c, reason: HCIError.connectionTerminatedDueToMICFailure, side: .linkLoss)
+            end(c, reason: HCIError.connectionTerminatedMICFailure, side: .linkLoss)
         }
     }
 

@@ -118,7 +118,7 @@ import Testing
         let end = Self.reply(bench, handle, stk ^ 0x80).compactMap(Event.init).first {
             $0.code == HCIEventCode.disconnectionComplete
         }
-        #expect(end?.parameters.last == HCIError.connectionTerminatedDueToMICFailure)
+        #expect(end?.parameters.last == HCIError.connectionTerminatedMICFailure)
         #expect(bench.controller.connectedHandles.isEmpty)
     }
 

@@ -152,7 +152,7 @@ import Testing
         let wrong = host.enableEncryption(rand: rand, ediv: ediv, key: ltk ^ 1)
         let end = try #require(Self.events(wrong, code: HCIEventCode.disconnectionComplete).first)
         #expect(
-            end.parameters == [HCIError.success] + host.handle.leBytes + [HCIError.connectionTerminatedDueToMICFailure])
+            end.parameters == [HCIError.success] + host.handle.leBytes + [HCIError.connectionTerminatedMICFailure])
         #expect(host.bench.controller.connectedHandles.isEmpty)
 
         let report = host.bench.controller.report()

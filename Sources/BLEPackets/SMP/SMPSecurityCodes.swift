@@ -32,6 +32,4 @@ extension SMPKeyDistribution {
 extension HCIError {
     /// Vol 1 Part F 1.3: the peer has no key for the EDIV and Rand asked (LL_REJECT_EXT_IND).
     public static let pinOrKeyMissing: UInt8 = 0x06
-    /// The two sides encrypted with different keys: the first packet fails its MIC.
-    public static let connectionTerminatedDueToMICFailure: UInt8 = 0x3D
 }
