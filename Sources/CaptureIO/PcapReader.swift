@@ -33,7 +33,8 @@ import CPcap
 /// packet, so the span between two packets can hold more than one block; the reader then takes
 /// the packet block's own length from its trailing Block Total Length (read with `pread` on a
 /// regular file) and reports the block that ends where libpcap stopped. On a pipe it reports
-/// the whole span. (Asking the stream its position costs one lseek per pcapng packet.)
+/// the whole span. (Asking the stream its position costs no system call on a regular file:
+/// see the seek in `init`.)
 public final class PcapReader: CaptureReader {
     public let format: CaptureFormat
     public private(set) var damage: CaptureDamage? = nil
@@ -118,6 +119,11 @@ public final class PcapReader: CaptureReader {
         handle = p
         file = pcap_file(p)
         seekableFD = isRegular && path != nil ? file.map { fileno($0) } : nil
+        // glibc's ftello asks the kernel (one lseek) unless the stream has cached its file
+        // offset, which it starts doing only after a seek; underflow keeps the cache up to date
+        // from then on. A seek to where the stream already is changes nothing else, and makes
+        // the position query per pcapng packet (below) free of system calls.
+        if let file, seekableFD != nil { _ = fseeko(file, 0, SEEK_CUR) }
 
         let linkType = pcap_datalink(p)
         switch linkType {
