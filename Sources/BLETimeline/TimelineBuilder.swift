@@ -75,6 +75,10 @@ public final class TimelineBuilder {
     var scanning = false
     /// The frame being fed carries an L2CAP PDU the capture cut (`L2CAPPDU.isTruncated`).
     var truncatedPDU = false
+    /// Over the air (TimelineBuilder+LinkLayer): no open link can have been silent past its
+    /// supervision timeout at a record up to this time, and the last data PDU's connection.
+    var linkSilenceDeadline: Int64 = .min
+    var lastLinkConnection: ConnectionState?
 
     public init(
         emit: @escaping (TimelineEvent) -> Void,
