@@ -47,14 +47,17 @@ public final class PcapReader: CaptureReader {
     private let seekableFD: Int32?
     private let layout: Layout
     private let isPcapng: Bool
-    private var frame = 0
+    // The per-record state below is `@exclusivity(unchecked)`: each checked access to a class's
+    // stored `var` is a runtime call, at every record. A reader is used by one thread at a time
+    // and `next()` calls out only to libpcap and the pseudo-header parsers, which cannot reach it.
+    @exclusivity(unchecked) private var frame = 0
     /// Stream position just after the last good record (or after the file header).
-    private var position: Int64
-    private var finished = false
-    private var inference = H4DirectionInference()
-    private var senderInference = LinkLayerSenderInference()
+    @exclusivity(unchecked) private var position: Int64
+    @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var inference = H4DirectionInference()
+    @exclusivity(unchecked) private var senderInference = LinkLayerSenderInference()
     /// 256: this file's writer puts channel indices where RF channels belong.
-    private var phdrChannelIsIndex = false
+    @exclusivity(unchecked) private var phdrChannelIsIndex = false
     /// libpcap's snaplen for the file (it cuts longer records to this).
     private let snapshot: Int
     /// File offset of the stream's first byte (non-zero only if the source had consumed bytes

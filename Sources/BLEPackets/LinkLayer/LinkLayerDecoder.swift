@@ -80,8 +80,10 @@ public final class LinkLayerDecoder {
 
     /// All mutable state in one value, changed by one mutating call per record: a class's
     /// stored properties each cost a dynamic exclusivity check per access, a struct's fields
-    /// inside a mutating method none.
-    var table: LinkTable
+    /// inside a mutating method none. That one access is unchecked too: a decoder is confined
+    /// to the thread that feeds it, and `LinkTable.decode` calls out only to the reassembler,
+    /// which cannot reach the decoder.
+    @exclusivity(unchecked) var table: LinkTable
     let reassembler: L2CAPReassembler
 
     public init(reassembler: L2CAPReassembler) {
