@@ -253,8 +253,8 @@ extension TimelineBuilder {
     /// every change to a link's last time, timeout or empty-PDU count lowers it), instead of
     /// walking every open connection at every packet.
     func expireSilentLinks(_ r: CaptureRecord) {
-        guard !open.isEmpty else { return }
         if r.timestamp <= linkSilenceDeadline, Self.inSilenceClockRange(r.timestamp) { return }
+        guard !open.isEmpty else { return }
         var deadline = Int64.max
         for c in open.values {
             guard let s = c.linkLayer, let timeout = s.supervisionTimeout, s.counters.emptyPDUs > 0,
