@@ -48,7 +48,9 @@ final class ConnectionState {
     /// Disconnection Complete's reason and who ended the link.
     var endReason: UInt8?
     var endSide: DisconnectionSide?
-    var endTime: Int64?
+    /// Set when the connection ends; read at every over-the-air data PDU (unchecked, like
+    /// `linkLayer`).
+    @exclusivity(unchecked) var endTime: Int64?
     /// An L2CAP Connection Parameter Update Request waiting for its response (Vol 3 Part A
     /// 4.20/4.21, matched by identifier): its event's sequence, identifier, time and direction.
     var parameterRequest: (sequence: Int, identifier: UInt8, time: Int64, sent: Bool)?
@@ -67,8 +69,10 @@ final class ConnectionState {
     @exclusivity(unchecked) var outstandingIndication: (PendingIndication?, PendingIndication?) = (nil, nil)
     /// Pairing Request features, kept to pick the association model at the response.
     var pairingRequest: SMPPairingFeatures?
-    /// Link-layer captures: what the air showed of this connection.
-    var linkLayer: LinkLayerConnectionState?
+    /// Link-layer captures: what the air showed of this connection. Read and written back at
+    /// every data PDU, so unchecked: a connection is confined to the thread feeding its
+    /// builder, and no access to it spans a call that could reach it again.
+    @exclusivity(unchecked) var linkLayer: LinkLayerConnectionState?
 
     init(number: Int, controllerIndex: UInt16, handle: UInt16, startFrame: Int, startTime: Int64, unknownStart: Bool) {
         self.number = number

@@ -31,7 +31,7 @@ extension TimelineBuilder {
             // A data PDU on a primary advertising channel is an advertising packet whose access
             // address arrived damaged (channel hopping never uses 37–39): no connection.
             if r.radio.channel >= 37, r.radio.channel <= 39 { return }
-            guard ll.connection != 0, let c = connection(ll.connection, r) else { return }
+            guard ll.connection != 0, let c = linkConnection(ll.connection, r) else { return }
             if c.linkLayer == nil {
                 var s = LinkLayerConnectionState()
                 s.counters.accessAddress = r.radio.accessAddress
@@ -45,6 +45,7 @@ extension TimelineBuilder {
             if ll.crc == .invalid {
                 s.counters.crcErrors += 1
                 c.linkLayer = s
+                noteSilenceClock(s)
                 return
             }
             if d.isEmpty { s.counters.emptyPDUs += 1 }
@@ -60,6 +61,7 @@ extension TimelineBuilder {
                 }
             }
             c.linkLayer = s
+            noteSilenceClock(s)
             if ll.isRetransmission || ll.isEncrypted { return }
             if let control = ll.control {
                 self.control(control, c, r)
@@ -190,6 +192,7 @@ extension TimelineBuilder {
                 // be placed: the update applies at the PDU.
                 c.linkLayer?.interval = Int64(u.interval) * 1250
                 c.linkLayer?.supervisionTimeout = Int64(u.timeout) * 10_000
+                linkSilenceDeadline = .min  // a shorter timeout: look again at the next record
                 add(event(r, c, .connectionUpdate(status: 0, timing: t)))
             }
         case LLControlOpcode.phyUpdateInd:
@@ -244,17 +247,58 @@ extension TimelineBuilder {
     /// nRF Sniffer can hide them, and an idle healthy link then shows gaps far longer than its
     /// timeout (the generated captures without `--empty-pdus`: 1 s notifications on a 720 ms
     /// timeout).
+    ///
+    /// The scan runs only once a record is later than `linkSilenceDeadline`, the earliest time
+    /// one of the links could have gone silent for too long (each scan sets it from what it saw;
+    /// every change to a link's last time, timeout or empty-PDU count lowers it), instead of
+    /// walking every open connection at every packet.
     func expireSilentLinks(_ r: CaptureRecord) {
+        if r.timestamp <= linkSilenceDeadline, Self.inSilenceClockRange(r.timestamp) { return }
         guard !open.isEmpty else { return }
+        var deadline = Int64.max
         for c in open.values {
             guard let s = c.linkLayer, let timeout = s.supervisionTimeout, s.counters.emptyPDUs > 0,
                 r.timestamp &- s.lastTime > timeout
-            else { continue }
+            else {
+                if let s = c.linkLayer { deadline = min(deadline, Self.silenceDeadline(s)) }
+                continue
+            }
             let reason = HCIError.connectionTimeout
             add(event(r, c, .disconnection(status: 0, reason: reason, side: .linkLoss)))
             c.endReason = reason
             c.endSide = .linkLoss
             close(c, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
         }
+        linkSilenceDeadline = deadline
+    }
+
+    /// Times whose differences cannot overflow: within this range `now &- last > timeout` is
+    /// `now > last + timeout`, which one deadline per scan can stand for.
+    static func inSilenceClockRange(_ t: Int64) -> Bool { t > -(1 << 60) && t < 1 << 60 }
+
+    /// When `s` would count as silent for too long: never (`.max`) while it has no timeout or
+    /// has shown no empty PDU; `.min` (scan at every record) for times outside the safe range.
+    static func silenceDeadline(_ s: LinkLayerConnectionState) -> Int64 {
+        guard let timeout = s.supervisionTimeout, s.counters.emptyPDUs > 0 else { return .max }
+        guard inSilenceClockRange(s.lastTime), inSilenceClockRange(timeout) else { return .min }
+        return s.lastTime + timeout
+    }
+
+    /// A link's silence clock changed (a packet on it, a new timeout): its deadline may be the
+    /// earliest now.
+    func noteSilenceClock(_ s: LinkLayerConnectionState) {
+        linkSilenceDeadline = min(linkSilenceDeadline, Self.silenceDeadline(s))
+    }
+
+    /// The open connection of a link-layer connection number: the one of the previous data PDU
+    /// when it is still open (no dictionary lookup for the usual run of PDUs on one link),
+    /// else `connection(_:_:)`.
+    func linkConnection(_ number: UInt16, _ r: CaptureRecord) -> ConnectionState? {
+        if let c = lastLinkConnection, c.endTime == nil, c.handle == number, c.controllerIndex == r.controllerIndex {
+            return c
+        }
+        let c = connection(number, r)
+        lastLinkConnection = c
+        return c
     }
 }

@@ -79,6 +79,12 @@ public final class TimelineBuilder {
     var scanFilters = ScanFilterTable()
     var pendingAPCF: [PendingAPCF] = []
     var apcfSeen = false
+    /// Over the air (TimelineBuilder+LinkLayer): no open link can have been silent past its
+    /// supervision timeout at a record up to this time, and the last data PDU's connection.
+    /// Unchecked: touched once per packet, only by the thread feeding the builder, never
+    /// across a call out of it (`emit` does not call back).
+    @exclusivity(unchecked) var linkSilenceDeadline: Int64 = .min
+    @exclusivity(unchecked) var lastLinkConnection: ConnectionState?
     /// Whether the host last enabled scanning (LE Set [Extended] Scan Enable).
     var scanning = false
     /// The frame being fed carries an L2CAP PDU the capture cut (`L2CAPPDU.isTruncated`).

@@ -33,7 +33,8 @@ import CPcap
 /// packet, so the span between two packets can hold more than one block; the reader then takes
 /// the packet block's own length from its trailing Block Total Length (read with `pread` on a
 /// regular file) and reports the block that ends where libpcap stopped. On a pipe it reports
-/// the whole span. (Asking the stream its position costs one lseek per pcapng packet.)
+/// the whole span. (Asking the stream its position costs no system call on a regular file:
+/// see the seek in `init`.)
 public final class PcapReader: CaptureReader {
     public let format: CaptureFormat
     public private(set) var damage: CaptureDamage? = nil
@@ -46,14 +47,17 @@ public final class PcapReader: CaptureReader {
     private let seekableFD: Int32?
     private let layout: Layout
     private let isPcapng: Bool
-    private var frame = 0
+    // The per-record state below is `@exclusivity(unchecked)`: each checked access to a class's
+    // stored `var` is a runtime call, at every record. A reader is used by one thread at a time
+    // and `next()` calls out only to libpcap and the pseudo-header parsers, which cannot reach it.
+    @exclusivity(unchecked) private var frame = 0
     /// Stream position just after the last good record (or after the file header).
-    private var position: Int64
-    private var finished = false
-    private var inference = H4DirectionInference()
-    private var senderInference = LinkLayerSenderInference()
+    @exclusivity(unchecked) private var position: Int64
+    @exclusivity(unchecked) private var finished = false
+    @exclusivity(unchecked) private var inference = H4DirectionInference()
+    @exclusivity(unchecked) private var senderInference = LinkLayerSenderInference()
     /// 256: this file's writer puts channel indices where RF channels belong.
-    private var phdrChannelIsIndex = false
+    @exclusivity(unchecked) private var phdrChannelIsIndex = false
     /// libpcap's snaplen for the file (it cuts longer records to this).
     private let snapshot: Int
     /// File offset of the stream's first byte (non-zero only if the source had consumed bytes
@@ -118,6 +122,11 @@ public final class PcapReader: CaptureReader {
         handle = p
         file = pcap_file(p)
         seekableFD = isRegular && path != nil ? file.map { fileno($0) } : nil
+        // glibc's ftello asks the kernel (one lseek) unless the stream has cached its file
+        // offset, which it starts doing only after a seek; underflow keeps the cache up to date
+        // from then on. A seek to where the stream already is changes nothing else, and makes
+        // the position query per pcapng packet (below) free of system calls.
+        if let file, seekableFD != nil { _ = fseeko(file, 0, SEEK_CUR) }
 
         let linkType = pcap_datalink(p)
         switch linkType {

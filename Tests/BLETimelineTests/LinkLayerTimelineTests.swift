@@ -109,6 +109,53 @@ import Testing
         #expect(ended.count == 2 && ended[0].endFrame == 300 && ended[1].unknownStart)
     }
 
+    /// Data PDUs on one access address, as a 256 sniffer that checked the CRC gives them.
+    static func feedDataPDUs(_ pdus: [(time: Int64, central: Bool, pdu: [UInt8])]) -> [TimelineEvent] {
+        let decoder = FrameDecoder()
+        var events: [TimelineEvent] = []
+        let builder = TimelineBuilder(emit: { events.append($0) })
+        for (i, p) in pdus.enumerated() {
+            let bytes = p.pdu + [0, 0, 0]  // the CRC (the sniffer's verdict stands)
+            bytes.withUnsafeBytes { raw in
+                var radio = LinkLayerRadio()
+                radio.accessAddress = 0x5065_A1B2
+                radio.channel = 5
+                radio.channelType = .data
+                radio.sender = p.central ? .central : .peripheral
+                radio.flags = [.crcChecked, .crcValid]
+                let record = CaptureRecord(
+                    frame: i + 1, timestamp: p.time, direction: p.central ? .sent : .received, kind: .linkLayer,
+                    rawType: 0, payload: ByteView(raw), originalLength: bytes.count, fileOffset: 0,
+                    recordLength: bytes.count, radio: radio)
+                builder.feed(decoder.decode(record))
+            }
+        }
+        builder.finish()
+        return events
+    }
+
+    @Test func aShorterSupervisionTimeoutCountsFromTheUpdate() throws {
+        // A link seen mid-connection (no CONNECT_IND, no event counter): its
+        // LL_CONNECTION_UPDATE_IND applies at the PDU (interval 40 × 1.25 ms, timeout 10 × 10 ms),
+        // and the next PDU 199 ms later comes after the link was lost (the sniffer records
+        // empty PDUs on it: silence is evidence).
+        let empty: [UInt8] = [0x01, 0x00]
+        let update: [UInt8] = [0x03, 12, 0x00, 1, 0x00, 0x00, 40, 0x00, 0x00, 0x00, 10, 0x00, 0x20, 0x00]
+        let events = Self.feedDataPDUs([
+            (0, true, empty), (1_000, true, update), (200_000, true, empty), (200_500, false, empty),
+        ])
+        let loss = try #require(events.first { $0.type.description == "connection.disconnect" })
+        #expect(loss.frame == 3)
+        if case .disconnection(_, let reason, let side) = loss.kind {
+            #expect(reason == HCIError.connectionTimeout && side == .linkLoss)
+        }
+        // Within the timeout nothing ends.
+        let kept = Self.feedDataPDUs([
+            (0, true, empty), (1_000, true, update), (90_000, true, empty), (180_000, false, empty),
+        ])
+        #expect(!kept.contains { $0.type.description == "connection.disconnect" })
+    }
+
     @Test func damagedAccessAddressesOnAdvertisingChannelsMakeNoConnection() throws {
         // HackRF on channel 37 only: a few packets whose access address arrived damaged.
         let t = try Timeline(Self.capture("pcap-lell256_ice9-hackrf-adv37.pcap"))

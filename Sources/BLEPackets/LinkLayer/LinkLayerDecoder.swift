@@ -78,22 +78,65 @@ public final class LinkLayerDecoder {
         var stamp: UInt64 = 0
     }
 
-    var links: [Link] = []
-    var nextNumber: UInt16 = 1
-    var clock: UInt64 = 0
+    /// All mutable state in one value, changed by one mutating call per record: a class's
+    /// stored properties each cost a dynamic exclusivity check per access, a struct's fields
+    /// inside a mutating method none. That one access is unchecked too: a decoder is confined
+    /// to the thread that feeds it, and `LinkTable.decode` calls out only to the reassembler,
+    /// which cannot reach the decoder.
+    @exclusivity(unchecked) var table: LinkTable
     let reassembler: L2CAPReassembler
 
     public init(reassembler: L2CAPReassembler) {
         self.reassembler = reassembler
-        links.reserveCapacity(Self.maximumConnections)
+        table = LinkTable()
     }
 
     /// The connection number of `accessAddress`, if the decoder knows it.
     public func connectionNumber(accessAddress: UInt32) -> UInt16? {
-        index(of: accessAddress).map { links[$0].number }
+        table.index(of: accessAddress).map { table.links[$0].number }
     }
 
     public func decode(_ record: CaptureRecord) -> LinkLayerFrame {
+        table.decode(record, reassembler)
+    }
+
+    /// FNV-1a over LLID, Length and payload: what a retransmitted copy repeats.
+    static func fingerprint(_ pdu: LLDataPDU) -> UInt32 {
+        var h: UInt32 = 0x811C_9DC5
+        h = (h ^ UInt32(pdu.llid)) &* 0x0100_0193
+        h = (h ^ UInt32(pdu.length)) &* 0x0100_0193
+        for b in pdu.payload.base { h = (h ^ UInt32(b)) &* 0x0100_0193 }
+        return h
+    }
+
+    /// CRC status: the sniffer's verdict when it gives one, else computed when the CRCInit is
+    /// known and the three CRC bytes are there.
+    static func status(_ radio: LinkLayerRadio, _ raw: ByteView, pduLength: Int, crcInit: UInt32?)
+        -> LinkLayerFrame.CRCStatus
+    {
+        if radio.flags.contains(.crcChecked) { return radio.flags.contains(.crcValid) ? .valid : .invalid }
+        guard let crcInit, let pdu = raw.slice(0, pduLength), let received = raw.u24le(pduLength) else {
+            return .unchecked
+        }
+        return LinkLayerCRC.compute(pdu, crcInit: crcInit) == received ? .valid : .invalid
+    }
+}
+
+/// The decoder's links (at most `LinkLayerDecoder.maximumConnections`) and counters.
+struct LinkTable {
+    typealias Link = LinkLayerDecoder.Link
+
+    var links: [Link] = []
+    var nextNumber: UInt16 = 1
+    var clock: UInt64 = 0
+    /// The slot the previous data PDU used: consecutive PDUs are mostly on one link.
+    var recent = 0
+
+    init() {
+        links.reserveCapacity(LinkLayerDecoder.maximumConnections)
+    }
+
+    mutating func decode(_ record: CaptureRecord, _ reassembler: L2CAPReassembler) -> LinkLayerFrame {
         let radio = record.radio
         let raw = record.payload
         guard let h1 = raw.u8(1) else {
@@ -103,12 +146,12 @@ public final class LinkLayerDecoder {
         }
         if radio.isAdvertising {
             let bytes = raw.prefix(2 + Int(h1))
-            let crc = status(radio, raw, pduLength: bytes.count, crcInit: LLCRCInit.advertising)
+            let crc = LinkLayerDecoder.status(radio, raw, pduLength: bytes.count, crcInit: LLCRCInit.advertising)
             let adv = LLAdvertisingPDU(bytes)!
             // A CONNECT_IND opens a connection on its access address with a known CRCInit.
             var opened: UInt16 = 0
             if adv.pduType == LLAdvertisingPDUType.connectInd, crc != .invalid, let ci = adv.connectIndication {
-                let i = startLink(ci.accessAddress)
+                let i = startLink(ci.accessAddress, reassembler)
                 links[i].crcInit = ci.crcInit
                 opened = links[i].number
             }
@@ -119,10 +162,11 @@ public final class LinkLayerDecoder {
 
         let cp = (raw.u8(0) ?? 0) & 0x20 != 0
         let bytes = raw.prefix(2 + (cp ? 1 : 0) + Int(h1))
-        let i = link(radio.accessAddress)
+        let i = link(radio.accessAddress, reassembler)
+        recent = i
         clock &+= 1
         links[i].stamp = clock
-        let crc = status(radio, raw, pduLength: bytes.count, crcInit: links[i].crcInit)
+        let crc = LinkLayerDecoder.status(radio, raw, pduLength: bytes.count, crcInit: links[i].crcInit)
         guard let pdu = LLDataPDU(bytes) else {
             return LinkLayerFrame(
                 pdu: .truncated, bytes: bytes, crc: crc, connection: links[i].number, isRetransmission: false,
@@ -142,7 +186,7 @@ public final class LinkLayerDecoder {
         // new data. Wireshark looks at SN alone and calls those retransmissions too.
         var retransmission = false
         if radio.sender != .unknown {
-            let content = Self.fingerprint(pdu)
+            let content = LinkLayerDecoder.fingerprint(pdu)
             if radio.sender == .central {
                 retransmission =
                     links[i].hasPrevious.0 && links[i].previousSN.0 == pdu.sn && links[i].previousContent.0 == content
@@ -190,30 +234,10 @@ public final class LinkLayerDecoder {
             isEncrypted: false, l2cap: result)
     }
 
-    /// FNV-1a over LLID, Length and payload: what a retransmitted copy repeats.
-    static func fingerprint(_ pdu: LLDataPDU) -> UInt32 {
-        var h: UInt32 = 0x811C_9DC5
-        h = (h ^ UInt32(pdu.llid)) &* 0x0100_0193
-        h = (h ^ UInt32(pdu.length)) &* 0x0100_0193
-        for b in pdu.payload.base { h = (h ^ UInt32(b)) &* 0x0100_0193 }
-        return h
-    }
-
-    /// CRC status: the sniffer's verdict when it gives one, else computed when the CRCInit is
-    /// known and the three CRC bytes are there.
-    private func status(_ radio: LinkLayerRadio, _ raw: ByteView, pduLength: Int, crcInit: UInt32?)
-        -> LinkLayerFrame.CRCStatus
-    {
-        if radio.flags.contains(.crcChecked) { return radio.flags.contains(.crcValid) ? .valid : .invalid }
-        guard let crcInit, let pdu = raw.slice(0, pduLength), let received = raw.u24le(pduLength) else {
-            return .unchecked
-        }
-        return LinkLayerCRC.compute(pdu, crcInit: crcInit) == received ? .valid : .invalid
-    }
-
     /// A plain loop: the generic `firstIndex(where:)` copies the element through a heap box
     /// when unspecialized (debug builds), once per packet.
-    private func index(of accessAddress: UInt32) -> Int? {
+    func index(of accessAddress: UInt32) -> Int? {
+        if recent < links.count, links[recent].accessAddress == accessAddress { return recent }
         var i = 0
         while i < links.count {
             if links[i].accessAddress == accessAddress { return i }
@@ -224,14 +248,14 @@ public final class LinkLayerDecoder {
 
     /// The slot of `accessAddress`, created (a connection that started before the capture)
     /// when unknown.
-    private func link(_ accessAddress: UInt32) -> Int {
+    mutating func link(_ accessAddress: UInt32, _ reassembler: L2CAPReassembler) -> Int {
         if let i = index(of: accessAddress) { return i }
-        return startLink(accessAddress)
+        return startLink(accessAddress, reassembler)
     }
 
     /// A fresh slot for `accessAddress` (a CONNECT_IND reusing an address starts over).
     @discardableResult
-    private func startLink(_ accessAddress: UInt32) -> Int {
+    mutating func startLink(_ accessAddress: UInt32, _ reassembler: L2CAPReassembler) -> Int {
         clock &+= 1
         let fresh = Link(accessAddress: accessAddress, number: nextNumber, stamp: clock)
         nextNumber = nextNumber >= 0x0EFF ? 1 : nextNumber + 1
@@ -240,7 +264,7 @@ public final class LinkLayerDecoder {
             links[i] = fresh
             return i
         }
-        if links.count < Self.maximumConnections {
+        if links.count < LinkLayerDecoder.maximumConnections {
             links.append(fresh)
             return links.count - 1
         }
