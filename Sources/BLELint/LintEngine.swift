@@ -5,8 +5,9 @@ import BLETimeline
 /// capture facts as they are learned), then `finish`. Rules are called in id order; each
 /// reports through its own `FindingSink` into one store.
 ///
-/// Every input is handed to every rule by borrowing: the engine unwraps a `LintInput` once and
-/// passes the same event to each rule, never a copy per rule (copying the ~250-byte
+/// Every input is handed to the rules by borrowing (a timeline event to those whose
+/// `observedEvents` hold its class): the engine unwraps a `LintInput` once and passes the same
+/// event to each rule, never a copy per rule (copying the ~250-byte
 /// `TimelineEvent` for each of 16 rules, and the existential boxes of the rules themselves,
 /// was a quarter of `blecap lint`'s instructions).
 public final class LintEngine {
