@@ -5,8 +5,9 @@ import BLETimeline
 /// capture facts as they are learned), then `finish`. Rules are called in id order; each
 /// reports through its own `FindingSink` into one store.
 ///
-/// Every input is handed to every rule by borrowing: the engine unwraps a `LintInput` once and
-/// passes the same event to each rule, never a copy per rule (copying the ~250-byte
+/// Every input is handed to the rules by borrowing (a timeline event to those whose
+/// `observedEvents` hold its class): the engine unwraps a `LintInput` once and passes the same
+/// event to each rule, never a copy per rule (copying the ~250-byte
 /// `TimelineEvent` for each of 16 rules, and the existential boxes of the rules themselves,
 /// was a quarter of `blecap lint`'s instructions).
 public final class LintEngine {
@@ -16,17 +17,32 @@ public final class LintEngine {
     /// the engine's lifetime, so the unretained references never dangle.
     let runners: [RuleRunner]
     let unretained: [Unmanaged<RuleRunner>]
+    /// Per timeline event class (`TimelineEvent.Kind.classIndex`), the rules that read it.
+    let byEventClass: [[Unmanaged<RuleRunner>]]
     let store = FindingStore()
     public var facts = CaptureFacts()
     var lastTime: Int64 = 0
 
-    public init(rules: [(rule: any LintRule.Type, settings: RuleSettings)]) {
+    public convenience init(rules: [(rule: any LintRule.Type, settings: RuleSettings)]) {
+        self.init(rules: rules, everyEventToEveryRule: false)
+    }
+
+    /// `everyEventToEveryRule`: ignore `observedEvents` and hand each rule every timeline event
+    /// (tests check that no rule's declaration loses a finding).
+    init(rules: [(rule: any LintRule.Type, settings: RuleSettings)], everyEventToEveryRule: Bool) {
         let store = store
-        runners = rules.map { r in
+        let runners = rules.map { r in
             func box<R: LintRule>(_: R.Type) -> RuleRunner { RuleBox<R>(settings: r.settings, store: store) }
             return box(r.rule)
         }
+        self.runners = runners
         unretained = runners.map { Unmanaged.passUnretained($0) }
+        byEventClass = (0..<TimelineEventClasses.count).map { i in
+            runners.filter {
+                everyEventToEveryRule || $0.type.observedEvents.contains(TimelineEventClasses(rawValue: 1 << i))
+            }
+            .map { Unmanaged.passUnretained($0) }
+        }
     }
 
     public convenience init(configuration: LintConfiguration = LintConfiguration()) {
@@ -49,7 +65,7 @@ public final class LintEngine {
         if case .connectionComplete(let info) = event.kind, let c = event.connection {
             store.owners[info.handle] = (c, event.peer)
         }
-        for r in unretained { r._withUnsafeGuaranteedRef { $0.observe(event) } }
+        for r in byEventClass[event.kind.classIndex] { r._withUnsafeGuaranteedRef { $0.observe(event) } }
     }
 
     public func observe(_ fact: HCIFact) {

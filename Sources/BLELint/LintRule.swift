@@ -6,7 +6,8 @@ import BLETimeline
 /// input one item at a time and reports findings through the sink. Its state must stay bounded
 /// per connection (or per peer), never per frame.
 ///
-/// Adding a rule: one file here, its tests, and one line in `RuleRegistry.all`.
+/// Adding a rule: one file here, its tests, and one line in `RuleRegistry.all`; declare
+/// `observedEvents` when the rule reads only some classes of timeline event.
 public protocol LintRule: Sendable {
     static var descriptor: RuleDescriptor { get }
     init(settings: RuleSettings)
@@ -21,6 +22,59 @@ public protocol LintRule: Sendable {
     /// The rule judges ATT or SMP traffic: on a link-layer capture whose link became
     /// encrypted (without a key) it sees only the part before.
     static var readsATTOrSMP: Bool { get }
+    /// The classes of timeline event `observe(_: TimelineEvent, _:)` reads: the engine hands the
+    /// rule those only. A rule that uses every event's time (timeouts) keeps `.all`.
+    static var observedEvents: TimelineEventClasses { get }
+}
+
+/// Classes of timeline event, for `LintRule.observedEvents`. A rule about scanning is then not
+/// called for each of a capture's million notifications (calling every rule with every event
+/// was a fifth of `lint`'s instructions).
+public struct TimelineEventClasses: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Reset, initialisation, BlueZ management, index and power events, annotations.
+    public static let controller = TimelineEventClasses(rawValue: 1 << 0)
+    /// Scan start/stop, scan filters, advertisements.
+    public static let scanning = TimelineEventClasses(rawValue: 1 << 1)
+    /// Connection create/cancel/complete/failed/update, parameter requests, data length, PHY,
+    /// encryption, disconnection, link-layer control.
+    public static let connection = TimelineEventClasses(rawValue: 1 << 2)
+    /// What an ATT client starts: MTU exchange, discovery, reads, writes, subscriptions, and
+    /// responses that answer nothing.
+    public static let gattRequests = TimelineEventClasses(rawValue: 1 << 3)
+    /// What an ATT server sends unasked: notifications and indications.
+    public static let gattUpdates = TimelineEventClasses(rawValue: 1 << 4)
+    /// SMP: pairing, security requests, key distribution.
+    public static let security = TimelineEventClasses(rawValue: 1 << 5)
+    public static let all: TimelineEventClasses = [
+        .controller, .scanning, .connection, .gattRequests, .gattUpdates, .security,
+    ]
+    /// Bit positions, for the engine's table.
+    static let count = 6
+}
+
+extension TimelineEvent.Kind {
+    /// The class's bit position (`TimelineEventClasses`).
+    var classIndex: Int {
+        switch self {
+        case .controllerReset, .initComplete, .managementSetPowered, .managementSettings,
+            .managementDiscoveryStart, .managementDiscoveryStop, .managementDiscovering, .indexAdded,
+            .indexRemoved, .indexOpened, .indexClosed, .power, .annotation:
+            0
+        case .scanStart, .scanStop, .scanFilters, .advertisement: 1
+        case .connectionCreate, .connectionCancel, .connectionComplete, .connectionFailed, .connectionUpdate,
+            .connectionParameterRequest, .connectionParameterResponse, .dataLengthChange, .phyUpdate,
+            .encryptionChange, .disconnection, .linkLayerControl, .linkLayerEncrypted:
+            2
+        case .mtuExchange, .discovery, .read, .write, .subscribe, .unmatchedResponse: 3
+        case .notification, .indication: 4
+        case .pairingRequest, .pairingResponse, .pairingFailed, .securityRequest, .identityAddress,
+            .keyDistribution:
+            5
+        }
+    }
 }
 
 extension LintRule {
@@ -29,6 +83,7 @@ extension LintRule {
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {}
     public mutating func finish(at time: Int64, _ sink: FindingSink) {}
     public static var readsATTOrSMP: Bool { false }
+    public static var observedEvents: TimelineEventClasses { .all }
 }
 
 /// A rule's effective settings: severity and thresholds after the config file.

@@ -48,6 +48,8 @@ public struct CCCDWrittenDirectly: LintRule {
             }
             """)
 
+    public static let observedEvents: TimelineEventClasses = .gattRequests
+
     public init(settings: RuleSettings) {}
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {

@@ -126,6 +126,8 @@ public struct FullDiscovery: LintRule {
     /// for good: sessions and their used characteristics are never removed.
     var lastUsed: (key: SessionKey, handle: UInt16)?
 
+    public static let observedEvents: TimelineEventClasses = [.gattRequests, .gattUpdates]
+
     public init(settings: RuleSettings) {
         maxUsedFraction = settings.threshold("max_used_fraction", in: Self.descriptor)
         minCharacteristics = Int(settings.threshold("min_characteristics", in: Self.descriptor))

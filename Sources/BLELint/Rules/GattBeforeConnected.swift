@@ -74,6 +74,8 @@ public struct GattBeforeConnected: LintRule {
     var connectedPeers: Set<BDAddr> = []
     var apiReported: Set<BDAddr> = []
 
+    public static let observedEvents: TimelineEventClasses = .connection
+
     public init(settings: RuleSettings) {}
 
     public static let readsATTOrSMP = true

@@ -53,6 +53,8 @@ public struct InsecurePairing: LintRule {
     /// Peers that paired in this capture (a later encryption with their key is expected).
     var pairedPeers: Set<BDAddr> = []
 
+    public static let observedEvents: TimelineEventClasses = [.connection, .security]
+
     public init(settings: RuleSettings) {}
 
     public static let readsATTOrSMP = true

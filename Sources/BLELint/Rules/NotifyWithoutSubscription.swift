@@ -110,11 +110,13 @@ public struct NotifyWithoutSubscription: LintRule {
     var links: [Int: Link] = [:]
     /// The last notification or indication a configuration allowed for good (its frame after
     /// the CCCD's Write Response): the next one on the same value is allowed too unless an
-    /// event in between changed something, and every other kind of event clears this. Saves
+    /// event in between changed something, and every other event this rule reads clears it. Saves
     /// the two hash lookups per notification that were 8 % of `lint`.
     var lastAllowed: (connection: Int, key: Key, indication: Bool)?
     /// Per peer, the value handles it subscribed to on earlier connections, with the connection.
     var earlier: [BDAddr: [Key: Int]] = [:]
+
+    public static let observedEvents: TimelineEventClasses = [.connection, .gattRequests, .gattUpdates, .security]
 
     public init(settings: RuleSettings) {}
 

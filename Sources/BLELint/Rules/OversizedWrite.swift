@@ -39,6 +39,8 @@ public struct OversizedWrite: LintRule {
     /// Connections whose ATT_MTU is known: started in the capture or exchanged in it.
     var known: Set<Int> = []
 
+    public static let observedEvents: TimelineEventClasses = [.connection, .gattRequests, .gattUpdates]
+
     public init(settings: RuleSettings) {}
 
     public static let readsATTOrSMP = true

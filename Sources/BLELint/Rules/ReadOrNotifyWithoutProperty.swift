@@ -55,6 +55,8 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
     /// ATT Read Not Permitted (Vol 3 Part F 3.4.1.1).
     static let readNotPermitted: UInt8 = ATTErrorCode.readNotPermitted
 
+    public static let observedEvents: TimelineEventClasses = .gattRequests
+
     public init(settings: RuleSettings) {}
 
     public static let readsATTOrSMP = true

@@ -52,6 +52,8 @@ public struct ScanBeforePoweredOn: LintRule {
     /// Why the adapter is down (index removed/closed), nil when up.
     var down: String?
 
+    public static let observedEvents: TimelineEventClasses = [.controller, .scanning, .connection]
+
     public init(settings: RuleSettings) {}
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {

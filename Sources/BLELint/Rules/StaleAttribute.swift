@@ -42,6 +42,8 @@ public struct StaleAttribute: LintRule {
             }
             """)
 
+    public static let observedEvents: TimelineEventClasses = []
+
     public init(settings: RuleSettings) {}
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {

@@ -46,6 +46,8 @@ public struct UncheckedWrite: LintRule {
         ATTErrorCode.writeNotPermitted, ATTErrorCode.requestNotSupported, ATTErrorCode.invalidAttributeValueLength,
     ]
 
+    public static let observedEvents: TimelineEventClasses = .gattRequests
+
     public init(settings: RuleSettings) {}
 
     public static let readsATTOrSMP = true

@@ -55,6 +55,8 @@ public struct UnfilteredScan: LintRule {
     /// All-pass set-ups and disable commands already reported (bounded), by their frames.
     var reported: Set<[Int]> = []
 
+    public static let observedEvents: TimelineEventClasses = .scanning
+
     public init(settings: RuleSettings) {}
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {

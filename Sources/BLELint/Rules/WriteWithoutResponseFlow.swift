@@ -53,6 +53,8 @@ public struct WriteWithoutResponseFlow: LintRule {
     }
     var violations: [UInt16: Violations] = [:]
 
+    public static let observedEvents: TimelineEventClasses = []
+
     public init(settings: RuleSettings) {}
 
     public static let readsATTOrSMP = true
