@@ -121,12 +121,14 @@ public final class FileByteSource {
             end = n
         }
         while end - start < count && !reachedEOF {
-            let room = buffer.count - end
-            if room == 0 { break }
             if let monitor {
+                // Makes its own room: a record fills the buffer to its very end only when it is
+                // the largest a datagram can be, and the next one compacts first.
                 fillRecord(from: monitor)
                 continue
             }
+            let room = buffer.count - end
+            if room == 0 { break }
             let r = read(fd, buffer.baseAddress! + end, room)
             if r > 0 {
                 end += r
