@@ -131,11 +131,17 @@ extension VirtualController {
 
     /// c1 with TK 0 (Just Works) over this connection's pairing PDUs and addresses (2.2.3).
     private func confirm(_ c: LiveConnection, _ p: LegacyPairing, random r: UInt128) -> UInt128? {
-        guard let preq = p.preq.withByteView({ $0.littleEndianUInt56(at: 0) }),
-            let pres = p.pres.withByteView({ $0.littleEndianUInt56(at: 0) })
+        justWorksConfirm(c, preq: p.preq, pres: p.pres, random: r)
+    }
+
+    /// c1 with TK 0 over the Pairing Request and Response as sent (code first) and the
+    /// connection's initiator (ia) and responder (ra), whichever side blecap plays.
+    func justWorksConfirm(_ c: LiveConnection, preq: [UInt8], pres: [UInt8], random r: UInt128) -> UInt128? {
+        guard let q = preq.withByteView({ $0.littleEndianUInt56(at: 0) }),
+            let s = pres.withByteView({ $0.littleEndianUInt56(at: 0) })
         else { return nil }
         return SecurityFunction.c1(
-            k: 0, r: r, preq: preq, pres: pres, iat: c.initiator.type & 1, ia: c.initiator.address.rawValue,
+            k: 0, r: r, preq: q, pres: s, iat: c.initiator.type & 1, ia: c.initiator.address.rawValue,
             rat: c.responder.type & 1, ra: c.responder.address.rawValue)
     }
 
@@ -159,10 +165,7 @@ extension VirtualController {
         guard confirm(c, p, random: mrand) == mconfirm else {
             return failPairing(c, SMPPairingFailedReason.confirmValueFailed, "Mconfirm does not match Mrand")
         }
-        // STK = s1(TK, Srand, Mrand), cut to the key size (2.3.4: the most significant
-        // octets zeroed).
-        let stk = SecurityFunction.s1(k: 0, r1: p.srand, r2: mrand)
-        p.stk = p.keySize >= 16 ? stk : stk & ((UInt128(1) << (8 * p.keySize)) - 1)
+        p.stk = SecurityFunction.shortTermKey(tk: 0, srand: p.srand, mrand: mrand, keySize: p.keySize)
         c.pairing = p
         sendSMP(c, [SMPCode.pairingRandom] + p.srand.littleEndianOctets)
     }
@@ -351,9 +354,9 @@ extension VirtualController {
                 return fail(SMPPairingFailedReason.confirmValueFailed, "Sconfirm does not match Srand")
             }
             c.centralPairing = nil
-            let stk = SecurityFunction.s1(k: 0, r1: srand, r2: p.mrand)
             requestLTK(
-                c, rand: 0, ediv: 0, expected: p.keySize >= 16 ? stk : stk & ((UInt128(1) << (8 * p.keySize)) - 1))
+                c, rand: 0, ediv: 0,
+                expected: SecurityFunction.shortTermKey(tk: 0, srand: srand, mrand: p.mrand, keySize: p.keySize))
         case SMPCode.pairingFailed:
             c.centralPairing = nil
             let reason = payload.u8(1) ?? 0
@@ -382,11 +385,7 @@ extension VirtualController {
 
     /// c1 with TK 0 over the captured central's pairing (ia: the captured central, ra: the host).
     private func centralConfirm(_ c: LiveConnection, _ p: CentralPairing, random r: UInt128) -> UInt128? {
-        guard let pres = p.pres, let q = p.preq.withByteView({ $0.littleEndianUInt56(at: 0) }),
-            let s = pres.withByteView({ $0.littleEndianUInt56(at: 0) })
-        else { return nil }
-        return SecurityFunction.c1(
-            k: 0, r: r, preq: q, pres: s, iat: c.initiator.type & 1, ia: c.initiator.address.rawValue,
-            rat: c.responder.type & 1, ra: c.responder.address.rawValue)
+        guard let pres = p.pres else { return nil }
+        return justWorksConfirm(c, preq: p.preq, pres: pres, random: r)
     }
 }

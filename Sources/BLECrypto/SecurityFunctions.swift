@@ -43,6 +43,13 @@ public enum SecurityFunction {
         return e(k, (r1 & low64) << 64 | (r2 & low64))
     }
 
+    /// The STK of LE legacy pairing, s1(TK, Srand, Mrand), cut to the negotiated key size in
+    /// octets (2.3.4: the most significant octets zeroed).
+    @inlinable public static func shortTermKey(tk: UInt128, srand: UInt128, mrand: UInt128, keySize: Int) -> UInt128 {
+        let stk = s1(k: tk, r1: srand, r2: mrand)
+        return keySize >= 16 ? stk : stk & ((UInt128(1) << (8 * max(0, keySize))) - 1)
+    }
+
     /// Random address hash function ah (2.2.2): e(k, padding || r) mod 2^24, r the 24-bit prand
     /// of a resolvable private address, k an IRK.
     @inlinable public static func ah(k: UInt128, r: UInt32) -> UInt32 {
