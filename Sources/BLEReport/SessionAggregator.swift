@@ -63,7 +63,8 @@ public final class SessionAggregator {
         if r.timestamp > maxTime { maxTime = r.timestamp }
         if case .linkLayer(let ll) = f.layer, case .data = ll.pdu, !r.radio.isAdvertising {
             let aa = r.radio.accessAddress
-            if radio[aa] != nil || radio.count < Limits.rssiSeries {
+            // One hash lookup per packet while under the cap (the usual case), two past it.
+            if radio.count < Limits.rssiSeries || radio[aa] != nil {
                 radio[aa, default: LinkLayerRadioSeries()].add(r.radio, ll, at: rel(r.timestamp))
             }
         }
