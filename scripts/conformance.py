@@ -360,7 +360,10 @@ def check_link_layer(blecap, path):
     """Per frame: advertising PDU type, LLID, LL Control opcode, ATT opcode (and handle where
     the PDU carries exactly one) and CRC status equal tshark's. Retransmissions: blecap's equal
     its rule evaluated on tshark's SN/NESN/CRC decode; a copy's ATT (tshark decodes copies
-    again) must repeat the original's and is not counted by blecap."""
+    again) must repeat the original's and is not counted by blecap. Frames blecap decrypted
+    (tshark cannot: it reads their ciphertext) are compared on the clear header only (PDU type,
+    LLID, CRC, retransmission) and counted; LinkLayerDecryptionTests checks their plaintext
+    against crackle's and tshark's witnesses."""
     t = tshark_link_layer(path)
     p = subprocess.run([blecap, "packets", "--format", "jsonl", "--empty-pdus", path],
                        capture_output=True, text=True)
@@ -375,7 +378,7 @@ def check_link_layer(blecap, path):
         problems.append(f"frame count blecap {len(b)} vs tshark {len(t)}")
     expected = expected_retransmissions(t, b)
     counts = {"att": 0, "handles": 0, "crc_bad": 0, "crc_only_blecap": 0, "control": 0, "retrans": 0,
-              "retrans_att": 0, "tshark_retrans": 0, "tshark_only": 0}
+              "retrans_att": 0, "tshark_retrans": 0, "tshark_only": 0, "decrypted": 0, "decrypted_att": 0}
     last_att = {}
     for frame in sorted(t):
         tf, bf = t[frame], b.get(frame)
@@ -386,7 +389,8 @@ def check_link_layer(blecap, path):
             problems.append(f"frame {frame}: PDU type tshark {tf['pdu_type']} blecap {ll.get('pdu_type')}")
         if tf["llid"] is not None and ll.get("llid") != tf["llid"]:
             problems.append(f"frame {frame}: LLID tshark {tf['llid']} blecap {ll.get('llid')}")
-        if tf["control"] is not None:
+        decrypted = bool(ll.get("decrypted"))
+        if tf["control"] is not None and not decrypted:
             counts["control"] += 1
             if ll.get("control_opcode") != tf["control"] and not ll.get("encrypted"):
                 problems.append(f"frame {frame}: LL control tshark 0x{tf['control']:02x} blecap {ll.get('control_opcode')}")
@@ -403,6 +407,15 @@ def check_link_layer(blecap, path):
         counts["tshark_only"] += tf["retransmit"] and not retrans
         att = bf.get("att")
         sender = (ll.get("access_address"), ll.get("sender"))
+        if decrypted:
+            counts["decrypted"] += 1
+            if retrans:
+                counts["retrans"] += 1
+                if bf.get("att") is not None:
+                    problems.append(f"frame {frame}: a retransmitted copy's ATT counted again")
+            else:
+                counts["decrypted_att"] += bf.get("att") is not None
+            continue
         if retrans:
             counts["retrans"] += 1
             if tf["att"]:
@@ -430,7 +443,9 @@ def check_link_layer(blecap, path):
                f"{counts['control']} LL control, {counts['crc_bad']} CRC errors (+{counts['crc_only_blecap']} "
                f"tshark cannot check), {counts['retrans']} retransmissions ({counts['retrans_att']} copies of an ATT "
                f"PDU not counted again; tshark's SN-only rule: {counts['tshark_retrans']}, of which "
-               f"{counts['tshark_only']} repeat an SN with new content)")
+               f"{counts['tshark_only']} repeat an SN with new content)"
+               + (f", {counts['decrypted']} PDUs decrypted by blecap ({counts['decrypted_att']} ATT PDUs tshark "
+                  f"cannot read)" if counts["decrypted"] else ""))
     return problems, summary
 
 

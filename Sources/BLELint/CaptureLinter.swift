@@ -78,7 +78,9 @@ public enum CaptureLinter {
         var report = CaptureReport(path: name)
         report.format = "\(reader.format)"
         let engine = LintEngine(configuration: configuration)
-        lint(reader: reader, engine: engine, report: &report, observer: observer, reopen: reopen)
+        lint(
+            reader: reader, engine: engine, report: &report, observer: observer, reopen: reopen,
+            keys: configuration.linkLayerKeys)
         if let d = reader.damage { report.damage = d.description }
         for i in report.findings.indices where baseline.fingerprints.contains(report.findings[i].fingerprint) {
             report.findings[i].baselined = true
@@ -95,7 +97,8 @@ public enum CaptureLinter {
 
     static func lint(
         reader: any CaptureReader, engine: LintEngine, report: inout CaptureReport,
-        observer: LintPassObserver? = nil, reopen: (() -> (any CaptureReader)?)? = nil
+        observer: LintPassObserver? = nil, reopen: (() -> (any CaptureReader)?)? = nil,
+        keys: LinkLayerKeys = LinkLayerKeys()
     ) {
         var ring = [(frame: Int, offset: Int64, length: Int)](repeating: (0, 0, 0), count: offsetRingSize)
         let builder: TimelineBuilder
@@ -109,7 +112,7 @@ public enum CaptureLinter {
         } else {
             builder = TimelineBuilder(emit: { engine.observe($0) })
         }
-        let decoder = FrameDecoder()
+        let decoder = FrameDecoder(keys: keys)
         var facts = FactExtractor()
         while let record = reader.next() {
             ring[record.frame % offsetRingSize] = (record.frame, record.fileOffset, record.recordLength)
@@ -294,6 +297,9 @@ struct FactExtractor {
             }
             if ll.isEncrypted, engine.facts.linkLayerEncryptedFrom == nil {
                 engine.facts.linkLayerEncryptedFrom = r.frame
+            }
+            if case .notDecryptable(let why)? = ll.decryption, engine.facts.linkLayerUndecryptable == nil {
+                engine.facts.linkLayerUndecryptable = why.description
             }
             if let d = ll.data, d.llid != LLID.control, d.length > 0, !ll.isEncrypted, !ll.isRetransmission,
                 ll.crc != .invalid

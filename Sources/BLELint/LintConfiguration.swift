@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEPackets
 import Foundation
 
 /// Which rules run and how: the config file (`.blecap.yml` or JSON) plus `--enable`/`--disable`.
@@ -29,6 +30,10 @@ public struct LintConfiguration: Sendable {
 
     /// By rule id.
     public var overrides: [String: RuleOverride] = [:]
+
+    /// Keys for encrypted links of over-the-air captures (`--ltk`). Not a rule setting but an
+    /// input to decoding: what the rules can see depends on it, so it travels with them.
+    public var linkLayerKeys = LinkLayerKeys()
 
     public init() {}
 

@@ -96,7 +96,8 @@ public final class LintEngine {
                     NotEvaluated(
                         ruleID: r.descriptor.id, slug: r.descriptor.slug,
                         reason:
-                            "over-the-air capture: the link is encrypted from frame \(from) and blecap has no key, so ATT and SMP after it are not visible",
+                            "over-the-air capture: the link is encrypted from frame \(from), so ATT and SMP after it are not visible: "
+                            + (facts.linkLayerUndecryptable ?? "blecap has no key"),
                         whole: false))
             }
         }

@@ -219,6 +219,8 @@ public struct CaptureFacts: Sendable, Equatable, Codable {
     /// Link-layer captures: the first frame whose payload was ciphertext blecap could not
     /// read (ATT and SMP after it are not visible).
     public var linkLayerEncryptedFrom: Int?
+    /// Why that link's ciphertext could not be decrypted (`LinkLayerUndecryptableReason`).
+    public var linkLayerUndecryptable: String?
 
     public init() {}
 

@@ -71,7 +71,7 @@ extension TimelineEvent.Kind {
         case .mtuExchange, .discovery, .read, .write, .subscribe, .unmatchedResponse: 3
         case .notification, .indication: 4
         case .pairingRequest, .pairingResponse, .pairingFailed, .securityRequest, .identityAddress,
-            .keyDistribution:
+            .keyDistribution, .linkLayerDecryption:
             5
         }
     }

@@ -11,7 +11,7 @@ import CaptureIO
 /// Memory is the timeline's and the rules' bounded state: nothing is kept per record.
 public final class LiveLinter {
     let engine: LintEngine
-    let decoder = FrameDecoder()
+    let decoder: FrameDecoder
     var builder: TimelineBuilder!
     var facts = FactExtractor()
     /// Findings of the sink already handed out.
@@ -24,6 +24,7 @@ public final class LiveLinter {
         onFinding: @escaping (Finding) -> Void
     ) {
         engine = LintEngine(configuration: configuration)
+        decoder = FrameDecoder(keys: configuration.linkLayerKeys)
         self.onEvent = onEvent
         self.onFinding = onFinding
         builder = TimelineBuilder(emit: { [unowned self] e in

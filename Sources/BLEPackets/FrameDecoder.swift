@@ -78,9 +78,10 @@ public final class FrameDecoder {
     /// Link Layer state (access addresses, CRCInit, sequence numbers) for sniffer captures.
     public let linkLayer: LinkLayerDecoder
 
-    public init(reassembler: L2CAPReassembler = L2CAPReassembler()) {
+    /// `keys`: Long Term Keys for encrypted links of over-the-air captures (`--ltk`).
+    public init(reassembler: L2CAPReassembler = L2CAPReassembler(), keys: LinkLayerKeys = LinkLayerKeys()) {
         self.reassembler = reassembler
-        self.linkLayer = LinkLayerDecoder(reassembler: reassembler)
+        self.linkLayer = LinkLayerDecoder(reassembler: reassembler, keys: keys)
     }
 
     public func decode(_ record: CaptureRecord) -> DecodedFrame {

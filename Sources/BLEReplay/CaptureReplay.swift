@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEPackets
 import BLETimeline
 import CaptureIO
 import Foundation
@@ -68,12 +69,12 @@ public final class CaptureReplay {
     /// Not at `.max` (`canStream(at:)`), whose clock needs the whole session first.
     public static func streamed(
         reader: any CaptureReader, path: String, _ selection: ConnectionSelection = .all,
-        faults: ReplayFaults = .none, speed: ReplaySpeed = .realtime
+        faults: ReplayFaults = .none, speed: ReplaySpeed = .realtime, keys: LinkLayerKeys = LinkLayerKeys()
     ) -> ReplayReport {
         precondition(canStream(at: speed), "a streamed replay runs at realtime or a factor")
         var results: [ReplayConnectionResult] = []
         // Realtime and factor clocks need only the capture's first frame.
-        let session = CapturedSession.stream(reader: reader, path: path) { c, start in
+        let session = CapturedSession.stream(reader: reader, path: path, keys: keys) { c, start in
             let m = ReplayConnectionModel(c)
             guard selection.matches(m) else { return }
             let clock = ReplayClock(speed: speed, connections: [], origin: start)

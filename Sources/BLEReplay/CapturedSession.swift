@@ -131,10 +131,11 @@ public struct CapturedSession: Sendable {
         self.init(reader: reader, path: path)
     }
 
-    /// Reads every connection of the capture into memory.
-    public init(reader: any CaptureReader, path: String) {
+    /// Reads every connection of the capture into memory. `keys`: for encrypted links of an
+    /// over-the-air capture (`--ltk`).
+    public init(reader: any CaptureReader, path: String, keys: LinkLayerKeys = LinkLayerKeys()) {
         var all: [CapturedConnection] = []
-        self = Self.read(reader: reader, path: path, streaming: false) { c, _ in all.append(c) }
+        self = Self.read(reader: reader, path: path, streaming: false, keys: keys) { c, _ in all.append(c) }
         connections = all.sorted { $0.number < $1.number }
     }
 
@@ -143,15 +144,16 @@ public struct CapturedSession: Sendable {
     /// the connections still open. Connections come in the order they end, each with the time
     /// of the capture's first frame (`startTime`); the returned session has no `connections`.
     public static func stream(
-        reader: any CaptureReader, path: String, connection: (CapturedConnection, _ startTime: Int64) -> Void
+        reader: any CaptureReader, path: String, keys: LinkLayerKeys = LinkLayerKeys(),
+        connection: (CapturedConnection, _ startTime: Int64) -> Void
     ) -> CapturedSession {
-        read(reader: reader, path: path, streaming: true, connection: connection)
+        read(reader: reader, path: path, streaming: true, keys: keys, connection: connection)
     }
 
     /// `streaming`: connections go out as they end and their PDUs stop counting against
     /// `maximumPDUs`; otherwise all go out at the end (the cap is over the whole capture).
     private static func read(
-        reader: any CaptureReader, path: String, streaming: Bool,
+        reader: any CaptureReader, path: String, streaming: Bool, keys: LinkLayerKeys,
         connection: (CapturedConnection, _ startTime: Int64) -> Void
     ) -> CapturedSession {
         var summaries: [ConnectionSummary] = []
@@ -273,7 +275,7 @@ public struct CapturedSession: Sendable {
                 connection(c, first ?? s.startTime)
             }
         }
-        let decoder = FrameDecoder()
+        let decoder = FrameDecoder(keys: keys)
         var frames = 0
         while let record = reader.next() {
             frames += 1

@@ -131,6 +131,11 @@ public struct LinkLayerCounters: Sendable, Equatable {
     public var encryptedPDUs = 0
     /// The first such PDU: from here on ATT and SMP are not visible.
     public var encryptedFromFrame: Int?
+    /// Encrypted PDUs blecap decrypted (their MIC verified).
+    public var decryptedPDUs = 0
+    /// Encrypted PDUs the link's key did not verify (damaged, or a packet counter the sniffer
+    /// lost track of); counted in `encryptedPDUs` too.
+    public var micFailures = 0
     /// Connection events with no PDU seen, estimated from the connection interval between
     /// the central's anchors (the sniffer missed them, or neither side transmitted).
     public var missedEvents = 0

@@ -432,8 +432,12 @@ extension TimelineBuilder {
         case .identityAddressInformation(let i):
             if !sent { c.identity = i.address }
             add(event(r, c, .identityAddress(address: i.address, addressType: i.addressType, sent: sent)))
-        case .encryptionInformation:
-            add(event(r, c, .keyDistribution(.longTermKey, sent: sent)))
+        // The LTK goes in the value (as sent) for lint's insecure-pairing, which states the key
+        // an over-the-air pairing gave away; writers never print key values.
+        case .encryptionInformation(let i):
+            var e = event(r, c, .keyDistribution(.longTermKey, sent: sent))
+            e.value = InlineBytes(i.longTermKey)
+            add(e)
         case .centralIdentification:
             add(event(r, c, .keyDistribution(.centralIdentification, sent: sent)))
         case .identityInformation:

@@ -16,8 +16,9 @@ import CaptureIO
 /// - LL_CONNECTION_UPDATE_IND becomes connection.update at its instant (the first central
 ///   PDU of that connection event, counted from the CONNECT_IND or given by the nRF Sniffer),
 ///   the PDU itself an ll.control fact; LL_PHY_UPDATE_IND and LL_LENGTH_RSP become
-///   connection.phy and connection.data_length at the PDU; the start of encryption becomes connection.encryption and, where
-///   blecap cannot read the ciphertext, ll.encrypted names the frame from which ATT is not
+///   connection.phy and connection.data_length at the PDU; the start of encryption becomes connection.encryption;
+///   ll.decryption says at the first encrypted PDU whether blecap decrypts the link (and with
+///   which key) or why not; where it cannot, ll.encrypted names the frame from which ATT is not
 ///   visible; every other LL Control PDU is an ll.control fact.
 extension TimelineBuilder {
     func linkLayer(_ ll: LinkLayerFrame, _ frame: DecodedFrame) {
@@ -53,6 +54,9 @@ extension TimelineBuilder {
             if let applied = anchor(&s, r) {
                 add(event(r, c, .connectionUpdate(status: 0, timing: applied)))
             }
+            if let note = ll.decryption { add(event(r, c, .linkLayerDecryption(note))) }
+            if ll.isDecrypted { s.counters.decryptedPDUs += 1 }
+            if ll.micFailure { s.counters.micFailures += 1 }
             if ll.isEncrypted {
                 s.counters.encryptedPDUs += 1
                 if s.counters.encryptedFromFrame == nil {

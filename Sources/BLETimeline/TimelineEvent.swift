@@ -418,6 +418,10 @@ extension TimelineEvent {
         /// The link layer's payload became ciphertext blecap cannot read (link-layer captures):
         /// from this frame on, ATT and SMP are not visible.
         case linkLayerEncrypted(firstFrame: Int)
+        /// Whether blecap decrypts a link whose encryption just started (link-layer captures):
+        /// the key and where it came from (a legacy pairing cracked from the capture, `--ltk`,
+        /// an earlier pairing's key distribution), or why not.
+        case linkLayerDecryption(LinkLayerDecryptionNote)
         // GATT.
         case mtuExchange(clientRxMTU: UInt16, serverRxMTU: UInt16?, effective: UInt16, sent: Bool)
         case discovery(DiscoveryInfo, sent: Bool)
@@ -471,6 +475,7 @@ extension TimelineEvent {
             case .disconnection: "connection.disconnect"
             case .linkLayerControl: "ll.control"
             case .linkLayerEncrypted: "ll.encrypted"
+            case .linkLayerDecryption: "ll.decryption"
             case .mtuExchange: "gatt.mtu"
             case .discovery(let d, _): d.target.type
             case .read: "gatt.read"

@@ -22,6 +22,8 @@ struct GattCommand: ParsableCommand {
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
     var member: String?
 
+    @OptionGroup var decryption: LinkLayerKeyOptions
+
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -33,7 +35,7 @@ struct GattCommand: ParsableCommand {
         let input = try CaptureInput.open(file, member: member)
         var summaries: [ConnectionSummary] = []
         let builder = TimelineBuilder(emit: { _ in }, connectionEnded: { summaries.append($0) })
-        let decoder = FrameDecoder()
+        let decoder = FrameDecoder(keys: decryption.keys)
         while let record = input.reader.next() { builder.feed(decoder.decode(record)) }
         builder.finish()
         summaries.sort { $0.number < $1.number }

@@ -26,6 +26,8 @@ struct InfoCommand: ParsableCommand {
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
     var member: String?
 
+    @OptionGroup var decryption: LinkLayerKeyOptions
+
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -39,7 +41,7 @@ struct InfoCommand: ParsableCommand {
         var failure: ExitCode?
         for (i, member) in bundle.members.enumerated() {
             let input = try CaptureInput.open(member, in: bundle)
-            let decoder = FrameDecoder()
+            let decoder = FrameDecoder(keys: decryption.keys)
             var stats = CaptureStatistics()
             // The timeline is built in the same pass: one decode per frame feeds both.
             var timeline = TimelineStatistics()
@@ -516,6 +518,16 @@ extension CaptureStatistics {
             out.decimal(f)
             out.byte(UInt8(ascii: ")"))
         }
+        if ll.decryptedPDUs > 0 {
+            out.ascii(", ")
+            out.decimal(ll.decryptedPDUs)
+            out.ascii(" decrypted")
+        }
+        if ll.micFailures > 0 {
+            out.ascii(", ")
+            out.decimal(ll.micFailures)
+            out.ascii(" MIC failures")
+        }
         out.ascii(", ")
         out.decimal(ll.missedEvents)
         out.ascii(" missed connection events (estimated)")
@@ -540,6 +552,10 @@ extension CaptureStatistics {
             out.ascii(",\"encrypted_from_frame\":")
             out.decimal(f)
         }
+        out.ascii(",\"decrypted_pdus\":")
+        out.decimal(ll.decryptedPDUs)
+        out.ascii(",\"mic_failures\":")
+        out.decimal(ll.micFailures)
         out.ascii(",\"missed_events\":")
         out.decimal(ll.missedEvents)
         out.ascii(",\"direction_inferred\":")

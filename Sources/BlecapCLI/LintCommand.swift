@@ -80,6 +80,8 @@ struct LintCommand: ParsableCommand {
         help: "Captures linted at once (default: one per core); 1 lints them one after another.")
     var jobs: Int?
 
+    @OptionGroup var decryption: LinkLayerKeyOptions
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs takes a positive number") }
     }
@@ -92,6 +94,7 @@ struct LintCommand: ParsableCommand {
             for r in enable { try configuration.set(r, enabled: true) }
             for r in disable { try configuration.set(r, enabled: false) }
             if let baseline { accepted = try Baseline.load(path: baseline) }
+            configuration.linkLayerKeys = decryption.keys
         } catch {
             printError(error.description)
             throw BlecapExit.unreadable.exitCode

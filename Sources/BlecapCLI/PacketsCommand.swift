@@ -30,6 +30,8 @@ struct PacketsCommand: ParsableCommand {
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
     var member: String?
 
+    @OptionGroup var decryption: LinkLayerKeyOptions
+
     @Option(name: .shortAndLong, help: "Output format: text, json or jsonl.")
     var format: OutputFormat = .text
 
@@ -63,7 +65,7 @@ struct PacketsCommand: ParsableCommand {
             out: out, format: format, verbose: verbose, color: format == .text && color.enabled(),
             absoluteTime: absoluteTime, showsController: showsController)
         writer.showsEmptyPDUs = emptyPDUs
-        let decoder = FrameDecoder()
+        let decoder = FrameDecoder(keys: decryption.keys)
         writer.begin()
         while let record = input.reader.next() {
             writer.write(decoder.decode(record))

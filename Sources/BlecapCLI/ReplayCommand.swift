@@ -50,6 +50,8 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
     var member: String?
 
+    @OptionGroup var decryption: LinkLayerKeyOptions
+
     @Option(name: .long, help: "Replay only this connection (its number in 'blecap timeline').")
     var connection: Int?
 
@@ -121,9 +123,10 @@ struct ReplayCommand: ParsableCommand {
             // Only the report is wanted: replay each connection as it ends and keep its summary,
             // so memory stays flat however long the capture is.
             report = CaptureReplay.streamed(
-                reader: input.reader, path: input.path, selection, faults: faults, speed: speed)
+                reader: input.reader, path: input.path, selection, faults: faults, speed: speed,
+                keys: decryption.keys)
         } else {
-            let session = CapturedSession(reader: input.reader, path: input.path)
+            let session = CapturedSession(reader: input.reader, path: input.path, keys: decryption.keys)
             report = CaptureReplay(session: session).run(selection, faults: faults, speed: speed)
         }
         if let d = input.containerDamage { report.session.damage = report.session.damage.map { "\($0); \(d)" } ?? d }

@@ -45,6 +45,8 @@ struct ReportCommand: ParsableCommand {
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
     var member: String?
 
+    @OptionGroup var decryption: LinkLayerKeyOptions
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one capture file") }
         if output == "-" && files.count > 1 { throw ValidationError("-o - writes one capture's page; give one FILE") }
@@ -58,6 +60,7 @@ struct ReportCommand: ParsableCommand {
                 throw BlecapExit.unreadable.exitCode
             }
         }
+        configuration.linkLayerKeys = decryption.keys
         // Archives give one page per capture inside (named `archive!member`).
         var exits: [BlecapExit] = []
         let jobs = LintRunner.jobs(files, member: member, explicit: Set(files), exits: &exits)

@@ -30,6 +30,8 @@ struct TimelineCommand: ParsableCommand {
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
     var member: String?
 
+    @OptionGroup var decryption: LinkLayerKeyOptions
+
     @Option(name: .shortAndLong, help: "Output format: text or jsonl.")
     var format: OutputFormat = .text
 
@@ -55,7 +57,7 @@ struct TimelineCommand: ParsableCommand {
         let builder = TimelineBuilder(emit: { e in
             if filter.accepts(e) { writer.write(e) }
         })
-        let decoder = FrameDecoder()
+        let decoder = FrameDecoder(keys: decryption.keys)
         while let record = input.reader.next() {
             if writer.base == nil { writer.base = record.timestamp }
             builder.feed(decoder.decode(record))

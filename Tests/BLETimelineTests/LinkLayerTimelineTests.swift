@@ -38,9 +38,11 @@ import Testing
         // LL Control facts: LL_FEATURE_REQ (2), LL_VERSION_IND (7, 10), LL_ENC_REQ (1279).
         #expect(t.at(2, "ll.control") != nil && t.at(7, "ll.control") != nil && t.at(1279, "ll.control") != nil)
         // LL_START_ENC_REQ from the peripheral at 1286; ciphertext from 1287 (tshark shows
-        // undecodable control opcodes 0xe9 … from there).
+        // undecodable control opcodes 0xe9 … from there), which blecap decrypts: the legacy
+        // pairing's TK is recovered from the capture.
         #expect(t.at(1286, "connection.encryption") != nil)
-        #expect(t.at(1287, "ll.encrypted") != nil)
+        #expect(t.at(1287, "ll.decryption") != nil)
+        #expect(t.of("ll.encrypted").isEmpty)
         // Read By Group Type Responses at frames 20, 24, 28 (btatt.uuid128).
         let c = try #require(t.connections.first)
         let services = c.remoteDatabase.services.map { $0.uuid.description }
@@ -49,9 +51,9 @@ import Testing
         #expect(services.contains("F000FFC0-0451-4000-B000-000000000000"))
         let ll = try #require(c.linkLayer)
         #expect(ll.accessAddress == 0x92DD_A6F5)
-        #expect(ll.encryptedFromFrame == 1287)
+        #expect(ll.encryptedFromFrame == nil)
         #expect(ll.emptyPDUs == 1415)  // tshark: btle.data_header.llid == 1 && length == 0
-        #expect(ll.retransmissions > 0 && ll.encryptedPDUs > 0)
+        #expect(ll.retransmissions > 0 && ll.encryptedPDUs == 0 && ll.decryptedPDUs > 0 && ll.micFailures == 0)
         #expect(!c.unknownStart)
     }
 

@@ -36,6 +36,14 @@ public struct LinkLayerFrame: @unchecked Sendable {
     public let isEncrypted: Bool
     /// For LLID 1/2 data PDUs that reached the reassembler: what the fragment did.
     public let l2cap: L2CAPReassemblyResult?
+    /// The payload was ciphertext and blecap decrypted it: `pdu` and `bytes` are the
+    /// plaintext PDU (Length without the MIC), as a sniffer that decrypts hands it over.
+    public var isDecrypted = false
+    /// Ciphertext whose MIC the link's key did not verify (damaged, or a packet counter beyond
+    /// what the decryptor searches): still ciphertext, also `isEncrypted`.
+    public var micFailure = false
+    /// Where the link's decryptability was decided (once per encryption start).
+    public var decryption: LinkLayerDecryptionNote?
 
     public var advertising: LLAdvertisingPDU? {
         if case .advertising(let a) = pdu { return a }
@@ -61,6 +69,10 @@ public struct LinkLayerFrame: @unchecked Sendable {
 ///
 /// State is bounded: at most `maximumConnections` access addresses, the stalest forgotten
 /// first; a new one costs one slot in a fixed table, a packet nothing.
+///
+/// Encrypted links are decrypted where a key is at hand (`LinkSecurity`): recovered from a
+/// legacy pairing on the link, given with `keys`, or distributed by an earlier pairing in the
+/// capture. Decrypted PDUs continue as plaintext through the same path.
 public final class LinkLayerDecoder {
     public static let maximumConnections = 64
 
@@ -86,10 +98,12 @@ public final class LinkLayerDecoder {
     @exclusivity(unchecked) var table: LinkTable
     let reassembler: L2CAPReassembler
 
-    public init(reassembler: L2CAPReassembler) {
+    public init(reassembler: L2CAPReassembler, keys: LinkLayerKeys = LinkLayerKeys()) {
         self.reassembler = reassembler
-        table = LinkTable()
+        table = LinkTable(keys: keys)
     }
+
+    deinit { table.plainBuffer.deallocate() }
 
     /// The connection number of `accessAddress`, if the decoder knows it.
     public func connectionNumber(accessAddress: UInt32) -> UInt16? {
@@ -127,13 +141,29 @@ struct LinkTable {
     typealias Link = LinkLayerDecoder.Link
 
     var links: [Link] = []
+    /// `links[i]`'s encryption bookkeeping, slot for slot.
+    var security: [LinkSecurity] = []
+    let keys: LinkLayerKeys
+    /// LTKs the capture's pairings distributed (SMP Encryption Information), with their frame:
+    /// a later connection of the same devices encrypts with one of them. A few at most.
+    var distributed: [(ltk: UInt128, frame: Int)] = []
+    static let maximumDistributedKeys = 16
+    /// The decryptor's output, reused.
+    var plaintext: [UInt8] = []
+    /// A decrypted PDU (header and plaintext) for the frame's views: it stays valid until the
+    /// next record, as the record's own payload does. Owned by `LinkLayerDecoder`.
+    let plainBuffer: UnsafeMutableRawBufferPointer
     var nextNumber: UInt16 = 1
     var clock: UInt64 = 0
     /// The slot the previous data PDU used: consecutive PDUs are mostly on one link.
     var recent = 0
 
-    init() {
+    init(keys: LinkLayerKeys) {
+        self.keys = keys
         links.reserveCapacity(LinkLayerDecoder.maximumConnections)
+        security.reserveCapacity(LinkLayerDecoder.maximumConnections)
+        plaintext.reserveCapacity(LinkLayerCipher.maximumPlaintextLength)
+        plainBuffer = .allocate(byteCount: 3 + 255, alignment: 1)
     }
 
     mutating func decode(_ record: CaptureRecord, _ reassembler: L2CAPReassembler) -> LinkLayerFrame {
@@ -154,6 +184,8 @@ struct LinkTable {
                 let i = startLink(ci.accessAddress, reassembler)
                 links[i].crcInit = ci.crcInit
                 opened = links[i].number
+                (security[i].central, security[i].centralRandom) = (adv.scanOrInitA, adv.txAdd)
+                (security[i].peripheral, security[i].peripheralRandom) = (adv.advA, adv.rxAdd)
             }
             return LinkLayerFrame(
                 pdu: .advertising(adv), bytes: bytes, crc: crc, connection: opened, isRetransmission: false,
@@ -161,13 +193,13 @@ struct LinkTable {
         }
 
         let cp = (raw.u8(0) ?? 0) & 0x20 != 0
-        let bytes = raw.prefix(2 + (cp ? 1 : 0) + Int(h1))
+        var bytes = raw.prefix(2 + (cp ? 1 : 0) + Int(h1))
         let i = link(radio.accessAddress, reassembler)
         recent = i
         clock &+= 1
         links[i].stamp = clock
         let crc = LinkLayerDecoder.status(radio, raw, pduLength: bytes.count, crcInit: links[i].crcInit)
-        guard let pdu = LLDataPDU(bytes) else {
+        guard var pdu = LLDataPDU(bytes) else {
             return LinkLayerFrame(
                 pdu: .truncated, bytes: bytes, crc: crc, connection: links[i].number, isRetransmission: false,
                 isEncrypted: false, l2cap: nil)
@@ -205,11 +237,25 @@ struct LinkTable {
             || (radio.flags.contains(.micChecked) && radio.flags.contains(.micValid))
         let linkEncrypted =
             radio.flags.contains(.encryptionKnown) ? radio.flags.contains(.encrypted) : links[i].encrypted
-        let encrypted = linkEncrypted && pdu.length > 0 && !sniffedPlaintext
+        var encrypted = linkEncrypted && pdu.length > 0 && !sniffedPlaintext
+        var decrypted = false
+        var micFailure = false
+        var note: LinkLayerDecryptionNote? = nil
+        if encrypted {
+            switch decrypt(i, pdu, bytes, radio.sender, retransmission: retransmission, &note) {
+            case .decrypted(let plain, let match):
+                (pdu, bytes) = plain
+                (encrypted, decrypted) = (false, true)
+                // Without a direction there was no SN check: the packet counter tells.
+                retransmission = retransmission || match.isRetransmission
+            case .micFailure: micFailure = true
+            case .unreadable: break
+            }
+        }
         if retransmission || encrypted {
             return LinkLayerFrame(
                 pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: retransmission,
-                isEncrypted: encrypted, l2cap: nil)
+                isEncrypted: encrypted, l2cap: nil, isDecrypted: decrypted, micFailure: micFailure, decryption: note)
         }
         // A sniffer that decrypted hands over the plaintext with Length counting it alone (the
         // nRF Sniffer drops the MIC), so the payload is used as it is.
@@ -217,21 +263,83 @@ struct LinkTable {
         var result: L2CAPReassemblyResult? = nil
         switch pdu.llid {
         case LLID.control:
-            if payload.u8(0) == LLControlOpcode.startEncReq, radio.sender != .central {
+            let opcode = payload.u8(0)
+            if opcode == LLControlOpcode.startEncReq, radio.sender != .central {
                 links[i].encrypted = true
-            } else if payload.u8(0) == LLControlOpcode.pauseEncRsp, radio.sender != .peripheral {
+                security[i].startEncryption()
+            } else if opcode == LLControlOpcode.pauseEncRsp, radio.sender != .peripheral, !decrypted {
+                // The central's, in the clear (the peripheral's is encrypted: 5.1.3.2).
                 links[i].encrypted = false
+                security[i].pauseEncryption()
+            } else if opcode == LLControlOpcode.encReq || opcode == LLControlOpcode.encRsp {
+                security[i].observeControl(payload)
             }
         case LLID.start, LLID.continuation:
             guard pdu.length > 0 else { break }
             let acl = HCIACLPacket(
                 handle: number, boundary: pdu.llid == LLID.start ? .firstFlushable : .continuing, data: payload)
             result = reassembler.feed(acl, frame: record.frame, direction: record.direction)
+            if case .complete(let l2)? = result, l2.channel == L2CAPChannel.smp {
+                observeSMP(i, l2.payload, radio.sender, frame: record.frame)
+            }
         default: break
         }
         return LinkLayerFrame(
             pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: false,
-            isEncrypted: false, l2cap: result)
+            isEncrypted: false, l2cap: result, isDecrypted: decrypted, micFailure: micFailure, decryption: note)
+    }
+
+    enum Decryption {
+        case decrypted((LLDataPDU, ByteView), LinkLayerDecryptor.Match)
+        case micFailure
+        case unreadable
+    }
+
+    static func direction(_ sender: LinkLayerRadio.Sender) -> LinkLayerDirection? {
+        switch sender {
+        case .central: .centralToPeripheral
+        case .peripheral: .peripheralToCentral
+        default: nil
+        }
+    }
+
+    /// An encrypted data PDU through its link's key: on success the plaintext PDU (the header
+    /// with Length counting the plaintext, CTEInfo kept) in `plainBuffer`.
+    mutating func decrypt(
+        _ i: Int, _ pdu: LLDataPDU, _ bytes: ByteView, _ sender: LinkLayerRadio.Sender, retransmission: Bool,
+        _ note: inout LinkLayerDecryptionNote?
+    ) -> Decryption {
+        guard let header = bytes.u8(0) else { return .unreadable }
+        let context = LinkSecurity.Context(
+            accessAddress: links[i].accessAddress, keys: keys, distributed: distributed)
+        let outcome = security[i].decrypt(
+            pdu.payload, header: header, direction: Self.direction(sender), retransmission: retransmission,
+            context: context, into: &plaintext, note: &note)
+        switch outcome {
+        case .unreadable: return .unreadable
+        case .micFailure: return .micFailure
+        case .decrypted(let match):
+            let headerLength = pdu.cp ? 3 : 2
+            guard plaintext.count <= plainBuffer.count - headerLength else { return .micFailure }
+            for k in 0..<headerLength { plainBuffer[k] = bytes.base[k] }
+            plainBuffer[1] = UInt8(plaintext.count)
+            for (k, b) in plaintext.enumerated() { plainBuffer[headerLength + k] = b }
+            let view = ByteView(UnsafeRawBufferPointer(rebasing: plainBuffer[0..<(headerLength + plaintext.count)]))
+            guard let plain = LLDataPDU(view) else { return .micFailure }
+            return .decrypted((plain, view), match)
+        }
+    }
+
+    /// An SMP PDU completed on link `i`: the pairing's values for key recovery, and an LTK the
+    /// key distribution sends (Encryption Information, Vol 3 Part H 3.6.2), which a later
+    /// connection of the same devices will use.
+    mutating func observeSMP(_ i: Int, _ smp: ByteView, _ sender: LinkLayerRadio.Sender, frame: Int) {
+        security[i].observeSMP(smp, direction: Self.direction(sender))
+        guard smp.u8(0) == 0x06, smp.count == 17, let ltk = smp.littleEndianUInt128(at: 1),
+            !distributed.contains(where: { $0.ltk == ltk })
+        else { return }
+        if distributed.count >= Self.maximumDistributedKeys { distributed.removeFirst() }
+        distributed.append((ltk, frame))
     }
 
     /// A plain loop: the generic `firstIndex(where:)` copies the element through a heap box
@@ -262,16 +370,19 @@ struct LinkTable {
         if let i = index(of: accessAddress) {
             _ = reassembler.reset(handle: links[i].number, controllerIndex: 0)
             links[i] = fresh
+            security[i] = LinkSecurity()
             return i
         }
         if links.count < LinkLayerDecoder.maximumConnections {
             links.append(fresh)
+            security.append(LinkSecurity())
             return links.count - 1
         }
         var stalest = 0
         for i in links.indices where links[i].stamp < links[stalest].stamp { stalest = i }
         _ = reassembler.reset(handle: links[stalest].number, controllerIndex: 0)
         links[stalest] = fresh
+        security[stalest] = LinkSecurity()
         return stalest
     }
 }

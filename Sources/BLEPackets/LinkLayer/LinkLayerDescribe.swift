@@ -57,6 +57,10 @@ extension LinkLayerFrame {
             sink.field("length", .uint(UInt64(d.length)))
             if let c = d.cteInfo { sink.field("cte_info", .hex(UInt64(c), digits: 2)) }
             if isRetransmission { sink.note("retransmission: same SN and CRC as this side's previous PDU") }
+            if isDecrypted {
+                sink.note("decrypted by blecap: the MIC verified; Length and payload are the plaintext's")
+            }
+            if micFailure { sink.note("encrypted: the link's key does not verify this PDU's MIC") }
             if isEncrypted {
                 sink.field("encrypted_payload", .bytes(d.payload))
             } else if let c = control {

@@ -81,6 +81,12 @@ extension PacketWriter {
             out.ascii(" [CRC incorrect]")
             paint(ANSI.reset)
         }
+        if ll.isDecrypted { out.ascii(" [decrypted]") }
+        if ll.micFailure {
+            paint(ANSI.red)
+            out.ascii(" [MIC failure]")
+            paint(ANSI.reset)
+        }
     }
 
     private func advertisingSummary(_ a: LLAdvertisingPDU, secondary: Bool) {
@@ -212,6 +218,8 @@ extension PacketWriter {
             }
             if ll.isRetransmission { out.ascii(",\"retransmission\":true") }
             if ll.isEncrypted { out.ascii(",\"encrypted\":true") }
+            if ll.isDecrypted { out.ascii(",\"decrypted\":true") }
+            if ll.micFailure { out.ascii(",\"mic_failure\":true") }
         }
         out.byte(UInt8(ascii: "}"))
     }

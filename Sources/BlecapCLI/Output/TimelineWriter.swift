@@ -404,6 +404,8 @@ final class TimelineWriter {
             if let instant { int("instant", Int(instant)) }
         case .linkLayerEncrypted(let first):
             int("first_frame", first)
+        case .linkLayerDecryption(let note):
+            linkLayerDecryption(note)
         case .mtuExchange(let client, let server, let effective, let sent):
             direction(sent)
             int("client_rx_mtu", Int(client))
@@ -480,6 +482,51 @@ final class TimelineWriter {
         // what was kept, not what was sent.
         if e.valueTruncated { bool("capture_truncated", true) }
         outcome(e)
+    }
+
+    /// docs/timeline.md `ll.decryption`.
+    private func linkLayerDecryption(_ note: LinkLayerDecryptionNote) {
+        switch note {
+        case .decrypting(let source):
+            str("decrypted", "yes")
+            switch source {
+            case .recoveredFromPairing(let method, let tk, let stk, let attempts, _):
+                str("key_source", "recovered_from_pairing")
+                switch method {
+                case .justWorks: str("method", "just_works")
+                case .passkeyEntry(let passkey):
+                    str("method", "passkey_entry")
+                    int("passkey", Int(passkey))
+                }
+                str("tk", tk.hexMSBFirst)
+                str("stk", stk.hexMSBFirst)
+                // How long it took is in lint's finding: the timeline stays the same from run to run.
+                int("attempts", attempts)
+            case .given(let ltk):
+                str("key_source", "given")
+                str("ltk", ltk.hexMSBFirst)
+            case .distributed(let ltk, let frame):
+                str("key_source", "distributed")
+                str("ltk", ltk.hexMSBFirst)
+                int("distributed_frame", frame)
+            }
+        case .notDecryptable(let reason):
+            str("decrypted", "no")
+            switch reason {
+            case .secureConnections(let debugKey):
+                str("reason", "secure_connections")
+                if debugKey { bool("debug_key", true) }
+            case .noKey: str("reason", "no_key")
+            case .pairingNotRecovered(let why, let attempts):
+                str("reason", "pairing_not_recovered")
+                str("detail", why.description)
+                int("attempts", attempts)
+            case .noEncryptionParameters: str("reason", "no_encryption_parameters")
+            case .noKeyVerifies(let tried):
+                str("reason", "no_key_verifies")
+                int("keys_tried", tried)
+            }
+        }
     }
 
     /// Android's offloaded scan filters at a scan start (docs/timeline.md `scan.filters`).

@@ -1,0 +1,153 @@
+import BLEBytes
+import BLEPackets
+import CaptureIO
+import Foundation
+import TestSupport
+import Testing
+
+/// Encrypted over-the-air links through the decoder (`LinkLayerDecoder` + `LinkSecurity`): the
+/// key recovered from a captured legacy pairing, given with `--ltk`, or missing, on real sniffer
+/// captures. The plaintexts are checked against witnesses that do not come from blecap: crackle's
+/// expected LTK and decrypted output, and addresses tshark reads in the clear.
+@Suite struct LinkLayerDecryptionTests {
+    static let crackle = "public/pcap-ppi192_crackle-pairing-ltk.pcap"
+    static let crackleSC = "public/pcapng-lell256_crackle-le-secure-connections.pcapng"
+    static let whad = "public/pcap-lell256_whad-pairing-gatt-conn-update.pcap"
+    static let bsniffhub = "public/pcap-lell256_bsniffhub-aux-connect-req-enc.pcap"
+    static let nordicDebugKey = "public/pcap-nordic272_bsniffhub-encrypted-bad-mic.pcap"
+    /// bsniffhub's file was published as `AUX_CONNECT_REQ-ltk-9A7163D4C92D91B5C3BA0EBFB4D1B8A2.pcap`.
+    static let bsniffhubLTK = UInt128(hexMSBFirst: "9A7163D4C92D91B5C3BA0EBFB4D1B8A2")!
+
+    /// What the decoder made of a capture's encrypted PDUs.
+    struct Walk {
+        var notes: [Int: LinkLayerDecryptionNote] = [:]
+        var decrypted: [Int] = []
+        var encrypted: [Int] = []
+        var micFailures: [Int] = []
+        var controls: [Int: [UInt8]] = [:]
+        var smp: [Int: [UInt8]] = [:]
+        var att: [Int: [UInt8]] = [:]
+    }
+
+    static func walk(_ relative: String, keys: LinkLayerKeys = LinkLayerKeys()) throws -> Walk {
+        let reader = try CaptureFile.open(path: Fixtures.capture(relative))
+        let decoder = FrameDecoder(keys: keys)
+        var w = Walk()
+        while let r = reader.next() {
+            let f = decoder.decode(r)
+            guard let ll = f.linkLayer else { continue }
+            if let note = ll.decryption { w.notes[r.frame] = note }
+            if ll.isDecrypted { w.decrypted.append(r.frame) }
+            if ll.isEncrypted { w.encrypted.append(r.frame) }
+            if ll.micFailure { w.micFailures.append(r.frame) }
+            if let c = ll.control { w.controls[r.frame] = [c.opcode] + c.ctrData.toArray() }
+            if let pdu = f.l2cap, pdu.channel == L2CAPChannel.smp { w.smp[r.frame] = pdu.payload.toArray() }
+            if let a = f.attPayload { w.att[r.frame] = a.toArray() }
+        }
+        #expect(reader.damage == nil)
+        return w
+    }
+
+    // MARK: LE legacy pairing: the key comes from the capture
+
+    @Test func crackleJustWorksPairingDecryptsWithoutAKey() throws {
+        let w = try Self.walk(Self.crackle)
+        // Just Works: TK 0, found on the first attempt; the link is decrypted from the central's
+        // LL_START_ENC_RSP (frame 585) on.
+        guard case .decrypting(.recoveredFromPairing(let method, let tk, _, let attempts, _))? = w.notes[585] else {
+            Issue.record("frame 585: \(String(describing: w.notes[585]))")
+            return
+        }
+        #expect(method == .justWorks && tk == 0 && attempts == 1)
+        #expect(w.notes.count == 1)
+        // crackle's decrypted output of this file: LL_START_ENC_RSP (585), SMP Encryption
+        // Information (589), LL_TERMINATE_IND reason 0x13 (713).
+        #expect(w.decrypted == [585, 589, 713])
+        #expect(w.encrypted.isEmpty && w.micFailures.isEmpty)
+        #expect(w.controls[585] == [LLControlOpcode.startEncRsp])
+        #expect(w.controls[713] == [LLControlOpcode.terminateInd, 0x13])
+        // The LTK crackle's test 01 expects for this capture.
+        let info = try #require(w.smp[589])
+        #expect(info.first == 0x06)
+        let ltk = info.withByteView { $0.littleEndianUInt128(at: 1) }
+        #expect(ltk == UInt128(hexMSBFirst: "7f62c053f104a5bbe68b1d896a2ed49c"))
+    }
+
+    @Test func whadPasskeyPairingDecryptsIntoTheDevicesOwnIdentity() throws {
+        let w = try Self.walk(Self.whad)
+        // The Pairing Response (292) chose Passkey Entry; the TK that reproduces the confirm
+        // values is 0, so the passkey was 000000.
+        guard case .decrypting(.recoveredFromPairing(_, let tk, _, _, _))? = w.notes[1287] else {
+            Issue.record("frame 1287: \(String(describing: w.notes[1287]))")
+            return
+        }
+        #expect(tk == 0)
+        #expect(w.encrypted.isEmpty && w.micFailures.isEmpty)
+        #expect(w.decrypted.first == 1287 && w.decrypted.count > 50)
+        // Witness: the peripheral's Identity Address Information, read from the decrypted key
+        // distribution, is the AdvA tshark reads in the clear in frame 1 (74:da:ea:91:47:e3).
+        let identity = try #require(w.smp.first { $0.value.first == 0x09 && w.decrypted.contains($0.key) })
+        #expect(identity.value.withByteView { BDAddr(littleEndian: $0, at: 2) } == BDAddr("74:DA:EA:91:47:E3"))
+        // Every ATT PDU read from ciphertext is a well-formed one.
+        let decryptedATT = w.att.filter { w.decrypted.contains($0.key) }
+        #expect(decryptedATT.count > 10)
+        for (frame, pdu) in decryptedATT {
+            #expect(pdu.withByteView { ATTPDU.isWellFormed($0) }, "frame \(frame)")
+        }
+    }
+
+    // MARK: LE Secure Connections: no key on the air
+
+    @Test func secureConnectionsCannotBeDecryptedWithoutTheLTK() throws {
+        let sc = try Self.walk(Self.crackleSC)
+        #expect(sc.notes[167] == .notDecryptable(.secureConnections(debugKey: false)))
+        #expect(sc.decrypted.isEmpty && sc.encrypted.first == 167)
+        // This nRF capture's peripheral sent the debug public key (frame 198: tshark's
+        // btsmp.public_key_x, reversed, is Vol 3 Part H 2.3.5.6.1's X 20b003d2…0e359de6).
+        let debug = try Self.walk(Self.nordicDebugKey)
+        #expect(debug.notes.values.contains(.notDecryptable(.secureConnections(debugKey: true))))
+        #expect(debug.decrypted.isEmpty)
+    }
+
+    // MARK: --ltk
+
+    @Test func aGivenKeyDecryptsWhereItsMICVerifies() throws {
+        let key = LinkLayerKeys([.init(scope: .anyConnection, ltk: Self.bsniffhubLTK)])
+        let w = try Self.walk(Self.bsniffhub, keys: key)
+        #expect(w.notes == [94: .decrypting(.given(ltk: Self.bsniffhubLTK))])
+        // Every encrypted PDU verifies: tshark counts 201 non-empty PDUs after LL_START_ENC_REQ
+        // (frame 93) — 98 from the central, 103 from the peripheral.
+        #expect(w.encrypted.isEmpty && w.micFailures.isEmpty)
+        #expect(w.decrypted.count == 201)
+        // The same key for the peer's address (AdvA 66:eb:19:48:0d:ad in frame 82, per tshark).
+        let byAddress = LinkLayerKeys([.init(scope: .address(BDAddr("66:EB:19:48:0D:AD")!), ltk: Self.bsniffhubLTK)])
+        #expect(try Self.walk(Self.bsniffhub, keys: byAddress).decrypted.count == 201)
+    }
+
+    @Test func noKeyAWrongKeyAndAKeyForAnotherLinkAreToldApart() throws {
+        #expect(try Self.walk(Self.bsniffhub).notes == [94: .notDecryptable(.noKey)])
+        var wrong = Self.bsniffhubLTK
+        wrong ^= 1
+        let w = try Self.walk(Self.bsniffhub, keys: LinkLayerKeys([.init(scope: .anyConnection, ltk: wrong)]))
+        // Tried on the first `searchPDUs` encrypted PDUs, then given up.
+        #expect(w.notes.count == 1 && w.notes.values.first == .notDecryptable(.noKeyVerifies(tried: 1)))
+        #expect(w.decrypted.isEmpty && w.encrypted.count == 201)
+        let elsewhere = LinkLayerKeys([.init(scope: .accessAddress(0x1234_5678), ltk: Self.bsniffhubLTK)])
+        #expect(try Self.walk(Self.bsniffhub, keys: elsewhere).notes == [94: .notDecryptable(.noKey)])
+    }
+
+    @Test func ltkArgumentsParse() {
+        let key = "9A7163D4C92D91B5C3BA0EBFB4D1B8A2"
+        #expect(LinkLayerKeys.parse(key) == .init(scope: .anyConnection, ltk: Self.bsniffhubLTK))
+        #expect(LinkLayerKeys.parse("0x" + key.lowercased()) == .init(scope: .anyConnection, ltk: Self.bsniffhubLTK))
+        #expect(
+            LinkLayerKeys.parse("66:EB:19:48:0D:AD=" + key)
+                == .init(scope: .address(BDAddr("66:EB:19:48:0D:AD")!), ltk: Self.bsniffhubLTK))
+        #expect(
+            LinkLayerKeys.parse("0x961DF41D=" + key)
+                == .init(scope: .accessAddress(0x961D_F41D), ltk: Self.bsniffhubLTK))
+        for bad in ["", "9A71", key + "00", "nothex=" + key, "0x961DF4=" + key, "66:EB:19:48:0D:AD=", "zz"] {
+            #expect(LinkLayerKeys.parse(bad) == nil, "\(bad)")
+        }
+    }
+}
