@@ -1,9 +1,10 @@
 import BLEBytes
-import BLEPackets
 import CaptureIO
 import Foundation
 import TestSupport
 import Testing
+
+@testable import BLEPackets
 
 /// Encrypted over-the-air links through the decoder (`LinkLayerDecoder` + `LinkSecurity`): the
 /// key recovered from a captured legacy pairing, given with `--ltk`, or missing, on real sniffer
@@ -134,6 +135,55 @@ import Testing
         #expect(w.decrypted.isEmpty && w.encrypted.count == 201)
         let elsewhere = LinkLayerKeys([.init(scope: .accessAddress(0x1234_5678), ltk: Self.bsniffhubLTK)])
         #expect(try Self.walk(Self.bsniffhub, keys: elsewhere).notes == [94: .notDecryptable(.noKey)])
+    }
+
+    // MARK: the brute force's budget
+
+    /// crackle's Passkey Entry pairing (test 05, values transcribed in `CrackleNumericPIN`:
+    /// passkey 461140) through one link's bookkeeping: with fewer tries left than the passkey
+    /// needs, the link says the budget is spent; with exactly enough, it decrypts.
+    @Test func aCaptureCannotBuyMoreThanItsCrackBudget() {
+        func link() -> LinkSecurity {
+            var s = LinkSecurity()
+            let x = CrackleNumericPIN.exchange
+            (s.central, s.centralRandom) = (x.initiatorAddress, false)
+            (s.peripheral, s.peripheralRandom) = (x.responderAddress, true)
+            let smp: [[UInt8]] = [
+                x.pairingRequest, x.pairingResponse, [0x03] + x.mconfirm!.littleEndianOctets,
+                [0x03] + x.sconfirm!.littleEndianOctets, [0x04] + x.mrand.littleEndianOctets,
+                [0x04] + x.srand.littleEndianOctets,
+            ]
+            // PPI: no direction; the central sends each value first.
+            for pdu in smp { pdu.withByteView { s.observeSMP($0, direction: nil) } }
+            let p = CrackleNumericPIN.parameters
+            s.encReq = (p.rand, p.ediv, p.skdm, p.ivm)
+            s.encRsp = (p.skds, p.ivs)
+            s.startEncryption()
+            return s
+        }
+        let first = CrackleNumericPIN.encrypted[0]  // frame 166: LL_START_ENC_RSP in crackle's output
+        func run(budget: Int) -> (LinkLayerDecryptionNote?, [UInt8], Int) {
+            var s = link()
+            var context = LinkSecurity.Context(
+                accessAddress: 0, keys: LinkLayerKeys(), distributed: [], crackBudget: budget)
+            var plaintext: [UInt8] = []
+            var note: LinkLayerDecryptionNote?
+            _ = first.bytes.withByteView {
+                s.decrypt(
+                    $0, header: first.header, direction: nil, retransmission: false, context: &context,
+                    into: &plaintext, note: &note)
+            }
+            return (note, plaintext, context.crackBudget)
+        }
+        let (short, _, left) = run(budget: 1_000)
+        #expect(short == .notDecryptable(.crackBudgetSpent(attempts: 1_000)) && left == 0)
+        let (enough, plaintext, rest) = run(budget: 461_141)
+        guard case .decrypting(.recoveredFromPairing(let method, _, _, let attempts, _))? = enough else {
+            Issue.record("\(String(describing: enough))")
+            return
+        }
+        #expect(method == .passkeyEntry(passkey: 461_140) && attempts == 461_141 && rest == 0)
+        #expect(plaintext == [LLControlOpcode.startEncRsp])
     }
 
     @Test func ltkArgumentsParse() {

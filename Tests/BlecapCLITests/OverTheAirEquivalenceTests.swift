@@ -9,7 +9,7 @@ import Testing
 /// Central-side sessions only: over the air there is no "this host", and blecap reads a sniffer
 /// capture from the central's side, so a peripheral's HCI log (its host is the server) and the
 /// air between the same two devices are told from different sides by design. The encrypted
-/// variants are left out too: without the LTK their ATT is not visible (the point of them).
+/// variant tells the same story with the LTK its HCI original gave the controller (`--ltk`).
 @Suite struct OverTheAirEquivalenceTests {
     static let attRules: Set<String> = ["BLE002", "BLE003", "BLE007", "BLE008", "BLE009", "BLE012", "BLE015"]
 
@@ -27,15 +27,15 @@ import Testing
     }
 
     /// The GATT tree without the per-connection header lines (frames and handles differ by nature).
-    static func gatt(_ path: String) throws -> [Substring] {
-        let run = try CLIRunner.run(["gatt", path])
+    static func gatt(_ path: String, _ options: [String] = []) throws -> [Substring] {
+        let run = try CLIRunner.run(["gatt"] + options + [path])
         #expect(run.status == 0, "\(path): \(run.stderr)")
         return run.lines.filter { !$0.hasPrefix("Connection #") }
     }
 
     /// GATT events per connection, in order, without frames and times.
-    static func events(_ path: String) throws -> [Int: [String]] {
-        let run = try CLIRunner.run(["timeline", "--format", "jsonl", "--type", "gatt.*", path])
+    static func events(_ path: String, _ options: [String] = []) throws -> [Int: [String]] {
+        let run = try CLIRunner.run(["timeline", "--format", "jsonl", "--type", "gatt.*"] + options + [path])
         #expect(run.status == 0, "\(path): \(run.stderr)")
         var out: [Int: [String]] = [:]
         for e in try CLIRunner.jsonLines(run.stdout) {
@@ -45,8 +45,8 @@ import Testing
         return out
     }
 
-    static func attFindings(_ path: String) throws -> [String] {
-        let run = try CLIRunner.run(["lint", "--format", "json", "--fail-on", "never", path])
+    static func attFindings(_ path: String, _ options: [String] = []) throws -> [String] {
+        let run = try CLIRunner.run(["lint", "--format", "json", "--fail-on", "never"] + options + [path])
         let doc = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as! [String: Any]
         let findings = (doc["captures"] as! [[String: Any]])[0]["findings"] as! [[String: Any]]
         return findings.map { $0["rule"] as! String }.filter { attRules.contains($0) }.sorted()
@@ -58,6 +58,23 @@ import Testing
         #expect(try Self.gatt(path) == Self.gatt(hci))
         #expect(try Self.events(path) == Self.events(hci))
         #expect(try Self.attFindings(path) == Self.attFindings(hci))
+    }
+
+    /// The LE Secure Connections session written as ciphertext (`--encrypt`: AES-CCM by the
+    /// generator's own Python implementation). Its HCI original hands the controller the LTK in
+    /// LE Enable Encryption (frame 121; tshark's bthci_cmd.long_term_key, octets as sent,
+    /// 873e707c…8ffebb): with that key the air tells the HCI story, the read that needed
+    /// encryption included; without it, that read is not there.
+    @Test func theEncryptedFormTellsItWithTheLTK() throws {
+        let path = try Fixtures.existing("linklayer/indications_and_errors.central.encrypted.lell256.pcap")
+        let hci = try Self.original(of: path)
+        let ltk = ["--ltk", "bbfe8f94cefa1b6b92c42fc77c703e87"]
+        #expect(try Self.gatt(path, ltk) == Self.gatt(hci))
+        #expect(try Self.events(path, ltk) == Self.events(hci))
+        #expect(try Self.attFindings(path, ltk) == Self.attFindings(hci))
+        let withoutKey = try Self.events(path)[1]?.count ?? 0
+        let all = try Self.events(hci)[1]?.count ?? 0
+        #expect(withoutKey < all)
     }
 
     @Test func everyCentralSessionHasAnOverTheAirForm() {

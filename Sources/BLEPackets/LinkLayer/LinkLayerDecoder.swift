@@ -148,6 +148,9 @@ struct LinkTable {
     /// a later connection of the same devices encrypts with one of them. A few at most.
     var distributed: [(ltk: UInt128, frame: Int)] = []
     static let maximumDistributedKeys = 16
+    /// TK tries for the whole capture: three worst-case legacy pairings (about 1 s in a release
+    /// build, docs/link-layer-encryption.md), then later ones say the budget is spent.
+    var crackBudget = 3 * (Int(LegacyPairingCracker.maximumPasskey) + 1)
     /// The decryptor's output, reused.
     var plaintext: [UInt8] = []
     /// A decrypted PDU (header and plaintext) for the frame's views: it stays valid until the
@@ -310,11 +313,12 @@ struct LinkTable {
         _ note: inout LinkLayerDecryptionNote?
     ) -> Decryption {
         guard let header = bytes.u8(0) else { return .unreadable }
-        let context = LinkSecurity.Context(
-            accessAddress: links[i].accessAddress, keys: keys, distributed: distributed)
+        var context = LinkSecurity.Context(
+            accessAddress: links[i].accessAddress, keys: keys, distributed: distributed, crackBudget: crackBudget)
         let outcome = security[i].decrypt(
             pdu.payload, header: header, direction: Self.direction(sender), retransmission: retransmission,
-            context: context, into: &plaintext, note: &note)
+            context: &context, into: &plaintext, note: &note)
+        crackBudget = context.crackBudget
         switch outcome {
         case .unreadable: return .unreadable
         case .micFailure: return .micFailure

@@ -40,6 +40,9 @@ public enum LinkLayerUndecryptableReason: Sendable, Equatable, CustomStringConve
     case noEncryptionParameters
     /// Keys were there, but none verified the MIC of the first encrypted PDUs.
     case noKeyVerifies(tried: Int)
+    /// The capture's earlier pairings spent the time blecap gives key recovery
+    /// (`LinkTable.crackBudget`): the brute force stopped after `attempts` TKs.
+    case crackBudgetSpent(attempts: Int)
 
     /// Why, as a clause about the link ("it was paired with …").
     public var description: String {
@@ -55,6 +58,8 @@ public enum LinkLayerUndecryptableReason: Sendable, Equatable, CustomStringConve
         case .noEncryptionParameters: "LL_ENC_REQ or LL_ENC_RSP is not in the capture, so no session key can be derived"
         case .noKeyVerifies(let tried):
             "none of the \(tried) key\(tried == 1 ? "" : "s") blecap tried verifies its MIC"
+        case .crackBudgetSpent(let attempts):
+            "its legacy pairing's TK was not found in the \(attempts) tries left after the capture's earlier pairings; give the LTK with --ltk"
         }
     }
 }
@@ -104,6 +109,9 @@ struct LinkSecurity {
         let keys: LinkLayerKeys
         /// LTKs distributed earlier in this capture, with the frame that carried each.
         let distributed: [(ltk: UInt128, frame: Int)]
+        /// TK tries the whole capture may still spend (a `crackWithoutConfirm` try costs five):
+        /// a hostile capture full of pairings must not keep blecap busy for minutes.
+        var crackBudget: Int
     }
 
     mutating func observeSMP(_ pdu: ByteView, direction: LinkLayerDirection?) {
@@ -149,8 +157,8 @@ struct LinkSecurity {
     /// `retransmission`: the SN check already knows this is a copy, so its counter is the
     /// direction's previous one: tried first, which spares the forward search.
     mutating func decrypt(
-        _ payload: ByteView, header: UInt8, direction: LinkLayerDirection?, retransmission: Bool, context: Context,
-        into plaintext: inout [UInt8], note: inout LinkLayerDecryptionNote?
+        _ payload: ByteView, header: UInt8, direction: LinkLayerDirection?, retransmission: Bool,
+        context: inout Context, into plaintext: inout [UInt8], note: inout LinkLayerDecryptionNote?
     ) -> Outcome {
         switch state {
         case .plaintext, .undecryptable:
@@ -173,7 +181,7 @@ struct LinkSecurity {
                 note = .notDecryptable(.noEncryptionParameters)
                 return .unreadable
             }
-            let (candidates, failure) = chooseCandidates(parameters, payload, header, direction, context)
+            let (candidates, failure) = chooseCandidates(parameters, payload, header, direction, &context)
             guard !candidates.isEmpty else {
                 state = .undecryptable
                 note = .notDecryptable(failure ?? .noKey)
@@ -210,12 +218,17 @@ struct LinkSecurity {
         return .unreadable
     }
 
+    /// The passkeys a brute force may try with `budget` tries left (TK 0 always).
+    static func passkeys(_ budget: Int) -> ClosedRange<UInt32> {
+        0...UInt32(max(0, min(Int(LegacyPairingCracker.maximumPasskey), budget - 1)))
+    }
+
     /// The keys worth trying, the likeliest first: a legacy pairing on this link (its STK is
     /// what the first encryption after it uses), then the user's keys, then LTKs distributed
     /// earlier in the capture. With none, why.
     private mutating func chooseCandidates(
         _ parameters: LinkLayerEncryptionParameters, _ payload: ByteView, _ header: UInt8,
-        _ direction: LinkLayerDirection?, _ context: Context
+        _ direction: LinkLayerDirection?, _ context: inout Context
     ) -> ([(key: UInt128, source: LinkLayerKeySource)], LinkLayerUndecryptableReason?) {
         var candidates: [(key: UInt128, source: LinkLayerKeySource)] = []
         var failure: LinkLayerUndecryptableReason? = nil
@@ -226,11 +239,18 @@ struct LinkSecurity {
                 initiatorAddress: central ?? BDAddr(rawValue: 0), initiatorAddressIsRandom: centralRandom,
                 responderAddress: peripheral ?? BDAddr(rawValue: 0), responderAddressIsRandom: peripheralRandom)
             {
-                var report = LegacyPairingCracker.crack(exchange)
+                let budget = context.crackBudget
+                var report = LegacyPairingCracker.crack(exchange, passkeys: Self.passkeys(budget))
+                var spent = report.attempts
                 if case .failed(.missingConfirm) = report.result {
                     let first = EncryptedDataPDU(header: header, payload: payload.toArray(), direction: direction)
                     report = LegacyPairingCracker.crackWithoutConfirm(
-                        exchange, parameters: parameters, firstEncrypted: first)
+                        exchange, parameters: parameters, firstEncrypted: first, passkeys: Self.passkeys(budget / 5))
+                    spent = report.attempts * 5
+                }
+                context.crackBudget = max(0, budget - spent)
+                if case .failed(.noPasskeyMatches) = report.result, spent >= budget {
+                    report.result = .failed(.budgetSpent)
                 }
                 switch report.result {
                 case .recovered(let tk, let method, let stk):
@@ -242,6 +262,8 @@ struct LinkSecurity {
                         ))
                 case .secureConnections:
                     failure = .secureConnections(debugKey: pairing.sawDebugKey)
+                case .failed(.budgetSpent):
+                    failure = .crackBudgetSpent(attempts: report.attempts)
                 case .failed(let why):
                     failure = .pairingNotRecovered(why, attempts: report.attempts)
                 }

@@ -525,6 +525,9 @@ final class TimelineWriter {
             case .noKeyVerifies(let tried):
                 str("reason", "no_key_verifies")
                 int("keys_tried", tried)
+            case .crackBudgetSpent(let attempts):
+                str("reason", "crack_budget_spent")
+                int("attempts", attempts)
             }
         }
     }
