@@ -97,6 +97,56 @@ import Testing
         }
     }
 
+    /// crackle's test 02 (`known_ltk.pcap`: a later connection of the same two devices, not in
+    /// the repository; its PDUs transcribed in `LinkLayerCryptoCrackleTests`) fed to the decoder
+    /// that has just read test 01's capture: the LTK that pairing distributed (frame 589)
+    /// decrypts the new link with no key given, into crackle's plaintexts.
+    @Test func anLTKDistributedEarlierInTheCaptureDecryptsALaterLink() throws {
+        let reader = try CaptureFile.open(path: Fixtures.capture(Self.crackle))
+        let decoder = FrameDecoder()
+        var frame = 0
+        while let r = reader.next() {
+            _ = decoder.decode(r)
+            frame = r.frame
+        }
+        // The later connection's PDUs, as PPI gives them (no direction): frames 82 and 85
+        // (LL_ENC_REQ/RSP), then LL_START_ENC_REQ, then ciphertext.
+        let pdus: [(header: UInt8, payload: String)] = [
+            (0x03, "03 0f 15 e3 86 f5 4b 40 07 e8 cd a9 77 63 42 01 75 02 7d 0a f0 71 6c"),
+            (0x03, "04 1c e9 42 b5 69 28 2c 10 f4 cf 59 cd"),
+            (0x03, "05"),
+            (0x07, "5d da 30 af 9a"),  // LL_START_ENC_RSP
+            (0x0E, "71 18 21 5e be 57 61 a4 e5 9e 07 9b 37 fe 1e"),  // Read By Type Request
+            (
+                0x0A,
+                "c0 96 d4 31 e3 48 c0 b7 38 7f 3e a4 c0 03 3f da 08 29 49 3c 90 72 95 e2 f9 68 59 e0 06"
+            ),  // Read By Type Response
+        ]
+        var radio = LinkLayerRadio()
+        radio.accessAddress = 0x5065_2F57
+        radio.channelType = .data
+        var notes: [LinkLayerDecryptionNote] = []
+        var att: [[UInt8]] = []
+        for (header, payload) in pdus {
+            frame += 1
+            let bytes = [header, UInt8(Hex.bytes(payload)!.count)] + Hex.bytes(payload)!
+            bytes.withByteView { v in
+                let record = CaptureRecord(
+                    frame: frame, timestamp: Int64(frame), direction: .unknown, kind: .linkLayer, rawType: 0,
+                    payload: v, originalLength: v.count, fileOffset: 0, recordLength: v.count, radio: radio)
+                let f = decoder.decode(record)
+                if let note = f.linkLayer?.decryption { notes.append(note) }
+                if let a = f.attPayload { att.append(a.toArray()) }
+            }
+        }
+        #expect(
+            notes == [
+                .decrypting(.distributed(ltk: UInt128(hexMSBFirst: "7f62c053f104a5bbe68b1d896a2ed49c")!, frame: 589))
+            ])
+        // "TI BLE Sensor Tag", as crackle's decrypted output has it.
+        #expect(att.last == Hex.bytes("09 13 03 00 54 49 20 42 4c 45 20 53 65 6e 73 6f 72 20 54 61 67"))
+    }
+
     // MARK: LE Secure Connections: no key on the air
 
     @Test func secureConnectionsCannotBeDecryptedWithoutTheLTK() throws {
