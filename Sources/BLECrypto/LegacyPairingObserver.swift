@@ -16,6 +16,9 @@ public struct LegacyPairingObserver: Sendable {
     public private(set) var srand: UInt128?
     /// An LE Secure Connections pairing in which a side sent the debug public key.
     public private(set) var sawDebugKey = false
+    /// LE Secure Connections: the initiator's and responder's Pairing Public Key (X ‖ Y, as sent).
+    public private(set) var initiatorPublicKey: [UInt8]?
+    public private(set) var responderPublicKey: [UInt8]?
 
     public init() {}
 
@@ -33,8 +36,15 @@ public struct LegacyPairingObserver: Sendable {
         case 0x04 where pdu.count == 17:
             guard let value = pdu.littleEndianUInt128(at: 1) else { return }
             if isCentral(direction, firstTaken: mrand != nil) { mrand = value } else { srand = value }
-        case 0x0C:
+        case 0x0C where pdu.count == 65:
             if SecureConnectionsDebugKey.isDebugKey(pairingPublicKey: pdu) { sawDebugKey = true }
+            // The initiator sends its public key first (Vol 3 Part H 2.3.5.6.1).
+            let key = pdu.suffix(from: 1)?.toArray()
+            if isCentral(direction, firstTaken: initiatorPublicKey != nil) {
+                initiatorPublicKey = key
+            } else {
+                responderPublicKey = key
+            }
         default:
             break
         }
@@ -49,6 +59,26 @@ public struct LegacyPairingObserver: Sendable {
         guard let req = pairingRequest, let rsp = pairingResponse else { return false }
         return req.withByteView { r in
             rsp.withByteView { LegacyPairingExchange.usesSecureConnections(pairingRequest: r, pairingResponse: $0) }
+        }
+    }
+
+    /// An LE Secure Connections pairing made with the debug key: its LTK, from the public keys,
+    /// the Pairing Random values (Na, Nb: the central sends first, as in legacy pairing) and the
+    /// connection's addresses. Nil for any other pairing.
+    public func secureConnectionsDebugKeyLTK(
+        initiatorAddress: BDAddr, initiatorAddressIsRandom: Bool, responderAddress: BDAddr,
+        responderAddressIsRandom: Bool
+    ) -> UInt128? {
+        guard usesSecureConnections, sawDebugKey, let pka = initiatorPublicKey, let pkb = responderPublicKey,
+            let na = mrand, let nb = srand
+        else { return nil }
+        let a1 = UInt64(initiatorAddressIsRandom ? 1 : 0) << 48 | initiatorAddress.rawValue
+        let a2 = UInt64(responderAddressIsRandom ? 1 : 0) << 48 | responderAddress.rawValue
+        return pka.withByteView { a in
+            pkb.withByteView {
+                SecureConnectionsDebugKey.ltk(
+                    initiatorPublicKey: a, responderPublicKey: $0, na: na, nb: nb, a1: a1, a2: a2)
+            }
         }
     }
 

@@ -58,6 +58,12 @@ public struct LinkLayerDecryptor: Sendable {
         direction == .centralToPeripheral ? nextCentralCounter : nextPeripheralCounter
     }
 
+    /// `count` PDUs in `direction` went by without this decryptor (a sniffer decrypted them
+    /// itself): their counters are used up.
+    public mutating func advance(_ direction: LinkLayerDirection, by count: UInt64 = 1) {
+        setNextCounter(direction, nextCounter(direction) + count)
+    }
+
     private mutating func setNextCounter(_ direction: LinkLayerDirection, _ value: UInt64) {
         if direction == .centralToPeripheral { nextCentralCounter = value } else { nextPeripheralCounter = value }
     }

@@ -64,3 +64,46 @@ public enum SecurityFunction {
         return ah(k: irk, r: prand) == UInt32(truncatingIfNeeded: address) & 0xFF_FFFF
     }
 }
+
+// MARK: LE Secure Connections (2.2.5–2.2.7)
+
+extension SecurityFunction {
+    /// AES-CMAC (RFC 4493) of `message` (octets, most significant first as the specification
+    /// writes m) under `key`: the MAC every LE Secure Connections function is built from.
+    public static func aesCMAC(key: UInt128, _ message: [UInt8]) -> UInt128 {
+        let aes = AES128(key: key)
+        func shifted(_ v: UInt128) -> UInt128 { v << 1 ^ (v >> 127 == 1 ? 0x87 : 0) }
+        let k1 = shifted(aes.encrypt(0))
+        let k2 = shifted(k1)
+        func block(_ start: Int, _ count: Int) -> UInt128 {
+            var v: UInt128 = 0
+            for i in 0..<16 {
+                let octet: UInt8 = i < count ? message[start + i] : (i == count ? 0x80 : 0)
+                v = v << 8 | UInt128(octet)
+            }
+            return v
+        }
+        let blocks = max(1, (message.count + 15) / 16)
+        var x: UInt128 = 0
+        for n in 0..<blocks - 1 { x = aes.encrypt(x ^ block(16 * n, 16)) }
+        let lastStart = 16 * (blocks - 1)
+        let lastCount = message.count - lastStart
+        let last = lastCount == 16 ? block(lastStart, 16) ^ k1 : block(lastStart, lastCount) ^ k2
+        return aes.encrypt(x ^ last)
+    }
+
+    /// Key generation function f5 (2.2.7): MacKey and LTK from the DHKey `w`, the two Pairing
+    /// Random values (N1 the initiator's) and the addresses as 56-bit numbers: the address type
+    /// (0 public, 1 random) in the top octet, then the 48-bit address.
+    public static func f5(w: [UInt8], n1: UInt128, n2: UInt128, a1: UInt64, a2: UInt64) -> (
+        macKey: UInt128, ltk: UInt128
+    ) {
+        let salt: UInt128 = 0x6C88_8391_AAF5_A538_6037_0BDB_5A60_83BE
+        let t = aesCMAC(key: salt, w)
+        func octets(_ v: UInt128) -> [UInt8] { (0..<16).map { UInt8(truncatingIfNeeded: v >> (120 - 8 * $0)) } }
+        func octets56(_ v: UInt64) -> [UInt8] { (0..<7).map { UInt8(truncatingIfNeeded: v >> (48 - 8 * $0)) } }
+        // Counter ‖ keyID "btle" ‖ N1 ‖ N2 ‖ A1 ‖ A2 ‖ Length 256.
+        let body = [0x62, 0x74, 0x6C, 0x65] + octets(n1) + octets(n2) + octets56(a1) + octets56(a2) + [0x01, 0x00]
+        return (aesCMAC(key: t, [0] + body), aesCMAC(key: t, [1] + body))
+    }
+}

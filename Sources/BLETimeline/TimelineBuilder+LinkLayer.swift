@@ -32,6 +32,7 @@ extension TimelineBuilder {
             // A data PDU on a primary advertising channel is an advertising packet whose access
             // address arrived damaged (channel hopping never uses 37–39): no connection.
             if r.radio.channel >= 37, r.radio.channel <= 39 { return }
+            if let t = terminatedLink, t.handle == ll.connection, r.timestamp - t.time <= t.grace { return }
             guard ll.connection != 0, let c = linkConnection(ll.connection, r) else { return }
             if c.linkLayer == nil {
                 var s = LinkLayerConnectionState()
@@ -88,6 +89,7 @@ extension TimelineBuilder {
                 old.endSide = .linkLoss
                 close(old, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
             }
+            if terminatedLink?.handle == ll.connection { terminatedLink = nil }
             let c = startConnection(
                 handle: ll.connection, peer: a.advA, peerType: a.rxAdd ? 1 : 0, role: 0, isLE: true, r)
             var s = LinkLayerConnectionState()
@@ -184,6 +186,8 @@ extension TimelineBuilder {
             c.endReason = reason
             c.endSide = side
             close(c, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
+            // The peer acknowledges (an empty PDU, 5.1.6) and the sender may repeat it until then.
+            terminatedLink = (c.handle, r.timestamp, c.linkLayer?.supervisionTimeout ?? 6_000_000)
         case LLControlOpcode.connectionUpdateInd:
             guard let u = p.connectionUpdate else { return }
             let t = ConnectionTiming(interval: u.interval, latency: u.latency, supervisionTimeout: u.timeout)

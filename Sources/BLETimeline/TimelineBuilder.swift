@@ -85,6 +85,9 @@ public final class TimelineBuilder {
     /// across a call out of it (`emit` does not call back).
     @exclusivity(unchecked) var linkSilenceDeadline: Int64 = .min
     @exclusivity(unchecked) var lastLinkConnection: ConnectionState?
+    /// The link an LL_TERMINATE_IND ended last, until its supervision timeout has passed: the
+    /// PDUs that acknowledge the terminate are the old link's tail, not a new connection.
+    var terminatedLink: (handle: UInt16, time: Int64, grace: Int64)?
     /// Whether the host last enabled scanning (LE Set [Extended] Scan Enable).
     var scanning = false
     /// The frame being fed carries an L2CAP PDU the capture cut (`L2CAPPDU.isTruncated`).

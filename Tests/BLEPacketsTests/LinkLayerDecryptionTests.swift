@@ -153,11 +153,30 @@ import Testing
         let sc = try Self.walk(Self.crackleSC)
         #expect(sc.notes[167] == .notDecryptable(.secureConnections(debugKey: false)))
         #expect(sc.decrypted.isEmpty && sc.encrypted.first == 167)
-        // This nRF capture's peripheral sent the debug public key (frame 198: tshark's
-        // btsmp.public_key_x, reversed, is Vol 3 Part H 2.3.5.6.1's X 20b003d2…0e359de6).
-        let debug = try Self.walk(Self.nordicDebugKey)
-        #expect(debug.notes.values.contains(.notDecryptable(.secureConnections(debugKey: true))))
-        #expect(debug.decrypted.isEmpty)
+    }
+
+    /// bsniffhub's nRF capture: an LE Secure Connections pairing in which the peripheral sent
+    /// the debug public key (frame 198: tshark's btsmp.public_key_x, reversed, is Vol 3 Part H
+    /// 2.3.5.6.1's X 20b003d2…0e359de6). The sniffer decrypted the link itself until it lost
+    /// track (frame 503: tshark shows "MIC is bad"; from 504 it flags the peripheral's ciphertext
+    /// "Encrypted: No"); blecap derives the LTK from the published private key and reads on.
+    @Test func aDebugKeyPairingIsDecryptedFromTheAir() throws {
+        let w = try Self.walk(Self.nordicDebugKey)
+        guard case .decrypting(.secureConnectionsDebugKey)? = w.notes[503] else {
+            Issue.record("frame 503: \(String(describing: w.notes[503]))")
+            return
+        }
+        #expect(w.notes.count == 1)
+        // Every encrypted PDU from 503 on verifies, the LL_TERMINATE_IND (1522) included.
+        #expect(w.encrypted.isEmpty && w.micFailures.isEmpty)
+        #expect(w.decrypted.first == 503 && w.decrypted.count == 29)
+        #expect(w.controls[1522] == [LLControlOpcode.terminateInd, 0x13])
+        let att = w.att.filter { w.decrypted.contains($0.key) }.sorted { $0.key < $1.key }
+        for (frame, pdu) in att { #expect(pdu.withByteView { ATTPDU.isWellFormed($0) }, "frame \(frame)") }
+        // The notifications of handle 0x0013 carry a counter that steps by one (d7, d8, … dd):
+        // structure that ciphertext decrypted with a wrong key would not have.
+        let counters = att.compactMap { $0.value.first == 0x1B && $0.value.count == 11 ? $0.value[3] : nil }
+        #expect(counters == Array(0xD7...0xDD))
     }
 
     // MARK: --ltk

@@ -44,6 +44,10 @@ public struct LinkLayerFrame: @unchecked Sendable {
     public var micFailure = false
     /// Where the link's decryptability was decided (once per encryption start).
     public var decryption: LinkLayerDecryptionNote?
+    /// The MIC verified only with the other direction than the capture gives: the sniffer
+    /// mislabelled the sender (the nonce's directionBit is authenticated), and L2CAP, ATT and
+    /// the timeline take the PDU in the direction the MIC says.
+    public var directionCorrected = false
 
     public var advertising: LLAdvertisingPDU? {
         if case .advertising(let a) = pdu { return a }
@@ -243,22 +247,33 @@ struct LinkTable {
         var encrypted = linkEncrypted && pdu.length > 0 && !sniffedPlaintext
         var decrypted = false
         var micFailure = false
+        var directionCorrected = false
         var note: LinkLayerDecryptionNote? = nil
-        if encrypted {
+        if sniffedPlaintext, links[i].encrypted, pdu.length > 0, !retransmission {
+            security[i].sniffedPlaintextPDU(Self.direction(radio.sender))
+        }
+        // The sniffer calls a PDU plaintext although blecap's own LL bookkeeping has the link
+        // encrypted: a sniffer that lost the link's encryption state (bsniffhub's nRF capture
+        // flags the peripheral's ciphertext "not encrypted" from frame 504 on). The MIC decides.
+        let disputed =
+            !encrypted && !sniffedPlaintext && links[i].encrypted && pdu.length > 0 && security[i].isDecrypting
+        if encrypted || disputed {
             switch decrypt(i, pdu, bytes, radio.sender, retransmission: retransmission, &note) {
             case .decrypted(let plain, let match):
                 (pdu, bytes) = plain
                 (encrypted, decrypted) = (false, true)
                 // Without a direction there was no SN check: the packet counter tells.
                 retransmission = retransmission || match.isRetransmission
-            case .micFailure: micFailure = true
+                directionCorrected = match.directionCorrected
+            case .micFailure: micFailure = encrypted
             case .unreadable: break
             }
         }
         if retransmission || encrypted {
             return LinkLayerFrame(
                 pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: retransmission,
-                isEncrypted: encrypted, l2cap: nil, isDecrypted: decrypted, micFailure: micFailure, decryption: note)
+                isEncrypted: encrypted, l2cap: nil, isDecrypted: decrypted, micFailure: micFailure, decryption: note,
+                directionCorrected: directionCorrected)
         }
         // A sniffer that decrypted hands over the plaintext with Length counting it alone (the
         // nRF Sniffer drops the MIC), so the payload is used as it is.
@@ -281,7 +296,9 @@ struct LinkTable {
             guard pdu.length > 0 else { break }
             let acl = HCIACLPacket(
                 handle: number, boundary: pdu.llid == LLID.start ? .firstFlushable : .continuing, data: payload)
-            result = reassembler.feed(acl, frame: record.frame, direction: record.direction)
+            var direction = record.direction
+            if directionCorrected { direction = direction == .sent ? .received : .sent }
+            result = reassembler.feed(acl, frame: record.frame, direction: direction)
             if case .complete(let l2)? = result, l2.channel == L2CAPChannel.smp {
                 observeSMP(i, l2.payload, radio.sender, frame: record.frame)
             }
@@ -289,7 +306,8 @@ struct LinkTable {
         }
         return LinkLayerFrame(
             pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: false,
-            isEncrypted: false, l2cap: result, isDecrypted: decrypted, micFailure: micFailure, decryption: note)
+            isEncrypted: false, l2cap: result, isDecrypted: decrypted, micFailure: micFailure, decryption: note,
+            directionCorrected: directionCorrected)
     }
 
     enum Decryption {

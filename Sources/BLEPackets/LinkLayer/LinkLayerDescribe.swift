@@ -60,6 +60,9 @@ extension LinkLayerFrame {
             if isDecrypted {
                 sink.note("decrypted by blecap: the MIC verified; Length and payload are the plaintext's")
             }
+            if directionCorrected {
+                sink.note("the MIC verified only in the other direction: the sniffer mislabelled the sender")
+            }
             if micFailure { sink.note("encrypted: the link's key does not verify this PDU's MIC") }
             if isEncrypted {
                 sink.field("encrypted_payload", .bytes(d.payload))

@@ -18,19 +18,23 @@ public enum LinkLayerKeySource: Sendable, Equatable {
     /// An LTK an earlier pairing in this capture distributed (SMP Encryption Information, read
     /// from that pairing's decrypted key distribution at `frame`).
     case distributed(ltk: UInt128, frame: Int)
+    /// LE Secure Connections on this link with the debug key (Vol 3 Part H 2.3.5.6.1): the LTK
+    /// follows from the published private key, the other public key, Na, Nb and the addresses.
+    case secureConnectionsDebugKey(ltk: UInt128)
 
     public var key: UInt128 {
         switch self {
         case .recoveredFromPairing(_, _, let stk, _, _): stk
-        case .given(let ltk), .distributed(let ltk, _): ltk
+        case .given(let ltk), .distributed(let ltk, _), .secureConnectionsDebugKey(let ltk): ltk
         }
     }
 }
 
 public enum LinkLayerUndecryptableReason: Sendable, Equatable, CustomStringConvertible {
     /// LE Secure Connections pairing on this link: the key comes from ECDH and nothing on the
-    /// air gives it; `debugKey` when a side sent the debug public key (Vol 3 Part H 2.3.5.6.1),
-    /// whose private key is public: blecap does not derive that LTK yet.
+    /// air gives it. `debugKey`: a side sent the debug public key (Vol 3 Part H 2.3.5.6.1), but
+    /// the values its LTK needs (both public keys, both Pairing Random values) were not all
+    /// captured, or the LTK did not verify.
     case secureConnections(debugKey: Bool)
     /// Encrypted with a key from a pairing before the capture, and no `--ltk` was given.
     case noKey
@@ -50,7 +54,7 @@ public enum LinkLayerUndecryptableReason: Sendable, Equatable, CustomStringConve
         case .secureConnections(let debugKey):
             "it was paired with LE Secure Connections, whose key cannot be recovered from the air; give the LTK with --ltk"
                 + (debugKey
-                    ? " (a side sent the SC debug public key, so the key is computable; blecap does not derive it yet)"
+                    ? " (a side sent the SC debug public key, but the public keys and Pairing Random values its LTK needs were not all captured, or it did not verify)"
                     : "")
         case .noKey: "its key comes from a pairing before the capture; give the LTK with --ltk"
         case .pairingNotRecovered(let why, let attempts):
@@ -79,6 +83,9 @@ struct LinkSecurity {
     var encReq: (rand: UInt64, ediv: UInt16, skdm: UInt64, ivm: UInt32)?
     var encRsp: (skds: UInt64, ivs: UInt32)?
     var state = State.plaintext
+    /// Non-empty PDUs per direction (central, peripheral) the sniffer decrypted itself since
+    /// encryption started, before blecap had a decryptor: their packet counters are used up.
+    var sniffedPlaintext: (central: UInt64, peripheral: UInt64) = (0, 0)
 
     /// How many encrypted PDUs a key search may spend before the link is called undecryptable:
     /// the first one can be damaged beyond what the CRC caught, or sent by a side whose
@@ -136,7 +143,34 @@ struct LinkSecurity {
     }
 
     /// LL_START_ENC_REQ: what follows is ciphertext under a new session key.
-    mutating func startEncryption() { state = .started }
+    mutating func startEncryption() {
+        state = .started
+        sniffedPlaintext = (0, 0)
+    }
+
+    var isDecrypting: Bool {
+        if case .decrypting = state { return true }
+        return false
+    }
+
+    /// A non-empty PDU of the encrypted link that the sniffer decrypted itself: the next one in
+    /// that direction carries the following packet counter.
+    mutating func sniffedPlaintextPDU(_ direction: LinkLayerDirection?) {
+        guard let direction else { return }
+        switch state {
+        case .decrypting(var decryptor):
+            decryptor.advance(direction)
+            state = .decrypting(decryptor)
+        case .plaintext, .undecryptable:
+            break
+        default:
+            if direction == .centralToPeripheral {
+                sniffedPlaintext.central += 1
+            } else {
+                sniffedPlaintext.peripheral += 1
+            }
+        }
+    }
 
     /// LL_PAUSE_ENC_RSP (the central's, in the clear): plaintext again until the next start.
     mutating func pauseEncryption() {
@@ -203,6 +237,8 @@ struct LinkSecurity {
         guard case .searching(let candidates, let tries) = state else { return .unreadable }
         for c in candidates {
             var decryptor = LinkLayerDecryptor(cipher: LinkLayerCipher(ltk: c.key, parameters: parameters))
+            decryptor.advance(.centralToPeripheral, by: sniffedPlaintext.central)
+            decryptor.advance(.peripheralToCentral, by: sniffedPlaintext.peripheral)
             if let match = decryptor.decrypt(pdu: payload, header: header, direction: direction, into: &plaintext) {
                 state = .decrypting(decryptor)
                 note = .decrypting(c.source)
@@ -235,6 +271,12 @@ struct LinkSecurity {
         if let pairing, pairing.pairingRequest != nil {
             if pairing.usesSecureConnections {
                 failure = .secureConnections(debugKey: pairing.sawDebugKey)
+                if let ltk = pairing.secureConnectionsDebugKeyLTK(
+                    initiatorAddress: central ?? BDAddr(rawValue: 0), initiatorAddressIsRandom: centralRandom,
+                    responderAddress: peripheral ?? BDAddr(rawValue: 0), responderAddressIsRandom: peripheralRandom)
+                {
+                    candidates.append((ltk, .secureConnectionsDebugKey(ltk: ltk)))
+                }
             } else if let exchange = pairing.exchange(
                 initiatorAddress: central ?? BDAddr(rawValue: 0), initiatorAddressIsRandom: centralRandom,
                 responderAddress: peripheral ?? BDAddr(rawValue: 0), responderAddressIsRandom: peripheralRandom)

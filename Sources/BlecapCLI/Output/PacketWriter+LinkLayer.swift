@@ -3,14 +3,15 @@ import BLEPackets
 import CaptureIO
 
 /// `blecap packets` on over-the-air captures: the direction column says C→P / P→C (with a `?`
-/// when blecap inferred it from timing), then channel and RSSI, then the PDU.
+/// when blecap inferred it from timing), then channel and RSSI, then the PDU. A decrypted PDU
+/// whose MIC verified only in the other direction shows that one (and says so).
 extension PacketWriter {
-    func linkLayerColumns(_ r: CaptureRecord) {
+    func linkLayerColumns(_ r: CaptureRecord, directionCorrected: Bool) {
         let radio = r.radio
-        switch radio.sender {
-        case .central: out.ascii("C→P")
-        case .peripheral: out.ascii("P→C")
-        case .unknown: out.ascii("   ")
+        switch (radio.sender, directionCorrected) {
+        case (.central, false), (.peripheral, true): out.ascii("C→P")
+        case (.peripheral, false), (.central, true): out.ascii("P→C")
+        default: out.ascii("   ")
         }
         out.ascii(radio.flags.contains(.senderInferred) ? "? " : "  ")
         out.ascii("ch ")
@@ -81,7 +82,7 @@ extension PacketWriter {
             out.ascii(" [CRC incorrect]")
             paint(ANSI.reset)
         }
-        if ll.isDecrypted { out.ascii(" [decrypted]") }
+        if ll.isDecrypted { out.ascii(ll.directionCorrected ? " [decrypted, direction per MIC]" : " [decrypted]") }
         if ll.micFailure {
             paint(ANSI.red)
             out.ascii(" [MIC failure]")
@@ -186,7 +187,9 @@ extension PacketWriter {
             out.decimal(Int64(radio.rssi))
         }
         if radio.sender != .unknown {
-            out.ascii(radio.sender == .central ? ",\"sender\":\"central\"" : ",\"sender\":\"peripheral\"")
+            out.ascii(
+                (radio.sender == .central) != ll.directionCorrected
+                    ? ",\"sender\":\"central\"" : ",\"sender\":\"peripheral\"")
             if radio.flags.contains(.senderInferred) { out.ascii(",\"sender_inferred\":true") }
         }
         out.ascii(",\"crc\":")
@@ -219,6 +222,7 @@ extension PacketWriter {
             if ll.isRetransmission { out.ascii(",\"retransmission\":true") }
             if ll.isEncrypted { out.ascii(",\"encrypted\":true") }
             if ll.isDecrypted { out.ascii(",\"decrypted\":true") }
+            if ll.directionCorrected { out.ascii(",\"direction_corrected\":true") }
             if ll.micFailure { out.ascii(",\"mic_failure\":true") }
         }
         out.byte(UInt8(ascii: "}"))

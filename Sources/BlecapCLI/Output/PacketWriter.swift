@@ -83,7 +83,7 @@ final class PacketWriter {
         }
         out.ascii("  ")
         if r.kind == .linkLayer {
-            linkLayerColumns(r)
+            linkLayerColumns(r, directionCorrected: frame.linkLayer?.directionCorrected == true)
         } else {
             switch r.direction {
             case .sent: out.ascii("sent ")

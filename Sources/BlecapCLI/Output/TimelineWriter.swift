@@ -509,6 +509,9 @@ final class TimelineWriter {
                 str("key_source", "distributed")
                 str("ltk", ltk.hexMSBFirst)
                 int("distributed_frame", frame)
+            case .secureConnectionsDebugKey(let ltk):
+                str("key_source", "sc_debug_key")
+                str("ltk", ltk.hexMSBFirst)
             }
         case .notDecryptable(let reason):
             str("decrypted", "no")
