@@ -102,7 +102,12 @@ public final class LintEngine {
             }
         }
         var findings = store.findings
-        for i in findings.indices { findings[i].fingerprint = Fingerprint.compute(findings[i]) }
+        // Rules say "observed" as `.hci`; a sniffer's capture has no HCI, only the air.
+        let overTheAir = facts.linkLayerRecords > 0 && facts.hciEvents == 0 && facts.hciCommands == 0
+        for i in findings.indices {
+            findings[i].fingerprint = Fingerprint.compute(findings[i])
+            if overTheAir, findings[i].evidence == .hci { findings[i].evidence = .overTheAir }
+        }
         findings.sort { ($0.firstFrame, $0.ruleID) < ($1.firstFrame, $1.ruleID) }
         let wholeIDs = Set(whole.map(\.ruleID))
         let partial = store.limitations.filter { !wholeIDs.contains($0.ruleID) }

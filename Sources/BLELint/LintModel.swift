@@ -33,12 +33,16 @@ public enum EvidenceKind: String, Sendable, Codable, CaseIterable {
     case inferred
     /// Taken from a Core Bluetooth API trace (simulator), exact.
     case api
+    /// Seen directly in a sniffer's capture of the air (the PDU itself is the violation): what
+    /// `hci` becomes for an over-the-air capture, which has no HCI.
+    case overTheAir = "over_the_air"
 
     public var label: String {
         switch self {
         case .hci: "observed in HCI"
         case .inferred: "inferred"
         case .api: "API trace"
+        case .overTheAir: "observed over the air"
         }
     }
 }
