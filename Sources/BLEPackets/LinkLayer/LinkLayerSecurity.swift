@@ -1,8 +1,10 @@
 import BLEBytes
 
 /// What blecap could do with a link's ciphertext, said once per encryption start, at the PDU
-/// where it was decided (the first encrypted PDU, or the last one tried).
-public enum LinkLayerDecryptionNote: Sendable, Equatable {
+/// where it was decided (the first encrypted PDU, or the last one tried). Indirect: every
+/// over-the-air frame carries an optional one, which should cost a pointer, not the ~80 bytes
+/// of a key recovery's details.
+public indirect enum LinkLayerDecryptionNote: Sendable, Equatable {
     /// From this PDU on the link is decrypted with the key named.
     case decrypting(LinkLayerKeySource)
     case notDecryptable(LinkLayerUndecryptableReason)
