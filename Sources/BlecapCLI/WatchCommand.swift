@@ -49,6 +49,8 @@ struct WatchCommand: ParsableCommand {
     @Option(name: .long, help: "Lint configuration file (as for blecap lint).")
     var config: String?
 
+    @OptionGroup var decryption: LinkLayerKeyOptions
+
     func validate() throws {
         if format == .json { throw ValidationError("watch writes text or jsonl") }
         guard let s = LiveSource.parse(source, follow: follow) else {
@@ -68,6 +70,7 @@ struct WatchCommand: ParsableCommand {
                 throw BlecapExit.unreadable.exitCode
             }
         }
+        configuration.linkLayerKeys = decryption.keys
         WatchSignals.install()
         let started = ContinuousClock.now
         let reader: any CaptureReader
