@@ -255,6 +255,47 @@ import Testing
         #expect(plaintext == [LLControlOpcode.startEncRsp])
     }
 
+    // MARK: damaged input
+
+    /// Seeded byte flips anywhere past the file header of the encrypted captures (pairing
+    /// values, LL_ENC_* fields, ciphertext, MICs), decoded with and without a key: the decoder
+    /// ends every time, and what it says about a frame stays consistent. The brute force gets a
+    /// small budget, as a mutated confirm value would otherwise cost a million tries per mutant.
+    @Test func mutatedEncryptedCapturesDecodeConsistently() throws {
+        let keys = LinkLayerKeys([.init(scope: .anyConnection, ltk: Self.bsniffhubLTK)])
+        let subjects = [Self.crackle, Self.whad, Self.bsniffhub, Self.nordicDebugKey]
+        var rng = SplitMix64(seed: 0x5EC_0DE)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blecap-ll-mutants-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (n, subject) in subjects.enumerated() {
+            let original = try Fixtures.bytes(subject)
+            for mutant in 0..<25 {
+                var bytes = original
+                for _ in 0..<Int.random(in: 1...12, using: &rng) {
+                    let at = Int.random(in: 24..<bytes.count, using: &rng)
+                    bytes[at] = UInt8.random(in: 0...255, using: &rng)
+                }
+                let url = folder.appendingPathComponent("\(n)-\(mutant).pcap")
+                try Data(bytes).write(to: url)
+                guard let reader = try? CaptureFile.open(path: url.path) else { continue }
+                let decoder = FrameDecoder(keys: mutant % 2 == 0 ? keys : LinkLayerKeys())
+                decoder.linkLayer.table.crackBudget = 2_000
+                var frames = 0
+                while let r = reader.next(), frames < 100_000 {
+                    frames += 1
+                    guard let ll = decoder.decode(r).linkLayer else { continue }
+                    let label = "\(subject) mutant \(mutant) frame \(r.frame)"
+                    #expect(!(ll.isDecrypted && ll.isEncrypted), "\(label)")
+                    #expect(!ll.micFailure || ll.isEncrypted, "\(label)")
+                    if ll.isDecrypted, let d = ll.data { #expect(d.payload.count <= 251, "\(label)") }
+                }
+                #expect(frames < 100_000, "\(subject) mutant \(mutant): the reader did not end")
+            }
+        }
+    }
+
     @Test func ltkArgumentsParse() {
         let key = "9A7163D4C92D91B5C3BA0EBFB4D1B8A2"
         #expect(LinkLayerKeys.parse(key) == .init(scope: .anyConnection, ltk: Self.bsniffhubLTK))
