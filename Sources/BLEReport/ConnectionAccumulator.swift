@@ -173,7 +173,8 @@ final class ConnectionAccumulator {
                 dataPDUs: ll.dataPDUs, emptyPDUs: ll.emptyPDUs, retransmissions: ll.retransmissions,
                 retransmissionRate: ll.dataPDUs > 0 ? Double(ll.retransmissions) / Double(ll.dataPDUs) : 0,
                 crcErrors: ll.crcErrors, encryptedPDUs: ll.encryptedPDUs, encryptedFromFrame: ll.encryptedFromFrame,
-                missedEvents: ll.missedEvents, directionInferred: ll.senderInferred)
+                decryptedPDUs: ll.decryptedPDUs, micFailures: ll.micFailures, missedEvents: ll.missedEvents,
+                directionInferred: ll.senderInferred)
         }
     }
 

@@ -151,6 +151,9 @@ public struct LinkLayerModel: Sendable, Encodable {
     public var crcErrors: Int
     public var encryptedPDUs: Int
     public var encryptedFromFrame: Int?
+    /// Encrypted PDUs blecap decrypted, and those whose MIC the link's key did not verify.
+    public var decryptedPDUs: Int = 0
+    public var micFailures: Int = 0
     public var missedEvents: Int
     public var directionInferred: Bool
     /// Channel use, RSSI per side and retransmissions over time (the report's link-layer charts).

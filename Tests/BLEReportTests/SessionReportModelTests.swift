@@ -41,6 +41,7 @@ import Testing
         #expect(ll.accessAddress == "0x92DDA6F5")
         #expect(ll.dataPDUs == 1603 && ll.emptyPDUs == 1415)
         #expect(ll.encryptedFromFrame == nil && ll.encryptedPDUs == 0)
+        #expect(ll.decryptedPDUs > 0 && ll.micFailures == 0)
         #expect(ll.retransmissions > 0 && ll.retransmissionRate == Double(ll.retransmissions) / 1603)
         #expect(!ll.directionInferred)
     }

@@ -517,6 +517,8 @@
         h("span", null, sum, fmtNum(ll.dataPDUs) + " LL data PDUs, " + fmtNum(ll.retransmissions) +
           " retransmitted (" + (100 * ll.retransmissionRate).toFixed(1) + " %), " + fmtNum(ll.crcErrors) + " CRC errors" +
           (ll.encryptedFromFrame ? ", encrypted from frame " + ll.encryptedFromFrame : "") +
+          (ll.decryptedPDUs ? ", " + fmtNum(ll.decryptedPDUs) + " PDUs decrypted by blecap" : "") +
+          (ll.micFailures ? ", " + fmtNum(ll.micFailures) + " MIC failures" : "") +
           (ll.directionInferred ? ", direction inferred" : ""));
       }
       h("span", { class: "pill", style: "background:" + (END_COLOUR[c.ended] || "var(--open)") }, sum, END_LABEL[c.ended] + (c.reasonName ? ": " + c.reasonName : ""));
