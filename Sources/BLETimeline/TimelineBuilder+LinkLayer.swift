@@ -69,7 +69,7 @@ extension TimelineBuilder {
             noteSilenceClock(s)
             if ll.isRetransmission || ll.isEncrypted { return }
             if let control = ll.control {
-                self.control(control, c, r)
+                self.control(control, c, r, sender: ll.sender(r.radio))
             } else if let pdu = frame.l2cap {
                 l2cap(pdu, r)
             }
@@ -171,8 +171,9 @@ extension TimelineBuilder {
         return applied
     }
 
-    private func control(_ p: LLControlPDU, _ c: ConnectionState, _ r: CaptureRecord) {
-        let byCentral: Bool? = r.radio.sender == .unknown ? nil : r.radio.sender == .central
+    /// `sender`: the capture's, or the MIC's for a decrypted PDU (`LinkLayerFrame.senderPerMIC`).
+    private func control(_ p: LLControlPDU, _ c: ConnectionState, _ r: CaptureRecord, sender: LinkLayerRadio.Sender) {
+        let byCentral: Bool? = sender == .unknown ? nil : sender == .central
         switch p.opcode {
         case LLControlOpcode.terminateInd:
             let reason = p.errorCode ?? 0

@@ -44,10 +44,14 @@ public struct LinkLayerFrame: @unchecked Sendable {
     public var micFailure = false
     /// Where the link's decryptability was decided (once per encryption start).
     public var decryption: LinkLayerDecryptionNote?
-    /// The MIC verified only with the other direction than the capture gives: the sniffer
-    /// mislabelled the sender (the nonce's directionBit is authenticated), and L2CAP, ATT and
-    /// the timeline take the PDU in the direction the MIC says.
-    public var directionCorrected = false
+    /// The sender the MIC verified, where the capture gives none or the other one: the nonce's
+    /// directionBit is authenticated, so a decrypted PDU's direction is known for certain, and
+    /// L2CAP, ATT and the timeline take the PDU in that direction. Nil where the capture was
+    /// right (or the PDU was not decrypted).
+    public var senderPerMIC: LinkLayerRadio.Sender?
+
+    /// The sender to believe: the MIC's where it spoke, else the capture's.
+    public func sender(_ radio: LinkLayerRadio) -> LinkLayerRadio.Sender { senderPerMIC ?? radio.sender }
 
     public var advertising: LLAdvertisingPDU? {
         if case .advertising(let a) = pdu { return a }
@@ -247,7 +251,7 @@ struct LinkTable {
         var encrypted = linkEncrypted && pdu.length > 0 && !sniffedPlaintext
         var decrypted = false
         var micFailure = false
-        var directionCorrected = false
+        var senderPerMIC: LinkLayerRadio.Sender? = nil
         var note: LinkLayerDecryptionNote? = nil
         if sniffedPlaintext, links[i].encrypted, pdu.length > 0, !retransmission {
             security[i].sniffedPlaintextPDU(Self.direction(radio.sender))
@@ -264,7 +268,8 @@ struct LinkTable {
                 (encrypted, decrypted) = (false, true)
                 // Without a direction there was no SN check: the packet counter tells.
                 retransmission = retransmission || match.isRetransmission
-                directionCorrected = match.directionCorrected
+                let verified: LinkLayerRadio.Sender = match.direction == .centralToPeripheral ? .central : .peripheral
+                if verified != radio.sender { senderPerMIC = verified }
             case .micFailure: micFailure = encrypted
             case .unreadable: break
             }
@@ -273,7 +278,7 @@ struct LinkTable {
             return LinkLayerFrame(
                 pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: retransmission,
                 isEncrypted: encrypted, l2cap: nil, isDecrypted: decrypted, micFailure: micFailure, decryption: note,
-                directionCorrected: directionCorrected)
+                senderPerMIC: senderPerMIC)
         }
         // A sniffer that decrypted hands over the plaintext with Length counting it alone (the
         // nRF Sniffer drops the MIC), so the payload is used as it is.
@@ -297,7 +302,7 @@ struct LinkTable {
             let acl = HCIACLPacket(
                 handle: number, boundary: pdu.llid == LLID.start ? .firstFlushable : .continuing, data: payload)
             var direction = record.direction
-            if directionCorrected { direction = direction == .sent ? .received : .sent }
+            if let s = senderPerMIC { direction = s == .central ? .sent : .received }
             result = reassembler.feed(acl, frame: record.frame, direction: direction)
             if case .complete(let l2)? = result, l2.channel == L2CAPChannel.smp {
                 observeSMP(i, l2.payload, radio.sender, frame: record.frame)
@@ -307,7 +312,7 @@ struct LinkTable {
         return LinkLayerFrame(
             pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: false,
             isEncrypted: false, l2cap: result, isDecrypted: decrypted, micFailure: micFailure, decryption: note,
-            directionCorrected: directionCorrected)
+            senderPerMIC: senderPerMIC)
     }
 
     enum Decryption {

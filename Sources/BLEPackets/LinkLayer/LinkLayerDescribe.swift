@@ -60,8 +60,11 @@ extension LinkLayerFrame {
             if isDecrypted {
                 sink.note("decrypted by blecap: the MIC verified; Length and payload are the plaintext's")
             }
-            if directionCorrected {
-                sink.note("the MIC verified only in the other direction: the sniffer mislabelled the sender")
+            if let s = senderPerMIC {
+                sink.note(
+                    s == .central
+                        ? "the MIC verifies it as sent by the central (the capture says otherwise or nothing)"
+                        : "the MIC verifies it as sent by the peripheral (the capture says otherwise or nothing)")
             }
             if micFailure { sink.note("encrypted: the link's key does not verify this PDU's MIC") }
             if isEncrypted {

@@ -6,14 +6,14 @@ import CaptureIO
 /// when blecap inferred it from timing), then channel and RSSI, then the PDU. A decrypted PDU
 /// whose MIC verified only in the other direction shows that one (and says so).
 extension PacketWriter {
-    func linkLayerColumns(_ r: CaptureRecord, directionCorrected: Bool) {
+    func linkLayerColumns(_ r: CaptureRecord, senderPerMIC: LinkLayerRadio.Sender?) {
         let radio = r.radio
-        switch (radio.sender, directionCorrected) {
-        case (.central, false), (.peripheral, true): out.ascii("C→P")
-        case (.peripheral, false), (.central, true): out.ascii("P→C")
-        default: out.ascii("   ")
+        switch senderPerMIC ?? radio.sender {
+        case .central: out.ascii("C→P")
+        case .peripheral: out.ascii("P→C")
+        case .unknown: out.ascii("   ")
         }
-        out.ascii(radio.flags.contains(.senderInferred) ? "? " : "  ")
+        out.ascii(radio.flags.contains(.senderInferred) && senderPerMIC == nil ? "? " : "  ")
         out.ascii("ch ")
         if radio.channel != 0xFF {
             out.spaces(radio.channel < 10 ? 1 : 0)
@@ -82,7 +82,7 @@ extension PacketWriter {
             out.ascii(" [CRC incorrect]")
             paint(ANSI.reset)
         }
-        if ll.isDecrypted { out.ascii(ll.directionCorrected ? " [decrypted, direction per MIC]" : " [decrypted]") }
+        if ll.isDecrypted { out.ascii(ll.senderPerMIC != nil ? " [decrypted, direction per MIC]" : " [decrypted]") }
         if ll.micFailure {
             paint(ANSI.red)
             out.ascii(" [MIC failure]")
@@ -186,11 +186,10 @@ extension PacketWriter {
             out.ascii(",\"rssi\":")
             out.decimal(Int64(radio.rssi))
         }
-        if radio.sender != .unknown {
-            out.ascii(
-                (radio.sender == .central) != ll.directionCorrected
-                    ? ",\"sender\":\"central\"" : ",\"sender\":\"peripheral\"")
-            if radio.flags.contains(.senderInferred) { out.ascii(",\"sender_inferred\":true") }
+        let sender = ll.sender(radio)
+        if sender != .unknown {
+            out.ascii(sender == .central ? ",\"sender\":\"central\"" : ",\"sender\":\"peripheral\"")
+            if radio.flags.contains(.senderInferred), ll.senderPerMIC == nil { out.ascii(",\"sender_inferred\":true") }
         }
         out.ascii(",\"crc\":")
         out.jsonString(ll.crc.name)
@@ -222,7 +221,7 @@ extension PacketWriter {
             if ll.isRetransmission { out.ascii(",\"retransmission\":true") }
             if ll.isEncrypted { out.ascii(",\"encrypted\":true") }
             if ll.isDecrypted { out.ascii(",\"decrypted\":true") }
-            if ll.directionCorrected { out.ascii(",\"direction_corrected\":true") }
+            if ll.senderPerMIC != nil { out.ascii(",\"sender_per_mic\":true") }
             if ll.micFailure { out.ascii(",\"mic_failure\":true") }
         }
         out.byte(UInt8(ascii: "}"))

@@ -83,7 +83,7 @@ final class PacketWriter {
         }
         out.ascii("  ")
         if r.kind == .linkLayer {
-            linkLayerColumns(r, directionCorrected: frame.linkLayer?.directionCorrected == true)
+            linkLayerColumns(r, senderPerMIC: frame.linkLayer?.senderPerMIC)
         } else {
             switch r.direction {
             case .sent: out.ascii("sent ")
