@@ -40,38 +40,47 @@ extension TimelineBuilder {
                 c.linkLayer = s
                 c.role = 0
             }
-            var s = c.linkLayer!
-            s.lastTime = r.timestamp
-            s.counters.dataPDUs += 1
-            if r.radio.flags.contains(.senderInferred) { s.counters.senderInferred = true }
-            if ll.crc == .invalid {
-                s.counters.crcErrors += 1
-                c.linkLayer = s
-                noteSilenceClock(s)
-                return
-            }
-            if d.isEmpty { s.counters.emptyPDUs += 1 }
-            if ll.isRetransmission { s.counters.retransmissions += 1 }
-            if let applied = anchor(&s, r) {
-                add(event(r, c, .connectionUpdate(status: 0, timing: applied)))
-            }
-            if s.pendingPHY != nil || s.pendingChannelMap != nil { reachInstants(&s, c, r) }
-            if ll.isEncrypted {
-                s.counters.encryptedPDUs += 1
-                if s.counters.encryptedFromFrame == nil {
-                    s.counters.encryptedFromFrame = r.frame
-                    add(event(r, c, .linkLayerEncrypted(firstFrame: r.frame)))
-                }
-            }
-            c.linkLayer = s
-            noteSilenceClock(s)
-            if ll.isRetransmission || ll.isEncrypted { return }
+            // In place: the state is a few hundred bytes, and copying it out and back cost four
+            // memcpy calls per PDU (callgrind, 100 k-frame benchmark prefix: 11.6 M of 863 M).
+            guard dataPDU(d, ll, c, r, &c.linkLayer!) else { return }
             if let control = ll.control {
                 self.control(control, c, r)
             } else if let pdu = frame.l2cap {
-                l2cap(pdu, r)
+                l2cap(pdu, on: c, r)
             }
         }
+    }
+
+    /// What a data PDU with a readable header does to its link's state: counters, the
+    /// central's anchors, instants reached. False when nothing more is to be read from it (bad
+    /// CRC, a retransmitted copy, ciphertext).
+    private func dataPDU(
+        _ d: LLDataPDU, _ ll: LinkLayerFrame, _ c: ConnectionState, _ r: CaptureRecord,
+        _ s: inout LinkLayerConnectionState
+    ) -> Bool {
+        s.lastTime = r.timestamp
+        s.counters.dataPDUs += 1
+        if r.radio.flags.contains(.senderInferred) { s.counters.senderInferred = true }
+        if ll.crc == .invalid {
+            s.counters.crcErrors += 1
+            noteSilenceClock(s)
+            return false
+        }
+        if d.isEmpty { s.counters.emptyPDUs += 1 }
+        if ll.isRetransmission { s.counters.retransmissions += 1 }
+        if let applied = anchor(&s, r) {
+            add(event(r, c, .connectionUpdate(status: 0, timing: applied)))
+        }
+        if s.pendingPHY != nil || s.pendingChannelMap != nil { reachInstants(&s, c, r) }
+        if ll.isEncrypted {
+            s.counters.encryptedPDUs += 1
+            if s.counters.encryptedFromFrame == nil {
+                s.counters.encryptedFromFrame = r.frame
+                add(event(r, c, .linkLayerEncrypted(firstFrame: r.frame)))
+            }
+        }
+        noteSilenceClock(s)
+        return !ll.isRetransmission && !ll.isEncrypted
     }
 
     private func advertising(_ a: LLAdvertisingPDU, _ ll: LinkLayerFrame, _ r: CaptureRecord) {
