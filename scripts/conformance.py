@@ -449,6 +449,92 @@ def check_link_layer(blecap, path):
     return problems, summary
 
 
+INSTANT_FIELDS = ("frame.number", "frame.time_epoch", "btle.link_layer_data.access_address",
+                  "btle.link_layer_data.interval", "btle.access_address", "btle.control_opcode", "btle.control.instant",
+                  "btle.control.m_to_s_phy", "btle.control.s_to_m_phy", "btle.control.channel_map",
+                  "nordic_ble.event_counter", "btle_rf.phy")
+
+
+def check_instants(blecap, path):
+    """LL_PHY_UPDATE_IND and LL_CHANNEL_MAP_IND take effect at their instant (Core 5.4 Vol 6 Part
+    B 5.1.10, 5.1.2): blecap's connection.phy / connection.channel_map must be at the frame
+    tshark's decode says the instant was reached, with tshark's field values. Where it is known:
+    the first later frame on the access address whose nRF Sniffer event counter reached the
+    instant; for a PHY change on a 256 capture, the connection event of the first later frame
+    the pseudo-header shows on the new PHY (blecap counts events at the central's PDUs, and
+    Sniffle acting as the central logs its own after the peripheral's answer: within half an
+    interval of that frame). Otherwise only the values and the count are compared."""
+    args = ["tshark", "-r", path, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f"]
+    for f in INSTANT_FIELDS:
+        args += ["-e", f]
+    out = subprocess.run(args + TSHARK_USER_DLTS, capture_output=True, text=True, check=True).stdout
+    rows, intervals = [], {}
+    for line in out.splitlines():
+        cols = (line.split("|") + [""] * len(INSTANT_FIELDS))[:len(INSTANT_FIELDS)]
+        num = lambda v: int(v, 16 if v.startswith("0x") else 10) if v else None
+        frame, time, connect_aa, interval, aa, op, instant, c2p, p2c, chm, counter, phy = cols
+        if connect_aa and interval:  # a CONNECT_IND: the connection's interval in seconds
+            intervals[num(connect_aa)] = num(interval) * 0.00125
+        rows.append({"frame": int(frame), "time": float(time), "aa": num(aa), "op": num(op), "instant": num(instant),
+                     "c2p": num(c2p), "p2c": num(p2c), "chm": int.from_bytes(bytes.fromhex(chm), "little") if chm else None,
+                     "counter": num(counter), "phy": num(phy)})
+    p = subprocess.run([blecap, "timeline", "--format", "jsonl", path], capture_output=True, text=True)
+    problems = []
+    if p.returncode != 0:
+        return [f"blecap exited {p.returncode}: {p.stderr.strip()[:200]}"], "not run"
+    applied = {"connection.phy": {}, "connection.channel_map": {}}
+    for line in p.stdout.splitlines():
+        e = json.loads(line)
+        if e["type"] in applied:
+            applied[e["type"]].setdefault(e["frame"], []).append(e)
+    hci_phy = lambda bits: 1 if bits & 1 else 2 if bits & 2 else 3 if bits & 4 else 0
+    seen, placed, valued = set(), 0, 0
+    for i, r in enumerate(rows):
+        if r["op"] not in (0x01, 0x18) or (r["aa"], r["op"], r["instant"]) in seen:
+            continue
+        seen.add((r["aa"], r["op"], r["instant"]))  # a retransmitted copy is the same procedure
+        kind = "connection.phy" if r["op"] == 0x18 else "connection.channel_map"
+        no_change = r["op"] == 0x18 and not r["c2p"] and not r["p2c"]
+        expected = r["frame"] if no_change else None
+        later = [x for x in rows[i + 1:] if x["aa"] == r["aa"]]
+        if expected is None and r["counter"] is not None and r["instant"] is not None:
+            expected = next((x["frame"] for x in later if x["counter"] is not None
+                             and (x["counter"] - r["instant"]) & 0xFFFF < 0x8000), None)
+        elif expected is None and r["op"] == 0x18 and r["phy"] is not None and r["c2p"] == r["p2c"]:
+            new = {1: 0, 2: 1, 4: 2}.get(r["c2p"])
+            if new is not None and new != r["phy"]:
+                expected = next((x["frame"] for x in later if x["phy"] == new), None)
+        if expected is not None and r["counter"] is None and not no_change and r["aa"] in intervals:
+            # The same connection event: blecap's frame within half an interval after tshark's.
+            t0 = next(x["time"] for x in later if x["frame"] == expected)
+            same = [x["frame"] for x in later if t0 <= x["time"] < t0 + intervals[r["aa"]] / 2]
+            expected = next((f for f in same if f in applied[kind]), expected)
+        if expected is not None:
+            placed += 1
+            if expected not in applied[kind]:
+                problems.append(f"frame {r['frame']}: {kind} expected at frame {expected} (tshark), "
+                                f"blecap has it at {sorted(applied[kind])}")
+                continue
+        # The values: wherever blecap placed it, the first such event after the PDU.
+        at = expected if expected is not None else min((f for f in applied[kind] if f >= r["frame"]), default=None)
+        if at is None:
+            problems.append(f"frame {r['frame']}: no {kind} after it")
+            continue
+        e = applied[kind][at][0]
+        valued += 1
+        if r["op"] == 0x01 and e.get("channel_map") != r["chm"]:
+            problems.append(f"frame {at}: channel_map blecap {e.get('channel_map')} tshark {r['chm']}")
+        if r["op"] == 0x18:
+            for key, bits in (("tx_phy", r["c2p"]), ("rx_phy", r["p2c"])):
+                if bits and e.get(key) != hci_phy(bits):
+                    problems.append(f"frame {at}: {key} blecap {e.get(key)} tshark PHY bits {bits:#x}")
+    count = sum(len(v) for d in applied.values() for v in d.values())
+    if count != len(seen):
+        problems.append(f"{len(seen)} PHY/channel map procedures in tshark, {count} events in blecap")
+    return problems, (f"{len(seen)} LL_PHY_UPDATE_IND/LL_CHANNEL_MAP_IND, {placed} placed at their instant "
+                      f"by tshark's decode, {valued} values compared")
+
+
 def check_refused(blecap, path, expected_texts):
     p = subprocess.run([blecap, "packets", path], capture_output=True, text=True)
     problems = []
@@ -987,6 +1073,9 @@ def main():
                     continue
                 if is_link_layer(name):
                     problems, summary = check_link_layer(args.blecap, path)
+                    p2, s2 = check_instants(args.blecap, path)
+                    problems += p2
+                    summary += "; " + s2
                 elif name.startswith("unknown-"):
                     problems, summary = check_refused(args.blecap, path, ("unknown capture format",))
                 else:

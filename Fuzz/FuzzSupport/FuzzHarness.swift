@@ -33,8 +33,10 @@ public enum FuzzHarness {
         case .btsnoop:
             reader = try? BTSnoopReader(source: source)
         case .pcap:
-            // Even lengths: libpcap reopens the file by path (and pcapng offsets use pread);
-            // odd: the stream path stdin takes (fopencookie replaying the sniffed bytes).
+            // Even lengths: libpcap reopens the file by path (and pcapng offsets use pread), and
+            // an ordinary pcapng's packets come from PcapngPacketBlocks until something unusual
+            // hands them back to libpcap; odd: the stream path stdin takes (fopencookie
+            // replaying the sniffed bytes), libpcap throughout.
             _ = source.peekAvailable(upTo: 64)
             reader = try? PcapReader(source: source, path: data.count & 1 == 0 ? "/proc/self/fd/\(fd)" : nil)
         case .packetLogger:

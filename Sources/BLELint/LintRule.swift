@@ -66,7 +66,7 @@ extension TimelineEvent.Kind {
         case .scanStart, .scanStop, .scanFilters, .advertisement: 1
         case .connectionCreate, .connectionCancel, .connectionComplete, .connectionFailed, .connectionUpdate,
             .connectionParameterRequest, .connectionParameterResponse, .dataLengthChange, .phyUpdate,
-            .encryptionChange, .disconnection, .linkLayerControl, .linkLayerEncrypted:
+            .channelMapUpdate, .encryptionChange, .disconnection, .linkLayerControl, .linkLayerEncrypted:
             2
         case .mtuExchange, .discovery, .read, .write, .subscribe, .unmatchedResponse: 3
         case .notification, .indication: 4

@@ -47,6 +47,9 @@ enum SequenceMapping {
         case .phyUpdate(let status, let tx, let rx):
             row = item("PHY Update", "link", detail: "tx \(phy(tx)), rx \(phy(rx))")
             row.error = hciStatus(status)
+        case .channelMapUpdate(let map):
+            let used = (map & LinkLayerCounters.dataChannels).nonzeroBitCount
+            row = item("Channel Map Update", "link", detail: "\(used) data channels")
         case .encryptionChange(let status, let enabled):
             row = item("Encryption Change", "link", detail: enabled != 0 ? "encrypted" : "not encrypted")
             row.error = hciStatus(status)

@@ -141,6 +141,19 @@ public struct LinkLayerCounters: Sendable, Equatable {
     public var missedEvents = 0
     /// The sender of data PDUs was inferred from timing.
     public var senderInferred = false
+    /// The PHY each direction uses now, as HCI numbers it (1 LE 1M, 2 LE 2M, 3 LE Coded), from
+    /// the central's side (tx = central → peripheral); nil while unknown (a connection whose
+    /// start the capture missed, before its first LL_PHY_UPDATE_IND).
+    public var txPHY: UInt8?
+    public var rxPHY: UInt8?
+    /// The data channels in use now (ChM, 37 bits, bit n = channel n): the CONNECT_IND's, then
+    /// each LL_CHANNEL_MAP_IND's from its instant on; nil while unknown.
+    public var channelMap: UInt64?
+
+    /// How many data channels `channelMap` uses.
+    public var usedChannels: Int? { channelMap.map { ($0 & LinkLayerCounters.dataChannels).nonzeroBitCount } }
+    /// Bits 0–36: the data channels of ChM (the 3 high bits of its fifth octet are RFU).
+    public static let dataChannels: UInt64 = (1 << 37) - 1
 
     public init() {}
 }
@@ -159,6 +172,11 @@ struct LinkLayerConnectionState {
     var fromConnectInd = false
     /// An LL_CONNECTION_UPDATE_IND waiting for its instant.
     var pendingUpdate: (instant: UInt16, timing: ConnectionTiming)?
+    /// An LL_PHY_UPDATE_IND waiting for its instant: the new PHY per direction (HCI numbers, 0
+    /// unchanged).
+    var pendingPHY: (instant: UInt16, tx: UInt8, rx: UInt8)?
+    /// An LL_CHANNEL_MAP_IND waiting for its instant.
+    var pendingChannelMap: (instant: UInt16, map: UInt64)?
     var lastLengthRequest: (maxRx: UInt16, maxTx: UInt16, byCentral: Bool)?
     var encryptionAnnounced = false
 }

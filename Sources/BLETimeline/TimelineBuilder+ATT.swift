@@ -25,6 +25,12 @@ extension TimelineBuilder {
             guard Self.showsLELink(pdu), let created = connection(pdu.handle, r) else { return }
             c = created
         }
+        l2cap(pdu, on: c, r)
+    }
+
+    /// An L2CAP PDU on a connection the caller already holds (a link-layer data PDU's: no
+    /// second lookup by handle).
+    func l2cap(_ pdu: L2CAPPDU, on c: ConnectionState, _ r: CaptureRecord) {
         let sent = pdu.direction == .sent
         switch pdu.channel {
         case L2CAPChannel.att:

@@ -409,6 +409,9 @@ extension TimelineEvent {
         case connectionParameterResponse(identifier: UInt8, result: UInt16, sent: Bool)
         case dataLengthChange(maxTxOctets: UInt16, maxRxOctets: UInt16)
         case phyUpdate(status: UInt8, txPHY: UInt8, rxPHY: UInt8)
+        /// The data channels a link-layer connection hops over from an LL_CHANNEL_MAP_IND's
+        /// instant on (Core 5.4 Vol 6 Part B 5.1.2): ChM, 37 bits, bit n = data channel n.
+        case channelMapUpdate(map: UInt64)
         case encryptionChange(status: UInt8, enabled: UInt8)
         case disconnection(status: UInt8, reason: UInt8, side: DisconnectionSide)
         /// An LL Control PDU seen over the air (link-layer captures) that no other kind stands
@@ -471,6 +474,7 @@ extension TimelineEvent {
             case .connectionParameterResponse: "connection.parameter_response"
             case .dataLengthChange: "connection.data_length"
             case .phyUpdate: "connection.phy"
+            case .channelMapUpdate: "connection.channel_map"
             case .encryptionChange: "connection.encryption"
             case .disconnection: "connection.disconnect"
             case .linkLayerControl: "ll.control"

@@ -531,8 +531,29 @@ extension CaptureStatistics {
         out.ascii(", ")
         out.decimal(ll.missedEvents)
         out.ascii(" missed connection events (estimated)")
+        if ll.txPHY != nil || ll.rxPHY != nil {
+            out.ascii(", PHY tx ")
+            out.ascii(Self.phyName(ll.txPHY))
+            out.ascii(" rx ")
+            out.ascii(Self.phyName(ll.rxPHY))
+        }
+        if let used = ll.usedChannels {
+            out.ascii(", ")
+            out.decimal(used)
+            out.ascii(" of 37 data channels")
+        }
         if ll.senderInferred { out.ascii(", direction inferred from timing") }
         out.newline()
+    }
+
+    /// An HCI PHY number's name (Vol 4 Part E 7.8.47).
+    static func phyName(_ phy: UInt8?) -> StaticString {
+        switch phy {
+        case 1: "LE 1M"
+        case 2: "LE 2M"
+        case 3: "LE Coded"
+        default: "unknown"
+        }
     }
 
     func writeLinkLayerJSON(_ ll: LinkLayerCounters, to out: OutputBuffer) {
@@ -560,6 +581,20 @@ extension CaptureStatistics {
         out.decimal(ll.missedEvents)
         out.ascii(",\"direction_inferred\":")
         out.ascii(ll.senderInferred ? "true" : "false")
+        if let tx = ll.txPHY {
+            out.ascii(",\"tx_phy\":")
+            out.decimal(Int(tx))
+        }
+        if let rx = ll.rxPHY {
+            out.ascii(",\"rx_phy\":")
+            out.decimal(Int(rx))
+        }
+        if let map = ll.channelMap {
+            out.ascii(",\"channel_map\":")
+            out.decimal(map)
+            out.ascii(",\"used_channels\":")
+            out.decimal((map & LinkLayerCounters.dataChannels).nonzeroBitCount)
+        }
         out.byte(UInt8(ascii: "}"))
     }
 }

@@ -63,6 +63,11 @@ public final class PcapReader: CaptureReader {
     /// File offset of the stream's first byte (non-zero only if the source had consumed bytes
     /// before libpcap got it).
     private let streamBase: Int64
+    /// An ordinary pcapng regular file's packets, read without libpcap until something unusual
+    /// (`PcapngPacketBlocks`); nil once libpcap reads.
+    @exclusivity(unchecked) private var blocks: PcapngPacketBlocks?
+    /// Whether packets still come from `PcapngPacketBlocks` (tests).
+    var readsPcapngBlocksNatively: Bool { blocks != nil }
 
     private enum Layout { case h4, h4WithDirection, linuxMonitor, leLL, leLLWithPHDR, nordic, ppi }
 
@@ -86,7 +91,13 @@ public final class PcapReader: CaptureReader {
     /// file libpcap opens the file itself; otherwise (`path == nil`, or a FIFO/device path whose
     /// first bytes the source already took) it reads the buffered bytes and then the rest of
     /// `source.fd`, through a FILE* from `blecap_fopen_prefixed`.
-    public init(source: FileByteSource, path: String?) throws(CaptureError) {
+    public convenience init(source: FileByteSource, path: String?) throws(CaptureError) {
+        try self.init(source: source, path: path, readsPcapngBlocks: true)
+    }
+
+    /// `readsPcapngBlocks: false` leaves every packet to libpcap (what the tests compare the
+    /// native pcapng reading with).
+    init(source: FileByteSource, path: String?, readsPcapngBlocks: Bool) throws(CaptureError) {
         self.source = source
         let prefix = source.peekAvailable(upTo: 64)
         guard let magic = Self.magicKind(prefix) else { throw .unknownFormat }
@@ -148,6 +159,13 @@ public final class PcapReader: CaptureReader {
         snapshot = Int(pcap_snapshot(p))
         let here = file.map { Int64(ftello($0)) } ?? -1
         position = here >= 0 ? streamBase &+ here : (isPcapng ? 0 : 24)
+        if readsPcapngBlocks, isPcapng, seekableFD != nil, here >= 0 {
+            // libpcap's `swapped`: the file's byte order is not the host's.
+            let hostIsBigEndian = 1.bigEndian == 1
+            blocks = PcapngPacketBlocks(
+                source: source, bigEndian: (pcap_is_swapped(p) != 0) != hostIsBigEndian, snapshot: snapshot,
+                packetsStart: position)
+        }
     }
 
     deinit {
@@ -156,6 +174,43 @@ public final class PcapReader: CaptureReader {
 
     public func next() -> CaptureRecord? {
         if finished { return nil }
+        if blocks != nil {
+            switch blocks!.next() {
+            case .packet(let p):
+                frame &+= 1
+                position = blocks!.position
+                return record(
+                    p.data, originalLength: p.originalLength, ts: p.timestamp, recordStart: p.recordStart,
+                    recordLength: p.recordLength)
+            case .end:
+                finished = true
+                return nil
+            case .unusual:
+                blocks = nil
+                resumeWithLibpcap()
+                if finished { return nil }
+            }
+        }
+        return nextFromLibpcap()
+    }
+
+    /// libpcap takes over where `blocks` stopped: it reads again the packets already returned
+    /// (its stream is still where opening the file left it) and goes on from there.
+    private func resumeWithLibpcap() {
+        var header: UnsafeMutablePointer<pcap_pkthdr>? = nil
+        var data: UnsafePointer<UInt8>? = nil
+        for _ in 0..<frame {
+            guard pcap_next_ex(handle, &header, &data) == 1 else {
+                // libpcap refuses what the native reader took: say so rather than mis-number.
+                finished = true
+                damage = CaptureDamage(
+                    offset: position, frame: frame &+ 1, reason: String(cString: pcap_geterr(handle)))
+                return
+            }
+        }
+    }
+
+    private func nextFromLibpcap() -> CaptureRecord? {
         var header: UnsafeMutablePointer<pcap_pkthdr>? = nil
         var data: UnsafePointer<UInt8>? = nil
         let r = pcap_next_ex(handle, &header, &data)
@@ -198,7 +253,17 @@ public final class PcapReader: CaptureReader {
         }
 
         let raw = ByteView(UnsafeRawBufferPointer(start: data, count: caplen))
-        let (timestamp, _) = Self.microseconds(h.ts)
+        return record(raw, originalLength: wireLength, ts: h.ts, recordStart: recordStart, recordLength: recordLength)
+    }
+
+    /// The record of a packet's bytes as the link type lays them out.
+    private func record(
+        _ raw: ByteView, originalLength wireLength: Int, ts: timeval, recordStart: Int64, recordLength: Int
+    )
+        -> CaptureRecord
+    {
+        let caplen = raw.count
+        let (timestamp, _) = Self.microseconds(ts)
         var record = CaptureRecord(
             frame: frame, timestamp: timestamp, direction: .unknown, kind: .unknown, rawType: 0,
             payload: raw, originalLength: wireLength, fileOffset: recordStart,

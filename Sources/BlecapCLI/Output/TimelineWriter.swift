@@ -390,6 +390,9 @@ final class TimelineWriter {
             if s != 0 { status("status", "status_name", s) }
             int("tx_phy", Int(tx))
             int("rx_phy", Int(rx))
+        case .channelMapUpdate(let map):
+            hex("channel_map", map, digits: 10)
+            int("used_channels", (map & LinkLayerCounters.dataChannels).nonzeroBitCount)
         case .encryptionChange(let s, let enabled):
             if s != 0 { status("status", "status_name", s) }
             int("encryption", Int(enabled))
