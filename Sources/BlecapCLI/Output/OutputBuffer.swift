@@ -52,6 +52,12 @@ public final class OutputBuffer {
     /// Bytes buffered and not yet flushed.
     @inline(__always) public var count: Int { storage.pointee.count }
 
+    /// The bytes written since `start` (a `count` read before writing them, with no flush
+    /// in between), valid until the next write.
+    func written(since start: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: storage.pointee.base + start, count: storage.pointee.count - start)
+    }
+
     /// What was written and not flushed (tests, in-memory use).
     public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage.pointee.base, count: storage.pointee.count)) }
 
