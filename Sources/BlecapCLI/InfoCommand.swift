@@ -121,21 +121,27 @@ struct CaptureStatistics {
             }
         }
         if r.isTruncated { truncated += 1 }
+        // One switch binds the PDU in place (`frame.l2cap` after a first switch copied the
+        // layer out twice more per frame).
         switch frame.layer {
         case .malformed: malformed += 1
-        case .acl(_, let result):
+        case .acl(_, .complete(let pdu)?): countPDU(pdu)
+        case .acl(_, .incomplete?): aclFragments += 1
+        case .acl(_, .malformed(_, _, let salvaged)?):
             // A PDU the capture cut is decoded as far as it goes: truncated, not malformed.
-            if case .malformed? = result, !r.isTruncated { malformed += 1 }
-            if case .incomplete? = result { aclFragments += 1 }
+            if !r.isTruncated { malformed += 1 }
+            if let salvaged { countPDU(salvaged) }
+        case .linkLayer: if let pdu = frame.l2cap { countPDU(pdu) }
         default: break
         }
-        if let pdu = frame.l2cap {
-            switch pdu.channel {
-            case L2CAPChannel.att: if let op = pdu.payload.u8(0) { attCounts[Int(op)] += 1 }
-            case L2CAPChannel.smp: if let c = pdu.payload.u8(0) { smpCounts[Int(c)] += 1 }
-            case L2CAPChannel.leSignaling: if let c = pdu.payload.u8(0) { signalingCounts[Int(c)] += 1 }
-            default: otherL2CAP += 1
-            }
+    }
+
+    private mutating func countPDU(_ pdu: L2CAPPDU) {
+        switch pdu.channel {
+        case L2CAPChannel.att: if let op = pdu.payload.u8(0) { attCounts[Int(op)] += 1 }
+        case L2CAPChannel.smp: if let c = pdu.payload.u8(0) { smpCounts[Int(c)] += 1 }
+        case L2CAPChannel.leSignaling: if let c = pdu.payload.u8(0) { signalingCounts[Int(c)] += 1 }
+        default: otherL2CAP += 1
         }
     }
 
