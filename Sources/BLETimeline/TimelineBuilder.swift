@@ -114,12 +114,12 @@ public final class TimelineBuilder {
         switch frame.layer {
         case .command(let c): hciCommand(c, r)
         case .event(let e): hciEvent(e, r)
-        case .acl:
-            if let pdu = frame.l2cap {
-                truncatedPDU = pdu.isTruncated
-                l2cap(pdu, r)
-                truncatedPDU = false
-            }
+        // The PDU bound in place, as `DecodedFrame.l2cap` does, without its optional copy.
+        case .acl(_, .complete(let pdu)?), .acl(_, .malformed(_, _, let pdu?)?):
+            truncatedPDU = pdu.isTruncated
+            l2cap(pdu, r)
+            truncatedPDU = false
+        case .acl: break
         case .linkLayer(let ll): linkLayer(ll, frame)
         case .other: metadata(r)
         case .malformed: break
