@@ -283,6 +283,21 @@ public final class OutputBuffer {
         }
     }
 
+    /// `hexBytes` between JSON quotes, in one go.
+    public func jsonHexString(_ view: ByteView) {
+        let n = view.count
+        fill(upTo: 2 * n + 2) { p in
+            p[0] = 0x22
+            for i in 0..<n {
+                let b = view.base[i]
+                p[1 + 2 * i] = Self.lowerNibble(b >> 4)
+                p[2 + 2 * i] = Self.lowerNibble(b & 0xF)
+            }
+            p[2 * n + 1] = 0x22
+            return 2 * n + 2
+        }
+    }
+
     public func address(_ a: BDAddr) {
         fill(upTo: 17) { p in
             for i in 0..<6 {
@@ -519,19 +534,49 @@ public final class OutputBuffer {
             }
             cachedSecond = secs
         } else {
-            withUnsafeBytes(of: &cachedPrefix) { append(UnsafeRawBufferPointer(rebasing: $0[0..<20])) }
+            // The cached second, the microseconds and the Z in one go (the same bytes the
+            // three separate appends wrote; most events share the previous one's second).
+            let prefix = cachedPrefix
+            fill(upTo: 27) { p in
+                withUnsafeBytes(of: prefix) {
+                    UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: 20)
+                }
+                OutputBuffer.sixDigits(UInt64(us), at: p + 20)
+                p[26] = UInt8(ascii: "Z")
+                return 27
+            }
+            return
         }
         decimal(UInt64(us), width: 6)
         append(UInt8(ascii: "Z"))
     }
 
-    /// Seconds with 6 decimals ("12.345678"), for relative times.
+    /// `v` (below 1,000,000) as six digits with leading zeros at `p`.
+    @inline(__always) static func sixDigits(_ v: UInt64, at p: UnsafeMutablePointer<UInt8>) {
+        let pairs = digitPairs
+        let (hi, lo) = v.quotientAndRemainder(dividingBy: 10_000)
+        let (mid, low) = lo.quotientAndRemainder(dividingBy: 100)
+        p[0] = pairs[Int(hi) * 2]
+        p[1] = pairs[Int(hi) * 2 + 1]
+        p[2] = pairs[Int(mid) * 2]
+        p[3] = pairs[Int(mid) * 2 + 1]
+        p[4] = pairs[Int(low) * 2]
+        p[5] = pairs[Int(low) * 2 + 1]
+    }
+
+    /// Seconds with 6 decimals ("12.345678"), for relative times, written in one go.
     public func seconds(microseconds t: Int64) {
-        if t < 0 { byte(UInt8(ascii: "-")) }
         let m = t.magnitude
-        decimal(m / 1_000_000)
-        byte(UInt8(ascii: "."))
-        decimal(m % 1_000_000, width: 6)
+        let whole = m / 1_000_000
+        let sign = t < 0 ? 1 : 0
+        let n = sign + Self.digitCount(whole) + 7
+        fill(upTo: n) { p in
+            if sign == 1 { p[0] = UInt8(ascii: "-") }
+            _ = OutputBuffer.digits(whole, endingAt: p + n - 7)
+            p[n - 7] = UInt8(ascii: ".")
+            OutputBuffer.sixDigits(m % 1_000_000, at: p + n - 6)
+            return n
+        }
     }
 
     /// Days since 1970-01-01 → proleptic Gregorian (year, month, day) (H. Hinnant's algorithm).

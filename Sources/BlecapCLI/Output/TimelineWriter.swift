@@ -209,9 +209,11 @@ final class TimelineWriter {
     }
     private func bytes(_ k: StaticString, _ v: InlineBytes) {
         key(k)
-        if jsonl { out.byte(0x22) }
-        v.withView { out.hexBytes($0) }
-        if jsonl { out.byte(0x22) }
+        if jsonl {
+            v.withView { out.jsonHexString($0) }
+        } else {
+            v.withView { out.hexBytes($0) }
+        }
         if v.isTruncated { bool("value_truncated", true) }
     }
     private func millis(_ k: StaticString, _ units: UInt16, unitMicros: Int64) {
