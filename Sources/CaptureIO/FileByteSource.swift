@@ -85,7 +85,14 @@ public final class FileByteSource {
     /// The next `count` bytes without consuming them, or nil if the file ends (or a read fails)
     /// first. `count` must not exceed `capacity`. The view is valid until the next call to
     /// `peek`, `peekAvailable` or `consume`.
-    public func peek(_ count: Int) -> ByteView? {
+    @inline(__always) public func peek(_ count: Int) -> ByteView? {
+        // Bytes already buffered (nearly every record) are handed out inline; reading more is
+        // the separate slow path (as one call, this was ~40 instructions twice per record).
+        guard count >= 0, end - start >= count, let base = buffer.baseAddress else { return peekReading(count) }
+        return ByteView(UnsafeRawBufferPointer(start: base + start, count: count))
+    }
+
+    @inline(never) func peekReading(_ count: Int) -> ByteView? {
         precondition(count >= 0 && count <= buffer.count, "peek larger than the source buffer")
         if end - start < count { fill(atLeast: count) }
         guard end - start >= count else { return nil }
