@@ -22,19 +22,19 @@ public struct ByteView: @unchecked Sendable {
         offset >= 0 && length >= 0 && offset <= base.count && length <= base.count - offset
     }
 
-    @inlinable public func u8(_ offset: Int) -> UInt8? {
+    @inlinable @inline(__always) public func u8(_ offset: Int) -> UInt8? {
         guard offset >= 0, offset < base.count else { return nil }
         return base[offset]
     }
 
     @inlinable public func i8(_ offset: Int) -> Int8? { u8(offset).map { Int8(bitPattern: $0) } }
 
-    @inlinable func load<T: FixedWidthInteger>(_ offset: Int, as: T.Type) -> T? {
+    @inlinable @inline(__always) func load<T: FixedWidthInteger>(_ offset: Int, as: T.Type) -> T? {
         guard contains(offset, MemoryLayout<T>.size) else { return nil }
         return base.loadUnaligned(fromByteOffset: offset, as: T.self)
     }
 
-    @inlinable public func u16le(_ offset: Int) -> UInt16? {
+    @inlinable @inline(__always) public func u16le(_ offset: Int) -> UInt16? {
         load(offset, as: UInt16.self).map(UInt16.init(littleEndian:))
     }
     @inlinable public func u16be(_ offset: Int) -> UInt16? {
@@ -59,21 +59,25 @@ public struct ByteView: @unchecked Sendable {
         return UInt32(base[offset]) | UInt32(base[offset + 1]) << 8 | UInt32(base[offset + 2]) << 16
     }
 
+    // The sub-views below are made from the checked offset and count directly rather than by
+    // rebasing a slice (whose range checks repeat the guard), and always inlined: as calls they
+    // cost ~16 instructions each, several per frame in every decoder (~80 per frame in `info`).
+
     /// `length` bytes from `offset`, or nil if they are not all there.
-    @inlinable public func slice(_ offset: Int, _ length: Int) -> ByteView? {
+    @inlinable @inline(__always) public func slice(_ offset: Int, _ length: Int) -> ByteView? {
         guard contains(offset, length) else { return nil }
-        return ByteView(UnsafeRawBufferPointer(rebasing: base[offset..<(offset + length)]))
+        return ByteView(UnsafeRawBufferPointer(start: base.baseAddress.map { $0 + offset }, count: length))
     }
 
     /// Everything from `offset` on (empty at `count`), or nil past the end.
-    @inlinable public func suffix(from offset: Int) -> ByteView? {
+    @inlinable @inline(__always) public func suffix(from offset: Int) -> ByteView? {
         guard offset >= 0, offset <= base.count else { return nil }
-        return ByteView(UnsafeRawBufferPointer(rebasing: base[offset...]))
+        return ByteView(UnsafeRawBufferPointer(start: base.baseAddress.map { $0 + offset }, count: base.count - offset))
     }
 
     /// The first `length` bytes, or the whole view if it is shorter.
-    @inlinable public func prefix(_ length: Int) -> ByteView {
-        ByteView(UnsafeRawBufferPointer(rebasing: base[..<Swift.min(Swift.max(length, 0), base.count)]))
+    @inlinable @inline(__always) public func prefix(_ length: Int) -> ByteView {
+        ByteView(UnsafeRawBufferPointer(start: base.baseAddress, count: Swift.min(Swift.max(length, 0), base.count)))
     }
 
     /// Copies the bytes out (allocates: not for hot paths).
@@ -96,5 +100,5 @@ extension Array where Element == UInt8 {
 
     /// The little-endian UInt16 at `offset`, nil when it does not lie inside the array (a PDU
     /// kept as an array, as replay keeps them).
-    @inlinable public func u16le(_ offset: Int) -> UInt16? { withByteView { $0.u16le(offset) } }
+    @inlinable @inline(__always) public func u16le(_ offset: Int) -> UInt16? { withByteView { $0.u16le(offset) } }
 }

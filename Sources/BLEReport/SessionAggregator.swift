@@ -26,6 +26,10 @@ public final class SessionAggregator {
 
     @exclusivity(unchecked) var statistics = TimelineStatistics()
     @exclusivity(unchecked) var connections: [Int: ConnectionAccumulator] = [:]
+    /// The accumulator the last event went to: events come in long runs on one connection, and
+    /// hashing its number for each was 3 % of `blecap report`. `connections` only ever gains
+    /// entries, so the one remembered stays the right one for its number.
+    @exclusivity(unchecked) var lastAccumulator: (number: Int, accumulator: ConnectionAccumulator)?
     var connectionsCreated = 0
     var connectionsSeen: Set<Int> = []
     var connectionsOmittedNumbers = 0
@@ -127,9 +131,10 @@ public final class SessionAggregator {
         if let l = e.outcome.latency, let op = Self.latencyOperation(e.kind) {
             latency[op, default: LatencyHistogram(operation: op)].add(l)
         }
-        guard let number = e.connection,
-            let c = connections[number] ?? accumulator(number, start: (e.time, e.frame, e.peer))
-        else { return }
+        guard let number = e.connection else { return }
+        if let last = lastAccumulator, last.number == number { return last.accumulator.add(e, t: t) }
+        guard let c = connections[number] ?? accumulator(number, start: (e.time, e.frame, e.peer)) else { return }
+        lastAccumulator = (number, c)
         c.add(e, t: t)
     }
 

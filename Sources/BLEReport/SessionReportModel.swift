@@ -46,10 +46,32 @@ public struct SessionReportModel: Sendable, Encodable {
         public static let databasePeers = 64
     }
 
-    public var findingsBySeverity: [String: Int] {
-        var d: [String: Int] = ["error": 0, "warning": 0, "note": 0]
-        for f in findings { d[f.severity, default: 0] += 1 }
-        return d
+    public var findingsBySeverity: SeverityCounts {
+        var counts = SeverityCounts()
+        for f in findings {
+            switch f.severity {
+            case "error": counts.error += 1
+            case "warning": counts.warning += 1
+            default: counts.note += 1
+            }
+        }
+        return counts
+    }
+}
+
+/// Findings by severity for the page's header. A struct, not a `[String: Int]`: a dictionary is
+/// encoded in its hash order, which Swift seeds per process, so the same capture gave a page
+/// whose `findings` keys came in a different order from run to run. Declared properties are
+/// encoded in declaration order, the same every time.
+public struct SeverityCounts: Sendable, Encodable, Equatable {
+    public var error = 0
+    public var warning = 0
+    public var note = 0
+
+    public init(error: Int = 0, warning: Int = 0, note: Int = 0) {
+        self.error = error
+        self.warning = warning
+        self.note = note
     }
 }
 
@@ -67,7 +89,7 @@ public struct ReportHeader: Sendable, Encodable {
     /// More advertisers sent reports than `devices` counts (TimelineStatistics keeps 1,024).
     public var devicesCapped = false
     public var connections = 0
-    public var findings: [String: Int] = [:]
+    public var findings = SeverityCounts()
     public var damage: String?
     public var error: String?
     public var generator = "blecap"

@@ -57,8 +57,12 @@ final class ConnectionState {
 
     /// The peer's server as this host's client learned it, and this host's server as the
     /// peer's client learned it (both sides can be client and server, Vol 3 Part G 2.2).
-    @exclusivity(unchecked) var remoteDatabase = GATTDatabase()
-    @exclusivity(unchecked) var localDatabase = GATTDatabase()
+    @exclusivity(unchecked) var remoteDatabase = GATTDatabase() { didSet { lastAttribute = nil } }
+    @exclusivity(unchecked) var localDatabase = GATTDatabase() { didSet { lastAttribute = nil } }
+    /// The last handle named and what it named: a notification stream asks for the same handle
+    /// every time, and each search of the database was ~55 instructions. Cleared whenever
+    /// either database changes (`didSet`), so it is always what a search would find.
+    @exclusivity(unchecked) var lastAttribute: (handle: UInt16, remote: Bool, attribute: AttributeRef?)?
     /// Connection number the remote database was carried over from.
     var remoteCarriedOverFrom: Int?
     var localCarriedOverFrom: Int?
@@ -99,11 +103,15 @@ final class ConnectionState {
     func databaseIsRemote(serverSentPDU: Bool, sent: Bool) -> Bool { serverSentPDU ? !sent : sent }
 
     func attribute(_ handle: UInt16, remote: Bool) -> AttributeRef? {
+        if let last = lastAttribute, last.handle == handle, last.remote == remote { return last.attribute }
         // Each database asked where it lies: choosing one first copied it (four arrays to
         // retain and release for every notification).
-        remote
+        let found =
+            remote
             ? remoteDatabase.attribute(at: handle, connection: number)
             : localDatabase.attribute(at: handle, connection: number)
+        lastAttribute = (handle, remote, found)
+        return found
     }
 
     var summary: ConnectionSummary {

@@ -30,6 +30,14 @@ struct EventQueue {
         return headSequence + count - 1
     }
 
+    /// Numbers an event that was emitted without being queued (`TimelineBuilder.addFinal`,
+    /// only while the queue is empty): it takes the sequence number an append would have given
+    /// it, so later numbers stay what they would have been.
+    mutating func skipEmitted() {
+        precondition(isEmpty)
+        headSequence += 1
+    }
+
     /// Whether the event `sequence` is still held and pending.
     func isPending(_ sequence: Int) -> Bool {
         let i = sequence - headSequence + head

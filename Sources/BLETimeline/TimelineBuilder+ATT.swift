@@ -132,7 +132,7 @@ extension TimelineBuilder {
         case .handleValueNotification(let n):
             var e = event(r, c, .notification(operation(op, n.handle, c, sent, serverSent: true, offset: nil)))
             e.value = InlineBytes(n.value)
-            add(consume e)
+            addFinal(consume e)
         case .multipleHandleValueNotification(let m):
             for t in m.tuples {
                 var e = event(r, c, .notification(operation(op, t.handle, c, sent, serverSent: true, offset: nil)))

@@ -104,7 +104,7 @@ struct ReportCommand: ParsableCommand {
                 printError(
                     "\(target): \(html.utf8.count / 1024) KiB; \(model.header.frames) frames, "
                         + "\(model.header.connections) connections, \(model.findings.count) findings "
-                        + "(\(f["error"] ?? 0) errors, \(f["warning"] ?? 0) warnings, \(f["note"] ?? 0) notes)")
+                        + "(\(f.error) errors, \(f.warning) warnings, \(f.note) notes)")
             }
             if let d = report.damage {
                 printError("\(report.path): \(d)")

@@ -21,9 +21,12 @@ public final class BTSnoopReader: CaptureReader {
     public private(set) var damage: CaptureDamage? = nil
     let source: FileByteSource
     let datalink: UInt32
-    /// Frame number of the next record.
-    var nextFrame = 1
-    var finished = false
+    /// Frame number of the next record, and whether the records ended. Unchecked: both are
+    /// touched once per record, and each checked access to a class's `var` was a
+    /// `swift_beginAccess` call (76 instructions per record, 2 % of `blecap info` on the
+    /// 100 k-frame bench capture); a reader is used from one thread and no access spans a call.
+    @exclusivity(unchecked) var nextFrame = 1
+    @exclusivity(unchecked) var finished = false
 
     public static let fileHeaderLength = 16
     public static let recordHeaderLength = 24
@@ -83,11 +86,13 @@ public final class BTSnoopReader: CaptureReader {
                 at: recordOffset,
                 "truncated record header: \(left) of \(Self.recordHeaderLength) bytes before end of file")
         }
-        // The header is exactly 24 bytes, so these reads cannot fail.
-        let originalLength = header.u32be(0) ?? 0
-        let includedLength = header.u32be(4) ?? 0
-        let flags = header.u32be(8) ?? 0
-        let rawTimestamp = header.u64be(16) ?? 0
+        // The header is exactly 24 bytes, so the fields are read without bounds checks:
+        // through `u32be`'s optional each cost ~21 instructions (~110 per record).
+        let h = header.base
+        let originalLength = UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+        let includedLength = UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        let flags = UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        let rawTimestamp = UInt64(bigEndian: h.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
         guard includedLength <= UInt32(maximumRecordLength) else {
             return stop(at: recordOffset, "impossible included length \(includedLength) (limit \(maximumRecordLength))")
         }

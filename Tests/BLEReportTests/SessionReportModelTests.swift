@@ -92,7 +92,7 @@ import Testing
         #expect(m.header.connections == 1)
         #expect(m.connections.count == 1)
         #expect(m.findings.isEmpty)
-        #expect(m.header.findings == ["error": 0, "warning": 0, "note": 0])
+        #expect(m.header.findings == SeverityCounts(error: 0, warning: 0, note: 0))
         let c = try #require(m.connections.first)
         #expect(c.peer == "D8:0D:18:00:00:01")
         #expect(c.peerName == "PulseBelt HR")
@@ -146,8 +146,9 @@ import Testing
                 == lint.findings.map { Array($0.frames.prefix(SessionReportModel.Limits.findingFrames)) })
         #expect(report.findings.map(\.fingerprint) == lint.findings.map(\.fingerprint))
         let bySeverity = m.header.findings
-        #expect(bySeverity["error"] == lint.findings.filter { $0.severity == .error }.count)
-        #expect(bySeverity["warning"] == lint.findings.filter { $0.severity == .warning }.count)
+        #expect(bySeverity.error == lint.findings.filter { $0.severity == .error }.count)
+        #expect(bySeverity.warning == lint.findings.filter { $0.severity == .warning }.count)
+        #expect(bySeverity.note == lint.findings.filter { $0.severity == .note }.count)
         let c = try #require(m.connections.first)
         for f in m.findings {
             #expect(!f.explanation.isEmpty && !f.fix.isEmpty && !f.guidance.isEmpty)

@@ -164,6 +164,12 @@ public struct AttProtocol: LintRule {
     }
 
     public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
+        // A notification is no transaction and proves nothing new about an established
+        // connection: with nothing superseded waiting, the rest of this function does nothing
+        // for it (checked first, it saves 6 % of `lint` on a notification stream).
+        if case .notification = e.kind, superseded.isEmpty, e.connection == nil || e.connection == lastEstablished {
+            return
+        }
         if let c = e.connection, c != lastEstablished {
             if established.contains(c) {
                 lastEstablished = c

@@ -30,6 +30,26 @@ final class TimelineWriter {
     @exclusivity(unchecked) private var lastUUID: (uuid: BluetoothUUID, rendered: [UInt8])?
     private static let cacheLimit = 4096
 
+    /// The fields a notification stream repeats event after event, rendered once and copied
+    /// while their inputs stay the same: after `type`, the connection, peer and address type
+    /// (`header`); for an attribute operation, its direction, handle, name and UUID (`operation`).
+    /// Rendering them field by field was half of `timeline --format jsonl`.
+    private struct HeaderKey: Equatable {
+        var type: UInt
+        var connection: Int?
+        var peer: BDAddr?
+        var peerAddressType: UInt8?
+    }
+    private struct OperationKey: Equatable {
+        var sent: Bool
+        var handle: UInt16
+        var attribute: AttributeRef?
+        /// Text: whether the segment starts the line's fields (no separating space).
+        var first: Bool
+    }
+    private let header = SegmentMemo<HeaderKey>()
+    private let operationSegment = SegmentMemo<OperationKey>()
+
     init(out: OutputBuffer, jsonl: Bool) {
         self.out = out
         self.jsonl = jsonl
@@ -38,36 +58,34 @@ final class TimelineWriter {
     func write(_ e: TimelineEvent) {
         let base = self.base ?? e.time
         if jsonl {
-            out.byte(UInt8(ascii: "{"))
-            out.jsonKey("frame")
+            out.ascii("{\"frame\":")
             out.decimal(e.frame)
-            out.byte(UInt8(ascii: ","))
-            out.jsonKey("time")
-            out.byte(0x22)
+            out.ascii(",\"time\":\"")
             out.rfc3339(microseconds: e.time)
-            out.byte(0x22)
-            out.byte(UInt8(ascii: ","))
-            out.jsonKey("elapsed")
+            out.ascii("\",\"elapsed\":")
             out.seconds(microseconds: e.time &- base)
-            out.byte(UInt8(ascii: ","))
-            out.jsonKey("type")
-            out.jsonString(e.type)
-            if let c = e.connection {
-                out.byte(UInt8(ascii: ","))
-                out.jsonKey("connection")
-                out.decimal(c)
-            }
-            if let p = e.peer {
-                out.byte(UInt8(ascii: ","))
-                out.jsonKey("peer")
-                out.byte(0x22)
-                out.address(p)
-                out.byte(0x22)
-            }
-            if let t = e.peerAddressType {
-                out.byte(UInt8(ascii: ","))
-                out.jsonKey("peer_address_type")
-                out.decimal(Int(t))
+            let type = e.type
+            let key = HeaderKey(
+                type: type.hasPointerRepresentation ? UInt(bitPattern: type.utf8Start) : 0, connection: e.connection,
+                peer: e.peer, peerAddressType: e.peerAddressType)
+            if key.type == 0 || !header.replay(key, into: out) {
+                let start = out.count
+                out.jsonNextKey("type")
+                out.jsonString(type)
+                if let c = e.connection {
+                    out.jsonNextKey("connection")
+                    out.decimal(c)
+                }
+                if let p = e.peer {
+                    out.ascii(",\"peer\":\"")
+                    out.address(p)
+                    out.byte(0x22)
+                }
+                if let t = e.peerAddressType {
+                    out.jsonNextKey("peer_address_type")
+                    out.decimal(Int(t))
+                }
+                if key.type != 0 { header.record(key, out.written(since: start)) }
             }
             first = false
             fields(e)
@@ -125,8 +143,7 @@ final class TimelineWriter {
 
     private func key(_ k: StaticString) {
         if jsonl {
-            out.byte(UInt8(ascii: ","))
-            out.jsonKey(k)
+            out.jsonNextKey(k)
         } else {
             if !first { out.byte(0x20) }
             first = false
@@ -192,9 +209,11 @@ final class TimelineWriter {
     }
     private func bytes(_ k: StaticString, _ v: InlineBytes) {
         key(k)
-        if jsonl { out.byte(0x22) }
-        v.withView { out.hexBytes($0) }
-        if jsonl { out.byte(0x22) }
+        if jsonl {
+            v.withView { out.jsonHexString($0) }
+        } else {
+            v.withView { out.hexBytes($0) }
+        }
         if v.isTruncated { bool("value_truncated", true) }
     }
     private func millis(_ k: StaticString, _ units: UInt16, unitMicros: Int64) {
@@ -650,7 +669,11 @@ final class TimelineWriter {
         }
     }
 
-    private func direction(_ sent: Bool) { str("direction", sent ? "sent" : "received") }
+    /// The names typed as StaticString: as plain literals in a conditional they became a
+    /// `String` built and escaped for every event (7 % of `timeline --format jsonl`).
+    private func direction(_ sent: Bool) { str("direction", sent ? Self.sentName : Self.receivedName) }
+    private static let sentName: StaticString = "sent"
+    private static let receivedName: StaticString = "received"
 
     private func timing(_ t: ConnectionTiming) {
         millis("interval_ms", t.interval, unitMicros: 1250)
@@ -663,6 +686,12 @@ final class TimelineWriter {
     }
 
     private func operation(_ o: AttributeOperation) {
+        let key = OperationKey(sent: o.sent, handle: o.handle, attribute: o.attribute, first: first)
+        if operationSegment.replay(key, into: out) {
+            first = false
+            return
+        }
+        let start = out.count
         direction(o.sent)
         hex("handle", UInt64(o.handle), digits: 4)
         if let a = o.attribute {
@@ -670,6 +699,7 @@ final class TimelineWriter {
             uuid("uuid", a.uuid)
             if a.carriedOver { bool("carried_over", true) }
         }
+        operationSegment.record(key, out.written(since: start))
     }
 
     private func pairing(_ p: PairingInfo) {
@@ -761,5 +791,36 @@ final class TimelineWriter {
         case .controllerReset, .scanStart, .scanStop, .connectionCreate, .connectionCancel: true
         default: false
         }
+    }
+}
+
+/// The bytes one run of writes produced for `key`, kept to be copied again when the next run
+/// has the same key (its output depends on the key alone). Segments longer than `capacity`
+/// are not kept.
+final class SegmentMemo<Key: Equatable> {
+    static var capacity: Int { 512 }
+    /// Unchecked: read for every event; a memo belongs to one writer, used from one thread, and
+    /// no access spans a call that could reach the memo again.
+    @exclusivity(unchecked) private var key: Key?
+    @exclusivity(unchecked) private var count = 0
+    private let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: SegmentMemo.capacity)
+
+    deinit { bytes.deallocate() }
+
+    /// Writes the kept bytes if they were made for `key`.
+    func replay(_ key: Key, into out: OutputBuffer) -> Bool {
+        guard let kept = self.key, kept == key else { return false }
+        out.append(UnsafeRawBufferPointer(start: bytes, count: count))
+        return true
+    }
+
+    func record(_ key: Key, _ segment: UnsafeRawBufferPointer) {
+        guard segment.count <= Self.capacity, let base = segment.baseAddress else {
+            self.key = nil
+            return
+        }
+        UnsafeMutableRawPointer(bytes).copyMemory(from: base, byteCount: segment.count)
+        count = segment.count
+        self.key = key
     }
 }
