@@ -15,7 +15,7 @@ public struct ReplayedPDU: Sendable, Equatable {
 /// What happened to a connection in the replay.
 public struct ReplayedConnection: Sendable {
     public var number: Int
-    public var pdus: [ReplayedPDU]
+    public var pdus: ReplayedPDUs
     /// How the replayed link ended: µs after its start, HCI reason, side. Nil: it was open
     /// when the script ran out (as in the capture).
     public var end: (offset: Int64, reason: UInt8, side: DisconnectionSide)?
@@ -260,16 +260,17 @@ public struct ReplayEngine {
                 servers[item.hostIsClient ? 0 : 1].adoptEvidence(at: item.capturedIndex)
                 let mtu = servers[item.hostIsClient ? 0 : 1].mtu
                 // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
+                let captured = item.bytes
                 let bytes =
-                    item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue || item.bytes.count <= mtu
-                    ? item.bytes
-                    : Array(item.bytes.prefix(mtu))
+                    captured.first == ATTOpcode.multipleHandleValueNotification.rawValue || captured.count <= mtu
+                    ? captured
+                    : Array(captured.prefix(mtu))
                 out.pdus.append(
                     ReplayedPDU(
                         offset: now, sentByHost: !item.hostIsClient, bytes: bytes,
                         capturedIndex: item.capturedIndex))
                 // Only an indication anchors a step (its confirmation): notifications are not kept.
-                if item.bytes.first == ATTOpcode.handleValueIndication.rawValue {
+                if captured.first == ATTOpcode.handleValueIndication.rawValue {
                     serverPDUAt[item.capturedIndex] = now
                 }
                 trySchedule()

@@ -63,9 +63,12 @@ public struct ReplayFidelity: Sendable {
         var i = 0
         var largest: Int64?
         var sum: Int64 = 0
-        while i < cap.count, i < rep.count, cap[i].sentByHost == rep[i].sentByHost, cap[i].bytes == rep[i].bytes {
-            let expected = clock.time(cap[i].time) &- replayedStart
-            let d = rep[i].offset &- expected
+        // Through the stores' accessors: no PDU is made (copied) to be compared.
+        while i < cap.count, i < rep.count, cap.sentByHost(at: i) == rep.sentByHost(at: i),
+            cap.bytes(at: i) == rep.bytes(at: i)
+        {
+            let expected = clock.time(cap.time(at: i)) &- replayedStart
+            let d = rep.offset(at: i) &- expected
             let delta = d == .min ? .max : abs(d)  // damaged timestamps must not trap
             largest = Swift.max(largest ?? delta, delta)
             sum = sum &+ delta
