@@ -59,6 +59,13 @@ public struct ReplayStreamItem: Sendable {
     public var capturedIndex: Int
     /// The server that sent it: the peer's (true) or this host's.
     public var hostIsClient: Bool
+    /// Its anchor as a key: -1 for the connection's start, else the subscribing step.
+    var subscriptionKey: Int {
+        switch anchor {
+        case .connectionStart: -1
+        case .subscription(let n): n
+        }
+    }
 }
 
 /// The GATT server on one side of a connection, as replay models it: its attribute table,
