@@ -78,7 +78,10 @@ public final class CaptureReplay {
             let m = ReplayConnectionModel(c)
             guard selection.matches(m) else { return }
             let clock = ReplayClock(speed: speed, connections: [], origin: start)
-            results.append(replay(m, faults: faults, clock: clock, sessionStart: start).summarised())
+            let own = faults.relative(toConnectionAt: m.connection.summary.startTime &- start)
+            // Compared as it runs: the replayed exchange is never held, only the comparison.
+            let (replayed, fidelity) = ReplayEngine(model: m, faults: own, clock: clock).runComparing()
+            results.append(ReplayConnectionResult(model: m, replayed: replayed, fidelity: fidelity).summarised())
         }
         results.sort { $0.model.number < $1.model.number }
         return ReplayReport(

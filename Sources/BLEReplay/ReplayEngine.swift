@@ -102,6 +102,20 @@ public struct ReplayEngine {
         return loop.run()
     }
 
+    /// Runs the replay comparing each replayed PDU with the captured exchange as it goes out
+    /// and keeping none of them: the connection comes back without `pdus`, with the fidelity
+    /// `ReplayFidelity(connection:replayed:clock:)` would have given. Memory then does not grow
+    /// with the replayed exchange (`CaptureReplay.streamed`).
+    func runComparing() -> (ReplayedConnection, ReplayFidelity) {
+        var loop = Loop(engine: self)
+        loop.comparison = ReplayFidelityAccumulator(connection: model.connection, clock: clock)
+        let replayed = loop.run()
+        return (
+            replayed,
+            loop.comparison?.fidelity ?? ReplayFidelity(connection: model.connection, replayed: replayed, clock: clock)
+        )
+    }
+
     private struct Loop {
         let engine: ReplayEngine
         var model: ReplayConnectionModel { engine.model }
@@ -109,6 +123,8 @@ public struct ReplayEngine {
         var queue: [Event] = []
         var sequence = 0
         var out: ReplayedConnection
+        /// Set: replayed PDUs are compared as they go out and not kept (`runComparing`).
+        var comparison: ReplayFidelityAccumulator?
         var servers: [ReplayATTServer]
         var sentAt: [Int64?]
         var answeredAt: [Int64?]
@@ -236,6 +252,11 @@ public struct ReplayEngine {
             schedule(time, order: item.capturedIndex, .stream(item: i, position: followed ? position : nil))
         }
 
+        /// A replayed PDU goes out: kept, or compared and forgotten.
+        mutating func emit(_ pdu: ReplayedPDU) {
+            if comparison == nil { out.pdus.append(pdu) } else { comparison?.add(pdu) }
+        }
+
         func anchorTime(_ a: ReplayStep.Anchor) -> Int64? {
             switch a {
             case .connectionStart: 0
@@ -271,7 +292,7 @@ public struct ReplayEngine {
             case .response(let n, let bytes):
                 guard !silent else { return }
                 let s = model.steps[n]
-                out.pdus.append(
+                emit(
                     ReplayedPDU(
                         offset: now, sentByHost: !s.hostIsClient, bytes: bytes,
                         capturedIndex: s.responseIndex))
@@ -310,7 +331,7 @@ public struct ReplayEngine {
                     captured.first == ATTOpcode.multipleHandleValueNotification.rawValue || captured.count <= mtu
                     ? captured
                     : Array(captured.prefix(mtu))
-                out.pdus.append(
+                emit(
                     ReplayedPDU(
                         offset: now, sentByHost: !item.hostIsClient, bytes: bytes,
                         capturedIndex: item.capturedIndex))
@@ -355,7 +376,7 @@ public struct ReplayEngine {
             sentAt[n] = now
             // A peer's request on a silent link never reaches this host's log.
             if !(silent && !s.hostIsClient) {
-                out.pdus.append(
+                emit(
                     ReplayedPDU(
                         offset: now, sentByHost: s.hostIsClient, bytes: s.bytes,
                         capturedIndex: s.capturedIndex))
