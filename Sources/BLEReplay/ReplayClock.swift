@@ -54,6 +54,23 @@ public struct ReplayClock: Sendable {
 
     /// The clock over `connections` only, starting at `origin` (µs since 1970).
     public init(speed: ReplaySpeed, connections: [CapturedConnection], origin: Int64) {
+        var all: [Int64] = []
+        if speed == .max {
+            for c in connections { Self.addInstants(of: c, to: &all) }
+        }
+        self.init(speed: speed, origin: origin, instants: all)
+    }
+
+    /// The instants of `c` a `.max` clock keeps: its start, its ATT PDUs, its end.
+    static func addInstants(of c: CapturedConnection, to all: inout [Int64]) {
+        all.append(c.summary.startTime)
+        for i in c.att.indices { all.append(c.att.time(at: i)) }
+        if let end = c.disconnection { all.append(end.time) }
+    }
+
+    /// The clock over the captured `instants` (any order, repeats allowed; `origin` is added),
+    /// as collected by `addInstants(of:to:)` (`CaptureReplay.maxSpeedClock`).
+    init(speed: ReplaySpeed, origin: Int64, instants unsorted: [Int64]) {
         self.speed = speed
         self.origin = origin
         guard speed == .max else {
@@ -61,12 +78,8 @@ public struct ReplayClock: Sendable {
             replayedInstants = []
             return
         }
-        var all: [Int64] = [origin]
-        for c in connections {
-            all.append(c.summary.startTime)
-            all.append(contentsOf: c.att.map(\.time))
-            if let end = c.disconnection { all.append(end.time) }
-        }
+        var all = unsorted
+        all.append(origin)
         all.sort()
         var kept: [Int64] = []
         var replayed: [Int64] = []
