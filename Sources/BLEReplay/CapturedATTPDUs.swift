@@ -117,3 +117,44 @@ public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, Express
         return true
     }
 }
+
+/// A connection's stream items (`ReplayConnectionModel.stream`), a 32-byte record each instead
+/// of a 56-byte `ReplayStreamItem` (whose copy of the captured exchange is kept once here):
+/// 1 M notifications in one connection are 1 M items. Elements are made on access.
+public struct ReplayStream: RandomAccessCollection, Sendable, ExpressibleByArrayLiteral {
+    struct Record: Sendable {
+        var offset: Int64
+        var capturedIndex: Int
+        /// The subscribing step, -1 for the connection's start.
+        var anchor: Int
+        var hostIsClient: Bool
+    }
+
+    private var captured: CapturedATTPDUs = []
+    private var records: [Record] = []
+
+    public init() {}
+
+    public init(arrayLiteral elements: ReplayStreamItem...) {
+        for e in elements { append(e) }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { records.count }
+
+    public subscript(i: Int) -> ReplayStreamItem {
+        let r = records[i]
+        return ReplayStreamItem(
+            captured: captured, anchor: r.anchor < 0 ? .connectionStart : .subscription(step: r.anchor),
+            offset: r.offset, capturedIndex: r.capturedIndex, hostIsClient: r.hostIsClient)
+    }
+
+    /// Appends an item. Every item of a model comes from its one captured exchange.
+    public mutating func append(_ item: ReplayStreamItem) {
+        if records.isEmpty { captured = item.captured }
+        records.append(
+            Record(
+                offset: item.offset, capturedIndex: item.capturedIndex, anchor: item.subscriptionKey,
+                hostIsClient: item.hostIsClient))
+    }
+}

@@ -206,7 +206,7 @@ public struct ReplayConnectionModel: Sendable {
     /// This host's server, which the peer's client used.
     public var hostServer = ReplayServerModel()
     public var steps: [ReplayStep] = []
-    public var stream: [ReplayStreamItem] = []
+    public var stream: ReplayStream = []
     /// Captured responses no request explains (replayed at their captured offsets).
     public var linkEnd: ReplayLinkEnd?
 

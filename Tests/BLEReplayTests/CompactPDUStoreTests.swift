@@ -58,4 +58,20 @@ import Testing
             #expect(zip(pdus, pdus.dropFirst()).allSatisfy { $0.frame <= $1.frame })
         }
     }
+
+    /// The script's stream items, kept as records over the captured exchange, read back as
+    /// the server's own PDUs of that exchange, in order, each anchored to a step that exists.
+    @Test(arguments: Fixtures.captures(in: "bumble").filter { $0.hasSuffix(".btsnoop") })
+    func streamItemsAreTheCapturedServerPDUs(_ path: String) throws {
+        for m in try CaptureReplay(path: path).models {
+            let att = m.connection.att
+            #expect(zip(m.stream, m.stream.dropFirst()).allSatisfy { $0.capturedIndex < $1.capturedIndex })
+            for item in m.stream {
+                #expect(item.bytes == att[item.capturedIndex].bytes)
+                #expect(!att[item.capturedIndex].isFromClient)
+                #expect(item.hostIsClient == att[item.capturedIndex].hostIsClient)
+                if case .subscription(let n) = item.anchor { #expect(m.steps.indices.contains(n)) }
+            }
+        }
+    }
 }
