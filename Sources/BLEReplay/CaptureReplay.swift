@@ -56,9 +56,28 @@ public final class CaptureReplay {
             fidelity: ReplayFidelity(connection: m.connection, replayed: replayed, clock: clock))
     }
 
-    /// Whether `streamed(reader:…)` can replay at `speed`: every speed but `.max`, whose clock
-    /// is built from every instant of the whole session before anything is replayed.
+    /// Whether `streamed(reader:…)` can replay at `speed` in one pass: every speed but `.max`,
+    /// whose clock is built from every instant of the whole session before anything is
+    /// replayed (`maxSpeedClock`: a first pass over a capture that can be read twice).
     public static func canStream(at speed: ReplaySpeed) -> Bool { speed != .max }
+
+    /// The `.max` clock of the capture `reader` reads, for a second, streamed pass
+    /// (`streamed(…, clock:)`): a pass that keeps each connection only until it ends and then
+    /// only its instants (8 bytes each), not the session. The clock `run` uses on the whole
+    /// session, as long as the capture holds at most `CapturedSession.maximumPDUs` ATT PDUs
+    /// (the whole session stops there, a stream only past that many in open connections).
+    public static func maxSpeedClock(
+        reader: any CaptureReader, path: String, keys: LinkLayerKeys = LinkLayerKeys()
+    ) -> ReplayClock {
+        var all: [Int64] = []
+        let session = CapturedSession.stream(reader: reader, path: path, keys: keys) { c, _ in
+            ReplayClock.addInstants(of: c, to: &all)
+        }
+        // Taken out of the closure's box so that the clock sorts it in place, not a copy.
+        var instants: [Int64] = []
+        swap(&instants, &all)
+        return ReplayClock(speed: .max, origin: session.startTime, instants: instants)
+    }
 
     /// The report `CaptureReplay(session:).run(…)` gives, in bounded memory: each connection is
     /// modelled, replayed and compared as soon as the capture has shown all of it, and then only
@@ -66,24 +85,30 @@ public final class CaptureReplay {
     /// first divergence, timing deltas, how the link ended. Peak memory is that of the
     /// connections open at once, not of the capture. The report has neither the captured nor
     /// the replayed exchanges, so it cannot be exported (`btsnoop()`); use `run` for that.
-    /// Not at `.max` (`canStream(at:)`), whose clock needs the whole session first.
+    /// At `.max` only with `clock`, the `maxSpeedClock` of the same capture (read before).
     public static func streamed(
         reader: any CaptureReader, path: String, _ selection: ConnectionSelection = .all,
-        faults: ReplayFaults = .none, speed: ReplaySpeed = .realtime, keys: LinkLayerKeys = LinkLayerKeys()
+        faults: ReplayFaults = .none, speed: ReplaySpeed = .realtime, keys: LinkLayerKeys = LinkLayerKeys(),
+        clock maxClock: ReplayClock? = nil
     ) -> ReplayReport {
-        precondition(canStream(at: speed), "a streamed replay runs at realtime or a factor")
+        precondition(
+            canStream(at: speed) || maxClock?.speed == .max,
+            "a streamed replay runs at realtime, a factor, or max with the capture's clock")
         var results: [ReplayConnectionResult] = []
         // Realtime and factor clocks need only the capture's first frame.
         let session = CapturedSession.stream(reader: reader, path: path, keys: keys) { c, start in
             let m = ReplayConnectionModel(c)
             guard selection.matches(m) else { return }
-            let clock = ReplayClock(speed: speed, connections: [], origin: start)
-            results.append(replay(m, faults: faults, clock: clock, sessionStart: start).summarised())
+            let clock = maxClock ?? ReplayClock(speed: speed, connections: [], origin: start)
+            let own = faults.relative(toConnectionAt: m.connection.summary.startTime &- start)
+            // Compared as it runs: the replayed exchange is never held, only the comparison.
+            let (replayed, fidelity) = ReplayEngine(model: m, faults: own, clock: clock).runComparing()
+            results.append(ReplayConnectionResult(model: m, replayed: replayed, fidelity: fidelity).summarised())
         }
         results.sort { $0.model.number < $1.model.number }
         return ReplayReport(
             session: session, connections: results, faults: faults,
-            clock: ReplayClock(speed: speed, connections: [], origin: session.startTime))
+            clock: maxClock ?? ReplayClock(speed: speed, connections: [], origin: session.startTime))
     }
 }
 

@@ -84,13 +84,14 @@ public struct CapturedSecurity: Sendable, Equatable {
 /// that preceded it.
 public struct CapturedConnection: Sendable {
     public var summary: ConnectionSummary
-    public var att: [CapturedATTPDU]
+    public var att: CapturedATTPDUs
     public var advertisement: CapturedAdvertisement?
     /// From the Connection Complete (nil when the capture started during the connection).
     public var timing: ConnectionTiming?
     /// Frame and time of the Disconnection Complete, when the capture has it.
     public var disconnection: (frame: Int, time: Int64)?
-    /// More ATT PDUs than `CapturedSession.maximumPDUs` allowed: the exchange is cut.
+    /// More ATT PDUs than `CapturedSession.maximumPDUs` allowed (or more than 4 GiB of them,
+    /// `CapturedATTPDUs`): the exchange is cut.
     public var isTruncated = false
     public var security = CapturedSecurity()
 
@@ -157,7 +158,7 @@ public struct CapturedSession: Sendable {
         connection: (CapturedConnection, _ startTime: Int64) -> Void
     ) -> CapturedSession {
         var summaries: [ConnectionSummary] = []
-        var pdus: [Int: [CapturedATTPDU]] = [:]
+        var pdus: [Int: CapturedATTPDUs] = [:]
         var truncated: Set<Int> = []
         var held = 0
         var timings: [Int: ConnectionTiming] = [:]
@@ -244,9 +245,14 @@ public struct CapturedSession: Sendable {
                 truncated.insert(o.connection)
                 return
             }
+            guard
+                pdus[o.connection, default: []].append(
+                    frame: o.frame, time: o.time, sentByHost: o.sentByHost, bytes: o.pdu.base)
+            else {
+                truncated.insert(o.connection)
+                return
+            }
             held += 1
-            pdus[o.connection, default: []].append(
-                CapturedATTPDU(frame: o.frame, time: o.time, sentByHost: o.sentByHost, bytes: o.pdu.toArray()))
         }
         var first: Int64?
         /// Hands over the ended connections whose events are all out (`all`: every one).

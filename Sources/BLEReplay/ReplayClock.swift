@@ -36,9 +36,12 @@ public struct ReplayClock: Sendable {
     /// The capture's time that stays where it is: the capture's first frame, so the replayed
     /// session starts when the captured one did (µs since 1970).
     public let origin: Int64
-    /// `.max`: the captured instants (ascending, distinct) and where each lands in the replay.
+    /// `.max`: the captured instants (ascending, distinct). The first stays put and each later
+    /// one comes one idle stretch after the one before, and that stretch is always
+    /// `maxSpeedGap` (distinct µs instants are at least 1 µs = `maxSpeedGap` apart): instant k
+    /// lands at `instants[0] + k * maxSpeedGap`, so where each lands is not stored (8 bytes per
+    /// instant: 80 MB at 10 M PDUs otherwise).
     private let instants: [Int64]
-    private let replayedInstants: [Int64]
 
     /// At `.max`, the longest an idle stretch between two captured instants stays: one tick
     /// of the btsnoop clock (µs), so that instants the capture tells apart stay apart, in
@@ -54,31 +57,40 @@ public struct ReplayClock: Sendable {
 
     /// The clock over `connections` only, starting at `origin` (µs since 1970).
     public init(speed: ReplaySpeed, connections: [CapturedConnection], origin: Int64) {
+        var all: [Int64] = []
+        if speed == .max {
+            for c in connections { Self.addInstants(of: c, to: &all) }
+        }
+        self.init(speed: speed, origin: origin, instants: all)
+    }
+
+    /// The instants of `c` a `.max` clock keeps: its start, its ATT PDUs, its end.
+    static func addInstants(of c: CapturedConnection, to all: inout [Int64]) {
+        all.append(c.summary.startTime)
+        for i in c.att.indices { all.append(c.att.time(at: i)) }
+        if let end = c.disconnection { all.append(end.time) }
+    }
+
+    /// The clock over the captured `instants` (any order, repeats allowed; `origin` is added),
+    /// as collected by `addInstants(of:to:)` (`CaptureReplay.maxSpeedClock`).
+    init(speed: ReplaySpeed, origin: Int64, instants unsorted: consuming [Int64]) {
         self.speed = speed
         self.origin = origin
         guard speed == .max else {
             instants = []
-            replayedInstants = []
             return
         }
-        var all: [Int64] = [origin]
-        for c in connections {
-            all.append(c.summary.startTime)
-            all.append(contentsOf: c.att.map(\.time))
-            if let end = c.disconnection { all.append(end.time) }
-        }
+        var all = unsorted
+        all.append(origin)
         all.sort()
-        var kept: [Int64] = []
-        var replayed: [Int64] = []
-        kept.reserveCapacity(all.count)
-        replayed.reserveCapacity(all.count)
-        for t in all where kept.last != t {
-            // The first instant stays put; each later one comes at most one gap after the last.
-            replayed.append(kept.last.map { replayed[replayed.count - 1] &+ Self.idle($0, t) } ?? t)
-            kept.append(t)
+        // Repeats removed in place: the clock keeps 8 bytes per distinct instant and no copy.
+        var n = 0
+        for j in all.indices where n == 0 || all[n - 1] != all[j] {
+            all[n] = all[j]
+            n += 1
         }
-        instants = kept
-        replayedInstants = replayed
+        all.removeLast(all.count - n)
+        instants = all
     }
 
     /// When the captured time `t` (µs since 1970) happens in the replay.
@@ -97,7 +109,7 @@ public struct ReplayClock: Sendable {
                 if instants[mid] <= t { lo = mid + 1 } else { hi = mid }
             }
             guard lo > 0 else { return t }
-            return replayedInstants[lo - 1] &+ Self.idle(instants[lo - 1], t)
+            return instants[0] &+ Int64(lo - 1) &* Self.maxSpeedGap &+ Self.idle(instants[lo - 1], t)
         }
     }
 

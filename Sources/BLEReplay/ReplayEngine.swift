@@ -15,7 +15,7 @@ public struct ReplayedPDU: Sendable, Equatable {
 /// What happened to a connection in the replay.
 public struct ReplayedConnection: Sendable {
     public var number: Int
-    public var pdus: [ReplayedPDU]
+    public var pdus: ReplayedPDUs
     /// How the replayed link ended: µs after its start, HCI reason, side. Nil: it was open
     /// when the script ran out (as in the capture).
     public var end: (offset: Int64, reason: UInt8, side: DisconnectionSide)?
@@ -66,7 +66,9 @@ public struct ReplayEngine {
     private enum Action {
         case step(Int)
         case response(step: Int, bytes: [UInt8])
-        case stream(Int)
+        /// Stream item `item`; `position` its place in its anchor's group when the group is
+        /// scheduled one item at a time (`StreamGroup`), else nil.
+        case stream(item: Int, position: Int?)
         case linkEnd
         /// The drop-link fault, captured this many µs after connection start.
         case silence(captured: Int64)
@@ -80,9 +82,38 @@ public struct ReplayEngine {
         var action: Action
     }
 
+    /// The stream items that share an anchor (the connection's start: key -1; a CCCD write:
+    /// its step), in capture order, and when the anchor happened in the replay.
+    private struct StreamGroup {
+        var items: [Int] = []
+        /// Their captured offsets never decrease, so neither do their replayed times (the
+        /// clock never decreases) and each comes out after the one before it: the group is
+        /// scheduled one item at a time, the next when one comes out, instead of all at once.
+        /// The queue then holds one event per group, not one per notification (1 M
+        /// notifications on one subscription: ~40 MB of events otherwise). Same events, same
+        /// order: an item's time is max(its time, the previous one's) either way.
+        var isOrdered = true
+        /// The anchor's time in the replay and its captured offset (subscriptions).
+        var anchor: (replayed: Int64, captured: Int64)?
+    }
+
     public func run() -> ReplayedConnection {
         var loop = Loop(engine: self)
         return loop.run()
+    }
+
+    /// Runs the replay comparing each replayed PDU with the captured exchange as it goes out
+    /// and keeping none of them: the connection comes back without `pdus`, with the fidelity
+    /// `ReplayFidelity(connection:replayed:clock:)` would have given. Memory then does not grow
+    /// with the replayed exchange (`CaptureReplay.streamed`).
+    func runComparing() -> (ReplayedConnection, ReplayFidelity) {
+        var loop = Loop(engine: self)
+        loop.comparison = ReplayFidelityAccumulator(connection: model.connection, clock: clock)
+        let replayed = loop.run()
+        return (
+            replayed,
+            loop.comparison?.fidelity ?? ReplayFidelity(connection: model.connection, replayed: replayed, clock: clock)
+        )
     }
 
     private struct Loop {
@@ -92,6 +123,8 @@ public struct ReplayEngine {
         var queue: [Event] = []
         var sequence = 0
         var out: ReplayedConnection
+        /// Set: replayed PDUs are compared as they go out and not kept (`runComparing`).
+        var comparison: ReplayFidelityAccumulator?
         var servers: [ReplayATTServer]
         var sentAt: [Int64?]
         var answeredAt: [Int64?]
@@ -107,7 +140,7 @@ public struct ReplayEngine {
         var silent = false
         var over = false
         var dropped: [Bool]
-        var streamByAnchor: [Int: [Int]] = [:]
+        var streamGroups: [Int: StreamGroup] = [:]
 
         /// The connection's start on the capture's clock and on the replay's.
         let capturedStart: Int64
@@ -127,7 +160,11 @@ public struct ReplayEngine {
             answeredAt = Array(repeating: nil, count: m.steps.count)
             dropped = engine.faults.droppedStreamItems(of: m)
             for (i, item) in m.stream.enumerated() {
-                if case .subscription(let n) = item.anchor { streamByAnchor[n, default: []].append(i) }
+                let key = item.subscriptionKey
+                if let last = streamGroups[key]?.items.last, m.stream[last].offset > item.offset {
+                    streamGroups[key]?.isOrdered = false
+                }
+                streamGroups[key, default: StreamGroup()].items.append(i)
             }
         }
 
@@ -180,9 +217,7 @@ public struct ReplayEngine {
             // Fault times are captured times too: at any speed they cut at the same point of the exchange.
             if let t = engine.faults.dropLinkAtMicros { schedule(replayed(t), order: -2, .silence(captured: t)) }
             if let t = engine.faults.powerOffAtMicros { schedule(replayed(t), order: -3, .powerOff) }
-            for (i, item) in model.stream.enumerated() where item.anchor == .connectionStart {
-                schedule(replayed(item.offset), order: item.capturedIndex, .stream(i))
-            }
+            startStreamGroup(-1)
             trySchedule()
             // Every event is a step, a response to one, a stream item or an end: bounded.
             var budget = 4 * (model.steps.count + model.stream.count) + 16
@@ -193,6 +228,33 @@ public struct ReplayEngine {
             }
             out.unsentSteps = model.steps.count - sentAt.compactMap { $0 }.count
             return out
+        }
+
+        /// Schedules a group's items: the first only when they come in order (the rest follow
+        /// it one by one), else all of them.
+        mutating func startStreamGroup(_ key: Int) {
+            guard let g = streamGroups[key] else { return }
+            if g.isOrdered {
+                scheduleStreamItem(group: g, 0)
+            } else {
+                for p in g.items.indices { scheduleStreamItem(group: g, p, followed: false) }
+            }
+        }
+
+        /// Schedules the item at `position` of `group`, if there is one.
+        mutating func scheduleStreamItem(group: StreamGroup, _ position: Int, followed: Bool = true) {
+            guard position < group.items.count else { return }
+            let i = group.items[position]
+            let item = model.stream[i]
+            let time =
+                group.anchor.map { after($0.replayed, captured: $0.captured, delay: item.offset) }
+                ?? replayed(item.offset)
+            schedule(time, order: item.capturedIndex, .stream(item: i, position: followed ? position : nil))
+        }
+
+        /// A replayed PDU goes out: kept, or compared and forgotten.
+        mutating func emit(_ pdu: ReplayedPDU) {
+            if comparison == nil { out.pdus.append(pdu) } else { comparison?.add(pdu) }
         }
 
         func anchorTime(_ a: ReplayStep.Anchor) -> Int64? {
@@ -230,7 +292,7 @@ public struct ReplayEngine {
             case .response(let n, let bytes):
                 guard !silent else { return }
                 let s = model.steps[n]
-                out.pdus.append(
+                emit(
                     ReplayedPDU(
                         offset: now, sentByHost: !s.hostIsClient, bytes: bytes,
                         capturedIndex: s.responseIndex))
@@ -250,7 +312,11 @@ public struct ReplayEngine {
                     send(b)
                 }
                 trySchedule()
-            case .stream(let i):
+            case .stream(let i, let position):
+                // The next of an ordered group comes out after this one: schedule it now.
+                if let position, let g = streamGroups[model.stream[i].subscriptionKey] {
+                    scheduleStreamItem(group: g, position + 1)
+                }
                 guard !silent else { return }
                 if dropped[i] {
                     out.droppedNotifications += 1
@@ -260,16 +326,17 @@ public struct ReplayEngine {
                 servers[item.hostIsClient ? 0 : 1].adoptEvidence(at: item.capturedIndex)
                 let mtu = servers[item.hostIsClient ? 0 : 1].mtu
                 // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
+                let captured = item.bytes
                 let bytes =
-                    item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue || item.bytes.count <= mtu
-                    ? item.bytes
-                    : Array(item.bytes.prefix(mtu))
-                out.pdus.append(
+                    captured.first == ATTOpcode.multipleHandleValueNotification.rawValue || captured.count <= mtu
+                    ? captured
+                    : Array(captured.prefix(mtu))
+                emit(
                     ReplayedPDU(
                         offset: now, sentByHost: !item.hostIsClient, bytes: bytes,
                         capturedIndex: item.capturedIndex))
                 // Only an indication anchors a step (its confirmation): notifications are not kept.
-                if item.bytes.first == ATTOpcode.handleValueIndication.rawValue {
+                if captured.first == ATTOpcode.handleValueIndication.rawValue {
                     serverPDUAt[item.capturedIndex] = now
                 }
                 trySchedule()
@@ -309,7 +376,7 @@ public struct ReplayEngine {
             sentAt[n] = now
             // A peer's request on a silent link never reaches this host's log.
             if !(silent && !s.hostIsClient) {
-                out.pdus.append(
+                emit(
                     ReplayedPDU(
                         offset: now, sentByHost: s.hostIsClient, bytes: s.bytes,
                         capturedIndex: s.capturedIndex))
@@ -323,11 +390,8 @@ public struct ReplayEngine {
                 schedule(due, order: s.responseIndex ?? s.capturedIndex, .response(step: n, bytes: response))
                 // An accepted CCCD write starts the notifications it enabled.
                 if response == ATTWriteResponse().encoded() {
-                    for i in streamByAnchor[n] ?? [] {
-                        let item = model.stream[i]
-                        schedule(
-                            after(now, captured: sentAt, delay: item.offset), order: item.capturedIndex, .stream(i))
-                    }
+                    streamGroups[n]?.anchor = (now, sentAt)
+                    startStreamGroup(n)
                 }
             }
             trySchedule()

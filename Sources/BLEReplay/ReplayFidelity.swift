@@ -52,6 +52,18 @@ public struct ReplayFidelity: Sendable {
     /// PDU in order at every speed: the clock changes times, never the order, so a PDU out of
     /// its captured place is a divergence (a response before its request's notifications were
     /// all delivered, a link end that cut a stream short).
+    init(
+        captured: Int, replayed: Int, matching: Int, divergence: Divergence?, maximumTimingDelta: Int64?,
+        meanTimingDelta: Double?
+    ) {
+        self.captured = captured
+        self.replayed = replayed
+        self.matching = matching
+        self.divergence = divergence
+        self.maximumTimingDelta = maximumTimingDelta
+        self.meanTimingDelta = meanTimingDelta
+    }
+
     public init(connection: CapturedConnection, replayed: ReplayedConnection, clock: ReplayClock) {
         let start = connection.summary.startTime
         let replayedStart = clock.time(start)
@@ -63,9 +75,12 @@ public struct ReplayFidelity: Sendable {
         var i = 0
         var largest: Int64?
         var sum: Int64 = 0
-        while i < cap.count, i < rep.count, cap[i].sentByHost == rep[i].sentByHost, cap[i].bytes == rep[i].bytes {
-            let expected = clock.time(cap[i].time) &- replayedStart
-            let d = rep[i].offset &- expected
+        // Through the stores' accessors: no PDU is made (copied) to be compared.
+        while i < cap.count, i < rep.count, cap.sentByHost(at: i) == rep.sentByHost(at: i),
+            cap.bytes(at: i) == rep.bytes(at: i)
+        {
+            let expected = clock.time(cap.time(at: i)) &- replayedStart
+            let d = rep.offset(at: i) &- expected
             let delta = d == .min ? .max : abs(d)  // damaged timestamps must not trap
             largest = Swift.max(largest ?? delta, delta)
             sum = sum &+ delta
@@ -87,5 +102,68 @@ public struct ReplayFidelity: Sendable {
             : nil
         maximumTimingDelta = largest
         meanTimingDelta = i == 0 ? nil : Double(sum) / Double(i)
+    }
+}
+
+/// `ReplayFidelity` worked out while the replay runs, one replayed PDU at a time, so that a
+/// replay whose report is all that is wanted (`CaptureReplay.streamed`) need not keep the
+/// replayed exchange: counts, the running timing statistics and, once found, the first
+/// divergence are all the comparison keeps. Gives what `ReplayFidelity(connection:replayed:
+/// clock:)` gives for the same PDUs.
+struct ReplayFidelityAccumulator {
+    let captured: CapturedATTPDUs
+    let clock: ReplayClock
+    let start: Int64
+    let replayedStart: Int64
+    private var replayed = 0
+    private var matching = 0
+    private var largest: Int64?
+    private var sum: Int64 = 0
+    /// The first replayed PDU that differs from (or has no) captured one, at `matching`.
+    private var divergent: ReplayFidelity.Side?
+
+    init(connection: CapturedConnection, clock: ReplayClock) {
+        captured = connection.att
+        self.clock = clock
+        start = connection.summary.startTime
+        replayedStart = clock.time(start)
+    }
+
+    mutating func add(_ pdu: ReplayedPDU) {
+        let i = replayed
+        replayed += 1
+        guard divergent == nil else { return }
+        if i < captured.count, captured.sentByHost(at: i) == pdu.sentByHost,
+            captured.bytes(at: i).elementsEqual(pdu.bytes)
+        {
+            // As `ReplayFidelity.init`: the same arithmetic, PDU by PDU.
+            let expected = clock.time(captured.time(at: i)) &- replayedStart
+            let d = pdu.offset &- expected
+            let delta = d == .min ? .max : abs(d)
+            largest = Swift.max(largest ?? delta, delta)
+            sum = sum &+ delta
+            matching += 1
+        } else {
+            divergent = ReplayFidelity.Side(
+                index: i, offset: pdu.offset, sentByHost: pdu.sentByHost, bytes: pdu.bytes, frame: nil)
+        }
+    }
+
+    var fidelity: ReplayFidelity {
+        let i = matching
+        let cap = captured
+        let divergence =
+            i < Swift.max(cap.count, replayed)
+            ? ReplayFidelity.Divergence(
+                position: i,
+                captured: i < cap.count
+                    ? ReplayFidelity.Side(
+                        index: i, offset: cap.time(at: i) &- start, sentByHost: cap.sentByHost(at: i),
+                        bytes: Array(cap.bytes(at: i)), frame: cap[i].frame) : nil,
+                replayed: divergent)
+            : nil
+        return ReplayFidelity(
+            captured: cap.count, replayed: replayed, matching: i, divergence: divergence, maximumTimingDelta: largest,
+            meanTimingDelta: i == 0 ? nil : Double(sum) / Double(i))
     }
 }

@@ -47,7 +47,11 @@ public struct ReplayStreamItem: Sendable {
         /// The script step (index into `ReplayConnectionModel.steps`) whose CCCD write enabled it.
         case subscription(step: Int)
     }
-    public var bytes: [UInt8]
+    /// The PDU, opcode first (made on access from the captured exchange, which the item
+    /// shares rather than holding a copy: a long stream costs no heap block per item).
+    public var bytes: [UInt8] { Array(captured.bytes(at: capturedIndex)) }
+    /// The connection's captured exchange (`capturedIndex` is this item's place in it).
+    let captured: CapturedATTPDUs
     public var anchor: Anchor
     /// µs after the anchor, as captured.
     public var offset: Int64
@@ -55,6 +59,13 @@ public struct ReplayStreamItem: Sendable {
     public var capturedIndex: Int
     /// The server that sent it: the peer's (true) or this host's.
     public var hostIsClient: Bool
+    /// Its anchor as a key: -1 for the connection's start, else the subscribing step.
+    var subscriptionKey: Int {
+        switch anchor {
+        case .connectionStart: -1
+        case .subscription(let n): n
+        }
+    }
 }
 
 /// The GATT server on one side of a connection, as replay models it: its attribute table,
@@ -195,7 +206,7 @@ public struct ReplayConnectionModel: Sendable {
     /// This host's server, which the peer's client used.
     public var hostServer = ReplayServerModel()
     public var steps: [ReplayStep] = []
-    public var stream: [ReplayStreamItem] = []
+    public var stream: ReplayStream = []
     /// Captured responses no request explains (replayed at their captured offsets).
     public var linkEnd: ReplayLinkEnd?
 
@@ -217,7 +228,7 @@ public struct ReplayConnectionModel: Sendable {
 
     /// µs after the connection's start at which the captured PDU `index` was logged.
     public func capturedOffset(ofPDU index: Int) -> Int64 {
-        connection.att[index].time &- connection.summary.startTime
+        connection.att.time(at: index) &- connection.summary.startTime
     }
 
     /// When a step's anchor happened in the capture (µs after connection start): what its
@@ -349,7 +360,7 @@ public struct ReplayConnectionModel: Sendable {
                 }
                 stream.append(
                     ReplayStreamItem(
-                        bytes: pdu.bytes, anchor: anchor, offset: max(0, pdu.time &- anchorTime),
+                        captured: att, anchor: anchor, offset: max(0, pdu.time &- anchorTime),
                         capturedIndex: i, hostIsClient: pdu.hostIsClient))
             }
         }

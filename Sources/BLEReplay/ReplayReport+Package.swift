@@ -4,7 +4,7 @@
 extension ReplayedConnection {
     package init(number: Int, pdus: [ReplayedPDU]) {
         self.number = number
-        self.pdus = pdus
+        self.pdus = ReplayedPDUs(pdus)
     }
 }
 

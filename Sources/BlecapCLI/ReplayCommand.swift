@@ -119,12 +119,24 @@ struct ReplayCommand: ParsableCommand {
             connection.map { .number($0) } ?? peer.flatMap(BDAddr.init).map { .peer($0) } ?? .all
         let speed = try parsedSpeed()
         var report: ReplayReport
-        if out == nil, !lint, CaptureReplay.canStream(at: speed) {
+        if out == nil, !lint, CaptureReplay.canStream(at: speed) || input.member.isRereadable {
             // Only the report is wanted: replay each connection as it ends and keep its summary,
-            // so memory stays flat however long the capture is.
+            // so memory stays flat however long the capture is. At max speed the clock needs
+            // every instant of the session first: a first pass reads them, a second replays.
+            var reader = input.reader
+            var clock: ReplayClock?
+            if !CaptureReplay.canStream(at: speed) {
+                clock = CaptureReplay.maxSpeedClock(reader: reader, path: input.path, keys: decryption.keys)
+                do {
+                    reader = try input.member.makeReader()
+                } catch {
+                    printError("\(input.path): \(error)")
+                    throw BlecapExit.unreadable.exitCode
+                }
+            }
             report = CaptureReplay.streamed(
-                reader: input.reader, path: input.path, selection, faults: faults, speed: speed,
-                keys: decryption.keys)
+                reader: reader, path: input.path, selection, faults: faults, speed: speed,
+                keys: decryption.keys, clock: clock)
         } else {
             let session = CapturedSession(reader: input.reader, path: input.path, keys: decryption.keys)
             report = CaptureReplay(session: session).run(selection, faults: faults, speed: speed)

@@ -43,6 +43,26 @@ import Testing
         }
     }
 
+    /// At max speed the clock comes from a first pass over the capture; the second, streamed,
+    /// gives the report of the whole session at max speed, faults or not.
+    @Test(arguments: captures)
+    func twoPassMaxSpeedReportIsTheReportOfTheWholeSession(_ path: String) throws {
+        let whole = try CaptureReplay(path: path)
+        let clock = CaptureReplay.maxSpeedClock(reader: try CaptureFile.open(path: path), path: path)
+        for faults in Self.variants.map(\.1) {
+            let full = whole.run(faults: faults, speed: .max)
+            let streamed = CaptureReplay.streamed(
+                reader: try CaptureFile.open(path: path), path: path, faults: faults, speed: .max, clock: clock)
+            #expect(streamed.text() == full.text(), "\(Fixtures.relative(path))")
+            #expect(streamed.json() == full.json(), "\(Fixtures.relative(path))")
+            // The same clock: every captured instant lands where the whole session's clock puts it.
+            for c in whole.session.connections {
+                #expect(
+                    c.att.indices.allSatisfy { clock.time(c.att.time(at: $0)) == full.clock.time(c.att.time(at: $0)) })
+            }
+        }
+    }
+
     @Test func eachConnectionIsHandedOverWhenItEndsNotAtTheEndOfTheCapture() throws {
         // Six connections one after another: each must leave memory before the next one ends.
         let path = Fixtures.capture("bumble/reconnect_storm.central.btsnoop")

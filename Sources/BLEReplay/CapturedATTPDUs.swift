@@ -1,0 +1,160 @@
+import BLEBytes
+
+/// The ATT PDUs of one connection, in order, stored compactly: every PDU's bytes end to end in
+/// one arena and a fixed-size record (frame, time, where its bytes end, direction) per PDU.
+///
+/// Why: a connection can carry millions of notifications, and one `[UInt8]` per PDU costs a
+/// heap block (≥ 48 bytes with its header and malloc's rounding) for typically 5–20 bytes of
+/// PDU. Here a PDU costs its bytes plus a 24-byte record. Elements are `CapturedATTPDU`s made
+/// on access (their `bytes` a fresh array); `bytes(at:)` reads a PDU's bytes without copying.
+public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
+    struct Record: Sendable, Equatable {
+        var frame: Int
+        var time: Int64
+        /// Where this PDU's bytes end in `arena`; they start where the previous PDU's end. 32
+        /// bits keep the record at 24 bytes; `append` refuses a PDU that would pass 4 GiB.
+        var end: UInt32
+        var sentByHost: Bool
+    }
+
+    private var arena: [UInt8] = []
+    private var records: [Record] = []
+
+    public init() {}
+
+    public init(arrayLiteral elements: CapturedATTPDU...) { self.init(elements) }
+
+    public init(_ pdus: some Sequence<CapturedATTPDU>) {
+        for p in pdus { append(p) }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { records.count }
+
+    public subscript(i: Int) -> CapturedATTPDU {
+        let r = records[i]
+        return CapturedATTPDU(frame: r.frame, time: r.time, sentByHost: r.sentByHost, bytes: Array(bytes(at: i)))
+    }
+
+    /// The bytes of PDU `i`, opcode first, without copying them.
+    public func bytes(at i: Int) -> ArraySlice<UInt8> {
+        let start = i == 0 ? 0 : Int(records[i - 1].end)
+        return arena[start..<Int(records[i].end)]
+    }
+
+    /// PDU `i`'s time and direction, without making the element.
+    public func time(at i: Int) -> Int64 { records[i].time }
+    public func sentByHost(at i: Int) -> Bool { records[i].sentByHost }
+
+    /// The opcode of PDU `i` (0 for an empty PDU), as `CapturedATTPDU.opcode`.
+    public func opcode(at i: Int) -> UInt8 { bytes(at: i).first ?? 0 }
+
+    /// Appends a PDU; false (nothing appended) when the arena would pass 4 GiB.
+    @discardableResult
+    public mutating func append(frame: Int, time: Int64, sentByHost: Bool, bytes: some Collection<UInt8>) -> Bool {
+        guard let end = UInt32(exactly: arena.count + bytes.count) else { return false }
+        arena.append(contentsOf: bytes)
+        records.append(Record(frame: frame, time: time, end: end, sentByHost: sentByHost))
+        return true
+    }
+
+    @discardableResult
+    public mutating func append(_ pdu: CapturedATTPDU) -> Bool {
+        append(frame: pdu.frame, time: pdu.time, sentByHost: pdu.sentByHost, bytes: pdu.bytes)
+    }
+}
+
+/// The ATT PDUs of a replayed connection, stored as compactly as `CapturedATTPDUs` (one arena,
+/// a 24-byte record per PDU): a replayed stream of millions of notifications would otherwise
+/// cost a heap block per PDU. Elements are `ReplayedPDU`s made on access.
+public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
+    struct Record: Sendable, Equatable {
+        var offset: Int64
+        /// `ReplayedPDU.capturedIndex`, -1 for nil (keeps the record at 24 bytes).
+        var capturedIndex: Int
+        var end: UInt32
+        var sentByHost: Bool
+    }
+
+    private var arena: [UInt8] = []
+    private var records: [Record] = []
+
+    public init() {}
+
+    public init(arrayLiteral elements: ReplayedPDU...) { self.init(elements) }
+
+    public init(_ pdus: some Sequence<ReplayedPDU>) {
+        for p in pdus { append(p) }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { records.count }
+
+    public subscript(i: Int) -> ReplayedPDU {
+        let r = records[i]
+        return ReplayedPDU(
+            offset: r.offset, sentByHost: r.sentByHost, bytes: Array(bytes(at: i)),
+            capturedIndex: r.capturedIndex < 0 ? nil : r.capturedIndex)
+    }
+
+    /// The bytes of PDU `i`, opcode first, without copying them.
+    public func bytes(at i: Int) -> ArraySlice<UInt8> {
+        let start = i == 0 ? 0 : Int(records[i - 1].end)
+        return arena[start..<Int(records[i].end)]
+    }
+
+    /// PDU `i`'s offset and direction, without making the element.
+    public func offset(at i: Int) -> Int64 { records[i].offset }
+    public func sentByHost(at i: Int) -> Bool { records[i].sentByHost }
+
+    /// Appends a PDU; false (nothing appended) when the arena would pass 4 GiB.
+    @discardableResult
+    public mutating func append(_ pdu: ReplayedPDU) -> Bool {
+        guard let end = UInt32(exactly: arena.count + pdu.bytes.count) else { return false }
+        arena.append(contentsOf: pdu.bytes)
+        records.append(
+            Record(offset: pdu.offset, capturedIndex: pdu.capturedIndex ?? -1, end: end, sentByHost: pdu.sentByHost))
+        return true
+    }
+}
+
+/// A connection's stream items (`ReplayConnectionModel.stream`), a 32-byte record each instead
+/// of a 56-byte `ReplayStreamItem` (whose copy of the captured exchange is kept once here):
+/// 1 M notifications in one connection are 1 M items. Elements are made on access.
+public struct ReplayStream: RandomAccessCollection, Sendable, ExpressibleByArrayLiteral {
+    struct Record: Sendable {
+        var offset: Int64
+        var capturedIndex: Int
+        /// The subscribing step, -1 for the connection's start.
+        var anchor: Int
+        var hostIsClient: Bool
+    }
+
+    private var captured: CapturedATTPDUs = []
+    private var records: [Record] = []
+
+    public init() {}
+
+    public init(arrayLiteral elements: ReplayStreamItem...) {
+        for e in elements { append(e) }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { records.count }
+
+    public subscript(i: Int) -> ReplayStreamItem {
+        let r = records[i]
+        return ReplayStreamItem(
+            captured: captured, anchor: r.anchor < 0 ? .connectionStart : .subscription(step: r.anchor),
+            offset: r.offset, capturedIndex: r.capturedIndex, hostIsClient: r.hostIsClient)
+    }
+
+    /// Appends an item. Every item of a model comes from its one captured exchange.
+    public mutating func append(_ item: ReplayStreamItem) {
+        if records.isEmpty { captured = item.captured }
+        records.append(
+            Record(
+                offset: item.offset, capturedIndex: item.capturedIndex, anchor: item.subscriptionKey,
+                hostIsClient: item.hostIsClient))
+    }
+}
