@@ -265,6 +265,41 @@ import Testing
         #expect(plaintext == [LLControlOpcode.startEncRsp])
     }
 
+    /// A key refresh (LL_PAUSE_ENC, then a new LL_ENC_REQ/RSP with new SKDs and IVs) under the
+    /// same key: the link's previous key is a candidate again even when nothing else offers it
+    /// (here: a key given for the first encryption only). Ciphertext made by `LinkLayerEncryptor`.
+    @Test func aKeyRefreshKeepsTheLinksKey() {
+        let ltk = Self.bsniffhubLTK
+        let first = LinkLayerEncryptionParameters(skdm: 0x1111, ivm: 0x2222, skds: 0x3333, ivs: 0x4444)
+        let second = LinkLayerEncryptionParameters(skdm: 0x5555, ivm: 0x6666, skds: 0x7777, ivs: 0x8888)
+        var link = LinkSecurity()
+        var plaintext: [UInt8] = []
+        func session(_ p: LinkLayerEncryptionParameters, keys: LinkLayerKeys) -> LinkLayerDecryptionNote? {
+            link.encReq = (0, 0, p.skdm, p.ivm)
+            link.encRsp = (p.skds, p.ivs)
+            link.startEncryption()
+            var encryptor = LinkLayerEncryptor(ltk: ltk, skdm: p.skdm, ivm: p.ivm, skds: p.skds, ivs: p.ivs)
+            // LL_START_ENC_RSP from the central, as the first encrypted PDU.
+            let air = encryptor.encrypt([LLControlOpcode.startEncRsp], header: 0x03, direction: .centralToPeripheral)
+            var context = LinkSecurity.Context(accessAddress: 1, keys: keys, distributed: [], crackBudget: 0)
+            var note: LinkLayerDecryptionNote?
+            _ = air.withByteView {
+                link.decrypt(
+                    $0, header: 0x03, direction: .centralToPeripheral, retransmission: false, context: &context,
+                    into: &plaintext, note: &note)
+            }
+            return note
+        }
+        #expect(
+            session(first, keys: LinkLayerKeys([.init(scope: .anyConnection, ltk: ltk)]))
+                == .decrypting(.given(ltk: ltk)))
+        #expect(plaintext == [LLControlOpcode.startEncRsp])
+        link.pauseEncryption()
+        plaintext = []
+        #expect(session(second, keys: LinkLayerKeys()) == .decrypting(.given(ltk: ltk)))
+        #expect(plaintext == [LLControlOpcode.startEncRsp])
+    }
+
     // MARK: damaged input
 
     /// Seeded byte flips anywhere past the file header of the encrypted captures (pairing

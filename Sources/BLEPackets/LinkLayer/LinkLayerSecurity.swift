@@ -88,6 +88,10 @@ struct LinkSecurity {
     /// Non-empty PDUs per direction (central, peripheral) the sniffer decrypted itself since
     /// encryption started, before blecap had a decryptor: their packet counters are used up.
     var sniffedPlaintext: (central: UInt64, peripheral: UInt64) = (0, 0)
+    /// The key that decrypted this link's previous encryption: a key refresh (LL_PAUSE_ENC, then
+    /// LL_ENC_REQ again) usually keeps it, and it may be one no other source offers (the debug
+    /// key's LTK).
+    var lastKey: (key: UInt128, source: LinkLayerKeySource)?
 
     /// How many encrypted PDUs a key search may spend before the link is called undecryptable:
     /// the first one can be damaged beyond what the CRC caught, or sent by a side whose
@@ -243,6 +247,7 @@ struct LinkSecurity {
             decryptor.advance(.peripheralToCentral, by: sniffedPlaintext.peripheral)
             if let match = decryptor.decrypt(pdu: payload, header: header, direction: direction, into: &plaintext) {
                 state = .decrypting(decryptor)
+                lastKey = c
                 note = .decrypting(c.source)
                 return .decrypted(match)
             }
@@ -323,6 +328,7 @@ struct LinkSecurity {
         for d in context.distributed where !candidates.contains(where: { $0.key == d.ltk }) {
             candidates.append((d.ltk, .distributed(ltk: d.ltk, frame: d.frame)))
         }
+        if let lastKey, !candidates.contains(where: { $0.key == lastKey.key }) { candidates.append(lastKey) }
         return (candidates, failure)
     }
 }
