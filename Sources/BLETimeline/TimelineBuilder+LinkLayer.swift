@@ -34,7 +34,8 @@ extension TimelineBuilder {
             // A data PDU on a primary advertising channel is an advertising packet whose access
             // address arrived damaged (channel hopping never uses 37–39): no connection.
             if r.radio.channel >= 37, r.radio.channel <= 39 { return }
-            if let t = terminatedLink, t.handle == ll.connection, r.timestamp - t.time <= t.grace { return }
+            // Wrapping: a capture's timestamps are untrusted, and any order of them is only odd here.
+            if let t = terminatedLink, t.handle == ll.connection, r.timestamp &- t.time <= t.grace { return }
             guard ll.connection != 0, let c = linkConnection(ll.connection, r) else { return }
             if c.linkLayer == nil {
                 var s = LinkLayerConnectionState()

@@ -305,7 +305,7 @@ struct LinkTable {
             if let s = senderPerMIC { direction = s == .central ? .sent : .received }
             result = reassembler.feed(acl, frame: record.frame, direction: direction)
             if case .complete(let l2)? = result, l2.channel == L2CAPChannel.smp {
-                observeSMP(i, l2.payload, radio.sender, frame: record.frame)
+                observeSMP(i, l2.payload, senderPerMIC ?? radio.sender, frame: record.frame)
             }
         default: break
         }
