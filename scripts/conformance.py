@@ -482,6 +482,12 @@ def check_instants(blecap, path):
     problems = []
     if p.returncode != 0:
         return [f"blecap exited {p.returncode}: {p.stderr.strip()[:200]}"], "not run"
+    # Procedures in PDUs only blecap can read (it decrypted them; tshark sees ciphertext).
+    pk = subprocess.run([blecap, "packets", "--format", "jsonl", path], capture_output=True, text=True)
+    hidden = 0
+    for line in pk.stdout.splitlines():
+        ll = json.loads(line).get("ll", {})
+        hidden += bool(ll.get("decrypted") and not ll.get("retransmission") and ll.get("control_opcode") in (0x01, 0x18))
     applied = {"connection.phy": {}, "connection.channel_map": {}}
     for line in p.stdout.splitlines():
         e = json.loads(line)
@@ -529,10 +535,12 @@ def check_instants(blecap, path):
                 if bits and e.get(key) != hci_phy(bits):
                     problems.append(f"frame {at}: {key} blecap {e.get(key)} tshark PHY bits {bits:#x}")
     count = sum(len(v) for d in applied.values() for v in d.values())
-    if count != len(seen):
-        problems.append(f"{len(seen)} PHY/channel map procedures in tshark, {count} events in blecap")
+    if count != len(seen) + hidden:
+        problems.append(f"{len(seen)} PHY/channel map procedures in tshark (+{hidden} only blecap decrypted), "
+                        f"{count} events in blecap")
     return problems, (f"{len(seen)} LL_PHY_UPDATE_IND/LL_CHANNEL_MAP_IND, {placed} placed at their instant "
-                      f"by tshark's decode, {valued} values compared")
+                      f"by tshark's decode, {valued} values compared"
+                      + (f", {hidden} in PDUs only blecap decrypted" if hidden else ""))
 
 
 def check_refused(blecap, path, expected_texts):

@@ -186,10 +186,14 @@ extension PacketWriter {
             out.ascii(",\"rssi\":")
             out.decimal(Int64(radio.rssi))
         }
-        let sender = ll.sender(radio)
-        if sender != .unknown {
-            out.ascii(sender == .central ? ",\"sender\":\"central\"" : ",\"sender\":\"peripheral\"")
-            if radio.flags.contains(.senderInferred), ll.senderPerMIC == nil { out.ascii(",\"sender_inferred\":true") }
+        // `sender` stays what the capture says (the sniffer's SN bookkeeping follows it);
+        // `sender_per_mic` adds the MIC's verdict where that differs.
+        if radio.sender != .unknown {
+            out.ascii(radio.sender == .central ? ",\"sender\":\"central\"" : ",\"sender\":\"peripheral\"")
+            if radio.flags.contains(.senderInferred) { out.ascii(",\"sender_inferred\":true") }
+        }
+        if let s = ll.senderPerMIC {
+            out.ascii(s == .central ? ",\"sender_per_mic\":\"central\"" : ",\"sender_per_mic\":\"peripheral\"")
         }
         out.ascii(",\"crc\":")
         out.jsonString(ll.crc.name)
@@ -221,7 +225,6 @@ extension PacketWriter {
             if ll.isRetransmission { out.ascii(",\"retransmission\":true") }
             if ll.isEncrypted { out.ascii(",\"encrypted\":true") }
             if ll.isDecrypted { out.ascii(",\"decrypted\":true") }
-            if ll.senderPerMIC != nil { out.ascii(",\"sender_per_mic\":true") }
             if ll.micFailure { out.ascii(",\"mic_failure\":true") }
         }
         out.byte(UInt8(ascii: "}"))
