@@ -88,15 +88,12 @@ public enum LegacyPairingCrackFailure: Sendable, Hashable, CustomStringConvertib
     /// No TK in 0…999999 reproduces the confirm value: Out of Band data, or the capture's
     /// values are not one pairing's.
     case noPasskeyMatches
-    /// The caller's limit on tries ran out before every passkey was tried.
-    case budgetSpent
 
     public var description: String {
         switch self {
         case .malformedPairingPDU: "the Pairing Request/Response is not 7 octets with codes 0x01/0x02"
         case .missingConfirm: "no Pairing Confirm in the capture (needs the first encrypted PDU instead)"
         case .noPasskeyMatches: "no TK in 0…999999 reproduces the confirm value (OOB pairing?)"
-        case .budgetSpent: "the limit on tries ran out before every passkey was tried"
         }
     }
 }

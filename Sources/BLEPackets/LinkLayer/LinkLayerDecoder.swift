@@ -348,9 +348,10 @@ struct LinkTable {
         case .decrypted(let match):
             let headerLength = pdu.cp ? 3 : 2
             guard plaintext.count <= plainBuffer.count - headerLength else { return .micFailure }
-            for k in 0..<headerLength { plainBuffer[k] = bytes.base[k] }
+            UnsafeMutableRawBufferPointer(rebasing: plainBuffer[..<headerLength])
+                .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.base[..<headerLength]))
             plainBuffer[1] = UInt8(plaintext.count)
-            for (k, b) in plaintext.enumerated() { plainBuffer[headerLength + k] = b }
+            UnsafeMutableRawBufferPointer(rebasing: plainBuffer[headerLength...]).copyBytes(from: plaintext)
             let view = ByteView(UnsafeRawBufferPointer(rebasing: plainBuffer[0..<(headerLength + plaintext.count)]))
             guard let plain = LLDataPDU(view) else { return .micFailure }
             return .decrypted((plain, view), match)

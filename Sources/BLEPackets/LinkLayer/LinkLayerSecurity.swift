@@ -289,18 +289,18 @@ struct LinkSecurity {
                 responderAddress: peripheral ?? BDAddr(rawValue: 0), responderAddressIsRandom: peripheralRandom)
             {
                 let budget = context.crackBudget
-                var report = LegacyPairingCracker.crack(exchange, passkeys: Self.passkeys(budget))
+                var passkeys = Self.passkeys(budget)
+                var report = LegacyPairingCracker.crack(exchange, passkeys: passkeys)
                 var spent = report.attempts
                 if case .failed(.missingConfirm) = report.result {
                     let first = EncryptedDataPDU(header: header, payload: payload.toArray(), direction: direction)
+                    passkeys = Self.passkeys(budget / 5)
                     report = LegacyPairingCracker.crackWithoutConfirm(
-                        exchange, parameters: parameters, firstEncrypted: first, passkeys: Self.passkeys(budget / 5))
+                        exchange, parameters: parameters, firstEncrypted: first, passkeys: passkeys)
                     spent = report.attempts * 5
                 }
                 context.crackBudget = max(0, budget - spent)
-                if case .failed(.noPasskeyMatches) = report.result, spent >= budget {
-                    report.result = .failed(.budgetSpent)
-                }
+                let cutShort = passkeys.upperBound < LegacyPairingCracker.maximumPasskey
                 switch report.result {
                 case .recovered(let tk, let method, let stk):
                     candidates.append(
@@ -311,7 +311,7 @@ struct LinkSecurity {
                         ))
                 case .secureConnections:
                     failure = .secureConnections(debugKey: pairing.sawDebugKey)
-                case .failed(.budgetSpent):
+                case .failed(.noPasskeyMatches) where cutShort:
                     failure = .crackBudgetSpent(attempts: report.attempts)
                 case .failed(let why):
                     failure = .pairingNotRecovered(why, attempts: report.attempts)
