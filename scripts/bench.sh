@@ -7,9 +7,11 @@
 #   scripts/bench.sh [--sessions N] [--notifications M] [--big] [--lint-files K]
 #
 #   --big (or BENCH_10M=1)  also time blecap on a 10 M-frame capture (--sessions x10, about
-#                           0.4 GB, written under bench-out/ and deleted afterwards unless
-#                           BENCH_KEEP=1): the "RSS 10M" and "s 10M" columns. Without it they
-#                           read "-". tshark and btmon are timed at 1 M frames only.
+#                           0.4 GB) and, for the one-connection replay rows, on one connection
+#                           of 10 M notifications (both written under bench-out/ and deleted
+#                           afterwards unless BENCH_KEEP=1): the "RSS 10M" and "s 10M" columns.
+#                           Without it they read "-". tshark and btmon are timed at 1 M frames
+#                           only.
 #   --lint-files K          lint DIR over K captures of 1/K of the frames each (default 4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,10 +43,15 @@ if [ ! -f "$LL" ]; then
   LL="$OUT/bench-${SESSIONS}x${NOTIFICATIONS}.nordic272.pcapng"
   [ -f "$LL" ] || python3 scripts/corpus/make_link_layer.py "$CAP" "$LL" --linktype 272 >/dev/null
 fi
+# One connection carrying all the notifications: what replay keeps per connection, not per session.
+ONE="$OUT/bench-1x$((SESSIONS * NOTIFICATIONS)).btsnoop"
+capture "$ONE" --sessions 1 --notifications "$((SESSIONS * NOTIFICATIONS))"
 BIGCAP="$OUT/bench-$((SESSIONS * 10))x${NOTIFICATIONS}.btsnoop"
+BIGONE="$OUT/bench-1x$((SESSIONS * NOTIFICATIONS * 10)).btsnoop"
 if [ "$BIG" = 1 ]; then
-  df -h "$OUT" | tail -n 1 | awk '{print "free space for the 10 M-frame capture: " $4}'
+  df -h "$OUT" | tail -n 1 | awk '{print "free space for the 10 M-frame captures: " $4}'
   capture "$BIGCAP" --sessions "$((SESSIONS * 10))" --notifications "$NOTIFICATIONS"
+  capture "$BIGONE" --sessions 1 --notifications "$((SESSIONS * NOTIFICATIONS * 10))"
 fi
 BLECAP=.build/release/blecap
 [ -x "$BLECAP" ] || swift build -c release --product blecap >/dev/null
@@ -63,7 +70,8 @@ frames() { "$BLECAP" info --format json "$1" | python3 -c 'import json,sys; prin
 echo "capture: $CAP ($(frames "$CAP") frames, $(stat -c %s "$CAP") bytes)"
 echo "without characteristic discovery (btmon 5.66 crashes on it otherwise): $NOCHAR"
 echo "over the air (nRF Sniffer, 272): $LL ($(frames "$LL") frames)"
-[ "$BIG" = 1 ] && echo "10 M: $BIGCAP ($(frames "$BIGCAP") frames, $(stat -c %s "$BIGCAP") bytes)"
+echo "one connection: $ONE ($(frames "$ONE") frames)"
+[ "$BIG" = 1 ] && echo "10 M: $BIGCAP ($(frames "$BIGCAP") frames, $(stat -c %s "$BIGCAP") bytes); one connection: $BIGONE"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) before the run; $(date -u +%Y-%m-%dT%H:%MZ)"
 
 # Rows: ID | label | blecap arguments (FILE is the capture) | capture kind | tshark arguments | btmon?
@@ -79,6 +87,10 @@ ROWS=(
   "lint|lint|lint --fail-on never|hci|-q -z expert|"
   "report|report (HTML)|report -o -|hci|-q -z expert -z io,phs|"
   "replay|replay|replay|hci||"
+  "replay-max|replay --speed max|replay --speed max|hci||"
+  "replay-one|replay, 1 connection|replay|one||"
+  "replay-one-max|replay --speed max, 1 connection|replay --speed max|one||"
+  "replay-one-out|replay --out, 1 connection|replay --out $OUT/replayed.btsnoop|one||"
   "timeline-ll|timeline, over the air (272)|timeline --format jsonl|ll|$TSHARK_ATT|"
   "packets-nochar|packets --format jsonl, nochar|packets --format jsonl|nochar|$TSHARK_FIELDS|btmon"
   "timeline-nochar|timeline --format jsonl, nochar|timeline --format jsonl|nochar|$TSHARK_ATT|btmon"
@@ -86,12 +98,12 @@ ROWS=(
 declare -A TSHARK_DONE
 for row in "${ROWS[@]}"; do
   IFS='|' read -r id label args kind targs btmon <<<"$row"
-  case $kind in hci) f=$CAP ;; ll) f=$LL ;; nochar) f=$NOCHAR ;; esac
+  case $kind in hci) f=$CAP; big=$BIGCAP ;; one) f=$ONE; big=$BIGONE ;; ll) f=$LL; big= ;; nochar) f=$NOCHAR; big= ;; esac
   # shellcheck disable=SC2086
   measure "blecap-$id" "$BLECAP" $args "$f"
-  if [ "$BIG" = 1 ] && [ "$kind" = hci ]; then
+  if [ "$BIG" = 1 ] && [ -n "$big" ]; then
     # shellcheck disable=SC2086
-    measure "blecap10-$id" "$BLECAP" $args "$BIGCAP"
+    measure "blecap10-$id" "$BLECAP" $args "$big"
   fi
   if [ -n "$targs" ] && have tshark; then
     key="$f $targs"
@@ -158,7 +170,8 @@ for f in "$SMALL" "$CAP"; do
   done
 done
 
-if [ "$BIG" = 1 ] && [ "${BENCH_KEEP:-0}" != 1 ]; then rm -f "$BIGCAP"; fi
+if [ "$BIG" = 1 ] && [ "${BENCH_KEEP:-0}" != 1 ]; then rm -f "$BIGCAP" "$BIGONE"; fi
+rm -f "$OUT/replayed.btsnoop"
 
 # Simulator sessions per second (optional: skipped when the bench binary was not built with
 # `swift build -c release --product BLESimulatorBench`). Goal: >= 10,000 sessions/s.
