@@ -31,8 +31,6 @@ public final class SessionAggregator {
     /// entries, so the one remembered stays the right one for its number.
     @exclusivity(unchecked) var lastAccumulator: (number: Int, accumulator: ConnectionAccumulator)?
     var connectionsCreated = 0
-    var connectionsSeen: Set<Int> = []
-    var connectionsOmittedNumbers = 0
     var maxConnectionNumber = 0
     var openScan: ScanPeriod?
     var scans: [ScanPeriod] = []

@@ -3,6 +3,12 @@ import BLELint
 import BLEReport
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// `blecap report FILE... [-o report.html]`: one self-contained HTML page per capture.
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -84,7 +90,6 @@ struct ReportCommand: ParsableCommand {
                 status = exits.first ?? .unreadable
                 continue
             }
-            let html = HTMLReportRenderer.render([model])
             let target: String
             if let directory {
                 target = Self.uniqueName(in: directory, for: report.path, used: &used)
@@ -93,16 +98,23 @@ struct ReportCommand: ParsableCommand {
             }
             if target == "-" {
                 let out = OutputBuffer(fd: 1)
-                out.string(html)
-                out.flush()
+                Self.write(model, to: out)
             } else {
-                guard FileManager.default.createFile(atPath: target, contents: Data(html.utf8)) else {
+                let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                guard fd >= 0 else {
+                    printError("cannot write \(target)")
+                    throw BlecapExit.unreadable.exitCode
+                }
+                let out = OutputBuffer(fd: fd)
+                let size = Self.write(model, to: out)
+                let failed = out.writeErrno != nil
+                if close(fd) != 0 || failed {
                     printError("cannot write \(target)")
                     throw BlecapExit.unreadable.exitCode
                 }
                 let f = model.findingsBySeverity
                 printError(
-                    "\(target): \(html.utf8.count / 1024) KiB; \(model.header.frames) frames, "
+                    "\(target): \(size / 1024) KiB; \(model.header.frames) frames, "
                         + "\(model.header.connections) connections, \(model.findings.count) findings "
                         + "(\(f.error) errors, \(f.warning) warnings, \(f.note) notes)")
             }
@@ -112,6 +124,18 @@ struct ReportCommand: ParsableCommand {
             }
         }
         if status != .success { throw status.exitCode }
+    }
+
+    /// Streams `model`'s page into `out`, flushed as it goes (the page is never whole in memory);
+    /// returns its size in bytes.
+    @discardableResult
+    static func write(_ model: SessionReportModel, to out: OutputBuffer) -> Int {
+        let stream = PageStream { chunk in
+            out.append(chunk)
+            out.flush()
+        }
+        HTMLReportRenderer.render([model], to: stream)
+        return stream.total
     }
 
     /// `capture.btsnoop` → `capture.html` (in the current directory).
