@@ -44,6 +44,7 @@ public final class SessionAggregator {
     /// The largest database seen per peer (remote) and per controller (this host's server).
     var databases: [String: (database: GATTDatabase, connection: Int, peer: String?, side: String)] = [:]
     var databaseOrder: [String] = []
+    var databasesOmitted = 0
 
     public init(path: String) { self.path = path }
 
@@ -230,6 +231,8 @@ public final class SessionAggregator {
         } else if databases.count < Limits.databasePeers {
             databases[key] = (db, number, peer, side)
             databaseOrder.append(key)
+        } else {
+            databasesOmitted += 1
         }
     }
 
@@ -288,6 +291,7 @@ public final class SessionAggregator {
             let d = databases[key]!
             model.databases.append(Self.tree(d.database, peer: d.peer, side: d.side, connection: d.connection))
         }
+        model.databasesOmitted = databasesOmitted > 0 ? databasesOmitted : nil
         model.events = statistics.eventCounts.map { EventCount(type: $0.type.description, count: $0.count) }
         model.findings = report.findings.map { Self.finding($0, origin: origin ?? $0.time) }
         model.notEvaluated = report.notEvaluated.map {
