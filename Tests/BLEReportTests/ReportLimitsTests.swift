@@ -8,11 +8,14 @@ import Testing
 /// What the page keeps of a capture with more of something than it shows, and that it says so.
 @Suite struct ReportLimitsTests {
     /// A connection with `peer` whose GATT server had one discovered service.
-    static func ended(_ number: Int, peer: BDAddr) -> ConnectionSummary {
+    static func ended(_ number: Int, peer: BDAddr, discovered: Bool = true) -> ConnectionSummary {
         var database = GATTDatabase()
-        database.add(
-            GATTService(
-                startHandle: 1, endHandle: 5, uuid: BluetoothUUID(uuid16: 0x180D), isPrimary: true, learnedIn: number))
+        if discovered {
+            database.add(
+                GATTService(
+                    startHandle: 1, endHandle: 5, uuid: BluetoothUUID(uuid16: 0x180D), isPrimary: true,
+                    learnedIn: number))
+        }
         return ConnectionSummary(
             number: number, controllerIndex: 0, handle: 0x40, peer: peer, peerAddressType: 0, identity: nil, role: 0,
             isLE: true, startFrame: number * 10, startTime: Int64(number) * 1_000_000, unknownStart: false,
@@ -37,5 +40,23 @@ import Testing
         #expect(small.databases.count == 1 && small.databasesOmitted == nil)
         #expect(!HTMLReportRenderer.render([small]).contains("\"databasesOmitted\""))
         #expect(HTMLReportRenderer.render([m]).contains("\"databasesOmitted\":10"))
+    }
+
+    /// The page lists the first `Limits.connections` connections (the first
+    /// `Limits.detailedConnections` of them with their charts) and counts the rest.
+    @Test func connectionsPastTheLimitAreCountedNotKept() throws {
+        let limits = SessionReportModel.Limits.self
+        let aggregator = SessionAggregator(path: "synthetic")
+        for n in 1...(limits.connections + 100) {
+            aggregator.connectionEnded(Self.ended(n, peer: BDAddr(rawValue: UInt64(n)), discovered: false))
+        }
+        let m = aggregator.finish(CaptureReport(path: "synthetic"))
+        #expect(m.header.connections == limits.connections + 100)
+        #expect(m.connections.count == limits.connections)
+        #expect(m.connectionsOmitted == 100)
+        #expect(m.connections.map(\.number) == Array(1...limits.connections))
+        #expect(m.connections.filter(\.detailed).count == limits.detailedConnections)
+        let html = HTMLReportRenderer.render([m])
+        #expect(html.contains("\"connectionsOmitted\":100"))
     }
 }
