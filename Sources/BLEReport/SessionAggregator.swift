@@ -24,7 +24,10 @@ public final class SessionAggregator {
     @exclusivity(unchecked) var controllers: UInt64 = 0
     @exclusivity(unchecked) var controllerOverflow = false
 
+    /// Advertisers and event counts. Ended connections are only counted (`connectionCount`), not
+    /// added: the statistics would keep a record of each (up to 4,096) that the page never reads.
     @exclusivity(unchecked) var statistics = TimelineStatistics()
+    var connectionCount = 0
     @exclusivity(unchecked) var connections: [Int: ConnectionAccumulator] = [:]
     /// The accumulator the last event went to: events come in long runs on one connection, and
     /// hashing its number for each was 3 % of `blecap report`. `connections` only ever gains
@@ -209,7 +212,7 @@ public final class SessionAggregator {
     // MARK: connections
 
     public func connectionEnded(_ s: ConnectionSummary) {
-        statistics.add(s)
+        connectionCount += 1
         if let c = connections[s.number] ?? accumulator(s.number, start: nil) {
             c.end(s, start: rel(s.startTime), end: s.endTime.map(rel))
         }
@@ -258,7 +261,7 @@ public final class SessionAggregator {
         header.controllers = frames > 0 ? max(1, controllers.nonzeroBitCount) : 0
         header.devices = statistics.devices.count
         header.devicesCapped = statistics.reportsFromUnlistedDevices > 0
-        header.connections = statistics.connectionCount
+        header.connections = connectionCount
         header.damage = report.damage
         header.error = report.error
         var model = SessionReportModel(header: header, throughput: throughput)
@@ -281,7 +284,7 @@ public final class SessionAggregator {
             if let aa = c.accessAddress { m.linkLayer?.radio = radio[aa] }
             model.connections.append(m)
         }
-        model.connectionsOmitted = max(0, statistics.connectionCount - model.connections.count)
+        model.connectionsOmitted = max(0, connectionCount - model.connections.count)
         let order = [
             "MTU Exchange", "Discovery", "Read", "Write Request", "Prepare/Execute Write",
             "Subscribe (CCCD write)", "Indication → Confirmation",
