@@ -26,7 +26,27 @@ public struct BucketSeries<Value: BucketValue>: Sendable, Encodable {
 
     /// Updates the bucket holding time `t` (µs since the capture's first frame). Times before
     /// `start` (a clock that steps backwards) count in bucket 0.
+    @inline(__always)
     public mutating func add(at t: Int64, _ update: (inout Value) -> Void) {
+        update(&buckets[index(of: t)])
+    }
+
+    /// The bucket holding `t`. Inlined for the usual case (a bucket that exists: the series is
+    /// fed once per notification), so the caller's update is inlined too.
+    @inline(__always)
+    mutating func index(of t: Int64) -> Int {
+        if t > start {
+            let index = (t &- start) / width
+            if index < Int64(buckets.count) { return Int(index) }
+        } else if !buckets.isEmpty {
+            return 0
+        }
+        return place(t)
+    }
+
+    /// The bucket holding `t` once the series is coarsened until `t` fits and extended to it.
+    @inline(never)
+    mutating func place(_ t: Int64) -> Int {
         var index = t <= start ? 0 : (t &- start) / width
         while index >= Int64(capacity) {
             coarsen()
@@ -37,7 +57,7 @@ public struct BucketSeries<Value: BucketValue>: Sendable, Encodable {
             buckets.reserveCapacity(capacity)
             buckets.append(contentsOf: repeatElement(Value(), count: i - buckets.count + 1))
         }
-        update(&buckets[i])
+        return i
     }
 
     /// Doubles the width: bucket i of the new series is buckets 2i and 2i+1 of the old.

@@ -10,56 +10,47 @@ import Foundation
 /// sequence charts are drawn only when their connection is opened.
 public enum HTMLReportRenderer {
     /// One capture per page section; `blecap report` passes one, `blecap lint --format html`
-    /// all it linted.
-    public static func render(_ models: [SessionReportModel], title: String? = nil) -> String {
+    /// all it linted. The page goes into `stream` as it is written: the models' JSON is encoded
+    /// straight into it, never held as a tree or a string, so writing a page takes the stream's
+    /// buffer beyond the models themselves.
+    public static func render(_ models: [SessionReportModel], title: String? = nil, to stream: PageStream) {
         let heading =
             title
             ?? (models.count == 1
                 ? "blecap report — \(fileName(models[0].header.path))"
                 : "blecap report — \(models.count) captures")
-        var html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        html += "<meta name=\"generator\" content=\"blecap\">\n"
-        html += "<title>\(escape(heading))</title>\n<style>\n\(ReportStyle.css)</style>\n</head>\n"
-        html +=
+        stream.write("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+        stream.write("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+        stream.write("<meta name=\"generator\" content=\"blecap\">\n")
+        stream.write("<title>\(escape(heading))</title>\n<style>\n")
+        stream.write(ReportStyle.css)
+        stream.write("</style>\n</head>\n")
+        stream.write(
             "<body data-ready=\"0\">\n<noscript><p class=\"noscript\">This report draws its charts with an inline script: enable JavaScript to see it.</p></noscript>\n"
-        html += "<main id=\"report\"><h1>\(escape(heading))</h1></main>\n"
-        html += "<script id=\"blecap-data\" type=\"application/json\">"
-        html += json(models)
-        html += "</script>\n<script>\n\(ReportScript.js)</script>\n</body>\n</html>\n"
-        return html
+        )
+        stream.write("<main id=\"report\"><h1>\(escape(heading))</h1></main>\n")
+        stream.write("<script id=\"blecap-data\" type=\"application/json\">")
+        json(models, to: stream)
+        stream.write("</script>\n<script>\n")
+        stream.write(ReportScript.js)
+        stream.write("</script>\n</body>\n</html>\n")
+        stream.flush()
     }
 
-    /// The models as JSON safe inside a `<script>` element: every `<` is written as `\u003c`
-    /// (valid JSON, since `<` only occurs inside strings), so no `</script>` or `<!--` can end
-    /// or confuse the element (HTML 13.2.6.2, script data states).
-    static func json(_ models: [SessionReportModel]) -> String {
-        // The models hold no NaN or infinity (the encoder refuses them); if one ever did, the page
-        // would show no data rather than break.
-        var text = (try? JSONDocumentEncoder().encode(models)) ?? "[]"
-        // On the UTF-8 bytes, not scalar by scalar (appending each scalar to a String was 15 %
-        // of `blecap report`): the five characters are ASCII or, for U+2028/U+2029, the three
-        // bytes E2 80 A8/A9, which no other scalar's encoding contains.
-        return text.withUTF8 { bytes in
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count + 64)
-            var i = 0
-            while i < bytes.count {
-                let b = bytes[i]
-                switch b {
-                case UInt8(ascii: "<"): out.append(contentsOf: "\\u003c".utf8)
-                case UInt8(ascii: ">"): out.append(contentsOf: "\\u003e".utf8)
-                case UInt8(ascii: "&"): out.append(contentsOf: "\\u0026".utf8)
-                case 0xE2
-                where i + 2 < bytes.count && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
-                    out.append(contentsOf: (bytes[i + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
-                    i += 2
-                default: out.append(b)
-                }
-                i += 1
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
+    /// The whole page as one string (`blecap lint --format html`, which writes its text at once).
+    public static func render(_ models: [SessionReportModel], title: String? = nil) -> String {
+        var bytes: [UInt8] = []
+        render(models, title: title, to: PageStream { bytes.append(contentsOf: $0) })
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The models as JSON safe inside a `<script>` element: every `<`, `>` and `&` is written as
+    /// `\u003c`… (valid JSON, since they only occur inside strings), so no `</script>` or `<!--`
+    /// can end or confuse the element (`PageStream.scriptSafeJSONString`).
+    static func json(_ models: [SessionReportModel], to stream: PageStream) {
+        // Nothing in the models throws (a NaN would be written as null), so the data is never cut
+        // short.
+        try? JSONStreamEncoder(into: stream).encode(models)
     }
 
     static func escape(_ s: String) -> String {

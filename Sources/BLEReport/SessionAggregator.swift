@@ -24,15 +24,16 @@ public final class SessionAggregator {
     @exclusivity(unchecked) var controllers: UInt64 = 0
     @exclusivity(unchecked) var controllerOverflow = false
 
+    /// Advertisers and event counts. Ended connections are only counted (`connectionCount`), not
+    /// added: the statistics would keep a record of each (up to 4,096) that the page never reads.
     @exclusivity(unchecked) var statistics = TimelineStatistics()
+    var connectionCount = 0
     @exclusivity(unchecked) var connections: [Int: ConnectionAccumulator] = [:]
     /// The accumulator the last event went to: events come in long runs on one connection, and
     /// hashing its number for each was 3 % of `blecap report`. `connections` only ever gains
     /// entries, so the one remembered stays the right one for its number.
     @exclusivity(unchecked) var lastAccumulator: (number: Int, accumulator: ConnectionAccumulator)?
     var connectionsCreated = 0
-    var connectionsSeen: Set<Int> = []
-    var connectionsOmittedNumbers = 0
     var maxConnectionNumber = 0
     var openScan: ScanPeriod?
     var scans: [ScanPeriod] = []
@@ -46,15 +47,20 @@ public final class SessionAggregator {
     /// The largest database seen per peer (remote) and per controller (this host's server).
     var databases: [String: (database: GATTDatabase, connection: Int, peer: String?, side: String)] = [:]
     var databaseOrder: [String] = []
+    var databasesOmitted = 0
 
     public init(path: String) { self.path = path }
 
     /// The pass's observer: hand it to `CaptureLinter.lint(path:…observer:)`.
+    ///
+    /// The closures hold the aggregator strongly: nothing here holds the observer, so there is no
+    /// cycle, and a strong capture is used as it is, where an `unowned` one is promoted to a
+    /// strong reference and released on every call (twice per frame, 5 % of `blecap report`).
     public var observer: LintPassObserver {
         LintPassObserver(
-            frame: { [unowned self] in self.frame($0) },
-            event: { [unowned self] in self.event($0) },
-            connectionEnded: { [unowned self] in self.connectionEnded($0) })
+            frame: { self.frame($0) },
+            event: { self.event($0) },
+            connectionEnded: { self.connectionEnded($0) })
     }
 
     // MARK: frames
@@ -65,7 +71,9 @@ public final class SessionAggregator {
         if origin == nil { origin = r.timestamp }
         if r.timestamp < minTime { minTime = r.timestamp }
         if r.timestamp > maxTime { maxTime = r.timestamp }
-        if case .linkLayer(let ll) = f.layer, case .data = ll.pdu, !r.radio.isAdvertising {
+        // The record's kind first: matching `f.layer` copies the decoded layer out of the frame,
+        // which cost a memcpy for every frame of an HCI capture, where it never matches.
+        if r.kind == .linkLayer, case .linkLayer(let ll) = f.layer, case .data = ll.pdu, !r.radio.isAdvertising {
             let aa = r.radio.accessAddress
             // One hash lookup per packet while under the cap (the usual case), two past it.
             if radio.count < Limits.rssiSeries || radio[aa] != nil {
@@ -204,7 +212,7 @@ public final class SessionAggregator {
     // MARK: connections
 
     public func connectionEnded(_ s: ConnectionSummary) {
-        statistics.add(s)
+        connectionCount += 1
         if let c = connections[s.number] ?? accumulator(s.number, start: nil) {
             c.end(s, start: rel(s.startTime), end: s.endTime.map(rel))
         }
@@ -226,6 +234,8 @@ public final class SessionAggregator {
         } else if databases.count < Limits.databasePeers {
             databases[key] = (db, number, peer, side)
             databaseOrder.append(key)
+        } else {
+            databasesOmitted += 1
         }
     }
 
@@ -251,7 +261,7 @@ public final class SessionAggregator {
         header.controllers = frames > 0 ? max(1, controllers.nonzeroBitCount) : 0
         header.devices = statistics.devices.count
         header.devicesCapped = statistics.reportsFromUnlistedDevices > 0
-        header.connections = statistics.connectionCount
+        header.connections = connectionCount
         header.damage = report.damage
         header.error = report.error
         var model = SessionReportModel(header: header, throughput: throughput)
@@ -274,7 +284,7 @@ public final class SessionAggregator {
             if let aa = c.accessAddress { m.linkLayer?.radio = radio[aa] }
             model.connections.append(m)
         }
-        model.connectionsOmitted = max(0, statistics.connectionCount - model.connections.count)
+        model.connectionsOmitted = max(0, connectionCount - model.connections.count)
         let order = [
             "MTU Exchange", "Discovery", "Read", "Write Request", "Prepare/Execute Write",
             "Subscribe (CCCD write)", "Indication → Confirmation",
@@ -284,6 +294,7 @@ public final class SessionAggregator {
             let d = databases[key]!
             model.databases.append(Self.tree(d.database, peer: d.peer, side: d.side, connection: d.connection))
         }
+        model.databasesOmitted = databasesOmitted > 0 ? databasesOmitted : nil
         model.events = statistics.eventCounts.map { EventCount(type: $0.type.description, count: $0.count) }
         model.findings = report.findings.map { Self.finding($0, origin: origin ?? $0.time) }
         model.notEvaluated = report.notEvaluated.map {

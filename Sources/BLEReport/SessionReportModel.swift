@@ -19,6 +19,10 @@ public struct SessionReportModel: Sendable, Encodable {
     public var throughput: BucketSeries<ThroughputBucket>
     public var latency: [LatencyHistogram] = []
     public var databases: [PeerDatabase] = []
+    /// Connections whose GATT database was left out because `Limits.databasePeers` other peers
+    /// had one already (a peer on several such connections counts for each); nil when none was.
+    /// Counted rather than keyed by peer, so that counting is bounded too.
+    public var databasesOmitted: Int?
     public var findings: [FindingModel] = []
     public var notEvaluated: [NotEvaluatedModel] = []
     /// Timeline event counts by type, most frequent first.

@@ -643,6 +643,7 @@
     // ---- GATT databases ----
     h("h2", { id: P + "gatt" }, art, "GATT databases");
     if (!m.databases.length) h("p", { class: "empty" }, art, "No GATT discovery in this capture.");
+    if (m.databasesOmitted) h("p", { class: "empty" }, art, "… the databases of " + fmtNum(m.databasesOmitted) + " more connections not shown (the report keeps " + fmtNum(m.databases.length) + " peers).");
     for (const d of m.databases) {
       const det = h("details", { class: "conn", open: m.databases.length <= 4 ? "" : null, "data-database": d.side }, art);
       const sum = h("summary", null, det);
