@@ -105,7 +105,14 @@ struct ReportCommand: ParsableCommand {
                     let out = OutputBuffer(fd: 1)
                     Self.write(model, to: out)
                 } else {
-                    let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                    // A new or regular file gets the page streamed into a temporary file beside
+                    // it, renamed over it when whole: a run that fails half-way leaves the
+                    // previous page as it was. Anything else (/dev/stdout, a FIFO, a symbolic
+                    // link) is written in place, as a user who named it expects.
+                    var existing = stat()
+                    let replace = lstat(target, &existing) != 0 || existing.st_mode & S_IFMT == S_IFREG
+                    let path = replace ? "\(target).\(getpid()).partial" : target
+                    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
                     guard fd >= 0 else {
                         printError("cannot write \(target)")
                         throw BlecapExit.unreadable.exitCode
@@ -113,7 +120,8 @@ struct ReportCommand: ParsableCommand {
                     let out = OutputBuffer(fd: fd)
                     let size = Self.write(model, to: out)
                     let failed = out.writeErrno != nil
-                    if close(fd) != 0 || failed {
+                    if close(fd) != 0 || failed || (replace && rename(path, target) != 0) {
+                        if replace { unlink(path) }
                         printError("cannot write \(target)")
                         throw BlecapExit.unreadable.exitCode
                     }

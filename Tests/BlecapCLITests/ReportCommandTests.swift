@@ -135,6 +135,44 @@ import Testing
         #expect(try CLIRunner.run(["report", "-o", "-", Self.clean, Self.oversized]).status == 2)
     }
 
+    /// The page is written beside its target and renamed over it when whole: a rewrite replaces
+    /// the old page and leaves nothing else; a write that cannot finish (here the target is a
+    /// directory, so the rename fails after the whole page was streamed) exits 2 and leaves the
+    /// target and its folder as they were; a symbolic link is written through.
+    @Test func aPageReplacesItsTargetOnlyWhenWhole() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("page.html").path
+        try Data("old page".utf8).write(to: URL(fileURLWithPath: target))
+        let run = try CLIRunner.run(["report", "-o", target, Self.clean])
+        #expect(run.status == 0, "\(run.stderr)")
+        let html = try String(contentsOfFile: target, encoding: .utf8)
+        Self.expectSelfContained(html)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["page.html"])
+
+        let occupied = dir.appendingPathComponent("occupied.html")
+        try FileManager.default.createDirectory(at: occupied, withIntermediateDirectories: false)
+        try Data("kept".utf8).write(to: occupied.appendingPathComponent("inside"))
+        let failed = try CLIRunner.run(["report", "-o", occupied.path, Self.clean])
+        #expect(failed.status == 2)
+        #expect(failed.stderr.contains("cannot write \(occupied.path)"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: occupied.path) == ["inside"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["occupied.html", "page.html"])
+
+        // A symbolic link is written through, not replaced by a file.
+        let link = dir.appendingPathComponent("latest.html").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "page.html")
+        try Data("old page".utf8).write(to: URL(fileURLWithPath: target))
+        #expect(try CLIRunner.run(["report", "-o", link, Self.clean]).status == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "page.html")
+        Self.expectSelfContained(try String(contentsOfFile: target, encoding: .utf8))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [
+                "latest.html", "occupied.html", "page.html",
+            ])
+    }
+
     @Test func damagedCaptureStillGetsItsPageAndExits3() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
