@@ -47,6 +47,9 @@ public final class SessionAggregator {
     var databases: [String: (database: GATTDatabase, connection: Int, peer: String?, side: String)] = [:]
     var databaseOrder: [String] = []
 
+    /// The tables the pass's `scan.filters` events name (the timeline builder fills it).
+    let scanFilterTables = ScanFilterTables()
+
     public init(path: String) { self.path = path }
 
     /// The pass's observer: hand it to `CaptureLinter.lint(path:…observer:)`.
@@ -54,7 +57,7 @@ public final class SessionAggregator {
         LintPassObserver(
             frame: { [unowned self] in self.frame($0) },
             event: { [unowned self] in self.event($0) },
-            connectionEnded: { [unowned self] in self.connectionEnded($0) })
+            connectionEnded: { [unowned self] in self.connectionEnded($0) }, scanFilterTables: scanFilterTables)
     }
 
     // MARK: frames
@@ -104,8 +107,8 @@ public final class SessionAggregator {
         case .scanStop:
             stopScan(t)
             return
-        case .scanFilters(let table):
-            guard var s = openScan else { return }
+        case .scanFilters(let snapshot):
+            guard var s = openScan, let table = scanFilterTables[snapshot] else { return }
             if s.startFrame == e.frame { s.filters = Self.summary(table) }
             s.passesEverything = (s.passesEverything ?? false) || table.passesEverything
             openScan = s

@@ -84,6 +84,8 @@ public final class TimelineBuilder {
     /// Android's offloaded scan filters (APCF) as the controller confirmed them, the APCF
     /// commands not yet answered (bounded), and whether the capture shows any APCF traffic.
     var scanFilters = ScanFilterTable()
+    /// The tables `scan.filters` events name: readers of the events look them up here.
+    public let scanFilterTables: ScanFilterTables
     var pendingAPCF: [PendingAPCF] = []
     var apcfSeen = false
     /// Over the air (TimelineBuilder+LinkLayer): no open link can have been silent past its
@@ -102,9 +104,11 @@ public final class TimelineBuilder {
 
     public init(
         emit: @escaping (TimelineEvent) -> Void,
-        connectionEnded: @escaping (ConnectionSummary) -> Void = { _ in }
+        connectionEnded: @escaping (ConnectionSummary) -> Void = { _ in },
+        scanFilterTables: ScanFilterTables = ScanFilterTables()
     ) {
         self.emit = emit
+        self.scanFilterTables = scanFilterTables
         self.connectionEnded = connectionEnded
         pendingCommands.reserveCapacity(8)
     }
@@ -167,8 +171,8 @@ public final class TimelineBuilder {
         emit(e)
     }
 
-    /// `kind` is consumed: borrowed, it was copied into the event through its value witness
-    /// (75 instructions per event: the kind holds a reference in one case, so it is not plain data).
+    /// `kind` is consumed, so it is moved into the event, not copied (while a kind held a
+    /// reference, a borrowed one was copied through its value witness: 75 instructions per event).
     func event(_ r: CaptureRecord, _ c: ConnectionState?, _ kind: consuming TimelineEvent.Kind) -> TimelineEvent {
         var e = TimelineEvent(
             frame: r.frame, time: r.timestamp, connection: c?.number, peer: c?.peer,
