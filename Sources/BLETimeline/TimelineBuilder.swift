@@ -46,7 +46,15 @@ public final class TimelineBuilder {
     /// The connection the last lookup found: a capture's ACL comes in long runs on one handle,
     /// and hashing the key for every packet was 6 % of `blecap info`. Cleared whenever `open`
     /// loses or replaces an entry (`setOpen`), so it is always one of `open`'s values.
-    @exclusivity(unchecked) var lastLookedUp: ConnectionState?
+    ///
+    /// Unretained: `open` owns every connection, this only names one of them. Held strongly,
+    /// each packet retained it on the way out of the lookup and released it after (a retain
+    /// and a `swift_release_n`, ~80 instructions per frame, 4 % of `blecap info`); `l2cap(_:_:)`
+    /// now lends it to the packet's handling without either (`_withUnsafeGuaranteedRef`). Sound
+    /// because nothing can drop it from `open` while it is lent: `open` loses entries only in
+    /// `setOpen`, called from HCI and link-layer connection events, `finish()` and the creating
+    /// lookup, never from L2CAP/ATT/SMP handling, and `emit`/`attObserver` do not call back.
+    @exclusivity(unchecked) var lastLookedUp: Unmanaged<ConnectionState>?
     var connectionCount = 0
     /// Controllers this capture saw an HCI Reset sent to. A Reset forgets every connection
     /// (Core 5.4 Vol 4 Part E 7.3.2), so from then on a handle carries a connection only after
@@ -186,10 +194,10 @@ public final class TimelineBuilder {
     /// controller was reset in the capture (a connection made since has its Connection
     /// Complete in the capture, so an unknown handle is no connection) or when too many are open.
     func connection(_ handle: UInt16, _ r: CaptureRecord, create: Bool = true) -> ConnectionState? {
-        if let c = lastLookedUp, c.handle == handle, c.controllerIndex == r.controllerIndex { return c }
+        if let c = cachedConnection(handle, r) { return c.takeUnretainedValue() }
         let key = ConnectionKey(controller: r.controllerIndex, handle: handle)
         if let c = open[key] {
-            lastLookedUp = c
+            lastLookedUp = Unmanaged.passUnretained(c)
             return c
         }
         guard create, !resetControllers.contains(r.controllerIndex), open.count < Self.maximumOpenConnections
@@ -200,6 +208,15 @@ public final class TimelineBuilder {
             startFrame: r.frame, startTime: r.timestamp, unknownStart: true)
         adoptLocalDatabase(c)
         setOpen(key, c)
+        return c
+    }
+
+    /// `lastLookedUp` when it is the connection on `handle`.
+    @inline(__always)
+    func cachedConnection(_ handle: UInt16, _ r: CaptureRecord) -> Unmanaged<ConnectionState>? {
+        guard let c = lastLookedUp,
+            c._withUnsafeGuaranteedRef({ $0.handle == handle && $0.controllerIndex == r.controllerIndex })
+        else { return nil }
         return c
     }
 
