@@ -108,10 +108,11 @@ public enum CaptureLinter {
                     engine.observe($0)
                     observer.event($0)
                 },
-                connectionEnded: observer.connectionEnded)
+                connectionEnded: observer.connectionEnded, scanFilterTables: observer.scanFilterTables)
         } else {
             builder = TimelineBuilder(emit: { engine.observe($0) })
         }
+        engine.scanFilterTables = builder.scanFilterTables
         let decoder = FrameDecoder(keys: keys)
         var facts = FactExtractor()
         while let record = reader.next() {
@@ -163,14 +164,18 @@ public struct LintPassObserver {
     public var frame: (DecodedFrame) -> Void
     public var event: (TimelineEvent) -> Void
     public var connectionEnded: (ConnectionSummary) -> Void
+    /// Where the pass's timeline keeps the tables its `scan.filters` events name, for `event`
+    /// to look them up.
+    public var scanFilterTables: ScanFilterTables
 
     public init(
         frame: @escaping (DecodedFrame) -> Void, event: @escaping (TimelineEvent) -> Void,
-        connectionEnded: @escaping (ConnectionSummary) -> Void
+        connectionEnded: @escaping (ConnectionSummary) -> Void, scanFilterTables: ScanFilterTables = ScanFilterTables()
     ) {
         self.frame = frame
         self.event = event
         self.connectionEnded = connectionEnded
+        self.scanFilterTables = scanFilterTables
     }
 }
 

@@ -69,6 +69,13 @@ public final class LintEngine {
         self.init(rules: configuration.selectedRules)
     }
 
+    /// Where the rules look up the tables of `scan.filters` events: the timeline builder's
+    /// (`TimelineBuilder.scanFilterTables`), set before its first event is observed.
+    public var scanFilterTables: ScanFilterTables {
+        get { store.scanFilterTables }
+        set { store.scanFilterTables = newValue }
+    }
+
     /// Findings reported so far (unsorted, without fingerprints: `finish` makes them final).
     public var findingsSoFar: [Finding] { store.findings }
 

@@ -114,6 +114,8 @@ final class FindingStore {
     /// Connection number and peer of each connection handle, from the timeline's Connection
     /// Complete events, for rules that see only handles (bounded: 12-bit handles).
     var owners: [UInt16: (connection: Int, peer: BDAddr?)] = [:]
+    /// The tables the timeline's `scan.filters` events name (the builder's).
+    var scanFilterTables = ScanFilterTables()
 }
 
 /// One rule's way to report: it knows the rule's id, slug and effective severity, and writes
@@ -141,6 +143,12 @@ public final class FindingSink {
 
     /// The latest connection seen on `handle`.
     public func owner(ofHandle handle: UInt16) -> (connection: Int, peer: BDAddr?)? { store.owners[handle] }
+
+    /// The scan filter table a `scan.filters` event names (nil only for an event kept long
+    /// after it was emitted: `ScanFilterTables`).
+    public func scanFilterTable(_ snapshot: ScanFilterSnapshot) -> ScanFilterTable? {
+        store.scanFilterTables[snapshot]
+    }
 
     /// Reports a finding of this rule.
     public func report(

@@ -31,7 +31,11 @@ public final class LiveLinter {
             self.engine.observe(e)
             self.onEvent(e)
         })
+        engine.scanFilterTables = builder.scanFilterTables
     }
+
+    /// Where the tables of the `scan.filters` events handed to `onEvent` are looked up.
+    public var scanFilterTables: ScanFilterTables { builder.scanFilterTables }
 
     /// Records seen so far.
     public var frames: Int { engine.facts.frames }

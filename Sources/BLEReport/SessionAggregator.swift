@@ -49,6 +49,9 @@ public final class SessionAggregator {
     var databaseOrder: [String] = []
     var databasesOmitted = 0
 
+    /// The tables the pass's `scan.filters` events name (the timeline builder fills it).
+    let scanFilterTables = ScanFilterTables()
+
     public init(path: String) { self.path = path }
 
     /// The pass's observer: hand it to `CaptureLinter.lint(path:…observer:)`.
@@ -60,7 +63,7 @@ public final class SessionAggregator {
         LintPassObserver(
             frame: { self.frame($0) },
             event: { self.event($0) },
-            connectionEnded: { self.connectionEnded($0) })
+            connectionEnded: { self.connectionEnded($0) }, scanFilterTables: scanFilterTables)
     }
 
     // MARK: frames
@@ -112,8 +115,8 @@ public final class SessionAggregator {
         case .scanStop:
             stopScan(t)
             return
-        case .scanFilters(let table):
-            guard var s = openScan else { return }
+        case .scanFilters(let snapshot):
+            guard var s = openScan, let table = scanFilterTables[snapshot] else { return }
             if s.startFrame == e.frame { s.filters = Self.summary(table) }
             s.passesEverything = (s.passesEverything ?? false) || table.passesEverything
             openScan = s

@@ -8,8 +8,11 @@ import BLEBytes
 /// longer than `capacity` keep their length and their first `capacity` bytes.
 public struct InlineBytes: Sendable, Equatable {
     public static let capacity = 64
-    /// Eight words = 64 bytes; a tuple so the storage is inline, not an array.
-    private var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// Eight words = 64 bytes; a tuple so the storage is inline, not an array. Visible to
+    /// `withView`'s inlined body only.
+    @usableFromInline var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
+        0, 0, 0, 0, 0, 0, 0, 0
+    )
     /// The value's full length (may exceed `capacity`).
     public private(set) var count: Int = 0
 
@@ -27,11 +30,14 @@ public struct InlineBytes: Sendable, Equatable {
 
     public var isEmpty: Bool { count == 0 }
     /// How many bytes are kept (≤ `capacity`).
-    public var storedCount: Int { Swift.min(count, Self.capacity) }
+    @inlinable public var storedCount: Int { Swift.min(count, Self.capacity) }
     /// True when the value was longer than what is kept.
     public var isTruncated: Bool { count > Self.capacity }
 
-    /// Runs `body` with a view of the kept bytes.
+    /// Runs `body` with a view of the kept bytes. Inlinable, so it is specialized where it is
+    /// called: the generic version, called from the timeline writer for every event's value, was
+    /// ~80 instructions of call and closure overhead around a 2-byte value.
+    @inlinable
     public func withView<R>(_ body: (ByteView) throws -> R) rethrows -> R {
         var copy = storage
         let n = storedCount

@@ -95,3 +95,53 @@ public struct ScanFilterEntry: Sendable, Equatable {
             + manufacturerCompanies.count + serviceData.count + otherConditions
     }
 }
+
+/// Names one `ScanFilterTable` kept in a `ScanFilterTables`: what a `scan.filters` event
+/// carries, so the event stays plain data (a table holds arrays, and an event holding one was
+/// copied and destroyed through its value witness, ~230 instructions per copy of every event).
+public struct ScanFilterSnapshot: Sendable, Equatable {
+    /// 1, 2, … in the order the tables were kept.
+    public let version: Int
+}
+
+/// The scan filter tables a timeline's `scan.filters` events name, kept by the builder that
+/// emits them and looked up where the event is read (`tables[snapshot]`). Bounded: the last
+/// `capacity` distinct tables: more events than the builder's queue holds after any frame
+/// (`EventQueue.capacity`, plus the few one frame adds), so the table of an event being emitted
+/// is always there; an event kept long after (thousands of filter changes later) may find none.
+///
+/// A class: the builder adds to it and the event's readers (timeline writer, lint engine, report)
+/// hold the same one. Confined, like the builder, to the thread that feeds the builder.
+public final class ScanFilterTables {
+    public static let capacity = EventQueue.capacity + 64
+
+    private var tables: [ScanFilterTable] = []
+    /// Version of `tables[first]`; the ring's oldest entry once it is full.
+    private var firstVersion = 1
+    private var first = 0
+
+    public init() {}
+
+    /// The table `snapshot` names, nil when it is no longer kept.
+    public subscript(_ snapshot: ScanFilterSnapshot) -> ScanFilterTable? {
+        let age = snapshot.version - firstVersion
+        guard age >= 0, age < tables.count else { return nil }
+        return tables[(first + age) % tables.count]
+    }
+
+    /// The newest snapshot (or a new one when `table` differs from the newest table).
+    public func keep(_ table: ScanFilterTable) -> ScanFilterSnapshot {
+        let newest = firstVersion + tables.count - 1
+        if !tables.isEmpty, let last = self[ScanFilterSnapshot(version: newest)], last == table {
+            return ScanFilterSnapshot(version: newest)
+        }
+        if tables.count < Self.capacity {
+            tables.append(table)
+        } else {
+            tables[first] = table
+            first = (first + 1) % tables.count
+            firstVersion += 1
+        }
+        return ScanFilterSnapshot(version: firstVersion + tables.count - 1)
+    }
+}

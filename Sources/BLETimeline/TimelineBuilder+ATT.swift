@@ -12,6 +12,12 @@ extension TimelineBuilder {
     static let characteristicDeclaration = BluetoothUUID(uuid16: GATTDeclaration.characteristic)
 
     func l2cap(_ pdu: L2CAPPDU, _ r: CaptureRecord) {
+        // The usual case, a run of packets on one handle: the connection lent, not retained
+        // (see `lastLookedUp`).
+        if let cached = cachedConnection(pdu.handle, r) {
+            cached._withUnsafeGuaranteedRef { l2cap(pdu, on: $0, r) }
+            return
+        }
         let c: ConnectionState
         if let open = connection(pdu.handle, r, create: false) {
             c = open

@@ -188,6 +188,6 @@ extension TimelineBuilder {
     /// force, when the capture shows any APCF traffic.
     func emitScanFilters(_ r: CaptureRecord) {
         guard apcfSeen else { return }
-        add(event(r, nil, .scanFilters(scanFilters)))
+        add(event(r, nil, .scanFilters(scanFilterTables.keep(scanFilters))))
     }
 }

@@ -46,7 +46,15 @@ public final class TimelineBuilder {
     /// The connection the last lookup found: a capture's ACL comes in long runs on one handle,
     /// and hashing the key for every packet was 6 % of `blecap info`. Cleared whenever `open`
     /// loses or replaces an entry (`setOpen`), so it is always one of `open`'s values.
-    @exclusivity(unchecked) var lastLookedUp: ConnectionState?
+    ///
+    /// Unretained: `open` owns every connection, this only names one of them. Held strongly,
+    /// each packet retained it on the way out of the lookup and released it after (a retain
+    /// and a `swift_release_n`, ~80 instructions per frame, 4 % of `blecap info`); `l2cap(_:_:)`
+    /// now lends it to the packet's handling without either (`_withUnsafeGuaranteedRef`). Sound
+    /// because nothing can drop it from `open` while it is lent: `open` loses entries only in
+    /// `setOpen`, called from HCI and link-layer connection events, `finish()` and the creating
+    /// lookup, never from L2CAP/ATT/SMP handling, and `emit`/`attObserver` do not call back.
+    @exclusivity(unchecked) var lastLookedUp: Unmanaged<ConnectionState>?
     var connectionCount = 0
     /// Controllers this capture saw an HCI Reset sent to. A Reset forgets every connection
     /// (Core 5.4 Vol 4 Part E 7.3.2), so from then on a handle carries a connection only after
@@ -84,6 +92,8 @@ public final class TimelineBuilder {
     /// Android's offloaded scan filters (APCF) as the controller confirmed them, the APCF
     /// commands not yet answered (bounded), and whether the capture shows any APCF traffic.
     var scanFilters = ScanFilterTable()
+    /// The tables `scan.filters` events name: readers of the events look them up here.
+    public let scanFilterTables: ScanFilterTables
     var pendingAPCF: [PendingAPCF] = []
     var apcfSeen = false
     /// Over the air (TimelineBuilder+LinkLayer): no open link can have been silent past its
@@ -102,9 +112,11 @@ public final class TimelineBuilder {
 
     public init(
         emit: @escaping (TimelineEvent) -> Void,
-        connectionEnded: @escaping (ConnectionSummary) -> Void = { _ in }
+        connectionEnded: @escaping (ConnectionSummary) -> Void = { _ in },
+        scanFilterTables: ScanFilterTables = ScanFilterTables()
     ) {
         self.emit = emit
+        self.scanFilterTables = scanFilterTables
         self.connectionEnded = connectionEnded
         pendingCommands.reserveCapacity(8)
     }
@@ -167,8 +179,8 @@ public final class TimelineBuilder {
         emit(e)
     }
 
-    /// `kind` is consumed: borrowed, it was copied into the event through its value witness
-    /// (75 instructions per event: the kind holds a reference in one case, so it is not plain data).
+    /// `kind` is consumed, so it is moved into the event, not copied (while a kind held a
+    /// reference, a borrowed one was copied through its value witness: 75 instructions per event).
     func event(_ r: CaptureRecord, _ c: ConnectionState?, _ kind: consuming TimelineEvent.Kind) -> TimelineEvent {
         var e = TimelineEvent(
             frame: r.frame, time: r.timestamp, connection: c?.number, peer: c?.peer,
@@ -182,10 +194,10 @@ public final class TimelineBuilder {
     /// controller was reset in the capture (a connection made since has its Connection
     /// Complete in the capture, so an unknown handle is no connection) or when too many are open.
     func connection(_ handle: UInt16, _ r: CaptureRecord, create: Bool = true) -> ConnectionState? {
-        if let c = lastLookedUp, c.handle == handle, c.controllerIndex == r.controllerIndex { return c }
+        if let c = cachedConnection(handle, r) { return c.takeUnretainedValue() }
         let key = ConnectionKey(controller: r.controllerIndex, handle: handle)
         if let c = open[key] {
-            lastLookedUp = c
+            lastLookedUp = Unmanaged.passUnretained(c)
             return c
         }
         guard create, !resetControllers.contains(r.controllerIndex), open.count < Self.maximumOpenConnections
@@ -196,6 +208,15 @@ public final class TimelineBuilder {
             startFrame: r.frame, startTime: r.timestamp, unknownStart: true)
         adoptLocalDatabase(c)
         setOpen(key, c)
+        return c
+    }
+
+    /// `lastLookedUp` when it is the connection on `handle`.
+    @inline(__always)
+    func cachedConnection(_ handle: UInt16, _ r: CaptureRecord) -> Unmanaged<ConnectionState>? {
+        guard let c = lastLookedUp,
+            c._withUnsafeGuaranteedRef({ $0.handle == handle && $0.controllerIndex == r.controllerIndex })
+        else { return nil }
         return c
     }
 

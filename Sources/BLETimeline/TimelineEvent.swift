@@ -392,8 +392,9 @@ extension TimelineEvent {
         case scanStop
         /// Android's offloaded scan filters in force at a scan start (same frame, right after
         /// `scanStart`) and after each change confirmed while a scan runs (at the APCF Command
-        /// Complete's frame); only in captures with APCF traffic (0xFD57/0xFD53).
-        case scanFilters(ScanFilterTable)
+        /// Complete's frame); only in captures with APCF traffic (0xFD57/0xFD53). The table is
+        /// kept beside the events (`TimelineBuilder.scanFilterTables`), so an event is plain data.
+        case scanFilters(ScanFilterSnapshot)
         case advertisement(AdvertisementInfo)
         // Connections.
         case connectionCreate(ConnectionCreateInfo)

@@ -57,6 +57,7 @@ struct TimelineCommand: ParsableCommand {
         let builder = TimelineBuilder(emit: { e in
             if filter.accepts(e) { writer.write(e) }
         })
+        writer.scanFilterTables = builder.scanFilterTables
         let decoder = FrameDecoder(keys: decryption.keys)
         while let record = input.reader.next() {
             if writer.base == nil { writer.base = record.timestamp }

@@ -98,6 +98,7 @@ struct WatchCommand: ParsableCommand {
                 out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f))
                 out.flush()
             })
+        timeline.scanFilterTables = linter.scanFilterTables
         while !WatchSignals.stop.load(ordering: .relaxed), let record = reader.next() {
             if timeline.base == nil { timeline.base = record.timestamp }
             saved?.append(record)

@@ -214,7 +214,8 @@ import Testing
         table.enabled = false
         table.enableFrame = 8
         engine.observe(.timeline(start))
-        engine.observe(.timeline(TimelineEvent(frame: 10, time: 1_000, kind: .scanFilters(table))))
+        engine.observe(
+            .timeline(TimelineEvent(frame: 10, time: 1_000, kind: .scanFilters(engine.scanFilterTables.keep(table)))))
         let (findings, _) = engine.finish()
         #expect(findings.map(\.frames) == [[10, 8]])
         #expect(findings.first?.message.contains("disabled") == true)

@@ -25,7 +25,7 @@ import Testing
         let t = try Timeline(Fixtures.capture(Self.domyos))
         let filters = t.of("scan.filters")
         let tables: [(frame: Int, table: ScanFilterTable)] = filters.compactMap {
-            if case .scanFilters(let table) = $0.kind { return ($0.frame, table) }
+            if case .scanFilters(let s) = $0.kind, let table = t.scanFilterTables[s] { return ($0.frame, table) }
             return nil
         }
         // One per scan start, and one per change of the filters in force confirmed while a scan
@@ -95,7 +95,9 @@ import Testing
         var tables: [(frame: Int, table: ScanFilterTable)] {
             s.builder.finish()
             return s.events.compactMap {
-                if case .scanFilters(let t) = $0.kind { return ($0.frame, t) }
+                if case .scanFilters(let snapshot) = $0.kind, let t = s.builder.scanFilterTables[snapshot] {
+                    return ($0.frame, t)
+                }
                 return nil
             }
         }

@@ -9,6 +9,8 @@ import Testing
 struct Timeline {
     var events: [TimelineEvent] = []
     var connections: [ConnectionSummary] = []
+    /// The tables `scan.filters` events name.
+    var scanFilterTables = ScanFilterTables()
 
     init(_ path: String) throws {
         let reader = try CaptureFile.open(path: path)
@@ -21,6 +23,7 @@ struct Timeline {
         #expect(reader.damage == nil, "\(path)")
         self.events = events
         self.connections = connections.sorted { $0.number < $1.number }
+        scanFilterTables = builder.scanFilterTables
     }
 
     static func bumble(_ name: String) throws -> Timeline {

@@ -80,8 +80,8 @@ public struct UnfilteredScan: LintRule {
         case .scanStop:
             if case .error = e.outcome { return }
             scan = nil
-        case .scanFilters(let t):
-            guard let start = scan else { return }
+        case .scanFilters(let snapshot):
+            guard let start = scan, let t = sink.scanFilterTable(snapshot) else { return }
             check(t, start, change: e.frame == start.frame ? nil : e, sink)
         default:
             break

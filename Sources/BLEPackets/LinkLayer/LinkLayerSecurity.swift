@@ -1,10 +1,11 @@
 import BLEBytes
 
 /// What blecap could do with a link's ciphertext, said once per encryption start, at the PDU
-/// where it was decided (the first encrypted PDU, or the last one tried). Indirect: every
-/// over-the-air frame carries an optional one, which should cost a pointer, not the ~80 bytes
-/// of a key recovery's details.
-public indirect enum LinkLayerDecryptionNote: Sendable, Equatable {
+/// where it was decided (the first encrypted PDU, or the last one tried). Plain data, not
+/// `indirect`: every frame and timeline event that can carry one is then copied with `memcpy`
+/// (the box made `DecodedFrame` and `TimelineEvent` reference-holding, and every copy and
+/// destroy of either went through its value witness: ~100 instructions per frame of `info`).
+public enum LinkLayerDecryptionNote: Sendable, Equatable {
     /// From this PDU on the link is decrypted with the key named.
     case decrypting(LinkLayerKeySource)
     case notDecryptable(LinkLayerUndecryptableReason)

@@ -24,6 +24,10 @@ public final class OutputBuffer {
     /// direct-mapped by address: a slot holds the last name that hashed there.
     let plainNames: UnsafeMutablePointer<UInt>
     static let plainSlots = 64
+    /// `digitPairTable`, read through the buffer: reading the static itself went through
+    /// `swift_once` every time (not inlined on Linux: ~4 calls and ~40 instructions per
+    /// timeline event).
+    let digitPairs = OutputBuffer.digitPairTable
     let fd: Int32?
     let flushThreshold: Int
     /// errno of the first failed write (EPIPE when the reader went away, e.g. `| head`).
@@ -139,7 +143,7 @@ public final class OutputBuffer {
 
     /// Writes `v`'s decimal digits ending just before `end`, two at a time from a table (a
     /// division per digit pair instead of per digit); returns how many it wrote.
-    @inline(__always) static func digits(_ v: UInt64, endingAt end: UnsafeMutablePointer<UInt8>) -> Int {
+    @inline(__always) func digits(_ v: UInt64, endingAt end: UnsafeMutablePointer<UInt8>) -> Int {
         var y = v
         var p = end
         let pairs = digitPairs
@@ -164,7 +168,7 @@ public final class OutputBuffer {
     /// "00" … "99", for `digits`: 200 bytes made once and never freed, read through a plain
     /// pointer (an Array's storage was retained and released around each read, see `upperNibble`).
     /// `nonisolated(unsafe)`: written only by its one-time initializer, read-only afterwards.
-    nonisolated(unsafe) static let digitPairs: UnsafePointer<UInt8> = {
+    nonisolated(unsafe) static let digitPairTable: UnsafePointer<UInt8> = {
         let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 200)
         for i in 0..<100 {
             table[2 * i] = UInt8(i / 10) + 0x30
@@ -237,14 +241,14 @@ public final class OutputBuffer {
 
     public func decimal(_ v: UInt64) {
         let n = Self.digitCount(v)
-        fill(upTo: n) { p in OutputBuffer.digits(v, endingAt: p + n) }
+        fill(upTo: n) { p in self.digits(v, endingAt: p + n) }
     }
 
     /// Fixed-width decimal with leading zeros.
     public func decimal(_ v: UInt64, width: Int) {
         let n = max(width, Self.digitCount(v))
         fill(upTo: n) { p in
-            let written = OutputBuffer.digits(v, endingAt: p + n)
+            let written = self.digits(v, endingAt: p + n)
             for i in 0..<(n - written) { p[i] = 0x30 }
             return n
         }
@@ -541,7 +545,7 @@ public final class OutputBuffer {
                 withUnsafeBytes(of: prefix) {
                     UnsafeMutableRawPointer(p).copyMemory(from: $0.baseAddress!, byteCount: 20)
                 }
-                OutputBuffer.sixDigits(UInt64(us), at: p + 20)
+                self.sixDigits(UInt64(us), at: p + 20)
                 p[26] = UInt8(ascii: "Z")
                 return 27
             }
@@ -552,7 +556,7 @@ public final class OutputBuffer {
     }
 
     /// `v` (below 1,000,000) as six digits with leading zeros at `p`.
-    @inline(__always) static func sixDigits(_ v: UInt64, at p: UnsafeMutablePointer<UInt8>) {
+    @inline(__always) func sixDigits(_ v: UInt64, at p: UnsafeMutablePointer<UInt8>) {
         let pairs = digitPairs
         let (hi, lo) = v.quotientAndRemainder(dividingBy: 10_000)
         let (mid, low) = lo.quotientAndRemainder(dividingBy: 100)
@@ -572,9 +576,9 @@ public final class OutputBuffer {
         let n = sign + Self.digitCount(whole) + 7
         fill(upTo: n) { p in
             if sign == 1 { p[0] = UInt8(ascii: "-") }
-            _ = OutputBuffer.digits(whole, endingAt: p + n - 7)
+            _ = self.digits(whole, endingAt: p + n - 7)
             p[n - 7] = UInt8(ascii: ".")
-            OutputBuffer.sixDigits(m % 1_000_000, at: p + n - 6)
+            self.sixDigits(m % 1_000_000, at: p + n - 6)
             return n
         }
     }

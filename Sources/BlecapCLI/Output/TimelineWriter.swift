@@ -9,6 +9,8 @@ final class TimelineWriter {
     let jsonl: Bool
     /// Timestamp of the capture's first frame (text shows seconds since it).
     var base: Int64?
+    /// Where the tables of `scan.filters` events are looked up: the builder's.
+    var scanFilterTables = ScanFilterTables()
     private var first = true
 
     /// Attribute names and UUID strings rendered once (JSON string, or text quoted when it has a
@@ -365,8 +367,9 @@ final class TimelineWriter {
             }
             bool("parameters_set", s.parametersKnown)
             int("filter_duplicates", Int(s.filterDuplicates))
-        case .scanFilters(let t):
-            scanFilters(t)
+        case .scanFilters(let snapshot):
+            // Always there while the event is being emitted (`ScanFilterTables`).
+            if let t = scanFilterTables[snapshot] { scanFilters(t) }
         case .advertisement(let a):
             if let t = e.peerAddressType, !jsonl { int("address_type", Int(t)) }
             hex("event_type", UInt64(a.eventType), digits: a.extended ? 4 : 2)
