@@ -50,6 +50,21 @@ import Testing
         }
     }
 
+    /// Over the air, BLE010 states what the capture proved, the same text in every run (attempts,
+    /// not a duration): crackle's test capture gives the LTK crackle's own test expects.
+    @Test func overTheAirPairingFindingNamesTheRecoveredKeys() throws {
+        let r = lint("public/pcap-ppi192_crackle-pairing-ltk.pcap")
+        let f = try #require(r.findings.first { $0.ruleID == "BLE010" })
+        #expect(
+            f.message.hasSuffix(
+                "Shown by this capture: blecap recovered the TK (Just Works, TK 0) after 1 attempt and decrypted the link "
+                    + "with the STK 59d4b35ece0df548c10efe17e9da1f4c, reading the LTK the peer distributed: "
+                    + "7f62c053f104a5bbe68b1d896a2ed49c (frame 589): every later link encrypted with this bond can be read"
+            ),
+            "\(f.message)")
+        #expect(lint("public/pcap-ppi192_crackle-pairing-ltk.pcap").findings == r.findings)
+    }
+
     @Test func everyCaptureInTheFolderIsLabelled() throws {
         // Every capture shipped in captures/public (HCI and over the air) must say what lint has
         // to report on it.

@@ -168,10 +168,10 @@ public struct InsecurePairing: LintRule {
         var message = pending.message
         var related = pending.related
         if let (source, frame) = links[c]?.recovered,
-            case .recoveredFromPairing(let method, _, let stk, let attempts, let elapsed) = source
+            case .recoveredFromPairing(let method, _, let stk, let attempts) = source
         {
             message +=
-                ". Shown by this capture: blecap recovered the TK (\(Self.tkName(method, passkeyEntry: links[c]?.passkeyEntry == true))) after \(attempts) attempt\(attempts == 1 ? "" : "s") in \(Self.duration(elapsed)) and decrypted the link with the STK \(stk.hexMSBFirst)"
+                ". Shown by this capture: blecap recovered the TK (\(Self.tkName(method, passkeyEntry: links[c]?.passkeyEntry == true))) after \(attempts) attempt\(attempts == 1 ? "" : "s") and decrypted the link with the STK \(stk.hexMSBFirst)"
             related.append(frame)
             if let ltk {
                 message +=
@@ -188,19 +188,5 @@ public struct InsecurePairing: LintRule {
         case .justWorks: passkeyEntry ? "passkey 000000" : "Just Works, TK 0"
         case .passkeyEntry: "\(m)"
         }
-    }
-
-    /// "0.038 ms", "12.5 ms", "1.84 s": the crack's duration at a useful precision, always
-    /// with a decimal point so that baselines' fingerprints ignore it (`Fingerprint.normalize`).
-    static func duration(_ d: Duration) -> String {
-        let (s, attos) = d.components
-        let us = s * 1_000_000 + attos / 1_000_000_000_000
-        func digits(_ v: Int64, _ n: Int) -> String {
-            let t = String(v)
-            return String(repeating: "0", count: max(0, n - t.count)) + t
-        }
-        if us < 1000 { return "0.\(digits(us, 3)) ms" }
-        if us < 1_000_000 { return "\(us / 1000).\(us % 1000 / 100) ms" }
-        return "\(us / 1_000_000).\(digits(us % 1_000_000 / 10_000, 2)) s"
     }
 }

@@ -15,7 +15,7 @@ public enum LinkLayerDecryptionNote: Sendable, Equatable {
 public enum LinkLayerKeySource: Sendable, Equatable {
     /// LE legacy pairing on this link, TK found from the captured exchange (crackle's method):
     /// the STK encrypts the link until the distributed LTK takes over.
-    case recoveredFromPairing(method: LegacyPairingMethod, tk: UInt128, stk: UInt128, attempts: Int, elapsed: Duration)
+    case recoveredFromPairing(method: LegacyPairingMethod, tk: UInt128, stk: UInt128, attempts: Int)
     /// A key given with `--ltk`.
     case given(ltk: UInt128)
     /// An LTK an earlier pairing in this capture distributed (SMP Encryption Information, read
@@ -27,7 +27,7 @@ public enum LinkLayerKeySource: Sendable, Equatable {
 
     public var key: UInt128 {
         switch self {
-        case .recoveredFromPairing(_, _, let stk, _, _): stk
+        case .recoveredFromPairing(_, _, let stk, _): stk
         case .given(let ltk), .distributed(let ltk, _), .secureConnectionsDebugKey(let ltk): ltk
         }
     }
@@ -308,7 +308,7 @@ struct LinkSecurity {
                         (
                             stk,
                             .recoveredFromPairing(
-                                method: method, tk: tk, stk: stk, attempts: report.attempts, elapsed: report.elapsed)
+                                method: method, tk: tk, stk: stk, attempts: report.attempts)
                         ))
                 case .secureConnections:
                     failure = .secureConnections(debugKey: pairing.sawDebugKey)

@@ -515,7 +515,7 @@ final class TimelineWriter {
         case .decrypting(let source):
             str("decrypted", "yes")
             switch source {
-            case .recoveredFromPairing(let method, let tk, let stk, let attempts, _):
+            case .recoveredFromPairing(let method, let tk, let stk, let attempts):
                 str("key_source", "recovered_from_pairing")
                 switch method {
                 case .justWorks: str("method", "just_works")
