@@ -5,7 +5,7 @@ import BLEBytes
 ///
 /// Why: a connection can carry millions of notifications, and one `[UInt8]` per PDU costs a
 /// heap block (≥ 48 bytes with its header and malloc's rounding) for typically 5–20 bytes of
-/// PDU. Here a PDU costs its bytes plus a 24-byte record, and past 256 KiB of either the older
+/// PDU. Here a PDU costs its bytes plus a 24-byte record, and past 1 MiB of either the older
 /// ones go to the replay spool (`ReplaySpool`): a long connection is not held in memory.
 /// Elements are `CapturedATTPDU`s made on access (their `bytes` a fresh array); `bytes(at:)`
 /// reads a PDU's bytes without copying them when it can.
@@ -44,6 +44,28 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
         return arena.bytes(start..<Int(records[i].end))
     }
 
+    /// Reads the PDUs in order holding the spooled blocks it is in, instead of looking each
+    /// one up (what `for … in`, `enumerated()` and the comparison's walk do).
+    public struct Iterator: IteratorProtocol {
+        private var records: SpooledArray<Record>.Reader
+        private var arena: SpooledArray<UInt8>.Reader
+        private var start = 0
+
+        init(_ pdus: CapturedATTPDUs) {
+            records = SpooledArray.Reader(pdus.records)
+            arena = SpooledArray.Reader(pdus.arena)
+        }
+
+        public mutating func next() -> CapturedATTPDU? {
+            guard let r = records.next() else { return nil }
+            let bytes = arena.take(Int(r.end) - start)
+            start = Int(r.end)
+            return CapturedATTPDU(frame: r.frame, time: r.time, sentByHost: r.sentByHost, bytes: Array(bytes))
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(self) }
+
     /// PDU `i`'s time and direction, without making the element.
     public func time(at i: Int) -> Int64 { records[i].time }
     public func sentByHost(at i: Int) -> Bool { records[i].sentByHost }
@@ -81,7 +103,7 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
 }
 
 /// The ATT PDUs of a replayed connection, stored as compactly as `CapturedATTPDUs` (one arena,
-/// a 24-byte record per PDU, spilled to the replay spool past 256 KiB): a replayed stream of
+/// a 24-byte record per PDU, spilled to the replay spool past 1 MiB): a replayed stream of
 /// millions of notifications would otherwise cost a heap block per PDU. Elements are
 /// `ReplayedPDU`s made on access.
 public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
@@ -149,7 +171,7 @@ public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, Express
 
 /// A connection's stream items (`ReplayConnectionModel.stream`), a 32-byte record each instead
 /// of a 56-byte `ReplayStreamItem` (whose copy of the captured exchange is kept once here),
-/// spilled to the replay spool past 256 KiB: 1 M notifications in one connection are 1 M
+/// spilled to the replay spool past 1 MiB: 1 M notifications in one connection are 1 M
 /// items. Elements are made on access.
 public struct ReplayStream: RandomAccessCollection, Sendable, ExpressibleByArrayLiteral {
     struct Record: Sendable {
@@ -178,6 +200,13 @@ public struct ReplayStream: RandomAccessCollection, Sendable, ExpressibleByArray
             captured: captured, anchor: r.anchor < 0 ? .connectionStart : .subscription(step: r.anchor),
             offset: r.offset, capturedIndex: r.capturedIndex, hostIsClient: r.hostIsClient)
     }
+
+    /// Item `i`'s record (its anchor as `ReplayStreamItem.subscriptionKey`), without making
+    /// the item: the engine reads every item several times, and an item carries the exchange.
+    func record(at i: Int) -> Record { records[i] }
+
+    /// The PDU of item `i`, opcode first.
+    func bytes(ofItem i: Int) -> ArraySlice<UInt8> { captured.bytes(at: records[i].capturedIndex) }
 
     /// Moves what is still in memory to the spool (a model kept until the session replays).
     mutating func seal() { records.seal() }

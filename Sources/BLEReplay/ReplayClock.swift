@@ -40,7 +40,7 @@ public struct ReplayClock: Sendable {
     /// one comes one idle stretch after the one before, and that stretch is always
     /// `maxSpeedGap` (distinct µs instants are at least 1 µs = `maxSpeedGap` apart): instant k
     /// lands at `instants.first + k * maxSpeedGap`, so where each lands is not stored. The
-    /// table itself is spooled past 256 KiB (`ReplayInstants`): 10 M PDUs are 80 MB of
+    /// table itself is spooled past 1 MiB (`ReplayInstants`): 10 M PDUs are 80 MB of
     /// instants, which memory need not hold.
     private let instants: ReplayInstants
 

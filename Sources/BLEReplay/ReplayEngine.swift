@@ -123,7 +123,9 @@ public struct ReplayEngine {
 
     private struct Loop {
         let engine: ReplayEngine
-        var model: ReplayConnectionModel { engine.model }
+        /// The engine's model, held here rather than read through `engine` at every use (each
+        /// read would copy it, with its many references).
+        let model: ReplayConnectionModel
         var now: Int64 = 0
         var queue: [Event] = []
         var sequence = 0
@@ -156,6 +158,7 @@ public struct ReplayEngine {
         init(engine: ReplayEngine) {
             self.engine = engine
             let m = engine.model
+            model = m
             capturedStart = m.connection.summary.startTime
             replayedStart = engine.clock.time(capturedStart)
             out = ReplayedConnection(number: m.number, pdus: [])
@@ -168,8 +171,9 @@ public struct ReplayEngine {
             drops = engine.faults.streamDrops(of: m)
             // Each group's last offset, to tell whether its offsets ever decrease.
             var lastOffset: [Int: Int64] = [:]
-            for (i, item) in m.stream.enumerated() {
-                let key = item.subscriptionKey
+            for i in m.stream.indices {
+                let item = m.stream.record(at: i)
+                let key = item.anchor
                 if let last = lastOffset[key], last > item.offset { streamGroups[key]?.isOrdered = false }
                 lastOffset[key] = item.offset
                 streamGroups[key, default: StreamGroup()].items.append(i)
@@ -253,7 +257,7 @@ public struct ReplayEngine {
         mutating func scheduleStreamItem(group: StreamGroup, _ position: Int, followed: Bool = true) {
             guard position < group.items.count else { return }
             let i = group.items[position]
-            let item = model.stream[i]
+            let item = model.stream.record(at: i)
             let time =
                 group.anchor.map { after($0.replayed, captured: $0.captured, delay: item.offset) }
                 ?? replayed(item.offset)
@@ -323,7 +327,8 @@ public struct ReplayEngine {
                 trySchedule()
             case .stream(let i, let position):
                 // The next of an ordered group comes out after this one: schedule it now.
-                if let position, let g = streamGroups[model.stream[i].subscriptionKey] {
+                let item = model.stream.record(at: i)
+                if let position, let g = streamGroups[item.anchor] {
                     scheduleStreamItem(group: g, position + 1)
                 }
                 guard !silent else { return }
@@ -331,11 +336,10 @@ public struct ReplayEngine {
                     out.droppedNotifications += 1
                     return
                 }
-                let item = model.stream[i]
                 servers[item.hostIsClient ? 0 : 1].adoptEvidence(at: item.capturedIndex)
                 let mtu = servers[item.hostIsClient ? 0 : 1].mtu
                 // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
-                let captured = item.bytes
+                let captured = Array(model.stream.bytes(ofItem: i))
                 let bytes =
                     captured.first == ATTOpcode.multipleHandleValueNotification.rawValue || captured.count <= mtu
                     ? captured

@@ -22,6 +22,27 @@ extension SpooledArray {
     }
 }
 
+extension SpooledArray.Reader where Element == UInt8 {
+    /// The next `n` bytes (fewer at the end), from the block held when they lie in it.
+    mutating func take(_ n: Int) -> ArraySlice<UInt8> {
+        guard n > 0, position < array.count else { return [] }
+        let end = Swift.min(array.count, position + n)
+        defer { position = end }
+        if let (b, offset) = array.location(of: position), b == blockIndex,
+            offset + (end - position) <= block.count, array.location(of: end - 1)?.block == b
+        {
+            return block[offset..<(offset + end - position)]
+        }
+        if let (b, _) = array.location(of: position), array.location(of: end - 1)?.block == b {
+            block = array.spool.block(array.blockID(b))
+            blockIndex = b
+            let offset = (position % array.perBlock)
+            return block[offset..<(offset + end - position)]
+        }
+        return array.bytes(position..<end)
+    }
+}
+
 /// Sorts more elements than replay keeps in memory: runs of `runLength` are sorted in memory
 /// and spooled (`ReplaySpool`), then merged. Memory: one run plus a block per run while merging.
 struct ExternalSorter<Element: BitwiseCopyable & Sendable & Comparable> {
@@ -93,7 +114,7 @@ struct ExternalSorter<Element: BitwiseCopyable & Sendable & Comparable> {
     }
 }
 
-/// The `.max` clock's captured instants, ascending and distinct, spooled past 256 KiB: the
+/// The `.max` clock's captured instants, ascending and distinct, spooled past 1 MiB: the
 /// clock asks for the last one at or before a time (`last(atOrBefore:)`). The first
 /// instant of every spilled block stays in memory (8 bytes per 8192 instants), so a lookup
 /// reads one block.

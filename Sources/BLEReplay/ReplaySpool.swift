@@ -28,6 +28,12 @@ final class ReplaySpool: Sendable {
     /// The spool every replay shares.
     static let shared = ReplaySpool()
 
+    /// Bytes a `SpooledArray` keeps in memory before it spills: a connection of up to about
+    /// 40,000 PDUs stays in memory whole (a spooled read costs a lock and a block lookup), and
+    /// each connection open at once holds at most this much per array. Bound lower to make a
+    /// small connection spill (tests).
+    @TaskLocal static var arrayMemoryLimit = 1 << 20
+
     /// Bytes per block.
     let blockSize: Int
     /// Blocks kept in memory after they were read or written.
@@ -42,7 +48,10 @@ final class ReplaySpool: Sendable {
         var allocated = 0
         var free: [Int] = []
         var references: [UInt32] = []
-        var cache: [Int: [UInt8]] = [:]
+        /// Cached blocks by id (an array, not a dictionary: a lookup per element read must
+        /// not hash), `cached` of them.
+        var cache: [[UInt8]?] = []
+        var cached = 0
         /// Cached block ids, oldest first from `cacheHead` (evicted in that order).
         var cacheOrder: [Int] = []
         var cacheHead = 0
@@ -71,6 +80,7 @@ final class ReplaySpool: Sendable {
                 id = s.allocated
                 s.allocated += 1
                 s.references.append(1)
+                s.cache.append(nil)
             }
             if !s.inMemory, s.fd < 0 { s.fd = Self.makeFile() }
             if s.fd < 0 || !Self.write(bytes, to: s.fd, at: id * blockSize) {
@@ -87,8 +97,8 @@ final class ReplaySpool: Sendable {
     /// The bytes of block `id`, as written.
     func block(_ id: Int) -> [UInt8] {
         state.withLock { s in
-            if let b = s.memory[id] { return b }
             if let b = s.cache[id] { return b }
+            if let b = s.memory[id] { return b }
             let b = Self.read(from: s.fd, at: id * blockSize, count: blockSize)
             Self.cache(id, b, in: &s, capacity: cacheBlocks)
             return b
@@ -106,7 +116,10 @@ final class ReplaySpool: Sendable {
                 guard s.references[id] == 0 else { continue }
                 s.free.append(id)
                 s.memory[id] = nil
-                s.cache[id] = nil
+                if s.cache[id] != nil {
+                    s.cache[id] = nil
+                    s.cached -= 1
+                }
             }
         }
     }
@@ -115,13 +128,21 @@ final class ReplaySpool: Sendable {
     var blocksInUse: Int { state.withLock { $0.allocated - $0.free.count } }
 
     private static func cache(_ id: Int, _ bytes: [UInt8], in s: inout State, capacity: Int) {
-        if s.cache.updateValue(bytes, forKey: id) != nil { return }
+        if s.cache[id] != nil {
+            s.cache[id] = bytes
+            return
+        }
+        s.cache[id] = bytes
+        s.cached += 1
         s.cacheOrder.append(id)
         // Oldest first; stale ids (freed blocks) are skipped.
-        while s.cache.count > capacity, s.cacheHead < s.cacheOrder.count {
+        while s.cached > capacity, s.cacheHead < s.cacheOrder.count {
             let old = s.cacheOrder[s.cacheHead]
             s.cacheHead += 1
-            if old != id { s.cache[old] = nil }
+            if old != id, s.cache[old] != nil {
+                s.cache[old] = nil
+                s.cached -= 1
+            }
         }
         if s.cacheHead > 4 * capacity {
             s.cacheOrder.removeFirst(s.cacheHead)
@@ -191,19 +212,20 @@ final class SpoolBlocks: @unchecked Sendable {
 /// cache for spilled elements.
 struct SpooledArray<Element: BitwiseCopyable & Sendable>: Sendable {
     private var tail: [Element] = []
-    private var spilled: SpoolBlocks?
+    /// Its spool and spilled blocks (one reference, not two: arrays are copied often).
+    private var spilled: SpoolBlocks
     /// Elements in `spilled` blocks; every block but a sealed last one is full.
     private var spilledCount = 0
     /// The last block holds fewer than `perBlock` elements (`seal()`).
     private var lastBlockPartial = false
-    let spool: ReplaySpool
+    var spool: ReplaySpool { spilled.spool }
     /// Elements per block, and per in-memory tail before it spills.
     let perBlock: Int
     let tailLimit: Int
 
     /// `memoryLimit`: bytes of elements kept in memory before they spill (rounded to blocks).
-    init(spool: ReplaySpool = .shared, memoryLimit: Int = 256 << 10) {
-        self.spool = spool
+    init(spool: ReplaySpool = .shared, memoryLimit: Int = ReplaySpool.arrayMemoryLimit) {
+        spilled = SpoolBlocks(spool)
         perBlock = Swift.max(1, spool.blockSize / MemoryLayout<Element>.stride)
         tailLimit = perBlock * Swift.max(1, memoryLimit / spool.blockSize)
     }
@@ -214,7 +236,7 @@ struct SpooledArray<Element: BitwiseCopyable & Sendable>: Sendable {
     subscript(i: Int) -> Element {
         precondition(i >= 0 && i < count, "SpooledArray index out of range")
         if i >= spilledCount { return tail[i - spilledCount] }
-        let block = spool.block(spilled!.ids[i / perBlock])
+        let block = spool.block(spilled.ids[i / perBlock])
         return block.withUnsafeBytes {
             $0.loadUnaligned(fromByteOffset: (i % perBlock) * MemoryLayout<Element>.stride, as: Element.self)
         }
@@ -228,7 +250,7 @@ struct SpooledArray<Element: BitwiseCopyable & Sendable>: Sendable {
     }
 
     /// The spool block id of spilled block `b`.
-    func blockID(_ b: Int) -> Int { spilled!.ids[b] }
+    func blockID(_ b: Int) -> Int { spilled.ids[b] }
 
     /// The elements of the block-sized stretch that holds element `i` (`perBlock` of them from
     /// a multiple of `perBlock`, fewer at the end), spilled or not: their count and a reader.
@@ -239,7 +261,7 @@ struct SpooledArray<Element: BitwiseCopyable & Sendable>: Sendable {
             return body(Swift.min(tail.count - lo, perBlock)) { tail[lo + $0] }
         }
         let n = Swift.min(perBlock, spilledCount - start)
-        return spool.block(spilled!.ids[i / perBlock]).withUnsafeBytes { raw in
+        return spool.block(spilled.ids[i / perBlock]).withUnsafeBytes { raw in
             body(n) { raw.loadUnaligned(fromByteOffset: $0 * MemoryLayout<Element>.stride, as: Element.self) }
         }
     }
@@ -268,16 +290,12 @@ struct SpooledArray<Element: BitwiseCopyable & Sendable>: Sendable {
 
     /// Writes `tail[..<n]` to new blocks (`n` a multiple of `perBlock`, or all of the tail).
     private mutating func spill(upTo n: Int) {
-        if spilled == nil {
-            spilled = SpoolBlocks(spool)
-        } else if !isKnownUniquelyReferenced(&spilled!) {
-            spilled = spilled!.copy()
-        }
+        if !isKnownUniquelyReferenced(&spilled) { spilled = spilled.copy() }
         var start = 0
         while start < n {
             let end = Swift.min(n, start + perBlock)
             let bytes = tail[start..<end].withUnsafeBytes { Array($0) }
-            spilled!.ids.append(spool.write(bytes))
+            spilled.ids.append(spool.write(bytes))
             start = end
         }
         spilledCount += n
@@ -287,9 +305,9 @@ struct SpooledArray<Element: BitwiseCopyable & Sendable>: Sendable {
     /// Takes a sealed partial last block back into memory to append after it.
     private mutating func unseal() {
         lastBlockPartial = false
-        if !isKnownUniquelyReferenced(&spilled!) { spilled = spilled!.copy() }
-        let id = spilled!.ids.removeLast()
-        let n = spilledCount - spilled!.ids.count * perBlock
+        if !isKnownUniquelyReferenced(&spilled) { spilled = spilled.copy() }
+        let id = spilled.ids.removeLast()
+        let n = spilledCount - spilled.ids.count * perBlock
         let block = spool.block(id)
         spool.release([id])
         spilledCount -= n
@@ -311,7 +329,7 @@ extension SpooledArray where Element == UInt8 {
         let first = range.lowerBound / perBlock
         if range.upperBound <= spilledCount, (range.upperBound - 1) / perBlock == first {
             let base = first * perBlock
-            return spool.block(spilled!.ids[first])[(range.lowerBound - base)..<(range.upperBound - base)]
+            return spool.block(spilled.ids[first])[(range.lowerBound - base)..<(range.upperBound - base)]
         }
         return ArraySlice(range.map { self[$0] })
     }

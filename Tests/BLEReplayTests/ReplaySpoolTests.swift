@@ -112,8 +112,13 @@ import Testing
         return w.take()
     }
 
-    /// 20 000 notifications: the exchange, the stream and the export's runs spill to the spool.
+    /// 20 000 notifications with arrays spilling past 64 KiB: the exchange, the stream and the
+    /// export's runs spill to the spool.
     @Test func aConnectionThatSpillsReplaysAsTheWholeSession() throws {
+        try ReplaySpool.$arrayMemoryLimit.withValue(64 << 10) { try replayTheSpilledConnection() }
+    }
+
+    private func replayTheSpilledConnection() throws {
         let path = ReplayFixtures.temporaryCapture(Self.longConnection(notifications: 20_000))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let whole = try CaptureReplay(path: path)
