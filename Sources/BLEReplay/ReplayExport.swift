@@ -58,7 +58,9 @@ public final class ReplayExport {
     let notes: Bool
     private var sorter: ExternalSorter<ReplayExportRecord>
 
-    public convenience init(notes: Bool = false) { self.init(notes: notes, runBytes: 8 << 20) }
+    public convenience init(notes: Bool = false) {
+        self.init(notes: notes, runBytes: ExternalSorter<ReplayExportRecord>.defaultRunBytes)
+    }
 
     /// `runBytes`: how much is sorted in memory before a run is spooled.
     init(notes: Bool, runBytes: Int) {

@@ -50,7 +50,11 @@ struct ExternalSorter<Element: BitwiseCopyable & Sendable & Comparable> {
     private var buffer: [Element] = []
     private var runs: [SpooledArray<Element>] = []
 
-    init(runBytes: Int = 8 << 20) {
+    /// Runs of 4 MiB: a run's array doubles up to it and is sorted in place, so about
+    /// 6 MiB at the peak; ten million instants make 20 runs, a block each while merged.
+    static var defaultRunBytes: Int { 4 << 20 }
+
+    init(runBytes: Int = defaultRunBytes) {
         runLength = Swift.max(1, runBytes / MemoryLayout<Element>.stride)
     }
 
