@@ -198,10 +198,10 @@ extension VirtualController {
                 let v = s.bytes.u16le(3), v & enabling != 0
             else { continue }
             c.subscribedSteps.insert(n)
-            let dropped = configuration.faults.droppedStreamItems(of: model)
+            let drops = configuration.faults.streamDrops(of: model)
             for (i, item) in model.stream.enumerated() where item.hostIsClient && item.anchor == .subscription(step: n)
             {
-                if dropped[i] {
+                if drops.drops(i) {
                     c.droppedNotifications += 1
                     c.streamSent[i] = true
                     continue

@@ -24,7 +24,12 @@ public final class CaptureReplay {
 
     public init(session: CapturedSession) {
         self.session = session
-        models = session.connections.map(ReplayConnectionModel.init)
+        // Every model is kept until the session is replayed: its stream waits in the spool.
+        models = session.connections.map {
+            var m = ReplayConnectionModel($0)
+            m.stream.seal()
+            return m
+        }
     }
 
     /// The models of the connections `selection` picks.
@@ -50,7 +55,9 @@ public final class CaptureReplay {
         _ m: ReplayConnectionModel, faults: ReplayFaults, clock: ReplayClock, sessionStart: Int64
     ) -> ReplayConnectionResult {
         let own = faults.relative(toConnectionAt: m.connection.summary.startTime &- sessionStart)
-        let replayed = ReplayEngine(model: m, faults: own, clock: clock).run()
+        var replayed = ReplayEngine(model: m, faults: own, clock: clock).run()
+        // Kept with the report (for its export) while the other connections replay: spooled.
+        replayed.pdus.seal()
         return ReplayConnectionResult(
             model: m, replayed: replayed,
             fidelity: ReplayFidelity(connection: m.connection, replayed: replayed, clock: clock))
@@ -63,33 +70,32 @@ public final class CaptureReplay {
 
     /// The `.max` clock of the capture `reader` reads, for a second, streamed pass
     /// (`streamed(…, clock:)`): a pass that keeps each connection only until it ends and then
-    /// only its instants (8 bytes each), not the session. The clock `run` uses on the whole
+    /// only its instants (8 bytes each, spooled: `ReplayInstants`). The clock `run` uses on the whole
     /// session, as long as the capture holds at most `CapturedSession.maximumPDUs` ATT PDUs
     /// (the whole session stops there, a stream only past that many in open connections).
     public static func maxSpeedClock(
         reader: any CaptureReader, path: String, keys: LinkLayerKeys = LinkLayerKeys()
     ) -> ReplayClock {
-        var all: [Int64] = []
+        var all = ExternalSorter<Int64>()
         let session = CapturedSession.stream(reader: reader, path: path, keys: keys) { c, _ in
             ReplayClock.addInstants(of: c, to: &all)
         }
-        // Taken out of the closure's box so that the clock sorts it in place, not a copy.
-        var instants: [Int64] = []
-        swap(&instants, &all)
-        return ReplayClock(speed: .max, origin: session.startTime, instants: instants)
+        return ReplayClock(speed: .max, origin: session.startTime, instants: &all)
     }
 
     /// The report `CaptureReplay(session:).run(…)` gives, in bounded memory: each connection is
     /// modelled, replayed and compared as soon as the capture has shown all of it, and then only
     /// what the report prints is kept (`ReplayConnectionResult.summarised()`): counts, the
     /// first divergence, timing deltas, how the link ended. Peak memory is that of the
-    /// connections open at once, not of the capture. The report has neither the captured nor
-    /// the replayed exchanges, so it cannot be exported (`btsnoop()`); use `run` for that.
-    /// At `.max` only with `clock`, the `maxSpeedClock` of the same capture (read before).
+    /// connections open at once (their long exchanges spooled, `ReplaySpool`), not of the
+    /// capture. The report has neither the captured nor the replayed exchanges, so it cannot be
+    /// exported itself (`btsnoop()`): with `export`, the replayed packets go there as they are
+    /// made, the same ones `run(…).btsnoop()` writes. At `.max` only with `clock`, the
+    /// `maxSpeedClock` of the same capture (read before).
     public static func streamed(
         reader: any CaptureReader, path: String, _ selection: ConnectionSelection = .all,
         faults: ReplayFaults = .none, speed: ReplaySpeed = .realtime, keys: LinkLayerKeys = LinkLayerKeys(),
-        clock maxClock: ReplayClock? = nil
+        clock maxClock: ReplayClock? = nil, export: ReplayExport? = nil
     ) -> ReplayReport {
         precondition(
             canStream(at: speed) || maxClock?.speed == .max,
@@ -102,7 +108,7 @@ public final class CaptureReplay {
             let clock = maxClock ?? ReplayClock(speed: speed, connections: [], origin: start)
             let own = faults.relative(toConnectionAt: m.connection.summary.startTime &- start)
             // Compared as it runs: the replayed exchange is never held, only the comparison.
-            let (replayed, fidelity) = ReplayEngine(model: m, faults: own, clock: clock).runComparing()
+            let (replayed, fidelity) = ReplayEngine(model: m, faults: own, clock: clock).runComparing(export: export)
             results.append(ReplayConnectionResult(model: m, replayed: replayed, fidelity: fidelity).summarised())
         }
         results.sort { $0.model.number < $1.model.number }

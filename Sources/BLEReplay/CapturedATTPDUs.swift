@@ -5,8 +5,10 @@ import BLEBytes
 ///
 /// Why: a connection can carry millions of notifications, and one `[UInt8]` per PDU costs a
 /// heap block (≥ 48 bytes with its header and malloc's rounding) for typically 5–20 bytes of
-/// PDU. Here a PDU costs its bytes plus a 24-byte record. Elements are `CapturedATTPDU`s made
-/// on access (their `bytes` a fresh array); `bytes(at:)` reads a PDU's bytes without copying.
+/// PDU. Here a PDU costs its bytes plus a 24-byte record, and past 1 MiB of either the older
+/// ones go to the replay spool (`ReplaySpool`): a long connection is not held in memory.
+/// Elements are `CapturedATTPDU`s made on access (their `bytes` a fresh array); `bytes(at:)`
+/// reads a PDU's bytes without copying them when it can.
 public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
     struct Record: Sendable, Equatable {
         var frame: Int
@@ -17,8 +19,8 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
         var sentByHost: Bool
     }
 
-    private var arena: [UInt8] = []
-    private var records: [Record] = []
+    private var arena = SpooledArray<UInt8>()
+    private var records = SpooledArray<Record>()
 
     public init() {}
 
@@ -36,15 +38,38 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
         return CapturedATTPDU(frame: r.frame, time: r.time, sentByHost: r.sentByHost, bytes: Array(bytes(at: i)))
     }
 
-    /// The bytes of PDU `i`, opcode first, without copying them.
+    /// The bytes of PDU `i`, opcode first.
     public func bytes(at i: Int) -> ArraySlice<UInt8> {
         let start = i == 0 ? 0 : Int(records[i - 1].end)
-        return arena[start..<Int(records[i].end)]
+        return arena.bytes(start..<Int(records[i].end))
     }
+
+    /// Reads the PDUs in order holding the spooled blocks it is in, instead of looking each
+    /// one up (what `for … in`, `enumerated()` and the comparison's walk do).
+    public struct Iterator: IteratorProtocol {
+        private var records: SpooledArray<Record>.Reader
+        private var arena: SpooledArray<UInt8>.Reader
+        private var start = 0
+
+        init(_ pdus: CapturedATTPDUs) {
+            records = SpooledArray.Reader(pdus.records)
+            arena = SpooledArray.Reader(pdus.arena)
+        }
+
+        public mutating func next() -> CapturedATTPDU? {
+            guard let r = records.next() else { return nil }
+            let bytes = arena.take(Int(r.end) - start)
+            start = Int(r.end)
+            return CapturedATTPDU(frame: r.frame, time: r.time, sentByHost: r.sentByHost, bytes: Array(bytes))
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(self) }
 
     /// PDU `i`'s time and direction, without making the element.
     public func time(at i: Int) -> Int64 { records[i].time }
     public func sentByHost(at i: Int) -> Bool { records[i].sentByHost }
+    public func frame(at i: Int) -> Int { records[i].frame }
 
     /// The opcode of PDU `i` (0 for an empty PDU), as `CapturedATTPDU.opcode`.
     public func opcode(at i: Int) -> UInt8 { bytes(at: i).first ?? 0 }
@@ -62,11 +87,25 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
     public mutating func append(_ pdu: CapturedATTPDU) -> Bool {
         append(frame: pdu.frame, time: pdu.time, sentByHost: pdu.sentByHost, bytes: pdu.bytes)
     }
+
+    /// Moves what is still in memory to the spool, for an exchange that is complete and kept
+    /// while others are read (`CapturedSession`'s whole-session read).
+    mutating func seal() {
+        arena.seal()
+        records.seal()
+    }
+
+    /// The same PDUs in the same order (however they are stored).
+    public static func == (a: Self, b: Self) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.indices.allSatisfy { a.records[$0] == b.records[$0] && a.bytes(at: $0) == b.bytes(at: $0) }
+    }
 }
 
 /// The ATT PDUs of a replayed connection, stored as compactly as `CapturedATTPDUs` (one arena,
-/// a 24-byte record per PDU): a replayed stream of millions of notifications would otherwise
-/// cost a heap block per PDU. Elements are `ReplayedPDU`s made on access.
+/// a 24-byte record per PDU, spilled to the replay spool past 1 MiB): a replayed stream of
+/// millions of notifications would otherwise cost a heap block per PDU. Elements are
+/// `ReplayedPDU`s made on access.
 public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
     struct Record: Sendable, Equatable {
         var offset: Int64
@@ -76,8 +115,8 @@ public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, Express
         var sentByHost: Bool
     }
 
-    private var arena: [UInt8] = []
-    private var records: [Record] = []
+    private var arena = SpooledArray<UInt8>()
+    private var records = SpooledArray<Record>()
 
     public init() {}
 
@@ -97,10 +136,10 @@ public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, Express
             capturedIndex: r.capturedIndex < 0 ? nil : r.capturedIndex)
     }
 
-    /// The bytes of PDU `i`, opcode first, without copying them.
+    /// The bytes of PDU `i`, opcode first.
     public func bytes(at i: Int) -> ArraySlice<UInt8> {
         let start = i == 0 ? 0 : Int(records[i - 1].end)
-        return arena[start..<Int(records[i].end)]
+        return arena.bytes(start..<Int(records[i].end))
     }
 
     /// PDU `i`'s offset and direction, without making the element.
@@ -116,11 +155,24 @@ public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, Express
             Record(offset: pdu.offset, capturedIndex: pdu.capturedIndex ?? -1, end: end, sentByHost: pdu.sentByHost))
         return true
     }
+
+    /// The same PDUs in the same order (however they are stored).
+    public static func == (a: Self, b: Self) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.indices.allSatisfy { a.records[$0] == b.records[$0] && a.bytes(at: $0) == b.bytes(at: $0) }
+    }
+
+    /// Moves what is still in memory to the spool (a report keeping it while others replay).
+    mutating func seal() {
+        arena.seal()
+        records.seal()
+    }
 }
 
 /// A connection's stream items (`ReplayConnectionModel.stream`), a 32-byte record each instead
-/// of a 56-byte `ReplayStreamItem` (whose copy of the captured exchange is kept once here):
-/// 1 M notifications in one connection are 1 M items. Elements are made on access.
+/// of a 56-byte `ReplayStreamItem` (whose copy of the captured exchange is kept once here),
+/// spilled to the replay spool past 1 MiB: 1 M notifications in one connection are 1 M
+/// items. Elements are made on access.
 public struct ReplayStream: RandomAccessCollection, Sendable, ExpressibleByArrayLiteral {
     struct Record: Sendable {
         var offset: Int64
@@ -131,7 +183,7 @@ public struct ReplayStream: RandomAccessCollection, Sendable, ExpressibleByArray
     }
 
     private var captured: CapturedATTPDUs = []
-    private var records: [Record] = []
+    private var records = SpooledArray<Record>()
 
     public init() {}
 
@@ -148,6 +200,16 @@ public struct ReplayStream: RandomAccessCollection, Sendable, ExpressibleByArray
             captured: captured, anchor: r.anchor < 0 ? .connectionStart : .subscription(step: r.anchor),
             offset: r.offset, capturedIndex: r.capturedIndex, hostIsClient: r.hostIsClient)
     }
+
+    /// Item `i`'s record (its anchor as `ReplayStreamItem.subscriptionKey`), without making
+    /// the item: the engine reads every item several times, and an item carries the exchange.
+    func record(at i: Int) -> Record { records[i] }
+
+    /// The PDU of item `i`, opcode first.
+    func bytes(ofItem i: Int) -> ArraySlice<UInt8> { captured.bytes(at: records[i].capturedIndex) }
+
+    /// Moves what is still in memory to the spool (a model kept until the session replays).
+    mutating func seal() { records.seal() }
 
     /// Appends an item. Every item of a model comes from its one captured exchange.
     public mutating func append(_ item: ReplayStreamItem) {

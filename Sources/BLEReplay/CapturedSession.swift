@@ -277,7 +277,9 @@ public struct CapturedSession: Sendable {
                 c.isTruncated = truncated.remove(n) != nil
                 c.security = security.removeValue(forKey: n) ?? CapturedSecurity()
                 hostCentral.removeValue(forKey: n)
-                if streaming { held -= c.att.count }
+                // Streamed, it is replayed at once; otherwise it waits for the whole capture,
+                // spooled rather than in memory.
+                if streaming { held -= c.att.count } else { c.att.seal() }
                 connection(c, first ?? s.startTime)
             }
         }

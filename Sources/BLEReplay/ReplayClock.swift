@@ -39,9 +39,10 @@ public struct ReplayClock: Sendable {
     /// `.max`: the captured instants (ascending, distinct). The first stays put and each later
     /// one comes one idle stretch after the one before, and that stretch is always
     /// `maxSpeedGap` (distinct µs instants are at least 1 µs = `maxSpeedGap` apart): instant k
-    /// lands at `instants[0] + k * maxSpeedGap`, so where each lands is not stored (8 bytes per
-    /// instant: 80 MB at 10 M PDUs otherwise).
-    private let instants: [Int64]
+    /// lands at `instants.first + k * maxSpeedGap`, so where each lands is not stored. The
+    /// table itself is spooled past 1 MiB (`ReplayInstants`): 10 M PDUs are 80 MB of
+    /// instants, which memory need not hold.
+    private let instants: ReplayInstants
 
     /// At `.max`, the longest an idle stretch between two captured instants stays: one tick
     /// of the btsnoop clock (µs), so that instants the capture tells apart stay apart, in
@@ -57,40 +58,32 @@ public struct ReplayClock: Sendable {
 
     /// The clock over `connections` only, starting at `origin` (µs since 1970).
     public init(speed: ReplaySpeed, connections: [CapturedConnection], origin: Int64) {
-        var all: [Int64] = []
+        var all = ExternalSorter<Int64>()
         if speed == .max {
             for c in connections { Self.addInstants(of: c, to: &all) }
         }
-        self.init(speed: speed, origin: origin, instants: all)
+        self.init(speed: speed, origin: origin, instants: &all)
     }
 
     /// The instants of `c` a `.max` clock keeps: its start, its ATT PDUs, its end.
-    static func addInstants(of c: CapturedConnection, to all: inout [Int64]) {
+    static func addInstants(of c: CapturedConnection, to all: inout ExternalSorter<Int64>) {
         all.append(c.summary.startTime)
         for i in c.att.indices { all.append(c.att.time(at: i)) }
         if let end = c.disconnection { all.append(end.time) }
     }
 
     /// The clock over the captured `instants` (any order, repeats allowed; `origin` is added),
-    /// as collected by `addInstants(of:to:)` (`CaptureReplay.maxSpeedClock`).
-    init(speed: ReplaySpeed, origin: Int64, instants unsorted: consuming [Int64]) {
+    /// as collected by `addInstants(of:to:)` (`CaptureReplay.maxSpeedClock`); empties them.
+    init(speed: ReplaySpeed, origin: Int64, instants all: inout ExternalSorter<Int64>) {
         self.speed = speed
         self.origin = origin
         guard speed == .max else {
-            instants = []
+            instants = ReplayInstants()
             return
         }
-        var all = unsorted
         all.append(origin)
-        all.sort()
-        // Repeats removed in place: the clock keeps 8 bytes per distinct instant and no copy.
-        var n = 0
-        for j in all.indices where n == 0 || all[n - 1] != all[j] {
-            all[n] = all[j]
-            n += 1
-        }
-        all.removeLast(all.count - n)
-        instants = all
+        // Sorted and without repeats: 8 bytes per distinct instant, spooled.
+        instants = ReplayInstants(&all)
     }
 
     /// When the captured time `t` (µs since 1970) happens in the replay.
@@ -102,14 +95,8 @@ public struct ReplayClock: Sendable {
             return origin &+ Self.divide(t &- origin, by: f)
         case .max:
             // The last kept instant at or before t; before the first one the clock runs as captured.
-            var lo = 0
-            var hi = instants.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if instants[mid] <= t { lo = mid + 1 } else { hi = mid }
-            }
-            guard lo > 0 else { return t }
-            return instants[0] &+ Int64(lo - 1) &* Self.maxSpeedGap &+ Self.idle(instants[lo - 1], t)
+            guard let (k, instant) = instants.last(atOrBefore: t), let first = instants.first else { return t }
+            return first &+ Int64(k) &* Self.maxSpeedGap &+ Self.idle(instant, t)
         }
     }
 

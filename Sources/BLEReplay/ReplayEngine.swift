@@ -85,7 +85,8 @@ public struct ReplayEngine {
     /// The stream items that share an anchor (the connection's start: key -1; a CCCD write:
     /// its step), in capture order, and when the anchor happened in the replay.
     private struct StreamGroup {
-        var items: [Int] = []
+        /// Indices into the model's stream (spilled with it: one group can hold every item).
+        var items = SpooledArray<Int>()
         /// Their captured offsets never decrease, so neither do their replayed times (the
         /// clock never decreases) and each comes out after the one before it: the group is
         /// scheduled one item at a time, the next when one comes out, instead of all at once.
@@ -106,10 +107,14 @@ public struct ReplayEngine {
     /// and keeping none of them: the connection comes back without `pdus`, with the fidelity
     /// `ReplayFidelity(connection:replayed:clock:)` would have given. Memory then does not grow
     /// with the replayed exchange (`CaptureReplay.streamed`).
-    func runComparing() -> (ReplayedConnection, ReplayFidelity) {
+    /// With `export`, each replayed PDU also goes to the export as it goes out, framed as
+    /// `ReplayConnectionExport` frames it.
+    func runComparing(export: ReplayExport? = nil) -> (ReplayedConnection, ReplayFidelity) {
         var loop = Loop(engine: self)
         loop.comparison = ReplayFidelityAccumulator(connection: model.connection, clock: clock)
+        loop.export = export.map { ReplayConnectionExport(model.connection, clock: clock, into: $0) }
         let replayed = loop.run()
+        loop.export?.finish(replayed)
         return (
             replayed,
             loop.comparison?.fidelity ?? ReplayFidelity(connection: model.connection, replayed: replayed, clock: clock)
@@ -118,13 +123,17 @@ public struct ReplayEngine {
 
     private struct Loop {
         let engine: ReplayEngine
-        var model: ReplayConnectionModel { engine.model }
+        /// The engine's model, held here rather than read through `engine` at every use (each
+        /// read would copy it, with its many references).
+        let model: ReplayConnectionModel
         var now: Int64 = 0
         var queue: [Event] = []
         var sequence = 0
         var out: ReplayedConnection
         /// Set: replayed PDUs are compared as they go out and not kept (`runComparing`).
         var comparison: ReplayFidelityAccumulator?
+        /// Set: replayed PDUs are exported as they go out (`runComparing(export:)`).
+        var export: ReplayConnectionExport?
         var servers: [ReplayATTServer]
         var sentAt: [Int64?]
         var answeredAt: [Int64?]
@@ -139,7 +148,7 @@ public struct ReplayEngine {
         var linkEndScheduled = false
         var silent = false
         var over = false
-        var dropped: [Bool]
+        let drops: ReplayFaults.StreamDrops
         var streamGroups: [Int: StreamGroup] = [:]
 
         /// The connection's start on the capture's clock and on the replay's.
@@ -149,6 +158,7 @@ public struct ReplayEngine {
         init(engine: ReplayEngine) {
             self.engine = engine
             let m = engine.model
+            model = m
             capturedStart = m.connection.summary.startTime
             replayedStart = engine.clock.time(capturedStart)
             out = ReplayedConnection(number: m.number, pdus: [])
@@ -158,12 +168,14 @@ public struct ReplayEngine {
             ]
             sentAt = Array(repeating: nil, count: m.steps.count)
             answeredAt = Array(repeating: nil, count: m.steps.count)
-            dropped = engine.faults.droppedStreamItems(of: m)
-            for (i, item) in m.stream.enumerated() {
-                let key = item.subscriptionKey
-                if let last = streamGroups[key]?.items.last, m.stream[last].offset > item.offset {
-                    streamGroups[key]?.isOrdered = false
-                }
+            drops = engine.faults.streamDrops(of: m)
+            // Each group's last offset, to tell whether its offsets ever decrease.
+            var lastOffset: [Int: Int64] = [:]
+            for i in m.stream.indices {
+                let item = m.stream.record(at: i)
+                let key = item.anchor
+                if let last = lastOffset[key], last > item.offset { streamGroups[key]?.isOrdered = false }
+                lastOffset[key] = item.offset
                 streamGroups[key, default: StreamGroup()].items.append(i)
             }
         }
@@ -237,7 +249,7 @@ public struct ReplayEngine {
             if g.isOrdered {
                 scheduleStreamItem(group: g, 0)
             } else {
-                for p in g.items.indices { scheduleStreamItem(group: g, p, followed: false) }
+                for p in 0..<g.items.count { scheduleStreamItem(group: g, p, followed: false) }
             }
         }
 
@@ -245,7 +257,7 @@ public struct ReplayEngine {
         mutating func scheduleStreamItem(group: StreamGroup, _ position: Int, followed: Bool = true) {
             guard position < group.items.count else { return }
             let i = group.items[position]
-            let item = model.stream[i]
+            let item = model.stream.record(at: i)
             let time =
                 group.anchor.map { after($0.replayed, captured: $0.captured, delay: item.offset) }
                 ?? replayed(item.offset)
@@ -255,6 +267,7 @@ public struct ReplayEngine {
         /// A replayed PDU goes out: kept, or compared and forgotten.
         mutating func emit(_ pdu: ReplayedPDU) {
             if comparison == nil { out.pdus.append(pdu) } else { comparison?.add(pdu) }
+            export?.add(pdu)
         }
 
         func anchorTime(_ a: ReplayStep.Anchor) -> Int64? {
@@ -314,19 +327,19 @@ public struct ReplayEngine {
                 trySchedule()
             case .stream(let i, let position):
                 // The next of an ordered group comes out after this one: schedule it now.
-                if let position, let g = streamGroups[model.stream[i].subscriptionKey] {
+                let item = model.stream.record(at: i)
+                if let position, let g = streamGroups[item.anchor] {
                     scheduleStreamItem(group: g, position + 1)
                 }
                 guard !silent else { return }
-                if dropped[i] {
+                if drops.drops(i) {
                     out.droppedNotifications += 1
                     return
                 }
-                let item = model.stream[i]
                 servers[item.hostIsClient ? 0 : 1].adoptEvidence(at: item.capturedIndex)
                 let mtu = servers[item.hostIsClient ? 0 : 1].mtu
                 // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
-                let captured = item.bytes
+                let captured = Array(model.stream.bytes(ofItem: i))
                 let bytes =
                     captured.first == ATTOpcode.multipleHandleValueNotification.rawValue || captured.count <= mtu
                     ? captured

@@ -53,11 +53,25 @@ public struct ReplayFaults: Sendable, Equatable {
     /// item in capture order from a generator seeded with `seed` and the connection number:
     /// the ATT-level replay (`CaptureReplay.run`) and the simulator path
     /// (`CaptureReplay.install(into:)`) drop the same notifications for the same seed.
-    public func droppedStreamItems(of model: ReplayConnectionModel) -> [Bool] {
-        let p = notificationDropProbability
-        guard p > 0 else { return Array(repeating: false, count: model.stream.count) }
-        var rng = SplitMix64(seed: seed &+ UInt64(truncatingIfNeeded: model.number) &* 0x9E37_79B9)
-        return model.stream.map { _ in rng.unit() < p }
+    public func streamDrops(of model: ReplayConnectionModel) -> StreamDrops {
+        StreamDrops(
+            probability: notificationDropProbability,
+            seed: seed &+ UInt64(truncatingIfNeeded: model.number) &* 0x9E37_79B9)
+    }
+
+    /// The notification drop decisions of one connection, item by item in any order: decision
+    /// `i` is the `i`-th draw of `SplitMix64(seed:)`, whose state after `i` draws is the seed
+    /// plus `i` times its increment, so no decision is stored (a stream of millions of
+    /// notifications would otherwise keep a flag each).
+    public struct StreamDrops: Sendable {
+        let probability: Double
+        let seed: UInt64
+
+        public func drops(_ item: Int) -> Bool {
+            guard probability > 0 else { return false }
+            var rng = SplitMix64(seed: seed &+ UInt64(truncatingIfNeeded: item) &* 0x9E37_79B9_7F4A_7C15)
+            return rng.unit() < probability
+        }
     }
 
     public static let none = ReplayFaults()

@@ -112,6 +112,8 @@ public struct ReplayFidelity: Sendable {
 /// clock:)` gives for the same PDUs.
 struct ReplayFidelityAccumulator {
     let captured: CapturedATTPDUs
+    /// The captured PDUs in order: PDU `matching` is the next one compared.
+    private var cursor: CapturedATTPDUs.Iterator
     let clock: ReplayClock
     let start: Int64
     let replayedStart: Int64
@@ -124,6 +126,7 @@ struct ReplayFidelityAccumulator {
 
     init(connection: CapturedConnection, clock: ReplayClock) {
         captured = connection.att
+        cursor = captured.makeIterator()
         self.clock = clock
         start = connection.summary.startTime
         replayedStart = clock.time(start)
@@ -133,11 +136,10 @@ struct ReplayFidelityAccumulator {
         let i = replayed
         replayed += 1
         guard divergent == nil else { return }
-        if i < captured.count, captured.sentByHost(at: i) == pdu.sentByHost,
-            captured.bytes(at: i).elementsEqual(pdu.bytes)
-        {
+        // Until the first divergence every replayed PDU is compared, so `i` is `matching`.
+        if let c = cursor.next(), c.sentByHost == pdu.sentByHost, c.bytes == pdu.bytes {
             // As `ReplayFidelity.init`: the same arithmetic, PDU by PDU.
-            let expected = clock.time(captured.time(at: i)) &- replayedStart
+            let expected = clock.time(c.time) &- replayedStart
             let d = pdu.offset &- expected
             let delta = d == .min ? .max : abs(d)
             largest = Swift.max(largest ?? delta, delta)

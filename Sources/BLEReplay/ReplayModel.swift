@@ -325,7 +325,7 @@ public struct ReplayConnectionModel: Sendable {
             if pdu.isFromClient {
                 var anchor = lastAnchor
                 if op == ATTOpcode.handleValueConfirmation.rawValue, let ind = lastIndication[dir] {
-                    anchor = (.serverPDU(capturedIndex: ind), att[ind].time)
+                    anchor = (.serverPDU(capturedIndex: ind), att.time(at: ind))
                 }
                 let step = ReplayStep(
                     bytes: pdu.bytes, capturedIndex: i, anchor: anchor.0,
@@ -336,7 +336,7 @@ public struct ReplayConnectionModel: Sendable {
                 lastAnchor = (.sent(step: n), pdu.time)
             } else if ATTRole.isResponse(op), let n = outstanding[dir] {
                 outstanding[dir] = nil
-                steps[n].latency = max(0, pdu.time &- att[steps[n].capturedIndex].time)
+                steps[n].latency = max(0, pdu.time &- att.time(at: steps[n].capturedIndex))
                 steps[n].responseIndex = i
                 record(request: steps[n].bytes, response: pdu.bytes, hostIsClient: pdu.hostIsClient)
                 if steps[n].bytes.first == ATTOpcode.writeRequest.rawValue, let h = steps[n].bytes.u16le(1),
@@ -356,7 +356,7 @@ public struct ReplayConnectionModel: Sendable {
                 var anchorTime = start
                 if let h = pdu.bytes.u16le(1), let n = subscriptions[dir][h] {
                     anchor = .subscription(step: n)
-                    anchorTime = att[steps[n].capturedIndex].time
+                    anchorTime = att.time(at: steps[n].capturedIndex)
                 }
                 stream.append(
                     ReplayStreamItem(

@@ -29,7 +29,7 @@ extension CaptureReplay {
     /// adapter off (`SimulatedWorld.powerOff`), `responseDelayMicros` adds to the operation
     /// latency, `serverMTU` replaces the captured Server Rx MTU, `errors` answer reads and
     /// writes of those value handles with the ATT error, and `notificationDropProbability`
-    /// removes the notifications `ReplayFaults.droppedStreamItems(of:)` picks (the ones
+    /// removes the notifications `ReplayFaults.streamDrops(of:)` picks (the ones
     /// `run(faults:)` drops for the same seed). The timed ones need no further set-up: the
     /// peripheral learns its world when a central connects (`connectionObservers`).
     public func simulatedPeripherals(
@@ -227,7 +227,7 @@ final class PeerReplayState {
     private func streams(of m: ReplayConnectionModel)
         -> ([SimulatedPeripheral.NotificationSource], [UInt16: [[UInt8]]])
     {
-        let dropped = faults.droppedStreamItems(of: m)
+        let drops = faults.streamDrops(of: m)
         var firstSubscription: [UInt16: Int] = [:]
         var order: [UInt16] = []
         var values: [UInt16: [(offset: Duration, value: [UInt8])]] = [:]
@@ -245,7 +245,7 @@ final class PeerReplayState {
             }
             guard firstSubscription[h] == step else { continue }
             indicates[h] = op == .handleValueIndication
-            if dropped[i] { continue }
+            if drops.drops(i) { continue }
             values[h]!.append((.microseconds(item.offset), Array(item.bytes.dropFirst(3))))
         }
         let sources = order.map { h in

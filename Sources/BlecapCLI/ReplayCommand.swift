@@ -119,10 +119,13 @@ struct ReplayCommand: ParsableCommand {
             connection.map { .number($0) } ?? peer.flatMap(BDAddr.init).map { .peer($0) } ?? .all
         let speed = try parsedSpeed()
         var report: ReplayReport
-        if out == nil, !lint, CaptureReplay.canStream(at: speed) || input.member.isRereadable {
-            // Only the report is wanted: replay each connection as it ends and keep its summary,
-            // so memory stays flat however long the capture is. At max speed the clock needs
-            // every instant of the session first: a first pass reads them, a second replays.
+        // The replayed packets, for --out and --lint: gathered as connections replay, written
+        // (in file order) once they all have.
+        var export: ReplayExport?
+        if CaptureReplay.canStream(at: speed) || input.member.isRereadable {
+            // Replay each connection as it ends and keep its summary, so memory stays flat
+            // however long the capture is. At max speed the clock needs every instant of the
+            // session first: a first pass reads them, a second replays.
             var reader = input.reader
             var clock: ReplayClock?
             if !CaptureReplay.canStream(at: speed) {
@@ -134,19 +137,24 @@ struct ReplayCommand: ParsableCommand {
                     throw BlecapExit.unreadable.exitCode
                 }
             }
+            export = out != nil || lint ? ReplayExport() : nil
             report = CaptureReplay.streamed(
                 reader: reader, path: input.path, selection, faults: faults, speed: speed,
-                keys: decryption.keys, clock: clock)
+                keys: decryption.keys, clock: clock, export: export)
         } else {
+            // Standard input at max speed: the clock needs every instant before anything is
+            // replayed and the input cannot be read twice, so the whole session is read first
+            // (its long exchanges wait in the replay's temporary spool, not in memory).
             let session = CapturedSession(reader: input.reader, path: input.path, keys: decryption.keys)
             report = CaptureReplay(session: session).run(selection, faults: faults, speed: speed)
+            if out != nil || lint { export = report.export() }
         }
         if let d = input.containerDamage { report.session.damage = report.session.damage.map { "\($0); \(d)" } ?? d }
         let session = report.session
 
         var written: String?
-        if let out {
-            guard FileManager.default.createFile(atPath: out, contents: Data(report.btsnoop())) else {
+        if let out, let export {
+            guard Self.write(export, to: out) else {
                 printError("cannot write \(out)")
                 throw BlecapExit.unreadable.exitCode
             }
@@ -155,7 +163,7 @@ struct ReplayCommand: ParsableCommand {
         let stdout = OutputBuffer(fd: 1)
         stdout.string(format == .json ? report.json() : report.text())
         stdout.flush()
-        if lint { try lintReplay(report, written: written) }
+        if lint, let export { try lintReplay(export, written: written) }
         if let damage = session.damage {
             printError("\(input.path): \(damage)")
             throw BlecapExit.damaged.exitCode
@@ -163,14 +171,29 @@ struct ReplayCommand: ParsableCommand {
         if !report.isIdentical { throw BlecapExit.findings.exitCode }
     }
 
-    /// Lints the replayed session through the same pass `blecap lint` runs on captures.
-    private func lintReplay(_ report: ReplayReport, written: String?) throws {
+    /// Writes the export to `path` as btsnoop, piece by piece; false when it cannot.
+    private static func write(_ export: ReplayExport, to path: String) -> Bool {
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let file = FileHandle(forWritingAtPath: path)
+        else { return false }
+        var failed = false
+        export.writeBTSnoop { bytes in
+            guard !failed else { return }
+            do { try file.write(contentsOf: bytes) } catch { failed = true }
+        }
+        do { try file.close() } catch { failed = true }
+        return !failed
+    }
+
+    /// Lints the replayed session through the same pass `blecap lint` runs on captures: the
+    /// file --out wrote, or a temporary one.
+    private func lintReplay(_ export: ReplayExport, written: String?) throws {
         var path = written
         var temporary: String?
         if path == nil {
             let t = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-replay-\(getpid()).btsnoop")
                 .path
-            guard FileManager.default.createFile(atPath: t, contents: Data(report.btsnoop())) else {
+            guard Self.write(export, to: t) else {
                 printError("cannot write a temporary file for --lint")
                 throw BlecapExit.unreadable.exitCode
             }

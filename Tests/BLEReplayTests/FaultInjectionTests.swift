@@ -156,8 +156,8 @@ import Testing
         #expect(a.count < stream.count && b.count < stream.count)
         // Exactly the stream minus the items the seeded decisions drop …
         let faults = ReplayFaults(notificationDropProbability: 0.4, seed: 7)
-        let dropped = faults.droppedStreamItems(of: m)
-        #expect(a == zip(stream, dropped).filter { !$0.1 }.map(\.0))
+        let drops = faults.streamDrops(of: m)
+        #expect(a == stream.indices.filter { !drops.drops($0) }.map { stream[$0] })
         // … which are the ones the ATT-level replay drops for the same seed.
         #expect(replay.run(faults: faults).connections.first?.replayed.droppedNotifications == stream.count - a.count)
     }

@@ -31,10 +31,15 @@ import Testing
         let whole = try CaptureReplay(path: path)
         for (speed, faults) in Self.variants {
             let full = whole.run(faults: faults, speed: speed)
+            let export = ReplayExport()
             let streamed = CaptureReplay.streamed(
-                reader: try CaptureFile.open(path: path), path: path, faults: faults, speed: speed)
+                reader: try CaptureFile.open(path: path), path: path, faults: faults, speed: speed, export: export)
             #expect(streamed.text() == full.text(), "\(Fixtures.relative(path)) at \(speed.description)")
             #expect(streamed.json() == full.json(), "\(Fixtures.relative(path)) at \(speed.description)")
+            // The export made as the connections replay is the whole session's.
+            var exported: [UInt8] = []
+            export.writeBTSnoop { exported += $0 }
+            #expect(exported == full.btsnoop(), "\(Fixtures.relative(path)) at \(speed.description)")
         }
         // A selection is applied to the streamed connections too.
         if let n = whole.models.last?.number {
@@ -51,10 +56,15 @@ import Testing
         let clock = CaptureReplay.maxSpeedClock(reader: try CaptureFile.open(path: path), path: path)
         for faults in Self.variants.map(\.1) {
             let full = whole.run(faults: faults, speed: .max)
+            let export = ReplayExport()
             let streamed = CaptureReplay.streamed(
-                reader: try CaptureFile.open(path: path), path: path, faults: faults, speed: .max, clock: clock)
+                reader: try CaptureFile.open(path: path), path: path, faults: faults, speed: .max, clock: clock,
+                export: export)
             #expect(streamed.text() == full.text(), "\(Fixtures.relative(path))")
             #expect(streamed.json() == full.json(), "\(Fixtures.relative(path))")
+            var exported: [UInt8] = []
+            export.writeBTSnoop { exported += $0 }
+            #expect(exported == full.btsnoop(), "\(Fixtures.relative(path))")
             // The same clock: every captured instant lands where the whole session's clock puts it.
             for c in whole.session.connections {
                 #expect(

@@ -1,0 +1,147 @@
+import BLEBytes
+import BLEPackets
+import CaptureIO
+import Foundation
+import TestSupport
+import Testing
+
+@testable import BLEReplay
+
+/// What replay spools (`ReplaySpool`: a long connection's exchange and stream, the max-speed
+/// clock's instants, the export's sorted runs) reads back as it was written, and a connection
+/// long enough to spill replays, compares and exports exactly as one that stays in memory.
+@Suite struct ReplaySpoolTests {
+    /// Blocks of 64 bytes and a cache of 2: every few elements spill, and reads miss the cache.
+    static func tinySpool() -> ReplaySpool { ReplaySpool(blockSize: 64, cacheBlocks: 2) }
+
+    @Test func spooledArrayReadsBackAsAppendedAcrossSealsAndCopies() {
+        let spool = Self.tinySpool()
+        do {
+            var a = SpooledArray<Int64>(spool: spool, memoryLimit: 64)
+            var expected: [Int64] = []
+            var rng = SplitMix64(seed: 3)
+            for i in 0..<1000 {
+                let v = Int64(bitPattern: rng.next())
+                a.append(v)
+                expected.append(v)
+                // A seal in the middle of a block, then more appends after it.
+                if i % 97 == 0 { a.seal(minimumBytes: 0) }
+            }
+            #expect(a.count == expected.count)
+            #expect((0..<a.count).allSatisfy { a[$0] == expected[$0] })
+            var reader = SpooledArray<Int64>.Reader(a)
+            var read: [Int64] = []
+            while let v = reader.next() { read.append(v) }
+            #expect(read == expected)
+            // A copy shares the spilled blocks; appending to it leaves the original alone.
+            var b = a
+            b.append(42)
+            a.seal(minimumBytes: 0)
+            b.seal(minimumBytes: 0)
+            b.append(43)
+            #expect(a.count == 1000 && b.count == 1002)
+            #expect((0..<a.count).allSatisfy { a[$0] == expected[$0] && b[$0] == expected[$0] })
+            #expect(b[1000] == 42 && b[1001] == 43)
+            #expect(spool.blocksInUse > 0)
+        }
+        // Every block is free again once no array holds it.
+        #expect(spool.blocksInUse == 0)
+    }
+
+    @Test func bytesAcrossBlocksAreTheBytesAppended() {
+        var a = SpooledArray<UInt8>(spool: Self.tinySpool(), memoryLimit: 64)
+        let bytes = (0..<700).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        a.append(contentsOf: bytes[..<300])
+        a.append(contentsOf: bytes[300...])
+        for (lo, hi) in [(0, 0), (0, 64), (60, 70), (63, 200), (299, 301), (640, 700), (0, 700)] {
+            #expect(Array(a.bytes(lo..<hi)) == Array(bytes[lo..<hi]), "\(lo)..<\(hi)")
+        }
+    }
+
+    @Test func externalSortMergesRunsInOrder() {
+        var sorter = ExternalSorter<Int64>(runBytes: 80)
+        var rng = SplitMix64(seed: 9)
+        let values = (0..<5000).map { _ in Int64(rng.next() % 2000) - 1000 }
+        for v in values { sorter.append(v) }
+        var sorted: [Int64] = []
+        sorter.drain { sorted.append($0) }
+        #expect(sorted == values.sorted())
+        // The clock's table: distinct, and the last instant at or before any time.
+        var again = ExternalSorter<Int64>(runBytes: 80)
+        for v in values { again.append(v) }
+        let instants = ReplayInstants(&again)
+        let distinct = Array(Set(values)).sorted()
+        #expect(instants.count == distinct.count)
+        for t: Int64 in [-2000, -1000, -999, -1, 0, 1, 500, 999, 1000, 5000] {
+            let k = distinct.lastIndex { $0 <= t }
+            let found = instants.last(atOrBefore: t)
+            #expect(found?.index == k && found?.instant == k.map { distinct[$0] }, "t = \(t)")
+        }
+    }
+
+    /// One connection: a subscription, then `notifications` notifications with a read every
+    /// 5000 (so that steps anchor after a long stretch of stream), then the disconnection.
+    static func longConnection(notifications: Int) -> [UInt8] {
+        var w = BTSnoopWriter()
+        var t: Int64 = 1_700_000_000_000_000
+        let peer = BDAddr(rawValue: 0xC0_00_00_00_00_07)
+        func add(_ packet: [UInt8], received: Bool = true, after: Int64 = 1000) {
+            t += after
+            w.append(packet, received: received, unixMicros: t)
+        }
+        func att(_ pdu: [UInt8], sent: Bool, after: Int64 = 1000) {
+            for f in HCISynthesis.acl(handle: 0x40, payload: pdu, received: !sent, fragment: 27) {
+                add(f, received: !sent, after: after)
+            }
+        }
+        add(
+            HCISynthesis.leConnectionComplete(
+                status: 0, handle: 0x40, peerType: 0, peer: peer, interval: 24, latency: 0, timeout: 400))
+        att([0x12, 0x12, 0x00, 0x01, 0x00], sent: true)
+        att([0x13], sent: false)
+        for i in 0..<notifications {
+            let v = UInt16(truncatingIfNeeded: i)
+            // Gaps of 0–3 ms: some notifications share a µs with nothing, some follow at once.
+            att([0x1B, 0x11, 0x00, UInt8(v & 0xFF), UInt8(v >> 8)], sent: false, after: Int64(i % 4) * 1000)
+            if i % 5000 == 4999 {
+                att([0x0A, 0x11, 0x00], sent: true)
+                att([0x0B, UInt8(v & 0xFF)], sent: false, after: 400)
+            }
+        }
+        add(HCISynthesis.disconnectionComplete(handle: 0x40, reason: 0x13))
+        return w.take()
+    }
+
+    /// 20 000 notifications with arrays spilling past 64 KiB: the exchange, the stream and the
+    /// export's runs spill to the spool.
+    @Test func aConnectionThatSpillsReplaysAsTheWholeSession() throws {
+        try ReplaySpool.$arrayMemoryLimit.withValue(64 << 10) { try replayTheSpilledConnection() }
+    }
+
+    private func replayTheSpilledConnection() throws {
+        let path = ReplayFixtures.temporaryCapture(Self.longConnection(notifications: 20_000))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let whole = try CaptureReplay(path: path)
+        let m = try #require(whole.models.first)
+        #expect(m.stream.count == 20_000 && m.steps.count == 5)
+        let clock = CaptureReplay.maxSpeedClock(reader: try CaptureFile.open(path: path), path: path)
+        let variants: [(ReplaySpeed, ReplayFaults)] = [
+            (.realtime, .none),
+            (.factor(4), ReplayFaults(responseDelayMicros: 3000, notificationDropProbability: 0.2)),
+            (.max, ReplayFaults(dropLinkAtMicros: 60_000_000)),
+        ]
+        for (speed, faults) in variants {
+            let full = whole.run(faults: faults, speed: speed)
+            // Runs of 64 KiB: the export is merged from dozens of spooled runs.
+            let export = ReplayExport(notes: false, runBytes: 64 << 10)
+            let streamed = CaptureReplay.streamed(
+                reader: try CaptureFile.open(path: path), path: path, faults: faults, speed: speed,
+                clock: speed == .max ? clock : nil, export: export)
+            #expect(streamed.json() == full.json(), "\(speed.description)")
+            var bytes: [UInt8] = []
+            export.writeBTSnoop { bytes += $0 }
+            #expect(bytes == full.btsnoop(), "\(speed.description)")
+        }
+        #expect(whole.run().isIdentical)
+    }
+}
