@@ -4,7 +4,7 @@
 # allocations per frame, and the simulator's sessions per second. Timings belong here, in the
 # README's speed section and in issue notes, never in tests.
 #
-#   scripts/bench.sh [--sessions N] [--notifications M] [--big] [--lint-files K]
+#   scripts/bench.sh [--sessions N] [--notifications M] [--big] [--lint-files K] [--runs R]
 #
 #   --big (or BENCH_10M=1)  also time blecap on a 10 M-frame capture (--sessions x10, about
 #                           0.4 GB) and, for the one-connection replay rows, on one connection
@@ -13,6 +13,9 @@
 #                           Without it they read "-". tshark and btmon are timed at 1 M frames
 #                           only.
 #   --lint-files K          lint DIR over K captures of 1/K of the frames each (default 4).
+#   --runs R (or BENCH_RUNS) every command, blecap's and tshark's alike, runs R times (default 3)
+#                           and its row shows the fastest run (the one least disturbed by anything
+#                           else on the machine) and the largest peak RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAKE_CAPTURE=scripts/corpus/make_bench_capture.py
@@ -20,13 +23,15 @@ SESSIONS=100
 NOTIFICATIONS=10000
 BIG=${BENCH_10M:-0}
 LINT_FILES=4
+RUNS=${BENCH_RUNS:-3}
 while [ $# -gt 0 ]; do
   case "$1" in
     --sessions) SESSIONS=$2; shift 2 ;;
     --notifications) NOTIFICATIONS=$2; shift 2 ;;
     --big) BIG=1; shift ;;
     --lint-files) LINT_FILES=$2; shift 2 ;;
-    *) echo "usage: $0 [--sessions N] [--notifications M] [--big] [--lint-files K]" >&2; exit 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
+    *) echo "usage: $0 [--sessions N] [--notifications M] [--big] [--lint-files K] [--runs R]" >&2; exit 2 ;;
   esac
 done
 OUT=bench-out
@@ -56,13 +61,18 @@ fi
 BLECAP=.build/release/blecap
 [ -x "$BLECAP" ] || swift build -c release --product blecap >/dev/null
 
-# measure ID CMD... : wall seconds and peak RSS (KB) of one run, in SECS[ID] and RSS[ID].
+# measure ID CMD... : the fastest wall seconds and the largest peak RSS (KB) of $RUNS runs, in
+# SECS[ID] and RSS[ID].
 declare -A SECS RSS
 measure() {
   local id=$1; shift
-  local log="$OUT/time-$id.txt"
-  /usr/bin/time -f "%e %M" -o "$log" "$@" >/dev/null 2>"$OUT/stderr-$id.txt" || true
-  read -r SECS[$id] RSS[$id] < <(tail -n 1 "$log")
+  local log="$OUT/time-$id.txt" run secs rss
+  for run in $(seq 1 "$RUNS"); do
+    /usr/bin/time -f "%e %M" -o "$log" "$@" >/dev/null 2>"$OUT/stderr-$id.txt" || true
+    read -r secs rss < <(tail -n 1 "$log")
+    if [ -z "${SECS[$id]:-}" ] || [ "$(echo "$secs < ${SECS[$id]}" | bc)" = 1 ]; then SECS[$id]=$secs; fi
+    if [ -z "${RSS[$id]:-}" ] || [ "$rss" -gt "${RSS[$id]}" ]; then RSS[$id]=$rss; fi
+  done
 }
 have() { command -v "$1" >/dev/null; }
 
@@ -72,7 +82,7 @@ echo "without characteristic discovery (btmon 5.66 crashes on it otherwise): $NO
 echo "over the air (nRF Sniffer, 272): $LL ($(frames "$LL") frames)"
 echo "one connection: $ONE ($(frames "$ONE") frames)"
 [ "$BIG" = 1 ] && echo "10 M: $BIGCAP ($(frames "$BIGCAP") frames, $(stat -c %s "$BIGCAP") bytes); one connection: $BIGONE"
-echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) before the run; $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) before the run; $(date -u +%Y-%m-%dT%H:%MZ); best of $RUNS runs"
 
 # Rows: ID | label | blecap arguments (FILE is the capture) | capture kind | tshark arguments | btmon?
 # The tshark command is the one that does the row's work: every frame's fields for packets, the
@@ -136,7 +146,7 @@ for row in "${ROWS[@]}"; do
     "$(ratio "tshark-$id" "blecap-$id")" "$br" "$(mb "blecap-$id")" "$(mb "blecap10-$id")" "$(s "blecap10-$id")" \
     "$(mb "tshark-$id")"
 done
-echo "(tshark/ and btmon/: their seconds over blecap's, higher is better for blecap; RSS: peak resident set)"
+echo "(seconds: the fastest of $RUNS runs; tshark/ and btmon/: their seconds over blecap's, higher is better for blecap; RSS: the largest peak resident set of the runs)"
 
 # lint DIR: K captures of 1/K of the sessions each (variants: each a few notifications per session
 # more than the last), about as many frames in all as the 1 M capture, linted with --jobs 1, 2 and
