@@ -47,10 +47,11 @@ struct InfoCommand: ParsableCommand {
             let timeline = TimelineStatisticsBox()
             let builder = TimelineBuilder(
                 emit: { timeline.statistics.add($0) }, connectionEnded: { timeline.statistics.add($0) })
-            while let record = input.reader.next() {
+            forEachRecord(of: input.reader) { record in
                 let frame = decoder.decode(record)
                 stats.add(frame)
                 builder.feed(frame)
+                return true
             }
             builder.finish()
             stats.timeline = timeline.statistics
