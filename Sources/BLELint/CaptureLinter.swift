@@ -115,13 +115,14 @@ public enum CaptureLinter {
         engine.scanFilterTables = builder.scanFilterTables
         let decoder = FrameDecoder(keys: keys)
         var facts = FactExtractor()
-        while let record = reader.next() {
+        forEachRecord(of: reader) { record in
             ring[record.frame % offsetRingSize] = (record.frame, record.fileOffset, record.recordLength)
             let frame = decoder.decode(record)
             observer?.frame(frame)
             engine.facts.count(record)
             builder.feed(frame)
             facts.extract(frame, engine)
+            return true
         }
         builder.finish()
         let result = engine.finish()

@@ -126,18 +126,23 @@ public final class TimelineBuilder {
         let r = frame.record
         lastTime = r.timestamp
         if initState != nil { lastRecordForFinish = r }
+        // An ACL frame's PDU taken from `aclPDU`, without switching on (and copying) the layer:
+        // an ACL record's layer is `.acl` or `.malformed`, which adds nothing here.
+        if r.kind == .aclData {
+            if let pdu = frame.aclPDU {
+                truncatedPDU = pdu.isTruncated
+                l2cap(pdu, r)
+                truncatedPDU = false
+            }
+            queue.drain(now: r.timestamp, emit)
+            return
+        }
         switch frame.layer {
         case .command(let c): hciCommand(c, r)
         case .event(let e): hciEvent(e, r)
-        // The PDU bound in place, as `DecodedFrame.l2cap` does, without its optional copy.
-        case .acl(_, .complete(let pdu)?), .acl(_, .malformed(_, _, let pdu?)?):
-            truncatedPDU = pdu.isTruncated
-            l2cap(pdu, r)
-            truncatedPDU = false
-        case .acl: break
         case .linkLayer(let ll): linkLayer(ll, frame)
         case .other: metadata(r)
-        case .malformed: break
+        case .acl, .malformed: break
         }
         queue.drain(now: r.timestamp, emit)
     }

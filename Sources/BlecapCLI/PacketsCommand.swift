@@ -67,9 +67,9 @@ struct PacketsCommand: ParsableCommand {
         writer.showsEmptyPDUs = emptyPDUs
         let decoder = FrameDecoder(keys: decryption.keys)
         writer.begin()
-        while let record = input.reader.next() {
+        forEachRecord(of: input.reader) { record in
             writer.write(decoder.decode(record))
-            if out.isBroken { break }  // the reader of our output went away (`| head`)
+            return !out.isBroken  // false: the reader of our output went away (`| head`)
         }
         writer.end()
         if out.isBroken { return }

@@ -59,10 +59,10 @@ struct TimelineCommand: ParsableCommand {
         })
         writer.scanFilterTables = builder.scanFilterTables
         let decoder = FrameDecoder(keys: decryption.keys)
-        while let record = input.reader.next() {
+        forEachRecord(of: input.reader) { record in
             if writer.base == nil { writer.base = record.timestamp }
             builder.feed(decoder.decode(record))
-            if out.isBroken { break }
+            return !out.isBroken
         }
         builder.finish()
         out.flush()

@@ -56,6 +56,26 @@ public protocol CaptureReader: AnyObject {
     var damage: CaptureDamage? { get }
 }
 
+/// Hands each record of `reader` to `body` until the capture ends or `body` returns false.
+/// The loop is specialized for the btsnoop reader: through `any CaptureReader` every record
+/// went through `next()`'s protocol witness thunk, which copied the record once more (2.3 M
+/// instructions per 100 k frames, 1.2 % of `blecap info`). Other readers go the generic way.
+@inlinable @inline(__always)
+public func forEachRecord(of reader: any CaptureReader, _ body: (CaptureRecord) -> Bool) {
+    if let btsnoop = reader as? BTSnoopReader {
+        forEachRecord(concrete: btsnoop, body)
+    } else {
+        forEachRecord(concrete: reader, body)
+    }
+}
+
+@inlinable @inline(__always)
+func forEachRecord<R: CaptureReader>(concrete reader: R, _ body: (CaptureRecord) -> Bool) {
+    while let record = reader.next() {
+        if !body(record) { return }
+    }
+}
+
 /// Upper bound for one record's length. HCI packets are at most 4 + 65535 bytes (ISO/ACL); the
 /// cap leaves room for monitor/PacketLogger metadata while keeping a hostile length from making
 /// a reader allocate gigabytes.

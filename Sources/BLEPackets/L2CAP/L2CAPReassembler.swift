@@ -57,6 +57,20 @@ public enum L2CAPReassemblyResult: @unchecked Sendable {
     /// PDU that could still be delimited (e.g. the first `Length` bytes when a fragment carries
     /// more than the L2CAP length), so its upper layer can be decoded.
     case malformed(note: StaticString, raw: ByteView, salvaged: L2CAPPDU?)
+
+    @inlinable public var isComplete: Bool {
+        if case .complete = self { return true }
+        return false
+    }
+
+    /// The PDU completed, or salvaged from a malformed fragment.
+    @inlinable public var pdu: L2CAPPDU? {
+        switch self {
+        case .complete(let pdu): pdu
+        case .malformed(_, _, let salvaged): salvaged
+        case .incomplete: nil
+        }
+    }
 }
 
 /// Reassembles L2CAP PDUs from HCI ACL fragments (Core 5.4 Vol 3 Part A 7.2), one stream per
