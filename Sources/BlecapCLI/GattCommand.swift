@@ -203,20 +203,9 @@ struct GATTTreeWriter {
     private func jsonConnection(_ s: ConnectionSummary) {
         out.ascii("{\"connection\":")
         out.decimal(s.number)
-        if let p = s.peer {
-            out.ascii(",\"peer\":\"")
-            out.address(p)
-            out.ascii("\"")
-        }
-        if let t = s.peerAddressType {
-            out.ascii(",\"peer_address_type\":")
-            out.decimal(Int(t))
-        }
-        if let id = s.identity {
-            out.ascii(",\"identity_address\":\"")
-            out.address(id)
-            out.ascii("\"")
-        }
+        out.jsonOptional("peer", address: s.peer)
+        out.jsonOptional("peer_address_type", s.peerAddressType.map(Int.init))
+        out.jsonOptional("identity_address", address: s.identity)
         out.ascii(",\"handle\":")
         out.decimal(Int(s.handle))
         if let r = s.role {

@@ -444,10 +444,7 @@ extension CaptureStatistics {
             out.ascii("{\"address\":\"")
             out.address(d.address)
             out.byte(0x22)
-            if let a = d.addressType {
-                out.ascii(",\"address_type\":")
-                out.decimal(Int(a))
-            }
+            out.jsonOptional("address_type", d.addressType.map(Int.init))
             if let n = d.name {
                 out.ascii(",\"name\":")
                 out.jsonString(n)
@@ -471,15 +468,8 @@ extension CaptureStatistics {
             if i > 0 { out.byte(UInt8(ascii: ",")) }
             out.ascii("{\"connection\":")
             out.decimal(c.number)
-            if let p = c.peer {
-                out.ascii(",\"peer\":\"")
-                out.address(p)
-                out.byte(0x22)
-            }
-            if let a = c.peerAddressType {
-                out.ascii(",\"peer_address_type\":")
-                out.decimal(Int(a))
-            }
+            out.jsonOptional("peer", address: c.peer)
+            out.jsonOptional("peer_address_type", c.peerAddressType.map(Int.init))
             if let r = c.role {
                 out.ascii(",\"role\":")
                 out.jsonString(r == 0 ? "central" : "peripheral")
@@ -488,14 +478,8 @@ extension CaptureStatistics {
             out.decimal(Int(c.handle))
             out.ascii(",\"start_frame\":")
             out.decimal(c.startFrame)
-            if let e = c.endFrame {
-                out.ascii(",\"end_frame\":")
-                out.decimal(e)
-            }
-            if let d = c.duration {
-                out.ascii(",\"duration_us\":")
-                out.decimal(d)
-            }
+            out.jsonOptional("end_frame", c.endFrame)
+            out.jsonOptional("duration_us", c.duration.map(Int.init))
             if let reason = c.endReason {
                 out.ascii(",\"end_reason\":")
                 out.decimal(Int(reason))
@@ -612,14 +596,8 @@ extension CaptureStatistics {
         out.decimal(ll.missedEvents)
         out.ascii(",\"direction_inferred\":")
         out.ascii(ll.senderInferred ? "true" : "false")
-        if let tx = ll.txPHY {
-            out.ascii(",\"tx_phy\":")
-            out.decimal(Int(tx))
-        }
-        if let rx = ll.rxPHY {
-            out.ascii(",\"rx_phy\":")
-            out.decimal(Int(rx))
-        }
+        out.jsonOptional("tx_phy", ll.txPHY.map(Int.init))
+        out.jsonOptional("rx_phy", ll.rxPHY.map(Int.init))
         if let map = ll.channelMap {
             out.ascii(",\"channel_map\":")
             out.decimal(map)

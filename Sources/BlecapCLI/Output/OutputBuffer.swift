@@ -404,6 +404,23 @@ public final class OutputBuffer {
         }
     }
 
+    /// `,"key":value` when there is a value; nothing when there is none (JSON outputs leave an
+    /// unknown member out rather than write null).
+    @inline(__always) public func jsonOptional(_ k: StaticString, _ v: Int?) {
+        guard let v else { return }
+        jsonNextKey(k)
+        decimal(v)
+    }
+
+    /// `,"key":"AA:BB:CC:DD:EE:FF"` when there is an address; nothing when there is none.
+    @inline(__always) public func jsonOptional(_ k: StaticString, address a: BDAddr?) {
+        guard let a else { return }
+        jsonNextKey(k)
+        append(0x22)
+        address(a)
+        append(0x22)
+    }
+
     private func escaped(_ view: ByteView, json: Bool) {
         var i = 0
         let n = view.count

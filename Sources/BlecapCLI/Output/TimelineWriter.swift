@@ -74,19 +74,9 @@ final class TimelineWriter {
                 let start = out.count
                 out.jsonNextKey("type")
                 out.jsonString(type)
-                if let c = e.connection {
-                    out.jsonNextKey("connection")
-                    out.decimal(c)
-                }
-                if let p = e.peer {
-                    out.ascii(",\"peer\":\"")
-                    out.address(p)
-                    out.byte(0x22)
-                }
-                if let t = e.peerAddressType {
-                    out.jsonNextKey("peer_address_type")
-                    out.decimal(Int(t))
-                }
+                out.jsonOptional("connection", e.connection)
+                out.jsonOptional("peer", address: e.peer)
+                out.jsonOptional("peer_address_type", e.peerAddressType.map(Int.init))
                 if key.type != 0 { header.record(key, out.written(since: start)) }
             }
             first = false
