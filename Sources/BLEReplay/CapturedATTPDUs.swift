@@ -1,5 +1,49 @@
 import BLEBytes
 
+/// What a `PDUArena` record must say: where its PDU's bytes end in the arena (they start where
+/// the previous PDU's end).
+protocol PDUArenaRecord: BitwiseCopyable, Sendable, Equatable {
+    var end: UInt32 { get }
+}
+
+/// PDUs stored end to end in one arena with a fixed-size record each, both spilled to the replay
+/// spool past 1 MiB: the storage of `CapturedATTPDUs` and `ReplayedPDUs`, which differ only in
+/// what their record holds besides `end`.
+struct PDUArena<Record: PDUArenaRecord>: Sendable, Equatable {
+    private(set) var arena = SpooledArray<UInt8>()
+    private(set) var records = SpooledArray<Record>()
+
+    var count: Int { records.count }
+    subscript(i: Int) -> Record { records[i] }
+
+    /// The bytes of PDU `i`, opcode first.
+    func bytes(at i: Int) -> ArraySlice<UInt8> {
+        let start = i == 0 ? 0 : Int(records[i - 1].end)
+        return arena.bytes(start..<Int(records[i].end))
+    }
+
+    /// Appends a PDU and its record (made from where its bytes end); false (nothing appended)
+    /// when the arena would pass 4 GiB. 32-bit ends keep a record at 24 bytes.
+    mutating func append(_ bytes: some Collection<UInt8>, _ record: (_ end: UInt32) -> Record) -> Bool {
+        guard let end = UInt32(exactly: arena.count + bytes.count) else { return false }
+        arena.append(contentsOf: bytes)
+        records.append(record(end))
+        return true
+    }
+
+    /// Moves what is still in memory to the spool.
+    mutating func seal() {
+        arena.seal()
+        records.seal()
+    }
+
+    /// The same PDUs in the same order (however they are stored).
+    static func == (a: Self, b: Self) -> Bool {
+        guard a.count == b.count else { return false }
+        return (0..<a.count).allSatisfy { a.records[$0] == b.records[$0] && a.bytes(at: $0) == b.bytes(at: $0) }
+    }
+}
+
 /// The ATT PDUs of one connection, in order, stored compactly: every PDU's bytes end to end in
 /// one arena and a fixed-size record (frame, time, where its bytes end, direction) per PDU.
 ///
@@ -10,17 +54,14 @@ import BLEBytes
 /// Elements are `CapturedATTPDU`s made on access (their `bytes` a fresh array); `bytes(at:)`
 /// reads a PDU's bytes without copying them when it can.
 public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
-    struct Record: Sendable, Equatable {
+    struct Record: PDUArenaRecord {
         var frame: Int
         var time: Int64
-        /// Where this PDU's bytes end in `arena`; they start where the previous PDU's end. 32
-        /// bits keep the record at 24 bytes; `append` refuses a PDU that would pass 4 GiB.
         var end: UInt32
         var sentByHost: Bool
     }
 
-    private var arena = SpooledArray<UInt8>()
-    private var records = SpooledArray<Record>()
+    private var store = PDUArena<Record>()
 
     public init() {}
 
@@ -31,18 +72,15 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
     }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { records.count }
+    public var endIndex: Int { store.count }
 
     public subscript(i: Int) -> CapturedATTPDU {
-        let r = records[i]
+        let r = store[i]
         return CapturedATTPDU(frame: r.frame, time: r.time, sentByHost: r.sentByHost, bytes: Array(bytes(at: i)))
     }
 
     /// The bytes of PDU `i`, opcode first.
-    public func bytes(at i: Int) -> ArraySlice<UInt8> {
-        let start = i == 0 ? 0 : Int(records[i - 1].end)
-        return arena.bytes(start..<Int(records[i].end))
-    }
+    public func bytes(at i: Int) -> ArraySlice<UInt8> { store.bytes(at: i) }
 
     /// Reads the PDUs in order holding the spooled blocks it is in, instead of looking each
     /// one up (what `for … in`, `enumerated()` and the comparison's walk do).
@@ -52,8 +90,8 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
         private var start = 0
 
         init(_ pdus: CapturedATTPDUs) {
-            records = SpooledArray.Reader(pdus.records)
-            arena = SpooledArray.Reader(pdus.arena)
+            records = SpooledArray.Reader(pdus.store.records)
+            arena = SpooledArray.Reader(pdus.store.arena)
         }
 
         public mutating func next() -> CapturedATTPDU? {
@@ -67,9 +105,9 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
     public func makeIterator() -> Iterator { Iterator(self) }
 
     /// PDU `i`'s time and direction, without making the element.
-    public func time(at i: Int) -> Int64 { records[i].time }
-    public func sentByHost(at i: Int) -> Bool { records[i].sentByHost }
-    public func frame(at i: Int) -> Int { records[i].frame }
+    public func time(at i: Int) -> Int64 { store[i].time }
+    public func sentByHost(at i: Int) -> Bool { store[i].sentByHost }
+    public func frame(at i: Int) -> Int { store[i].frame }
 
     /// The opcode of PDU `i` (0 for an empty PDU), as `CapturedATTPDU.opcode`.
     public func opcode(at i: Int) -> UInt8 { bytes(at: i).first ?? 0 }
@@ -77,10 +115,7 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
     /// Appends a PDU; false (nothing appended) when the arena would pass 4 GiB.
     @discardableResult
     public mutating func append(frame: Int, time: Int64, sentByHost: Bool, bytes: some Collection<UInt8>) -> Bool {
-        guard let end = UInt32(exactly: arena.count + bytes.count) else { return false }
-        arena.append(contentsOf: bytes)
-        records.append(Record(frame: frame, time: time, end: end, sentByHost: sentByHost))
-        return true
+        store.append(bytes) { Record(frame: frame, time: time, end: $0, sentByHost: sentByHost) }
     }
 
     @discardableResult
@@ -90,16 +125,7 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
 
     /// Moves what is still in memory to the spool, for an exchange that is complete and kept
     /// while others are read (`CapturedSession`'s whole-session read).
-    mutating func seal() {
-        arena.seal()
-        records.seal()
-    }
-
-    /// The same PDUs in the same order (however they are stored).
-    public static func == (a: Self, b: Self) -> Bool {
-        guard a.count == b.count else { return false }
-        return a.indices.allSatisfy { a.records[$0] == b.records[$0] && a.bytes(at: $0) == b.bytes(at: $0) }
-    }
+    mutating func seal() { store.seal() }
 }
 
 /// The ATT PDUs of a replayed connection, stored as compactly as `CapturedATTPDUs` (one arena,
@@ -107,7 +133,7 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
 /// millions of notifications would otherwise cost a heap block per PDU. Elements are
 /// `ReplayedPDU`s made on access.
 public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
-    struct Record: Sendable, Equatable {
+    struct Record: PDUArenaRecord {
         var offset: Int64
         /// `ReplayedPDU.capturedIndex`, -1 for nil (keeps the record at 24 bytes).
         var capturedIndex: Int
@@ -115,8 +141,7 @@ public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, Express
         var sentByHost: Bool
     }
 
-    private var arena = SpooledArray<UInt8>()
-    private var records = SpooledArray<Record>()
+    private var store = PDUArena<Record>()
 
     public init() {}
 
@@ -127,46 +152,32 @@ public struct ReplayedPDUs: RandomAccessCollection, Sendable, Equatable, Express
     }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { records.count }
+    public var endIndex: Int { store.count }
 
     public subscript(i: Int) -> ReplayedPDU {
-        let r = records[i]
+        let r = store[i]
         return ReplayedPDU(
             offset: r.offset, sentByHost: r.sentByHost, bytes: Array(bytes(at: i)),
             capturedIndex: r.capturedIndex < 0 ? nil : r.capturedIndex)
     }
 
     /// The bytes of PDU `i`, opcode first.
-    public func bytes(at i: Int) -> ArraySlice<UInt8> {
-        let start = i == 0 ? 0 : Int(records[i - 1].end)
-        return arena.bytes(start..<Int(records[i].end))
-    }
+    public func bytes(at i: Int) -> ArraySlice<UInt8> { store.bytes(at: i) }
 
     /// PDU `i`'s offset and direction, without making the element.
-    public func offset(at i: Int) -> Int64 { records[i].offset }
-    public func sentByHost(at i: Int) -> Bool { records[i].sentByHost }
+    public func offset(at i: Int) -> Int64 { store[i].offset }
+    public func sentByHost(at i: Int) -> Bool { store[i].sentByHost }
 
     /// Appends a PDU; false (nothing appended) when the arena would pass 4 GiB.
     @discardableResult
     public mutating func append(_ pdu: ReplayedPDU) -> Bool {
-        guard let end = UInt32(exactly: arena.count + pdu.bytes.count) else { return false }
-        arena.append(contentsOf: pdu.bytes)
-        records.append(
-            Record(offset: pdu.offset, capturedIndex: pdu.capturedIndex ?? -1, end: end, sentByHost: pdu.sentByHost))
-        return true
-    }
-
-    /// The same PDUs in the same order (however they are stored).
-    public static func == (a: Self, b: Self) -> Bool {
-        guard a.count == b.count else { return false }
-        return a.indices.allSatisfy { a.records[$0] == b.records[$0] && a.bytes(at: $0) == b.bytes(at: $0) }
+        store.append(pdu.bytes) {
+            Record(offset: pdu.offset, capturedIndex: pdu.capturedIndex ?? -1, end: $0, sentByHost: pdu.sentByHost)
+        }
     }
 
     /// Moves what is still in memory to the spool (a report keeping it while others replay).
-    mutating func seal() {
-        arena.seal()
-        records.seal()
-    }
+    mutating func seal() { store.seal() }
 }
 
 /// A connection's stream items (`ReplayConnectionModel.stream`), a 32-byte record each instead
