@@ -298,7 +298,7 @@ struct FactExtractor {
                 }
             default: break
             }
-        case .acl(let acl, _):
+        case .acl(let acl):
             aclSent(frame, handle: acl.handle, engine, fact)
         case .linkLayer(let ll):
             if !overTheAirTold {

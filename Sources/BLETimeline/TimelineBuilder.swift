@@ -126,10 +126,10 @@ public final class TimelineBuilder {
         let r = frame.record
         lastTime = r.timestamp
         if initState != nil { lastRecordForFinish = r }
-        // An ACL frame's PDU taken from `aclPDU`, without switching on (and copying) the layer:
-        // an ACL record's layer is `.acl` or `.malformed`, which adds nothing here.
+        // An ACL frame's PDU taken from `l2cap`, without switching on the layer: an ACL
+        // record's layer is `.acl` or `.malformed`, which adds nothing here.
         if r.kind == .aclData {
-            if let pdu = frame.aclPDU {
+            if let pdu = frame.l2cap {
                 truncatedPDU = pdu.isTruncated
                 l2cap(pdu, r)
                 truncatedPDU = false

@@ -124,32 +124,20 @@ struct CaptureStatistics {
             }
         }
         if r.isTruncated { truncated += 1 }
-        // A whole ACL PDU, the common case, without the switch below: it copies the layer whole
-        // (see `DecodedFrame.aclPDU`).
-        if frame.aclPDUIsComplete, let pdu = frame.aclPDU {
-            countPDU(pdu)
-            return
-        }
-        // The layer switched on once, its reassembly result on its own: patterns through both
-        // (and `frame.l2cap` for link-layer frames) copied the 234-byte layer out once more per
-        // frame (~35 instructions per frame, 1.8 % of `info`).
-        switch frame.layer {
-        case .malformed: malformed += 1
-        case .acl(_, let result?):
-            switch result {
-            case .complete(let pdu): countPDU(pdu)
-            case .incomplete: aclFragments += 1
-            case .malformed(_, _, let salvaged):
-                // A PDU the capture cut is decoded as far as it goes: truncated, not malformed.
-                if !r.isTruncated { malformed += 1 }
-                if let salvaged { countPDU(salvaged) }
-            }
-        case .linkLayer(let ll):
-            switch ll.l2cap {
-            case .complete(let pdu)?: countPDU(pdu)
-            case .malformed(_, _, let salvaged?)?: countPDU(salvaged)
+        if let pdu = frame.l2cap { countPDU(pdu) }
+        // The reassembly's verdict counts for ACL only: a Link Layer PDU's damage is the LL
+        // decoder's to report.
+        switch r.kind {
+        case .aclData:
+            switch frame.reassembly {
+            case .incomplete?: aclFragments += 1
+            // A PDU the capture cut is decoded as far as it goes: truncated, not malformed.
+            case .malformed? where !r.isTruncated: malformed += 1
+            case nil: if case .malformed = frame.layer { malformed += 1 }
             default: break
             }
+        case .hciCommand, .hciEvent:
+            if case .malformed = frame.layer { malformed += 1 }
         default: break
         }
     }

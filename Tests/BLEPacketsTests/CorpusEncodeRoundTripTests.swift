@@ -93,7 +93,7 @@ import Testing
             case .event(let e):
                 t.check("HCI event packet", e.encoded(), original, where: place)
                 if !e.lengthMismatch { typedEvent(e, original, place, &t) }
-            case .acl(let acl, let result):
+            case .acl(let acl):
                 t.check("ACL data packet", acl.encoded(), original, where: place)
                 let key = "\(r.controllerIndex)/\(acl.handle)/\(r.direction)"
                 if acl.boundary.isStart {
@@ -102,7 +102,7 @@ import Testing
                     streams[key]?.packets.append(acl.h4Encoded())
                     streams[key]?.data += acl.data.toArray()
                 }
-                guard case .complete(let pdu)? = result else { continue }
+                guard case .complete(let pdu)? = frame.reassembly else { continue }
                 let basic = L2CAPBasicFrame(channel: pdu.channel, payload: pdu.payload)
                 if let s = streams[key], s.packets.count == pdu.fragmentCount {
                     t.check("L2CAP basic frame", basic.encoded(), s.data, where: place)

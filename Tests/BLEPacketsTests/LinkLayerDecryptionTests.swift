@@ -60,7 +60,7 @@ import Testing
         let w = try Self.walk(Self.crackle)
         // Just Works: TK 0, found on the first attempt; the link is decrypted from the central's
         // LL_START_ENC_RSP (frame 585) on.
-        guard case .decrypting(.recoveredFromPairing(let method, let tk, _, let attempts))? = w.notes[585] else {
+        guard case .decrypting(.recoveredFromPairing(let tk, _, let attempts, let method))? = w.notes[585] else {
             Issue.record("frame 585: \(String(describing: w.notes[585]))")
             return
         }
@@ -83,7 +83,7 @@ import Testing
         let w = try Self.walk(Self.whad)
         // The Pairing Response (292) chose Passkey Entry; the TK that reproduces the confirm
         // values is 0, so the passkey was 000000.
-        guard case .decrypting(.recoveredFromPairing(_, let tk, _, _))? = w.notes[1287] else {
+        guard case .decrypting(.recoveredFromPairing(let tk, _, _, _))? = w.notes[1287] else {
             Issue.record("frame 1287: \(String(describing: w.notes[1287]))")
             return
         }
@@ -257,7 +257,7 @@ import Testing
         let (short, _, left) = run(budget: 1_000)
         #expect(short == .notDecryptable(.crackBudgetSpent(attempts: 1_000)) && left == 0)
         let (enough, plaintext, rest) = run(budget: 461_141)
-        guard case .decrypting(.recoveredFromPairing(let method, _, _, let attempts))? = enough else {
+        guard case .decrypting(.recoveredFromPairing(_, _, let attempts, let method))? = enough else {
             Issue.record("\(String(describing: enough))")
             return
         }

@@ -45,7 +45,7 @@ struct FrameWalk {
                 {
                     completedPackets[r.frame] = n.entries.reduce(0) { $0 + Int($1.count) }
                 }
-            case .acl(let a, _):
+            case .acl(let a):
                 acl[r.frame] = ACL(
                     sent: r.direction == .sent, boundary: a.boundary, length: a.data.count, handle: a.handle)
             default: break

@@ -84,7 +84,7 @@ final class CheckingSink: FieldSink {
         switch frame.layer {
         case .command(let c): c.describe(into: self)
         case .event(let e): e.describe(into: self)
-        case .acl(let acl, _):
+        case .acl(let acl):
             acl.describe(into: self)
             if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: self) }
         case .linkLayer(let ll):

@@ -168,7 +168,7 @@ public struct InsecurePairing: LintRule {
         var message = pending.message
         var related = pending.related
         if let (source, frame) = links[c]?.recovered,
-            case .recoveredFromPairing(let method, _, let stk, let attempts) = source
+            case .recoveredFromPairing(_, let stk, let attempts, let method) = source
         {
             message +=
                 ". Shown by this capture: blecap recovered the TK (\(Self.tkName(method, passkeyEntry: links[c]?.passkeyEntry == true))) after \(attempts) attempt\(attempts == 1 ? "" : "s") and decrypted the link with the STK \(stk.hexMSBFirst)"

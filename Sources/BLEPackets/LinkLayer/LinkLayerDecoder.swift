@@ -34,8 +34,6 @@ public struct LinkLayerFrame: @unchecked Sendable {
     /// The payload is ciphertext: sent after the peripheral's LL_START_ENC_REQ (4.6.8.2
     /// step 3) and not decrypted by the sniffer. Not decoded further.
     public let isEncrypted: Bool
-    /// For LLID 1/2 data PDUs that reached the reassembler: what the fragment did.
-    public let l2cap: L2CAPReassemblyResult?
     /// The payload was ciphertext and blecap decrypted it: `pdu` and `bytes` are the
     /// plaintext PDU (Length without the MIC), as a sniffer that decrypts hands it over.
     public var isDecrypted = false
@@ -118,8 +116,10 @@ public final class LinkLayerDecoder {
         table.index(of: accessAddress).map { table.links[$0].number }
     }
 
-    public func decode(_ record: CaptureRecord) -> LinkLayerFrame {
-        table.decode(record, reassembler)
+    /// `l2cap`: for an LLID 1/2 data PDU that reached the reassembler, what the fragment did
+    /// (else nil). Kept out of `LinkLayerFrame` for the reason `DecodedFrame.reassembly` gives.
+    public func decode(_ record: CaptureRecord, l2cap: inout L2CAPReassemblyResult?) -> LinkLayerFrame {
+        table.decode(record, reassembler, l2cap: &l2cap)
     }
 
     /// FNV-1a over LLID, Length and payload: what a retransmitted copy repeats.
@@ -177,13 +177,16 @@ struct LinkTable {
         plainBuffer = .allocate(byteCount: 3 + 255, alignment: 1)
     }
 
-    mutating func decode(_ record: CaptureRecord, _ reassembler: L2CAPReassembler) -> LinkLayerFrame {
+    mutating func decode(
+        _ record: CaptureRecord, _ reassembler: L2CAPReassembler, l2cap result: inout L2CAPReassemblyResult?
+    ) -> LinkLayerFrame {
+        result = nil
         let radio = record.radio
         let raw = record.payload
         guard let h1 = raw.u8(1) else {
             return LinkLayerFrame(
                 pdu: .truncated, bytes: raw, crc: .unchecked, connection: 0, isRetransmission: false,
-                isEncrypted: false, l2cap: nil)
+                isEncrypted: false)
         }
         if radio.isAdvertising {
             let bytes = raw.prefix(2 + Int(h1))
@@ -200,7 +203,7 @@ struct LinkTable {
             }
             return LinkLayerFrame(
                 pdu: .advertising(adv), bytes: bytes, crc: crc, connection: opened, isRetransmission: false,
-                isEncrypted: false, l2cap: nil)
+                isEncrypted: false)
         }
 
         let cp = (raw.u8(0) ?? 0) & 0x20 != 0
@@ -213,14 +216,14 @@ struct LinkTable {
         guard var pdu = LLDataPDU(bytes) else {
             return LinkLayerFrame(
                 pdu: .truncated, bytes: bytes, crc: crc, connection: links[i].number, isRetransmission: false,
-                isEncrypted: false, l2cap: nil)
+                isEncrypted: false)
         }
         let number = links[i].number
         // A PDU whose CRC failed is noise: it neither acknowledges nor carries anything.
         guard crc != .invalid else {
             return LinkLayerFrame(
                 pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: false,
-                isEncrypted: false, l2cap: nil)
+                isEncrypted: false)
         }
         // Retransmission (4.5.9): a side whose PDU was not acknowledged (or that did not hear
         // the acknowledgement) sends the same PDU again: same SN, same LLID and payload (the
@@ -277,13 +280,12 @@ struct LinkTable {
         if retransmission || encrypted {
             return LinkLayerFrame(
                 pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: retransmission,
-                isEncrypted: encrypted, l2cap: nil, isDecrypted: decrypted, micFailure: micFailure, decryption: note,
+                isEncrypted: encrypted, isDecrypted: decrypted, micFailure: micFailure, decryption: note,
                 senderPerMIC: senderPerMIC)
         }
         // A sniffer that decrypted hands over the plaintext with Length counting it alone (the
         // nRF Sniffer drops the MIC), so the payload is used as it is.
         let payload = pdu.payload
-        var result: L2CAPReassemblyResult? = nil
         switch pdu.llid {
         case LLID.control:
             let opcode = payload.u8(0)
@@ -311,7 +313,7 @@ struct LinkTable {
         }
         return LinkLayerFrame(
             pdu: .data(pdu), bytes: bytes, crc: crc, connection: number, isRetransmission: false,
-            isEncrypted: false, l2cap: result, isDecrypted: decrypted, micFailure: micFailure, decryption: note,
+            isEncrypted: false, isDecrypted: decrypted, micFailure: micFailure, decryption: note,
             senderPerMIC: senderPerMIC)
     }
 

@@ -14,8 +14,10 @@ public enum LinkLayerDecryptionNote: Sendable, Equatable {
 /// Where the key that decrypts a link came from.
 public enum LinkLayerKeySource: Sendable, Equatable {
     /// LE legacy pairing on this link, TK found from the captured exchange (crackle's method):
-    /// the STK encrypts the link until the distributed LTK takes over.
-    case recoveredFromPairing(method: LegacyPairingMethod, tk: UInt128, stk: UInt128, attempts: Int)
+    /// the STK encrypts the link until the distributed LTK takes over. The 16-byte keys come
+    /// first so that no padding follows the method: a `LinkLayerFrame` holding this note stays
+    /// under the 128 bytes past which moving a frame's layer is a `memcpy` call.
+    case recoveredFromPairing(tk: UInt128, stk: UInt128, attempts: Int, method: LegacyPairingMethod)
     /// A key given with `--ltk`.
     case given(ltk: UInt128)
     /// An LTK an earlier pairing in this capture distributed (SMP Encryption Information, read
@@ -27,7 +29,7 @@ public enum LinkLayerKeySource: Sendable, Equatable {
 
     public var key: UInt128 {
         switch self {
-        case .recoveredFromPairing(_, _, let stk, _): stk
+        case .recoveredFromPairing(_, let stk, _, _): stk
         case .given(let ltk), .distributed(let ltk, _), .secureConnectionsDebugKey(let ltk): ltk
         }
     }
@@ -308,7 +310,7 @@ struct LinkSecurity {
                         (
                             stk,
                             .recoveredFromPairing(
-                                method: method, tk: tk, stk: stk, attempts: report.attempts)
+                                tk: tk, stk: stk, attempts: report.attempts, method: method)
                         ))
                 case .secureConnections:
                     failure = .secureConnections(debugKey: pairing.sawDebugKey)

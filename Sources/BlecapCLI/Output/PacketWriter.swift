@@ -127,8 +127,8 @@ final class PacketWriter {
             out.ascii("HCI_EVT ")
             paint(ANSI.reset)
             eventSummary(e)
-        case .acl(let acl, let result):
-            aclSummary(frame, acl, result)
+        case .acl(let acl):
+            aclSummary(frame, acl)
         case .malformed(let note):
             paint(ANSI.red)
             out.ascii("MALFORMED ")
@@ -388,11 +388,11 @@ final class PacketWriter {
         paint(ANSI.reset)
     }
 
-    private func aclSummary(_ frame: DecodedFrame, _ acl: HCIACLPacket, _ result: L2CAPReassemblyResult?) {
+    private func aclSummary(_ frame: DecodedFrame, _ acl: HCIACLPacket) {
         guard let pdu = frame.l2cap else {
             out.ascii("HCI_ACL handle ")
             out.hex(UInt64(acl.handle), digits: 4)
-            if case .malformed(let note, _, _)? = result {
+            if case .malformed(let note, _, _)? = frame.reassembly {
                 paint(ANSI.red)
                 out.ascii(" malformed: ")
                 out.ascii(note)
@@ -404,7 +404,7 @@ final class PacketWriter {
             }
             return
         }
-        l2capSummary(pdu, result)
+        l2capSummary(pdu, frame.reassembly)
     }
 
     /// An L2CAP PDU's protocol tag and summary (ACL and Link Layer data alike).
@@ -535,7 +535,7 @@ final class PacketWriter {
         switch frame.layer {
         case .command(let c): c.describe(into: sink)
         case .event(let e): e.describe(into: sink)
-        case .acl(let acl, _):
+        case .acl(let acl):
             acl.describe(into: sink)
             if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: sink) }
         case .other:
@@ -595,7 +595,7 @@ final class PacketWriter {
             out.byte(UInt8(ascii: "}"))
         case .event(let e):
             jsonEvent(e)
-        case .acl(_, let result):
+        case .acl:
             if let pdu = frame.l2cap {
                 out.ascii(",\"l2cap\":{\"cid\":")
                 out.decimal(UInt64(pdu.channel))
@@ -606,7 +606,7 @@ final class PacketWriter {
                 out.byte(UInt8(ascii: "}"))
                 jsonUpperLayer(pdu)
             }
-            if case .malformed(let note, _, _)? = result {
+            if case .malformed(let note, _, _)? = frame.reassembly {
                 out.ascii(",\"malformed\":")
                 out.jsonString(note)
             }

@@ -505,7 +505,7 @@ final class TimelineWriter {
         case .decrypting(let source):
             str("decrypted", "yes")
             switch source {
-            case .recoveredFromPairing(let method, let tk, let stk, let attempts):
+            case .recoveredFromPairing(let tk, let stk, let attempts, let method):
                 str("key_source", "recovered_from_pairing")
                 switch method {
                 case .justWorks: str("method", "just_works")
