@@ -98,6 +98,22 @@ public struct ReplayEngine {
         var anchor: (replayed: Int64, captured: Int64)?
     }
 
+    /// When each script step went out, or its response arrived, in the replay (nil: not yet),
+    /// spilled like the script: as two `[Int64?]` (16 bytes a step each) they held 32 MB over
+    /// the replay of a connection of 1 M requests. Steps go out in order and their responses
+    /// come about in order, so the times are appended, rarely set behind the last.
+    private struct StepTimes {
+        private var times = SpooledArray<Int64?>()
+
+        subscript(n: Int) -> Int64? {
+            get { n < times.count ? times[n] : nil }
+            set {
+                while times.count <= n { times.append(nil) }
+                times.update(n) { $0 = newValue }
+            }
+        }
+    }
+
     public func run() -> ReplayedConnection {
         var loop = Loop(engine: self)
         return loop.run()
@@ -135,8 +151,9 @@ public struct ReplayEngine {
         /// Set: replayed PDUs are exported as they go out (`runComparing(export:)`).
         var export: ReplayConnectionExport?
         var servers: [ReplayATTServer]
-        var sentAt: [Int64?]
-        var answeredAt: [Int64?]
+        var sentAt = StepTimes()
+        var answeredAt = StepTimes()
+        var sentSteps = 0
         /// When each indication arrived (what a confirmation's step counts from).
         var serverPDUAt: [Int: Int64] = [:]
         /// Outstanding request per bearer direction (0: host client, 1: peer client) and a
@@ -166,8 +183,6 @@ public struct ReplayEngine {
                 ReplayATTServer(model: m.peerServer, faults: engine.faults),
                 ReplayATTServer(model: m.hostServer, faults: engine.faults),
             ]
-            sentAt = Array(repeating: nil, count: m.steps.count)
-            answeredAt = Array(repeating: nil, count: m.steps.count)
             drops = engine.faults.streamDrops(of: m)
             // Each group's last offset, to tell whether its offsets ever decrease.
             var lastOffset: [Int: Int64] = [:]
@@ -238,7 +253,7 @@ public struct ReplayEngine {
                 now = e.time
                 handle(e.action)
             }
-            out.unsentSteps = model.steps.count - sentAt.compactMap { $0 }.count
+            out.unsentSteps = model.steps.count - sentSteps
             return out
         }
 
@@ -282,7 +297,7 @@ public struct ReplayEngine {
         /// Schedules the next client step once its anchor has happened (steps go out in order).
         mutating func trySchedule() {
             if !stepScheduled, nextStep < model.steps.count {
-                let s = model.steps[nextStep]
+                let s = model.steps.record(at: nextStep)
                 if let t = anchorTime(s.anchor) {
                     stepScheduled = true
                     schedule(
@@ -304,7 +319,7 @@ public struct ReplayEngine {
             case .step(let n): send(n)
             case .response(let n, let bytes):
                 guard !silent else { return }
-                let s = model.steps[n]
+                let s = model.steps.record(at: n)
                 emit(
                     ReplayedPDU(
                         offset: now, sentByHost: !s.hostIsClient, bytes: bytes,
@@ -312,7 +327,7 @@ public struct ReplayEngine {
                 answeredAt[n] = now
                 let dir = s.hostIsClient ? 0 : 1
                 // An Exchange MTU ends here: its ATT_MTU holds for the bearer, both directions.
-                if s.bytes.first == ATTOpcode.exchangeMTURequest.rawValue,
+                if s.opcode == ATTOpcode.exchangeMTURequest.rawValue,
                     bytes.first == ATTOpcode.exchangeMTUResponse.rawValue,
                     let m = servers[dir].negotiatedMTU
                 {
@@ -373,9 +388,9 @@ public struct ReplayEngine {
         }
 
         mutating func send(_ n: Int) {
-            let s = model.steps[n]
+            let s = model.steps.record(at: n)
             let dir = s.hostIsClient ? 0 : 1
-            if s.isRequest, let o = outstanding[dir], let answeredAt = model.steps[o].responseIndex,
+            if s.isRequest, let o = outstanding[dir], let answeredAt = model.steps.record(at: o).responseIndex,
                 answeredAt < s.capturedIndex
             {
                 // One outstanding request per bearer: it goes out when the answer arrives (no
@@ -386,17 +401,19 @@ public struct ReplayEngine {
             }
             nextStep = n + 1
             stepScheduled = false
+            if sentAt[n] == nil { sentSteps += 1 }
             sentAt[n] = now
+            let bytes = Array(model.steps.bytes(ofStep: n))
             // A peer's request on a silent link never reaches this host's log.
             if !(silent && !s.hostIsClient) {
                 emit(
                     ReplayedPDU(
-                        offset: now, sentByHost: s.hostIsClient, bytes: s.bytes,
+                        offset: now, sentByHost: s.hostIsClient, bytes: bytes,
                         capturedIndex: s.capturedIndex))
             }
             if s.isRequest { outstanding[dir] = n }
             servers[dir].adoptEvidence(at: s.responseIndex ?? s.capturedIndex)
-            if !silent, let response = servers[dir].answer(s.bytes), let latency = s.latency {
+            if !silent, let response = servers[dir].answer(bytes), let latency = s.latency {
                 // The injected delay lengthens the captured latency, on the same clock.
                 let sentAt = model.capturedOffset(ofPDU: s.capturedIndex)
                 let due = after(now, captured: sentAt, delay: latency &+ engine.faults.responseDelayMicros)
