@@ -142,6 +142,9 @@ public struct ReplayEngine {
         /// The engine's model, held here rather than read through `engine` at every use (each
         /// read would copy it, with its many references).
         let model: ReplayConnectionModel
+        /// The model's script and captured exchange, read through cursors (`CapturedATTPDUs.Cursor`).
+        var script: ReplayScript.Cursor
+        var exchange: CapturedATTPDUs.Cursor
         var now: Int64 = 0
         var queue: [Event] = []
         var sequence = 0
@@ -176,6 +179,8 @@ public struct ReplayEngine {
             self.engine = engine
             let m = engine.model
             model = m
+            script = ReplayScript.Cursor(m.steps)
+            exchange = CapturedATTPDUs.Cursor(m.connection.att)
             capturedStart = m.connection.summary.startTime
             replayedStart = engine.clock.time(capturedStart)
             out = ReplayedConnection(number: m.number, pdus: [])
@@ -228,6 +233,20 @@ public struct ReplayEngine {
         }
 
         func less(_ a: Event, _ b: Event) -> Bool { (a.time, a.order) < (b.time, b.order) }
+
+        /// `model.capturedOffset(ofPDU:)` and `model.capturedOffset(of:)` through the cursors.
+        mutating func capturedOffset(ofPDU i: Int) -> Int64 { exchange.time(at: i) &- capturedStart }
+
+        mutating func capturedOffset(of anchor: ReplayStep.Anchor) -> Int64 {
+            switch anchor {
+            case .connectionStart: return 0
+            case .sent(let n): return capturedOffset(ofPDU: script.record(at: n).capturedIndex)
+            case .answered(let n):
+                let r = script.record(at: n)
+                return capturedOffset(ofPDU: r.responseIndex ?? r.capturedIndex)
+            case .serverPDU(let i): return capturedOffset(ofPDU: i)
+            }
+        }
 
         /// Where `captured` µs after the connection's start lands in the replay (µs after its start).
         func replayed(_ captured: Int64) -> Int64 {
@@ -297,20 +316,20 @@ public struct ReplayEngine {
         /// Schedules the next client step once its anchor has happened (steps go out in order).
         mutating func trySchedule() {
             if !stepScheduled, nextStep < model.steps.count {
-                let s = model.steps.record(at: nextStep)
+                let s = script.record(at: nextStep)
                 if let t = anchorTime(s.anchor) {
                     stepScheduled = true
-                    schedule(
-                        after(t, captured: model.capturedOffset(of: s.anchor), delay: s.delay),
-                        order: s.capturedIndex, .step(nextStep))
+                    // The anchor's offset first: read through the cursors (mutating) within the
+                    // arguments of `after`, it made each call copy the loop.
+                    let anchor = capturedOffset(of: s.anchor)
+                    schedule(after(t, captured: anchor, delay: s.delay), order: s.capturedIndex, .step(nextStep))
                 }
             }
             if !linkEndScheduled, nextStep >= model.steps.count, let end = model.linkEnd, let t = anchorTime(end.anchor)
             {
                 linkEndScheduled = true
-                schedule(
-                    after(t, captured: model.capturedOffset(of: end.anchor), delay: end.delay),
-                    order: Int.max / 2_000_000, .linkEnd)
+                let anchor = capturedOffset(of: end.anchor)
+                schedule(after(t, captured: anchor, delay: end.delay), order: Int.max / 2_000_000, .linkEnd)
             }
         }
 
@@ -319,7 +338,7 @@ public struct ReplayEngine {
             case .step(let n): send(n)
             case .response(let n, let bytes):
                 guard !silent else { return }
-                let s = model.steps.record(at: n)
+                let s = script.record(at: n)
                 emit(
                     ReplayedPDU(
                         offset: now, sentByHost: !s.hostIsClient, bytes: bytes,
@@ -388,9 +407,9 @@ public struct ReplayEngine {
         }
 
         mutating func send(_ n: Int) {
-            let s = model.steps.record(at: n)
+            let s = script.record(at: n)
             let dir = s.hostIsClient ? 0 : 1
-            if s.isRequest, let o = outstanding[dir], let answeredAt = model.steps.record(at: o).responseIndex,
+            if s.isRequest, let o = outstanding[dir], let answeredAt = script.record(at: o).responseIndex,
                 answeredAt < s.capturedIndex
             {
                 // One outstanding request per bearer: it goes out when the answer arrives (no
@@ -403,7 +422,7 @@ public struct ReplayEngine {
             stepScheduled = false
             if sentAt[n] == nil { sentSteps += 1 }
             sentAt[n] = now
-            let bytes = Array(model.steps.bytes(ofStep: n))
+            let bytes = Array(exchange.bytes(at: s.capturedIndex))
             // A peer's request on a silent link never reaches this host's log.
             if !(silent && !s.hostIsClient) {
                 emit(
@@ -415,7 +434,7 @@ public struct ReplayEngine {
             servers[dir].adoptEvidence(at: s.responseIndex ?? s.capturedIndex)
             if !silent, let response = servers[dir].answer(bytes), let latency = s.latency {
                 // The injected delay lengthens the captured latency, on the same clock.
-                let sentAt = model.capturedOffset(ofPDU: s.capturedIndex)
+                let sentAt = capturedOffset(ofPDU: s.capturedIndex)
                 let due = after(now, captured: sentAt, delay: latency &+ engine.faults.responseDelayMicros)
                 schedule(due, order: s.responseIndex ?? s.capturedIndex, .response(step: n, bytes: response))
                 // An accepted CCCD write starts the notifications it enabled.

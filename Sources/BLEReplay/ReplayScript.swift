@@ -4,7 +4,7 @@
 /// Why: a step per request or command, as a `ReplayStep` with its own copy of the bytes, cost
 /// about 130 bytes and a heap block; a connection of 950,000 requests held 250 MB of script,
 /// answers and replay times (peak RSS). Elements are `ReplayStep`s made on access; the engine
-/// reads records (`record(at:)`) and bytes (`bytes(ofStep:)`) instead.
+/// reads records instead (`Cursor`), and their PDUs from the exchange.
 public struct ReplayScript: RandomAccessCollection, Sendable, ExpressibleByArrayLiteral {
     struct Record: Sendable {
         var capturedIndex: Int
@@ -69,8 +69,14 @@ public struct ReplayScript: RandomAccessCollection, Sendable, ExpressibleByArray
     /// Step `i`'s record, without making the step (and copying the exchange's references).
     func record(at i: Int) -> Record { records[i] }
 
-    /// The PDU of step `i`, opcode first.
-    func bytes(ofStep i: Int) -> ArraySlice<UInt8> { captured.bytes(at: records[i].capturedIndex) }
+    /// Reads records holding the spooled block of the last one read (`CapturedATTPDUs.Cursor`).
+    struct Cursor {
+        private var records: SpooledArray<Record>.Reader
+
+        init(_ script: ReplayScript) { records = SpooledArray.Reader(script.records) }
+
+        mutating func record(at i: Int) -> Record { records.element(at: i) }
+    }
 
     /// Appends a step. Every step of a model comes from its one captured exchange.
     public mutating func append(_ step: ReplayStep) {
