@@ -39,9 +39,13 @@ extension BluetoothUUID {
 extension ReplayAnswer {
     /// A captured response as an answer: an Error Response's code (0 when the PDU is cut
     /// short of it), otherwise the bytes after the opcode.
-    package init(response r: [UInt8]) {
+    package init(response r: [UInt8]) { self.init(response: r[...]) }
+
+    /// The same for a captured response read in place (`ReplayAnswers`).
+    package init(response r: ArraySlice<UInt8>) {
         self =
-            r.first == ATTOpcode.errorResponse.rawValue ? .error(Self.errorCode(in: r)) : .value(Array(r.dropFirst()))
+            r.first == ATTOpcode.errorResponse.rawValue
+            ? .error(Self.errorCode(in: Array(r))) : .value(Array(r.dropFirst()))
     }
 
     /// The Error Code of an Error Response (3.4.1.1), 0 when the PDU is too short for it.

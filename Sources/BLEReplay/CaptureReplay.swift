@@ -24,10 +24,11 @@ public final class CaptureReplay {
 
     public init(session: CapturedSession) {
         self.session = session
-        // Every model is kept until the session is replayed: its stream waits in the spool.
+        // Every model is kept until the session is replayed: its script, stream and recorded
+        // answers wait in the spool.
         models = session.connections.map {
             var m = ReplayConnectionModel($0)
-            m.stream.seal()
+            m.seal()
             return m
         }
     }

@@ -104,6 +104,28 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
 
     public func makeIterator() -> Iterator { Iterator(self) }
 
+    /// Reads PDUs anywhere holding the spooled blocks of the last one read: the replay engine
+    /// reads a step's PDU and time and its anchor's, near each other, and a spool lookup for
+    /// each (a lock and a block's reference, about ten a request) cost, with the loop's copies
+    /// in `ReplayEngine`'s `trySchedule`, 0.5 s of a 3.1 s replay of 950,000 requests.
+    struct Cursor {
+        private var records: SpooledArray<Record>.Reader
+        private var arena: SpooledArray<UInt8>.Reader
+
+        init(_ pdus: CapturedATTPDUs) {
+            records = SpooledArray.Reader(pdus.store.records)
+            arena = SpooledArray.Reader(pdus.store.arena)
+        }
+
+        mutating func time(at i: Int) -> Int64 { records.element(at: i).time }
+
+        /// The bytes of PDU `i`, opcode first.
+        mutating func bytes(at i: Int) -> ArraySlice<UInt8> {
+            let start = i == 0 ? 0 : Int(records.element(at: i - 1).end)
+            return arena.bytes(start..<Int(records.element(at: i).end))
+        }
+    }
+
     /// PDU `i`'s time and direction, without making the element.
     public func time(at i: Int) -> Int64 { store[i].time }
     public func sentByHost(at i: Int) -> Bool { store[i].sentByHost }

@@ -52,7 +52,7 @@ package struct ReplayATTServer {
         case .readByGroupTypeRequest: return readByGroupType(request)
         case .readRequest:
             guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-            switch next(model.reads[h], &readCursor[h, default: 0]) {
+            switch Self.next(model.reads, h, &readCursor) {
             case .error(let code)?: return error(op, h, code)
             case .value(let v)?:
                 current[h] = v
@@ -62,7 +62,7 @@ package struct ReplayATTServer {
         case .readBlobRequest:
             guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
             let offset = Int(request.u16le(3) ?? 0)
-            switch next(model.blobReads[h], &blobCursor[h, default: 0]) {
+            switch Self.next(model.blobReads, h, &blobCursor) {
             case .error(let code)?: return error(op, h, code)
             case .value(let v)?: return readBlobResponse(v.prefix(mtu - 1))
             case nil:
@@ -72,12 +72,12 @@ package struct ReplayATTServer {
             }
         case .writeRequest:
             guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-            if case .error(let code)? = next(model.writes[h], &writeCursor[h, default: 0]) { return error(op, h, code) }
+            if case .error(let code)? = Self.next(model.writes, h, &writeCursor) { return error(op, h, code) }
             current[h] = Array(request.dropFirst(3))
             return ATTWriteResponse().encoded()
         case .prepareWriteRequest:
             guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-            if case .error(let code)? = next(model.prepares[h], &prepareCursor[h, default: 0]) {
+            if case .error(let code)? = Self.next(model.prepares, h, &prepareCursor) {
                 return error(op, h, code)
             }
             // The response echoes handle, offset and part (Vol 3 Part F 3.4.6.2), byte for byte
@@ -97,10 +97,16 @@ package struct ReplayATTServer {
         }
     }
 
-    private func next(_ list: [ReplayAnswer]?, _ cursor: inout Int) -> ReplayAnswer? {
-        guard let list, !list.isEmpty else { return nil }
-        defer { cursor += 1 }
-        return list[min(cursor, list.count - 1)]
+    /// The next recorded answer of `h` in `answers` (past the last, the last). Static: a method
+    /// of `self` given `&cursors`, a part of `self`, is called on a copy of the server (its
+    /// model's references and all), about 5% of replaying 950,000 requests (perf).
+    private static func next(_ answers: [UInt16: ReplayAnswers], _ h: UInt16, _ cursors: inout [UInt16: Int])
+        -> ReplayAnswer?
+    {
+        let n = cursors[h, default: 0]
+        cursors[h] = n + 1
+        guard let list = answers[h], !list.isEmpty else { return nil }
+        return list[min(n, list.count - 1)]
     }
 
     private func error(_ request: ATTOpcode, _ handle: UInt16, _ code: UInt8) -> [UInt8] {

@@ -98,6 +98,22 @@ public struct ReplayEngine {
         var anchor: (replayed: Int64, captured: Int64)?
     }
 
+    /// When each script step went out, or its response arrived, in the replay (nil: not yet),
+    /// spilled like the script: as two `[Int64?]` (16 bytes a step each) they held 32 MB over
+    /// the replay of a connection of 1 M requests. Steps go out in order and their responses
+    /// come about in order, so the times are appended, rarely set behind the last.
+    private struct StepTimes {
+        private var times = SpooledArray<Int64?>()
+
+        subscript(n: Int) -> Int64? {
+            get { n < times.count ? times[n] : nil }
+            set {
+                while times.count <= n { times.append(nil) }
+                times.update(n) { $0 = newValue }
+            }
+        }
+    }
+
     public func run() -> ReplayedConnection {
         var loop = Loop(engine: self)
         return loop.run()
@@ -126,6 +142,9 @@ public struct ReplayEngine {
         /// The engine's model, held here rather than read through `engine` at every use (each
         /// read would copy it, with its many references).
         let model: ReplayConnectionModel
+        /// The model's script and captured exchange, read through cursors (`CapturedATTPDUs.Cursor`).
+        var script: ReplayScript.Cursor
+        var exchange: CapturedATTPDUs.Cursor
         var now: Int64 = 0
         var queue: [Event] = []
         var sequence = 0
@@ -135,8 +154,9 @@ public struct ReplayEngine {
         /// Set: replayed PDUs are exported as they go out (`runComparing(export:)`).
         var export: ReplayConnectionExport?
         var servers: [ReplayATTServer]
-        var sentAt: [Int64?]
-        var answeredAt: [Int64?]
+        var sentAt = StepTimes()
+        var answeredAt = StepTimes()
+        var sentSteps = 0
         /// When each indication arrived (what a confirmation's step counts from).
         var serverPDUAt: [Int: Int64] = [:]
         /// Outstanding request per bearer direction (0: host client, 1: peer client) and a
@@ -159,6 +179,8 @@ public struct ReplayEngine {
             self.engine = engine
             let m = engine.model
             model = m
+            script = ReplayScript.Cursor(m.steps)
+            exchange = CapturedATTPDUs.Cursor(m.connection.att)
             capturedStart = m.connection.summary.startTime
             replayedStart = engine.clock.time(capturedStart)
             out = ReplayedConnection(number: m.number, pdus: [])
@@ -166,8 +188,6 @@ public struct ReplayEngine {
                 ReplayATTServer(model: m.peerServer, faults: engine.faults),
                 ReplayATTServer(model: m.hostServer, faults: engine.faults),
             ]
-            sentAt = Array(repeating: nil, count: m.steps.count)
-            answeredAt = Array(repeating: nil, count: m.steps.count)
             drops = engine.faults.streamDrops(of: m)
             // Each group's last offset, to tell whether its offsets ever decrease.
             var lastOffset: [Int: Int64] = [:]
@@ -214,6 +234,20 @@ public struct ReplayEngine {
 
         func less(_ a: Event, _ b: Event) -> Bool { (a.time, a.order) < (b.time, b.order) }
 
+        /// `model.capturedOffset(ofPDU:)` and `model.capturedOffset(of:)` through the cursors.
+        mutating func capturedOffset(ofPDU i: Int) -> Int64 { exchange.time(at: i) &- capturedStart }
+
+        mutating func capturedOffset(of anchor: ReplayStep.Anchor) -> Int64 {
+            switch anchor {
+            case .connectionStart: return 0
+            case .sent(let n): return capturedOffset(ofPDU: script.record(at: n).capturedIndex)
+            case .answered(let n):
+                let r = script.record(at: n)
+                return capturedOffset(ofPDU: r.responseIndex ?? r.capturedIndex)
+            case .serverPDU(let i): return capturedOffset(ofPDU: i)
+            }
+        }
+
         /// Where `captured` µs after the connection's start lands in the replay (µs after its start).
         func replayed(_ captured: Int64) -> Int64 {
             engine.clock.time(capturedStart &+ captured) &- replayedStart
@@ -238,7 +272,7 @@ public struct ReplayEngine {
                 now = e.time
                 handle(e.action)
             }
-            out.unsentSteps = model.steps.count - sentAt.compactMap { $0 }.count
+            out.unsentSteps = model.steps.count - sentSteps
             return out
         }
 
@@ -282,20 +316,20 @@ public struct ReplayEngine {
         /// Schedules the next client step once its anchor has happened (steps go out in order).
         mutating func trySchedule() {
             if !stepScheduled, nextStep < model.steps.count {
-                let s = model.steps[nextStep]
+                let s = script.record(at: nextStep)
                 if let t = anchorTime(s.anchor) {
                     stepScheduled = true
-                    schedule(
-                        after(t, captured: model.capturedOffset(of: s.anchor), delay: s.delay),
-                        order: s.capturedIndex, .step(nextStep))
+                    // The anchor's offset first: read through the cursors (mutating) within the
+                    // arguments of `after`, it made each call copy the loop.
+                    let anchor = capturedOffset(of: s.anchor)
+                    schedule(after(t, captured: anchor, delay: s.delay), order: s.capturedIndex, .step(nextStep))
                 }
             }
             if !linkEndScheduled, nextStep >= model.steps.count, let end = model.linkEnd, let t = anchorTime(end.anchor)
             {
                 linkEndScheduled = true
-                schedule(
-                    after(t, captured: model.capturedOffset(of: end.anchor), delay: end.delay),
-                    order: Int.max / 2_000_000, .linkEnd)
+                let anchor = capturedOffset(of: end.anchor)
+                schedule(after(t, captured: anchor, delay: end.delay), order: Int.max / 2_000_000, .linkEnd)
             }
         }
 
@@ -304,7 +338,7 @@ public struct ReplayEngine {
             case .step(let n): send(n)
             case .response(let n, let bytes):
                 guard !silent else { return }
-                let s = model.steps[n]
+                let s = script.record(at: n)
                 emit(
                     ReplayedPDU(
                         offset: now, sentByHost: !s.hostIsClient, bytes: bytes,
@@ -312,7 +346,7 @@ public struct ReplayEngine {
                 answeredAt[n] = now
                 let dir = s.hostIsClient ? 0 : 1
                 // An Exchange MTU ends here: its ATT_MTU holds for the bearer, both directions.
-                if s.bytes.first == ATTOpcode.exchangeMTURequest.rawValue,
+                if s.opcode == ATTOpcode.exchangeMTURequest.rawValue,
                     bytes.first == ATTOpcode.exchangeMTUResponse.rawValue,
                     let m = servers[dir].negotiatedMTU
                 {
@@ -373,9 +407,9 @@ public struct ReplayEngine {
         }
 
         mutating func send(_ n: Int) {
-            let s = model.steps[n]
+            let s = script.record(at: n)
             let dir = s.hostIsClient ? 0 : 1
-            if s.isRequest, let o = outstanding[dir], let answeredAt = model.steps[o].responseIndex,
+            if s.isRequest, let o = outstanding[dir], let answeredAt = script.record(at: o).responseIndex,
                 answeredAt < s.capturedIndex
             {
                 // One outstanding request per bearer: it goes out when the answer arrives (no
@@ -386,19 +420,21 @@ public struct ReplayEngine {
             }
             nextStep = n + 1
             stepScheduled = false
+            if sentAt[n] == nil { sentSteps += 1 }
             sentAt[n] = now
+            let bytes = Array(exchange.bytes(at: s.capturedIndex))
             // A peer's request on a silent link never reaches this host's log.
             if !(silent && !s.hostIsClient) {
                 emit(
                     ReplayedPDU(
-                        offset: now, sentByHost: s.hostIsClient, bytes: s.bytes,
+                        offset: now, sentByHost: s.hostIsClient, bytes: bytes,
                         capturedIndex: s.capturedIndex))
             }
             if s.isRequest { outstanding[dir] = n }
             servers[dir].adoptEvidence(at: s.responseIndex ?? s.capturedIndex)
-            if !silent, let response = servers[dir].answer(s.bytes), let latency = s.latency {
+            if !silent, let response = servers[dir].answer(bytes), let latency = s.latency {
                 // The injected delay lengthens the captured latency, on the same clock.
-                let sentAt = model.capturedOffset(ofPDU: s.capturedIndex)
+                let sentAt = capturedOffset(ofPDU: s.capturedIndex)
                 let due = after(now, captured: sentAt, delay: latency &+ engine.faults.responseDelayMicros)
                 schedule(due, order: s.responseIndex ?? s.capturedIndex, .response(step: n, bytes: response))
                 // An accepted CCCD write starts the notifications it enabled.

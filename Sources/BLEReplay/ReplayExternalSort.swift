@@ -1,6 +1,8 @@
 extension SpooledArray {
-    /// Reads the elements in order holding one block at a time: a merge reads many runs at
-    /// once, whose blocks would otherwise evict each other from the spool's small cache.
+    /// Reads the elements holding one block at a time: in order (a merge reads many runs at
+    /// once, whose blocks would otherwise evict each other from the spool's small cache), or
+    /// anywhere near the last read (the replay engine: a step, the one it waits for, their
+    /// PDUs), each read then costing no spool lookup.
     struct Reader {
         let array: SpooledArray
         private var block: [UInt8] = []
@@ -12,12 +14,21 @@ extension SpooledArray {
         mutating func next() -> Element? {
             guard position < array.count else { return nil }
             defer { position += 1 }
-            guard let (b, offset) = array.location(of: position) else { return array[position] }
+            return element(at: position)
+        }
+
+        /// Element `i` (the order of `next()` is left alone).
+        mutating func element(at i: Int) -> Element {
+            guard let (b, offset) = array.location(of: i) else { return array[i] }
+            hold(b)
+            return block.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Element.self) }
+        }
+
+        private mutating func hold(_ b: Int) {
             if b != blockIndex {
                 block = array.spool.block(array.blockID(b))
                 blockIndex = b
             }
-            return block.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Element.self) }
         }
     }
 }
@@ -28,18 +39,18 @@ extension SpooledArray.Reader where Element == UInt8 {
         guard n > 0, position < array.count else { return [] }
         let end = Swift.min(array.count, position + n)
         defer { position = end }
-        if let (b, offset) = array.location(of: position), b == blockIndex,
-            offset + (end - position) <= block.count, array.location(of: end - 1)?.block == b
+        return bytes(position..<end)
+    }
+
+    /// Bytes `range`, from a held block when they lie in one (the order of `take` is left alone).
+    mutating func bytes(_ range: Range<Int>) -> ArraySlice<UInt8> {
+        guard !range.isEmpty else { return [] }
+        if let (b, offset) = array.location(of: range.lowerBound), array.location(of: range.upperBound - 1)?.block == b
         {
-            return block[offset..<(offset + end - position)]
+            hold(b)
+            return block[offset..<(offset + range.count)]
         }
-        if let (b, _) = array.location(of: position), array.location(of: end - 1)?.block == b {
-            block = array.spool.block(array.blockID(b))
-            blockIndex = b
-            let offset = (position % array.perBlock)
-            return block[offset..<(offset + end - position)]
-        }
-        return array.bytes(position..<end)
+        return array.bytes(range)
     }
 }
 

@@ -75,13 +75,13 @@ public struct ReplayServerModel: Sendable {
     /// The Server Rx MTU of its Exchange MTU Response (Vol 3 Part F 3.4.2.2).
     public var serverRxMTU: UInt16?
     /// Answers to Read Requests per handle, in the order they were given.
-    public var reads: [UInt16: [ReplayAnswer]] = [:]
+    public var reads: [UInt16: ReplayAnswers] = [:]
     /// Answers to Read Blob Requests per handle.
-    public var blobReads: [UInt16: [ReplayAnswer]] = [:]
+    public var blobReads: [UInt16: ReplayAnswers] = [:]
     /// Outcomes of Write Requests per handle (`.value([])` for success).
-    public var writes: [UInt16: [ReplayAnswer]] = [:]
+    public var writes: [UInt16: ReplayAnswers] = [:]
     /// Outcomes of Prepare Write Requests per handle.
-    public var prepares: [UInt16: [ReplayAnswer]] = [:]
+    public var prepares: [UInt16: ReplayAnswers] = [:]
     /// Which handle an Attribute Not Found error of a discovery request names. Vol 3 Part F
     /// 3.4.3.1 says the starting handle; some stacks name the ending handle or the one after
     /// it, and not always the same for every request (iOS). Learned per request opcode from
@@ -127,6 +127,14 @@ public struct ReplayServerModel: Sendable {
 
     var byHandle: [UInt16: Int] = [:]
 
+    /// Moves the recorded answers still in memory to the spool (a model kept until the
+    /// session replays).
+    mutating func sealHistory() {
+        for kind in [\Self.reads, \.blobReads, \.writes, \.prepares] {
+            for h in self[keyPath: kind].keys { self[keyPath: kind][h]?.seal() }
+        }
+    }
+
     /// Drops the recorded answers (what a summarised report no longer needs).
     mutating func forgetHistory() {
         reads = [:]
@@ -171,7 +179,11 @@ public struct ReplayStep: Sendable {
         /// When the server PDU at this captured index arrived (a confirmation's indication).
         case serverPDU(capturedIndex: Int)
     }
-    public var bytes: [UInt8]
+    /// The PDU, opcode first (made on access from the captured exchange, which the step shares
+    /// rather than holding a copy: a script of a million requests costs no heap block a step).
+    public var bytes: [UInt8] { Array(captured.bytes(at: capturedIndex)) }
+    /// The connection's captured exchange (`capturedIndex` is this step's place in it).
+    let captured: CapturedATTPDUs
     public var capturedIndex: Int
     public var anchor: Anchor
     /// µs after the anchor, as captured (the client's own pace).
@@ -182,7 +194,7 @@ public struct ReplayStep: Sendable {
     public var latency: Int64?
     /// For requests: index of the captured response.
     public var responseIndex: Int?
-    public var isRequest: Bool { ATTRole.isRequest(bytes.first ?? 0) }
+    public var isRequest: Bool { ATTRole.isRequest(captured.opcode(at: capturedIndex)) }
 }
 
 /// How the captured connection ended.
@@ -205,7 +217,7 @@ public struct ReplayConnectionModel: Sendable {
     public var peerServer = ReplayServerModel()
     /// This host's server, which the peer's client used.
     public var hostServer = ReplayServerModel()
-    public var steps: [ReplayStep] = []
+    public var steps: ReplayScript = []
     public var stream: ReplayStream = []
     /// Captured responses no request explains (replayed at their captured offsets).
     public var linkEnd: ReplayLinkEnd?
@@ -236,9 +248,10 @@ public struct ReplayConnectionModel: Sendable {
     public func capturedOffset(of anchor: ReplayStep.Anchor) -> Int64 {
         switch anchor {
         case .connectionStart: 0
-        case .sent(let n): capturedOffset(ofPDU: steps[n].capturedIndex)
+        case .sent(let n): capturedOffset(ofPDU: steps.record(at: n).capturedIndex)
         case .answered(let n):
-            steps[n].responseIndex.map(capturedOffset(ofPDU:)) ?? capturedOffset(ofPDU: steps[n].capturedIndex)
+            steps.record(at: n).responseIndex.map(capturedOffset(ofPDU:))
+                ?? capturedOffset(ofPDU: steps.record(at: n).capturedIndex)
         case .serverPDU(let i): capturedOffset(ofPDU: i)
         }
     }
@@ -247,8 +260,17 @@ public struct ReplayConnectionModel: Sendable {
     public func capturedOffset(of anchor: ReplayStreamItem.Anchor) -> Int64 {
         switch anchor {
         case .connectionStart: 0
-        case .subscription(let n): capturedOffset(ofPDU: steps[n].capturedIndex)
+        case .subscription(let n): capturedOffset(ofPDU: steps.record(at: n).capturedIndex)
         }
+    }
+
+    /// Moves what is still in memory of the script, the stream and the recorded answers to the
+    /// spool (a model kept until the session replays).
+    mutating func seal() {
+        steps.seal()
+        stream.seal()
+        peerServer.sealHistory()
+        hostServer.sealHistory()
     }
 
     /// The attribute table discovery revealed (Vol 3 Part G 3.1–3.3): service, include and
@@ -312,12 +334,12 @@ public struct ReplayConnectionModel: Sendable {
     private mutating func buildScript() {
         let att = connection.att
         let start = connection.summary.startTime
-        // Outstanding request per bearer direction: [host client, peer client].
-        var outstanding: [Int?] = [nil, nil]
+        // Outstanding request per bearer direction: [host client, peer client], its step and bytes.
+        var outstanding: [(step: Int, bytes: [UInt8])?] = [nil, nil]
         var lastAnchor: (ReplayStep.Anchor, Int64) = (.connectionStart, start)
         var lastIndication: [Int?] = [nil, nil]
-        // Latest enabling CCCD write per (direction, value handle): its step.
-        var subscriptions: [[UInt16: Int]] = [[:], [:]]
+        // Latest enabling CCCD write per (direction, value handle): its step and captured time.
+        var subscriptions: [[UInt16: (step: Int, time: Int64)]] = [[:], [:]]
 
         for (i, pdu) in att.enumerated() {
             let dir = pdu.hostIsClient ? 0 : 1
@@ -327,25 +349,25 @@ public struct ReplayConnectionModel: Sendable {
                 if op == ATTOpcode.handleValueConfirmation.rawValue, let ind = lastIndication[dir] {
                     anchor = (.serverPDU(capturedIndex: ind), att.time(at: ind))
                 }
-                let step = ReplayStep(
-                    bytes: pdu.bytes, capturedIndex: i, anchor: anchor.0,
-                    delay: max(0, pdu.time &- anchor.1), hostIsClient: pdu.hostIsClient)
-                steps.append(step)
+                steps.append(
+                    ReplayStep(
+                        captured: att, capturedIndex: i, anchor: anchor.0,
+                        delay: max(0, pdu.time &- anchor.1), hostIsClient: pdu.hostIsClient))
                 let n = steps.count - 1
-                if step.isRequest { outstanding[dir] = n }
+                if ATTRole.isRequest(op) { outstanding[dir] = (n, pdu.bytes) }
                 lastAnchor = (.sent(step: n), pdu.time)
-            } else if ATTRole.isResponse(op), let n = outstanding[dir] {
+            } else if ATTRole.isResponse(op), let (n, request) = outstanding[dir] {
                 outstanding[dir] = nil
-                steps[n].latency = max(0, pdu.time &- att.time(at: steps[n].capturedIndex))
-                steps[n].responseIndex = i
-                record(request: steps[n].bytes, response: pdu.bytes, hostIsClient: pdu.hostIsClient)
-                if steps[n].bytes.first == ATTOpcode.writeRequest.rawValue, let h = steps[n].bytes.u16le(1),
-                    pdu.opcode == ATTOpcode.writeResponse.rawValue, let config = steps[n].bytes.u16le(3)
+                steps.answer(n, responseIndex: i, latency: pdu.time &- att.time(at: steps.record(at: n).capturedIndex))
+                record(request: request, response: pdu.bytes, at: i, hostIsClient: pdu.hostIsClient)
+                if request.first == ATTOpcode.writeRequest.rawValue, let h = request.u16le(1),
+                    pdu.opcode == ATTOpcode.writeResponse.rawValue, let config = request.u16le(3)
                 {
                     let server = server(hostIsClient: pdu.hostIsClient)
                     if let value = server.valueHandle(ofCCCD: h) ?? (server.attribute(h) == nil ? h &- 1 : nil) {
                         let enabling = GATTClientConfiguration.notification | GATTClientConfiguration.indication
-                        subscriptions[dir][value] = config & enabling != 0 ? n : nil
+                        subscriptions[dir][value] =
+                            config & enabling != 0 ? (n, att.time(at: steps.record(at: n).capturedIndex)) : nil
                     }
                 }
                 lastAnchor = (.answered(step: n), pdu.time)
@@ -354,9 +376,9 @@ public struct ReplayConnectionModel: Sendable {
                 if op == ATTOpcode.handleValueIndication.rawValue { lastIndication[dir] = i }
                 var anchor: ReplayStreamItem.Anchor = .connectionStart
                 var anchorTime = start
-                if let h = pdu.bytes.u16le(1), let n = subscriptions[dir][h] {
+                if let h = pdu.bytes.u16le(1), let (n, time) = subscriptions[dir][h] {
                     anchor = .subscription(step: n)
-                    anchorTime = att.time(at: steps[n].capturedIndex)
+                    anchorTime = time
                 }
                 stream.append(
                     ReplayStreamItem(
@@ -373,12 +395,13 @@ public struct ReplayConnectionModel: Sendable {
         }
     }
 
-    /// Files a captured answer under what the server model answers from.
-    private mutating func record(request: [UInt8], response: [UInt8], hostIsClient: Bool) {
+    /// Files a captured answer (the response at captured index `index`) under what the server
+    /// model answers from.
+    private mutating func record(request: [UInt8], response: [UInt8], at index: Int, hostIsClient: Bool) {
         let requestOp = ATTOpcode(request.first ?? 0)
         let responseOp = response.first.map(ATTOpcode.init(_:))
         let error = response.withByteView(ATTErrorResponse.init(pdu:))
-        let answer = ReplayAnswer(response: response)
+        let att = connection.att
         func file(_ m: inout ReplayServerModel) {
             let h = request.u16le(1) ?? 0
             let discovery: [ATTOpcode] = [
@@ -409,10 +432,10 @@ public struct ReplayConnectionModel: Sendable {
                 if responseOp == .exchangeMTUResponse {
                     m.serverRxMTU = response.withByteView(ATTExchangeMTUResponse.init(pdu:))?.serverRxMTU
                 }
-            case .readRequest: m.reads[h, default: []].append(answer)
-            case .readBlobRequest: m.blobReads[h, default: []].append(answer)
-            case .writeRequest: m.writes[h, default: []].append(answer)
-            case .prepareWriteRequest: m.prepares[h, default: []].append(answer)
+            case .readRequest: m.reads[h, default: ReplayAnswers(att)].append(response: index)
+            case .readBlobRequest: m.blobReads[h, default: ReplayAnswers(att)].append(response: index)
+            case .writeRequest: m.writes[h, default: ReplayAnswers(att)].append(response: index)
+            case .prepareWriteRequest: m.prepares[h, default: ReplayAnswers(att)].append(response: index)
             case .findInformationRequest, .findByTypeValueRequest, .readByGroupTypeRequest:
                 break  // discovery: answered from the attribute table
             case .readByTypeRequest:

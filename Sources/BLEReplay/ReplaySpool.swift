@@ -266,6 +266,26 @@ struct SpooledArray<Element: BitwiseCopyable & Sendable>: Sendable {
         }
     }
 
+    /// Changes element `i` in place. A spilled element's block is written anew with the change
+    /// (blocks never change: copies of the array share them): rare, for a value that becomes
+    /// known late (a request's response, after the script spilled past the request).
+    mutating func update(_ i: Int, _ body: (inout Element) -> Void) {
+        precondition(i >= 0 && i < count, "SpooledArray index out of range")
+        if i >= spilledCount { return body(&tail[i - spilledCount]) }
+        if !isKnownUniquelyReferenced(&spilled) { spilled = spilled.copy() }
+        let b = i / perBlock
+        var bytes = spool.block(spilled.ids[b])
+        bytes.withUnsafeMutableBytes { raw in
+            let offset = (i % perBlock) * MemoryLayout<Element>.stride
+            var e = raw.loadUnaligned(fromByteOffset: offset, as: Element.self)
+            body(&e)
+            raw.storeBytes(of: e, toByteOffset: offset, as: Element.self)
+        }
+        let old = spilled.ids[b]
+        spilled.ids[b] = spool.write(bytes)
+        spool.release([old])
+    }
+
     mutating func append(_ e: Element) {
         if lastBlockPartial { unseal() }
         tail.append(e)
