@@ -173,11 +173,12 @@ extension VirtualController {
         var sameOpcode: Int64?
         for (n, s) in model.steps.enumerated() where s.hostIsClient && s.isRequest && !c.matchedSteps.contains(n) {
             guard let l = s.latency else { continue }
-            if s.bytes == bytes {
+            let pdu = s.pdu
+            if pdu.elementsEqual(bytes) {
                 c.matchedSteps.insert(n)
                 return l
             }
-            if sameOpcode == nil, s.bytes.first == bytes.first { sameOpcode = l }
+            if sameOpcode == nil, pdu.first == bytes.first { sameOpcode = l }
         }
         return sameOpcode ?? model.connection.intervalMicros
     }
@@ -192,11 +193,11 @@ extension VirtualController {
         let enabling = GATTClientConfiguration.notification | GATTClientConfiguration.indication
         guard value & enabling != 0 else { return }
         for (n, s) in model.steps.enumerated() where s.hostIsClient && !c.subscribedSteps.contains(n) {
-            guard s.bytes.count >= 5,
-                s.bytes[0] == op.rawValue || s.bytes[0] == ATTOpcode.writeRequest.rawValue
-                    || s.bytes[0] == ATTOpcode.writeCommand.rawValue, s.bytes.u16le(1) == h,
-                let v = s.bytes.u16le(3), v & enabling != 0
+            let o = s.opcode
+            guard o == op.rawValue || o == ATTOpcode.writeRequest.rawValue || o == ATTOpcode.writeCommand.rawValue
             else { continue }
+            let bytes = Array(s.pdu)
+            guard bytes.count >= 5, bytes.u16le(1) == h, let v = bytes.u16le(3), v & enabling != 0 else { continue }
             c.subscribedSteps.insert(n)
             let drops = configuration.faults.streamDrops(of: model)
             for (i, item) in model.stream.enumerated() where item.hostIsClient && item.anchor == .subscription(step: n)
@@ -278,7 +279,7 @@ extension VirtualController {
         guard !c.peerStepScheduled, !c.peerRequestOutstanding else { return }
         while c.peerStep < model.steps.count {
             let s = model.steps[c.peerStep]
-            if !s.hostIsClient, s.bytes.first != ATTOpcode.handleValueConfirmation.rawValue { break }
+            if !s.hostIsClient, s.opcode != ATTOpcode.handleValueConfirmation.rawValue { break }
             c.peerStep += 1
         }
         guard c.peerStep < model.steps.count else { return }
@@ -294,8 +295,9 @@ extension VirtualController {
         guard c.peerStep < model.steps.count else { return }
         let s = model.steps[c.peerStep]
         c.peerStep += 1
-        record(c, s.bytes, fromHost: false)
-        sendL2CAP(c, channel: L2CAPChannel.att, s.bytes)
+        let bytes = s.bytes
+        record(c, bytes, fromHost: false)
+        sendL2CAP(c, channel: L2CAPChannel.att, bytes)
         if s.isRequest { c.peerRequestOutstanding = true }
         schedulePeerClientStep(c)
     }

@@ -370,7 +370,7 @@ extension VirtualController {
             configuration.speed == .max
             && (c.peerRequestOutstanding
                 || model.steps[min(c.peerStep, model.steps.count)...].contains {
-                    !$0.hostIsClient && $0.bytes.first != ATTOpcode.handleValueConfirmation.rawValue
+                    !$0.hostIsClient && $0.opcode != ATTOpcode.handleValueConfirmation.rawValue
                 })
         if streamPending || hostBehind || peerBehind {
             c.endDue = true

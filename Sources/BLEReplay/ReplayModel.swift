@@ -182,6 +182,11 @@ public struct ReplayStep: Sendable {
     /// The PDU, opcode first (made on access from the captured exchange, which the step shares
     /// rather than holding a copy: a script of a million requests costs no heap block a step).
     public var bytes: [UInt8] { Array(captured.bytes(at: capturedIndex)) }
+    /// The PDU where the exchange keeps it: for scans over a script, which `bytes` would copy
+    /// step by step.
+    public var pdu: ArraySlice<UInt8> { captured.bytes(at: capturedIndex) }
+    /// The PDU's opcode, read in place.
+    public var opcode: UInt8 { captured.opcode(at: capturedIndex) }
     /// The connection's captured exchange (`capturedIndex` is this step's place in it).
     let captured: CapturedATTPDUs
     public var capturedIndex: Int
