@@ -54,10 +54,19 @@ ONE="$OUT/bench-1x$((SESSIONS * NOTIFICATIONS)).btsnoop"
 capture "$ONE" --sessions 1 --notifications "$((SESSIONS * NOTIFICATIONS))"
 BIGCAP="$OUT/bench-$((SESSIONS * 10))x${NOTIFICATIONS}.btsnoop"
 BIGONE="$OUT/bench-1x$((SESSIONS * NOTIFICATIONS * 10)).btsnoop"
+# A connection of requests rather than notifications (about 3.1 frames a request): what replay
+# keeps of a client's script and a server's answers. At 10 M frames, four such connections one
+# after the other, each under replay's 2,000,000-PDU cap.
+REQUESTS=$((SESSIONS * NOTIFICATIONS * 100 / 310))
+REQ="$OUT/requests-1x${REQUESTS}.btsnoop"
+BIGREQ="$OUT/requests-4x$((REQUESTS * 10 / 4)).btsnoop"
+[ -f "$REQ" ] || python3 scripts/make_request_capture.py "$REQ" --requests "$REQUESTS" >/dev/null
 if [ "$BIG" = 1 ]; then
   df -h "$OUT" | tail -n 1 | awk '{print "free space for the 10 M-frame captures: " $4}'
   capture "$BIGCAP" --sessions "$((SESSIONS * 10))" --notifications "$NOTIFICATIONS"
   capture "$BIGONE" --sessions 1 --notifications "$((SESSIONS * NOTIFICATIONS * 10))"
+  [ -f "$BIGREQ" ] || python3 scripts/make_request_capture.py "$BIGREQ" --connections 4 \
+    --requests "$((REQUESTS * 10 / 4))" >/dev/null
 fi
 BLECAP=.build/release/blecap
 [ -x "$BLECAP" ] || swift build -c release --product blecap >/dev/null
@@ -81,8 +90,8 @@ frames() { "$BLECAP" info --format json "$1" | python3 -c 'import json,sys; prin
 echo "capture: $CAP ($(frames "$CAP") frames, $(stat -c %s "$CAP") bytes)"
 echo "without characteristic discovery (btmon 5.66 crashes on it otherwise): $NOCHAR"
 echo "over the air (nRF Sniffer, 272): $LL ($(frames "$LL") frames)"
-echo "one connection: $ONE ($(frames "$ONE") frames)"
-[ "$BIG" = 1 ] && echo "10 M: $BIGCAP ($(frames "$BIGCAP") frames, $(stat -c %s "$BIGCAP") bytes); one connection: $BIGONE"
+echo "one connection: $ONE ($(frames "$ONE") frames); of requests: $REQ ($(frames "$REQ") frames)"
+[ "$BIG" = 1 ] && echo "10 M: $BIGCAP ($(frames "$BIGCAP") frames, $(stat -c %s "$BIGCAP") bytes); one connection: $BIGONE; requests: $BIGREQ"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) before the run; $(date -u +%Y-%m-%dT%H:%MZ); best of $RUNS runs"
 
 # Rows: ID | label | blecap arguments (FILE is the capture) | capture kind | tshark arguments | btmon?
@@ -102,6 +111,8 @@ ROWS=(
   "replay-one|replay, 1 connection|replay|one||"
   "replay-one-max|replay --speed max, 1 connection|replay --speed max|one||"
   "replay-one-out|replay --out, 1 connection|replay --out $OUT/replayed.btsnoop|one||"
+  "replay-req|replay, 1 connection of requests|replay|req||"
+  "replay-req-max|replay --speed max, requests|replay --speed max|req||"
   "timeline-ll|timeline, over the air (272)|timeline --format jsonl|ll|$TSHARK_ATT|"
   "packets-nochar|packets --format jsonl, nochar|packets --format jsonl|nochar|$TSHARK_FIELDS|btmon"
   "timeline-nochar|timeline --format jsonl, nochar|timeline --format jsonl|nochar|$TSHARK_ATT|btmon"
@@ -109,7 +120,7 @@ ROWS=(
 declare -A TSHARK_DONE
 for row in "${ROWS[@]}"; do
   IFS='|' read -r id label args kind targs btmon <<<"$row"
-  case $kind in hci) f=$CAP; big=$BIGCAP ;; one) f=$ONE; big=$BIGONE ;; ll) f=$LL; big= ;; nochar) f=$NOCHAR; big= ;; esac
+  case $kind in hci) f=$CAP; big=$BIGCAP ;; one) f=$ONE; big=$BIGONE ;; req) f=$REQ; big=$BIGREQ ;; ll) f=$LL; big= ;; nochar) f=$NOCHAR; big= ;; esac
   # shellcheck disable=SC2086
   measure "blecap-$id" "$BLECAP" $args "$f"
   if [ "$BIG" = 1 ] && [ -n "$big" ]; then
@@ -191,7 +202,7 @@ for f in "$SMALL" "$CAP"; do
   done
 done
 
-if [ "$BIG" = 1 ] && [ "${BENCH_KEEP:-0}" != 1 ]; then rm -f "$BIGCAP" "$BIGONE"; fi
+if [ "$BIG" = 1 ] && [ "${BENCH_KEEP:-0}" != 1 ]; then rm -f "$BIGCAP" "$BIGONE" "$BIGREQ"; fi
 rm -f "$OUT/replayed.btsnoop"
 
 # Simulator sessions per second (optional: skipped when the bench binary was not built with
