@@ -40,48 +40,35 @@ import Testing
     /// read whose answer comes only after 3,000 commands, so its step has spilled before its
     /// response is filed. Then the disconnection.
     static func requestHeavyConnection(requests: Int) -> [UInt8] {
-        var w = BTSnoopWriter()
-        var t: Int64 = 1_700_000_000_000_000
-        let peer = BDAddr(rawValue: 0xC0_00_00_00_00_09)
-        func add(_ packet: [UInt8], received: Bool = true, after: Int64 = 1000) {
-            t += after
-            w.append(packet, received: received, unixMicros: t)
-        }
-        func att(_ pdu: [UInt8], sent: Bool, after: Int64 = 1000) {
-            for f in HCISynthesis.acl(handle: 0x40, payload: pdu, received: !sent, fragment: 27) {
-                add(f, received: !sent, after: after)
-            }
-        }
-        add(
-            HCISynthesis.leConnectionComplete(
-                status: 0, handle: 0x40, peerType: 0, peer: peer, interval: 24, latency: 0, timeout: 400))
-        att([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28], sent: true)
-        att([0x11, 0x06, 0x0F, 0x00, 0x20, 0x00, 0xF0, 0xFF], sent: false)
-        att([0x08, 0x10, 0x00, 0x20, 0x00, 0x03, 0x28], sent: true)
-        att(
+        var w = SyntheticConnection(peer: BDAddr(rawValue: 0xC0_00_00_00_00_09))
+        w.att([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28], sent: true)
+        w.att([0x11, 0x06, 0x0F, 0x00, 0x20, 0x00, 0xF0, 0xFF], sent: false)
+        w.att([0x08, 0x10, 0x00, 0x20, 0x00, 0x03, 0x28], sent: true)
+        w.att(
             [0x09, 0x07, 0x10, 0x00, 0x02, 0x11, 0x00, 0xF1, 0xFF, 0x12, 0x00, 0x0C, 0x13, 0x00, 0xF2, 0xFF],
             sent: false)
         for i in 0..<requests {
             let v = UInt8(truncatingIfNeeded: i)
             let latency = Int64(300 + i % 700)
             if i % 3 == 2 {
-                att(
+                w.att(
                     [0x12, 0x13, 0x00] + Array(repeating: v, count: 1 + i % 5), sent: true, after: Int64(500 + i % 900))
-                att(i % 101 == 0 ? [0x01, 0x12, 0x13, 0x00, 0x03] : [0x13], sent: false, after: latency)
+                w.att(i % 101 == 0 ? [0x01, 0x12, 0x13, 0x00, 0x03] : [0x13], sent: false, after: latency)
             } else {
-                att([0x0A, 0x11, 0x00], sent: true, after: Int64(500 + i % 900))
+                w.att([0x0A, 0x11, 0x00], sent: true, after: Int64(500 + i % 900))
                 if i == requests / 2 {
-                    for c in 0..<3000 { att([0x52, 0x13, 0x00, UInt8(truncatingIfNeeded: c)], sent: true, after: 200) }
+                    for c in 0..<3000 {
+                        w.att([0x52, 0x13, 0x00, UInt8(truncatingIfNeeded: c)], sent: true, after: 200)
+                    }
                 }
-                att(
+                w.att(
                     i % 97 == 0
                         ? [0x01, 0x0A, 0x11, 0x00, 0x02] : [0x0B, v, v &+ 1] + Array(repeating: v, count: i % 7),
                     sent: false, after: latency)
             }
-            if i % 10 == 0 { att([0x52, 0x13, 0x00, v], sent: true, after: 300) }
+            if i % 10 == 0 { w.att([0x52, 0x13, 0x00, v], sent: true, after: 300) }
         }
-        add(HCISynthesis.disconnectionComplete(handle: 0x40, reason: 0x13))
-        return w.take()
+        return w.disconnect()
     }
 
     /// 27,000 requests with arrays spilling past 64 KiB (a step is 48 bytes, an answer 8: the

@@ -82,34 +82,19 @@ import Testing
     /// One connection: a subscription, then `notifications` notifications with a read every
     /// 5000 (so that steps anchor after a long stretch of stream), then the disconnection.
     static func longConnection(notifications: Int) -> [UInt8] {
-        var w = BTSnoopWriter()
-        var t: Int64 = 1_700_000_000_000_000
-        let peer = BDAddr(rawValue: 0xC0_00_00_00_00_07)
-        func add(_ packet: [UInt8], received: Bool = true, after: Int64 = 1000) {
-            t += after
-            w.append(packet, received: received, unixMicros: t)
-        }
-        func att(_ pdu: [UInt8], sent: Bool, after: Int64 = 1000) {
-            for f in HCISynthesis.acl(handle: 0x40, payload: pdu, received: !sent, fragment: 27) {
-                add(f, received: !sent, after: after)
-            }
-        }
-        add(
-            HCISynthesis.leConnectionComplete(
-                status: 0, handle: 0x40, peerType: 0, peer: peer, interval: 24, latency: 0, timeout: 400))
-        att([0x12, 0x12, 0x00, 0x01, 0x00], sent: true)
-        att([0x13], sent: false)
+        var w = SyntheticConnection(peer: BDAddr(rawValue: 0xC0_00_00_00_00_07))
+        w.att([0x12, 0x12, 0x00, 0x01, 0x00], sent: true)
+        w.att([0x13], sent: false)
         for i in 0..<notifications {
             let v = UInt16(truncatingIfNeeded: i)
             // Gaps of 0–3 ms: some notifications share a µs with nothing, some follow at once.
-            att([0x1B, 0x11, 0x00, UInt8(v & 0xFF), UInt8(v >> 8)], sent: false, after: Int64(i % 4) * 1000)
+            w.att([0x1B, 0x11, 0x00, UInt8(v & 0xFF), UInt8(v >> 8)], sent: false, after: Int64(i % 4) * 1000)
             if i % 5000 == 4999 {
-                att([0x0A, 0x11, 0x00], sent: true)
-                att([0x0B, UInt8(v & 0xFF)], sent: false, after: 400)
+                w.att([0x0A, 0x11, 0x00], sent: true)
+                w.att([0x0B, UInt8(v & 0xFF)], sent: false, after: 400)
             }
         }
-        add(HCISynthesis.disconnectionComplete(handle: 0x40, reason: 0x13))
-        return w.take()
+        return w.disconnect()
     }
 
     /// 20 000 notifications with arrays spilling past 64 KiB: the exchange, the stream and the

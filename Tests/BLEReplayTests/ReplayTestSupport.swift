@@ -1,3 +1,4 @@
+import BLEBytes
 import BLEPackets
 import BLEReplay
 import BLETimeline
@@ -39,6 +40,39 @@ enum ReplayFixtures {
         let path = temporaryCapture(report.btsnoop(), name: name)
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try CapturedSession(path: path)
+    }
+}
+
+/// A btsnoop of one LE connection on handle 0x0040, written PDU by PDU: for the spool tests,
+/// which need more traffic than a corpus capture holds.
+struct SyntheticConnection {
+    private var writer = BTSnoopWriter()
+    private var time: Int64 = 1_700_000_000_000_000
+
+    /// Starts with the LE Connection Complete of `peer`.
+    init(peer: BDAddr) {
+        add(
+            HCISynthesis.leConnectionComplete(
+                status: 0, handle: 0x40, peerType: 0, peer: peer, interval: 24, latency: 0, timeout: 400))
+    }
+
+    /// An HCI packet `after` µs after the previous one.
+    mutating func add(_ packet: [UInt8], received: Bool = true, after: Int64 = 1000) {
+        time += after
+        writer.append(packet, received: received, unixMicros: time)
+    }
+
+    /// An ATT PDU in ACL fragments of 27 bytes, sent by this host or received from the peer.
+    mutating func att(_ pdu: [UInt8], sent: Bool, after: Int64 = 1000) {
+        for f in HCISynthesis.acl(handle: 0x40, payload: pdu, received: !sent, fragment: 27) {
+            add(f, received: !sent, after: after)
+        }
+    }
+
+    /// Ends the connection (remote user terminated) and returns the file's bytes.
+    mutating func disconnect() -> [UInt8] {
+        add(HCISynthesis.disconnectionComplete(handle: 0x40, reason: 0x13))
+        return writer.take()
     }
 }
 
