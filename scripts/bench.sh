@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: blecap against tshark and btmon on the same 1 M-frame capture, in one run, printed
 # as one table (wall seconds, ratios, blecap's peak RSS), then lint DIR on 1, 2 and all cores
-# beside what the machine itself gives (a process per file, as many at a time), heap allocations per
-# frame, and the simulator's sessions per second. Timings belong here, in the
+# beside what the machine itself gives (a process per file, as many at a time), heap
+# allocations per frame, and the simulator's sessions per second. Timings belong here, in the
 # README's speed section and in issue notes, never in tests.
 #
 #   scripts/bench.sh [--sessions N] [--notifications M] [--big] [--lint-files K] [--runs R]
