@@ -50,15 +50,18 @@ import Testing
             #expect("\(a.name(secondary: f.record.radio.channel < 37))" == "AUX_CONNECT_REQ")
             #expect(a.scanOrInitA == BDAddr("63:5B:46:E8:B3:81"))
             #expect(a.advA == BDAddr("74:DA:EA:91:47:E3"))
-            let c = try? #require(a.connectIndication)
-            #expect(c?.accessAddress == 0x92DD_A6F5)
-            #expect(c?.crcInit == 0x0A_2F85)
-            #expect(c?.windowSize == 2 && c?.windowOffset == 1)
-            #expect(c?.intervalMicroseconds == 45_000)
-            #expect(c?.latency == 0)
-            #expect(c?.timeoutMicroseconds == 5_000_000)
-            #expect(c?.hop == 6 && c?.sleepClockAccuracy == 0)
-            #expect(c?.usedChannels == 37)
+            guard let c = a.connectIndication else {
+                Issue.record("AUX_CONNECT_REQ without its LLData")
+                return
+            }
+            #expect(c.accessAddress == 0x92DD_A6F5)
+            #expect(c.crcInit == 0x0A_2F85)
+            #expect(c.windowSize == 2 && c.windowOffset == 1)
+            #expect(c.intervalMicroseconds == 45_000)
+            #expect(c.latency == 0)
+            #expect(c.timeoutMicroseconds == 5_000_000)
+            #expect(c.hop == 6 && c.sleepClockAccuracy == 0)
+            #expect(c.usedChannels == 37)
             #expect(f.linkLayer?.crc == .valid)
             checked = true
         }

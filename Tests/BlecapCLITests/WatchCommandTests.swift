@@ -87,7 +87,7 @@ import Testing
                 FileManager.default.temporaryDirectory.appendingPathComponent(
                     "blecap-watch-out-\(UUID().uuidString).jsonl"
                 ).path
-            FileManager.default.createFile(atPath: output, contents: nil)
+            #expect(FileManager.default.createFile(atPath: output, contents: nil))
             process.executableURL = CLIRunner.executable
             process.arguments = arguments
             process.standardOutput = FileHandle(forWritingAtPath: output)
@@ -118,7 +118,7 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "blecap-watch-\(UUID().uuidString).btsnoop"
         ).path
-        FileManager.default.createFile(atPath: path, contents: Data(header + records[0..<40].joined()))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(header + records[0..<40].joined())))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let watcher = try Watcher(["watch", "--follow", "--format", "jsonl", path])
         let file = try #require(FileHandle(forWritingAtPath: path))
