@@ -44,12 +44,6 @@ public struct DecodedFrame: @unchecked Sendable {
         case linkLayer(LinkLayerFrame)
     }
 
-    /// `l2cap` is a whole PDU (`.complete`), not one salvaged from a malformed fragment.
-    public var l2capIsComplete: Bool {
-        if case .complete? = reassembly { return true }
-        return false
-    }
-
     /// The ATT PDU bytes (opcode first) this frame completed, if any.
     public var attPayload: ByteView? {
         guard let pdu = l2cap, pdu.channel == L2CAPChannel.att else { return nil }
