@@ -125,15 +125,8 @@ import Testing
             (.max, ReplayFaults(dropLinkAtMicros: 20_000_000, responseDelayMicros: 3000, errors: [0x0013: 0x03])),
         ]
         for (speed, faults) in variants {
-            let full = whole.run(faults: faults, speed: speed)
-            let export = ReplayExport(notes: false, runBytes: 64 << 10)
-            let streamed = CaptureReplay.streamed(
-                reader: try CaptureFile.open(path: path), path: path, faults: faults, speed: speed,
-                clock: speed == .max ? clock : nil, export: export)
-            #expect(streamed.json() == full.json(), "\(speed.description)")
-            var bytes: [UInt8] = []
-            export.writeBTSnoop { bytes += $0 }
-            #expect(bytes == full.btsnoop(), "\(speed.description)")
+            let full = try ReplayFixtures.expectStreamedAsWhole(
+                whole, path: path, speed: speed, faults: faults, clock: clock)
             outputs += [Array(full.json().utf8), full.btsnoop()]
             if speed == .realtime { identical = full.isIdentical }
         }

@@ -116,16 +116,7 @@ import Testing
             (.max, ReplayFaults(dropLinkAtMicros: 60_000_000)),
         ]
         for (speed, faults) in variants {
-            let full = whole.run(faults: faults, speed: speed)
-            // Runs of 64 KiB: the export is merged from dozens of spooled runs.
-            let export = ReplayExport(notes: false, runBytes: 64 << 10)
-            let streamed = CaptureReplay.streamed(
-                reader: try CaptureFile.open(path: path), path: path, faults: faults, speed: speed,
-                clock: speed == .max ? clock : nil, export: export)
-            #expect(streamed.json() == full.json(), "\(speed.description)")
-            var bytes: [UInt8] = []
-            export.writeBTSnoop { bytes += $0 }
-            #expect(bytes == full.btsnoop(), "\(speed.description)")
+            _ = try ReplayFixtures.expectStreamedAsWhole(whole, path: path, speed: speed, faults: faults, clock: clock)
         }
         #expect(whole.run().isIdentical)
     }

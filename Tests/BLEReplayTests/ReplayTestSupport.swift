@@ -1,11 +1,12 @@
 import BLEBytes
 import BLEPackets
-import BLEReplay
 import BLETimeline
 import CaptureIO
 import Foundation
 import TestSupport
 import Testing
+
+@testable import BLEReplay
 
 /// Helpers shared by the replay tests: captures from captures/, and a replayed session
 /// decoded back through the same reader, decoder and timeline builder as any capture.
@@ -33,6 +34,25 @@ enum ReplayFixtures {
         builder.finish()
         expectNoDamage(reader)
         return events
+    }
+
+    /// Replays `path` whole and streamed, at `speed` with `faults`, and expects the same JSON and
+    /// the same export; the export's runs are 64 KiB, so it is merged from many spooled runs.
+    /// Returns the whole replay.
+    static func expectStreamedAsWhole(
+        _ whole: CaptureReplay, path: String, speed: ReplaySpeed, faults: ReplayFaults, clock: ReplayClock,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ReplayReport {
+        let full = whole.run(faults: faults, speed: speed)
+        let export = ReplayExport(notes: false, runBytes: 64 << 10)
+        let streamed = CaptureReplay.streamed(
+            reader: try CaptureFile.open(path: path), path: path, faults: faults, speed: speed,
+            clock: speed == .max ? clock : nil, export: export)
+        #expect(streamed.json() == full.json(), "\(speed.description)", sourceLocation: sourceLocation)
+        var bytes: [UInt8] = []
+        export.writeBTSnoop { bytes += $0 }
+        #expect(bytes == full.btsnoop(), "\(speed.description)", sourceLocation: sourceLocation)
+        return full
     }
 
     /// The export read back as a captured session (ATT exchange per connection).
