@@ -8,7 +8,7 @@ CONFORMANCE_PACKAGES = tshark bluez python3 python3-venv chromium
 # blecap serve/watch against the Linux kernel's Bluetooth stack in a qemu virtual machine.
 KERNEL_CHECK_PACKAGES = qemu-system-x86 linux-image-amd64 busybox-static bluez
 
-.PHONY: deps demo build release test conformance bench bench-capture-ll linklayer-check kernel-check clean man install uninstall check-install format format-check
+.PHONY: deps demo build release test conformance product-clients bench bench-capture-ll linklayer-check kernel-check clean man install uninstall check-install format format-check
 
 # Installation layout: the conventional places bash-completion, zsh and fish look in.
 PREFIX ?= /usr/local
@@ -81,7 +81,7 @@ check-install:
 	scripts/check_install.sh
 
 # Differential tests against tshark over ../shared/captures (installs tshark).
-conformance: release
+conformance: release product-clients
 	@missing=""; for p in $(CONFORMANCE_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -89,6 +89,13 @@ conformance: release
 	fi
 	@python3 -c 'import jsonschema, sarif, junitparser' 2>/dev/null || python3 -m pip install -q jsonschema sarif-tools junitparser
 	python3 scripts/conformance.py --blecap .build/release/blecap
+
+# Each library product usable alone: every type its public API names is nameable through its own
+# import (scripts/check_products.py, over the release build's modules), and a package outside the
+# targets that depends on each product alone builds (Tests/ProductClients).
+product-clients: release
+	python3 scripts/check_products.py .build/release
+	cd Tests/ProductClients && $(SWIFT) build
 
 # `blecap serve --transport vhci` and `blecap watch hci-monitor` against a real Linux kernel,
 # booted under qemu (scripts/kernel/vm_check.sh says how and what it checks).

@@ -1,6 +1,10 @@
-// The shared code constants (ATT opcodes, HCI codes, L2CAP channels) sit one module lower, in
-// BLECodes, so the capture readers can use them too; everyone who imports BLEPackets sees them.
+// What BLEPackets' public API names from the modules below it, re-exported so that a client
+// depending on the BLEPackets product alone can name every type it is handed
+// (scripts/check_products.py checks this for every product): addresses and byte views
+// (BLEBytes), the records frames are decoded from (CaptureIO), the code constants (ATT opcodes,
+// HCI codes, L2CAP channels; BLECodes sits one module lower so the capture readers can use them
+// too) and link-layer decryption and legacy-pairing key recovery (BLECrypto).
+@_exported import BLEBytes
 @_exported import BLECodes
-// Link-layer decryption and legacy-pairing key recovery (BLECrypto) belong to the same
-// vocabulary as the link-layer decoders.
 @_exported import BLECrypto
+@_exported import CaptureIO
