@@ -18,6 +18,7 @@ same check as a compiler sees it, on a few types each.
 import glob
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -97,7 +98,7 @@ def main():
     with tempfile.TemporaryDirectory() as out:
         for product, module in products():
             command = ["swift", "symbolgraph-extract", "-module-name", module, "-I", modules_dir,
-                       "-target", "x86_64-unknown-linux-gnu", "-minimum-access-level", "public",
+                       "-target", platform.machine() + "-unknown-linux-gnu", "-minimum-access-level", "public",
                        "-output-dir", out] + clang
             run = subprocess.run(command, capture_output=True, text=True)
             if run.returncode != 0:
