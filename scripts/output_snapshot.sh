@@ -4,7 +4,8 @@
 # snapshots (e.g. a release build of the branch point and one of the change).
 #
 #   scripts/output_snapshot.sh take BLECAP DIR     # stdout, stderr and exit status of each command
-#   scripts/output_snapshot.sh compare DIR1 DIR2   # exit 0 when identical
+#   scripts/output_snapshot.sh compare DIR1 DIR2   # exit 0 when identical ("Only in": a capture
+#                                                  # one of the two corpora lacks)
 #
 # Commands: timeline --format jsonl, timeline (text), lint --format json, info --format json,
 # report -o -, packets --format jsonl. Lint's wall time on stderr ("0.012 s") is masked, since it
@@ -22,12 +23,15 @@ case "${1:-}" in
     i=0
     while read -r f; do
       i=$((i + 1))
+      # Outputs are named after the capture's path, not its place in the list, so that a
+      # snapshot taken after captures were added still lines up with one taken before.
+      key=$(echo "$f" | sed -e 's|^\.\./shared/|shared/|' -e 's|/|__|g')
       for c in "${COMMANDS[@]}"; do
         name=$(echo "$c" | tr ' ' '_')
         # shellcheck disable=SC2086
-        "$bin" $c "$f" > "$dir/$i.$name.out" 2> "$dir/$i.$name.err"
-        echo $? > "$dir/$i.$name.status"
-        sed -i -E 's/, [0-9.]+ s(,|$)/, ? s\1/' "$dir/$i.$name.err"
+        "$bin" $c "$f" > "$dir/$key.$name.out" 2> "$dir/$key.$name.err"
+        echo $? > "$dir/$key.$name.status"
+        sed -i -E 's/, [0-9.]+ s(,|$)/, ? s\1/' "$dir/$key.$name.err"
       done
     done < "$dir/files.txt"
     echo "$i files, ${#COMMANDS[@]} commands each, in $dir"
