@@ -46,7 +46,27 @@ public struct GattBeforeConnected: LintRule {
                 peripheral.delegate = self
                 peripheral.discoverServices([serviceUUID])
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android the app starts GATT work only once `BluetoothGattCallback.onConnectionStateChange` \
+            reports `STATE_CONNECTED` with `GATT_SUCCESS`: `discoverServices()` first, the rest from \
+            `onServicesDiscovered`. After `STATE_DISCONNECTED` the `BluetoothGatt` is done: `close()` it and \
+            connect again with `BluetoothDevice.connectGatt` (Android's `BluetoothGatt` and \
+            `BluetoothGattCallback` references). The Android stack itself never sends ATT on a link it has not \
+            opened, so such traffic in an Android capture is the stack's, not an app's.
+            """,
+            fix: """
+                val gatt = device.connectGatt(context, false, callback, BluetoothDevice.TRANSPORT_LE)
+                // Not here: not connected yet.
+
+                override fun onConnectionStateChange(gatt: BluetoothGatt, status: Int, newState: Int) {
+                    when {
+                        status == BluetoothGatt.GATT_SUCCESS && newState == BluetoothProfile.STATE_CONNECTED -> gatt.discoverServices()
+                        newState == BluetoothProfile.STATE_DISCONNECTED -> gatt.close()
+                    }
+                }
+                """))
 
     /// Highest HCI connection handle (Vol 4 Part E 5.4.2: 12 bits).
     static let maximumHandle: UInt16 = 0x0EFF
