@@ -152,18 +152,27 @@ public struct InsecurePairing: LintRule {
             guard !weaknesses.isEmpty else { return }
             let (initiator, responder) = request.hostSent ? ("this host", "the peer") : ("the peer", "this host")
             let model = sc ? "LE Secure Connections" : "LE legacy pairing"
-            // Whose declaration made it weak: the peer's when it has no IO (Just Works) or no
-            // Secure Connections (legacy); else this host's, which its OS stack declares.
+            // Whose declaration made it weak (the first weakness decides): Just Works comes from
+            // a side without IO, else from a side that did not ask for MITM protection; legacy
+            // pairing from a side without Secure Connections. This host's side is what its OS
+            // stack declared; the peer's is its firmware's.
             let peerFeatures = request.hostSent ? info.features : request.features
+            let hostFeatures = request.hostSent ? request.features : info.features
             let noIO: UInt8 = 0x03
-            let peerMadeIt =
-                (method == .justWorks && (peerFeatures.ioCapability == noIO || !peerFeatures.authReq.mitm))
-                || (!sc && method != .outOfBand && !peerFeatures.authReq.secureConnections)
+            let party: Party
+            if method == .justWorks {
+                party =
+                    hostFeatures.ioCapability == noIO
+                    ? .osStack
+                    : peerFeatures.ioCapability == noIO ? .peer : !hostFeatures.authReq.mitm ? .osStack : .peer
+            } else {
+                party = peerFeatures.authReq.secureConnections ? .osStack : .peer
+            }
             links[c]?.pending = (
                 "bonded using \(Self.methodName(method)) (\(model)): "
                     + weaknesses.joined(separator: "; ")
                     + " (initiator \(initiator): \(Self.features(request.features)); responder \(responder): \(Self.features(info.features)))",
-                e, [request.frame], peerMadeIt ? .peer : .osStack
+                e, [request.frame], party
             )
         case .linkLayerDecryption(.decrypting(let source)):
             guard case .recoveredFromPairing = source else { return }
