@@ -71,7 +71,7 @@ public struct AttProtocol: LintRule {
 
                 override fun onCharacteristicWrite(gatt: BluetoothGatt, c: BluetoothGattCharacteristic, status: Int) = next()
                 override fun onCharacteristicRead(gatt: BluetoothGatt, c: BluetoothGattCharacteristic, value: ByteArray, status: Int) = next()
-                override fun onDescriptorWrite(gatt: BluetoothGatt, d: BluetoothGattDescriptor, status: Int, value: ByteArray) = next()
+                override fun onDescriptorWrite(gatt: BluetoothGatt, d: BluetoothGattDescriptor, status: Int) = next()
                 """))
 
     /// A request (or indication) the builder found superseded, waiting for the event of the

@@ -60,7 +60,7 @@ public struct CCCDWrittenDirectly: LintRule {
                 val cccd = characteristic.getDescriptor(UUID.fromString("00002902-0000-1000-8000-00805f9b34fb"))
                 gatt.writeDescriptor(cccd, BluetoothGattDescriptor.ENABLE_NOTIFICATION_VALUE)  // a Write Request
 
-                override fun onDescriptorWrite(gatt: BluetoothGatt, d: BluetoothGattDescriptor, status: Int, value: ByteArray) {
+                override fun onDescriptorWrite(gatt: BluetoothGatt, d: BluetoothGattDescriptor, status: Int) {
                     if (status == BluetoothGatt.GATT_SUCCESS) { /* subscribed */ }
                 }
                 """))

@@ -53,8 +53,9 @@ public struct GattBeforeConnected: LintRule {
             reports `STATE_CONNECTED` with `GATT_SUCCESS`: `discoverServices()` first, the rest from \
             `onServicesDiscovered`. After `STATE_DISCONNECTED` the `BluetoothGatt` is done: `close()` it and \
             connect again with `BluetoothDevice.connectGatt` (Android's `BluetoothGatt` and \
-            `BluetoothGattCallback` references). The Android stack itself never sends ATT on a link it has not \
-            opened, so such traffic in an Android capture is the stack's, not an app's.
+            `BluetoothGattCallback` references). An app cannot make Android's stack send ATT before the \
+            link is up (the stack holds requests until it is), so such traffic in an Android capture is the \
+            stack's: its findings name the OS stack as the party.
             """,
             fix: """
                 val gatt = device.connectGatt(context, false, callback, BluetoothDevice.TRANSPORT_LE)
@@ -198,7 +199,7 @@ public struct GattBeforeConnected: LintRule {
             "\(what)\(more) was sent on handle \(Describe.handle(h)) \(when), \(Describe.duration(completeTime - e.firstTime)) early: GATT was used before the connection existed",
             connection: connection, peer: peer, handle: nil, time: e.firstTime,
             frames: [e.firstFrame, completeFrame] + e.frames + (e.disconnectionFrame.map { [$0] } ?? []),
-            evidence: .hci)
+            evidence: .hci, party: sink.platform == .android ? .osStack : nil)  // Android's stack sends only on open links
     }
 
     /// A simulator trace states the peripheral's state at each call (exact); other API inputs

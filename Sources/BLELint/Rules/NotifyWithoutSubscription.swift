@@ -372,7 +372,7 @@ public struct NotifyWithoutSubscription: LintRule {
                 : "no characteristic value (no CCCD to enable it)"
             return (
                 android
-                    ? "the peer sent \(count) on \(u.name), \(what): unsolicited, the peer's behaviour; the app cannot subscribe to them (setCharacteristicNotification needs a Notify or Indicate property)"
+                    ? "the peer sent \(count) on \(u.name), \(what): unsolicited, the peer's behaviour; the app cannot ask for them, having no Notify or Indicate property to enable in a CCCD"
                     : "the peer sent \(count) on \(u.name), \(what): unsolicited, the peer's behaviour; Core Bluetooth drops them and the app cannot subscribe to them",
                 .peer
             )
