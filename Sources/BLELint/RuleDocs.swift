@@ -4,7 +4,8 @@ import BLEBytes
 /// docs cannot drift from the code.
 public enum RuleDocs {
     /// `platform`: `.android` puts the Android advice in place of Core Bluetooth's fix (`blecap
-    /// explain --platform android`); nil or any other platform gives the whole page.
+    /// explain --platform android`), another platform leaves the Android advice out; nil gives
+    /// the whole page (docs/rules).
     public static func markdown(_ d: RuleDescriptor, platform: Platform? = nil) -> String {
         var s = "# \(d.id) `\(d.slug)`: \(d.title)\n\n"
         s +=
@@ -25,7 +26,7 @@ public enum RuleDocs {
             s += "\n## Configure"
         } else {
             s += "\n## Fix\n\n```swift\n\(d.fix)\n```\n"
-            if let a = d.android {
+            if platform == nil, let a = d.android {
                 s += "\n## On Android\n\n\(a.text)\n"
                 if !a.fix.isEmpty { s += "\n```kotlin\n\(a.fix)\n```\n" }
             }

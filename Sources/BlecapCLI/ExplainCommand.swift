@@ -15,7 +15,7 @@ struct ExplainCommand: ParsableCommand {
     @Option(
         name: .long,
         help:
-            "Show the fix in this platform's API: android gives Android's in place of Core Bluetooth's; auto the whole page."
+            "Show the fix in this platform's API only: android gives Android's, ios and linux Core Bluetooth's; auto (the default) both."
     )
     var platform: PlatformOption = .auto
 

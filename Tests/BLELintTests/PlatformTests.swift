@@ -101,6 +101,13 @@ struct SyntheticCapture {
         #expect(lint("public/btsnoop-android_revcar-acl-only.log").facts.platform.platform == .unknown)
     }
 
+    @Test func appleFromASimulatorTrace() {
+        let engine = LintEngine(configuration: LintConfiguration())
+        engine.observe(APICall(sequence: 1, time: 0, kind: .stopScan))
+        #expect(engine.facts.platform.platform == .apple)
+        #expect(engine.facts.platform.evidence.contains("API trace"))
+    }
+
     @Test func optionOverridesDetection() {
         var c = LintConfiguration()
         c.platform = .apple
@@ -268,6 +275,8 @@ struct SyntheticCapture {
         #expect(text.contains("fix (kotlin):") && text.contains("onMtuChanged"))
         #expect(text.contains("platform: Android (set with --platform)"))
         #expect(RuleDocs.markdown(d, platform: .android).contains("## Fix on Android"))
+        #expect(!RuleDocs.markdown(d, platform: .apple).contains("Android"))
+        #expect(RuleDocs.markdown(d).contains("## On Android"))
     }
 
     @Test func everyNonScanRuleHasAndroidAdvice() {
