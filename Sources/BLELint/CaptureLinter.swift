@@ -250,6 +250,7 @@ struct FactExtractor {
         case .command(let c):
             if c.opcode == Self.resetOpcode { fact(.reset) }
             if c.opcode == HCILEAdvFilter.opcode { engine.facts.apcfCommands += 1 }
+            if platform.watchesInit { platform.initCommand(c.opcode, frame: r.frame, engine, fact) }
             if c.opcode >> 10 == 0x3F, !platform.hostStackTold {
                 platform.vendorCommand(c.opcode, frame: r.frame, engine, fact)
             }

@@ -6,6 +6,9 @@ import CaptureIO
 /// (docs/lint-output.md, "Platform"). The first decisive sign wins; a weak sign (a file name, an
 /// indication shaped like AOSP's Service Changed) holds only until a decisive one.
 ///
+/// Weak signs: the file name `btsnoop_hci.log…`; the Android stack's controller bring-up after
+/// Reset; this host indicating a handle range on handle 0x0003 (AOSP's Service Changed).
+///
 /// Decisive signs:
 /// - Android: a vendor command of AOSP's LE set (0xFD53 LE Get Vendor Capabilities, 0xFD54
 ///   multi-advertising, 0xFD55 RPA offload, 0xFD56 batch scan, 0xFD57 APCF, 0xFD58 advertiser
@@ -29,6 +32,21 @@ struct PlatformDetector {
     /// Weak ATT signs are not read from PacketLogger files (BTstack's GATT servers).
     var weakATTSigns = true
     var forced: Platform?
+    /// The first commands after the first Reset, while they may still match an Android stack's
+    /// controller bring-up (`initCommand`).
+    var watchesInit = true
+    var initOpcodes: [UInt16] = []
+    var initFrame = 0
+    var commandsSeen = 0
+
+    /// The Android stack's controller bring-up right after Reset: the legacy stack reads the
+    /// buffer size and sets the host's (Read Buffer Size, Host Buffer Size); the newer one sets
+    /// the event mask, LE host support and reads the local name. A weak sign, for old stacks
+    /// that send none of the vendor commands (BlueZ, Apple's and BTstack's start otherwise).
+    static let androidBringUps: [(opcodes: [UInt16], name: String)] = [
+        ([0x0C03, 0x1005, 0x0C33], "Reset, Read Buffer Size, Host Buffer Size"),
+        ([0x0C03, 0x0C01, 0x0C6D, 0x0C14], "Reset, Set Event Mask, Write LE Host Support, Read Local Name"),
+    ]
 
     /// AOSP's LE vendor commands (OCF 0x153…0x15A, 0x15E in the vendor group).
     static func isAndroidVendorCommand(_ opcode: UInt16) -> Bool {
@@ -49,12 +67,14 @@ struct PlatformDetector {
             pending = true
             hostStackTold = true
             watchesGATTServer = false
+            watchesInit = false
             return
         }
         switch format {
         case .btsnoop(let datalink) where datalink == 2001:
             engine.notePlatform(.linux, evidence: "Linux monitor capture (btmon: btsnoop datalink 2001)")
             watchesGATTServer = false
+            watchesInit = false
         case .packetLogger:
             watchesRecords = true
             weakATTSigns = false
@@ -127,6 +147,32 @@ struct PlatformDetector {
         decide(
             .android, "sent Android's vendor command \(name)(0x\(Describe.hex(opcode, 4))), frame \(frame)", engine,
             fact)
+    }
+
+    /// A command the host sent, while the bring-up after the first Reset is being read.
+    mutating func initCommand(_ opcode: UInt16, frame: Int, _ engine: LintEngine, _ fact: (HCIFact.Kind) -> Void) {
+        commandsSeen += 1
+        if initOpcodes.isEmpty {
+            if opcode == 0x0C03 {
+                initOpcodes = [opcode]
+                initFrame = frame
+            } else if commandsSeen > 64 {
+                watchesInit = false
+            }
+            return
+        }
+        initOpcodes.append(opcode)
+        for b in Self.androidBringUps where b.opcodes == initOpcodes {
+            watchesInit = false
+            if engine.platform == .unknown {
+                decide(
+                    .android, "the Android stack's controller bring-up after Reset (\(b.name)), frame \(initFrame)",
+                    weak: true,
+                    engine, fact)
+            }
+            return
+        }
+        if !Self.androidBringUps.contains(where: { $0.opcodes.starts(with: initOpcodes) }) { watchesInit = false }
     }
 
     /// PacketLogger record types only Apple's PacketLogger and bluetoothd write.

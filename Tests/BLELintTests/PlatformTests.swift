@@ -135,6 +135,27 @@ struct SyntheticCapture {
         #expect(r.facts.platform.evidence.contains("GAP service at handle 0x0014"))
     }
 
+    /// An old Android stack without vendor commands: its controller bring-up is a weak sign.
+    @Test func androidFromItsControllerBringUp() throws {
+        var s = SyntheticCapture()
+        for op: UInt16 in [0x0C03, 0x1005, 0x0C33, 0x1001] {
+            s.sent(SyntheticCapture.command(op))
+            s.received(SyntheticCapture.complete(op))
+        }
+        let r = CaptureLinter.lint(path: try s.file())
+        #expect(r.facts.platform.platform == .android)
+        #expect(
+            r.facts.platform.evidence.contains(
+                "bring-up after Reset (Reset, Read Buffer Size, Host Buffer Size), frame 1"))
+        // BlueZ's bring-up (Reset, Read Local Supported Features, …) is none.
+        var b = SyntheticCapture()
+        for op: UInt16 in [0x0C03, 0x1003, 0x1001, 0x1009] { b.sent(SyntheticCapture.command(op)) }
+        #expect(CaptureLinter.lint(path: try b.file()).facts.platform.platform == .unknown)
+        // A vendor command, decisive, replaces the weak sign.
+        s.sent(SyntheticCapture.command(0xFD53))
+        #expect(CaptureLinter.lint(path: try s.file()).facts.platform.evidence.contains("0xFD53"))
+    }
+
     @Test func androidFromABugReportPath() throws {
         let path = Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")
         let inBugReport = CaptureLinter.lint(
