@@ -195,11 +195,12 @@ public struct GattBeforeConnected: LintRule {
             e.afterDisconnection
             ? "after the previous connection on it ended and before the next Connection Complete"
             : "before its Connection Complete"
+        // On Android it is the stack's: apps cannot make it send before the link is up.
         sink.report(
             "\(what)\(more) was sent on handle \(Describe.handle(h)) \(when), \(Describe.duration(completeTime - e.firstTime)) early: GATT was used before the connection existed",
             connection: connection, peer: peer, handle: nil, time: e.firstTime,
             frames: [e.firstFrame, completeFrame] + e.frames + (e.disconnectionFrame.map { [$0] } ?? []),
-            evidence: .hci, party: sink.platform == .android ? .osStack : nil)  // Android's stack sends only on open links
+            evidence: .hci, party: sink.platform == .android ? .osStack : nil)
     }
 
     /// A simulator trace states the peripheral's state at each call (exact); other API inputs
