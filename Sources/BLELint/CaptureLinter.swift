@@ -80,7 +80,7 @@ public enum CaptureLinter {
         let engine = LintEngine(configuration: configuration)
         lint(
             reader: reader, engine: engine, report: &report, observer: observer, reopen: reopen,
-            keys: configuration.linkLayerKeys)
+            keys: configuration.linkLayerKeys, name: name)
         if let d = reader.damage { report.damage = d.description }
         for i in report.findings.indices where baseline.fingerprints.contains(report.findings[i].fingerprint) {
             report.findings[i].baselined = true
@@ -98,7 +98,7 @@ public enum CaptureLinter {
     static func lint(
         reader: any CaptureReader, engine: LintEngine, report: inout CaptureReport,
         observer: LintPassObserver? = nil, reopen: (() -> (any CaptureReader)?)? = nil,
-        keys: LinkLayerKeys = LinkLayerKeys()
+        keys: LinkLayerKeys = LinkLayerKeys(), name: String? = nil
     ) {
         var ring = [(frame: Int, offset: Int64, length: Int)](repeating: (0, 0, 0), count: offsetRingSize)
         let builder: TimelineBuilder
@@ -115,6 +115,7 @@ public enum CaptureLinter {
         engine.scanFilterTables = builder.scanFilterTables
         let decoder = FrameDecoder(keys: keys)
         var facts = FactExtractor()
+        facts.platform.start(format: reader.format, name: name, engine)
         forEachRecord(of: reader) { record in
             ring[record.frame % offsetRingSize] = (record.frame, record.fileOffset, record.recordLength)
             let frame = decoder.decode(record)
@@ -208,12 +209,14 @@ struct FactExtractor {
     ]
     /// Read Buffer Size's ACL count, used when LE Read Buffer Size says "shared" (0).
     var sharedACLBuffers: Int?
-    /// Whether the host stack was told to the rules already.
-    var hostStackTold = false
     var overTheAirTold = false
+    /// Tells the engine the host's platform from the signs frames carry.
+    var platform = PlatformDetector()
 
     /// An L2CAP PDU (or fragment) the host sent on `handle`: ACL, or the central's LL data.
-    func aclSent(_ frame: DecodedFrame, handle: UInt16, _ engine: LintEngine, _ fact: (HCIFact.Kind) -> Void) {
+    mutating func aclSent(
+        _ frame: DecodedFrame, handle: UInt16, _ engine: LintEngine, _ fact: (HCIFact.Kind) -> Void
+    ) {
         guard frame.record.direction == .sent else { return }
         var op: UInt8?
         var attHandle: UInt16?
@@ -228,6 +231,9 @@ struct FactExtractor {
         if op == ATTOpcode.writeCommand.rawValue || op == ATTOpcode.signedWriteCommand.rawValue {
             engine.facts.writeCommands += 1
         }
+        if platform.watchesGATTServer, let att = frame.attPayload {
+            platform.gattServerPDU(att, frame: frame.record.frame, engine, fact)
+        }
         fact(.aclSent(handle: handle, attOpcode: op, attHandle: attHandle, valueLength: length))
     }
 
@@ -238,13 +244,15 @@ struct FactExtractor {
         if frame.record.kind == .aclData, frame.record.direction != .sent { return }
         let r = frame.record
         func fact(_ k: HCIFact.Kind) { engine.observe(HCIFact(frame: r.frame, time: r.timestamp, kind: k)) }
+        if platform.pending { platform.tellForced(engine, fact) }
+        if platform.watchesRecords { platform.record(r, engine, fact) }
         switch frame.layer {
         case .command(let c):
             if c.opcode == Self.resetOpcode { fact(.reset) }
             if c.opcode == HCILEAdvFilter.opcode { engine.facts.apcfCommands += 1 }
-            if !hostStackTold, c.opcode == HCILEAdvFilter.opcode || c.opcode == HCILEGetVendorCapabilities.opcode {
-                hostStackTold = true
-                fact(.hostStack(.android))
+            if platform.watchesInit { platform.initCommand(c.opcode, frame: r.frame, engine, fact) }
+            if c.opcode >> 10 == 0x3F, !platform.hostStackTold {
+                platform.vendorCommand(c.opcode, frame: r.frame, engine, fact)
             }
         case .event(let e):
             switch e.code {
@@ -324,9 +332,10 @@ struct FactExtractor {
             }
         case .other:
             if let m = frame.managementCommand {
-                if !hostStackTold {
-                    hostStackTold = true
-                    fact(.hostStack(.bluez))
+                if !platform.hostStackTold {
+                    platform.decide(
+                        .linux, "BlueZ management command 0x\(Describe.hex(m.opcode, 4)), frame \(r.frame)", engine,
+                        fact)
                 }
                 var filter: Int?
                 if m.opcode == BlueZManagementOpcode.startServiceDiscovery {

@@ -35,6 +35,9 @@ public struct LintConfiguration: Sendable {
     /// input to decoding: what the rules can see depends on it, so it travels with them.
     public var linkLayerKeys = LinkLayerKeys()
 
+    /// The host platform to judge every input as (`--platform`); nil: detect it from each input.
+    public var platform: Platform?
+
     public init() {}
 
     public struct ConfigError: Error, CustomStringConvertible {

@@ -67,7 +67,31 @@ public final class LintEngine {
 
     public convenience init(configuration: LintConfiguration = LintConfiguration()) {
         self.init(rules: configuration.selectedRules)
+        if let p = configuration.platform { forcePlatform(p) }
     }
+
+    /// Judges the input as `platform` whatever it shows (`--platform`).
+    public func forcePlatform(_ platform: Platform) {
+        facts.platform = PlatformFact(platform, evidence: "set with --platform", overridden: true)
+        store.platform = platform
+    }
+
+    /// A sign of the host's platform: the first decisive one decides; a weak one (a file name)
+    /// holds until a decisive one. A forced platform stays.
+    public func notePlatform(_ platform: Platform, evidence: String, weak: Bool = false) {
+        guard !facts.platform.overridden, platform != .unknown else { return }
+        if facts.platform.platform == .unknown || (weakPlatform && !weak) {
+            facts.platform = PlatformFact(platform, evidence: evidence)
+            store.platform = platform
+            weakPlatform = weak
+        }
+    }
+
+    /// The platform was decided by a weak sign only.
+    var weakPlatform = false
+
+    /// The platform the rules phrase their advice for (forced or detected so far).
+    public var platform: Platform { store.platform }
 
     /// Where the rules look up the tables of `scan.filters` events: the timeline builder's
     /// (`TimelineBuilder.scanFilterTables`), set before its first event is observed.
@@ -104,6 +128,7 @@ public final class LintEngine {
     public func observe(_ call: APICall) {
         lastTime = max(lastTime, call.time)
         facts.apiCalls += 1
+        if facts.apiCalls == 1 { notePlatform(.apple, evidence: "Core Bluetooth API trace (simulator)") }
         for r in unretained { r._withUnsafeGuaranteedRef { $0.observe(call) } }
     }
 
@@ -181,7 +206,8 @@ final class RuleBox<R: LintRule>: RuleRunner {
     init(settings: RuleSettings, store: FindingStore) {
         rule = R(settings: settings)
         sink = FindingSink(
-            store: store, ruleID: R.descriptor.id, slug: R.descriptor.slug, severity: settings.severity)
+            store: store, ruleID: R.descriptor.id, slug: R.descriptor.slug, severity: settings.severity,
+            party: R.descriptor.party)
         super.init(type: R.self)
     }
 

@@ -221,6 +221,8 @@ public struct CaptureFacts: Sendable, Equatable, Codable {
     public var linkLayerEncryptedFrom: Int?
     /// Why that link's ciphertext could not be decrypted (`LinkLayerUndecryptableReason`).
     public var linkLayerUndecryptable: String?
+    /// The host's platform and what decided it (`PlatformDetector`), or the `--platform` option.
+    public var platform = PlatformFact.undetected
 
     public init() {}
 

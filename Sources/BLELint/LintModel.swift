@@ -47,6 +47,91 @@ public enum EvidenceKind: String, Sendable, Codable, CaseIterable {
     }
 }
 
+/// The platform whose Bluetooth stack and app API produced a capture: findings name its API in
+/// their advice (Core Bluetooth on Apple's, `android.bluetooth` on Android).
+public enum Platform: String, Sendable, Codable, CaseIterable {
+    case android
+    /// iOS, iPadOS, macOS: Core Bluetooth (PacketLogger captures, simulator API traces).
+    case apple
+    /// Linux with BlueZ (Linux monitor captures: btmon).
+    case linux
+    case unknown
+
+    public var label: String {
+        switch self {
+        case .android: "Android"
+        case .apple: "iOS/macOS (Core Bluetooth)"
+        case .linux: "Linux (BlueZ)"
+        case .unknown: "unknown"
+        }
+    }
+
+    /// `--platform ios|android|linux|auto` (nil for `auto`).
+    public init?(option: String) {
+        switch option.lowercased() {
+        case "ios", "ipados", "macos", "apple": self = .apple
+        case "android": self = .android
+        case "linux", "bluez": self = .linux
+        default: return nil
+        }
+    }
+}
+
+/// Which platform a capture was judged as, and what decided it.
+public struct PlatformFact: Sendable, Equatable, Codable {
+    public var platform: Platform
+    /// The sign that decided it, with its frame where there is one ("sent LE Get Vendor
+    /// Capabilities (0xFD53), frame 14"), or the option that forced it.
+    public var evidence: String
+    /// Forced by `--platform`, not detected.
+    public var overridden: Bool
+
+    public init(_ platform: Platform, evidence: String, overridden: Bool = false) {
+        self.platform = platform
+        self.evidence = evidence
+        self.overridden = overridden
+    }
+
+    public static let undetected = PlatformFact(.unknown, evidence: "no sign of the host's platform in the input")
+}
+
+/// Whose behaviour a finding reports: what the reader can change depends on it.
+public enum Party: String, Sendable, Codable, CaseIterable {
+    /// The app under test (the one the capture was taken for).
+    case app
+    /// The operating system's Bluetooth stack itself (its own GATT server, its own scans, its
+    /// pairing policy): no app code can change it.
+    case osStack = "os-stack"
+    /// Another app on the same host, or an OS service acting as a client of the stack (Fast
+    /// Pair, Find My Device, Settings' device discovery).
+    case otherApp = "other-app"
+    /// The remote device.
+    case peer
+
+    public var label: String {
+        switch self {
+        case .app: "this app"
+        case .osStack: "the OS's Bluetooth stack"
+        case .otherApp: "another app or OS service"
+        case .peer: "the peer device"
+        }
+    }
+}
+
+/// A rule's advice for one platform: what to do in that platform's API, in prose, and code.
+public struct PlatformAdvice: Sendable, Equatable {
+    /// A paragraph in the project's words naming the platform's public API documentation.
+    public var text: String
+    /// Code (Kotlin for Android) that avoids the problem; may be empty when the problem does
+    /// not exist on that platform (the text then says why).
+    public var fix: String
+
+    public init(_ text: String, fix: String) {
+        self.text = text
+        self.fix = fix
+    }
+}
+
 /// A place in the Core Bluetooth guidance (../shared/seeds) that a rule enforces.
 public struct GuidanceReference: Sendable, Equatable {
     public var file: String
@@ -93,12 +178,18 @@ public struct RuleDescriptor: Sendable {
     public var thresholds: [ThresholdSpec]
     /// Core Bluetooth code (Swift) that avoids the problem.
     public var fix: String
+    /// Whose behaviour the rule's findings report unless a finding says otherwise.
+    public var party: Party
+    /// The same advice in Android's API (`android.bluetooth`), where the rule has it.
+    public var android: PlatformAdvice?
 
     public init(
         id: String, slug: String, title: String, defaultSeverity: Severity, summary: String,
         guidance: [GuidanceReference], evidence: [EvidenceKind], thresholds: [ThresholdSpec] = [],
-        fix: String
+        fix: String, party: Party = .app, android: PlatformAdvice? = nil
     ) {
+        self.party = party
+        self.android = android
         self.id = id
         self.slug = slug
         self.title = title
@@ -108,6 +199,13 @@ public struct RuleDescriptor: Sendable {
         self.evidence = evidence
         self.thresholds = thresholds
         self.fix = fix
+    }
+
+    /// The fix to show for a capture of `platform`: Android's where the rule has it, else Core
+    /// Bluetooth's (Apple's, and the one every platform's docs page starts from).
+    public func fix(for platform: Platform) -> (language: String, code: String) {
+        if platform == .android, let a = android, !a.fix.isEmpty { return ("kotlin", a.fix) }
+        return ("swift", fix)
     }
 
     /// Relative path of the rule's documentation page.
@@ -137,11 +235,15 @@ public struct Finding: Sendable, Equatable, Codable {
     public var fingerprint: String = ""
     /// Accepted by the baseline file: reported, but never fails the run.
     public var baselined: Bool = false
+    /// Whose behaviour this is: the rule's default (`RuleDescriptor.party`) unless the rule
+    /// decided otherwise for this case. Not part of the fingerprint.
+    public var party: Party = .app
 
     public init(
         ruleID: String, slug: String, severity: Severity, message: String, connection: Int?,
-        peer: String?, handle: UInt16?, time: Int64, frames: [Int], evidence: EvidenceKind
+        peer: String?, handle: UInt16?, time: Int64, frames: [Int], evidence: EvidenceKind, party: Party = .app
     ) {
+        self.party = party
         self.ruleID = ruleID
         self.slug = slug
         self.severity = severity

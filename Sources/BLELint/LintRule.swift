@@ -116,6 +116,9 @@ final class FindingStore {
     var owners: [UInt16: (connection: Int, peer: BDAddr?)] = [:]
     /// The tables the timeline's `scan.filters` events name (the builder's).
     var scanFilterTables = ScanFilterTables()
+    /// The platform as known so far (forced by `--platform`, or detected from the frames read
+    /// up to now): rules phrase their advice in its API.
+    var platform: Platform = .unknown
 }
 
 /// One rule's way to report: it knows the rule's id, slug and effective severity, and writes
@@ -130,16 +133,23 @@ public final class FindingSink {
     let ruleID: String
     let slug: String
     let severity: Severity
+    /// Whose behaviour the rule's findings report unless `report` says otherwise.
+    let party: Party
     /// Findings and notes this rule reported so far (the caps are per rule).
     var reported = 0
     var limitationsReported = 0
 
-    init(store: FindingStore, ruleID: String, slug: String, severity: Severity) {
+    init(store: FindingStore, ruleID: String, slug: String, severity: Severity, party: Party = .app) {
         self.store = store
         self.ruleID = ruleID
         self.slug = slug
         self.severity = severity
+        self.party = party
     }
+
+    /// The host's platform as far as the input told so far (or as `--platform` forced it):
+    /// `.unknown` until a sign was read. Rules name that platform's API in their advice.
+    public var platform: Platform { store.platform }
 
     /// The latest connection seen on `handle`.
     public func owner(ofHandle handle: UInt16) -> (connection: Int, peer: BDAddr?)? { store.owners[handle] }
@@ -151,28 +161,29 @@ public final class FindingSink {
     }
 
     /// Reports a finding of this rule.
+    /// `party`: whose behaviour this case is, when not the rule's default.
     public func report(
         _ message: String, event: TimelineEvent, handle: UInt16? = nil, related: [Int] = [],
-        evidence: EvidenceKind = .hci
+        evidence: EvidenceKind = .hci, party: Party? = nil
     ) {
         report(
             message, connection: event.connection, peer: event.peer, handle: handle, time: event.time,
-            frames: [event.frame] + related, evidence: evidence)
+            frames: [event.frame] + related, evidence: evidence, party: party)
     }
 
     public func report(
         _ message: String, connection: Int?, peer: BDAddr?, handle: UInt16?, time: Int64,
-        frames: [Int], evidence: EvidenceKind
+        frames: [Int], evidence: EvidenceKind, party: Party? = nil
     ) {
         report(
             message, connection: connection, peer: peer, handle: handle, time: time, frames: frames,
-            evidence: evidence, severity: severity)
+            evidence: evidence, severity: severity, party: party)
     }
 
     /// Reports a finding of this rule at `severity` (for a rule's lesser half, `reportAtMost`).
     func report(
         _ message: String, connection: Int?, peer: BDAddr?, handle: UInt16?, time: Int64,
-        frames: [Int], evidence: EvidenceKind, severity: Severity
+        frames: [Int], evidence: EvidenceKind, severity: Severity, party: Party? = nil
     ) {
         guard reported < Self.maximumFindingsPerRule else {
             store.dropped[ruleID, default: 0] += 1
@@ -186,7 +197,7 @@ public final class FindingSink {
             Finding(
                 ruleID: ruleID, slug: slug, severity: severity, message: message, connection: connection,
                 peer: peer?.description, handle: handle, time: time, frames: Array(frames.prefix(1)) + related,
-                evidence: evidence))
+                evidence: evidence, party: party ?? self.party))
     }
 
     /// Notes that part of the input could not be checked by this rule (e.g. writes to a handle

@@ -3,18 +3,37 @@ import BLEBytes
 /// The text of `blecap explain` and of docs/rules/<slug>.md, from the rule's descriptor, so the
 /// docs cannot drift from the code.
 public enum RuleDocs {
-    public static func markdown(_ d: RuleDescriptor) -> String {
+    /// `platform`: `.android` puts the Android advice in place of Core Bluetooth's fix (`blecap
+    /// explain --platform android`), another platform leaves the Android advice out; nil gives
+    /// the whole page (docs/rules).
+    public static func markdown(_ d: RuleDescriptor, platform: Platform? = nil) -> String {
         var s = "# \(d.id) `\(d.slug)`: \(d.title)\n\n"
         s +=
             "Default severity: **\(d.defaultSeverity.name)**. Evidence: \(d.evidence.map(\.label).joined(separator: ", ")).\n\n"
+        if d.android != nil {
+            // Pages revised for platform-aware advice also say whose behaviour findings report.
+            s += "Whose behaviour: **\(d.party.label)** (`\(d.party.rawValue)`) unless a finding says otherwise.\n\n"
+        }
         s += d.summary + "\n\n## Guidance\n\n"
         for g in d.guidance { s += "- `\(g.file)`, \(g.section)\n" }
         if !d.thresholds.isEmpty {
             s += "\n## Thresholds\n\n| name | default | meaning |\n|---|---:|---|\n"
             for t in d.thresholds { s += "| `\(t.name)` | \(trim(t.defaultValue)) \(t.unit) | \(t.help) |\n" }
         }
+        if platform == .android, let a = d.android {
+            s += "\n## Fix on Android\n\n\(a.text)\n"
+            if !a.fix.isEmpty { s += "\n```kotlin\n\(a.fix)\n```\n" }
+            s += "\n## Configure"
+        } else {
+            s += "\n## Fix\n\n```swift\n\(d.fix)\n```\n"
+            if platform == nil, let a = d.android {
+                s += "\n## On Android\n\n\(a.text)\n"
+                if !a.fix.isEmpty { s += "\n```kotlin\n\(a.fix)\n```\n" }
+            }
+            s += "\n## Configure"
+        }
         s +=
-            "\n## Fix\n\n```swift\n\(d.fix)\n```\n\n## Configure\n\n```yaml\nrules:\n  \(d.slug):\n    enabled: true\n    severity: \(d.defaultSeverity.name)\n"
+            "\n\n```yaml\nrules:\n  \(d.slug):\n    enabled: true\n    severity: \(d.defaultSeverity.name)\n"
         if !d.thresholds.isEmpty {
             s += "    thresholds:\n"
             for t in d.thresholds { s += "      \(t.name): \(trim(t.defaultValue))\n" }
@@ -37,6 +56,10 @@ public enum RuleDocs {
         /// Name → default, in the descriptor's order; whole numbers as integers.
         var thresholds: JSONValue
         var docs: String
+        /// Whose behaviour the rule's findings report by default.
+        var party: String
+        /// The platforms whose API the rule's advice names besides Core Bluetooth's.
+        var advice: [String]
 
         init(_ d: RuleDescriptor) {
             id = d.id
@@ -50,6 +73,8 @@ public enum RuleDocs {
                     return .init(t.name, v == v.rounded() && abs(v) < 1e15 ? .int(Int64(v)) : .double(v))
                 })
             docs = d.docsPath
+            party = d.party.rawValue
+            advice = d.android == nil ? ["apple"] : ["apple", "android"]
         }
     }
 

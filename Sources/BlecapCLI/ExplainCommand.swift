@@ -6,10 +6,18 @@ struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain",
         abstract:
-            "Explain one lint rule: what it checks, its guidance, evidence, thresholds and the Core Bluetooth fix.")
+            "Explain one lint rule: what it checks, its guidance, evidence, thresholds and the fix (Core Bluetooth, Android)."
+    )
 
     @Argument(help: "Rule id (BLE002) or slug (oversized-write).")
     var rule: String
+
+    @Option(
+        name: .long,
+        help:
+            "Show the fix in this platform's API only: android gives Android's, ios and linux Core Bluetooth's; auto (the default) both."
+    )
+    var platform: PlatformOption = .auto
 
     func validate() throws {
         if RuleRegistry.rule(named: rule) == nil {
@@ -20,7 +28,7 @@ struct ExplainCommand: ParsableCommand {
     func run() {
         guard let r = RuleRegistry.rule(named: rule) else { return }
         let out = OutputBuffer(fd: 1)
-        out.string(RuleDocs.markdown(r.descriptor))
+        out.string(RuleDocs.markdown(r.descriptor, platform: platform.platform))
         out.flush()
     }
 }

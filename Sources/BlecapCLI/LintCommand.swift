@@ -17,8 +17,11 @@ struct LintCommand: ParsableCommand {
             A simulator trace (the JSONL of BLESimulator's SimulatorTrace) is linted like a \
             capture, from its API calls. Each finding names the rule, the connection and peer, \
             the frames that prove it and whether it was observed in HCI, inferred, or taken \
-            from an API trace; each capture \
-            also lists the rules that could not be evaluated on it and why. Directories are \
+            from an API trace, and whose behaviour it is (party: app, os-stack, other-app, \
+            peer). Each capture is judged as one platform's host (Android, iOS/macOS, Linux), \
+            detected from its frames or set with --platform, and each rule's fix is given in \
+            that platform's API. The rules that could not be evaluated are named on one line \
+            per capture (--verbose: each with its reason; docs/lint-output.md). Directories are \
             walked for captures (detected by content; other files are skipped), linted in \
             parallel (--jobs N at most N at once; one per core by default), and reported in \
             sorted path order with a summary line per capture (on standard error for the machine \
@@ -80,6 +83,16 @@ struct LintCommand: ParsableCommand {
         help: "Captures linted at once (default: one per core); 1 lints them one after another.")
     var jobs: Int?
 
+    @Option(
+        name: .long,
+        help:
+            "Judge captures as this platform's host (ios, android, linux) instead of detecting it (auto): findings' advice names its API."
+    )
+    var platform: PlatformOption = .auto
+
+    @Flag(name: .long, help: "List each rule that could not be evaluated, with its reason (text output).")
+    var verbose = false
+
     @OptionGroup var decryption: LinkLayerKeyOptions
 
     func validate() throws {
@@ -95,6 +108,7 @@ struct LintCommand: ParsableCommand {
             for r in disable { try configuration.set(r, enabled: false) }
             if let baseline { accepted = try Baseline.load(path: baseline) }
             configuration.linkLayerKeys = decryption.keys
+            configuration.platform = platform.platform
         } catch {
             printError(error.description)
             throw BlecapExit.unreadable.exitCode
@@ -126,7 +140,7 @@ struct LintCommand: ParsableCommand {
 
         let text: String
         switch format {
-        case .text: text = TextReporter.render(reports)
+        case .text: text = TextReporter.render(reports, verbose: verbose)
         case .json: text = JSONReporter.render(reports)
         case .sarif: text = SARIFReporter.render(reports, version: Blecap.configuration.version)
         case .junit: text = JUnitReporter.render(reports)
@@ -177,6 +191,14 @@ struct LintCommand: ParsableCommand {
             }
         if reports.contains(where: { !$0.failing(at: threshold).isEmpty }) { throw BlecapExit.findings.exitCode }
     }
+}
+
+/// `--platform ios|android|linux|auto` (lint, report, explain).
+enum PlatformOption: String, ExpressibleByArgument, CaseIterable {
+    case auto, ios, android, linux
+
+    /// The platform to force, nil for `auto`.
+    var platform: Platform? { self == .auto ? nil : Platform(option: rawValue) }
 }
 
 /// Finds the captures among command-line paths.

@@ -51,6 +51,11 @@ struct ReportCommand: ParsableCommand {
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
     var member: String?
 
+    @Option(
+        name: .long,
+        help: "Judge captures as this platform's host (ios, android, linux) instead of detecting it (auto).")
+    var platform: PlatformOption = .auto
+
     @OptionGroup var decryption: LinkLayerKeyOptions
 
     func validate() throws {
@@ -67,6 +72,7 @@ struct ReportCommand: ParsableCommand {
             }
         }
         configuration.linkLayerKeys = decryption.keys
+        configuration.platform = platform.platform
         // Archives give one page per capture inside (named `archive!member`).
         var exits: [BlecapExit] = []
         let jobs = LintRunner.jobs(files, member: member, explicit: Set(files), exits: &exits)

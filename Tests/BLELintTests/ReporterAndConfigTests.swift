@@ -72,7 +72,7 @@ import Testing
         let first = GitHubReporter.render([odd]).split(separator: "\n")[0]
         #expect(
             first
-                == "::error file=logs/a%3Ab%2Cc.btsnoop,title=BLE002 oversized-write::two%0Alines (frames 57, 60; observed in HCI)"
+                == "::error file=logs/a%3Ab%2Cc.btsnoop,title=BLE002 oversized-write::two%0Alines (frames 57, 60; observed in HCI; behaviour of this app)"
         )
     }
 
@@ -83,7 +83,8 @@ import Testing
         let warning = text.range(of: "warning BLE003")!
         #expect(error.lowerBound < warning.lowerBound)
         #expect(text.contains("maximumWriteValueLength(for: type)"))
-        #expect(text.contains("not evaluated: BLE005 unfiltered-scan"))
+        #expect(text.contains("not evaluated: BLE005, BLE016 (--verbose for the reasons)"))
+        #expect(TextReporter.render([Self.oversized], verbose: true).contains("not evaluated: BLE005 unfiltered-scan"))
         #expect(text.contains(": 4 findings (1 error, 3 warnings, 0 notes)"))
     }
 

@@ -196,12 +196,17 @@ extension CaptureReport {
         #expect(f.first?.message.contains("this host's GATT server") == true)
     }
 
-    @Test func subscriptionFromAnEarlierConnectionIsNotJudged() throws {
-        // Derived: connection 2's CCCD re-write (frames 117/119) removed. The peer subscribed on
-        // connection 1; a bonded client's subscription would persist, so no finding, a note.
+    @Test func subscriptionFromAnEarlierConnectionOfAnUnencryptedLinkIsJudged() throws {
+        // Derived: connection 2's CCCD re-write (frames 117/119) removed. The client subscribed
+        // on connection 1, but neither connection was paired or encrypted: no bond could carry
+        // the subscription over (issue 27), so the notifications are judged. (With encryption
+        // from an earlier bond it is a note: PlatformFindingsTests.)
         let r = lintDerived(try derived("bumble/cached_reconnect.central.btsnoop", drop: [117, 119]))
-        #expect(r.of(Self.slug).isEmpty)
-        #expect(r.partial(Self.slug, "not re-subscribed since connection 1"))
+        let f = try #require(r.of(Self.slug).first)
+        #expect(r.of(Self.slug).count == 1)
+        #expect(f.connection == 2 && f.party == .peer)
+        #expect(f.message.contains("the client subscribed on connection 1, but this link was never encrypted"))
+        #expect(!r.partial(Self.slug, "not re-subscribed since connection 1"))
     }
 
     @Test func encryptionWithAnEarlierBondIsNotJudged() {

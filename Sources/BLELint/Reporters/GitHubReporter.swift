@@ -17,7 +17,9 @@ public enum GitHubReporter {
                 let title = "\(f.ruleID) \(f.slug)"
                 let frames = f.frames.map(String.init).joined(separator: ", ")
                 out += "::\(level) file=\(Escape.githubProperty(r.path)),title=\(Escape.githubProperty(title))::"
-                out += Escape.githubData("\(f.message) (frames \(frames); \(f.evidence.label))") + "\n"
+                out +=
+                    Escape.githubData(
+                        "\(f.message) (frames \(frames); \(f.evidence.label); behaviour of \(f.party.label))") + "\n"
             }
         }
         return out

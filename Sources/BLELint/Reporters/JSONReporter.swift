@@ -12,6 +12,7 @@ public enum JSONReporter {
             captures: reports.map { r in
                 .init(
                     path: r.path, format: r.format, frames: r.frames, error: r.error, damage: r.damage,
+                    platform: r.error == nil ? .init(r.facts.platform) : nil,
                     findings: r.findings.map(LintJSONDocument.Finding.init),
                     notEvaluated: r.notEvaluated.map {
                         .init(rule: $0.ruleID, slug: $0.slug, whole: $0.whole, reason: $0.reason)
@@ -31,12 +32,27 @@ public struct LintJSONDocument: Encodable, Sendable {
         public var frames: Int
         public var error: String?
         public var damage: String?
+        /// The platform the capture was judged as (absent for an unreadable capture).
+        public var platform: Platform?
         public var findings: [Finding]
         public var notEvaluated: [NotEvaluated]
 
         enum CodingKeys: String, CodingKey {
-            case path, format, frames, error, damage, findings
+            case path, format, frames, error, damage, platform, findings
             case notEvaluated = "not_evaluated"
+        }
+    }
+
+    /// `{"name": "android", "evidence": "…", "source": "detected"|"option"}`.
+    public struct Platform: Encodable, Sendable {
+        public var name: String
+        public var evidence: String
+        public var source: String
+
+        init(_ p: PlatformFact) {
+            name = p.platform.rawValue
+            evidence = p.evidence
+            source = p.overridden ? "option" : "detected"
         }
     }
 
@@ -51,6 +67,8 @@ public struct LintJSONDocument: Encodable, Sendable {
         public var timeMicros: Int64
         public var frames: [Int]
         public var evidence: String
+        /// Whose behaviour: `app`, `os-stack`, `other-app` or `peer`.
+        public var party: String
         /// Both or neither.
         public var byteOffset: Int64?
         public var byteLength: Int?
@@ -60,7 +78,7 @@ public struct LintJSONDocument: Encodable, Sendable {
         enum CodingKeys: String, CodingKey {
             case rule, slug, severity, message, connection, peer, handle
             case timeMicros = "time_us"
-            case frames, evidence
+            case frames, evidence, party
             case byteOffset = "byte_offset"
             case byteLength = "byte_length"
             case fingerprint, baselined
@@ -72,14 +90,16 @@ public struct LintJSONDocument: Encodable, Sendable {
                 rule: f.ruleID, slug: f.slug, severity: f.severity.name, message: f.message,
                 connection: f.connection, peer: f.peer, handle: f.handle, timeMicros: f.time, frames: f.frames,
                 evidence: f.evidence.rawValue, byteOffset: located ? f.byteOffset : nil,
-                byteLength: located ? f.byteLength : nil, fingerprint: f.fingerprint, baselined: f.baselined)
+                byteLength: located ? f.byteLength : nil, fingerprint: f.fingerprint, baselined: f.baselined,
+                party: f.party.rawValue)
         }
 
         init(
             rule: String, slug: String, severity: String, message: String, connection: Int?, peer: String?,
             handle: UInt16?, timeMicros: Int64, frames: [Int], evidence: String, byteOffset: Int64?, byteLength: Int?,
-            fingerprint: String, baselined: Bool
+            fingerprint: String, baselined: Bool, party: String = Party.app.rawValue
         ) {
+            self.party = party
             self.rule = rule
             self.slug = slug
             self.severity = severity

@@ -35,6 +35,7 @@ public enum JUnitReporter {
                         let text =
                             "\(f.severity.name) \(f.ruleID) \(f.slug): \(f.message)\n"
                             + "frames: \(f.frames.map(String.init).joined(separator: ", ")) (\(f.evidence.label))\n"
+                            + "behaviour of: \(f.party.label) (\(f.party.rawValue))\n"
                             + (f.connection.map { "connection #\($0)" } ?? "") + (f.peer.map { " peer \($0)" } ?? "")
                         children.append(
                             XMLOutput.Element("failure", ["type": f.severity.name, "message": f.message], text: text))

@@ -8,15 +8,15 @@ public enum MarkdownReporter {
             let c = { (s: Severity) in r.findings.filter { $0.severity == s && !$0.baselined }.count }
             let status = r.error != nil ? " (unreadable)" : r.damage != nil ? " (damaged)" : ""
             out +=
-                "| `\(Escape.markdownCell(r.path))`\(status) | \(c(.error)) | \(c(.warning)) | \(c(.note)) | \(Set(r.notEvaluated.filter(\.whole).map(\.ruleID)).count) | \(r.frames) |\n"
+                "| `\(Escape.markdownCell(r.path))`\(status) | \(r.facts.platform.platform.rawValue) | \(c(.error)) | \(c(.warning)) | \(c(.note)) | \(Set(r.notEvaluated.filter(\.whole).map(\.ruleID)).count) | \(r.frames) |\n"
         }
         for r in reports where !r.findings.isEmpty {
             out +=
-                "\n## `\(Escape.markdownCell(r.path))`\n\n| severity | rule | connection | frames | message |\n|---|---|---|---|---|\n"
+                "\n## `\(Escape.markdownCell(r.path))`\n\nPlatform: \(Escape.markdownCell(TextReporter.platformLine(r.facts.platform))).\n\n| severity | rule | party | connection | frames | message |\n|---|---|---|---|---|---|\n"
             for f in r.findings.sorted(by: worstFirst) {
                 let conn = f.connection.map { "#\($0)" + (f.peer.map { " \($0)" } ?? "") } ?? "—"
                 out +=
-                    "| \(f.severity.name)\(f.baselined ? " (baselined)" : "") | \(f.ruleID) `\(f.slug)` | \(conn) | \(f.frames.map(String.init).joined(separator: ", ")) | \(Escape.markdownCell(f.message)) |\n"
+                    "| \(f.severity.name)\(f.baselined ? " (baselined)" : "") | \(f.ruleID) `\(f.slug)` | \(f.party.rawValue) | \(conn) | \(f.frames.map(String.init).joined(separator: ", ")) | \(Escape.markdownCell(f.message)) |\n"
             }
         }
         let ne = reports.flatMap { r in r.notEvaluated.filter(\.whole).map { (r.path, $0) } }

@@ -20,8 +20,14 @@ public enum SARIFReporter {
                 .init(
                     id: d.id, name: d.slug, shortDescription: .init(d.title), fullDescription: .init(d.summary),
                     help: .init(
-                        text: d.summary + "\n\nFix:\n" + d.fix,
-                        markdown: d.summary + "\n\n```swift\n" + d.fix + "\n```"),
+                        text: d.summary + "\n\nFix:\n" + d.fix
+                            + (d.android.map { "\n\nOn Android: " + $0.text + ($0.fix.isEmpty ? "" : "\n" + $0.fix) }
+                                ?? ""),
+                        markdown: d.summary + "\n\n```swift\n" + d.fix + "\n```"
+                            + (d.android.map {
+                                "\n\nOn Android: " + $0.text
+                                    + ($0.fix.isEmpty ? "" : "\n\n```kotlin\n" + $0.fix + "\n```")
+                            } ?? "")),
                     helpUri: helpBase + d.docsPath, defaultConfiguration: .init(level: d.defaultSeverity.name))
             })
         let readable = reports.filter { $0.error == nil }
@@ -47,7 +53,8 @@ public enum SARIFReporter {
                             ? [.init(kind: "external", justification: "in the blecap baseline")] : nil,
                         properties: .init(
                             frames: f.frames, evidence: f.evidence.rawValue, connection: f.connection,
-                            peer: f.peer, handle: f.handle)))
+                            peer: f.peer, handle: f.handle, party: f.party.rawValue,
+                            platform: r.facts.platform.platform.rawValue)))
             }
         }
         // Rules that could not run, as tool notifications (SARIF 3.58).
@@ -174,6 +181,10 @@ public struct SARIFLog: Encodable, Sendable {
         public var connection: Int?
         public var peer: String?
         public var handle: UInt16?
+        /// Whose behaviour: `app`, `os-stack`, `other-app` or `peer`.
+        public var party: String
+        /// The platform the capture was judged as: `android`, `apple`, `linux` or `unknown`.
+        public var platform: String
     }
 
     public struct Invocation: Encodable, Sendable {

@@ -1,15 +1,18 @@
-/// Human text: per capture, findings grouped by connection, worst first, each rule's fix shown
-/// once per capture; then what could not be evaluated and a summary line.
+/// Human text: per capture, the platform it was judged as, findings grouped by connection,
+/// worst first, each with whose behaviour it is, each rule's fix shown once per capture (in the
+/// platform's API); then one line naming the rules that could not be evaluated (each with its
+/// reason when `verbose`) and a summary line.
 public enum TextReporter {
-    public static func render(_ reports: [CaptureReport]) -> String {
+    public static func render(_ reports: [CaptureReport], verbose: Bool = false) -> String {
         var out = ""
-        for r in reports { out += render(r) }
+        for r in reports { out += render(r, verbose: verbose) }
         return out
     }
 
-    public static func render(_ r: CaptureReport) -> String {
+    public static func render(_ r: CaptureReport, verbose: Bool = false) -> String {
         var out = "\(r.path)\n"
         if let e = r.error { return out + "  error: \(e)\n" + SummaryLine.render(r) + "\n\n" }
+        out += "  platform: \(platformLine(r.facts.platform))\n"
         let groups = Dictionary(grouping: r.findings) { $0.connection ?? 0 }
         var fixShown: Set<String> = []
         for key in groups.keys.sorted() {
@@ -23,21 +26,50 @@ public enum TextReporter {
                     : "frame \(f.firstFrame) (related \(f.frames.dropFirst().map(String.init).joined(separator: ", ")))"
                 out +=
                     "    \(f.severity.name) \(f.ruleID) \(f.slug)\(f.baselined ? " [baselined]" : ""): \(f.message)\n"
-                out += "      \(frames); \(f.evidence.label)\n"
+                out += "      \(frames); \(f.evidence.label); behaviour of \(f.party.label)\n"
                 if !fixShown.contains(f.ruleID), let d = RuleRegistry.rule(named: f.ruleID)?.descriptor {
                     fixShown.insert(f.ruleID)
-                    out += "      fix:\n"
-                    for line in d.fix.split(separator: "\n", omittingEmptySubsequences: false) {
+                    let fix = d.fix(for: r.facts.platform.platform)
+                    out += fix.language == "swift" ? "      fix:\n" : "      fix (\(fix.language)):\n"
+                    for line in fix.code.split(separator: "\n", omittingEmptySubsequences: false) {
                         out += "        \(line)\n"
                     }
                 }
             }
         }
         if let d = r.damage { out += "  damaged: \(d)\n" }
-        for n in r.notEvaluated {
-            out += "  not evaluated: \(n.ruleID) \(n.slug)\(n.whole ? "" : " (in part)"): \(n.reason)\n"
+        if verbose {
+            for n in r.notEvaluated {
+                out += "  not evaluated: \(n.ruleID) \(n.slug)\(n.whole ? "" : " (in part)"): \(n.reason)\n"
+            }
+        } else if let line = notEvaluatedLine(r.notEvaluated) {
+            out += "  \(line)\n"
         }
         return out + SummaryLine.render(r) + "\n\n"
+    }
+
+    /// "Android (sent Android's vendor command … frame 14)" or "Android (set with --platform)".
+    public static func platformLine(_ p: PlatformFact) -> String {
+        "\(p.platform.label) (\(p.evidence))"
+    }
+
+    /// What could not be evaluated, in one line: "not evaluated: BLE005, BLE012 (no ACL data …);
+    /// in part: BLE008; --verbose for the reasons". Rules that share a reason share it.
+    static func notEvaluatedLine(_ list: [NotEvaluated]) -> String? {
+        guard !list.isEmpty else { return nil }
+        var wholeIDs: [String] = []
+        var partIDs: [String] = []
+        for n in list {
+            if n.whole {
+                if !wholeIDs.contains(n.ruleID) { wholeIDs.append(n.ruleID) }
+            } else if !partIDs.contains(n.ruleID) && !wholeIDs.contains(n.ruleID) {
+                partIDs.append(n.ruleID)
+            }
+        }
+        var parts: [String] = []
+        if !wholeIDs.isEmpty { parts.append(wholeIDs.joined(separator: ", ")) }
+        if !partIDs.isEmpty { parts.append("in part: " + partIDs.joined(separator: ", ")) }
+        return "not evaluated: " + parts.joined(separator: "; ") + " (--verbose for the reasons)"
     }
 }
 

@@ -46,7 +46,33 @@ public struct AttProtocol: LintRule {
             func peripheralManagerIsReady(toUpdateSubscribers peripheral: CBPeripheralManager) {
                 sendPendingUpdates()
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android a `BluetoothGatt` runs one operation at a time: a read, write or descriptor write \
+            started while another is pending is refused (`false`, or `ERROR_GATT_WRITE_REQUEST_BUSY` from \
+            API 33), so an app queues its operations and starts the next from `onCharacteristicWrite`, \
+            `onCharacteristicRead` or `onDescriptorWrite`. A server app that indicates waits for \
+            `BluetoothGattServerCallback.onNotificationSent` before the next `notifyCharacteristicChanged` \
+            with `confirm = true`; `requestMtu` is asked once per connection (Android's `BluetoothGatt` and \
+            `BluetoothGattServer` references).
+            """,
+            fix: """
+                private val ops = ArrayDeque<(BluetoothGatt) -> Unit>()
+                private var busy = false
+
+                fun enqueue(op: (BluetoothGatt) -> Unit) { ops.add(op); if (!busy) next() }
+
+                private fun next() {
+                    val op = ops.removeFirstOrNull() ?: run { busy = false; return }
+                    busy = true
+                    op(gatt)
+                }
+
+                override fun onCharacteristicWrite(gatt: BluetoothGatt, c: BluetoothGattCharacteristic, status: Int) = next()
+                override fun onCharacteristicRead(gatt: BluetoothGatt, c: BluetoothGattCharacteristic, value: ByteArray, status: Int) = next()
+                override fun onDescriptorWrite(gatt: BluetoothGatt, d: BluetoothGattDescriptor, status: Int) = next()
+                """))
 
     /// A request (or indication) the builder found superseded, waiting for the event of the
     /// one that superseded it to report with its time.

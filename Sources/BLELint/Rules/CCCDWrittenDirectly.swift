@@ -46,7 +46,24 @@ public struct CCCDWrittenDirectly: LintRule {
                             error: Error?) {
                 guard error == nil, characteristic.isNotifying else { return }  // now subscribed
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android the app writes the CCCD itself, and does it right with `BluetoothGatt.writeDescriptor` \
+            (a Write Request, answered in `onDescriptorWrite`) after `setCharacteristicNotification`; a CCCD \
+            value sent as a Write Command (for instance `writeCharacteristic` with `WRITE_TYPE_NO_RESPONSE` \
+            aimed at the descriptor's handle) gets no answer (Android's `BluetoothGatt` and \
+            `BluetoothGattDescriptor` references).
+            """,
+            fix: """
+                gatt.setCharacteristicNotification(characteristic, true)
+                val cccd = characteristic.getDescriptor(UUID.fromString("00002902-0000-1000-8000-00805f9b34fb"))
+                gatt.writeDescriptor(cccd, BluetoothGattDescriptor.ENABLE_NOTIFICATION_VALUE)  // a Write Request
+
+                override fun onDescriptorWrite(gatt: BluetoothGatt, d: BluetoothGattDescriptor, status: Int) {
+                    if (status == BluetoothGatt.GATT_SUCCESS) { /* subscribed */ }
+                }
+                """))
 
     public static let observedEvents: TimelineEventClasses = .gattRequests
 
@@ -66,8 +83,12 @@ public struct CCCDWrittenDirectly: LintRule {
             configuration == 0
             ? "turned notifications and indications off"
             : "enabled \(ReadOrNotifyWithoutProperty.configurationName(configuration))"
+        let advice =
+            sink.platform == .android
+            ? "an Android app writes the CCCD with BluetoothGatt.writeDescriptor, which sends a Write Request"
+            : "a Core Bluetooth app subscribes with setNotifyValue(_:for:)"
         sink.report(
-            "this host \(what) by writing \(name) with a Write Command: the server sends no answer, so the client cannot know whether the subscription took effect (GATT writes a CCCD with a Write Request); the app's or its stack's descriptor write — a Core Bluetooth app subscribes with setNotifyValue(_:for:)",
+            "this host \(what) by writing \(name) with a Write Command: the server sends no answer, so the client cannot know whether the subscription took effect (GATT writes a CCCD with a Write Request); the app's or its stack's descriptor write — \(advice)",
             event: e, handle: op.handle)
     }
 

@@ -70,7 +70,25 @@ public struct FullDiscovery: LintRule {
                     peripheral.discoverCharacteristics([heartRateMeasurementUUID], for: service)
                 }
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            Android's public API has no discovery by UUID: `BluetoothGatt.discoverServices()` always \
+            discovers every service, characteristic and descriptor, and `onServicesDiscovered` hands the app \
+            the whole database (Android's `BluetoothGatt` reference). On an Android capture the note is the \
+            stack's cost (the finding's party is `os-stack`); what an app can do is call `discoverServices()` \
+            once per connection and bond with peers it meets often, whose database the stack can keep.
+            """,
+            fix: """
+                override fun onConnectionStateChange(gatt: BluetoothGatt, status: Int, newState: Int) {
+                    if (newState == BluetoothProfile.STATE_CONNECTED) gatt.discoverServices()  // once per connection
+                }
+
+                override fun onServicesDiscovered(gatt: BluetoothGatt, status: Int) {
+                    val c = gatt.getService(serviceUuid)?.getCharacteristic(characteristicUuid) ?: return
+                    // use only what the app needs
+                }
+                """))
 
     static let maximumPeers = 256
     /// Bounds per session: discovery requests remembered, characteristics used.
@@ -253,7 +271,7 @@ public struct FullDiscovery: LintRule {
             sink.report(
                 msg, connection: d.connection, peer: d.peer, handle: nil, time: d.time,
                 frames: [d.frame] + (s.firstCharacteristicDiscovery.map { [$0] } ?? []) + usedFrames,
-                evidence: .hci)
+                evidence: .hci, party: hostStack == nil ? nil : .osStack)
         }
     }
 }

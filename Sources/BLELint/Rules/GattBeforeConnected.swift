@@ -46,7 +46,28 @@ public struct GattBeforeConnected: LintRule {
                 peripheral.delegate = self
                 peripheral.discoverServices([serviceUUID])
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android the app starts GATT work only once `BluetoothGattCallback.onConnectionStateChange` \
+            reports `STATE_CONNECTED` with `GATT_SUCCESS`: `discoverServices()` first, the rest from \
+            `onServicesDiscovered`. After `STATE_DISCONNECTED` the `BluetoothGatt` is done: `close()` it and \
+            connect again with `BluetoothDevice.connectGatt` (Android's `BluetoothGatt` and \
+            `BluetoothGattCallback` references). An app cannot make Android's stack send ATT before the \
+            link is up (the stack holds requests until it is), so such traffic in an Android capture is the \
+            stack's: its findings name the OS stack as the party.
+            """,
+            fix: """
+                val gatt = device.connectGatt(context, false, callback, BluetoothDevice.TRANSPORT_LE)
+                // Not here: not connected yet.
+
+                override fun onConnectionStateChange(gatt: BluetoothGatt, status: Int, newState: Int) {
+                    when {
+                        status == BluetoothGatt.GATT_SUCCESS && newState == BluetoothProfile.STATE_CONNECTED -> gatt.discoverServices()
+                        newState == BluetoothProfile.STATE_DISCONNECTED -> gatt.close()
+                    }
+                }
+                """))
 
     /// Highest HCI connection handle (Vol 4 Part E 5.4.2: 12 bits).
     static let maximumHandle: UInt16 = 0x0EFF
@@ -174,11 +195,12 @@ public struct GattBeforeConnected: LintRule {
             e.afterDisconnection
             ? "after the previous connection on it ended and before the next Connection Complete"
             : "before its Connection Complete"
+        // On Android it is the stack's: apps cannot make it send before the link is up.
         sink.report(
             "\(what)\(more) was sent on handle \(Describe.handle(h)) \(when), \(Describe.duration(completeTime - e.firstTime)) early: GATT was used before the connection existed",
             connection: connection, peer: peer, handle: nil, time: e.firstTime,
             frames: [e.firstFrame, completeFrame] + e.frames + (e.disconnectionFrame.map { [$0] } ?? []),
-            evidence: .hci)
+            evidence: .hci, party: sink.platform == .android ? .osStack : nil)
     }
 
     /// A simulator trace states the peripheral's state at each call (exact); other API inputs

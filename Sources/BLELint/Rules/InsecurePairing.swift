@@ -41,7 +41,27 @@ public struct InsecurePairing: LintRule {
                 permissions: [.readEncryptionRequired])
             // Accessory firmware: set MITM and SC in AuthReq and declare the IO capabilities the
             // device really has (a display: DisplayYesNo), so the central can use Numeric Comparison.
-            """)
+            """,
+        party: .peer,
+        android: PlatformAdvice(
+            """
+            On Android the stack, not the app, declares the phone's IO capabilities and asks for MITM \
+            protection, so what an app controls is what it requires: `BluetoothDevice.createBond` starts a \
+            pairing whose method follows from both sides' declarations, and a GATT server app requires an \
+            authenticated key with the `PERMISSION_READ_ENCRYPTED_MITM` / `PERMISSION_WRITE_ENCRYPTED_MITM` \
+            permissions of its `BluetoothGattCharacteristic` (Android's `BluetoothDevice` and \
+            `BluetoothGattCharacteristic` references). Just Works between a phone and an accessory comes from \
+            the accessory's declaration (no display, no keyboard): its firmware is where to fix it.
+            """,
+            fix: """
+                // GATT server app: require an authenticated (MITM) bond for the value.
+                val characteristic = BluetoothGattCharacteristic(
+                    characteristicUuid,
+                    BluetoothGattCharacteristic.PROPERTY_READ or BluetoothGattCharacteristic.PROPERTY_NOTIFY,
+                    BluetoothGattCharacteristic.PERMISSION_READ_ENCRYPTED_MITM)
+                // Client app: bond explicitly; the accessory's IO capabilities decide the method.
+                device.createBond()
+                """))
 
     static let maximumConnections = 256
     static let maximumPeers = 1024
@@ -51,7 +71,7 @@ public struct InsecurePairing: LintRule {
         var paired = false
         /// The bond's finding, held until the capture shows whether its key can be recovered
         /// (over the air: the first encrypted PDU and the key distribution after it).
-        var pending: (message: String, event: TimelineEvent, related: [Int])?
+        var pending: (message: String, event: TimelineEvent, related: [Int], party: Party)?
         /// The legacy pairing's key recovered from the capture (`ll.decryption`).
         var recovered: (source: LinkLayerKeySource, frame: Int)?
         /// The Pairing Response chose Passkey Entry: a TK of 0 is then the passkey 000000.
@@ -132,11 +152,27 @@ public struct InsecurePairing: LintRule {
             guard !weaknesses.isEmpty else { return }
             let (initiator, responder) = request.hostSent ? ("this host", "the peer") : ("the peer", "this host")
             let model = sc ? "LE Secure Connections" : "LE legacy pairing"
+            // Whose declaration made it weak (the first weakness decides): Just Works comes from
+            // a side without IO, else from a side that did not ask for MITM protection; legacy
+            // pairing from a side without Secure Connections. This host's side is what its OS
+            // stack declared; the peer's is its firmware's.
+            let peerFeatures = request.hostSent ? info.features : request.features
+            let hostFeatures = request.hostSent ? request.features : info.features
+            let noIO: UInt8 = 0x03
+            let party: Party
+            if method == .justWorks {
+                party =
+                    hostFeatures.ioCapability == noIO
+                    ? .osStack
+                    : peerFeatures.ioCapability == noIO ? .peer : !hostFeatures.authReq.mitm ? .osStack : .peer
+            } else {
+                party = peerFeatures.authReq.secureConnections ? .osStack : .peer
+            }
             links[c]?.pending = (
                 "bonded using \(Self.methodName(method)) (\(model)): "
                     + weaknesses.joined(separator: "; ")
                     + " (initiator \(initiator): \(Self.features(request.features)); responder \(responder): \(Self.features(info.features)))",
-                e, [request.frame]
+                e, [request.frame], party
             )
         case .linkLayerDecryption(.decrypting(let source)):
             guard case .recoveredFromPairing = source else { return }
@@ -179,7 +215,7 @@ public struct InsecurePairing: LintRule {
                 related.append(ltk.frame)
             }
         }
-        sink.report(message, event: pending.event, related: related)
+        sink.report(message, event: pending.event, related: related, party: pending.party)
     }
 
     /// TK 0 is Just Works' TK, or the passkey 000000 when the pairing chose Passkey Entry.

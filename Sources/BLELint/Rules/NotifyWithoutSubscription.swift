@@ -58,7 +58,34 @@ public struct NotifyWithoutSubscription: LintRule {
                 subscribers.append(central)
             }
             peripheralManager.updateValue(data, for: characteristic, onSubscribedCentrals: subscribers)
-            """)
+            """,
+        party: .peer,
+        android: PlatformAdvice(
+            """
+            On Android a client subscribes in two steps, on every connection to a peer it is not bonded \
+            with: `BluetoothGatt.setCharacteristicNotification(characteristic, true)` routes the values to \
+            `onCharacteristicChanged`, and a `writeDescriptor` of `ENABLE_NOTIFICATION_VALUE` (or \
+            `ENABLE_INDICATION_VALUE`) to the characteristic's CCCD tells the peer to send them. A GATT \
+            server app (`BluetoothGattServer`) records each device's CCCD writes in \
+            `BluetoothGattServerCallback.onDescriptorWriteRequest` and calls `notifyCharacteristicChanged` only \
+            for devices that enabled it (Android's `BluetoothGatt` and `BluetoothGattServer` references). \
+            Indications from handles below 0x0028 of an Android host (its own GATT service's Service Changed) \
+            are the stack's, reported with the party `os-stack`.
+            """,
+            fix: """
+                // Client: on every connection, after discoverServices().
+                gatt.setCharacteristicNotification(characteristic, true)
+                val cccd = characteristic.getDescriptor(UUID.fromString("00002902-0000-1000-8000-00805f9b34fb"))
+                gatt.writeDescriptor(cccd, BluetoothGattDescriptor.ENABLE_NOTIFICATION_VALUE)  // API 33
+
+                // Server: notify only devices that enabled it.
+                override fun onDescriptorWriteRequest(device: BluetoothDevice, requestId: Int, descriptor: BluetoothGattDescriptor,
+                                                      preparedWrite: Boolean, responseNeeded: Boolean, offset: Int, value: ByteArray) {
+                    if (value.contentEquals(BluetoothGattDescriptor.ENABLE_NOTIFICATION_VALUE)) subscribers += device else subscribers -= device
+                    if (responseNeeded) server.sendResponse(device, requestId, BluetoothGatt.GATT_SUCCESS, 0, null)
+                }
+                subscribers.forEach { server.notifyCharacteristicChanged(it, characteristic, false, data) }
+                """))
 
     static let maximumConnections = 256
     static let maximumHandles = 512
@@ -89,6 +116,9 @@ public struct NotifyWithoutSubscription: LintRule {
         var name: String
         var indication: Bool
         var configured: UInt16?
+        /// The same peer subscribed to this value on that earlier connection: a bond could
+        /// have carried the subscription over, if the link was encrypted.
+        var carriedFrom: Int? = nil
     }
 
     struct Link {
@@ -101,6 +131,8 @@ public struct NotifyWithoutSubscription: LintRule {
         var pairedHere = false
         /// Encryption with a key from an earlier pairing (a bond): the Encryption Change's frame.
         var resumedBond: Int?
+        /// Any Encryption Change on the link: without one no bond was used on it.
+        var encrypted = false
         var unsubscribed: [Key: Unsubscribed] = [:]
         /// The connection started before the capture (first seen at `startFrame`, a CCCD write):
         /// only values whose CCCD write is in the capture can be judged.
@@ -179,6 +211,7 @@ public struct NotifyWithoutSubscription: LintRule {
         case .pairingResponse:
             if let c = e.connection { links[c]?.pairedHere = true }
         case .encryptionChange:
+            if let c = e.connection { links[c]?.encrypted = true }
             // Encryption started (even if it then failed) without a pairing on this connection:
             // the central used a key from an earlier bond.
             guard let c = e.connection, let l = links[c], !l.pairedHere, l.resumedBond == nil else { return }
@@ -235,12 +268,10 @@ public struct NotifyWithoutSubscription: LintRule {
             )
             return false
         }
-        if configured == nil, let p = link.peer, let from = earlier[p]?[key] {
-            sink.notEvaluable(
-                "notifications on \(Describe.handle(op.handle)) of connection \(link.number), not re-subscribed since connection \(from) of the same peer: a bonded client's subscription persists (Vol 3 Part G 3.3.3.3)"
-            )
-            return false
-        }
+        // The same peer subscribed on an earlier connection: a bonded client's subscription
+        // persists (Vol 3 Part G 3.3.3.3), but a bond is used only on an encrypted link; judged
+        // when the connection ends, whether it was ever encrypted.
+        let carriedFrom = configured == nil ? link.peer.flatMap { earlier[$0]?[key] } : nil
         if var u = link.unsubscribed[key], u.indication == indication {
             u.count += 1
             u.last = e.frame
@@ -250,7 +281,7 @@ public struct NotifyWithoutSubscription: LintRule {
                 op.attribute.map { "\(Describe.handle(op.handle)) (\($0.displayName))" } ?? Describe.handle(op.handle)
             link.unsubscribed[key] = Unsubscribed(
                 first: e, last: e.frame, count: 1, name: name, indication: indication,
-                configured: configured?.bits)
+                configured: configured?.bits, carriedFrom: carriedFrom)
         }
         return false
     }
@@ -272,11 +303,22 @@ public struct NotifyWithoutSubscription: LintRule {
             return
         }
         for (key, u) in link.unsubscribed.sorted(by: { $0.value.first.frame < $1.value.first.frame }) {
+            if let from = u.carriedFrom, link.encrypted || link.pairedHere {
+                sink.notEvaluable(
+                    "notifications on \(Describe.handle(key.handle)) of connection \(link.number), not re-subscribed since connection \(from) of the same peer, on an encrypted link: a bonded client's subscription persists (Vol 3 Part G 3.3.3.3)"
+                )
+                continue
+            }
             var frames = [u.first.frame, link.startFrame]
             if u.last != u.first.frame { frames.append(u.last) }
+            var message = Self.message(u, hostIsClient: key.hostIsClient, platform: sink.platform)
+            if let from = u.carriedFrom {
+                message.text +=
+                    " (the client subscribed on connection \(from), but this link was never encrypted, so no bond carried that subscription over)"
+            }
             sink.report(
-                Self.message(u, hostIsClient: key.hostIsClient), connection: c, peer: link.peer,
-                handle: key.handle, time: u.first.time, frames: frames, evidence: .hci)
+                message.text, connection: c, peer: link.peer, handle: key.handle, time: u.first.time, frames: frames,
+                evidence: .hci, party: message.party)
         }
     }
 
@@ -284,7 +326,8 @@ public struct NotifyWithoutSubscription: LintRule {
     /// breaks Vol 3 Part G 3.3.3.3 whatever the client did; when this host is the client, what
     /// matters to its app is whether it could have subscribed at all (Core Bluetooth delivers
     /// only what the app subscribed to, and drops the rest).
-    static func message(_ u: Unsubscribed, hostIsClient: Bool) -> String {
+    static func message(_ u: Unsubscribed, hostIsClient: Bool, platform: Platform) -> (text: String, party: Party) {
+        let android = platform == .android
         let kind = u.indication ? "indication" : "notification"
         let count = u.count == 1 ? "1 \(kind)" : "\(u.count) \(kind)s"
         var why = "no CCCD write on this connection enabled them"
@@ -295,8 +338,20 @@ public struct NotifyWithoutSubscription: LintRule {
                 : "the CCCD enables \(ReadOrNotifyWithoutProperty.configurationName(bits)) only"
         }
         guard hostIsClient else {
-            return
-                "this host sent \(count) on \(u.name) although \(why): this host's GATT server (a peripheral app) updates a central that did not subscribe — send only to subscribed centrals (peripheralManager(_:central:didSubscribeTo:))"
+            if isOSService(u, platform: platform) {
+                return (
+                    "this host sent \(count) on \(u.name) although \(why): the OS's own GATT service sent it (\(android ? "the Android stack keeps its GATT and GAP services below handle 0x0028, before any app's" : "Service Changed belongs to the stack's GATT service")), not an app; no app code sends or can stop it",
+                    .osStack
+                )
+            }
+            let advice =
+                android
+                ? "send with BluetoothGattServer.notifyCharacteristicChanged only to devices that enabled it (onDescriptorWriteRequest on the CCCD)"
+                : "send only to subscribed centrals (peripheralManager(_:central:didSubscribeTo:))"
+            return (
+                "this host sent \(count) on \(u.name) although \(why): this host's GATT server (a peripheral app) updates a central that did not subscribe — \(advice)",
+                .app
+            )
         }
         let attribute: AttributeRef?
         switch u.first.kind {
@@ -305,23 +360,56 @@ public struct NotifyWithoutSubscription: LintRule {
         }
         let bit: UInt8 = u.indication ? 0x20 : 0x10
         guard let attribute else {
-            return
-                "the peer sent \(count) on \(u.name) although \(why): the peer notifies unasked; the handle was never discovered, so whether the app could have subscribed is not known"
+            return (
+                "the peer sent \(count) on \(u.name) although \(why): the peer notifies unasked; the handle was never discovered, so whether the app could have subscribed is not known",
+                .peer
+            )
         }
         guard attribute.role == .value, let properties = attribute.properties, properties & bit != 0 else {
             let what =
                 attribute.role == .value
                 ? "a value without the \(u.indication ? "Indicate" : "Notify") property"
                 : "no characteristic value (no CCCD to enable it)"
-            return
-                "the peer sent \(count) on \(u.name), \(what): unsolicited, the peer's behaviour; Core Bluetooth drops them and the app cannot subscribe to them"
+            return (
+                android
+                    ? "the peer sent \(count) on \(u.name), \(what): unsolicited, the peer's behaviour; the app cannot ask for them, having no Notify or Indicate property to enable in a CCCD"
+                    : "the peer sent \(count) on \(u.name), \(what): unsolicited, the peer's behaviour; Core Bluetooth drops them and the app cannot subscribe to them",
+                .peer
+            )
         }
-        let app =
-            u.configured == 0
-            ? "the app had turned them off (setNotifyValue(false, for:)), and Core Bluetooth drops what follows"
-            : "Core Bluetooth drops what the app did not subscribe to: if the app wants these values it must call setNotifyValue(true, for:)"
-        return
-            "the peer sent \(count) on \(u.name) although \(why): the peer notifies a client that did not subscribe (Vol 3 Part G 3.3.3.3); \(app)"
+        let app: String
+        if android {
+            app =
+                u.configured == 0
+                ? "the app had turned them off (DISABLE_NOTIFICATION_VALUE written to the CCCD with writeDescriptor)"
+                : "if the app wants these values it must call setCharacteristicNotification(characteristic, true) and write \(u.indication ? "ENABLE_INDICATION_VALUE" : "ENABLE_NOTIFICATION_VALUE") to the CCCD with writeDescriptor on every connection"
+        } else {
+            app =
+                u.configured == 0
+                ? "the app had turned them off (setNotifyValue(false, for:)), and Core Bluetooth drops what follows"
+                : "Core Bluetooth drops what the app did not subscribe to: if the app wants these values it must call setNotifyValue(true, for:)"
+        }
+        return (
+            "the peer sent \(count) on \(u.name) although \(why): the peer notifies a client that did not subscribe (Vol 3 Part G 3.3.3.3); \(app)",
+            .peer
+        )
+    }
+
+    static let serviceChanged = BluetoothUUID(uuid16: 0x2A05)
+
+    /// A value of the OS's own GATT service on this host (the server side): Service Changed
+    /// wherever the peer discovered it; on Android, also any handle below 0x0028, where the
+    /// stack keeps its built-in GATT (from 0x0001) and GAP (from 0x0014) services before the
+    /// first app service (AOSP's GATT_APP_START_HANDLE).
+    static func isOSService(_ u: Unsubscribed, platform: Platform) -> Bool {
+        let op: AttributeOperation?
+        switch u.first.kind {
+        case .notification(let o), .indication(let o): op = o
+        default: op = nil
+        }
+        guard let op else { return false }
+        if op.attribute?.uuid == serviceChanged { return true }
+        return platform == .android && op.handle < 0x0028
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {

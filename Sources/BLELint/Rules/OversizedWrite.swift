@@ -34,7 +34,30 @@ public struct OversizedWrite: LintRule {
                 peripheral.writeValue(chunk, for: characteristic, type: type)
                 offset += chunk.count
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android the ATT_MTU is 23 until the app asks for more with `BluetoothGatt.requestMtu` and \
+            `BluetoothGattCallback.onMtuChanged` reports what the two sides agreed on (Android's `BluetoothGatt` \
+            reference). A write carries at most that MTU minus 3 bytes: size each value from the MTU the \
+            callback gave on this connection, never from a constant, and ask again after every reconnection \
+            (the MTU is per connection).
+            """,
+            fix: """
+                private var maxValue = 20  // ATT_MTU 23 − 3 until onMtuChanged says more
+
+                override fun onConnectionStateChange(gatt: BluetoothGatt, status: Int, newState: Int) {
+                    if (newState == BluetoothProfile.STATE_CONNECTED) gatt.requestMtu(247)
+                }
+
+                override fun onMtuChanged(gatt: BluetoothGatt, mtu: Int, status: Int) {
+                    if (status == BluetoothGatt.GATT_SUCCESS) maxValue = mtu - 3
+                    gatt.discoverServices()
+                }
+
+                // Queue the chunks; send the next from onCharacteristicWrite.
+                data.asList().chunked(maxValue).forEach { pending.add(it.toByteArray()) }
+                """))
 
     /// Connections whose ATT_MTU is known: started in the capture or exchanged in it.
     var known: Set<Int> = []
@@ -107,11 +130,20 @@ public struct OversizedWrite: LintRule {
         }
         var msg =
             "\(what) \(preposition) \(Describe.attribute(op)) carries \(length) bytes, but ATT_MTU is \(op.mtu): at most \(limit) fit"
-        switch e.kind {
-        case .write(_, .request): msg += " (maximumWriteValueLength(for: .withResponse))"
-        case .write(_, .command), .write(_, .signed): msg += " (maximumWriteValueLength(for: .withoutResponse))"
-        case .notification, .indication: msg += " (maximumUpdateValueLength)"
-        default: break
+        if sink.platform == .android {
+            switch e.kind {
+            case .write: msg += " (the MTU BluetoothGattCallback.onMtuChanged reported, minus 3)"
+            case .notification, .indication:
+                msg += " (the MTU BluetoothGattServerCallback.onMtuChanged reported, minus 3)"
+            default: break
+            }
+        } else {
+            switch e.kind {
+            case .write(_, .request): msg += " (maximumWriteValueLength(for: .withResponse))"
+            case .write(_, .command), .write(_, .signed): msg += " (maximumWriteValueLength(for: .withoutResponse))"
+            case .notification, .indication: msg += " (maximumUpdateValueLength)"
+            default: break
+            }
         }
         if case .success = e.outcome { msg += "; the server accepted it anyway" }
         if case .error(_, _, let code, _) = e.outcome { msg += "; the server answered \(Describe.attError(code))" }

@@ -55,7 +55,27 @@ public struct PeripheralNotRetained: LintRule {
                 central.stopScan()
                 central.connect(peripheral, options: nil)
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            Android has no such silent cancel: the connection attempt of `BluetoothDevice.connectGatt` lasts \
+            until it succeeds, times out (direct connection, about 30 s) or the app calls \
+            `BluetoothGatt.disconnect()` or `close()`, whatever references the app keeps (Android's \
+            `BluetoothDevice` and `BluetoothGatt` references). On an Android capture a Create Connection \
+            cancelled at once and not re-issued means the app gave the attempt up (`disconnect()` or \
+            `close()` before it connected), and the finding says so in Android's terms; one the stack \
+            re-issues to the same peer at once is the stack's own restart, which is not reported.
+            """,
+            fix: """
+                // Keep the BluetoothGatt until the connection is no longer wanted; close it only then.
+                gatt = device.connectGatt(context, false, callback, BluetoothDevice.TRANSPORT_LE)
+
+                override fun onConnectionStateChange(gatt: BluetoothGatt, status: Int, newState: Int) {
+                    if (newState == BluetoothProfile.STATE_CONNECTED) gatt.discoverServices()
+                }
+
+                fun stop() { gatt?.close(); gatt = null }  // not right after connectGatt
+                """))
 
     /// A cancelled attempt waiting to learn whether a connection came of it after all (the
     /// cancel can lose the race, 7.8.13) or, for accept-list attempts, whether it is re-issued.
@@ -64,15 +84,18 @@ public struct PeripheralNotRetained: LintRule {
         var cancel: TimelineEvent
         var acceptList: Bool
         var failedFrame: Int?
+        /// Waits to see whether the attempt is re-issued: an accept-list attempt, or any on an
+        /// Android host (whose stack restarts its own attempts).
+        var waitsForReissue: Bool
     }
 
     let cancelWithin: Int64
     var pendingCreate: TimelineEvent?
     var cancelled: Cancelled? {
-        didSet { acceptListCancelTime = cancelled.flatMap { $0.acceptList ? $0.cancel.time : nil } }
+        didSet { acceptListCancelTime = cancelled.flatMap { $0.waitsForReissue ? $0.cancel.time : nil } }
     }
-    /// The time of `cancelled`'s cancel when it is an accept-list attempt (waiting to see it
-    /// re-issued), read for every event: reading it through `cancelled` copied the optional's
+    /// The time of `cancelled`'s cancel when it waits to see the attempt re-issued (accept-list
+    /// attempts; every attempt on an Android host), read for every event: reading it through `cancelled` copied the optional's
     /// two events (an outlined copy, ~25 instructions per event of `lint`).
     var acceptListCancelTime: Int64?
 
@@ -99,7 +122,7 @@ public struct PeripheralNotRetained: LintRule {
         // Binding `cancelled` first copied its two events (a `memcpy` for every event, most of
         // this rule's cost on a notification stream).
         if let cancelTime = acceptListCancelTime, e.time - cancelTime > cancelWithin, let c = cancelled {
-            unattributed(c, sink)  // not re-issued in time
+            c.acceptList ? unattributed(c, sink) : report(c, sink)  // not re-issued in time
             cancelled = nil
         }
         // Notifications and indications change nothing here; told apart before the switch
@@ -108,7 +131,8 @@ public struct PeripheralNotRetained: LintRule {
         switch e.kind {
         case .connectionCreate:
             if let c = cancelled {
-                if !c.acceptList { report(c, sink) }  // an accept-list re-issue is a list update
+                // An accept-list re-issue is a list update.
+                if !c.acceptList { report(c, sink, reissuedAt: e.peer == c.create.peer ? e.frame : nil) }
                 cancelled = nil
             }
             if case .error = e.outcome { pendingCreate = nil } else { pendingCreate = e }
@@ -116,14 +140,17 @@ public struct PeripheralNotRetained: LintRule {
             guard let create = pendingCreate, case .success = e.outcome else { return }
             pendingCreate = nil
             guard e.time - create.time <= cancelWithin else { return }
-            cancelled = Cancelled(create: create, cancel: e, acceptList: Self.isAcceptList(create))
+            let acceptList = Self.isAcceptList(create)
+            cancelled = Cancelled(
+                create: create, cancel: e, acceptList: acceptList,
+                waitsForReissue: acceptList || sink.platform == .android)
         case .connectionFailed(let info):
             pendingCreate = nil
             guard info.status == HCIError.unknownConnectionIdentifier, var c = cancelled, c.failedFrame == nil else {
                 return
             }
             c.failedFrame = e.frame
-            if c.acceptList {
+            if c.waitsForReissue {
                 cancelled = c  // still to see whether the list is re-issued
             } else {
                 report(c, sink)
@@ -144,13 +171,32 @@ public struct PeripheralNotRetained: LintRule {
         )
     }
 
-    func report(_ c: Cancelled, _ sink: FindingSink) {
+    /// `reissuedAt`: the frame of the next LE Create Connection, when it went to the same peer.
+    func report(_ c: Cancelled, _ sink: FindingSink, reissuedAt: Int? = nil) {
         let target = c.create.peer.map { "to \($0)" } ?? "through the filter accept list"
         let outcome = c.failedFrame != nil ? " (LE Connection Complete 0x02 Unknown Connection Identifier)" : ""
+        let what =
+            "LE Create Connection \(target) was cancelled \(Describe.duration(c.cancel.time - c.create.time)) after it was sent, without a connection\(outcome)"
+        let frames = [c.create.frame, c.cancel.frame] + (c.failedFrame.map { [$0] } ?? [])
+        guard sink.platform == .android else {
+            sink.report(
+                "\(what): the app likely released the CBPeripheral it connected", connection: nil, peer: c.create.peer,
+                handle: nil, time: c.create.time, frames: frames, evidence: .inferred)
+            return
+        }
+        // Android cancels no attempt for a dropped reference: a BluetoothGatt's attempt lasts
+        // until it connects, times out, or the app calls disconnect() or close(). An attempt
+        // re-issued to the same peer at once is the stack's own (it changed its connection
+        // list): no finding. One given up is the app's close.
+        if let again = reissuedAt {
+            sink.notEvaluable(
+                "an LE Create Connection cancelled and re-issued to the same peer at once (frame \(again)) on an Android host: the stack restarts its own attempts, so this is no app's cancel"
+            )
+            return
+        }
         sink.report(
-            "LE Create Connection \(target) was cancelled \(Describe.duration(c.cancel.time - c.create.time)) after it was sent, without a connection\(outcome): the app likely released the CBPeripheral it connected",
-            connection: nil, peer: c.create.peer, handle: nil, time: c.create.time,
-            frames: [c.create.frame, c.cancel.frame] + (c.failedFrame.map { [$0] } ?? []), evidence: .inferred)
+            "\(what), and not re-issued: on Android no dropped reference cancels an attempt, so the app gave it up — it called BluetoothGatt.disconnect() or close() before the connection completed",
+            connection: nil, peer: c.create.peer, handle: nil, time: c.create.time, frames: frames, evidence: .inferred)
     }
 
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {

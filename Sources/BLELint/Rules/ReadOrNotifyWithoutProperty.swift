@@ -47,7 +47,30 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
                     peripheral.setNotifyValue(true, for: characteristic)
                 }
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android, read only a characteristic whose `getProperties()` has `PROPERTY_READ` \
+            (`BluetoothGatt.readCharacteristic`, answered in `onCharacteristicRead`), and subscribe only to \
+            one with `PROPERTY_NOTIFY` or `PROPERTY_INDICATE`: `BluetoothGatt.setCharacteristicNotification`, \
+            then write the matching value to that characteristic's own CCCD (descriptor 0x2902) with \
+            `writeDescriptor` — never a value to a handle guessed by number (Android's \
+            `BluetoothGattCharacteristic` and `BluetoothGattDescriptor` references).
+            """,
+            fix: """
+                val props = characteristic.properties
+                if (props and BluetoothGattCharacteristic.PROPERTY_READ != 0) gatt.readCharacteristic(characteristic)
+                val cccd = characteristic.getDescriptor(UUID.fromString("00002902-0000-1000-8000-00805f9b34fb"))
+                val value = when {
+                    props and BluetoothGattCharacteristic.PROPERTY_NOTIFY != 0 -> BluetoothGattDescriptor.ENABLE_NOTIFICATION_VALUE
+                    props and BluetoothGattCharacteristic.PROPERTY_INDICATE != 0 -> BluetoothGattDescriptor.ENABLE_INDICATION_VALUE
+                    else -> null
+                }
+                if (value != null && cccd != null) {
+                    gatt.setCharacteristicNotification(characteristic, true)
+                    gatt.writeDescriptor(cccd, value)  // one operation at a time: after onCharacteristicRead
+                }
+                """))
 
     static let read: UInt8 = GATTCharacteristicProperty.read
     static let notify: UInt8 = GATTCharacteristicProperty.notify

@@ -62,7 +62,27 @@ public struct ReconnectStorm: LintRule {
                 }
                 retryDelay = min(retryDelay * 2, 60)                 // back off
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android, reconnecting to a known peer is what `BluetoothDevice.connectGatt(context, true, …)` \
+            (autoConnect) is for: the stack connects in the background when the peer advertises, with no \
+            attempt loop in the app. An app that reconnects itself first closes the old `BluetoothGatt` \
+            (`close()`) in `onConnectionStateChange` and waits longer after each failure, notably status 133 \
+            `GATT_ERROR` (Android's `BluetoothDevice` and `BluetoothGatt` references).
+            """,
+            fix: """
+                private var retryDelayMs = 1_000L
+
+                override fun onConnectionStateChange(gatt: BluetoothGatt, status: Int, newState: Int) {
+                    if (newState != BluetoothProfile.STATE_DISCONNECTED) return
+                    gatt.close()  // one BluetoothGatt per attempt
+                    handler.postDelayed({
+                        device.connectGatt(context, true, this, BluetoothDevice.TRANSPORT_LE)  // autoConnect
+                    }, retryDelayMs)
+                    retryDelayMs = minOf(retryDelayMs * 2, 60_000L)  // back off
+                }
+                """))
 
     /// HCI reasons that mean the link was lost rather than ended by either host.
     static let linkLossReasons: Set<UInt8> = [

@@ -40,7 +40,21 @@ public struct StaleAttribute: LintRule {
             func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: Error?) {
                 controlPoint = service.characteristics?.first { $0.uuid == controlPointUUID }
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android the `BluetoothGattService` and `BluetoothGattCharacteristic` objects belong to the \
+            `BluetoothGatt` that discovered them. After a disconnection, `close()` that `BluetoothGatt`, connect \
+            again with `connectGatt`, call `discoverServices()` after reconnecting and take the objects from \
+            the new `BluetoothGatt.getService` in `onServicesDiscovered`; operations on the old objects fail \
+            (Android's `BluetoothGatt` reference).
+            """,
+            fix: """
+                override fun onServicesDiscovered(gatt: BluetoothGatt, status: Int) {
+                    // The objects of the previous BluetoothGatt are gone with it.
+                    controlPoint = gatt.getService(serviceUuid)?.getCharacteristic(controlPointUuid)
+                }
+                """))
 
     public static let observedEvents: TimelineEventClasses = []
 

@@ -39,7 +39,24 @@ public struct UncheckedWrite: LintRule {
                       peripheral.canSendWriteWithoutResponse {
                 peripheral.writeValue(data, for: characteristic, type: .withoutResponse)
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android, check `BluetoothGattCharacteristic.getProperties()` for `PROPERTY_WRITE` or \
+            `PROPERTY_WRITE_NO_RESPONSE` and pick the matching write type (`WRITE_TYPE_DEFAULT` or \
+            `WRITE_TYPE_NO_RESPONSE`) for `BluetoothGatt.writeCharacteristic`; the result arrives in \
+            `BluetoothGattCallback.onCharacteristicWrite` with the server's status (Android's \
+            `BluetoothGattCharacteristic` and `BluetoothGatt` references).
+            """,
+            fix: """
+                val props = characteristic.properties
+                val type = when {
+                    props and BluetoothGattCharacteristic.PROPERTY_WRITE != 0 -> BluetoothGattCharacteristic.WRITE_TYPE_DEFAULT
+                    props and BluetoothGattCharacteristic.PROPERTY_WRITE_NO_RESPONSE != 0 -> BluetoothGattCharacteristic.WRITE_TYPE_NO_RESPONSE
+                    else -> return  // not writable: do not write
+                }
+                gatt.writeCharacteristic(characteristic, value, type)  // API 33; then wait for onCharacteristicWrite
+                """))
 
     /// ATT errors that say the write itself was wrong (Vol 3 Part F 3.4.1.1).
     static let refusals: Set<UInt8> = [

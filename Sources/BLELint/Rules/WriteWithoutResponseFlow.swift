@@ -35,7 +35,27 @@ public struct WriteWithoutResponseFlow: LintRule {
                 }
             }
             func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) { send() }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android an app sends one write at a time even without response: `BluetoothGatt.writeCharacteristic` \
+            with `WRITE_TYPE_NO_RESPONSE` reports a busy stack through its return value (`false`, or \
+            `BluetoothStatusCodes.ERROR_GATT_WRITE_REQUEST_BUSY` from API 33), and `onCharacteristicWrite` \
+            says when the next may go (Android's `BluetoothGatt` and `BluetoothGattCallback` references). \
+            Keeping the controller's buffers from overflowing is then the stack's job: on an Android capture \
+            an overflow in HCI shows the stack's flow control, which the app cannot change.
+            """,
+            fix: """
+                private val queue = ArrayDeque<ByteArray>()
+
+                fun send(gatt: BluetoothGatt, c: BluetoothGattCharacteristic) {
+                    val next = queue.firstOrNull() ?: return
+                    val status = gatt.writeCharacteristic(c, next, BluetoothGattCharacteristic.WRITE_TYPE_NO_RESPONSE)
+                    if (status == BluetoothStatusCodes.SUCCESS) queue.removeFirst()  // else retry from the callback
+                }
+
+                override fun onCharacteristicWrite(gatt: BluetoothGatt, c: BluetoothGattCharacteristic, status: Int) = send(gatt, c)
+                """))
 
     static let maximumHandles = 64
     /// LE ACL buffers of the controller, once reported before any ACL of this initialisation.
@@ -122,7 +142,7 @@ public struct WriteWithoutResponseFlow: LintRule {
         sink.report(
             "\(v.count) Write Command\(v.count == 1 ? " was" : "s were") sent on connection handle \(Describe.handle(h)) while all \(n) LE ACL buffers of the controller were in use (no Number Of Completed Packets had freed one)",
             connection: owner?.connection, peer: owner?.peer, handle: nil, time: v.time, frames: v.frames,
-            evidence: .hci)
+            evidence: .hci, party: sink.platform == .android ? .osStack : nil)  // Android's stack paces ACL itself
     }
 
     mutating func flushAll(_ sink: FindingSink) {
