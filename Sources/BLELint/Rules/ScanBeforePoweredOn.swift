@@ -19,7 +19,13 @@ public struct ScanBeforePoweredOn: LintRule {
             that Reset completed), while the controller index was removed or closed, a command rejected \
             with Command Disallowed before initialisation, a BlueZ Start Discovery answered Not Powered, \
             or Core Bluetooth's own "API MISUSE … powered on state" log. Core Bluetooth ignores such \
-            calls: the app waits for results that never come.
+            calls: the app waits for results that never come. On Android the HCI commands are the \
+            stack's: an app's startScan reaches the controller only through the stack once Bluetooth \
+            is on, so an HCI-level finding there names the Android stack as the party, not the app. On \
+            Android, the fix is to wait for BluetoothAdapter.STATE_ON (ACTION_STATE_CHANGED) before \
+            calling BluetoothAdapter.getBluetoothLeScanner() and \
+            BluetoothLeScanner.startScan(filters, settings, callback) (getBluetoothLeScanner returns \
+            null while Bluetooth is off), and to handle onScanFailed.
             """,
         guidance: [
             GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan or connect before poweredOn"),
@@ -51,6 +57,17 @@ public struct ScanBeforePoweredOn: LintRule {
     var resetFrame = 0
     /// Why the adapter is down (index removed/closed), nil when up.
     var down: String?
+    var hostStack: HostStack?
+
+    /// Whose behaviour an HCI-level finding reports.
+    var party: String {
+        switch hostStack {
+        case .android:
+            ". Party: the Android stack (an app's startScan or connectGatt reaches the controller only through the stack once Bluetooth is on, so these commands are the stack's own). On Android an app waits for BluetoothAdapter.STATE_ON before BluetoothLeScanner.startScan(filters, settings, callback)"
+        case .bluez: ". Party: bluetoothd, on behalf of its clients"
+        case nil: ""
+        }
+    }
 
     public static let observedEvents: TimelineEventClasses = [.controller, .scanning, .connection]
 
@@ -92,7 +109,7 @@ public struct ScanBeforePoweredOn: LintRule {
                         related.insert(f, at: 0)
                     }
                     sink.report(
-                        msg + ": the app scanned or connected before the adapter was powered on",
+                        msg + ": the app scanned or connected before the adapter was powered on" + party,
                         event: x.event, related: related)
                 }
                 early.removeAll()
@@ -103,12 +120,12 @@ public struct ScanBeforePoweredOn: LintRule {
         case .scanStart, .connectionCreate:
             guard let what = Self.what(e) else { return }
             if let down {
-                sink.report("\(what) was sent while \(down): the adapter was not powered on", event: e)
+                sink.report("\(what) was sent while \(down): the adapter was not powered on" + party, event: e)
             } else if !resetSeen {
                 if early.count < 8 { early.append(Early(event: e, what: what)) }
             } else if let done = resetCompletes, e.frame < done {
                 sink.report(
-                    "\(what) was sent before the HCI Reset completed: the adapter was not powered on yet",
+                    "\(what) was sent before the HCI Reset completed: the adapter was not powered on yet" + party,
                     event: e, related: [resetFrame, done])
             }
         case .annotation:
@@ -125,6 +142,7 @@ public struct ScanBeforePoweredOn: LintRule {
     }
 
     public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {
+        if case .hostStack(let s) = fact.kind { hostStack = s }
         guard case .managementStatus(let op, let status) = fact.kind, status == Self.mgmtNotPowered,
             op == BlueZManagementOpcode.startDiscovery || op == BlueZManagementOpcode.startServiceDiscovery
                 || op == BlueZManagementOpcode.startLimitedDiscovery
@@ -162,7 +180,8 @@ public struct ScanBeforePoweredOn: LintRule {
         for x in early {
             guard case .error(let f, _, let code, _) = x.event.outcome, code == Self.commandDisallowed else { continue }
             sink.report(
-                "\(x.what) was rejected with \(Describe.hciStatus(code)) before any HCI Reset in the capture: the adapter was not ready",
+                "\(x.what) was rejected with \(Describe.hciStatus(code)) before any HCI Reset in the capture: the adapter was not ready"
+                    + party,
                 event: x.event, related: [f])
         }
         early.removeAll()
