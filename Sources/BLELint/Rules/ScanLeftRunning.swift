@@ -90,6 +90,8 @@ public struct ScanLeftRunning: LintRule {
     /// The app's filters were in force in the last table (true where the table is unknown).
     var appFilters = true
     var appFilterText = ""
+    /// The app's indices in force (Android), to tell whether they could have found a peer.
+    var appIndices: [ScanFilterEntry] = []
     /// The Android scan mode of each (re)start of the session: the last one and the highest.
     var lastMode: AndroidScanMode?
     var lastModeStart: TimelineEvent?
@@ -240,6 +242,7 @@ public struct ScanLeftRunning: LintRule {
             guard let t = sink.scanFilterTable(snapshot) else { return }
             android = true
             let app = t.appEntries
+            appIndices = t.enabled == true ? app : []
             appFilters = t.enabled != true || !app.isEmpty
             if !app.isEmpty {
                 appFilterText =
@@ -259,7 +262,7 @@ public struct ScanLeftRunning: LintRule {
                 acceptListCreate = e
                 return
             }
-            guard let p = e.peer, seen[p] != nil, pending.count < 64 else { return }
+            guard let p = e.peer, seen[p] != nil, appCouldFind(p), pending.count < 64 else { return }
             pending[p] = e
         case .connectionFailed:
             if let p = e.peer { pending[p] = nil }
@@ -274,7 +277,7 @@ public struct ScanLeftRunning: LintRule {
             guard info.role == 0, let p = e.peer, isAppScanning else { return }
             var create = pending.removeValue(forKey: p)
             var why = ""
-            if create == nil, let a = viaAcceptList, seen[p] != nil {
+            if create == nil, let a = viaAcceptList, seen[p] != nil, appCouldFind(p) {
                 create = a
                 why =
                     " (LE Create Connection at frame \(a.frame) through the filter accept list, initiator filter policy \(Self.policy(a)): the peer is the one Connection Complete names)"
@@ -297,6 +300,14 @@ public struct ScanLeftRunning: LintRule {
         }
     }
 
+    /// On Android: one of the app's indices in force could have let `p`'s advertisements
+    /// through (an index that matches broadcaster addresses only lets those through; other
+    /// conditions are not checked against the advertisement, so they count as possible).
+    func appCouldFind(_ p: BDAddr) -> Bool {
+        guard android, !appIndices.isEmpty else { return true }
+        return appIndices.contains { $0.addresses.isEmpty || $0.addresses.contains(p) }
+    }
+
     static func policy(_ e: TimelineEvent) -> UInt8 {
         if case .connectionCreate(let info) = e.kind { return info.filterPolicy }
         return 0
@@ -316,7 +327,7 @@ public struct ScanLeftRunning: LintRule {
             ? " (started again \(Describe.seconds(since.time &- d.time)) after the disconnection, frame \(since.frame))"
             : ""
         sink.report(
-            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last LE connection ended (disconnection at frame \(d.frame)), with nothing connected\(restarted).\(owner)\(advice)",
+            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended (the last LE link, disconnected at frame \(d.frame)), with nothing connected\(restarted).\(owner)\(advice)",
             connection: nil, peer: nil, handle: nil, time: start.time, frames: [start.frame, d.frame, since.frame],
             evidence: .hci)
     }

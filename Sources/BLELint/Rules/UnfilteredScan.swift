@@ -132,6 +132,10 @@ public struct UnfilteredScan: LintRule {
         var anomalies = 0
         /// When the state stopped holding (nil while it holds).
         var goneAt: Int64?
+        /// The app's session goes on with only its filtered indices in force (a scan library
+        /// cycling between its all-pass scan and its beacon filters).
+        var paused = false
+        var seenSetups: Set<Int> = []
         var lastTime: Int64
     }
 
@@ -150,14 +154,19 @@ public struct UnfilteredScan: LintRule {
             if let gone = s.goneAt, e.time &- gone > Self.sessionGap {
                 close(kind, sink)
             } else {
-                let restarted = s.goneAt != nil || s.setup != setup
+                // A restart: the unfiltered state had gone (the scan stopped, or only the app's
+                // filtered indices were in force) and came back with a set-up not seen before.
+                // The controller re-programmed with the same filters is no restart.
+                let restarted = (s.goneAt != nil || s.paused) && !setup.allSatisfy(s.seenSetups.contains)
                 s.goneAt = nil
+                s.paused = false
                 s.lastTime = e.time
                 if restarted {
                     s.restarts += 1
                     if s.frames.count < 64 { s.frames.append(e.frame) }
-                    s.setup = setup
                 }
+                s.setup = setup
+                if s.seenSetups.count < 1024 { s.seenSetups.formUnion(setup) }
                 note(&s, t)
                 androidSessions[kind] = s
                 return
@@ -165,6 +174,7 @@ public struct UnfilteredScan: LintRule {
         }
         var s = AndroidSession(
             kind: kind, first: e, scanStartFrame: startFrame, setup: setup, frames: [e.frame], lastTime: e.time)
+        s.seenSetups = Set(setup)
         s.incomplete = !t.complete
         note(&s, t)
         androidSessions[kind] = s
@@ -222,7 +232,14 @@ public struct UnfilteredScan: LintRule {
             release(.disabled, at: e.time)
         }
         let appAllPass = t.appAllPass
-        if appAllPass.isEmpty {
+        if appAllPass.isEmpty, !t.appEntries.isEmpty, var s = androidSessions[.app],
+            s.goneAt.map({ e.time &- $0 <= Self.sessionGap }) ?? true
+        {
+            // The app still scans, with its own filters only: the same session, paused.
+            s.goneAt = nil
+            s.paused = true
+            androidSessions[.app] = s
+        } else if appAllPass.isEmpty {
             release(.app, at: e.time)
             if !t.complete, e.frame == startFrame, t.allPass.isEmpty {
                 sink.notEvaluable(
