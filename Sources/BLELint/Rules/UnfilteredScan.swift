@@ -40,7 +40,7 @@ public struct UnfilteredScan: LintRule {
             discovery with the Android stack as the party, never as the app's scan; filters of the \
             OS's own background scanners (Fast Pair 0xFE2C, Nearby / Find My Device 0xFEF3, Samsung \
             0x0075, …) are never blamed on the app. One finding per scanning session: removals and \
-            re-installs of the all-pass filter, scan restarts and filter churn less than 5 s apart \
+            re-installs of the all-pass filter, scan restarts and filter churn less than 15 s apart \
             are one session, and the finding says how many times it restarted and lists the frames. \
             Filtering disabled (APCF Enable off) while a scan runs is reported with the stack as the \
             party. Other HCI captures cannot show it: the filter is applied in the host. \
@@ -107,9 +107,11 @@ public struct UnfilteredScan: LintRule {
     /// Android: how long the app may have no scan in force (controller scan off, or none of its
     /// filters in the table) and still be in the same scanning session. Android re-programs the
     /// controller for every client change (disable, new parameters, filters, enable: 2–70 ms
-    /// apart in the real captures) and scan libraries cycle the app's own filters; a gap this
-    /// long means the app called `stopScan` and scanned again later.
-    static let sessionGap: Int64 = 5_000_000
+    /// apart in the real captures), and scan libraries cycle the app's scan: a scan period, then
+    /// a pause (AltBeacon's CycledLeScanner: the between-scan period, 10 s in the shared
+    /// nexxtender capture) and its own filters in between. A longer gap means the app called
+    /// `stopScan` and scanned again later, for a new reason.
+    static let sessionGap: Int64 = 15_000_000
 
     /// One Android scanning session reported as unfiltered: the app's, the stack's discovery, or
     /// the controller's filtering switched off.
@@ -288,7 +290,7 @@ public struct UnfilteredScan: LintRule {
             message =
                 "Party: the Android stack (on behalf of whichever client scanned; the capture does not tell which). Android's offloaded advertising filter (APCF) was disabled (frame \(s.setup.first ?? 0)) while the scan started at frame \(s.scanStartFrame) ran\(again): the controller passed every advertisement up.\(partial)\(noted)"
         }
-        var frames = s.frames + [s.scanStartFrame] + s.setup
+        var frames = s.frames + [s.scanStartFrame] + s.seenSetups.sorted().prefix(16)
         if let i = s.inquiry { frames.append(i) }
         sink.report(
             message, connection: nil, peer: nil, handle: nil, time: s.first.time, frames: frames, evidence: .inferred)
