@@ -61,7 +61,9 @@ public struct ScanFilterTable: Sendable, Equatable {
     /// filter is that scanner's too (one burst is one client's `startScan`).
     public func owner(_ e: ScanFilterEntry) -> ScanFilterOwner {
         let own = e.indexOwner
-        guard own == .app, e.group != 0 else { return own }
+        // Index 1/2 all-pass filters are AOSP's reserved ones; a client index (Samsung's stack
+        // gives an unfiltered client its own) is judged by its burst like any other.
+        guard own == .app || (own == .appUnfiltered && e.index >= 3), e.group != 0 else { return own }
         for o in entries where o.group == e.group && o.index != e.index {
             if case .system(let name) = o.indexOwner { return .system(name) }
         }
@@ -73,7 +75,7 @@ public struct ScanFilterTable: Sendable, Equatable {
 
     /// All-pass indices in force that serve an app's scan without filters (index 1 regular,
     /// 2 batch, or any other index but 0 that selects no feature).
-    public var appAllPass: [ScanFilterEntry] { entries.filter { $0.isAllPass && $0.index != 0 } }
+    public var appAllPass: [ScanFilterEntry] { entries.filter { $0.isAllPass && $0.index != 0 && owner($0).isApp } }
 
     /// The index-0 all-pass filter of the stack's device discovery, when in force.
     public var discovery: ScanFilterEntry? { entries.first { $0.index == 0 && $0.featureSelection != nil } }

@@ -280,8 +280,13 @@ public struct UnfilteredScan: LintRule {
         switch s.kind {
         case .app:
             let idx = s.indices.sorted().map(String.init).joined(separator: ", ")
+            let reserved = s.indices.isSubset(of: [1, 2])
+            let evidence =
+                reserved
+                ? "AOSP's ScanManager reserves index 1 (\(s.batch ? "and 2 for batch scans" : "2 for batch scans")) for the all-pass filter of clients that call startScan without filters."
+                : "this stack gives an unfiltered client's all-pass filter its own client index (\(idx)) instead of AOSP's reserved index 1; each was set up in a burst holding no OS scanner's filter, so it is attributed to the app by elimination."
             message =
-                "Party: this app. Its scan ran without a ScanFilter: Android's offloaded advertising filter (APCF) held the all-pass filter index \(idx) (no feature selected) from frame \(s.first.frame), under the scan started at frame \(s.scanStartFrame)\(again), so the controller passed every advertisement up. Evidence for the attribution: AOSP's ScanManager reserves index 1 (\(s.batch ? "and 2 for batch scans" : "2 for batch scans")) for clients that call startScan without filters; the OS's own background scanners (Fast Pair, Nearby, Find My Device, vendor services) scan with filters, and the stack's device discovery uses index 0.\(others)\(partial)\(noted) \(Self.androidAdvice)"
+                "Party: this app. Its scan ran without a ScanFilter: Android's offloaded advertising filter (APCF) held the all-pass filter index \(idx) (no feature selected) from frame \(s.first.frame), under the scan started at frame \(s.scanStartFrame)\(again), so the controller passed every advertisement up. Evidence for the attribution: \(evidence) The OS's own background scanners (Fast Pair, Nearby, Find My Device, vendor services) scan with filters, and the stack's device discovery uses index 0.\(others)\(partial)\(noted) \(Self.androidAdvice)"
         case .discovery:
             let inquiry = s.inquiry.map { ", with HCI Inquiry at frame \($0)" } ?? " (no HCI Inquiry in the capture)"
             message =
