@@ -177,8 +177,9 @@ public struct ScanLeftRunning: LintRule {
         let times = connectedWhileScanningCount == 1 ? "" : " (\(connectedWhileScanningCount) connections)"
         var frames = [first.create.frame, first.complete.frame, start.frame] + (first.seen.map { [$0] } ?? [])
         for c in connectedWhileScanning.dropFirst() { frames += [c.create.frame, c.complete.frame] }
+        let tail = isAndroid ? "." + owner + advice : owner + advice
         sink.report(
-            "the scan was still running when this host connected to \(whom)\(times), which the scan had found\(first.why): stop scanning before connecting.\(owner)\(advice)",
+            "the scan was still running when this host connected to \(whom)\(times), which the scan had found\(first.why): stop scanning before connecting\(tail)",
             connection: first.complete.connection, peer: first.complete.peer, handle: nil, time: first.create.time,
             frames: frames, evidence: .hci)
         connectedWhileScanning.removeAll()
@@ -327,7 +328,7 @@ public struct ScanLeftRunning: LintRule {
             ? " (started again \(Describe.seconds(since.time &- d.time)) after the disconnection, frame \(since.frame))"
             : ""
         sink.report(
-            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended (the last LE link, disconnected at frame \(d.frame)), with nothing connected\(restarted).\(owner)\(advice)",
+            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended (the last LE link, disconnected at frame \(d.frame)), with nothing connected\(restarted)\(isAndroid ? "." + owner + advice : owner + advice)",
             connection: nil, peer: nil, handle: nil, time: start.time, frames: [start.frame, d.frame, since.frame],
             evidence: .hci)
     }
