@@ -325,6 +325,24 @@ final class AndroidHCIScript {
         #expect(r.of("scan-left-running").isEmpty, "\(r.of("scan-left-running").map(\.message))")
     }
 
+    /// A capture that starts mid-scan without APCF Enable: the filters do not tell whose scan
+    /// ran, and the finding says so instead of naming the app.
+    @Test func unknownFilterStateIsNotAttributed() throws {
+        let s = AndroidHCIScript()
+        s.uuidFilter(4, 0x180D)  // no Reset, no APCF Enable: the table's state is unknown
+        s.scan(true)
+        s.advertisement(Self.peer)
+        s.createConnection(Self.peer)
+        s.leConnected(0x40, Self.peer)
+        s.advance(seconds: 2)
+        s.scan(false)
+        let r = try s.lint()
+        let f = r.of("scan-left-running")
+        #expect(f.count == 1)
+        #expect(f.first?.message.contains("cannot tell apart") == true)
+        #expect(f.first?.message.contains("Party: this app.") == false)
+    }
+
     /// Bad input: filters for an index never added, deletes of unknown indexes, a capture that
     /// starts mid-scan (no Reset), an APCF command whose lengths lie: decoded as far as it goes,
     /// noted, no crash, and no finding built on a guess.

@@ -90,6 +90,8 @@ public struct ScanLeftRunning: LintRule {
     /// The app's filters were in force in the last table (true where the table is unknown).
     var appFilters = true
     var appFilterText = ""
+    /// The last table told whose filters were in force (APCF enabled and seen).
+    var ownerKnown = true
     /// The app's indices in force (Android), to tell whether they could have found a peer.
     var appIndices: [ScanFilterEntry] = []
     /// The Android scan mode of each (re)start of the session: the last one and the highest.
@@ -127,6 +129,10 @@ public struct ScanLeftRunning: LintRule {
 
     /// Whose scan it is, in words, with the evidence that decided it.
     var owner: String {
+        if android, !ownerKnown {
+            return
+                " Party: this app or another client of the Android stack, which the capture cannot tell apart (\(appFilterText))."
+        }
         if android {
             return
                 " Party: this app. Evidence: its own filters were in force in Android's offloaded filter table (APCF) the whole time (\(appFilterText)); the OS's background scanners (Fast Pair, Nearby, Find My Device, Samsung) and device discovery are told apart by their filters and not counted."
@@ -245,13 +251,16 @@ public struct ScanLeftRunning: LintRule {
             let app = t.appEntries
             appIndices = t.enabled == true ? app : []
             appFilters = t.enabled != true || !app.isEmpty
-            if !app.isEmpty {
+            ownerKnown = t.enabled == true
+            if t.enabled != true {
+                appFilterText =
+                    t.enabled == false
+                    ? "APCF filtering disabled: every client's scan sees every advertisement, so the filters do not tell whose scan ran"
+                    : "the capture shows no APCF Enable before this scan, so the filters in force are unknown"
+            } else if !app.isEmpty {
                 appFilterText =
                     "APCF "
                     + app.prefix(4).map { "index \($0.index), \(t.owner($0).description)" }.joined(separator: "; ")
-            } else if t.enabled != true {
-                appFilterText =
-                    "APCF filtering \(t.enabled == false ? "disabled" : "state unknown"): every client's scan sees every advertisement"
             }
             updateApp(e)
         case .advertisement:
