@@ -343,6 +343,22 @@ final class AndroidHCIScript {
         #expect(f.first?.message.contains("Party: this app.") == false)
     }
 
+    /// scan-before-powered-on on Android: a scan enable before the HCI Reset is the stack's own
+    /// (an app's startScan before Bluetooth is on fails in the API and never reaches HCI): noted,
+    /// not blamed on the app.
+    @Test func scanBeforeResetOnAndroidIsTheStacks() throws {
+        let s = AndroidHCIScript()
+        let early = s.scan(true)
+        s.scan(false)
+        s.androidStart()
+        s.scan(true)
+        s.scan(false)
+        let r = try s.lint()
+        #expect(r.of("scan-before-powered-on").isEmpty)
+        let note = r.notEvaluated.first { $0.slug == "scan-before-powered-on" && !$0.whole }
+        #expect(note?.reason.contains("first at frame \(early)") == true, "\(r.notEvaluated)")
+    }
+
     /// Bad input: filters for an index never added, deletes of unknown indexes, a capture that
     /// starts mid-scan (no Reset), an APCF command whose lengths lie: decoded as far as it goes,
     /// noted, no crash, and no finding built on a guess.
