@@ -26,7 +26,10 @@ public final class LintEngine {
     let classStart: UnsafeMutableBufferPointer<Int>
     let store = FindingStore()
     public var facts = CaptureFacts()
-    var lastTime: Int64 = 0
+    /// The latest time seen, any epoch: captures whose clock starts before 1970 (an Android
+    /// phone with an unset clock) have negative times, so this starts at the lowest value, not
+    /// at 0 (issue 27 item 7); nil until something is seen.
+    var lastTime: Int64?
 
     public convenience init(rules: [(rule: any LintRule.Type, settings: RuleSettings)]) {
         self.init(rules: rules, everyEventToEveryRule: false)
@@ -112,7 +115,7 @@ public final class LintEngine {
     }
 
     public func observe(_ event: TimelineEvent) {
-        lastTime = max(lastTime, event.time)
+        lastTime = max(lastTime ?? event.time, event.time)
         if case .connectionComplete(let info) = event.kind, let c = event.connection {
             store.owners[info.handle] = (c, event.peer)
         }
@@ -121,12 +124,12 @@ public final class LintEngine {
     }
 
     public func observe(_ fact: HCIFact) {
-        lastTime = max(lastTime, fact.time)
+        lastTime = max(lastTime ?? fact.time, fact.time)
         for r in unretained { r._withUnsafeGuaranteedRef { $0.observe(fact) } }
     }
 
     public func observe(_ call: APICall) {
-        lastTime = max(lastTime, call.time)
+        lastTime = max(lastTime ?? call.time, call.time)
         facts.apiCalls += 1
         if facts.apiCalls == 1 { notePlatform(.apple, evidence: "Core Bluetooth API trace (simulator)") }
         for r in unretained { r._withUnsafeGuaranteedRef { $0.observe(call) } }
@@ -137,7 +140,7 @@ public final class LintEngine {
     public func finish() -> (findings: [Finding], notEvaluated: [NotEvaluated]) {
         var whole: [NotEvaluated] = []
         for r in runners {
-            r.finish(at: lastTime)
+            r.finish(at: lastTime ?? 0)
             if let why = r.type.notEvaluable(facts) {
                 whole.append(NotEvaluated(ruleID: r.descriptor.id, slug: r.descriptor.slug, reason: why, whole: true))
             }

@@ -6,10 +6,13 @@ import CaptureIO
 extension TimelineBuilder {
     static let resetOpcode: UInt16 = HCIOpcode.reset
     static let createConnectionCancelOpcode: UInt16 = HCIOpcode.leCreateConnectionCancel
+    /// HCI Inquiry (Vol 4 Part E 7.1.1).
+    static let inquiryOpcode: UInt16 = 0x0401
 
     func hciCommand(_ c: HCICommandPacket, _ r: CaptureRecord) {
         let p = c.parameters
         if c.opcode != Self.resetOpcode { initCommand(c, r) }
+        noteAPCFBurst(c.opcode, r)
         switch c.opcode {
         case Self.resetOpcode:
             // Reset drops every connection without Disconnection Complete (7.3.2).
@@ -67,6 +70,8 @@ extension TimelineBuilder {
             createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
         case HCILEAdvFilter.opcode:
             apcfCommand(c, r)
+        case Self.inquiryOpcode:
+            inquiry(r)
         case Self.createConnectionCancelOpcode:
             track(
                 c.opcode, r, add(event(r, nil, .connectionCancel), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))

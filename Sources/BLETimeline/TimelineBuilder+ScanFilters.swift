@@ -32,12 +32,31 @@ extension TimelineBuilder {
         var subcommand: UInt8
         var frame: Int
         var edit: Edit
+        /// The set-up burst the command belongs to (`ScanFilterEntry.group`).
+        var group = 0
+    }
+
+    /// AOSP's ScanManager sets up one client's filters in one burst of APCF commands (its
+    /// conditions, then the filtering parameters of each index), with no other HCI command in
+    /// between: commands of one burst belong to one client. A burst ends at any other HCI
+    /// command or after 100 ms without APCF.
+    func noteAPCFBurst(_ opcode: UInt16, _ r: CaptureRecord) {
+        let apcf = opcode == HCILEAdvFilter.opcode
+        if apcf {
+            if !lastCommandWasAPCF || r.timestamp &- lastAPCFTime > 100_000 { apcfGroup += 1 }
+            lastAPCFTime = r.timestamp
+        }
+        lastCommandWasAPCF = apcf
     }
 
     static let maximumPendingAPCF = 8
 
     func apcfCommand(_ c: HCICommandPacket, _ r: CaptureRecord) {
-        guard let f = HCILEAdvFilter(parameters: c.parameters) else { return }
+        guard let f = HCILEAdvFilter(parameters: c.parameters) else {
+            // Too short to name a sub-command: noted, nothing applied.
+            noteAnomaly(r.frame)
+            return
+        }
         apcfSeen = true
         let edit: PendingAPCF.Edit
         switch f.subcommand {
@@ -58,6 +77,9 @@ extension TimelineBuilder {
             if a == .clear {
                 edit = .clearConditions(index: i, subcommand: s.rawValue)
             } else {
+                // A condition whose length field disagrees with the bytes decodes to nil: kept
+                // as an unknown condition (`otherConditions`) and noted.
+                if f.condition == nil { noteAnomaly(r.frame) }
                 let cond = Self.condition(f.condition, s)
                 edit = a == .add ? .addCondition(index: i, cond) : .deleteCondition(index: i, cond)
             }
@@ -66,7 +88,10 @@ extension TimelineBuilder {
         }
         if pendingAPCF.count >= Self.maximumPendingAPCF { pendingAPCF.removeFirst() }
         pendingAPCF.append(
-            PendingAPCF(controller: r.controllerIndex, subcommand: f.subcommandCode, frame: r.frame, edit: edit))
+            PendingAPCF(
+                controller: r.controllerIndex, subcommand: f.subcommandCode, frame: r.frame, edit: edit,
+                group: apcfGroup
+            ))
     }
 
     private static func condition(_ c: APCFCondition?, _ s: HCILEAdvFilter.SubCommand) -> PendingAPCF.Condition {
@@ -109,9 +134,13 @@ extension TimelineBuilder {
             scanFilters.entries[i].featureSelection = params.featureSelection
             scanFilters.entries[i].deliveryMode = params.deliveryMode
             scanFilters.entries[i].rssiHighThreshold = params.rssiHighThreshold
+            scanFilters.entries[i].group = p.group
             scanFilters.entries[i].note(frame: p.frame)
         case .deleteFilter(let index):
-            // AOSP frees the index (and reuses it later with new conditions).
+            // AOSP frees the index (and reuses it later with new conditions). A delete of an
+            // index the table never saw is noted: on a capture that starts mid-scan it is one
+            // set up before the capture began.
+            if !scanFilters.entries.contains(where: { $0.index == index }) { noteAnomaly(p.frame) }
             scanFilters.entries.removeAll { $0.index == index }
         case .clearFilters(let index):
             if let index {
@@ -133,7 +162,10 @@ extension TimelineBuilder {
             }
             scanFilters.entries[i].note(frame: p.frame)
         case .deleteCondition(let index, let c):
-            guard let i = scanFilters.entries.firstIndex(where: { $0.index == index }) else { return }
+            guard let i = scanFilters.entries.firstIndex(where: { $0.index == index }) else {
+                noteAnomaly(p.frame)
+                return
+            }
             func drop<T: Equatable>(_ list: inout [T], _ v: T) {
                 if let k = list.firstIndex(of: v) { list.remove(at: k) }
             }
@@ -148,7 +180,10 @@ extension TimelineBuilder {
             }
             scanFilters.entries[i].note(frame: p.frame)
         case .clearConditions(let index, let sub):
-            guard let i = scanFilters.entries.firstIndex(where: { $0.index == index }) else { return }
+            guard let i = scanFilters.entries.firstIndex(where: { $0.index == index }) else {
+                noteAnomaly(p.frame)
+                return
+            }
             switch HCILEAdvFilter.SubCommand(rawValue: sub) {
             case .serviceUUID?: scanFilters.entries[i].serviceUUIDs.removeAll()
             case .serviceSolicitationUUID?: scanFilters.entries[i].solicitationUUIDs.removeAll()
@@ -164,6 +199,20 @@ extension TimelineBuilder {
     }
 
     static let maximumFilterEntries = 256
+
+    /// An APCF command the table could not apply as sent (`ScanFilterTable.anomalies`).
+    func noteAnomaly(_ frame: Int) {
+        scanFilters.anomalies += 1
+        if scanFilters.firstAnomalyFrame == nil { scanFilters.firstAnomalyFrame = frame }
+    }
+
+    /// HCI Inquiry (Core 5.4 Vol 4 Part E 7.1.1): the classic half of device discovery. On an
+    /// Android capture it names the index-0 all-pass filter as discovery; while a scan runs the
+    /// table is reported again so the lint rules see it.
+    func inquiry(_ r: CaptureRecord) {
+        scanFilters.inquiryFrame = r.frame
+        if scanning { emitScanFilters(r) }
+    }
 
     func vendorCapabilities(_ cc: HCICommandComplete, _ r: CaptureRecord) {
         guard let v = HCILEGetVendorCapabilities(returnParameters: cc.returnParameters), v.status == HCIError.success
@@ -188,6 +237,7 @@ extension TimelineBuilder {
     /// force, when the capture shows any APCF traffic.
     func emitScanFilters(_ r: CaptureRecord) {
         guard apcfSeen else { return }
+        scanFilters.scanMode = scanParameters?.androidScanMode
         add(event(r, nil, .scanFilters(scanFilterTables.keep(scanFilters))))
     }
 }

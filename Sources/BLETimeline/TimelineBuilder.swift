@@ -96,6 +96,11 @@ public final class TimelineBuilder {
     public let scanFilterTables: ScanFilterTables
     var pendingAPCF: [PendingAPCF] = []
     var apcfSeen = false
+    /// APCF set-up bursts (`ScanFilterEntry.group`): the current burst's number, the frame
+    /// and time of the last APCF command, and whether the last HCI command was one.
+    var apcfGroup = 0
+    var lastAPCFTime: Int64 = 0
+    var lastCommandWasAPCF = false
     /// Over the air (TimelineBuilder+LinkLayer): no open link can have been silent past its
     /// supervision timeout at a record up to this time, and the last data PDU's connection.
     /// Unchecked: touched once per packet, only by the thread feeding the builder, never

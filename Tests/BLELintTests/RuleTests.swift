@@ -114,17 +114,19 @@ import Testing
     @Test func androidScanRestartsAreOneScanSession() throws {
         // domyos (tshark): LE Set Scan Enable on at 179, then Android re-programs the controller
         // for every client change, off/on 2–22 ms apart (181/187, 229/235, 241/247, 258/264,
-        // 272/278), never off for longer: one session from 179 to the end (226.4 s). The scan
-        // restarted at 264 is the one that found E8:5D:86:0A:72:7F (report 255); LE Create
-        // Connection at 266, Connection Complete at 284 with the scan on (278). Link loss at
-        // 5143 (194.4 s), nothing connected since: 32 s of scanning to the capture's end.
+        // 272/278), never off for longer: one session from 179 to the end (226.4 s). Whose scan
+        // (APCF bytes): the app's all-pass index 1 (239, in force from 240) is deleted at 256; the
+        // scan restarted at 264 runs with Fast Pair's indices 3 (UUID FE2C) and 10 (service data
+        // 2CFE00) only, so LE Create Connection at 266 comes after the app stopped its scan: no
+        // "connected while scanning" finding (issue 27 item 3). Index 1 is installed again at
+        // 270 (in force from 271) and stays; link loss at 5143 (194.4 s), nothing connected
+        // since: the app's scan runs 32 s to the capture's end.
         let f = lint("public/btsnoop-android_domyos-treadmill-ftms.log").of("scan-left-running")
-        #expect(f.count == 2)
-        let connect = try #require(f.first { $0.message.contains("connected to E8:5D:86:0A:72:7F") })
-        #expect(connect.firstFrame == 266 && Set(connect.frames) == [266, 179, 255, 284])
-        #expect(connect.message.contains("Android's stack runs one controller scan for every app"))
+        #expect(f.count == 1)
+        #expect(!f.contains { $0.message.contains("connected to E8:5D:86:0A:72:7F") })
         let linger = try #require(f.first { $0.message.contains("after the last connection ended") })
-        #expect(Set(linger.frames) == [179, 5143])
+        #expect(linger.frames.contains(5143))
+        #expect(linger.message.contains("Party: this app") && linger.message.contains("index 1"))
     }
 
     @Test(arguments: ["scan_before_init.central", "cached_reconnect.central", "clean_heart_rate.central"])
@@ -185,17 +187,19 @@ import Testing
     /// only. At 268/270 enable and index 1 all-pass again, confirmed at 271 during the scan of
     /// 264. The earlier scans (179, 187, 235 before 240) had only UUID/service-data filters.
     @Test func androidAllPassFilterOnDomyos() throws {
+        // One scanning session (issue 27 item 1): the app's all-pass index 1 confirmed at 240
+        // (scan of 235) is deleted at 256 (48.86 s) before the app connects (266); only Fast
+        // Pair's indices 3 and 10 run on. It installs index 1 again at 270 (54.87 s, confirmed
+        // 271): 6 s later, under the 15 s a session may pause, so one finding, restarted once,
+        // both set-ups in its frames.
         let r = lint("public/btsnoop-android_domyos-treadmill-ftms.log")
         let f = r.of("unfiltered-scan")
-        #expect(f.map(\.firstFrame) == [240, 271])
-        #expect(f.first?.frames == [240, 235, 237, 239])
-        #expect(f.last?.frames == [271, 264, 268, 270])
-        #expect(f.allSatisfy { $0.evidence == .inferred })
-        #expect(
-            f.allSatisfy {
-                $0.message.contains("all-pass filter (index 1")
-                    && $0.message.contains("on behalf of some app, not which one")
-            })
+        #expect(f.map(\.firstFrame) == [240])
+        let x = try #require(f.first)
+        #expect(Set([240, 235, 239, 271, 270]).isSubset(of: Set(x.frames)), "\(x.frames)")
+        #expect(x.evidence == .inferred)
+        #expect(x.message.contains("all-pass filter index 1") && x.message.contains("restarted 1 time "))
+        #expect(x.message.contains("Party: this app") && x.message.contains("Fast Pair"))
         #expect(r.notEvaluable("unfiltered-scan") == nil)
     }
 

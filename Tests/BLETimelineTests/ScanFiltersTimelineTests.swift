@@ -67,6 +67,49 @@ import Testing
         #expect(!at264.passesEverything && at264.active.map(\.index) == [3, 10])
     }
 
+    /// Whose scan each index serves (issue 27; docs/timeline.md "Whose scan"): on domyos the
+    /// all-pass index 1 is an app's scan without filters (AOSP's ALL_PASS_FILTER_INDEX_REGULAR_SCAN),
+    /// index 3 (UUID FE2C) and 10 (service data 2CFE00) are Fast Pair's; indices 5–9, set up in
+    /// one burst (191–210) with Google's 0x00E0 and FEF3 filters, are Google Play services' too,
+    /// FEA0, Apple iBeacon and FEAA included. The scan parameters of 247 are the balanced mode.
+    @Test func filterOwnersOfDomyos() throws {
+        let t = try Timeline(Fixtures.capture(Self.domyos))
+        var tables: [Int: ScanFilterTable] = [:]
+        for e in t.of("scan.filters") {
+            if case .scanFilters(let s) = e.kind, let table = t.scanFilterTables[s] { tables[e.frame] = table }
+        }
+        let at240 = try #require(tables[240])
+        #expect(at240.active.map { at240.owner($0).name } == ["app_unfiltered", "system", "system"])
+        #expect(at240.appEntries.map(\.index) == [1] && at240.appAllPass.map(\.index) == [1])
+        #expect(at240.discovery == nil)
+        let at210 = try #require(tables[210])
+        #expect(at210.active.filter { at210.owner($0).isApp }.isEmpty, "\(at210.active.map(\.index))")
+        let at264 = try #require(tables[264])
+        #expect(at264.appEntries.isEmpty && at264.systemEntries.map(\.index) == [3, 10])
+        if case .system(let name) = at264.owner(at264.active[0]) { #expect(name.contains("Fast Pair")) }
+        #expect(tables[247]?.scanMode != nil)
+    }
+
+    /// Bad input: deletes of an index never added, a condition deleted from an unknown index, a
+    /// command too short to name its sub-command: decoded as far as they go, counted in
+    /// `anomalies`, nothing invented.
+    @Test func anomaliesAreNotedNotApplied() throws {
+        let c = APCFCapture()
+        c.s.feed(.hciCommand, .sent, [0x03, 0x0C, 0x00], at: 0)
+        c.command([0x00, 0x01])
+        c.complete([0x00, 0x00, 0x01])
+        c.command([0x01, 0x01, 0x07])
+        c.complete([0x00, 0x01, 0x01, 0x0F])  // delete index 7, never added
+        c.command([0x03, 0x01, 0x09, 0x0D, 0x18, 0xFF, 0xFF])
+        c.complete([0x00, 0x03, 0x01, 0x0F])  // delete a condition of index 9, never added
+        c.command([])  // no sub-command
+        c.scan(true)
+        let tables = c.tables
+        let t = try #require(tables.first?.table)
+        #expect(t.anomalies == 3 && t.entries.isEmpty)
+        #expect(t.firstAnomalyFrame != nil)
+    }
+
     @Test func noScanFiltersWithoutAPCFTraffic() throws {
         // Bumble's host sends no Android vendor commands: no scan.filters at its scan starts.
         let t = try Timeline.bumble("nil_scan_all_services.central")

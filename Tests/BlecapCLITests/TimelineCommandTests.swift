@@ -234,10 +234,15 @@ import Testing
         #expect(filters.first?["all_pass"] as? Bool == true && filters.first?["frames"] as? [Int] == [239])
         #expect(filters[1]["features"] as? Int == 4 && filters[1]["service_uuids"] as? [String] == ["FE2C"])
         #expect(filters[2]["service_data"] as? [String] == ["2cfe00"])
+        // Whose scan each index serves (issue 27): index 1 the app's all-pass, 3 and 10 Fast Pair's.
+        #expect(filters.map { $0["owner"] as? String } == ["app_unfiltered", "system", "system"])
+        #expect((filters[1]["system_scanner"] as? String)?.contains("Fast Pair") == true)
         let text = try CLIRunner.run(["timeline", "--type", "scan.filters", path])
         let line = try #require(text.stdout.split(separator: "\n").first { $0.hasPrefix("    247") })
         #expect(line.contains("passes_everything=true all_pass_indices=1 service_uuids=FE2C"))
         #expect(
-            line.contains("filters=\"1:all_pass 3:features=0x0004,uuid=FE2C 10:features=0x0040,service_data=2cfe00\""))
+            line.contains(
+                "filters=\"1:all_pass,owner=app_unfiltered 3:features=0x0004,uuid=FE2C,owner=system "
+                    + "10:features=0x0040,service_data=2cfe00,owner=system\""))
     }
 }

@@ -19,7 +19,15 @@ public struct ScanBeforePoweredOn: LintRule {
             that Reset completed), while the controller index was removed or closed, a command rejected \
             with Command Disallowed before initialisation, a BlueZ Start Discovery answered Not Powered, \
             or Core Bluetooth's own "API MISUSE … powered on state" log. Core Bluetooth ignores such \
-            calls: the app waits for results that never come.
+            calls: the app waits for results that never come. On Android the HCI commands are the \
+            stack's: an app's startScan reaches the controller only through the stack once Bluetooth \
+            is on (an app's call before that fails in the API and never reaches HCI), so on Android \
+            captures such commands are the stack's own and are noted as not evaluated, not blamed on \
+            the app. On \
+            Android, the fix is to wait for BluetoothAdapter.STATE_ON (ACTION_STATE_CHANGED) before \
+            calling BluetoothAdapter.getBluetoothLeScanner() and \
+            BluetoothLeScanner.startScan(filters, settings, callback) (getBluetoothLeScanner returns \
+            null while Bluetooth is off), and to handle onScanFailed.
             """,
         guidance: [
             GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan or connect before poweredOn"),
@@ -51,6 +59,16 @@ public struct ScanBeforePoweredOn: LintRule {
     var resetFrame = 0
     /// Why the adapter is down (index removed/closed), nil when up.
     var down: String?
+    var hostStack: HostStack?
+
+    /// Whose behaviour an HCI-level finding reports.
+    var party: String {
+        switch hostStack {
+        case .android: ""  // not reported on Android (`finish`)
+        case .bluez: ". Party: bluetoothd, on behalf of its clients"
+        case nil: ""
+        }
+    }
 
     public static let observedEvents: TimelineEventClasses = [.controller, .scanning, .connection]
 
@@ -91,9 +109,7 @@ public struct ScanBeforePoweredOn: LintRule {
                     } else if let f = x.event.outcome.responseFrame {
                         related.insert(f, at: 0)
                     }
-                    sink.report(
-                        msg + ": the app scanned or connected before the adapter was powered on",
-                        event: x.event, related: related)
+                    postpone(msg + ": the app scanned or connected before the adapter was powered on", x.event, related)
                 }
                 early.removeAll()
             }
@@ -103,13 +119,13 @@ public struct ScanBeforePoweredOn: LintRule {
         case .scanStart, .connectionCreate:
             guard let what = Self.what(e) else { return }
             if let down {
-                sink.report("\(what) was sent while \(down): the adapter was not powered on", event: e)
+                postpone("\(what) was sent while \(down): the adapter was not powered on", e, [])
             } else if !resetSeen {
                 if early.count < 8 { early.append(Early(event: e, what: what)) }
             } else if let done = resetCompletes, e.frame < done {
-                sink.report(
-                    "\(what) was sent before the HCI Reset completed: the adapter was not powered on yet",
-                    event: e, related: [resetFrame, done])
+                postpone(
+                    "\(what) was sent before the HCI Reset completed: the adapter was not powered on yet", e,
+                    [resetFrame, done])
             }
         case .annotation:
             // Core Bluetooth logs "API MISUSE: <call> can only accept this command while in the
@@ -125,6 +141,7 @@ public struct ScanBeforePoweredOn: LintRule {
     }
 
     public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {
+        if case .hostStack(let s) = fact.kind { hostStack = s }
         guard case .managementStatus(let op, let status) = fact.kind, status == Self.mgmtNotPowered,
             op == BlueZManagementOpcode.startDiscovery || op == BlueZManagementOpcode.startServiceDiscovery
                 || op == BlueZManagementOpcode.startLimitedDiscovery
@@ -161,10 +178,31 @@ public struct ScanBeforePoweredOn: LintRule {
         // was not ready; anything else may be a capture that started after initialisation.
         for x in early {
             guard case .error(let f, _, let code, _) = x.event.outcome, code == Self.commandDisallowed else { continue }
-            sink.report(
+            postpone(
                 "\(x.what) was rejected with \(Describe.hciStatus(code)) before any HCI Reset in the capture: the adapter was not ready",
-                event: x.event, related: [f])
+                x.event, [f])
         }
         early.removeAll()
+        // On Android the HCI commands are the stack's: an app's startScan or connectGatt made
+        // before Bluetooth is on fails in the API (getBluetoothLeScanner() returns null) and
+        // never reaches the controller, so these are not the app's (issue 27: judged on the
+        // app's scans only). Known only now: the host stack is told on the HCI facts stream.
+        if hostStack == .android, let first = deferred.first {
+            sink.notEvaluable(
+                "on Android an app's scan or connection made before Bluetooth is on fails in the API (BluetoothAdapter.getBluetoothLeScanner() returns null) and never reaches the controller; the \(deferredCount) scan or connection command\(deferredCount == 1 ? "" : "s") this capture shows before the controller was ready (first at frame \(first.event.frame)) are the Android stack's own, e.g. from an earlier Bluetooth session, not the app's"
+            )
+        } else {
+            for d in deferred { sink.report(d.message + party, event: d.event, related: d.related) }
+        }
+        deferred.removeAll()
+    }
+
+    /// HCI-level findings, reported at the end once the host stack is known (bounded).
+    var deferred: [(message: String, event: TimelineEvent, related: [Int])] = []
+    var deferredCount = 0
+
+    mutating func postpone(_ message: String, _ e: TimelineEvent, _ related: [Int]) {
+        deferredCount += 1
+        if deferred.count < 64 { deferred.append((message, e, related)) }
     }
 }

@@ -12,12 +12,26 @@ public struct ScanLeftRunning: LintRule {
         defaultSeverity: .warning,
         summary: """
             The scan was still enabled when this host connected to a peripheral that the same scan had \
-            found (the app should call stopScan() once it has its target), or kept running longer than \
-            a threshold after the last connection ended with nothing connected. A scan disabled and \
-            enabled again within a second is the same scan (Android re-programs the controller for \
-            every client change); one finding per scan, however many connections it ran through. On \
-            Android and BlueZ the controller's scan is the OS stack's, merged from every client's, and \
-            the message says so. From an API trace: connect(_:options:) called while the scan was running.
+            found (the app should call stopScan() once it has its target; a connection through the \
+            filter accept list counts, its peer named by Connection Complete), or kept running longer \
+            than a threshold after the last LE connection ended with nothing connected: running at the \
+            disconnection or started again within a second of it, judged over the whole period after \
+            it, not at its instant. Only LE links count (a BR/EDR link is never the last connection). A \
+            scan disabled and enabled again within a second is the same scan (Android re-programs the \
+            controller for every client change); one finding per scan, however many connections it \
+            ran through. On Android only the app's scan is judged: Android runs one controller scan \
+            for every client, so blecap reads the offloaded filter table (APCF, docs/timeline.md \
+            "Whose scan"): when none of the app's filters is in force (its filter was removed before \
+            the connection, and only the OS's Fast Pair, Nearby, Find My Device or Samsung scanners or \
+            device discovery run on) the app had stopped its scan, and a drop of the scan parameters to \
+            the low-power mode's window just before the connection means the app's more demanding \
+            scan stopped and another client's low-power scan ran on. The message says whose scan it \
+            is and what decided it. From an API trace: connect(_:options:) called while the scan was \
+            running. On Android, the fix is to call BluetoothLeScanner.stopScan(callback) in \
+            onScanResult once the target is found, before BluetoothDevice.connectGatt, and not to \
+            start a scan while connected or after disconnecting unless looking for a device; if a \
+            scan must run on, lower its cost with ScanSettings.Builder.setScanMode(SCAN_MODE_LOW_POWER) \
+            and a ScanFilter.
             """,
         guidance: [
             GuidanceReference(
@@ -55,16 +69,44 @@ public struct ScanLeftRunning: LintRule {
     var stopped: TimelineEvent?
     /// Advertisers this scan session reported (bounded), with the frame of their last report.
     var seen: [BDAddr: Int] = [:]
-    /// LE Create Connection to a peer the scan had found, sent while scanning.
+    /// LE Create Connection to a peer the scan had found, sent while the app's scan ran.
     var pending: [BDAddr: TimelineEvent] = [:]
-    var openConnections = 0
-    var connectedDuringScan = false
-    var lastDisconnection: TimelineEvent?
+    /// LE Create Connection through the filter accept list (initiator filter policy 1) sent
+    /// while the app's scan ran: the peer is the one Connection Complete names.
+    var acceptListCreate: TimelineEvent?
+    /// Open LE connections (BR/EDR links are not counted: an LE rule's "last connection" is an
+    /// LE one), by connection number.
+    var openLE: Set<Int> = []
+    var openLEUnnumbered = 0
     /// Connections this session's scan ran through (the first few kept), reported once when the
     /// session ends: one act, however many connections it spans.
-    var connectedWhileScanning: [(create: TimelineEvent, complete: TimelineEvent, seen: Int?)] = []
+    var connectedWhileScanning: [(create: TimelineEvent, complete: TimelineEvent, seen: Int?, why: String)] = []
     var connectedWhileScanningCount = 0
     var hostStack: HostStack?
+
+    // Whose scan (Android): the filter table in force and the scan modes of the session.
+    /// A `scan.filters` event was seen: Android's offloaded filters tell whose scans run.
+    var android = false
+    /// The app's filters were in force in the last table (true where the table is unknown).
+    var appFilters = true
+    var appFilterText = ""
+    /// The last table told whose filters were in force (APCF enabled and seen).
+    var ownerKnown = true
+    /// The app's indices in force (Android), to tell whether they could have found a peer.
+    var appIndices: [ScanFilterEntry] = []
+    /// The Android scan mode of each (re)start of the session: the last one and the highest.
+    var lastMode: AndroidScanMode?
+    var lastModeStart: TimelineEvent?
+    var previousMode: AndroidScanMode?
+    var exactAndroidModes = false
+
+    /// The app's scan: since when it runs (restarts within `restartGap` merged), and since
+    /// when it is gone.
+    var appSince: TimelineEvent?
+    var appGoneAt: Int64?
+    /// The last LE disconnection that left nothing connected, while no connection opened since.
+    var idleFrom: TimelineEvent?
+    var lingerReported = false
 
     public init(settings: RuleSettings) {
         lingerLimit = Int64(settings.threshold("after_last_connection_s", in: Self.descriptor) * 1_000_000)
@@ -83,24 +125,51 @@ public struct ScanLeftRunning: LintRule {
         if case .hostStack(let s) = fact.kind { hostStack = s }
     }
 
-    /// Whose scan it is, where the host stack tells: on Android and BlueZ the controller's scan
-    /// is the OS stack's, merged from every client's.
+    var isAndroid: Bool { android || hostStack == .android || exactAndroidModes }
+
+    /// Whose scan it is, in words, with the evidence that decided it.
     var owner: String {
+        if android, !ownerKnown {
+            return
+                " Party: this app or another client of the Android stack, which the capture cannot tell apart (\(appFilterText))."
+        }
+        if android {
+            return
+                " Party: this app. Evidence: its own filters were in force in Android's offloaded filter table (APCF) the whole time (\(appFilterText)); the OS's background scanners (Fast Pair, Nearby, Find My Device, Samsung) and device discovery are told apart by their filters and not counted."
+        }
         switch hostStack {
         case .android:
-            " (Android's stack runs one controller scan for every app and system client, so this shows the OS kept scanning, not which app asked)"
-        case .bluez: " (bluetoothd runs the controller's scan for its clients, so this shows the OS kept scanning)"
-        case nil: ""
+            return
+                " Party: this app, as far as the capture tells: Android's stack runs one controller scan for every app and system client and this capture shows no offloaded filters, so another client's scan cannot be ruled out."
+        case .bluez:
+            return " (bluetoothd runs the controller's scan for its clients, so this shows the OS kept scanning)"
+        case nil:
+            return exactAndroidModes
+                ? " Party: this app, as far as the capture tells (Android scan-mode parameters; no offloaded filters to tell one client from another)."
+                : ""
         }
+    }
+
+    var advice: String {
+        isAndroid
+            ? " On Android: call BluetoothLeScanner.stopScan(callback) in onScanResult once the target is found, before BluetoothDevice.connectGatt, and do not start a scan again while connected or after disconnecting unless you are looking for a device."
+            : ""
     }
 
     /// Ends the session when its last disable was not followed by a restart in time.
     mutating func settle(now: Int64, _ sink: FindingSink) {
-        guard let s = stopped, now - s.time > Self.restartGap else { return }
+        if let gone = appGoneAt, now &- gone > Self.restartGap {
+            appGoneAt = nil
+            appSince = nil
+        }
+        guard let s = stopped, now &- s.time > Self.restartGap else { return }
         stopped = nil
         scanning = false
         pending.removeAll()
-        lastDisconnection = nil
+        acceptListCreate = nil
+        lastMode = nil
+        lastModeStart = nil
+        previousMode = nil
         reportConnections(sink)
     }
 
@@ -114,8 +183,9 @@ public struct ScanLeftRunning: LintRule {
         let times = connectedWhileScanningCount == 1 ? "" : " (\(connectedWhileScanningCount) connections)"
         var frames = [first.create.frame, first.complete.frame, start.frame] + (first.seen.map { [$0] } ?? [])
         for c in connectedWhileScanning.dropFirst() { frames += [c.create.frame, c.complete.frame] }
+        let tail = isAndroid ? "." + owner + advice : owner + advice
         sink.report(
-            "the scan was still running when this host connected to \(whom)\(times), which the scan had found: stop scanning before connecting\(owner)",
+            "the scan was still running when this host connected to \(whom)\(times), which the scan had found\(first.why): stop scanning before connecting\(tail)",
             connection: first.complete.connection, peer: first.complete.peer, handle: nil, time: first.create.time,
             frames: frames, evidence: .hci)
         connectedWhileScanning.removeAll()
@@ -124,10 +194,30 @@ public struct ScanLeftRunning: LintRule {
 
     var isScanning: Bool { scanning && stopped == nil }
 
+    /// The scan running is the app's: on Android, its filters are in force and the scan mode did
+    /// not drop to a lower one just now (Android programs the most demanding client's mode: a
+    /// drop means that client stopped and another client's lighter scan runs on).
+    var isAppScanning: Bool { isScanning && appFilters && !modeDropped }
+
+    var modeDropped: Bool {
+        guard isAndroid, let now = lastMode, let before = previousMode else { return false }
+        return now.rank < before.rank && now.rank <= AndroidScanMode.lowPower.rank
+    }
+
+    /// Follows the app's scan after a change of the scan or its filters at `e`.
+    mutating func updateApp(_ e: TimelineEvent) {
+        if isAppScanning {
+            if appSince == nil { appSince = e }
+            appGoneAt = nil
+        } else if appSince != nil, appGoneAt == nil {
+            appGoneAt = e.time
+        }
+    }
+
     public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
         // Both need a scan (`stopped` is set only while `scanning`, and cleared with it): most
         // events come while none runs, and testing the optional events first was 4 % of `lint`.
-        if scanning {
+        if scanning || appSince != nil {
             settle(now: e.time, sink)
             checkLinger(now: e.time, sink)
         }
@@ -135,7 +225,7 @@ public struct ScanLeftRunning: LintRule {
         // (which copied the event's kind, a `memcpy` per event).
         if case .notification = e.kind { return }
         switch e.kind {
-        case .scanStart:
+        case .scanStart(let p):
             if case .error = e.outcome { return }
             if stopped != nil {
                 stopped = nil  // a restart: the same session goes on
@@ -143,42 +233,113 @@ public struct ScanLeftRunning: LintRule {
                 scanning = true
                 scanStart = e
                 seen.removeAll(keepingCapacity: true)
-                connectedDuringScan = false
-                lastDisconnection = nil
             }
+            if let m = p.androidScanMode {
+                if lastMode != m { previousMode = lastMode }
+                lastMode = m
+                lastModeStart = e
+                if p.isExactAndroidScanMode { exactAndroidModes = true }
+            }
+            updateApp(e)
         case .scanStop:
             if case .error = e.outcome { return }
             if scanning { stopped = e }
+            updateApp(e)
+        case .scanFilters(let snapshot):
+            guard let t = sink.scanFilterTable(snapshot) else { return }
+            android = true
+            let app = t.appEntries
+            appIndices = t.enabled == true ? app : []
+            appFilters = t.enabled != true || !app.isEmpty
+            ownerKnown = t.enabled == true
+            if t.enabled != true {
+                appFilterText =
+                    t.enabled == false
+                    ? "APCF filtering disabled: every client's scan sees every advertisement, so the filters do not tell whose scan ran"
+                    : "the capture shows no APCF Enable before this scan, so the filters in force are unknown"
+            } else if !app.isEmpty {
+                appFilterText =
+                    "APCF "
+                    + app.prefix(4).map { "index \($0.index), \(t.owner($0).description)" }.joined(separator: "; ")
+            }
+            updateApp(e)
         case .advertisement:
             guard isScanning, let p = e.peer else { return }
             if seen[p] != nil || seen.count < Self.maximumPeers { seen[p] = e.frame }
-        case .connectionCreate:
-            guard isScanning, let p = e.peer, seen[p] != nil, pending.count < 64 else { return }
+        case .connectionCreate(let info):
+            guard isAppScanning else { return }
+            if info.filterPolicy != 0 {
+                acceptListCreate = e
+                return
+            }
+            guard let p = e.peer, seen[p] != nil, appCouldFind(p), pending.count < 64 else { return }
             pending[p] = e
         case .connectionFailed:
             if let p = e.peer { pending[p] = nil }
+            acceptListCreate = nil
         case .connectionComplete(let info):
-            openConnections += 1
-            lastDisconnection = nil
-            if isScanning { connectedDuringScan = true }
-            guard info.role == 0, let p = e.peer, let create = pending.removeValue(forKey: p), isScanning else {
-                return
+            guard info.isLE else { return }
+            if let c = e.connection { openLE.insert(c) } else { openLEUnnumbered += 1 }
+            idleFrom = nil
+            lingerReported = false
+            let viaAcceptList = acceptListCreate
+            acceptListCreate = nil
+            guard info.role == 0, let p = e.peer, isAppScanning else { return }
+            var create = pending.removeValue(forKey: p)
+            var why = ""
+            if create == nil, let a = viaAcceptList, seen[p] != nil, appCouldFind(p) {
+                create = a
+                why =
+                    " (LE Create Connection at frame \(a.frame) through the filter accept list, initiator filter policy \(Self.policy(a)): the peer is the one Connection Complete names)"
             }
+            guard let create else { return }
             connectedWhileScanningCount += 1
-            if connectedWhileScanning.count < 8 { connectedWhileScanning.append((create, e, seen[p])) }
+            if connectedWhileScanning.count < 8 { connectedWhileScanning.append((create, e, seen[p], why)) }
         case .disconnection:
-            openConnections = max(0, openConnections - 1)
-            if isScanning, openConnections == 0, connectedDuringScan { lastDisconnection = e }
+            if let c = e.connection {
+                guard openLE.remove(c) != nil else { return }  // not an open LE link
+            } else {
+                guard openLEUnnumbered > 0 else { return }
+                openLEUnnumbered -= 1
+            }
+            if openLE.isEmpty, openLEUnnumbered == 0 {
+                idleFrom = e
+                lingerReported = false
+            }
         default: break
         }
     }
 
+    /// On Android: one of the app's indices in force could have let `p`'s advertisements
+    /// through (an index that matches broadcaster addresses only lets those through; other
+    /// conditions are not checked against the advertisement, so they count as possible).
+    func appCouldFind(_ p: BDAddr) -> Bool {
+        guard android, !appIndices.isEmpty else { return true }
+        return appIndices.contains { $0.addresses.isEmpty || $0.addresses.contains(p) }
+    }
+
+    static func policy(_ e: TimelineEvent) -> UInt8 {
+        if case .connectionCreate(let info) = e.kind { return info.filterPolicy }
+        return 0
+    }
+
+    /// The app's scan kept running more than the limit after the last LE connection ended, with
+    /// nothing connected: running at the disconnection, or started again within `restartGap`
+    /// of it, and never gone since (judged over the whole period, not at the instant).
     mutating func checkLinger(now: Int64, _ sink: FindingSink) {
-        guard isScanning, let d = lastDisconnection, let start = scanStart, now - d.time > lingerLimit else { return }
+        guard !lingerReported, let d = idleFrom, let since = appSince, appGoneAt == nil, isAppScanning,
+            since.time <= d.time &+ Self.restartGap, now &- d.time > lingerLimit
+        else { return }
+        lingerReported = true
+        let start = since.time <= d.time ? (scanStart ?? since) : since
+        let restarted =
+            since.time > d.time
+            ? " (started again \(Describe.seconds(since.time &- d.time)) after the disconnection, frame \(since.frame))"
+            : ""
         sink.report(
-            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended, with nothing connected\(owner)",
-            connection: nil, peer: nil, handle: nil, time: start.time, frames: [start.frame, d.frame], evidence: .hci)
-        lastDisconnection = nil
+            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended (the last LE link, disconnected at frame \(d.frame)), with nothing connected\(restarted)\(isAndroid ? "." + owner + advice : owner + advice)",
+            connection: nil, peer: nil, handle: nil, time: start.time, frames: [start.frame, d.frame, since.frame],
+            evidence: .hci)
     }
 
     /// Exact from an API trace: `connect` made while the same manager was still scanning. (The

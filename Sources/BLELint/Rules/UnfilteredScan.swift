@@ -30,12 +30,26 @@ public struct UnfilteredScan: LintRule {
             (scanForPeripherals(withServices: nil)). Seen in BlueZ mgmt Start Discovery (no UUID filter) \
             or Start Service Discovery with an empty UUID list (one finding per discovery session: the \
             restarts by the same mgmt client with the same parameters until that client sends Stop \
-            Discovery), exactly in an API trace, and on Android \
-            captures whose controller filters advertisements itself: a scan ran while Android's \
-            offloaded filter table (APCF, vendor command 0xFD57) held an all-pass filter index (no \
-            feature selected) or had filtering disabled. Android merges the filters of every app and \
-            system component, so such a finding says the OS stack scanned unfiltered on behalf of some \
-            app, not which one. Other HCI captures cannot show it: the filter is applied in the host.
+            Discovery), exactly in an API trace, and on Android captures whose controller filters \
+            advertisements itself (Android's offloaded filter table, APCF, vendor command 0xFD57). \
+            Android merges every client's filters into that table; blecap tells whose each index is \
+            (docs/timeline.md, "Whose scan"): the all-pass index 1 (2 for batch scans) that AOSP's \
+            ScanManager installs for a startScan call without ScanFilters is this app's unfiltered scan; \
+            the index-0 all-pass filter next to HCI Inquiry is the stack's device discovery \
+            (BluetoothAdapter.startDiscovery(), usually Settings' pairing screen), reported as \
+            discovery with the Android stack as the party, never as the app's scan; filters of the \
+            OS's own background scanners (Fast Pair 0xFE2C, Nearby / Find My Device 0xFEF3, Samsung \
+            0x0075, …) are never blamed on the app. One finding per scanning session: removals and \
+            re-installs of the all-pass filter, scan restarts and filter churn less than 15 s apart \
+            are one session, and the finding says how many times it restarted and lists the frames. \
+            Filtering disabled (APCF Enable off) while a scan runs is reported with the stack as the \
+            party. Other HCI captures cannot show it: the filter is applied in the host. \
+            On Android, the fix is to pass a ScanFilter list to \
+            BluetoothLeScanner.startScan(filters, settings, callback), built with ScanFilter.Builder \
+            (setServiceUuid for the service the peripheral advertises, or setDeviceAddress / \
+            setManufacturerData), so the controller filters in hardware, and to call stopScan(callback) \
+            once the target is found; use startScan rather than BluetoothAdapter.startDiscovery() to \
+            find a BLE peripheral.
             """,
         guidance: [
             GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan for nil services in production"),
@@ -52,8 +66,6 @@ public struct UnfilteredScan: LintRule {
 
     /// The scan running (its start event), if any.
     var scan: TimelineEvent?
-    /// All-pass set-ups and disable commands already reported (bounded), by their frames.
-    var reported: Set<[Int]> = []
 
     public static let observedEvents: TimelineEventClasses = .scanning
 
@@ -73,6 +85,7 @@ public struct UnfilteredScan: LintRule {
     }
 
     public mutating func observe(_ e: TimelineEvent, _ sink: FindingSink) {
+        if !androidSessions.isEmpty { settle(now: e.time, sink) }
         switch e.kind {
         case .scanStart:
             if case .error = e.outcome { return }
@@ -80,63 +93,216 @@ public struct UnfilteredScan: LintRule {
         case .scanStop:
             if case .error = e.outcome { return }
             scan = nil
+            for kind in [AndroidSession.Kind.app, .discovery, .disabled] { release(kind, at: e.time) }
         case .scanFilters(let snapshot):
             guard let start = scan, let t = sink.scanFilterTable(snapshot) else { return }
-            check(t, start, change: e.frame == start.frame ? nil : e, sink)
+            checkAndroid(t, e, startFrame: start.frame, sink)
         default:
             break
         }
     }
 
-    /// `change`: the `scan.filters` event of a change made while the scan ran (nil at its start).
-    mutating func check(_ t: ScanFilterTable, _ start: TimelineEvent, change: TimelineEvent?, _ sink: FindingSink) {
-        let when =
-            change.map { "the scan running since frame \(start.frame) kept running after frame \($0.frame), when" }
-            ?? "the scan at frame \(start.frame) ran while"
-        let at = change ?? start
-        let owner =
-            "Android merges the scan filters of every app and system component into this table, so this shows that the OS stack scanned unfiltered on behalf of some app, not which one"
-        switch t.enabled {
-        case false?:
-            let key = [t.enableFrame ?? 0]
-            guard remember(key) else { return }
-            sink.report(
-                "\(when) Android's offloaded advertising filter (APCF) was disabled\(t.enableFrame.map { " (frame \($0))" } ?? ""): the controller passed every advertisement up. \(owner)",
-                connection: nil, peer: nil, handle: nil, time: at.time,
-                frames: [at.frame, start.frame] + (t.enableFrame.map { [$0] } ?? []), evidence: .inferred)
-        case true?:
-            let allPass = t.allPass
-            guard !allPass.isEmpty else {
-                if !t.complete, change == nil {
-                    sink.notEvaluable(
-                        "the capture starts after the host set up its offloaded scan filters (no HCI Reset): filter indices set earlier, possibly all-pass ones, are not visible"
-                    )
+    // MARK: Android (APCF)
+
+    /// Android: how long the app may have no scan in force (controller scan off, or none of its
+    /// filters in the table) and still be in the same scanning session. Android re-programs the
+    /// controller for every client change (disable, new parameters, filters, enable: 2–70 ms
+    /// apart in the real captures), and scan libraries cycle the app's scan: a scan period, then
+    /// a pause (AltBeacon's CycledLeScanner: the between-scan period, 10 s in the shared
+    /// nexxtender capture) and its own filters in between. A longer gap means the app called
+    /// `stopScan` and scanned again later, for a new reason.
+    static let sessionGap: Int64 = 15_000_000
+
+    /// One Android scanning session reported as unfiltered: the app's, the stack's discovery, or
+    /// the controller's filtering switched off.
+    struct AndroidSession {
+        enum Kind { case app, discovery, disabled }
+        var kind: Kind
+        /// The event where the unfiltered state was first seen, and the scan start it ran under.
+        var first: TimelineEvent
+        var scanStartFrame: Int
+        /// Set-up frames of the unfiltered state in force (to tell a new set-up from the same).
+        var setup: [Int]
+        /// Frames of the first set-up and of each restart (bounded), and the restart count.
+        var frames: [Int]
+        var restarts = 0
+        var indices: Set<UInt8> = []
+        var inquiry: Int?
+        var otherFilters: Set<String> = []
+        var batch = false
+        var incomplete = false
+        var anomalies = 0
+        /// When the state stopped holding (nil while it holds).
+        var goneAt: Int64?
+        /// The app's session goes on with only its filtered indices in force (a scan library
+        /// cycling between its all-pass scan and its beacon filters).
+        var paused = false
+        var seenSetups: Set<Int> = []
+        var lastTime: Int64
+    }
+
+    /// The controller scan is on (the last enable not followed by a disable).
+    var scanOn = false
+    /// At least one `scan.filters` event seen: an Android capture with APCF.
+    var android = false
+    var androidSessions: [AndroidSession.Kind: AndroidSession] = [:]
+
+    /// Starts or continues the session of `kind` with the set-up `setup` seen at `e`.
+    mutating func hold(
+        _ kind: AndroidSession.Kind, setup: [Int], at e: TimelineEvent, startFrame: Int, _ t: ScanFilterTable,
+        _ sink: FindingSink
+    ) {
+        if var s = androidSessions[kind] {
+            if let gone = s.goneAt, e.time &- gone > Self.sessionGap {
+                close(kind, sink)
+            } else {
+                // A restart: the unfiltered state had gone (the scan stopped, or only the app's
+                // filtered indices were in force) and came back with a set-up not seen before.
+                // The controller re-programmed with the same filters is no restart.
+                let restarted = (s.goneAt != nil || s.paused) && !setup.allSatisfy(s.seenSetups.contains)
+                s.goneAt = nil
+                s.paused = false
+                s.lastTime = e.time
+                if restarted {
+                    s.restarts += 1
+                    if s.frames.count < 64 { s.frames.append(e.frame) }
                 }
+                s.setup = setup
+                if s.seenSetups.count < 1024 { s.seenSetups.formUnion(setup) }
+                note(&s, t)
+                androidSessions[kind] = s
                 return
             }
-            let setup = allPass.flatMap(\.frames).sorted()
-            guard remember(setup) else { return }
-            let indices = allPass.map { "\($0.index)" }.joined(separator: ", ")
-            let others = t.active.count - allPass.count
-            sink.report(
-                "\(when) Android's offloaded advertising filter (APCF) held an all-pass filter (index \(indices), no feature selected, set up at frame \(setup.map(String.init).joined(separator: ", "))): the controller passed every advertisement up\(others > 0 ? ", whatever the \(others) other filter\(others == 1 ? "" : "s") in force select" : ""). AOSP installs this filter for a scan without filters (or with more filters than the controller holds). \(owner)",
-                connection: nil, peer: nil, handle: nil, time: at.time,
-                frames: [at.frame, start.frame] + setup + (t.enableFrame.map { [$0] } ?? []), evidence: .inferred)
-        case nil:
-            guard change == nil else { return }
-            sink.notEvaluable(
-                "a scan started before the capture showed Android's offloaded advertising filter (APCF) enabled or disabled, so its filters are unknown"
-            )
+        }
+        var s = AndroidSession(
+            kind: kind, first: e, scanStartFrame: startFrame, setup: setup, frames: [e.frame], lastTime: e.time)
+        s.seenSetups = Set(setup)
+        s.incomplete = !t.complete
+        note(&s, t)
+        androidSessions[kind] = s
+    }
+
+    func note(_ s: inout AndroidSession, _ t: ScanFilterTable) {
+        switch s.kind {
+        case .app:
+            for f in t.appAllPass {
+                s.indices.insert(f.index)
+                if t.owner(f) == .appUnfilteredBatch { s.batch = true }
+            }
+        case .discovery:
+            s.indices.insert(0)
+            // The Inquiry that follows the index-0 set-up (a Settings discovery sends both).
+            if s.inquiry == nil, let i = t.inquiryFrame, let set = s.setup.min(), i >= set { s.inquiry = i }
+        case .disabled: break
+        }
+        for f in t.active where !f.isAllPass {
+            if s.otherFilters.count < 16 { s.otherFilters.insert(t.owner(f).description) }
+        }
+        s.anomalies = max(s.anomalies, t.anomalies)
+    }
+
+    /// The state of `kind` stopped holding at `time` (a restart within `sessionGap` continues it).
+    mutating func release(_ kind: AndroidSession.Kind, at time: Int64) {
+        guard var s = androidSessions[kind], s.goneAt == nil else { return }
+        s.goneAt = time
+        androidSessions[kind] = s
+    }
+
+    /// Closes sessions whose state has been gone longer than `sessionGap` by `now`.
+    mutating func settle(now: Int64, _ sink: FindingSink) {
+        for kind in [AndroidSession.Kind.app, .discovery, .disabled] {
+            if let s = androidSessions[kind], let gone = s.goneAt, now &- gone > Self.sessionGap { close(kind, sink) }
         }
     }
 
-    /// True the first time a set-up is seen (bounded memory: at most 256 remembered).
-    mutating func remember(_ key: [Int]) -> Bool {
-        guard !reported.contains(key) else { return false }
-        if reported.count >= 256 { reported.removeAll() }
-        reported.insert(key)
-        return true
+    mutating func checkAndroid(_ t: ScanFilterTable, _ e: TimelineEvent, startFrame: Int, _ sink: FindingSink) {
+        settle(now: e.time, sink)
+        switch t.enabled {
+        case false?:
+            hold(.disabled, setup: [t.enableFrame ?? 0], at: e, startFrame: startFrame, t, sink)
+            release(.app, at: e.time)
+            release(.discovery, at: e.time)
+            return
+        case nil:
+            if e.frame == startFrame {
+                sink.notEvaluable(
+                    "a scan started before the capture showed Android's offloaded advertising filter (APCF) enabled or disabled, so its filters are unknown"
+                )
+            }
+            return
+        case true?:
+            release(.disabled, at: e.time)
+        }
+        let appAllPass = t.appAllPass
+        if appAllPass.isEmpty, !t.appEntries.isEmpty, var s = androidSessions[.app],
+            s.goneAt.map({ e.time &- $0 <= Self.sessionGap }) ?? true
+        {
+            // The app still scans, with its own filters only: the same session, paused.
+            s.goneAt = nil
+            s.paused = true
+            androidSessions[.app] = s
+        } else if appAllPass.isEmpty {
+            release(.app, at: e.time)
+            if !t.complete, e.frame == startFrame, t.allPass.isEmpty {
+                sink.notEvaluable(
+                    "the capture starts after the host set up its offloaded scan filters (no HCI Reset): filter indices set earlier, possibly all-pass ones, are not visible"
+                )
+            }
+        } else {
+            hold(.app, setup: appAllPass.flatMap(\.frames).sorted(), at: e, startFrame: startFrame, t, sink)
+        }
+        if let d = t.discovery, d.isAllPass {
+            hold(.discovery, setup: d.frames, at: e, startFrame: startFrame, t, sink)
+        } else {
+            release(.discovery, at: e.time)
+        }
     }
+
+    /// Reports an Android session once, with the frames of its restarts.
+    mutating func close(_ kind: AndroidSession.Kind, _ sink: FindingSink) {
+        guard let s = androidSessions.removeValue(forKey: kind) else { return }
+        let again =
+            s.restarts == 0
+            ? ""
+            : ", restarted \(s.restarts) time\(s.restarts == 1 ? "" : "s") within the session (frames \(s.frames.dropFirst().map(String.init).joined(separator: ", ")); gaps under \(Describe.seconds(Self.sessionGap)) are one session)"
+        let others =
+            s.otherFilters.isEmpty
+            ? "" : " Other filters in force meanwhile: \(s.otherFilters.sorted().joined(separator: "; "))."
+        let partial =
+            s.incomplete
+            ? " The capture starts after the filter table was set up (no HCI Reset): entries made earlier are not visible."
+            : ""
+        let noted =
+            s.anomalies > 0
+            ? " \(s.anomalies) APCF command\(s.anomalies == 1 ? "" : "s") could not be applied as sent (unknown index or a length that lies) and were left out."
+            : ""
+        let message: String
+        switch s.kind {
+        case .app:
+            let idx = s.indices.sorted().map(String.init).joined(separator: ", ")
+            let reserved = s.indices.isSubset(of: [1, 2])
+            let evidence =
+                reserved
+                ? "AOSP's ScanManager reserves index 1 (\(s.batch ? "and 2 for batch scans" : "2 for batch scans")) for the all-pass filter of clients that call startScan without filters."
+                : "this stack gives an unfiltered client's all-pass filter its own client index (\(idx)) instead of AOSP's reserved index 1; each was set up in a burst holding no OS scanner's filter, so it is attributed to the app by elimination."
+            message =
+                "Party: this app. Its scan ran without a ScanFilter: Android's offloaded advertising filter (APCF) held the all-pass filter index \(idx) (no feature selected) from frame \(s.first.frame), under the scan started at frame \(s.scanStartFrame)\(again), so the controller passed every advertisement up. Evidence for the attribution: \(evidence) The OS's own background scanners (Fast Pair, Nearby, Find My Device, vendor services) scan with filters, and the stack's device discovery uses index 0.\(others)\(partial)\(noted) \(Self.androidAdvice)"
+        case .discovery:
+            let inquiry = s.inquiry.map { ", with HCI Inquiry at frame \($0)" } ?? " (no HCI Inquiry in the capture)"
+            message =
+                "Party: the Android stack's device discovery, not this app's LE scan. APCF index 0 held the all-pass filter AOSP installs for BluetoothAdapter.startDiscovery() (frame \(s.first.frame)\(inquiry))\(again): classic and LE discovery of every nearby device, usually Settings' pairing screen or an app calling startDiscovery. An app looking for its BLE peripheral should use BluetoothLeScanner.startScan(filters, settings, callback) with a ScanFilter instead of startDiscovery.\(partial)\(noted)"
+        case .disabled:
+            message =
+                "Party: the Android stack (on behalf of whichever client scanned; the capture does not tell which). Android's offloaded advertising filter (APCF) was disabled (frame \(s.setup.first ?? 0)) while the scan started at frame \(s.scanStartFrame) ran\(again): the controller passed every advertisement up.\(partial)\(noted)"
+        }
+        var frames = s.frames + [s.scanStartFrame] + s.seenSetups.sorted().prefix(16)
+        if let i = s.inquiry { frames.append(i) }
+        sink.report(
+            message, connection: nil, peer: nil, handle: nil, time: s.first.time, frames: frames, evidence: .inferred)
+    }
+
+    static let androidAdvice =
+        "On Android: pass a ScanFilter list to BluetoothLeScanner.startScan(filters, settings, callback) (ScanFilter.Builder().setServiceUuid(…) for the service your peripheral advertises, or setDeviceAddress / setManufacturerData), so the controller filters in hardware, and call stopScan(callback) once the target is found."
 
     /// A BlueZ discovery session: what one management client (bluetoothd, by its socket cookie)
     /// asked of one controller with one unfiltered discovery command and its parameters.
@@ -210,6 +376,11 @@ public struct UnfilteredScan: LintRule {
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {
+        for kind in androidSessions.keys.sorted(by: {
+            androidSessions[$0]!.first.frame < androidSessions[$1]!.first.frame
+        }) {
+            close(kind, sink)
+        }
         for key in sessions.keys.sorted(by: { sessions[$0]!.order < sessions[$1]!.order }) { close(key, sink) }
     }
 

@@ -565,6 +565,12 @@ final class TimelineWriter {
         var frames = Set(active.flatMap(\.frames))
         if let f = t.enableFrame { frames.insert(f) }
         list("setup_frames", frames.sorted().map { "\($0)" }, quoted: false)
+        if let m = t.scanMode { str("scan_mode", m.rawValue) }
+        if let f = t.inquiryFrame { int("inquiry_frame", f) }
+        if t.anomalies > 0 {
+            int("anomalies", t.anomalies)
+            if let f = t.firstAnomalyFrame { int("first_anomaly_frame", f) }
+        }
         // One entry per index, in force or only holding conditions.
         key("filters")
         if jsonl { out.byte(UInt8(ascii: "[")) } else { out.byte(0x22) }
@@ -574,6 +580,11 @@ final class TimelineWriter {
                 out.string("{\"index\":\(f.index)")
                 if let fs = f.featureSelection { out.string(",\"features\":\(fs)") }
                 out.string(",\"all_pass\":\(f.isAllPass)")
+                out.string(",\"owner\":\"\(t.owner(f).name)\"")
+                if case .system(let name) = t.owner(f) {
+                    out.string(",\"system_scanner\":")
+                    out.jsonString(name)
+                }
                 jsonArray("service_uuids", f.serviceUUIDs.map(\.description))
                 jsonArray("solicitation_uuids", f.solicitationUUIDs.map(\.description))
                 jsonArray("local_names", f.localNames)
@@ -601,6 +612,7 @@ final class TimelineWriter {
                     + f.manufacturerCompanies.map { "company=" + Hex.string(UInt64($0), digits: 4) }
                 parts += f.serviceData.map { "service_data=\($0)" }
                 if f.otherConditions > 0 { parts.append("other=\(f.otherConditions)") }
+                parts.append("owner=\(t.owner(f).name)")
                 out.string("\(f.index):" + parts.joined(separator: ","))
             }
         }
