@@ -192,7 +192,11 @@ public struct ScanBeforePoweredOn: LintRule {
                 "on Android an app's scan or connection made before Bluetooth is on fails in the API (BluetoothAdapter.getBluetoothLeScanner() returns null) and never reaches the controller; the \(deferredCount) scan or connection command\(deferredCount == 1 ? "" : "s") this capture shows before the controller was ready (first at frame \(first.event.frame)) are the Android stack's own, e.g. from an earlier Bluetooth session, not the app's"
             )
         } else {
-            for d in deferred { sink.report(d.message + party, event: d.event, related: d.related) }
+            for d in deferred {
+                sink.report(
+                    d.message + party, event: d.event, related: d.related,
+                    party: hostStack == .bluez ? .osStack : nil)
+            }
         }
         deferred.removeAll()
     }

@@ -297,8 +297,15 @@ public struct UnfilteredScan: LintRule {
         }
         var frames = s.frames + [s.scanStartFrame] + s.seenSetups.sorted().prefix(16)
         if let i = s.inquiry { frames.append(i) }
+        let party: Party =
+            switch s.kind {
+            case .app: .app
+            case .discovery: .otherApp
+            case .disabled: .osStack
+            }
         sink.report(
-            message, connection: nil, peer: nil, handle: nil, time: s.first.time, frames: frames, evidence: .inferred)
+            message, connection: nil, peer: nil, handle: nil, time: s.first.time, frames: frames, evidence: .inferred,
+            party: party)
     }
 
     static let androidAdvice =
