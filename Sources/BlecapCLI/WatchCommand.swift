@@ -92,21 +92,32 @@ struct WatchCommand: ParsableCommand {
                 throw BlecapExit.unreadable.exitCode
             }
         }
+        // Each connection's facts, written as `connection.summary` lines at the end, as
+        // `timeline` does.
+        var summaries: [ConnectionSummary] = []
         let linter = LiveLinter(
             configuration: configuration, onEvent: { timeline.write($0) },
             onFinding: { f in
                 out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f))
                 out.flush()
-            })
+            }, onConnectionEnded: { summaries.append($0) })
         timeline.scanFilterTables = linter.scanFilterTables
+        var last: (frame: Int, time: Int64)?
         while !WatchSignals.stop.load(ordering: .relaxed), let record = reader.next() {
             if timeline.base == nil { timeline.base = record.timestamp }
+            last = (record.frame, record.timestamp)
             saved?.append(record)
             linter.feed(record)
             out.flush()
             if out.isBroken { break }
         }
         let result = linter.finish()
+        if let last, !out.isBroken {
+            for s in summaries.sorted(by: { $0.number < $1.number }) {
+                timeline.writeSummary(
+                    s.facts, peer: s.peer, peerAddressType: s.peerAddressType, frame: last.frame, time: last.time)
+            }
+        }
         out.flush()
         saved?.close()
         var report = CaptureReport(path: live.name)
