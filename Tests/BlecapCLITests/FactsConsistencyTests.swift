@@ -165,3 +165,39 @@ import Testing
         #expect(checked.contains { $0.1?.isEmpty == true })
     }
 }
+
+/// Issue 28 items 2 and 4 on a shipped capture: the iOS sysdiagnose PacketLogger log starts
+/// during connection #1, after its MTU exchange; its 229-byte Write Commands prove ATT_MTU was at
+/// least 232. No command may state 23.
+@Suite struct UnknownMTUTests {
+    static let capture = Fixtures.capture("public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg")
+
+    @Test func infoAndGattSayUnknownWithTheirLowerBound() throws {
+        let text = try CLIRunner.run(["info", Self.capture])
+        #expect(text.status == 0)
+        let first = try #require(text.lines.first { $0.hasPrefix("  #1 ") })
+        #expect(first.contains("ATT_MTU unknown (at least 232)"))
+        let json = try CLIRunner.run(["info", "--format", "json", Self.capture])
+        let root = try #require(FactsConsistencyTests.object(json.stdout))
+        let c = try #require((root["connections"] as? [[String: Any]])?.first)
+        #expect(c["mtu"] == nil)
+        let facts = try #require(c["facts"] as? [String: Any])
+        #expect(facts["mtu_known"] as? Bool == false && facts["mtu_at_least"] as? Int == 232)
+        // The connections seen from their start know theirs.
+        let second = try #require((root["connections"] as? [[String: Any]])?.dropFirst().first)
+        #expect(second["mtu"] as? Int == 247)
+        let gatt = try CLIRunner.run(["gatt", Self.capture])
+        #expect(gatt.lines.first { $0.hasPrefix("Connection #1 ") }?.contains("ATT_MTU unknown (at least 232)") == true)
+    }
+
+    @Test func timelineWritesExceedNothingUnknown() throws {
+        let run = try CLIRunner.run(
+            ["timeline", "--format", "jsonl", "--connection", "1", "--type", "gatt.write", Self.capture])
+        let writes = try CLIRunner.jsonLines(run.stdout)
+        #expect(writes.count > 800)
+        #expect(writes.allSatisfy { $0["mtu"] == nil && $0["exceeds_mtu"] == nil && $0["mtu_known"] as? Bool == false })
+        #expect(writes.allSatisfy { ($0["mtu_at_least"] as? Int ?? 0) >= ($0["length"] as? Int ?? 0) + 3 })
+        let lint = try CLIRunner.run(["lint", "--fail-on", "never", "--format", "json", Self.capture])
+        #expect(!lint.stdout.contains("oversized-write\",\"severity"))
+    }
+}
