@@ -1055,7 +1055,7 @@ def check_facts_consistency(blecap, root):
     problems = [line.strip() for line in lines if line.startswith("FAIL") or line.startswith("       ")]
     if p.returncode != 0 and not problems:
         problems = [f"facts_consistency.py exited {p.returncode}: {p.stderr.strip()[-300:]}"]
-    return problems, (lines[-1] if lines else "no output")
+    return problems, (lines[-1].replace("facts consistency: ", "") if lines else "no output")
 
 
 def hci_captures(root):

@@ -55,13 +55,13 @@ struct TimelineCommand: ParsableCommand {
         let writer = TimelineWriter(out: out, jsonl: format == .jsonl)
         let filter = TimelineFilter(connection: connection, peer: peer.flatMap(BDAddr.init), type: type)
         // Each connection's facts, written as `connection.summary` lines after the last event.
-        var summaries: [ConnectionSummary] = []
+        var summaries = SummaryLines()
         let builder = TimelineBuilder(
             emit: { e in
                 if filter.accepts(e) { writer.write(e) }
             },
             connectionEnded: { s in
-                if filter.accepts(summary: s) { summaries.append(s) }
+                if filter.accepts(summary: s) { summaries.add(s) }
             })
         writer.scanFilterTables = builder.scanFilterTables
         let decoder = FrameDecoder(keys: decryption.keys)
@@ -74,11 +74,7 @@ struct TimelineCommand: ParsableCommand {
         }
         builder.finish()
         if let last, !out.isBroken {
-            summaries.sort { $0.number < $1.number }
-            for s in summaries {
-                writer.writeSummary(
-                    s.facts, peer: s.peer, peerAddressType: s.peerAddressType, frame: last.frame, time: last.time)
-            }
+            summaries.write(to: writer, frame: last.frame, time: last.time)
         }
         out.flush()
         if out.isBroken { return }

@@ -94,13 +94,13 @@ struct WatchCommand: ParsableCommand {
         }
         // Each connection's facts, written as `connection.summary` lines at the end, as
         // `timeline` does.
-        var summaries: [ConnectionSummary] = []
+        var summaries = SummaryLines()
         let linter = LiveLinter(
             configuration: configuration, onEvent: { timeline.write($0) },
             onFinding: { f in
                 out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f))
                 out.flush()
-            }, onConnectionEnded: { summaries.append($0) })
+            }, onConnectionEnded: { summaries.add($0) })
         timeline.scanFilterTables = linter.scanFilterTables
         var last: (frame: Int, time: Int64)?
         while !WatchSignals.stop.load(ordering: .relaxed), let record = reader.next() {
@@ -113,10 +113,7 @@ struct WatchCommand: ParsableCommand {
         }
         let result = linter.finish()
         if let last, !out.isBroken {
-            for s in summaries.sorted(by: { $0.number < $1.number }) {
-                timeline.writeSummary(
-                    s.facts, peer: s.peer, peerAddressType: s.peerAddressType, frame: last.frame, time: last.time)
-            }
+            summaries.write(to: timeline, frame: last.frame, time: last.time)
         }
         out.flush()
         saved?.close()
