@@ -87,6 +87,11 @@ final class ConnectionState {
     /// ATT_MTU is at least this (Vol 3 Part F 3.2.8: no PDU is longer than ATT_MTU).
     @exclusivity(unchecked) var largestATTPDU = 0
     var security = ConnectionSecurity()
+    /// The connection parameters in force (Connection Complete, CONNECT_IND, then each
+    /// successful update) and the PHYs (LE PHY Update Complete, LL_PHY_UPDATE_IND), as the
+    /// timeline's events gave them (`TimelineBuilder.event`).
+    var timing: ConnectionTiming?
+    var phy: (tx: UInt8, rx: UInt8)?
 
     init(number: Int, controllerIndex: UInt16, handle: UInt16, startFrame: Int, startTime: Int64, unknownStart: Bool) {
         self.number = number
@@ -134,7 +139,8 @@ final class ConnectionState {
             remoteDatabase: remoteDatabase, remoteCarriedOverFrom: remoteCarriedOverFrom,
             localDatabase: localDatabase, localCarriedOverFrom: localCarriedOverFrom,
             linkLayer: linkLayer?.counters, mtuKnown: mtuKnown, largestATTPDU: largestATTPDU,
-            security: currentSecurity)
+            security: currentSecurity, timing: timing, txPHY: linkLayer?.counters.txPHY ?? phy?.tx,
+            rxPHY: linkLayer?.counters.rxPHY ?? phy?.rx)
     }
 
     /// `security`, with a sniffed link's encryption read from what the air showed.
@@ -252,6 +258,12 @@ public struct ConnectionSummary: Sendable {
     public var largestATTPDU: Int = 0
     /// Security as the capture showed it.
     public var security = ConnectionSecurity()
+    /// The connection parameters in force at the end, when the capture gave them.
+    public var timing: ConnectionTiming? = nil
+    /// The PHY of each direction at the end (HCI numbers; this host's side, or the central's
+    /// on a sniffed link, as tx), when known.
+    public var txPHY: UInt8? = nil
+    public var rxPHY: UInt8? = nil
 
     /// What ATT_MTU is at least: the LE default and the largest ATT PDU seen.
     public var mtuAtLeast: UInt16 { UInt16(clamping: Swift.max(23, largestATTPDU)) }

@@ -35,8 +35,13 @@ public struct ConnectionFacts: Sendable, Equatable, Encodable {
     public var largestAttPDU: Int
     public var security: Security
     public var attributes: Attributes
-    /// Sniffed links: the PHY each direction uses at the end (HCI numbers: 1 LE 1M, 2 LE 2M,
-    /// 3 LE Coded), when known.
+    /// The connection parameters in force at the end: interval (µs), peripheral latency
+    /// (events), supervision timeout (ms); absent when the capture never gave them.
+    public var intervalUs: Int?
+    public var latency: Int?
+    public var timeoutMs: Int?
+    /// The PHY each direction uses at the end (HCI numbers: 1 LE 1M, 2 LE 2M, 3 LE Coded; this
+    /// host's side, or the central's on a sniffed link, as tx), when known.
     public var txPHY: Int?
     public var rxPHY: Int?
 
@@ -91,6 +96,9 @@ public struct ConnectionFacts: Sendable, Equatable, Encodable {
         case mtuAtLeast = "mtu_at_least"
         case largestAttPDU = "largest_att_pdu"
         case security, attributes
+        case intervalUs = "interval_us"
+        case latency
+        case timeoutMs = "timeout_ms"
         case txPHY = "tx_phy"
         case rxPHY = "rx_phy"
     }
@@ -124,6 +132,8 @@ extension ConnectionSummary {
                 secureConnections: security.secureConnections, pairingFailed: security.pairingFailed),
             attributes: ConnectionFacts.Attributes(
                 peer: ConnectionFacts.Counts(remoteAttributes), local: ConnectionFacts.Counts(localAttributes)),
-            txPHY: linkLayer?.txPHY.map(Int.init), rxPHY: linkLayer?.rxPHY.map(Int.init))
+            intervalUs: timing.map { Int($0.interval) * 1250 }, latency: timing.map { Int($0.latency) },
+            timeoutMs: timing.map { Int($0.supervisionTimeout) * 10 },
+            txPHY: txPHY.map(Int.init), rxPHY: rxPHY.map(Int.init))
     }
 }
