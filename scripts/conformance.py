@@ -35,6 +35,8 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     ../shared/schemas/sarif-schema-2.1.0.json and loads in sarif-tools, the JUnit report loads in
     junitparser (scripts/validate_sarif.py); exit codes 1 (findings), 0 (clean capture or
     --fail-on never), 2 (missing input).
+  * Facts consistency (issue 28): over every capture, `info`, `timeline`, `gatt`, `lint` and the
+    report state the same facts per connection (scripts/facts_consistency.py): zero differences.
   * Replay: `blecap replay --out` of every HCI capture exits 0 (the replayed ATT exchange equals
     the captured one) and tshark reads the replayed file as the same exchange: the same ATT
     opcodes and handles, in the same order.
@@ -1054,6 +1056,18 @@ def check_report_script(blecap, sample, tmp):
     return problems, f"node {subprocess.run([node, '--version'], capture_output=True, text=True).stdout.strip()}: report.js and the page's copy parse"
 
 
+def check_facts_consistency(blecap, root):
+    """Issue 28: info, timeline, gatt, lint and the report state the same facts per connection
+    (scripts/facts_consistency.py) on every shared capture; zero differences."""
+    p = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "facts_consistency.py"),
+                        "--blecap", blecap, root], capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    problems = [line.strip() for line in lines if line.startswith("FAIL") or line.startswith("       ")]
+    if p.returncode != 0 and not problems:
+        problems = [f"facts_consistency.py exited {p.returncode}: {p.stderr.strip()[-300:]}"]
+    return problems, (lines[-1].replace("facts consistency: ", "") if lines else "no output")
+
+
 def hci_captures(root):
     """(folder, name, path) of every HCI capture (not link-layer, not unknown) under root."""
     for folder in ("bumble", "formats", "public"):
@@ -1152,6 +1166,7 @@ def main():
         record("simulator export", check_simulator_export, args.blecap, tmp)
         record("simulator pcapng export", check_pcapng_export, args.blecap, tmp)
         record("lint", check_lint, args.blecap, root, tmp, args.shared)
+        record("facts consistency", check_facts_consistency, args.blecap, root)
         for rel, facts in LINT_FACTS.items():
             path = os.path.join(root, rel)
             if os.path.exists(path):

@@ -21,6 +21,10 @@ public struct CaptureReport: Sendable {
     public var unsupportedFormat = false
     /// Wall-clock seconds spent.
     public var seconds: Double = 0
+    /// Each connection's facts as the timeline established them (the record `info`, `gatt`,
+    /// `timeline` and `report` state too), in connection order; at most
+    /// `TimelineStatistics.maximumConnections`.
+    public var connections: [ConnectionFacts] = []
 
     public init(path: String) { self.path = path }
 
@@ -102,15 +106,19 @@ public enum CaptureLinter {
     ) {
         var ring = [(frame: Int, offset: Int64, length: Int)](repeating: (0, 0, 0), count: offsetRingSize)
         let builder: TimelineBuilder
+        let ended = FactsBox()
         if let observer {
             builder = TimelineBuilder(
                 emit: {
                     engine.observe($0)
                     observer.event($0)
                 },
-                connectionEnded: observer.connectionEnded, scanFilterTables: observer.scanFilterTables)
+                connectionEnded: {
+                    ended.add($0)
+                    observer.connectionEnded($0)
+                }, scanFilterTables: observer.scanFilterTables)
         } else {
-            builder = TimelineBuilder(emit: { engine.observe($0) })
+            builder = TimelineBuilder(emit: { engine.observe($0) }, connectionEnded: { ended.add($0) })
         }
         engine.scanFilterTables = builder.scanFilterTables
         let decoder = FrameDecoder(keys: keys)
@@ -131,6 +139,7 @@ public enum CaptureLinter {
         report.facts = engine.facts
         report.notEvaluated = result.notEvaluated
         report.findings = result.findings
+        report.connections = ended.facts.sorted { $0.connection < $1.connection }
         // Locate the first evidence frame of each finding.
         var missing: Set<Int> = []
         for i in report.findings.indices {
@@ -156,6 +165,14 @@ public enum CaptureLinter {
                 }
             }
         }
+    }
+}
+
+/// The connections' facts the pass's timeline hands over as each connection ends.
+final class FactsBox {
+    var facts: [ConnectionFacts] = []
+    func add(_ s: ConnectionSummary) {
+        if facts.count < TimelineStatistics.maximumConnections { facts.append(s.facts) }
     }
 }
 

@@ -21,16 +21,17 @@ public final class LiveLinter {
 
     public init(
         configuration: LintConfiguration = LintConfiguration(), onEvent: @escaping (TimelineEvent) -> Void,
-        onFinding: @escaping (Finding) -> Void
+        onFinding: @escaping (Finding) -> Void, onConnectionEnded: @escaping (ConnectionSummary) -> Void = { _ in }
     ) {
         engine = LintEngine(configuration: configuration)
         decoder = FrameDecoder(keys: configuration.linkLayerKeys)
         self.onEvent = onEvent
         self.onFinding = onFinding
-        builder = TimelineBuilder(emit: { [unowned self] e in
-            self.engine.observe(e)
-            self.onEvent(e)
-        })
+        builder = TimelineBuilder(
+            emit: { [unowned self] e in
+                self.engine.observe(e)
+                self.onEvent(e)
+            }, connectionEnded: onConnectionEnded)
         engine.scanFilterTables = builder.scanFilterTables
     }
 

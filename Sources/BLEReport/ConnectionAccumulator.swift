@@ -27,7 +27,7 @@ final class ConnectionAccumulator {
     init(number: Int, detailed: Bool, start: Int64, startFrame: Int) {
         model = ConnectionModel(
             number: number, start: start, end: start, startFrame: startFrame, ended: "open",
-            mtu: 23, unknownStart: false, detailed: detailed)
+            mtu: nil, unknownStart: false, detailed: detailed)
         if detailed {
             model.density = BucketSeries(start: start, width: 1_000, capacity: Limits.densityBuckets)
         }
@@ -60,8 +60,6 @@ final class ConnectionAccumulator {
         case .write(_, let v) where v != .execute:
             model.writes += 1
             model.writeBytes += e.value.count
-        case .mtuExchange(_, _, let effective, _):
-            if case .success = e.outcome { model.mtu = Int(effective) }
         default: break
         }
         if case .error(_, _, let code, _) = e.outcome, Self.isATT(e.kind), !Self.isEndOfDiscovery(e.kind, code) {
@@ -178,17 +176,17 @@ final class ConnectionAccumulator {
         model.startFrame = s.startFrame
         model.endFrame = s.endFrame
         if let end { model.end = max(model.end, end) }
-        model.unknownStart = s.unknownStart
-        model.mtu = Int(s.mtu)
-        if let p = s.peer { model.peer = p.description }
-        if let r = s.role { model.role = r == 0 ? "central" : "peripheral" }
-        if let side = s.endSide {
-            model.ended = side.name.description
-        } else {
-            model.ended = s.endTime == nil ? "open" : "lost_track"
-        }
-        model.reason = s.endReason.map(Int.init)
-        model.reasonName = s.endReason.flatMap { HCIError.name($0) }.map { $0.description }
+        // Read from the connection's facts, never recomputed from the events (issue 28).
+        let f = s.facts
+        model.facts = f
+        model.unknownStart = f.unknownStart
+        model.mtu = f.mtu
+        model.mtuAtLeast = f.mtuAtLeast
+        if let p = f.peer { model.peer = p }
+        if let r = f.role { model.role = r }
+        model.ended = f.ended
+        model.reason = f.endReason
+        model.reasonName = f.endReasonName
         if let ll = s.linkLayer {
             accessAddress = ll.accessAddress
             model.linkLayer = LinkLayerModel(

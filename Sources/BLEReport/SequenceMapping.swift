@@ -113,8 +113,13 @@ enum SequenceMapping {
                 let n = e.value.count
                 var d = "\(n) B"
                 if let o = op.offset, v == .prepare { d += " at offset \(o)" }
-                if v != .prepare, n > Int(op.mtu) - 3 { d += " > ATT_MTU−3 (\(Int(op.mtu) - 3))" }
-                d += ", MTU \(op.mtu)"
+                if op.mtuKnown {
+                    if v != .prepare, n > Int(op.mtu) - 3 { d += " > ATT_MTU−3 (\(Int(op.mtu) - 3))" }
+                    d += ", MTU \(op.mtu)"
+                } else {
+                    // The capture missed the exchange: the PDUs only bound ATT_MTU from below.
+                    d += ", MTU unknown (at least \(op.mtu))"
+                }
                 row.detail = d
                 sized(&row, n)
                 collapsible = (v == .command || v == .request) && n <= Int(op.mtu) - 3

@@ -229,8 +229,10 @@ public final class SessionAggregator {
     }
 
     func keep(_ key: String, _ db: GATTDatabase, _ number: Int, _ peer: String?, _ side: String) {
+        // The database's own counts (the ones every command states), not a count of its own.
         func size(_ d: GATTDatabase) -> Int {
-            d.services.count + d.characteristics.count + d.descriptors.count + d.includes.count
+            let c = d.counts
+            return c.services + c.characteristics + c.descriptors + c.includes
         }
         if let known = databases[key] {
             if size(db) >= size(known.database) { databases[key] = (db, number, peer, side) }

@@ -1,3 +1,5 @@
+import BLETimeline
+
 /// Everything the HTML report shows about one capture, aggregated in the single streaming
 /// pass that lints it (`SessionReportBuilder`). Bounded whatever the capture's size: time
 /// series have a fixed number of buckets, repetitive runs of events are collapsed into one
@@ -145,7 +147,10 @@ public struct ConnectionModel: Sendable, Encodable {
     public var ended: String
     public var reason: Int?
     public var reasonName: String?
-    public var mtu: Int
+    /// ATT_MTU when it is a fact; nil when the capture missed the exchange (`mtuAtLeast` then
+    /// says what it is at least).
+    public var mtu: Int?
+    public var mtuAtLeast: Int?
     public var unknownStart: Bool
     public var notifications = 0
     public var notificationBytes = 0
@@ -164,6 +169,9 @@ public struct ConnectionModel: Sendable, Encodable {
     public var tailStart: Int?
     /// Link-layer (sniffer) captures: what the air showed of the connection.
     public var linkLayer: LinkLayerModel?
+    /// The connection's facts as the timeline established them: the record `info`, `gatt`,
+    /// `timeline` and `lint` state too (the fields above are read from it).
+    public var facts: ConnectionFacts?
 }
 
 /// A sniffed connection's link-layer counters (BLETimeline's `LinkLayerCounters`).

@@ -78,6 +78,21 @@ final class ConnectionState {
     /// builder, and no access to it spans a call that could reach it again.
     @exclusivity(unchecked) var linkLayer: LinkLayerConnectionState?
 
+    // Facts every command reads from the summary (issue 28): kept here, never recomputed.
+    /// Whether `mtu` is a fact: the connection was seen from its start (the LE default 23
+    /// holds until an exchange) or its MTU exchange is in the capture. When false, `mtu` is
+    /// not stated; only `largestATTPDU` bounds it from below.
+    @exclusivity(unchecked) var mtuKnown = false
+    /// The largest ATT PDU seen on the connection, either direction (bytes, opcode included):
+    /// ATT_MTU is at least this (Vol 3 Part F 3.2.8: no PDU is longer than ATT_MTU).
+    @exclusivity(unchecked) var largestATTPDU = 0
+    var security = ConnectionSecurity()
+    /// The connection parameters in force (Connection Complete, CONNECT_IND, then each
+    /// successful update) and the PHYs (LE PHY Update Complete, LL_PHY_UPDATE_IND), as the
+    /// timeline's events gave them (`TimelineBuilder.event`).
+    var timing: ConnectionTiming?
+    var phy: (tx: UInt8, rx: UInt8)?
+
     init(number: Int, controllerIndex: UInt16, handle: UInt16, startFrame: Int, startTime: Int64, unknownStart: Bool) {
         self.number = number
         self.startTime = startTime
@@ -85,6 +100,7 @@ final class ConnectionState {
         self.handle = handle
         self.startFrame = startFrame
         self.unknownStart = unknownStart
+        self.mtuKnown = !unknownStart
     }
 
     func request(sentByHost: Bool) -> PendingRequest? { sentByHost ? outstanding.0 : outstanding.1 }
@@ -122,7 +138,19 @@ final class ConnectionState {
             endReason: endReason, endSide: endSide, mtu: mtu,
             remoteDatabase: remoteDatabase, remoteCarriedOverFrom: remoteCarriedOverFrom,
             localDatabase: localDatabase, localCarriedOverFrom: localCarriedOverFrom,
-            linkLayer: linkLayer?.counters)
+            linkLayer: linkLayer?.counters, mtuKnown: mtuKnown, largestATTPDU: largestATTPDU,
+            security: currentSecurity, timing: timing, txPHY: linkLayer?.counters.txPHY ?? phy?.tx,
+            rxPHY: linkLayer?.counters.rxPHY ?? phy?.rx)
+    }
+
+    /// `security`, with a sniffed link's encryption read from what the air showed.
+    var currentSecurity: ConnectionSecurity {
+        var s = security
+        if let ll = linkLayer, ll.encryptionAnnounced || ll.counters.encryptedPDUs > 0 || ll.counters.decryptedPDUs > 0
+        {
+            s.encrypted = true
+        }
+        return s
     }
 }
 
@@ -222,6 +250,41 @@ public struct ConnectionSummary: Sendable {
     public var localCarriedOverFrom: Int?
     /// Link-layer captures only.
     public var linkLayer: LinkLayerCounters? = nil
+    /// Whether `mtu` is the connection's ATT_MTU as a fact (seen from the start of the
+    /// connection, or its exchange seen). When false, `mtu` says nothing: the capture started
+    /// after an exchange it cannot see, and `mtuAtLeast` is all that is known.
+    public var mtuKnown: Bool = true
+    /// The largest ATT PDU seen on the connection, either direction (bytes); 0 when none.
+    public var largestATTPDU: Int = 0
+    /// Security as the capture showed it.
+    public var security = ConnectionSecurity()
+    /// The connection parameters in force at the end, when the capture gave them.
+    public var timing: ConnectionTiming? = nil
+    /// The PHY of each direction at the end (HCI numbers; this host's side, or the central's
+    /// on a sniffed link, as tx), when known.
+    public var txPHY: UInt8? = nil
+    public var rxPHY: UInt8? = nil
+
+    /// What ATT_MTU is at least: the LE default and the largest ATT PDU seen.
+    public var mtuAtLeast: UInt16 { UInt16(clamping: Swift.max(23, largestATTPDU)) }
+    /// The number of attributes each database holds.
+    public var remoteAttributes: GATTAttributeCounts { remoteDatabase.counts }
+    public var localAttributes: GATTAttributeCounts { localDatabase.counts }
+}
+
+/// A connection's security as the capture showed it.
+public struct ConnectionSecurity: Sendable, Equatable {
+    /// The link was encrypted at some point: an HCI Encryption Change that enabled it, or, on
+    /// a sniffed link, its encryption start or ciphertext seen.
+    public var encrypted = false
+    /// The association model of the last pairing on the connection (from its Pairing Request
+    /// and Response), and whether it was LE Secure Connections.
+    public var pairingMethod: PairingMethod?
+    public var secureConnections: Bool?
+    /// The last pairing on the connection failed (Pairing Failed seen after it started).
+    public var pairingFailed = false
+
+    public init() {}
 }
 
 /// One ATT PDU as the timeline builder met it: on which connection, in which direction.

@@ -44,6 +44,17 @@ public struct GATTDescriptor: Sendable, Equatable {
 public struct AttributeRef: Sendable, Equatable {
     public enum Role: UInt8, Sendable {
         case service, include, characteristicDeclaration, value, descriptor
+
+        /// The attribute's kind as the timeline names it (`attribute_kind`).
+        public var name: StaticString {
+            switch self {
+            case .service: "service_declaration"
+            case .include: "include_declaration"
+            case .characteristicDeclaration: "characteristic_declaration"
+            case .value: "characteristic_value"
+            case .descriptor: "descriptor"
+            }
+        }
     }
     public var role: Role
     public var handle: UInt16
@@ -64,6 +75,16 @@ public struct AttributeRef: Sendable, Equatable {
 
     public static let cccdUUID = BluetoothUUID(uuid16: 0x2902)
     public var isCCCD: Bool { role == .descriptor && uuid == Self.cccdUUID }
+}
+
+/// How many attributes a database holds, by kind (`blecap info`, `gatt`, the report and
+/// lint read these, never count for themselves).
+public struct GATTAttributeCounts: Sendable, Equatable {
+    public var services = 0
+    public var includes = 0
+    public var characteristics = 0
+    public var descriptors = 0
+    public init() {}
 }
 
 /// Characteristic Properties bits (Vol 3 Part G 3.3.1.1), for rendering.
@@ -96,6 +117,15 @@ public struct GATTDatabase: Sendable {
     /// is one per table.
     static let initialCapacity = 16
 
+    public var counts: GATTAttributeCounts {
+        var c = GATTAttributeCounts()
+        c.services = services.count
+        c.includes = includes.count
+        c.characteristics = characteristics.count
+        c.descriptors = descriptors.count
+        return c
+    }
+
     public var isEmpty: Bool { services.isEmpty && characteristics.isEmpty && descriptors.isEmpty && includes.isEmpty }
 
     mutating func add(_ s: GATTService) {
@@ -112,6 +142,11 @@ public struct GATTDatabase: Sendable {
     }
 
     mutating func add(_ c: GATTCharacteristic) {
+        // A Find Information answered before the characteristic was known listed its
+        // declaration and value too: they are not descriptors (issue 28: "FFF3 FFF3").
+        if !descriptors.isEmpty {
+            descriptors.removeAll { $0.handle == c.declarationHandle || $0.handle == c.valueHandle }
+        }
         if let i = characteristics.firstIndex(where: { $0.declarationHandle == c.declarationHandle }) {
             characteristics[i] = c
             return

@@ -72,6 +72,8 @@ extension TimelineBuilder {
 
     func att(_ bytes: ByteView, _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord) {
         guard let op = bytes.u8(0) else { return }
+        // Every PDU bounds ATT_MTU from below (what a capture that missed the exchange knows).
+        if bytes.count > c.largestATTPDU { c.largestATTPDU = bytes.count }
         switch ATTPDU(bytes) {
         case .exchangeMTURequest(let m):
             let e = event(
@@ -182,9 +184,12 @@ extension TimelineBuilder {
         offset: UInt16?
     ) -> AttributeOperation {
         let remote = c.databaseIsRemote(serverSentPDU: serverSent, sent: sent)
+        // Unknown ATT_MTU: the lower bound the PDUs so far (this one included) give.
+        let known = c.mtuKnown
         return AttributeOperation(
             opcode: op, handle: handle, attribute: c.attribute(handle, remote: remote),
-            mtu: c.mtu, offset: offset, sent: sent)
+            mtu: known ? c.mtu : UInt16(clamping: Swift.max(23, c.largestATTPDU)), offset: offset, sent: sent,
+            mtuKnown: known, serverIsPeer: remote)
     }
 
     /// Queues a request's event as pending and makes it the direction's outstanding request;
@@ -272,6 +277,7 @@ extension TimelineBuilder {
             // ATT_MTU is the smaller Rx MTU, never below the LE default (Vol 3 Part F 3.4.2.2).
             let effective = Swift.max(23, Swift.min(req.clientRxMTU, m.serverRxMTU))
             c.mtu = effective
+            c.mtuKnown = true
             mtu = (m.serverRxMTU, effective)
         case .findInformationResponse(let f):
             learn(c, remote) { db in
@@ -435,9 +441,13 @@ extension TimelineBuilder {
             if let i = c.pairingRequest {
                 info.method = PairingMethod.select(initiator: i, responder: q.features)
                 info.secureConnections = i.authReq.secureConnections && q.features.authReq.secureConnections
+                c.security.pairingMethod = info.method
+                c.security.secureConnections = info.secureConnections
+                c.security.pairingFailed = false
             }
             add(event(r, c, .pairingResponse(info, sent: sent)))
         case .pairingFailed(let f):
+            c.security.pairingFailed = true
             add(event(r, c, .pairingFailed(reason: f.reason, sent: sent)))
         case .securityRequest(let s):
             add(event(r, c, .securityRequest(authReq: s.authReq.rawValue, sent: sent)))

@@ -165,6 +165,7 @@ extension TimelineBuilder {
             guard let ec = HCIEncryptionChange(parameters: p, version: e.code == HCIEncryptionChange.codeV2 ? 2 : 1),
                 let c = connection(ec.handle, r)
             else { return }
+            if ec.status == 0, ec.encryptionEnabled != 0 { c.security.encrypted = true }
             add(event(r, c, .encryptionChange(status: ec.status, enabled: ec.encryptionEnabled)))
         case HCIEventCode.connectionComplete:
             // BR/EDR Connection Complete (7.7.3): Status, Handle, BD_ADDR, Link_Type (0x01 ACL), Encryption.

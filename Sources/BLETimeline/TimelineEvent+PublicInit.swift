@@ -52,9 +52,15 @@ extension DiscoveryInfo {
 
 extension AttributeOperation {
     public static func make(
-        opcode: UInt8, handle: UInt16, attribute: AttributeRef?, mtu: UInt16, offset: UInt16?, sent: Bool
+        opcode: UInt8, handle: UInt16, attribute: AttributeRef?, mtu: UInt16, offset: UInt16?, sent: Bool,
+        mtuKnown: Bool = true, serverIsPeer: Bool? = nil
     ) -> Self {
-        Self(opcode: opcode, handle: handle, attribute: attribute, mtu: mtu, offset: offset, sent: sent)
+        // Unstated: the server a PDU of this direction addresses (requests go to it, updates
+        // come from it).
+        let updates = opcode == 0x1B || opcode == 0x1D || opcode == 0x23
+        return Self(
+            opcode: opcode, handle: handle, attribute: attribute, mtu: mtu, offset: offset, sent: sent,
+            mtuKnown: mtuKnown, serverIsPeer: serverIsPeer ?? (updates ? !sent : sent))
     }
 }
 

@@ -345,12 +345,22 @@ public struct AttributeOperation: Sendable, Equatable {
     public var handle: UInt16
     /// What the handle is in its own connection's database, if known.
     public var attribute: AttributeRef?
-    /// ATT_MTU of the connection at that moment.
+    /// ATT_MTU of the connection at that moment when `mtuKnown`; otherwise only what it is at
+    /// least (the LE default, or the largest ATT PDU seen so far on the connection, this one
+    /// included).
     public var mtu: UInt16
     /// Prepare Write / Read Blob offset; Execute Write flags.
     public var offset: UInt16?
     /// Direction: true when this host sent the PDU.
     public var sent: Bool
+    /// Whether `mtu` is the connection's ATT_MTU (the connection was seen from its start, or
+    /// its MTU exchange was) or a lower bound (the capture started after an exchange it
+    /// cannot see).
+    public var mtuKnown: Bool = true
+    /// Whose GATT server the operation addresses: the peer's (requests and commands this host
+    /// sent, notifications and indications it received) or this host's own (requests the peer
+    /// sent, updates this host sent). On a sniffed link "this host" is the central.
+    public var serverIsPeer: Bool = true
 }
 
 /// Annotation and controller-record sources.

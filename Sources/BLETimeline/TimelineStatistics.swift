@@ -32,8 +32,11 @@ public struct ConnectionRecord: Sendable {
     public var mtu: UInt16
     public var unknownStart: Bool
     public var linkLayer: LinkLayerCounters?
+    /// The connection's facts (the record every command reads).
+    public var facts: ConnectionFacts
 
     public init(_ s: ConnectionSummary) {
+        facts = s.facts
         number = s.number
         peer = s.peer
         peerAddressType = s.peerAddressType

@@ -91,7 +91,7 @@ struct GATTTreeWriter {
         out.ascii("–")
         if let e = s.endFrame { out.decimal(e) } else { out.ascii("end") }
         out.ascii("  ATT_MTU ")
-        out.decimal(Int(s.mtu))
+        out.string(s.facts.mtuText)
         if s.unknownStart { out.ascii("  (started before the capture)") }
         out.newline()
         textDatabase("peer's GATT server", s.remoteDatabase, s.remoteCarriedOverFrom, s.number)
@@ -220,8 +220,13 @@ struct GATTTreeWriter {
         }
         out.ascii(",\"unknown_start\":")
         out.ascii(s.unknownStart ? "true" : "false")
-        out.ascii(",\"mtu\":")
-        out.decimal(Int(s.mtu))
+        let facts = s.facts
+        // ATT_MTU only when it is a fact; `facts` says what it is at least (issue 28).
+        if let mtu = facts.mtu {
+            out.ascii(",\"mtu\":")
+            out.decimal(mtu)
+        }
+        out.jsonFacts(facts)
         out.ascii(",\"remote_database\":")
         jsonDatabase(s.remoteDatabase, s.remoteCarriedOverFrom, s.number)
         out.ascii(",\"local_database\":")

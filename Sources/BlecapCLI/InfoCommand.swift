@@ -371,7 +371,7 @@ extension CaptureStatistics {
                     out.ascii(" s")
                 }
                 out.ascii("  ATT_MTU ")
-                out.decimal(Int(c.mtu))
+                out.string(c.facts.mtuText)
                 if let reason = c.endReason {
                     out.ascii("  ended ")
                     out.hex(UInt64(reason), digits: 2)
@@ -481,10 +481,14 @@ extension CaptureStatistics {
                 out.jsonString(s.name)
             }
             if let ll = c.linkLayer { writeLinkLayerJSON(ll, to: out) }
-            out.ascii(",\"mtu\":")
-            out.decimal(Int(c.mtu))
+            // ATT_MTU only when it is a fact; otherwise what it is at least (issue 28).
+            if let mtu = c.facts.mtu {
+                out.ascii(",\"mtu\":")
+                out.decimal(mtu)
+            }
             out.ascii(",\"unknown_start\":")
             out.ascii(c.unknownStart ? "true" : "false")
+            writeFacts(c.facts, to: out)
             out.byte(UInt8(ascii: "}"))
         }
         out.ascii("],\"events\":{")

@@ -54,17 +54,28 @@ struct TimelineCommand: ParsableCommand {
         let out = OutputBuffer(fd: 1)
         let writer = TimelineWriter(out: out, jsonl: format == .jsonl)
         let filter = TimelineFilter(connection: connection, peer: peer.flatMap(BDAddr.init), type: type)
-        let builder = TimelineBuilder(emit: { e in
-            if filter.accepts(e) { writer.write(e) }
-        })
+        // Each connection's facts, written as `connection.summary` lines after the last event.
+        var summaries = SummaryLines()
+        let builder = TimelineBuilder(
+            emit: { e in
+                if filter.accepts(e) { writer.write(e) }
+            },
+            connectionEnded: { s in
+                if filter.accepts(summary: s) { summaries.add(s) }
+            })
         writer.scanFilterTables = builder.scanFilterTables
         let decoder = FrameDecoder(keys: decryption.keys)
+        var last: (frame: Int, time: Int64)?
         forEachRecord(of: input.reader) { record in
             if writer.base == nil { writer.base = record.timestamp }
+            last = (record.frame, record.timestamp)
             builder.feed(decoder.decode(record))
             return !out.isBroken
         }
         builder.finish()
+        if let last, !out.isBroken {
+            summaries.write(to: writer, frame: last.frame, time: last.time)
+        }
         out.flush()
         if out.isBroken { return }
         try input.finish()
@@ -81,6 +92,16 @@ struct TimelineFilter {
         self.connection = connection
         self.peer = peer
         self.typePattern = type.map { Array($0.utf8) }
+    }
+
+    /// Whether a connection's `connection.summary` line passes.
+    func accepts(summary s: ConnectionSummary) -> Bool {
+        if let connection, s.number != connection { return false }
+        if let peer, s.peer != peer { return false }
+        if let typePattern {
+            return TimelineWriter.summaryType.withUTF8Buffer { Glob.matches(typePattern, Array($0)) }
+        }
+        return true
     }
 
     func accepts(_ e: TimelineEvent) -> Bool {

@@ -92,21 +92,29 @@ struct WatchCommand: ParsableCommand {
                 throw BlecapExit.unreadable.exitCode
             }
         }
+        // Each connection's facts, written as `connection.summary` lines at the end, as
+        // `timeline` does.
+        var summaries = SummaryLines()
         let linter = LiveLinter(
             configuration: configuration, onEvent: { timeline.write($0) },
             onFinding: { f in
                 out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f))
                 out.flush()
-            })
+            }, onConnectionEnded: { summaries.add($0) })
         timeline.scanFilterTables = linter.scanFilterTables
+        var last: (frame: Int, time: Int64)?
         while !WatchSignals.stop.load(ordering: .relaxed), let record = reader.next() {
             if timeline.base == nil { timeline.base = record.timestamp }
+            last = (record.frame, record.timestamp)
             saved?.append(record)
             linter.feed(record)
             out.flush()
             if out.isBroken { break }
         }
         let result = linter.finish()
+        if let last, !out.isBroken {
+            summaries.write(to: timeline, frame: last.frame, time: last.time)
+        }
         out.flush()
         saved?.close()
         var report = CaptureReport(path: live.name)

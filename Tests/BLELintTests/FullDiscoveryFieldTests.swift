@@ -75,4 +75,14 @@ import Testing
         #expect(x.message.contains("Android's BluetoothGatt.discoverServices()"))
         #expect(!x.message.contains("discover by UUID"))
     }
+
+    @Test func aUsedDescriptorIsNamedAsItsCharacteristic() throws {
+        // cached_reconnect.central subscribes to Heart Rate Measurement through its CCCD: the
+        // characteristic was used, and the finding names it, not its descriptor (issue 28:
+        // "Report Report Reference", "FFF3 FFF3").
+        let f = lint("bumble/cached_reconnect.central.btsnoop").of(Self.slug)
+        let x = try #require(f.first)
+        #expect(x.message.contains("used only 3 of them (Heart Rate Measurement, Body Sensor Location"))
+        #expect(!x.message.contains("CCCD"))
+    }
 }

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLETimeline
 
 /// Machine-readable report: one object with every capture, its findings and what could not be
 /// evaluated. Keys in a fixed order (the models' declaration order) so the output is diffable.
@@ -16,7 +17,7 @@ public enum JSONReporter {
                     findings: r.findings.map(LintJSONDocument.Finding.init),
                     notEvaluated: r.notEvaluated.map {
                         .init(rule: $0.ruleID, slug: $0.slug, whole: $0.whole, reason: $0.reason)
-                    })
+                    }, connections: r.connections)
             })
     }
 }
@@ -36,10 +37,14 @@ public struct LintJSONDocument: Encodable, Sendable {
         public var platform: Platform?
         public var findings: [Finding]
         public var notEvaluated: [NotEvaluated]
+        /// Each connection's facts (`ConnectionFacts`: the same record `info`, `gatt`,
+        /// `timeline` and `report` state).
+        public var connections: [ConnectionFacts] = []
 
         enum CodingKeys: String, CodingKey {
             case path, format, frames, error, damage, platform, findings
             case notEvaluated = "not_evaluated"
+            case connections
         }
     }
 

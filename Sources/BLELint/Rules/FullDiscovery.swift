@@ -200,11 +200,14 @@ public struct FullDiscovery: LintRule {
                 }
             default: break
             }
-        case .read(let op, _) where op.sent: use(op, e)
-        case .write(let op, _) where op.sent: use(op, e)
-        case .subscribe(let op, _) where op.sent: use(op, e)
-        case .notification(let op) where !op.sent: use(op, e)
-        case .indication(let op) where !op.sent: use(op, e)
+        // Only what addresses the peer's server counts (the timeline tags each operation with
+        // its server): a read by the peer of this host's own server uses no characteristic of
+        // the database this host discovered.
+        case .read(let op, _) where op.sent && op.serverIsPeer: use(op, e)
+        case .write(let op, _) where op.sent && op.serverIsPeer: use(op, e)
+        case .subscribe(let op, _) where op.sent && op.serverIsPeer: use(op, e)
+        case .notification(let op) where !op.sent && op.serverIsPeer: use(op, e)
+        case .indication(let op) where !op.sent && op.serverIsPeer: use(op, e)
         default: break
         }
     }
@@ -232,9 +235,17 @@ public struct FullDiscovery: LintRule {
         s.usedOrder.append(handle)
     }
 
-    /// How the finding names a used characteristic: its attribute's name, else its handle.
+    /// How the finding names a used characteristic: its value's name (a descriptor used counts
+    /// for, and is named as, the characteristic it belongs to), else its handle.
     static func name(_ u: (handle: UInt16, attribute: AttributeRef?, frame: Int)) -> String {
-        u.attribute?.displayName ?? Describe.handle(u.handle)
+        guard var a = u.attribute else { return Describe.handle(u.handle) }
+        if a.role == .descriptor {
+            guard let c = a.characteristic else { return Describe.handle(a.characteristicValueHandle ?? u.handle) }
+            a = AttributeRef.make(
+                role: .value, handle: a.characteristicValueHandle ?? u.handle, uuid: c, characteristic: nil,
+                properties: a.characteristicProperties, carriedOver: a.carriedOver)
+        }
+        return a.displayName
     }
 
     /// Whose habit a whole-database discovery is, in the finding's words.

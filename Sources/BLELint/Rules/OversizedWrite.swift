@@ -59,10 +59,7 @@ public struct OversizedWrite: LintRule {
                 data.asList().chunked(maxValue).forEach { pending.add(it.toByteArray()) }
                 """))
 
-    /// Connections whose ATT_MTU is known: started in the capture or exchanged in it.
-    var known: Set<Int> = []
-
-    public static let observedEvents: TimelineEventClasses = [.connection, .gattRequests, .gattUpdates]
+    public static let observedEvents: TimelineEventClasses = [.gattRequests, .gattUpdates]
 
     public init(settings: RuleSettings) {}
 
@@ -79,15 +76,6 @@ public struct OversizedWrite: LintRule {
         var preposition = "to"
         var overhead = 3
         switch e.kind {
-        case .connectionComplete:
-            known.insert(c)
-            return
-        case .mtuExchange:
-            known.insert(c)
-            return
-        case .disconnection:
-            known.remove(c)
-            return
         case .write(let o, let v):
             op = o
             switch v {
@@ -120,14 +108,18 @@ public struct OversizedWrite: LintRule {
             )
             return
         }
-        let limit = Int(op.mtu) - overhead
         let length = e.value.count
-        guard length > limit else { return }
-        guard known.contains(c) else {
-            sink.notEvaluable(
-                "connection #\(c) started before the capture and its MTU exchange is not in it: ATT_MTU unknown")
+        // The timeline says whether ATT_MTU is known (the connection's facts); when it is not,
+        // `op.mtu` is only a lower bound and a long value proves a larger MTU, not an error.
+        guard op.mtuKnown else {
+            if length > 23 - overhead {
+                sink.notEvaluable(
+                    "connection #\(c) started before the capture and its MTU exchange is not in it: ATT_MTU unknown")
+            }
             return
         }
+        let limit = Int(op.mtu) - overhead
+        guard length > limit else { return }
         var msg =
             "\(what) \(preposition) \(Describe.attribute(op)) carries \(length) bytes, but ATT_MTU is \(op.mtu): at most \(limit) fit"
         if sink.platform == .android {

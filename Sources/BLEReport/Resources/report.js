@@ -507,7 +507,7 @@
       h("span", { class: "mono" }, sum, (c.peer || "(unknown peer)") + (c.peerName ? " “" + c.peerName + "”" : ""));
       h("span", null, sum, c.role ? "this host " + c.role : "role unknown");
       h("span", null, sum, fmtS(c.start) + " – " + fmtS(c.end) + " (" + fmtDur(c.end - c.start) + ")");
-      h("span", null, sum, "ATT_MTU " + c.mtu);
+      h("span", null, sum, c.mtu != null ? "ATT_MTU " + c.mtu : "ATT_MTU unknown (at least " + c.mtuAtLeast + ")");
       h("span", null, sum, fmtNum(c.notifications) + " notifications, " + fmtNum(c.writes) + " writes");
       if (c.attErrors) h("span", { style: "color:var(--error)" }, sum, c.attErrors + (c.attErrors === 1 ? " ATT error" : " ATT errors"));
       const ll = c.linkLayer;

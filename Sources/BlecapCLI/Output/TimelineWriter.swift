@@ -44,6 +44,7 @@ final class TimelineWriter {
     }
     private struct OperationKey: Equatable {
         var sent: Bool
+        var serverIsPeer: Bool
         var handle: UInt16
         var attribute: AttributeRef?
         /// Text: whether the segment starts the line's fields (no separating space).
@@ -106,6 +107,68 @@ final class TimelineWriter {
         }
         out.newline()
         out.maybeFlush()
+    }
+
+    /// A `connection.summary` line: one connection's facts (`ConnectionFacts`), written after
+    /// the last event at the capture's last frame (docs/timeline.md).
+    func writeSummary(_ f: ConnectionFacts, peer: BDAddr?, peerAddressType: UInt8?, frame: Int, time: Int64) {
+        let base = self.base ?? time
+        if jsonl {
+            out.ascii("{\"frame\":")
+            out.decimal(frame)
+            out.ascii(",\"time\":\"")
+            out.rfc3339(microseconds: time)
+            out.ascii("\",\"elapsed\":")
+            out.seconds(microseconds: time &- base)
+            out.jsonNextKey("type")
+            out.jsonString(Self.summaryType)
+            out.jsonOptional("connection", f.connection)
+            out.jsonOptional("peer", address: peer)
+            out.jsonOptional("peer_address_type", peerAddressType.map(Int.init))
+            out.jsonFacts(f)
+            out.byte(UInt8(ascii: "}"))
+        } else {
+            rightAligned(frame, width: 7)
+            out.spaces(2)
+            rightAlignedSeconds(time &- base, width: 11)
+            out.spaces(2)
+            let c0 = out.count
+            out.byte(UInt8(ascii: "#"))
+            out.decimal(f.connection)
+            out.spaces(Swift.max(1, 5 - (out.count - c0)))
+            if let p = peer { out.address(p) } else { out.spaces(17) }
+            out.spaces(2)
+            let k0 = out.count
+            out.ascii(Self.summaryType)
+            out.spaces(Swift.max(1, 32 - (out.count - k0)))
+            first = true
+            if let r = f.role { str("role", r) }
+            str("ended", f.ended)
+            if let r = f.endReason { hex("reason", UInt64(r), digits: 2) }
+            if let n = f.endReasonName { str("reason_name", n) }
+            if let mtu = f.mtu {
+                int("mtu", mtu)
+            } else {
+                bool("mtu_known", false)
+                int("mtu_at_least", f.mtuAtLeast ?? 23)
+            }
+            bool("encrypted", f.security.encrypted)
+            if let m = f.security.pairingMethod { str("pairing_method", m) }
+            if f.security.pairingFailed { bool("pairing_failed", true) }
+            let a = f.attributes
+            if a.peer != a.local || a.peer.services + a.peer.characteristics + a.peer.descriptors > 0 {
+                str("peer_server", Self.counts(a.peer))
+                str("local_server", Self.counts(a.local))
+            }
+        }
+        out.newline()
+        out.maybeFlush()
+    }
+
+    static let summaryType: StaticString = "connection.summary"
+
+    private static func counts(_ c: ConnectionFacts.Counts) -> String {
+        "\(c.services)s/\(c.characteristics)c/\(c.descriptors)d"
     }
 
     private func rightAlignedSeconds(_ us: Int64, width: Int) {
@@ -450,9 +513,16 @@ final class TimelineWriter {
             if let off = o.offset { int(v == .execute ? "flags" : "offset", Int(off)) }
             if v != .execute {
                 int("length", e.value.count)
-                int("mtu", Int(o.mtu))
-                // The most a single write can carry is ATT_MTU − 3 (Vol 3 Part F 3.4.5.1).
-                if v != .prepare, e.value.count > Int(o.mtu) - 3 { bool("exceeds_mtu", true) }
+                if o.mtuKnown {
+                    int("mtu", Int(o.mtu))
+                    // The most a single write can carry is ATT_MTU − 3 (Vol 3 Part F 3.4.5.1).
+                    if v != .prepare, e.value.count > Int(o.mtu) - 3 { bool("exceeds_mtu", true) }
+                } else {
+                    // The capture missed the exchange: a long write proves ATT_MTU was at least
+                    // its PDU's length, it exceeds nothing known.
+                    bool("mtu_known", false)
+                    int("mtu_at_least", Int(o.mtu))
+                }
                 bytes("value", e.value)
             }
         case .subscribe(let o, let config):
@@ -691,16 +761,21 @@ final class TimelineWriter {
     }
 
     private func operation(_ o: AttributeOperation) {
-        let key = OperationKey(sent: o.sent, handle: o.handle, attribute: o.attribute, first: first)
+        let key = OperationKey(
+            sent: o.sent, serverIsPeer: o.serverIsPeer, handle: o.handle, attribute: o.attribute, first: first)
         if operationSegment.replay(key, into: out) {
             first = false
             return
         }
         let start = out.count
         direction(o.sent)
+        // Whose GATT server the handle lives in (issue 28: a read by the peer of this host's
+        // server is not this host using the peer's database).
+        str("server", o.serverIsPeer ? "peer" : "local")
         hex("handle", UInt64(o.handle), digits: 4)
         if let a = o.attribute {
             attributeName(a)
+            str("attribute_kind", a.role.name)
             uuid("uuid", a.uuid)
             if a.carriedOver { bool("carried_over", true) }
         }
