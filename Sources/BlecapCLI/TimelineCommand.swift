@@ -67,6 +67,7 @@ struct TimelineCommand: ParsableCommand {
         builder.finish()
         out.flush()
         if out.isBroken { return }
+        _ = decryption.unmatched(decoder, path: input.path)
         try input.finish()
     }
 }
