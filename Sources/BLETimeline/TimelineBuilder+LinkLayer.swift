@@ -31,7 +31,7 @@ import CaptureIO
 extension TimelineBuilder {
     func linkLayer(_ ll: LinkLayerFrame, _ frame: DecodedFrame) {
         let r = frame.record
-        lastLinkRecord = r
+        lastLinkRecord = (r.frame, r.timestamp, r.controllerIndex)
         expireSilentLinks(r)
         switch ll.pdu {
         case .truncated: return
@@ -180,7 +180,8 @@ extension TimelineBuilder {
         add(ev)
     }
 
-    /// A central PDU more than half an interval after the last one opens a connection event;
+    /// A central PDU more than half an interval after the last one (or any PDU with a new nRF
+    /// Sniffer event counter) opens a connection event;
     /// the events between two anchors that showed nothing count as missed. When a pending
     /// LL_CONNECTION_UPDATE_IND's instant is reached (the nRF Sniffer's event counter says so,
     /// or the anchor lies past the old timing's anchor of the instant), the new timing applies
@@ -188,8 +189,10 @@ extension TimelineBuilder {
     /// WinOffset after where the old timing would have put it (4.5.5.1), and the events after
     /// it are counted at the new interval.
     private func anchor(_ s: inout LinkLayerConnectionState, _ r: CaptureRecord) -> ConnectionTiming? {
-        guard r.radio.sender == .central else { return nil }
         let counterValid = r.radio.flags.contains(.eventCounterValid)
+        // With the nRF Sniffer's counter any PDU tells its event (the sniffer often misses the
+        // central's and keeps the peripheral's answer); without it the central's opens one.
+        guard r.radio.sender == .central || counterValid else { return nil }
         let counter = Int(r.radio.eventCounter)
         guard let interval = s.interval, interval > 0 else {
             // A link seen mid-connection: only the nRF Sniffer's counter places an instant.
@@ -202,8 +205,20 @@ extension TimelineBuilder {
         var events: Int64 = 0
         if let last = s.lastAnchor {
             let gap = r.timestamp &- last
-            guard gap > interval / 2 || (counterValid && s.eventCounter != nil && s.eventCounter != counter)
-            else { return nil }
+            if counterValid, let ec = s.eventCounter {
+                guard ec != counter else { return nil }
+                // A peripheral's PDU opens an event only where its counter agrees with the time
+                // since the last anchor (bsniffhub's nRF output numbers some of them 0), and not
+                // across a pending update's change of interval.
+                if r.radio.sender != .central {
+                    let ahead = Int64(UInt16(truncatingIfNeeded: counter &- ec))
+                    guard s.pendingUpdate == nil, ahead < 0x8000, ahead <= (gap + interval / 2) / interval + 1 else {
+                        return nil
+                    }
+                }
+            } else {
+                guard gap > interval / 2 else { return nil }
+            }
             if let p = s.pendingUpdate {
                 if counterValid {
                     if Self.reached(p.instant, counter) { applied = apply(p, &s) }
@@ -221,7 +236,9 @@ extension TimelineBuilder {
                 }
             }
             if counterValid, let ec = s.eventCounter {
-                events = Int64(UInt16(truncatingIfNeeded: counter &- ec))
+                // A counter that went back (the sniffer resynchronised) counts no event missed.
+                let ahead = Int64(UInt16(truncatingIfNeeded: counter &- ec))
+                events = ahead < 0x8000 ? ahead : 0
             } else if applied == nil {
                 events = (gap + interval / 2) / interval
             }
@@ -477,7 +494,10 @@ extension TimelineBuilder {
     /// End of capture: the links still silent past their timeout were lost (reported at the
     /// capture's last link-layer record).
     func finishLinkLayer() {
-        guard let last = lastLinkRecord else { return }
+        guard let l = lastLinkRecord else { return }
+        let last = CaptureRecord(
+            frame: l.frame, timestamp: l.time, direction: .unknown, kind: .linkLayer, rawType: 0,
+            controllerIndex: l.controller, payload: .empty, originalLength: 0, fileOffset: 0, recordLength: 0)
         let silent = open.values.filter {
             $0.linkLayer?.silentPastTimeout == true
                 || ($0.linkLayer.map { Self.silentTooLong($0, last.timestamp) } ?? false)

@@ -600,8 +600,10 @@ extension CaptureStatistics {
         }
         out.ascii(",\"decrypted_pdus\":")
         out.decimal(ll.decryptedPDUs)
-        out.ascii(",\"sniffer_decrypted_pdus\":")
-        out.decimal(ll.snifferDecryptedPDUs)
+        if ll.snifferDecryptedPDUs > 0 {
+            out.ascii(",\"sniffer_decrypted_pdus\":")
+            out.decimal(ll.snifferDecryptedPDUs)
+        }
         out.ascii(",\"mic_failures\":")
         out.decimal(ll.micFailures)
         out.ascii(",\"missed_events\":")

@@ -151,6 +151,15 @@ import Testing
         #expect(!kept.contains { $0.type.description == "connection.disconnect" })
     }
 
+    @Test func theNordicEventCounterCountsMissedEventsFromEveryPDU() throws {
+        // bsniffhub's nRF output: tshark's nordic_ble.event_counter runs 1–764 on the link with
+        // 760 distinct values (4 events missing); some peripheral PDUs carry counter 0, which
+        // agrees with no time and opens no event.
+        let t = try Timeline(Self.capture("pcap-nordic272_bsniffhub-encrypted-bad-mic.pcap"))
+        #expect(t.connections.count == 1)
+        #expect(t.connections.first?.linkLayer?.missedEvents == 4)
+    }
+
     @Test func damagedAccessAddressesOnAdvertisingChannelsMakeNoConnection() throws {
         // HackRF on channel 37 only: a few packets whose access address arrived damaged.
         let t = try Timeline(Self.capture("pcap-lell256_ice9-hackrf-adv37.pcap"))
