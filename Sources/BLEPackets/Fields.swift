@@ -17,6 +17,10 @@ public enum FieldValue {
     case uuid(BluetoothUUID)
     /// Raw bytes (printed as hex).
     case bytes(ByteView)
+    /// A 128-bit key (LTK) sent least significant octet first, printed as the number it is:
+    /// most significant digit first, as the specification, crackle and blecap's own key lines
+    /// (`ll.decryption`, lint, `--ltk`) write keys.
+    case key128(ByteView)
     /// UTF-8 text from the packet (device names, notes). Invalid UTF-8 is escaped by writers.
     case text(ByteView)
     /// A fixed name from a table (e.g. "Active", "1M").

@@ -169,6 +169,9 @@ public struct LinkLayerCounters: Sendable, Equatable {
     public var encryptedFromFrame: Int?
     /// Encrypted PDUs blecap decrypted (their MIC verified).
     public var decryptedPDUs = 0
+    /// Encrypted PDUs the sniffer decrypted itself (256 "decrypted", 272 MIC OK), handed over
+    /// as plaintext: the link was encrypted although nothing was left for blecap to decrypt.
+    public var snifferDecryptedPDUs = 0
     /// Encrypted PDUs the link's key did not verify (damaged, or a packet counter the sniffer
     /// lost track of); counted in `encryptedPDUs` too.
     public var micFailures = 0
@@ -206,8 +209,24 @@ struct LinkLayerConnectionState {
     /// from the CONNECT_IND's first event on; nil while unknown (mid-capture start).
     var eventCounter: Int?
     var fromConnectInd = false
-    /// An LL_CONNECTION_UPDATE_IND waiting for its instant.
-    var pendingUpdate: (instant: UInt16, timing: ConnectionTiming)?
+    /// An LL_CONNECTION_UPDATE_IND waiting for its instant, with its transmit window (µs:
+    /// WinOffset × 1.25 ms, WinSize × 1.25 ms).
+    var pendingUpdate: (instant: UInt16, timing: ConnectionTiming, windowOffset: Int64, windowSize: Int64)?
+    /// The link has been silent for longer than the supervision timeout in force, although the
+    /// sniffer records its empty PDUs: lost, or the sniffer lost it (missed events, a late
+    /// hop). Decided later: a PDU on the access address again means the link went on; a new
+    /// CONNECT_IND to the same peripheral or on the same access address, or the end of the
+    /// capture, means it was lost (at the moment `silentSince + timeout`).
+    var silentPastTimeout = false
+    /// A CONNECT_IND to the same peripheral came while this link was still within its timeout:
+    /// it was lost unless a PDU on it comes before the timeout in force runs out (a peripheral
+    /// can be in two connections with one central, and the old one's LL_TERMINATE_IND can follow
+    /// the new CONNECT_IND). Silence then counts even from a sniffer that hides empty PDUs.
+    var superseded = false
+    /// A PDU from the peripheral was seen (the connection was established, 4.5.2): until then
+    /// the timeout in force is 6 connection intervals and its expiry is Connection Failed to be
+    /// Established (0x3E).
+    var peripheralHeard = false
     /// An LL_PHY_UPDATE_IND waiting for its instant: the new PHY per direction (HCI numbers, 0
     /// unchanged).
     var pendingPHY: (instant: UInt16, tx: UInt8, rx: UInt8)?

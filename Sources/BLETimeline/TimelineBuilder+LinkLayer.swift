@@ -10,11 +10,17 @@ import CaptureIO
 ///   AdvA, timing from LLData), or — for a capture that began mid-connection — at the first
 ///   data PDU on an access address blecap has not seen ("started before the capture").
 /// - It ends at LL_TERMINATE_IND (its reason; local when the central sent it, remote when the
-///   peripheral did), or when nothing was heard on it for longer than its supervision timeout
-///   although the sniffer records its empty PDUs (link loss, 0x08 Connection Timeout,
-///   inferred; reported at the first frame after it).
+///   peripheral did), or when nothing was heard on it for longer than the supervision timeout
+///   in force although the sniffer records its empty PDUs, and nothing is heard on its access
+///   address again: link loss, 0x08 Connection Timeout (0x3E Connection Failed to be
+///   Established when the peripheral never answered the CONNECT_IND: 6 intervals, 4.5.2),
+///   inferred, and reported at the CONNECT_IND that ends the wait or at the end of the capture.
+///   Silence followed by more PDUs on the same access address is the sniffer losing the link
+///   (missed events), not the link ending: the connection goes on.
 /// - LL_CONNECTION_UPDATE_IND becomes connection.update at its instant (the first central
-///   PDU of that connection event, counted from the CONNECT_IND or given by the nRF Sniffer);
+///   PDU of that connection event, counted from the CONNECT_IND or given by the nRF Sniffer;
+///   the new timing's first anchor lies in the transmit window 1.25 ms + WinOffset after the
+///   old timing's anchor of the instant, 4.5.5.1, and its supervision timeout counts from there);
 ///   LL_PHY_UPDATE_IND and LL_CHANNEL_MAP_IND become connection.phy and connection.channel_map
 ///   at theirs (the first PDU whose connection event counter has reached it); each of these
 ///   PDUs is itself an ll.control fact. LL_LENGTH_RSP becomes connection.data_length at the
@@ -25,6 +31,7 @@ import CaptureIO
 extension TimelineBuilder {
     func linkLayer(_ ll: LinkLayerFrame, _ frame: DecodedFrame) {
         let r = frame.record
+        lastLinkRecord = (r.frame, r.timestamp, r.controllerIndex)
         expireSilentLinks(r)
         switch ll.pdu {
         case .truncated: return
@@ -42,6 +49,11 @@ extension TimelineBuilder {
                 s.counters.accessAddress = r.radio.accessAddress
                 c.linkLayer = s
                 c.role = 0
+            }
+            // Heard again after a silence past its timeout: the sniffer lost the link, the link
+            // went on (its missed events are counted at the next anchor).
+            if c.linkLayer!.silentPastTimeout || c.linkLayer!.superseded {
+                (c.linkLayer!.silentPastTimeout, c.linkLayer!.superseded) = (false, false)
             }
             // In place: the state is a few hundred bytes, and copying it out and back cost four
             // memcpy calls per PDU (callgrind, 100 k-frame benchmark prefix: 11.6 M of 863 M).
@@ -70,13 +82,24 @@ extension TimelineBuilder {
             return false
         }
         if d.isEmpty { s.counters.emptyPDUs += 1 }
+        if r.radio.sender != .central, !s.peripheralHeard {
+            s.peripheralHeard = true
+            linkSilenceDeadline = .min  // the timeout in force changed
+        }
         if ll.isRetransmission { s.counters.retransmissions += 1 }
         if let applied = anchor(&s, r) {
             add(event(r, c, .connectionUpdate(status: 0, timing: applied)))
         }
         if s.pendingPHY != nil || s.pendingChannelMap != nil { reachInstants(&s, c, r) }
         if let note = ll.decryption { add(event(r, c, .linkLayerDecryption(note))) }
-        if ll.isDecrypted { s.counters.decryptedPDUs += 1 }
+        if ll.isDecrypted {
+            s.counters.decryptedPDUs += 1
+        } else if !ll.isEncrypted, !ll.isRetransmission, !d.isEmpty,
+            r.radio.flags.contains(.decrypted)
+                || (r.radio.flags.contains(.micChecked) && r.radio.flags.contains(.micValid))
+        {
+            s.counters.snifferDecryptedPDUs += 1
+        }
         if ll.micFailure { s.counters.micFailures += 1 }
         if ll.isEncrypted {
             s.counters.encryptedPDUs += 1
@@ -92,15 +115,23 @@ extension TimelineBuilder {
     private func advertising(_ a: LLAdvertisingPDU, _ ll: LinkLayerFrame, _ r: CaptureRecord) {
         guard ll.crc != .invalid else { return }
         if a.pduType == LLAdvertisingPDUType.connectInd, let ci = a.connectIndication, ll.connection != 0 {
-            // A device connects to an advertiser it is still connected to only after that link
+            // A device connects to an advertiser it is still connected to mostly after that link
             // ended: an open link to the same AdvA whose end the capture did not show (no
-            // LL_TERMINATE_IND, a sniffer that hides empty PDUs) was lost by now.
-            for old in open.values where old.linkLayer != nil && old.peer == a.advA && old.handle != ll.connection {
-                let reason = HCIError.connectionTimeout
-                add(event(r, old, .disconnection(status: 0, reason: reason, side: .linkLoss)))
-                old.endReason = reason
-                old.endSide = .linkLoss
-                close(old, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
+            // LL_TERMINATE_IND, a sniffer that hides empty PDUs) was lost once its timeout in
+            // force has run out with nothing on it; until then it is `superseded`. So was a link
+            // silent past its timeout on the access address this one takes.
+            let ended = open.values.filter { old in
+                guard let s = old.linkLayer, old.handle != ll.connection else { return false }
+                return old.peer == a.advA || (s.silentPastTimeout && s.counters.accessAddress == ci.accessAddress)
+            }
+            for old in ended.sorted(by: { $0.number < $1.number }) {
+                guard let s = old.linkLayer else { continue }
+                if s.silentPastTimeout || Self.lossTime(s).map({ r.timestamp &- $0 > 0 }) ?? true {
+                    linkLost(old, r)
+                } else {
+                    old.linkLayer!.superseded = true
+                    linkSilenceDeadline = .min
+                }
             }
             if terminatedLink?.handle == ll.connection { terminatedLink = nil }
             let c = startConnection(
@@ -149,44 +180,93 @@ extension TimelineBuilder {
         add(ev)
     }
 
-    /// A central PDU more than half an interval after the last one opens a connection event;
+    /// A central PDU more than half an interval after the last one (or any PDU with a new nRF
+    /// Sniffer event counter) opens a connection event;
     /// the events between two anchors that showed nothing count as missed. When a pending
-    /// LL_CONNECTION_UPDATE_IND's instant falls before this anchor, the new timing applies from
-    /// the instant on (events after it are counted at the new interval) and is returned.
+    /// LL_CONNECTION_UPDATE_IND's instant is reached (the nRF Sniffer's event counter says so,
+    /// or the anchor lies past the old timing's anchor of the instant), the new timing applies
+    /// and is returned: the instant event's anchor is in the transmit window, 1.25 ms +
+    /// WinOffset after where the old timing would have put it (4.5.5.1), and the events after
+    /// it are counted at the new interval.
     private func anchor(_ s: inout LinkLayerConnectionState, _ r: CaptureRecord) -> ConnectionTiming? {
-        guard r.radio.sender == .central, var interval = s.interval, interval > 0 else { return nil }
+        let counterValid = r.radio.flags.contains(.eventCounterValid)
+        // With the nRF Sniffer's counter any PDU tells its event (the sniffer often misses the
+        // central's and keeps the peripheral's answer); without it the central's opens one.
+        guard r.radio.sender == .central || counterValid else { return nil }
+        let counter = Int(r.radio.eventCounter)
+        guard let interval = s.interval, interval > 0 else {
+            // A link seen mid-connection: only the nRF Sniffer's counter places an instant.
+            guard counterValid, let p = s.pendingUpdate, Self.reached(p.instant, counter) else { return nil }
+            s.eventCounter = counter
+            s.lastAnchor = r.timestamp
+            return apply(p, &s)
+        }
         var applied: ConnectionTiming?
         var events: Int64 = 0
         if let last = s.lastAnchor {
             let gap = r.timestamp &- last
-            guard gap > interval / 2 else { return nil }
-            if let p = s.pendingUpdate, let ec = s.eventCounter {
-                let toInstant = Int64(p.instant &- UInt16(truncatingIfNeeded: ec))
-                let instantTime = last &+ toInstant &* interval
-                if toInstant < 0x8000, r.timestamp >= instantTime &- interval / 2 {
-                    let newInterval = Int64(p.timing.interval) * 1250
-                    let after = newInterval > 0 ? (r.timestamp &- instantTime + newInterval / 2) / newInterval : 0
-                    events = toInstant &+ max(0, after)
-                    s.eventCounter = Int(p.instant) &- Int(toInstant)  // re-based below
-                    s.pendingUpdate = nil
-                    s.interval = newInterval
-                    s.supervisionTimeout = Int64(p.timing.supervisionTimeout) * 10_000
-                    interval = newInterval
-                    applied = p.timing
+            if counterValid, let ec = s.eventCounter {
+                guard ec != counter else { return nil }
+                // A peripheral's PDU opens an event only where its counter agrees with the time
+                // since the last anchor (bsniffhub's nRF output numbers some of them 0), and not
+                // across a pending update's change of interval.
+                if r.radio.sender != .central {
+                    let ahead = Int64(UInt16(truncatingIfNeeded: counter &- ec))
+                    guard s.pendingUpdate == nil, ahead < 0x8000, ahead <= (gap + interval / 2) / interval + 1 else {
+                        return nil
+                    }
+                }
+            } else {
+                guard gap > interval / 2 else { return nil }
+            }
+            if let p = s.pendingUpdate {
+                if counterValid {
+                    if Self.reached(p.instant, counter) { applied = apply(p, &s) }
+                } else if let ec = s.eventCounter {
+                    let toInstant = Int64(p.instant &- UInt16(truncatingIfNeeded: ec))
+                    let instantTime = last &+ toInstant &* interval
+                    if toInstant < 0x8000, r.timestamp >= instantTime &- interval / 2 {
+                        applied = apply(p, &s)
+                        let newInterval = s.interval ?? interval
+                        let windowStart = instantTime &+ 1250 &+ p.windowOffset
+                        let after =
+                            newInterval > 0 ? max(0, (r.timestamp &- windowStart &+ newInterval / 2) / newInterval) : 0
+                        events = toInstant &+ after
+                    }
                 }
             }
-            if applied == nil { events = (gap + interval / 2) / interval }
+            if counterValid, let ec = s.eventCounter {
+                // A counter that went back (the sniffer resynchronised) counts no event missed.
+                let ahead = Int64(UInt16(truncatingIfNeeded: counter &- ec))
+                events = ahead < 0x8000 ? ahead : 0
+            } else if applied == nil {
+                events = (gap + interval / 2) / interval
+            }
             if events > 1 { s.counters.missedEvents += Int(min(events - 1, 1 << 20)) }
+        } else if counterValid, let p = s.pendingUpdate, Self.reached(p.instant, counter) {
+            applied = apply(p, &s)
         }
         s.lastAnchor = r.timestamp
-        if r.radio.flags.contains(.eventCounterValid) {
-            s.eventCounter = Int(r.radio.eventCounter)
+        if counterValid {
+            s.eventCounter = counter
         } else if let ec = s.eventCounter {
             s.eventCounter = ec &+ Int(min(events, 1 << 20))
         } else if s.fromConnectInd {
             s.eventCounter = 0  // the first event after CONNECT_IND is event 0
         }
         return applied
+    }
+
+    /// A pending LL_CONNECTION_UPDATE_IND's timing becomes the link's.
+    private func apply(
+        _ p: (instant: UInt16, timing: ConnectionTiming, windowOffset: Int64, windowSize: Int64),
+        _ s: inout LinkLayerConnectionState
+    ) -> ConnectionTiming {
+        s.pendingUpdate = nil
+        s.interval = Int64(p.timing.interval) * 1250
+        s.supervisionTimeout = Int64(p.timing.supervisionTimeout) * 10_000
+        linkSilenceDeadline = .min
+        return p.timing
     }
 
     /// `sender`: the capture's, or the MIC's for a decrypted PDU (`LinkLayerFrame.senderPerMIC`).
@@ -211,9 +291,12 @@ extension TimelineBuilder {
             guard let u = p.connectionUpdate else { return }
             let t = ConnectionTiming(interval: u.interval, latency: u.latency, supervisionTimeout: u.timeout)
             fact(p, byCentral, c, r)
-            if c.linkLayer?.eventCounter != nil {
+            if c.linkLayer?.eventCounter != nil || r.radio.flags.contains(.eventCounterValid) {
                 // Takes effect at its instant (4.5.5): connection.update is placed there.
-                c.linkLayer?.pendingUpdate = (u.instant, t)
+                c.linkLayer?.pendingUpdate = (
+                    u.instant, t, Int64(u.windowOffset) * 1250, Int64(u.windowSize) * 1250
+                )
+                linkSilenceDeadline = .min  // the silence allowed now reaches past the instant
             } else {
                 // Without an event count (mid-capture start, no nRF counter) the instant cannot
                 // be placed: the update applies at the PDU.
@@ -335,12 +418,12 @@ extension TimelineBuilder {
         }
     }
 
-    /// Ends, as link loss, every link-layer connection silent for longer than its supervision
-    /// timeout (4.5.2): the peers have given up on it by now. Silence is evidence only from a
-    /// sniffer that records empty PDUs on the link (it follows every connection event): the
-    /// nRF Sniffer can hide them, and an idle healthy link then shows gaps far longer than its
-    /// timeout (the generated captures without `--empty-pdus`: 1 s notifications on a 720 ms
-    /// timeout).
+    /// Marks every link-layer connection silent for longer than the supervision timeout in
+    /// force (4.5.2) as `silentPastTimeout`: lost, unless its access address carries PDUs again
+    /// (the sniffer lost it). Silence is evidence only from a sniffer that records empty PDUs on
+    /// the link (it follows every connection event): the nRF Sniffer can hide them, and an idle
+    /// healthy link then shows gaps far longer than its timeout (the generated captures without
+    /// `--empty-pdus`: 1 s notifications on a 720 ms timeout).
     ///
     /// The scan runs only once a record is later than `linkSilenceDeadline`, the earliest time
     /// one of the links could have gone silent for too long (each scan sets it from what it saw;
@@ -350,20 +433,79 @@ extension TimelineBuilder {
         if r.timestamp <= linkSilenceDeadline, Self.inSilenceClockRange(r.timestamp) { return }
         guard !open.isEmpty else { return }
         var deadline = Int64.max
+        var lost: [ConnectionState] = []
         for c in open.values {
-            guard let s = c.linkLayer, let timeout = s.supervisionTimeout, s.counters.emptyPDUs > 0,
-                r.timestamp &- s.lastTime > timeout
-            else {
-                if let s = c.linkLayer { deadline = min(deadline, Self.silenceDeadline(s)) }
-                continue
+            guard let s = c.linkLayer, !s.silentPastTimeout else { continue }
+            let until = Self.silenceDeadline(s)
+            if until == .min ? Self.silentTooLong(s, r.timestamp) : r.timestamp > until {
+                c.linkLayer!.silentPastTimeout = true
+                if s.superseded { lost.append(c) }
+            } else {
+                deadline = min(deadline, until)
             }
-            let reason = HCIError.connectionTimeout
-            add(event(r, c, .disconnection(status: 0, reason: reason, side: .linkLoss)))
-            c.endReason = reason
-            c.endSide = .linkLoss
-            close(c, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
         }
         linkSilenceDeadline = deadline
+        for c in lost.sorted(by: { $0.number < $1.number }) { linkLost(c, r) }
+    }
+
+    /// The supervision timeout in force (µs): 6 intervals until the peripheral has answered
+    /// the CONNECT_IND (4.5.2), else the link's.
+    static func timeoutInForce(_ s: LinkLayerConnectionState) -> Int64? {
+        if s.fromConnectInd, !s.peripheralHeard, let interval = s.interval { return 6 &* interval }
+        return s.supervisionTimeout
+    }
+
+    /// When a link silent since `s.lastTime` has exceeded the timeout in force, a pending
+    /// connection update counted in: the link may then stay silent until its instant's transmit
+    /// window has passed plus the new timeout (the old timing's anchors end at the instant).
+    static func lossTime(_ s: LinkLayerConnectionState) -> Int64? {
+        guard let timeout = timeoutInForce(s) else { return nil }
+        var until = s.lastTime &+ timeout
+        if let p = s.pendingUpdate, let ec = s.eventCounter, let anchor = s.lastAnchor, let interval = s.interval {
+            let toInstant = Int64(p.instant &- UInt16(truncatingIfNeeded: ec))
+            if toInstant < 0x8000 {
+                let window = anchor &+ toInstant &* interval &+ 1250 &+ p.windowOffset &+ p.windowSize
+                until = max(until, window &+ Int64(p.timing.supervisionTimeout) * 10_000)
+            }
+        }
+        return until
+    }
+
+    static func silentTooLong(_ s: LinkLayerConnectionState, _ now: Int64) -> Bool {
+        guard s.counters.emptyPDUs > 0 || s.superseded, let until = lossTime(s) else { return false }
+        return now &- until > 0
+    }
+
+    /// Ends `c`, silent past its timeout (or superseded by a CONNECT_IND), as link loss at `r`:
+    /// Connection Timeout, or Connection Failed to be Established when the peripheral never
+    /// answered its CONNECT_IND. The connection's end time is when the timeout ran out.
+    func linkLost(_ c: ConnectionState, _ r: CaptureRecord) {
+        let s = c.linkLayer
+        let failed = s.map { $0.fromConnectInd && !$0.peripheralHeard } ?? false
+        let reason = failed ? HCIError.connectionFailedToBeEstablished : HCIError.connectionTimeout
+        add(event(r, c, .disconnection(status: 0, reason: reason, side: .linkLoss)))
+        c.endReason = reason
+        c.endSide = .linkLoss
+        var at = r
+        if let s, s.silentPastTimeout, let t = Self.lossTime(s), t < r.timestamp { at.timestamp = t }
+        close(c, at, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
+    }
+
+    /// End of capture: the links still silent past their timeout were lost (reported at the
+    /// capture's last link-layer record).
+    func finishLinkLayer() {
+        guard let l = lastLinkRecord else { return }
+        let last = CaptureRecord(
+            frame: l.frame, timestamp: l.time, direction: .unknown, kind: .linkLayer, rawType: 0,
+            controllerIndex: l.controller, payload: .empty, originalLength: 0, fileOffset: 0, recordLength: 0)
+        let silent = open.values.filter {
+            $0.linkLayer?.silentPastTimeout == true
+                || ($0.linkLayer.map { Self.silentTooLong($0, last.timestamp) } ?? false)
+        }
+        for c in silent.sorted(by: { $0.number < $1.number }) {
+            c.linkLayer?.silentPastTimeout = true
+            linkLost(c, last)
+        }
     }
 
     /// Times whose differences cannot overflow: within this range `now &- last > timeout` is
@@ -373,9 +515,13 @@ extension TimelineBuilder {
     /// When `s` would count as silent for too long: never (`.max`) while it has no timeout or
     /// has shown no empty PDU; `.min` (scan at every record) for times outside the safe range.
     static func silenceDeadline(_ s: LinkLayerConnectionState) -> Int64 {
-        guard let timeout = s.supervisionTimeout, s.counters.emptyPDUs > 0 else { return .max }
-        guard inSilenceClockRange(s.lastTime), inSilenceClockRange(timeout) else { return .min }
-        return s.lastTime + timeout
+        guard s.counters.emptyPDUs > 0 || s.superseded, !s.silentPastTimeout, let timeout = timeoutInForce(s) else {
+            return .max
+        }
+        guard inSilenceClockRange(s.lastTime), inSilenceClockRange(timeout), let until = lossTime(s),
+            inSilenceClockRange(until)
+        else { return .min }
+        return until
     }
 
     /// A link's silence clock changed (a packet on it, a new timeout): its deadline may be the

@@ -110,6 +110,9 @@ public final class TimelineBuilder {
     /// The link an LL_TERMINATE_IND ended last, until its supervision timeout has passed: the
     /// PDUs that acknowledge the terminate are the old link's tail, not a new connection.
     var terminatedLink: (handle: UInt16, time: Int64, grace: Int64)?
+    /// The last link-layer record's frame, time and controller: where the links still silent at
+    /// the end of the capture are reported lost (three words, not a record copy per packet).
+    @exclusivity(unchecked) var lastLinkRecord: (frame: Int, time: Int64, controller: UInt16)?
     /// Whether the host last enabled scanning (LE Set [Extended] Scan Enable).
     var scanning = false
     /// The frame being fed carries an L2CAP PDU the capture cut (`L2CAPPDU.isTruncated`).
@@ -156,6 +159,7 @@ public final class TimelineBuilder {
     /// are summarised.
     public func finish() {
         if let r = lastRecordForFinish { endInit(r) }
+        finishLinkLayer()
         queue.flush(.endOfCapture, emit)
         for c in open.values.sorted(by: { $0.number < $1.number }) { connectionEnded(c.summary) }
         lastLookedUp = nil

@@ -38,6 +38,7 @@ struct GattCommand: ParsableCommand {
         let decoder = FrameDecoder(keys: decryption.keys)
         while let record = input.reader.next() { builder.feed(decoder.decode(record)) }
         builder.finish()
+        _ = decryption.unmatched(decoder, path: input.path)
         summaries.sort { $0.number < $1.number }
         let out = OutputBuffer(fd: 1)
         let writer = GATTTreeWriter(out: out, json: format == .json)

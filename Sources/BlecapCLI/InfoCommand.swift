@@ -55,6 +55,7 @@ struct InfoCommand: ParsableCommand {
             }
             builder.finish()
             stats.timeline = timeline.statistics
+            stats.unmatchedKeys = decryption.unmatched(decoder, path: input.path)
             let path = member.name == nil && bundle.container == nil ? file : input.path
             if format == .text {
                 if i > 0 { out.newline() }
@@ -97,6 +98,8 @@ struct CaptureStatistics {
     var smpCounts = [Int](repeating: 0, count: 256)
     var signalingCounts = [Int](repeating: 0, count: 256)
     var otherL2CAP = 0
+    /// `--ltk` keys that decrypted no link (`LinkLayerKeyOptions.unmatched`).
+    var unmatchedKeys: [String] = []
     var aclFragments = 0
     var malformed = 0
     /// Records the capture kept only the start of (btsnooz, filtered logs, a snap length).
@@ -193,6 +196,12 @@ struct CaptureStatistics {
             if let damage { out.string(damage.description) } else { out.ascii("none") }
         }
         if let containerDamage { line(out, "archive") { out.string(containerDamage) } }
+        for key in unmatchedKeys {
+            line(out, "--ltk") {
+                out.string(key)
+                out.ascii(" matched no link")
+            }
+        }
     }
 
     private func line(_ out: OutputBuffer, _ label: StaticString, _ value: () -> Void) {
@@ -245,6 +254,14 @@ struct CaptureStatistics {
         out.jsonString(format.description)
         out.ascii(",\"frames\":")
         out.decimal(frames)
+        if !unmatchedKeys.isEmpty {
+            out.ascii(",\"unmatched_ltks\":[")
+            for (i, key) in unmatchedKeys.enumerated() {
+                if i > 0 { out.byte(UInt8(ascii: ",")) }
+                out.jsonString(key)
+            }
+            out.byte(UInt8(ascii: "]"))
+        }
         if let first = firstTime, let last = lastTime {
             out.ascii(",\"first_time\":\"")
             out.rfc3339(microseconds: first)
@@ -530,6 +547,11 @@ extension CaptureStatistics {
             out.decimal(ll.decryptedPDUs)
             out.ascii(" decrypted")
         }
+        if ll.snifferDecryptedPDUs > 0 {
+            out.ascii(", ")
+            out.decimal(ll.snifferDecryptedPDUs)
+            out.ascii(" decrypted by the sniffer")
+        }
         if ll.micFailures > 0 {
             out.ascii(", ")
             out.decimal(ll.micFailures)
@@ -582,6 +604,10 @@ extension CaptureStatistics {
         }
         out.ascii(",\"decrypted_pdus\":")
         out.decimal(ll.decryptedPDUs)
+        if ll.snifferDecryptedPDUs > 0 {
+            out.ascii(",\"sniffer_decrypted_pdus\":")
+            out.decimal(ll.snifferDecryptedPDUs)
+        }
         out.ascii(",\"mic_failures\":")
         out.decimal(ll.micFailures)
         out.ascii(",\"missed_events\":")

@@ -73,6 +73,7 @@ struct PacketsCommand: ParsableCommand {
         }
         writer.end()
         if out.isBroken { return }
+        _ = decryption.unmatched(decoder, path: input.path)
         try input.finish()
     }
 }

@@ -78,6 +78,7 @@ struct TimelineCommand: ParsableCommand {
         }
         out.flush()
         if out.isBroken { return }
+        _ = decryption.unmatched(decoder, path: input.path)
         try input.finish()
     }
 }

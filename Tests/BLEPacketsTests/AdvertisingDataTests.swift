@@ -30,6 +30,7 @@ private final class LineSink: FieldSink {
         case .address(let a): return a.description
         case .uuid(let u): return u.description
         case .bytes(let b): return Hex.string(b)
+        case .key128(let b): return Hex.string(Array(b.toArray().reversed()))
         case .text(let t): return String(decoding: t.base, as: UTF8.self)
         case .name(let n): return "\(n)"
         case .cString(let p): return String(cString: p)

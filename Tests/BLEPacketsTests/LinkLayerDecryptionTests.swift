@@ -83,11 +83,14 @@ import Testing
         let w = try Self.walk(Self.whad)
         // The Pairing Response (292) chose Passkey Entry; the TK that reproduces the confirm
         // values is 0, so the passkey was 000000.
-        guard case .decrypting(.recoveredFromPairing(let tk, _, _, _))? = w.notes[1287] else {
+        guard case .decrypting(.recoveredFromPairing(let tk, _, _, let method))? = w.notes[1287] else {
             Issue.record("frame 1287: \(String(describing: w.notes[1287]))")
             return
         }
         #expect(tk == 0)
+        // Named as the Pairing Response chose it (KeyboardDisplay / DisplayOnly, MITM): Passkey
+        // Entry with 000000, not Just Works (issue 28 item 7).
+        #expect(method == .passkeyEntry(passkey: 0))
         #expect(w.encrypted.isEmpty && w.micFailures.isEmpty)
         #expect(w.decrypted.first == 1287 && w.decrypted.count > 50)
         // Witness: the peripheral's Identity Address Information, read from the decrypted key

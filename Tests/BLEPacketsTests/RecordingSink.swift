@@ -27,6 +27,7 @@ class RecordingSink: FieldSink {
         case .address(let a): a.description
         case .uuid(let u): u.description
         case .bytes(let b): Hex.string(b)
+        case .key128(let b): Hex.string(Array(b.toArray().reversed()))
         case .text(let b): String(decoding: b.toArray(), as: UTF8.self)
         case .name(let n): "\(n)"
         case .cString(let p): String(cString: p)

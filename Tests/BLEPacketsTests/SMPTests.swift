@@ -99,7 +99,9 @@ func decodeSMP<R>(_ hex: String, _ body: (SMPPDU) -> R) -> R { Hex.bytes(hex)!.w
     @Test func keyDistributionAndSecurityRequest() {
         #expect(
             describeSMP("06 e467f77ec2ed057480d3f3ca1e19c180") == [
-                "code=0x06 Encryption Information", "long_term_key=e467f77ec2ed057480d3f3ca1e19c180",
+                // The LTK as the number it is, most significant digit first (crackle, lint,
+                // ll.decryption); tshark's smp.long_term_key lists the octets as sent.
+                "code=0x06 Encryption Information", "long_term_key=80c1191ecaf3d3807405edc27ef767e4",
             ])
         // EDIV 0x949C, Rand c8 7b 7b b2 e6 41 c9 e8 (little-endian).
         #expect(

@@ -5,6 +5,12 @@ tshark as the oracle.
 Usage:
   check_link_layer.py ORIGINAL.btsnoop GENERATED [GENERATED ...]
   check_link_layer.py --corpus [--only TEXT]      every file of captures/linklayer/
+  check_link_layer.py --procedures                the procedure scenarios of captures/linklayer/
+                                                  (make_link_layer.py --procedure; also with --corpus):
+                                                  tshark decodes them cleanly, every CRC, CSA#1 channel,
+                                                  PHY and anchor follows the timing in force (an update's
+                                                  instant anchored in its transmit window), the LL
+                                                  Control PDUs and their fields are the listed ones
   check_link_layer.py --synthetic                 a small HCI capture built here with what the
                                                   corpus lacks (remote version and features, PHY
                                                   update, data length, legacy / directed reports,
@@ -810,6 +816,192 @@ SYNTHETIC_VARIANTS = [
 ]
 
 
+
+# -- link-layer procedure scenarios (make_link_layer.py --procedure) -----------------------------
+
+# What each scenario must show, written out here rather than taken from the generator: per access
+# address the connection's timing (from its CONNECT_IND, or given for a link joined mid-connection:
+# interval µs, CRCInit, hop, first unmapped channel), and the LL Control PDUs in order as
+# (event counter, direction, opcode, {tshark field: value}).
+PROCEDURE_FACTS = {
+    "conn_update_long_interval": {
+        "experts": set(),
+        "control": [
+            (5, "C", 0x00, {"btle.control.window_size": "2", "btle.control.window_offset": "720",
+                            "btle.control.interval": "816", "btle.control.latency": "0",
+                            "btle.control.timeout": "600", "btle.control.instant": "11"}),
+            (14, "C", 0x01, {"btle.control.instant": "17"}),
+            (18, "C", 0x16, {}), (18, "P", 0x17, {}),
+            (19, "C", 0x18, {"btle.control.instant": "22"}),
+            (23, "C", 0x14, {}), (23, "P", 0x15, {}),
+            (24, "C", 0x03, {}), (24, "P", 0x04, {}), (25, "P", 0x05, {}),
+            (26, "C", 0x06, {}), (26, "P", 0x06, {}),
+            (28, "C", 0x0A, {}), (28, "P", 0x0B, {}), (29, "C", 0x0B, {}),
+            (31, "P", 0x02, {"btle.control.error_code": "0x13"}),
+        ],
+    },
+    "instant_wraps": {
+        "experts": {"Not acknowledged"},           # the empty PDUs between are hidden
+        "joined": {0x6A3C91E5: (50_000, 0x0F1E2D)},
+        "control": [
+            (65525, "C", 0x0C, {}), (65525, "P", 0x0C, {}),
+            (65530, "C", 0x00, {"btle.control.window_offset": "4", "btle.control.interval": "40",
+                                "btle.control.timeout": "200", "btle.control.instant": "2"}),
+            (1, "C", 0x01, {"btle.control.instant": "5"}),
+            (3, "C", 0x18, {"btle.control.instant": "8"}),
+            (12, "C", 0x02, {"btle.control.error_code": "0x16"}),
+        ],
+    },
+    "late_peer_missed_events": {
+        "experts": {"Retransmission"},             # the central's unanswered PDUs, sent again
+        "control": [(29, "C", 0x02, {"btle.control.error_code": "0x16"})],
+        "missed": {10: 14},                        # after event 9, 14 events not in the file
+    },
+    "unanswered_connect_ind": {
+        "experts": {"Retransmission"},
+        "control": [(3, "P", 0x02, {"btle.control.error_code": "0x13"})],
+    },
+    "supervision_timeout": {"experts": set(), "control": []},
+}
+
+
+def check_procedure(name, path):
+    facts = PROCEDURE_FACTS[name]
+    problems = []
+    frames = read_capture(path)
+    fields = ["frame.number", "btle.advertising_header.pdu_type", "btle.link_layer_data.access_address",
+              "btle.link_layer_data.crc_init", "btle.link_layer_data.window_size",
+              "btle.link_layer_data.window_offset", "btle.link_layer_data.interval", "btle.link_layer_data.hop",
+              "btle.control_opcode", "_ws.expert.message", "_ws.malformed"]
+    fields += sorted({f for c in facts["control"] for f in c[3]})
+    rows = tshark(path, fields)
+    if len(rows) != len(frames):
+        problems.append(f"tshark shows {len(rows)} frames, the file has {len(frames)}")
+    # 1. No malformed frame; no expert item but the ones the scenario explains.
+    for row in rows:
+        msgs = {m for m in row["_ws.expert.message"].split(",") if m}
+        if row["_ws.malformed"] or msgs - facts["experts"]:
+            problems.append(f"frame {row['frame.number']}: {sorted(msgs - facts['experts'])} {row['_ws.malformed']}")
+    # 2. Each link's timing from its CONNECT_IND (or given): CRC, channel (CSA#1), anchors.
+    links = {}
+    for aa, (interval, crc) in facts.get("joined", {}).items():
+        links[aa] = {"crc": crc, "interval": interval, "hop": None}
+    for fr, row in zip(frames, rows):
+        if fr["aa"] == ADV_AA:
+            if crc24_lfsr(fr["pdu"], 0x555555) != fr["crc"]:
+                problems.append(f"frame {fr['n']}: advertising CRC")
+            if row["btle.advertising_header.pdu_type"] in ("0x05", "0x5"):
+                aa = int(row["btle.link_layer_data.access_address"], 16)
+                links[aa] = {"crc": int(row["btle.link_layer_data.crc_init"], 16),
+                             "interval": int(row["btle.link_layer_data.interval"]) * 1250,
+                             "hop": int(row["btle.link_layer_data.hop"]), "unmapped": 0,
+                             "chm": (1 << 37) - 1, "connect": fr["ts"],
+                             "window": (int(row["btle.link_layer_data.window_offset"]) * 1250,
+                                        int(row["btle.link_layer_data.window_size"]) * 1250)}
+    pending = []
+    last = {}
+    for fr, row in zip(frames, rows):
+        if fr["aa"] == ADV_AA:
+            continue
+        link = links.get(fr["aa"])
+        if link is None:
+            problems.append(f"frame {fr['n']}: data PDU on an access address with no CONNECT_IND")
+            continue
+        if crc24_lfsr(fr["pdu"], link["crc"]) != fr["crc"]:
+            problems.append(f"frame {fr['n']}: CRC")
+        ev = fr["event"]
+        if fr["direction"] == "P":
+            c = last.get(fr["aa"])
+            if not c or c["event"] != ev or fr["ts"] != c["ts"] + air_time(len(c["pdu"]) - 2, c["phy"]) + 150:
+                problems.append(f"frame {fr['n']}: the peripheral not T_IFS after the central's PDU of its event")
+            continue
+        # A central PDU opens its connection event.
+        prev = last.get(fr["aa"])
+        if prev is None:
+            if "connect" in link:
+                start = link["connect"] + air_time(34, 1) + 1250 + link["window"][0]
+                if not start <= fr["ts"] <= start + link["window"][1] or ev != 0:
+                    problems.append(f"frame {fr['n']}: event 0 not in the CONNECT_IND's transmit window")
+        else:
+            # Walk the events from the previous anchor, applying instants on the way: the
+            # instant's anchor lies in the transmit window 1.25 ms + WinOffset after the old
+            # timing's anchor of that event (4.5.5.1), later ones at the new interval.
+            t, k, slack = prev["ts"], prev["event"], 0
+            while k != ev:
+                k = (k + 1) & 0xFFFF
+                t += link["interval"]
+                for p in [p for p in pending if p[0] == fr["aa"] and p[1] == k and p[2] == 0x00]:
+                    pending.remove(p)
+                    off, size, interval = p[3]
+                    t += 1250 + off
+                    link["interval"] = interval
+                    if k == ev:
+                        if not t <= fr["ts"] <= t + size:
+                            problems.append(f"frame {fr['n']}: instant {k}'s anchor not in the transmit window")
+                        t = fr["ts"]
+                    else:
+                        slack = size
+            if not t <= fr["ts"] <= t + slack:
+                problems.append(f"frame {fr['n']}: anchor {fr['ts'] - t} us off the timing in force (event {ev})")
+        if link["hop"] is not None:
+            # CSA#1 over every event since the last PDU seen (missed ones too).
+            k0 = prev["event"] if prev else -1
+            steps = (ev - k0) & 0xFFFF if prev else ev + 1
+            for i in range(steps):
+                kk = (k0 + 1 + i) & 0xFFFF
+                for p in list(pending):
+                    if p[0] == fr["aa"] and p[1] == kk and p[2] == 0x01:
+                        pending.remove(p)
+                        link["chm"] = p[3]
+                link["unmapped"] = (link["unmapped"] + link["hop"]) % 37
+            used = [i for i in range(37) if link["chm"] >> i & 1]
+            want = link["unmapped"] if link["chm"] >> link["unmapped"] & 1 else used[link["unmapped"] % len(used)]
+            if fr["channel"] != want:
+                problems.append(f"frame {fr['n']}: channel {fr['channel']}, CSA#1 gives {want}")
+        for p in list(pending):
+            if p[0] == fr["aa"] and p[2] == 0x18 and (ev - p[1]) & 0xFFFF < 0x8000:
+                pending.remove(p)
+                link["phy"] = p[3]
+        if fr["phy"] != link.get("phy", 1):
+            problems.append(f"frame {fr['n']}: PHY {fr['phy']}, {link.get('phy', 1)} in force")
+        last[fr["aa"]] = {"event": ev, "ts": fr["ts"], "pdu": fr["pdu"], "phy": fr["phy"]}
+        op = row["btle.control_opcode"]
+        if op in ("0x00", "0x01", "0x18") and row["btle.control.instant"]:
+            pdu = fr["pdu"]
+            instant = int(row["btle.control.instant"])
+            if op == "0x00":
+                ws, wo, iv = pdu[3], struct.unpack("<H", pdu[4:6])[0], struct.unpack("<H", pdu[6:8])[0]
+                pending.append((fr["aa"], instant, 0x00, (wo * 1250, ws * 1250, iv * 1250)))
+            elif op == "0x01":
+                pending.append((fr["aa"], instant, 0x01, int.from_bytes(pdu[3:8], "little")))
+            else:
+                pending.append((fr["aa"], instant, 0x18, 2 if pdu[3] & 2 else 1))
+    # 3. The LL Control PDUs, in order, as tshark decodes them.
+    seen = []
+    for fr, row in zip(frames, rows):
+        if row["btle.control_opcode"]:
+            got = {f: row[f] for c in facts["control"] for f in c[3]}
+            seen.append((fr["event"], fr["direction"], int(row["btle.control_opcode"], 16), got))
+    want = facts["control"]
+    if [(e, d, o) for e, d, o, _ in seen] != [(e, d, o) for e, d, o, _ in want]:
+        problems.append(f"LL Control PDUs {[(e, d, hex(o)) for e, d, o, _ in seen]}, expected "
+                        f"{[(e, d, hex(o)) for e, d, o, _ in want]}")
+    else:
+        for (e, d, o, got), (_, _, _, exp) in zip(seen, want):
+            for f, v in exp.items():
+                if got.get(f) != v:
+                    problems.append(f"event {e} opcode {o:#04x}: {f} = {got.get(f)!r}, expected {v!r}")
+    summary = f"{os.path.basename(path)}: {len(frames)} frames, {len(links)} links, {len(seen)} LL Control PDUs"
+    return problems, summary
+
+
+def procedure_files():
+    sys.path.insert(0, HERE)
+    import make_link_layer
+    for name in make_link_layer.PROCEDURES:
+        yield name, os.path.join(ROOT, "captures", "linklayer", f"procedures.{name}.nordic272.pcapng")
+
+
 def corpus_pairs(only):
     sys.path.insert(0, HERE)
     import make_link_layer
@@ -824,6 +1016,8 @@ def main():
     p.add_argument("files", nargs="*")
     p.add_argument("--corpus", action="store_true")
     p.add_argument("--only", default="")
+    p.add_argument("--procedures", action="store_true",
+                   help="check the procedure scenarios (captures/linklayer/procedures.*, make_link_layer.py --procedure)")
     p.add_argument("--synthetic", action="store_true",
                    help="also build a small HCI capture with what the corpus lacks (see synthetic_hci) and check its conversions")
     a = p.parse_args()
@@ -841,7 +1035,7 @@ def main():
         pairs += list(corpus_pairs(a.only))
     elif len(a.files) >= 2:
         pairs += [(a.files[0], g) for g in a.files[1:]]
-    elif not a.synthetic:
+    elif not a.synthetic and not a.procedures:
         p.error("ORIGINAL GENERATED..., --corpus or --synthetic")
     real = selftest_crc()
     print(f"CRC-24 self-test: {real} CRCs of a real sniffer capture reproduced")
@@ -859,7 +1053,17 @@ def main():
                 print(f"  ... {len(problems) - 20} more")
         else:
             print(f"ok   {summary}")
-    print(f"{len(pairs) - failed} of {len(pairs)} files pass")
+    procedures = list(procedure_files()) if a.procedures or a.corpus else []
+    for name, path in procedures:
+        problems, summary = check_procedure(name, path)
+        if problems:
+            failed += 1
+            print(f"FAIL {summary}")
+            for line in problems[:20]:
+                print(f"  {line}")
+        else:
+            print(f"ok   {summary}")
+    print(f"{len(pairs) + len(procedures) - failed} of {len(pairs) + len(procedures)} files pass")
     return 1 if failed else 0
 
 

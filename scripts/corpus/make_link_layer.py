@@ -6,7 +6,9 @@ Usage:
   make_link_layer.py IN.btsnoop OUT --linktype 256|272 [--container pcap|pcapng]
                      [--nordic-version 3|2] [--max-pdu 27|251] [--empty-pdus]
                      [--retransmit-rate R] [--bad-crc-rate R] [--seed N]
-  make_link_layer.py --corpus [--check]   write captures/linklayer/ (--check: exit 1 on drift)
+  make_link_layer.py --corpus [--check]   write captures/linklayer/ (--check: exit 1 on drift),
+                                          the procedures.* scenarios included
+  make_link_layer.py --procedure NAME OUT one link-layer procedure scenario (below), built here
 
 Output link types:
   256  LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR (pcap by default): 10-octet pseudo-header (RF channel
@@ -81,6 +83,15 @@ What becomes what:
     same order of facts.
   - CRC-24 (Vol 6 Part B 3.1.1) over header and payload with CRCInit (0x555555 on advertising
     channels), stored in transmission order.
+Procedure scenarios (--procedure NAME, and procedures.NAME.nordic272.pcapng in the corpus): built
+here, not from an HCI capture, each the link-layer procedure timing Vol 6 Part B 4.5 / 5.1 draws,
+as an nRF Sniffer (272, protocol 3, event counters) records it: conn_update_long_interval (a
+1020 ms interval, 900 ms window offset, 6 s timeout, then channel map, PHY update to 2M, data
+length, encryption start and pause, the peripheral's LL_TERMINATE_IND 0x13), instant_wraps
+(instants past event 65535 on a link joined mid-connection, empty PDUs hidden), late_peer_missed_events
+(a peripheral first answering at event 3, 14 events the sniffer missed, past the 500 ms timeout),
+unanswered_connect_ind (a CONNECT_IND nobody answered, then one that was) and supervision_timeout
+(a link silent for good while the peripheral advertises again).
 Deterministic: the same input, options and seed give the same bytes. Memory stays bounded: records
 are read one at a time and frames leave a small time-ordered queue as soon as no later record can
 precede them.
@@ -979,6 +990,301 @@ CORPUS_EXTRAS = [
 ]
 
 
+
+# ---------------------------------------------------------------------------------------------
+# Link-layer procedures at their instant (issue 28): scenarios built here, not from an HCI
+# capture, so that each procedure's timing is what the specification draws (Vol 6 Part B 4.5,
+# 5.1): long intervals with a window offset, instants that wrap the 16-bit event counter, a
+# peer that answers late, events the sniffer missed, a CONNECT_IND nobody answered, a link lost
+# for good. Every file: nRF Sniffer protocol 3 (272, pcapng), empty PDUs written unless the
+# scenario says the sniffer hid them; `PROCEDURE_FACTS` lists what each must show.
+
+PROC_CENTRAL = bytes.fromhex("0153005E00C0")       # C0:00:5E:00:53:01 (LE order), random
+PROC_PERIPHERAL = bytes.fromhex("0253005E00C0")    # C0:00:5E:00:53:02
+
+
+class ProcLink:
+    """One connection's events as a sniffer following it records them. CSA#1 over ChM; SN /
+    NESN per 4.5.9 (a PDU nobody acknowledged is sent again with the same SN)."""
+
+    def __init__(self, frames, aa, crc_init, interval_us, first_anchor, hop=7, event=0, unmapped=0):
+        self.frames, self.aa, self.crc_init = frames, aa, crc_init
+        self.interval, self.base, self.base_event = interval_us, first_anchor, event
+        self.hop, self.unmapped, self.event = hop, unmapped, event
+        self.chm = (1 << 37) - 1
+        self.sn, self.nesn = [0, 0], [0, 0]      # [central, peripheral]
+        self.pending = []                        # (instant, kind, values)
+        self.phy = 1
+        self.encrypted = False
+
+    def anchor(self, k):
+        return self.base + (k - self.base_event) * self.interval
+
+    def channel(self):
+        used = [i for i in range(37) if self.chm >> i & 1]
+        return self.unmapped if self.chm >> self.unmapped & 1 else used[self.unmapped % len(used)]
+
+    def pdu(self, side, llid, payload):
+        s = 0 if side == "C" else 1
+        h0 = llid | (self.nesn[s] << 2) | (self.sn[s] << 3)
+        return bytes((h0, len(payload))) + bytes(payload)
+
+    def run_event(self, central=(1, b""), peripheral=(1, b""), answered=True, write=True, write_empty=True):
+        """Connection event `self.event`: the central's PDU at the anchor, the peripheral's T_IFS
+        after it (unless it did not answer); instants reached at this event apply first."""
+        k = self.event & 0xFFFF
+        for p in list(self.pending):
+            if (k - p[0]) & 0xFFFF < 0x8000:
+                self.pending.remove(p)
+                p[1](p[0])
+        self.unmapped = (self.unmapped + self.hop) % 37
+        ch = self.channel()
+        t = self.anchor(self.event)
+        c = self.pdu("C", *central)
+        fr_c = Frame(t, ch, -50, self.aa, self.crc_init, c, "C", event=k)
+        fr_c.phy = self.phy
+        out = [fr_c]
+        if answered:
+            self.nesn[1] = self.sn[0] ^ 1            # the central's PDU received: acknowledged
+            p = self.pdu("P", *peripheral)
+            fr_p = Frame(t + air_time(len(c) - 2, self.phy) + T_IFS, ch, -55, self.aa, self.crc_init, p, "P",
+                         event=k)
+            fr_p.phy = self.phy
+            out.append(fr_p)
+            # Both PDUs acknowledged: each side's next PDU is new.
+            self.nesn[0] = self.sn[1] ^ 1
+            self.sn[0] ^= 1
+            self.sn[1] ^= 1
+        for fr in out:
+            if self.encrypted and len(fr.pdu) > 2:
+                fr.encrypted = "decrypted"
+            if write and (write_empty or len(fr.pdu) > 2):
+                self.frames.append(fr)
+        self.event += 1
+        return out
+
+    def update(self, win_size, win_offset, interval, instant):
+        """LL_CONNECTION_UPDATE_IND's timing from its instant: the instant's anchor lies in the
+        transmit window 1.25 ms + WinOffset after the old timing's (here 625 us into it)."""
+        def apply(_):
+            old = self.anchor(self.event)
+            self.base = old + 1250 + win_offset * 1250 + min(625, win_size * 1250)
+            self.base_event = self.event
+            self.interval = interval * 1250
+        self.pending.append((instant, apply))
+
+    def channel_map(self, chm, instant):
+        def apply(_):
+            self.chm = chm
+        self.pending.append((instant, apply))
+
+    def phy_update(self, phy, instant):
+        def apply(_):
+            self.phy = phy
+        self.pending.append((instant, apply))
+
+
+def connect_ind(t, aa, crc_init, win_size, win_offset, interval, latency, timeout, hop=7, chm=(1 << 37) - 1):
+    payload = (PROC_CENTRAL + PROC_PERIPHERAL + struct.pack("<I", aa) + crc_init.to_bytes(3, "little")
+               + struct.pack("<BHHHH", win_size, win_offset, interval, latency, timeout)
+               + chm.to_bytes(5, "little") + bytes(((1 << 5) | hop,)))
+    h0 = 0x05 | 0x40 | 0x80                      # CONNECT_IND, TxAdd, RxAdd random
+    return Frame(t, 37, -45, ADV_AA, ADV_CRC_INIT, bytes((h0, len(payload))) + payload)
+
+
+def adv_ind(t, channel=37):
+    data = bytes.fromhex("020106")
+    payload = PROC_PERIPHERAL + data
+    return Frame(t, channel, -45, ADV_AA, ADV_CRC_INIT, bytes((0x40, len(payload))) + payload)
+
+
+def ctrl(opcode, params=b""):
+    return (3, bytes((opcode,)) + params)
+
+
+def att(pdu):
+    return (2, struct.pack("<HH", len(pdu), 4) + pdu)
+
+
+def conn_update_params(win_size, win_offset, interval, latency, timeout, instant):
+    return struct.pack("<BHHHHH", win_size, win_offset, interval, latency, timeout, instant)
+
+
+def scenario_conn_update_long_interval():
+    """LL_CONNECTION_UPDATE_IND to a 1020 ms interval, 900 ms window offset, 6 s supervision
+    timeout (issue 28 item 1), then a channel map, a PHY update to LE 2M, a data length update,
+    the encryption start (decrypted by the sniffer) and pause, and the peripheral's
+    LL_TERMINATE_IND 0x13."""
+    frames = []
+    t0 = 1_700_000_000_000_000
+    aa, crc = 0x50D1_A7C3, 0x1A2B3C
+    frames.append(adv_ind(t0 - 20_000))
+    frames.append(connect_ind(t0, aa, crc, 2, 3, 24, 0, 72))           # 30 ms, 720 ms
+    link = ProcLink(frames, aa, crc, 30_000, t0 + 1250 + 3 * 1250 + 1000)
+    link.run_event()
+    link.run_event(central=att(bytes((0x02, 0xF7, 0x00))), peripheral=att(bytes((0x03, 0xF7, 0x00))))
+    for _ in range(3):
+        link.run_event()
+    # Event 5: the update, instant 11 (6 events ahead).
+    link.run_event(central=ctrl(0x00, conn_update_params(2, 720, 816, 0, 600, 11)))
+    link.update(2, 720, 816, 11)
+    while link.event < 14:
+        link.run_event()
+    # Event 14: LL_CHANNEL_MAP_IND (channels 0-21, 35, 36), instant 17.
+    chm = 0x18_003F_FFFF
+    link.run_event(central=ctrl(0x01, chm.to_bytes(5, "little") + struct.pack("<H", 17)))
+    link.channel_map(chm, 17)
+    while link.event < 18:
+        link.run_event()
+    # Event 18: LL_PHY_REQ / RSP, event 19 LL_PHY_UPDATE_IND to LE 2M both ways, instant 22.
+    link.run_event(central=ctrl(0x16, bytes((0x02, 0x02))), peripheral=ctrl(0x17, bytes((0x03, 0x03))))
+    link.run_event(central=ctrl(0x18, bytes((0x02, 0x02)) + struct.pack("<H", 22)))
+    link.phy_update(2, 22)
+    while link.event < 23:
+        link.run_event()
+    # Event 23: LL_LENGTH_REQ / RSP (251 octets, 2120 us each way).
+    length = struct.pack("<HHHH", 251, 2120, 251, 2120)
+    link.run_event(central=ctrl(0x14, length), peripheral=ctrl(0x15, length))
+    # Events 24-26: LL_ENC_REQ / RSP, LL_START_ENC_REQ, LL_START_ENC_RSP (the sniffer had the key).
+    link.run_event(central=ctrl(0x03, bytes(range(8)) + b"\x34\x12" + bytes(range(8, 16)) + bytes(range(16, 20))),
+                   peripheral=ctrl(0x04, bytes(range(20, 28)) + bytes(range(28, 32))))
+    link.run_event(peripheral=ctrl(0x05))
+    link.encrypted = True
+    link.run_event(central=ctrl(0x06), peripheral=ctrl(0x06))
+    link.run_event(central=att(bytes((0x0A, 0x03, 0x00))), peripheral=att(bytes((0x0B, 0x64))))
+    # Events 28-29: LL_PAUSE_ENC_REQ / RSP (the peripheral's encrypted, the central's in the clear).
+    link.run_event(central=ctrl(0x0A), peripheral=ctrl(0x0B))
+    link.encrypted = False
+    link.run_event(central=ctrl(0x0B))
+    link.run_event()
+    # Event 31: the peripheral ends the link.
+    link.run_event(peripheral=ctrl(0x02, bytes((0x13,))))
+    link.run_event()
+    return frames
+
+
+def scenario_instant_wraps():
+    """A link the nRF Sniffer joined near the end of the 16-bit event counter, empty PDUs hidden
+    (as the nRF Sniffer can): LL_CONNECTION_UPDATE_IND at event 65530 with instant 2, a channel
+    map with instant 5 and a PHY update with instant 8, all past the wrap; the central's
+    LL_TERMINATE_IND 0x16 at event 12."""
+    frames = []
+    t0 = 1_700_000_100_000_000
+    aa, crc = 0x6A3C_91E5, 0x0F1E2D
+    link = ProcLink(frames, aa, crc, 50_000, t0, event=65525, unmapped=11)
+    write = dict(write_empty=False)
+    link.run_event(central=ctrl(0x0C, bytes((0x0B,)) + struct.pack("<HH", 0x0059, 0x0001)),
+                   peripheral=ctrl(0x0C, bytes((0x0B,)) + struct.pack("<HH", 0x0059, 0x0002)), **write)
+    while link.event < 65530:
+        link.run_event(**write)
+    link.run_event(central=ctrl(0x00, conn_update_params(1, 4, 40, 0, 200, 2)), **write)   # 50 ms, 2 s
+    link.update(1, 4, 40, 2)
+    while link.event < 65536 + 1:
+        link.run_event(**write)
+    chm = 0x1F_FFFF_FF00                                   # channels 8-36
+    link.run_event(central=ctrl(0x01, chm.to_bytes(5, "little") + struct.pack("<H", 5)), **write)
+    link.channel_map(chm, 5)
+    link.run_event(central=att(bytes((0x0A, 0x03, 0x00))), peripheral=att(bytes((0x0B, 0x64))), **write)
+    link.run_event(central=ctrl(0x18, bytes((0x02, 0x02)) + struct.pack("<H", 8)), **write)
+    link.phy_update(2, 8)
+    while link.event < 65536 + 10:
+        link.run_event(**write)
+    link.run_event(central=att(bytes((0x0A, 0x03, 0x00))), peripheral=att(bytes((0x0B, 0x65))), **write)
+    link.run_event(**write)
+    link.run_event(central=ctrl(0x02, bytes((0x16,))), **write)
+    return frames
+
+
+def scenario_late_peer_missed_events():
+    """A peripheral that answers the CONNECT_IND only at event 3 (the central's first PDUs go
+    unanswered and are sent again), an ATT exchange, then 14 events (700 ms, past the 500 ms
+    supervision timeout) the sniffer missed on the same access address, more traffic, and the
+    central's LL_TERMINATE_IND 0x16."""
+    frames = []
+    t0 = 1_700_000_200_000_000
+    aa, crc = 0x71B4_2C96, 0x2468AC
+    frames.append(adv_ind(t0 - 30_000))
+    frames.append(connect_ind(t0, aa, crc, 3, 8, 40, 0, 50))            # 50 ms, 500 ms
+    link = ProcLink(frames, aa, crc, 50_000, t0 + 1250 + 8 * 1250 + 2000)
+    for _ in range(3):
+        link.run_event(answered=False)
+    link.run_event()
+    link.run_event(central=att(bytes((0x02, 0xF7, 0x00))), peripheral=att(bytes((0x03, 0x17, 0x00))))
+    for _ in range(5):
+        link.run_event()
+    for _ in range(14):
+        link.run_event(write=False)
+    link.run_event(central=att(bytes((0x0A, 0x03, 0x00))), peripheral=att(bytes((0x0B, 0x64))))
+    for _ in range(4):
+        link.run_event()
+    link.run_event(central=ctrl(0x02, bytes((0x16,))))
+    link.run_event()
+    return frames
+
+
+def scenario_unanswered_connect_ind():
+    """A CONNECT_IND the peripheral never answered (the central polls six events, then gives up,
+    4.5.2), then a second CONNECT_IND to it on a new access address that it answers, and the
+    peripheral's LL_TERMINATE_IND 0x13."""
+    frames = []
+    t0 = 1_700_000_300_000_000
+    aa1, aa2, crc = 0x5A93_C1E6, 0x63D2_1B78, 0x135790
+    frames.append(adv_ind(t0 - 20_000))
+    frames.append(connect_ind(t0, aa1, crc, 2, 0, 24, 0, 100))
+    failed = ProcLink(frames, aa1, crc, 30_000, t0 + 1250 + 1000)
+    for _ in range(6):
+        failed.run_event(answered=False)
+    t1 = t0 + 400_000
+    frames.append(adv_ind(t1 - 20_000))
+    frames.append(connect_ind(t1, aa2, crc, 2, 0, 24, 0, 100, hop=9))
+    link = ProcLink(frames, aa2, crc, 30_000, t1 + 1250 + 1000, hop=9)
+    link.run_event()
+    link.run_event(central=att(bytes((0x0A, 0x03, 0x00))), peripheral=att(bytes((0x0B, 0x64))))
+    link.run_event()
+    link.run_event(peripheral=ctrl(0x02, bytes((0x13,))))
+    link.run_event()
+    return frames
+
+
+def scenario_supervision_timeout():
+    """A link that goes silent for good (no LL_TERMINATE_IND): the sniffer, which records its
+    empty PDUs, hears nothing more on it while the peripheral advertises again for 3 s; its
+    supervision timeout (720 ms) ran out: Connection Timeout."""
+    frames = []
+    t0 = 1_700_000_400_000_000
+    aa, crc = 0x4E2B_97D1, 0x0A0B0C
+    frames.append(adv_ind(t0 - 20_000))
+    frames.append(connect_ind(t0, aa, crc, 2, 0, 24, 0, 72))
+    link = ProcLink(frames, aa, crc, 30_000, t0 + 1250 + 1000)
+    link.run_event()
+    link.run_event(central=att(bytes((0x0A, 0x03, 0x00))), peripheral=att(bytes((0x0B, 0x64))))
+    for _ in range(4):
+        link.run_event()
+    end = link.anchor(link.event)
+    for i in range(30):
+        frames.append(adv_ind(end + 800_000 + i * 100_000, 37 + i % 3))
+    return frames
+
+
+# name -> (scenario, facts: connections as (end reason or None, how many instants applied))
+PROCEDURES = {
+    "conn_update_long_interval": scenario_conn_update_long_interval,
+    "instant_wraps": scenario_instant_wraps,
+    "late_peer_missed_events": scenario_late_peer_missed_events,
+    "unanswered_connect_ind": scenario_unanswered_connect_ind,
+    "supervision_timeout": scenario_supervision_timeout,
+}
+
+
+def write_procedure(name, path):
+    frames = sorted(PROCEDURES[name](), key=lambda fr: fr.ts)
+    with open(path, "wb") as f:
+        writer = NordicBle(PcapngOut(f, 272), 3)
+        for fr in frames:
+            writer.write(fr)
+    return len(frames)
+
+
 def corpus_jobs():
     bumble = os.path.join(ROOT, "captures", "bumble")
     for name in sorted(os.listdir(bumble)):
@@ -1012,6 +1318,17 @@ def corpus(check):
                 changed.append(out)
                 if not check:
                     open(path, "wb").write(new)
+        for name in PROCEDURES:
+            out = f"procedures.{name}.nordic272.pcapng"
+            tmp_out = os.path.join(tmp, out)
+            write_procedure(name, tmp_out)
+            new = open(tmp_out, "rb").read()
+            path = os.path.join(outdir, out)
+            old = open(path, "rb").read() if os.path.exists(path) else None
+            if old != new:
+                changed.append(out)
+                if not check:
+                    open(path, "wb").write(new)
     if check and changed:
         print("captures/linklayer differs from what make_link_layer.py writes:", ", ".join(changed))
         return 1
@@ -1034,6 +1351,7 @@ def parser():
                         "the LTK of LE Enable Encryption / LTK Request Reply) instead of the PDUs a sniffer "
                         "that had the key decrypted")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--procedure", help="write the procedure scenario NAME (" + ", ".join(PROCEDURES) + ") to OUTPUT")
     p.add_argument("--corpus", action="store_true", help="write captures/linklayer/ from captures/bumble/")
     p.add_argument("--check", action="store_true", help="with --corpus: exit 1 if a file would change")
     return p
@@ -1043,6 +1361,11 @@ def main():
     args = parser().parse_args()
     if args.corpus:
         return corpus(args.check)
+    if args.procedure:
+        out = args.output or args.input
+        n = write_procedure(args.procedure, out)
+        print(f"{out}: {n} frames")
+        return 0
     if not args.input or not args.output:
         parser().error("IN and OUT are required (or --corpus)")
     gen = convert(args.input, args.output, args)

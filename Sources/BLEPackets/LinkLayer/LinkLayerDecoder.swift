@@ -111,6 +111,11 @@ public final class LinkLayerDecoder {
 
     deinit { table.plainBuffer.deallocate() }
 
+    /// The `--ltk` keys whose MIC verified on no link so far (none: every key given was used).
+    public var keysMatchingNoLink: [LinkLayerKeys.Key] {
+        table.keys.keys.filter { !table.matchedKeys.contains($0.ltk) }
+    }
+
     /// The connection number of `accessAddress`, if the decoder knows it.
     public func connectionNumber(accessAddress: UInt32) -> UInt16? {
         table.index(of: accessAddress).map { table.links[$0].number }
@@ -159,6 +164,8 @@ struct LinkTable {
     /// TK tries for the whole capture: three worst-case legacy pairings (about 1 s in a release
     /// build, docs/link-layer-encryption.md), then later ones say the budget is spent.
     var crackBudget = 3 * (Int(LegacyPairingCracker.maximumPasskey) + 1)
+    /// Keys that decrypted a link (`keysMatchingNoLink`).
+    var matchedKeys: Set<UInt128> = []
     /// The decryptor's output, reused.
     var plaintext: [UInt8] = []
     /// A decrypted PDU (header and plaintext) for the frame's views: it stays valid until the
@@ -344,6 +351,7 @@ struct LinkTable {
             pdu.payload, header: header, direction: Self.direction(sender), retransmission: retransmission,
             context: &context, into: &plaintext, note: &note)
         crackBudget = context.crackBudget
+        if case .decrypting(let source)? = note { matchedKeys.insert(source.key) }
         switch outcome {
         case .unreadable: return .unreadable
         case .micFailure: return .micFailure

@@ -264,6 +264,19 @@ struct LinkSecurity {
         return .unreadable
     }
 
+    /// Whether a legacy pairing's IO capabilities choose Passkey Entry (Vol 3 Part H 2.3.5.1,
+    /// Table 2.8): MITM asked by either side, no OOB on both, neither NoInputNoOutput, and one
+    /// side with a keyboard (KeyboardOnly or KeyboardDisplay).
+    static func selectsPasskeyEntry(_ exchange: LegacyPairingExchange) -> Bool {
+        let (q, s) = (exchange.pairingRequest, exchange.pairingResponse)
+        guard q.count >= 4, s.count >= 4 else { return false }
+        if q[2] == 1 && s[2] == 1 { return false }
+        guard (q[3] | s[3]) & 0x04 != 0 else { return false }
+        let (i, r) = (q[1], s[1])
+        guard i <= 4, r <= 4, i != 3, r != 3 else { return false }
+        return i == 2 || i == 4 || r == 2 || r == 4
+    }
+
     /// The passkeys a brute force may try with `budget` tries left (TK 0 always).
     static func passkeys(_ budget: Int) -> ClosedRange<UInt32> {
         0...UInt32(max(0, min(Int(LegacyPairingCracker.maximumPasskey), budget - 1)))
@@ -305,7 +318,13 @@ struct LinkSecurity {
                 context.crackBudget = max(0, budget - spent)
                 let cutShort = passkeys.upperBound < LegacyPairingCracker.maximumPasskey
                 switch report.result {
-                case .recovered(let tk, let method, let stk):
+                case .recovered(let tk, var method, let stk):
+                    // TK 0 is Just Works, or Passkey Entry with the passkey 000000: the Pairing
+                    // Request and Response say which (the timeline's smp.pairing_response names
+                    // the same method).
+                    if case .justWorks = method, Self.selectsPasskeyEntry(exchange) {
+                        method = .passkeyEntry(passkey: 0)
+                    }
                     candidates.append(
                         (
                             stk,

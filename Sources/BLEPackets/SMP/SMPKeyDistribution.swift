@@ -8,7 +8,7 @@ public struct SMPEncryptionInformation: SMPCommandType, @unchecked Sendable {
         guard let v = p.slice(0, 16) else { return nil }
         longTermKey = v
     }
-    public func describe(into sink: FieldSink) { sink.field("long_term_key", .bytes(longTermKey)) }
+    public func describe(into sink: FieldSink) { sink.field("long_term_key", .key128(longTermKey)) }
 }
 
 /// Central Identification (Vol 3 Part H 3.6.3; "Master Identification" before Core 5.3):

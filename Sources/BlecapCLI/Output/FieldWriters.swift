@@ -29,6 +29,7 @@ enum FieldFormatting {
             }
         case .bytes(let b):
             if b.isEmpty { out.ascii("(empty)") } else { out.hexBytes(b) }
+        case .key128(let b): out.hexBytesReversed(b)
         case .text(let t):
             out.byte(UInt8(ascii: "\""))
             out.sanitizedText(t)
@@ -89,6 +90,10 @@ enum FieldFormatting {
         case .bytes(let b):
             out.byte(0x22)
             out.hexBytes(b)
+            out.byte(0x22)
+        case .key128(let b):
+            out.byte(0x22)
+            out.hexBytesReversed(b)
             out.byte(0x22)
         case .text(let t): out.jsonString(t)
         case .name(let n): out.jsonString(n)

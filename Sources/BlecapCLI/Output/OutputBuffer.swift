@@ -275,6 +275,19 @@ public final class OutputBuffer {
     }
 
     /// Lowercase hex of every byte, no separators (tshark's value style).
+    /// `view`'s octets last first: a little-endian number written most significant digit first.
+    public func hexBytesReversed(_ view: ByteView) {
+        let n = view.count
+        fill(upTo: 2 * n) { p in
+            for i in 0..<n {
+                let b = view.base[n - 1 - i]
+                p[2 * i] = Self.lowerNibble(b >> 4)
+                p[2 * i + 1] = Self.lowerNibble(b & 0xF)
+            }
+            return 2 * n
+        }
+    }
+
     public func hexBytes(_ view: ByteView) {
         let n = view.count
         fill(upTo: 2 * n) { p in
