@@ -50,11 +50,6 @@ extension TimelineBuilder {
                 c.linkLayer = s
                 c.role = 0
             }
-            // Heard again after a silence past its timeout: the sniffer lost the link, the link
-            // went on (its missed events are counted at the next anchor).
-            if c.linkLayer!.silentPastTimeout || c.linkLayer!.superseded {
-                (c.linkLayer!.silentPastTimeout, c.linkLayer!.superseded) = (false, false)
-            }
             // In place: the state is a few hundred bytes, and copying it out and back cost four
             // memcpy calls per PDU (callgrind, 100 k-frame benchmark prefix: 11.6 M of 863 M).
             guard dataPDU(d, ll, c, r, &c.linkLayer!) else { return }
@@ -73,6 +68,10 @@ extension TimelineBuilder {
         _ d: LLDataPDU, _ ll: LinkLayerFrame, _ c: ConnectionState, _ r: CaptureRecord,
         _ s: inout LinkLayerConnectionState
     ) -> Bool {
+        // Heard again after a silence past its timeout: the sniffer lost the link, the link
+        // went on (its missed events are counted at the next anchor). Cleared here, on the
+        // state in place: read through `c.linkLayer!` each test copied the whole state.
+        if s.silentPastTimeout || s.superseded { (s.silentPastTimeout, s.superseded) = (false, false) }
         s.lastTime = r.timestamp
         s.counters.dataPDUs += 1
         if r.radio.flags.contains(.senderInferred) { s.counters.senderInferred = true }
@@ -514,6 +513,7 @@ extension TimelineBuilder {
 
     /// When `s` would count as silent for too long: never (`.max`) while it has no timeout or
     /// has shown no empty PDU; `.min` (scan at every record) for times outside the safe range.
+    @inline(__always)
     static func silenceDeadline(_ s: LinkLayerConnectionState) -> Int64 {
         guard s.counters.emptyPDUs > 0 || s.superseded, !s.silentPastTimeout, let timeout = timeoutInForce(s) else {
             return .max
@@ -525,7 +525,9 @@ extension TimelineBuilder {
     }
 
     /// A link's silence clock changed (a packet on it, a new timeout): its deadline may be the
-    /// earliest now.
+    /// earliest now. Inlined with `silenceDeadline`: called with the state `dataPDU` holds in
+    /// place, a call copied the whole state for every PDU (docs/performance.md).
+    @inline(__always)
     func noteSilenceClock(_ s: LinkLayerConnectionState) {
         linkSilenceDeadline = min(linkSilenceDeadline, Self.silenceDeadline(s))
     }

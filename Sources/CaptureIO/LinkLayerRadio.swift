@@ -20,28 +20,30 @@ public struct LinkLayerRadio: Sendable, Equatable {
         case data
     }
 
+    /// The flags are computed and inlinable, not stored `static let`s: a stored one is read
+    /// from another module through an accessor call, several per PDU (docs/performance.md).
     public struct Flags: OptionSet, Sendable, Equatable {
         public let rawValue: UInt16
-        public init(rawValue: UInt16) { self.rawValue = rawValue }
+        @inlinable public init(rawValue: UInt16) { self.rawValue = rawValue }
         /// The sniffer checked the CRC; `crcValid` then says the outcome.
-        public static let crcChecked = Flags(rawValue: 1 << 0)
-        public static let crcValid = Flags(rawValue: 1 << 1)
+        @inlinable public static var crcChecked: Flags { Flags(rawValue: 1 << 0) }
+        @inlinable public static var crcValid: Flags { Flags(rawValue: 1 << 1) }
         /// The sniffer decrypted the payload and checked the MIC (`micValid`: outcome).
-        public static let micChecked = Flags(rawValue: 1 << 2)
-        public static let micValid = Flags(rawValue: 1 << 3)
+        @inlinable public static var micChecked: Flags { Flags(rawValue: 1 << 2) }
+        @inlinable public static var micValid: Flags { Flags(rawValue: 1 << 3) }
         /// The sniffer says the link was encrypted when this PDU went by (272 flag).
-        public static let encrypted = Flags(rawValue: 1 << 4)
-        public static let rssiValid = Flags(rawValue: 1 << 5)
-        public static let eventCounterValid = Flags(rawValue: 1 << 6)
+        @inlinable public static var encrypted: Flags { Flags(rawValue: 1 << 4) }
+        @inlinable public static var rssiValid: Flags { Flags(rawValue: 1 << 5) }
+        @inlinable public static var eventCounterValid: Flags { Flags(rawValue: 1 << 6) }
         /// `sender` was inferred by blecap (timing), not read from the pseudo-header.
-        public static let senderInferred = Flags(rawValue: 1 << 7)
+        @inlinable public static var senderInferred: Flags { Flags(rawValue: 1 << 7) }
         /// The payload was dewhitened (256; sniffers that cannot dewhiten say so here).
-        public static let dewhitened = Flags(rawValue: 1 << 8)
+        @inlinable public static var dewhitened: Flags { Flags(rawValue: 1 << 8) }
         /// The payload is already the decrypted plaintext (256 flag "decrypted").
-        public static let decrypted = Flags(rawValue: 1 << 9)
+        @inlinable public static var decrypted: Flags { Flags(rawValue: 1 << 9) }
         /// The sniffer tracks the link's encryption itself (272): `encrypted` is its verdict
         /// for this PDU, better than blecap's own LL_START_ENC bookkeeping.
-        public static let encryptionKnown = Flags(rawValue: 1 << 10)
+        @inlinable public static var encryptionKnown: Flags { Flags(rawValue: 1 << 10) }
     }
 
     public var accessAddress: UInt32 = 0

@@ -128,6 +128,14 @@ public struct PeripheralNotRetained: LintRule {
         // Notifications and indications change nothing here; told apart before the switch
         // below binds any payload.
         if case .notification = e.kind { return }
+        observeLink(e, sink)
+    }
+
+    /// The events that move an attempt on, apart from the per-event check above: kept out of
+    /// `observe` because the copy of the event that their stores need was otherwise made on
+    /// entry, for every notification too (docs/performance.md).
+    @inline(never)
+    mutating func observeLink(_ e: TimelineEvent, _ sink: FindingSink) {
         switch e.kind {
         case .connectionCreate:
             if let c = cancelled {

@@ -41,7 +41,23 @@ public struct ScanBeforePoweredOn: LintRule {
                 guard central.state == .poweredOn else { return }
                 central.scanForPeripherals(withServices: [serviceUUID])
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android a scan or connection started while Bluetooth is off fails in the API: \
+            `BluetoothAdapter.getBluetoothLeScanner()` returns null and nothing reaches the controller \
+            (Android's `BluetoothAdapter` reference), so an HCI capture cannot show an app doing it, and \
+            commands the stack sends before the controller is ready are the stack's own. Check \
+            `BluetoothAdapter.isEnabled()`, or wait for `ACTION_STATE_CHANGED` to report `STATE_ON`, \
+            before scanning.
+            """,
+            fix: """
+                if (bluetoothAdapter.isEnabled) {
+                    bluetoothAdapter.bluetoothLeScanner.startScan(filters, settings, scanCallback)
+                } else {
+                    // Wait for BluetoothAdapter.ACTION_STATE_CHANGED with EXTRA_STATE == STATE_ON.
+                }
+                """))
 
     /// mgmt status Not Powered (BlueZ doc/mgmt-api.txt).
     static let mgmtNotPowered: UInt8 = 0x0F

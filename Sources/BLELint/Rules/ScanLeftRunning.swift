@@ -27,11 +27,7 @@ public struct ScanLeftRunning: LintRule {
             the low-power mode's window just before the connection means the app's more demanding \
             scan stopped and another client's low-power scan ran on. The message says whose scan it \
             is and what decided it. From an API trace: connect(_:options:) called while the scan was \
-            running. On Android, the fix is to call BluetoothLeScanner.stopScan(callback) in \
-            onScanResult once the target is found, before BluetoothDevice.connectGatt, and not to \
-            start a scan while connected or after disconnecting unless looking for a device; if a \
-            scan must run on, lower its cost with ScanSettings.Builder.setScanMode(SCAN_MODE_LOW_POWER) \
-            and a ScanFilter.
+            running.
             """,
         guidance: [
             GuidanceReference(
@@ -52,7 +48,23 @@ public struct ScanLeftRunning: LintRule {
                 central.stopScan()
                 central.connect(peripheral, options: nil)
             }
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android an app's scan runs until it calls `BluetoothLeScanner.stopScan(callback)` \
+            (Android's `BluetoothLeScanner` reference): connecting does not stop it. Stop the scan in \
+            `ScanCallback.onScanResult` once the device is found, before `BluetoothDevice.connectGatt`, and \
+            do not start it again while connected. The controller's scan is shared by every app and OS \
+            service, so a scan only other clients keep running is not this app's. If a scan must run \
+            on, lower its cost with `ScanSettings.Builder.setScanMode(SCAN_MODE_LOW_POWER)` and a `ScanFilter`.
+            """,
+            fix: """
+                override fun onScanResult(callbackType: Int, result: ScanResult) {
+                    if (result.device.address != targetAddress) return
+                    scanner.stopScan(this)
+                    gatt = result.device.connectGatt(context, false, gattCallback, BluetoothDevice.TRANSPORT_LE)
+                }
+                """))
 
     static let maximumPeers = 4096
     /// A scan disabled and enabled again within this gap is one scan session. Android re-programs
@@ -65,8 +77,18 @@ public struct ScanLeftRunning: LintRule {
     /// The scan session is running (or paused for a restart that has not come yet).
     var scanning = false
     var scanStart: TimelineEvent?
+    /// Where and when an event happened: what the session keeps of the events it tests on
+    /// every event (a kept `TimelineEvent` is copied whenever an optional one is bound).
+    struct Moment {
+        var frame: Int
+        var time: Int64
+        init(_ e: TimelineEvent) {
+            frame = e.frame
+            time = e.time
+        }
+    }
     /// The last disable of the session, until the gap tells whether a restart follows.
-    var stopped: TimelineEvent?
+    var stopped: Moment?
     /// Advertisers this scan session reported (bounded), with the frame of their last report.
     var seen: [BDAddr: Int] = [:]
     /// LE Create Connection to a peer the scan had found, sent while the app's scan ran.
@@ -102,10 +124,10 @@ public struct ScanLeftRunning: LintRule {
 
     /// The app's scan: since when it runs (restarts within `restartGap` merged), and since
     /// when it is gone.
-    var appSince: TimelineEvent?
+    var appSince: Moment?
     var appGoneAt: Int64?
     /// The last LE disconnection that left nothing connected, while no connection opened since.
-    var idleFrom: TimelineEvent?
+    var idleFrom: Moment?
     var lingerReported = false
 
     public init(settings: RuleSettings) {
@@ -207,7 +229,7 @@ public struct ScanLeftRunning: LintRule {
     /// Follows the app's scan after a change of the scan or its filters at `e`.
     mutating func updateApp(_ e: TimelineEvent) {
         if isAppScanning {
-            if appSince == nil { appSince = e }
+            if appSince == nil { appSince = Moment(e) }
             appGoneAt = nil
         } else if appSince != nil, appGoneAt == nil {
             appGoneAt = e.time
@@ -224,6 +246,14 @@ public struct ScanLeftRunning: LintRule {
         // Nothing below is about notifications; told apart before the switch binds a payload
         // (which copied the event's kind, a `memcpy` per event).
         if case .notification = e.kind { return }
+        observeScanOrLink(e, sink)
+    }
+
+    /// Everything but the per-event checks above: kept out of `observe` because the copy of
+    /// the event that its stores need was otherwise made on entry, for every notification too
+    /// (docs/performance.md).
+    @inline(never)
+    mutating func observeScanOrLink(_ e: TimelineEvent, _ sink: FindingSink) {
         switch e.kind {
         case .scanStart(let p):
             if case .error = e.outcome { return }
@@ -243,7 +273,7 @@ public struct ScanLeftRunning: LintRule {
             updateApp(e)
         case .scanStop:
             if case .error = e.outcome { return }
-            if scanning { stopped = e }
+            if scanning { stopped = Moment(e) }
             updateApp(e)
         case .scanFilters(let snapshot):
             guard let t = sink.scanFilterTable(snapshot) else { return }
@@ -303,7 +333,7 @@ public struct ScanLeftRunning: LintRule {
                 openLEUnnumbered -= 1
             }
             if openLE.isEmpty, openLEUnnumbered == 0 {
-                idleFrom = e
+                idleFrom = Moment(e)
                 lingerReported = false
             }
         default: break
@@ -331,7 +361,7 @@ public struct ScanLeftRunning: LintRule {
             since.time <= d.time &+ Self.restartGap, now &- d.time > lingerLimit
         else { return }
         lingerReported = true
-        let start = since.time <= d.time ? (scanStart ?? since) : since
+        let start = since.time <= d.time ? (scanStart.map(Moment.init) ?? since) : since
         let restarted =
             since.time > d.time
             ? " (started again \(Describe.seconds(since.time &- d.time)) after the disconnection, frame \(since.frame))"

@@ -43,13 +43,7 @@ public struct UnfilteredScan: LintRule {
             re-installs of the all-pass filter, scan restarts and filter churn less than 15 s apart \
             are one session, and the finding says how many times it restarted and lists the frames. \
             Filtering disabled (APCF Enable off) while a scan runs is reported with the stack as the \
-            party. Other HCI captures cannot show it: the filter is applied in the host. \
-            On Android, the fix is to pass a ScanFilter list to \
-            BluetoothLeScanner.startScan(filters, settings, callback), built with ScanFilter.Builder \
-            (setServiceUuid for the service the peripheral advertises, or setDeviceAddress / \
-            setManufacturerData), so the controller filters in hardware, and to call stopScan(callback) \
-            once the target is found; use startScan rather than BluetoothAdapter.startDiscovery() to \
-            find a BLE peripheral.
+            party. Other HCI captures cannot show it: the filter is applied in the host.
             """,
         guidance: [
             GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan for nil services in production"),
@@ -62,7 +56,26 @@ public struct UnfilteredScan: LintRule {
         fix: """
             let heartRateServiceUUID = CBUUID(string: "180D")
             centralManager.scanForPeripherals(withServices: [heartRateServiceUUID], options: nil)
-            """)
+            """,
+        android: PlatformAdvice(
+            """
+            On Android the filter is a list of `ScanFilter`s given to \
+            `BluetoothLeScanner.startScan(filters, settings, callback)` (Android's `BluetoothLeScanner` and \
+            `ScanFilter` references). With filters, the stack offloads them to the controller, which wakes \
+            the host only for advertisements that match; `startScan(callback)`, or an empty list, makes the \
+            stack install an all-pass filter, and every advertisement nearby reaches the app. Device \
+            discovery (`BluetoothAdapter.startDiscovery()`) looks for classic and LE devices of every kind: \
+            it is for pairing screens, not for finding one BLE peripheral.
+            """,
+            fix: """
+                val filters = listOf(
+                    ScanFilter.Builder()
+                        .setServiceUuid(ParcelUuid.fromString("0000180d-0000-1000-8000-00805f9b34fb"))
+                        .build()
+                )
+                val settings = ScanSettings.Builder().setScanMode(ScanSettings.SCAN_MODE_BALANCED).build()
+                bluetoothAdapter.bluetoothLeScanner.startScan(filters, settings, scanCallback)
+                """))
 
     /// The scan running (its start event), if any.
     var scan: TimelineEvent?
