@@ -301,7 +301,9 @@ public final class SessionAggregator {
         }
         model.databasesOmitted = databasesOmitted > 0 ? databasesOmitted : nil
         model.events = statistics.eventCounts.map { EventCount(type: $0.type.description, count: $0.count) }
-        model.findings = report.findings.map { Self.finding($0, origin: origin ?? $0.time) }
+        model.findings = report.findings.map {
+            Self.finding($0, origin: origin ?? $0.time, platform: report.facts.platform.platform)
+        }
         model.notEvaluated = report.notEvaluated.map {
             NotEvaluatedModel(rule: $0.ruleID, slug: $0.slug, reason: $0.reason, whole: $0.whole)
         }
@@ -310,14 +312,18 @@ public final class SessionAggregator {
         return model
     }
 
-    static func finding(_ f: Finding, origin: Int64) -> FindingModel {
+    /// `platform`: the capture's, whose API the fix is written in (Android's where the rule has
+    /// it, else Core Bluetooth's).
+    static func finding(_ f: Finding, origin: Int64, platform: Platform) -> FindingModel {
         let d = RuleRegistry.rule(named: f.ruleID)?.descriptor
+        let fix = d?.fix(for: platform)
         return FindingModel(
             rule: f.ruleID, slug: f.slug, severity: f.severity.name, title: d?.title ?? f.slug, message: f.message,
             connection: f.connection, peer: f.peer, handle: f.handle.map(Int.init), t: f.time &- origin,
             frames: Array(f.frames.prefix(Limits.findingFrames)), evidence: f.evidence.label,
-            explanation: d?.summary ?? "", fix: d?.fix ?? "",
-            guidance: d?.guidance.map { "\($0.file) — \($0.section)" } ?? [], baselined: f.baselined)
+            explanation: d?.summary ?? "", fix: fix?.code ?? "",
+            fixPlatform: fix?.language == "kotlin" ? "Android" : "Core Bluetooth",
+            guidance: d?.guidance.map(\.section) ?? [], baselined: f.baselined)
     }
 
     /// Points each finding at the sequence-chart rows that hold its frames.

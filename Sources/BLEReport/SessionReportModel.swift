@@ -337,7 +337,11 @@ public struct FindingModel: Sendable, Encodable {
     public var frames: [Int]
     public var evidence: String
     public var explanation: String
+    /// Code that avoids the problem, in the API of `fixPlatform` (the capture's platform).
     public var fix: String
+    /// "Android" or "Core Bluetooth".
+    public var fixPlatform: String
+    /// The points of the project's guidance the rule enforces (section titles).
     public var guidance: [String]
     public var baselined: Bool
     /// Sequence-chart rows holding the finding's frames: (connection, item index).

@@ -19,7 +19,7 @@ public struct InsecurePairing: LintRule {
             protection: the stored key is unauthenticated) or with LE legacy pairing (a TK that can be \
             brute-forced from a sniffed exchange, unless it came out of band). The finding is at the \
             Pairing Response, where the association model is decided, and names both sides' IO capabilities \
-            and AuthReq. The seeds do not cover pairing; the basis is Core Vol 3 Part H 2.3.5.1 and Vol 1 \
+            and AuthReq. The project's Core Bluetooth guidance does not cover pairing; the basis is Core Vol 3 Part H 2.3.5.1 and Vol 1 \
             Part A 5.4. A link encrypted with a key from a pairing before the capture is reported as not \
             evaluable for that connection. Over the air, blecap recovers a legacy pairing's TK from the \
             captured exchange as crackle does, decrypts the link and reads the distributed LTK: the finding \

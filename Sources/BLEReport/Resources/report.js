@@ -707,7 +707,7 @@
         a.addEventListener("click", () => openConnection(a0.connection, { item: a0.item, frame: f.frames[0] }));
       }
       if (f.explanation) h("p", null, li, f.explanation);
-      if (f.fix) { const d = h("details", null, li); h("summary", null, d, "Fix (Core Bluetooth)"); h("pre", null, d, f.fix); }
+      if (f.fix) { const d = h("details", null, li); h("summary", null, d, "Fix (" + (f.fixPlatform || "Core Bluetooth") + ")"); h("pre", null, d, f.fix); }
       if (f.guidance.length) h("div", { class: "where" }, li, "Guidance: " + f.guidance.join("; "));
     });
 
