@@ -115,13 +115,21 @@ if subscriptions:
 
 # 5. blecap watch hci-monitor saw what btmon saw: the same timeline, event for event and with
 #    the kernel's own timestamps, from the moment the virtual controller appeared.
+def without_frames(v):
+    """Frame numbers are each file's own (btmon's recording starts earlier than the watch):
+    left out at every level, the facts of a connection.summary included."""
+    if isinstance(v, dict):
+        return {k: without_frames(x) for k, x in v.items() if k not in ("frame", "elapsed") and not k.endswith("_frame")}
+    return v
+
+
 def events(lines):
     out = []
     for line in lines:
         e = json.loads(line)
         if "finding" in e:
             continue
-        out.append({k: v for k, v in e.items() if k not in ("frame", "elapsed") and not k.endswith("_frame")})
+        out.append(without_frames(e))
     start = next((i for i, e in enumerate(out) if e["type"] == "controller.index_added"), len(out))
     return out[start:]
 
