@@ -7,12 +7,18 @@
 /// bits 10–15, OCF in bits 0–9). Every opcode's name is in `HCICommands.table`; these are the
 /// ones code refers to by name.
 public enum HCIOpcode {
+    /// 7.1.1 (BR/EDR discovery).
+    public static let inquiry: UInt16 = 0x0401
     /// 7.1.5 (BR/EDR).
     public static let createConnection: UInt16 = 0x0405
     /// 7.1.6.
     public static let disconnect: UInt16 = 0x0406
     /// 7.3.2.
     public static let reset: UInt16 = 0x0C03
+    /// 7.3.12.
+    public static let readLocalName: UInt16 = 0x0C14
+    /// 7.3.39.
+    public static let hostBufferSize: UInt16 = 0x0C33
     /// 7.4.1.
     public static let readLocalVersionInformation: UInt16 = 0x1001
     /// 7.4.5.

@@ -44,8 +44,14 @@ struct PlatformDetector {
     /// the event mask, LE host support and reads the local name. A weak sign, for old stacks
     /// that send none of the vendor commands (BlueZ, Apple's and BTstack's start otherwise).
     static let androidBringUps: [(opcodes: [UInt16], name: String)] = [
-        ([0x0C03, 0x1005, 0x0C33], "Reset, Read Buffer Size, Host Buffer Size"),
-        ([0x0C03, 0x0C01, 0x0C6D, 0x0C14], "Reset, Set Event Mask, Write LE Host Support, Read Local Name"),
+        (
+            [HCIOpcode.reset, HCIOpcode.readBufferSize, HCIOpcode.hostBufferSize],
+            "Reset, Read Buffer Size, Host Buffer Size"
+        ),
+        (
+            [HCIOpcode.reset, HCIOpcode.setEventMask, HCIOpcode.writeLEHostSupport, HCIOpcode.readLocalName],
+            "Reset, Set Event Mask, Write LE Host Support, Read Local Name"
+        ),
     ]
 
     /// AOSP's LE vendor commands (OCF 0x153…0x15A, 0x15E in the vendor group).
@@ -153,7 +159,7 @@ struct PlatformDetector {
     mutating func initCommand(_ opcode: UInt16, frame: Int, _ engine: LintEngine, _ fact: (HCIFact.Kind) -> Void) {
         commandsSeen += 1
         if initOpcodes.isEmpty {
-            if opcode == 0x0C03 {
+            if opcode == HCIOpcode.reset {
                 initOpcodes = [opcode]
                 initFrame = frame
             } else if commandsSeen > 64 {
@@ -192,26 +198,22 @@ struct PlatformDetector {
 
     /// An ATT PDU this host sent: its GATT server's layout tells the Android stack.
     mutating func gattServerPDU(_ att: ByteView, frame: Int, _ engine: LintEngine, _ fact: (HCIFact.Kind) -> Void) {
-        guard let op = att.u8(0) else { return }
-        if op == ATTOpcode.readByGroupTypeResponse.rawValue, att.u8(1) == 6 {
-            var o = 2
-            while o + 6 <= att.count {
-                if att.u16le(o) == 0x0014, att.u16le(o + 4) == 0x1800 {
-                    decide(
-                        .android,
-                        "this host's GATT server has the GAP service at handle 0x0014, after its own GATT service (the Android stack's built-in layout), frame \(frame)",
-                        engine, fact)
-                    return
-                }
-                o += 6
+        switch ATTPDU(att) {
+        case .readByGroupTypeResponse(let g) where g.length == 6:
+            // GAP (0x1800) at 0x0014: AOSP's GATT_GAP_START_HANDLE, after its own GATT service.
+            if g.attributeData.contains(where: { $0.handle == 0x0014 && $0.value.u16le(0) == 0x1800 }) {
+                decide(
+                    .android,
+                    "this host's GATT server has the GAP service at handle 0x0014, after its own GATT service (the Android stack's built-in layout), frame \(frame)",
+                    engine, fact)
             }
-        } else if weakATTSigns, op == ATTOpcode.handleValueIndication.rawValue, att.u16le(1) == 0x0003, att.count == 7,
-            engine.platform == .unknown
-        {
+        case .handleValueIndication(let i) where weakATTSigns && i.handle == 0x0003 && i.value.count == 4:
+            guard engine.platform == .unknown else { return }
             decide(
                 .android,
                 "this host indicated a handle range on handle 0x0003, where the Android stack's own GATT service keeps Service Changed, frame \(frame)",
                 weak: true, engine, fact)
+        default: break
         }
     }
 }

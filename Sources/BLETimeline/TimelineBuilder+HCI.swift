@@ -6,8 +6,6 @@ import CaptureIO
 extension TimelineBuilder {
     static let resetOpcode: UInt16 = HCIOpcode.reset
     static let createConnectionCancelOpcode: UInt16 = HCIOpcode.leCreateConnectionCancel
-    /// HCI Inquiry (Vol 4 Part E 7.1.1).
-    static let inquiryOpcode: UInt16 = 0x0401
 
     func hciCommand(_ c: HCICommandPacket, _ r: CaptureRecord) {
         let p = c.parameters
@@ -70,7 +68,7 @@ extension TimelineBuilder {
             createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
         case HCILEAdvFilter.opcode:
             apcfCommand(c, r)
-        case Self.inquiryOpcode:
+        case HCIOpcode.inquiry:
             inquiry(r)
         case Self.createConnectionCancelOpcode:
             track(

@@ -7,37 +7,6 @@ import Testing
 // Where no shared capture shows a violation, the test derives one from a real capture with the
 // smallest edit that makes it (frames dropped, or a byte or two of one PDU changed) and says so.
 
-/// Copies a shared btsnoop capture, dropping the records whose 1-based frame number is in
-/// `drop` and passing each kept record's packet (H4 type byte first) through `patch`.
-private func derived(
-    _ relative: String, drop: Set<Int> = [], patch: (_ frame: Int, _ packet: inout [UInt8]) -> Void = { _, _ in }
-)
-    throws -> String
-{
-    let data = try Fixtures.bytes(atPath: Fixtures.capture(relative))
-    var out = Array(data[0..<16])
-    var i = 16
-    var frame = 0
-    func u32be(_ o: Int) -> Int { Int(data[o..<o + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
-    while i + 24 <= data.count {
-        let incl = u32be(i + 4)
-        guard i + 24 + incl <= data.count else { break }
-        frame += 1
-        if !drop.contains(frame) {
-            var packet = Array(data[(i + 24)..<(i + 24 + incl)])
-            patch(frame, &packet)
-            #expect(packet.count == incl, "patches keep the length")
-            out += data[i..<(i + 24)] + packet
-        }
-        i += 24 + incl
-    }
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "blecap-rulesA-\(UUID().uuidString).btsnoop"
-    ).path
-    try Data(out).write(to: URL(fileURLWithPath: path))
-    return path
-}
-
 private func lintDerived(_ path: String, _ configuration: LintConfiguration = LintConfiguration()) -> CaptureReport {
     defer { try? FileManager.default.removeItem(atPath: path) }
     let r = CaptureLinter.lint(path: path, configuration: configuration)
@@ -80,7 +49,7 @@ extension CaptureReport {
     @Test func sameWriteWithAnOrdinaryValueStaysUncheckedWrites() throws {
         // Derived: frame 415's value 01 00 changed to 05 00 (no CCCD value): a plain write to a
         // declaration, which is unchecked-write's, not this rule's.
-        let path = try derived("bumble/oversized_and_unchecked_writes.central.btsnoop") { frame, p in
+        let path = try Fixtures.derivedBTSnoop("bumble/oversized_and_unchecked_writes.central.btsnoop") { frame, p in
             guard frame == 415 else { return }
             #expect(Array(p[attOffset...]) == [0x12, 0x11, 0x00, 0x01, 0x00])
             p[attOffset + 3] = 0x05
@@ -94,7 +63,7 @@ extension CaptureReport {
     @Test func readOfACharacteristicWithoutRead() throws {
         // Derived: the Read Request of Body Sensor Location (0x0013, frame 118) retargeted to Heart
         // Rate Measurement (0x0010, Notify only); Bumble's server answers it anyway.
-        let path = try derived("bumble/clean_heart_rate.central.btsnoop") { frame, p in
+        let path = try Fixtures.derivedBTSnoop("bumble/clean_heart_rate.central.btsnoop") { frame, p in
             guard frame == 118 else { return }
             #expect(Array(p[attOffset...]) == [0x0A, 0x13, 0x00])
             p[attOffset + 1] = 0x10
@@ -110,7 +79,7 @@ extension CaptureReport {
     @Test func enablingNotificationsOnAnIndicateOnlyCharacteristic() throws {
         // Derived: the Service Changed subscription (frame 66, CCCD 0x0009 = 02 00) changed to
         // 01 00: notifications on a characteristic that only indicates.
-        let path = try derived("bumble/indications_and_errors.central.btsnoop") { frame, p in
+        let path = try Fixtures.derivedBTSnoop("bumble/indications_and_errors.central.btsnoop") { frame, p in
             guard frame == 66 else { return }
             #expect(Array(p[attOffset...]) == [0x12, 0x09, 0x00, 0x02, 0x00])
             p[attOffset + 3] = 0x01
@@ -153,7 +122,7 @@ extension CaptureReport {
     @Test func notificationsWithoutTheCCCDWrite() throws {
         // Derived: the CCCD Write Request (frame 92) and its Write Response (94) removed; the 20
         // notifications (now frames 93–112) arrive unsubscribed.
-        let r = lintDerived(try derived("bumble/clean_heart_rate.central.btsnoop", drop: [92, 94]))
+        let r = lintDerived(try Fixtures.derivedBTSnoop("bumble/clean_heart_rate.central.btsnoop", drop: [92, 94]))
         let f = r.of(Self.slug)
         #expect(f.count == 1)
         let n = try #require(f.first)
@@ -170,7 +139,7 @@ extension CaptureReport {
     @Test func unsolicitedNotificationsOnAValueThatCannotNotifyAreThePeers() throws {
         // Derived: as above, and the 20 notifications moved from 0x0010 to 0x0013 (Body Sensor
         // Location, properties Read only, no CCCD): nothing the app could have subscribed to.
-        let path = try derived("bumble/clean_heart_rate.central.btsnoop", drop: [92, 94]) { _, p in
+        let path = try Fixtures.derivedBTSnoop("bumble/clean_heart_rate.central.btsnoop", drop: [92, 94]) { _, p in
             guard p.count > attOffset + 2, p[0] == 0x02, p[attOffset] == 0x1B, p[attOffset + 1] == 0x10 else { return }
             p[attOffset + 1] = 0x13
         }
@@ -190,7 +159,8 @@ extension CaptureReport {
     @Test func peripheralSideSendsWithoutSubscription() throws {
         // Derived: the peripheral's copy with the received CCCD write (87) and its response (88)
         // removed: this host (the server) notifies anyway.
-        let f = lintDerived(try derived("bumble/clean_heart_rate.peripheral.btsnoop", drop: [87, 88])).of(Self.slug)
+        let f = lintDerived(try Fixtures.derivedBTSnoop("bumble/clean_heart_rate.peripheral.btsnoop", drop: [87, 88]))
+            .of(Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.message.contains("this host sent 20 notifications") == true)
         #expect(f.first?.message.contains("this host's GATT server") == true)
@@ -201,7 +171,7 @@ extension CaptureReport {
         // on connection 1, but neither connection was paired or encrypted: no bond could carry
         // the subscription over (issue 27), so the notifications are judged. (With encryption
         // from an earlier bond it is a note: PlatformFindingsTests.)
-        let r = lintDerived(try derived("bumble/cached_reconnect.central.btsnoop", drop: [117, 119]))
+        let r = lintDerived(try Fixtures.derivedBTSnoop("bumble/cached_reconnect.central.btsnoop", drop: [117, 119]))
         let f = try #require(r.of(Self.slug).first)
         #expect(r.of(Self.slug).count == 1)
         #expect(f.connection == 2 && f.party == .peer)
@@ -257,7 +227,8 @@ extension CaptureReport {
     @Test func secondRequestWhileOneIsOutstanding() throws {
         // Derived: the Read Response for Battery Level (frame 117) removed; the next Read Request
         // (now frame 117) goes out while the first (115) is unanswered.
-        let f = lintDerived(try derived("bumble/clean_heart_rate.central.btsnoop", drop: [117])).of(Self.slug)
+        let f = lintDerived(try Fixtures.derivedBTSnoop("bumble/clean_heart_rate.central.btsnoop", drop: [117])).of(
+            Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.frames == [117, 115])
         #expect(
@@ -269,7 +240,8 @@ extension CaptureReport {
     @Test func indicationBeforeTheConfirmation() throws {
         // Derived: the confirmation of the first custom indication (frame 79) removed; the peer's
         // next indication (now frame 80) looks sent before it.
-        let f = lintDerived(try derived("bumble/indications_and_errors.central.btsnoop", drop: [79])).of(Self.slug)
+        let f = lintDerived(try Fixtures.derivedBTSnoop("bumble/indications_and_errors.central.btsnoop", drop: [79]))
+            .of(Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.frames == [80, 78])
         #expect(f.first?.message.contains("the peer sent Handle Value Indication") == true)
@@ -279,7 +251,8 @@ extension CaptureReport {
     @Test func noResponseWithin30Seconds() throws {
         // Derived: the Write Response to the CCCD write (frame 58) removed; the 60 s stream that
         // follows carries no other request, so the request times out.
-        let f = lintDerived(try derived("bumble/long_notify_stream.central.btsnoop", drop: [58])).of(Self.slug)
+        let f = lintDerived(try Fixtures.derivedBTSnoop("bumble/long_notify_stream.central.btsnoop", drop: [58])).of(
+            Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.firstFrame == 56)
         #expect(f.first?.message.contains("not answered within the ATT transaction timeout (30 s)") == true)
@@ -288,7 +261,8 @@ extension CaptureReport {
     @Test func mtuExchangedTwiceOnOneConnection() throws {
         // Derived: the Disconnection Complete (104) and connection 2's LE Connection Complete (107)
         // removed, so both Exchange MTU Requests (40, now 106) fall on one connection.
-        let f = lintDerived(try derived("bumble/cached_reconnect.central.btsnoop", drop: [104, 107])).of(Self.slug)
+        let f = lintDerived(try Fixtures.derivedBTSnoop("bumble/cached_reconnect.central.btsnoop", drop: [104, 107]))
+            .of(Self.slug)
         #expect(f.count == 1)
         #expect(f.first?.frames == [106, 40])
         #expect(f.first?.message.contains("Exchange MTU Request a second time") == true)
@@ -328,7 +302,7 @@ extension CaptureReport {
         // "started before the capture" and the rule held it back with a partial note). On
         // handle 0x0001 it is a finding.
         func moved(to handle: UInt16) throws -> String {
-            try derived("bumble/clean_heart_rate.central.btsnoop", drop: [85, 88]) { frame, p in
+            try Fixtures.derivedBTSnoop("bumble/clean_heart_rate.central.btsnoop", drop: [85, 88]) { frame, p in
                 guard frame == 83 || frame == 86 else { return }
                 #expect(p[0] == 0x02 && p[attOffset] == 0x0A, "frame \(frame) is a Read Request")
                 p[1] = UInt8(handle & 0xFF)
@@ -388,7 +362,7 @@ extension CaptureReport {
     /// Rewrites the AuthReq (and optionally IO capability) of the Pairing Request (102) and
     /// Response (104) of indications_and_errors.central.
     private func repaired(authReq: UInt8, io: UInt8? = nil) throws -> String {
-        try derived("bumble/indications_and_errors.central.btsnoop") { frame, p in
+        try Fixtures.derivedBTSnoop("bumble/indications_and_errors.central.btsnoop") { frame, p in
             guard frame == 102 || frame == 104 else { return }
             // SMP on CID 0x0006: code, IO capability, OOB, AuthReq, …
             #expect(p[7] == 0x06 && p[attOffset] == (frame == 102 ? 0x01 : 0x02) && p[attOffset + 3] == 0x09)
@@ -412,7 +386,7 @@ extension CaptureReport {
 
     @Test func responseWithoutRequestIsNotEvaluable() throws {
         // Derived: the Pairing Request (102) removed: the association model is unknown.
-        let r = lintDerived(try derived("bumble/indications_and_errors.central.btsnoop", drop: [102]))
+        let r = lintDerived(try Fixtures.derivedBTSnoop("bumble/indications_and_errors.central.btsnoop", drop: [102]))
         #expect(r.of(Self.slug).isEmpty)
         #expect(r.partial(Self.slug, "without its Pairing Request"))
     }

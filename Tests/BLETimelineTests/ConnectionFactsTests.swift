@@ -16,23 +16,7 @@ import Testing
 
     /// The capture without its first `dropping` records: it starts during the connection.
     static func startingLater(dropping: Int) throws -> String {
-        let data = try Fixtures.bytes(Self.source)
-        var out = Array(data[0..<16])
-        var i = 16
-        var frame = 0
-        func u32be(_ o: Int) -> Int { Int(data[o..<o + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
-        while i + 24 <= data.count {
-            let incl = u32be(i + 4)
-            guard i + 24 + incl <= data.count else { break }
-            frame += 1
-            if frame > dropping { out += data[i..<(i + 24 + incl)] }
-            i += 24 + incl
-        }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "blecap-facts-\(UUID().uuidString).btsnoop"
-        ).path
-        try Data(out).write(to: URL(fileURLWithPath: path))
-        return path
+        try Fixtures.derivedBTSnoop(Self.source, drop: Set(1...dropping))
     }
 
     @Test func aConnectionSeenFromItsStartKnowsItsMTU() throws {

@@ -75,3 +75,42 @@ public enum Fixtures {
         return path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path
     }
 }
+
+extension Fixtures {
+    /// A patch changed a record's length (`derivedBTSnoop` keeps every record's length).
+    public struct PatchChangedLength: Error, CustomStringConvertible {
+        public var frame: Int
+        public var description: String { "the patch of frame \(frame) changed its length" }
+    }
+
+    /// A copy of a shipped btsnoop capture in a temporary file, without the records whose 1-based
+    /// frame number is in `drop`, each kept record's packet (H4 type byte first) passed through
+    /// `patch` (which must keep its length); returns the file's path.
+    public static func derivedBTSnoop(
+        _ relative: String, drop: Set<Int> = [],
+        patch: (_ frame: Int, _ packet: inout [UInt8]) -> Void = { _, _ in }
+    ) throws -> String {
+        let data = try bytes(relative)
+        var out = Array(data[0..<16])
+        var i = 16
+        var frame = 0
+        func u32be(_ o: Int) -> Int { Int(data[o..<o + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
+        while i + 24 <= data.count {
+            let incl = u32be(i + 4)
+            guard i + 24 + incl <= data.count else { break }
+            frame += 1
+            if !drop.contains(frame) {
+                var packet = Array(data[(i + 24)..<(i + 24 + incl)])
+                patch(frame, &packet)
+                guard packet.count == incl else { throw PatchChangedLength(frame: frame) }
+                out += data[i..<(i + 24)] + packet
+            }
+            i += 24 + incl
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "blecap-derived-\(UUID().uuidString).btsnoop"
+        ).path
+        try Data(out).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}
