@@ -1042,8 +1042,10 @@ def main():
     mics = selftest_ccm()
     print(f"AES-CCM self-test: {mics} MICs of a real encrypted capture verified")
     failed = 0
-    for original, generated in pairs:
-        problems, summary = check(original, generated)
+
+    def report(problems, summary):
+        """Prints one file's verdict (the first 20 problems); counts a failure."""
+        nonlocal failed
         if problems:
             failed += 1
             print(f"FAIL {summary}")
@@ -1053,16 +1055,12 @@ def main():
                 print(f"  ... {len(problems) - 20} more")
         else:
             print(f"ok   {summary}")
+
+    for original, generated in pairs:
+        report(*check(original, generated))
     procedures = list(procedure_files()) if a.procedures or a.corpus else []
     for name, path in procedures:
-        problems, summary = check_procedure(name, path)
-        if problems:
-            failed += 1
-            print(f"FAIL {summary}")
-            for line in problems[:20]:
-                print(f"  {line}")
-        else:
-            print(f"ok   {summary}")
+        report(*check_procedure(name, path))
     print(f"{len(pairs) + len(procedures) - failed} of {len(pairs) + len(procedures)} files pass")
     return 1 if failed else 0
 

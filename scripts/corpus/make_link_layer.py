@@ -1307,28 +1307,25 @@ def corpus(check):
     os.makedirs(outdir, exist_ok=True)
     changed = []
     with tempfile.TemporaryDirectory() as tmp:
+
+        def settle(out, write):
+            """Writes `out` with `write(path)` into the scratch folder, then keeps it (or, with
+            check, only notes it) where it differs from the committed file."""
+            tmp_out = os.path.join(tmp, out)
+            write(tmp_out)
+            new = open(tmp_out, "rb").read()
+            path = os.path.join(outdir, out)
+            old = open(path, "rb").read() if os.path.exists(path) else None
+            if old != new:
+                changed.append(out)
+                if not check:
+                    open(path, "wb").write(new)
+
         for src, out, opts in corpus_jobs():
             args = parser().parse_args(["x", "y"] + opts)
-            tmp_out = os.path.join(tmp, out)
-            convert(os.path.join(bumble, src), tmp_out, args)
-            new = open(tmp_out, "rb").read()
-            path = os.path.join(outdir, out)
-            old = open(path, "rb").read() if os.path.exists(path) else None
-            if old != new:
-                changed.append(out)
-                if not check:
-                    open(path, "wb").write(new)
+            settle(out, lambda tmp_out: convert(os.path.join(bumble, src), tmp_out, args))
         for name in PROCEDURES:
-            out = f"procedures.{name}.nordic272.pcapng"
-            tmp_out = os.path.join(tmp, out)
-            write_procedure(name, tmp_out)
-            new = open(tmp_out, "rb").read()
-            path = os.path.join(outdir, out)
-            old = open(path, "rb").read() if os.path.exists(path) else None
-            if old != new:
-                changed.append(out)
-                if not check:
-                    open(path, "wb").write(new)
+            settle(f"procedures.{name}.nordic272.pcapng", lambda tmp_out: write_procedure(name, tmp_out))
     if check and changed:
         print("captures/linklayer differs from what make_link_layer.py writes:", ", ".join(changed))
         return 1
