@@ -61,12 +61,7 @@ final class TimelineWriter {
     func write(_ e: TimelineEvent) {
         let base = self.base ?? e.time
         if jsonl {
-            out.ascii("{\"frame\":")
-            out.decimal(e.frame)
-            out.ascii(",\"time\":\"")
-            out.rfc3339(microseconds: e.time)
-            out.ascii("\",\"elapsed\":")
-            out.seconds(microseconds: e.time &- base)
+            jsonlStart(frame: e.frame, time: e.time, base: base)
             let type = e.type
             let key = HeaderKey(
                 type: type.hasPointerRepresentation ? UInt(bitPattern: type.utf8Start) : 0, connection: e.connection,
@@ -84,29 +79,47 @@ final class TimelineWriter {
             fields(e)
             out.byte(UInt8(ascii: "}"))
         } else {
-            rightAligned(e.frame, width: 7)
-            out.spaces(2)
-            // Seconds right-aligned, as `blecap packets` does, so the decimal points line up.
-            rightAlignedSeconds(e.time &- base, width: 11)
-            out.spaces(2)
-            let c0 = out.count
-            if let c = e.connection {
-                out.byte(UInt8(ascii: "#"))
-                out.decimal(c)
-            } else {
-                out.byte(UInt8(ascii: "-"))
-            }
-            out.spaces(Swift.max(1, 5 - (out.count - c0)))
-            if let p = e.peer { out.address(p) } else { out.spaces(17) }
-            out.spaces(2)
-            let k0 = out.count
-            out.ascii(e.type)
-            out.spaces(Swift.max(1, 32 - (out.count - k0)))
-            first = true
+            textStart(frame: e.frame, time: e.time, base: base, connection: e.connection, peer: e.peer, type: e.type)
             fields(e)
         }
         out.newline()
         out.maybeFlush()
+    }
+
+    /// What every JSONL line starts with: frame, time and time since the first line.
+    @inline(__always)
+    private func jsonlStart(frame: Int, time: Int64, base: Int64) {
+        out.ascii("{\"frame\":")
+        out.decimal(frame)
+        out.ascii(",\"time\":\"")
+        out.rfc3339(microseconds: time)
+        out.ascii("\",\"elapsed\":")
+        out.seconds(microseconds: time &- base)
+    }
+
+    /// What every text line starts with: frame, seconds, connection, peer and type in their
+    /// columns; the fields follow (`first` set for the first of them).
+    @inline(__always)
+    private func textStart(frame: Int, time: Int64, base: Int64, connection: Int?, peer: BDAddr?, type: StaticString) {
+        rightAligned(frame, width: 7)
+        out.spaces(2)
+        // Seconds right-aligned, as `blecap packets` does, so the decimal points line up.
+        rightAlignedSeconds(time &- base, width: 11)
+        out.spaces(2)
+        let c0 = out.count
+        if let c = connection {
+            out.byte(UInt8(ascii: "#"))
+            out.decimal(c)
+        } else {
+            out.byte(UInt8(ascii: "-"))
+        }
+        out.spaces(Swift.max(1, 5 - (out.count - c0)))
+        if let p = peer { out.address(p) } else { out.spaces(17) }
+        out.spaces(2)
+        let k0 = out.count
+        out.ascii(type)
+        out.spaces(Swift.max(1, 32 - (out.count - k0)))
+        first = true
     }
 
     /// A `connection.summary` line: one connection's facts (`ConnectionFacts`), written after
@@ -114,12 +127,7 @@ final class TimelineWriter {
     func writeSummary(_ f: ConnectionFacts, peer: BDAddr?, peerAddressType: UInt8?, frame: Int, time: Int64) {
         let base = self.base ?? time
         if jsonl {
-            out.ascii("{\"frame\":")
-            out.decimal(frame)
-            out.ascii(",\"time\":\"")
-            out.rfc3339(microseconds: time)
-            out.ascii("\",\"elapsed\":")
-            out.seconds(microseconds: time &- base)
+            jsonlStart(frame: frame, time: time, base: base)
             out.jsonNextKey("type")
             out.jsonString(Self.summaryType)
             out.jsonOptional("connection", f.connection)
@@ -128,20 +136,8 @@ final class TimelineWriter {
             out.jsonFacts(f)
             out.byte(UInt8(ascii: "}"))
         } else {
-            rightAligned(frame, width: 7)
-            out.spaces(2)
-            rightAlignedSeconds(time &- base, width: 11)
-            out.spaces(2)
-            let c0 = out.count
-            out.byte(UInt8(ascii: "#"))
-            out.decimal(f.connection)
-            out.spaces(Swift.max(1, 5 - (out.count - c0)))
-            if let p = peer { out.address(p) } else { out.spaces(17) }
-            out.spaces(2)
-            let k0 = out.count
-            out.ascii(Self.summaryType)
-            out.spaces(Swift.max(1, 32 - (out.count - k0)))
-            first = true
+            textStart(
+                frame: frame, time: time, base: base, connection: f.connection, peer: peer, type: Self.summaryType)
             if let r = f.role { str("role", r) }
             str("ended", f.ended)
             if let r = f.endReason { hex("reason", UInt64(r), digits: 2) }
