@@ -55,6 +55,8 @@ let package = Package(
         .target(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),
+        // CapturePass: input → reader → decoder → timeline → consumers, the one decode loop.
+        .target(name: "BLEPass", dependencies: ["CaptureIO", "BLEPackets", "BLETimeline"]),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
@@ -83,7 +85,8 @@ let package = Package(
         .target(
             name: "BlecapCLI",
             dependencies: [
-                "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLELint", "BLEReport",
+                "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLEPass", "BLELint",
+                "BLEReport",
                 "BLEReplay", "BLEController", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildCommit"]),
