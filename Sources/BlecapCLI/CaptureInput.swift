@@ -1,4 +1,6 @@
 import ArgumentParser
+import BLEPackets
+import BLEPass
 import CaptureArchive
 import CaptureIO
 
@@ -60,6 +62,19 @@ struct CaptureInput {
 
     private static func fail(_ path: String, _ message: String) {
         printError("\(path == "-" ? "standard input" : path): \(message)")
+    }
+
+    /// The one pass over this input's records, decrypting with `keys` (`--ltk`).
+    func pass(keys: LinkLayerKeys) -> CapturePass {
+        CapturePass(reader: reader, name: path, keys: keys)
+    }
+
+    /// After a pass: the `--ltk` keys that matched no link, each noted on standard error the
+    /// same way for every command.
+    @discardableResult
+    func note(_ pass: CapturePass) -> [String] {
+        for n in pass.notes { printError(n) }
+        return pass.unmatchedKeys
     }
 
     /// Damage that is not the reader's own: the compressed data or the archive broke.

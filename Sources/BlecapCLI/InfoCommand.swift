@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLEPackets
+import BLEPass
 import BLETimeline
 import CaptureIO
 
@@ -41,21 +42,11 @@ struct InfoCommand: ParsableCommand {
         var failure: ExitCode?
         for (i, member) in bundle.members.enumerated() {
             let input = try CaptureInput.open(member, in: bundle)
-            let decoder = FrameDecoder(keys: decryption.keys)
-            var stats = CaptureStatistics()
-            // The timeline is built in the same pass: one decode per frame feeds both.
-            let timeline = TimelineStatisticsBox()
-            let builder = TimelineBuilder(
-                emit: { timeline.statistics.add($0) }, connectionEnded: { timeline.statistics.add($0) })
-            forEachRecord(of: input.reader) { record in
-                let frame = decoder.decode(record)
-                stats.add(frame)
-                builder.feed(frame)
-                return true
-            }
-            builder.finish()
-            stats.timeline = timeline.statistics
-            stats.unmatchedKeys = decryption.unmatched(decoder, path: input.path)
+            let pass = input.pass(keys: decryption.keys)
+            let counts = CaptureStatisticsConsumer()
+            pass.run(counts)
+            var stats = counts.statistics
+            stats.unmatchedKeys = input.note(pass)
             let path = member.name == nil && bundle.container == nil ? file : input.path
             if format == .text {
                 if i > 0 { out.newline() }
@@ -77,12 +68,16 @@ struct InfoCommand: ParsableCommand {
     }
 }
 
-/// The timeline statistics the builder's callbacks fill. A class with an unchecked property
-/// rather than a `var` captured by the closures: a captured `var` lives in a box whose every
-/// access is checked (`swift_beginAccess`, 80 instructions per event, 2 % of `blecap info`).
-/// The builder calls back on the thread that feeds it, never while another call is running.
-final class TimelineStatisticsBox {
-    @exclusivity(unchecked) var statistics = TimelineStatistics()
+/// `info`'s consumer of the capture pass: every decoded frame's counts and the timeline's,
+/// from one decode per frame. Unchecked: every access of a class's property is otherwise
+/// checked at run time (`swift_beginAccess`, 80 instructions per event, 2 % of `blecap info`);
+/// the pass calls back on the thread that runs it, never while another call is running.
+final class CaptureStatisticsConsumer: CaptureConsumer {
+    @exclusivity(unchecked) var statistics = CaptureStatistics()
+    var observes: CaptureObservations { [.frames, .events, .connections] }
+    func frame(_ frame: DecodedFrame) { statistics.add(frame) }
+    func event(_ event: TimelineEvent) { statistics.timeline.add(event) }
+    func connectionEnded(_ summary: ConnectionSummary) { statistics.timeline.add(summary) }
 }
 
 /// Counters filled in the decoding pass: fixed-size tables, no allocation per frame.
@@ -98,7 +93,7 @@ struct CaptureStatistics {
     var smpCounts = [Int](repeating: 0, count: 256)
     var signalingCounts = [Int](repeating: 0, count: 256)
     var otherL2CAP = 0
-    /// `--ltk` keys that decrypted no link (`LinkLayerKeyOptions.unmatched`).
+    /// `--ltk` keys that decrypted no link (`CapturePass.unmatchedKeys`).
     var unmatchedKeys: [String] = []
     var aclFragments = 0
     var malformed = 0
