@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLEPackets
+import BLEPass
 import BLETimeline
 import CaptureIO
 
@@ -33,19 +34,24 @@ struct GattCommand: ParsableCommand {
 
     func run() throws {
         let input = try CaptureInput.open(file, member: member)
-        var summaries: [ConnectionSummary] = []
-        let builder = TimelineBuilder(emit: { _ in }, connectionEnded: { summaries.append($0) })
-        let decoder = FrameDecoder(keys: decryption.keys)
-        while let record = input.reader.next() { builder.feed(decoder.decode(record)) }
-        builder.finish()
-        _ = decryption.unmatched(decoder, path: input.path)
-        summaries.sort { $0.number < $1.number }
+        let pass = input.pass(keys: decryption.keys)
+        let ended = ConnectionSummaries()
+        pass.run(ended)
+        input.note(pass)
+        let summaries = ended.summaries.sorted { $0.number < $1.number }
         let out = OutputBuffer(fd: 1)
         let writer = GATTTreeWriter(out: out, json: format == .json)
         writer.write(summaries)
         out.flush()
         try input.finish()
     }
+}
+
+/// `gatt`'s consumer of the capture pass: every connection's summary as it ends.
+final class ConnectionSummaries: CaptureConsumer {
+    var summaries: [ConnectionSummary] = []
+    var observes: CaptureObservations { .connections }
+    func connectionEnded(_ summary: ConnectionSummary) { summaries.append(summary) }
 }
 
 /// Renders connection summaries as an indented tree or one JSON document.
