@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLEPackets
+import BLEPass
 import BLETimeline
 import CaptureIO
 
@@ -54,33 +55,52 @@ struct TimelineCommand: ParsableCommand {
         let out = OutputBuffer(fd: 1)
         let writer = TimelineWriter(out: out, jsonl: format == .jsonl)
         let filter = TimelineFilter(connection: connection, peer: peer.flatMap(BDAddr.init), type: type)
-        // Each connection's facts, written as `connection.summary` lines after the last event.
-        var summaries = SummaryLines()
-        let builder = TimelineBuilder(
-            emit: { e in
-                if filter.accepts(e) { writer.write(e) }
-            },
-            connectionEnded: { s in
-                if filter.accepts(summary: s) { summaries.add(s) }
-            })
-        writer.scanFilterTables = builder.scanFilterTables
-        let decoder = FrameDecoder(keys: decryption.keys)
-        var last: (frame: Int, time: Int64)?
-        forEachRecord(of: input.reader) { record in
-            if writer.base == nil { writer.base = record.timestamp }
-            last = (record.frame, record.timestamp)
-            builder.feed(decoder.decode(record))
-            return !out.isBroken
-        }
-        builder.finish()
-        if let last, !out.isBroken {
-            summaries.write(to: writer, frame: last.frame, time: last.time)
+        let pass = input.pass(keys: decryption.keys)
+        let timeline = TimelineOutput(writer: writer, filter: filter)
+        pass.run(timeline)
+        if let last = timeline.last, !out.isBroken {
+            timeline.summaries.write(to: writer, frame: last.frame, time: last.time)
         }
         out.flush()
         if out.isBroken { return }
-        _ = decryption.unmatched(decoder, path: input.path)
+        input.note(pass)
         try input.finish()
     }
+}
+
+/// `timeline`'s consumer of the capture pass: the events that pass the filters, written as
+/// they become final; each connection's facts kept for `connection.summary` lines after the
+/// last event. Unchecked: the pass calls back from one thread, never re-entrantly.
+final class TimelineOutput: CaptureConsumer {
+    let writer: TimelineWriter
+    let filter: TimelineFilter
+    @exclusivity(unchecked) var summaries = SummaryLines()
+    /// The last record's frame and time: where the summary lines are stamped.
+    @exclusivity(unchecked) var last: (frame: Int, time: Int64)?
+
+    init(writer: TimelineWriter, filter: TimelineFilter) {
+        self.writer = writer
+        self.filter = filter
+    }
+
+    var observes: CaptureObservations { [.records, .events, .connections] }
+    func begin(_ pass: CapturePass) { writer.scanFilterTables = pass.scanFilterTables }
+
+    func record(_ record: CaptureRecord) {
+        if writer.base == nil { writer.base = record.timestamp }
+        last = (record.frame, record.timestamp)
+    }
+
+    func event(_ event: TimelineEvent) {
+        if filter.accepts(event) { writer.write(event) }
+    }
+
+    func connectionEnded(_ summary: ConnectionSummary) {
+        if filter.accepts(summary: summary) { summaries.add(summary) }
+    }
+
+    /// The reader of the output went away (`| head`).
+    var isDone: Bool { writer.out.isBroken }
 }
 
 /// The `--connection`, `--peer` and `--type` filters.
