@@ -25,23 +25,6 @@ struct LinkLayerKeyOptions: ParsableArguments {
         }
     }
 
-    /// The given keys that decrypted no link of the capture, as `--ltk` took them
-    /// (`[SCOPE=]HEX`, the key most significant digit first); a note on standard error for each.
-    func unmatched(_ decoder: FrameDecoder, path: String) -> [String] {
-        let texts = decoder.linkLayer.keysMatchingNoLink.map { k -> String in
-            let key = k.ltk.hexMSBFirst
-            switch k.scope {
-            case .anyConnection: return key
-            case .address(let a): return "\(a)=\(key)"
-            case .accessAddress(let aa): return "0x\(String(aa, radix: 16, uppercase: true))=\(key)"
-            }
-        }
-        for t in texts {
-            printError("note: --ltk \(t) matched no link in \(path)")
-        }
-        return texts
-    }
-
     var keys: LinkLayerKeys {
         var keys = LinkLayerKeys()
         for text in ltk { if let k = LinkLayerKeys.parse(text) { keys.add(k) } }

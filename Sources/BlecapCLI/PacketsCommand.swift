@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEPackets
+import BLEPass
 import CaptureIO
 
 /// `blecap packets FILE`: every frame, one line each (or one JSON object each).
@@ -65,15 +66,22 @@ struct PacketsCommand: ParsableCommand {
             out: out, format: format, verbose: verbose, color: format == .text && color.enabled(),
             absoluteTime: absoluteTime, showsController: showsController)
         writer.showsEmptyPDUs = emptyPDUs
-        let decoder = FrameDecoder(keys: decryption.keys)
+        let pass = input.pass(keys: decryption.keys)
         writer.begin()
-        forEachRecord(of: input.reader) { record in
-            writer.write(decoder.decode(record))
-            return !out.isBroken  // false: the reader of our output went away (`| head`)
-        }
+        pass.run(PacketOutput(writer: writer))
         writer.end()
         if out.isBroken { return }
-        _ = decryption.unmatched(decoder, path: input.path)
+        input.note(pass)
         try input.finish()
     }
+}
+
+/// `packets`' consumer of the capture pass: every decoded frame, no timeline.
+final class PacketOutput: CaptureConsumer {
+    let writer: PacketWriter
+    init(writer: PacketWriter) { self.writer = writer }
+    var observes: CaptureObservations { .frames }
+    func frame(_ frame: DecodedFrame) { writer.write(frame) }
+    /// The reader of the output went away (`| head`).
+    var isDone: Bool { writer.out.isBroken }
 }
