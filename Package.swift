@@ -57,7 +57,7 @@ let package = Package(
             path: "Sources/BLETimeline"),
         // CapturePass: input → reader → decoder → timeline → consumers, the one decode loop.
         .target(name: "BLEPass", dependencies: ["CaptureIO", "BLEPackets", "BLETimeline"]),
-        .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
+        .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),

@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEPackets
+import BLEPass
 import BLETimeline
 import CaptureIO
 import Foundation
@@ -25,6 +26,9 @@ public struct CaptureReport: Sendable {
     /// `timeline` and `report` state too), in connection order; at most
     /// `TimelineStatistics.maximumConnections`.
     public var connections: [ConnectionFacts] = []
+    /// What the pass noted about the input, for standard error (`--ltk` keys that matched no
+    /// link: `CapturePass.notes`).
+    public var notes: [String] = []
 
     public init(path: String) { self.path = path }
 
@@ -104,36 +108,14 @@ public enum CaptureLinter {
         observer: LintPassObserver? = nil, reopen: (() -> (any CaptureReader)?)? = nil,
         keys: LinkLayerKeys = LinkLayerKeys(), name: String? = nil
     ) {
-        var ring = [(frame: Int, offset: Int64, length: Int)](repeating: (0, 0, 0), count: offsetRingSize)
-        let builder: TimelineBuilder
-        let ended = FactsBox()
-        if let observer {
-            builder = TimelineBuilder(
-                emit: {
-                    engine.observe($0)
-                    observer.event($0)
-                },
-                connectionEnded: {
-                    ended.add($0)
-                    observer.connectionEnded($0)
-                }, scanFilterTables: observer.scanFilterTables)
-        } else {
-            builder = TimelineBuilder(emit: { engine.observe($0) }, connectionEnded: { ended.add($0) })
-        }
-        engine.scanFilterTables = builder.scanFilterTables
-        let decoder = FrameDecoder(keys: keys)
-        var facts = FactExtractor()
-        facts.platform.start(format: reader.format, name: name, engine)
-        forEachRecord(of: reader) { record in
-            ring[record.frame % offsetRingSize] = (record.frame, record.fileOffset, record.recordLength)
-            let frame = decoder.decode(record)
-            observer?.frame(frame)
-            engine.facts.count(record)
-            builder.feed(frame)
-            facts.extract(frame, engine)
-            return true
-        }
-        builder.finish()
+        let pass = CapturePass(
+            reader: reader, name: name ?? "", keys: keys,
+            scanFilterTables: observer?.scanFilterTables ?? ScanFilterTables())
+        let lint = LintPass(engine: engine, observer: observer, name: name)
+        pass.run(lint)
+        report.notes = pass.notes
+        let ring = lint.ring
+        let ended = lint.ended
         let result = engine.finish()
         report.frames = engine.facts.frames
         report.facts = engine.facts
@@ -165,6 +147,52 @@ public enum CaptureLinter {
                 }
             }
         }
+    }
+}
+
+/// The linter's consumer of the capture pass: the rules see the timeline's events and the HCI
+/// facts of each frame once the timeline took it; a ring keeps the recent records' file
+/// offsets (for SARIF regions); `observer` (the report) sees the same frames, events and
+/// connections. Unchecked: the pass calls back from one thread, never re-entrantly.
+final class LintPass: CaptureConsumer {
+    let engine: LintEngine
+    let observer: LintPassObserver?
+    let name: String?
+    @exclusivity(unchecked) var ring = [(frame: Int, offset: Int64, length: Int)](
+        repeating: (0, 0, 0), count: CaptureLinter.offsetRingSize)
+    @exclusivity(unchecked) var facts = FactExtractor()
+    let ended = FactsBox()
+
+    init(engine: LintEngine, observer: LintPassObserver?, name: String?) {
+        self.engine = engine
+        self.observer = observer
+        self.name = name
+    }
+
+    var observes: CaptureObservations { [.frames, .framesAfterTimeline, .events, .connections] }
+
+    func begin(_ pass: CapturePass) {
+        engine.scanFilterTables = pass.scanFilterTables
+        facts.platform.start(format: pass.reader.format, name: name, engine)
+    }
+
+    func frame(_ frame: DecodedFrame) {
+        let record = frame.record
+        ring[record.frame % CaptureLinter.offsetRingSize] = (record.frame, record.fileOffset, record.recordLength)
+        observer?.frame(frame)
+        engine.facts.count(record)
+    }
+
+    func frameAfterTimeline(_ frame: DecodedFrame) { facts.extract(frame, engine) }
+
+    func event(_ event: TimelineEvent) {
+        engine.observe(event)
+        observer?.event(event)
+    }
+
+    func connectionEnded(_ summary: ConnectionSummary) {
+        ended.add(summary)
+        observer?.connectionEnded(summary)
     }
 }
 

@@ -154,7 +154,10 @@ struct LintCommand: ParsableCommand {
         if format != .text || output != nil {
             for r in reports { printError(SummaryLine.render(r)) }
         }
-        for r in reports where r.damage != nil { printError("\(r.path): \(r.damage!)") }
+        for r in reports {
+            for n in r.notes { printError(n) }
+            if let d = r.damage { printError("\(r.path): \(d)") }
+        }
         if let output {
             guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
                 printError("cannot write \(output)")

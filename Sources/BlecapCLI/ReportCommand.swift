@@ -137,6 +137,7 @@ struct ReportCommand: ParsableCommand {
                             + "\(model.header.connections) connections, \(model.findings.count) findings "
                             + "(\(f.error) errors, \(f.warning) warnings, \(f.note) notes)")
                 }
+                for n in report.notes { printError(n) }
                 if let d = report.damage {
                     printError("\(report.path): \(d)")
                     if status == .success { status = .damaged }
