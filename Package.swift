@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "CaptureIO", targets: ["CaptureIO"]),
         .library(name: "BLEPackets", targets: ["BLEPackets"]),
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
+        .library(name: "BLEPass", targets: ["BLEPass"]),
         .library(name: "BLELint", targets: ["BLELint"]),
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
         .library(name: "BLESimLint", targets: ["BLESimLint"]),
@@ -61,7 +62,7 @@ let package = Package(
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
-        .target(name: "BLEReplay", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
+        .target(name: "BLEReplay", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
         // Replay into the simulator (captured peripherals installed in a SimulatedWorld, a captured
         // central played against CBPeripheralManager code); `blecap` does not link it.
         .target(
@@ -103,6 +104,8 @@ let package = Package(
         .testTarget(
             name: "BLEPacketsTests",
             dependencies: ["BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
+        .testTarget(
+            name: "BLEPassTests", dependencies: ["BLEPass", "BLETimeline", "BLEPackets", "CaptureIO", "TestSupport"]),
         .testTarget(
             name: "BLETimelineTests",
             dependencies: ["BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),

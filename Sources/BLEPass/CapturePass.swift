@@ -4,25 +4,30 @@ import CaptureIO
 
 /// What a `CaptureConsumer` observes of a pass. The pass calls only the hooks a consumer
 /// declares (as a lint rule declares its `observedEvents`), and builds the timeline only when
-/// some consumer observes its events or connections.
+/// some consumer observes its events or connections. The members are inlinable computed
+/// constants, not stored `static let`s: a specialised pass then folds its checks away instead of
+/// calling a global's accessor for each record.
 public struct CaptureObservations: OptionSet, Sendable {
     public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Each record as read, before it is decoded (`CaptureConsumer.record`).
-    public static let records = CaptureObservations(rawValue: 1 << 0)
+    @inlinable public static var records: CaptureObservations { CaptureObservations(rawValue: 1 << 0) }
     /// Each decoded frame, before the timeline takes it (`CaptureConsumer.frame`).
-    public static let frames = CaptureObservations(rawValue: 1 << 1)
+    @inlinable public static var frames: CaptureObservations { CaptureObservations(rawValue: 1 << 1) }
     /// Each decoded frame after the timeline took it, so after the events it made final
     /// (`CaptureConsumer.frameAfterTimeline`).
-    public static let framesAfterTimeline = CaptureObservations(rawValue: 1 << 2)
+    @inlinable public static var framesAfterTimeline: CaptureObservations { CaptureObservations(rawValue: 1 << 2) }
     /// Each timeline event, as it becomes final (`CaptureConsumer.event`).
-    public static let events = CaptureObservations(rawValue: 1 << 3)
+    @inlinable public static var events: CaptureObservations { CaptureObservations(rawValue: 1 << 3) }
     /// Each connection as it ends or as the capture ends (`CaptureConsumer.connectionEnded`).
-    public static let connections = CaptureObservations(rawValue: 1 << 4)
+    @inlinable public static var connections: CaptureObservations { CaptureObservations(rawValue: 1 << 4) }
+    /// Each reassembled ATT PDU with its connection, before the timeline interprets it
+    /// (`CaptureConsumer.att`: replay keeps the exchange byte for byte).
+    @inlinable public static var att: CaptureObservations { CaptureObservations(rawValue: 1 << 5) }
 
     /// The observations that need a timeline.
-    public static let timeline: CaptureObservations = [.events, .connections]
+    @inlinable public static var timeline: CaptureObservations { [.events, .connections, .att] }
 }
 
 /// One consumer of a capture pass: a command's output, the lint engine, the report's model,
@@ -46,6 +51,8 @@ public protocol CaptureConsumer: AnyObject {
     func frameAfterTimeline(_ frame: DecodedFrame)
     func event(_ event: TimelineEvent)
     func connectionEnded(_ summary: ConnectionSummary)
+    /// The PDU's bytes are valid only during the call.
+    func att(_ observation: ATTObservation)
     /// Checked after each record: true stops the pass (the reader of the output went away).
     var isDone: Bool { get }
     /// After the last record (or the record after which the pass stopped).
@@ -59,6 +66,7 @@ extension CaptureConsumer {
     @inlinable public func frameAfterTimeline(_ frame: DecodedFrame) {}
     @inlinable public func event(_ event: TimelineEvent) {}
     @inlinable public func connectionEnded(_ summary: ConnectionSummary) {}
+    @inlinable public func att(_ observation: ATTObservation) {}
     @inlinable public var isDone: Bool { false }
     @inlinable public func finish(_ pass: CapturePass) {}
 }
@@ -111,6 +119,7 @@ public final class CapturePass {
             : TimelineBuilder(
                 emit: { consumer.event($0) }, connectionEnded: { consumer.connectionEnded($0) },
                 scanFilterTables: scanFilterTables)
+        if observes.contains(.att) { builder?.attObserver = { consumer.att($0) } }
         var stopped = false
         forEachRecord(of: reader) { record in
             if observes.contains(.records) { consumer.record(record) }
@@ -165,6 +174,7 @@ final class CaptureConsumerList: CaptureConsumer {
     private let afterConsumers: [any CaptureConsumer]
     private let eventConsumers: [any CaptureConsumer]
     private let connectionConsumers: [any CaptureConsumer]
+    private let attConsumers: [any CaptureConsumer]
 
     init(_ consumers: [any CaptureConsumer]) {
         self.consumers = consumers
@@ -174,6 +184,7 @@ final class CaptureConsumerList: CaptureConsumer {
         afterConsumers = consumers.filter { $0.observes.contains(.framesAfterTimeline) }
         eventConsumers = consumers.filter { $0.observes.contains(.events) }
         connectionConsumers = consumers.filter { $0.observes.contains(.connections) }
+        attConsumers = consumers.filter { $0.observes.contains(.att) }
     }
 
     func begin(_ pass: CapturePass) { for c in consumers { c.begin(pass) } }
@@ -182,6 +193,7 @@ final class CaptureConsumerList: CaptureConsumer {
     func frameAfterTimeline(_ frame: DecodedFrame) { for c in afterConsumers { c.frameAfterTimeline(frame) } }
     func event(_ event: TimelineEvent) { for c in eventConsumers { c.event(event) } }
     func connectionEnded(_ summary: ConnectionSummary) { for c in connectionConsumers { c.connectionEnded(summary) } }
+    func att(_ observation: ATTObservation) { for c in attConsumers { c.att(observation) } }
     var isDone: Bool { consumers.contains { $0.isDone } }
     func finish(_ pass: CapturePass) { for c in consumers { c.finish(pass) } }
 }

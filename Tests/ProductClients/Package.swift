@@ -11,7 +11,7 @@ let package = Package(
     name: "ProductClients",
     dependencies: [.package(name: "blecap", path: "../..")],
     targets: [
-        "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLESimulator", "BLESimLint", "BLEReplay",
+        "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass", "BLELint", "BLESimulator", "BLESimLint", "BLEReplay",
         "BLEReplaySimulator", "BLEController",
     ].map { product in
         .target(
