@@ -111,11 +111,21 @@ public enum CaptureLinter {
         let pass = CapturePass(
             reader: reader, name: name ?? "", keys: keys,
             scanFilterTables: observer?.scanFilterTables ?? ScanFilterTables())
-        let lint = LintPass(engine: engine, observer: observer, name: name)
-        pass.run(lint)
+        // One pass specialised for each case: without an observer its calls fold away.
+        let ring: UnsafeMutableBufferPointer<(frame: Int, offset: Int64, length: Int)>
+        let ended: FactsBox
+        let kept: AnyObject
+        if let observer {
+            let lint = LintPass(engine: engine, observer: observer, name: name)
+            pass.run(lint)
+            (ring, ended, kept) = (lint.ring, lint.ended, lint)
+        } else {
+            let lint = LintPass(engine: engine, observer: NoLintPassObserver(), name: name)
+            pass.run(lint)
+            (ring, ended, kept) = (lint.ring, lint.ended, lint)
+        }
+        defer { withExtendedLifetime(kept) {} }
         report.notes = pass.notes
-        let ring = lint.ring
-        let ended = lint.ended
         let result = engine.finish()
         report.frames = engine.facts.frames
         report.facts = engine.facts
@@ -154,20 +164,25 @@ public enum CaptureLinter {
 /// facts of each frame once the timeline took it; a ring keeps the recent records' file
 /// offsets (for SARIF regions); `observer` (the report) sees the same frames, events and
 /// connections. Unchecked: the pass calls back from one thread, never re-entrantly.
-final class LintPass: CaptureConsumer {
+final class LintPass<Observer: LintPassObserving>: CaptureConsumer {
     let engine: LintEngine
-    let observer: LintPassObserver?
+    let observer: Observer
     let name: String?
-    @exclusivity(unchecked) var ring = [(frame: Int, offset: Int64, length: Int)](
-        repeating: (0, 0, 0), count: CaptureLinter.offsetRingSize)
+    /// A buffer, not an array: an array in a class is checked for uniqueness on every store
+    /// (`swift_isUniquelyReferenced`, 6 instructions per frame).
+    let ring = UnsafeMutableBufferPointer<(frame: Int, offset: Int64, length: Int)>.allocate(
+        capacity: CaptureLinter.offsetRingSize)
     @exclusivity(unchecked) var facts = FactExtractor()
     let ended = FactsBox()
 
-    init(engine: LintEngine, observer: LintPassObserver?, name: String?) {
+    init(engine: LintEngine, observer: Observer, name: String?) {
         self.engine = engine
         self.observer = observer
         self.name = name
+        ring.initialize(repeating: (0, 0, 0))
     }
+
+    deinit { ring.deallocate() }
 
     var observes: CaptureObservations { [.frames, .framesAfterTimeline, .events, .connections] }
 
@@ -179,7 +194,7 @@ final class LintPass: CaptureConsumer {
     func frame(_ frame: DecodedFrame) {
         let record = frame.record
         ring[record.frame % CaptureLinter.offsetRingSize] = (record.frame, record.fileOffset, record.recordLength)
-        observer?.frame(frame)
+        observer.observe(frame: frame)
         engine.facts.count(record)
     }
 
@@ -187,12 +202,12 @@ final class LintPass: CaptureConsumer {
 
     func event(_ event: TimelineEvent) {
         engine.observe(event)
-        observer?.event(event)
+        observer.observe(event: event)
     }
 
     func connectionEnded(_ summary: ConnectionSummary) {
         ended.add(summary)
-        observer?.connectionEnded(summary)
+        observer.observe(connectionEnded: summary)
     }
 }
 
@@ -202,6 +217,26 @@ final class FactsBox {
     func add(_ s: ConnectionSummary) {
         if facts.count < TimelineStatistics.maximumConnections { facts.append(s.facts) }
     }
+}
+
+/// What the lint pass shows an observer (`LintPassObserver`, or none).
+protocol LintPassObserving {
+    func observe(frame: DecodedFrame)
+    func observe(event: TimelineEvent)
+    func observe(connectionEnded: ConnectionSummary)
+}
+
+/// No observer: the lint pass alone, whose calls to it fold away.
+struct NoLintPassObserver: LintPassObserving {
+    func observe(frame: DecodedFrame) {}
+    func observe(event: TimelineEvent) {}
+    func observe(connectionEnded: ConnectionSummary) {}
+}
+
+extension LintPassObserver: LintPassObserving {
+    func observe(frame: DecodedFrame) { self.frame(frame) }
+    func observe(event: TimelineEvent) { self.event(event) }
+    func observe(connectionEnded summary: ConnectionSummary) { self.connectionEnded(summary) }
 }
 
 /// What the lint pass shows a consumer that aggregates in the same pass: every decoded frame

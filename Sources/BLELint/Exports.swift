@@ -1,4 +1,5 @@
 // What BLELint's public API names from the modules below it, re-exported so that a client
 // depending on the BLELint product alone can name every type it is handed
 // (scripts/check_products.py checks this for every product).
+@_exported import BLEPass
 @_exported import BLETimeline
