@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEPackets
+import BLEPass
 import BLETimeline
 import CaptureIO
 
@@ -157,149 +158,17 @@ public struct CapturedSession: Sendable {
         reader: any CaptureReader, path: String, streaming: Bool, keys: LinkLayerKeys,
         connection: (CapturedConnection, _ startTime: Int64) -> Void
     ) -> CapturedSession {
-        var summaries: [ConnectionSummary] = []
-        var pdus: [Int: CapturedATTPDUs] = [:]
-        var truncated: Set<Int> = []
-        var held = 0
-        var timings: [Int: ConnectionTiming] = [:]
-        var ends: [Int: (Int, Int64)] = [:]
-        // Per advertiser: last connectable advertisement and last scan response.
-        var adverts: [BDAddr: CapturedAdvertisement] = [:]
-        var advertisementOf: [Int: CapturedAdvertisement] = [:]
-        // Per advertiser: time of its last advertising report and the gaps seen (at most 64).
-        var advertisingTimes: [BDAddr: (last: Int64, gaps: [Int64])] = [:]
-        var advertiserOrder: [(BDAddr, UInt8)] = []
-        var security: [Int: CapturedSecurity] = [:]
-        var hostCentral: [Int: Bool] = [:]
-        // The frame of the last event the timeline emitted: events come out in frame order, so
-        // everything before it is final.
-        var emitted = 0
-
-        let builder = TimelineBuilder(
-            emit: { e in
-                emitted = max(emitted, e.frame)
-                switch e.kind {
-                case .advertisement(let a):
-                    guard let peer = e.peer else { return }
-                    if adverts[peer] == nil {
-                        guard adverts.count < Self.maximumAdvertisers else { return }
-                        advertiserOrder.append((peer, e.peerAddressType ?? 0))
-                    }
-                    var ad =
-                        adverts[peer] ?? CapturedAdvertisement(data: [], scanResponse: [], rssi: a.rssi, frame: e.frame)
-                    let bytes = e.value.bytes
-                    // Legacy SCAN_RSP (4) or an extended report with the scan-response bit (3).
-                    if (!a.extended && a.eventType == UInt16(HCILEAdvertisingReportEntry.scanResponse))
-                        || (a.extended && a.eventType & HCILEExtendedAdvertisingReportEntry.scanResponseBit != 0)
-                    {
-                        ad.scanResponse = bytes
-                    } else {
-                        ad.data = bytes
-                        ad.eventType = a.eventType
-                        ad.extended = a.extended
-                        ad.sawAdvertising = true
-                        var t = advertisingTimes[peer] ?? (e.time, [])
-                        if e.time > t.last, t.gaps.count < 64 { t.gaps.append(e.time - t.last) }
-                        t.last = e.time
-                        advertisingTimes[peer] = t
-                        let gaps = t.gaps.sorted()
-                        ad.intervalMicros = gaps.isEmpty ? nil : gaps[gaps.count / 2]
-                    }
-                    ad.rssi = a.rssi
-                    ad.frame = e.frame
-                    adverts[peer] = ad
-                case .connectionComplete(let info):
-                    guard let n = e.connection else { return }
-                    hostCentral[n] = info.role != 1
-                    if let t = info.timing { timings[n] = t }
-                    if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
-                case .disconnection:
-                    if let n = e.connection { ends[n] = (e.frame, e.time) }
-                // SMP's initiator is the central (Vol 3 Part H 2.3): a Pairing Request is the
-                // central's, a Pairing Response the peripheral's, whichever side was captured.
-                case .pairingRequest:
-                    guard let n = e.connection else { return }
-                    var s = security[n] ?? CapturedSecurity()
-                    if !s.pairingRequested { s.pairingRequestTime = e.time }
-                    s.pairingRequested = true
-                    security[n] = s
-                case .pairingResponse(let info, _):
-                    guard let n = e.connection else { return }
-                    security[n, default: .init()].pairingResponded = true
-                    if info.secureConnections == true { security[n, default: .init()].secureConnections = true }
-                case .pairingFailed(let reason, let sent):
-                    // The peripheral's: received by a central host, sent by a peripheral one.
-                    guard let n = e.connection, let central = hostCentral[n], sent != central else { return }
-                    security[n, default: .init()].peripheralPairingFailed = reason
-                case .encryptionChange(let status, let enabled):
-                    guard let n = e.connection, status == 0, enabled != 0 else { return }
-                    var s = security[n] ?? CapturedSecurity()
-                    if !s.encrypted { s.encryptionTime = e.time }
-                    s.encrypted = true
-                    security[n] = s
-                default: break
-                }
-            }, connectionEnded: { summaries.append($0) })
-        builder.attObserver = { o in
-            guard held < Self.maximumPDUs else {
-                truncated.insert(o.connection)
-                return
+        withoutActuallyEscaping(connection) { connection in
+            let reading = SessionReading(streaming: streaming, connection: connection)
+            CapturePass(reader: reader, name: path, keys: keys).run(reading)
+            var session = CapturedSession(
+                path: path, format: reader.format.description, connections: [], startTime: reading.first ?? 0,
+                frames: reading.frames, damage: reader.damage.map { "\($0)" })
+            session.advertisers = reading.advertiserOrder.compactMap { a, type in
+                reading.adverts[a].map { CapturedAdvertiser(address: a, addressType: type, advertisement: $0) }
             }
-            guard
-                pdus[o.connection, default: []].append(
-                    frame: o.frame, time: o.time, sentByHost: o.sentByHost, bytes: o.pdu.base)
-            else {
-                truncated.insert(o.connection)
-                return
-            }
-            held += 1
+            return session
         }
-        var first: Int64?
-        /// Hands over the ended connections whose events are all out (`all`: every one).
-        func handOver(all: Bool) {
-            var i = 0
-            while i < summaries.count {
-                let s = summaries[i]
-                // Its Disconnection Complete (not an earlier, failed one), or a later frame's event,
-                // has come out: so have its Connection Complete and the advertisement before it.
-                let disconnected = s.endFrame != nil && ends[s.number]?.0 == s.endFrame
-                guard all || disconnected || emitted > (s.endFrame ?? s.startFrame) else {
-                    i += 1
-                    continue
-                }
-                summaries.remove(at: i)
-                let n = s.number
-                var c = CapturedConnection(
-                    summary: s, att: pdus.removeValue(forKey: n) ?? [],
-                    advertisement: advertisementOf.removeValue(forKey: n),
-                    timing: timings.removeValue(forKey: n))
-                if let e = ends.removeValue(forKey: n) { c.disconnection = e }
-                c.isTruncated = truncated.remove(n) != nil
-                c.security = security.removeValue(forKey: n) ?? CapturedSecurity()
-                hostCentral.removeValue(forKey: n)
-                // Streamed, it is replayed at once; otherwise it waits for the whole capture,
-                // spooled rather than in memory.
-                if streaming { held -= c.att.count } else { c.att.seal() }
-                connection(c, first ?? s.startTime)
-            }
-        }
-        let decoder = FrameDecoder(keys: keys)
-        var frames = 0
-        while let record = reader.next() {
-            frames += 1
-            if first == nil { first = record.timestamp }
-            builder.feed(decoder.decode(record))
-            if streaming, !summaries.isEmpty { handOver(all: false) }
-        }
-        builder.finish()
-        handOver(all: true)
-        var session = CapturedSession(
-            path: path, format: reader.format.description, connections: [], startTime: first ?? 0, frames: frames,
-            damage: reader.damage.map { "\($0)" })
-        session.advertisers = advertiserOrder.compactMap { a, type in
-            adverts[a].map { CapturedAdvertiser(address: a, addressType: type, advertisement: $0) }
-        }
-        return session
     }
 
     init(
@@ -311,5 +180,160 @@ public struct CapturedSession: Sendable {
         self.startTime = startTime
         self.frames = frames
         self.damage = damage
+    }
+}
+
+/// Replay's consumer of the capture pass: each connection's ATT exchange byte for byte, its
+/// advertisement, timing, security and end, handed over once everything the timeline says
+/// about it is final.
+private final class SessionReading: CaptureConsumer {
+    let streaming: Bool
+    let connection: (CapturedConnection, _ startTime: Int64) -> Void
+    var summaries: [ConnectionSummary] = []
+    var pdus: [Int: CapturedATTPDUs] = [:]
+    var truncated: Set<Int> = []
+    var held = 0
+    var timings: [Int: ConnectionTiming] = [:]
+    var ends: [Int: (Int, Int64)] = [:]
+    // Per advertiser: last connectable advertisement and last scan response.
+    var adverts: [BDAddr: CapturedAdvertisement] = [:]
+    var advertisementOf: [Int: CapturedAdvertisement] = [:]
+    // Per advertiser: time of its last advertising report and the gaps seen (at most 64).
+    var advertisingTimes: [BDAddr: (last: Int64, gaps: [Int64])] = [:]
+    var advertiserOrder: [(BDAddr, UInt8)] = []
+    var security: [Int: CapturedSecurity] = [:]
+    var hostCentral: [Int: Bool] = [:]
+    // The frame of the last event the timeline emitted: events come out in frame order, so
+    // everything before it is final.
+    var emitted = 0
+    var first: Int64?
+    var frames = 0
+
+    init(streaming: Bool, connection: @escaping (CapturedConnection, _ startTime: Int64) -> Void) {
+        self.streaming = streaming
+        self.connection = connection
+    }
+
+    var observes: CaptureObservations { [.records, .framesAfterTimeline, .events, .connections, .att] }
+
+    func record(_ record: CaptureRecord) {
+        frames += 1
+        if first == nil { first = record.timestamp }
+    }
+
+    func frameAfterTimeline(_ frame: DecodedFrame) {
+        if streaming, !summaries.isEmpty { handOver(all: false) }
+    }
+
+    func connectionEnded(_ summary: ConnectionSummary) { summaries.append(summary) }
+
+    func finish(_ pass: CapturePass) { handOver(all: true) }
+
+    func event(_ e: TimelineEvent) {
+        emitted = max(emitted, e.frame)
+        switch e.kind {
+        case .advertisement(let a):
+            guard let peer = e.peer else { return }
+            if adverts[peer] == nil {
+                guard adverts.count < CapturedSession.maximumAdvertisers else { return }
+                advertiserOrder.append((peer, e.peerAddressType ?? 0))
+            }
+            var ad =
+                adverts[peer] ?? CapturedAdvertisement(data: [], scanResponse: [], rssi: a.rssi, frame: e.frame)
+            let bytes = e.value.bytes
+            // Legacy SCAN_RSP (4) or an extended report with the scan-response bit (3).
+            if (!a.extended && a.eventType == UInt16(HCILEAdvertisingReportEntry.scanResponse))
+                || (a.extended && a.eventType & HCILEExtendedAdvertisingReportEntry.scanResponseBit != 0)
+            {
+                ad.scanResponse = bytes
+            } else {
+                ad.data = bytes
+                ad.eventType = a.eventType
+                ad.extended = a.extended
+                ad.sawAdvertising = true
+                var t = advertisingTimes[peer] ?? (e.time, [])
+                if e.time > t.last, t.gaps.count < 64 { t.gaps.append(e.time - t.last) }
+                t.last = e.time
+                advertisingTimes[peer] = t
+                let gaps = t.gaps.sorted()
+                ad.intervalMicros = gaps.isEmpty ? nil : gaps[gaps.count / 2]
+            }
+            ad.rssi = a.rssi
+            ad.frame = e.frame
+            adverts[peer] = ad
+        case .connectionComplete(let info):
+            guard let n = e.connection else { return }
+            hostCentral[n] = info.role != 1
+            if let t = info.timing { timings[n] = t }
+            if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
+        case .disconnection:
+            if let n = e.connection { ends[n] = (e.frame, e.time) }
+        // SMP's initiator is the central (Vol 3 Part H 2.3): a Pairing Request is the
+        // central's, a Pairing Response the peripheral's, whichever side was captured.
+        case .pairingRequest:
+            guard let n = e.connection else { return }
+            var s = security[n] ?? CapturedSecurity()
+            if !s.pairingRequested { s.pairingRequestTime = e.time }
+            s.pairingRequested = true
+            security[n] = s
+        case .pairingResponse(let info, _):
+            guard let n = e.connection else { return }
+            security[n, default: .init()].pairingResponded = true
+            if info.secureConnections == true { security[n, default: .init()].secureConnections = true }
+        case .pairingFailed(let reason, let sent):
+            // The peripheral's: received by a central host, sent by a peripheral one.
+            guard let n = e.connection, let central = hostCentral[n], sent != central else { return }
+            security[n, default: .init()].peripheralPairingFailed = reason
+        case .encryptionChange(let status, let enabled):
+            guard let n = e.connection, status == 0, enabled != 0 else { return }
+            var s = security[n] ?? CapturedSecurity()
+            if !s.encrypted { s.encryptionTime = e.time }
+            s.encrypted = true
+            security[n] = s
+        default: break
+        }
+    }
+
+    func att(_ o: ATTObservation) {
+        guard held < CapturedSession.maximumPDUs else {
+            truncated.insert(o.connection)
+            return
+        }
+        guard
+            pdus[o.connection, default: []].append(
+                frame: o.frame, time: o.time, sentByHost: o.sentByHost, bytes: o.pdu.base)
+        else {
+            truncated.insert(o.connection)
+            return
+        }
+        held += 1
+    }
+
+    func handOver(all: Bool) {
+        var i = 0
+        while i < summaries.count {
+            let s = summaries[i]
+            // Its Disconnection Complete (not an earlier, failed one), or a later frame's event,
+            // has come out: so have its Connection Complete and the advertisement before it.
+            let disconnected = s.endFrame != nil && ends[s.number]?.0 == s.endFrame
+            guard all || disconnected || emitted > (s.endFrame ?? s.startFrame) else {
+                i += 1
+                continue
+            }
+            summaries.remove(at: i)
+            let n = s.number
+            var c = CapturedConnection(
+                summary: s, att: pdus.removeValue(forKey: n) ?? [],
+                advertisement: advertisementOf.removeValue(forKey: n),
+                timing: timings.removeValue(forKey: n))
+            if let e = ends.removeValue(forKey: n) { c.disconnection = e }
+            c.isTruncated = truncated.remove(n) != nil
+            c.security = security.removeValue(forKey: n) ?? CapturedSecurity()
+            hostCentral.removeValue(forKey: n)
+            // Streamed, it is replayed at once; otherwise it waits for the whole capture,
+            // spooled rather than in memory.
+            if streaming { held -= c.att.count } else { c.att.seal() }
+            connection(c, first ?? s.startTime)
+        }
     }
 }
