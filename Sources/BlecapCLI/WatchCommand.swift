@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLELint
+import BLEPass
 import BLETimeline
 import CaptureIO
 import Synchronization
@@ -101,22 +102,17 @@ struct WatchCommand: ParsableCommand {
                 out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f))
                 out.flush()
             }, onConnectionEnded: { summaries.add($0) })
-        timeline.scanFilterTables = linter.scanFilterTables
-        var last: (frame: Int, time: Int64)?
-        while !WatchSignals.stop.load(ordering: .relaxed), let record = reader.next() {
-            if timeline.base == nil { timeline.base = record.timestamp }
-            last = (record.frame, record.timestamp)
-            saved?.append(record)
-            linter.feed(record)
-            out.flush()
-            if out.isBroken { break }
-        }
-        let result = linter.finish()
-        if let last, !out.isBroken {
+        let session = WatchSession(timeline: timeline, saved: saved)
+        let pass = CapturePass(reader: reader, name: live.name, keys: configuration.linkLayerKeys)
+        // The linter first: a record's findings are out before the session flushes them.
+        pass.run([linter, session])
+        let result = linter.result!
+        if let last = session.last, !out.isBroken {
             summaries.write(to: timeline, frame: last.frame, time: last.time)
         }
         out.flush()
-        saved?.close()
+        session.saved?.close()
+        for n in pass.notes { printError(n) }
         var report = CaptureReport(path: live.name)
         report.format = "\(reader.format)"
         report.frames = result.facts.frames
@@ -160,6 +156,34 @@ enum WatchSignals {
         sigaddset(&set, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
+}
+
+/// `watch`'s own consumer of the capture pass: the time base and last frame of the timeline's
+/// lines, the records saved by `--write`, the output flushed after each record (once the
+/// linter's findings are out); it stops the pass on Ctrl-C or when the reader of the output
+/// went away.
+final class WatchSession: CaptureConsumer {
+    let timeline: TimelineWriter
+    var saved: WatchRecorder?
+    var last: (frame: Int, time: Int64)?
+
+    init(timeline: TimelineWriter, saved: WatchRecorder?) {
+        self.timeline = timeline
+        self.saved = saved
+    }
+
+    var observes: CaptureObservations { [.records, .framesAfterTimeline] }
+    func begin(_ pass: CapturePass) { timeline.scanFilterTables = pass.scanFilterTables }
+
+    func record(_ record: CaptureRecord) {
+        if timeline.base == nil { timeline.base = record.timestamp }
+        last = (record.frame, record.timestamp)
+        saved?.append(record)
+    }
+
+    func frameAfterTimeline(_ frame: DecodedFrame) { timeline.out.flush() }
+
+    var isDone: Bool { WatchSignals.stop.load(ordering: .relaxed) || timeline.out.isBroken }
 }
 
 /// `--write`: the HCI records seen, appended to a btsnoop file as they come (memory: one record).
