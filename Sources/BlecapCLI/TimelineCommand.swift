@@ -77,6 +77,9 @@ final class TimelineOutput: CaptureConsumer {
     @exclusivity(unchecked) var summaries = SummaryLines()
     /// The last record's frame and time: where the summary lines are stamped.
     @exclusivity(unchecked) var last: (frame: Int, time: Int64)?
+    /// The time base is set: checked per record here rather than `writer.base`, whose read
+    /// from the pass's loop is an exclusivity check per record.
+    @exclusivity(unchecked) var started = false
 
     init(writer: TimelineWriter, filter: TimelineFilter) {
         self.writer = writer
@@ -87,7 +90,10 @@ final class TimelineOutput: CaptureConsumer {
     func begin(_ pass: CapturePass) { writer.scanFilterTables = pass.scanFilterTables }
 
     func record(_ record: CaptureRecord) {
-        if writer.base == nil { writer.base = record.timestamp }
+        if !started {
+            started = true
+            writer.base = record.timestamp
+        }
         last = (record.frame, record.timestamp)
     }
 

@@ -31,7 +31,10 @@ public final class OutputBuffer {
     let fd: Int32?
     let flushThreshold: Int
     /// errno of the first failed write (EPIPE when the reader went away, e.g. `| head`).
-    public private(set) var writeErrno: Int32? = nil
+    /// Unchecked: read after every record by the capture pass's consumers (`isBroken`), where a
+    /// checked read was a `swift_beginAccess` per record; written only by `flush`, on the thread
+    /// that writes.
+    @exclusivity(unchecked) public private(set) var writeErrno: Int32? = nil
 
     /// Writes to `fd` (nil: only collect, for tests and in-memory use).
     public init(fd: Int32?, flushThreshold: Int = 1 << 16) {
