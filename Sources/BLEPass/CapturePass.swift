@@ -117,7 +117,9 @@ public final class CapturePass {
             observes.isDisjoint(with: .timeline)
             ? nil
             : TimelineBuilder(
-                emit: { consumer.event($0) }, connectionEnded: { consumer.connectionEnded($0) },
+                // Only the hooks the consumer declared (chosen once, not per event).
+                emit: observes.contains(.events) ? { consumer.event($0) } : { _ in },
+                connectionEnded: observes.contains(.connections) ? { consumer.connectionEnded($0) } : { _ in },
                 scanFilterTables: scanFilterTables)
         if observes.contains(.att) { builder?.attObserver = { consumer.att($0) } }
         var stopped = false
