@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "BLEPackets", targets: ["BLEPackets"]),
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
         .library(name: "BLELint", targets: ["BLELint"]),
+        .library(name: "BLEDiagnose", targets: ["BLEDiagnose"]),
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
         .library(name: "BLESimLint", targets: ["BLESimLint"]),
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
@@ -56,6 +57,8 @@ let package = Package(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
+        // Why each connection ended or failed (`blecap diagnose`), read from the timeline alone.
+        .target(name: "BLEDiagnose", dependencies: ["BLEBytes", "BLEPackets", "BLETimeline"]),
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
@@ -84,7 +87,8 @@ let package = Package(
             name: "BlecapCLI",
             dependencies: [
                 "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLELint", "BLEReport",
-                "BLEReplay", "BLEController", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BLEDiagnose", "BLEReplay", "BLEController",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildCommit"]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
@@ -114,6 +118,9 @@ let package = Package(
             name: "BLELintTests",
             dependencies: ["BLELint", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
             exclude: ["Corpus"]),
+        .testTarget(
+            name: "BLEDiagnoseTests",
+            dependencies: ["BLEDiagnose", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BLEReplayTests",
             dependencies: [
