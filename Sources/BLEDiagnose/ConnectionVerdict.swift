@@ -51,7 +51,7 @@ extension Diagnoser {
         v.steps.append(
             Verdict.Step(
                 what: "end",
-                text: "\(endWho(end.side)) ended the link: \(Codes.hci(reason))",
+                text: "\(endWho(end.side)): \(Codes.hci(reason))",
                 frames: [end.frame], certainty: end.side == .remote ? .inferred : .observed,
                 basis: end.side == .remote
                     ? "Disconnection Complete with no HCI Disconnect from this host for the handle"
@@ -65,11 +65,11 @@ extension Diagnoser {
             if end.side == .local {
                 row = EndReason(
                     code: reason, cause: "local_host_terminated", party: "host",
-                    meaning: "this host asked its controller to end the link")
+                    meaning: "it asked its controller to disconnect")
             } else if reason == HCIError.connectionTerminatedByLocalHost {
                 row = EndReason(
                     code: reason, cause: "remote_host_terminated", party: "peer",
-                    meaning: "the peer's host chose to end the link")
+                    meaning: "its host chose to disconnect")
             }
         }
         let party = row.map { $0.party.description } ?? (end.side == .local ? "host" : "unknown")
@@ -150,12 +150,12 @@ extension Diagnoser {
         } else if let row {
             v.cause = row.cause.description
             v.party = party
-            v.summary = "\(endWho(end.side).capitalizedFirst) ended the link: \(row.meaning)."
+            v.summary = "\(endWho(end.side).capitalizedFirst): \(row.meaning)."
             v.signature = "\(row.cause) \(context)"
         } else {
             v.cause = "ended_\(Codes.hex(reason).dropFirst(2).lowercased())"
             v.party = party
-            v.summary = "\(endWho(end.side).capitalizedFirst) ended the link with \(Codes.hci(reason))."
+            v.summary = "\(endWho(end.side).capitalizedFirst), with \(Codes.hci(reason))."
             v.signature = "\(v.cause) \(context)"
         }
         if reason == HCIError.connectionTimeout || reason == HCIError.llResponseTimeout
@@ -191,9 +191,9 @@ extension Diagnoser {
 
     private func endWho(_ side: DisconnectionSide) -> String {
         switch side {
-        case .local: "this host"
-        case .remote: "the peer"
-        case .linkLoss: "nobody"
+        case .local: "this host ended the link"
+        case .remote: "the peer ended the link"
+        case .linkLoss: "the link was lost, neither side ended it"
         }
     }
 

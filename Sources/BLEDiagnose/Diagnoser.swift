@@ -31,6 +31,11 @@ public final class Diagnoser {
     /// Verdicts made as their events arrived (attempts, disconnections of unknown links).
     var early: [Verdict] = []
     var attempt: Attempt?
+    /// The last Disconnection Complete of a known link: a second one right after it, for a
+    /// handle no link holds, is most likely the same end reported twice.
+    var lastEnd: (frame: Int, time: Int64, connection: Int)?
+    /// Two ends this close together are taken as one end reported twice.
+    static let duplicateEndWindow: Int64 = 10_000
 
     public init() {}
 
@@ -51,6 +56,7 @@ public final class Diagnoser {
                 let l = link(n, e.frame)
                 if status == 0 {
                     l.end = Disconnection(frame: e.frame, time: e.time, reason: reason, side: side)
+                    lastEnd = (e.frame, e.time, n)
                 } else if l.failedDisconnect == nil {
                     l.failedDisconnect = (e.frame, status)
                 }
@@ -129,15 +135,33 @@ public final class Diagnoser {
                 what: "end",
                 text: "Disconnection Complete, reason \(Codes.hci(reason)), for a handle this capture never saw in use",
                 frames: [e.frame], certainty: .observed, basis: "HCI Disconnection Complete"))
-        v.steps.append(
-            Verdict.Step(
-                what: "missing",
-                text:
-                    "no Connection Complete and no traffic for the handle: the link was made before the capture started (or before a controller reset) and left nothing in it, so why it ended cannot be told",
-                frames: [e.frame], certainty: .inferred,
-                basis: "no earlier event of the capture names the handle"))
-        v.summary = "A link the capture never showed ended (\(Codes.hci(reason))); the capture holds nothing of it."
-        v.signature = "cause_unknown end=\(side.name) reason=\(Codes.hex(reason)) missing=connection_start"
+        if let last = lastEnd, e.time - last.time <= Self.duplicateEndWindow {
+            // Contradictory: an end for a link just ended. The timeline's events name no
+            // handle, so which link the second one meant is not stated.
+            v.steps.append(
+                Verdict.Step(
+                    what: "contradiction",
+                    text:
+                        "connection #\(last.connection) ended \(Codes.duration(e.time - last.time)) earlier (frame \(last.frame)): this is most likely the same end reported a second time, with another reason",
+                    frames: [last.frame, e.frame], certainty: .inferred,
+                    basis:
+                        "two Disconnection Completes within \(Codes.duration(Self.duplicateEndWindow)), the second for no open link"
+                ))
+            v.summary =
+                "A second Disconnection Complete right after connection #\(last.connection)'s end: the capture contradicts itself, and this one's cause cannot be told."
+            v.signature =
+                "cause_unknown end=\(side.name) reason=\(Codes.hex(reason)) contradiction=second_disconnection"
+        } else {
+            v.steps.append(
+                Verdict.Step(
+                    what: "missing",
+                    text:
+                        "no Connection Complete and no traffic for the handle: the link was made before the capture started (or before a controller reset) and left nothing in it, so why it ended cannot be told",
+                    frames: [e.frame], certainty: .inferred,
+                    basis: "no earlier event of the capture names the handle"))
+            v.summary = "A link the capture never showed ended (\(Codes.hci(reason))); the capture holds nothing of it."
+            v.signature = "cause_unknown end=\(side.name) reason=\(Codes.hex(reason)) missing=connection_start"
+        }
         v.finishFrames()
         return v
     }
@@ -322,6 +346,13 @@ struct Attempt {
                     frames: [e.frame], certainty: .inferred, basis: "the meaning of status 0x3E"))
             v.summary = "The connection failed to be established: the peer never answered the connection request."
             v.signature = "failed_to_be_established reason=0x3E\(targetContext)"
+        } else if code == 0x04 {
+            // BR/EDR Connection Complete (7.7.3): the device did not answer paging.
+            v.cause = "page_timeout"
+            v.party = "link"
+            v.steps.append(complete)
+            v.summary = "A BR/EDR connection failed: the device did not answer paging (Page Timeout)."
+            v.signature = "page_timeout reason=0x04\(targetContext)"
         } else if code == 0x3C {
             v.cause = "advertising_timeout"
             v.party = "host"

@@ -24,16 +24,16 @@ struct EndReason {
         ),
         EndReason(
             code: 0x13, cause: "remote_user_terminated", party: "peer",
-            meaning: "the peer's host chose to end the link"),
+            meaning: "its host chose to disconnect"),
         EndReason(
             code: 0x14, cause: "remote_low_resources", party: "peer",
-            meaning: "the peer ended the link because it ran out of resources"),
+            meaning: "it ran out of resources"),
         EndReason(
             code: 0x15, cause: "remote_power_off", party: "peer",
-            meaning: "the peer ended the link because it is powering off"),
+            meaning: "it is powering off"),
         EndReason(
             code: 0x16, cause: "local_host_terminated", party: "host",
-            meaning: "this host asked its controller to end the link"),
+            meaning: "it asked its controller to disconnect"),
         EndReason(
             code: 0x1A, cause: "unsupported_remote_feature", party: "peer",
             meaning: "the peer refused a procedure it does not support"),
