@@ -325,7 +325,9 @@ extension Diagnoser {
                 nextText = "\(requester) sent the same request \(g.count) times, each refused: a retry storm"
             } else if let f = g.succeededAt {
                 next = "retried_ok"
-                nextText = "\(requester) retried and the request succeeded at frame \(f)"
+                nextText =
+                    (g.securityAt.map { "pairing or encryption started (frame \($0)), then " } ?? "")
+                    + "\(requester) retried and the request succeeded at frame \(f)"
             } else if let f = g.securityAt {
                 next = "started_security"
                 nextText = "pairing or encryption started next (frame \(f))"
