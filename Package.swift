@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
         .library(name: "BLEPass", targets: ["BLEPass"]),
         .library(name: "BLELint", targets: ["BLELint"]),
+        .library(name: "BLEDiagnose", targets: ["BLEDiagnose"]),
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
         .library(name: "BLESimLint", targets: ["BLESimLint"]),
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
@@ -59,6 +60,8 @@ let package = Package(
         // CapturePass: input → reader → decoder → timeline → consumers, the one decode loop.
         .target(name: "BLEPass", dependencies: ["CaptureIO", "BLEPackets", "BLETimeline"]),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
+        // Why each connection ended or failed (`blecap diagnose`), read from the timeline alone.
+        .target(name: "BLEDiagnose", dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEPass"]),
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
@@ -87,8 +90,8 @@ let package = Package(
             name: "BlecapCLI",
             dependencies: [
                 "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLEPass", "BLELint",
-                "BLEReport",
-                "BLEReplay", "BLEController", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BLEReport", "BLEDiagnose", "BLEReplay", "BLEController",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildCommit"]),
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
@@ -120,6 +123,9 @@ let package = Package(
             name: "BLELintTests",
             dependencies: ["BLELint", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
             exclude: ["Corpus"]),
+        .testTarget(
+            name: "BLEDiagnoseTests",
+            dependencies: ["BLEDiagnose", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BLEReplayTests",
             dependencies: [

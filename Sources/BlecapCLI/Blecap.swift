@@ -27,6 +27,7 @@ public struct Blecap: ParsableCommand {
         version: BlecapVersion.description,
         subcommands: [
             PacketsCommand.self, InfoCommand.self, TimelineCommand.self, GattCommand.self, LintCommand.self,
+            DiagnoseCommand.self,
             RulesCommand.self, ExplainCommand.self, ReportCommand.self, ReplayCommand.self, ServeCommand.self,
             WatchCommand.self,
         ]

@@ -14,6 +14,7 @@ import Testing
         (["timeline", "--help"], "timeline-help.txt"),
         (["gatt", "--help"], "gatt-help.txt"),
         (["lint", "--help"], "lint-help.txt"),
+        (["diagnose", "--help"], "diagnose-help.txt"),
         (["rules", "--help"], "rules-help.txt"),
         (["explain", "--help"], "explain-help.txt"),
         (["report", "--help"], "report-help.txt"),

@@ -1,0 +1,8 @@
+import BLEDiagnose
+
+// Types the BLEDiagnose product hands out, named with its import alone.
+public func uses(_ diagnoser: Diagnoser, _ event: TimelineEvent, _ summary: ConnectionSummary) -> [Verdict] {
+    diagnoser.observe(event)
+    diagnoser.connectionEnded(summary)
+    return diagnoser.finish()
+}
