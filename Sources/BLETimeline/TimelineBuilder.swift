@@ -107,6 +107,9 @@ public final class TimelineBuilder {
     /// across a call out of it (`emit` does not call back).
     @exclusivity(unchecked) var linkSilenceDeadline: Int64 = .min
     @exclusivity(unchecked) var lastLinkConnection: ConnectionState?
+    /// No CONNECT_IND still waiting for its answer (`LinkLayerConnectionState.attempt`) can be
+    /// decided at a record up to this time.
+    @exclusivity(unchecked) var attemptDeadline: Int64 = .max
     /// The link an LL_TERMINATE_IND ended last, until its supervision timeout has passed: the
     /// PDUs that acknowledge the terminate are the old link's tail, not a new connection.
     var terminatedLink: (handle: UInt16, time: Int64, grace: Int64)?
@@ -200,8 +203,9 @@ public final class TimelineBuilder {
         // events that state them, whichever layer made them.
         if let c {
             switch kind {
-            case .connectionComplete(let info) where info.timing != nil: c.timing = info.timing
-            case .connectionUpdate(0, let t): c.timing = t
+            case .connectionComplete(let info):
+                if let t = info.timing { c.setTiming(t, frame: r.frame) }
+            case .connectionUpdate(0, let t): c.setTiming(t, frame: r.frame)
             case .phyUpdate(0, let tx, let rx): c.phy = (tx, rx)
             default: break
             }
