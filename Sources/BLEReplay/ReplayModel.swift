@@ -106,20 +106,15 @@ public struct ReplayServerModel: Sendable {
         maximumEntries[UInt16(opcode) << 8 | UInt16(truncatingIfNeeded: length)] ?? .max
     }
 
-    /// For connections whose ATT_MTU grew where the capture cannot show an exchange: the
-    /// longest PDU up to each captured index, before the first Exchange MTU response
-    /// (`evidencedMTU(at:)`).
-    var mtuEvidence: [(index: Int, mtu: Int)] = []
+    /// For a connection whose ATT_MTU is unknown (the capture started after its exchange): what
+    /// its record (`ConnectionFacts.mtuAtLeast`, the timeline's fact) says it was at least, in
+    /// force from the capture's start. Nil when ATT_MTU is a fact: 23 until an exchange, which
+    /// replay plays out itself.
+    var mtuAtLeast: Int?
 
-    /// The ATT_MTU the capture shows in force at captured index `i`, if larger than 23.
-    func evidencedMTU(at i: Int) -> Int? {
-        var found: Int?
-        for e in mtuEvidence {
-            guard e.index <= i else { break }
-            found = e.mtu
-        }
-        return found
-    }
+    /// The ATT_MTU the connection's record puts in force before any exchange replay plays, if
+    /// larger than 23 (the same at every captured index `i`: the exchange came before them all).
+    func evidencedMTU(at i: Int) -> Int? { mtuAtLeast }
     /// Requests replay does not model (Read By Type of a value, Read Multiple, Execute Write,
     /// unknown opcodes): the captured responses to identical request bytes, in order (an
     /// Execute Write's error names the attribute that failed, which only the capture knows).
@@ -142,7 +137,6 @@ public struct ReplayServerModel: Sendable {
         writes = [:]
         prepares = [:]
         verbatim = [:]
-        mtuEvidence = []
     }
 
     public func attribute(_ handle: UInt16) -> ReplayAttribute? { byHandle[handle].map { attributes[$0] } }
@@ -236,7 +230,7 @@ public struct ReplayConnectionModel: Sendable {
         hostServer = Self.server(from: c.summary.localDatabase, connection: c.number)
         buildScript()
         inferAttributes()
-        inferMTU()
+        recordedMTU()
         peerServer.index()
         hostServer.index()
     }
@@ -456,20 +450,14 @@ public struct ReplayConnectionModel: Sendable {
         if hostIsClient { file(&peerServer) } else { file(&hostServer) }
     }
 
-    /// Before the first captured Exchange MTU response (or without one), PDUs longer than 23
-    /// octets show the ATT_MTU in force: it is at least the longest seen so far.
-    private mutating func inferMTU() {
-        var longest = 23
-        var evidence: [(index: Int, mtu: Int)] = []
-        for (i, pdu) in connection.att.enumerated() {
-            if pdu.opcode == ATTOpcode.exchangeMTUResponse.rawValue { break }
-            if pdu.bytes.count > longest {
-                longest = min(pdu.bytes.count, 0xFFFF)
-                evidence.append((i, longest))
-            }
-        }
-        peerServer.mtuEvidence = evidence
-        hostServer.mtuEvidence = evidence
+    /// ATT_MTU as the connection's record states it (issue 28: no command recomputes a fact):
+    /// when unknown, the lower bound the timeline kept (the largest ATT PDU seen) holds from
+    /// the start; when known, the LE default until the exchange replay plays.
+    private mutating func recordedMTU() {
+        let s = connection.summary
+        let atLeast = s.mtuKnown || s.mtuAtLeast <= 23 ? nil : Int(s.mtuAtLeast)
+        peerServer.mtuAtLeast = atLeast
+        hostServer.mtuAtLeast = atLeast
     }
 
     /// Adds handles the traffic used but discovery never named, with the properties their use

@@ -92,6 +92,38 @@ final class ConnectionState {
     /// timeline's events gave them (`TimelineBuilder.event`).
     var timing: ConnectionTiming?
     var phy: (tx: UInt8, rx: UInt8)?
+    /// Each set of parameters in force, oldest first, from the frame it applied at (bounded:
+    /// past `maximumParameterSets` the last entry is replaced, so it is always the set in force
+    /// now, and `parameterSetsOmitted` counts the sets left out).
+    var parameters: [ConnectionParameters] = []
+    var parameterSetsOmitted = 0
+    static let maximumParameterSets = 32
+
+    /// New parameters in force from `frame` (Connection Complete, CONNECT_IND, a successful
+    /// update at its instant). Not inlined: `TimelineBuilder.event` runs for every event, and
+    /// the array append inlined into it cost every event ~12 instructions (callgrind).
+    @inline(never)
+    func setTiming(_ t: ConnectionTiming, frame: Int) {
+        timing = t
+        let p = ConnectionParameters(frame: frame, timing: t)
+        if parameters.count < Self.maximumParameterSets {
+            parameters.append(p)
+        } else {
+            parameterSetsOmitted += 1
+            parameters[parameters.count - 1] = p
+        }
+    }
+
+    /// What the air showed of the set just put in force (link-layer captures): its transmit
+    /// window (µs) and, for an LL_CONNECTION_UPDATE_IND, its instant and frame.
+    func setWindow(offset: Int64, size: Int64, instant: UInt16? = nil, announcedFrame: Int? = nil) {
+        guard !parameters.isEmpty else { return }
+        let i = parameters.count - 1
+        parameters[i].windowOffsetUs = Int(offset)
+        parameters[i].windowSizeUs = Int(size)
+        parameters[i].instant = instant.map(Int.init)
+        parameters[i].updateFrame = announcedFrame
+    }
 
     init(number: Int, controllerIndex: UInt16, handle: UInt16, startFrame: Int, startTime: Int64, unknownStart: Bool) {
         self.number = number
@@ -140,7 +172,8 @@ final class ConnectionState {
             localDatabase: localDatabase, localCarriedOverFrom: localCarriedOverFrom,
             linkLayer: linkLayer?.counters, mtuKnown: mtuKnown, largestATTPDU: largestATTPDU,
             security: currentSecurity, timing: timing, txPHY: linkLayer?.counters.txPHY ?? phy?.tx,
-            rxPHY: linkLayer?.counters.rxPHY ?? phy?.rx)
+            rxPHY: linkLayer?.counters.rxPHY ?? phy?.rx, parameters: parameters,
+            parameterSetsOmitted: parameterSetsOmitted)
     }
 
     /// `security`, with a sniffed link's encryption read from what the air showed.
@@ -197,6 +230,12 @@ public struct LinkLayerCounters: Sendable, Equatable {
     public init() {}
 }
 
+/// An LL_CONNECTION_UPDATE_IND waiting for its instant: the new timing, its transmit window
+/// (µs: WinOffset × 1.25 ms, WinSize × 1.25 ms) and the frame that carried it.
+typealias PendingUpdate = (
+    instant: UInt16, timing: ConnectionTiming, windowOffset: Int64, windowSize: Int64, frame: Int
+)
+
 /// What the timeline keeps per link-layer connection beyond the counters.
 struct LinkLayerConnectionState {
     var counters = LinkLayerCounters()
@@ -211,7 +250,16 @@ struct LinkLayerConnectionState {
     var fromConnectInd = false
     /// An LL_CONNECTION_UPDATE_IND waiting for its instant, with its transmit window (µs:
     /// WinOffset × 1.25 ms, WinSize × 1.25 ms).
-    var pendingUpdate: (instant: UInt16, timing: ConnectionTiming, windowOffset: Int64, windowSize: Int64)?
+    var pendingUpdate: PendingUpdate?
+    /// The update `anchor` just put in force (its window, instant and frame for the record);
+    /// read and cleared at once by `dataPDU`. Kept here rather than returned: returning the
+    /// whole update from `anchor`, run at every PDU, cost ~3 instructions a PDU (callgrind).
+    var appliedUpdate: PendingUpdate?
+    /// A CONNECT_IND not yet answered: its connection.complete waits in the queue (`sequence`,
+    /// pending) until the peripheral's first PDU makes it a connection, or until `deadline` (the
+    /// transmit window plus 6 intervals, 4.5.2) passes with the sniffer following the link and
+    /// the peripheral silent: a failed attempt (`TimelineBuilder.failAttempt`), no connection.
+    var attempt: (sequence: Int, deadline: Int64, info: ConnectionCompleteInfo)?
     /// The link has been silent for longer than the supervision timeout in force, although the
     /// sniffer records its empty PDUs: lost, or the sniffer lost it (missed events, a late
     /// hop). Decided later: a PDU on the access address again means the link went on; a new
@@ -283,6 +331,10 @@ public struct ConnectionSummary: Sendable {
     /// on a sniffed link, as tx), when known.
     public var txPHY: UInt8? = nil
     public var rxPHY: UInt8? = nil
+    /// Each set of connection parameters in force, oldest first (at most 32: the last is the
+    /// set in force at the end), and how many more sets the connection went through.
+    public var parameters: [ConnectionParameters] = []
+    public var parameterSetsOmitted = 0
 
     /// What ATT_MTU is at least: the LE default and the largest ATT PDU seen.
     public var mtuAtLeast: UInt16 { UInt16(clamping: Swift.max(23, largestATTPDU)) }

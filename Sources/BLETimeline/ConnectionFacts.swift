@@ -44,6 +44,11 @@ public struct ConnectionFacts: Sendable, Equatable, Encodable {
     /// host's side, or the central's on a sniffed link, as tx), when known.
     public var txPHY: Int?
     public var rxPHY: Int?
+    /// Each set of parameters in force over the connection, oldest first (the last is the one
+    /// `intervalUs`, `latency` and `timeoutMs` give); absent when the capture gave none.
+    public var parameters: [ConnectionParameters]?
+    /// Sets the connection went through that `parameters` leaves out (it keeps 32); absent when 0.
+    public var parametersOmitted: Int?
 
     public struct Security: Sendable, Equatable, Encodable {
         public var encrypted: Bool
@@ -101,6 +106,8 @@ public struct ConnectionFacts: Sendable, Equatable, Encodable {
         case timeoutMs = "timeout_ms"
         case txPHY = "tx_phy"
         case rxPHY = "rx_phy"
+        case parameters
+        case parametersOmitted = "parameters_omitted"
     }
 
     /// How a connection ended, in `ended`'s words.
@@ -134,6 +141,47 @@ extension ConnectionSummary {
                 peer: ConnectionFacts.Counts(remoteAttributes), local: ConnectionFacts.Counts(localAttributes)),
             intervalUs: timing.map { Int($0.interval) * 1250 }, latency: timing.map { Int($0.latency) },
             timeoutMs: timing.map { Int($0.supervisionTimeout) * 10 },
-            txPHY: txPHY.map(Int.init), rxPHY: rxPHY.map(Int.init))
+            txPHY: txPHY.map(Int.init), rxPHY: rxPHY.map(Int.init),
+            parameters: parameters.isEmpty ? nil : parameters,
+            parametersOmitted: parameterSetsOmitted > 0 ? parameterSetsOmitted : nil)
+    }
+}
+
+/// One set of connection parameters and the frame from which it was in force: the (LE)
+/// Connection Complete or CONNECT_IND, then each successful LE Connection Update Complete or,
+/// over the air, the first PDU of an LL_CONNECTION_UPDATE_IND's instant event (Vol 6 Part B
+/// 5.1.1). LL_CONNECTION_PARAM_REQ/RSP only ask: they change nothing until the update that
+/// follows them.
+public struct ConnectionParameters: Sendable, Equatable, Encodable {
+    public var frame: Int
+    /// Connection interval (µs), peripheral latency (events), supervision timeout (ms).
+    public var intervalUs: Int
+    public var latency: Int
+    public var timeoutMs: Int
+    /// Link-layer captures: the transmit window of the CONNECT_IND or LL_CONNECTION_UPDATE_IND
+    /// (WinOffset, WinSize in µs) that put the set in force.
+    public var windowOffsetUs: Int?
+    public var windowSizeUs: Int?
+    /// Link-layer captures, an update: the connection event it applied at (its Instant) and
+    /// the frame of its LL_CONNECTION_UPDATE_IND.
+    public var instant: Int?
+    public var updateFrame: Int?
+
+    init(frame: Int, timing t: ConnectionTiming) {
+        self.frame = frame
+        intervalUs = Int(t.interval) * 1250
+        latency = Int(t.latency)
+        timeoutMs = Int(t.supervisionTimeout) * 10
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case frame
+        case intervalUs = "interval_us"
+        case latency
+        case timeoutMs = "timeout_ms"
+        case windowOffsetUs = "window_offset_us"
+        case windowSizeUs = "window_size_us"
+        case instant
+        case updateFrame = "update_frame"
     }
 }

@@ -53,6 +53,15 @@ struct EventQueue {
         return true
     }
 
+    /// Changes every held event after `sequence` (those emitted already are out of reach).
+    mutating func updateAll(after sequence: Int, _ body: (inout TimelineEvent) -> Void) {
+        var i = Swift.max(sequence + 1 - headSequence, 0) + head
+        while i < events.count {
+            body(&events[i])
+            i += 1
+        }
+    }
+
     /// Emits every final event at the front; resolves overdue or overflowing pending events
     /// as timeouts first.
     mutating func drain(now: Int64, _ emit: (TimelineEvent) -> Void) {

@@ -7,14 +7,16 @@ import CaptureIO
 /// central → peripheral.
 ///
 /// - A connection starts at its CONNECT_IND / AUX_CONNECT_REQ (central = InitA, peer =
-///   AdvA, timing from LLData), or — for a capture that began mid-connection — at the first
-///   data PDU on an access address blecap has not seen ("started before the capture").
+///   AdvA, timing from LLData) once the peripheral answers it, or — for a capture that began
+///   mid-connection — at the first data PDU on an access address blecap has not seen ("started
+///   before the capture"). A CONNECT_IND the peripheral never answered within the transmit
+///   window plus 6 intervals (4.5.2) is a failed attempt, no connection: connection.failed
+///   with 0x3E, as an HCI host gets it (`decideAttempts`, `failAttempt`).
 /// - It ends at LL_TERMINATE_IND (its reason; local when the central sent it, remote when the
 ///   peripheral did), or when nothing was heard on it for longer than the supervision timeout
 ///   in force although the sniffer records its empty PDUs, and nothing is heard on its access
-///   address again: link loss, 0x08 Connection Timeout (0x3E Connection Failed to be
-///   Established when the peripheral never answered the CONNECT_IND: 6 intervals, 4.5.2),
-///   inferred, and reported at the CONNECT_IND that ends the wait or at the end of the capture.
+///   address again: link loss, 0x08 Connection Timeout, inferred, and reported at the
+///   CONNECT_IND that ends the wait or at the end of the capture.
 ///   Silence followed by more PDUs on the same access address is the sniffer losing the link
 ///   (missed events), not the link ending: the connection goes on.
 /// - LL_CONNECTION_UPDATE_IND becomes connection.update at its instant (the first central
@@ -32,6 +34,7 @@ extension TimelineBuilder {
     func linkLayer(_ ll: LinkLayerFrame, _ frame: DecodedFrame) {
         let r = frame.record
         lastLinkRecord = (r.frame, r.timestamp, r.controllerIndex)
+        if r.timestamp > attemptDeadline { decideAttempts(r, dataOn: ll.dataConnection) }
         expireSilentLinks(r)
         switch ll.pdu {
         case .truncated: return
@@ -84,10 +87,21 @@ extension TimelineBuilder {
         if r.radio.sender != .central, !s.peripheralHeard {
             s.peripheralHeard = true
             linkSilenceDeadline = .min  // the timeout in force changed
+            // The peripheral answered its CONNECT_IND: the connection is established.
+            if let a = s.attempt {
+                s.attempt = nil
+                queue.update(a.sequence) { $0.outcome = .none }
+            }
         }
         if ll.isRetransmission { s.counters.retransmissions += 1 }
-        if let applied = anchor(&s, r) {
-            add(event(r, c, .connectionUpdate(status: 0, timing: applied)))
+        if let timing = anchor(&s, r) {
+            add(event(r, c, .connectionUpdate(status: 0, timing: timing)))
+            if let applied = s.appliedUpdate {
+                s.appliedUpdate = nil
+                c.setWindow(
+                    offset: applied.windowOffset, size: applied.windowSize, instant: applied.instant,
+                    announcedFrame: applied.frame)
+            }
         }
         if s.pendingPHY != nil || s.pendingChannelMap != nil { reachInstants(&s, c, r) }
         if let note = ll.decryption { add(event(r, c, .linkLayerDecryption(note))) }
@@ -151,7 +165,14 @@ extension TimelineBuilder {
                 status: 0, handle: ll.connection, role: 0,
                 timing: ConnectionTiming(interval: ci.interval, latency: ci.latency, supervisionTimeout: ci.timeout),
                 isLE: true)
-            add(event(r, c, .connectionComplete(info)))
+            // Pending until the peripheral answers or the attempt fails (`decideAttempts`).
+            let deadline =
+                r.timestamp &+ 1250 &+ Int64(ci.windowOffset) &* 1250 &+ Int64(ci.windowSize) &* 1250
+                &+ 6 &* ci.intervalMicroseconds
+            let sequence = add(event(r, c, .connectionComplete(info)), pendingUntil: deadline &+ 1_000_000)
+            c.setWindow(offset: Int64(ci.windowOffset) * 1250, size: Int64(ci.windowSize) * 1250)
+            c.linkLayer!.attempt = (sequence, deadline, info)
+            attemptDeadline = min(attemptDeadline, deadline)
             return
         }
         // What a scanning host would get as advertising reports: the advertiser's PDUs.
@@ -257,11 +278,9 @@ extension TimelineBuilder {
     }
 
     /// A pending LL_CONNECTION_UPDATE_IND's timing becomes the link's.
-    private func apply(
-        _ p: (instant: UInt16, timing: ConnectionTiming, windowOffset: Int64, windowSize: Int64),
-        _ s: inout LinkLayerConnectionState
-    ) -> ConnectionTiming {
+    private func apply(_ p: PendingUpdate, _ s: inout LinkLayerConnectionState) -> ConnectionTiming {
         s.pendingUpdate = nil
+        s.appliedUpdate = p
         s.interval = Int64(p.timing.interval) * 1250
         s.supervisionTimeout = Int64(p.timing.supervisionTimeout) * 10_000
         linkSilenceDeadline = .min
@@ -293,7 +312,7 @@ extension TimelineBuilder {
             if c.linkLayer?.eventCounter != nil || r.radio.flags.contains(.eventCounterValid) {
                 // Takes effect at its instant (4.5.5): connection.update is placed there.
                 c.linkLayer?.pendingUpdate = (
-                    u.instant, t, Int64(u.windowOffset) * 1250, Int64(u.windowSize) * 1250
+                    u.instant, t, Int64(u.windowOffset) * 1250, Int64(u.windowSize) * 1250, r.frame
                 )
                 linkSilenceDeadline = .min  // the silence allowed now reaches past the instant
             } else {
@@ -303,6 +322,7 @@ extension TimelineBuilder {
                 c.linkLayer?.supervisionTimeout = Int64(u.timeout) * 10_000
                 linkSilenceDeadline = .min  // a shorter timeout: look again at the next record
                 add(event(r, c, .connectionUpdate(status: 0, timing: t)))
+                c.setWindow(offset: Int64(u.windowOffset) * 1250, size: Int64(u.windowSize) * 1250)
             }
         case LLControlOpcode.phyUpdateInd:
             guard let u = p.phyUpdate, var s = c.linkLayer else { return }
@@ -476,9 +496,12 @@ extension TimelineBuilder {
     }
 
     /// Ends `c`, silent past its timeout (or superseded by a CONNECT_IND), as link loss at `r`:
-    /// Connection Timeout, or Connection Failed to be Established when the peripheral never
-    /// answered its CONNECT_IND. The connection's end time is when the timeout ran out.
+    /// Connection Timeout. A CONNECT_IND still waiting for its answer is a failed attempt
+    /// instead (`failAttempt`); one whose wait ended undecided and which never heard the
+    /// peripheral ends with Connection Failed to be Established. The connection's end time is
+    /// when the timeout ran out.
     func linkLost(_ c: ConnectionState, _ r: CaptureRecord) {
+        if c.linkLayer?.attempt != nil, failAttempt(c, r) { return }
         let s = c.linkLayer
         let failed = s.map { $0.fromConnectInd && !$0.peripheralHeard } ?? false
         let reason = failed ? HCIError.connectionFailedToBeEstablished : HCIError.connectionTimeout
@@ -490,13 +513,15 @@ extension TimelineBuilder {
         close(c, at, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
     }
 
-    /// End of capture: the links still silent past their timeout were lost (reported at the
+    /// End of capture: the CONNECT_INDs whose 6 intervals passed unanswered were failed
+    /// attempts; the links still silent past their timeout were lost (reported at the
     /// capture's last link-layer record).
     func finishLinkLayer() {
         guard let l = lastLinkRecord else { return }
         let last = CaptureRecord(
             frame: l.frame, timestamp: l.time, direction: .unknown, kind: .linkLayer, rawType: 0,
             controllerIndex: l.controller, payload: .empty, originalLength: 0, fileOffset: 0, recordLength: 0)
+        if attemptDeadline != .max { decideAttempts(last, dataOn: 0, endOfCapture: true) }
         let silent = open.values.filter {
             $0.linkLayer?.silentPastTimeout == true
                 || ($0.linkLayer.map { Self.silentTooLong($0, last.timestamp) } ?? false)
@@ -505,6 +530,73 @@ extension TimelineBuilder {
             c.linkLayer?.silentPastTimeout = true
             linkLost(c, last)
         }
+    }
+
+    /// Decides the CONNECT_INDs whose wait for the peripheral (`LinkLayerConnectionState.attempt`)
+    /// ended by `r`: 6 intervals after the transmit window (4.5.2) a central gives up on a
+    /// peripheral that never answered. The attempt failed when the capture shows that silence:
+    /// the sniffer recorded the link's empty PDUs (it follows every event), a later CONNECT_IND
+    /// superseded it, or nothing at all was heard on its access address. Otherwise (a sniffer
+    /// that hides empty PDUs, a PDU on the link now, past the point a central stops polling) it
+    /// is a connection. At the end of the capture, an attempt whose 6 intervals have not passed
+    /// stays a connection (open).
+    func decideAttempts(_ r: CaptureRecord, dataOn handle: UInt16, endOfCapture: Bool = false) {
+        var next = Int64.max
+        var failed: [ConnectionState] = []
+        for c in open.values {
+            guard let s = c.linkLayer, let a = s.attempt else { continue }
+            if r.timestamp <= a.deadline, !endOfCapture {
+                next = min(next, a.deadline)
+                continue
+            }
+            if r.timestamp > a.deadline, c.handle != handle,
+                s.counters.emptyPDUs > 0 || s.superseded || s.counters.dataPDUs == 0
+            {
+                failed.append(c)
+            } else {
+                c.linkLayer!.attempt = nil
+                queue.update(a.sequence) { $0.outcome = .none }
+            }
+        }
+        attemptDeadline = next
+        for c in failed.sorted(by: { $0.number < $1.number }) where !failAttempt(c, r) { linkLost(c, r) }
+    }
+
+    /// Turns the CONNECT_IND of `c` into a failed attempt: its held connection.complete becomes
+    /// connection.failed with 0x3E Connection Failed to be Established (the event an HCI host
+    /// gets for it, 7.7.65.1), with no connection number; the events the attempt made since
+    /// (the central's PDUs) keep their peer and lose the number, which the next connection
+    /// takes when none was numbered since. `connectionEnded` is not called: an attempt is no
+    /// connection. False when its event has left the queue already (the queue overflowed):
+    /// the caller then ends it as a connection.
+    @discardableResult
+    func failAttempt(_ c: ConnectionState, _ r: CaptureRecord) -> Bool {
+        guard let a = c.linkLayer?.attempt, queue.isPending(a.sequence) else {
+            c.linkLayer?.attempt = nil
+            return false
+        }
+        c.linkLayer!.attempt = nil
+        var info = a.info
+        info.status = HCIError.connectionFailedToBeEstablished
+        let number = c.number
+        let ended = Outcome.disconnected(frame: r.frame)
+        queue.update(a.sequence) {
+            $0.kind = .connectionFailed(info)
+            $0.connection = nil
+            $0.outcome = .none
+        }
+        queue.updateAll(after: a.sequence) {
+            guard $0.connection == number else { return }
+            $0.connection = nil
+            if $0.outcome == .pending { $0.outcome = ended }
+        }
+        c.outstanding = (nil, nil)
+        c.outstandingIndication = (nil, nil)
+        c.parameterRequest = nil
+        c.endTime = r.timestamp
+        setOpen(ConnectionKey(controller: c.controllerIndex, handle: c.handle), nil)
+        if connectionCount == number { connectionCount -= 1 }
+        return true
     }
 
     /// Times whose differences cannot overflow: within this range `now &- last > timeout` is
@@ -542,5 +634,13 @@ extension TimelineBuilder {
         let c = connection(number, r)
         lastLinkConnection = c
         return c
+    }
+}
+
+extension LinkLayerFrame {
+    /// The connection number of a data channel PDU; 0 for advertising and truncated ones.
+    var dataConnection: UInt16 {
+        if case .data = pdu { return connection }
+        return 0
     }
 }

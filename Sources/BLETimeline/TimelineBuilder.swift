@@ -107,6 +107,9 @@ public final class TimelineBuilder {
     /// across a call out of it (`emit` does not call back).
     @exclusivity(unchecked) var linkSilenceDeadline: Int64 = .min
     @exclusivity(unchecked) var lastLinkConnection: ConnectionState?
+    /// No CONNECT_IND still waiting for its answer (`LinkLayerConnectionState.attempt`) can be
+    /// decided at a record up to this time.
+    @exclusivity(unchecked) var attemptDeadline: Int64 = .max
     /// The link an LL_TERMINATE_IND ended last, until its supervision timeout has passed: the
     /// PDUs that acknowledge the terminate are the old link's tail, not a new connection.
     var terminatedLink: (handle: UInt16, time: Int64, grace: Int64)?
@@ -200,8 +203,8 @@ public final class TimelineBuilder {
         // events that state them, whichever layer made them.
         if let c {
             switch kind {
-            case .connectionComplete(let info) where info.timing != nil: c.timing = info.timing
-            case .connectionUpdate(0, let t): c.timing = t
+            case .connectionComplete(let info) where info.timing != nil: c.setTiming(info.timing!, frame: r.frame)
+            case .connectionUpdate(0, let t): c.setTiming(t, frame: r.frame)
             case .phyUpdate(0, let tx, let rx): c.phy = (tx, rx)
             default: break
             }
@@ -295,6 +298,12 @@ public final class TimelineBuilder {
             if let s, queue.isPending(s) { queue.update(s) { $0.outcome = outcome } }
         }
         if let p = c.parameterRequest, queue.isPending(p.sequence) { queue.update(p.sequence) { $0.outcome = outcome } }
+        // A CONNECT_IND still waiting for its answer, ended as a connection (an LL_TERMINATE_IND,
+        // too many links open): its connection.complete stands.
+        if let a = c.linkLayer?.attempt {
+            c.linkLayer?.attempt = nil
+            queue.update(a.sequence) { $0.outcome = .none }
+        }
         c.parameterRequest = nil
         c.outstanding = (nil, nil)
         c.outstandingIndication = (nil, nil)

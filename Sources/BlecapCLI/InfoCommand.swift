@@ -401,6 +401,7 @@ extension CaptureStatistics {
                 }
                 if c.unknownStart { out.ascii("  (started before the capture)") }
                 out.newline()
+                if let p = c.facts.parameters, p.count > 1 { writeParametersText(p, to: out) }
                 if let ll = c.linkLayer { writeLinkLayerText(ll, to: out) }
             }
             if t.connectionCount > t.connections.count {
@@ -409,6 +410,21 @@ extension CaptureStatistics {
                 out.ascii(" more (not listed)")
                 out.newline()
             }
+        }
+        // Attempts no connection came of (connection.failed: an HCI status, a CONNECT_IND the
+        // peripheral never answered): reported, never counted as connections.
+        let failed = t.count(of: "connection.failed")
+        if failed > 0 {
+            if t.connectionCount == 0 {
+                out.newline()
+                out.ascii("connections")
+                out.newline()
+            }
+            out.ascii("  ")
+            out.decimal(failed)
+            out.ascii(failed == 1 ? " failed connection attempt" : " failed connection attempts")
+            out.ascii(" (connection.failed, not counted as connections)")
+            out.newline()
         }
         let counts = t.eventCounts
         if !counts.isEmpty {
@@ -424,6 +440,35 @@ extension CaptureStatistics {
                 out.newline()
             }
         }
+    }
+
+    /// A connection's parameters over time (its record's `parameters`), when they changed:
+    /// "interval / latency / timeout from frame N", oldest first.
+    private func writeParametersText(_ p: [ConnectionParameters], to out: OutputBuffer) {
+        out.ascii("        parameters:")
+        for (i, s) in p.enumerated() {
+            out.ascii(i == 0 ? " " : ", then ")
+            out.string(Self.milliseconds(s.intervalUs))
+            out.ascii(" ms latency ")
+            out.decimal(s.latency)
+            out.ascii(" timeout ")
+            out.decimal(s.timeoutMs)
+            out.ascii(" ms from frame ")
+            out.decimal(s.frame)
+            if let instant = s.instant {
+                out.ascii(" (instant ")
+                out.decimal(instant)
+                out.ascii(")")
+            }
+        }
+        out.newline()
+    }
+
+    static func milliseconds(_ us: Int) -> String {
+        guard us % 1000 != 0 else { return String(us / 1000) }
+        var fraction = String(String(us % 1000 + 1000).dropFirst())
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return String(us / 1000) + "." + fraction
     }
 
     private func addressTypeName(_ t: UInt8?) -> StaticString {
@@ -463,6 +508,8 @@ extension CaptureStatistics {
         out.decimal(t.reportsFromUnlistedDevices)
         out.ascii(",\"connection_count\":")
         out.decimal(t.connectionCount)
+        out.ascii(",\"failed_connection_attempts\":")
+        out.decimal(t.count(of: "connection.failed"))
         out.ascii(",\"connections\":[")
         for (i, c) in t.connections.enumerated() {
             if i > 0 { out.byte(UInt8(ascii: ",")) }

@@ -89,9 +89,55 @@ import Testing
         // CONNECT_IND at frame 2: the central's empty PDUs of events 0-5 go unanswered; the
         // second CONNECT_IND to the same peripheral (frame 10) is answered, and the peripheral
         // ends that link with LL_TERMINATE_IND 0x13 (frame 18).
+        // The first is a failed attempt, reported as an HCI host would get it (connection.failed,
+        // 0x3E, at the CONNECT_IND's frame, no connection number), never a connection: the one
+        // connection is the answered CONNECT_IND, numbered #1.
         let t = try Self.timeline("unanswered_connect_ind")
-        #expect(Self.disconnections(t) == [[10, 0x3E], [18, 0x13]])
-        #expect(t.connections.map(\.endReason) == [0x3E, 0x13])
+        let failed = t.of("connection.failed")
+        #expect(failed.map(\.frame) == [2] && failed.allSatisfy { $0.connection == nil })
+        if case .connectionFailed(let info)? = failed.first?.kind {
+            #expect(info.status == 0x3E && info.role == 0)
+        }
+        #expect(failed.first?.peer?.description == "C0:00:5E:00:53:02")
+        #expect(t.of("connection.complete").map(\.frame) == [10])
+        #expect(Self.disconnections(t) == [[18, 0x13]])
+        #expect(t.connections.map(\.number) == [1] && t.connections.map(\.endReason) == [0x13])
+        #expect(t.connections.first?.facts.startFrame == 10)
+        // Nothing the attempt did carries a connection number.
+        #expect(t.events.filter { $0.frame < 10 }.allSatisfy { $0.connection == nil })
+    }
+
+    @Test func parameterRequestsAskAndOnlyTheUpdateChangesTheParameters() throws {
+        // The peripheral's LL_CONNECTION_PARAM_REQ (frame 8, 7.5-15 ms) is refused by the
+        // central's LL_REJECT_EXT_IND 0x3B (frame 9); the central's REQ (frame 15, 50-60 ms,
+        // latency 2, 4 s) and the peripheral's RSP (frame 18) lead to LL_CONNECTION_UPDATE_IND
+        // (frame 19: WinSize 2, WinOffset 5, 50 ms, instant 14), in force from frame 31.
+        let t = try Self.timeline("conn_param_request")
+        let controls = t.of("ll.control").compactMap { e -> [Int]? in
+            guard case .linkLayerControl(let op, _, _) = e.kind else { return nil }
+            return [e.frame, Int(op)]
+        }
+        #expect(controls == [[8, 0x0F], [9, 0x11], [15, 0x0F], [18, 0x10], [19, 0x00]])
+        #expect(Self.disconnections(t) == [[39, 0x16]])
+        #expect(t.of("connection.update").map(\.frame) == [31])
+        let c = try #require(t.connections.first)
+        let p = try #require(c.facts.parameters)
+        #expect(p.map(\.frame) == [2, 31])
+        #expect(p.map(\.intervalUs) == [30_000, 50_000] && p.map(\.latency) == [0, 2])
+        #expect(p.map(\.timeoutMs) == [1000, 4000])
+        #expect(p.map(\.windowOffsetUs) == [2500, 6250] && p.map(\.windowSizeUs) == [1250, 2500])
+        #expect(p.map(\.instant) == [nil, 14] && p.map(\.updateFrame) == [nil, 19])
+        #expect(c.facts.intervalUs == 50_000 && c.facts.parametersOmitted == nil)
+    }
+
+    @Test func theParameterHistoryFollowsEachUpdateAtItsInstant() throws {
+        // CONNECT_IND (frame 2: 30 ms, 720 ms, WinOffset 3, WinSize 2), then the update of frame
+        // 13 at instant 11 (frame 25: 1020 ms, 6 s, WinOffset 720, WinSize 2).
+        let t = try Self.timeline("conn_update_long_interval")
+        let p = try #require(t.connections.first?.facts.parameters)
+        #expect(p.map(\.frame) == [2, 25] && p.map(\.intervalUs) == [30_000, 1_020_000])
+        #expect(p.map(\.timeoutMs) == [720, 6000] && p.map(\.windowOffsetUs) == [3750, 900_000])
+        #expect(p.map(\.instant) == [nil, 11] && p.map(\.updateFrame) == [nil, 13])
     }
 
     @Test func aLinkSilentForGoodWasLostToItsSupervisionTimeout() throws {

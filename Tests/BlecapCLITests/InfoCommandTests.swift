@@ -21,6 +21,20 @@ import Testing
         #expect(info["duration_us"] as? Int == 19_804_817)
     }
 
+    /// A CONNECT_IND the peripheral never answered is a failed attempt: reported, never counted
+    /// as a connection (issue 28).
+    @Test func aFailedConnectionAttemptIsReportedApart() throws {
+        let path = Fixtures.capture("linklayer/procedures.unanswered_connect_ind.nordic272.pcapng")
+        let json = try CLIRunner.run(["info", "--format", "json", path])
+        let info = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(info["connection_count"] as? Int == 1 && info["failed_connection_attempts"] as? Int == 1)
+        let conns = try #require(info["connections"] as? [[String: Any]])
+        #expect(conns.map { $0["connection"] as? Int } == [1])
+        let text = try CLIRunner.run(["info", path]).stdout
+        #expect(text.contains("  1 failed connection attempt (connection.failed, not counted as connections)\n"))
+        #expect(!text.contains("#2"))
+    }
+
     /// Devices seen, connections and timeline counts, from the same pass.
     @Test func devicesConnectionsAndCounts() throws {
         let run = try CLIRunner.run([
@@ -60,8 +74,11 @@ import Testing
         #expect(run.status == 0)
         let lines = run.lines.map(String.init)
         let start = try #require(lines.firstIndex(of: "connections"))
-        let conns = Array(lines[(start + 1)...].prefix { !$0.isEmpty })
+        let section = Array(lines[(start + 1)...].prefix { !$0.isEmpty })
+        let conns = section.filter { $0.hasPrefix("  #") }
         #expect(conns.count == 6)
+        // The LE Connection Complete with a non-zero status is an attempt, listed apart.
+        #expect(section.last == "  1 failed connection attempt (connection.failed, not counted as connections)")
         #expect(conns.map { $0.contains("D8:0D:18:00:00:01") && $0.contains("central") }.allSatisfy { $0 })
         let endings = conns.map { l in ["0x13", "0x08", "0x16"].first { l.contains("ended \($0)") } }
         #expect(endings == ["0x13", "0x08", "0x13", "0x08", "0x13", "0x16"])

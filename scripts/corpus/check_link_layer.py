@@ -860,8 +860,25 @@ PROCEDURE_FACTS = {
     "unanswered_connect_ind": {
         "experts": {"Retransmission"},
         "control": [(3, "P", 0x02, {"btle.control.error_code": "0x13"})],
+        # Per CONNECT_IND in order: whether the peripheral answered on its access address (a
+        # failed attempt, then a connection).
+        "answered": [False, True],
     },
     "supervision_timeout": {"experts": set(), "control": []},
+    "conn_param_request": {
+        "experts": set(),
+        "control": [
+            (2, "P", 0x0F, {"btle.control.interval.min": "6", "btle.control.interval.max": "12",
+                            "btle.control.latency": "0", "btle.control.timeout": "200"}),
+            (3, "C", 0x11, {"btle.control.reject_opcode": "0x0f", "btle.control.error_code": "0x3b"}),
+            (6, "C", 0x0F, {"btle.control.interval.min": "40", "btle.control.interval.max": "48",
+                            "btle.control.latency": "2", "btle.control.timeout": "400"}),
+            (7, "P", 0x10, {"btle.control.interval.min": "40", "btle.control.interval.max": "40"}),
+            (8, "C", 0x00, {"btle.control.window_size": "2", "btle.control.window_offset": "5",
+                            "btle.control.interval": "40", "btle.control.instant": "14"}),
+            (18, "C", 0x02, {"btle.control.error_code": "0x16"}),
+        ],
+    },
 }
 
 
@@ -991,6 +1008,15 @@ def check_procedure(name, path):
             for f, v in exp.items():
                 if got.get(f) != v:
                     problems.append(f"event {e} opcode {o:#04x}: {f} = {got.get(f)!r}, expected {v!r}")
+    # 4. Which CONNECT_INDs the peripheral answered (a PDU from it on the access address): the
+    # others are failed attempts, no connection (4.5.2).
+    if "answered" in facts:
+        order = [int(row["btle.link_layer_data.access_address"], 16) for fr, row in zip(frames, rows)
+                 if fr["aa"] == ADV_AA and row["btle.advertising_header.pdu_type"] in ("0x05", "0x5")]
+        heard = {fr["aa"] for fr in frames if fr["aa"] != ADV_AA and fr["direction"] == "P"}
+        got = [aa in heard for aa in order]
+        if got != facts["answered"]:
+            problems.append(f"CONNECT_INDs answered {got}, expected {facts['answered']}")
     summary = f"{os.path.basename(path)}: {len(frames)} frames, {len(links)} links, {len(seen)} LL Control PDUs"
     return problems, summary
 

@@ -90,8 +90,9 @@ as an nRF Sniffer (272, protocol 3, event counters) records it: conn_update_long
 length, encryption start and pause, the peripheral's LL_TERMINATE_IND 0x13), instant_wraps
 (instants past event 65535 on a link joined mid-connection, empty PDUs hidden), late_peer_missed_events
 (a peripheral first answering at event 3, 14 events the sniffer missed, past the 500 ms timeout),
-unanswered_connect_ind (a CONNECT_IND nobody answered, then one that was) and supervision_timeout
-(a link silent for good while the peripheral advertises again).
+unanswered_connect_ind (a CONNECT_IND nobody answered, then one that was), supervision_timeout
+(a link silent for good while the peripheral advertises again) and conn_param_request
+(LL_CONNECTION_PARAM_REQ refused by LL_REJECT_EXT_IND, then REQ / RSP and the update they lead to).
 Deterministic: the same input, options and seed give the same bytes. Memory stays bounded: records
 are read one at a time and frames leave a small time-ordered queue as soon as no later record can
 precede them.
@@ -1266,13 +1267,52 @@ def scenario_supervision_timeout():
     return frames
 
 
-# name -> (scenario, facts: connections as (end reason or None, how many instants applied))
+def conn_param(interval_min, interval_max, latency, timeout, periodicity=0, reference=0):
+    """LL_CONNECTION_PARAM_REQ / RSP CtrData (2.4.2.16): the range asked for, Offset0-5 unused."""
+    return (struct.pack("<HHHHBH", interval_min, interval_max, latency, timeout, periodicity, reference)
+            + b"\xff\xff" * 6)
+
+
+def scenario_conn_param_request():
+    """The connection parameters request procedure (5.1.7): the peripheral asks for 7.5-15 ms
+    (LL_CONNECTION_PARAM_REQ) and the central refuses (LL_REJECT_EXT_IND, 0x3B Unacceptable
+    Connection Parameters); the central asks for 50-60 ms, latency 2, 4 s, the peripheral answers
+    50 ms (LL_CONNECTION_PARAM_RSP), and the central's LL_CONNECTION_UPDATE_IND puts it in force at
+    instant 14 (WinOffset 5, WinSize 2); an ATT read on the new timing, the central's
+    LL_TERMINATE_IND 0x16. Only the update changes the parameters."""
+    frames = []
+    t0 = 1_700_000_500_000_000
+    aa, crc = 0x3C5A_96E1, 0x24680A
+    frames.append(adv_ind(t0 - 20_000))
+    frames.append(connect_ind(t0, aa, crc, 1, 2, 24, 0, 100))           # 30 ms, 1 s, WinOffset 2
+    link = ProcLink(frames, aa, crc, 30_000, t0 + 1250 + 2 * 1250 + 500)
+    link.run_event()
+    link.run_event()
+    link.run_event(peripheral=ctrl(0x0F, conn_param(6, 12, 0, 200, 0, 2)))
+    link.run_event(central=ctrl(0x11, bytes((0x0F, 0x3B))))
+    link.run_event()
+    link.run_event()
+    link.run_event(central=ctrl(0x0F, conn_param(40, 48, 2, 400, 0, 6)))
+    link.run_event(peripheral=ctrl(0x10, conn_param(40, 40, 2, 400, 0, 7)))
+    link.run_event(central=ctrl(0x00, conn_update_params(2, 5, 40, 2, 400, 14)))
+    link.update(2, 5, 40, 14)
+    while link.event < 16:
+        link.run_event()
+    link.run_event(central=att(bytes((0x0A, 0x03, 0x00))), peripheral=att(bytes((0x0B, 0x64))))
+    link.run_event()
+    link.run_event(central=ctrl(0x02, bytes((0x16,))))
+    link.run_event()
+    return frames
+
+
+# name -> scenario
 PROCEDURES = {
     "conn_update_long_interval": scenario_conn_update_long_interval,
     "instant_wraps": scenario_instant_wraps,
     "late_peer_missed_events": scenario_late_peer_missed_events,
     "unanswered_connect_ind": scenario_unanswered_connect_ind,
     "supervision_timeout": scenario_supervision_timeout,
+    "conn_param_request": scenario_conn_param_request,
 }
 
 

@@ -122,6 +122,28 @@ public struct LLControlPDU: ByteEncodable, @unchecked Sendable {
             windowSize: ws, windowOffset: wo, interval: iv, latency: lat, timeout: to, instant: inst)
     }
 
+    /// LL_CONNECTION_PARAM_REQ / RSP (2.4.2.16, 2.4.2.17): the range of parameters one side
+    /// asks for (Interval_Min/Max in 1.25 ms, Latency, Timeout in 10 ms), PreferredPeriodicity,
+    /// ReferenceConnEventCount and Offset0–5 (1.25 ms, 0xFFFF unused). It changes nothing: the
+    /// central's LL_CONNECTION_UPDATE_IND that follows does.
+    public struct ConnectionParameterRequest: Sendable, Equatable {
+        public var intervalMin: UInt16, intervalMax: UInt16, latency: UInt16, timeout: UInt16
+        public var preferredPeriodicity: UInt8
+        public var referenceEventCount: UInt16
+        public var offsets: [UInt16]
+    }
+
+    public var connectionParameterRequest: ConnectionParameterRequest? {
+        guard opcode == LLControlOpcode.connectionParamReq || opcode == LLControlOpcode.connectionParamRsp,
+            let minI = ctrData.u16le(0), let maxI = ctrData.u16le(2), let lat = ctrData.u16le(4),
+            let to = ctrData.u16le(6), let period = ctrData.u8(8), let ref = ctrData.u16le(9)
+        else { return nil }
+        let offsets = (0..<6).compactMap { ctrData.u16le(11 + 2 * $0) }
+        return ConnectionParameterRequest(
+            intervalMin: minI, intervalMax: maxI, latency: lat, timeout: to, preferredPeriodicity: period,
+            referenceEventCount: ref, offsets: offsets)
+    }
+
     /// LL_CHANNEL_MAP_IND (2.4.2.2): ChM (37 bits) and Instant.
     public var channelMap: (map: UInt64, instant: UInt16)? {
         guard opcode == LLControlOpcode.channelMapInd, let lo = ctrData.u32le(0), let hi = ctrData.u8(4),

@@ -476,6 +476,7 @@ final class TimelineWriter {
             str("name", LLControlPDU.name(opcode))
             if let byCentral { str("sender", byCentral ? "central" : "peripheral") }
             if let instant { int("instant", Int(instant)) }
+            linkLayerProcedure(opcode, e.value)
         case .linkLayerEncrypted(let first):
             int("first_frame", first)
         case .linkLayerDecryption(let note):
@@ -566,6 +567,33 @@ final class TimelineWriter {
     }
 
     /// docs/timeline.md `ll.decryption`.
+    /// The connection parameter request procedure's PDUs (Vol 6 Part B 5.1.7): the ranges
+    /// LL_CONNECTION_PARAM_REQ/RSP ask for (the parameters change only at the update that
+    /// follows), and what LL_REJECT_EXT_IND / LL_REJECT_IND refuse and why.
+    private func linkLayerProcedure(_ opcode: UInt8, _ value: InlineBytes) {
+        switch opcode {
+        case LLControlOpcode.connectionParamReq, LLControlOpcode.connectionParamRsp,
+            LLControlOpcode.rejectExtInd, LLControlOpcode.rejectInd:
+            value.withView { v in
+                let p = LLControlPDU(opcode: opcode, ctrData: v)
+                if let q = p.connectionParameterRequest {
+                    millis("interval_min_ms", q.intervalMin, unitMicros: 1250)
+                    millis("interval_max_ms", q.intervalMax, unitMicros: 1250)
+                    int("latency", Int(q.latency))
+                    millis("timeout_ms", q.timeout, unitMicros: 10_000)
+                    int("preferred_periodicity", Int(q.preferredPeriodicity))
+                    int("reference_event", Int(q.referenceEventCount))
+                }
+                if let rejected = p.referencedOpcode {
+                    hex("reject_opcode", UInt64(rejected), digits: 2)
+                    str("reject_opcode_name", LLControlPDU.name(rejected))
+                }
+                if let code = p.errorCode { status("error", "error_name", code) }
+            }
+        default: break
+        }
+    }
+
     private func linkLayerDecryption(_ note: LinkLayerDecryptionNote) {
         switch note {
         case .decrypting(let source):
