@@ -33,6 +33,7 @@ public final class LiveLinter {
                 self.onEvent(e)
             }, connectionEnded: onConnectionEnded)
         engine.scanFilterTables = builder.scanFilterTables
+        facts.platform.force(engine)  // `--platform`: the rules hear it at the first frame
     }
 
     /// Where the tables of the `scan.filters` events handed to `onEvent` are looked up.
