@@ -7,8 +7,9 @@ import BLEBytes
 /// carries the list as it stood (docs/timeline.md, `accept_list`), so a reader can tell which
 /// peers the controller could connect to without guessing one.
 ///
-/// A class so that the event carrying it stays one pointer wide; never mutated once built.
-public final class FilterAcceptList: Sendable, Equatable {
+/// Kept in the builder's `ScanFilterTables` and named by a `FilterAcceptListSnapshot` in the
+/// event, so that events stay plain data.
+public struct FilterAcceptList: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         /// 0x00 public, 0x01 random, 0xFF anonymous advertisers.
         public var addressType: UInt8
@@ -38,11 +39,6 @@ public final class FilterAcceptList: Sendable, Equatable {
     /// Connection Complete may report the same address as type 0x02/0x03).
     public func entry(for address: BDAddr) -> Entry? { entries.first { $0.address == address } }
 
-    public static func == (a: FilterAcceptList, b: FilterAcceptList) -> Bool {
-        a.entries == b.entries && a.complete == b.complete && a.clearedFrame == b.clearedFrame
-            && a.anomalies == b.anomalies && a.firstAnomalyFrame == b.firstAnomalyFrame
-    }
-
     /// Whether the peer that connected through the list was on it, in words (never a guess:
     /// a peer missing from a list the capture only partly saw may have been added before it).
     public func membership(of peer: BDAddr?) -> String {
@@ -62,4 +58,10 @@ public final class FilterAcceptList: Sendable, Equatable {
                 + (entries.count > 8 ? " and \(entries.count - 8) more" : "")
         return complete ? devices : devices + ", and possibly devices added before the capture began"
     }
+}
+
+/// Names one `FilterAcceptList` kept in a `ScanFilterTables`: what a `connection.create` carries.
+public struct FilterAcceptListSnapshot: Sendable, Equatable {
+    /// 1, 2, … in the order the lists were kept.
+    public let version: UInt32
 }

@@ -25,8 +25,8 @@ struct AcceptListState {
     var anomalies = 0
     var firstAnomalyFrame: Int?
     var pending: [Pending] = []
-    /// The list as it stands, shared by every `connection.create` until the next change.
-    var snapshot: FilterAcceptList?
+    /// The list as it stands, named by every `connection.create` until the next change.
+    var snapshot: FilterAcceptListSnapshot?
 
     mutating func noteAnomaly(_ frame: Int) {
         anomalies += 1
@@ -64,11 +64,12 @@ struct AcceptListState {
         }
     }
 
-    mutating func current() -> FilterAcceptList {
+    mutating func current(_ tables: ScanFilterTables) -> FilterAcceptListSnapshot {
         if let s = snapshot { return s }
-        let s = FilterAcceptList(
-            entries: entries, complete: complete, clearedFrame: clearedFrame, anomalies: anomalies,
-            firstAnomalyFrame: firstAnomalyFrame)
+        let s = tables.keep(
+            FilterAcceptList(
+                entries: entries, complete: complete, clearedFrame: clearedFrame, anomalies: anomalies,
+                firstAnomalyFrame: firstAnomalyFrame))
         snapshot = s
         return s
     }
@@ -124,9 +125,9 @@ extension TimelineBuilder {
     }
 
     /// The list a create-connection through it chooses from.
-    func acceptListForCreate(_ r: CaptureRecord) -> FilterAcceptList {
+    func acceptListForCreate(_ r: CaptureRecord) -> FilterAcceptListSnapshot {
         var state = acceptLists[r.controllerIndex] ?? AcceptListState()
-        let list = state.current()
+        let list = state.current(scanFilterTables)
         acceptLists[r.controllerIndex] = state
         return list
     }

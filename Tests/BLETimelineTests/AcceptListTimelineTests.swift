@@ -39,12 +39,15 @@ import Testing
                     + [0x00, 0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00, 0x00, 0x00, 0x00])
             commandStatus(0x200D, status: 0)
         }
+        /// The list each `connection.create` names (nil: it names none), as readers look it up.
         var lists: [FilterAcceptList?] {
             s.builder.finish()
-            return s.events.compactMap {
-                if case .connectionCreate(let info) = $0.kind { return info.acceptList }
-                return nil
+            var out: [FilterAcceptList?] = []
+            for e in s.events {
+                guard case .connectionCreate(let info) = e.kind else { continue }
+                out.append(info.acceptList.flatMap { s.builder.scanFilterTables.acceptList($0) })
             }
+            return out
         }
     }
 

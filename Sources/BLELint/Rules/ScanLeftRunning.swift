@@ -98,6 +98,8 @@ public struct ScanLeftRunning: LintRule {
     /// LE Create Connection through the filter accept list (initiator filter policy 1) sent
     /// while the app's scan ran: the peer is the one Connection Complete names.
     var acceptListCreate: TimelineEvent?
+    /// The Filter Accept List that create chose from, as the timeline built it (nil: unknown).
+    var acceptListAtCreate: FilterAcceptList?
     /// Open LE connections (BR/EDR links are not counted: an LE rule's "last connection" is an
     /// LE one), by connection number.
     var openLE: Set<Int> = []
@@ -306,6 +308,7 @@ public struct ScanLeftRunning: LintRule {
             guard isAppScanning else { return }
             if info.filterPolicy != 0 {
                 acceptListCreate = e
+                acceptListAtCreate = sink.acceptList(info.acceptList)
                 return
             }
             guard let p = e.peer, seen[p] != nil, appCouldFind(p), pending.count < 64 else { return }
@@ -323,13 +326,13 @@ public struct ScanLeftRunning: LintRule {
             guard info.role == 0, let p = e.peer, isAppScanning else { return }
             var create = pending.removeValue(forKey: p)
             var why = ""
+            var related = seen[p].map { [$0] } ?? []
             if create == nil, let a = viaAcceptList, seen[p] != nil, appCouldFind(p) {
                 create = a
-                why = Self.acceptListWhy(a, peer: p)
+                why = Self.acceptListWhy(a, acceptListAtCreate, peer: p)
+                if let listed = acceptListAtCreate?.entry(for: p) { related.append(listed.frame) }
             }
             guard let create else { return }
-            var related = seen[p].map { [$0] } ?? []
-            if let listed = Self.acceptList(create)?.entry(for: p) { related.append(listed.frame) }
             connectedWhileScanningCount += 1
             if connectedWhileScanning.count < 8 { connectedWhileScanning.append((create, e, related, why)) }
         case .disconnection:
@@ -363,18 +366,13 @@ public struct ScanLeftRunning: LintRule {
         return 0
     }
 
-    static func acceptList(_ e: TimelineEvent) -> FilterAcceptList? {
-        if case .connectionCreate(let info) = e.kind { return info.acceptList }
-        return nil
-    }
-
     /// How a connection through the filter accept list reached its peer: the list as the
     /// accept-list commands built it, and whether the peer that connected was on it (said as
     /// the capture shows it, never guessed).
-    static func acceptListWhy(_ create: TimelineEvent, peer: BDAddr) -> String {
+    static func acceptListWhy(_ create: TimelineEvent, _ list: FilterAcceptList?, peer: BDAddr) -> String {
         let head =
             " (LE Create Connection at frame \(create.frame) through the filter accept list, initiator filter policy \(policy(create))"
-        guard let list = acceptList(create) else { return head + ": the peer is the one Connection Complete names)" }
+        guard let list else { return head + ": the peer is the one Connection Complete names)" }
         return head + "; the list held \(list.description); the peer that connected: \(list.membership(of: peer)))"
     }
 

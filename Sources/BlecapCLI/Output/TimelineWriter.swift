@@ -433,7 +433,7 @@ final class TimelineWriter {
             millis("timeout_ms", c.supervisionTimeout, unitMicros: 10_000)
             hex("phys", UInt64(c.phys), digits: 2)
             bool("extended", c.extended)
-            if let l = c.acceptList {
+            if let snapshot = c.acceptList, let l = scanFilterTables.acceptList(snapshot) {
                 // The Filter Accept List the controller chose the peer from (docs/timeline.md).
                 list("accept_list", l.entries.map(\.address.description), quoted: true)
                 list("accept_list_frames", l.entries.map { "\($0.frame)" }, quoted: false)
