@@ -331,6 +331,11 @@ struct FactExtractor {
             if c.opcode == Self.resetOpcode { fact(.reset) }
             if c.opcode == HCILEAdvFilter.opcode { engine.facts.apcfCommands += 1 }
             if platform.watchesInit { platform.initCommand(c.opcode, frame: r.frame, engine, fact) }
+            if platform.watchesScanParameters,
+                c.opcode == HCILESetScanParameters.opcode || c.opcode == HCILESetExtendedScanParameters.opcode
+            {
+                platform.scanParameters(c, frame: r.frame, engine, fact)
+            }
             if c.opcode >> 10 == 0x3F, !platform.hostStackTold {
                 platform.vendorCommand(c.opcode, frame: r.frame, engine, fact)
             }

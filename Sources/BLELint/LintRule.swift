@@ -160,6 +160,12 @@ public final class FindingSink {
         store.scanFilterTables[snapshot]
     }
 
+    /// The Filter Accept List a `connection.create` names (nil when it named none, or for an
+    /// event kept long after it was emitted: `ScanFilterTables`).
+    public func acceptList(_ snapshot: FilterAcceptListSnapshot?) -> FilterAcceptList? {
+        snapshot.flatMap { store.scanFilterTables.acceptList($0) }
+    }
+
     /// Reports a finding of this rule.
     /// `party`: whose behaviour this case is, when not the rule's default.
     public func report(

@@ -30,6 +30,7 @@ public final class LiveLinter: CaptureConsumer {
         self.onEvent = onEvent
         self.onFinding = onFinding
         self.onConnectionEnded = onConnectionEnded
+        facts.platform.force(engine)  // `--platform`: the rules hear it at the first frame
     }
 
     /// Records seen so far.

@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEPackets
+import BLETimeline
 import CaptureIO
 
 /// Tells the engine which platform's host wrote a capture, from the signs its frames carry
@@ -7,7 +8,8 @@ import CaptureIO
 /// indication shaped like AOSP's Service Changed) holds only until a decisive one.
 ///
 /// Weak signs: the file name `btsnoop_hci.log…`; the Android stack's controller bring-up after
-/// Reset; this host indicating a handle range on handle 0x0003 (AOSP's Service Changed).
+/// Reset; this host indicating a handle range on handle 0x0003 (AOSP's Service Changed); LE
+/// scan parameters that are exactly one of AOSP's scan-mode window/interval pairs.
 ///
 /// Decisive signs:
 /// - Android: a vendor command of AOSP's LE set (0xFD53 LE Get Vendor Capabilities, 0xFD54
@@ -38,6 +40,8 @@ struct PlatformDetector {
     var initOpcodes: [UInt16] = []
     var initFrame = 0
     var commandsSeen = 0
+    /// Read LE (Extended) Set Scan Parameters while nothing decided the platform.
+    var watchesScanParameters = true
 
     /// The Android stack's controller bring-up right after Reset: the legacy stack reads the
     /// buffer size and sets the host's (Read Buffer Size, Host Buffer Size); the newer one sets
@@ -54,28 +58,8 @@ struct PlatformDetector {
         ),
     ]
 
-    /// AOSP's LE vendor commands (OCF 0x153…0x15A, 0x15E in the vendor group).
-    static func isAndroidVendorCommand(_ opcode: UInt16) -> Bool {
-        let ocf = opcode & 0x03FF
-        return opcode >> 10 == 0x3F && ((0x153...0x15A).contains(ocf) || ocf == 0x15E)
-    }
-
-    static let vendorNames: [UInt16: String] = [
-        0xFD53: "LE Get Vendor Capabilities", 0xFD54: "LE Multi Advertising", 0xFD55: "LE RPA Offload",
-        0xFD56: "LE Batch Scan", 0xFD57: "LE APCF (advertising packet content filter)",
-        0xFD58: "LE Track Advertiser", 0xFD59: "LE Energy Info", 0xFD5A: "LE Extended Scan Parameters",
-        0xFD5E: "Bluetooth Quality Report",
-    ]
-
     mutating func start(format: CaptureFormat, name: String?, _ engine: LintEngine) {
-        if engine.facts.platform.overridden {
-            forced = engine.platform
-            pending = true
-            hostStackTold = true
-            watchesGATTServer = false
-            watchesInit = false
-            return
-        }
+        if force(engine) { return }
         switch format {
         case .btsnoop(let datalink) where datalink == 2001:
             engine.notePlatform(.linux, evidence: "Linux monitor capture (btmon: btsnoop datalink 2001)")
@@ -96,6 +80,19 @@ struct PlatformDetector {
                 watchesGATTServer = false
             }
         }
+    }
+
+    /// A platform set with `--platform`: the rules hear its host stack at the first frame and
+    /// nothing is detected. Also for inputs whose format is not known up front (`watch`).
+    @discardableResult
+    mutating func force(_ engine: LintEngine) -> Bool {
+        guard engine.facts.platform.overridden else { return false }
+        forced = engine.platform
+        pending = true
+        hostStackTold = true
+        watchesGATTServer = false
+        watchesInit = false
+        return true
     }
 
     /// Android's names for its HCI snoop logs and the bug report paths they are kept under.
@@ -148,10 +145,9 @@ struct PlatformDetector {
     }
 
     mutating func vendorCommand(_ opcode: UInt16, frame: Int, _ engine: LintEngine, _ fact: (HCIFact.Kind) -> Void) {
-        guard Self.isAndroidVendorCommand(opcode) else { return }
-        let name = Self.vendorNames[opcode].map { "\($0) " } ?? ""
+        guard let name = HCICommands.androidVendorName(for: opcode) else { return }
         decide(
-            .android, "sent Android's vendor command \(name)(0x\(Describe.hex(opcode, 4))), frame \(frame)", engine,
+            .android, "sent Android's vendor command \(name) (0x\(Describe.hex(opcode, 4))), frame \(frame)", engine,
             fact)
     }
 
@@ -179,6 +175,41 @@ struct PlatformDetector {
             return
         }
         if !Self.androidBringUps.contains(where: { $0.opcodes.starts(with: initOpcodes) }) { watchesInit = false }
+    }
+
+    /// LE (Extended) Set Scan Parameters: a window and interval that are exactly one of AOSP's
+    /// scan-mode pairs (`ScanParameters.isExactAndroidScanMode`) are a weak sign, for old
+    /// stacks that send no vendor command. Read only while the platform is unknown.
+    mutating func scanParameters(
+        _ c: HCICommandPacket, frame: Int, _ engine: LintEngine, _ fact: (HCIFact.Kind) -> Void
+    ) {
+        guard engine.platform == .unknown else {
+            watchesScanParameters = false
+            return
+        }
+        let window: UInt16
+        let interval: UInt16
+        if c.opcode == HCILESetScanParameters.opcode, let p = HCILESetScanParameters(parameters: c.parameters) {
+            (window, interval) = (p.window, p.interval)
+        } else if c.opcode == HCILESetExtendedScanParameters.opcode,
+            let p = HCILESetExtendedScanParameters(parameters: c.parameters)
+        {
+            var first: HCILESetExtendedScanParameters.Entry?
+            for e in p.entries where first == nil { first = e }
+            guard let first else { return }
+            (window, interval) = (first.window, first.interval)
+        } else {
+            return
+        }
+        let s = ScanParameters.make(
+            extended: false, active: false, interval: interval, window: window, filterPolicy: 0, ownAddressType: 0,
+            phys: 1, filterDuplicates: 0, parametersKnown: true)
+        guard s.isExactAndroidScanMode, let mode = s.androidScanMode else { return }
+        watchesScanParameters = false
+        decide(
+            .android,
+            "scan parameters exactly Android's \(mode.apiName) (window \(Describe.duration(Int64(window) * 625)) / interval \(Describe.duration(Int64(interval) * 625))), frame \(frame)",
+            weak: true, engine, fact)
     }
 
     /// PacketLogger record types only Apple's PacketLogger and bluetoothd write.

@@ -204,6 +204,34 @@ public final class ScanFilterTables {
         }
         return ScanFilterSnapshot(version: firstVersion + tables.count - 1)
     }
+
+    // The Filter Accept Lists `connection.create` events name (TimelineBuilder+AcceptList),
+    // kept the same way: the last `capacity` distinct lists.
+    private var lists: [FilterAcceptList] = []
+    private var firstListVersion: UInt32 = 1
+    private var firstList = 0
+
+    /// The list `snapshot` names, nil when it is no longer kept.
+    public func acceptList(_ snapshot: FilterAcceptListSnapshot) -> FilterAcceptList? {
+        guard snapshot.version >= firstListVersion else { return nil }
+        let age = Int(snapshot.version - firstListVersion)
+        guard age < lists.count else { return nil }
+        return lists[(firstList + age) % lists.count]
+    }
+
+    /// The newest list's snapshot (or a new one when `list` differs from the newest).
+    public func keep(_ list: FilterAcceptList) -> FilterAcceptListSnapshot {
+        let newest = FilterAcceptListSnapshot(version: firstListVersion &+ UInt32(lists.count) &- 1)
+        if !lists.isEmpty, acceptList(newest) == list { return newest }
+        if lists.count < Self.capacity {
+            lists.append(list)
+        } else {
+            lists[firstList] = list
+            firstList = (firstList + 1) % lists.count
+            firstListVersion &+= 1
+        }
+        return FilterAcceptListSnapshot(version: firstListVersion &+ UInt32(lists.count) &- 1)
+    }
 }
 
 /// Whose scan an APCF filter index serves on an Android stack. AOSP's ScanManager

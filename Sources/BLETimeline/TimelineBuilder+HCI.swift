@@ -20,6 +20,7 @@ extension TimelineBuilder {
             resetControllers.insert(r.controllerIndex)
             scanParameters = nil
             resetScanFilters()
+            resetAcceptList(r)
             if let pending = initState, pending.controller == r.controllerIndex { endInit(r) }
             initState = InitState(controller: r.controllerIndex, info: ControllerInfo(resetFrame: r.frame))
             initState?.info.commands = 1
@@ -68,6 +69,9 @@ extension TimelineBuilder {
             createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
         case HCILEAdvFilter.opcode:
             apcfCommand(c, r)
+        case HCILEFilterAcceptListDevice.addOpcode, HCILEFilterAcceptListDevice.removeOpcode,
+            HCILEFilterAcceptListDevice.clearOpcode:
+            acceptListCommand(c, r)
         case HCIOpcode.inquiry:
             inquiry(r)
         case Self.createConnectionCancelOpcode:
@@ -109,8 +113,11 @@ extension TimelineBuilder {
         _ info: ConnectionCreateInfo, peer: BDAddr, peerType: UInt8, _ opcode: UInt16,
         _ r: CaptureRecord
     ) {
+        var info = info
+        // With the filter accept list the address parameter is ignored (7.8.12): the list the
+        // controller chooses from is the fact.
+        if info.filterPolicy == 1 { info.acceptList = acceptListForCreate(r) }
         var e = event(r, nil, .connectionCreate(info))
-        // With the filter accept list the address parameter is ignored (7.8.12).
         if info.filterPolicy == 0 {
             e.peer = peer
             e.peerAddressType = peerType
@@ -152,10 +159,13 @@ extension TimelineBuilder {
             answer(cc.opcode, status: cc.status ?? 0, r)
             if cc.opcode == HCILEAdvFilter.opcode { apcfComplete(cc, r) }
             if cc.opcode == HCILEGetVendorCapabilities.opcode { vendorCapabilities(cc, r) }
+            if Self.isAcceptListCommand(cc.opcode) { acceptListAnswer(cc.opcode, status: cc.status, r) }
         case HCICommandStatus.code:
             guard let cs = HCICommandStatus(parameters: p) else { return }
             if cs.status != 0, initState?.controller == r.controllerIndex { initState?.info.failedCommands += 1 }
             answer(cs.opcode, status: cs.status, r)
+            // These commands answer with Command Complete; a Command Status can only refuse them.
+            if cs.status != 0, Self.isAcceptListCommand(cs.opcode) { acceptListAnswer(cs.opcode, status: cs.status, r) }
         case HCIDisconnectionComplete.code:
             guard let d = HCIDisconnectionComplete(parameters: p) else { return }
             disconnectionComplete(d, r)

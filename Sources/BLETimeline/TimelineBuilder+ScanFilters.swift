@@ -62,16 +62,23 @@ extension TimelineBuilder {
         switch f.subcommand {
         case .enable?:
             edit = f.enable.map { .enable($0) } ?? .none
+            if f.enable == nil { noteAnomaly(r.frame) }  // no enable byte: nothing applied
         case .setFilteringParameters?:
             switch (f.action, f.filterIndex) {
-            case (.add?, let i?): edit = f.filteringParameters.map { .addFilter(index: i, $0) } ?? .none
+            case (.add?, let i?):
+                // Parameters shorter than the add carries: the index is not taken as set up.
+                edit = f.filteringParameters.map { .addFilter(index: i, $0) } ?? .none
+                if f.filteringParameters == nil { noteAnomaly(r.frame) }
             case (.delete?, let i?): edit = .deleteFilter(index: i)
             case (.clear?, let i): edit = .clearFilters(index: i)
-            default: edit = .none
+            default:
+                edit = .none
+                noteAnomaly(r.frame)
             }
         case let s? where s.editsFilter:
             guard let i = f.filterIndex, let a = f.action else {
                 edit = .none
+                noteAnomaly(r.frame)  // no action or index: nothing to apply
                 break
             }
             if a == .clear {

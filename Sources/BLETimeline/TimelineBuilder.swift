@@ -101,6 +101,9 @@ public final class TimelineBuilder {
     var apcfGroup = 0
     var lastAPCFTime: Int64 = 0
     var lastCommandWasAPCF = false
+    /// Each controller's Filter Accept List and its commands not yet answered
+    /// (TimelineBuilder+AcceptList).
+    var acceptLists: [UInt16: AcceptListState] = [:]
     /// Over the air (TimelineBuilder+LinkLayer): no open link can have been silent past its
     /// supervision timeout at a record up to this time, and the last data PDU's connection.
     /// Unchecked: touched once per packet, only by the thread feeding the builder, never

@@ -169,6 +169,10 @@ public struct ConnectionCreateInfo: Sendable, Equatable {
     /// Initiating PHYs (bit 0 LE 1M, bit 1 LE 2M, bit 2 LE Coded): the extended command's
     /// Initiating_PHYs, always LE 1M for the legacy command (7.8.12 initiates on 1M only).
     public var phys: UInt8
+    /// With initiator filter policy 1: the Filter Accept List the controller chose the peer
+    /// from, as the capture built it (nil for other policies), looked up in the builder's
+    /// `ScanFilterTables` (`acceptList(_:)`).
+    public var acceptList: FilterAcceptListSnapshot? = nil
 }
 
 /// LE (Enhanced) Connection Complete (7.7.65.1, .10) or BR/EDR Connection Complete (7.7.3).

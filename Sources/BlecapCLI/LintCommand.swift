@@ -83,12 +83,7 @@ struct LintCommand: ParsableCommand {
         help: "Captures linted at once (default: one per core); 1 lints them one after another.")
     var jobs: Int?
 
-    @Option(
-        name: .long,
-        help:
-            "Judge captures as this platform's host (ios, android, linux) instead of detecting it (auto): findings' advice names its API."
-    )
-    var platform: PlatformOption = .auto
+    @OptionGroup var platform: PlatformJudgement
 
     @Flag(name: .long, help: "List each rule that could not be evaluated, with its reason (text output).")
     var verbose = false
@@ -108,7 +103,7 @@ struct LintCommand: ParsableCommand {
             for r in disable { try configuration.set(r, enabled: false) }
             if let baseline { accepted = try Baseline.load(path: baseline) }
             configuration.linkLayerKeys = decryption.keys
-            configuration.platform = platform.platform
+            configuration.platform = platform.forced
         } catch {
             printError(error.description)
             throw BlecapExit.unreadable.exitCode
@@ -196,12 +191,27 @@ struct LintCommand: ParsableCommand {
     }
 }
 
-/// `--platform ios|android|linux|auto` (lint, report, explain).
+/// `--platform ios|android|linux|auto` (lint, report, watch, explain).
 enum PlatformOption: String, ExpressibleByArgument, CaseIterable {
     case auto, ios, android, linux
 
     /// The platform to force, nil for `auto`.
     var platform: Platform? { self == .auto ? nil : Platform(option: rawValue) }
+}
+
+/// The one declaration of `--platform` for the commands that judge captures (lint, report,
+/// watch): the platform every rule reads instead of the detected one. (`explain` has its own:
+/// there it picks which fix to show.)
+struct PlatformJudgement: ParsableArguments {
+    @Option(
+        name: .long,
+        help:
+            "Judge captures as this platform's host (ios, android, linux) instead of detecting it (auto): findings' advice names its API."
+    )
+    var platform: PlatformOption = .auto
+
+    /// The platform to force, nil for `auto`.
+    var forced: Platform? { platform.platform }
 }
 
 /// Finds the captures among command-line paths.

@@ -51,10 +51,7 @@ struct ReportCommand: ParsableCommand {
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
     var member: String?
 
-    @Option(
-        name: .long,
-        help: "Judge captures as this platform's host (ios, android, linux) instead of detecting it (auto).")
-    var platform: PlatformOption = .auto
+    @OptionGroup var platform: PlatformJudgement
 
     @OptionGroup var decryption: LinkLayerKeyOptions
 
@@ -72,7 +69,7 @@ struct ReportCommand: ParsableCommand {
             }
         }
         configuration.linkLayerKeys = decryption.keys
-        configuration.platform = platform.platform
+        configuration.platform = platform.forced
         // Archives give one page per capture inside (named `archive!member`).
         var exits: [BlecapExit] = []
         let jobs = LintRunner.jobs(files, member: member, explicit: Set(files), exits: &exits)

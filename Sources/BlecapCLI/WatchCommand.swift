@@ -50,6 +50,8 @@ struct WatchCommand: ParsableCommand {
     @Option(name: .long, help: "Lint configuration file (as for blecap lint).")
     var config: String?
 
+    @OptionGroup var platform: PlatformJudgement
+
     @OptionGroup var decryption: LinkLayerKeyOptions
 
     func validate() throws {
@@ -72,6 +74,7 @@ struct WatchCommand: ParsableCommand {
             }
         }
         configuration.linkLayerKeys = decryption.keys
+        configuration.platform = platform.forced
         WatchSignals.install()
         let started = ContinuousClock.now
         let reader: any CaptureReader

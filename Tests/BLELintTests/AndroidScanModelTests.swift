@@ -79,9 +79,22 @@ final class AndroidHCIScript {
         evt(0x0F, [0x00, 0x01, 0x0D, 0x20])
         return f
     }
-    @discardableResult func addToAcceptList(_ addr: [UInt8]) -> Int {
+    /// LE Add Device To Filter Accept List (7.8.16) and its Command Complete with `status`.
+    @discardableResult func addToAcceptList(_ addr: [UInt8], status: UInt8 = 0) -> Int {
         let f = cmd(0x2011, [0x00] + addr.reversed())
-        complete(0x2011, [0])
+        complete(0x2011, [status])
+        return f
+    }
+    /// LE Remove Device From Filter Accept List (7.8.17).
+    @discardableResult func removeFromAcceptList(_ addr: [UInt8], status: UInt8 = 0) -> Int {
+        let f = cmd(0x2012, [0x00] + addr.reversed())
+        complete(0x2012, [status])
+        return f
+    }
+    /// LE Clear Filter Accept List (7.8.15).
+    @discardableResult func clearAcceptList() -> Int {
+        let f = cmd(0x2010, [])
+        complete(0x2010, [0])
         return f
     }
     @discardableResult func leConnected(_ handle: UInt16, _ addr: [UInt8]) -> Int {
@@ -275,6 +288,70 @@ final class AndroidHCIScript {
         #expect(f.first?.firstFrame == create)
         #expect(f.first?.peer == "C0:11:22:33:44:55")
         #expect(f.first?.message.contains("filter accept list") == true)
+    }
+
+    /// Issue 27 item 5, from the accept-list commands: the list is followed through a clear, a
+    /// remove of a device never added and an add the controller rejected (0x07 Memory Capacity
+    /// Exceeded); the finding names the peer and cites the frame that added it.
+    @Test func acceptListConnectionNamesThePeerFromTheListCommands() throws {
+        let s = AndroidHCIScript()
+        s.androidStart()
+        s.filter(1, features: 0)
+        let start = s.scan(true)
+        s.advertisement(Self.peer)
+        s.addToAcceptList(Self.other)
+        s.clearAcceptList()
+        s.removeFromAcceptList([0xC0, 0, 0, 0, 0, 0x01])  // never added
+        s.addToAcceptList([0xC0, 0, 0, 0, 0, 0x02], status: 0x07)  // rejected
+        let added = s.addToAcceptList(Self.peer)
+        let create = s.createConnection([0, 0, 0, 0, 0, 0], policy: 1)
+        s.leConnected(0x40, Self.peer)
+        s.advance(seconds: 28.7)
+        s.scan(false)
+        let r = try s.lint()
+        let f = try #require(r.of("scan-left-running").first)
+        #expect(r.of("scan-left-running").count == 1)
+        #expect(f.firstFrame == create && f.frames.contains(added) && f.frames.contains(start))
+        #expect(f.peer == "C0:11:22:33:44:55")
+        #expect(f.message.contains("the list held C0:11:22:33:44:55 (frame \(added))"), "\(f.message)")
+        #expect(f.message.contains("C0:11:22:33:44:55 was on it (added at frame \(added))"))
+        // The cleared, rejected and never-added devices are not on it.
+        #expect(!f.message.contains("C0:99:88:77:66:55") && !f.message.contains("C0:00:00:00:00:02"))
+    }
+
+    /// A peer that connected through a list the capture saw whole, but that no add put there:
+    /// said so, not guessed onto the list.
+    @Test func acceptListPeerMissingFromTheListIsSaidSo() throws {
+        let s = AndroidHCIScript()
+        s.androidStart()
+        s.filter(1, features: 0)
+        s.scan(true)
+        s.advertisement(Self.peer)
+        s.addToAcceptList(Self.other)
+        s.createConnection([0, 0, 0, 0, 0, 0], policy: 1)
+        s.leConnected(0x40, Self.peer)
+        s.advance(seconds: 5)
+        s.scan(false)
+        let f = try #require(try s.lint().of("scan-left-running").first)
+        #expect(f.message.contains("C0:11:22:33:44:55 was not on it as the capture built it"), "\(f.message)")
+    }
+
+    /// A capture that starts without Reset or Clear: the list may hold devices added before it,
+    /// and the finding says that instead of claiming the peer was or was not on it.
+    @Test func acceptListSeenOnlyInPartIsNotClaimedWhole() throws {
+        let s = AndroidHCIScript()
+        s.enableAPCF()
+        s.filter(1, features: 0)
+        s.scan(true)
+        s.advertisement(Self.peer)
+        s.removeFromAcceptList(Self.other)  // added before the capture, perhaps
+        s.createConnection([0, 0, 0, 0, 0, 0], policy: 1)
+        s.leConnected(0x40, Self.peer)
+        s.advance(seconds: 5)
+        s.scan(false)
+        let f = try #require(try s.lint().of("scan-left-running").first)
+        #expect(f.message.contains("possibly devices added before the capture began"), "\(f.message)")
+        #expect(f.message.contains("is not among the devices the capture shows added"))
     }
 
     /// Issue 27 item 6: a scan restarted 64 ms after the last disconnection and left running is

@@ -12,8 +12,8 @@ import Testing
         struct Finding: Decodable {
             var rule: String
             var frame: Int
-            /// Whose behaviour (issue 27), where the label gives it.
-            var party: String?
+            /// Whose behaviour (issue 27): every label gives it.
+            var party: String
             var why: String
         }
         struct Silent: Decodable {
@@ -46,10 +46,8 @@ import Testing
             "\(name): unconfirmed findings \(Set(got).subtracting(want)), missing \(Set(want).subtracting(got))")
         for f in capture.findings {
             #expect(!f.why.isEmpty)
-            if let party = f.party {
-                let found = r.findings.first { $0.ruleID == f.rule && $0.firstFrame == f.frame }
-                #expect(found?.party.rawValue == party, "\(name): \(f.rule)@\(f.frame) party")
-            }
+            let found = r.findings.first { $0.ruleID == f.rule && $0.firstFrame == f.frame }
+            #expect(found?.party.rawValue == f.party, "\(name): \(f.rule)@\(f.frame) party")
         }
         for s in capture.must_not_fire {
             #expect(!r.findings.contains { $0.ruleID == s.rule }, "\(name): \(s.rule) fired")

@@ -156,6 +156,36 @@ struct SyntheticCapture {
         #expect(CaptureLinter.lint(path: try s.file()).facts.platform.evidence.contains("0xFD53"))
     }
 
+    /// An old Android stack without vendor commands: scan parameters exactly one of AOSP's
+    /// scan-mode pairs are a weak sign, read by the detector (no rule reads them as a platform).
+    @Test func androidFromExactScanModeParameters() throws {
+        var s = SyntheticCapture()
+        // LE Set Scan Parameters: active, interval 8000 slots (5000 ms), window 3200 (2000 ms).
+        s.sent(SyntheticCapture.command(0x200B, [0x01, 0x40, 0x1F, 0x80, 0x0C, 0x00, 0x00]))
+        s.received(SyntheticCapture.complete(0x200B))
+        let r = CaptureLinter.lint(path: try s.file())
+        #expect(r.facts.platform.platform == .android)
+        #expect(r.facts.platform.evidence.contains("SCAN_MODE_BALANCED"), "\(r.facts.platform.evidence)")
+        // BlueZ's default (60 ms / 30 ms) is no sign.
+        var b = SyntheticCapture()
+        b.sent(SyntheticCapture.command(0x200B, [0x01, 0x60, 0x00, 0x30, 0x00, 0x00, 0x00]))
+        #expect(CaptureLinter.lint(path: try b.file()).facts.platform.platform == .unknown)
+    }
+
+    /// Every rule reads the engine's platform: forced to iOS, an Android capture's scan findings
+    /// carry no Android advice, and the vendor command's evidence names it from the command table.
+    @Test func scanRulesFollowTheEnginesPlatform() {
+        var c = LintConfiguration()
+        c.platform = .apple
+        let ios = lint("public/btsnoop-android_domyos-treadmill-ftms.log", c)
+        let android = lint("public/btsnoop-android_domyos-treadmill-ftms.log")
+        for slug in ["scan-left-running", "unfiltered-scan"] {
+            #expect(android.findings.contains { $0.slug == slug && $0.message.contains("BluetoothLeScanner") })
+            #expect(!ios.findings.contains { $0.slug == slug && $0.message.contains("BluetoothLeScanner") })
+        }
+        #expect(android.facts.platform.evidence.contains("LE Get Vendor Capabilities (0xFD53)"))
+    }
+
     @Test func androidFromABugReportPath() throws {
         let path = Fixtures.capture("bumble/clean_heart_rate.central.btsnoop")
         let inBugReport = CaptureLinter.lint(

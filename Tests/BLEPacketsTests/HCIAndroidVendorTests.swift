@@ -233,4 +233,16 @@ import Testing
         // tshark: 31 APCF and 2 capability commands, each answered.
         #expect(commands == 33 && answers == 33)
     }
+
+    /// AOSP's LE vendor commands are named in the command table, the one place opcodes are
+    /// named; `packets` keeps tshark's "Vendor Command" for those it does not decode.
+    @Test func androidVendorCommandsAreNamedInTheCommandTable() {
+        #expect(HCICommands.androidVendorName(for: 0xFD56).map { "\($0)" } == "LE Batch Scan")
+        #expect(HCICommands.androidVendorName(for: 0xFD5E).map { "\($0)" } == "Bluetooth Quality Report")
+        #expect(
+            HCICommands.androidVendorName(for: 0xFD57).map { "\($0)" } == "\(HCICommands.name(for: 0xFD57))")
+        #expect(HCICommands.androidVendorName(for: 0xFD5B) == nil && HCICommands.androidVendorName(for: 0xFC57) == nil)
+        #expect(HCICommands.androidVendorName(for: 0x2011) == nil)
+        #expect("\(HCICommands.name(for: 0xFD56))" == "Vendor Command")
+    }
 }

@@ -110,6 +110,37 @@ import Testing
         #expect(t.firstAnomalyFrame != nil)
     }
 
+    /// Bad input (issue 27 acceptance): a capture that starts mid-scan (no Reset), conditions for
+    /// an index never set up, a clear of an unknown index's conditions, and sub-commands whose
+    /// lengths lie (a UUID one byte long, manufacturer data cut short, filtering parameters cut
+    /// short, an Enable without its byte): each decoded as far as it goes and noted; nothing
+    /// guessed (no UUID invented, no index taken as set up from parameters it lacks).
+    @Test func lyingLengthsAndAMidScanStartAreNotedNotGuessed() throws {
+        let c = APCFCapture()
+        c.scan(true)  // no Reset: the capture starts mid-scan
+        c.command([0x00])
+        c.complete([0x00, 0x00])  // Enable without its byte: noted, APCF state stays unknown
+        c.command([0x03, 0x00, 0x06, 0x0D])
+        c.complete([0x00, 0x03, 0x00, 0x0F])  // a UUID condition one byte long: an unknown condition
+        c.command([0x06, 0x00, 0x05, 0x75])
+        c.complete([0x00, 0x06, 0x00, 0x0F])  // manufacturer data cut short: an unknown condition
+        c.command([0x03, 0x02, 0x0A])
+        c.complete([0x00, 0x03, 0x02, 0x0F])  // clear the UUIDs of index 10, never seen
+        c.command([0x01, 0x00, 0x06, 0x04, 0x00])
+        c.complete([0x00, 0x01, 0x00, 0x0F])  // filtering parameters cut short: index 6 not set up
+        c.scan(false)
+        c.scan(true)
+        let tables = c.tables
+        let t = try #require(tables.last?.table)
+        #expect(!t.complete && t.enabled == nil)
+        #expect(t.anomalies == 5, "\(t.anomalies)")
+        #expect(t.active.isEmpty)  // no index has filtering parameters the controller confirmed
+        let six = try #require(t.entries.first { $0.index == 6 })
+        #expect(six.serviceUUIDs.isEmpty && six.otherConditions == 1 && six.featureSelection == nil)
+        #expect(t.entries.first { $0.index == 5 }?.manufacturerCompanies.isEmpty == true)
+        #expect(!t.entries.contains { $0.index == 10 })
+    }
+
     @Test func noScanFiltersWithoutAPCFTraffic() throws {
         // Bumble's host sends no Android vendor commands: no scan.filters at its scan starts.
         let t = try Timeline.bumble("nil_scan_all_services.central")

@@ -54,6 +54,35 @@ import Testing
         #expect(Set(got.findings) == want.findings)
     }
 
+    /// `--platform` as for lint (one declaration of the option): watch judges the capture as
+    /// the platform it is told, word for word as lint does.
+    @Test func platformOptionJudgesAsLintDoes() throws {
+        let path = try Fixtures.existing("public/btsnoop-android_domyos-treadmill-ftms.log")
+        var byPlatform: [String: Set<String>] = [:]
+        for platform in ["ios", "android"] {
+            let l = try CLIRunner.run(["lint", "--format", "json", "--fail-on", "never", "--platform", platform, path])
+            let doc = try JSONSerialization.jsonObject(with: Data(l.stdout.utf8)) as! [String: Any]
+            let lint = Set(
+                ((doc["captures"] as! [[String: Any]])[0]["findings"] as! [[String: Any]]).map {
+                    $0["message"] as! String
+                })
+            let run = try CLIRunner.run(["watch", "--format", "jsonl", "--platform", platform, path])
+            #expect(run.status == 0, "\(run.stderr)")
+            var watch = Set<String>()
+            for line in run.stdout.split(separator: "\n") {
+                let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+                if o["finding"] != nil { watch.insert(o["message"] as! String) }
+            }
+            #expect(watch == lint, "\(platform): \(watch.symmetricDifference(lint))")
+            byPlatform[platform] = watch
+        }
+        // The scan finding speaks Android only when judged as Android.
+        #expect(byPlatform["android"]?.contains { $0.contains("On Android: call BluetoothLeScanner.stopScan") } == true)
+        #expect(byPlatform["ios"]?.contains { $0.contains("BluetoothLeScanner") } == false)
+        let bad = try CLIRunner.run(["watch", "--platform", "symbian", path])
+        #expect(bad.status != 0)
+    }
+
     @Test func standardInput() throws {
         let path = try Fixtures.existing(Self.captures[0])
         let want = try Self.reference(path)

@@ -75,15 +75,11 @@ public struct ScanBeforePoweredOn: LintRule {
     var resetFrame = 0
     /// Why the adapter is down (index removed/closed), nil when up.
     var down: String?
-    var hostStack: HostStack?
 
-    /// Whose behaviour an HCI-level finding reports.
-    var party: String {
-        switch hostStack {
-        case .android: ""  // not reported on Android (`finish`)
-        case .bluez: ". Party: bluetoothd, on behalf of its clients"
-        case nil: ""
-        }
+    /// Whose behaviour an HCI-level finding reports, on the platform the engine decided (not
+    /// reported on Android: `finish`).
+    static func party(_ platform: Platform) -> String {
+        platform == .linux ? ". Party: bluetoothd, on behalf of its clients" : ""
     }
 
     public static let observedEvents: TimelineEventClasses = [.controller, .scanning, .connection]
@@ -157,7 +153,6 @@ public struct ScanBeforePoweredOn: LintRule {
     }
 
     public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {
-        if case .hostStack(let s) = fact.kind { hostStack = s }
         guard case .managementStatus(let op, let status) = fact.kind, status == Self.mgmtNotPowered,
             op == BlueZManagementOpcode.startDiscovery || op == BlueZManagementOpcode.startServiceDiscovery
                 || op == BlueZManagementOpcode.startLimitedDiscovery
@@ -202,16 +197,17 @@ public struct ScanBeforePoweredOn: LintRule {
         // On Android the HCI commands are the stack's: an app's startScan or connectGatt made
         // before Bluetooth is on fails in the API (getBluetoothLeScanner() returns null) and
         // never reaches the controller, so these are not the app's (issue 27: judged on the
-        // app's scans only). Known only now: the host stack is told on the HCI facts stream.
-        if hostStack == .android, let first = deferred.first {
+        // app's scans only). Known only now: the engine decides the platform as frames come.
+        let platform = sink.platform
+        if platform == .android, let first = deferred.first {
             sink.notEvaluable(
                 "on Android an app's scan or connection made before Bluetooth is on fails in the API (BluetoothAdapter.getBluetoothLeScanner() returns null) and never reaches the controller; the \(deferredCount) scan or connection command\(deferredCount == 1 ? "" : "s") this capture shows before the controller was ready (first at frame \(first.event.frame)) are the Android stack's own, e.g. from an earlier Bluetooth session, not the app's"
             )
         } else {
             for d in deferred {
                 sink.report(
-                    d.message + party, event: d.event, related: d.related,
-                    party: hostStack == .bluez ? .osStack : nil)
+                    d.message + Self.party(platform), event: d.event, related: d.related,
+                    party: platform == .linux ? .osStack : nil)
             }
         }
         deferred.removeAll()

@@ -13,7 +13,9 @@ public struct ScanLeftRunning: LintRule {
         summary: """
             The scan was still enabled when this host connected to a peripheral that the same scan had \
             found (the app should call stopScan() once it has its target; a connection through the \
-            filter accept list counts, its peer named by Connection Complete), or kept running longer \
+            filter accept list counts: the peer is the one Connection Complete names, and the finding \
+            cites the accept-list commands that put it on the list, or says it was not on it as the \
+            capture shows the list), or kept running longer \
             than a threshold after the last LE connection ended with nothing connected: running at the \
             disconnection or started again within a second of it, judged over the whole period after \
             it, not at its instant. Only LE links count (a BR/EDR link is never the last connection). A \
@@ -96,19 +98,25 @@ public struct ScanLeftRunning: LintRule {
     /// LE Create Connection through the filter accept list (initiator filter policy 1) sent
     /// while the app's scan ran: the peer is the one Connection Complete names.
     var acceptListCreate: TimelineEvent?
+    /// The Filter Accept List that create chose from, as the timeline built it (nil: unknown).
+    var acceptListAtCreate: FilterAcceptList?
     /// Open LE connections (BR/EDR links are not counted: an LE rule's "last connection" is an
     /// LE one), by connection number.
     var openLE: Set<Int> = []
     var openLEUnnumbered = 0
     /// Connections this session's scan ran through (the first few kept), reported once when the
     /// session ends: one act, however many connections it spans.
-    var connectedWhileScanning: [(create: TimelineEvent, complete: TimelineEvent, seen: Int?, why: String)] = []
+    var connectedWhileScanning: [(create: TimelineEvent, complete: TimelineEvent, related: [Int], why: String)] = []
     var connectedWhileScanningCount = 0
-    var hostStack: HostStack?
+    /// The platform the engine decided (detected or `--platform`), read at each scan or link
+    /// event: the rule's wording and its mode-drop judgement follow it, never a sign of its own.
+    var isAndroid = false
+    var isLinux = false
 
     // Whose scan (Android): the filter table in force and the scan modes of the session.
-    /// A `scan.filters` event was seen: Android's offloaded filters tell whose scans run.
-    var android = false
+    /// A `scan.filters` event was seen: Android's offloaded filters tell whose scans run (a
+    /// source of evidence, not the platform, which is the engine's).
+    var filterTableSeen = false
     /// The app's filters were in force in the last table (true where the table is unknown).
     var appFilters = true
     var appFilterText = ""
@@ -120,6 +128,8 @@ public struct ScanLeftRunning: LintRule {
     var lastMode: AndroidScanMode?
     var lastModeStart: TimelineEvent?
     var previousMode: AndroidScanMode?
+    /// The scan parameters were one of Android's scan modes exactly (a detail of the owner
+    /// text; the platform itself is the engine's).
     var exactAndroidModes = false
 
     /// The app's scan: since when it runs (restarts within `restartGap` merged), and since
@@ -143,33 +153,29 @@ public struct ScanLeftRunning: LintRule {
             ? "the input holds no HCI commands (scan enable/disable are host commands) and no API trace" : nil
     }
 
-    public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {
-        if case .hostStack(let s) = fact.kind { hostStack = s }
+    mutating func readPlatform(_ sink: FindingSink) {
+        let p = sink.platform
+        isAndroid = p == .android
+        isLinux = p == .linux
     }
-
-    var isAndroid: Bool { android || hostStack == .android || exactAndroidModes }
 
     /// Whose scan it is, in words, with the evidence that decided it.
     var owner: String {
-        if android, !ownerKnown {
+        if filterTableSeen, !ownerKnown {
             return
                 " Party: this app or another client of the Android stack, which the capture cannot tell apart (\(appFilterText))."
         }
-        if android {
+        if filterTableSeen {
             return
                 " Party: this app. Evidence: its own filters were in force in Android's offloaded filter table (APCF) the whole time (\(appFilterText)); the OS's background scanners (Fast Pair, Nearby, Find My Device, Samsung) and device discovery are told apart by their filters and not counted."
         }
-        switch hostStack {
-        case .android:
-            return
-                " Party: this app, as far as the capture tells: Android's stack runs one controller scan for every app and system client and this capture shows no offloaded filters, so another client's scan cannot be ruled out."
-        case .bluez:
-            return " (bluetoothd runs the controller's scan for its clients, so this shows the OS kept scanning)"
-        case nil:
+        if isAndroid {
             return exactAndroidModes
                 ? " Party: this app, as far as the capture tells (Android scan-mode parameters; no offloaded filters to tell one client from another)."
-                : ""
+                : " Party: this app, as far as the capture tells: Android's stack runs one controller scan for every app and system client and this capture shows no offloaded filters, so another client's scan cannot be ruled out."
         }
+        return isLinux
+            ? " (bluetoothd runs the controller's scan for its clients, so this shows the OS kept scanning)" : ""
     }
 
     var advice: String {
@@ -198,14 +204,15 @@ public struct ScanLeftRunning: LintRule {
     /// One finding for every connection the session's scan ran through.
     mutating func reportConnections(_ sink: FindingSink) {
         guard let first = connectedWhileScanning.first, let start = scanStart else { return }
+        readPlatform(sink)
         let peers = Set(connectedWhileScanning.map { $0.complete.peer })
         let whom =
             peers.count == 1
             ? (first.complete.peer.map { "\($0)" } ?? "a peripheral") : "\(peers.count) peripherals"
         let times = connectedWhileScanningCount == 1 ? "" : " (\(connectedWhileScanningCount) connections)"
-        var frames = [first.create.frame, first.complete.frame, start.frame] + (first.seen.map { [$0] } ?? [])
+        var frames = [first.create.frame, first.complete.frame, start.frame] + first.related
         for c in connectedWhileScanning.dropFirst() { frames += [c.create.frame, c.complete.frame] }
-        let tail = isAndroid ? "." + owner + advice : owner + advice
+        let tail = Self.sentence(owner) + advice
         sink.report(
             "the scan was still running when this host connected to \(whom)\(times), which the scan had found\(first.why): stop scanning before connecting\(tail)",
             connection: first.complete.connection, peer: first.complete.peer, handle: nil, time: first.create.time,
@@ -254,6 +261,7 @@ public struct ScanLeftRunning: LintRule {
     /// (docs/performance.md).
     @inline(never)
     mutating func observeScanOrLink(_ e: TimelineEvent, _ sink: FindingSink) {
+        readPlatform(sink)
         switch e.kind {
         case .scanStart(let p):
             if case .error = e.outcome { return }
@@ -277,7 +285,7 @@ public struct ScanLeftRunning: LintRule {
             updateApp(e)
         case .scanFilters(let snapshot):
             guard let t = sink.scanFilterTable(snapshot) else { return }
-            android = true
+            filterTableSeen = true
             let app = t.appEntries
             appIndices = t.enabled == true ? app : []
             appFilters = t.enabled != true || !app.isEmpty
@@ -300,6 +308,7 @@ public struct ScanLeftRunning: LintRule {
             guard isAppScanning else { return }
             if info.filterPolicy != 0 {
                 acceptListCreate = e
+                acceptListAtCreate = sink.acceptList(info.acceptList)
                 return
             }
             guard let p = e.peer, seen[p] != nil, appCouldFind(p), pending.count < 64 else { return }
@@ -317,14 +326,15 @@ public struct ScanLeftRunning: LintRule {
             guard info.role == 0, let p = e.peer, isAppScanning else { return }
             var create = pending.removeValue(forKey: p)
             var why = ""
+            var related = seen[p].map { [$0] } ?? []
             if create == nil, let a = viaAcceptList, seen[p] != nil, appCouldFind(p) {
                 create = a
-                why =
-                    " (LE Create Connection at frame \(a.frame) through the filter accept list, initiator filter policy \(Self.policy(a)): the peer is the one Connection Complete names)"
+                why = Self.acceptListWhy(a, acceptListAtCreate, peer: p)
+                if let listed = acceptListAtCreate?.entry(for: p) { related.append(listed.frame) }
             }
             guard let create else { return }
             connectedWhileScanningCount += 1
-            if connectedWhileScanning.count < 8 { connectedWhileScanning.append((create, e, seen[p], why)) }
+            if connectedWhileScanning.count < 8 { connectedWhileScanning.append((create, e, related, why)) }
         case .disconnection:
             if let c = e.connection {
                 guard openLE.remove(c) != nil else { return }  // not an open LE link
@@ -344,13 +354,26 @@ public struct ScanLeftRunning: LintRule {
     /// through (an index that matches broadcaster addresses only lets those through; other
     /// conditions are not checked against the advertisement, so they count as possible).
     func appCouldFind(_ p: BDAddr) -> Bool {
-        guard android, !appIndices.isEmpty else { return true }
+        guard filterTableSeen, !appIndices.isEmpty else { return true }
         return appIndices.contains { $0.addresses.isEmpty || $0.addresses.contains(p) }
     }
+
+    /// The owner text after the message: a " Party: …" sentence starts a new sentence.
+    static func sentence(_ owner: String) -> String { owner.hasPrefix(" Party") ? "." + owner : owner }
 
     static func policy(_ e: TimelineEvent) -> UInt8 {
         if case .connectionCreate(let info) = e.kind { return info.filterPolicy }
         return 0
+    }
+
+    /// How a connection through the filter accept list reached its peer: the list as the
+    /// accept-list commands built it, and whether the peer that connected was on it (said as
+    /// the capture shows it, never guessed).
+    static func acceptListWhy(_ create: TimelineEvent, _ list: FilterAcceptList?, peer: BDAddr) -> String {
+        let head =
+            " (LE Create Connection at frame \(create.frame) through the filter accept list, initiator filter policy \(policy(create))"
+        guard let list else { return head + ": the peer is the one Connection Complete names)" }
+        return head + "; the list held \(list.description); the peer that connected: \(list.membership(of: peer)))"
     }
 
     /// The app's scan kept running more than the limit after the last LE connection ended, with
@@ -361,13 +384,14 @@ public struct ScanLeftRunning: LintRule {
             since.time <= d.time &+ Self.restartGap, now &- d.time > lingerLimit
         else { return }
         lingerReported = true
+        readPlatform(sink)
         let start = since.time <= d.time ? (scanStart.map(Moment.init) ?? since) : since
         let restarted =
             since.time > d.time
             ? " (started again \(Describe.seconds(since.time &- d.time)) after the disconnection, frame \(since.frame))"
             : ""
         sink.report(
-            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended (the last LE link, disconnected at frame \(d.frame)), with nothing connected\(restarted)\(isAndroid ? "." + owner + advice : owner + advice)",
+            "the scan kept running more than \(Describe.seconds(lingerLimit)) after the last connection ended (the last LE link, disconnected at frame \(d.frame)), with nothing connected\(restarted)\(Self.sentence(owner) + advice)",
             connection: nil, peer: nil, handle: nil, time: start.time, frames: [start.frame, d.frame, since.frame],
             evidence: .hci)
     }
@@ -382,6 +406,7 @@ public struct ScanLeftRunning: LintRule {
     }
 
     public mutating func finish(at time: Int64, _ sink: FindingSink) {
+        readPlatform(sink)
         checkLinger(now: time, sink)
         reportConnections(sink)
     }

@@ -156,8 +156,6 @@ public struct UnfilteredScan: LintRule {
 
     /// The controller scan is on (the last enable not followed by a disable).
     var scanOn = false
-    /// At least one `scan.filters` event seen: an Android capture with APCF.
-    var android = false
     var androidSessions: [AndroidSession.Kind: AndroidSession] = [:]
 
     /// Starts or continues the session of `kind` with the set-up `setup` seen at `e`.
@@ -289,6 +287,9 @@ public struct UnfilteredScan: LintRule {
             s.anomalies > 0
             ? " \(s.anomalies) APCF command\(s.anomalies == 1 ? "" : "s") could not be applied as sent (unknown index or a length that lies) and were left out."
             : ""
+        // Android's API in the advice only where the engine judges the capture Android's (the
+        // APCF evidence stays either way).
+        let advice = sink.platform == .android ? " " + Self.androidAdvice : ""
         let message: String
         switch s.kind {
         case .app:
@@ -299,7 +300,7 @@ public struct UnfilteredScan: LintRule {
                 ? "AOSP's ScanManager reserves index 1 (\(s.batch ? "and 2 for batch scans" : "2 for batch scans")) for the all-pass filter of clients that call startScan without filters."
                 : "this stack gives an unfiltered client's all-pass filter its own client index (\(idx)) instead of AOSP's reserved index 1; each was set up in a burst holding no OS scanner's filter, so it is attributed to the app by elimination."
             message =
-                "Party: this app. Its scan ran without a ScanFilter: Android's offloaded advertising filter (APCF) held the all-pass filter index \(idx) (no feature selected) from frame \(s.first.frame), under the scan started at frame \(s.scanStartFrame)\(again), so the controller passed every advertisement up. Evidence for the attribution: \(evidence) The OS's own background scanners (Fast Pair, Nearby, Find My Device, vendor services) scan with filters, and the stack's device discovery uses index 0.\(others)\(partial)\(noted) \(Self.androidAdvice)"
+                "Party: this app. Its scan ran without a ScanFilter: Android's offloaded advertising filter (APCF) held the all-pass filter index \(idx) (no feature selected) from frame \(s.first.frame), under the scan started at frame \(s.scanStartFrame)\(again), so the controller passed every advertisement up. Evidence for the attribution: \(evidence) The OS's own background scanners (Fast Pair, Nearby, Find My Device, vendor services) scan with filters, and the stack's device discovery uses index 0.\(others)\(partial)\(noted)\(advice)"
         case .discovery:
             let inquiry = s.inquiry.map { ", with HCI Inquiry at frame \($0)" } ?? " (no HCI Inquiry in the capture)"
             message =

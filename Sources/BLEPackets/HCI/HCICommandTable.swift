@@ -370,6 +370,23 @@ public enum HCICommands {
             describeReturn: HCIAndroidAPCFDecoders.complete),
     ]
 
+    /// AOSP's LE vendor commands (vendor group, OCF 0x153…0x15A and 0x15E; AOSP hci_packets.pdl),
+    /// which only the Android stack sends. Those `table` decodes (0xFD53, 0xFD57) are named
+    /// there; the rest here, apart from `table` so that `blecap packets` keeps tshark's
+    /// "Vendor Command" for them.
+    static let androidVendorNames: [UInt16: StaticString] = [
+        0xFD54: "LE Multi Advertising", 0xFD55: "LE RPA Offload", 0xFD56: "LE Batch Scan",
+        0xFD58: "LE Track Advertiser", 0xFD59: "LE Energy Info", 0xFD5A: "LE Extended Scan Parameters",
+        0xFD5E: "Bluetooth Quality Report",
+    ]
+
+    /// The name of one of AOSP's LE vendor commands, nil for any other opcode.
+    public static func androidVendorName(for opcode: UInt16) -> StaticString? {
+        let ocf = opcode & 0x03FF
+        guard opcode >> 10 == 0x3F, (0x153...0x15A).contains(ocf) || ocf == 0x15E else { return nil }
+        return descriptor(for: opcode)?.name ?? androidVendorNames[opcode]
+    }
+
     /// For commands with sub-commands (Android's APCF, 0xFD57), the sub-command's name from
     /// the command's parameters or its Command Complete's return parameters (status first).
     public static func subcommandName(for opcode: UInt16, parameters: ByteView) -> StaticString? {

@@ -433,6 +433,16 @@ final class TimelineWriter {
             millis("timeout_ms", c.supervisionTimeout, unitMicros: 10_000)
             hex("phys", UInt64(c.phys), digits: 2)
             bool("extended", c.extended)
+            if let snapshot = c.acceptList, let l = scanFilterTables.acceptList(snapshot) {
+                // The Filter Accept List the controller chose the peer from (docs/timeline.md).
+                list("accept_list", l.entries.map(\.address.description), quoted: true)
+                list("accept_list_frames", l.entries.map { "\($0.frame)" }, quoted: false)
+                bool("accept_list_complete", l.complete)
+                if l.anomalies > 0 {
+                    int("accept_list_anomalies", l.anomalies)
+                    if let f = l.firstAnomalyFrame { int("accept_list_first_anomaly_frame", f) }
+                }
+            }
         case .connectionComplete(let c), .connectionFailed(let c):
             if c.status != 0 { status("status", "status_name", c.status) }
             hex("handle", UInt64(c.handle), digits: 4)
