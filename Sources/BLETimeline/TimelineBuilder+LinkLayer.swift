@@ -94,11 +94,14 @@ extension TimelineBuilder {
             }
         }
         if ll.isRetransmission { s.counters.retransmissions += 1 }
-        if let applied = anchor(&s, r) {
-            add(event(r, c, .connectionUpdate(status: 0, timing: applied.timing)))
-            c.setWindow(
-                offset: applied.windowOffset, size: applied.windowSize, instant: applied.instant,
-                announcedFrame: applied.frame)
+        if let timing = anchor(&s, r) {
+            add(event(r, c, .connectionUpdate(status: 0, timing: timing)))
+            if let applied = s.appliedUpdate {
+                s.appliedUpdate = nil
+                c.setWindow(
+                    offset: applied.windowOffset, size: applied.windowSize, instant: applied.instant,
+                    announcedFrame: applied.frame)
+            }
         }
         if s.pendingPHY != nil || s.pendingChannelMap != nil { reachInstants(&s, c, r) }
         if let note = ll.decryption { add(event(r, c, .linkLayerDecryption(note))) }
@@ -205,7 +208,7 @@ extension TimelineBuilder {
     /// and is returned: the instant event's anchor is in the transmit window, 1.25 ms +
     /// WinOffset after where the old timing would have put it (4.5.5.1), and the events after
     /// it are counted at the new interval.
-    private func anchor(_ s: inout LinkLayerConnectionState, _ r: CaptureRecord) -> PendingUpdate? {
+    private func anchor(_ s: inout LinkLayerConnectionState, _ r: CaptureRecord) -> ConnectionTiming? {
         let counterValid = r.radio.flags.contains(.eventCounterValid)
         // With the nRF Sniffer's counter any PDU tells its event (the sniffer often misses the
         // central's and keeps the peripheral's answer); without it the central's opens one.
@@ -218,7 +221,7 @@ extension TimelineBuilder {
             s.lastAnchor = r.timestamp
             return apply(p, &s)
         }
-        var applied: PendingUpdate?
+        var applied: ConnectionTiming?
         var events: Int64 = 0
         if let last = s.lastAnchor {
             let gap = r.timestamp &- last
@@ -275,12 +278,13 @@ extension TimelineBuilder {
     }
 
     /// A pending LL_CONNECTION_UPDATE_IND's timing becomes the link's.
-    private func apply(_ p: PendingUpdate, _ s: inout LinkLayerConnectionState) -> PendingUpdate {
+    private func apply(_ p: PendingUpdate, _ s: inout LinkLayerConnectionState) -> ConnectionTiming {
         s.pendingUpdate = nil
+        s.appliedUpdate = p
         s.interval = Int64(p.timing.interval) * 1250
         s.supervisionTimeout = Int64(p.timing.supervisionTimeout) * 10_000
         linkSilenceDeadline = .min
-        return p
+        return p.timing
     }
 
     /// `sender`: the capture's, or the MIC's for a decrypted PDU (`LinkLayerFrame.senderPerMIC`).

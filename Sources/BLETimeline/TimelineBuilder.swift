@@ -203,8 +203,7 @@ public final class TimelineBuilder {
         // events that state them, whichever layer made them.
         if let c {
             switch kind {
-            case .connectionComplete(let info):
-                if let t = info.timing { c.setTiming(t, frame: r.frame) }
+            case .connectionComplete(let info) where info.timing != nil: c.setTiming(info.timing!, frame: r.frame)
             case .connectionUpdate(0, let t): c.setTiming(t, frame: r.frame)
             case .phyUpdate(0, let tx, let rx): c.phy = (tx, rx)
             default: break
@@ -299,6 +298,12 @@ public final class TimelineBuilder {
             if let s, queue.isPending(s) { queue.update(s) { $0.outcome = outcome } }
         }
         if let p = c.parameterRequest, queue.isPending(p.sequence) { queue.update(p.sequence) { $0.outcome = outcome } }
+        // A CONNECT_IND still waiting for its answer, ended as a connection (an LL_TERMINATE_IND,
+        // too many links open): its connection.complete stands.
+        if let a = c.linkLayer?.attempt {
+            c.linkLayer?.attempt = nil
+            queue.update(a.sequence) { $0.outcome = .none }
+        }
         c.parameterRequest = nil
         c.outstanding = (nil, nil)
         c.outstandingIndication = (nil, nil)
