@@ -325,9 +325,17 @@ struct Attempt {
                 party: "", summary: "", signature: "", signals: [], frames: [], steps: [])
         }
         let targetContext = a?.targetContext ?? ""
-        let complete = Verdict.Step(
-            what: "end", text: "Connection Complete with status \(Codes.hci(code))", frames: [e.frame],
-            certainty: .observed, basis: "HCI LE Connection Complete")
+        let complete =
+            info.overTheAir
+            ? Verdict.Step(
+                what: "end",
+                text:
+                    "CONNECT_IND with no answer from the peripheral in the transmit window and the 6 connection intervals after it: \(Codes.hci(code))",
+                frames: [e.frame], certainty: .inferred,
+                basis: "over the air: the peripheral's silence on the new access address (Core Vol 6 Part B 4.5.2)")
+            : Verdict.Step(
+                what: "end", text: "Connection Complete with status \(Codes.hci(code))", frames: [e.frame],
+                certainty: .observed, basis: "HCI LE Connection Complete")
         if code == HCIError.unknownConnectionIdentifier {
             // 7.8.13: a cancelled create-connection completes with Unknown Connection Identifier.
             v.ended = "cancelled"

@@ -164,7 +164,7 @@ extension TimelineBuilder {
             let info = ConnectionCompleteInfo(
                 status: 0, handle: ll.connection, role: 0,
                 timing: ConnectionTiming(interval: ci.interval, latency: ci.latency, supervisionTimeout: ci.timeout),
-                isLE: true)
+                isLE: true, overTheAir: true)
             // Pending until the peripheral answers or the attempt fails (`decideAttempts`).
             let deadline =
                 r.timestamp &+ 1250 &+ Int64(ci.windowOffset) &* 1250 &+ Int64(ci.windowSize) &* 1250

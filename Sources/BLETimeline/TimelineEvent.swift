@@ -183,6 +183,9 @@ public struct ConnectionCompleteInfo: Sendable, Equatable {
     public var role: UInt8?
     public var timing: ConnectionTiming?
     public var isLE: Bool
+    /// Made from a CONNECT_IND seen over the air, not from an HCI event: a failure (0x3E) is
+    /// then the timeline's inference from the peripheral's silence, not a controller's report.
+    public var overTheAir: Bool = false
 }
 
 /// Pairing Request/Response features (Vol 3 Part H 3.5.1, 3.5.2).
