@@ -105,6 +105,7 @@ ROWS=(
   "info|info|info|hci|-q -z io,phs|"
   "timeline|timeline --format jsonl|timeline --format jsonl|hci|$TSHARK_ATT|"
   "lint|lint|lint --fail-on never|hci|-q -z expert|"
+  "diagnose|diagnose --format json|diagnose --format json|hci|-q -z expert|"
   "report|report (HTML)|report -o -|hci|-q -z expert -z io,phs|"
   "replay|replay|replay|hci||"
   "replay-max|replay --speed max|replay --speed max|hci||"
@@ -158,6 +159,7 @@ for row in "${ROWS[@]}"; do
     "$(ratio "tshark-$id" "blecap-$id")" "$br" "$(mb "blecap-$id")" "$(mb "blecap10-$id")" "$(s "blecap10-$id")" \
     "$(mb "tshark-$id")"
 done
+echo "diagnose / lint wall time: $(ratio blecap-diagnose blecap-lint) (one capture pass each; diagnose reads events and connection ends only)"
 echo "(seconds: the fastest of $RUNS runs; tshark/ and btmon/: their seconds over blecap's, higher is better for blecap; RSS: the largest peak resident set of the runs)"
 
 # lint DIR: K captures of 1/K of the sessions each (variants: each a few notifications per session
