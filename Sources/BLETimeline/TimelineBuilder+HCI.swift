@@ -214,12 +214,14 @@ extension TimelineBuilder {
         case HCILEConnectionUpdateComplete.subevent:
             guard let u = HCILEConnectionUpdateComplete(parameters: p), let c = connection(u.handle, r) else { return }
             let t = ConnectionTiming(interval: u.interval, latency: u.latency, supervisionTimeout: u.supervisionTimeout)
+            if u.status == 0 { c.setTiming(t, frame: r.frame) }
             add(event(r, c, .connectionUpdate(status: u.status, timing: t)))
         case HCILEDataLengthChange.subevent:
             guard let d = HCILEDataLengthChange(parameters: p), let c = connection(d.handle, r) else { return }
             add(event(r, c, .dataLengthChange(maxTxOctets: d.maxTxOctets, maxRxOctets: d.maxRxOctets)))
         case HCILEPHYUpdateComplete.subevent:
             guard let u = HCILEPHYUpdateComplete(parameters: p), let c = connection(u.handle, r) else { return }
+            if u.status == 0 { c.phy = (u.txPHY, u.rxPHY) }
             add(event(r, c, .phyUpdate(status: u.status, txPHY: u.txPHY, rxPHY: u.rxPHY)))
         case HCILEAdvertisingReport.subevent:
             guard let reports = HCILEAdvertisingReport(parameters: p) else { return }
@@ -267,6 +269,7 @@ extension TimelineBuilder {
         let c = startConnection(
             handle: info.handle, peer: peer, peerType: peerType, role: info.role,
             isLE: info.isLE, r)
+        if let t = info.timing { c.setTiming(t, frame: r.frame) }
         add(event(r, c, .connectionComplete(info)))
     }
 

@@ -95,6 +95,7 @@ extension TimelineBuilder {
         }
         if ll.isRetransmission { s.counters.retransmissions += 1 }
         if let timing = anchor(&s, r) {
+            c.setTiming(timing, frame: r.frame)
             add(event(r, c, .connectionUpdate(status: 0, timing: timing)))
             if let applied = s.appliedUpdate {
                 s.appliedUpdate = nil
@@ -161,14 +162,14 @@ extension TimelineBuilder {
             (s.counters.txPHY, s.counters.rxPHY) = (phy, phy)
             s.counters.channelMap = ci.channelMap & LinkLayerCounters.dataChannels
             c.linkLayer = s
+            let timing = ConnectionTiming(interval: ci.interval, latency: ci.latency, supervisionTimeout: ci.timeout)
             let info = ConnectionCompleteInfo(
-                status: 0, handle: ll.connection, role: 0,
-                timing: ConnectionTiming(interval: ci.interval, latency: ci.latency, supervisionTimeout: ci.timeout),
-                isLE: true, overTheAir: true)
+                status: 0, handle: ll.connection, role: 0, timing: timing, isLE: true, overTheAir: true)
             // Pending until the peripheral answers or the attempt fails (`decideAttempts`).
             let deadline =
                 r.timestamp &+ 1250 &+ Int64(ci.windowOffset) &* 1250 &+ Int64(ci.windowSize) &* 1250
                 &+ 6 &* ci.intervalMicroseconds
+            c.setTiming(timing, frame: r.frame)
             let sequence = add(event(r, c, .connectionComplete(info)), pendingUntil: deadline &+ 1_000_000)
             c.setWindow(offset: Int64(ci.windowOffset) * 1250, size: Int64(ci.windowSize) * 1250)
             c.linkLayer!.attempt = (sequence, deadline, info)
@@ -321,6 +322,7 @@ extension TimelineBuilder {
                 c.linkLayer?.interval = Int64(u.interval) * 1250
                 c.linkLayer?.supervisionTimeout = Int64(u.timeout) * 10_000
                 linkSilenceDeadline = .min  // a shorter timeout: look again at the next record
+                c.setTiming(t, frame: r.frame)
                 add(event(r, c, .connectionUpdate(status: 0, timing: t)))
                 c.setWindow(offset: Int64(u.windowOffset) * 1250, size: Int64(u.windowSize) * 1250)
             }
@@ -410,7 +412,9 @@ extension TimelineBuilder {
     ) {
         if tx != 0 { s.counters.txPHY = tx }
         if rx != 0 { s.counters.rxPHY = rx }
-        add(event(r, c, .phyUpdate(status: 0, txPHY: s.counters.txPHY ?? 0, rxPHY: s.counters.rxPHY ?? 0)))
+        let (txPHY, rxPHY) = (s.counters.txPHY ?? 0, s.counters.rxPHY ?? 0)
+        c.phy = (txPHY, rxPHY)
+        add(event(r, c, .phyUpdate(status: 0, txPHY: txPHY, rxPHY: rxPHY)))
     }
 
     private func applyChannelMap(

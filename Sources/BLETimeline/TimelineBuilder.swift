@@ -202,16 +202,6 @@ public final class TimelineBuilder {
     /// `kind` is consumed, so it is moved into the event, not copied (while a kind held a
     /// reference, a borrowed one was copied through its value witness: 75 instructions per event).
     func event(_ r: CaptureRecord, _ c: ConnectionState?, _ kind: consuming TimelineEvent.Kind) -> TimelineEvent {
-        // The connection's parameters and PHYs in force, kept for its facts (issue 28) from the
-        // events that state them, whichever layer made them.
-        if let c {
-            switch kind {
-            case .connectionComplete(let info) where info.timing != nil: c.setTiming(info.timing!, frame: r.frame)
-            case .connectionUpdate(0, let t): c.setTiming(t, frame: r.frame)
-            case .phyUpdate(0, let tx, let rx): c.phy = (tx, rx)
-            default: break
-            }
-        }
         var e = TimelineEvent(
             frame: r.frame, time: r.timestamp, connection: c?.number, peer: c?.peer,
             peerAddressType: c?.peerAddressType, kind: kind)
