@@ -117,9 +117,16 @@ if subscriptions:
 #    the kernel's own timestamps, from the moment the virtual controller appeared.
 def without_frames(v):
     """Frame numbers are each file's own (btmon's recording starts earlier than the watch):
-    left out at every level, the facts of a connection.summary included."""
+    left out at every level, lists included (a connection.summary's facts and their parameter
+    history, an accept list's frames)."""
     if isinstance(v, dict):
-        return {k: without_frames(x) for k, x in v.items() if k not in ("frame", "elapsed") and not k.endswith("_frame")}
+        return {
+            k: without_frames(x)
+            for k, x in v.items()
+            if k not in ("frame", "elapsed") and not k.endswith("_frame") and not k.endswith("_frames")
+        }
+    if isinstance(v, list):
+        return [without_frames(x) for x in v]
     return v
 
 
