@@ -109,7 +109,7 @@ extension Diagnoser {
                 "Pairing failed (\(Codes.smp(p.reason)), sent by \(p.sentByHost ? "this host" : "the peer")), then the link ended (\(Codes.hci(reason)))."
             v.signature =
                 "pairing_failed smp=\(Codes.hex(p.reason)) by=\(p.sentByHost ? "host" : "peer") phase=\(p.phase) \(context)"
-        } else if reason == 0x06 || l.encryptionFailed?.status == 0x06 {
+        } else if reason == HCIError.pinOrKeyMissing || l.encryptionFailed?.status == HCIError.pinOrKeyMissing {
             keyMissing(l, roleName, end, reason, context, &v)
         } else if let r = l.securityRequest, l.pairingRequest == nil || l.pairingRequest!.mark.frame < r.mark.frame,
             l.encryption == nil || l.encryption!.frame < r.mark.frame,
@@ -163,7 +163,8 @@ extension Diagnoser {
         {
             lastPDUSteps(l, s, end, &v)
         }
-        if reason == 0x16 || reason == 0x13, end.side != .linkLoss,
+        if reason == HCIError.connectionTerminatedByLocalHost || reason == HCIError.remoteUserTerminatedConnection,
+            end.side != .linkLoss,
             v.cause == "local_host_terminated"
                 || v.cause == "remote_user_terminated" || v.cause == "remote_host_terminated"
         {
@@ -375,7 +376,7 @@ extension Diagnoser {
         if let p = l.pairingFailed {
             v.signals.append("pairing_failed:\(Codes.hex(p.reason)):\(p.sentByHost ? "host" : "peer")")
         }
-        if let e = l.encryptionFailed, e.status != 0x06 {
+        if let e = l.encryptionFailed, e.status != HCIError.pinOrKeyMissing {
             v.steps.append(
                 Verdict.Step(
                     what: "encryption_failed", text: "encryption failed to start: \(Codes.hci(e.status))",

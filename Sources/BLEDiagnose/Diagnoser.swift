@@ -354,14 +354,14 @@ struct Attempt {
                     frames: [e.frame], certainty: .inferred, basis: "the meaning of status 0x3E"))
             v.summary = "The connection failed to be established: the peer never answered the connection request."
             v.signature = "failed_to_be_established reason=0x3E\(targetContext)"
-        } else if code == 0x04 {
+        } else if code == HCIError.pageTimeout {
             // BR/EDR Connection Complete (7.7.3): the device did not answer paging.
             v.cause = "page_timeout"
             v.party = "link"
             v.steps.append(complete)
             v.summary = "A BR/EDR connection failed: the device did not answer paging (Page Timeout)."
             v.signature = "page_timeout reason=0x04\(targetContext)"
-        } else if code == 0x3C {
+        } else if code == HCIError.advertisingTimeout {
             v.cause = "advertising_timeout"
             v.party = "host"
             v.steps.append(complete)

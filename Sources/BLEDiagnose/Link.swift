@@ -39,7 +39,7 @@ struct ErrorGroup {
 
     var isSecurity: Bool {
         code == ATTErrorCode.insufficientAuthentication || code == ATTErrorCode.insufficientEncryption
-            || code == ATTErrorCode.insufficientEncryptionKeySize || code == 0x08
+            || code == ATTErrorCode.insufficientEncryptionKeySize || code == ATTErrorCode.insufficientAuthorization
     }
 
     func matches(_ type: StaticString, _ handle: UInt16, sentByHost: Bool) -> Bool {

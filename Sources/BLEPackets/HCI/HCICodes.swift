@@ -3,6 +3,8 @@ import CaptureIO
 
 extension HCIError {
     public static let unknownConnectionIdentifier: UInt8 = 0x02
+    /// BR/EDR: the device did not answer paging.
+    public static let pageTimeout: UInt8 = 0x04
     public static let connectionTimeout: UInt8 = 0x08
     public static let commandDisallowed: UInt8 = 0x0C
     public static let remoteUserTerminatedConnection: UInt8 = 0x13
@@ -10,6 +12,8 @@ extension HCIError {
     public static let remoteDeviceTerminatedPowerOff: UInt8 = 0x15
     public static let connectionTerminatedByLocalHost: UInt8 = 0x16
     public static let llResponseTimeout: UInt8 = 0x22
+    /// Directed advertising ended with no central connecting.
+    public static let advertisingTimeout: UInt8 = 0x3C
     public static let connectionTerminatedMICFailure: UInt8 = 0x3D
     public static let connectionFailedToBeEstablished: UInt8 = 0x3E
 }
