@@ -116,7 +116,7 @@ bench: release
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
-	BENCH_10M=$(BENCH_10M) scripts/bench.sh
+	BENCH_10M=$(BENCH_10M) BENCH_BASELINE=$(BENCH_BASELINE) scripts/bench.sh
 
 # The over-the-air corpus (captures/linklayer/): regenerating it must change nothing, and every file
 # (plus a synthetic HCI capture's conversions) must pass the tshark checks. Needs tshark.

@@ -6,6 +6,7 @@
 # README's speed section and in issue notes, never in tests.
 #
 #   scripts/bench.sh [--sessions N] [--notifications M] [--big] [--lint-files K] [--runs R]
+#                    [--baseline BLECAP]
 #
 #   --big (or BENCH_10M=1)  also time blecap on a 10 M-frame capture (--sessions x10, about
 #                           0.4 GB) and, for the one-connection replay rows, on one connection
@@ -17,6 +18,10 @@
 #   --runs R (or BENCH_RUNS) every command, blecap's and tshark's alike, runs R times (default 3)
 #                           and its row shows the fastest run (the one least disturbed by anything
 #                           else on the machine) and the largest peak RSS.
+#   --baseline BLECAP (or BENCH_BASELINE) an older blecap binary (a release build of the commit
+#                           to compare against) timed in the same run, run for run in turn with
+#                           the new one on every row it has the subcommand for: the table gains
+#                           its seconds, new/base (below 1.0x is faster) and its peak RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAKE_CAPTURE=scripts/corpus/make_bench_capture.py
@@ -25,6 +30,7 @@ NOTIFICATIONS=10000
 BIG=${BENCH_10M:-0}
 LINT_FILES=4
 RUNS=${BENCH_RUNS:-3}
+BASE=${BENCH_BASELINE:-}
 while [ $# -gt 0 ]; do
   case "$1" in
     --sessions) SESSIONS=$2; shift 2 ;;
@@ -32,7 +38,8 @@ while [ $# -gt 0 ]; do
     --big) BIG=1; shift ;;
     --lint-files) LINT_FILES=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
-    *) echo "usage: $0 [--sessions N] [--notifications M] [--big] [--lint-files K] [--runs R]" >&2; exit 2 ;;
+    --baseline) BASE=$2; shift 2 ;;
+    *) echo "usage: $0 [--sessions N] [--notifications M] [--big] [--lint-files K] [--runs R] [--baseline BLECAP]" >&2; exit 2 ;;
   esac
 done
 OUT=bench-out
@@ -71,17 +78,36 @@ fi
 BLECAP=.build/release/blecap
 [ -x "$BLECAP" ] || swift build -c release --product blecap >/dev/null
 
+if [ -n "$BASE" ]; then
+  [ -x "$BASE" ] || { echo "--baseline $BASE: not an executable" >&2; exit 2; }
+  echo "baseline: $BASE ($("$BASE" --version 2>/dev/null || echo "version unknown"))"
+fi
+
 # measure ID CMD... : the fastest wall seconds and the largest peak RSS (KB) of $RUNS runs, in
-# SECS[ID] and RSS[ID].
+# SECS[ID] and RSS[ID]. measure_pair ID ARGS... does the same for blecap (ID) and the baseline
+# (base-ID) in turn, run for run, so both meet the same machine.
 declare -A SECS RSS
-measure() {
+measure_once() {
   local id=$1; shift
-  local log="$OUT/time-$id.txt" run secs rss
+  local log="$OUT/time-$id.txt" secs rss
+  /usr/bin/time -f "%e %M" -o "$log" "$@" >/dev/null 2>"$OUT/stderr-$id.txt" || true
+  read -r secs rss < <(tail -n 1 "$log")
+  if [ -z "${SECS[$id]:-}" ] || [ "$(echo "$secs < ${SECS[$id]}" | bc)" = 1 ]; then SECS[$id]=$secs; fi
+  if [ -z "${RSS[$id]:-}" ] || [ "$rss" -gt "${RSS[$id]}" ]; then RSS[$id]=$rss; fi
+}
+measure() {
+  local run
+  for run in $(seq 1 "$RUNS"); do measure_once "$@"; done
+}
+# The baseline is timed only on subcommands it has (an older binary may lack `diagnose`).
+base_has() { [ -n "$BASE" ] && "$BASE" "$1" --help >/dev/null 2>&1; }  # (used in an if only)
+measure_pair() {
+  local id=$1; shift
+  local run paired=0
+  if base_has "$1"; then paired=1; fi
   for run in $(seq 1 "$RUNS"); do
-    /usr/bin/time -f "%e %M" -o "$log" "$@" >/dev/null 2>"$OUT/stderr-$id.txt" || true
-    read -r secs rss < <(tail -n 1 "$log")
-    if [ -z "${SECS[$id]:-}" ] || [ "$(echo "$secs < ${SECS[$id]}" | bc)" = 1 ]; then SECS[$id]=$secs; fi
-    if [ -z "${RSS[$id]:-}" ] || [ "$rss" -gt "${RSS[$id]}" ]; then RSS[$id]=$rss; fi
+    measure_once "$id" "$BLECAP" "$@"
+    if [ "$paired" = 1 ]; then measure_once "base-$id" "$BASE" "$@"; fi
   done
 }
 have() { command -v "$1" >/dev/null; }
@@ -123,7 +149,7 @@ for row in "${ROWS[@]}"; do
   IFS='|' read -r id label args kind targs btmon <<<"$row"
   case $kind in hci) f=$CAP; big=$BIGCAP ;; one) f=$ONE; big=$BIGONE ;; req) f=$REQ; big=$BIGREQ ;; ll) f=$LL; big= ;; nochar) f=$NOCHAR; big= ;; esac
   # shellcheck disable=SC2086
-  measure "blecap-$id" "$BLECAP" $args "$f"
+  measure_pair "blecap-$id" $args "$f"
   if [ "$BIG" = 1 ] && [ -n "$big" ]; then
     # shellcheck disable=SC2086
     measure "blecap10-$id" "$BLECAP" $args "$big"
@@ -148,16 +174,22 @@ ratio() {
     printf "%.1fx" "$(echo "${SECS[$1]} / ${SECS[$2]}" | bc -l)"
   else printf -- "-"; fi
 }
+ratio2() {
+  if [ -n "${SECS[$1]:-}" ] && [ -n "${SECS[$2]:-}" ] && [ "$(echo "${SECS[$2]} > 0" | bc)" = 1 ]; then
+    printf "%.2fx" "$(echo "${SECS[$1]} / ${SECS[$2]}" | bc -l)"
+  else printf -- "-"; fi
+}
 echo
-printf "%-34s %9s %9s %8s %8s %8s %9s %9s %8s %10s\n" command "blecap s" "tshark s" "btmon s" "tshark/" "btmon/" \
-  "RSS 1M" "RSS 10M" "s 10M" "tshark RSS"
+basecols() { if [ -n "$BASE" ]; then printf " %8s %9s %9s" "$@"; fi; }
+printf "%-34s %9s %9s %8s %8s %8s %9s %9s %8s %10s%s\n" command "blecap s" "tshark s" "btmon s" "tshark/" "btmon/" \
+  "RSS 1M" "RSS 10M" "s 10M" "tshark RSS" "$(basecols "base s" "new/base" "base RSS")"
 for row in "${ROWS[@]}"; do
   IFS='|' read -r id label args kind targs btmon <<<"$row"
   bt="-"; br="-"
   if [ -n "$btmon" ]; then bt=$(s btmon); br=$(ratio btmon "blecap-$id"); fi
-  printf "%-34s %9s %9s %8s %8s %8s %9s %9s %8s %10s\n" "$label" "$(s "blecap-$id")" "$(s "tshark-$id")" "$bt" \
+  printf "%-34s %9s %9s %8s %8s %8s %9s %9s %8s %10s%s\n" "$label" "$(s "blecap-$id")" "$(s "tshark-$id")" "$bt" \
     "$(ratio "tshark-$id" "blecap-$id")" "$br" "$(mb "blecap-$id")" "$(mb "blecap10-$id")" "$(s "blecap10-$id")" \
-    "$(mb "tshark-$id")"
+    "$(mb "tshark-$id")" "$(basecols "$(s "base-blecap-$id")" "$(ratio2 "blecap-$id" "base-blecap-$id")" "$(mb "base-blecap-$id")")"
 done
 echo "diagnose / lint wall time: $(ratio blecap-diagnose blecap-lint) (one capture pass each; diagnose reads events and connection ends only)"
 echo "(seconds: the fastest of $RUNS runs; tshark/ and btmon/: their seconds over blecap's, higher is better for blecap; RSS: the largest peak resident set of the runs)"
