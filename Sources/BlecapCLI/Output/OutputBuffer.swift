@@ -588,6 +588,53 @@ public final class OutputBuffer {
         append(UInt8(ascii: "Z"))
     }
 
+    /// `{"frame":F,"time":"T","elapsed":E` (E seconds with six decimals), how every timeline
+    /// JSONL line starts: the same bytes as `ascii`, `decimal`, `rfc3339` and `seconds` one
+    /// after the other, written in one reservation when T falls in the second `rfc3339` wrote
+    /// last (most lines of a busy capture).
+    public func timelineLineStart(frame: Int, microseconds t: Int64, elapsed: Int64) {
+        var (secs, us) = t.quotientAndRemainder(dividingBy: 1_000_000)
+        if us < 0 {
+            us += 1_000_000
+            secs -= 1
+        }
+        guard secs == cachedSecond, frame >= 0 else {
+            ascii("{\"frame\":")
+            decimal(frame)
+            ascii(",\"time\":\"")
+            rfc3339(microseconds: t)
+            ascii("\",\"elapsed\":")
+            seconds(microseconds: elapsed)
+            return
+        }
+        let f = UInt64(frame)
+        let frameDigits = Self.digitCount(f)
+        let m = elapsed.magnitude
+        let whole = m / 1_000_000
+        let sign = elapsed < 0 ? 1 : 0
+        let elapsedLength = sign + Self.digitCount(whole) + 7
+        let prefix = cachedPrefix
+        let n = 9 + frameDigits + 9 + 27 + 12 + elapsedLength
+        fill(upTo: n) { p in
+            var q = p + OutputBuffer.copy("{\"frame\":", to: p)
+            _ = self.digits(f, endingAt: q + frameDigits)
+            q += frameDigits
+            q += OutputBuffer.copy(",\"time\":\"", to: q)
+            withUnsafeBytes(of: prefix) {
+                UnsafeMutableRawPointer(q).copyMemory(from: $0.baseAddress!, byteCount: 20)
+            }
+            self.sixDigits(UInt64(us), at: q + 20)
+            q[26] = UInt8(ascii: "Z")
+            q += 27
+            q += OutputBuffer.copy("\",\"elapsed\":", to: q)
+            if sign == 1 { q[0] = UInt8(ascii: "-") }
+            _ = self.digits(whole, endingAt: q + elapsedLength - 7)
+            q[elapsedLength - 7] = UInt8(ascii: ".")
+            self.sixDigits(m % 1_000_000, at: q + elapsedLength - 6)
+            return n
+        }
+    }
+
     /// `v` (below 1,000,000) as six digits with leading zeros at `p`.
     @inline(__always) func sixDigits(_ v: UInt64, at p: UnsafeMutablePointer<UInt8>) {
         let pairs = digitPairs

@@ -89,12 +89,7 @@ final class TimelineWriter {
     /// What every JSONL line starts with: frame, time and time since the first line.
     @inline(__always)
     private func jsonlStart(frame: Int, time: Int64, base: Int64) {
-        out.ascii("{\"frame\":")
-        out.decimal(frame)
-        out.ascii(",\"time\":\"")
-        out.rfc3339(microseconds: time)
-        out.ascii("\",\"elapsed\":")
-        out.seconds(microseconds: time &- base)
+        out.timelineLineStart(frame: frame, microseconds: time, elapsed: time &- base)
     }
 
     /// What every text line starts with: frame, seconds, connection, peer and type in their
@@ -860,11 +855,15 @@ final class TimelineWriter {
         if jsonl { bytes("data", v) }
     }
 
-    private func outcome(_ e: TimelineEvent) {
+    /// Most events (notifications, advertisements) have no outcome: that test stays inline.
+    @inline(__always) private func outcome(_ e: TimelineEvent) {
         switch e.outcome {
         case .none, .pending: return
-        default: break
+        default: outcomeFields(e)
         }
+    }
+
+    private func outcomeFields(_ e: TimelineEvent) {
         str("outcome", e.outcome.name)
         if let f = e.outcome.responseFrame { int("response_frame", f) }
         if let l = e.outcome.latency {
