@@ -53,6 +53,8 @@ final class Link {
     let firstFrame: Int
     var summary: ConnectionSummary?
     var role: UInt8?
+    /// The handle its Connection Complete gave (nil when the capture began during the link).
+    var completeHandle: UInt16?
     var end: Disconnection?
     var failedDisconnect: (frame: Int, status: UInt8)?
 
