@@ -163,6 +163,8 @@ extension Diagnoser {
         {
             lastPDUSteps(l, s, end, &v)
         }
+        if reason == HCIError.llResponseTimeout { llResponseTimeoutSteps(l, end, overTheAir: s?.linkLayer != nil, &v) }
+        if reason == HCIError.connectionTerminatedMICFailure { micFailureSteps(l, end, &v) }
         if reason == HCIError.connectionTerminatedByLocalHost || reason == HCIError.remoteUserTerminatedConnection,
             end.side != .linkLoss,
             v.cause == "local_host_terminated"
