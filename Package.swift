@@ -82,7 +82,8 @@ let package = Package(
         // The page's script and stylesheet are files, compiled into the module as byte arrays
         // (no resource bundle to find next to an installed binary).
         .target(
-            name: "BLEReport", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint"],
+            name: "BLEReport",
+            dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLEDiagnose"],
             resources: [.embedInCode("Resources/report.js"), .embedInCode("Resources/report.css")]),
         // Records the commit BlecapCLI is built from, for `blecap --version` (scripts/build-commit.sh).
         .plugin(name: "BuildCommit", capability: .buildTool()),
@@ -137,7 +138,7 @@ let package = Package(
             dependencies: ["BLEController", "BLEReplay", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BLEReportTests",
-            dependencies: ["BLEReport", "BLELint", "BLETimeline", "BLEBytes", "TestSupport"]),
+            dependencies: ["BLEReport", "BLELint", "BLEDiagnose", "BLETimeline", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BlecapCLITests",
             dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],

@@ -163,6 +163,8 @@ extension Diagnoser {
         {
             lastPDUSteps(l, s, end, &v)
         }
+        if reason == HCIError.llResponseTimeout { llResponseTimeoutSteps(l, end, overTheAir: s?.linkLayer != nil, &v) }
+        if reason == HCIError.connectionTerminatedMICFailure { micFailureSteps(l, end, &v) }
         if reason == HCIError.connectionTerminatedByLocalHost || reason == HCIError.remoteUserTerminatedConnection,
             end.side != .linkLoss,
             v.cause == "local_host_terminated"
@@ -241,8 +243,16 @@ extension Diagnoser {
     private func all(after l: Link, handle: UInt16) -> Int? {
         var best: Int?
         for o in links.values where o.number > l.number {
-            guard let s = o.summary, s.handle == handle, !s.unknownStart else { continue }
-            if best == nil || s.startFrame < best! { best = s.startFrame }
+            // A link still open (live verdicts) is known by its Connection Complete's handle.
+            let start: Int
+            if let s = o.summary {
+                guard s.handle == handle, !s.unknownStart else { continue }
+                start = s.startFrame
+            } else {
+                guard o.completeHandle == handle else { continue }
+                start = o.firstFrame
+            }
+            if best == nil || start < best! { best = start }
         }
         return best
     }

@@ -37,11 +37,27 @@ public final class Diagnoser {
     /// Two ends this close together are taken as one end reported twice.
     static let duplicateEndWindow: Int64 = 10_000
 
-    public init() {}
+    /// Live mode (`Diagnoser+Live.swift`): where each verdict goes as soon as it is known.
+    let onVerdict: ((Verdict) -> Void)?
+    /// Live mode: ended links waiting for the last of their events, with the frame after
+    /// which the timeline had ended them (nil until that frame is through the timeline).
+    var waiting: [Int: Int?] = [:]
+    /// Live mode: connections whose verdict was handed out (later events for them are ignored).
+    var handedOut: Set<Int> = []
+    /// What the capture's reader said of damage (`CaptureDamage`'s description), when it was
+    /// cut or damaged: verdicts still open at its end say that the rest is missing.
+    public var damage: String?
+
+    /// - Parameter onVerdict: when given, each verdict is handed to it as soon as it is known
+    ///   (a connection's when its end has come through the timeline, an attempt's when its
+    ///   result has), and the rest by `finish()`; nothing handed out is kept.
+    public init(onVerdict: ((Verdict) -> Void)? = nil) { self.onVerdict = onVerdict }
 
     // MARK: feeding
 
     public func observe(_ e: TimelineEvent) {
+        if onVerdict != nil, let n = e.connection, handedOut.contains(n) { return }
+        defer { if onVerdict != nil { live(after: e) } }
         switch e.kind {
         case .advertisement, .scanStart, .scanStop, .scanFilters, .annotation:
             return
@@ -50,7 +66,11 @@ public final class Diagnoser {
         case .connectionFailed(let info): failed(e, info)
         case .connectionComplete(let info):
             if info.role != 1 { attempt = nil }
-            if let n = e.connection { link(n, e.frame).role = info.role }
+            if let n = e.connection {
+                let l = link(n, e.frame)
+                l.role = info.role
+                l.completeHandle = info.handle
+            }
         case .disconnection(let status, let reason, let side):
             if let n = e.connection {
                 let l = link(n, e.frame)
@@ -70,7 +90,9 @@ public final class Diagnoser {
     }
 
     public func connectionEnded(_ s: ConnectionSummary) {
+        if onVerdict != nil, handedOut.contains(s.number) { return }
         link(s.number, s.startFrame).summary = s
+        if onVerdict != nil { live(ended: s.number) }
     }
 
     /// The verdicts, in the order their connections or attempts started.
@@ -83,9 +105,12 @@ public final class Diagnoser {
         var all = early
         for l in ordered { all.append(verdict(l, among: ordered)) }
         all.sort { ($0.startFrame, $0.connection ?? 0) < ($1.startFrame, $1.connection ?? 0) }
+        if let damage { for i in all.indices { Self.noteCut(&all[i], damage) } }
         links.removeAll()
         lastLink = nil
         early.removeAll()
+        waiting.removeAll()
+        if let onVerdict { for v in all { onVerdict(v) } }
         return all
     }
 

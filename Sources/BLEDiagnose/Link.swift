@@ -53,6 +53,8 @@ final class Link {
     let firstFrame: Int
     var summary: ConnectionSummary?
     var role: UInt8?
+    /// The handle its Connection Complete gave (nil when the capture began during the link).
+    var completeHandle: UInt16?
     var end: Disconnection?
     var failedDisconnect: (frame: Int, status: UInt8)?
 
@@ -79,6 +81,10 @@ final class Link {
     var encryption: (frame: Int, time: Int64)?
     var encryptionFailed: (frame: Int, status: UInt8)?
     var linkLayerEncrypted: Int?
+    /// Over the air: the LL control procedure waiting for the other side's answer
+    /// (`LinkLayerProcedures.swift`), and where the key that decrypts the link came from.
+    var llPending: PendingProcedure?
+    var keySource: (frame: Int, text: String)?
 
     init(number: Int, firstFrame: Int) {
         self.number = number
@@ -161,6 +167,10 @@ final class Link {
             }
         case .linkLayerEncrypted(let first):
             if linkLayerEncrypted == nil { linkLayerEncrypted = first }
+        case .linkLayerControl, .dataLengthChange, .connectionUpdate, .phyUpdate:
+            linkLayerProcedure(e)
+        case .linkLayerDecryption(let note):
+            keySource = (e.frame, Self.keyText(note))
         default:
             break
         }

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEDiagnose
 import BLELint
 import BLEPackets
 import BLETimeline
@@ -51,6 +52,9 @@ public final class SessionAggregator {
 
     /// The tables the pass's `scan.filters` events name (the timeline builder fills it).
     let scanFilterTables = ScanFilterTables()
+    /// `blecap diagnose`'s consumer, fed the lint pass's events and connection ends through this
+    /// aggregator's observer: the verdicts come from the same decode as everything else.
+    let diagnoser = Diagnoser()
 
     public init(path: String) { self.path = path }
 
@@ -62,8 +66,14 @@ public final class SessionAggregator {
     public var observer: LintPassObserver {
         LintPassObserver(
             frame: { self.frame($0) },
-            event: { self.event($0) },
-            connectionEnded: { self.connectionEnded($0) }, scanFilterTables: scanFilterTables)
+            event: {
+                self.event($0)
+                self.diagnoser.event($0)
+            },
+            connectionEnded: {
+                self.connectionEnded($0)
+                self.diagnoser.connectionEnded($0)
+            }, scanFilterTables: scanFilterTables)
     }
 
     // MARK: frames
@@ -290,6 +300,8 @@ public final class SessionAggregator {
             model.connections.append(m)
         }
         model.connectionsOmitted = max(0, connectionCount - model.connections.count)
+        diagnoser.damage = report.damage
+        Self.place(diagnoser.finish(), in: &model)
         let order = [
             "MTU Exchange", "Discovery", "Read", "Write Request", "Prepare/Execute Write",
             "Subscribe (CCCD write)", "Indication → Confirmation",
@@ -310,6 +322,22 @@ public final class SessionAggregator {
         Self.anchor(&model)
         model.header.findings = model.findingsBySeverity
         return model
+    }
+
+    /// Each connection's verdict on its connection; the others (attempts, unknown links,
+    /// connections past the limit) in the model's list, capped.
+    static func place(_ verdicts: [Verdict], in model: inout SessionReportModel) {
+        var byNumber: [Int: Int] = [:]
+        for (i, c) in model.connections.enumerated() { byNumber[c.number] = i }
+        for v in verdicts {
+            if let n = v.connection, let i = byNumber[n], model.connections[i].diagnosis == nil {
+                model.connections[i].diagnosis = v
+            } else if model.verdicts.count < Limits.verdicts {
+                model.verdicts.append(v)
+            } else {
+                model.verdictsOmitted += 1
+            }
+        }
     }
 
     /// `platform`: the capture's, whose API the fix is written in (Android's where the rule has

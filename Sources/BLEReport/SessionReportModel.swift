@@ -1,3 +1,4 @@
+import BLEDiagnose
 import BLETimeline
 
 /// Everything the HTML report shows about one capture, aggregated in the single streaming
@@ -29,6 +30,14 @@ public struct SessionReportModel: Sendable, Encodable {
     public var notEvaluated: [NotEvaluatedModel] = []
     /// Timeline event counts by type, most frequent first.
     public var events: [EventCount] = []
+    /// `blecap diagnose`'s verdicts that belong to no connection of `connections`: connection
+    /// attempts that never became one, Disconnection Completes for links the capture never
+    /// showed, connections past `Limits.connections` (in the order they started; each
+    /// connection's own is its `diagnosis`). Encoded as `blecap diagnose` writes them
+    /// (docs/diagnose.md).
+    public var verdicts: [Verdict] = []
+    /// Verdicts past `Limits.verdicts`, only counted.
+    public var verdictsOmitted = 0
 
     /// The caps that keep the model (and the page) bounded.
     public enum Limits {
@@ -50,6 +59,8 @@ public struct SessionReportModel: Sendable, Encodable {
         public static let throughputBuckets = 600
         public static let findingFrames = 32
         public static let databasePeers = 64
+        /// Verdicts listed outside the connections (failed attempts above all).
+        public static let verdicts = 1000
     }
 
     public var findingsBySeverity: SeverityCounts {
@@ -172,6 +183,9 @@ public struct ConnectionModel: Sendable, Encodable {
     /// The connection's facts as the timeline established them: the record `info`, `gatt`,
     /// `timeline` and `lint` state too (the fields above are read from it).
     public var facts: ConnectionFacts?
+    /// Why it ended (or failed): `blecap diagnose`'s verdict for the connection, made in the
+    /// same pass, encoded as `diagnose` writes it.
+    public var diagnosis: Verdict?
 }
 
 /// A sniffed connection's link-layer counters (BLETimeline's `LinkLayerCounters`).

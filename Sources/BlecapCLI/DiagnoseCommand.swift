@@ -83,12 +83,7 @@ struct DiagnoseWriter {
         case .jsonl:
             for r in results {
                 for v in r.verdicts {
-                    var members: [JSONValue.Member] = [
-                        .init("schema", .string(DiagnoseSchema.name)),
-                        .init("version", .int(Int64(DiagnoseSchema.version))), .init("file", .string(r.path)),
-                    ]
-                    if case .object(let m) = value(v) { members += m }
-                    out.string(JSONDocumentEncoder().write(.object(members)))
+                    out.string(JSONDocumentEncoder().write(.object(Self.jsonlMembers(v, file: r.path))))
                     out.newline()
                 }
             }
@@ -100,8 +95,21 @@ struct DiagnoseWriter {
         }
     }
 
-    private func value(_ v: Verdict) -> JSONValue {
+    private func value(_ v: Verdict) -> JSONValue { Self.value(v) }
+
+    static func value(_ v: Verdict) -> JSONValue {
         (try? JSONDocumentEncoder.value(of: v)) ?? .null
+    }
+
+    /// One `--format jsonl` line's members: `schema`, `version`, `file`, then the verdict's keys
+    /// (`watch` writes the same after its own `verdict` key).
+    static func jsonlMembers(_ v: Verdict, file: String) -> [JSONValue.Member] {
+        var members: [JSONValue.Member] = [
+            .init("schema", .string(DiagnoseSchema.name)),
+            .init("version", .int(Int64(DiagnoseSchema.version))), .init("file", .string(file)),
+        ]
+        if case .object(let m) = value(v) { members += m }
+        return members
     }
 
     private func title(_ v: Verdict) -> String {

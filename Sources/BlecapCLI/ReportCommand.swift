@@ -22,7 +22,9 @@ struct ReportCommand: ParsableCommand {
             sequence chart of the GATT exchange with repetitive runs collapsed into bands; \
             throughput, ATT latency, RSSI and connection-parameter plots (for sniffed connections \
             also data channel use, RSSI per side and retransmissions); the GATT database per \
-            peer; the findings with explanation and fix, linked to their frames. The file loads \
+            peer; per connection its diagnosis (why it ended, step by step with the frames, as \
+            `blecap diagnose` gives it), and the connection attempts that failed; the findings \
+            with explanation and fix, linked to their frames. The file loads \
             nothing from the network and stays small for million-frame captures (aggregates, \
             not frames).
 

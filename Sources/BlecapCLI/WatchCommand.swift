@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEBytes
+import BLEDiagnose
 import BLELint
 import BLEPass
 import BLETimeline
@@ -10,12 +11,13 @@ import Synchronization
     import Glibc
 #endif
 
-/// `blecap watch SOURCE`: a session as it happens — timeline events and lint findings printed the
-/// moment they are known, the summary when the source ends or on Ctrl-C.
+/// `blecap watch SOURCE`: a session as it happens — timeline events, lint findings and each
+/// connection's verdict printed the moment they are known, the summary when the source ends or
+/// on Ctrl-C.
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Watch a session as it happens: timeline events and lint findings as they occur.",
+        abstract: "Watch a session as it happens: timeline events, lint findings and verdicts as they occur.",
         discussion: """
             SOURCE is a capture file (with --follow, one that is still being written: blecap waits \
             at its end like tail -f, also through a half-written last record), '-' for standard \
@@ -25,7 +27,9 @@ struct WatchCommand: ParsableCommand {
             Bluetooth and CAP_NET_RAW). Events come out as `blecap timeline` prints them, \
             findings as `blecap lint` words them, each as soon as it is known; findings that need \
             the end of something (a scan left running, a link lost without reconnect) when that \
-            end is seen. Ctrl-C (SIGINT) or SIGTERM ends the watch cleanly: what is pending is \
+            end is seen. As each connection ends (or an attempt fails), its verdict as \
+            `blecap diagnose` gives it: one line with its cause and frames, or in jsonl the \
+            verdict object under a "verdict" key. Ctrl-C (SIGINT) or SIGTERM ends the watch cleanly: what is pending is \
             flushed and the summary printed.
 
             Examples:
@@ -105,10 +109,16 @@ struct WatchCommand: ParsableCommand {
                 out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f))
                 out.flush()
             }, onConnectionEnded: { summaries.add($0) })
+        let name = live.name
+        let diagnoser = Diagnoser(onVerdict: { v in
+            out.string(jsonl ? WatchVerdict.jsonLine(v, file: name) : WatchVerdict.text(v))
+            out.flush()
+        })
         let session = WatchSession(timeline: timeline, saved: saved)
         let pass = CapturePass(reader: reader, name: live.name, keys: configuration.linkLayerKeys)
-        // The linter first: a record's findings are out before the session flushes them.
-        pass.run([linter, session])
+        // The linter first: a record's findings are out before the session flushes them; the
+        // diagnoser after it, so that a verdict follows the connection's end on the timeline.
+        pass.run([linter, diagnoser, session])
         let result = linter.result!
         if let last = session.last, !out.isBroken {
             summaries.write(to: timeline, frame: last.frame, time: last.time)
@@ -266,5 +276,26 @@ struct WatchFinding: Encodable {
             f.frames.count > 1 ? " (related \(f.frames.dropFirst().map(String.init).joined(separator: ", ")))" : ""
         return
             "\(f.firstFrame)\(connection)  \(f.severity.name) \(f.ruleID) \(f.slug): \(f.message) [frame \(f.firstFrame)\(related)]\n"
+    }
+}
+
+/// A verdict as `watch` prints it: one line of text (frame, connection, cause, party, the
+/// verdict's sentence, its frames), or `diagnose --format jsonl`'s object under a first key
+/// `verdict` (its cause), which tells it from findings (`finding`) and timeline lines.
+enum WatchVerdict {
+    static let maximumFrames = 12
+
+    static func text(_ v: Verdict) -> String {
+        let at = v.endFrame ?? v.startFrame
+        let who = v.connection.map { " #\($0)" } ?? (v.kind == .attempt ? " attempt" : "")
+        var frames = v.frames.prefix(maximumFrames).map(String.init).joined(separator: ", ")
+        if v.frames.count > maximumFrames { frames += " … \(v.frames.count - maximumFrames) more" }
+        let cited = frames.isEmpty ? "" : " [frame\(v.frames.count == 1 ? "" : "s") \(frames)]"
+        return "\(at)\(who)  verdict \(v.cause) (\(v.party)): \(v.summary)\(cited)\n"
+    }
+
+    static func jsonLine(_ v: Verdict, file: String) -> String {
+        let members = [JSONValue.Member("verdict", .string(v.cause))] + DiagnoseWriter.jsonlMembers(v, file: file)
+        return JSONDocumentEncoder().write(.object(members)) + "\n"
     }
 }

@@ -27,19 +27,67 @@ import Testing
         return (t.lines.map(String.init), Set(findings))
     }
 
-    /// Splits watch's JSONL into event lines and findings (rule@first frame).
+    /// Splits watch's JSONL into event lines, findings (rule@first frame) and verdicts (the
+    /// line's other keys, as `diagnose --format jsonl` writes them).
     static func split(_ stdout: String) throws -> (events: [String], findings: [String]) {
+        let all = try splitAll(stdout)
+        return (all.events, all.findings)
+    }
+
+    static func splitAll(_ stdout: String) throws -> (events: [String], findings: [String], verdicts: [[String: Any]]) {
         var events: [String] = []
         var findings: [String] = []
+        var verdicts: [[String: Any]] = []
         for line in stdout.split(separator: "\n") {
             let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
             if let rule = o["finding"] as? String {
                 findings.append("\(rule)@\((o["frames"] as! [Int])[0])")
+            } else if let cause = o["verdict"] as? String {
+                #expect(cause == o["cause"] as? String)
+                var v = o
+                v["verdict"] = nil
+                verdicts.append(v)
             } else {
                 events.append(String(line))
             }
         }
-        return (events, findings)
+        return (events, findings, verdicts)
+    }
+
+    /// Each connection's verdict comes as the connection ends, right after its end on the
+    /// timeline, and the verdicts are `diagnose`'s (the same objects, in the order they became
+    /// final): reconnect_storm.central has six connections and a cancelled create-connection
+    /// (captures/diagnose-expected.json).
+    @Test func verdictsComeAsConnectionsEnd() throws {
+        let path = try Fixtures.existing("bumble/reconnect_storm.central.btsnoop")
+        let d = try CLIRunner.run(["diagnose", "--format", "jsonl", path])
+        #expect(d.status == 0)
+        let want = try d.lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! NSDictionary }
+        let run = try CLIRunner.run(["watch", "--format", "jsonl", path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let got = try Self.splitAll(run.stdout)
+        #expect(got.verdicts.count == want.count && want.count >= 4)
+        #expect(Set(got.verdicts.map { $0 as NSDictionary }) == Set(want))
+        // Live: a connection's verdict is the line right after its Disconnection Complete's event.
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        var checked = 0
+        for (i, line) in lines.enumerated() where line.hasPrefix("{\"verdict\":") {
+            let o = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            guard o["kind"] as? String == "connection", let end = o["end_frame"] as? Int, i > 0 else { continue }
+            let before = try JSONSerialization.jsonObject(with: Data(lines[i - 1].utf8)) as! [String: Any]
+            #expect(before["type"] as? String == "connection.disconnect", "\(lines[i - 1])")
+            #expect(before["frame"] as? Int == end)
+            checked += 1
+        }
+        #expect(checked == 6)
+        // Text: one line per verdict, its cause and frames.
+        let text = try CLIRunner.run(["watch", path])
+        let verdictLines = text.stdout.split(separator: "\n").filter { $0.contains("  verdict ") }
+        #expect(verdictLines.count == want.count)
+        #expect(
+            verdictLines.contains {
+                $0.hasPrefix("68 #2  verdict supervision_timeout (link): ") && $0.contains("[frames ")
+            })
     }
 
     @Test(arguments: captures)

@@ -130,7 +130,7 @@
     if (H.damage) cell("Damage", H.damage, "damage");
     if (H.error) cell("Error", H.error, "damage");
     const toc = h("nav", { class: "toc" }, art);
-    for (const [id, label] of [["timeline", "Timeline"], ["plots", "Plots"], ["connections", "Connections"], ["gatt", "GATT databases"], ["findings", "Findings"], ["notes", "Details"]]) {
+    for (const [id, label] of [["timeline", "Timeline"], ["plots", "Plots"], ["connections", "Connections"], ["diagnosis", "Diagnosis"], ["gatt", "GATT databases"], ["findings", "Findings"], ["notes", "Details"]]) {
       h("a", { href: "#" + P + id }, toc, label);
     }
 
@@ -522,9 +522,12 @@
           (ll.directionInferred ? ", direction inferred" : ""));
       }
       h("span", { class: "pill", style: "background:" + (END_COLOUR[c.ended] || "var(--open)") }, sum, END_LABEL[c.ended] + (c.reasonName ? ": " + c.reasonName : ""));
+      if (c.diagnosis) h("span", { class: "cause", title: c.diagnosis.summary }, sum, c.diagnosis.cause);
+      const diagEl = c.diagnosis ? h("div", { class: "body" }, det) : null;
       const bodyEl = h("div", { class: "body" }, det);
       const entry = { c: c, det: det, body: bodyEl, expanded: new Set(), drawn: false };
       connEls.set(c.number, entry);
+      if (diagEl) renderVerdict(c.diagnosis, diagEl, c.number);
       det.addEventListener("toggle", () => { if (det.open && !entry.drawn) drawSequence(entry, null); });
     }
     // With few connections, the first one's chart is drawn open right away.
@@ -534,6 +537,71 @@
       drawSequence(first, null);
     }
     if (m.connectionsOmitted) h("p", { class: "empty" }, art, "… " + fmtNum(m.connectionsOmitted) + " more connections not listed (limit of the report).");
+
+    // ---- diagnosis: why each connection ended, why each attempt failed ----
+    // Each connection's verdict is drawn in its own entry above; this section lists them all
+    // and draws the verdicts that belong to no listed connection (failed attempts above all).
+    function frameLinks(parent, frames, number) {
+      const entry = number != null ? connEls.get(number) : null;
+      frames.forEach((fr, k) => {
+        if (k) parent.append(", ");
+        const i = entry ? entry.c.sequence.findIndex(it => it.frame === fr || it.responseFrame === fr || (it.count > 1 && fr >= it.frame && fr <= it.lastFrame)) : -1;
+        if (i >= 0) {
+          const a = h("a", { class: "frame-link", "data-connection": number, "data-item": i }, parent, String(fr));
+          a.addEventListener("click", () => openConnection(number, { item: i, frame: fr }));
+        } else {
+          parent.append(String(fr));
+        }
+      });
+    }
+    function renderVerdict(v, parent, number) {
+      const d = h("div", { class: "diagnosis", "data-cause": v.cause, "data-kind": v.kind }, parent);
+      h("h3", null, d, v.kind === "attempt" && v.connection == null ? "Diagnosis: connection attempt" : "Diagnosis");
+      h("div", { class: "msg" }, d, v.summary);
+      const where = h("div", { class: "where" }, d);
+      where.append("cause " + v.cause + " · party " + v.party +
+        (v.reason != null ? " · reason 0x" + v.reason.toString(16).toUpperCase().padStart(2, "0") + (v.reason_name ? " " + v.reason_name : "") : "") +
+        (v.peer ? " · " + v.peer : "") + " · frames " + v.start_frame + "–" + (v.end_frame != null ? v.end_frame : "end") + " · signature ");
+      h("code", null, where, v.signature);
+      const ol = h("ol", { class: "steps" }, d);
+      for (const st of v.steps) {
+        const li = h("li", { "data-what": st.what }, ol);
+        h("span", { class: "badge " + st.certainty }, li, st.certainty);
+        h("span", null, li, st.text);
+        const w = h("div", { class: "where" }, li);
+        w.append(st.basis);
+        if (st.frames.length) { w.append(" · frame" + (st.frames.length > 1 ? "s " : " ")); frameLinks(w, st.frames, number); }
+      }
+      if (v.signals.length) h("div", { class: "where" }, d, "Signals: " + v.signals.join(", "));
+      return d;
+    }
+    h("h2", { id: P + "diagnosis" }, art, "Diagnosis");
+    const listed = m.connections.filter(c => c.diagnosis).map(c => c.diagnosis);
+    const verdicts = listed.concat(m.verdicts).sort((a, b) => a.start_frame - b.start_frame || (a.connection || 0) - (b.connection || 0));
+    art.setAttribute("data-verdicts", verdicts.length + (m.verdictsOmitted || 0));
+    if (!verdicts.length) h("p", { class: "empty" }, art, "No connections and no connection attempts to diagnose.");
+    else {
+      h("p", { class: "hint" }, art, "Why each connection ended and why each attempt failed, as blecap diagnose says it: each step cites its frames and says whether a frame shows it (observed) or it is reasoned from them (inferred).");
+      const t = h("table", { class: "verdicts" }, art);
+      const hr = h("tr", null, t);
+      for (const c of ["", "cause", "party", "verdict"]) h("th", null, hr, c);
+      for (const v of verdicts) {
+        const tr = h("tr", { "data-cause": v.cause }, t);
+        const td = h("td", { class: "mono" }, tr);
+        if (v.connection != null && connEls.has(v.connection)) {
+          const a = h("a", { class: "frame-link" }, td, "#" + v.connection);
+          a.addEventListener("click", () => openConnection(v.connection, null));
+        } else td.textContent = v.connection != null ? "#" + v.connection : v.kind;
+        h("td", { class: "mono" }, tr, v.cause);
+        h("td", null, tr, v.party);
+        h("td", null, tr, v.summary);
+      }
+    }
+    if (m.verdicts.length) {
+      h("h3", { style: "margin-top:14px" }, art, "Attempts and links outside the connections above (" + fmtNum(m.verdicts.length) + ")");
+      for (const v of m.verdicts) renderVerdict(v, art, null);
+    }
+    if (m.verdictsOmitted) h("p", { class: "empty" }, art, "… " + fmtNum(m.verdictsOmitted) + " more verdicts not listed (limit of the report).");
 
     function drawSequence(entry, highlight) {
       const c = entry.c, el = entry.body;
