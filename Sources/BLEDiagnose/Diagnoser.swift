@@ -37,7 +37,12 @@ public final class Diagnoser {
     /// Two ends this close together are taken as one end reported twice.
     static let duplicateEndWindow: Int64 = 10_000
 
-    public init() {}
+    /// The platform whose API the budget's advice names (lint's platform fact).
+    public var platform: AdvicePlatform
+    /// The controller's LE ACL buffers (HCI LE Read Buffer Size), for the budget.
+    var aclBuffers: (packets: Int, length: Int)?
+
+    public init(platform: AdvicePlatform = .unknown) { self.platform = platform }
 
     // MARK: feeding
 
@@ -50,7 +55,15 @@ public final class Diagnoser {
         case .connectionFailed(let info): failed(e, info)
         case .connectionComplete(let info):
             if info.role != 1 { attempt = nil }
-            if let n = e.connection { link(n, e.frame).role = info.role }
+            if let n = e.connection {
+                let l = link(n, e.frame)
+                l.role = info.role
+                l.budget.connected(info.timing)
+            }
+        case .initComplete(let c):
+            if let n = c.leACLPackets, n > 0, let len = c.leACLMaxLength, len > 0 {
+                aclBuffers = (Int(n), Int(len))
+            }
         case .disconnection(let status, let reason, let side):
             if let n = e.connection {
                 let l = link(n, e.frame)
@@ -65,7 +78,9 @@ public final class Diagnoser {
             }
         default:
             guard let n = e.connection else { return }
-            link(n, e.frame).observe(e)
+            let l = link(n, e.frame)
+            l.observe(e)
+            l.budget.observe(e)
         }
     }
 
@@ -81,7 +96,11 @@ public final class Diagnoser {
         }
         let ordered = links.values.sorted { $0.number < $1.number }
         var all = early
-        for l in ordered { all.append(verdict(l, among: ordered)) }
+        for l in ordered {
+            var v = verdict(l, among: ordered)
+            v.budget = l.budget.finish(platform: platform, role: l.summary?.role ?? l.role, aclBuffers: aclBuffers)
+            all.append(v)
+        }
         all.sort { ($0.startFrame, $0.connection ?? 0) < ($1.startFrame, $1.connection ?? 0) }
         links.removeAll()
         lastLink = nil

@@ -79,6 +79,8 @@ final class Link {
     var encryption: (frame: Int, time: Int64)?
     var encryptionFailed: (frame: Int, status: UInt8)?
     var linkLayerEncrypted: Int?
+    /// Throughput and latency (Budget.swift).
+    var budget = BudgetAccumulator()
 
     init(number: Int, firstFrame: Int) {
         self.number = number

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLEDiagnose
+import BLELint
 import BLEPass
 import BLETimeline
 import CaptureIO
@@ -34,6 +35,8 @@ struct DiagnoseCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text, json, jsonl or markdown.")
     var format: Format = .text
 
+    @OptionGroup var platform: PlatformJudgement
+
     func run() throws {
         var results: [(path: String, verdicts: [Verdict])] = []
         var damaged = false
@@ -48,12 +51,25 @@ struct DiagnoseCommand: ParsableCommand {
         if damaged { throw BlecapExit.damaged.exitCode }
     }
 
-    /// One capture pass with the diagnoser as its consumer.
+    /// One capture pass: lint's, with no rule enabled, for the platform it detects (the
+    /// budget's advice names that platform's API), the diagnoser observing its events.
     private func diagnose(_ input: CaptureInput) -> [Verdict] {
         let diagnoser = Diagnoser()
-        let pass = input.pass(keys: decryption.keys)
-        pass.run(diagnoser)
-        input.note(pass)
+        var configuration = LintConfiguration()
+        for d in RuleRegistry.descriptors { configuration.overrides[d.id] = .init(enabled: false) }
+        configuration.linkLayerKeys = decryption.keys
+        configuration.platform = platform.forced
+        let report = CaptureLinter.lint(
+            reader: input.reader, name: input.path, reopen: nil, configuration: configuration,
+            observer: LintPassObserver(
+                frame: { _ in }, event: { diagnoser.observe($0) }, connectionEnded: { diagnoser.connectionEnded($0) }))
+        for n in report.notes { printError(n) }
+        switch report.facts.platform.platform {
+        case .android: diagnoser.platform = .android
+        case .apple: diagnoser.platform = .apple
+        case .linux: diagnoser.platform = .linux
+        case .unknown: diagnoser.platform = .unknown
+        }
         return diagnoser.finish()
     }
 }
@@ -150,6 +166,13 @@ struct DiagnoseWriter {
                 }
                 out.newline()
             }
+            if let b = v.budget {
+                for line in BudgetText.lines(b) {
+                    out.ascii("    ")
+                    out.string(line)
+                    out.newline()
+                }
+            }
         }
     }
 
@@ -198,6 +221,13 @@ struct DiagnoseWriter {
                 out.newline()
             }
             out.newline()
+            if let b = v.budget {
+                for line in BudgetText.markdown(b) {
+                    out.string(line)
+                    out.newline()
+                }
+                out.newline()
+            }
         }
     }
 }
