@@ -19,7 +19,11 @@ struct DiagnoseCommand: ParsableCommand {
             failed create-connection), and the GATT errors met on the way with what the \
             requester did next. Every step cites its frames and says whether a frame shows it \
             (observed) or it is reasoned from them (inferred). What the capture cannot tell is \
-            said to be unknown. JSON is a versioned contract: docs/diagnose.md.
+            said to be unknown. Each connection's budget gives, for every busy stretch (a \
+            transfer, a notification stream), the payload rate reached, the ceiling its \
+            parameters allow, what bounds it and the one setting that would raise it most, in \
+            the platform's API (lint's platform detection; --platform forces it); and the \
+            latency of each request type. JSON is a versioned contract: docs/diagnose.md.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, jsonl, markdown }
