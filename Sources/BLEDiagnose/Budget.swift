@@ -80,6 +80,8 @@ public struct Budget: Sendable, Equatable, Encodable {
         public var pdus: Int
         /// ATT value bytes of all its PDUs.
         public var valueBytes: Int
+        /// The largest value of the stretch (the ceiling assumes values that fill the MTU).
+        public var largestValue: Int
         public var durationUs: Int
         /// Value bytes of PDUs 2…n over the time from the first PDU to the last.
         public var bytesPerSecond: Int
@@ -97,6 +99,7 @@ public struct Budget: Sendable, Equatable, Encodable {
             case lastFrame = "last_frame"
             case pdus
             case valueBytes = "value_bytes"
+            case largestValue = "largest_value"
             case durationUs = "duration_us"
             case bytesPerSecond = "bytes_per_second"
             case parameters
@@ -277,6 +280,7 @@ struct BudgetAccumulator {
         var bytes: Int
         var firstBytes: Int
         var truncated: Bool
+        var largest: Int
         // Bursts: PDUs less than a quarter interval apart share a connection event.
         var burst = 1
         var maxBurst = 1
@@ -387,6 +391,7 @@ struct BudgetAccumulator {
                 s.lastFrame = kind == .reads ? (e.outcome.responseFrame ?? e.frame) : e.frame
                 s.lastTime = time
                 s.truncated = s.truncated || e.valueTruncated
+                s.largest = max(s.largest, bytes)
                 if let i = s.intervalUs, gap * 4 < Int64(i) {
                     s.burst += 1
                     s.maxBurst = max(s.maxBurst, s.burst)
@@ -402,7 +407,8 @@ struct BudgetAccumulator {
         let frame = kind == .reads ? (e.outcome.responseFrame ?? e.frame) : e.frame
         open[slot] = OpenStretch(
             kind: kind, sentByHost: sentByHost, firstFrame: frame, lastFrame: frame, firstTime: time,
-            lastTime: time, bytes: bytes, firstBytes: bytes, truncated: e.valueTruncated, intervalUs: intervalUs,
+            lastTime: time, bytes: bytes, firstBytes: bytes, truncated: e.valueTruncated, largest: bytes,
+            intervalUs: intervalUs,
             peripheralLatency: peripheralLatency, dataPHY: sentByHost ? txPHY : rxPHY,
             ackPHY: sentByHost ? rxPHY : txPHY, dataLength: dataLength.map { sentByHost ? $0.tx : $0.rx }, mtu: mtu,
             mtuKnown: mtuKnown, encrypted: encrypted)
@@ -470,8 +476,13 @@ struct BudgetAccumulator {
     {
         let duration = Int(s.lastTime - s.firstTime)
         let rate = Int((Double(s.bytes - s.firstBytes) * 1e6 / Double(duration)).rounded())
-        // Packets per event are shown only by bursts: several events, each with a gap before it.
-        let shown = s.intervalUs != nil && s.bursts >= 3 ? s.maxBurst : nil
+        // Packets per event are shown only by bursts: at least 3, one per connection event
+        // (their mean period within half an interval of it), each with a gap before it.
+        var shown: Int?
+        if let i = s.intervalUs, i > 0, s.bursts >= 3 {
+            let period = Int(s.lastTime - s.firstTime) / (s.bursts - 1)
+            if period * 2 >= i, period * 2 <= 3 * i { shown = s.maxBurst }
+        }
         let p = Budget.Parameters(
             intervalUs: s.intervalUs, peripheralLatency: s.peripheralLatency, phy: phyName(s.dataPHY ?? 1),
             phyKnown: s.dataPHY != nil, dataLength: s.dataLength ?? 27, dataLengthKnown: s.dataLength != nil,
@@ -479,7 +490,8 @@ struct BudgetAccumulator {
             packetsPerEvent: s.kind.requestResponse ? nil : shown)
         var out = Budget.Stretch(
             kind: s.kind.name, sender: s.sentByHost ? "host" : "peer", firstFrame: s.firstFrame, lastFrame: s.lastFrame,
-            pdus: s.pdus, valueBytes: s.bytes, durationUs: duration, bytesPerSecond: rate, parameters: p,
+            pdus: s.pdus, valueBytes: s.bytes, largestValue: s.largest, durationUs: duration, bytesPerSecond: rate,
+            parameters: p,
             ceilingBytesPerSecond: nil, limit: "unknown_interval",
             limitText: "the connection interval is not in the capture, so no ceiling can be computed", advice: nil)
         guard let interval = s.intervalUs, interval > 0 else { return out }
@@ -490,11 +502,23 @@ struct BudgetAccumulator {
             requestResponse: s.kind.requestResponse, observedLLPerEvent: nil, aclBuffers: acl?.packets,
             aclLength: acl?.length)
         var m = model
-        if let k = p.packetsPerEvent { m.observedLLPerEvent = Double(k * model.fragments) }
+        if let k = p.packetsPerEvent {
+            // In LL PDUs, from the values the stretch carried (not the MTU's).
+            let l2 = s.largest + (s.kind == .reads ? 1 : 3) + 4
+            m.observedLLPerEvent = Double(k * ((l2 + m.dataLength - 1) / m.dataLength))
+        }
         let (ceiling, limit) = m.ceiling()
         out.ceilingBytesPerSecond = Int(ceiling.rounded())
         out.limit = limit.rawValue
         out.limitText = limitText(limit, m, s)
+        if Double(rate) * 2 < ceiling {
+            // Below half the ceiling: the sender, not the link, set the pace.
+            out.limitText +=
+                "; this stretch reached \(Int(Double(rate) * 100 / ceiling)) % of it: the sender left the link idle"
+                + (s.largest < m.value
+                    ? " (values of at most \(s.largest) bytes of the \(m.value) the MTU allows)" : "")
+                + ", so a setting raises the ceiling, not this transfer"
+        }
         out.advice = advice(m, s.kind, ceiling, platform)
         return out
     }

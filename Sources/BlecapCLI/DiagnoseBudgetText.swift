@@ -33,7 +33,7 @@ enum BudgetText {
 
     static func headline(_ s: Budget.Stretch) -> String {
         var t =
-            "\(String(s.kind.map { $0 == "_" ? " " : $0 })) from the \(s.sender), frames \(s.firstFrame)–\(s.lastFrame): \(s.pdus) PDUs, \(s.valueBytes) value bytes in \(micros(s.durationUs)): \(rate(s.bytesPerSecond))"
+            "\(String(s.kind.map { $0 == "_" ? " " : $0 })) from the \(s.sender), frames \(s.firstFrame)–\(s.lastFrame): \(s.pdus) PDUs, \(s.valueBytes) value bytes (at most \(s.largestValue) in one) in \(micros(s.durationUs)): \(rate(s.bytesPerSecond))"
         if let c = s.ceilingBytesPerSecond {
             t += " of a \(rate(c)) ceiling (\(c > 0 ? s.bytesPerSecond * 100 / c : 0) %)"
         }
