@@ -57,11 +57,12 @@ CASES = [
          advice="connection_interval"),
     # Notifications filling every event: 1M, 251 octets, MTU 247, 30 ms: the air time bounds it.
     dict(name="notify_airtime_1m", direction="peer", write_type="notification", interval_us=30_000,
-         phy=1, data_length=251, data_length_shown=True, mtu=247, pdus=150, advice="phy_2m"),
+         phy=1, data_length=251, data_length_shown=True, mtu=247, pdus=150, advice="phy_2m",
+         over_the_air=["--max-pdu", "251"]),
     # Write requests from this host, MTU 185, 45 ms: one transaction per two events.
     dict(name="write_requests_45ms", direction="host", write_type="request", interval_us=45_000,
          phy=1, data_length=27, data_length_shown=False, mtu=185, transactions=40,
-         advice="write_without_response"),
+         advice="write_without_response", over_the_air=[]),
     # Write commands from this host through 4 LE ACL buffers of 251 octets, 2M, 251, MTU 247, 30 ms.
     dict(name="write_commands_4_buffers", direction="host", write_type="command", interval_us=30_000,
          phy=2, data_length=251, data_length_shown=True, mtu=247, acl_buffers=4, acl_length=251,
@@ -163,12 +164,24 @@ def main():
         constructed = write_case(c, path)
         rate, limit = ceiling(c)
         tshark_bytes, malformed = tshark_facts(path)
-        e = {k: v for k, v in c.items() if k not in ("name", "advice")}
+        e = {k: v for k, v in c.items() if k not in ("name", "advice", "over_the_air")}
         e.update(ceiling_bytes_per_second=round(rate, 1), limit=limit, advice=c["advice"],
-                 value_bytes=constructed, tshark_value_bytes=tshark_bytes, tshark_malformed=malformed)
+                 value_bytes=constructed, tshark_value_bytes=tshark_bytes, tshark_malformed=malformed,
+                 over_the_air=False)
         expected["captures"][c["name"] + ".btsnoop"] = e
         print(f"{path}: {os.path.getsize(path)} bytes, ceiling {rate:.1f} B/s ({limit}), "
               f"value bytes {constructed} (tshark {tshark_bytes}, malformed {malformed})")
+        if "over_the_air" in c:
+            # The same session as a link-layer sniffer records it (LINKTYPE 256): same ceiling;
+            # the converter's own event scheduling sets the achieved rate.
+            ota = os.path.join(out, c["name"] + ".lell256.pcap")
+            subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                         "make_link_layer.py"), path, ota, "--linktype", "256"]
+                           + c["over_the_air"], check=True, stdout=subprocess.DEVNULL)
+            tb, tm = tshark_facts(ota)
+            o = dict(e, tshark_value_bytes=tb, tshark_malformed=tm, over_the_air=True)
+            expected["captures"][c["name"] + ".lell256.pcap"] = o
+            print(f"{ota}: {os.path.getsize(ota)} bytes (tshark {tb}, malformed {tm})")
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump(expected, f, indent=2, sort_keys=True)
         f.write("\n")
