@@ -534,7 +534,7 @@ struct BudgetAccumulator {
                 "the air time of the \(interval) interval: \(m.fragments) LL PDU(s) of at most \(m.dataLength) octets per \(m.value)-byte value on the \(phyName(m.dataPHY)) PHY, each answered after 150 µs, take \(Codes.micros(m.attAirtime)) per value"
         case .packetsPerEvent:
             return
-                "no connection event carried more than \(Int(m.observedLLPerEvent ?? 0)) LL PDU(s), though \(Int(Double(m.intervalUs) / Double(m.attAirtime) * Double(m.fragments))) fit in the \(interval) interval: the controllers end each event early (the connection event length)"
+                "no connection event carried more than \(Int(m.observedLLPerEvent ?? 0)) LL PDU(s), though \(Int(Double(m.intervalUs) / Double(m.attAirtime) * Double(m.fragments))) fit in the \(interval) interval: the controllers most likely end each event early (the connection event length; inferred from the bursts, which HCI times only as the host saw them)"
         case .aclBuffers:
             return
                 "this host's controller has \(m.aclBuffers ?? 0) LE ACL buffers of \(m.aclLength ?? 0) octets (HCI LE Read Buffer Size), freed only after the event that sent them: at most that many packets per \(interval) interval"
