@@ -47,11 +47,20 @@ public final class Diagnoser {
     /// What the capture's reader said of damage (`CaptureDamage`'s description), when it was
     /// cut or damaged: verdicts still open at its end say that the rest is missing.
     public var damage: String?
+    /// The platform whose API the budget's advice names (lint's platform fact).
+    public var platform: AdvicePlatform
+    /// The controller's LE ACL buffers (HCI LE Read Buffer Size), for the budget.
+    var aclBuffers: (packets: Int, length: Int)?
 
-    /// - Parameter onVerdict: when given, each verdict is handed to it as soon as it is known
-    ///   (a connection's when its end has come through the timeline, an attempt's when its
-    ///   result has), and the rest by `finish()`; nothing handed out is kept.
-    public init(onVerdict: ((Verdict) -> Void)? = nil) { self.onVerdict = onVerdict }
+    /// - Parameters:
+    ///   - platform: whose API the budget's advice names.
+    ///   - onVerdict: when given, each verdict is handed to it as soon as it is known
+    ///     (a connection's when its end has come through the timeline, an attempt's when its
+    ///     result has), and the rest by `finish()`; nothing handed out is kept.
+    public init(platform: AdvicePlatform = .unknown, onVerdict: ((Verdict) -> Void)? = nil) {
+        self.platform = platform
+        self.onVerdict = onVerdict
+    }
 
     // MARK: feeding
 
@@ -70,6 +79,11 @@ public final class Diagnoser {
                 let l = link(n, e.frame)
                 l.role = info.role
                 l.completeHandle = info.handle
+                l.budget.connected(info.timing)
+            }
+        case .initComplete(let c):
+            if let n = c.leACLPackets, n > 0, let len = c.leACLMaxLength, len > 0 {
+                aclBuffers = (Int(n), Int(len))
             }
         case .disconnection(let status, let reason, let side):
             if let n = e.connection {
@@ -85,7 +99,9 @@ public final class Diagnoser {
             }
         default:
             guard let n = e.connection else { return }
-            link(n, e.frame).observe(e)
+            let l = link(n, e.frame)
+            l.observe(e)
+            l.budget.observe(e)
         }
     }
 
@@ -103,7 +119,11 @@ public final class Diagnoser {
         }
         let ordered = links.values.sorted { $0.number < $1.number }
         var all = early
-        for l in ordered { all.append(verdict(l, among: ordered)) }
+        for l in ordered {
+            var v = verdict(l, among: ordered)
+            v.budget = l.budget.finish(platform: platform, role: l.summary?.role ?? l.role, aclBuffers: aclBuffers)
+            all.append(v)
+        }
         all.sort { ($0.startFrame, $0.connection ?? 0) < ($1.startFrame, $1.connection ?? 0) }
         if let damage { for i in all.indices { Self.noteCut(&all[i], damage) } }
         links.removeAll()

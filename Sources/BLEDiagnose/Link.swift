@@ -85,6 +85,8 @@ final class Link {
     /// (`LinkLayerProcedures.swift`), and where the key that decrypts the link came from.
     var llPending: PendingProcedure?
     var keySource: (frame: Int, text: String)?
+    /// Throughput and latency (Budget.swift).
+    var budget = BudgetAccumulator()
 
     init(number: Int, firstFrame: Int) {
         self.number = number

@@ -37,6 +37,9 @@ public struct Verdict: Sendable, Equatable, Encodable {
     /// Every frame any step cites, ascending.
     public var frames: [Int]
     public var steps: [Step]
+    /// The connection's throughput and latency budget (Budget.swift), when it carried any
+    /// busy stretch or answered request.
+    public var budget: Budget? = nil
 
     public enum Kind: String, Sendable, Encodable {
         case connection, attempt
@@ -73,7 +76,7 @@ public struct Verdict: Sendable, Equatable, Encodable {
         case endFrame = "end_frame"
         case ended, reason
         case reasonName = "reason_name"
-        case cause, party, summary, signature, signals, frames, steps
+        case cause, party, summary, signature, signals, frames, steps, budget
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLEDiagnose
+import BLELint
 import BLEPass
 import BLETimeline
 import CaptureIO
@@ -18,7 +19,11 @@ struct DiagnoseCommand: ParsableCommand {
             failed create-connection), and the GATT errors met on the way with what the \
             requester did next. Every step cites its frames and says whether a frame shows it \
             (observed) or it is reasoned from them (inferred). What the capture cannot tell is \
-            said to be unknown. JSON is a versioned contract: docs/diagnose.md.
+            said to be unknown. Each connection's budget gives, for every busy stretch (a \
+            transfer, a notification stream), the payload rate reached, the ceiling its \
+            parameters allow, what bounds it and the one setting that would raise it most, in \
+            the platform's API (lint's platform detection; --platform forces it); and the \
+            latency of each request type. JSON is a versioned contract: docs/diagnose.md.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, jsonl, markdown }
@@ -34,6 +39,8 @@ struct DiagnoseCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text, json, jsonl or markdown.")
     var format: Format = .text
 
+    @OptionGroup var platform: PlatformJudgement
+
     func run() throws {
         var results: [(path: String, verdicts: [Verdict])] = []
         var damaged = false
@@ -48,12 +55,21 @@ struct DiagnoseCommand: ParsableCommand {
         if damaged { throw BlecapExit.damaged.exitCode }
     }
 
-    /// One capture pass with the diagnoser as its consumer.
+    /// One capture pass: lint's, with no rule enabled, for the platform it detects (the
+    /// budget's advice names that platform's API), the diagnoser observing its events.
     private func diagnose(_ input: CaptureInput) -> [Verdict] {
         let diagnoser = Diagnoser()
-        let pass = input.pass(keys: decryption.keys)
-        pass.run(diagnoser)
-        input.note(pass)
+        var configuration = LintConfiguration()
+        for d in RuleRegistry.descriptors { configuration.overrides[d.id] = .init(enabled: false) }
+        configuration.linkLayerKeys = decryption.keys
+        configuration.platform = platform.forced
+        let report = CaptureLinter.lint(
+            reader: input.reader, name: input.path, reopen: nil, configuration: configuration,
+            observer: LintPassObserver(
+                frame: { _ in }, event: { diagnoser.observe($0) }, connectionEnded: { diagnoser.connectionEnded($0) }))
+        for n in report.notes { printError(n) }
+        // The two enums name the same platforms (BLEDiagnose does not depend on BLELint).
+        diagnoser.platform = AdvicePlatform(rawValue: report.facts.platform.platform.rawValue) ?? .unknown
         return diagnoser.finish()
     }
 }
@@ -158,6 +174,13 @@ struct DiagnoseWriter {
                 }
                 out.newline()
             }
+            if let b = v.budget {
+                for line in BudgetText.lines(b) {
+                    out.ascii("    ")
+                    out.string(line)
+                    out.newline()
+                }
+            }
         }
     }
 
@@ -206,6 +229,13 @@ struct DiagnoseWriter {
                 out.newline()
             }
             out.newline()
+            if let b = v.budget {
+                for line in BudgetText.markdown(b) {
+                    out.string(line)
+                    out.newline()
+                }
+                out.newline()
+            }
         }
     }
 }

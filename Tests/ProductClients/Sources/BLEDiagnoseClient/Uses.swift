@@ -6,3 +6,7 @@ public func uses(_ diagnoser: Diagnoser, _ event: TimelineEvent, _ summary: Conn
     diagnoser.connectionEnded(summary)
     return diagnoser.finish()
 }
+
+public func budget(_ verdict: Verdict, _ platform: AdvicePlatform) -> (Budget?, [Budget.Stretch], [Budget.Latency]) {
+    (verdict.budget, verdict.budget?.stretches ?? [], verdict.budget?.latency ?? [])
+}
