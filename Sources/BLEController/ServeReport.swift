@@ -159,7 +159,7 @@ public struct ServeReport: Sendable {
     static func name(_ b: [UInt8]) -> String {
         let op = ATTOpcode(b.first ?? 0)
         var t = "\(op.name)"
-        if op.carriesSingleHandle, let off = op.entry?.handleOffset, let h = b.u16le(off) {
+        if let h = b.withByteView(ATTPDU.handle(of:)) {
             t += " " + Hex.string(UInt64(h), digits: 4)
         }
         return t

@@ -68,183 +68,301 @@ extension VirtualController {
         return [HCIError.invalidHCICommandParameters]
     }
 
-    /// Return parameters of a command answered with Command Complete (status first).
+    /// Return parameters of a command answered with Command Complete (status first): the
+    /// command decoded by its BLEPackets type and handed to its own handler below; a command
+    /// too short for its type gets Invalid HCI Command Parameters.
     private func complete(_ op: UInt16, _ p: ByteView) -> [UInt8] {
-        var w = ByteWriter()
-        w.appendUInt8(HCIError.success)
+        func typed<T>(_ decode: (ByteView) -> T?, _ handler: (T) -> [UInt8]) -> [UInt8] {
+            guard let command = decode(p) else { return invalid(op, p) }
+            return handler(command)
+        }
         switch op {
-        case HCIOpcode.reset:
-            resetState()
-        case HCIOpcode.setEventMask:
-            guard let m = p.u64le(0) else { return invalid(op, p) }
-            eventMask = m
-        case HCIOpcode.leSetEventMask:
-            guard let m = p.u64le(0) else { return invalid(op, p) }
-            leEventMask = m
+        case HCIOpcode.reset: return reset()
+        case HCIOpcode.setEventMask, HCIOpcode.leSetEventMask:
+            return typed({ HCISetEventMask(opcode: op, parameters: $0) }, setEventMask)
         case HCIOpcode.setEventMaskPage2, HCIOpcode.leSetDefaultPHY, HCIOpcode.leSetPrivacyMode,
             HCIOpcode.leSetAddressResolutionEnable, HCIOpcode.leSetResolvablePrivateAddressTimeout,
             HCIOpcode.leSetAdvertisingData, HCIOpcode.leSetScanResponseData, HCIOpcode.leSetExtendedAdvertisingData,
-            HCIOpcode.leSetExtendedScanResponseData, HCIOpcode.leRemoveAdvertisingSet, HCIOpcode.leClearAdvertisingSets:
+            HCIOpcode.leSetExtendedScanResponseData, HCIOpcode.leRemoveAdvertisingSet, HCIOpcode.leClearAdvertisingSets,
+            HCIOpcode.writeLEHostSupport:
             // Accepted; the advertising data itself reaches nobody (the captured central
             // connects by address).
-            break
+            return [HCIError.success]
         case HCIOpcode.leSetAdvertisingEnable:
-            guard let e = p.u8(0) else { return invalid(op, p) }
-            setAdvertising(e != 0 ? (false, 0) : nil)
+            return typed(HCILESetAdvertisingEnable.init(parameters:), leSetAdvertisingEnable)
         case HCIOpcode.leSetExtendedAdvertisingEnable:
-            guard let e = p.u8(0), let n = p.u8(1), p.count >= 2 + 4 * Int(n) else { return invalid(op, p) }
-            setAdvertising(e != 0 && n > 0 ? (true, p.u8(2) ?? 0) : (e == 0 ? nil : advertising))
+            return typed(HCILESetExtendedAdvertisingEnable.init(parameters:), leSetExtendedAdvertisingEnable)
         case HCIOpcode.leSetAdvertisingParameters:
-            // 7.8.5: Own_Address_Type after the intervals (2 × 2) and the type (1).
-            if let t = p.u8(5) { advertisingOwnAddressType = t }
+            return leSetAdvertisingParameters(HCILESetAdvertisingParameters(parameters: p))
         case HCIOpcode.leSetAdvertisingSetRandomAddress:
-            if let a = BDAddr(littleEndian: p, at: 1) { advertisingSetAddress = a }
+            return leSetAdvertisingSetRandomAddress(HCILESetAdvertisingSetRandomAddress(parameters: p))
         case HCIOpcode.leSetExtendedAdvertisingParameters:
-            // 7.8.53: handle (1), properties (2), intervals (3 + 3), channel map (1), then
-            // Own_Address_Type.
-            if let t = p.u8(10) { advertisingOwnAddressType = t }
-            w.appendInt8(0)  // Selected_TX_Power
-        case HCIOpcode.writeLEHostSupport:
-            break
-        case HCIOpcode.readLEHostSupport:
-            w.appendUInt8(1)
-            w.appendUInt8(0)
-        case HCIOpcode.readLocalVersionInformation:
-            w.appendBytes(Self.localVersion)
-        case HCIOpcode.readLocalSupportedCommands:
-            w.appendBytes(ControllerCommand.supportedCommands)
-        case HCIOpcode.readLocalSupportedFeatures:
-            w.appendBytes(Self.lmpFeatures)
-        case HCIOpcode.readBufferSize:
-            // The LE buffers are the controller's only ACL buffers (7.8.2: shared when LE
-            // Read Buffer Size would return zero; here both say the same).
-            w.appendUInt16LE(UInt16(configuration.aclPacketLength))
-            w.appendUInt8(0)
-            w.appendUInt16LE(UInt16(configuration.aclPackets))
-            w.appendUInt16LE(0)
-        case HCIOpcode.readBDADDR:
-            w.appendAddress(configuration.address)
-        case HCIOpcode.readRSSI:
-            guard let h = p.u16le(0) else { return invalid(op, p) }
-            guard let c = connections[h & HCIConnectionHandle.mask] else {
-                return [HCIError.unknownConnectionIdentifier] + (h & HCIConnectionHandle.mask).leBytes + [0]
+            return leSetExtendedAdvertisingParameters(HCILESetExtendedAdvertisingParameters(parameters: p))
+        case HCIOpcode.readLEHostSupport: return [HCIError.success, 1, 0]
+        case HCIOpcode.readLocalVersionInformation: return [HCIError.success] + Self.localVersion
+        case HCIOpcode.readLocalSupportedCommands: return [HCIError.success] + ControllerCommand.supportedCommands
+        case HCIOpcode.readLocalSupportedFeatures: return [HCIError.success] + Self.lmpFeatures
+        case HCIOpcode.readBufferSize: return readBufferSize()
+        case HCIOpcode.readBDADDR: return succeeded { $0.appendAddress(configuration.address) }
+        case HCIOpcode.readRSSI: return typed({ HCIConnectionHandleCommand(opcode: op, parameters: $0) }, readRSSI)
+        case HCIOpcode.leReadBufferSize, HCIOpcode.leReadBufferSizeV2: return leReadBufferSize(op)
+        case HCIOpcode.leReadLocalSupportedFeatures: return [HCIError.success] + Self.leFeatures
+        case HCIOpcode.leSetRandomAddress: return typed(HCILESetRandomAddress.init(parameters:), leSetRandomAddress)
+        case HCIOpcode.leReadAdvertisingPhysicalChannelTxPower: return succeeded { $0.appendInt8(0) }
+        case HCIOpcode.leReadTransmitPower:
+            return succeeded {
+                $0.appendInt8(0)
+                $0.appendInt8(0)
             }
-            w.appendUInt16LE(c.handle)
-            w.appendInt8(replay.models[c.model].connection.advertisement?.rssi ?? -60)
-        case HCIOpcode.leReadBufferSize:
-            w.appendUInt16LE(UInt16(configuration.aclPacketLength))
-            w.appendUInt8(UInt8(configuration.aclPackets))
-        case HCIOpcode.leReadBufferSizeV2:
-            w.appendUInt16LE(UInt16(configuration.aclPacketLength))
-            w.appendUInt8(UInt8(configuration.aclPackets))
-            w.appendUInt16LE(0)  // no ISO buffers
-            w.appendUInt8(0)
-        case HCIOpcode.leReadLocalSupportedFeatures:
-            w.appendBytes(Self.leFeatures)
-        case HCIOpcode.leSetRandomAddress:
-            guard let a = BDAddr(littleEndian: p) else { return invalid(op, p) }
-            randomAddress = a
-        case HCIOpcode.leReadAdvertisingPhysicalChannelTxPower, HCIOpcode.leReadTransmitPower:
-            w.appendInt8(0)
-            if op == HCIOpcode.leReadTransmitPower { w.appendInt8(0) }
-        case HCIOpcode.leSetScanParameters:
-            guard let s = HCILESetScanParameters(parameters: p) else { return invalid(op, p) }
-            guard !scan.enabled else { return [HCIError.commandDisallowed] }
-            scan.active = s.scanType == 1
-            scan.extended = false
+        case HCIOpcode.leSetScanParameters: return typed(HCILESetScanParameters.init(parameters:), leSetScanParameters)
         case HCIOpcode.leSetExtendedScanParameters:
-            guard let s = HCILESetExtendedScanParameters(parameters: p) else { return invalid(op, p) }
-            guard !scan.enabled else { return [HCIError.commandDisallowed] }
-            scan.active = s.entries.contains { $0.scanType == 1 }
-            scan.extended = true
-        case HCIOpcode.leSetScanEnable:
-            guard let s = HCILESetScanEnable(parameters: p) else { return invalid(op, p) }
-            setScan(enabled: s.enable, filterDuplicates: s.filterDuplicates != 0, extended: false)
+            return typed(HCILESetExtendedScanParameters.init(parameters:), leSetExtendedScanParameters)
+        case HCIOpcode.leSetScanEnable: return typed(HCILESetScanEnable.init(parameters:), leSetScanEnable)
         case HCIOpcode.leSetExtendedScanEnable:
-            guard let s = HCILESetExtendedScanEnable(parameters: p) else { return invalid(op, p) }
-            setScan(enabled: s.enable, filterDuplicates: s.filterDuplicates != 0, extended: true)
+            return typed(HCILESetExtendedScanEnable.init(parameters:), leSetExtendedScanEnable)
         case HCIOpcode.leCreateConnectionCancel:
-            guard pendingConnection != nil else { return [HCIError.commandDisallowed] }
-        case HCIOpcode.leReadFilterAcceptListSize:
-            w.appendUInt8(Self.acceptListSize)
+            return pendingConnection == nil ? [HCIError.commandDisallowed] : [HCIError.success]
+        case HCIOpcode.leReadFilterAcceptListSize: return [HCIError.success, Self.acceptListSize]
         case HCIOpcode.leClearFilterAcceptList:
             acceptList = []
-        case HCIOpcode.leAddDeviceToFilterAcceptList:
-            guard let t = p.u8(0), let a = BDAddr(littleEndian: p, at: 1) else { return invalid(op, p) }
-            guard acceptList.count < Int(Self.acceptListSize) else { return [HCIError.memoryCapacityExceeded] }
-            if !acceptList.contains(where: { $0.type == t && $0.address == a }) { acceptList.append((t, a)) }
-        case HCIOpcode.leRemoveDeviceFromFilterAcceptList:
-            guard let t = p.u8(0), let a = BDAddr(littleEndian: p, at: 1) else { return invalid(op, p) }
-            acceptList.removeAll { $0.type == t && $0.address == a }
+            return [HCIError.success]
+        case HCIOpcode.leAddDeviceToFilterAcceptList, HCIOpcode.leRemoveDeviceFromFilterAcceptList:
+            let add = op == HCIOpcode.leAddDeviceToFilterAcceptList
+            return typed({ HCILEFilterAcceptListDevice(add: add, parameters: $0) }, filterAcceptListDevice)
         case HCIOpcode.leAddDeviceToResolvingList:
-            guard p.count >= 39 else { return invalid(op, p) }
-            guard resolvingListCount < Int(Self.resolvingListSize) else { return [HCIError.memoryCapacityExceeded] }
-            resolvingListCount += 1
+            return typed(HCILEAddDeviceToResolvingList.init(parameters:), leAddDeviceToResolvingList)
         case HCIOpcode.leRemoveDeviceFromResolvingList:
             resolvingListCount = max(0, resolvingListCount - 1)
+            return [HCIError.success]
         case HCIOpcode.leClearResolvingList:
             resolvingListCount = 0
-        case HCIOpcode.leReadResolvingListSize:
-            w.appendUInt8(Self.resolvingListSize)
-        case HCIOpcode.leRand:
-            w.appendUInt64LE(rng.next())
+            return [HCIError.success]
+        case HCIOpcode.leReadResolvingListSize: return [HCIError.success, Self.resolvingListSize]
+        case HCIOpcode.leRand: return succeeded { $0.appendUInt64LE(rng.next()) }
         case HCIOpcode.leReadSupportedStates:
-            w.appendUInt64LE(0x0000_03FF_FFFF_FFFF)  // every state and combination up to bit 41
-        case HCIOpcode.leSetDataLength:
-            guard let h = p.u16le(0), let tx = p.u16le(2), p.u16le(4) != nil else { return invalid(op, p) }
-            let handle = h & HCIConnectionHandle.mask
-            guard let c = connections[handle] else { return [HCIError.unknownConnectionIdentifier] + handle.leBytes }
-            w.appendUInt16LE(handle)
-            // The peer takes what the capture's peer could: up to the maximum both sides allow.
-            let octets = min(max(tx, 27), Self.maximumDataOctets)
-            if octets != c.txOctets {
-                c.txOctets = octets
-                var e = ByteWriter()
-                e.appendUInt8(HCILESubeventCode.dataLengthChange)
-                e.appendUInt16LE(handle)
-                for v in [octets, UInt16(octets) * 8 + 112, octets, UInt16(octets) * 8 + 112] { e.appendUInt16LE(v) }
-                meta(e.bytes, after: delay(replay.models[c.model].connection.intervalMicros), connection: c.id)
-            }
+            return succeeded { $0.appendUInt64LE(0x0000_03FF_FFFF_FFFF) }  // every state and combination up to bit 41
+        case HCIOpcode.leSetDataLength: return typed(HCILESetDataLength.init(parameters:), leSetDataLength)
         case HCIOpcode.leReadSuggestedDefaultDataLength:
-            w.appendUInt16LE(suggestedTxOctets)
-            w.appendUInt16LE(suggestedTxTime)
+            return succeeded {
+                $0.appendUInt16LE(suggestedTxOctets)
+                $0.appendUInt16LE(suggestedTxTime)
+            }
         case HCIOpcode.leWriteSuggestedDefaultDataLength:
-            guard let o = p.u16le(0), let t = p.u16le(2) else { return invalid(op, p) }
-            guard (27...251).contains(o), (328...17040).contains(t) else {
-                return [HCIError.invalidHCICommandParameters]
-            }
-            (suggestedTxOctets, suggestedTxTime) = (o, t)
+            return typed(HCILEWriteSuggestedDefaultDataLength.init(parameters:), leWriteSuggestedDefaultDataLength)
         case HCIOpcode.leReadMaximumDataLength:
-            for v in [Self.maximumDataOctets, Self.maximumDataTime, Self.maximumDataOctets, Self.maximumDataTime] {
-                w.appendUInt16LE(v)
+            return succeeded { w in
+                for v in [Self.maximumDataOctets, Self.maximumDataTime, Self.maximumDataOctets, Self.maximumDataTime] {
+                    w.appendUInt16LE(v)
+                }
             }
-        case HCIOpcode.leReadPHY:
-            guard let h = p.u16le(0) else { return invalid(op, p) }
-            let handle = h & HCIConnectionHandle.mask
-            guard let c = connections[handle] else {
-                return [HCIError.unknownConnectionIdentifier] + handle.leBytes + [0, 0]
-            }
-            w.appendUInt16LE(handle)
-            w.appendUInt8(c.phy)
-            w.appendUInt8(c.phy)
-        case HCIOpcode.leLongTermKeyRequestReply, HCIOpcode.leLongTermKeyRequestNegativeReply:
-            guard let h = p.u16le(0) else { return invalid(op, p) }
-            w.appendUInt16LE(h & HCIConnectionHandle.mask)
-        case HCIOpcode.leReadMaximumAdvertisingDataLength:
-            w.appendUInt16LE(1650)
-        case HCIOpcode.leReadNumberOfSupportedAdvertisingSets:
-            w.appendUInt8(4)
-        default:
-            break
+        case HCIOpcode.leReadPHY: return typed({ HCIConnectionHandleCommand(opcode: op, parameters: $0) }, leReadPHY)
+        case HCIOpcode.leLongTermKeyRequestReply:
+            return typed(HCILELongTermKeyRequestReply.init(parameters:)) { succeeded(handle: $0.handle) }
+        case HCIOpcode.leLongTermKeyRequestNegativeReply:
+            return typed({ HCIConnectionHandleCommand(opcode: op, parameters: $0) }) { succeeded(handle: $0.handle) }
+        case HCIOpcode.leReadMaximumAdvertisingDataLength: return succeeded { $0.appendUInt16LE(1650) }
+        case HCIOpcode.leReadNumberOfSupportedAdvertisingSets: return [HCIError.success, 4]
+        default: return [HCIError.success]
         }
+    }
+
+    /// Success and the return parameters `body` writes.
+    private func succeeded(_ body: (inout ByteWriter) -> Void) -> [UInt8] {
+        var w = ByteWriter()
+        w.appendUInt8(HCIError.success)
+        body(&w)
         return w.bytes
+    }
+
+    /// Success and a connection handle (the LE Long Term Key Request (Negative) Replies).
+    private func succeeded(handle: UInt16) -> [UInt8] { succeeded { $0.appendUInt16LE(handle) } }
+
+    // MARK: commands answered with Command Complete, one handler each
+
+    /// HCI_Reset (7.3.2).
+    private func reset() -> [UInt8] {
+        resetState()
+        return [HCIError.success]
+    }
+
+    /// HCI_Set_Event_Mask (7.3.1), HCI_LE_Set_Event_Mask (7.8.1).
+    private func setEventMask(_ c: HCISetEventMask) -> [UInt8] {
+        if c.commandOpcode == HCIOpcode.leSetEventMask { leEventMask = c.mask } else { eventMask = c.mask }
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Set_Advertising_Enable (7.8.9).
+    private func leSetAdvertisingEnable(_ c: HCILESetAdvertisingEnable) -> [UInt8] {
+        setAdvertising(c.enable != 0 ? (false, 0) : nil)
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Set_Extended_Advertising_Enable (7.8.56): the first set's handle is the one
+    /// advertising.
+    private func leSetExtendedAdvertisingEnable(_ c: HCILESetExtendedAdvertisingEnable) -> [UInt8] {
+        let first = c.sets.first
+        setAdvertising(
+            c.enable != 0 && first != nil ? (true, first!.advertisingHandle) : (c.enable == 0 ? nil : advertising))
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Set_Advertising_Parameters (7.8.5): only Own_Address_Type matters here, taken
+    /// when the parameters reach it, whatever follows (never refused).
+    private func leSetAdvertisingParameters(_ c: HCILESetAdvertisingParameters) -> [UInt8] {
+        if let t = c.ownAddressType { advertisingOwnAddressType = t }
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Set_Advertising_Set_Random_Address (7.8.52): the address, when there.
+    private func leSetAdvertisingSetRandomAddress(_ c: HCILESetAdvertisingSetRandomAddress) -> [UInt8] {
+        if let a = c.randomAddress { advertisingSetAddress = a }
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Set_Extended_Advertising_Parameters (7.8.53): Own_Address_Type, when there;
+    /// Selected_TX_Power 0.
+    private func leSetExtendedAdvertisingParameters(_ c: HCILESetExtendedAdvertisingParameters) -> [UInt8] {
+        if let t = c.ownAddressType { advertisingOwnAddressType = t }
+        return [HCIError.success, 0]
+    }
+
+    /// HCI_Read_Buffer_Size (7.4.5): the LE buffers are the controller's only ACL buffers
+    /// (7.8.2: shared when LE Read Buffer Size would return zero; here both say the same).
+    private func readBufferSize() -> [UInt8] {
+        succeeded {
+            $0.appendUInt16LE(UInt16(configuration.aclPacketLength))
+            $0.appendUInt8(0)
+            $0.appendUInt16LE(UInt16(configuration.aclPackets))
+            $0.appendUInt16LE(0)
+        }
+    }
+
+    /// HCI_Read_RSSI (7.5.4): the captured advertisement's RSSI.
+    private func readRSSI(_ r: HCIConnectionHandleCommand) -> [UInt8] {
+        guard let c = connections[r.handle] else {
+            return [HCIError.unknownConnectionIdentifier] + r.handle.leBytes + [0]
+        }
+        return succeeded {
+            $0.appendUInt16LE(c.handle)
+            $0.appendInt8(replay.models[c.model].connection.advertisement?.rssi ?? -60)
+        }
+    }
+
+    /// HCI_LE_Read_Buffer_Size [v1] (7.8.2) and [v2] (no ISO buffers).
+    private func leReadBufferSize(_ op: UInt16) -> [UInt8] {
+        succeeded {
+            $0.appendUInt16LE(UInt16(configuration.aclPacketLength))
+            $0.appendUInt8(UInt8(configuration.aclPackets))
+            if op == HCIOpcode.leReadBufferSizeV2 {
+                $0.appendUInt16LE(0)
+                $0.appendUInt8(0)
+            }
+        }
+    }
+
+    /// HCI_LE_Set_Random_Address (7.8.4).
+    private func leSetRandomAddress(_ c: HCILESetRandomAddress) -> [UInt8] {
+        randomAddress = c.address
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Set_Scan_Parameters (7.8.10): disallowed while scanning.
+    private func leSetScanParameters(_ s: HCILESetScanParameters) -> [UInt8] {
+        guard !scan.enabled else { return [HCIError.commandDisallowed] }
+        scan.active = s.scanType == 1
+        scan.extended = false
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Set_Extended_Scan_Parameters (7.8.64).
+    private func leSetExtendedScanParameters(_ s: HCILESetExtendedScanParameters) -> [UInt8] {
+        guard !scan.enabled else { return [HCIError.commandDisallowed] }
+        scan.active = s.entries.contains { $0.scanType == 1 }
+        scan.extended = true
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Set_Scan_Enable (7.8.11).
+    private func leSetScanEnable(_ s: HCILESetScanEnable) -> [UInt8] {
+        setScan(enabled: s.enable, filterDuplicates: s.filterDuplicates != 0, extended: false)
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Set_Extended_Scan_Enable (7.8.65).
+    private func leSetExtendedScanEnable(_ s: HCILESetExtendedScanEnable) -> [UInt8] {
+        setScan(enabled: s.enable, filterDuplicates: s.filterDuplicates != 0, extended: true)
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Add_Device_To_Filter_Accept_List (7.8.16) and Remove (7.8.17).
+    private func filterAcceptListDevice(_ d: HCILEFilterAcceptListDevice) -> [UInt8] {
+        if d.add {
+            guard acceptList.count < Int(Self.acceptListSize) else { return [HCIError.memoryCapacityExceeded] }
+            if !acceptList.contains(where: { $0.type == d.addressType && $0.address == d.address }) {
+                acceptList.append((d.addressType, d.address))
+            }
+        } else {
+            acceptList.removeAll { $0.type == d.addressType && $0.address == d.address }
+        }
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Add_Device_To_Resolving_List (7.8.38): counted, never used to resolve.
+    private func leAddDeviceToResolvingList(_: HCILEAddDeviceToResolvingList) -> [UInt8] {
+        guard resolvingListCount < Int(Self.resolvingListSize) else { return [HCIError.memoryCapacityExceeded] }
+        resolvingListCount += 1
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Set_Data_Length (7.8.33): the peer takes what the capture's peer could, up to
+    /// the maximum both sides allow; a change is reported one connection event later.
+    private func leSetDataLength(_ d: HCILESetDataLength) -> [UInt8] {
+        let handle = d.handle
+        guard let c = connections[handle] else { return [HCIError.unknownConnectionIdentifier] + handle.leBytes }
+        let octets = min(max(d.txOctets, 27), Self.maximumDataOctets)
+        if octets != c.txOctets {
+            c.txOctets = octets
+            var e = ByteWriter()
+            e.appendUInt8(HCILESubeventCode.dataLengthChange)
+            e.appendUInt16LE(handle)
+            for v in [octets, UInt16(octets) * 8 + 112, octets, UInt16(octets) * 8 + 112] { e.appendUInt16LE(v) }
+            meta(e.bytes, after: delay(replay.models[c.model].connection.intervalMicros), connection: c.id)
+        }
+        return succeeded(handle: handle)
+    }
+
+    /// HCI_LE_Write_Suggested_Default_Data_Length (7.8.35): within 27–251 octets and
+    /// 328–17040 µs.
+    private func leWriteSuggestedDefaultDataLength(_ d: HCILEWriteSuggestedDefaultDataLength) -> [UInt8] {
+        guard (27...251).contains(d.maxTxOctets), (328...17040).contains(d.maxTxTime) else {
+            return [HCIError.invalidHCICommandParameters]
+        }
+        (suggestedTxOctets, suggestedTxTime) = (d.maxTxOctets, d.maxTxTime)
+        return [HCIError.success]
+    }
+
+    /// HCI_LE_Read_PHY (7.8.47).
+    private func leReadPHY(_ r: HCIConnectionHandleCommand) -> [UInt8] {
+        guard let c = connections[r.handle] else {
+            return [HCIError.unknownConnectionIdentifier] + r.handle.leBytes + [0, 0]
+        }
+        return succeeded {
+            $0.appendUInt16LE(r.handle)
+            $0.appendUInt8(c.phy)
+            $0.appendUInt8(c.phy)
+        }
     }
 
     /// Events that follow a Command Complete.
     private func afterComplete(_ op: UInt16, _ p: ByteView, status: UInt8) {
         guard status == HCIError.success else { return }
-        if op == HCIOpcode.leLongTermKeyRequestReply || op == HCIOpcode.leLongTermKeyRequestNegativeReply {
-            ltkReply(op, p)
+        if op == HCIOpcode.leLongTermKeyRequestReply, let r = HCILELongTermKeyRequestReply(parameters: p) {
+            ltkReply(handle: r.handle, key: r.longTermKey)
+        }
+        if op == HCIOpcode.leLongTermKeyRequestNegativeReply,
+            let r = HCIConnectionHandleCommand(opcode: op, parameters: p)
+        {
+            ltkReply(handle: r.handle, key: nil)
         }
         if op == HCIOpcode.leCreateConnectionCancel, let pending = pendingConnection {
             // 7.8.13: the cancelled attempt ends with a connection complete event, status
@@ -257,111 +375,151 @@ extension VirtualController {
         }
     }
 
-    /// Commands answered with Command Status, then their own events.
+    // MARK: commands answered with Command Status, one handler each
+
+    /// Commands answered with Command Status, then their own events: decoded by their
+    /// BLEPackets type, each handled by its own function, which answers the status.
     private func status(_ op: UInt16, _ p: ByteView) {
         func answer(_ s: UInt8) { send(HCISynthesis.commandStatus(op, status: s)) }
         switch op {
         case HCIOpcode.disconnect:
             guard let d = HCIDisconnect(parameters: p) else { return answer(invalid(op, p)[0]) }
-            guard let c = connections[d.handle & HCIConnectionHandle.mask] else {
-                return answer(HCIError.unknownConnectionIdentifier)
-            }
-            answer(HCIError.success)
-            // The local side ends the link: reason 0x16 to its own host (Vol 4 Part E 7.1.6).
-            end(c, reason: HCIError.connectionTerminatedByLocalHost, side: .local)
+            disconnect(d, answer)
         case HCIOpcode.leCreateConnection:
             guard let cc = HCILECreateConnection(parameters: p) else { return answer(invalid(op, p)[0]) }
-            guard pendingConnection == nil else { return answer(HCIError.commandDisallowed) }
-            answer(HCIError.success)
-            initiate(
-                PendingConnection(
-                    extended: false, useAcceptList: cc.initiatorFilterPolicy != 0, peerType: cc.peerAddressType,
-                    peer: cc.peerAddress, model: nil, ownAddressType: cc.ownAddressType))
+            leCreateConnection(cc, answer)
         case HCIOpcode.leExtendedCreateConnection:
             guard let cc = HCILEExtendedCreateConnection(parameters: p) else { return answer(invalid(op, p)[0]) }
-            guard pendingConnection == nil else { return answer(HCIError.commandDisallowed) }
-            answer(HCIError.success)
-            initiate(
-                PendingConnection(
-                    extended: true, useAcceptList: cc.initiatorFilterPolicy != 0, peerType: cc.peerAddressType,
-                    peer: cc.peerAddress, model: nil, ownAddressType: cc.ownAddressType))
+            leExtendedCreateConnection(cc, answer)
         case HCIOpcode.leConnectionUpdate:
             guard let u = HCILEConnectionUpdate(parameters: p) else { return answer(invalid(op, p)[0]) }
-            guard let c = connections[u.handle & HCIConnectionHandle.mask] else {
-                return answer(HCIError.unknownConnectionIdentifier)
-            }
-            answer(HCIError.success)
-            c.interval = u.connection.intervalMax
-            var e = ByteWriter()
-            e.appendUInt8(HCILESubeventCode.connectionUpdateComplete)
-            e.appendUInt8(HCIError.success)
-            e.appendUInt16LE(c.handle)
-            e.appendUInt16LE(u.connection.intervalMax)
-            e.appendUInt16LE(u.connection.maxLatency)
-            e.appendUInt16LE(u.connection.supervisionTimeout)
-            meta(e.bytes, after: delay(6 * replay.models[c.model].connection.intervalMicros), connection: c.id)
+            leConnectionUpdate(u, answer)
         case HCIOpcode.leReadRemoteFeatures:
-            guard let h = p.u16le(0), let c = connections[h & HCIConnectionHandle.mask] else {
-                return answer(p.count < 2 ? HCIError.invalidHCICommandParameters : HCIError.unknownConnectionIdentifier)
+            guard let r = HCIConnectionHandleCommand(opcode: op, parameters: p) else {
+                return answer(HCIError.invalidHCICommandParameters)
             }
-            answer(HCIError.success)
-            var e = ByteWriter()
-            e.appendUInt8(HCILESubeventCode.readRemoteFeaturesComplete)
-            e.appendUInt8(HCIError.success)
-            e.appendUInt16LE(c.handle)
-            e.appendBytes(Self.leFeatures)
-            meta(e.bytes, after: delay(replay.models[c.model].connection.intervalMicros), connection: c.id)
+            leReadRemoteFeatures(r, answer)
         case HCIOpcode.readRemoteVersionInformation:
-            guard let h = p.u16le(0), let c = connections[h & HCIConnectionHandle.mask] else {
-                return answer(p.count < 2 ? HCIError.invalidHCICommandParameters : HCIError.unknownConnectionIdentifier)
+            guard let r = HCIConnectionHandleCommand(opcode: op, parameters: p) else {
+                return answer(HCIError.invalidHCICommandParameters)
             }
-            answer(HCIError.success)
-            var e = ByteWriter()
-            e.appendUInt8(HCIError.success)
-            e.appendUInt16LE(c.handle)
-            e.appendBytes(Self.localVersion[3...])  // the peer's: unknown, reported as 5.4, 0xFFFF
-            let packet = e.bytes.withByteView {
-                HCIEventPacket(code: HCIEventCode.readRemoteVersionInformationComplete, parameters: $0).h4Encoded()
-            }
-            schedule(after: delay(replay.models[c.model].connection.intervalMicros), .packet(packet, connection: c.id))
+            readRemoteVersionInformation(r, answer)
         case HCIOpcode.leEnableEncryption:
-            // 7.8.24: Random_Number (8), Encrypted_Diversifier (2), Long_Term_Key (16). The
-            // virtual link carries no ciphertext; the peer checks the key as its host would
-            // answer its LTK request, and the outcome comes one connection event later.
-            guard let h = p.u16le(0), let rand = p.u64le(2), let ediv = p.u16le(10),
-                let key = p.littleEndianUInt128(at: 12)
-            else { return answer(HCIError.invalidHCICommandParameters) }
-            guard let c = connections[h & HCIConnectionHandle.mask] else {
-                return answer(HCIError.unknownConnectionIdentifier)
+            guard let e = HCILEEnableEncryption(parameters: p) else {
+                return answer(HCIError.invalidHCICommandParameters)
             }
-            // Only the central starts encryption (Vol 6 Part B 5.1.3).
-            guard configuration.role == .peripheral else { return answer(HCIError.commandDisallowed) }
-            answer(HCIError.success)
-            schedule(
-                after: delay(replay.models[c.model].connection.intervalMicros),
-                .encryption(connection: c.id, outcome: encryptionOutcome(c, rand: rand, ediv: ediv, key: key)))
+            leEnableEncryption(e, answer)
         case HCIOpcode.leSetPHY:
-            guard let h = p.u16le(0), p.count >= 7 else { return answer(HCIError.invalidHCICommandParameters) }
-            guard let c = connections[h & HCIConnectionHandle.mask] else {
-                return answer(HCIError.unknownConnectionIdentifier)
-            }
-            answer(HCIError.success)
-            // 2M when both directions allow it (the peer is taken to support it), else 1M.
-            let tx = p.u8(3) ?? 0
-            let rx = p.u8(4) ?? 0
-            let all = p.u8(2) ?? 0
-            let want2M = (all & 1 != 0 || tx & 0b10 != 0) && (all & 2 != 0 || rx & 0b10 != 0)
-            c.phy = want2M ? 2 : 1
-            var e = ByteWriter()
-            e.appendUInt8(HCILESubeventCode.phyUpdateComplete)
-            e.appendUInt8(HCIError.success)
-            e.appendUInt16LE(c.handle)
-            e.appendUInt8(c.phy)
-            e.appendUInt8(c.phy)
-            meta(e.bytes, after: delay(6 * replay.models[c.model].connection.intervalMicros), connection: c.id)
+            guard let s = HCILESetPHY(parameters: p) else { return answer(HCIError.invalidHCICommandParameters) }
+            leSetPHY(s, answer)
         default:
             answer(HCIError.unknownHCICommand)
         }
+    }
+
+    /// HCI_Disconnect (7.1.6): the local side ends the link, reason 0x16 to its own host.
+    private func disconnect(_ d: HCIDisconnect, _ answer: (UInt8) -> Void) {
+        guard let c = connections[d.handle & HCIConnectionHandle.mask] else {
+            return answer(HCIError.unknownConnectionIdentifier)
+        }
+        answer(HCIError.success)
+        end(c, reason: HCIError.connectionTerminatedByLocalHost, side: .local)
+    }
+
+    /// HCI_LE_Create_Connection (7.8.12).
+    private func leCreateConnection(_ cc: HCILECreateConnection, _ answer: (UInt8) -> Void) {
+        guard pendingConnection == nil else { return answer(HCIError.commandDisallowed) }
+        answer(HCIError.success)
+        initiate(
+            PendingConnection(
+                extended: false, useAcceptList: cc.initiatorFilterPolicy != 0, peerType: cc.peerAddressType,
+                peer: cc.peerAddress, model: nil, ownAddressType: cc.ownAddressType))
+    }
+
+    /// HCI_LE_Extended_Create_Connection (7.8.66).
+    private func leExtendedCreateConnection(_ cc: HCILEExtendedCreateConnection, _ answer: (UInt8) -> Void) {
+        guard pendingConnection == nil else { return answer(HCIError.commandDisallowed) }
+        answer(HCIError.success)
+        initiate(
+            PendingConnection(
+                extended: true, useAcceptList: cc.initiatorFilterPolicy != 0, peerType: cc.peerAddressType,
+                peer: cc.peerAddress, model: nil, ownAddressType: cc.ownAddressType))
+    }
+
+    /// HCI_LE_Connection_Update (7.8.18): completes six connection events later with the
+    /// maximum interval asked for.
+    private func leConnectionUpdate(_ u: HCILEConnectionUpdate, _ answer: (UInt8) -> Void) {
+        guard let c = connections[u.handle & HCIConnectionHandle.mask] else {
+            return answer(HCIError.unknownConnectionIdentifier)
+        }
+        answer(HCIError.success)
+        c.interval = u.connection.intervalMax
+        var e = ByteWriter()
+        e.appendUInt8(HCILESubeventCode.connectionUpdateComplete)
+        e.appendUInt8(HCIError.success)
+        e.appendUInt16LE(c.handle)
+        e.appendUInt16LE(u.connection.intervalMax)
+        e.appendUInt16LE(u.connection.maxLatency)
+        e.appendUInt16LE(u.connection.supervisionTimeout)
+        meta(e.bytes, after: delay(6 * replay.models[c.model].connection.intervalMicros), connection: c.id)
+    }
+
+    /// HCI_LE_Read_Remote_Features (7.8.21): the peer's features are this controller's.
+    private func leReadRemoteFeatures(_ r: HCIConnectionHandleCommand, _ answer: (UInt8) -> Void) {
+        guard let c = connections[r.handle] else { return answer(HCIError.unknownConnectionIdentifier) }
+        answer(HCIError.success)
+        var e = ByteWriter()
+        e.appendUInt8(HCILESubeventCode.readRemoteFeaturesComplete)
+        e.appendUInt8(HCIError.success)
+        e.appendUInt16LE(c.handle)
+        e.appendBytes(Self.leFeatures)
+        meta(e.bytes, after: delay(replay.models[c.model].connection.intervalMicros), connection: c.id)
+    }
+
+    /// HCI_Read_Remote_Version_Information (7.1.23): the peer's is unknown, reported as 5.4,
+    /// 0xFFFF.
+    private func readRemoteVersionInformation(_ r: HCIConnectionHandleCommand, _ answer: (UInt8) -> Void) {
+        guard let c = connections[r.handle] else { return answer(HCIError.unknownConnectionIdentifier) }
+        answer(HCIError.success)
+        var e = ByteWriter()
+        e.appendUInt8(HCIError.success)
+        e.appendUInt16LE(c.handle)
+        e.appendBytes(Self.localVersion[3...])
+        let packet = e.bytes.withByteView {
+            HCIEventPacket(code: HCIEventCode.readRemoteVersionInformationComplete, parameters: $0).h4Encoded()
+        }
+        schedule(after: delay(replay.models[c.model].connection.intervalMicros), .packet(packet, connection: c.id))
+    }
+
+    /// HCI_LE_Enable_Encryption (7.8.24). The virtual link carries no ciphertext; the peer
+    /// checks the key as its host would answer its LTK request, and the outcome comes one
+    /// connection event later. Only the central starts encryption (Vol 6 Part B 5.1.3).
+    private func leEnableEncryption(_ e: HCILEEnableEncryption, _ answer: (UInt8) -> Void) {
+        guard let c = connections[e.handle] else { return answer(HCIError.unknownConnectionIdentifier) }
+        guard configuration.role == .peripheral else { return answer(HCIError.commandDisallowed) }
+        answer(HCIError.success)
+        schedule(
+            after: delay(replay.models[c.model].connection.intervalMicros),
+            .encryption(
+                connection: c.id,
+                outcome: encryptionOutcome(
+                    c, rand: e.randomNumber, ediv: e.encryptedDiversifier, key: e.longTermKey)))
+    }
+
+    /// HCI_LE_Set_PHY (7.8.49): 2M when both directions allow it (the peer is taken to
+    /// support it), else 1M, six connection events later.
+    private func leSetPHY(_ s: HCILESetPHY, _ answer: (UInt8) -> Void) {
+        guard let c = connections[s.handle] else { return answer(HCIError.unknownConnectionIdentifier) }
+        answer(HCIError.success)
+        let want2M = (s.allPHYs & 1 != 0 || s.txPHYs & 0b10 != 0) && (s.allPHYs & 2 != 0 || s.rxPHYs & 0b10 != 0)
+        c.phy = want2M ? 2 : 1
+        var e = ByteWriter()
+        e.appendUInt8(HCILESubeventCode.phyUpdateComplete)
+        e.appendUInt8(HCIError.success)
+        e.appendUInt16LE(c.handle)
+        e.appendUInt8(c.phy)
+        e.appendUInt8(c.phy)
+        meta(e.bytes, after: delay(6 * replay.models[c.model].connection.intervalMicros), connection: c.id)
     }
 
     /// An LE Meta event, if the host's masks let it through.

@@ -81,10 +81,11 @@ extension VirtualController {
     /// LE signalling (Vol 3 Part A 4): the captured peer opened no dynamic channels and asked
     /// nothing the host must answer; a host request is refused as a peer without them would.
     private func signalling(_ c: LiveConnection, _ payload: ByteView) {
-        guard let code = payload.u8(0), let id = payload.u8(1), payload.u16le(2) != nil else {
+        guard let command = L2CAPSignalingCommands(payload, le: true).first else {
             return reject("LE signalling PDU of \(payload.count) octets: dropped")
         }
-        switch code {
+        let id = command.identifier
+        switch command.code {
         case L2CAPSignalingCode.commandReject, L2CAPSignalingCode.connectionParameterUpdateResponse,
             L2CAPSignalingCode.leCreditBasedConnectionResponse, L2CAPSignalingCode.creditBasedConnectionResponse:
             break  // answers to nothing this peer asked: ignored
@@ -187,7 +188,7 @@ extension VirtualController {
     /// followed the same write in the capture, timed from now.
     private func subscribe(_ c: LiveConnection, _ bytes: [UInt8], model: ReplayConnectionModel) {
         let op = ATTOpcode(bytes[0])
-        guard op == .writeRequest || op == .writeCommand, let h = bytes.u16le(1), let value = bytes.u16le(3),
+        guard let (h, value) = Self.configurationWrite(bytes),
             model.peerServer.isCCCD(h) || model.peerServer.attribute(h)?.isInferred == true
         else { return }
         let enabling = GATTClientConfiguration.notification | GATTClientConfiguration.indication
@@ -196,8 +197,7 @@ extension VirtualController {
             let o = s.opcode
             guard o == op.rawValue || o == ATTOpcode.writeRequest.rawValue || o == ATTOpcode.writeCommand.rawValue
             else { continue }
-            let bytes = Array(s.pdu)
-            guard bytes.count >= 5, bytes.u16le(1) == h, let v = bytes.u16le(3), v & enabling != 0 else { continue }
+            guard let (sh, v) = Self.configurationWrite(Array(s.pdu)), sh == h, v & enabling != 0 else { continue }
             c.subscribedSteps.insert(n)
             let drops = configuration.faults.streamDrops(of: model)
             for (i, item) in model.stream.enumerated() where item.hostIsClient && item.anchor == .subscription(step: n)
@@ -215,10 +215,24 @@ extension VirtualController {
             "subscription on \(Hex.string(UInt64(h), digits: 4)) the capture never made (no notifications follow)")
     }
 
+    /// The handle and configuration bits of a Write Request or Command carrying at least
+    /// the two octets of a Client Characteristic Configuration value.
+    private static func configurationWrite(_ bytes: [UInt8]) -> (handle: UInt16, bits: UInt16)? {
+        bytes.withByteView { b in
+            let w: (UInt16, ByteView)
+            switch ATTPDU(b) {
+            case .writeRequest(let r): w = (r.handle, r.value)
+            case .writeCommand(let r): w = (r.handle, r.value)
+            default: return nil
+            }
+            return GATTClientConfiguration.bits(of: w.1).map { (w.0, $0) }
+        }
+    }
+
     /// Notes requests the capture has no answer for (they get the model's inferred answer).
     private func noteUnmodelled(_ c: LiveConnection, _ bytes: [UInt8], model: ReplayConnectionModel) {
         let op = ATTOpcode(bytes[0])
-        guard let h = bytes.u16le(1) else { return }
+        guard let h = bytes.withByteView(ATTPDU.handle(of:)) else { return }
         let s = model.peerServer
         let name = Hex.string(UInt64(h), digits: 4)
         switch op {

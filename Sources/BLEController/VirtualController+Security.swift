@@ -52,14 +52,16 @@ extension VirtualController {
     /// it answers an SC request the way a peripheral without SC does, 2.3.5.1), unless the
     /// capture shows it refusing, in which case it refuses with the captured reason.
     func smp(_ c: LiveConnection, _ payload: ByteView) {
-        guard let code = payload.u8(0) else { return reject("empty SMP PDU: dropped") }
+        guard let code = SMPCode.code(of: payload) else { return reject("empty SMP PDU: dropped") }
         guard configuration.role == .peripheral else { return smpAsCentral(c, payload) }
         switch code {
         case SMPCode.pairingRequest: pairingRequest(c, payload)
         case SMPCode.pairingConfirm: pairingConfirm(c, payload)
         case SMPCode.pairingRandom: pairingRandom(c, payload)
         case SMPCode.pairingFailed:
-            log("SMP Pairing Failed from the host (reason \(payload.u8(1).map { String($0) } ?? "none"))")
+            log(
+                "SMP Pairing Failed from the host (reason \(SMPPairingFailed(pdu: payload).map { String($0.reason) } ?? "none"))"
+            )
             c.pairing = nil
         case SMPCode.encryptionInformation, SMPCode.centralIdentification, SMPCode.identityInformation,
             SMPCode.identityAddressInformation, SMPCode.signingInformation:
@@ -94,7 +96,7 @@ extension VirtualController {
             c.pairing = nil
             return sendSMP(c, [SMPCode.pairingFailed, reason])
         }
-        guard payload.count == 7, let request = SMPPairingRequest(pdu: payload) else {
+        guard let request = SMPPairingRequest(exactPDU: payload) else {
             return failPairing(
                 c, SMPPairingFailedReason.invalidParameters, "Pairing Request of \(payload.count) octets")
         }
@@ -146,8 +148,8 @@ extension VirtualController {
     }
 
     private func pairingConfirm(_ c: LiveConnection, _ payload: ByteView) {
-        guard var p = c.pairing, p.mconfirm == nil, payload.count == 17,
-            let mconfirm = payload.littleEndianUInt128(at: 1), let sconfirm = confirm(c, p, random: p.srand)
+        guard var p = c.pairing, p.mconfirm == nil, let mconfirm = SMPPairingConfirm(exactPDU: payload)?.confirm,
+            let sconfirm = confirm(c, p, random: p.srand)
         else {
             return failPairing(c, SMPPairingFailedReason.unspecifiedReason, "Pairing Confirm out of turn")
         }
@@ -157,8 +159,8 @@ extension VirtualController {
     }
 
     private func pairingRandom(_ c: LiveConnection, _ payload: ByteView) {
-        guard var p = c.pairing, let mconfirm = p.mconfirm, p.stk == nil, payload.count == 17,
-            let mrand = payload.littleEndianUInt128(at: 1)
+        guard var p = c.pairing, let mconfirm = p.mconfirm, p.stk == nil,
+            let mrand = SMPPairingRandom(exactPDU: payload)?.random
         else {
             return failPairing(c, SMPPairingFailedReason.unspecifiedReason, "Pairing Random out of turn")
         }
@@ -305,13 +307,12 @@ extension VirtualController {
         send(e.bytes.withByteView { HCIEventPacket(code: HCIEventCode.leMeta, parameters: $0).h4Encoded() })
     }
 
-    /// LE Long Term Key Request (Negative) Reply from the host (role central).
-    func ltkReply(_ op: UInt16, _ p: ByteView) {
-        guard configuration.role == .central, let h = p.u16le(0), let c = connections[h & HCIConnectionHandle.mask],
-            let expected = c.awaitedLTK
-        else { return }
+    /// LE Long Term Key Request Reply (`key`) or Negative Reply (`key` nil; a reply too short
+    /// for its key counts as one) from the host (role central).
+    func ltkReply(handle: UInt16, key: UInt128?) {
+        guard configuration.role == .central, let c = connections[handle], let expected = c.awaitedLTK else { return }
         c.awaitedLTK = nil
-        guard op == HCIOpcode.leLongTermKeyRequestReply, let key = p.littleEndianUInt128(at: 2) else {
+        guard let key else {
             // LL_REJECT_EXT_IND to the central: the link stays up, unencrypted.
             note(c, "the host had no key for the captured central's encryption (negative reply)")
             return
@@ -323,7 +324,7 @@ extension VirtualController {
 
     /// SMP from the host as peripheral, answering the captured central's pairing.
     func smpAsCentral(_ c: LiveConnection, _ payload: ByteView) {
-        guard let code = payload.u8(0) else { return }
+        guard let code = SMPCode.code(of: payload) else { return }
         func fail(_ reason: UInt8, _ why: String) {
             log("SMP: \(why): Pairing Failed 0x\(String(reason, radix: 16))")
             c.centralPairing = nil
@@ -331,8 +332,7 @@ extension VirtualController {
         }
         switch code {
         case SMPCode.pairingResponse:
-            guard var p = c.centralPairing, p.pres == nil, payload.count == 7,
-                let r = SMPPairingResponse(pdu: payload)
+            guard var p = c.centralPairing, p.pres == nil, let r = SMPPairingResponse(exactPDU: payload)
             else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Response out of turn") }
             p.pres = payload.toArray()
             p.keySize = Int(min(16, max(7, r.features.maximumEncryptionKeySize)))
@@ -340,15 +340,15 @@ extension VirtualController {
             c.centralPairing = p
             sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingConfirm] + mconfirm.littleEndianOctets)
         case SMPCode.pairingConfirm:
-            guard var p = c.centralPairing, p.pres != nil, p.sconfirm == nil, payload.count == 17,
-                let s = payload.littleEndianUInt128(at: 1)
+            guard var p = c.centralPairing, p.pres != nil, p.sconfirm == nil,
+                let s = SMPPairingConfirm(exactPDU: payload)?.confirm
             else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Confirm out of turn") }
             p.sconfirm = s
             c.centralPairing = p
             sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingRandom] + p.mrand.littleEndianOctets)
         case SMPCode.pairingRandom:
-            guard let p = c.centralPairing, let sconfirm = p.sconfirm, payload.count == 17,
-                let srand = payload.littleEndianUInt128(at: 1)
+            guard let p = c.centralPairing, let sconfirm = p.sconfirm,
+                let srand = SMPPairingRandom(exactPDU: payload)?.random
             else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Random out of turn") }
             guard centralConfirm(c, p, random: srand) == sconfirm else {
                 return fail(SMPPairingFailedReason.confirmValueFailed, "Sconfirm does not match Srand")
@@ -359,7 +359,7 @@ extension VirtualController {
                 expected: SecurityFunction.shortTermKey(tk: 0, srand: srand, mrand: p.mrand, keySize: p.keySize))
         case SMPCode.pairingFailed:
             c.centralPairing = nil
-            let reason = payload.u8(1) ?? 0
+            let reason = SMPPairingFailed(pdu: payload)?.reason ?? 0
             log("SMP: the host refused the captured central's pairing (Pairing Failed 0x\(String(reason, radix: 16)))")
             if replay.models[c.model].connection.security.encrypted {
                 note(
@@ -368,9 +368,10 @@ extension VirtualController {
                 )
             }
         case SMPCode.encryptionInformation:
-            c.hostLTK = payload.littleEndianUInt128(at: 1)
+            c.hostLTK = SMPEncryptionInformation(pdu: payload)?.key
         case SMPCode.centralIdentification:
-            guard let ltk = c.hostLTK, let ediv = payload.u16le(1), let rand = payload.u64le(3) else { return }
+            guard let ltk = c.hostLTK, let id = SMPCentralIdentification(pdu: payload) else { return }
+            let (ediv, rand) = (id.ediv, id.rand)
             hostKeys[c.responder.address] = PeerKey(ltk: ltk, ediv: ediv, rand: rand)
             log("SMP: the host's LTK kept (EDIV 0x\(String(ediv, radix: 16)))")
         case SMPCode.pairingPublicKey, SMPCode.pairingDHKeyCheck:

@@ -53,3 +53,28 @@ extension ReplayAnswer {
         r.withByteView(ATTErrorResponse.init(pdu:))?.errorCode ?? 0
     }
 }
+
+/// What the replay scripts read of a client PDU, decoded by BLEPackets: the handle it names
+/// (0 when none), the value offset of a Read Blob or Prepare Write (0 when none) and the value
+/// a write, write command or prepared write carries (empty when none). A PDU too short for
+/// its opcode keeps the handle and offset it holds.
+package struct ATTClientFields {
+    package var handle: UInt16 = 0
+    package var offset: UInt16 = 0
+    package var value: [UInt8] = []
+
+    package init(_ bytes: [UInt8]) {
+        bytes.withByteView { b in
+            switch ATTPDU(b) {
+            case .readRequest(let r): handle = r.handle
+            case .readBlobRequest(let r): (handle, offset) = (r.handle, r.offset)
+            case .writeRequest(let r): (handle, value) = (r.handle, r.value.toArray())
+            case .writeCommand(let r): (handle, value) = (r.handle, r.value.toArray())
+            case .prepareWriteRequest(let r): (handle, offset, value) = (r.handle, r.offset, r.partValue.toArray())
+            default:
+                let (a, o) = ATTPDU.leadingHandles(of: b)
+                (handle, offset) = (a ?? 0, o ?? 0)
+            }
+        }
+    }
+}

@@ -38,63 +38,120 @@ package struct ReplayATTServer {
 
     /// The response to `request`, or nil when none is due (commands, confirmations).
     package mutating func answer(_ request: [UInt8]) -> [UInt8]? {
-        guard let first = request.first else { return nil }
-        guard ATTRole.isRequest(first) else { return nil }
-        let op = ATTOpcode(first)
-        let h = request.u16le(1) ?? 0
-        let faultable: [ATTOpcode] = [.readRequest, .readBlobRequest, .writeRequest, .prepareWriteRequest]
-        if faultable.contains(op), let code = faults.errors[h] { return error(op, h, code) }
-        switch op {
-        case .exchangeMTURequest: return exchangeMTU(request)
-        case .findInformationRequest: return findInformation(request)
-        case .findByTypeValueRequest: return findByTypeValue(request)
-        case .readByTypeRequest: return readByType(request)
-        case .readByGroupTypeRequest: return readByGroupType(request)
-        case .readRequest:
-            guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-            switch Self.next(model.reads, h, &readCursor) {
-            case .error(let code)?: return error(op, h, code)
-            case .value(let v)?:
-                current[h] = v
-                return readResponse(v.prefix(mtu - 1))
-            case nil: return readResponse((current[h] ?? []).prefix(mtu - 1))
+        guard let first = request.first, ATTRole.isRequest(first) else { return nil }
+        return request.withByteView { answer(ATTPDU($0), $0, request) }
+    }
+
+    /// The response to a request, decoded by BLEPackets; `request` is its bytes (the recorded
+    /// answers of requests the model does not interpret are keyed by them). A request too short
+    /// for its opcode is answered from the fields it does hold, the missing ones read as 0.
+    private mutating func answer(_ pdu: ATTPDU, _ bytes: ByteView, _ request: [UInt8]) -> [UInt8] {
+        switch pdu {
+        case .exchangeMTURequest(let r): return exchangeMTU(client: r.clientRxMTU)
+        case .findInformationRequest(let r): return findInformation(r.startingHandle, r.endingHandle)
+        case .findByTypeValueRequest(let r):
+            return findByTypeValue(
+                r.startingHandle, r.endingHandle, type: r.attributeType, value: r.attributeValue.toArray())
+        case .readByTypeRequest(let r):
+            return readByType(r.startingHandle, r.endingHandle, type: r.attributeType, request)
+        case .readByGroupTypeRequest(let r): return readByGroupType(r.startingHandle, r.endingHandle, type: r.groupType)
+        case .readRequest(let r): return read(r.handle)
+        case .readBlobRequest(let r): return readBlob(r.handle, offset: r.offset)
+        case .writeRequest(let r): return write(r.handle, r.value.toArray())
+        case .prepareWriteRequest(let r):
+            // The response echoes handle, offset and part (Vol 3 Part F 3.4.6.2).
+            return prepareWrite(
+                r.handle,
+                echo: ATTPrepareWriteResponse(handle: r.handle, offset: r.offset, partValue: r.partValue).encoded())
+        case .readMultipleRequest(let r):
+            return other(.readMultipleRequest, r.handles.first { _ in true }?.handle, request)
+        case .readMultipleVariableRequest(let r):
+            return other(.readMultipleVariableRequest, r.handles.first { _ in true }?.handle, request)
+        case .malformed(let op?, let raw, _):
+            let (a, b) = ATTPDU.leadingHandles(of: raw)
+            switch op {
+            case .exchangeMTURequest: return exchangeMTU(client: 23)
+            case .findInformationRequest: return findInformation(a ?? 0, b ?? 0)
+            case .findByTypeValueRequest: return findByTypeValue(a ?? 0, b ?? 0, type: nil, value: [])
+            case .readByTypeRequest: return readByType(a ?? 0, b ?? 0, type: nil, request)
+            case .readByGroupTypeRequest: return readByGroupType(a ?? 0, b ?? 0, type: nil)
+            case .readRequest: return read(a ?? 0)
+            case .readBlobRequest: return readBlob(a ?? 0, offset: b ?? 0)
+            case .writeRequest: return write(a ?? 0, [])
+            case .prepareWriteRequest:
+                // Echoed byte for byte even when the request is too short for its fields.
+                return prepareWrite(
+                    a ?? 0, echo: [ATTOpcode.prepareWriteResponse.rawValue] + (raw.suffix(from: 1)?.toArray() ?? []))
+            default: return other(op, a, request)
             }
-        case .readBlobRequest:
-            guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-            let offset = Int(request.u16le(3) ?? 0)
-            switch Self.next(model.blobReads, h, &blobCursor) {
-            case .error(let code)?: return error(op, h, code)
-            case .value(let v)?: return readBlobResponse(v.prefix(mtu - 1))
-            case nil:
-                let v = current[h] ?? []
-                guard offset <= v.count else { return error(op, h, ATTErrorCode.invalidOffset) }
-                return readBlobResponse(v[offset...].prefix(mtu - 1))
-            }
-        case .writeRequest:
-            guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-            if case .error(let code)? = Self.next(model.writes, h, &writeCursor) { return error(op, h, code) }
-            current[h] = Array(request.dropFirst(3))
-            return ATTWriteResponse().encoded()
-        case .prepareWriteRequest:
-            guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-            if case .error(let code)? = Self.next(model.prepares, h, &prepareCursor) {
-                return error(op, h, code)
-            }
-            // The response echoes handle, offset and part (Vol 3 Part F 3.4.6.2), byte for byte
-            // even when the request is too short for them.
-            return [ATTOpcode.prepareWriteResponse.rawValue] + request.dropFirst()
-        default:
-            if let recorded = model.verbatim[request] {
-                let i = verbatimCursor[request, default: 0]
-                verbatimCursor[request] = i + 1
-                return recorded[min(i, recorded.count - 1)]
-            }
-            // An Execute Write nobody refused succeeds; anything else unknown is not supported
-            // (Vol 3 Part F 3.4.1.1).
-            return op == .executeWriteRequest
-                ? ATTExecuteWriteResponse().encoded()
-                : error(op, h, ATTErrorCode.requestNotSupported)
+        default:  // Execute Write Request
+            return other(ATTOpcode(request[0]), ATTPDU.leadingHandles(of: bytes).first, request)
         }
+    }
+
+    /// Read Request (3.4.4.3): the recorded answers in order, then the last value.
+    private mutating func read(_ h: UInt16) -> [UInt8] {
+        let op = ATTOpcode.readRequest
+        if let code = faults.errors[h] { return error(op, h, code) }
+        guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
+        switch Self.next(model.reads, h, &readCursor) {
+        case .error(let code)?: return error(op, h, code)
+        case .value(let v)?:
+            current[h] = v
+            return readResponse(v.prefix(mtu - 1))
+        case nil: return readResponse((current[h] ?? []).prefix(mtu - 1))
+        }
+    }
+
+    /// Read Blob Request (3.4.4.5): the recorded answers in order, then the last value from
+    /// the offset.
+    private mutating func readBlob(_ h: UInt16, offset: UInt16) -> [UInt8] {
+        let op = ATTOpcode.readBlobRequest
+        if let code = faults.errors[h] { return error(op, h, code) }
+        guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
+        switch Self.next(model.blobReads, h, &blobCursor) {
+        case .error(let code)?: return error(op, h, code)
+        case .value(let v)?: return readBlobResponse(v.prefix(mtu - 1))
+        case nil:
+            let v = current[h] ?? []
+            let offset = Int(offset)
+            guard offset <= v.count else { return error(op, h, ATTErrorCode.invalidOffset) }
+            return readBlobResponse(v[offset...].prefix(mtu - 1))
+        }
+    }
+
+    /// Write Request (3.4.5.1): the recorded outcome; the value becomes the current one.
+    private mutating func write(_ h: UInt16, _ value: [UInt8]) -> [UInt8] {
+        let op = ATTOpcode.writeRequest
+        if let code = faults.errors[h] { return error(op, h, code) }
+        guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
+        if case .error(let code)? = Self.next(model.writes, h, &writeCursor) { return error(op, h, code) }
+        current[h] = value
+        return ATTWriteResponse().encoded()
+    }
+
+    /// Prepare Write Request (3.4.6.1): the recorded outcome, else `echo`, the response that
+    /// echoes the request.
+    private mutating func prepareWrite(_ h: UInt16, echo: [UInt8]) -> [UInt8] {
+        let op = ATTOpcode.prepareWriteRequest
+        if let code = faults.errors[h] { return error(op, h, code) }
+        guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
+        if case .error(let code)? = Self.next(model.prepares, h, &prepareCursor) { return error(op, h, code) }
+        return echo
+    }
+
+    /// A request the model does not interpret (Read Multiple, Read Multiple Variable, Execute
+    /// Write): its recorded answers by its bytes, in order; an Execute Write nobody refused
+    /// succeeds; anything else is not supported (3.4.1.1), naming `handle` (its first, or 0).
+    private mutating func other(_ op: ATTOpcode, _ handle: UInt16?, _ request: [UInt8]) -> [UInt8] {
+        if let recorded = model.verbatim[request] {
+            let i = verbatimCursor[request, default: 0]
+            verbatimCursor[request] = i + 1
+            return recorded[min(i, recorded.count - 1)]
+        }
+        return op == .executeWriteRequest
+            ? ATTExecuteWriteResponse().encoded()
+            : error(op, handle ?? 0, ATTErrorCode.requestNotSupported)
     }
 
     /// The next recorded answer of `h` in `answers` (past the last, the last). Static: a method
@@ -123,37 +180,31 @@ package struct ReplayATTServer {
 
     /// Exchange MTU (3.4.2): the server's Rx MTU as captured (or injected); ATT_MTU becomes
     /// the smaller of the two, at least 23.
-    private mutating func exchangeMTU(_ request: [UInt8]) -> [UInt8] {
-        let client = Int(request.u16le(1) ?? 23)
+    private mutating func exchangeMTU(client: UInt16) -> [UInt8] {
         let server = faults.serverMTU ?? model.serverRxMTU ?? 23
-        negotiatedMTU = Swift.max(23, Swift.min(client, Int(server)))
+        negotiatedMTU = Swift.max(23, Swift.min(Int(client), Int(server)))
         return ATTExchangeMTUResponse(serverRxMTU: server).encoded()
     }
 
     /// The range of a discovery request, or the Invalid Handle error it deserves (a zero or
     /// reversed range, 3.4.3.1).
-    private func range(_ request: [UInt8]) -> (ClosedRange<UInt16>?, [UInt8]?) {
-        let s = request.u16le(1) ?? 0
-        let e = request.u16le(3) ?? 0
-        guard s != 0, s <= e else { return (nil, error(ATTOpcode(request[0]), s, ATTErrorCode.invalidHandle)) }
+    private func range(_ op: ATTOpcode, _ s: UInt16, _ e: UInt16) -> (ClosedRange<UInt16>?, [UInt8]?) {
+        guard s != 0, s <= e else { return (nil, error(op, s, ATTErrorCode.invalidHandle)) }
         return (s...e, nil)
     }
 
-    private func notFound(_ request: [UInt8]) -> [UInt8] {
-        error(
-            ATTOpcode(request[0]),
-            model.notFoundHandle(
-                opcode: request[0], start: request.u16le(1) ?? 0,
-                end: request.u16le(3) ?? 0), ATTErrorCode.attributeNotFound)
+    private func notFound(_ op: ATTOpcode, _ s: UInt16, _ e: UInt16) -> [UInt8] {
+        error(op, model.notFoundHandle(opcode: op.rawValue, start: s, end: e), ATTErrorCode.attributeNotFound)
     }
 
     /// Find Information (3.4.3.1–2): handle–type pairs in the range, all of the first one's
     /// format (16-bit or 128-bit), as many as fit.
-    private func findInformation(_ request: [UInt8]) -> [UInt8] {
-        let (r, bad) = range(request)
+    private func findInformation(_ s: UInt16, _ e: UInt16) -> [UInt8] {
+        let op = ATTOpcode.findInformationRequest
+        let (r, bad) = range(op, s, e)
         guard let r else { return bad! }
         let hits = model.attributes.filter { r.contains($0.handle) }
-        guard let first = hits.first else { return notFound(request) }
+        guard let first = hits.first else { return notFound(op, s, e) }
         let limit = model.entryLimit(ATTOpcode.findInformationResponse.rawValue, first.type.width == 2 ? 4 : 18)
         return ATTFindInformationResponse.encoded(
             hits.lazy.map { (handle: $0.handle, uuid: $0.type.attBytes) }, mtu: mtu,
@@ -161,52 +212,46 @@ package struct ReplayATTServer {
     }
 
     /// Find By Type Value (3.4.3.3–4): attributes of the 16-bit type whose value equals the
-    /// request's, each with the end of its group (services) or its own handle.
-    private func findByTypeValue(_ request: [UInt8]) -> [UInt8] {
-        let (r, bad) = range(request)
+    /// request's, each with the end of its group (services) or its own handle. `type` nil: the
+    /// request ends before its Attribute Type.
+    private func findByTypeValue(_ s: UInt16, _ e: UInt16, type: UInt16?, value: [UInt8]) -> [UInt8] {
+        let op = ATTOpcode.findByTypeValueRequest
+        let (r, bad) = range(op, s, e)
         guard let r else { return bad! }
-        guard let type = request.u16le(5) else { return error(ATTOpcode(request[0]), 0, ATTErrorCode.invalidPDU) }
-        let value = Array(request.dropFirst(7))
+        guard let type else { return error(op, 0, ATTErrorCode.invalidPDU) }
         let limit = model.entryLimit(ATTOpcode.findByTypeValueResponse.rawValue, 4)
         let found = model.attributes.lazy.filter {
             r.contains($0.handle) && $0.type.width == 2 && $0.type.uuid16 == type && $0.value == value
         }.map { (handle: $0.handle, groupEnd: $0.groupEnd ?? $0.handle) }
-        return ATTFindByTypeValueResponse.encoded(found, mtu: mtu, maximumEntries: limit) ?? notFound(request)
+        return ATTFindByTypeValueResponse.encoded(found, mtu: mtu, maximumEntries: limit) ?? notFound(op, s, e)
     }
 
     /// Read By Type (3.4.4.1–2) for include and characteristic declarations: handle–value
-    /// pairs of the first one's length, each value at most ATT_MTU − 4 octets.
-    private func readByType(_ request: [UInt8]) -> [UInt8] {
-        let (r, bad) = range(request)
+    /// pairs of the first one's length, each value at most ATT_MTU − 4 octets. `type` nil: not
+    /// a 16- or 128-bit UUID (or no type at all); other types are answered as captured.
+    private func readByType(_ s: UInt16, _ e: UInt16, type: BluetoothUUID?, _ request: [UInt8]) -> [UInt8] {
+        let op = ATTOpcode.readByTypeRequest
+        let (r, bad) = range(op, s, e)
         guard let r else { return bad! }
-        guard
-            let type = request.count == 7
-                ? request.u16le(5).map(BluetoothUUID.init(uuid16:))
-                : request.count == 21
-                    ? request.withByteView({ $0.slice(5, 16).flatMap(BluetoothUUID.init(littleEndian:)) })
-                    : nil
-        else { return error(ATTOpcode(request[0]), 0, ATTErrorCode.invalidPDU) }
+        guard let type else { return error(op, 0, ATTErrorCode.invalidPDU) }
         if type != ReplayAttribute.characteristic && type != ReplayAttribute.include,
             let recorded = model.verbatim[request]
         {
             return recorded[0]
         }
-        return list(.readByTypeResponse, request, in: r, type: type, maximumValue: 253) { $0.handle.littleEndianBytes }
+        return list(.readByTypeResponse, op, s, e, in: r, type: type, maximumValue: 253) { $0.handle.littleEndianBytes }
     }
 
     /// Read By Group Type (3.4.4.9–10): services of the asked group type with their group
     /// end, all of the first one's length; other group types are not grouping types (0x10).
-    private func readByGroupType(_ request: [UInt8]) -> [UInt8] {
-        let (r, bad) = range(request)
+    private func readByGroupType(_ s: UInt16, _ e: UInt16, type: BluetoothUUID?) -> [UInt8] {
+        let op = ATTOpcode.readByGroupTypeRequest
+        let (r, bad) = range(op, s, e)
         guard let r else { return bad! }
-        let type =
-            request.count == 7
-            ? request.u16le(5).map(BluetoothUUID.init(uuid16:))
-            : request.withByteView { $0.count == 21 ? $0.slice(5, 16).flatMap(BluetoothUUID.init(littleEndian:)) : nil }
         guard let type, type == ReplayAttribute.primaryService || type == ReplayAttribute.secondaryService else {
-            return error(ATTOpcode(request[0]), request.u16le(1) ?? 0, ATTErrorCode.unsupportedGroupType)
+            return error(op, s, ATTErrorCode.unsupportedGroupType)
         }
-        return list(.readByGroupTypeResponse, request, in: r, type: type, maximumValue: 251) {
+        return list(.readByGroupTypeResponse, op, s, e, in: r, type: type, maximumValue: 251) {
             $0.handle.littleEndianBytes + ($0.groupEnd ?? $0.handle).littleEndianBytes
         }
     }
@@ -216,11 +261,12 @@ package struct ReplayATTServer {
     /// value length (cut to fit: ATT_MTU − 2 − header, at most `maximumValue`), as many as
     /// ATT_MTU and the server's habit allow; Attribute Not Found when there is none.
     private func list(
-        _ opcode: ATTOpcode, _ request: [UInt8], in r: ClosedRange<UInt16>, type: BluetoothUUID,
+        _ opcode: ATTOpcode, _ requestOpcode: ATTOpcode, _ s: UInt16, _ e: UInt16, in r: ClosedRange<UInt16>,
+        type: BluetoothUUID,
         maximumValue: Int, header: (ReplayAttribute) -> [UInt8]
     ) -> [UInt8] {
         let hits = model.attributes.filter { r.contains($0.handle) && $0.type == type }
-        guard let first = hits.first else { return notFound(request) }
+        guard let first = hits.first else { return notFound(requestOpcode, s, e) }
         let headerLength = header(first).count
         let length = Swift.min(first.value.count, mtu - 2 - headerLength, maximumValue)
         let limit = model.entryLimit(opcode.rawValue, headerLength + length)

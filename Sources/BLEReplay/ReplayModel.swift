@@ -152,7 +152,7 @@ public struct ReplayServerModel: Sendable {
     public func valueHandle(ofCCCD handle: UInt16) -> UInt16? {
         guard let i = byHandle[handle] else { return nil }
         for a in attributes[..<i].reversed() where a.type == ReplayAttribute.characteristic {
-            return a.value.u16le(1)
+            return GATTCharacteristicDeclarationValue.valueHandle(in: a.value)
         }
         return nil
     }
@@ -359,8 +359,13 @@ public struct ReplayConnectionModel: Sendable {
                 outstanding[dir] = nil
                 steps.answer(n, responseIndex: i, latency: pdu.time &- att.time(at: steps.record(at: n).capturedIndex))
                 record(request: request, response: pdu.bytes, at: i, hostIsClient: pdu.hostIsClient)
-                if request.first == ATTOpcode.writeRequest.rawValue, let h = request.u16le(1),
-                    pdu.opcode == ATTOpcode.writeResponse.rawValue, let config = request.u16le(3)
+                if pdu.opcode == ATTOpcode.writeResponse.rawValue,
+                    let (h, config) = request.withByteView({ b -> (UInt16, UInt16)? in
+                        guard case .writeRequest(let w) = ATTPDU(b),
+                            let bits = GATTClientConfiguration.bits(of: w.value)
+                        else { return nil }
+                        return (w.handle, bits)
+                    })
                 {
                     let server = server(hostIsClient: pdu.hostIsClient)
                     if let value = server.valueHandle(ofCCCD: h) ?? (server.attribute(h) == nil ? h &- 1 : nil) {
@@ -375,7 +380,7 @@ public struct ReplayConnectionModel: Sendable {
                 if op == ATTOpcode.handleValueIndication.rawValue { lastIndication[dir] = i }
                 var anchor: ReplayStreamItem.Anchor = .connectionStart
                 var anchorTime = start
-                if let h = pdu.bytes.u16le(1), let (n, time) = subscriptions[dir][h] {
+                if let h = Self.subscriptionHandle(pdu.bytes), let (n, time) = subscriptions[dir][h] {
                     anchor = .subscription(step: n)
                     anchorTime = time
                 }
@@ -401,15 +406,10 @@ public struct ReplayConnectionModel: Sendable {
         let responseOp = response.first.map(ATTOpcode.init(_:))
         let error = response.withByteView(ATTErrorResponse.init(pdu:))
         let att = connection.att
+        let fields = request.withByteView(RequestFields.init)
         func file(_ m: inout ReplayServerModel) {
-            let h = request.u16le(1) ?? 0
-            let discovery: [ATTOpcode] = [
-                .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest,
-                .readByGroupTypeRequest,
-            ]
-            if discovery.contains(requestOp), let error, error.errorCode == ATTErrorCode.attributeNotFound,
-                let end = request.u16le(3)
-            {
+            let h = fields.handle
+            if let end = fields.end, let error, error.errorCode == ATTErrorCode.attributeNotFound {
                 let named = error.handle
                 var agree: UInt8 = 0
                 if named == h { agree |= 0b001 }
@@ -440,7 +440,7 @@ public struct ReplayConnectionModel: Sendable {
             case .readByTypeRequest:
                 // Characteristic and include discovery come from the table; Read Using
                 // Characteristic UUID is answered as captured.
-                let type = request.count == 7 ? request.u16le(5) : nil
+                let type = fields.readByType16
                 if type != GATTDeclaration.characteristic && type != GATTDeclaration.include {
                     m.verbatim[request, default: []].append(response)
                 }
@@ -448,6 +448,53 @@ public struct ReplayConnectionModel: Sendable {
             }
         }
         if hostIsClient { file(&peerServer) } else { file(&hostServer) }
+    }
+
+    /// What filing a captured answer reads of its request, decoded by BLEPackets: the handle
+    /// it names (a discovery request's Starting Handle; 0 when there is none), a discovery
+    /// request's Ending Handle, and a Read By Type's 16-bit type. A request too short for its
+    /// opcode keeps the fields it holds.
+    private struct RequestFields {
+        var handle: UInt16 = 0
+        var end: UInt16?
+        var readByType16: UInt16?
+
+        init(_ request: ByteView) {
+            switch ATTPDU(request) {
+            case .readRequest(let r): handle = r.handle
+            case .readBlobRequest(let r): handle = r.handle
+            case .writeRequest(let r): handle = r.handle
+            case .prepareWriteRequest(let r): handle = r.handle
+            case .findInformationRequest(let r): (handle, end) = (r.startingHandle, r.endingHandle)
+            case .findByTypeValueRequest(let r): (handle, end) = (r.startingHandle, r.endingHandle)
+            case .readByGroupTypeRequest(let r): (handle, end) = (r.startingHandle, r.endingHandle)
+            case .readByTypeRequest(let r):
+                (handle, end) = (r.startingHandle, r.endingHandle)
+                readByType16 = r.attributeType.flatMap { $0.width == 2 ? $0.uuid16 : nil }
+            case .malformed(let op?, let raw, _):
+                let (a, b) = ATTPDU.leadingHandles(of: raw)
+                handle = a ?? 0
+                switch op {
+                case .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest:
+                    end = b
+                default: break
+                }
+            default: break
+            }
+        }
+    }
+
+    /// The handle a server PDU outside any request–response pair names, for timing it from the
+    /// subscription to that handle: a notification's or indication's (a multiple notification's
+    /// first); any other PDU's first two parameter octets, as replay has always read them.
+    private static func subscriptionHandle(_ bytes: [UInt8]) -> UInt16? {
+        bytes.withByteView { b in
+            switch ATTPDU(b) {
+            case .handleValueNotification(let n): n.handle
+            case .handleValueIndication(let i): i.handle
+            default: ATTPDU.leadingHandles(of: b).first
+            }
+        }
     }
 
     /// ATT_MTU as the connection's record states it (issue 28: no command recomputes a fact):
@@ -476,7 +523,7 @@ public struct ReplayConnectionModel: Sendable {
             case .signedWriteCommand: bit = GATTCharacteristicProperty.authenticatedSignedWrites
             default: continue
             }
-            guard let h = pdu.bytes.u16le(1), h != 0 else { continue }
+            guard let h = pdu.bytes.withByteView(ATTPDU.handle(of:)), h != 0 else { continue }
             implied[dir][h, default: 0] |= bit
         }
         for dir in 0..<2 {

@@ -113,7 +113,7 @@ extension ReplayReport {
         guard let s else { return "nothing (the exchange ended)" }
         let op = ATTOpcode(s.bytes.first ?? 0)
         var t = "+\(seconds(s.offset)) s  \(s.sentByHost ? "sent" : "rcvd")  \(op.name)"
-        if op.carriesSingleHandle, let h = s.bytes.u16le(op.entry?.handleOffset ?? 1) {
+        if let h = s.bytes.withByteView(ATTPDU.handle(of:)) {
             t += " " + Hex.string(UInt64(h), digits: 4)
         }
         if let e = s.bytes.withByteView(ATTErrorResponse.init(pdu:)) {

@@ -152,13 +152,23 @@ final class PeerReplayState {
     /// outcomes, from the script (request and its response) rather than from the server
     /// model's per-opcode lists, so a long read or write is put together as Core Bluetooth
     /// sees it.
+    /// The value a notification or indication carries (after its handle).
+    private static func notifiedValue(_ b: ByteView) -> [UInt8] {
+        switch ATTPDU(b) {
+        case .handleValueNotification(let n): n.value.toArray()
+        case .handleValueIndication(let i): i.value.toArray()
+        default: []
+        }
+    }
+
     private func recordAnswers(of m: ReplayConnectionModel) {
         var prepared: [UInt16: UInt8?] = [:]  // handle → first Prepare Write error
         var preparedOrder: [UInt16] = []
         var lastRead: (handle: UInt16, index: Int)?
         for s in m.steps where s.hostIsClient {
             let op = ATTOpcode(s.bytes.first ?? 0)
-            let h = s.bytes.u16le(1) ?? 0
+            let fields = ATTClientFields(s.bytes)
+            let h = fields.handle
             let response = s.responseIndex.map { m.connection.att[$0].bytes }
             let answer = response.map(ReplayAnswer.init(response:))
             switch op {
@@ -172,7 +182,7 @@ final class PeerReplayState {
             case .readBlobRequest:
                 // A Read Blob at the end of the value read so far continues it (Vol 3 Part F 3.4.4.5).
                 guard let answer, let l = lastRead, l.handle == h, case .value(let sofar)? = reads[h]?[l.index],
-                    Int(s.bytes.u16le(3) ?? 0) == sofar.count
+                    Int(fields.offset) == sofar.count
                 else { continue }
                 switch answer {
                 case .value(let more): reads[h]![l.index] = .value(sofar + more)
@@ -236,7 +246,7 @@ final class PeerReplayState {
             let op = ATTOpcode(item.bytes.first ?? 0)
             guard op == .handleValueNotification || op == .handleValueIndication,
                 case .subscription(let step) = item.anchor,
-                let h = item.bytes.u16le(1)
+                let h = item.bytes.withByteView(ATTPDU.handle(of:))
             else { continue }
             if firstSubscription[h] == nil {
                 firstSubscription[h] = step
@@ -246,7 +256,7 @@ final class PeerReplayState {
             guard firstSubscription[h] == step else { continue }
             indicates[h] = op == .handleValueIndication
             if drops.drops(i) { continue }
-            values[h]!.append((.microseconds(item.offset), Array(item.bytes.dropFirst(3))))
+            values[h]!.append((.microseconds(item.offset), item.bytes.withByteView(Self.notifiedValue)))
         }
         let sources = order.map { h in
             SimulatedPeripheral.NotificationSource.recorded(
@@ -389,11 +399,10 @@ final class PeerReplayState {
         }
         func serviceIndex(_ h: UInt16) -> Int? { services.firstIndex { $0.start! <= h && h <= $0.end! } }
         var declarations: [Characteristic] = attrs.compactMap { a in
-            guard !a.isInferred, a.type == ReplayAttribute.characteristic, a.value.count >= 5,
-                let value = a.value.u16le(1),
-                let uuid = Array(a.value.dropFirst(3)).withByteView(BluetoothUUID.init(littleEndian:))
+            guard !a.isInferred, a.type == ReplayAttribute.characteristic,
+                let d = GATTCharacteristicDeclarationValue.fields(in: a.value)
             else { return nil }
-            return Characteristic(uuid: uuid, declaration: a.handle, value: value, properties: a.value[0])
+            return Characteristic(uuid: d.uuid, declaration: a.handle, value: d.valueHandle, properties: d.properties)
         }
         declarations.sort { $0.value < $1.value }
         let boundaries = Set(
@@ -414,7 +423,9 @@ final class PeerReplayState {
             }
         }
         for a in attrs where a.type == ReplayAttribute.include && !a.isInferred {
-            if let s = serviceIndex(a.handle) { services[s].includes.append(a.value.u16le(0) ?? 0) }
+            if let s = serviceIndex(a.handle) {
+                services[s].includes.append(GATTIncludeDeclarationValue.includedServiceHandle(in: a.value) ?? 0)
+            }
         }
         var orphans: [Characteristic] = []
         func place(_ c: Characteristic) {

@@ -196,9 +196,10 @@ public final class CentralPlayback {
     {
         guard
             let decl = server.attributes.last(where: {
-                $0.type == ReplayAttribute.characteristic && $0.value.u16le(1) == h && $0.handle < h
-            }), decl.value.count >= 5,
-            let uuid = Array(decl.value.dropFirst(3)).withByteView(BluetoothUUID.init(littleEndian:)),
+                $0.type == ReplayAttribute.characteristic
+                    && GATTCharacteristicDeclarationValue.valueHandle(in: $0.value) == h && $0.handle < h
+            }),
+            let uuid = GATTCharacteristicDeclarationValue.fields(in: decl.value)?.uuid,
             let service = server.attributes.last(where: {
                 ($0.type == ReplayAttribute.primaryService || $0.type == ReplayAttribute.secondaryService)
                     && $0.handle < h
@@ -239,7 +240,8 @@ public final class CentralPlayback {
         for s in m.steps where !s.hostIsClient {
             let pdu = att[s.capturedIndex]
             let op = ATTOpcode(s.bytes.first ?? 0)
-            let h = s.bytes.u16le(1) ?? 0
+            let fields = ATTClientFields(s.bytes)
+            let h = fields.handle
             let response = s.responseIndex.map { att[$0].bytes }
             func add(
                 _ kind: Operation.Kind, _ c: (service: BluetoothUUID, uuid: BluetoothUUID, properties: UInt8),
@@ -270,7 +272,7 @@ public final class CentralPlayback {
                 // Read Blob continuing the read (Read Long Characteristic Values, Vol 3 Part G 4.8.3):
                 // Core Bluetooth reads the whole value in one call.
                 guard let i = lastRead, operations[i].handle == h, operations[i].capturedOutcome == .success,
-                    Int(s.bytes.u16le(3) ?? 0) == operations[i].capturedValue.count
+                    Int(fields.offset) == operations[i].capturedValue.count
                 else {
                     skipped.append((pdu.frame, "Read Blob not continuing a read"))
                     continue
@@ -284,26 +286,26 @@ public final class CentralPlayback {
                 if server.isCCCD(h) {
                     guard let v = server.valueHandle(ofCCCD: h), let c = target(v, frame: pdu.frame, what: "CCCD write")
                     else { continue }
-                    let config = s.bytes.u16le(3) ?? 0
+                    let config = fields.value.withByteView(GATTClientConfiguration.bits(of:)) ?? 0
                     let enabling = GATTClientConfiguration.notification | GATTClientConfiguration.indication
                     add(
                         config & enabling != 0 ? .subscribe : .unsubscribe, c, handle: v,
-                        value: Array(s.bytes.dropFirst(3)),
+                        value: fields.value,
                         outcome(response))
                 } else if let c = target(h, frame: pdu.frame, what: "write") {
-                    add(.write, c, handle: h, value: Array(s.bytes.dropFirst(3)), outcome(response))
+                    add(.write, c, handle: h, value: fields.value, outcome(response))
                 }
             case .writeCommand:
                 lastRead = nil
                 if let c = target(h, frame: pdu.frame, what: "write command") {
-                    add(.writeWithoutResponse, c, handle: h, value: Array(s.bytes.dropFirst(3)), .noResponse)
+                    add(.writeWithoutResponse, c, handle: h, value: fields.value, .noResponse)
                 }
             case .prepareWriteRequest:
                 lastRead = nil
                 var error: UInt8?
                 if case .attError(let code) = outcome(response) { error = code }
                 prepared.append(
-                    (h, Int(s.bytes.u16le(3) ?? 0), Array(s.bytes.dropFirst(5)), error, pdu.frame, pdu.time))
+                    (h, Int(fields.offset), fields.value, error, pdu.frame, pdu.time))
             case .executeWriteRequest:
                 lastRead = nil
                 // Prepare Write … Execute Write (Vol 3 Part G 4.9.4): one long write per handle.
@@ -346,7 +348,7 @@ public final class CentralPlayback {
             && (pdu.opcode == ATTOpcode.handleValueNotification.rawValue
                 || pdu.opcode == ATTOpcode.handleValueIndication.rawValue)
         {
-            guard let h = pdu.bytes.u16le(1), let c = characteristic(server, value: h),
+            guard let h = pdu.bytes.withByteView(ATTPDU.handle(of:)), let c = characteristic(server, value: h),
                 !Self.systemServices.contains(c.service)
             else { continue }
             notified[h, default: (CBUUID(c.service), CBUUID(c.uuid), 0)].count += 1
@@ -361,10 +363,8 @@ public final class CentralPlayback {
             let chars = server.attributes.filter {
                 $0.type == ReplayAttribute.characteristic && !$0.isInferred && $0.handle > s.handle && $0.handle <= end
             }.compactMap { d -> (uuid: CBUUID, properties: UInt8)? in
-                guard d.value.count >= 5,
-                    let u = Array(d.value.dropFirst(3)).withByteView(BluetoothUUID.init(littleEndian:))
-                else { return nil }
-                return (CBUUID(u), d.value[0])
+                guard let f = GATTCharacteristicDeclarationValue.fields(in: d.value) else { return nil }
+                return (CBUUID(f.uuid), f.properties)
             }
             table.append((CBUUID(uuid), chars))
         }

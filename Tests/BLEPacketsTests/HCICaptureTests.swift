@@ -127,3 +127,122 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
         #expect(bad.isEmpty, "frames: \(bad)")
     }
 }
+
+/// The typed commands the virtual controller acts on (HCIControllerCommands.swift), over every
+/// command of the Bumble captures: each decodes and encodes back to the parameters it came from.
+@Suite struct HCIControllerCommandCaptureTests {
+    static func typed(_ c: HCICommandPacket) -> (any HCICommandEncodable)? {
+        let p = c.parameters
+        switch c.opcode {
+        case HCIOpcode.setEventMask, HCIOpcode.leSetEventMask: return HCISetEventMask(opcode: c.opcode, parameters: p)
+        case HCIOpcode.readRSSI, HCIOpcode.leReadPHY, HCIOpcode.leReadRemoteFeatures,
+            HCIOpcode.readRemoteVersionInformation, HCIOpcode.leLongTermKeyRequestNegativeReply:
+            return HCIConnectionHandleCommand(opcode: c.opcode, parameters: p)
+        case HCIOpcode.leSetRandomAddress: return HCILESetRandomAddress(parameters: p)
+        case HCIOpcode.leSetAdvertisingEnable: return HCILESetAdvertisingEnable(parameters: p)
+        case HCIOpcode.leSetExtendedAdvertisingEnable: return HCILESetExtendedAdvertisingEnable(parameters: p)
+        case HCIOpcode.leSetDataLength: return HCILESetDataLength(parameters: p)
+        case HCIOpcode.leWriteSuggestedDefaultDataLength: return HCILEWriteSuggestedDefaultDataLength(parameters: p)
+        case HCIOpcode.leEnableEncryption: return HCILEEnableEncryption(parameters: p)
+        case HCIOpcode.leLongTermKeyRequestReply: return HCILELongTermKeyRequestReply(parameters: p)
+        case HCIOpcode.leSetPHY: return HCILESetPHY(parameters: p)
+        case HCIOpcode.leAddDeviceToResolvingList: return HCILEAddDeviceToResolvingList(parameters: p)
+        default: return nil
+        }
+    }
+
+    @Test func captureCommandsRoundTrip() throws {
+        var seen: [UInt16: Int] = [:]
+        for path in Fixtures.captures(in: "bumble") {
+            try h4Records(path) { frame, type, payload in
+                guard type == 0x01, let c = HCICommandPacket(payload) else { return }
+                guard let t = Self.typed(c) else {
+                    return
+                }
+                seen[c.opcode, default: 0] += 1
+                var w = ByteWriter()
+                t.appendParameters(to: &w)
+                #expect(w.bytes == c.parameters.toArray(), "\(path) frame \(frame)")
+                #expect(t.commandOpcode == c.opcode)
+            }
+        }
+        // The Bumble hosts set both event masks, the random address, the suggested data
+        // length, advertise with extended advertising and encrypt.
+        for op in [
+            HCIOpcode.setEventMask, HCIOpcode.leSetEventMask, HCIOpcode.leSetRandomAddress,
+            HCIOpcode.leWriteSuggestedDefaultDataLength, HCIOpcode.leSetExtendedAdvertisingEnable,
+            HCIOpcode.leEnableEncryption, HCIOpcode.leLongTermKeyRequestReply,
+        ] {
+            #expect(seen[op, default: 0] > 0, "opcode \(op) never seen")
+        }
+    }
+
+    @Test func shortParametersDecodeToNothing() {
+        #expect([0x01, 0x02].withByteView { HCISetEventMask(opcode: HCIOpcode.setEventMask, parameters: $0) } == nil)
+        // Two sets announced, one present.
+        #expect(
+            [0x01, 0x02, 0x00, 0x00, 0x00, 0x00].withByteView(HCILESetExtendedAdvertisingEnable.init(parameters:))
+                == nil)
+        let one = [0x01, 0x01, 0x03, 0x10, 0x00, 0x05].withByteView(HCILESetExtendedAdvertisingEnable.init(parameters:))
+        #expect(one?.sets == [.init(advertisingHandle: 3, duration: 16, maxExtendedAdvertisingEvents: 5)])
+        #expect([0x01, 0x00, 0x00, 0x02, 0x02, 0x00].withByteView(HCILESetPHY.init(parameters:)) == nil)
+        #expect(Array(repeating: 0, count: 27).withByteView(HCILEEnableEncryption.init(parameters:)) == nil)
+        #expect(Array(repeating: 0, count: 38).withByteView(HCILEAddDeviceToResolvingList.init(parameters:)) == nil)
+        // A reply with its handle and half a key: the handle decodes, the key does not.
+        let reply = ([0x41, 0x10] + Array(repeating: 0xAA, count: 8)).withByteView(
+            HCILELongTermKeyRequestReply.init(parameters:))
+        #expect(reply?.handle == 0x0041 && reply?.longTermKey == nil)
+        // Handles lose their Packet Boundary and Broadcast flag bits.
+        #expect(
+            [0x41, 0x30].withByteView { HCIConnectionHandleCommand(opcode: HCIOpcode.leReadPHY, parameters: $0) }?
+                .handle
+                == 0x0041)
+    }
+}
+
+/// The typed values read through a command's layout (HCILayoutFields): the field the layout
+/// places, as far as the parameters reach.
+@Suite struct HCILayoutFieldTests {
+    @Test func advertisingParametersThroughTheirLayouts() {
+        // 7.8.5: intervals 0x0800 × 2, ADV_IND, Own_Address_Type random (1), peer public
+        // 00:00:00:00:00:00, all channels, no filter.
+        let legacy: [UInt8] =
+            [0x00, 0x08, 0x00, 0x08, 0x00, 0x01, 0x00] + [UInt8](repeating: 0, count: 6) + [0x07, 0x00]
+        #expect(legacy.withByteView(HCILESetAdvertisingParameters.init(parameters:)).ownAddressType == 1)
+        #expect(
+            Array(legacy.prefix(6)).withByteView(HCILESetAdvertisingParameters.init(parameters:)).ownAddressType == 1)
+        #expect(
+            Array(legacy.prefix(5)).withByteView(HCILESetAdvertisingParameters.init(parameters:)).ownAddressType == nil)
+        // 7.8.53: handle 0, properties 0x0013, intervals 0x30 × 2 (3 octets each), channel
+        // map 7, Own_Address_Type 1, …
+        let extended: [UInt8] = [0x00, 0x13, 0x00, 0x30, 0x00, 0x00, 0x30, 0x00, 0x00, 0x07, 0x01, 0x00]
+        #expect(extended.withByteView(HCILESetExtendedAdvertisingParameters.init(parameters:)).ownAddressType == 1)
+        #expect(
+            Array(extended.prefix(10)).withByteView(HCILESetExtendedAdvertisingParameters.init(parameters:))
+                .ownAddressType == nil)
+        let random: [UInt8] = [0x02, 0x06, 0x05, 0x04, 0x03, 0x02, 0xC1]
+        let r = random.withByteView(HCILESetAdvertisingSetRandomAddress.init(parameters:))
+        #expect(r.advertisingHandle == 2 && r.randomAddress == BDAddr("C1:02:03:04:05:06"))
+        #expect(
+            Array(random.prefix(6)).withByteView(HCILESetAdvertisingSetRandomAddress.init(parameters:)).randomAddress
+                == nil)
+    }
+
+    /// Every such command of the Bumble captures gives the value at the offset the spec
+    /// gives (the layouts agree with the hosts).
+    @Test func captureCommandsThroughTheirLayouts() throws {
+        var seen = 0
+        for path in Fixtures.captures(in: "bumble") {
+            try h4Records(path) { _, type, payload in
+                guard type == 0x01, let c = HCICommandPacket(payload),
+                    c.opcode == HCIOpcode.leSetExtendedAdvertisingParameters
+                else { return }
+                seen += 1
+                #expect(
+                    HCILESetExtendedAdvertisingParameters(parameters: c.parameters).ownAddressType
+                        == c.parameters.u8(10))
+            }
+        }
+        #expect(seen > 0)
+    }
+}

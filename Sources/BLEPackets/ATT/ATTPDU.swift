@@ -99,6 +99,15 @@ public enum ATTPDU: @unchecked Sendable {
         return pdu.u16le(e.handleOffset)
     }
 
+    /// The first two 16-bit parameters of a PDU (at offsets 1 and 3), each nil where the bytes
+    /// end before it, whatever the opcode: the handle (or Starting Handle) and the Value
+    /// Offset (or Ending Handle) of the requests that start with them. For answering a request
+    /// too short for its opcode (`.malformed`) from what it does hold, as a server that reads
+    /// its fields one by one does; decoded PDUs have their typed fields.
+    public static func leadingHandles(of pdu: ByteView) -> (first: UInt16?, second: UInt16?) {
+        (pdu.u16le(1), pdu.u16le(3))
+    }
+
     /// Whether the bytes are exactly one PDU of a defined opcode: its parameters decode and a
     /// fixed-size PDU has no bytes after its fields. Used where the bytes alone must show that
     /// a channel carries ATT (traffic on a handle no Connection Complete announced).

@@ -16,6 +16,20 @@ extension SMPCommandType {
     }
 }
 
+extension SMPCommandType {
+    /// Parses a whole SMP PDU that is exactly its command's size (code and parameters, Vol 3
+    /// Part H 3.3, Table 3.1): what a pairing device acts on; nil for another code or length.
+    public init?(exactPDU pdu: ByteView) {
+        guard let e = SMPCode.entry(Self.code), pdu.count == 1 + e.parameterLength else { return nil }
+        self.init(pdu: pdu)
+    }
+}
+
+extension SMPCode {
+    /// The command code of an SMP PDU (its first octet), nil when it is empty.
+    public static func code(of pdu: ByteView) -> UInt8? { pdu.u8(0) }
+}
+
 /// SMP command codes (Vol 3 Part H 3.3, Table 3.1): name, exact parameter size, decoder.
 extension SMPCode {
     public struct Entry: Sendable {

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLECrypto
 
 /// Encryption Information (Core 5.4 Vol 3 Part H 3.6.2): the 128-bit LTK (legacy pairing).
 public struct SMPEncryptionInformation: SMPCommandType, @unchecked Sendable {
@@ -8,6 +9,8 @@ public struct SMPEncryptionInformation: SMPCommandType, @unchecked Sendable {
         guard let v = p.slice(0, 16) else { return nil }
         longTermKey = v
     }
+    /// The key as a number (its octets least significant first).
+    public var key: UInt128 { longTermKey.littleEndianUInt128(at: 0)! }
     public func describe(into sink: FieldSink) { sink.field("long_term_key", .key128(longTermKey)) }
 }
 

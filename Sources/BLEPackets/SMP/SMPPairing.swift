@@ -1,4 +1,5 @@
 import BLEBytes
+import BLECrypto
 
 /// IO Capability (Core 5.4 Vol 3 Part H 3.5.1, Table 3.4).
 public enum SMPIOCapability {
@@ -121,6 +122,8 @@ public struct SMPPairingConfirm: SMPCommandType, @unchecked Sendable {
         guard let v = p.slice(0, 16) else { return nil }
         confirmValue = v
     }
+    /// The confirm value as the number c1 computes (its octets least significant first).
+    public var confirm: UInt128 { confirmValue.littleEndianUInt128(at: 0)! }
     public func describe(into sink: FieldSink) { sink.field("confirm_value", .bytes(confirmValue)) }
 }
 
@@ -132,6 +135,8 @@ public struct SMPPairingRandom: SMPCommandType, @unchecked Sendable {
         guard let v = p.slice(0, 16) else { return nil }
         randomValue = v
     }
+    /// The random value as a number (its octets least significant first).
+    public var random: UInt128 { randomValue.littleEndianUInt128(at: 0)! }
     public func describe(into sink: FieldSink) { sink.field("random_value", .bytes(randomValue)) }
 }
 

@@ -776,8 +776,10 @@ final class SimulatedLink {
             return CBATTError.Code.invalidHandle.byte
         }
         if c.cccdHandle == d.handle {
-            guard bytes.count == 2 else { return CBATTError.Code.invalidAttributeValueLength.byte }
-            serverWriteCCCD(c, UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
+            guard let bits = GATTClientConfiguration.bits(ofWritten: bytes) else {
+                return CBATTError.Code.invalidAttributeValueLength.byte
+            }
+            serverWriteCCCD(c, bits)
             return nil
         }
         guard let def = c.descriptors[i].definition else { return CBATTError.Code.writeNotPermitted.byte }
