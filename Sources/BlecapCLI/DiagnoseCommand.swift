@@ -19,6 +19,8 @@ struct DiagnoseCommand: ParsableCommand {
             requester did next. Every step cites its frames and says whether a frame shows it \
             (observed) or it is reasoned from them (inferred). What the capture cannot tell is \
             said to be unknown. JSON is a versioned contract: docs/diagnose.md.
+
+            \(ExitStatusTable.text)
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, jsonl, markdown }
