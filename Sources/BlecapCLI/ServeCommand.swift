@@ -122,7 +122,14 @@ struct ServeCommand: ParsableCommand {
 
     func validate() throws {
         if role != "peripheral" && role != "central" { throw ValidationError("--role takes peripheral or central") }
-        do { _ = try TransportSpec(transport) } catch { throw ValidationError(error.description) }
+        do {
+            // Listening beyond loopback needs --listen-any: a usage error (2), unlike a transport
+            // that cannot be opened (4).
+            if case .tcpServer(let host, _) = try TransportSpec(transport), !listenAny, !host.hasPrefix("127.") {
+                throw ValidationError(
+                    "tcp-server on \(host): not a loopback address (give --listen-any to listen there)")
+            }
+        } catch let e as ValidationError { throw e } catch { throw ValidationError("\(error)") }
         _ = try parsedSpeed()
         _ = try ReplayOptions.errors(error)
         if let address, BDAddr(address) == nil { throw ValidationError("--address: not an address: \(address)") }
@@ -137,11 +144,9 @@ struct ServeCommand: ParsableCommand {
     func parsedSpeed() throws -> ReplaySpeed { try ReplayOptions.speed(speed) }
 
     func run() throws {
-        let replay: CaptureReplay
-        do { replay = try CaptureReplay(path: file) } catch {
-            printError("\(file): \(error)")
-            throw BlecapExit.unreadable.exitCode
-        }
+        // Opened as every command opens its input: '-', FIFOs, compressed files and archives.
+        let input = try CaptureInput.open(file)
+        let replay = CaptureReplay(session: CapturedSession(reader: input.reader, path: input.path))
         var config = ControllerConfiguration()
         config.role = role == "central" ? .central : .peripheral
         config.speed = try parsedSpeed()
