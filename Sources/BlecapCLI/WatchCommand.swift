@@ -47,7 +47,9 @@ struct WatchCommand: ParsableCommand {
     @Flag(name: .long, help: "Keep reading a file that is still being written (like tail -f).")
     var follow = false
 
-    @Option(name: .shortAndLong, help: "Output format: text or jsonl.")
+    @Option(
+        name: .shortAndLong,
+        help: "Output format: text or jsonl (-f is --format, as in every command; --follow has no short name).")
     var format: TextOrJSONL = .text
 
     @Option(name: .long, help: "Also save the HCI records seen as a btsnoop file (H4).")

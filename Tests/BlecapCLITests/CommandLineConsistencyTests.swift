@@ -118,6 +118,14 @@ import Testing
         #expect(some.status == 0 && !some.stdout.isEmpty && some.stderr.isEmpty)
     }
 
+    @Test func watchDashFIsTheFormatAndSaysSo() throws {
+        // Users of tail -f reach for -f; here, as in every command, it is --format.
+        let run = try CLIRunner.run(["watch", "-f", Self.clean])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("is invalid for '-f <format>'"))
+        #expect(run.stderr.contains("--follow has no short name"))
+    }
+
     @Test func aNegativeJobCountIsAClearError() throws {
         let run = try CLIRunner.run(["lint", "--jobs", "-1", Self.clean])
         #expect(run.status == 2)
