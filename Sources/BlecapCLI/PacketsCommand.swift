@@ -19,7 +19,8 @@ struct PacketsCommand: ParsableCommand {
             Examples:
               blecap packets btsnoop_hci.log
               blecap packets --verbose capture.pklg | less -R
-              blecap packets --format jsonl capture.pcapng | jq 'select(.att.name == "Write Request")'
+              blecap packets --format jsonl capture.pcapng \\
+                | jq 'select(.att.name == "Write Request")'
               adb shell cat /data/misc/bluetooth/logs/btsnoop_hci.log | blecap packets -
 
             \(ExitStatusTable.text)

@@ -40,7 +40,8 @@ struct ReplayCommand: ParsableCommand {
             Examples:
               blecap replay hr_short_notification.central.btsnoop
               blecap replay session.btsnoop --connection 2 --format json
-              blecap replay session.btsnoop --mtu 23 --drop-notifications 0.2 --out varied.btsnoop --lint
+              blecap replay session.btsnoop --mtu 23 --drop-notifications 0.2 \\
+                --out varied.btsnoop --lint
 
             \(ExitStatusTable.text)
             """)

@@ -51,7 +51,8 @@ struct ServeCommand: ParsableCommand {
 
             Examples:
               blecap serve hr.central.btsnoop --transport tcp-server:127.0.0.1:9000
-              blecap serve hr.central.btsnoop --transport pty:/tmp/blecap-uart --out host.btsnoop
+              blecap serve hr.central.btsnoop --transport pty:/tmp/blecap-uart \\
+                --out host.btsnoop
               sudo blecap serve hr.central.btsnoop --transport vhci --format json
 
             \(ExitStatusTable.text)

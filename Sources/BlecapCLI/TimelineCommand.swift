@@ -23,7 +23,8 @@ struct TimelineCommand: ParsableCommand {
             Examples:
               blecap timeline btsnoop_hci.log
               blecap timeline --type 'gatt.*' --connection 2 capture.pklg
-              blecap timeline --format jsonl capture.btsnoop | jq 'select(.type == "gatt.write")'
+              blecap timeline --format jsonl capture.btsnoop \\
+                | jq 'select(.type == "gatt.write")'
 
             \(ExitStatusTable.text)
             """)

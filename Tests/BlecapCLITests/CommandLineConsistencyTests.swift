@@ -126,6 +126,21 @@ import Testing
         #expect(run.stderr.contains("--follow has no short name"))
     }
 
+    /// Help examples are copied into shells: each line fits 80 columns, so no terminal wraps
+    /// one mid-command (long ones continue with a backslash).
+    @Test(arguments: ["packets", "info", "timeline", "lint", "report", "replay", "serve", "watch"])
+    func helpExamplesFit80Columns(command: String) throws {
+        let help = try CLIRunner.run([command, "--help"], environment: ["COLUMNS": "200"])
+        let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(of: "Examples:") else {
+            Issue.record("\(command): no examples")
+            return
+        }
+        let examples = lines[(start + 1)...].prefix { !$0.isEmpty }
+        #expect(!examples.isEmpty)
+        for line in examples { #expect(line.count <= 80, "\(command): \(line)") }
+    }
+
     @Test func aNegativeJobCountIsAClearError() throws {
         let run = try CLIRunner.run(["lint", "--jobs", "-1", Self.clean])
         #expect(run.status == 2)
