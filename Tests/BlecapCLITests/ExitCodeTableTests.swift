@@ -136,7 +136,7 @@ import Testing
 
     // MARK: 5 refused by a safety limit
 
-    @Test(arguments: Command.allCases.filter { $0 != .watch })
+    @Test(arguments: Command.allCases)
     func refusedArchiveIs5(command: Command) throws {
         let scratch = try Scratch()
         let evil = scratch.file("evil.tar")
