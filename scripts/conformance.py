@@ -20,7 +20,7 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     ATT again, which must repeat the original's, and blecap must not count it. tshark's own
     SN-only `btle.retransmit` count is reported beside (it also calls new data after a PDU the
     sniffer missed a retransmission). The Frontline .cfa must be
-    refused with "unknown capture format", exit code 2.
+    refused with "unknown capture format", exit code 4 (docs/exit-codes.md).
   * Damaged copies of every HCI capture (truncated, garbage appended) must decode their valid
     prefix, name the byte offset of the damage and exit 3.
   * Android vendor commands: every LE Advertising Packet Content Filter (APCF, 0xFD57) and LE Get
@@ -73,7 +73,7 @@ LINK_LAYER_TAGS = ("lell25", "nordic272", "ppi192", "user157")
 def is_link_layer(name):
     return any(tag in name for tag in LINK_LAYER_TAGS)
 EXIT_DAMAGED = 3
-EXIT_UNREADABLE = 2
+EXIT_UNREADABLE = 4
 
 
 def tshark_att(path, chandles=None):

@@ -1,8 +1,13 @@
 import ArgumentParser
+import BLEBytes
 import BLEPackets
 import BLEPass
 import CaptureArchive
 import CaptureIO
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Opens a capture for a subcommand and turns open errors and damage into blecap's exit codes
 /// and messages.
@@ -23,7 +28,7 @@ struct CaptureInput {
         let bundle = try openBundle(path, member: member)
         guard bundle.members.count == 1 else {
             fail(path, ArchiveError.severalCaptures(bundle.members.compactMap(\.name)).description)
-            throw BlecapExit.unreadable.exitCode
+            throw BlecapExit.usage.exitCode
         }
         let input = try open(bundle.members[0], in: bundle)
         if let note = input.member.note { printError("\(input.path): \(note)") }
@@ -54,9 +59,26 @@ struct CaptureInput {
     /// The exit status for an input that could not be opened.
     static func exit(for error: ArchiveError) -> BlecapExit {
         switch error {
-        case .noCapture, .bugReportWithoutBluetoothLog: .noCapture
+        case .noCapture, .bugReportWithoutBluetoothLog, .capture, .unreadableArchive, .btsnooz: .unreadable
         case .refused: .refused
-        case .capture, .unreadableArchive, .noSuchMember, .severalCaptures, .btsnooz: .unreadable
+        case .noSuchMember, .severalCaptures: .usage
+        }
+    }
+
+    /// Whether `path` is a regular file that is compressed or an archive (by content), which
+    /// only CaptureBundle opens: `watch` reads such a file through `open` (once, since a
+    /// compressed stream cannot be followed as it grows).
+    static func isPacked(_ path: String) -> Bool {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
+        var prefix = [UInt8](repeating: 0, count: 512)
+        let n = read(fd, &prefix, prefix.count)
+        guard n > 0 else { return false }
+        return prefix.withUnsafeBytes {
+            CaptureBundle.isArchive(ByteView(UnsafeRawBufferPointer(rebasing: $0[0..<n])))
         }
     }
 

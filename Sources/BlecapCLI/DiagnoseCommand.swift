@@ -24,6 +24,8 @@ struct DiagnoseCommand: ParsableCommand {
             parameters allow, what bounds it and the one setting that would raise it most, in \
             the platform's API (lint's platform detection; --platform forces it); and the \
             latency of each request type. JSON is a versioned contract: docs/diagnose.md.
+
+            \(ExitStatusTable.text)
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, jsonl, markdown }

@@ -6,7 +6,10 @@ struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain",
         abstract:
-            "Explain one lint rule: what it checks, its guidance, evidence, thresholds and the fix (Core Bluetooth, Android)."
+            "Explain one lint rule: what it checks, its guidance, evidence, thresholds and the fix (Core Bluetooth, Android).",
+        discussion: """
+            \(ExitStatusTable.text)
+            """
     )
 
     @Argument(help: "Rule id (BLE002) or slug (oversized-write).")

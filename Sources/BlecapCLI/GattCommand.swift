@@ -15,6 +15,8 @@ struct GattCommand: ParsableCommand {
             (services, includes, characteristics with properties and value handles, \
             descriptors), and this host's own server if the peer discovered it. A database \
             discovered on an earlier connection of the same peer is carried over and marked so.
+
+            \(ExitStatusTable.text)
             """)
 
     @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger), or '-' for standard input.")
@@ -26,11 +28,7 @@ struct GattCommand: ParsableCommand {
     @OptionGroup var decryption: LinkLayerKeyOptions
 
     @Option(name: .shortAndLong, help: "Output format: text or json.")
-    var format: OutputFormat = .text
-
-    func validate() throws {
-        if format == .jsonl { throw ValidationError("gatt writes text or json") }
-    }
+    var format: TextOrJSON = .text
 
     func run() throws {
         let input = try CaptureInput.open(file, member: member)

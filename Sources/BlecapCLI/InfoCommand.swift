@@ -19,6 +19,8 @@ struct InfoCommand: ParsableCommand {
             Examples:
               blecap info btsnoop_hci.log
               blecap info --format json capture.pklg
+
+            \(ExitStatusTable.text)
             """)
 
     @Argument(help: "Capture file, or '-' for standard input.")

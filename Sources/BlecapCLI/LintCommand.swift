@@ -32,17 +32,35 @@ struct LintCommand: ParsableCommand {
             Baseline (--baseline): findings whose fingerprint it lists are reported as baselined \
             and never fail; --write-baseline F writes the current findings' fingerprints.
 
-            Exit status: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage \
-            error or unreadable/damaged capture.
+            Exit status: 1 when a finding is at or above --fail-on (and none of 3, 4, 5 applies: \
+            a damaged or unreadable input outranks findings); --write-baseline accepts the \
+            findings it writes, so that run exits 0. Inside directories, files that are not \
+            captures (empty ones too) are skipped; named on the command line they count.
 
             Examples:
               blecap lint captures/
               blecap lint --format sarif --output lint.sarif app.btsnoop
-              blecap lint --fail-on error --disable unfiltered-scan --baseline .blecap-baseline.json logs/
+              blecap lint --fail-on error --disable unfiltered-scan \\
+                --baseline .blecap-baseline.json logs/
+              cat app.btsnoop | blecap lint -
+
+            \(ExitStatusTable.text)
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, sarif, junit, github, markdown, html }
-    enum FailOn: String, ExpressibleByArgument, CaseIterable { case error, warning, note, never }
+    enum FailOn: String, ExpressibleByArgument, CaseIterable {
+        case error, warning, note, never
+
+        /// The lowest severity that fails the run; nil for never.
+        var threshold: Severity? {
+            switch self {
+            case .never: nil
+            case .note: .note
+            case .warning: .warning
+            case .error: .error
+            }
+        }
+    }
 
     @Argument(help: "Capture files, simulator traces (JSONL) or directories.")
     var paths: [String]
@@ -78,8 +96,10 @@ struct LintCommand: ParsableCommand {
         help: "Inside archives, lint only the capture with this name (its path in the archive, or its file name).")
     var member: String?
 
+    // Parsed unconditionally so that `--jobs -1` reaches `validate` and its message, instead
+    // of being taken for an option ("Missing value").
     @Option(
-        name: .shortAndLong,
+        name: .shortAndLong, parsing: .unconditional,
         help: "Captures linted at once (default: one per core); 1 lints them one after another.")
     var jobs: Int?
 
@@ -106,7 +126,7 @@ struct LintCommand: ParsableCommand {
             configuration.platform = platform.forced
         } catch {
             printError(error.description)
-            throw BlecapExit.unreadable.exitCode
+            throw BlecapExit.usage.exitCode
         }
 
         let (files, explicit, problems) = CaptureWalker.collect(paths)
@@ -154,10 +174,7 @@ struct LintCommand: ParsableCommand {
             if let d = r.damage { printError("\(r.path): \(d)") }
         }
         if let output {
-            guard FileManager.default.createFile(atPath: output, contents: Data(text.utf8)) else {
-                printError("cannot write \(output)")
-                throw BlecapExit.unreadable.exitCode
-            }
+            OutputBuffer.writeFile(output, text: text)
         } else {
             let out = OutputBuffer(fd: 1)
             out.string(text)
@@ -165,29 +182,20 @@ struct LintCommand: ParsableCommand {
         }
         if let writeBaseline {
             let all = reports.flatMap(\.findings)
-            guard FileManager.default.createFile(atPath: writeBaseline, contents: Data(Baseline.render(all).utf8))
-            else {
-                printError("cannot write \(writeBaseline)")
-                throw BlecapExit.unreadable.exitCode
-            }
+            OutputBuffer.writeFile(writeBaseline, text: Baseline.render(all))
         }
 
-        if !problems.isEmpty || reports.contains(where: \.isUnreadable) {
-            if problems.isEmpty, let code = archiveExits.max(by: { $0.rawValue < $1.rawValue }),
-                reports.filter(\.isUnreadable).count == archiveExits.count
-            {
-                throw code.exitCode
-            }
-            throw BlecapExit.unreadable.exitCode
+        // Inputs that could not be read outrank damage, which outranks findings.
+        let failed = reports.filter { $0.error != nil }
+        if !problems.isEmpty || !failed.isEmpty {
+            var codes = archiveExits
+            if !problems.isEmpty || failed.count > archiveExits.count { codes.append(.unreadable) }
+            throw (codes.max(by: { $0.rawValue < $1.rawValue }) ?? .unreadable).exitCode
         }
-        let threshold: Severity? =
-            switch failOn {
-            case .never: nil
-            case .note: .note
-            case .warning: .warning
-            case .error: .error
-            }
-        if reports.contains(where: { !$0.failing(at: threshold).isEmpty }) { throw BlecapExit.findings.exitCode }
+        if reports.contains(where: { $0.damage != nil }) { throw BlecapExit.damaged.exitCode }
+        // The findings a baseline was just written from are accepted, not failures.
+        if writeBaseline != nil { return }
+        if reports.contains(where: { !$0.failing(at: failOn.threshold).isEmpty }) { throw BlecapExit.findings.exitCode }
     }
 }
 
@@ -227,6 +235,12 @@ enum CaptureWalker {
         let fm = FileManager.default
         for p in paths {
             var isDir: ObjCBool = false
+            // Standard input, opened by CaptureBundle as every command opens it.
+            if p == "-" {
+                files.insert(p)
+                explicit.insert(p)
+                continue
+            }
             guard fm.fileExists(atPath: p, isDirectory: &isDir) else {
                 problems.append("\(p): no such file or directory")
                 continue
@@ -250,6 +264,8 @@ enum CaptureWalker {
                 }
                 let prefix = (try? h.read(upToCount: 512)) ?? Data()
                 try? h.close()
+                // An empty file is no capture: skipped like any other file that is not one.
+                if prefix.isEmpty { continue }
                 let detection = prefix.withUnsafeBytes { CaptureFile.detect(ByteView($0)) }
                 switch detection {
                 case .unknown where SimulatorTraceReader.detect(prefix): files.insert(full)
@@ -316,8 +332,13 @@ enum LintRunner {
                 var r = CaptureReport(path: file)
                 r.error = error.description
                 let code = CaptureInput.exit(for: error)
+                let holdsNone: Bool
+                switch error {
+                case .noCapture, .bugReportWithoutBluetoothLog: holdsNone = true
+                default: holdsNone = false
+                }
                 // Inside a directory, an archive without captures is passed over with a note.
-                if code == .noCapture && !explicit.contains(file) {
+                if holdsNone && !explicit.contains(file) {
                     r.unsupportedFormat = true
                 } else {
                     exits.append(code)
@@ -325,9 +346,12 @@ enum LintRunner {
                 jobs.append(.failed(r))
                 continue
             }
-            // A plain file is linted by path (simulator traces are told there); standard input
-            // was already opened by the bundle and is read through it.
-            if bundle.container == nil && file != "-" {
+            // A plain regular file is linted by path (simulator traces are told there);
+            // standard input, a FIFO or /dev/stdin was already opened by the bundle and is read
+            // through it.
+            var st = stat()
+            let regular = file != "-" && stat(file, &st) == 0 && st.st_mode & S_IFMT == S_IFREG
+            if bundle.container == nil && regular {
                 jobs.append(.path(file))
             } else {
                 jobs += bundle.members.map { .member($0, bundle) }

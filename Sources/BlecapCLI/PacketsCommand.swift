@@ -19,8 +19,11 @@ struct PacketsCommand: ParsableCommand {
             Examples:
               blecap packets btsnoop_hci.log
               blecap packets --verbose capture.pklg | less -R
-              blecap packets --format jsonl capture.pcapng | jq 'select(.att.name == "Write Request")'
+              blecap packets --format jsonl capture.pcapng \\
+                | jq 'select(.att.name == "Write Request")'
               adb shell cat /data/misc/bluetooth/logs/btsnoop_hci.log | blecap packets -
+
+            \(ExitStatusTable.text)
             """)
 
     @Argument(
@@ -42,8 +45,7 @@ struct PacketsCommand: ParsableCommand {
     @Flag(name: .long, help: "Text: print absolute UTC times instead of seconds since the first frame.")
     var absoluteTime = false
 
-    @Option(name: .long, help: "Colour: auto (only on a terminal, honours NO_COLOR), always or never.")
-    var color: ColorChoice = .auto
+    @OptionGroup var color: ColorOption
 
     @Flag(
         name: .customLong("empty-pdus"),
@@ -63,7 +65,7 @@ struct PacketsCommand: ParsableCommand {
             showsController = false
         }
         let writer = PacketWriter(
-            out: out, format: format, verbose: verbose, color: format == .text && color.enabled(),
+            out: out, format: format, verbose: verbose, color: format == .text && color.enabled,
             absoluteTime: absoluteTime, showsController: showsController)
         writer.showsEmptyPDUs = emptyPDUs
         let pass = input.pass(keys: decryption.keys)

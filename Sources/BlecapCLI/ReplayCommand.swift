@@ -33,15 +33,17 @@ struct ReplayCommand: ParsableCommand {
             (e.g. 0x0013=0x02, Read Not Permitted); --drop-notifications P drops each \
             notification with probability P, the same ones for the same --seed.
 
-            Exit status: 0 every replayed connection reproduced its captured ATT exchange, \
-            1 a divergence (expected when faults are injected), 2 unreadable capture, \
-            usage error or unwritable --out, 3 capture damaged (the part before the damage is \
-            replayed).
+            Exit status 0: every replayed connection reproduced its captured ATT exchange; 1: \
+            a divergence (expected when faults are injected); 3: the part before the damage was \
+            replayed.
 
             Examples:
               blecap replay hr_short_notification.central.btsnoop
               blecap replay session.btsnoop --connection 2 --format json
-              blecap replay session.btsnoop --mtu 23 --drop-notifications 0.2 --out varied.btsnoop --lint
+              blecap replay session.btsnoop --mtu 23 --drop-notifications 0.2 \\
+                --out varied.btsnoop --lint
+
+            \(ExitStatusTable.text)
             """)
 
     @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger).")
@@ -62,7 +64,7 @@ struct ReplayCommand: ParsableCommand {
     var speed: String = "realtime"
 
     @Option(name: .shortAndLong, help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    var format: TextOrJSON = .text
 
     @Option(name: .long, help: "Write the replayed session as a btsnoop capture.")
     var out: String?
@@ -96,7 +98,6 @@ struct ReplayCommand: ParsableCommand {
     var seed: UInt64 = 1
 
     func validate() throws {
-        if format == .jsonl { throw ValidationError("replay writes text or json") }
         if connection != nil && peer != nil { throw ValidationError("give --connection or --peer, not both") }
         if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
         _ = try parsedSpeed()
@@ -154,10 +155,7 @@ struct ReplayCommand: ParsableCommand {
 
         var written: String?
         if let out, let export {
-            guard Self.write(export, to: out) else {
-                printError("cannot write \(out)")
-                throw BlecapExit.unreadable.exitCode
-            }
+            Self.write(export, to: out)
             written = out
         }
         let stdout = OutputBuffer(fd: 1)
@@ -171,18 +169,15 @@ struct ReplayCommand: ParsableCommand {
         if !report.isIdentical { throw BlecapExit.findings.exitCode }
     }
 
-    /// Writes the export to `path` as btsnoop, piece by piece; false when it cannot.
-    private static func write(_ export: ReplayExport, to path: String) -> Bool {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-            let file = FileHandle(forWritingAtPath: path)
-        else { return false }
-        var failed = false
+    /// Writes the export to `path` as btsnoop, piece by piece, into a temporary file renamed
+    /// to `path` when whole (a failed write ends the run with exit 6).
+    private static func write(_ export: ReplayExport, to path: String) {
+        let out = OutputBuffer.file(path)
         export.writeBTSnoop { bytes in
-            guard !failed else { return }
-            do { try file.write(contentsOf: bytes) } catch { failed = true }
+            bytes.withUnsafeBytes { out.append($0) }
+            out.maybeFlush()
         }
-        do { try file.close() } catch { failed = true }
-        return !failed
+        out.commit()
     }
 
     /// Lints the replayed session through the same pass `blecap lint` runs on captures: the
@@ -193,10 +188,7 @@ struct ReplayCommand: ParsableCommand {
         if path == nil {
             let t = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-replay-\(getpid()).btsnoop")
                 .path
-            guard Self.write(export, to: t) else {
-                printError("cannot write a temporary file for --lint")
-                throw BlecapExit.unreadable.exitCode
-            }
+            Self.write(export, to: t)
             path = t
             temporary = t
         }

@@ -32,13 +32,14 @@ struct ReportCommand: ParsableCommand {
             with .html, in the current directory). With several, -o names a directory \
             (created if missing) that receives one page per capture.
 
-            Exit status: 0 written, 2 unreadable capture or unwritable output, 3 capture damaged \
-            (the page covers the part before the damage).
+            A damaged capture (exit 3) still gets its page, covering the part before the damage.
 
             Examples:
               blecap report btsnoop_hci.log
               blecap report -o session.html capture.pklg
               blecap report -o reports/ logs/*.btsnoop
+
+            \(ExitStatusTable.text)
             """)
 
     @Argument(help: "Capture files.")
@@ -67,7 +68,7 @@ struct ReportCommand: ParsableCommand {
         if let config {
             do { configuration = try LintConfiguration.load(path: config) } catch {
                 printError(error.description)
-                throw BlecapExit.unreadable.exitCode
+                throw BlecapExit.usage.exitCode
             }
         }
         configuration.linkLayerKeys = decryption.keys
@@ -77,13 +78,13 @@ struct ReportCommand: ParsableCommand {
         let jobs = LintRunner.jobs(files, member: member, explicit: Set(files), exits: &exits)
         if output == "-" && jobs.count > 1 {
             printError("-o - writes one capture's page; the input holds \(jobs.count)")
-            throw BlecapExit.unreadable.exitCode
+            throw BlecapExit.usage.exitCode
         }
         let directory = jobs.count > 1 ? (output ?? ".") : nil
         if let directory {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
                 printError("cannot create \(directory): \(error.localizedDescription)")
-                throw BlecapExit.unreadable.exitCode
+                throw BlecapExit.writeError.exitCode
             }
         }
         var status = BlecapExit.success
@@ -110,26 +111,11 @@ struct ReportCommand: ParsableCommand {
                     let out = OutputBuffer(fd: 1)
                     Self.write(model, to: out)
                 } else {
-                    // A new or regular file gets the page streamed into a temporary file beside
-                    // it, renamed over it when whole: a run that fails half-way leaves the
-                    // previous page as it was. Anything else (/dev/stdout, a FIFO, a symbolic
-                    // link) is written in place, as a user who named it expects.
-                    var existing = stat()
-                    let replace = lstat(target, &existing) != 0 || existing.st_mode & S_IFMT == S_IFREG
-                    let path = replace ? "\(target).\(getpid()).partial" : target
-                    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-                    guard fd >= 0 else {
-                        printError("cannot write \(target)")
-                        throw BlecapExit.unreadable.exitCode
-                    }
-                    let out = OutputBuffer(fd: fd)
+                    // Streamed into a temporary file beside the target, renamed over it when
+                    // whole (OutputBuffer.file): a failed run leaves the previous page as it was.
+                    let out = OutputBuffer.file(target)
                     let size = Self.write(model, to: out)
-                    let failed = out.writeErrno != nil
-                    if close(fd) != 0 || failed || (replace && rename(path, target) != 0) {
-                        if replace { unlink(path) }
-                        printError("cannot write \(target)")
-                        throw BlecapExit.unreadable.exitCode
-                    }
+                    out.commit()
                     let f = model.findingsBySeverity
                     printError(
                         "\(target): \(size / 1024) KiB; \(model.header.frames) frames, "

@@ -6,7 +6,11 @@ struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rules",
         abstract: "List the lint rules: id, default severity, slug and title.",
-        discussion: "Use 'blecap explain ID|SLUG' for one rule in full (docs/rules/<slug>.md has the same text).")
+        discussion: """
+            Use 'blecap explain ID|SLUG' for one rule in full (docs/rules/<slug>.md has the same text).
+
+            \(ExitStatusTable.text)
+            """)
 
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: Format = .text

@@ -45,14 +45,17 @@ struct ServeCommand: ParsableCommand {
             subscriptions at their captured timing; the report compares the host's answers \
             and notifications with the captured peripheral's.
 
-            Exit status: 0 every captured connection was served with no operation differing, \
-            1 differences (expected for another app than the captured one), 2 unreadable \
-            capture, usage or transport error, 3 capture damaged.
+            Exit status 0: every captured connection was served with no operation differing; \
+            1: differences (expected for another app than the captured one); 4 also when the \
+            transport cannot be opened or fails.
 
             Examples:
               blecap serve hr.central.btsnoop --transport tcp-server:127.0.0.1:9000
-              blecap serve hr.central.btsnoop --transport pty:/tmp/blecap-uart --out host.btsnoop
+              blecap serve hr.central.btsnoop --transport pty:/tmp/blecap-uart \\
+                --out host.btsnoop
               sudo blecap serve hr.central.btsnoop --transport vhci --format json
+
+            \(ExitStatusTable.text)
             """)
 
     @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger) recorded on the central.")
@@ -74,7 +77,7 @@ struct ServeCommand: ParsableCommand {
     var out: String?
 
     @Option(name: .shortAndLong, help: "Report format: text or json.")
-    var format: OutputFormat = .text
+    var format: TextOrJSON = .text
 
     @Option(name: .long, help: "realtime (as captured), max (no idle time), or a factor such as 2.")
     var speed: String = "realtime"
@@ -119,9 +122,15 @@ struct ServeCommand: ParsableCommand {
     var seed: UInt64 = 1
 
     func validate() throws {
-        if format == .jsonl { throw ValidationError("serve writes text or json") }
         if role != "peripheral" && role != "central" { throw ValidationError("--role takes peripheral or central") }
-        do { _ = try TransportSpec(transport) } catch { throw ValidationError(error.description) }
+        do {
+            // Listening beyond loopback needs --listen-any: a usage error (2), unlike a transport
+            // that cannot be opened (4).
+            if case .tcpServer(let host, _) = try TransportSpec(transport), !listenAny, !host.hasPrefix("127.") {
+                throw ValidationError(
+                    "tcp-server on \(host): not a loopback address (give --listen-any to listen there)")
+            }
+        } catch let e as ValidationError { throw e } catch { throw ValidationError("\(error)") }
         _ = try parsedSpeed()
         _ = try ReplayOptions.errors(error)
         if let address, BDAddr(address) == nil { throw ValidationError("--address: not an address: \(address)") }
@@ -136,11 +145,9 @@ struct ServeCommand: ParsableCommand {
     func parsedSpeed() throws -> ReplaySpeed { try ReplayOptions.speed(speed) }
 
     func run() throws {
-        let replay: CaptureReplay
-        do { replay = try CaptureReplay(path: file) } catch {
-            printError("\(file): \(error)")
-            throw BlecapExit.unreadable.exitCode
-        }
+        // Opened as every command opens its input: '-', FIFOs, compressed files and archives.
+        let input = try CaptureInput.open(file)
+        let replay = CaptureReplay(session: CapturedSession(reader: input.reader, path: input.path))
         var config = ControllerConfiguration()
         config.role = role == "central" ? .central : .peripheral
         config.speed = try parsedSpeed()
@@ -153,7 +160,7 @@ struct ServeCommand: ParsableCommand {
             printError(
                 "\(file): no connection with this capture's host as \(role == "central" ? "peripheral" : "central"): "
                     + "nothing to serve (--role \(role == "central" ? "peripheral" : "central") plays the other side)")
-            throw BlecapExit.unreadable.exitCode
+            throw BlecapExit.usage.exitCode
         }
         if verbose { controller.log = { writeStandardError("blecap serve: \($0)\n") } }
 
@@ -176,10 +183,7 @@ struct ServeCommand: ParsableCommand {
         writeStandardError("blecap serve: session ended: \(end)\n")
 
         if let out, let capture = runner.capture {
-            guard FileManager.default.createFile(atPath: out, contents: Data(capture.bytes)) else {
-                printError("cannot write \(out)")
-                throw BlecapExit.unreadable.exitCode
-            }
+            OutputBuffer.writeFile(out, Array(capture.bytes))
         }
         let report = controller.report()
         let stdout = OutputBuffer(fd: 1)

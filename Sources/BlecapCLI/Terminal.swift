@@ -4,8 +4,10 @@ import ArgumentParser
     import Glibc
 #endif
 
-/// When to colour text output. `auto` colours only a terminal and honours NO_COLOR
-/// (https://no-color.org: any non-empty value turns colour off).
+/// When to colour text output. `auto` colours only a terminal, honours NO_COLOR
+/// (https://no-color.org: any non-empty value turns colour off) and CLICOLOR_FORCE (any
+/// non-empty value but "0" turns it on where no terminal is); NO_COLOR wins over CLICOLOR_FORCE,
+/// and `--color always|never` over both.
 public enum ColorChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
     case auto, always, never
 
@@ -15,9 +17,22 @@ public enum ColorChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
         case .never: return false
         case .auto:
             if let v = getenv("NO_COLOR"), v.pointee != 0 { return false }
+            if let v = getenv("CLICOLOR_FORCE"), v.pointee != 0, String(cString: v) != "0" { return true }
             return isatty(fd) == 1
         }
     }
+}
+
+/// The one declaration of `--color` for the commands whose text output colours.
+struct ColorOption: ParsableArguments {
+    @Option(
+        name: .long,
+        help:
+            "Colour: auto (only on a terminal; NO_COLOR turns it off, CLICOLOR_FORCE on), always or never.")
+    var color: ColorChoice = .auto
+
+    /// Whether to colour standard output.
+    var enabled: Bool { color.enabled() }
 }
 
 /// ANSI SGR sequences, written only when colour is on.
@@ -36,6 +51,17 @@ public enum ANSI {
 /// Output formats shared by the decoding commands.
 public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
     case text, json, jsonl
+}
+
+/// `--format` of the commands that write one JSON document (gatt, replay, serve): help lists
+/// only the values they accept.
+public enum TextOrJSON: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case text, json
+}
+
+/// `--format` of the commands that stream one JSON object per line (timeline, watch).
+public enum TextOrJSONL: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case text, jsonl
 }
 
 /// Writes a message to standard error, prefixed "blecap: ".

@@ -17,12 +17,16 @@ struct TimelineCommand: ParsableCommand {
             discovered on their own connection (or carried over from an earlier connection of \
             the same peer). Requests are paired with their responses per connection: each \
             carries its outcome and latency. --format jsonl writes one JSON object per event \
-            (a stable contract, see docs/timeline.md).
+            (a stable contract, see docs/timeline.md). When the filters match no event, \
+            standard error says so; --fail-on-empty makes that exit 1 for scripts.
 
             Examples:
               blecap timeline btsnoop_hci.log
               blecap timeline --type 'gatt.*' --connection 2 capture.pklg
-              blecap timeline --format jsonl capture.btsnoop | jq 'select(.type == "gatt.write")'
+              blecap timeline --format jsonl capture.btsnoop \\
+                | jq 'select(.type == "gatt.write")'
+
+            \(ExitStatusTable.text)
             """)
 
     @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger), or '-' for standard input.")
@@ -34,7 +38,7 @@ struct TimelineCommand: ParsableCommand {
     @OptionGroup var decryption: LinkLayerKeyOptions
 
     @Option(name: .shortAndLong, help: "Output format: text or jsonl.")
-    var format: OutputFormat = .text
+    var format: TextOrJSONL = .text
 
     @Option(name: .long, help: "Only events of this connection number.")
     var connection: Int?
@@ -45,9 +49,12 @@ struct TimelineCommand: ParsableCommand {
     @Option(name: .long, help: "Only events whose type matches this glob (e.g. 'gatt.*', 'connection.complete').")
     var type: String?
 
+    @Flag(name: .long, help: "Exit 1 when the filters match no event (standard error says so either way).")
+    var failOnEmpty = false
+
     func validate() throws {
-        if format == .json { throw ValidationError("timeline writes text or jsonl") }
         if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
+        if let type, let problem = EventTypes.check(type) { throw ValidationError(problem) }
     }
 
     func run() throws {
@@ -64,7 +71,70 @@ struct TimelineCommand: ParsableCommand {
         out.flush()
         if out.isBroken { return }
         input.note(pass)
+        let filtered = connection != nil || peer != nil || type != nil
+        if filtered && timeline.matched == 0 {
+            let given = [
+                connection.map { "--connection \($0)" }, peer.map { "--peer \($0)" }, type.map { "--type '\($0)'" },
+            ].compactMap { $0 }
+            printError("\(input.path): no event matches \(given.joined(separator: " "))")
+        }
         try input.finish()
+        if failOnEmpty && timeline.matched == 0 { throw BlecapExit.findings.exitCode }
+    }
+}
+
+/// The event types a timeline can hold (docs/timeline.md), for `--type`'s check and its
+/// suggestion of the nearest one.
+enum EventTypes {
+    static let all = [
+        "controller.reset", "controller.init_complete", "controller.power", "controller.index_added",
+        "controller.index_removed", "controller.index_opened", "controller.index_closed", "mgmt.set_powered",
+        "mgmt.settings", "mgmt.discovery_start", "mgmt.discovery_stop", "mgmt.discovering", "scan.start",
+        "scan.stop", "scan.filters", "advertisement", "connection.create", "connection.cancel",
+        "connection.complete", "connection.failed", "connection.update", "connection.parameter_request",
+        "connection.parameter_response", "connection.data_length", "connection.phy", "connection.channel_map",
+        "connection.encryption", "connection.disconnect", "connection.summary", "ll.control", "ll.encrypted",
+        "ll.decryption", "gatt.mtu", "gatt.discover.services", "gatt.discover.includes",
+        "gatt.discover.characteristics", "gatt.discover.descriptors", "gatt.read", "gatt.write", "gatt.subscribe",
+        "gatt.unsubscribe", "gatt.notification", "gatt.indication", "gatt.unmatched_response",
+        "smp.pairing_request", "smp.pairing_response", "smp.pairing_failed", "smp.security_request",
+        "smp.identity_address", "smp.key", "annotation",
+    ]
+
+    /// Why `pattern` can match no event ("gatt.writes: no such event type; did you mean
+    /// gatt.write?"), or nil when some type matches it.
+    static func check(_ pattern: String) -> String? {
+        let p = Array(pattern.utf8)
+        if all.contains(where: { Glob.matches(p, Array($0.utf8)) }) { return nil }
+        let isGlob = pattern.contains("*") || pattern.contains("?")
+        var suggestion: String?
+        let lower = pattern.lowercased()
+        if lower != pattern, all.contains(where: { Glob.matches(Array(lower.utf8), Array($0.utf8)) }) {
+            suggestion = lower
+        } else if !isGlob {
+            suggestion = all.min { distance($0, pattern) < distance($1, pattern) }
+                .flatMap { distance($0, pattern) <= max(2, pattern.count / 3) ? $0 : nil }
+        }
+        let what = isGlob ? "matches no event type" : "no such event type"
+        return "\(pattern): \(what)"
+            + (suggestion.map { "; did you mean \($0)?" } ?? " (blecap timeline --help; docs/timeline.md lists them)")
+    }
+
+    /// Levenshtein distance between two short ASCII names.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        var row = Array(0...y.count)
+        for i in 1...max(x.count, 1) where !x.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...max(y.count, 1) where !y.isEmpty {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (x[i - 1] == y[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[y.count]
     }
 }
 
@@ -97,12 +167,21 @@ final class TimelineOutput: CaptureConsumer {
         last = (record.frame, record.timestamp)
     }
 
+    /// Events and summaries that passed the filters.
+    @exclusivity(unchecked) var matched = 0
+
     func event(_ event: TimelineEvent) {
-        if filter.accepts(event) { writer.write(event) }
+        if filter.accepts(event) {
+            matched += 1
+            writer.write(event)
+        }
     }
 
     func connectionEnded(_ summary: ConnectionSummary) {
-        if filter.accepts(summary: summary) { summaries.add(summary) }
+        if filter.accepts(summary: summary) {
+            matched += 1
+            summaries.add(summary)
+        }
     }
 
     /// The reader of the output went away (`| head`).

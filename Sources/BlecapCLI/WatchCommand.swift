@@ -30,13 +30,19 @@ struct WatchCommand: ParsableCommand {
             end is seen. As each connection ends (or an attempt fails), its verdict as \
             `blecap diagnose` gives it: one line with its cause and frames, or in jsonl the \
             verdict object under a "verdict" key. Ctrl-C (SIGINT) or SIGTERM ends the watch cleanly: what is pending is \
-            flushed and the summary printed.
+            flushed and the summary printed. A compressed file or archive (gzip, xz, zip, tar, a \
+            bug report) is opened as every command opens it and read once: it cannot be followed.
 
             Examples:
               btmon -w /dev/stdout | blecap watch -
               blecap watch --follow /data/btsnoop_hci.log --write session.btsnoop
               blecap watch --format jsonl tcp://127.0.0.1:8872
               sudo blecap watch hci-monitor --write session.btsnoop
+              blecap watch --fail-on error session.btsnoop
+
+            --fail-on is never by default: a watch exits 1 for findings only when asked.
+
+            \(ExitStatusTable.text)
             """)
 
     @Argument(help: "A capture file, '-' (standard input), tcp://HOST:PORT or hci-monitor[:hciN].")
@@ -45,8 +51,10 @@ struct WatchCommand: ParsableCommand {
     @Flag(name: .long, help: "Keep reading a file that is still being written (like tail -f).")
     var follow = false
 
-    @Option(name: .shortAndLong, help: "Output format: text or jsonl.")
-    var format: OutputFormat = .text
+    @Option(
+        name: .shortAndLong,
+        help: "Output format: text or jsonl (-f is --format, as in every command; --follow has no short name).")
+    var format: TextOrJSONL = .text
 
     @Option(name: .long, help: "Also save the HCI records seen as a btsnoop file (H4).")
     var write: String?
@@ -54,12 +62,16 @@ struct WatchCommand: ParsableCommand {
     @Option(name: .long, help: "Lint configuration file (as for blecap lint).")
     var config: String?
 
+    @Option(
+        name: .long,
+        help: "Lowest severity that makes the watch exit 1, as for blecap lint: error, warning, note or never.")
+    var failOn: LintCommand.FailOn = .never
+
     @OptionGroup var platform: PlatformJudgement
 
     @OptionGroup var decryption: LinkLayerKeyOptions
 
     func validate() throws {
-        if format == .json { throw ValidationError("watch writes text or jsonl") }
         guard let s = LiveSource.parse(source, follow: follow) else {
             throw ValidationError("not a source: \(source) (a file, '-', tcp://HOST:PORT or hci-monitor[:hciN])")
         }
@@ -74,7 +86,7 @@ struct WatchCommand: ParsableCommand {
         if let config {
             do { configuration = try LintConfiguration.load(path: config) } catch {
                 printError("\(config): \(error)")
-                throw BlecapExit.unreadable.exitCode
+                throw BlecapExit.usage.exitCode
             }
         }
         configuration.linkLayerKeys = decryption.keys
@@ -82,12 +94,21 @@ struct WatchCommand: ParsableCommand {
         WatchSignals.install()
         let started = ContinuousClock.now
         let reader: any CaptureReader
-        do {
-            let bytes = try live.open(shouldStop: { WatchSignals.stop.load(ordering: .relaxed) })
-            reader = try CaptureFile.open(source: bytes, path: nil)
-        } catch {
-            printError("\(live.name): \(error)")
-            throw BlecapExit.unreadable.exitCode
+        if case .file(let path, let follow) = live, CaptureInput.isPacked(path) {
+            // Opened as every command opens it; a compressed stream cannot be followed.
+            if follow {
+                printError("\(path): a compressed file or archive cannot be followed; without --follow it is read once")
+                throw BlecapExit.usage.exitCode
+            }
+            reader = try CaptureInput.open(path).reader
+        } else {
+            do {
+                let bytes = try live.open(shouldStop: { WatchSignals.stop.load(ordering: .relaxed) })
+                reader = try CaptureFile.open(source: bytes, path: nil)
+            } catch {
+                printError("\(live.name): \(error)")
+                throw BlecapExit.unreadable.exitCode
+            }
         }
 
         let out = OutputBuffer(fd: 1, flushThreshold: 0)
@@ -97,7 +118,7 @@ struct WatchCommand: ParsableCommand {
         if let write {
             do { saved = try WatchRecorder(path: write) } catch {
                 printError("\(write): \(error)")
-                throw BlecapExit.unreadable.exitCode
+                throw BlecapExit.writeError.exitCode
             }
         }
         // Each connection's facts, written as `connection.summary` lines at the end, as
@@ -146,6 +167,7 @@ struct WatchCommand: ParsableCommand {
             printError("\(live.name): \(d)")
             throw BlecapExit.damaged.exitCode
         }
+        if !report.failing(at: failOn.threshold).isEmpty { throw BlecapExit.findings.exitCode }
     }
 }
 
@@ -203,10 +225,13 @@ final class WatchSession: CaptureConsumer {
 struct WatchRecorder {
     let fd: Int32
     var writer = BTSnoopWriter()
+    /// Every record written at once, and checked: a failed write ends the watch with exit 6.
+    let out: OutputBuffer
 
     init(path: String) throws(CaptureError) {
         fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        out = OutputBuffer(fd: fd, flushThreshold: 0, name: path)
     }
 
     mutating func append(_ r: CaptureRecord) {
@@ -223,14 +248,8 @@ struct WatchRecorder {
         packet.append(contentsOf: r.payload)
         writer.append(packet, received: r.direction == .received, unixMicros: r.timestamp)
         let bytes = writer.take()
-        bytes.withUnsafeBytes { b in
-            var done = 0
-            while done < b.count {
-                let n = Glibc.write(fd, b.baseAddress! + done, b.count - done)
-                if n <= 0 { if errno == EINTR { continue } else { return } }
-                done += n
-            }
-        }
+        bytes.withUnsafeBytes { out.append($0) }
+        out.flush()
     }
 
     func close() { _ = Glibc.close(fd) }

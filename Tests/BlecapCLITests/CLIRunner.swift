@@ -25,17 +25,32 @@ enum CLIRunner {
         return Fixtures.repositoryRoot.appendingPathComponent(".build/debug/blecap")
     }()
 
-    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> CLIRun {
+    /// `standardOutput`: a file to write standard output to instead of a pipe (/dev/full for
+    /// fault injection; `stdout` is then empty). `executable`: another program (a shell).
+    static func run(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+        standardOutput: String? = nil, executable: URL? = nil
+    ) throws -> CLIRun {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = executable ?? Self.executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "NO_COLOR")
+        env.removeValue(forKey: "CLICOLOR_FORCE")
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe()
         let err = Pipe()
-        process.standardOutput = out
+        var outFile: FileHandle?
+        if let standardOutput {
+            guard let h = FileHandle(forWritingAtPath: standardOutput) else {
+                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: standardOutput])
+            }
+            outFile = h
+            process.standardOutput = h
+        } else {
+            process.standardOutput = out
+        }
         process.standardError = err
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
@@ -56,9 +71,10 @@ enum CLIRunner {
             errData = err.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let outData = outFile == nil ? out.fileHandleForReading.readDataToEndOfFile() : Data()
         group.wait()
         process.waitUntilExit()
+        try? outFile?.close()
         return CLIRun(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))

@@ -4,14 +4,14 @@ import Testing
 
 /// Exit codes and messages for inputs blecap cannot (fully) read.
 @Suite struct ErrorsAndExitCodesTests {
-    @Test func missingFileIsExit2() throws {
+    @Test func missingFileIsExit4() throws {
         let run = try CLIRunner.run(["packets", "/nonexistent/capture.btsnoop"])
-        #expect(run.status == 2)
+        #expect(run.status == 4)
         #expect(run.stderr.contains("cannot open"))
         #expect(run.stdout.isEmpty)
     }
 
-    @Test func unknownFormatIsExit2EvenWithABtsnoopishName() throws {
+    @Test func unknownFormatIsExit4EvenWithABtsnoopishName() throws {
         // A raw H4 stream (no container) under the name Android gives its snoop log.
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("blecap-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -19,7 +19,7 @@ import Testing
         let named = dir.appendingPathComponent("btsnoop_hci.log")
         try Data(Fixtures.bytes("synthetic/unknown-raw-h4-stream.bin")).write(to: named)
         let run = try CLIRunner.run(["info", named.path])
-        #expect(run.status == 2)
+        #expect(run.status == 4)
         #expect(run.stderr.contains("unknown capture format"))
     }
 
@@ -36,7 +36,7 @@ import Testing
         try Data(header).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let refused = try CLIRunner.run(["packets", file.path])
-        #expect(refused.status == 2)
+        #expect(refused.status == 4)
         #expect(refused.stderr.contains("pcap link type 1 (unknown) carries no Bluetooth traffic blecap reads"))
     }
 

@@ -43,9 +43,9 @@ struct LintSimulatorTraceTests {
         #expect(walked.stdout.contains("session.log"))
         #expect(!walked.stdout.contains("other.json"))
 
-        // A damaged trace is unreadable (exit 2), like a damaged capture.
+        // A damaged trace exits 3, like a damaged capture (docs/exit-codes.md).
         let broken = try write(Self.trace + "{\"seq\":4,\n", in: dir, name: "broken.jsonl")
-        #expect(try CLIRunner.run(["lint", broken]).status == 2)
+        #expect(try CLIRunner.run(["lint", broken]).status == 3)
 
         // So is a trace whose key was renamed (here `manager_state`): the call is not dropped
         // silently, the run fails and says which line and key.
@@ -55,7 +55,7 @@ struct LintSimulatorTraceTests {
                 with: "\"state\":\"unknown\",\"is_scanning\":false,\"disposition\":\"misuse\""),
             in: dir, name: "renamed.jsonl")
         let run2 = try CLIRunner.run(["lint", "--format", "json", renamed])
-        #expect(run2.status == 2)
+        #expect(run2.status == 3)
         #expect(run2.stderr.contains("renamed.jsonl: line 2: missing manager_state"))
     }
 }

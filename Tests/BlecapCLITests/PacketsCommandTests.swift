@@ -106,5 +106,20 @@ import Testing
         // auto on a pipe: no colour, with or without NO_COLOR.
         let auto = try CLIRunner.run(["packets", cleanHR], environment: ["NO_COLOR": "1"])
         #expect(!auto.stdout.contains("\u{1B}["))
+        #expect(!(try CLIRunner.run(["packets", cleanHR]).stdout.contains("\u{1B}[")))
+    }
+
+    /// CLICOLOR_FORCE colours a pipe under auto; NO_COLOR wins over it, --color over both.
+    @Test(arguments: [
+        ([String](), ["CLICOLOR_FORCE": "1"], true),
+        ([], ["CLICOLOR_FORCE": "0"], false),
+        ([], ["CLICOLOR_FORCE": "1", "NO_COLOR": "1"], false),
+        (["--color", "never"], ["CLICOLOR_FORCE": "1"], false),
+        (["--color", "always"], ["NO_COLOR": "1"], true),
+    ])
+    func colourFollowsTheEnvironment(options: [String], environment: [String: String], coloured: Bool) throws {
+        let run = try CLIRunner.run(["packets"] + options + [cleanHR], environment: environment)
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("\u{1B}[") == coloured)
     }
 }

@@ -82,12 +82,12 @@ import Testing
         #expect(run.stdout.contains("BLE002"))
     }
 
-    @Test func badArgumentsAndUnreadableFilesExitTwo() throws {
+    @Test func badArgumentsExitTwoAndUnreadableFilesFour() throws {
         #expect(try CLIRunner.run(["replay", "--speed", "fast", Self.bumble("clean_heart_rate.central")]).status == 2)
         #expect(
             try CLIRunner.run(["replay", "--error", "nonsense", Self.bumble("clean_heart_rate.central")]).status == 2)
         #expect(try CLIRunner.run(["replay", "--mtu", "10", Self.bumble("clean_heart_rate.central")]).status == 2)
-        #expect(try CLIRunner.run(["replay", "/nonexistent.btsnoop"]).status == 2)
+        #expect(try CLIRunner.run(["replay", "/nonexistent.btsnoop"]).status == 4)
         // A pcap of Ethernet frames (link type 1): no Bluetooth to replay.
         var header: [UInt8] = [0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0]
         header += [UInt8](repeating: 0, count: 8) + [0xFF, 0xFF, 0, 0, 1, 0, 0, 0]
@@ -95,7 +95,7 @@ import Testing
         try Data(header).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let run = try CLIRunner.run(["replay", file.path])
-        #expect(run.status == 2)
+        #expect(run.status == 4)
         #expect(run.stderr.contains("carries no Bluetooth traffic"))
     }
 

@@ -125,19 +125,19 @@ import Testing
         #expect(counts == [0, try Self.lintFindings(Self.oversized)])
     }
 
-    @Test func unreadableCaptureExits2AndWritesNothing() throws {
+    @Test func unreadableCaptureExits4AndWritesNothing() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let target = dir.appendingPathComponent("missing.html").path
         let run = try CLIRunner.run(["report", "-o", target, "/nonexistent/x.btsnoop"])
-        #expect(run.status == 2)
+        #expect(run.status == 4)
         #expect(!FileManager.default.fileExists(atPath: target))
         #expect(try CLIRunner.run(["report", "-o", "-", Self.clean, Self.oversized]).status == 2)
     }
 
     /// The page is written beside its target and renamed over it when whole: a rewrite replaces
     /// the old page and leaves nothing else; a write that cannot finish (here the target is a
-    /// directory, so the rename fails after the whole page was streamed) exits 2 and leaves the
+    /// directory, which cannot be opened for writing) exits 6 and leaves the
     /// target and its folder as they were; a symbolic link is written through.
     @Test func aPageReplacesItsTargetOnlyWhenWhole() throws {
         let dir = try Self.temporaryDirectory()
@@ -154,8 +154,8 @@ import Testing
         try FileManager.default.createDirectory(at: occupied, withIntermediateDirectories: false)
         try Data("kept".utf8).write(to: occupied.appendingPathComponent("inside"))
         let failed = try CLIRunner.run(["report", "-o", occupied.path, Self.clean])
-        #expect(failed.status == 2)
-        #expect(failed.stderr.contains("cannot write \(occupied.path)"))
+        #expect(failed.status == 6)
+        #expect(failed.stderr.contains("\(occupied.path): cannot write: Is a directory"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: occupied.path) == ["inside"])
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["occupied.html", "page.html"])

@@ -14,7 +14,24 @@ import Testing
 @Suite struct ServeCommandTests {
     static let capture = Fixtures.capture("bumble/hr_short_notification.central.btsnoop")
 
-    @Test func usageAndTransportErrorsExit2() throws {
+    /// serve opens its capture as every command does: from standard input, and inside archives.
+    @Test func theCaptureComesFromStandardInputOrAnArchive() throws {
+        let scratch = try Scratch()
+        let gz = scratch.file("c.btsnoop.gz")
+        try ArchiveWriter.write(
+            .gzip, to: gz, entries: [("c", try Fixtures.bytes("bumble/hr_short_notification.central.btsnoop"))])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.capture))
+        // --role central on a central's capture: opened and read, then nothing to serve (2).
+        for (arguments, stdin) in [(["-"], Optional(bytes)), ([gz], nil)] {
+            let run = try CLIRunner.run(["serve", "--transport", "pty", "--role", "central"] + arguments, stdin: stdin)
+            #expect(run.status == 2, "\(run.stderr)")
+            #expect(run.stderr.contains("nothing to serve"))
+        }
+        let missing = try CLIRunner.run(["serve", "--transport", "pty", "/nonexistent/x.btsnoop"])
+        #expect(missing.status == 4)
+    }
+
+    @Test func usageErrorsExit2AndTransportErrors4() throws {
         let bad = try CLIRunner.run(["serve", Self.capture, "--transport", "serial:/dev/ttyS0"])
         #expect(bad.status == 2)
         let role = try CLIRunner.run(["serve", Self.capture, "--transport", "pty", "--role", "central"])
@@ -26,7 +43,7 @@ import Testing
         #expect(any.stderr.contains("loopback"))
         if access("/dev/vhci", F_OK) != 0 {
             let vhci = try CLIRunner.run(["serve", Self.capture, "--transport", "vhci"])
-            #expect(vhci.status == 2)
+            #expect(vhci.status == 4)
             #expect(vhci.stderr.contains("/dev/vhci does not exist"))
         }
     }

@@ -274,7 +274,7 @@ import Testing
     @Test func unreachableTCPSourceIsAClearError() throws {
         // Port 9 (discard) on loopback: nothing listens in the test environment.
         let run = try CLIRunner.run(["watch", "tcp://127.0.0.1:9"])
-        #expect(run.status == 2)
+        #expect(run.status == 4)
         #expect(run.stderr.contains("tcp://127.0.0.1:9"))
     }
 }

@@ -36,9 +36,18 @@ public final class OutputBuffer {
     /// that writes.
     @exclusivity(unchecked) public private(set) var writeErrno: Int32? = nil
 
-    /// Writes to `fd` (nil: only collect, for tests and in-memory use).
-    public init(fd: Int32?, flushThreshold: Int = 1 << 16) {
+    /// What messages call this output: "standard output", or the file `-o` named.
+    public let name: String
+    /// The temporary file beside `name` that this buffer writes (`file(_:)`), renamed to `name`
+    /// by `commit()` once whole, removed when a write fails.
+    let partial: String?
+
+    /// Writes to `fd` (nil: only collect, for tests and in-memory use). Every write is checked:
+    /// a failed one ends the process (`fail`), so no command can lose output silently.
+    public init(fd: Int32?, flushThreshold: Int = 1 << 16, name: String? = nil, partial: String? = nil) {
         self.fd = fd
+        self.name = name ?? (fd == 1 ? "standard output" : "output")
+        self.partial = partial
         self.flushThreshold = flushThreshold
         let capacity = flushThreshold + 4096
         plainNames = .allocate(capacity: Self.plainSlots)
@@ -85,12 +94,81 @@ public final class OutputBuffer {
                 } else if w < 0 && errno == EINTR {
                     continue
                 } else {
-                    writeErrno = errno
-                    break
+                    writeErrno = w < 0 ? errno : ENOSPC
+                    fail(writeErrno!)
                 }
             }
         }
         if fd != nil { storage.pointee.count = 0 }
+    }
+
+    /// A write failed. The reader went away (EPIPE, `blecap packets F | head -1`): end quietly
+    /// as Unix tools do, killed by SIGPIPE (shells show 141). Anything else (ENOSPC, EIO): remove
+    /// the partial file, say what could not be written, exit 6 (docs/exit-codes.md).
+    func fail(_ error: Int32) -> Never {
+        if error == EPIPE {
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
+            _exit(128 + SIGPIPE)
+        }
+        if let partial { unlink(partial) }
+        writeStandardError("blecap: \(name): cannot write: \(String(cString: strerror(error)))\n")
+        exit(BlecapExit.writeError.rawValue)
+    }
+
+    /// A buffer writing the file `path` names (`-o`). A new or regular file is written to a
+    /// temporary file beside it and renamed over it by `commit()` when whole: a run that fails
+    /// half-way leaves no partial file and the previous one as it was. Anything else
+    /// (/dev/stdout, a FIFO, a device such as /dev/full) is written in place, as a user who
+    /// named it expects. A file that cannot be created ends the process as a failed write does.
+    public static func file(_ path: String, flushThreshold: Int = 1 << 16) -> OutputBuffer {
+        var existing = stat()
+        let exists = lstat(path, &existing) == 0
+        let replace = !exists || existing.st_mode & S_IFMT == S_IFREG
+        let directory = (path.lastIndex(of: "/").map { String(path[...$0]) }) ?? ""
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        let target = replace ? "\(directory).\(base).\(getpid()).partial" : path
+        let fd =
+            replace
+            ? open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            : open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let out = OutputBuffer(
+            fd: fd >= 0 ? fd : nil, flushThreshold: flushThreshold, name: path, partial: replace ? target : nil)
+        if fd < 0 {
+            let e = errno
+            out.partialFD = -1
+            out.fail(e)
+        }
+        out.partialFD = fd
+        return out
+    }
+
+    /// The descriptor `file(_:)` opened, closed by `commit()`.
+    var partialFD: Int32 = -1
+
+    /// Finishes a `file(_:)` output: flushes, closes, renames the temporary file over the name
+    /// `-o` gave. Any failure ends the process as a failed write does.
+    public func commit() {
+        flush()
+        guard partialFD >= 0 else { return }
+        let fd = partialFD
+        partialFD = -1
+        if close(fd) != 0 { fail(errno) }
+        if let partial, rename(partial, name) != 0 { fail(errno) }
+    }
+
+    /// Writes `bytes` whole to the file `path` names, as `file(_:)` and `commit()` do.
+    public static func writeFile(_ path: String, _ bytes: [UInt8]) {
+        let out = file(path)
+        bytes.withUnsafeBytes { out.append($0) }
+        out.commit()
+    }
+
+    /// Writes `text` whole to the file `path` names, as `file(_:)` and `commit()` do.
+    public static func writeFile(_ path: String, text: String) {
+        let out = file(path)
+        out.string(text)
+        out.commit()
     }
 
     /// What was written so far, as text (tests).
