@@ -100,7 +100,8 @@ measure() {
   for run in $(seq 1 "$RUNS"); do measure_once "$@"; done
 }
 # The baseline is timed only on subcommands it has (an older binary may lack `diagnose`).
-base_has() { [ -n "$BASE" ] && "$BASE" "$1" --help >/dev/null 2>&1; }  # (used in an if only)
+# (`BASE SUB --help` is no test: an unknown subcommand prints the root help and exits 0.)
+base_has() { [ -n "$BASE" ] && "$BASE" --help 2>/dev/null | grep -qE "^ +$1( |$)"; }  # (used in an if only)
 measure_pair() {
   local id=$1; shift
   local run paired=0
