@@ -101,7 +101,7 @@ measure() {
 }
 # The baseline is timed only on subcommands it has (an older binary may lack `diagnose`).
 # (`BASE SUB --help` is no test: an unknown subcommand prints the root help and exits 0.)
-base_has() { [ -n "$BASE" ] && "$BASE" --help 2>/dev/null | grep -qE "^ +$1( |$)"; }  # (used in an if only)
+base_has() { [ -n "$BASE" ] && "$BASE" --help 2>/dev/null | grep -qE "^  $1( |$)"; }  # (used in an if only)
 measure_pair() {
   local id=$1; shift
   local run paired=0
