@@ -53,7 +53,7 @@ extension Diagnoser {
     }
 
     private func handOut(_ l: Link) {
-        let v = verdict(l, among: [])
+        let v = verdictWithBudget(l, among: [])
         links[l.number] = nil
         waiting[l.number] = nil
         if lastLink === l { lastLink = nil }

@@ -119,11 +119,7 @@ public final class Diagnoser {
         }
         let ordered = links.values.sorted { $0.number < $1.number }
         var all = early
-        for l in ordered {
-            var v = verdict(l, among: ordered)
-            v.budget = l.budget.finish(platform: platform, role: l.summary?.role ?? l.role, aclBuffers: aclBuffers)
-            all.append(v)
-        }
+        for l in ordered { all.append(verdictWithBudget(l, among: ordered)) }
         all.sort { ($0.startFrame, $0.connection ?? 0) < ($1.startFrame, $1.connection ?? 0) }
         if let damage { for i in all.indices { Self.noteCut(&all[i], damage) } }
         links.removeAll()
@@ -132,6 +128,13 @@ public final class Diagnoser {
         waiting.removeAll()
         if let onVerdict { for v in all { onVerdict(v) } }
         return all
+    }
+
+    /// A link's verdict with its budget: what `finish()` and a live hand-out give alike.
+    func verdictWithBudget(_ l: Link, among links: [Link]) -> Verdict {
+        var v = verdict(l, among: links)
+        v.budget = l.budget.finish(platform: platform, role: l.summary?.role ?? l.role, aclBuffers: aclBuffers)
+        return v
     }
 
     func link(_ number: Int, _ frame: Int) -> Link {
