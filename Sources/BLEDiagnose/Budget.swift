@@ -294,6 +294,29 @@ struct BudgetAccumulator {
         var mtu: Int
         var mtuKnown: Bool
         var encrypted: Bool
+
+        /// Takes the next PDU of the stream when it follows within the gap allowed; false when
+        /// the stretch has ended before it.
+        @inline(__always)
+        mutating func extend(time: Int64, frame: Int, bytes: Int, truncated t: Bool) -> Bool {
+            let gap = time - lastTime
+            let bound = max(Budget.maximumGapUs, Int64(3 * (intervalUs ?? 0)))
+            guard gap >= 0, gap <= bound else { return false }
+            pdus += 1
+            self.bytes += bytes
+            lastFrame = frame
+            lastTime = time
+            truncated = truncated || t
+            largest = max(largest, bytes)
+            if let i = intervalUs, gap * 4 < Int64(i) {
+                burst += 1
+                maxBurst = max(maxBurst, burst)
+            } else {
+                burst = 1
+                bursts += 1
+            }
+            return true
+        }
     }
 
     struct LatencyKey: Hashable {
@@ -382,26 +405,11 @@ struct BudgetAccumulator {
         if open.isEmpty { open = Array(repeating: nil, count: StreamKind.allCases.count * 2) }
         let bytes = e.value.count
         let time = kind == .reads ? e.time &+ (e.outcome.latency ?? 0) : e.time
-        if var s = open[slot] {
-            let gap = time - s.lastTime
-            let bound = max(Budget.maximumGapUs, Int64(3 * (s.intervalUs ?? 0)))
-            if gap >= 0, gap <= bound {
-                s.pdus += 1
-                s.bytes += bytes
-                s.lastFrame = kind == .reads ? (e.outcome.responseFrame ?? e.frame) : e.frame
-                s.lastTime = time
-                s.truncated = s.truncated || e.valueTruncated
-                s.largest = max(s.largest, bytes)
-                if let i = s.intervalUs, gap * 4 < Int64(i) {
-                    s.burst += 1
-                    s.maxBurst = max(s.maxBurst, s.burst)
-                } else {
-                    s.burst = 1
-                    s.bursts += 1
-                }
-                open[slot] = s
-                return
-            }
+        if open[slot] != nil {
+            // Extended in place: copying the stretch out of the array and back was most of the
+            // budget's cost per notification.
+            let lastFrame = kind == .reads ? (e.outcome.responseFrame ?? e.frame) : e.frame
+            if open[slot]!.extend(time: time, frame: lastFrame, bytes: bytes, truncated: e.valueTruncated) { return }
             close(slot)
         }
         let frame = kind == .reads ? (e.outcome.responseFrame ?? e.frame) : e.frame

@@ -85,8 +85,10 @@ final class Link {
     /// (`LinkLayerProcedures.swift`), and where the key that decrypts the link came from.
     var llPending: PendingProcedure?
     var keySource: (frame: Int, text: String)?
-    /// Throughput and latency (Budget.swift).
-    var budget = BudgetAccumulator()
+    /// Throughput and latency (Budget.swift). Unchecked: mutated for every value-carrying event,
+    /// where a checked access is a runtime call (docs/performance.md); a Link belongs to one
+    /// Diagnoser, used from one thread, and `observe` calls out to nothing that reaches it.
+    @exclusivity(unchecked) var budget = BudgetAccumulator()
 
     init(number: Int, firstFrame: Int) {
         self.number = number
