@@ -33,9 +33,21 @@ public struct GattBeforeConnected: LintRule {
             connection started before the capture (no Connection Complete for it at all) is not \
             reported.
             """,
-        guidance: [
-            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Assume connection order or timing"),
-            GuidanceReference(GuidanceReference.primary, "Central Role: Connecting (discoverServices in didConnect)"),
+        enforces: [
+            "Start GATT work only once the connection is up: discover services in `centralManager(_:didConnect:)`, the rest from the discovery callbacks.",
+            "After a disconnection, use the peripheral again only once it has reconnected.",
+        ],
+        references: [
+            .apple("CBCentralManagerDelegate.centralManager(_:didConnect:)"),
+            .apple("CBCentralManagerDelegate.centralManager(_:didDisconnectPeripheral:error:)"),
+            .apple("CBPeripheral.discoverServices(_:)"),
+            .apple("CBPeripheral.state"),
+            .android("BluetoothGattCallback.onConnectionStateChange"),
+            .android("BluetoothGatt.discoverServices()"),
+            .android("BluetoothGattCallback.onServicesDiscovered"),
+            .android("BluetoothGatt.close()"),
+            .android("BluetoothDevice.connectGatt(Context, boolean, BluetoothGattCallback, int)"),
+            .spec("Vol 4 Part E 7.7.65.1", "LE Connection Complete"),
         ],
         evidence: [.hci, .api],
         fix: """

@@ -35,10 +35,17 @@ public struct PeripheralNotRetained: LintRule {
             are not attributed. Exact in an API trace: a connect(_:options:) whose peripheral the \
             app had released by the end of the run-loop turn.
             """,
-        guidance: [
-            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Lose the peripheral reference"),
-            GuidanceReference(
-                GuidanceReference.primary, "Review Checklist: Discovered peripherals retained with a strong reference"),
+        enforces: [
+            "Keep a strong reference to a discovered peripheral for as long as the app connects to it or uses it."
+        ],
+        references: [
+            .apple("CBPeripheral"),
+            .apple("CBCentralManager.connect(_:options:)"),
+            .apple("CBCentralManagerDelegate.centralManager(_:didDiscover:advertisementData:rssi:)"),
+            .android("BluetoothDevice.connectGatt(Context, boolean, BluetoothGattCallback, int)"),
+            .android("BluetoothGatt.disconnect()"),
+            .android("BluetoothGatt.close()"),
+            .spec("Vol 4 Part E 7.8.13", "LE Create Connection Cancel"),
         ],
         evidence: [.inferred, .api],
         thresholds: [

@@ -23,11 +23,18 @@ public struct StaleAttribute: LintRule {
             the new objects. Needs an API trace (the simulator records one): on the air a cached \
             database's handles are the same.
             """,
-        guidance: [
-            GuidanceReference(GuidanceReference.primary, "Central Role: Connecting (discoverServices in didConnect)"),
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Review Checklist: Disconnection handled with optional automatic reconnect logic"),
+        enforces: [
+            "After every connection, discover the services again and use only the objects discovered on that connection."
+        ],
+        references: [
+            .apple("CBCentralManagerDelegate.centralManager(_:didConnect:)"),
+            .apple("CBPeripheral.discoverServices(_:)"),
+            .apple("CBPeripheralDelegate.peripheral(_:didDiscoverCharacteristicsFor:error:)"),
+            .android("BluetoothGatt.close()"),
+            .android("BluetoothDevice.connectGatt(Context, boolean, BluetoothGattCallback, int)"),
+            .android("BluetoothGatt.discoverServices()"),
+            .android("BluetoothGatt.getService(UUID)"),
+            .android("BluetoothGattCallback.onServicesDiscovered"),
         ],
         evidence: [.api],
         fix: """
