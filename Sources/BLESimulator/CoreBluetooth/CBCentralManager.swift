@@ -6,8 +6,8 @@ import Foundation
 
 /// `CBCentralManager` over a `SimulatedWorld`.
 ///
-/// Semantics follow Core Bluetooth as the seeds describe it; each rule is documented where it is
-/// enforced. Delegate methods are called from inside the world's `run`, never synchronously from
+/// Semantics follow Apple's Core Bluetooth documentation and the project's rules
+/// (docs/rules/<slug>.md); each rule is documented where it is enforced. Delegate methods are called from inside the world's `run`, never synchronously from
 /// an API call, as on a real queue.
 public final class CBCentralManager: CBManager {
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.

@@ -395,8 +395,8 @@ public final class SimulatedWorld {
     // MARK: - The world a manager joins
 
     /// The world a `CBCentralManager(delegate:queue:)` created inside `withCurrent` joins, so
-    /// app code that creates its own manager (as the seeds' `BluetoothManager` does in `init`)
-    /// runs unchanged.
+    /// app code that creates its own manager (as a typical app's `BluetoothManager` does in
+    /// `init`) runs unchanged.
     public static func withCurrent<R>(_ world: SimulatedWorld, _ body: () throws -> R) rethrows -> R {
         try $currentBox.withValue(WorldBox(world)) { try body() }
     }
