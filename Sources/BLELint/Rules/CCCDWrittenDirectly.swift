@@ -7,8 +7,9 @@ import BLETimeline
 ///
 /// Core Bluetooth subscribes with `setNotifyValue(_:for:)`, which writes the Client
 /// Characteristic Configuration descriptor with a Write Request and reports the server's answer
-/// in `peripheral(_:didUpdateNotificationStateFor:error:)` (000_*.txt "Subscribing to
-/// Notifications"); `writeValue(_:for:)` on the CCCD is refused (Apple's documentation of
+/// in `peripheral(_:didUpdateNotificationStateFor:error:)` (Apple's documentation of
+/// `CBPeripheral.setNotifyValue(_:for:)`); `writeValue(_:for:)` on the CCCD is refused (Apple's
+/// documentation of
 /// `CBPeripheral.writeValue(_:for:)`: use `setNotifyValue(_:for:)` instead). GATT writes a
 /// descriptor with Write Characteristic Descriptors, i.e. a Write Request (Core 5.4 Vol 3 Part G
 /// 4.12.3), so the client learns whether the server applied it.

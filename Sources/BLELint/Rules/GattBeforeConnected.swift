@@ -5,8 +5,9 @@ import BLETimeline
 /// BLE011: GATT requests before the connection completed.
 ///
 /// Core Bluetooth's `connect(_:options:)` only starts connecting; the app may discover, read or
-/// write only from `centralManager(_:didConnect:)` on (000_*.txt "DON'T: Assume connection
-/// order or timing"). A controller carries ACL data on a handle only once its Connection
+/// write only from `centralManager(_:didConnect:)` on (Apple's documentation of
+/// `CBCentralManager.connect(_:options:)`). A controller carries ACL data on a handle only once its
+/// Connection
 /// Complete event gave the host that handle (Core Vol 4 Part E 7.7.65.1, 5.4.2), so an ATT
 /// PDU this host sent on a handle that had no connection yet is a request made before the
 /// connection existed.

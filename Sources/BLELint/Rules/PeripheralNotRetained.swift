@@ -6,8 +6,8 @@ import BLETimeline
 /// what Core Bluetooth does when the app lets go of the `CBPeripheral` it passed to
 /// `connect(_:options:)`.
 ///
-/// Core Bluetooth does not retain discovered peripherals (000_*.txt "DON'T: Lose the
-/// peripheral reference"). When the last reference goes, the pending connection is cancelled
+/// Core Bluetooth does not retain discovered peripherals: the app keeps the `CBPeripheral` it
+/// connects to. When the last reference goes, the pending connection is cancelled
 /// silently: in HCI an LE Create Connection, then within milliseconds LE Create Connection
 /// Cancel (Core Vol 4 Part E 7.8.13) and the LE Connection Complete with status 0x02 Unknown
 /// Connection Identifier that the cancel produces. No delegate method is called, so the app

@@ -172,8 +172,8 @@ public struct ScanBeforePoweredOn: LintRule {
     }
 
     /// Exact from an API trace: a scan or connect made while the manager was not `.poweredOn`,
-    /// and any other call Core Bluetooth refused with "API MISUSE" for the same reason (000_*.txt
-    /// Review Checklist: all BLE operations gated on `.poweredOn`).
+    /// and any other call Core Bluetooth refused with "API MISUSE" for the same reason (every
+    /// operation waits for `.poweredOn`, docs/rules/scan-before-powered-on.md).
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         let message: String
         switch call.kind {

@@ -6,8 +6,9 @@ import BLETimeline
 ///
 /// Core Bluetooth invalidates a peripheral's `services` (and every `CBCharacteristic` and
 /// `CBDescriptor` under them) when the link goes down; after reconnecting, the app discovers
-/// again in `centralManager(_:didConnect:)` and uses the new objects (000_*.txt "Central Role:
-/// Connecting", Review Checklist "Disconnection handled"). An app that keeps characteristic
+/// again in `centralManager(_:didConnect:)` and uses the new objects
+/// (docs/rules/stale-attribute.md). An
+/// app that keeps characteristic
 /// objects across a reconnect and uses them gets "API MISUSE" and no callback: the read,
 /// write or subscription never happens. Only an API trace shows this — on the air the handles
 /// of a cached database look the same.
