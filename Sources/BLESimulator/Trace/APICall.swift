@@ -12,14 +12,14 @@ public enum APICall: Sendable, Equatable {
     case scanForPeripherals(services: [CBUUID]?, allowDuplicates: Bool)
     case stopScan
     /// `retained`: whether the app still held the `CBPeripheral` once the call's turn of the run
-    /// loop ended (nil until then). A false here is "DON'T: Lose the peripheral reference".
+    /// loop ended (nil until then). A false here is the peripheral-not-retained mistake.
     case connect(peripheral: UUID, autoReconnect: Bool, retained: Bool?)
     case cancelPeripheralConnection(peripheral: UUID)
     case retrievePeripherals(identifiers: [UUID], found: Int)
     case retrieveConnectedPeripherals(services: [CBUUID], found: Int)
     // CBPeripheral
-    /// `delegateSet`: whether `peripheral.delegate` was set at call time (Review Checklist:
-    /// "CBPeripheralDelegate set before calling discoverServices").
+    /// `delegateSet`: whether `peripheral.delegate` was set at call time (an app sets
+    /// the `CBPeripheralDelegate` before calling `discoverServices(_:)`).
     case discoverServices(peripheral: UUID, services: [CBUUID]?, delegateSet: Bool)
     case discoverIncludedServices(peripheral: UUID, services: [CBUUID]?, service: CBUUID)
     case discoverCharacteristics(peripheral: UUID, characteristics: [CBUUID]?, service: CBUUID)
