@@ -55,6 +55,44 @@ import Testing
         }
     }
 
+    /// Names of the guidance files and the word for their folder, wherever a reader of the
+    /// repository meets them. "seed" alone stays allowed: random generators and fuzzers have
+    /// seeds.
+    static let guidanceFileNames = [
+        #"[0-9]{3}_[0-9a-f]{16}\.txt"#, #"[0-9]{3}_\*\.txt"#, #"shared/seeds"#, #"(?i)\bthe seeds\b"#,
+        #"(?i)\bseeds'"#, #"(?i)\bseed-style\b"#,
+    ]
+
+    @Test func noSourceTestOrDocumentNamesAGuidanceFile() throws {
+        let root = Fixtures.repositoryRoot
+        let this = "Tests/BLELintTests/RuleReferencesTests.swift"
+        let kinds: Set<String> = ["swift", "md", "py", "sh", "js", "css", "txt", "yml", "yaml", "json"]
+        let patterns = try Self.guidanceFileNames.map { try Regex($0) }
+        var checked = 0
+        for top in ["Sources", "Tests", "docs", "scripts", "Fuzz", "Plugins", "README.md", "Makefile"] {
+            let url = root.appendingPathComponent(top)
+            var files: [URL] = []
+            if let e = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil) {
+                files = e.compactMap { $0 as? URL }.filter { kinds.contains($0.pathExtension) }
+            }
+            if files.isEmpty { files = [url] }
+            for file in files {
+                let relative = String(file.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
+                guard relative != this, let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+                checked += 1
+                // Swift's Regex is slow on long files: only those that could match are searched.
+                guard text.contains(".txt") || text.localizedCaseInsensitiveContains("seed") else { continue }
+                for pattern in patterns {
+                    if let m = text.firstMatch(of: pattern) {
+                        Issue.record("\(relative): \(text[m.range])")
+                    }
+                }
+            }
+        }
+        // The walk found the sources, tests and docs, so an empty result means something.
+        #expect(checked > 400)
+    }
+
     @Test func everyRuleNamesCoreBluetoothAndAndroidAPIs() {
         for d in RuleRegistry.descriptors {
             let sources = Set(d.references.map(\.source))
