@@ -164,8 +164,8 @@ public struct APICall: Sendable {
         case scanForPeripherals(services: [BluetoothUUID]?, state: ManagerState)
         case stopScan
         /// `connect(_:options:)`. `retained`: whether the app still held the `CBPeripheral` once
-        /// the call's run-loop turn ended (nil: unknown). False is "DON'T: Lose the peripheral
-        /// reference": Core Bluetooth then cancels the pending connection silently.
+        /// the call's run-loop turn ended (nil: unknown). False is the peripheral-not-retained
+        /// mistake: Core Bluetooth then cancels the pending connection silently.
         case connect(state: ManagerState, retained: Bool? = nil)
         /// `cancelPeripheralConnection(_:)`.
         case cancelPeripheralConnection

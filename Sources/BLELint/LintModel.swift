@@ -132,18 +132,58 @@ public struct PlatformAdvice: Sendable, Equatable {
     }
 }
 
-/// A place in the Core Bluetooth guidance (../shared/seeds) that a rule enforces.
-public struct GuidanceReference: Sendable, Equatable {
-    public var file: String
-    public var section: String
+/// Public documentation a rule's point rests on: one API in Apple's Core Bluetooth or Android's
+/// `android.bluetooth` reference, or a section of the Bluetooth Core Specification. Every name
+/// is one a reader can look up; `blecap explain`, docs/rules/<slug>.md and the report list them.
+public struct DocReference: Sendable, Equatable {
+    public enum Source: String, Sendable, CaseIterable {
+        /// Apple's Core Bluetooth documentation.
+        case coreBluetooth
+        /// Android's `android.bluetooth` (and `android.bluetooth.le`) reference.
+        case android
+        /// The Bluetooth Core Specification (5.4).
+        case coreSpec
 
-    public init(_ file: String, _ section: String) {
-        self.file = file
-        self.section = section
+        public var label: String {
+            switch self {
+            case .coreBluetooth: "Core Bluetooth"
+            case .android: "Android"
+            case .coreSpec: "Bluetooth Core Specification"
+            }
+        }
     }
 
-    /// The primary guidance file: the newest "core-bluetooth" skill revision.
-    public static let primary = "seeds/000_3544d9c463fa42d7.txt"
+    public var source: Source
+    /// An API as its reference names it (`CBPeripheral.writeValue(_:for:type:)`,
+    /// `BluetoothGatt.requestMtu(int)`), or a section (`Vol 3 Part F 3.3.3`).
+    public var name: String
+    /// For a section: what it says that the rule rests on, in a few words.
+    public var topic: String
+
+    public init(_ source: Source, _ name: String, topic: String = "") {
+        self.source = source
+        self.name = name
+        self.topic = topic
+    }
+
+    /// An API in Apple's Core Bluetooth documentation.
+    public static func apple(_ name: String) -> DocReference { .init(.coreBluetooth, name) }
+    /// An API in Android's `android.bluetooth` reference.
+    public static func android(_ name: String) -> DocReference { .init(.android, name) }
+    /// A section of the Bluetooth Core Specification and what the rule takes from it.
+    public static func spec(_ section: String, _ topic: String) -> DocReference {
+        .init(.coreSpec, section, topic: topic)
+    }
+
+    /// One line of plain text: `Core Bluetooth: CBPeripheral.canSendWriteWithoutResponse`.
+    public var text: String {
+        source.label + ": " + name + (topic.isEmpty ? "" : " (\(topic))")
+    }
+
+    /// The same in Markdown, the API in code style.
+    public var markdown: String {
+        source == .coreSpec ? text : source.label + ": `" + name + "`"
+    }
 }
 
 /// A tunable number of a rule, with its default.
@@ -172,7 +212,11 @@ public struct RuleDescriptor: Sendable {
     public var defaultSeverity: Severity
     /// What the rule checks and why, in a paragraph.
     public var summary: String
-    public var guidance: [GuidanceReference]
+    /// What the rule asks of an app, one point a line, in the project's words.
+    public var enforces: [String]
+    /// The public documentation the points rest on: Core Bluetooth's APIs, then Android's, then
+    /// the Core Specification's sections.
+    public var references: [DocReference]
     /// The kinds of evidence the rule can produce findings from.
     public var evidence: [EvidenceKind]
     public var thresholds: [ThresholdSpec]
@@ -185,7 +229,7 @@ public struct RuleDescriptor: Sendable {
 
     public init(
         id: String, slug: String, title: String, defaultSeverity: Severity, summary: String,
-        guidance: [GuidanceReference], evidence: [EvidenceKind], thresholds: [ThresholdSpec] = [],
+        enforces: [String], references: [DocReference], evidence: [EvidenceKind], thresholds: [ThresholdSpec] = [],
         fix: String, party: Party = .app, android: PlatformAdvice? = nil
     ) {
         self.party = party
@@ -195,7 +239,8 @@ public struct RuleDescriptor: Sendable {
         self.title = title
         self.defaultSeverity = defaultSeverity
         self.summary = summary
-        self.guidance = guidance
+        self.enforces = enforces
+        self.references = references
         self.evidence = evidence
         self.thresholds = thresholds
         self.fix = fix
@@ -206,6 +251,14 @@ public struct RuleDescriptor: Sendable {
     public func fix(for platform: Platform) -> (language: String, code: String) {
         if platform == .android, let a = android, !a.fix.isEmpty { return ("kotlin", a.fix) }
         return ("swift", fix)
+    }
+
+    /// The references for a capture of `platform`: Android's APIs and the specification's on
+    /// Android, Core Bluetooth's and the specification's elsewhere (the platforms whose fix is
+    /// Core Bluetooth's); every one when `platform` is nil.
+    public func references(for platform: Platform?) -> [DocReference] {
+        guard let platform else { return references }
+        return references.filter { platform == .android ? $0.source != .coreBluetooth : $0.source != .android }
     }
 
     /// Relative path of the rule's documentation page.

@@ -14,11 +14,12 @@ public enum RuleDocs {
             // Pages revised for platform-aware advice also say whose behaviour findings report.
             s += "Whose behaviour: **\(d.party.label)** (`\(d.party.rawValue)`) unless a finding says otherwise.\n\n"
         }
-        // The guidance is the project's source, not the reader's: its points are named, its
-        // files are not (a reader has no copy of them).
-        s +=
-            d.summary + "\n\n## Guidance\n\nThe points of the project's Core Bluetooth guidance this rule enforces:\n\n"
-        for g in d.guidance { s += "- \(g.section)\n" }
+        // Every reference is public: an API a reader can look up in Apple's or Android's
+        // documentation, or a section of the Core Specification.
+        s += d.summary + "\n\n## What it enforces\n\n"
+        for point in d.enforces { s += "- \(point)\n" }
+        s += "\n## References\n\nThe public documentation these points rest on:\n\n"
+        for r in d.references(for: platform) { s += "- \(r.markdown)\n" }
         if !d.thresholds.isEmpty {
             s += "\n## Thresholds\n\n| name | default | meaning |\n|---|---:|---|\n"
             for t in d.thresholds { s += "| `\(t.name)` | \(trim(t.defaultValue)) \(t.unit) | \(t.help) |\n" }

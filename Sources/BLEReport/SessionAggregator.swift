@@ -352,7 +352,8 @@ public final class SessionAggregator {
             frames: Array(f.frames.prefix(Limits.findingFrames)), evidence: f.evidence.label,
             explanation: d?.summary ?? "", fix: fix?.code ?? "",
             fixPlatform: fix?.language == "kotlin" ? "Android" : "Core Bluetooth",
-            guidance: d?.guidance.map(\.section) ?? [], baselined: f.baselined)
+            docs: d?.docsPath ?? "", references: d?.references(for: platform).map(\.text) ?? [],
+            baselined: f.baselined)
     }
 
     /// Points each finding at the sequence-chart rows that hold its frames.

@@ -355,8 +355,11 @@ public struct FindingModel: Sendable, Encodable {
     public var fix: String
     /// "Android" or "Core Bluetooth".
     public var fixPlatform: String
-    /// The points of the project's guidance the rule enforces (section titles).
-    public var guidance: [String]
+    /// The rule's page in the repository (`docs/rules/<slug>.md`, also `blecap explain`).
+    public var docs: String
+    /// The public documentation the rule rests on, for the capture's platform, one line each
+    /// ("Core Bluetooth: CBPeripheral.canSendWriteWithoutResponse").
+    public var references: [String]
     public var baselined: Bool
     /// Sequence-chart rows holding the finding's frames: (connection, item index).
     public var anchors: [FindingAnchor] = []

@@ -26,7 +26,8 @@ let measurementUUID = CBUUID(string: "2A37")
 /// parsing its text per session measured the string code, not the simulator.
 let sensorAddress = BDAddr("D8:0D:18:00:00:01")!
 
-/// The session's central: the seed flow (000_*.txt "Central Role"), disconnecting after the
+/// The session's central: the usual Core Bluetooth flow (scan, connect, discover, subscribe),
+/// disconnecting after the
 /// last expected notification.
 final class BenchCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     var central: CBCentralManager!

@@ -6,7 +6,7 @@ struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "explain",
         abstract:
-            "Explain one lint rule: what it checks, its guidance, evidence, thresholds and the fix (Core Bluetooth, Android).",
+            "Explain one lint rule: what it checks and enforces, its API references, evidence, thresholds and the fix (Core Bluetooth, Android).",
         discussion: """
             \(ExitStatusTable.text)
             """
@@ -18,7 +18,7 @@ struct ExplainCommand: ParsableCommand {
     @Option(
         name: .long,
         help:
-            "Show the fix in this platform's API only: android gives Android's, ios and linux Core Bluetooth's; auto (the default) both."
+            "Show the fix and API references in this platform's API only: android gives Android's, ios and linux Core Bluetooth's; auto (the default) both."
     )
     var platform: PlatformOption = .auto
 

@@ -17,6 +17,15 @@ import Testing
         #expect(
             rules.allSatisfy { ($0["helpUri"] as? String)?.hasSuffix("docs/rules/\($0["name"] as! String).md") == true }
         )
+        // Each rule's help lists what it enforces and the public documentation it rests on.
+        for (rule, d) in zip(rules, RuleRegistry.descriptors) {
+            let help = try #require(rule["help"] as? [String: String])
+            for r in d.references {
+                #expect(help["text"]?.contains(r.text) == true, "\(d.id) help lacks \(r.text)")
+                #expect(help["markdown"]?.contains(r.markdown) == true, "\(d.id) help lacks \(r.markdown)")
+            }
+            #expect(d.enforces.allSatisfy { help["markdown"]?.contains($0) == true })
+        }
         let results = try #require(run["results"] as? [[String: Any]])
         #expect(results.count == Self.oversized.findings.count)
         let first = try #require(results.first)
@@ -204,8 +213,7 @@ import Testing
             let page = Fixtures.repositoryRoot.appendingPathComponent(d.docsPath)
             let text = try String(contentsOf: page, encoding: .utf8)
             #expect(text == RuleDocs.markdown(d), "\(d.docsPath) is stale: regenerate with blecap explain \(d.slug)")
-            #expect(!d.guidance.isEmpty && !d.fix.isEmpty && !d.evidence.isEmpty)
-            #expect(d.guidance.allSatisfy { $0.file.hasPrefix("seeds/0") })
+            #expect(!d.enforces.isEmpty && !d.references.isEmpty && !d.fix.isEmpty && !d.evidence.isEmpty)
         }
     }
 }

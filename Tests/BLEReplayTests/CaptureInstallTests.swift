@@ -47,7 +47,7 @@ import Testing
     /// The app's central scans, connects, discovers by UUID, reads and subscribes: it finds
     /// the captured handles, reads the captured values and receives the captured notifications
     /// at the captured pace.
-    @Test func aSeedStyleCentralSeesTheCapturedSession() throws {
+    @Test func aTypicalCentralSeesTheCapturedSession() throws {
         let replay = try Self.replay("clean_heart_rate.central.btsnoop")
         let m = try #require(replay.models.first)
         let world = SimulatedWorld()

@@ -6,8 +6,8 @@ import TestSupport
 import Testing
 
 /// The app's heart-rate peripheral, written against the simulator's CBPeripheralManager the
-/// way the seeds write a peripheral (000_*.txt "Peripheral Role: Advertising"; 004_*.txt
-/// "Peripheral"): publish on poweredOn, advertise the service, answer reads, accept writes,
+/// usual Core Bluetooth way: publish on poweredOn, advertise the service, answer reads, accept
+/// writes,
 /// notify subscribers. It implements the device of the Bumble captures (README "clean_heart_rate":
 /// Heart Rate with Measurement (Notify) and Body Sensor Location (Read, Chest), Battery Level
 /// (Read|Notify, 87 %), Device Information strings; "cached_reconnect" adds the Heart Rate

@@ -7,18 +7,17 @@ import Testing
 
 // Reproducing a field bug from a capture.
 //
-// The older revision of the Core Bluetooth guidance (002_98f4c62468f39e00.txt, "Reading,
-// Writing, and Notifications" → "Reading a Value") parses a Heart Rate Measurement by
-// reading the flags octet and then the value at the width the flags announce, without
-// looking at the length. The newest revision (000_3544d9c463fa42d7.txt, same section)
-// checks the length first and returns nil for a value too short for its format. The
+// A common way to parse a Heart Rate Measurement reads the flags octet and then the value
+// at the width the flags announce, without looking at the length. The careful way checks
+// the length first and returns nil for a value too short for its format (Heart Rate
+// Service 3.1.1.1 gives the format). The
 // capture hr_short_notification.central.btsnoop (captures/bumble/README.md,
 // scenario 9) holds twelve measurements from a real GATT server, two of them truncated.
 //
 // On iOS the unchecked parser would trap on Data's subscript and crash the app; here both
 // parsers run over a byte view that audits its bounds instead (an out-of-bounds subscript
 // returns 0 and is recorded), so the test process survives and the failure is observable.
-// The parsers below are written from the seeds' description, not copied.
+// The parsers below are the project's own.
 
 /// The bytes a parser reads: `Data` in the app, `BoundsAuditingBytes` in the test.
 protocol MeasurementBytes {
@@ -49,15 +48,15 @@ final class BoundsAuditingBytes: MeasurementBytes {
 /// 1 a little-endian UINT16 in octets 1–2 (GATT Specification Supplement, Heart Rate
 /// Measurement).
 enum HeartRateParsers {
-    /// 002_*.txt "Reading a Value": the value is read where the flags say it is, whatever the
-    /// length. A 1- or 2-octet measurement announcing UINT16 is read past its end.
+    /// The common way: the value is read where the flags say it is, whatever the length. A 1- or
+    /// 2-octet measurement announcing UINT16 is read past its end.
     static func unchecked<B: MeasurementBytes>(_ m: B) -> Int {
         let wide = m[0] & 0x01 == 0x01
         let low = Int(m[1])
         return wide ? low + Int(m[2]) * 256 : low
     }
 
-    /// 000_*.txt "Reading a Value": too short for the flags octet and a UINT8 value, or for a
+    /// The careful way: too short for the flags octet and a UINT8 value, or for a
     /// UINT16 one, is not a measurement (nil).
     static func checked<B: MeasurementBytes>(_ m: B) -> Int? {
         guard m.count >= 2 else { return nil }
@@ -70,8 +69,7 @@ enum HeartRateParsers {
     }
 }
 
-/// The seeds' heart-rate central (000_*.txt "Scanning for Peripherals", "Central Role:
-/// Connecting", "Discovering Services and Characteristics", "Reading a Value"): scan for Heart
+/// A heart-rate central written the usual Core Bluetooth way: scan for Heart
 /// Rate, stop, connect, discover, subscribe to what notifies, read what reads, and parse every
 /// measurement with the parser it was built with.
 final class HeartRateMonitor: CBCentralManagerDelegate, CBPeripheralDelegate {

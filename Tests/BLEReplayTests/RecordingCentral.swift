@@ -4,8 +4,7 @@ import BLEReplaySimulator
 import BLESimulator
 import Foundation
 
-/// A central in the seeds' style (000_*.txt "Scanning for Peripherals", "Central Role:
-/// Connecting", "Discovering Services and Characteristics"): wait for poweredOn, scan for a
+/// A central written the usual Core Bluetooth way: wait for poweredOn, scan for a
 /// service, stop the scan, connect, discover, subscribe to what it is told to, and record
 /// every callback with the world's time, so a test can compare what the app saw with the
 /// capture.

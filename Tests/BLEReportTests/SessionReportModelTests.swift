@@ -151,7 +151,10 @@ import Testing
         #expect(bySeverity.note == lint.findings.filter { $0.severity == .note }.count)
         let c = try #require(m.connections.first)
         for f in m.findings {
-            #expect(!f.explanation.isEmpty && !f.fix.isEmpty && !f.guidance.isEmpty)
+            #expect(!f.explanation.isEmpty && !f.fix.isEmpty && f.docs == "docs/rules/\(f.slug).md")
+            // A Bumble capture's fix is Core Bluetooth's, and so are its API references.
+            #expect(f.references.contains { $0.hasPrefix("Core Bluetooth: ") })
+            #expect(!f.references.contains { $0.hasPrefix("Android: ") })
             // Every finding on the connection points at a row that holds one of its frames.
             let anchor = try #require(f.anchors.first, "\(f.rule) \(f.message) has no row")
             #expect(anchor.connection == c.number)

@@ -2,7 +2,7 @@ import BLEBytes
 import BLESimulator
 import Foundation
 
-// The "Working with CoreBluetooth" article (004_*.txt): an ambient sensor with a temperature
+// The "Working with CoreBluetooth" article: an ambient sensor with a temperature
 // characteristic and an on/off state characteristic in one service, the peripheral built with
 // CBPeripheralManager and the central with CBCentralManager. Ported by renaming nothing.
 
@@ -11,7 +11,7 @@ let articleTemperatureUUID = CBUUID(string: "0000FFF1-0000-1000-8000-00805F9B34F
 /// Not in the Bluetooth Base UUID (…34FC): a 128-bit UUID on the air.
 let articleStateUUID = CBUUID(string: "0000FFF1-0000-1000-8000-00805F9B34FC")
 
-/// 004_*.txt "Peripheral". Two changes, both marked: the temperature comes from a fixed
+/// The article's peripheral. Two changes, both marked: the temperature comes from a fixed
 /// sequence instead of `Int.random(in: 10...30)` (a deterministic run), and the manager keeps
 /// the subscribed central and what it saw, as the article's closing note suggests.
 final class ArticlePeripheral: CBPeripheralManagerDelegate {
@@ -109,7 +109,7 @@ final class ArticlePeripheral: CBPeripheralManagerDelegate {
     }
 }
 
-/// 004_*.txt "Central", with its `BluetoothManager` renamed and what it sees recorded.
+/// The article's central, with its `BluetoothManager` renamed and what it sees recorded.
 final class ArticleCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     var centralManager: CBCentralManager!
     var discoveredPeripheral: CBPeripheral?

@@ -8,7 +8,7 @@ let batteryServiceUUID = CBUUID(string: "180F")
 let batteryLevelUUID = CBUUID(string: "2A19")
 
 /// Heart Rate Measurement values the simulated sensor notifies, one per second: 8-bit and
-/// 16-bit formats, and one malformed value (16-bit flag, one byte) the seed's length-checked
+/// 16-bit formats, and one malformed value (16-bit flag, one byte) the central's length-checked
 /// parser must reject.
 let heartRateNotifications: [[UInt8]] = [[0x00, 60], [0x01, 61, 0x00], [0x00, 62], [0x01, 63], [0x00, 64]]
 /// What `parseHeartRate` makes of them.
@@ -54,16 +54,16 @@ func makeOtherDevice() -> SimulatedPeripheral {
     return p
 }
 
-/// The seeds' heart-rate central (000_*.txt "Central Role" … "Reading a Value"), ported by
-/// renaming nothing: the simulator's types carry Core Bluetooth's names. Two changes from the
-/// seed's snippet, both to finish its story: it discovers the Battery service too (to read
+/// A heart-rate central as an iOS app writes it, with nothing renamed: the simulator's types
+/// carry Core Bluetooth's names. Two additions, both to finish its story: it discovers the Battery
+/// service too (to read
 /// 2A19), and it records what it sees for the assertions.
 final class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     var centralManager: CBCentralManager!
     var discoveredPeripheral: CBPeripheral?
-    /// The "DON'T: Lose the peripheral reference" mistake, when false.
+    /// The peripheral-not-retained mistake, when false.
     let retainsPeripheral: Bool
-    /// The "DON'T: Scan or connect before poweredOn" mistake, when true.
+    /// The scan-before-powered-on mistake, when true.
     let scansInInit: Bool
 
     var heartRates: [Int] = []
@@ -138,7 +138,7 @@ final class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    /// 000_*.txt "Reading a Value": the length-checked parser.
+    /// The length-checked parser.
     func parseHeartRate(_ data: Data) -> Int? {
         guard data.count >= 2 else { return nil }
         let flags = data[data.startIndex]

@@ -38,7 +38,7 @@ struct HeartRateSessionTests {
                 == .connect(peripheral: sensor.identifier, autoReconnect: false, retained: true))
         #expect(trace.log.isEmpty)
 
-        // Callback order of the seed's flow.
+        // Callback order of the central's flow.
         let names = trace.callbackNames()
         let order = [
             "centralManagerDidUpdateState(_:)", "centralManager(_:didDiscover:advertisementData:rssi:)",

@@ -28,7 +28,7 @@ struct ObjectLifetimeTests {
     }
 
     /// Rule: Core Bluetooth does not retain a `CBPeripheral`; when the app's last reference goes,
-    /// the connection is cancelled (000_*.txt "DON'T: Lose the peripheral reference"). That
+    /// the connection is cancelled (docs/rules/peripheral-not-retained.md). That
     /// happens when the object goes, not at some later event: released outside a run-loop turn
     /// (app or test code between `run` calls) a connected peripheral's link ends at once, in an
     /// idle world too; released inside a delegate method it ends when that turn ends.

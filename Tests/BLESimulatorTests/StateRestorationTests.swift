@@ -4,7 +4,8 @@ import BLETimeline
 import Foundation
 import Testing
 
-/// Core Bluetooth's central state restoration (000_*.txt "State Restoration"): a relaunched
+/// Core Bluetooth's central state restoration (Apple's state preservation and restoration): a
+/// relaunched
 /// app's manager with the same restore identifier gets the peripherals and scan back.
 @Suite("state restoration")
 struct StateRestorationTests {
@@ -69,8 +70,8 @@ struct StateRestorationTests {
     /// first state update, with the still-published services
     /// (`CBPeripheralManagerRestoredStateServicesKey`) and the advertisement
     /// (`CBPeripheralManagerRestoredStateAdvertisementDataKey`) (Apple,
-    /// `peripheralManager(_:willRestoreState:)`; 000_*.txt "Peripheral Manager State
-    /// Restoration"). The system kept the database, the advertising and the subscribed central:
+    /// `peripheralManager(_:willRestoreState:)`). The system kept the database, the advertising and
+    /// the subscribed central:
     /// the central's connection never dropped and the new app's `updateValue` reaches it.
     @Test("a relaunched peripheral manager gets willRestoreState first; its services and subscriber are kept")
     func restoresPeripheralManager() throws {
@@ -250,7 +251,7 @@ struct StateRestorationTests {
     }
 }
 
-/// The seed's restoring central (000_*.txt "Central Manager State Restoration"): re-assigns
+/// A restoring central as Apple's `centralManager(_:willRestoreState:)` expects it: re-assigns
 /// the delegate and retains the restored peripherals, resumes the scan if there was one,
 /// rediscovers on a restored connection, reads the battery level.
 private final class RestoringCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
@@ -333,7 +334,7 @@ private final class RestoringCentral: CBCentralManagerDelegate, CBPeripheralDele
     }
 }
 
-/// The seed's peripheral-manager restoration (000_*.txt "Peripheral Manager State Restoration"):
+/// A peripheral manager that restores its state (Apple's `peripheralManager(_:willRestoreState:)`):
 /// publishes the article's service on first launch; on a restored launch it takes the kept
 /// services instead of adding them again.
 private final class RestoringSensor: CBPeripheralManagerDelegate {

@@ -14,7 +14,7 @@ let batteryServiceUUID = CBUUID(string: "180F")
 let batteryLevelUUID = CBUUID(string: "2A19")
 
 /// Heart Rate Measurement values the sensor notifies, one per second: 8-bit and 16-bit formats
-/// (flags bit 0, Heart Rate Service 3.1.1.1) and one truncated 16-bit value that the seed's
+/// (flags bit 0, Heart Rate Service 3.1.1.1) and one truncated 16-bit value that the careful
 /// length-checked parser must refuse.
 let heartRateMeasurements: [[UInt8]] = [[0x00, 72], [0x01, 0x2C, 0x01], [0x00, 75], [0x01, 76]]
 
@@ -76,7 +76,7 @@ func makeLamp() -> SimulatedPeripheral {
     return p
 }
 
-/// The article's ambient sensor (004_*.txt, "Peripheral"): one service FFF0 with a temperature
+/// The article's ambient sensor: one service FFF0 with a temperature
 /// and an on/off state characteristic, both notify/read/write. Its read handler answers the
 /// temperature as text with a degree sign; its write handler keeps the state bit. The article
 /// answers a random 10…30 °; here the readings come from a fixed list so runs repeat.

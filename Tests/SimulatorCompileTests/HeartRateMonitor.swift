@@ -1,5 +1,5 @@
-// An iOS heart-rate central written the way Apple's sample code and the seeds' `BluetoothManager`
-// are. The only change from the iOS source is the import: `CoreBluetooth` → `BLESimulator`.
+// An iOS heart-rate central written the way Apple's sample code and a typical app's
+// `BluetoothManager` are. The only change from the iOS source is the import: `CoreBluetooth` → `BLESimulator`.
 // It compiles against the simulator's Core Bluetooth surface (identity semantics, `CBManager`,
 // authorization, features, connection events, L2CAP, NSError bridging, typed descriptor
 // values); `HeartRateAppTests` runs it.

@@ -1,5 +1,5 @@
 // An iOS heart-rate sensor (peripheral role) in the style of Apple's "Transferring Data Between
-// Bluetooth Low Energy Devices" sample and the seeds' `BLEPeripheralManager`. Only the import
+// Bluetooth Low Energy Devices" sample and a typical app's `BLEPeripheralManager`. Only the import
 // differs from the iOS source.
 import BLESimulator
 import Foundation

@@ -20,10 +20,10 @@ public enum SARIFReporter {
                 .init(
                     id: d.id, name: d.slug, shortDescription: .init(d.title), fullDescription: .init(d.summary),
                     help: .init(
-                        text: d.summary + "\n\nFix:\n" + d.fix
+                        text: d.summary + helpPoints(d, markdown: false) + "\n\nFix:\n" + d.fix
                             + (d.android.map { "\n\nOn Android: " + $0.text + ($0.fix.isEmpty ? "" : "\n" + $0.fix) }
                                 ?? ""),
-                        markdown: d.summary + "\n\n```swift\n" + d.fix + "\n```"
+                        markdown: d.summary + helpPoints(d, markdown: true) + "\n\n```swift\n" + d.fix + "\n```"
                             + (d.android.map {
                                 "\n\nOn Android: " + $0.text
                                     + ($0.fix.isEmpty ? "" : "\n\n```kotlin\n" + $0.fix + "\n```")
@@ -81,6 +81,18 @@ public enum SARIFReporter {
                     artifacts: readable.map { .init(location: .init(uri: Escape.uri($0.path), index: nil)) },
                     results: results, invocations: [invocation])
             ])
+    }
+}
+
+extension SARIFReporter {
+    /// What a rule enforces and the public documentation it rests on, for a rule's `help`
+    /// (docs/rules/<slug>.md, which `helpUri` names, has the same lists).
+    static func helpPoints(_ d: RuleDescriptor, markdown: Bool) -> String {
+        var s = markdown ? "\n\n**What it enforces**\n" : "\n\nWhat it enforces:"
+        for point in d.enforces { s += "\n- " + point }
+        s += markdown ? "\n\n**References**\n" : "\n\nReferences:"
+        for r in d.references { s += "\n- " + (markdown ? r.markdown : r.text) }
+        return s
     }
 }
 

@@ -23,11 +23,24 @@ public struct AttProtocol: LintRule {
             indication was sent before the previous one was confirmed; or the same client exchanged MTU a \
             second time on one connection. Each finding says whether this host or the peer broke the rule.
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Reading, Writing, and Notifications: Writing a Value (confirmation callback for .withResponse writes)"),
-            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Assume connection order or timing"),
+        enforces: [
+            "Send one request at a time on a connection: start the next from the callback of the last.",
+            "Indicate one value at a time: wait for the confirmation (on a peripheral, for `peripheralManagerIsReady(toUpdateSubscribers:)` when `updateValue` returned false).",
+            "Answer every request and confirm every indication within ATT's 30 s transaction timeout, and exchange the MTU once per connection.",
+        ],
+        references: [
+            .apple("CBPeripheralDelegate.peripheral(_:didWriteValueFor:error:)"),
+            .apple("CBPeripheral.writeValue(_:for:type:)"),
+            .apple("CBPeripheralManager.updateValue(_:for:onSubscribedCentrals:)"),
+            .apple("CBPeripheralManagerDelegate.peripheralManagerIsReady(toUpdateSubscribers:)"),
+            .android("BluetoothGattCallback.onCharacteristicWrite"),
+            .android("BluetoothGattCallback.onCharacteristicRead"),
+            .android("BluetoothGattCallback.onDescriptorWrite"),
+            .android("BluetoothGattServerCallback.onNotificationSent"),
+            .android("BluetoothGatt.requestMtu(int)"),
+            .spec("Vol 3 Part F 3.3.2", "one outstanding request or indication"),
+            .spec("Vol 3 Part F 3.3.3", "the 30 s transaction timeout"),
+            .spec("Vol 3 Part F 3.4.2.1", "one MTU exchange per connection"),
         ],
         evidence: [.hci],
         thresholds: [

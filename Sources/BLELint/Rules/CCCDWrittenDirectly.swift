@@ -7,8 +7,9 @@ import BLETimeline
 ///
 /// Core Bluetooth subscribes with `setNotifyValue(_:for:)`, which writes the Client
 /// Characteristic Configuration descriptor with a Write Request and reports the server's answer
-/// in `peripheral(_:didUpdateNotificationStateFor:error:)` (000_*.txt "Subscribing to
-/// Notifications"); `writeValue(_:for:)` on the CCCD is refused (Apple's documentation of
+/// in `peripheral(_:didUpdateNotificationStateFor:error:)` (Apple's documentation of
+/// `CBPeripheral.setNotifyValue(_:for:)`); `writeValue(_:for:)` on the CCCD is refused (Apple's
+/// documentation of
 /// `CBPeripheral.writeValue(_:for:)`: use `setNotifyValue(_:for:)` instead). GATT writes a
 /// descriptor with Write Characteristic Descriptors, i.e. a Write Request (Core 5.4 Vol 3 Part G
 /// 4.12.3), so the client learns whether the server applied it.
@@ -30,12 +31,20 @@ public struct CCCDWrittenDirectly: LintRule {
             whether the subscription took effect. In an API trace: writeValue(_:for:) on a CCCD, \
             which Core Bluetooth refuses; setNotifyValue(_:for:) is the call that subscribes.
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary, "Reading, Writing, and Notifications: Subscribing to Notifications"),
-            GuidanceReference(
-                "seeds/004_93c47c6f757de093.txt",
-                "Working with CoreBluetooth (setNotifyValue in didDiscoverCharacteristics)"),
+        enforces: [
+            "Subscribe with `setNotifyValue(_:for:)` and learn the outcome in `peripheral(_:didUpdateNotificationStateFor:error:)`; never write the Client Characteristic Configuration descriptor yourself.",
+            "Where an app writes that descriptor (Android), write it with a Write Request, which the peer answers.",
+        ],
+        references: [
+            .apple("CBPeripheral.setNotifyValue(_:for:)"),
+            .apple("CBPeripheralDelegate.peripheral(_:didUpdateNotificationStateFor:error:)"),
+            .apple("CBPeripheral.writeValue(_:for:)"),
+            .android("BluetoothGatt.setCharacteristicNotification(BluetoothGattCharacteristic, boolean)"),
+            .android("BluetoothGatt.writeDescriptor(BluetoothGattDescriptor, byte[])"),
+            .android("BluetoothGattCallback.onDescriptorWrite"),
+            .android("BluetoothGattDescriptor.ENABLE_NOTIFICATION_VALUE"),
+            .spec("Vol 3 Part G 4.12.3", "descriptors are written with a Write Request"),
+            .spec("Vol 3 Part G 3.3.3.3", "Client Characteristic Configuration"),
         ],
         evidence: [.hci, .api],
         fix: """

@@ -8,8 +8,8 @@ import BLETimeline
 /// for:)` Discover All Characteristics of a Service (Read By Type 0x2803 over the service's
 /// range, 4.6.1). Each round trip costs at least one connection interval; an app that then
 /// uses two characteristics has spent the radio time (and the peripheral's battery) for
-/// nothing. The guidance passes the UUIDs it needs (000_*.txt, "Central Role: Connecting":
-/// `discoverServices([heartRateServiceUUID])`).
+/// nothing. The rule asks for the UUIDs the app needs to be passed instead
+/// (`discoverServices([heartRateServiceUUID])`, docs/rules/full-discovery.md).
 ///
 /// What can be told from HCI: Discover Primary Service by UUID uses Find By Type Value, so a
 /// Read By Group Type over the whole range is an unfiltered service discovery. Characteristic
@@ -44,11 +44,17 @@ public struct FullDiscovery: LintRule {
             always discover everything, so on their captures this note states the OS stack's \
             cost, not an app's choice, and says so.
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Central Role: Connecting (discoverServices([heartRateServiceUUID]) in didConnect)"),
-            GuidanceReference(GuidanceReference.primary, "Central Role: Scanning (specify the service UUIDs you need)"),
+        enforces: [
+            "Discover by UUID the services the app uses, and in them the characteristics it uses, rather than the whole database."
+        ],
+        references: [
+            .apple("CBPeripheral.discoverServices(_:)"),
+            .apple("CBPeripheral.discoverCharacteristics(_:for:)"),
+            .android("BluetoothGatt.discoverServices()"),
+            .android("BluetoothGattCallback.onServicesDiscovered"),
+            .android("BluetoothGatt.getService(UUID)"),
+            .spec("Vol 3 Part G 4.4.1, 4.4.2", "discovering all primary services, or one by UUID"),
+            .spec("Vol 3 Part G 2.5.2", "attribute caching"),
         ],
         evidence: [.hci],
         thresholds: [

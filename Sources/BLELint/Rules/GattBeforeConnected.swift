@@ -5,8 +5,9 @@ import BLETimeline
 /// BLE011: GATT requests before the connection completed.
 ///
 /// Core Bluetooth's `connect(_:options:)` only starts connecting; the app may discover, read or
-/// write only from `centralManager(_:didConnect:)` on (000_*.txt "DON'T: Assume connection
-/// order or timing"). A controller carries ACL data on a handle only once its Connection
+/// write only from `centralManager(_:didConnect:)` on (Apple's documentation of
+/// `CBCentralManager.connect(_:options:)`). A controller carries ACL data on a handle only once its
+/// Connection
 /// Complete event gave the host that handle (Core Vol 4 Part E 7.7.65.1, 5.4.2), so an ATT
 /// PDU this host sent on a handle that had no connection yet is a request made before the
 /// connection existed.
@@ -33,9 +34,21 @@ public struct GattBeforeConnected: LintRule {
             connection started before the capture (no Connection Complete for it at all) is not \
             reported.
             """,
-        guidance: [
-            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Assume connection order or timing"),
-            GuidanceReference(GuidanceReference.primary, "Central Role: Connecting (discoverServices in didConnect)"),
+        enforces: [
+            "Start GATT work only once the connection is up: discover services in `centralManager(_:didConnect:)`, the rest from the discovery callbacks.",
+            "After a disconnection, use the peripheral again only once it has reconnected.",
+        ],
+        references: [
+            .apple("CBCentralManagerDelegate.centralManager(_:didConnect:)"),
+            .apple("CBCentralManagerDelegate.centralManager(_:didDisconnectPeripheral:error:)"),
+            .apple("CBPeripheral.discoverServices(_:)"),
+            .apple("CBPeripheral.state"),
+            .android("BluetoothGattCallback.onConnectionStateChange"),
+            .android("BluetoothGatt.discoverServices()"),
+            .android("BluetoothGattCallback.onServicesDiscovered"),
+            .android("BluetoothGatt.close()"),
+            .android("BluetoothDevice.connectGatt(Context, boolean, BluetoothGattCallback, int)"),
+            .spec("Vol 4 Part E 7.7.65.1", "LE Connection Complete"),
         ],
         evidence: [.hci, .api],
         fix: """

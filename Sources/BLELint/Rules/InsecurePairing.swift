@@ -19,16 +19,26 @@ public struct InsecurePairing: LintRule {
             protection: the stored key is unauthenticated) or with LE legacy pairing (a TK that can be \
             brute-forced from a sniffed exchange, unless it came out of band). The finding is at the \
             Pairing Response, where the association model is decided, and names both sides' IO capabilities \
-            and AuthReq. The project's Core Bluetooth guidance does not cover pairing; the basis is Core Vol 3 Part H 2.3.5.1 and Vol 1 \
+            and AuthReq. Core Bluetooth leaves pairing to the system; the basis is Core Vol 3 Part H 2.3.5.1 and Vol 1 \
             Part A 5.4. A link encrypted with a key from a pairing before the capture is reported as not \
             evaluable for that connection. Over the air, blecap recovers a legacy pairing's TK from the \
             captured exchange as crackle does, decrypts the link and reads the distributed LTK: the finding \
             then says so, with the key and how long recovering it took — evidence, not a possibility.
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary, "Peripheral Role: Advertising (CBMutableCharacteristic permissions)"),
-            GuidanceReference("seeds/004_93c47c6f757de093.txt", "Peripheral (characteristic permissions)"),
+        enforces: [
+            "Protect a bond against a man in the middle: require encryption for the values that need it, and declare the IO capabilities the device really has so pairing can use Numeric Comparison or Passkey Entry.",
+            "Pair with LE Secure Connections rather than LE legacy pairing.",
+        ],
+        references: [
+            .apple("CBMutableCharacteristic.init(type:properties:value:permissions:)"),
+            .apple("CBAttributePermissions.readEncryptionRequired"),
+            .apple("CBCharacteristicProperties.notifyEncryptionRequired"),
+            .android("BluetoothDevice.createBond()"),
+            .android("BluetoothGattCharacteristic.PERMISSION_READ_ENCRYPTED_MITM"),
+            .android("BluetoothGattCharacteristic.PERMISSION_WRITE_ENCRYPTED_MITM"),
+            .spec("Vol 3 Part H 2.3.5.1", "how IO capabilities and AuthReq choose the pairing method"),
+            .spec("Vol 3 Part H 3.5.1", "Pairing Request and bonding"),
+            .spec("Vol 1 Part A 5.4", "what each pairing method protects against"),
         ],
         evidence: [.hci],
         fix: """

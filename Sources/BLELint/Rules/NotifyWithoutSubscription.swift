@@ -34,15 +34,22 @@ public struct NotifyWithoutSubscription: LintRule {
             could carry a subscription over (encryption started with a key from an earlier pairing, or the same \
             peer subscribed on an earlier connection); those connections are reported as not evaluable.
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary, "Reading, Writing, and Notifications: Subscribing to Notifications"),
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Review Checklist: Characteristic properties checked before read/write/notify"),
-            GuidanceReference(
-                "seeds/004_93c47c6f757de093.txt",
-                "CBPeripheralDelegate (a peripheral updates a value only for centrals subscribed to it)"),
+        enforces: [
+            "A central subscribes on every connection to the characteristics that offer Notify or Indicate: a peer it is not bonded with forgets the subscription at disconnection.",
+            "A peripheral sends updates only to the centrals that subscribed.",
+        ],
+        references: [
+            .apple("CBPeripheral.setNotifyValue(_:for:)"),
+            .apple("CBPeripheralManagerDelegate.peripheralManager(_:central:didSubscribeTo:)"),
+            .apple("CBPeripheralManager.updateValue(_:for:onSubscribedCentrals:)"),
+            .android("BluetoothGatt.setCharacteristicNotification(BluetoothGattCharacteristic, boolean)"),
+            .android("BluetoothGatt.writeDescriptor(BluetoothGattDescriptor, byte[])"),
+            .android("BluetoothGattServerCallback.onDescriptorWriteRequest"),
+            .android(
+                "BluetoothGattServer.notifyCharacteristicChanged(BluetoothDevice, BluetoothGattCharacteristic, boolean, byte[])"
+            ),
+            .spec("Vol 3 Part G 3.3.3.3", "Client Characteristic Configuration"),
+            .spec("Vol 3 Part G 4.10, 4.11", "notifications and indications"),
         ],
         evidence: [.hci],
         fix: """

@@ -18,11 +18,18 @@ public struct OversizedWrite: LintRule {
             ATT_MTU−3. Checked only for PDUs this host sent, and only where the MTU is known (the \
             connection started in the capture or its MTU exchange is in it).
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary, "Common Mistakes: DON'T: Write without checking properties and flow control"),
-            GuidanceReference(
-                GuidanceReference.primary, "Review Checklist: Write payloads stay within maximumWriteValueLength(for:)"),
+        enforces: [
+            "Size every written value from `maximumWriteValueLength(for:)` for the write type used, never from a constant.",
+            "Split a longer value into writes that fit, or send a value that fits.",
+        ],
+        references: [
+            .apple("CBPeripheral.maximumWriteValueLength(for:)"),
+            .apple("CBPeripheral.writeValue(_:for:type:)"),
+            .android("BluetoothGatt.requestMtu(int)"),
+            .android("BluetoothGattCallback.onMtuChanged"),
+            .android("BluetoothGatt.writeCharacteristic(BluetoothGattCharacteristic, byte[], int)"),
+            .spec("Vol 3 Part F 3.4.2.1", "the MTU a connection agrees on"),
+            .spec("Vol 3 Part F 3.4.5.1, 3.4.5.3, 3.4.5.4, 3.4.6.1", "how long a written value may be"),
         ],
         evidence: [.hci, .api],
         fix: """

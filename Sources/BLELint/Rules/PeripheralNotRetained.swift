@@ -6,8 +6,8 @@ import BLETimeline
 /// what Core Bluetooth does when the app lets go of the `CBPeripheral` it passed to
 /// `connect(_:options:)`.
 ///
-/// Core Bluetooth does not retain discovered peripherals (000_*.txt "DON'T: Lose the
-/// peripheral reference"). When the last reference goes, the pending connection is cancelled
+/// Core Bluetooth does not retain discovered peripherals: the app keeps the `CBPeripheral` it
+/// connects to. When the last reference goes, the pending connection is cancelled
 /// silently: in HCI an LE Create Connection, then within milliseconds LE Create Connection
 /// Cancel (Core Vol 4 Part E 7.8.13) and the LE Connection Complete with status 0x02 Unknown
 /// Connection Identifier that the cancel produces. No delegate method is called, so the app
@@ -35,10 +35,17 @@ public struct PeripheralNotRetained: LintRule {
             are not attributed. Exact in an API trace: a connect(_:options:) whose peripheral the \
             app had released by the end of the run-loop turn.
             """,
-        guidance: [
-            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Lose the peripheral reference"),
-            GuidanceReference(
-                GuidanceReference.primary, "Review Checklist: Discovered peripherals retained with a strong reference"),
+        enforces: [
+            "Keep a strong reference to a discovered peripheral for as long as the app connects to it or uses it."
+        ],
+        references: [
+            .apple("CBPeripheral"),
+            .apple("CBCentralManager.connect(_:options:)"),
+            .apple("CBCentralManagerDelegate.centralManager(_:didDiscover:advertisementData:rssi:)"),
+            .android("BluetoothDevice.connectGatt(Context, boolean, BluetoothGattCallback, int)"),
+            .android("BluetoothGatt.disconnect()"),
+            .android("BluetoothGatt.close()"),
+            .spec("Vol 4 Part E 7.8.13", "LE Create Connection Cancel"),
         ],
         evidence: [.inferred, .api],
         thresholds: [

@@ -25,16 +25,21 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
             one write gives one finding. Handles whose properties were never discovered (on this connection \
             or an earlier one of the same peer) are reported as not evaluable.
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Review Checklist: Characteristic properties checked before read/write/notify"),
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Discovering Services and Characteristics (setNotifyValue only with .notify, readValue only with .read)"
-            ),
-            GuidanceReference(
-                GuidanceReference.primary, "Reading, Writing, and Notifications: Subscribing to Notifications"),
+        enforces: [
+            "Read a value only when its characteristic has the Read property.",
+            "Subscribe only to a characteristic with Notify or Indicate, through `setNotifyValue(_:for:)`; never write a subscription value to a handle yourself.",
+        ],
+        references: [
+            .apple("CBCharacteristic.properties"),
+            .apple("CBPeripheral.readValue(for:)"),
+            .apple("CBPeripheral.setNotifyValue(_:for:)"),
+            .android("BluetoothGattCharacteristic.getProperties()"),
+            .android("BluetoothGatt.readCharacteristic(BluetoothGattCharacteristic)"),
+            .android("BluetoothGatt.setCharacteristicNotification(BluetoothGattCharacteristic, boolean)"),
+            .android("BluetoothGatt.writeDescriptor(BluetoothGattDescriptor, byte[])"),
+            .spec("Vol 3 Part G 3.3.1.1", "Characteristic Properties"),
+            .spec("Vol 3 Part G 3.3.3.3", "Client Characteristic Configuration"),
+            .spec("Vol 3 Part F 3.4.1.1", "Read Not Permitted"),
         ],
         evidence: [.hci],
         fix: """

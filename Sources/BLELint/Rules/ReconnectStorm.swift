@@ -5,8 +5,9 @@ import BLETimeline
 /// BLE013: reconnecting to a peer again and again without backing off, and the opposite:
 /// losing a link and never trying again.
 ///
-/// The guidance asks for "Disconnection handled with optional automatic reconnect logic"
-/// (000_*.txt, Review Checklist). Both ways of getting it wrong show in HCI:
+/// The rule asks for every disconnection to be handled, with a reconnection that backs off
+/// where the app still needs the link (docs/rules/reconnect-storm.md). Both ways of getting it
+/// wrong show in HCI:
 ///
 /// - **Storm.** `connect()` called from `didDisconnectPeripheral` every time, at once: LE
 ///   Create Connection to the same peer within a millisecond of each Disconnection Complete.
@@ -36,12 +37,18 @@ public struct ReconnectStorm: LintRule {
             establishment (0x3E) with no new attempt to that peer within `reconnect_within_s` \
             while the capture continued.
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Review Checklist: Disconnection handled with optional automatic reconnect logic"),
-            GuidanceReference(
-                GuidanceReference.primary, "Central Role: Connecting (didDisconnectPeripheral: optionally reconnect)"),
+        enforces: [
+            "Handle every disconnection: after an unexpected one, reconnect if the app still needs the link.",
+            "Wait longer after each failed attempt instead of reconnecting from the disconnection callback at once, every time.",
+        ],
+        references: [
+            .apple(
+                "CBCentralManagerDelegate.centralManager(_:didDisconnectPeripheral:timestamp:isReconnecting:error:)"),
+            .apple("CBCentralManager.connect(_:options:)"),
+            .android("BluetoothDevice.connectGatt(Context, boolean, BluetoothGattCallback, int)"),
+            .android("BluetoothGattCallback.onConnectionStateChange"),
+            .android("BluetoothGatt.close()"),
+            .spec("Vol 6 Part B 4.5.2", "supervision timeout"),
         ],
         evidence: [.hci],
         thresholds: [

@@ -29,11 +29,20 @@ public struct ScanBeforePoweredOn: LintRule {
             BluetoothLeScanner.startScan(filters, settings, callback) (getBluetoothLeScanner returns \
             null while Bluetooth is off), and to handle onScanFailed.
             """,
-        guidance: [
-            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan or connect before poweredOn"),
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Review Checklist: All BLE operations gated on centralManagerDidUpdateState returning .poweredOn"),
+        enforces: [
+            "Start a scan or a connection only after `centralManagerDidUpdateState(_:)` reported `.poweredOn`.",
+            "Gate every Bluetooth operation on that state, and stop when it changes away from `.poweredOn`.",
+        ],
+        references: [
+            .apple("CBCentralManagerDelegate.centralManagerDidUpdateState(_:)"),
+            .apple("CBManagerState.poweredOn"),
+            .apple("CBCentralManager.scanForPeripherals(withServices:options:)"),
+            .apple("CBCentralManager.connect(_:options:)"),
+            .android("BluetoothAdapter.isEnabled()"),
+            .android("BluetoothAdapter.ACTION_STATE_CHANGED"),
+            .android("BluetoothAdapter.getBluetoothLeScanner()"),
+            .android("BluetoothLeScanner.startScan(List<ScanFilter>, ScanSettings, ScanCallback)"),
+            .android("ScanCallback.onScanFailed(int)"),
         ],
         evidence: [.hci, .inferred, .api],
         fix: """
@@ -163,8 +172,8 @@ public struct ScanBeforePoweredOn: LintRule {
     }
 
     /// Exact from an API trace: a scan or connect made while the manager was not `.poweredOn`,
-    /// and any other call Core Bluetooth refused with "API MISUSE" for the same reason (000_*.txt
-    /// Review Checklist: all BLE operations gated on `.poweredOn`).
+    /// and any other call Core Bluetooth refused with "API MISUSE" for the same reason (every
+    /// operation waits for `.poweredOn`, docs/rules/scan-before-powered-on.md).
     public mutating func observe(_ call: APICall, _ sink: FindingSink) {
         let message: String
         switch call.kind {

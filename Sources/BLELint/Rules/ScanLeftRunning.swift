@@ -4,7 +4,7 @@ import BLETimeline
 /// BLE004: scanning left running.
 ///
 /// Scanning costs radio time and power on the phone and slows the connection it competes with.
-/// The guidance is to stop the scan once the target peripheral is found, before connecting,
+/// The rule is to stop the scan once the target peripheral is found, before connecting,
 /// and not to leave it running when no connection needs it.
 public struct ScanLeftRunning: LintRule {
     public static let descriptor = RuleDescriptor(
@@ -31,11 +31,18 @@ public struct ScanLeftRunning: LintRule {
             is and what decided it. From an API trace: connect(_:options:) called while the scan was \
             running.
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary, "Review Checklist: Scanning stopped after discovering the target peripheral"),
-            GuidanceReference(
-                GuidanceReference.primary, "Central Role: Scanning (didDiscover: stopScan before connect)"),
+        enforces: [
+            "Stop scanning once the target peripheral is found, before connecting to it.",
+            "Do not leave a scan running after the last connection has ended.",
+        ],
+        references: [
+            .apple("CBCentralManager.stopScan()"),
+            .apple("CBCentralManagerDelegate.centralManager(_:didDiscover:advertisementData:rssi:)"),
+            .apple("CBCentralManager.connect(_:options:)"),
+            .android("BluetoothLeScanner.stopScan(ScanCallback)"),
+            .android("ScanCallback.onScanResult"),
+            .android("BluetoothDevice.connectGatt(Context, boolean, BluetoothGattCallback, int)"),
+            .android("ScanSettings.Builder.setScanMode(int)"),
         ],
         evidence: [.hci, .api],
         thresholds: [

@@ -6,8 +6,9 @@ import BLETimeline
 ///
 /// Core Bluetooth invalidates a peripheral's `services` (and every `CBCharacteristic` and
 /// `CBDescriptor` under them) when the link goes down; after reconnecting, the app discovers
-/// again in `centralManager(_:didConnect:)` and uses the new objects (000_*.txt "Central Role:
-/// Connecting", Review Checklist "Disconnection handled"). An app that keeps characteristic
+/// again in `centralManager(_:didConnect:)` and uses the new objects
+/// (docs/rules/stale-attribute.md). An
+/// app that keeps characteristic
 /// objects across a reconnect and uses them gets "API MISUSE" and no callback: the read,
 /// write or subscription never happens. Only an API trace shows this — on the air the handles
 /// of a cached database look the same.
@@ -23,11 +24,18 @@ public struct StaleAttribute: LintRule {
             the new objects. Needs an API trace (the simulator records one): on the air a cached \
             database's handles are the same.
             """,
-        guidance: [
-            GuidanceReference(GuidanceReference.primary, "Central Role: Connecting (discoverServices in didConnect)"),
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Review Checklist: Disconnection handled with optional automatic reconnect logic"),
+        enforces: [
+            "After every connection, discover the services again and use only the objects discovered on that connection."
+        ],
+        references: [
+            .apple("CBCentralManagerDelegate.centralManager(_:didConnect:)"),
+            .apple("CBPeripheral.discoverServices(_:)"),
+            .apple("CBPeripheralDelegate.peripheral(_:didDiscoverCharacteristicsFor:error:)"),
+            .android("BluetoothGatt.close()"),
+            .android("BluetoothDevice.connectGatt(Context, boolean, BluetoothGattCallback, int)"),
+            .android("BluetoothGatt.discoverServices()"),
+            .android("BluetoothGatt.getService(UUID)"),
+            .android("BluetoothGattCallback.onServicesDiscovered"),
         ],
         evidence: [.api],
         fix: """

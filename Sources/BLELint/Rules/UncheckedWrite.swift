@@ -21,15 +21,19 @@ public struct UncheckedWrite: LintRule {
             to such a handle is left to read-or-notify-without-property. Handles whose properties were never \
             discovered (on this connection or an earlier one of the same peer) are reported as not evaluable.
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary, "Common Mistakes: DON'T: Write without checking properties and flow control"),
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Review Checklist: Characteristic properties checked before read/write/notify"),
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Review Checklist: Write type matches characteristic properties (.withResponse vs .withoutResponse)"),
+        enforces: [
+            "Check a characteristic's properties before writing to it; write only to characteristic values and descriptors.",
+            "Pick the write type the properties allow: `.withResponse` needs Write, `.withoutResponse` needs Write Without Response.",
+        ],
+        references: [
+            .apple("CBCharacteristic.properties"),
+            .apple("CBPeripheral.writeValue(_:for:type:)"),
+            .apple("CBCharacteristicWriteType"),
+            .android("BluetoothGattCharacteristic.getProperties()"),
+            .android("BluetoothGatt.writeCharacteristic(BluetoothGattCharacteristic, byte[], int)"),
+            .android("BluetoothGattCallback.onCharacteristicWrite"),
+            .spec("Vol 3 Part G 3.3.1.1", "Characteristic Properties"),
+            .spec("Vol 3 Part F 3.4.1.1", "the errors a server answers a refused write with"),
         ],
         evidence: [.hci, .api],
         fix: """

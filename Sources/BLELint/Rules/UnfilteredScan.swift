@@ -45,12 +45,16 @@ public struct UnfilteredScan: LintRule {
             Filtering disabled (APCF Enable off) while a scan runs is reported with the stack as the \
             party. Other HCI captures cannot show it: the filter is applied in the host.
             """,
-        guidance: [
-            GuidanceReference(GuidanceReference.primary, "Common Mistakes: DON'T: Scan for nil services in production"),
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Review Checklist: Scanning uses specific service UUIDs (not nil) in production"),
-            GuidanceReference(GuidanceReference.primary, "Background BLE: nil scans are foreground-only"),
+        enforces: [
+            "Scan for the service UUIDs the app needs, not for every peripheral (`withServices: nil`).",
+            "Expect no results from an unfiltered scan in the background: iOS scans in the background only for named services.",
+        ],
+        references: [
+            .apple("CBCentralManager.scanForPeripherals(withServices:options:)"),
+            .apple("CBUUID"),
+            .android("BluetoothLeScanner.startScan(List<ScanFilter>, ScanSettings, ScanCallback)"),
+            .android("ScanFilter.Builder.setServiceUuid(ParcelUuid)"),
+            .android("BluetoothAdapter.startDiscovery()"),
         ],
         evidence: [.inferred, .api],
         fix: """

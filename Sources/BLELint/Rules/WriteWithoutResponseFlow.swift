@@ -18,13 +18,18 @@ public struct WriteWithoutResponseFlow: LintRule {
             canSendWriteWithoutResponse was false (exact from an API trace). A burst that waits for \
             Number Of Completed Packets once the buffers are full is fine.
             """,
-        guidance: [
-            GuidanceReference(
-                GuidanceReference.primary, "Review Checklist: .withoutResponse writes honor canSendWriteWithoutResponse"
-            ),
-            GuidanceReference(
-                GuidanceReference.primary,
-                "Reading, Writing, and Notifications: peripheralIsReady(toSendWriteWithoutResponse:)"),
+        enforces: [
+            "Write `.withoutResponse` only while `canSendWriteWithoutResponse` is true, and resume from `peripheralIsReady(toSendWriteWithoutResponse:)`."
+        ],
+        references: [
+            .apple("CBPeripheral.canSendWriteWithoutResponse"),
+            .apple("CBPeripheralDelegate.peripheralIsReady(toSendWriteWithoutResponse:)"),
+            .apple("CBPeripheral.writeValue(_:for:type:)"),
+            .android("BluetoothGatt.writeCharacteristic(BluetoothGattCharacteristic, byte[], int)"),
+            .android("BluetoothStatusCodes.ERROR_GATT_WRITE_REQUEST_BUSY"),
+            .android("BluetoothGattCallback.onCharacteristicWrite"),
+            .spec("Vol 4 Part E 4.1.1", "flow control of data from host to controller"),
+            .spec("Vol 4 Part E 7.8.2", "LE Read Buffer Size"),
         ],
         evidence: [.hci, .api],
         fix: """

@@ -776,7 +776,8 @@
       }
       if (f.explanation) h("p", null, li, f.explanation);
       if (f.fix) { const d = h("details", null, li); h("summary", null, d, "Fix (" + (f.fixPlatform || "Core Bluetooth") + ")"); h("pre", null, d, f.fix); }
-      if (f.guidance.length) h("div", { class: "where" }, li, "Guidance: " + f.guidance.join("; "));
+      if (f.docs) h("div", { class: "where" }, li, "Rule documentation: " + f.docs + " (blecap explain " + f.rule + ")");
+      if (f.references.length) h("div", { class: "where" }, li, "References: " + f.references.join("; "));
     });
 
     // ---- details ----

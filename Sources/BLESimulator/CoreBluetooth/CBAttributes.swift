@@ -26,7 +26,7 @@ public class CBAttribute: Hashable, CustomStringConvertible {
 
 /// `CBService`: a discovered service. Like Core Bluetooth's, it does not keep its peripheral
 /// alive (`peripheral` acts as a weak reference), so an app's reference to a service does not
-/// retain the peripheral (000_*.txt, "DON'T: Lose the peripheral reference").
+/// retain the peripheral (the app must, docs/rules/peripheral-not-retained.md).
 public class CBService: CBAttribute {
     /// The peripheral object the service was discovered on, while it lives. Found through the
     /// manager's entry (the live object and its generation) instead of a `weak` reference,

@@ -6,8 +6,8 @@ import Foundation
 
 /// `CBCentralManager` over a `SimulatedWorld`.
 ///
-/// Semantics follow Core Bluetooth as the seeds describe it; each rule is documented where it is
-/// enforced. Delegate methods are called from inside the world's `run`, never synchronously from
+/// Semantics follow Apple's Core Bluetooth documentation and the project's rules
+/// (docs/rules/<slug>.md); each rule is documented where it is enforced. Delegate methods are called from inside the world's `run`, never synchronously from
 /// an API call, as on a real queue.
 public final class CBCentralManager: CBManager {
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
@@ -86,8 +86,8 @@ public final class CBCentralManager: CBManager {
     /// Without a restore identifier the manager's connections end (on the air, with no
     /// callbacks: there is no app left to call) and pending ones are cancelled. With one, the
     /// system keeps its connected and connecting peripherals for the next launch's manager of
-    /// the same identifier (000_*.txt "State Restoration": the system "re-create[s] your
-    /// central … manager after your app is terminated and relaunched"), together with what
+    /// the same identifier (Apple's state preservation and restoration of Core Bluetooth apps:
+    /// the system re-creates the central manager after the app is relaunched), together with what
     /// it was scanning for; the scan itself stops with the app, and the new manager's
     /// delegate gets it back in `willRestoreState` to resume.
     func terminate() {
@@ -195,9 +195,9 @@ public final class CBCentralManager: CBManager {
     // MARK: - Scanning
 
     /// Starts (or restarts, with new arguments) a scan. Before `.poweredOn` it does nothing but
-    /// log "API MISUSE" (000_*.txt "DON'T: Scan or connect before poweredOn"). `nil` services
-    /// report every advertiser (recorded: 000_*.txt "DON'T: Scan for nil services in
-    /// production"). Without `CBCentralManagerScanOptionAllowDuplicatesKey` each peripheral is
+    /// log "API MISUSE" (docs/rules/scan-before-powered-on.md). `nil` services report every
+    /// advertiser (recorded: docs/rules/unfiltered-scan.md). Without
+    /// `CBCentralManagerScanOptionAllowDuplicatesKey` each peripheral is
     /// reported once per scan, as the controller filters duplicates.
     public func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
         let duplicates = boolOption(options, CBCentralManagerScanOptionAllowDuplicatesKey)
@@ -285,7 +285,7 @@ public final class CBCentralManager: CBManager {
     /// Connects; never times out (a peripheral out of range connects when it comes back). Before
     /// `.poweredOn`: "API MISUSE". The app must keep the `CBPeripheral`: if it does not, the
     /// object is released at the end of the run-loop turn and the pending connection is
-    /// cancelled silently (000_*.txt "DON'T: Lose the peripheral reference"); the `connect`
+    /// cancelled silently (docs/rules/peripheral-not-retained.md); the `connect`
     /// record's `retained` says which happened.
     public func connect(_ peripheral: CBPeripheral, options: [String: Any]? = nil) {
         let entry = peripheral.entry
@@ -493,8 +493,8 @@ public final class CBCentralManager: CBManager {
     /// The adapter or authorization changed. Leaving `.poweredOn` ends the scan and every
     /// connection before the state update is delivered; Core Bluetooth then invalidates its
     /// peripherals (they are `.disconnected`), and no `didDisconnectPeripheral` is called for
-    /// them — the state update is the app's notice (000_*.txt "Central Role: Scanning": the
-    /// app restarts from `centralManagerDidUpdateState`).
+    /// them — the state update is the app's notice (the app restarts from
+    /// `centralManagerDidUpdateState(_:)`).
     ///
     /// Below `.poweredOff` (`.resetting`, `.unauthorized`, `.unsupported`, `.unknown`) the
     /// `CBPeripheral` objects themselves become invalid (Apple, `centralManagerDidUpdateState(_:)`:

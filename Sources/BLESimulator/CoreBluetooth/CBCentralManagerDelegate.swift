@@ -1,8 +1,8 @@
 import Foundation
 
 /// `CBCentralManagerDelegate`. Class-bound; every method but `centralManagerDidUpdateState` has
-/// an empty default, as Core Bluetooth's optional methods do (004_*.txt, "CBCentralManagerDelegate":
-/// the state update is "the first one (and the only required one)").
+/// an empty default, as Core Bluetooth's optional methods do (the state update is the only
+/// required method of Apple's `CBCentralManagerDelegate`).
 public protocol CBCentralManagerDelegate: AnyObject {
     func centralManagerDidUpdateState(_ central: CBCentralManager)
     func centralManager(_ central: CBCentralManager, willRestoreState dict: [String: Any])
@@ -16,7 +16,8 @@ public protocol CBCentralManagerDelegate: AnyObject {
     func centralManager(
         _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
         error: (any Error)?)
-    /// The variant the simulator calls (000_*.txt, "Central Role: Connecting").
+    /// The variant the simulator calls (Apple's
+    /// `centralManager(_:didDisconnectPeripheral:timestamp:isReconnecting:error:)`).
     func centralManager(
         _ central: CBCentralManager, didDisconnectPeripheral peripheral: CBPeripheral,
         timestamp: CFAbsoluteTime, isReconnecting: Bool, error: (any Error)?)

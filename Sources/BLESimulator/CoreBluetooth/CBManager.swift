@@ -6,7 +6,7 @@ import Foundation
 /// `CBManager.authorization` before creating any manager) compiles unchanged.
 public class CBManager {
     /// `.unknown` until the first state update arrives (Apple, `CBManager.state`: "the initial
-    /// state is unknown"; 000_*.txt "Creating the Central Manager": wait for `.poweredOn`).
+    /// state is unknown"; an app waits for `.poweredOn`).
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
     @exclusivity(unchecked) public internal(set) var state: CBManagerState = .unknown
     /// The world the manager lives in (not part of Core Bluetooth's API).

@@ -1,11 +1,11 @@
 import Foundation
 
 /// `CBPeripheral`: the app's handle on a remote device, created by the central manager and
-/// retained only by the app (000_*.txt "DON'T: Lose the peripheral reference").
+/// retained only by the app (docs/rules/peripheral-not-retained.md).
 ///
 /// Every command needs the manager `.poweredOn` and the peripheral `.connected`; otherwise it
-/// does nothing but log "API MISUSE" (000_*.txt "DON'T: Assume connection order or timing":
-/// discover in `didConnect`). Requests go out one at a time per connection, in call order (one
+/// does nothing but log "API MISUSE" (docs/rules/gatt-before-connected.md: discover in
+/// `didConnect`). Requests go out one at a time per connection, in call order (one
 /// outstanding ATT request per bearer, Core Vol 3 Part F 3.3.2).
 public final class CBPeripheral: CBPeer, CustomStringConvertible {
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
@@ -51,7 +51,7 @@ public final class CBPeripheral: CBPeer, CustomStringConvertible {
 
     /// Whether a `.withoutResponse` write would be sent now: false while the controller's
     /// buffers are all in flight, and whenever not connected. Reading it is recorded, so a rule
-    /// can tell whether the app checked before writing (000_*.txt "Review Checklist").
+    /// can tell whether the app checked before writing (docs/rules/write-without-response-flow.md).
     public var canSendWriteWithoutResponse: Bool {
         let v = canSendNow
         manager?.record(.canSendWriteWithoutResponse(peripheral: identifier, result: v), entry: entry, .performed)
@@ -129,8 +129,8 @@ public final class CBPeripheral: CBPeer, CustomStringConvertible {
         link.enqueue(.readDescriptor(descriptor))
     }
 
-    /// Writes as Core Bluetooth does (000_*.txt "DON'T: Write without checking properties and
-    /// flow control"):
+    /// Writes as Core Bluetooth does (docs/rules/unchecked-write.md, oversized-write.md,
+    /// write-without-response-flow.md):
     /// - `.withResponse`: a Write Request, queued with the other requests; beyond ATT_MTU − 3 a
     ///   long write (Prepare Write + Execute Write). The server refuses a characteristic without
     ///   the write property (`CBATTError.writeNotPermitted` in `didWriteValueFor`) and values

@@ -19,7 +19,7 @@ public protocol CBPeripheralDelegate: AnyObject {
         error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor descriptor: CBDescriptor, error: (any Error)?)
     func peripheral(_ peripheral: CBPeripheral, didWriteValueFor descriptor: CBDescriptor, error: (any Error)?)
-    /// 000_*.txt "Writing a Value": resume queued `.withoutResponse` writes here.
+    /// Resume queued `.withoutResponse` writes here (docs/rules/write-without-response-flow.md).
     func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral)
     /// `openL2CAPChannel(_:)`'s answer (in the simulator always a nil channel and an error).
     func peripheral(_ peripheral: CBPeripheral, didOpen channel: CBL2CAPChannel?, error: (any Error)?)

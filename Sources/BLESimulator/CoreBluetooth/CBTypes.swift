@@ -22,7 +22,7 @@ public enum CBManagerState: Int, Sendable, CustomStringConvertible {
     }
 }
 
-/// `CBManagerAuthorization`. 000_*.txt "Bluetooth Authorization": denied and restricted are
+/// `CBManagerAuthorization` (Apple's `CBManager.authorization`): denied and restricted are
 /// terminal until the user changes Settings; the manager then reports `.unauthorized`.
 public enum CBManagerAuthorization: Int, Sendable, CustomStringConvertible {
     case notDetermined = 0

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a central manager knows about one simulated device. The manager never holds the
 /// app-facing `CBPeripheral` strongly: Core Bluetooth does not retain discovered peripherals
-/// (000_*.txt "DON'T: Lose the peripheral reference"), so a release is noticed after the
+/// (docs/rules/peripheral-not-retained.md), so a release is noticed after the
 /// run-loop turn in which the app let go.
 ///
 /// `object` is an unretained reference that the object clears itself in its `deinit`, not a

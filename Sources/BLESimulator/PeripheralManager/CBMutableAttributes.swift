@@ -30,7 +30,7 @@ public final class CBMutableService: CBService {
 ///   (properties `.read` only), or `add(_:)` refuses the service.
 /// - **dynamic**: created with `value: nil`. Every read and write reaches the delegate
 ///   (`didReceiveRead` / `didReceiveWrite`), which must answer each request once with
-///   `respond(to:withResult:)` (004_*.txt "Peripheral").
+///   `respond(to:withResult:)` (Apple's `CBPeripheralManager.respond(to:withResult:)`).
 public final class CBMutableCharacteristic: CBCharacteristic {
     /// What the server enforces (readable, writeable, encryption required).
     public var permissions: CBAttributePermissions

@@ -8,19 +8,20 @@ import Foundation
 /// `didReceiveRead` / `didReceiveWrite`, the app's `respond(to:withResult:)` is the response on
 /// the air, and `updateValue` sends notifications to the centrals that subscribed.
 ///
-/// The manager is another device in the world (the article, 004_*.txt, runs its peripheral on a
-/// second phone): it has its own adapter, powered on unless `SimulatedWorld.setAdapterState(_:of:)`
+/// The manager is another device in the world (as an app that runs its peripheral on a second
+/// phone would have it): it has its own adapter, powered on unless
+/// `SimulatedWorld.setAdapterState(_:of:)`
 /// says otherwise, and its own address. Its over-the-air side is `device`, a
 /// `SimulatedPeripheral` the manager adds to the world; its MTU and connection parameters can be
 /// tuned there.
 ///
 /// Core Bluetooth semantics kept (documented where enforced):
-/// - every call before `.poweredOn` does nothing but log "API MISUSE" (000_*.txt "Review
-///   Checklist": all BLE operations gated on the state update);
+/// - every call before `.poweredOn` does nothing but log "API MISUSE" (every operation waits
+///   for the state update);
 /// - each read request, and each write-request array (through its first request), is answered
 ///   exactly once; a second answer is API misuse and changes nothing on the air;
-/// - notifications go only to centrals that enabled them in the CCCD (004_*.txt "Peripheral":
-///   "only for centrals subscribed to it"), cut to each central's `maximumUpdateValueLength`;
+/// - notifications go only to centrals that enabled them in the CCCD
+///   (docs/rules/notify-without-subscription.md), cut to each central's `maximumUpdateValueLength`;
 /// - `updateValue` returns false while the transmit queue is full, and
 ///   `peripheralManagerIsReady(toUpdateSubscribers:)` follows once there is room.
 ///
@@ -137,7 +138,7 @@ public class CBPeripheralManager: CBManager {
     /// The app let the manager go (its process ended). Without a restore identifier the device
     /// stops advertising and its links go silent. With one, Core Bluetooth keeps the published
     /// services, the advertisement and the connected, subscribed centrals for the next launch's
-    /// manager of the same identifier (000_*.txt "Peripheral Manager State Restoration"; Apple,
+    /// manager of the same identifier (Apple,
     /// `CBPeripheralManagerOptionRestoreIdentifierKey`); requests the app had not answered are
     /// void (a central waiting on one meets its ATT timeout).
     deinit {
@@ -286,7 +287,8 @@ public class CBPeripheralManager: CBManager {
     // MARK: - Advertising
 
     /// Advertises the local name and service UUIDs, the two keys Core Bluetooth's peripheral
-    /// manager supports (000_*.txt "Peripheral Role: Advertising"); other keys are ignored and
+    /// manager supports (Apple's `CBPeripheralManager.startAdvertising(_:)`); other keys are
+    /// ignored and
     /// recorded. Already advertising: `didStartAdvertising` reports `alreadyAdvertising`.
     public func startAdvertising(_ advertisementData: [String: Any]?) {
         let data = advertisementData ?? [:]
@@ -336,7 +338,7 @@ public class CBPeripheralManager: CBManager {
     /// Answers a `didReceiveRead` request (with `request.value`) or a `didReceiveWrite` array
     /// (pass its first request). Exactly once per request: a second answer, an answer to a
     /// later request of a write array or to a write command is API misuse and sends nothing
-    /// (004_*.txt "Peripheral": each handler ends in one `respond`).
+    /// (each handler ends in one `respond`).
     public func respond(to request: CBATTRequest, withResult result: CBATTError.Code) {
         let bytes = request.value.map { [UInt8]($0) } ?? []
         let key = ObjectIdentifier(request)

@@ -2,9 +2,9 @@ import Foundation
 
 /// `CBPeripheralManagerDelegate`. Class-bound; every method but
 /// `peripheralManagerDidUpdateState` has an empty default, as Core Bluetooth's optional methods
-/// do (000_*.txt "Peripheral Role: Advertising": the state update is where publishing starts).
+/// do (the state update is where publishing starts).
 ///
-/// Signatures are Core Bluetooth's, so a seed-style `BLEPeripheralManager` ports unchanged: a
+/// Signatures are Core Bluetooth's, so a typical app's `BLEPeripheralManager` ports unchanged: a
 /// method whose signature differed would silently fall back to the empty default.
 public protocol CBPeripheralManagerDelegate: AnyObject {
     func peripheralManagerDidUpdateState(_ peripheral: CBPeripheralManager)
@@ -57,8 +57,8 @@ extension CBPeripheralManagerDelegate {
 /// `CBPeripheralManager.init(delegate:queue:options:)` options.
 public let CBPeripheralManagerOptionShowPowerAlertKey = "kCBInitOptionShowPowerAlert"
 public let CBPeripheralManagerOptionRestoreIdentifierKey = "kCBRestoreIdentifierKey"
-/// `peripheralManager(_:willRestoreState:)` dictionary keys (000_*.txt "Peripheral Manager
-/// State Restoration").
+/// `peripheralManager(_:willRestoreState:)` dictionary keys (Apple's
+/// `CBPeripheralManagerDelegate.peripheralManager(_:willRestoreState:)`).
 public let CBPeripheralManagerRestoredStateServicesKey = "kCBRestoredServices"
 public let CBPeripheralManagerRestoredStateAdvertisementDataKey = "kCBRestoredAdvertisement"
 

@@ -63,13 +63,12 @@ public enum PeripheralManagerDisposition: Sendable, Equatable {
 
 /// Why a peripheral-manager call was refused.
 public enum PeripheralManagerMisuse: String, Sendable {
-    /// 000_*.txt "Review Checklist": "All BLE operations gated on …DidUpdateState returning
-    /// .poweredOn" (the peripheral role's `peripheralManagerDidUpdateState`, 000_*.txt
-    /// "Peripheral Role: Advertising").
+    /// Every operation waits for the state update to report `.poweredOn` (the peripheral
+    /// role's `peripheralManagerDidUpdateState(_:)`).
     case notPoweredOn = "not_powered_on"
     /// `respond(to:withResult:)` for a request that awaits no answer: answered already, not
     /// the first request of its `didReceiveWrite` array, or from a write command. Each request
-    /// is answered exactly once (004_*.txt "Peripheral": every handler ends in one `respond`).
+    /// is answered exactly once (every handler ends in one `respond`).
     case noPendingRequest = "no_pending_request"
     /// A characteristic that is not part of a service this manager published.
     case foreignCharacteristic = "foreign_characteristic"

@@ -4,31 +4,30 @@ import Foundation
 /// One call an app made into the simulated Core Bluetooth API, with its arguments and the state
 /// it was made in. These are the "API-only" records of a trace: a capture cannot show them (a
 /// scan with a nil service list looks like any other scan on the air), so the linter's API-level
-/// rules read them here (000_*.txt, "Common Mistakes" and "Review Checklist").
+/// rules read them here (docs/rules).
 public enum APICall: Sendable, Equatable {
     // CBCentralManager
     case centralManagerInit(restoreIdentifier: String?, showPowerAlert: Bool)
-    /// `services` nil is the "scan for nil services" mistake (000_*.txt, "DON'T: Scan for nil
-    /// services in production").
+    /// `services` nil is the "scan for nil services" mistake (docs/rules/unfiltered-scan.md).
     case scanForPeripherals(services: [CBUUID]?, allowDuplicates: Bool)
     case stopScan
     /// `retained`: whether the app still held the `CBPeripheral` once the call's turn of the run
-    /// loop ended (nil until then). A false here is "DON'T: Lose the peripheral reference".
+    /// loop ended (nil until then). A false here is the peripheral-not-retained mistake.
     case connect(peripheral: UUID, autoReconnect: Bool, retained: Bool?)
     case cancelPeripheralConnection(peripheral: UUID)
     case retrievePeripherals(identifiers: [UUID], found: Int)
     case retrieveConnectedPeripherals(services: [CBUUID], found: Int)
     // CBPeripheral
-    /// `delegateSet`: whether `peripheral.delegate` was set at call time (Review Checklist:
-    /// "CBPeripheralDelegate set before calling discoverServices").
+    /// `delegateSet`: whether `peripheral.delegate` was set at call time (an app sets
+    /// the `CBPeripheralDelegate` before calling `discoverServices(_:)`).
     case discoverServices(peripheral: UUID, services: [CBUUID]?, delegateSet: Bool)
     case discoverIncludedServices(peripheral: UUID, services: [CBUUID]?, service: CBUUID)
     case discoverCharacteristics(peripheral: UUID, characteristics: [CBUUID]?, service: CBUUID)
     case discoverDescriptors(peripheral: UUID, characteristic: CBUUID)
     case readValue(peripheral: UUID, characteristic: CBUUID, properties: CBCharacteristicProperties)
     case readDescriptor(peripheral: UUID, descriptor: CBUUID)
-    /// Everything the write checks of 000_*.txt "DON'T: Write without checking properties and
-    /// flow control" need: the type, the length against `maximumWriteValueLength(for: type)`,
+    /// Everything the write rules (unchecked-write, oversized-write, write-without-response-flow)
+    /// need: the type, the length against `maximumWriteValueLength(for: type)`,
     /// the characteristic's properties and `canSendWriteWithoutResponse` at call time. `handle` is
     /// the characteristic's value handle, as the radio events name it.
     case writeValue(
@@ -94,10 +93,9 @@ public enum APIDisposition: Sendable, Equatable {
 
 /// Why Core Bluetooth refused a call with "API MISUSE".
 public enum MisuseReason: String, Sendable {
-    /// 000_*.txt "DON'T: Scan or connect before poweredOn".
+    /// docs/rules/scan-before-powered-on.md.
     case notPoweredOn = "not_powered_on"
-    /// 000_*.txt "DON'T: Assume connection order or timing": peripheral commands need the
-    /// connected state.
+    /// docs/rules/gatt-before-connected.md: peripheral commands need the connected state.
     case notConnected = "not_connected"
     /// The service or characteristic belongs to another peripheral or was invalidated: discovered
     /// attributes do not survive the connection they were discovered on (`CBPeripheral.services`
@@ -113,7 +111,8 @@ public enum MisuseReason: String, Sendable {
 
 /// Why a call had no effect on the air.
 public enum DropReason: String, Sendable {
-    /// 000_*.txt "Review Checklist": ".withoutResponse writes honor canSendWriteWithoutResponse".
+    /// docs/rules/write-without-response-flow.md: `.withoutResponse` writes wait for
+    /// `canSendWriteWithoutResponse`.
     /// Core Bluetooth discards a write command sent while the flag is false.
     case cannotSendWriteWithoutResponse = "can_send_false"
     /// `.withoutResponse` on a characteristic without the Write Without Response property:

@@ -66,8 +66,8 @@ public enum WorldEvent: Sendable, Equatable {
     /// The system kept a terminated manager's state for its restore identifier: these
     /// peripherals (connected or connecting) and whether it was scanning.
     case centralStatePreserved(restoreIdentifier: String, peripherals: [UUID], isScanning: Bool)
-    /// The app no longer holds a `CBPeripheral` (000_*.txt "DON'T: Lose the peripheral
-    /// reference"); `state` is what it was in, and a pending connection is cancelled.
+    /// The app no longer holds a `CBPeripheral` (docs/rules/peripheral-not-retained.md); `state` is
+    /// what it was in, and a pending connection is cancelled.
     case peripheralReleased(peripheral: UUID, state: CBPeripheralState)
     /// A notification the server would have sent but did not, because the client had not
     /// enabled it in the CCCD (Core Vol 3 Part G 4.10: notifications only when configured).

@@ -148,7 +148,7 @@ public final class SimulatedWorld {
     /// end (a delegate method may still be running); outside one — test or app code between
     /// `run` calls — nothing else is running, so the release takes effect at once: a connected
     /// peripheral's link ends now, in an idle world too, as Core Bluetooth cancels it when the
-    /// object goes (000_*.txt "DON'T: Lose the peripheral reference").
+    /// object goes (docs/rules/peripheral-not-retained.md).
     func peripheralReleased() {
         sweepNeeded = true
         if !isStepping, !isSweeping {
@@ -185,7 +185,7 @@ public final class SimulatedWorld {
         schedule(after: configuration.resetDuration) { [unowned(unsafe) self] in self.setAdapterState(.poweredOn) }
     }
 
-    /// The user's Bluetooth permission for the app (000_*.txt "Bluetooth Authorization").
+    /// The user's Bluetooth permission for the app (Apple's `CBManager.authorization`).
     public func setAuthorization(_ authorization: CBManagerAuthorization) {
         guard authorization != self.authorization else { return }
         self.authorization = authorization
@@ -224,7 +224,8 @@ public final class SimulatedWorld {
     }
 
     /// The app's process is terminated and launched again, as iOS does to an app in the
-    /// background for a Bluetooth event (000_*.txt "State Restoration"). Every central manager
+    /// background for a Bluetooth event (Apple's state preservation and restoration). Every central
+    /// manager
     /// of the old process stops: nothing reaches it or its delegate any more. One created with
     /// `CBCentralManagerOptionRestoreIdentifierKey` leaves its connected and connecting
     /// peripherals (and what it was scanning for) with the system; the new launch's manager
@@ -395,8 +396,8 @@ public final class SimulatedWorld {
     // MARK: - The world a manager joins
 
     /// The world a `CBCentralManager(delegate:queue:)` created inside `withCurrent` joins, so
-    /// app code that creates its own manager (as the seeds' `BluetoothManager` does in `init`)
-    /// runs unchanged.
+    /// app code that creates its own manager (as a typical app's `BluetoothManager` does in
+    /// `init`) runs unchanged.
     public static func withCurrent<R>(_ world: SimulatedWorld, _ body: () throws -> R) rethrows -> R {
         try $currentBox.withValue(WorldBox(world)) { try body() }
     }

@@ -1,16 +1,15 @@
 import BLESimulator
 import Foundation
 
-/// The seeds' heart-rate central, ported from 000_3544d9c463fa42d7.txt ("Creating the Central
-/// Manager", "Scanning for Peripherals", "Central Role: Connecting", "Discovering Services and
-/// Characteristics", "Reading a Value") by renaming nothing but the class: the simulator's types
+/// A heart-rate central as an iOS app writes it (create the manager, scan, connect, discover,
+/// read and subscribe), with nothing renamed but the class: the simulator's types
 /// carry Core Bluetooth's names.
 ///
 /// What differs from the seed and why:
 /// - no `NSObject` base and no `override init`: the simulator's delegates are plain protocols;
 /// - the class is not `final`, so the deliberately wrong versions (WrongCentrals.swift) can
 ///   change one method each;
-/// - `discoverServices` asks for Battery (180F) too, else the seed's 2A19 branch never runs;
+/// - `discoverServices` asks for Battery (180F) too, else the 2A19 branch never runs;
 /// - results go into properties instead of `print`, for the tests.
 class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     var centralManager: CBCentralManager!
@@ -26,13 +25,13 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         centralManager = CBCentralManager(delegate: self, queue: nil)
     }
 
-    // 000 "Creating the Central Manager": always wait for poweredOn before scanning.
+    // Always wait for poweredOn before scanning.
     func centralManagerDidUpdateState(_ central: CBCentralManager) {
         guard central.state == .poweredOn else { return }
         startScanning()
     }
 
-    // 000 "Scanning for Peripherals": only peripherals advertising the service we need.
+    // Scan only for peripherals advertising the service we need.
     func startScanning() {
         centralManager.scanForPeripherals(
             withServices: [heartRateServiceUUID],
@@ -49,7 +48,7 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         centralManager.connect(peripheral, options: nil)
     }
 
-    // 000 "Central Role: Connecting": delegate first, then discovery, and only once connected.
+    // Delegate first, then discovery, and only once connected.
     func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {
         peripheral.delegate = self
         peripheral.discoverServices([heartRateServiceUUID, batteryServiceUUID])
@@ -63,7 +62,7 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         discoveredPeripheral = nil
     }
 
-    // 000 "Discovering Services and Characteristics".
+    // Discover the characteristics of each service found.
     func peripheral(_ peripheral: CBPeripheral, didDiscoverServices error: (any Error)?) {
         guard let services = peripheral.services else { return }
         for service in services {
@@ -71,7 +70,7 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    // Properties are checked before subscribing or reading (000 Review Checklist).
+    // Properties are checked before subscribing or reading (docs/rules/read-or-notify-without-property.md).
     func peripheral(_ peripheral: CBPeripheral, didDiscoverCharacteristicsFor service: CBService, error: (any Error)?) {
         guard let characteristics = service.characteristics else { return }
         for characteristic in characteristics {
@@ -91,7 +90,7 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         if characteristic.isNotifying { notifying.insert(characteristic.uuid) }
     }
 
-    // 000 "Reading a Value".
+    // Every notified or read value is parsed.
     func peripheral(_ peripheral: CBPeripheral, didUpdateValueFor characteristic: CBCharacteristic, error: (any Error)?)
     {
         guard let data = characteristic.value else { return }
@@ -107,7 +106,7 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         }
     }
 
-    /// 000 "Reading a Value": flags bit 0 chooses an 8- or 16-bit (little-endian) rate, and every
+    /// Flags bit 0 chooses an 8- or 16-bit (little-endian) rate, and every
     /// byte is checked to be there before it is read.
     func parseHeartRate(_ data: Data) -> Int? {
         guard data.count >= 2 else { return nil }
@@ -120,7 +119,7 @@ class HeartRateCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
         return Int(bytes[1])
     }
 
-    // Used by the wrong versions and the write example; the seed's right flow never writes or
+    // Used by the wrong versions and the write example; the right flow never writes or
     // discovers descriptors (declared here so that subclasses can override them).
     func peripheral(
         _ peripheral: CBPeripheral, didDiscoverDescriptorsFor characteristic: CBCharacteristic, error: (any Error)?

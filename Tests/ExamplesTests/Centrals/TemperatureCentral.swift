@@ -1,8 +1,7 @@
 import BLESimulator
 import Foundation
 
-/// The article's central (004_93c47c6f757de093.txt, "Central", "CBCentralManagerDelegate",
-/// "CBPeripheralDelegate", "Reading and writing data"): scans for the FFF0 service, connects,
+/// The "Working with CoreBluetooth" article's central: scans for the FFF0 service, connects,
 /// discovers the temperature and state characteristics, subscribes to temperature, reads it on
 /// request and writes the on/off state with response.
 ///
@@ -122,9 +121,8 @@ class TemperatureCentral: CBCentralManagerDelegate, CBPeripheralDelegate {
     }
 }
 
-/// A right way to stream state changes with `.withoutResponse`, from 000_*.txt "Writing a
-/// Value" (the `writeValue(_:to:on:preferResponse:)` helper) and "Review Checklist"
-/// (".withoutResponse writes honor canSendWriteWithoutResponse"): send while the peripheral
+/// A right way to stream state changes with `.withoutResponse`
+/// (docs/rules/write-without-response-flow.md): send while the peripheral
 /// can take more, resume in `peripheralIsReady(toSendWriteWithoutResponse:)`.
 class FlowControlledStateStreamer: TemperatureCentral {
     var queue: [Data] = []

@@ -1,12 +1,11 @@
 import BLESimulator
 import Foundation
 
-// Deliberately wrong centrals: each takes a right one and makes ONE mistake from
-// 000_3544d9c463fa42d7.txt "Common Mistakes" (or breaks one "Review Checklist" line), the way
-// it shows up in real apps. ExamplesTests asserts which rule ids the linter reports for each,
-// and that the right centrals get none.
+// Deliberately wrong centrals: each takes a right one and makes ONE mistake a rule of
+// docs/rules reports, the way it shows up in real apps. ExamplesTests asserts which rule ids
+// the linter reports for each, and that the right centrals get none.
 
-/// "DON'T: Scan or connect before poweredOn": the seed's WRONG snippet, a scan for nil services
+/// scan-before-powered-on: a wrong snippet often seen, a scan for nil services
 /// straight after creating the manager. Core Bluetooth ignores it with "API MISUSE"; the app
 /// then works only because `centralManagerDidUpdateState` scans again. Two mistakes in one
 /// line: before poweredOn, and for every peripheral.
@@ -17,14 +16,14 @@ final class ScansBeforePoweredOn: HeartRateCentral {
     }
 }
 
-/// "DON'T: Scan for nil services in production": discovers every advertiser in range.
+/// unfiltered-scan: discovers every advertiser in range.
 final class ScansForNilServices: HeartRateCentral {
     override func startScanning() {
         centralManager.scanForPeripherals(withServices: nil)
     }
 }
 
-/// "Review Checklist: Scanning stopped after discovering the target peripheral": connects with
+/// scan-left-running: connects with
 /// the scan still running.
 final class LeavesScanRunning: HeartRateCentral {
     override func centralManager(
@@ -37,7 +36,7 @@ final class LeavesScanRunning: HeartRateCentral {
     }
 }
 
-/// "DON'T: Lose the peripheral reference": connects to the peripheral `didDiscover` handed over
+/// peripheral-not-retained: connects to the peripheral `didDiscover` handed over
 /// without keeping it. The object is released when the callback returns and the connection
 /// attempt dies with it, silently.
 final class DoesNotRetainPeripheral: HeartRateCentral {
@@ -51,7 +50,7 @@ final class DoesNotRetainPeripheral: HeartRateCentral {
     }
 }
 
-/// "DON'T: Assume connection order or timing": discovers right after `connect`, before
+/// gatt-before-connected: discovers right after `connect`, before
 /// `didConnect`, and so never (Core Bluetooth refuses the call with "API MISUSE").
 final class DiscoversBeforeConnected: HeartRateCentral {
     override func centralManager(
@@ -69,7 +68,7 @@ final class DiscoversBeforeConnected: HeartRateCentral {
     override func centralManager(_ central: CBCentralManager, didConnect peripheral: CBPeripheral) {}
 }
 
-/// "DON'T: Write without checking properties and flow control": resets Energy Expended (Heart
+/// unchecked-write: resets Energy Expended (Heart
 /// Rate Control Point value 0x01) with `.withoutResponse`, which the Control Point does not
 /// allow (it has Write only). Core Bluetooth drops the write with a console warning.
 final class WritesWithoutCheckingProperties: HeartRateCentral {
@@ -84,9 +83,9 @@ final class WritesWithoutCheckingProperties: HeartRateCentral {
     }
 }
 
-/// "Review Checklist: Write payloads stay within maximumWriteValueLength(for:)": the article's
-/// state written as a JSON document (004_*.txt, "Reading and writing data": "the current state
-/// can be any data, even a JSON object encoded") that is longer than the 512 bytes an attribute
+/// Write payloads stay within `maximumWriteValueLength(for:)` (docs/rules/oversized-write.md):
+/// the article's state written as a JSON document (it says the state can be any data, even an
+/// encoded JSON object) that is longer than the 512 bytes an attribute
 /// value can hold.
 final class WritesWithoutCheckingLength: TemperatureCentral {
     override func setState(_ state: Bool) {
@@ -97,7 +96,7 @@ final class WritesWithoutCheckingLength: TemperatureCentral {
     }
 }
 
-/// "Review Checklist: .withoutResponse writes honor canSendWriteWithoutResponse": streams state
+/// write-without-response-flow: streams state
 /// changes as fast as the loop runs. Once the controller's buffers are full, Core Bluetooth
 /// drops the rest.
 final class FloodsWithoutResponse: TemperatureCentral {
@@ -131,8 +130,8 @@ final class WritesTheCCCD: HeartRateCentral {
     }
 }
 
-/// "Review Checklist: Disconnection handled with optional automatic reconnect logic", half
-/// done: the app reconnects after a link loss but reads the Body Sensor Location through the
+/// Disconnection handled with a reconnection (docs/rules/reconnect-storm.md), half done: the app
+/// reconnects after a link loss but reads the Body Sensor Location through the
 /// `CBCharacteristic` it kept from the first connection instead of discovering again. Core
 /// Bluetooth refuses the read ("API MISUSE"); the value never comes.
 final class KeepsCharacteristicsAcrossReconnect: HeartRateCentral {
