@@ -134,7 +134,7 @@ def events(lines):
     out = []
     for line in lines:
         e = json.loads(line)
-        if "finding" in e:
+        if "finding" in e or "verdict" in e:
             continue
         out.append(without_frames(e))
     start = next((i for i, e in enumerate(out) if e["type"] == "controller.index_added"), len(out))
@@ -149,6 +149,23 @@ check(
     len(watched) > 20 and watched == recorded,
     f"{len(watched)} vs {len(recorded)} events; first difference at {first_difference}: "
     + (f"{watched[first_difference]} vs {recorded[first_difference]}" if first_difference is not None else ""),
+)
+# The watch's live verdicts are diagnose's on the same traffic: the same kind, cause, party and
+# signature per verdict (their texts cite each file's own frame numbers).
+def verdicts(lines):
+    return [
+        (v["kind"], v["cause"], v["party"], v["signature"])
+        for v in (json.loads(line) for line in lines if line.strip())
+        if "cause" in v
+    ]
+
+
+watched_verdicts = verdicts(l for l in read("watch.jsonl").splitlines() if l.startswith('{"verdict":'))
+recorded_verdicts = verdicts(blecap("diagnose", "--format", "jsonl", f"{OUT}/btmon.btsnoop").splitlines())
+check(
+    f"watch's live verdicts equal diagnose's on btmon's recording ({len(watched_verdicts)} verdicts)",
+    len(watched_verdicts) > 0 and sorted(watched_verdicts) == sorted(recorded_verdicts),
+    f"{watched_verdicts} vs {recorded_verdicts}",
 )
 watched_kinds = {e["type"] for e in watched}
 check(
