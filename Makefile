@@ -92,10 +92,12 @@ conformance: release product-clients
 
 # Each library product usable alone: every type its public API names is nameable through its own
 # import (scripts/check_products.py, over the release build's modules), and a package outside the
-# targets that depends on each product alone builds (Tests/ProductClients).
+# targets that depends on each product alone builds (Tests/ProductClients). A build folder kept
+# from before the package's targets gained files may not see them: a failed build is tried once
+# more from a clean build folder.
 product-clients: release
 	python3 scripts/check_products.py .build/release
-	cd Tests/ProductClients && $(SWIFT) build
+	cd Tests/ProductClients && ($(SWIFT) build || ($(SWIFT) package clean && $(SWIFT) build))
 
 # `blecap serve --transport vhci` and `blecap watch hci-monitor` against a real Linux kernel,
 # booted under qemu (scripts/kernel/vm_check.sh says how and what it checks).
