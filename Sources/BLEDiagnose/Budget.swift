@@ -2,20 +2,13 @@ import BLEBytes
 import BLEPackets
 import BLETimeline
 
-/// The platform whose API the budget's advice names (lint's platform fact, handed in by the
-/// caller: the diagnoser detects nothing itself). `unknown` and `linux` give both Android's and
-/// Core Bluetooth's.
-public enum AdvicePlatform: String, Sendable, Encodable, CaseIterable {
-    case android, apple, linux, unknown
-}
-
 /// A connection's throughput and latency budget (docs/diagnose.md, "Budget"): each busy
 /// stretch with the payload rate it reached, the ceiling the connection's parameters allowed,
 /// what bounds that ceiling and the one setting that would raise it most; and the latency of
 /// each request type.
 public struct Budget: Sendable, Equatable, Encodable {
     /// The platform the advice is phrased for.
-    public var platform: AdvicePlatform
+    public var platform: Platform
     public var stretches: [Stretch]
     /// Busy stretches past `Budget.maximumStretches`, counted only.
     public var stretchesOmitted: Int?
@@ -456,7 +449,7 @@ struct BudgetAccumulator {
     // MARK: the result
 
     /// The budget, or nil when the connection had no busy stretch and no answered request.
-    mutating func finish(platform: AdvicePlatform, role: UInt8?, aclBuffers: (packets: Int, length: Int)?) -> Budget? {
+    mutating func finish(platform: Platform, role: UInt8?, aclBuffers: (packets: Int, length: Int)?) -> Budget? {
         closeAll()
         guard !closed.isEmpty || !samples.isEmpty else { return nil }
         var b = Budget(
@@ -480,8 +473,7 @@ struct BudgetAccumulator {
         }
     }
 
-    static func stretch(_ s: OpenStretch, platform: AdvicePlatform, acl: (packets: Int, length: Int)?) -> Budget.Stretch
-    {
+    static func stretch(_ s: OpenStretch, platform: Platform, acl: (packets: Int, length: Int)?) -> Budget.Stretch {
         let duration = Int(s.lastTime - s.firstTime)
         let rate = Int((Double(s.bytes - s.firstBytes) * 1e6 / Double(duration)).rounded())
         // Packets per event are shown only by bursts: at least 3, one per connection event
@@ -550,8 +542,7 @@ struct BudgetAccumulator {
     }
 
     /// The one setting that raises the ceiling most (by at least 10 %), in the platform's API.
-    static func advice(_ m: LinkModel, _ kind: StreamKind, _ now: Double, _ platform: AdvicePlatform) -> Budget.Advice?
-    {
+    static func advice(_ m: LinkModel, _ kind: StreamKind, _ now: Double, _ platform: Platform) -> Budget.Advice? {
         var options: [(String, LinkModel)] = []
         if m.requestResponse {
             var x = m

@@ -48,7 +48,7 @@ public final class Diagnoser {
     /// cut or damaged: verdicts still open at its end say that the rest is missing.
     public var damage: String?
     /// The platform whose API the budget's advice names (lint's platform fact).
-    public var platform: AdvicePlatform
+    public var platform: Platform
     /// The controller's LE ACL buffers (HCI LE Read Buffer Size), for the budget.
     var aclBuffers: (packets: Int, length: Int)?
 
@@ -57,7 +57,7 @@ public final class Diagnoser {
     ///   - onVerdict: when given, each verdict is handed to it as soon as it is known
     ///     (a connection's when its end has come through the timeline, an attempt's when its
     ///     result has), and the rest by `finish()`; nothing handed out is kept.
-    public init(platform: AdvicePlatform = .unknown, onVerdict: ((Verdict) -> Void)? = nil) {
+    public init(platform: Platform = .unknown, onVerdict: ((Verdict) -> Void)? = nil) {
         self.platform = platform
         self.onVerdict = onVerdict
     }

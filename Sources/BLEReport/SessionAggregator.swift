@@ -301,7 +301,7 @@ public final class SessionAggregator {
         }
         model.connectionsOmitted = max(0, connectionCount - model.connections.count)
         diagnoser.damage = report.damage
-        diagnoser.platform = AdvicePlatform(rawValue: report.facts.platform.platform.rawValue) ?? .unknown
+        diagnoser.platform = report.facts.platform.platform
         Self.place(diagnoser.finish(), in: &model)
         let order = [
             "MTU Exchange", "Discovery", "Read", "Write Request", "Prepare/Execute Write",

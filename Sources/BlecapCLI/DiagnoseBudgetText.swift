@@ -2,7 +2,7 @@ import BLEDiagnose
 
 /// The budget of a verdict (docs/diagnose.md, "Budget") as text lines and as Markdown.
 enum BudgetText {
-    static func platformText(_ p: AdvicePlatform) -> String {
+    static func platformText(_ p: Platform) -> String {
         switch p {
         case .android: "advice for Android"
         case .apple: "advice for Core Bluetooth (iOS/macOS)"

@@ -70,8 +70,7 @@ struct DiagnoseCommand: ParsableCommand {
             observer: LintPassObserver(
                 frame: { _ in }, event: { diagnoser.observe($0) }, connectionEnded: { diagnoser.connectionEnded($0) }))
         for n in report.notes { printError(n) }
-        // The two enums name the same platforms (BLEDiagnose does not depend on BLELint).
-        diagnoser.platform = AdvicePlatform(rawValue: report.facts.platform.platform.rawValue) ?? .unknown
+        diagnoser.platform = report.facts.platform.platform
         return diagnoser.finish()
     }
 }

@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func theAdviceNamesTheDetectedPlatformOnly() throws {
-        for platform in [AdvicePlatform.android, .apple] {
+        for platform in [Platform.android, .apple] {
             let d = Diagnoser(platform: platform)
             Self.connected(d, intervalUnits: 24)
             for k in 0..<20 { d.observe(Self.notification(10 + k, Int64(k) * 30_000, bytes: 20, mtu: 23)) }

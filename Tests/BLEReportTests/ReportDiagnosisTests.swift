@@ -24,13 +24,6 @@ import Testing
         }
     }
 
-    /// The budget's advice names lint's platform through the raw value both enums share
-    /// (BLEDiagnose does not depend on BLELint): one platform each way, none lost.
-    @Test func lintPlatformsNameTheBudgetsAdvicePlatforms() {
-        #expect(Platform.allCases.map { AdvicePlatform(rawValue: $0.rawValue) } == AdvicePlatform.allCases.map { $0 })
-        #expect(AdvicePlatform.allCases.map { Platform(rawValue: $0.rawValue) } == Platform.allCases.map { $0 })
-    }
-
     /// reconnect_storm.central (captures/bumble/README.md, scenario 4; the labels of
     /// captures/diagnose-expected.json): connection 2 lost at frame 68 with 0x08, its last ACL
     /// from the peer at frame 67; a create-connection at 79 cancelled at 81, completed 0x02 at 83.

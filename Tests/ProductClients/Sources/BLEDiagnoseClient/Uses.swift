@@ -7,6 +7,6 @@ public func uses(_ diagnoser: Diagnoser, _ event: TimelineEvent, _ summary: Conn
     return diagnoser.finish()
 }
 
-public func budget(_ verdict: Verdict, _ platform: AdvicePlatform) -> (Budget?, [Budget.Stretch], [Budget.Latency]) {
+public func budget(_ verdict: Verdict, _ platform: Platform) -> (Budget?, [Budget.Stretch], [Budget.Latency]) {
     (verdict.budget, verdict.budget?.stretches ?? [], verdict.budget?.latency ?? [])
 }
