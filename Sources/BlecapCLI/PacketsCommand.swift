@@ -72,7 +72,6 @@ struct PacketsCommand: ParsableCommand {
         writer.begin()
         pass.run(PacketOutput(writer: writer))
         writer.end()
-        if out.isBroken { return }
         input.note(pass)
         try input.finish()
     }
@@ -84,6 +83,4 @@ final class PacketOutput: CaptureConsumer {
     init(writer: PacketWriter) { self.writer = writer }
     var observes: CaptureObservations { .frames }
     func frame(_ frame: DecodedFrame) { writer.write(frame) }
-    /// The reader of the output went away (`| head`).
-    var isDone: Bool { writer.out.isBroken }
 }

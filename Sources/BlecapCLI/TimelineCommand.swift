@@ -65,11 +65,10 @@ struct TimelineCommand: ParsableCommand {
         let pass = input.pass(keys: decryption.keys)
         let timeline = TimelineOutput(writer: writer, filter: filter)
         pass.run(timeline)
-        if let last = timeline.last, !out.isBroken {
+        if let last = timeline.last {
             timeline.summaries.write(to: writer, frame: last.frame, time: last.time)
         }
         out.flush()
-        if out.isBroken { return }
         input.note(pass)
         let filtered = connection != nil || peer != nil || type != nil
         if filtered && timeline.matched == 0 {
@@ -183,9 +182,6 @@ final class TimelineOutput: CaptureConsumer {
             summaries.add(summary)
         }
     }
-
-    /// The reader of the output went away (`| head`).
-    var isDone: Bool { writer.out.isBroken }
 }
 
 /// The `--connection`, `--peer` and `--type` filters.

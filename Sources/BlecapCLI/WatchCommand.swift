@@ -141,7 +141,7 @@ struct WatchCommand: ParsableCommand {
         // diagnoser after it, so that a verdict follows the connection's end on the timeline.
         pass.run([linter, diagnoser, session])
         let result = linter.result!
-        if let last = session.last, !out.isBroken {
+        if let last = session.last {
             summaries.write(to: timeline, frame: last.frame, time: last.time)
         }
         out.flush()
@@ -218,7 +218,7 @@ final class WatchSession: CaptureConsumer {
 
     func frameAfterTimeline(_ frame: DecodedFrame) { timeline.out.flush() }
 
-    var isDone: Bool { WatchSignals.stop.load(ordering: .relaxed) || timeline.out.isBroken }
+    var isDone: Bool { WatchSignals.stop.load(ordering: .relaxed) }
 }
 
 /// `--write`: the HCI records seen, appended to a btsnoop file as they come (memory: one record).

@@ -30,12 +30,6 @@ public final class OutputBuffer {
     let digitPairs = OutputBuffer.digitPairTable
     let fd: Int32?
     let flushThreshold: Int
-    /// errno of the first failed write (EPIPE when the reader went away, e.g. `| head`).
-    /// Unchecked: read after every record by the capture pass's consumers (`isBroken`), where a
-    /// checked read was a `swift_beginAccess` per record; written only by `flush`, on the thread
-    /// that writes.
-    @exclusivity(unchecked) public private(set) var writeErrno: Int32? = nil
-
     /// What messages call this output: "standard output", or the file `-o` named.
     public let name: String
     /// The temporary file beside `name` that this buffer writes (`file(_:)`), renamed to `name`
@@ -63,8 +57,6 @@ public final class OutputBuffer {
         storage.deallocate()
     }
 
-    public var isBroken: Bool { writeErrno != nil }
-
     /// Bytes buffered and not yet flushed.
     @inline(__always) public var count: Int { storage.pointee.count }
 
@@ -84,7 +76,7 @@ public final class OutputBuffer {
     public func flush() {
         let n = storage.pointee.count
         guard n > 0 else { return }
-        if let fd, writeErrno == nil {
+        if let fd {
             let base = storage.pointee.base
             var off = 0
             while off < n {
@@ -94,8 +86,7 @@ public final class OutputBuffer {
                 } else if w < 0 && errno == EINTR {
                     continue
                 } else {
-                    writeErrno = w < 0 ? errno : ENOSPC
-                    fail(writeErrno!)
+                    fail(w < 0 ? errno : ENOSPC)
                 }
             }
         }
