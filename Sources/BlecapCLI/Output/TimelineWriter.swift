@@ -225,7 +225,8 @@ final class TimelineWriter {
         key(k)
         if jsonl {
             out.jsonString(v)
-        } else if v.contains(" ") {
+        } else if v.utf8.contains(0x20) {
+            // Not `v.contains(" ")`: with Foundation imported that is NSString's, two allocations a call.
             out.byte(0x22)
             out.string(v)
             out.byte(0x22)
