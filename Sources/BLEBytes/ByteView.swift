@@ -61,7 +61,7 @@ public struct ByteView: @unchecked Sendable {
 
     // The sub-views below are made from the checked offset and count directly rather than by
     // rebasing a slice (whose range checks repeat the guard), and always inlined: as calls they
-    // cost ~16 instructions each, several per frame in every decoder (~80 per frame in `info`).
+    // cost several calls per frame in every decoder (docs/performance.md).
 
     /// `length` bytes from `offset`, or nil if they are not all there.
     @inlinable @inline(__always) public func slice(_ offset: Int, _ length: Int) -> ByteView? {

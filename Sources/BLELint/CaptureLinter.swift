@@ -169,7 +169,7 @@ final class LintPass<Observer: LintPassObserving>: CaptureConsumer {
     let observer: Observer
     let name: String?
     /// A buffer, not an array: an array in a class is checked for uniqueness on every store
-    /// (`swift_isUniquelyReferenced`, 6 instructions per frame).
+    /// (`swift_isUniquelyReferenced`; docs/performance.md).
     let ring = UnsafeMutableBufferPointer<(frame: Int, offset: Int64, length: Int)>.allocate(
         capacity: CaptureLinter.offsetRingSize)
     @exclusivity(unchecked) var facts = FactExtractor()
@@ -320,7 +320,7 @@ struct FactExtractor {
     mutating func extract(_ frame: DecodedFrame, _ engine: LintEngine) {
         // ACL data the host received tells the rules nothing (`aclSent` is about what it sent):
         // returned from before the switch below, which copies the frame's layer to bind it
-        // (a `memcpy` and ~60 instructions per notification).
+        // (a `memcpy` per notification; docs/performance.md).
         if frame.record.kind == .aclData, frame.record.direction != .sent { return }
         let r = frame.record
         func fact(_ k: HCIFact.Kind) { engine.observe(HCIFact(frame: r.frame, time: r.timestamp, kind: k)) }

@@ -21,7 +21,7 @@ public final class LintEngine {
     let byEventClass: [[Unmanaged<RuleRunner>]]
     /// The same lists in one buffer the engine owns, read per event without reference
     /// counting: reading an inner array out of `byEventClass` retained and released it for
-    /// every event (~45 instructions). `classStart[i]..<classStart[i + 1]` is class `i`'s run.
+    /// every event (docs/performance.md). `classStart[i]..<classStart[i + 1]` is class `i`'s run.
     let classRunners: UnsafeMutableBufferPointer<Unmanaged<RuleRunner>>
     let classStart: UnsafeMutableBufferPointer<Int>
     let store = FindingStore()

@@ -60,7 +60,7 @@ final class ConnectionState {
     @exclusivity(unchecked) var remoteDatabase = GATTDatabase() { didSet { lastAttribute = nil } }
     @exclusivity(unchecked) var localDatabase = GATTDatabase() { didSet { lastAttribute = nil } }
     /// The last handle named and what it named: a notification stream asks for the same handle
-    /// every time, and each search of the database was ~55 instructions. Cleared whenever
+    /// every time, and a search of the database per PDU adds up (docs/performance.md). Cleared whenever
     /// either database changes (`didSet`), so it is always what a search would find.
     @exclusivity(unchecked) var lastAttribute: (handle: UInt16, remote: Bool, attribute: AttributeRef?)?
     /// Connection number the remote database was carried over from.
@@ -101,7 +101,7 @@ final class ConnectionState {
 
     /// New parameters in force from `frame` (Connection Complete, CONNECT_IND, a successful
     /// update at its instant). Not inlined: `TimelineBuilder.event` runs for every event, and
-    /// the array append inlined into it cost every event ~12 instructions (callgrind).
+    /// the array append inlined into it cost every event (docs/performance.md).
     @inline(never)
     func setTiming(_ t: ConnectionTiming, frame: Int) {
         timing = t
@@ -253,7 +253,7 @@ struct LinkLayerConnectionState {
     var pendingUpdate: PendingUpdate?
     /// The update `anchor` just put in force (its window, instant and frame for the record);
     /// read and cleared at once by `dataPDU`. Kept here rather than returned: returning the
-    /// whole update from `anchor`, run at every PDU, cost ~3 instructions a PDU (callgrind).
+    /// whole update from `anchor`, run at every PDU, cost a copy a PDU (docs/performance.md).
     var appliedUpdate: PendingUpdate?
     /// A CONNECT_IND not yet answered: its connection.complete waits in the queue (`sequence`,
     /// pending) until the peripheral's first PDU makes it a connection, or until `deadline` (the

@@ -36,7 +36,7 @@ public struct InlineBytes: Sendable, Equatable {
 
     /// Runs `body` with a view of the kept bytes. Inlinable, so it is specialized where it is
     /// called: the generic version, called from the timeline writer for every event's value, was
-    /// ~80 instructions of call and closure overhead around a 2-byte value.
+    /// call and closure overhead around a 2-byte value (docs/performance.md).
     @inlinable
     public func withView<R>(_ body: (ByteView) throws -> R) rethrows -> R {
         var copy = storage

@@ -158,7 +158,8 @@ public struct ScanFilterEntry: Sendable, Equatable {
 
 /// Names one `ScanFilterTable` kept in a `ScanFilterTables`: what a `scan.filters` event
 /// carries, so the event stays plain data (a table holds arrays, and an event holding one was
-/// copied and destroyed through its value witness, ~230 instructions per copy of every event).
+/// copied and destroyed through its value witness at every copy of every event;
+/// docs/performance.md).
 public struct ScanFilterSnapshot: Sendable, Equatable {
     /// 1, 2, … in the order the tables were kept.
     public let version: Int

@@ -49,7 +49,7 @@ public final class TimelineBuilder {
     ///
     /// Unretained: `open` owns every connection, this only names one of them. Held strongly,
     /// each packet retained it on the way out of the lookup and released it after (a retain
-    /// and a `swift_release_n`, ~80 instructions per frame, 4 % of `blecap info`); `l2cap(_:_:)`
+    /// and a `swift_release_n` per frame; docs/performance.md); `l2cap(_:_:)`
     /// now lends it to the packet's handling without either (`_withUnsafeGuaranteedRef`). Sound
     /// because nothing can drop it from `open` while it is lent: `open` loses entries only in
     /// `setOpen`, called from HCI and link-layer connection events, `finish()` and the creating
@@ -200,7 +200,7 @@ public final class TimelineBuilder {
     }
 
     /// `kind` is consumed, so it is moved into the event, not copied (while a kind held a
-    /// reference, a borrowed one was copied through its value witness: 75 instructions per event).
+    /// reference, a borrowed one was copied through its value witness; docs/performance.md).
     func event(_ r: CaptureRecord, _ c: ConnectionState?, _ kind: consuming TimelineEvent.Kind) -> TimelineEvent {
         var e = TimelineEvent(
             frame: r.frame, time: r.timestamp, connection: c?.number, peer: c?.peer,

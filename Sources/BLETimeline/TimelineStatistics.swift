@@ -73,8 +73,8 @@ public struct TimelineStatistics {
     private var counts: [(type: StaticString, count: Int)] = []
     /// The type counted last and how many events of it since the type changed: a capture's
     /// events come in long runs of one type (a notification stream), counted with a comparison
-    /// and an increment each (writing into `counts` for each event was ~55 instructions, 2.5 %
-    /// of `info`). Added to `counts` when the type changes, and when counts are read.
+    /// and an increment each (writing into `counts` for each event cost more; docs/performance.md).
+    /// Added to `counts` when the type changes, and when counts are read.
     private var runType: StaticString = ""
     private var runCount = 0
 

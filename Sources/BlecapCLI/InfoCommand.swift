@@ -72,7 +72,7 @@ struct InfoCommand: ParsableCommand {
 
 /// `info`'s consumer of the capture pass: every decoded frame's counts and the timeline's,
 /// from one decode per frame. Unchecked: every access of a class's property is otherwise
-/// checked at run time (`swift_beginAccess`, 80 instructions per event, 2 % of `blecap info`);
+/// checked at run time (a `swift_beginAccess` call per event; docs/performance.md);
 /// the pass calls back on the thread that runs it, never while another call is running.
 final class CaptureStatisticsConsumer: CaptureConsumer {
     @exclusivity(unchecked) var statistics = CaptureStatistics()

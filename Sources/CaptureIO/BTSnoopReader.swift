@@ -23,8 +23,8 @@ public final class BTSnoopReader: CaptureReader {
     let datalink: UInt32
     /// Frame number of the next record, and whether the records ended. Unchecked: both are
     /// touched once per record, and each checked access to a class's `var` was a
-    /// `swift_beginAccess` call (76 instructions per record, 2 % of `blecap info` on the
-    /// 100 k-frame bench capture); a reader is used from one thread and no access spans a call.
+    /// `swift_beginAccess` call (docs/performance.md); a reader is used from one thread and no
+    /// access spans a call.
     @exclusivity(unchecked) var nextFrame = 1
     @exclusivity(unchecked) var finished = false
 
@@ -87,7 +87,7 @@ public final class BTSnoopReader: CaptureReader {
                 "truncated record header: \(left) of \(Self.recordHeaderLength) bytes before end of file")
         }
         // The header is exactly 24 bytes, so the fields are read without bounds checks:
-        // through `u32be`'s optional each cost ~21 instructions (~110 per record).
+        // through `u32be`'s optional each was a bounds check and an optional (docs/performance.md).
         let h = header.base
         let originalLength = UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
         let includedLength = UInt32(bigEndian: h.loadUnaligned(fromByteOffset: 4, as: UInt32.self))

@@ -15,8 +15,8 @@ public final class FileByteSource {
     let buffer: UnsafeMutableRawBufferPointer
     /// The unconsumed bytes are `buffer[start..<end]`; `offset` is the file offset of
     /// `buffer[start]`. Unchecked: `peek` and `consume` touch them for every record, and each
-    /// checked access to a class's `var` is a `swift_beginAccess` call (76 instructions per
-    /// record in `blecap info`). A source is read from one thread, and no access spans a call
+    /// checked access to a class's `var` is a `swift_beginAccess` call (docs/performance.md).
+    /// A source is read from one thread, and no access spans a call
     /// that could reach the source again (`read(2)` and the monitor framer get a pointer).
     @exclusivity(unchecked) var start = 0
     @exclusivity(unchecked) var end = 0
@@ -87,7 +87,7 @@ public final class FileByteSource {
     /// `peek`, `peekAvailable` or `consume`.
     @inline(__always) public func peek(_ count: Int) -> ByteView? {
         // Bytes already buffered (nearly every record) are handed out inline; reading more is
-        // the separate slow path (as one call, this was ~40 instructions twice per record).
+        // the separate slow path (as one call it cost twice per record; docs/performance.md).
         guard count >= 0, end - start >= count, let base = buffer.baseAddress else { return peekReading(count) }
         return ByteView(UnsafeRawBufferPointer(start: base + start, count: count))
     }

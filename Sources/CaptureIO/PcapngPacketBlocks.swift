@@ -10,10 +10,8 @@ import BLEBytes
 /// libpcap: one section, one interface, Enhanced Packet Blocks, any other block skipped.
 ///
 /// Why: libpcap's `pcap_next_ex` reads every block through stdio into its own buffer (a
-/// `fread` and a copy per block) and converts the timestamp with a division per packet; on the
-/// 1 M-frame over-the-air benchmark capture that was ~820 of the ~9,000 instructions per frame
-/// of `blecap timeline` (callgrind, 100 k-frame prefix). Here a packet is a view into the
-/// source's buffer.
+/// `fread` and a copy per block) and converts the timestamp with a division per packet
+/// (docs/performance.md gives the cost). Here a packet is a view into the source's buffer.
 ///
 /// It gives exactly what `PcapReader`'s libpcap path gives for the files it takes on, and
 /// nothing else: anything it does not know to be ordinary (another Section Header or Interface
@@ -37,7 +35,7 @@ struct PcapngPacketBlocks {
     /// What the source has buffered, walked block by block with `cursor`, and consumed from
     /// the source only when it is refilled: each access to the source's state is a dynamic
     /// exclusivity check (peek, consume and offset per block cost more than libpcap's whole
-    /// read did; callgrind, 100 k frames).
+    /// read did; docs/performance.md).
     private var window = ByteView.empty
     private var cursor = 0
     /// File offset of `window`'s first byte.

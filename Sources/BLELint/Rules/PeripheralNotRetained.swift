@@ -103,7 +103,7 @@ public struct PeripheralNotRetained: LintRule {
     }
     /// The time of `cancelled`'s cancel when it waits to see the attempt re-issued (accept-list
     /// attempts; every attempt on an Android host), read for every event: reading it through `cancelled` copied the optional's
-    /// two events (an outlined copy, ~25 instructions per event of `lint`).
+    /// two events (an outlined copy per event; docs/performance.md, "Moved from the source").
     var acceptListCancelTime: Int64?
 
     public init(settings: RuleSettings) {

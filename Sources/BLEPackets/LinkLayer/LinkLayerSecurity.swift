@@ -4,7 +4,7 @@ import BLEBytes
 /// where it was decided (the first encrypted PDU, or the last one tried). Plain data, not
 /// `indirect`: every frame and timeline event that can carry one is then copied with `memcpy`
 /// (the box made `DecodedFrame` and `TimelineEvent` reference-holding, and every copy and
-/// destroy of either went through its value witness: ~100 instructions per frame of `info`).
+/// destroy of either went through its value witness; docs/performance.md).
 public enum LinkLayerDecryptionNote: Sendable, Equatable {
     /// From this PDU on the link is decrypted with the key named.
     case decrypting(LinkLayerKeySource)

@@ -25,8 +25,7 @@ public final class OutputBuffer {
     let plainNames: UnsafeMutablePointer<UInt>
     static let plainSlots = 64
     /// `digitPairTable`, read through the buffer: reading the static itself went through
-    /// `swift_once` every time (not inlined on Linux: ~4 calls and ~40 instructions per
-    /// timeline event).
+    /// `swift_once` every time (not inlined on Linux; docs/performance.md).
     let digitPairs = OutputBuffer.digitPairTable
     let fd: Int32?
     let flushThreshold: Int
@@ -596,7 +595,7 @@ public final class OutputBuffer {
     /// The last second formatted by `rfc3339` and its 20-byte text "YYYY-MM-DDTHH:MM:SS.":
     /// consecutive frames mostly share the second, so only the microseconds are new.
     /// Unchecked: read on every event, and a checked access to a class's `var` is a
-    /// `swift_beginAccess` call (~80 instructions, 1 % of `timeline`). A buffer is used from
+    /// `swift_beginAccess` call (docs/performance.md). A buffer is used from
     /// one thread and no access to these spans a call.
     @exclusivity(unchecked) private var cachedSecond: Int64 = .min
     @exclusivity(unchecked) private var cachedPrefix: (UInt64, UInt64, UInt64) = (0, 0, 0)
