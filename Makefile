@@ -8,7 +8,7 @@ CONFORMANCE_PACKAGES = tshark bluez python3 python3-venv chromium
 # blecap serve/watch against the Linux kernel's Bluetooth stack in a qemu virtual machine.
 KERNEL_CHECK_PACKAGES = qemu-system-x86 linux-image-amd64 busybox-static bluez
 
-.PHONY: deps demo build release test conformance product-clients bench bench-capture-ll linklayer-check kernel-check clean man install uninstall check-install format format-check
+.PHONY: deps demo build release test conformance fleet-check product-clients bench bench-capture-ll linklayer-check kernel-check clean man install uninstall check-install format format-check
 
 # Installation layout: the conventional places bash-completion, zsh and fish look in.
 PREFIX ?= /usr/local
@@ -89,6 +89,12 @@ conformance: release product-clients
 	fi
 	@python3 -c 'import jsonschema, sarif, junitparser' 2>/dev/null || python3 -m pip install -q jsonschema sarif-tools junitparser
 	python3 scripts/conformance.py --blecap .build/release/blecap
+	python3 scripts/fleet_check.py --blecap .build/release/blecap
+
+# The Ray pipeline (fleet/) against blecap's batch mode: same rows, idempotent, resumable after a
+# kill. Part of conformance; Ray, pyarrow and DuckDB come from PyPI into .build/fleet-venv.
+fleet-check: release
+	python3 scripts/fleet_check.py --blecap .build/release/blecap
 
 # Each library product usable alone: every type its public API names is nameable through its own
 # import (scripts/check_products.py, over the release build's modules), and a package outside the
@@ -112,13 +118,15 @@ kernel-check: release
 # `make bench BENCH_10M=1` also times blecap on a 10 M-frame capture (0.4 GB under bench-out/,
 # deleted afterwards): the table's RSS 10M and s 10M columns.
 BENCH_10M ?= 0
+# `make bench BENCH_FLEET=1`: also the fleet rows (batch mode against Ray, scripts/fleet_bench.py).
+BENCH_FLEET ?= 0
 bench: release
 	@missing=""; for p in tshark bluez time bc python3; do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
-	BENCH_10M=$(BENCH_10M) BENCH_BASELINE=$(BENCH_BASELINE) scripts/bench.sh
+	BENCH_10M=$(BENCH_10M) BENCH_BASELINE=$(BENCH_BASELINE) BENCH_FLEET=$(BENCH_FLEET) scripts/bench.sh
 
 # The over-the-air corpus (captures/linklayer/): regenerating it must change nothing, and every file
 # (plus a synthetic HCI capture's conversions) must pass the tshark checks. Needs tshark.

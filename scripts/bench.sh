@@ -22,6 +22,8 @@
 #                           to compare against) timed in the same run, run for run in turn with
 #                           the new one on every row it has the subcommand for: the table gains
 #                           its seconds, new/base (below 1.0x is faster) and its peak RSS.
+#   BENCH_FLEET=1           also the fleet rows: batch mode against the Ray pipeline (1 and 2
+#                           workers) on BENCH_FLEET_COUNT (2000) generated bug reports.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAKE_CAPTURE=scripts/corpus/make_bench_capture.py
@@ -249,3 +251,8 @@ rm -f "$OUT/replayed.btsnoop"
 # `swift build -c release --product BLESimulatorBench`). Goal: >= 10,000 sessions/s.
 SIMBENCH=.build/release/BLESimulatorBench
 if [ -x "$SIMBENCH" ]; then echo; "$SIMBENCH" 10000 100; fi
+
+# Fleet (optional, BENCH_FLEET=1: installs Ray, pyarrow and DuckDB from PyPI into .build/fleet-venv):
+# captures per second for blecap's batch mode and for the Ray pipeline with 1 and 2 workers, on the
+# same generated bug reports (scripts/fleet_bench.py).
+if [ "${BENCH_FLEET:-0}" = 1 ]; then echo; python3 scripts/fleet_bench.py --blecap "$BLECAP" --count "${BENCH_FLEET_COUNT:-2000}"; fi

@@ -1,0 +1,83 @@
+"""blecap-fleet run | summary | query."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+
+from . import summary as summary_mod
+from .pipeline import run
+from .worker import DEFAULT_COMMANDS
+
+
+def _blecap_default() -> str:
+    return os.environ.get("BLECAP") or shutil.which("blecap") or "blecap"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="blecap-fleet", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    r = sub.add_parser("run", help="analyse captures on Ray and write Parquet")
+    r.add_argument("sources", nargs="+", help="folders or URIs (s3://bucket/prefix …) to list")
+    r.add_argument("--out", required=True, help="the Parquet store: a folder or a URI")
+    r.add_argument("--blecap", default=_blecap_default(), help="the blecap binary (default: $BLECAP, then PATH)")
+    r.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="concurrent batches")
+    r.add_argument("--batch-size", type=int, default=50, help="captures per blecap process")
+    r.add_argument("--commands", default=",".join(DEFAULT_COMMANDS), help="blecap commands whose rows to keep")
+    r.add_argument("--source", help="partition label (default: each source folder's name)")
+    r.add_argument("--ray-address", help="join a running Ray cluster (e.g. auto, ray://head:10001)")
+    r.add_argument("--no-ray", action="store_true", help="the same batches in this process, one after another")
+    r.add_argument("--max-seconds", type=float, help="passed to blecap: per-capture time limit")
+    r.add_argument("--max-memory", help="passed to blecap: per-capture memory limit")
+
+    s = sub.add_parser("summary", help="answer the fleet questions (Markdown and HTML)")
+    s.add_argument("store", help="the Parquet store written by run (a local folder)")
+    s.add_argument("--since", help="new signatures since this day (YYYY-MM-DD); default: the last day's")
+    s.add_argument("--markdown", help="write Markdown here (default: standard output)")
+    s.add_argument("--html", help="also write HTML here")
+
+    q = sub.add_parser("query", help="run one of fleet/queries/*.sql (or a file) and print CSV")
+    q.add_argument("store")
+    q.add_argument("name", help="query name (e.g. top_signatures) or a .sql path")
+    q.add_argument("--since")
+
+    a = ap.parse_args(argv)
+    if a.cmd == "run":
+        extra = []
+        if a.max_seconds is not None:
+            extra += ["--max-seconds", str(a.max_seconds)]
+        if a.max_memory is not None:
+            extra += ["--max-memory", str(a.max_memory)]
+        result = run(a.sources, a.out, blecap=a.blecap, workers=a.workers, batch_size=a.batch_size,
+                     commands=tuple(x for x in a.commands.split(",") if x), extra=tuple(extra),
+                     ray_address=a.ray_address, use_ray=not a.no_ray, source_label=a.source)
+        print(json.dumps(result, sort_keys=True))
+        return 0
+    if a.cmd == "summary":
+        md, html = summary_mod.render(a.store, since=a.since)
+        if a.markdown:
+            with open(a.markdown, "w") as f:
+                f.write(md)
+        else:
+            sys.stdout.write(md)
+        if a.html:
+            with open(a.html, "w") as f:
+                f.write(html)
+        return 0
+    if a.cmd == "query":
+        cols, rows = summary_mod.query(a.store, a.name, since=a.since)
+        import csv
+
+        w = csv.writer(sys.stdout)
+        w.writerow(cols)
+        w.writerows(rows)
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

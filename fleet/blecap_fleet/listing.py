@@ -1,0 +1,96 @@
+"""Listing captures: a local folder or any filesystem pyarrow opens (s3://, gs://, hdfs://)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+from dataclasses import dataclass
+
+import pyarrow.fs as pafs
+
+
+@dataclass(frozen=True, order=True)
+class Capture:
+    """One input file as listed: where it is and what the partitioning needs to know."""
+
+    uri: str  # what the worker opens: a local path, or scheme://bucket/key
+    size: int
+    day: str  # YYYY-MM-DD (UTC) of the file's modification time: the day it arrived
+    source: str  # the partition's source label
+
+
+def filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
+    """pyarrow's filesystem for a URI; a plain path is the local filesystem."""
+    if "://" not in uri:
+        return pafs.LocalFileSystem(), os.path.abspath(uri)
+    return pafs.FileSystem.from_uri(uri)
+
+
+def _join(uri: str, fs: pafs.FileSystem, path: str) -> str:
+    if "://" not in uri:
+        return path
+    scheme = uri.split("://", 1)[0]
+    return f"{scheme}://{path}"
+
+
+def list_captures(uri: str, source: str | None = None) -> list[Capture]:
+    """Every regular file under `uri`, recursively, sorted by URI (a listing is deterministic, so
+    the same inputs always make the same batches). Hidden files (a leading dot) are skipped: they
+    are editors' and sync tools' droppings, never captures."""
+    fs, root = filesystem(uri)
+    label = source or os.path.basename(root.rstrip("/")) or "root"
+    info = fs.get_file_info(root)
+    if info.type == pafs.FileType.File:
+        infos = [info]
+    elif info.type == pafs.FileType.Directory:
+        infos = fs.get_file_info(pafs.FileSelector(root, recursive=True))
+    else:
+        raise FileNotFoundError(uri)
+    out = []
+    for i in infos:
+        if i.type != pafs.FileType.File or os.path.basename(i.path).startswith("."):
+            continue
+        mtime = i.mtime or _dt.datetime.fromtimestamp(0, _dt.timezone.utc)
+        if mtime.tzinfo is None:
+            mtime = mtime.replace(tzinfo=_dt.timezone.utc)
+        day = mtime.astimezone(_dt.timezone.utc).strftime("%Y-%m-%d")
+        out.append(Capture(_join(uri, fs, i.path), i.size or 0, day, label))
+    return sorted(out)
+
+
+def batches(members: list[dict], size: int) -> list[dict]:
+    """Hashed captures (`{"uri", "day", "source", "size", "sha256"}`) grouped by (day, source) and
+    cut into batches of at most `size`: every batch writes into one partition. A batch is a plain
+    dict so that Ray Data can carry it as a row."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for m in sorted(members, key=lambda m: m["uri"]):
+        groups.setdefault((m["day"], m["source"]), []).append(m)
+    out = []
+    for (day, source), group in sorted(groups.items()):
+        for i in range(0, len(group), size):
+            chunk = group[i : i + size]
+            out.append({"day": day, "source": source,
+                        "members": [{"uri": m["uri"], "sha256": m["sha256"], "size": m["size"]} for m in chunk]})
+    return out
+
+
+def hash_captures(captures: list[dict]) -> list[dict]:
+    """Each listed capture with its content's SHA-256: the first stage, run on the workers so
+    that no one machine reads the whole fleet."""
+    out = []
+    for c in captures:
+        fs, path = filesystem(c["uri"])
+        out.append(dict(c, sha256=sha256_file(fs, path)))
+    return out
+
+
+def sha256_file(fs: pafs.FileSystem, path: str) -> str:
+    h = hashlib.sha256()
+    with fs.open_input_stream(path) as f:
+        while True:
+            block = f.read(1 << 20)
+            if not block:
+                break
+            h.update(block)
+    return h.hexdigest()

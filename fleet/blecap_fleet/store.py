@@ -1,0 +1,131 @@
+"""The Parquet store: one folder per table, hive-partitioned by day and source, one file per batch.
+
+    OUT/<table>/day=YYYY-MM-DD/source=NAME/<batch>.parquet
+
+A batch's files are named by the batch's id (a hash of blecap's version, the commands and the
+content hashes it analysed), so writing a batch twice gives the same file. The `manifest` table is
+written last: it is the commit. `committed()` reads it; `clean()` deletes what a killed run left
+(files of batches without a manifest, temporary files).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import uuid
+
+import pyarrow as pa
+import pyarrow.dataset as pads
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from .listing import filesystem
+
+MANIFEST = "manifest"
+
+
+def _arrow_type(values: list) -> pa.DataType:
+    kinds = {type(v) for v in values if v is not None}
+    if not kinds:
+        return pa.string()
+    if kinds <= {bool}:
+        return pa.bool_()
+    if kinds <= {int}:
+        return pa.int64()
+    if kinds <= {int, float}:
+        return pa.float64()
+    return pa.string()
+
+
+def _cell(v, t: pa.DataType):
+    if v is None:
+        return None
+    if pa.types.is_string(t) and not isinstance(v, str):
+        # Nested objects and lists stay JSON text: the schema is blecap's, documented in
+        # docs/fleet.md, and DuckDB reads JSON text with its json functions.
+        return json.dumps(v, sort_keys=True, separators=(",", ":"))
+    if pa.types.is_floating(t) and isinstance(v, int):
+        return float(v)
+    return v
+
+
+def to_table(rows: list[dict], schema: dict[str, pa.DataType] | None = None) -> pa.Table:
+    """Rows (dicts) as an Arrow table: columns in sorted order so that two batches of one table
+    have the same layout; a column's type from `schema` where given, else from its values."""
+    names = sorted({k for r in rows for k in r} | set(schema or {}))
+    arrays = {}
+    for n in names:
+        values = [r.get(n) for r in rows]
+        t = (schema or {}).get(n) or _arrow_type(values)
+        arrays[n] = pa.array([_cell(v, t) for v in values], type=t)
+    return pa.table(arrays)
+
+
+class Store:
+    def __init__(self, uri: str):
+        self.uri = uri
+        self.fs, self.root = filesystem(uri)
+        self.local = isinstance(self.fs, pafs.LocalFileSystem)
+
+    def _dir(self, table: str, day: str, source: str) -> str:
+        return posixpath.join(self.root, table, f"day={day}", f"source={source}")
+
+    def write(self, table: str, day: str, source: str, batch: str, t: pa.Table) -> None:
+        folder = self._dir(table, day, source)
+        self.fs.create_dir(folder, recursive=True)
+        final = posixpath.join(folder, f"{batch}.parquet")
+        if self.local:
+            # Whole or absent: written beside its final name, then renamed over it.
+            tmp = posixpath.join(folder, f".tmp-{batch}-{uuid.uuid4().hex}")
+            pq.write_table(t, tmp, filesystem=self.fs)
+            os.replace(tmp, final)
+        else:
+            # Object stores make an object visible only when its upload completes.
+            pq.write_table(t, final, filesystem=self.fs)
+
+    def _files(self, table: str) -> list[pafs.FileInfo]:
+        base = posixpath.join(self.root, table)
+        if self.fs.get_file_info(base).type != pafs.FileType.Directory:
+            return []
+        sel = pafs.FileSelector(base, recursive=True)
+        return [i for i in self.fs.get_file_info(sel) if i.type == pafs.FileType.File]
+
+    def tables(self) -> list[str]:
+        if self.fs.get_file_info(self.root).type != pafs.FileType.Directory:
+            return []
+        sel = pafs.FileSelector(self.root, recursive=False)
+        return sorted(i.base_name for i in self.fs.get_file_info(sel) if i.type == pafs.FileType.Directory)
+
+    def committed_batches(self) -> set[str]:
+        return {
+            i.base_name[: -len(".parquet")]
+            for i in self._files(MANIFEST)
+            if i.base_name.endswith(".parquet") and not i.base_name.startswith(".")
+        }
+
+    def committed(self) -> set[tuple[str, str]]:
+        """(content hash, blecap version) of every capture a committed batch analysed."""
+        files = [i.path for i in self._files(MANIFEST) if i.base_name.endswith(".parquet") and not i.base_name.startswith(".")]
+        if not files:
+            return set()
+        t = pads.dataset(files, filesystem=self.fs, format="parquet").to_table(
+            columns=["content_hash", "blecap_version"])
+        return set(zip(t.column("content_hash").to_pylist(), t.column("blecap_version").to_pylist()))
+
+    def clean(self) -> int:
+        """Delete temporary files and every table's files of batches that never committed (a run
+        killed between a batch's tables and its manifest). Returns how many were deleted."""
+        keep = self.committed_batches()
+        removed = 0
+        for table in self.tables():
+            for i in self._files(table):
+                stem = i.base_name[: -len(".parquet")] if i.base_name.endswith(".parquet") else None
+                if i.base_name.startswith(".tmp-") or (table != MANIFEST and stem not in keep):
+                    self.fs.delete_file(i.path)
+                    removed += 1
+        return removed
+
+    def glob(self, table: str) -> str:
+        """The read_parquet pattern DuckDB needs for a table (local stores)."""
+        return posixpath.join(self.root, table, "**", "*.parquet")

@@ -1,0 +1,96 @@
+"""The store's commit rule and the driver's selection, without Ray or blecap.
+
+    .build/fleet-venv/bin/python -m unittest discover -s fleet/tests
+"""
+
+import os
+import tempfile
+import unittest
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from blecap_fleet.listing import batches, list_captures
+from blecap_fleet.pipeline import select
+from blecap_fleet.schema import MANIFEST as MANIFEST_SCHEMA
+from blecap_fleet.store import MANIFEST, Store, to_table
+from blecap_fleet.worker import batch_id
+
+
+class StoreTests(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.store = Store(self.dir.name)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def _commit(self, bid, hashes, version="v1"):
+        rows = [{"batch": bid, "uri": f"/x/{h}", "content_hash": h, "size": 1, "blecap_version": version,
+                 "commands": "lint"} for h in hashes]
+        self.store.write("capture", "2026-11-28", "s", bid, to_table([{"capture_id": h} for h in hashes]))
+        self.store.write(MANIFEST, "2026-11-28", "s", bid, to_table(rows, MANIFEST_SCHEMA))
+
+    def test_committed_is_what_the_manifest_names(self):
+        self._commit("b1", ["h1", "h2"])
+        self.assertEqual(self.store.committed(), {("h1", "v1"), ("h2", "v1")})
+
+    def test_clean_removes_an_uncommitted_batch_and_temporaries_only(self):
+        self._commit("b1", ["h1"])
+        # A run killed after a batch's capture table and before its manifest, mid-write of another.
+        self.store.write("capture", "2026-11-28", "s", "b2", to_table([{"capture_id": "h9"}]))
+        folder = os.path.join(self.dir.name, "capture", "day=2026-11-28", "source=s")
+        open(os.path.join(folder, ".tmp-b3-0"), "wb").close()
+        self.assertEqual(self.store.clean(), 2)
+        self.assertEqual(sorted(os.listdir(folder)), ["b1.parquet"])
+        self.assertEqual(self.store.committed(), {("h1", "v1")})
+
+    def test_a_column_null_in_every_row_keeps_its_type(self):
+        t = to_table([{"a": None, "b": [1, 2]}], {"a": pa.int64(), "b": pa.list_(pa.int64())})
+        self.assertEqual(t.schema.field("a").type, pa.int64())
+        self.assertEqual(t.column("b").to_pylist(), [[1, 2]])
+
+    def test_nested_values_without_a_schema_are_json_text(self):
+        t = to_table([{"o": {"k": 1}}])
+        self.assertEqual(t.column("o").to_pylist(), ['{"k":1}'])
+
+    def test_write_is_whole_or_absent(self):
+        self._commit("b1", ["h1"])
+        path = os.path.join(self.dir.name, MANIFEST, "day=2026-11-28", "source=s", "b1.parquet")
+        self.assertEqual(pq.read_table(path).num_rows, 1)
+        self.assertEqual([n for n in os.listdir(os.path.dirname(path)) if n.startswith(".")], [])
+
+
+class SelectionTests(unittest.TestCase):
+    def test_committed_and_copies_are_not_analysed_again(self):
+        hashed = [
+            {"uri": "/b/2", "sha256": "h1", "size": 1, "day": "d", "source": "s"},
+            {"uri": "/a/1", "sha256": "h1", "size": 1, "day": "d", "source": "s"},
+            {"uri": "/c/3", "sha256": "h3", "size": 1, "day": "d", "source": "s"},
+            {"uri": "/d/4", "sha256": "h4", "size": 1, "day": "d", "source": "s"},
+        ]
+        members, committed, copies = select(hashed, {("h3", "v1"), ("h4", "v0")}, "v1")
+        self.assertEqual([m["uri"] for m in members], ["/a/1", "/d/4"])  # the first URI of a content
+        self.assertEqual((committed, copies), (1, 1))
+
+    def test_batches_stay_in_one_partition_and_respect_the_size(self):
+        members = [{"uri": f"/{i}", "sha256": f"h{i}", "size": 1, "day": "d2" if i % 2 else "d1", "source": "s"}
+                   for i in range(5)]
+        b = batches(members, 2)
+        self.assertEqual([(x["day"], len(x["members"])) for x in b], [("d1", 2), ("d1", 1), ("d2", 2)])
+
+    def test_batch_id_ignores_member_order(self):
+        self.assertEqual(batch_id("v", ("lint",), ["a", "b"]), batch_id("v", ("lint",), ["b", "a"]))
+        self.assertNotEqual(batch_id("v", ("lint",), ["a"]), batch_id("w", ("lint",), ["a"]))
+
+    def test_listing_skips_hidden_files_and_sorts(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "sub"))
+            for n in ("b", "sub/a", ".hidden", "sub/.tmp"):
+                open(os.path.join(d, n), "w").close()
+            got = [os.path.relpath(c.uri, d) for c in list_captures(d)]
+            self.assertEqual(got, ["b", "sub/a"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""The fleet pipeline against blecap's own batch mode (conformance; needs PyPI for Ray).
+
+  python3 scripts/fleet_check.py --blecap .build/release/blecap [--count 300] [--workers 2]
+
+1. A synthetic fleet (scripts/corpus/make_fleet.py, seeded) of bug reports and captures, some
+   damaged, some hostile.
+2. blecap's batch mode in one process (`lint` and `diagnose`, `--format fleet --files-from -`): the
+   reference rows.
+3. `blecap-fleet run` on a local Ray cluster (2 workers): its Parquet must hold exactly the
+   reference rows, table by table, value by value.
+4. The same run again: nothing analysed, no file added or changed.
+5. A run killed (SIGKILL, process group) once its first batches have committed, then resumed:
+   the same rows as the uninterrupted run, none twice.
+
+Ray, DuckDB and pyarrow come from PyPI at the versions fleet/pyproject.toml pins, in a virtual
+environment under .build/fleet-venv (created on first use).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV = os.path.join(REPO, ".build", "fleet-venv")
+KEY = "fleet-check-key-0123456789abcdef"  # any fixed key: the check compares two runs under it
+
+
+def venv_python() -> str:
+    py = os.path.join(VENV, "bin", "python")
+    stamp = os.path.join(VENV, ".installed")
+    pyproject = os.path.join(REPO, "fleet", "pyproject.toml")
+    if not os.path.exists(stamp) or os.path.getmtime(stamp) < os.path.getmtime(pyproject):
+        if not os.path.exists(py):
+            subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
+        subprocess.run([py, "-m", "pip", "install", "-q", "-e", os.path.join(REPO, "fleet")], check=True)
+        open(stamp, "w").close()
+    return py
+
+
+def reference_rows(blecap: str, files: list[str], commands: list[str], env: dict) -> dict[str, list[dict]]:
+    """What `blecap-fleet` must store: each command's rows, a table owned by the first command
+    that emits it (the worker's rule)."""
+    out: dict[str, list[dict]] = {}
+    owners: dict[str, str] = {}
+    for c in commands:
+        p = subprocess.run([blecap, c, "--format", "fleet", "--files-from", "-"], input="".join(f + "\n" for f in files),
+                           capture_output=True, text=True, env=env)
+        for line in p.stdout.splitlines():
+            row = json.loads(line)
+            if owners.setdefault(row["table"], c) == c:
+                out.setdefault(row["table"], []).append(row)
+    return out
+
+
+def stored_rows(py: str, store: str) -> dict[str, list[str]]:
+    """Every stored row (partition columns and the manifest left out) as canonical JSON, read
+    back with pyarrow in the venv."""
+    code = r"""
+import json, os, sys, pyarrow.parquet as pq
+from blecap_fleet.store import Store, MANIFEST
+s = Store(sys.argv[1]); out = {}
+for t in s.tables():
+    if t == MANIFEST: continue
+    rows = []
+    for root, _, names in os.walk(os.path.join(s.root, t)):
+        for n in names:
+            if n.endswith('.parquet') and not n.startswith('.'):
+                rows += pq.read_table(os.path.join(root, n)).to_pylist()
+    out[t] = sorted(json.dumps(r, sort_keys=True, default=str) for r in rows)
+print(json.dumps(out))
+"""
+    p = subprocess.run([py, "-c", code, store], capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)
+
+
+def canonical(py: str, rows: dict[str, list[dict]]) -> dict[str, list[str]]:
+    """The reference rows put through the store's own Arrow typing, as canonical JSON."""
+    code = r"""
+import json, sys
+from blecap_fleet.store import to_table
+from blecap_fleet.schema import arrow_schema
+rows = json.load(sys.stdin); out = {}
+for t, rs in rows.items():
+    out[t] = sorted(json.dumps(r, sort_keys=True, default=str) for r in to_table(rs, arrow_schema(t)).to_pylist())
+print(json.dumps(out))
+"""
+    p = subprocess.run([py, "-c", code], input=json.dumps(rows), capture_output=True, text=True, check=True)
+    return json.loads(p.stdout)
+
+
+def snapshot(store: str) -> dict[str, tuple[int, float]]:
+    out = {}
+    for root, _, names in os.walk(store):
+        for n in names:
+            p = os.path.join(root, n)
+            st = os.stat(p)
+            out[os.path.relpath(p, store)] = (st.st_size, st.st_mtime)
+    return out
+
+
+def fleet_run(py: str, blecap: str, src: str, store: str, workers: int, env: dict, **kw) -> subprocess.Popen:
+    cmd = [py, "-m", "blecap_fleet.cli", "run", src, "--out", store, "--blecap", blecap,
+           "--workers", str(workers), "--batch-size", "10", "--source", "check"]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, **kw)
+
+
+def ray_stop(py: str) -> None:
+    subprocess.run([os.path.join(os.path.dirname(py), "ray"), "stop", "--force"], capture_output=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--blecap", default=os.path.join(REPO, ".build", "release", "blecap"))
+    ap.add_argument("--count", type=int, default=300)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--keep", help="keep the work folder here")
+    ap.add_argument("--fleet", help="use the captures in this folder instead of generating a fleet")
+    a = ap.parse_args()
+    blecap = os.path.abspath(a.blecap)
+    py = venv_python()
+    env = dict(os.environ, BLECAP_PSEUDONYM_KEY=KEY, PYTHONPATH=os.path.join(REPO, "fleet"))
+    tmp = a.keep or tempfile.mkdtemp(prefix="blecap-fleet-check-")
+    os.makedirs(tmp, exist_ok=True)
+    problems: list[str] = []
+    unit = subprocess.run([py, "-m", "unittest", "discover", "-s", os.path.join(REPO, "fleet", "tests")],
+                          capture_output=True, text=True, env=env)
+    print(f"fleet unit tests: {unit.stderr.strip().splitlines()[-1] if unit.stderr.strip() else unit.returncode}")
+    if unit.returncode != 0:
+        problems.append(f"fleet unit tests failed: {unit.stderr.strip()[-800:]}")
+    try:
+        src = os.path.abspath(a.fleet) if a.fleet else os.path.join(tmp, "fleet")
+        if not a.fleet:
+            shutil.rmtree(src, ignore_errors=True)
+            subprocess.run([sys.executable, os.path.join(REPO, "scripts", "corpus", "make_fleet.py"), "--seed", "7",
+                            "--count", str(a.count), src], check=True, capture_output=True)
+        files = sorted(os.path.join(r, n) for r, _, ns in os.walk(src) for n in ns)
+        t0 = time.monotonic()
+        ref = canonical(py, reference_rows(blecap, files, ["lint", "diagnose"], env))
+        t_batch = time.monotonic() - t0
+        print(f"reference: blecap batch mode over {len(files)} inputs in {t_batch:.1f} s: "
+              + ", ".join(f"{t} {len(r)}" for t, r in sorted(ref.items())))
+
+        store = os.path.join(tmp, "store")
+        shutil.rmtree(store, ignore_errors=True)
+        t0 = time.monotonic()
+        p = fleet_run(py, blecap, src, store, a.workers, env)
+        out, err = p.communicate()
+        t_ray = time.monotonic() - t0
+        if p.returncode != 0:
+            problems.append(f"fleet run exit {p.returncode}: {err.strip()[-600:]}")
+        else:
+            first = json.loads(out.strip().splitlines()[-1])
+            print(f"ray run: {json.dumps(first, sort_keys=True)} ({t_ray:.1f} s with start-up)")
+            got = stored_rows(py, store)
+            for t in sorted(set(ref) | set(got)):
+                if ref.get(t, []) != got.get(t, []):
+                    a_, b_ = set(ref.get(t, [])), set(got.get(t, []))
+                    problems.append(f"table {t}: batch mode {len(ref.get(t, []))} rows, Parquet {len(got.get(t, []))}; "
+                                    f"{len(a_ - b_)} only in batch mode, {len(b_ - a_)} only in Parquet")
+            if not problems:
+                print("ray run: Parquet rows equal blecap's batch-mode rows in every table")
+
+            before = snapshot(store)
+            p = fleet_run(py, blecap, src, store, a.workers, env)
+            out, err = p.communicate()
+            second = json.loads(out.strip().splitlines()[-1]) if p.returncode == 0 else {}
+            if p.returncode != 0 or second.get("analysed") != 0 or snapshot(store) != before:
+                problems.append(f"second run changed the store or analysed again: {second} {err.strip()[-300:]}")
+            else:
+                print(f"second run: analysed 0, committed before {second['committed_before']}, store unchanged")
+
+            killed = os.path.join(tmp, "store-killed")
+            shutil.rmtree(killed, ignore_errors=True)
+            p = fleet_run(py, blecap, src, killed, a.workers, env)
+            deadline = time.monotonic() + 600
+            manifest = os.path.join(killed, "manifest")
+            while time.monotonic() < deadline and p.poll() is None:
+                done = sum(len(ns) for _, _, ns in os.walk(manifest)) if os.path.isdir(manifest) else 0
+                if done >= 1:
+                    break
+                time.sleep(0.2)
+            was_running = p.poll() is None
+            if was_running:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            ray_stop(py)
+            partial = sum(len(ns) for _, _, ns in os.walk(manifest)) if os.path.isdir(manifest) else 0
+            p = fleet_run(py, blecap, src, killed, a.workers, env)
+            out, err = p.communicate()
+            if p.returncode != 0:
+                problems.append(f"resumed run exit {p.returncode}: {err.strip()[-300:]}")
+            else:
+                resumed = json.loads(out.strip().splitlines()[-1])
+                if stored_rows(py, killed) != got:
+                    problems.append("killed and resumed run: rows differ from the uninterrupted run")
+                else:
+                    print(f"killed run ({'killed' if was_running else 'had already finished'} with {partial} batches "
+                          f"committed), resumed: analysed {resumed['analysed']}, committed before {resumed['committed_before']}, "
+                          f"removed {resumed['removed_uncommitted']} uncommitted files; rows equal the uninterrupted run's")
+    finally:
+        ray_stop(py)
+        if not a.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    for pr in problems:
+        print(f"FAIL {pr}")
+    print("fleet check:", "FAIL" if problems else "ok")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
