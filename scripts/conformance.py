@@ -58,7 +58,7 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     connections must show the channel-use, RSSI-per-side and retransmission charts.
 Prints one line per file and a closing "N passed, N failed" line; exits 1 on any failure.
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile
+import argparse, html, json, os, re, shutil, subprocess, sys, tempfile
 
 # `blecap serve` against an unmodified Bumble host (scripts/bumble/).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bumble"))
@@ -1056,6 +1056,151 @@ def check_report_script(blecap, sample, tmp):
     return problems, f"node {subprocess.run([node, '--version'], capture_output=True, text=True).stdout.strip()}: report.js and the page's copy parse"
 
 
+# Drives the report's controls in the page itself: appended after the page's own script, so it
+# runs once the page is drawn, acts through the DOM's events (input, change, click) as a user
+# would, and writes what it saw into <pre id="selftest"> for --dump-dom to carry out. Injected
+# into a copy of the page rather than read from a hook in the product: the shipped page holds
+# no test code, and a file:// page cannot reach into an iframe without relaxing Chromium's
+# file-origin rules.
+CONTROLS_SELFTEST = r"""
+<script>
+(function () {
+  const out = { ok: document.body.getAttribute("data-ready") === "1" };
+  try {
+    const art = document.querySelector("article.capture");
+    const rows = () => Array.from(art.querySelectorAll("[data-search-row]"));
+    const seen = () => rows().map(r => ({ hidden: r.hidden, text: r.textContent.toLowerCase(), connection: r.getAttribute("data-connection"), tag: r.tagName }));
+    const series = chart => Array.from(art.querySelectorAll('svg[data-chart="' + chart + '"] [data-series]')).map(e => e.getAttribute("data-series"));
+    const legend = chart => Array.from(art.querySelector('svg[data-chart="' + chart + '"]').parentNode.querySelectorAll(".legend .series"));
+    const search = art.querySelector('[data-control="search"]'), count = art.querySelector('[data-control="search-count"]');
+    const pick = art.querySelector('[data-control="connection"]');
+    out.options = Array.from(pick.options).map(o => o.textContent);
+    out.rows = seen().length;
+    search.value = TERM;
+    search.dispatchEvent(new Event("input", { bubbles: true }));
+    out.search = { rows: seen(), count: count.textContent };
+    search.value = "";
+    search.dispatchEvent(new Event("input", { bubbles: true }));
+    out.cleared = seen().filter(r => !r.hidden).length;
+    if (CONNECTION !== null) {
+      pick.value = String(CONNECTION);
+      pick.dispatchEvent(new Event("change", { bubbles: true }));
+      out.pick = { rows: seen(), count: count.textContent, bars: art.querySelectorAll('svg[data-chart="timeline"] rect.conn-bar').length, parameters: series("parameters") };
+      pick.value = "";
+      pick.dispatchEvent(new Event("change", { bubbles: true }));
+      out.unpicked = { bars: art.querySelectorAll('svg[data-chart="timeline"] rect.conn-bar').length, parameters: series("parameters") };
+      const entry = legend("parameters")[0];
+      const key = entry.getAttribute("data-series");
+      entry.click();
+      out.legend = { key: key, off: entry.classList.contains("off"), struck: getComputedStyle(entry).textDecorationLine, parameters: series("parameters") };
+      entry.click();
+      out.legendAgain = { off: entry.classList.contains("off"), parameters: series("parameters") };
+    }
+    const others = art.querySelector(".legend .others");
+    out.rssiBefore = series("rssi");
+    if (others) {
+      out.folded = Number(others.getAttribute("data-folded"));
+      others.click();
+      out.rssiAfter = series("rssi");
+      out.rssiLegendAfter = legend("rssi").filter(e => !e.classList.contains("others")).map(e => e.getAttribute("data-series"));
+    }
+  } catch (e) {
+    out.error = String(e && e.stack || e);
+  }
+  const pre = document.createElement("pre");
+  pre.id = "selftest";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+</script>
+"""
+
+
+def run_controls_selftest(blecap, capture, tmp, term, connection):
+    """The page of `capture` with CONTROLS_SELFTEST appended, through headless Chromium: what the
+    script saw (a dict), or a problem string."""
+    page = os.path.join(tmp, "controls-" + os.path.basename(capture) + ".html")
+    r = subprocess.run([blecap, "report", "-o", page, capture], capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(page):
+        return f"report {capture}: exit {r.returncode}"
+    page_html = open(page, encoding="utf-8").read()
+    script = CONTROLS_SELFTEST.replace("TERM", json.dumps(term)).replace("CONNECTION", json.dumps(connection))
+    with open(page, "w", encoding="utf-8") as f:
+        f.write(page_html.replace("</body>", script + "</body>"))
+    d = subprocess.run(CHROMIUM + ["--window-size=1400,1000", "--virtual-time-budget=5000", "--dump-dom", "file://" + os.path.abspath(page)],
+                       capture_output=True, text=True, timeout=120)
+    m = re.search(r'<pre id="selftest">(.*?)</pre>', d.stdout, re.S)
+    if not m:
+        return f"no self-test result in the DOM of {os.path.basename(capture)}"
+    return json.loads(html.unescape(m.group(1)))
+
+
+def check_report_controls(blecap, tmp):
+    """The report's controls in headless Chromium, on shipped captures (captures/): the search box
+    filters rows case-insensitively and counts them, the connection filter keeps one
+    connection's rows, bars and series, a legend entry toggles its series, and the folded RSSI
+    entry expands. No shipped capture has both several connections and more than six
+    advertisers: reconnect_storm (6 connections) drives the first three, domyos (8 advertisers,
+    2 folded) the last."""
+    captures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "captures")
+    problems = []
+    storm = os.path.join(captures, "bumble", "reconnect_storm.central.btsnoop")
+    # Lower case on purpose: the page shows the peer's address in upper case.
+    r = run_controls_selftest(blecap, storm, tmp, "d8:0d:18", 3)
+    if isinstance(r, str):
+        return [r], "no result"
+    if not r.get("ok") or r.get("error"):
+        return [f"reconnect_storm page: ready {r.get('ok')}, error {r.get('error')}"], "script failed"
+    rows = r["search"]["rows"]
+    shown = [x for x in rows if not x["hidden"]]
+    if not shown or len(shown) == len(rows):
+        problems.append(f"search 'd8:0d:18' shows {len(shown)} of {len(rows)} rows (expected some, not all)")
+    problems += [f"search shows a row without the text: {x['text'][:80]}" for x in shown if "d8:0d:18" not in x["text"]][:3]
+    problems += [f"search hides a row with the text: {x['text'][:80]}" for x in rows if x["hidden"] and "d8:0d:18" in x["text"]][:3]
+    if r["search"]["count"] != f"{len(shown)} of {len(rows)} rows":
+        problems.append(f"search count says {r['search']['count']!r}, {len(shown)} of {len(rows)} rows shown")
+    if r["cleared"] != r["rows"]:
+        problems.append(f"an empty search shows {r['cleared']} of {r['rows']} rows")
+    info = json.loads(subprocess.run([blecap, "info", "--format", "json", storm], capture_output=True, text=True).stdout)
+    want = [f"#{c['connection']} handle 0x{c['handle']:04x} {c['peer']}" for c in info["connections"]]
+    if [o.split(" PulseBelt")[0] for o in r["options"][1:]] != want:
+        problems.append(f"connection filter lists {r['options'][1:]}, info gives {want}")
+    picked = r["pick"]
+    conns = [x for x in picked["rows"] if x["tag"] == "DETAILS" and x["connection"] is not None and not x["hidden"]]
+    if [x["connection"] for x in conns] != ["3"]:
+        problems.append(f"connection 3 chosen: connections shown {[x['connection'] for x in conns]}")
+    if any(not x["hidden"] and x["connection"] not in (None, "3") for x in picked["rows"]):
+        problems.append("connection 3 chosen: another connection's row is still shown")
+    if picked["bars"] != 1 or r["unpicked"]["bars"] != len(info["connections"]):
+        problems.append(f"timeline bars: {picked['bars']} with #3 chosen, {r['unpicked']['bars']} with all")
+    if set(picked["parameters"]) - {"#3"} or set(r["unpicked"]["parameters"]) <= {"#3"}:
+        problems.append(f"parameter series {picked['parameters']} with #3 chosen, {r['unpicked']['parameters']} with all")
+    lg = r["legend"]
+    if not lg["off"] or "line-through" not in lg["struck"] or lg["key"] in lg["parameters"] or lg["key"] not in r["unpicked"]["parameters"]:
+        problems.append(f"legend click on {lg['key']}: off {lg['off']}, style {lg['struck']}, series {lg['parameters']}")
+    if r["legendAgain"]["off"] or lg["key"] not in r["legendAgain"]["parameters"]:
+        problems.append(f"second legend click on {lg['key']} did not bring the series back")
+    summary = f"search {len(shown)} of {len(rows)} rows; #3 alone ({picked['bars']} bar); legend {lg['key']} toggled"
+
+    domyos = os.path.join(captures, "public", "btsnoop-android_domyos-treadmill-ftms.log")
+    r = run_controls_selftest(blecap, domyos, tmp, "flower", None)
+    if isinstance(r, str):
+        return problems + [r], summary
+    if not r.get("ok") or r.get("error"):
+        return problems + [f"domyos page: ready {r.get('ok')}, error {r.get('error')}"], summary
+    info = json.loads(subprocess.run([blecap, "info", "--format", "json", domyos], capture_output=True, text=True).stdout)
+    ranked = [d["address"] for d in sorted(info["devices"], key=lambda d: -d["reports"])]
+    shown = [x for x in r["search"]["rows"] if not x["hidden"]]
+    if len(shown) != 1 or "flower care" not in shown[0]["text"]:
+        problems.append(f"search 'flower' shows {[x['text'][:40] for x in shown]}")
+    if sorted(r["rssiBefore"]) != sorted(ranked[:6]):
+        problems.append(f"RSSI drawn at first {r['rssiBefore']}, the six most heard are {ranked[:6]}")
+    if r.get("folded") != len(ranked) - 6 or sorted(r.get("rssiAfter", [])) != sorted(ranked) or sorted(r.get("rssiLegendAfter", [])) != sorted(ranked):
+        problems.append(f"RSSI 'others' ({r.get('folded')}) expanded to {r.get('rssiAfter')}, legend {r.get('rssiLegendAfter')}")
+    summary += f"; RSSI {len(r['rssiBefore'])} drawn, {r.get('folded')} folded, {len(r.get('rssiAfter', []))} expanded"
+    return problems, summary
+
+
 def check_facts_consistency(blecap, root):
     """Issue 28: info, timeline, gatt, lint and the report state the same facts per connection
     (scripts/facts_consistency.py) on every shared capture; zero differences."""
@@ -1179,6 +1324,10 @@ def main():
             print(f"note report script: {summary}")
         else:
             record("report script", lambda: (problems, summary))
+        if shutil.which("chromium") is None:
+            record("report controls", lambda: (["chromium not installed (apt-get install chromium)"], "not run"))
+        else:
+            record("report controls", check_report_controls, args.blecap, tmp)
         link_layer = [("public", n, os.path.join(root, "public", n))
                       for n in sorted(os.listdir(os.path.join(root, "public"))) if is_link_layer(n)]
         for folder, name, path in list(hci_captures(root)) + link_layer:

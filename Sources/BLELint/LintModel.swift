@@ -95,10 +95,14 @@ public struct PlatformAdvice: Sendable, Equatable {
     /// Code (Kotlin for Android) that avoids the problem; may be empty when the problem does
     /// not exist on that platform (the text then says why).
     public var fix: String
+    /// "What it enforces" on this platform, where the rule's points name Core Bluetooth's API
+    /// or behaviour (`blecap explain --platform android`); nil: the points hold as they are.
+    public var enforces: [String]?
 
-    public init(_ text: String, fix: String) {
+    public init(enforces: [String]? = nil, _ text: String, fix: String) {
         self.text = text
         self.fix = fix
+        self.enforces = enforces
     }
 }
 

@@ -17,7 +17,9 @@ public enum RuleDocs {
         // Every reference is public: an API a reader can look up in Apple's or Android's
         // documentation, or a section of the Core Specification.
         s += d.summary + "\n\n## What it enforces\n\n"
-        for point in d.enforces { s += "- \(point)\n" }
+        // On Android, what its stack does in place of what Core Bluetooth enforces.
+        let points = platform == .android ? (d.android?.enforces ?? d.enforces) : d.enforces
+        for point in points { s += "- \(point)\n" }
         s += "\n## References\n\nThe public documentation these points rest on:\n\n"
         for r in d.references(for: platform) { s += "- \(r.markdown)\n" }
         if !d.thresholds.isEmpty {

@@ -289,6 +289,7 @@ public final class SessionAggregator {
                     address: d.address.description, name: d.name, reports: d.reports,
                     connectable: d.connectable, rssi: rssi[d.address]))
         }
+        for i in RSSIFold.folded(model.devices, limit: Limits.rssiPlotted) { model.devices[i].folded = true }
         model.devicesOmitted = max(0, statistics.devices.count - Limits.devices)
         model.scanning = scans
         model.scanningOmitted = scansOmitted

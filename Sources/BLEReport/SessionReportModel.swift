@@ -46,6 +46,9 @@ public struct SessionReportModel: Sendable, Encodable {
         /// Advertisers that get an RSSI series (the first ones seen).
         public static let rssiSeries = 32
         public static let rssiBuckets = 120
+        /// Advertisers the RSSI plot draws before its "others" entry is expanded: six lines
+        /// with their min–max bands stay apart in the 220-pixel plot, more become a tangle.
+        public static let rssiPlotted = 6
         public static let connections = 4096
         /// Connections that get a sequence chart, parameter history and density (the first).
         public static let detailedConnections = 128
@@ -138,6 +141,23 @@ public struct AdvertiserModel: Sendable, Encodable {
     public var reports: Int
     public var connectable: Bool
     public var rssi: BucketSeries<RSSIBucket>?
+    /// The RSSI plot draws this advertiser only when its "others" entry is expanded: it has a
+    /// series but is not among the `Limits.rssiPlotted` most heard (`RSSIFold`).
+    public var folded = false
+}
+
+/// Which advertisers the RSSI plot draws at first: the `limit` with the most advertising
+/// reports, the rest folded into one "N others" legend entry. Ranked by reports, not by median
+/// RSSI: the most heard draw the densest lines, and a device heard once up close would
+/// otherwise push out one heard all capture long; the count is the one `info` shows too.
+/// Ties keep the order the devices were first seen in.
+public enum RSSIFold {
+    /// Indices into `devices` to fold (those with an RSSI series past the first `limit`).
+    public static func folded(_ devices: [AdvertiserModel], limit: Int) -> Set<Int> {
+        let ranked = devices.indices.filter { devices[$0].rssi != nil }
+            .sorted { devices[$0].reports != devices[$1].reports ? devices[$0].reports > devices[$1].reports : $0 < $1 }
+        return Set(ranked.dropFirst(max(0, limit)))
+    }
 }
 
 /// One connection: its bar on the timeline, its parameter history, notification density and

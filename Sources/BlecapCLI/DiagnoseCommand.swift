@@ -41,6 +41,8 @@ struct DiagnoseCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text, json, jsonl or markdown.")
     var format: Format = .text
 
+    @OptionGroup var pager: PagerOptions
+
     @OptionGroup var platform: PlatformJudgement
 
     func run() throws {
@@ -51,6 +53,7 @@ struct DiagnoseCommand: ParsableCommand {
             results.append((input.path, diagnose(input)))
             do { try input.finish() } catch { damaged = true }
         }
+        Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
         DiagnoseWriter(out: out, format: format).write(results)
         out.flush()

@@ -22,6 +22,8 @@ struct ExplainCommand: ParsableCommand {
     )
     var platform: PlatformOption = .auto
 
+    @OptionGroup var pager: PagerOptions
+
     func validate() throws {
         if RuleRegistry.rule(named: rule) == nil {
             throw ValidationError("unknown rule '\(rule)' (see blecap rules)")
@@ -30,6 +32,7 @@ struct ExplainCommand: ParsableCommand {
 
     func run() {
         guard let r = RuleRegistry.rule(named: rule) else { return }
+        Pager.start(pager, text: true)
         let out = OutputBuffer(fd: 1)
         out.string(RuleDocs.markdown(r.descriptor, platform: platform.platform))
         out.flush()

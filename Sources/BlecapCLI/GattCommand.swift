@@ -30,6 +30,8 @@ struct GattCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: TextOrJSON = .text
 
+    @OptionGroup var pager: PagerOptions
+
     func run() throws {
         let input = try CaptureInput.open(file, member: member)
         let pass = input.pass(keys: decryption.keys)
@@ -37,6 +39,7 @@ struct GattCommand: ParsableCommand {
         pass.run(ended)
         input.note(pass)
         let summaries = ended.summaries.sorted { $0.number < $1.number }
+        Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
         let writer = GATTTreeWriter(out: out, json: format == .json)
         writer.write(summaries)

@@ -34,8 +34,11 @@ struct InfoCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: OutputFormat = .text
 
+    @OptionGroup var pager: PagerOptions
+
     func run() throws {
         let bundle = try CaptureInput.openBundle(file, member: member)
+        Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
         // Several captures (an archive, a sysdiagnose's rotated logs): one summary each, in
         // reading order; JSON makes them an array.

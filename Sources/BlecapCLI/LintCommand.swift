@@ -73,6 +73,8 @@ struct LintCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write the report to this file instead of standard output.")
     var output: String?
 
+    @OptionGroup var pager: PagerOptions
+
     @Option(name: .long, help: "Lowest severity that makes the run fail (exit 1): error, warning, note or never.")
     var failOn: FailOn = .warning
 
@@ -176,6 +178,7 @@ struct LintCommand: ParsableCommand {
         if let output {
             OutputBuffer.writeFile(output, text: text)
         } else {
+            Pager.start(pager, text: format == .text)
             let out = OutputBuffer(fd: 1)
             out.string(text)
             out.flush()

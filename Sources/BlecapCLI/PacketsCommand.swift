@@ -39,6 +39,8 @@ struct PacketsCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text, json or jsonl.")
     var format: OutputFormat = .text
 
+    @OptionGroup var pager: PagerOptions
+
     @Flag(name: .shortAndLong, help: "Text: print the full decode of every layer under each line.")
     var verbose = false
 
@@ -56,6 +58,7 @@ struct PacketsCommand: ParsableCommand {
 
     func run() throws {
         let input = try CaptureInput.open(file, member: member)
+        Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
         let showsController: Bool
         switch input.reader.format {

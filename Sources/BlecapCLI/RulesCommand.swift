@@ -15,9 +15,12 @@ struct RulesCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: Format = .text
 
+    @OptionGroup var pager: PagerOptions
+
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
 
     func run() {
+        Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
         let rules = RuleRegistry.descriptors
         switch format {

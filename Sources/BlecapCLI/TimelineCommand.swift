@@ -40,6 +40,8 @@ struct TimelineCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text or jsonl.")
     var format: TextOrJSONL = .text
 
+    @OptionGroup var pager: PagerOptions
+
     @Option(name: .long, help: "Only events of this connection number.")
     var connection: Int?
 
@@ -59,6 +61,7 @@ struct TimelineCommand: ParsableCommand {
 
     func run() throws {
         let input = try CaptureInput.open(file, member: member)
+        Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
         let writer = TimelineWriter(out: out, jsonl: format == .jsonl)
         let filter = TimelineFilter(connection: connection, peer: peer.flatMap(BDAddr.init), type: type)

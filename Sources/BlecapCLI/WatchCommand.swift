@@ -4,6 +4,7 @@ import BLEDiagnose
 import BLELint
 import BLEPass
 import BLETimeline
+import CaptureArchive
 import CaptureIO
 import Synchronization
 
@@ -71,6 +72,20 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var decryption: LinkLayerKeyOptions
 
+    /// Compressed standard input, opened as every command opens it.
+    static func whole(_ bytes: FileByteSource) throws -> any CaptureReader {
+        let bundle: CaptureBundle
+        do { bundle = try CaptureBundle.open(standardInput: bytes) } catch {
+            printError("standard input: \(error.description)")
+            throw CaptureInput.exit(for: error).exitCode
+        }
+        guard bundle.members.count == 1 else {
+            printError("standard input: \(ArchiveError.severalCaptures(bundle.members.compactMap(\.name)).description)")
+            throw BlecapExit.usage.exitCode
+        }
+        return try CaptureInput.open(bundle.members[0], in: bundle).reader
+    }
+
     func validate() throws {
         guard let s = LiveSource.parse(source, follow: follow) else {
             throw ValidationError("not a source: \(source) (a file, '-', tcp://HOST:PORT or hci-monitor[:hciN])")
@@ -104,7 +119,18 @@ struct WatchCommand: ParsableCommand {
         } else {
             do {
                 let bytes = try live.open(shouldStop: { WatchSignals.stop.load(ordering: .relaxed) })
-                reader = try CaptureFile.open(source: bytes, path: nil)
+                // A compressed stream (`cat F.gz | blecap watch -`) cannot be parsed as it comes:
+                // read whole, as every command reads it, then processed. Six bytes tell gzip, xz
+                // and zip apart from a capture (whose header is longer), so a live stream waits
+                // for nothing more than its reader would.
+                if live == .standardInput, CaptureBundle.isArchive(bytes.peekAvailable(upTo: 6)) {
+                    printError("standard input: compressed; read whole first, then processed (no live output)")
+                    reader = try Self.whole(bytes)
+                } else {
+                    reader = try CaptureFile.open(source: bytes, path: nil)
+                }
+            } catch let exit as ExitCode {
+                throw exit
             } catch {
                 printError("\(live.name): \(error)")
                 throw BlecapExit.unreadable.exitCode

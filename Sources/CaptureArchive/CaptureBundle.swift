@@ -76,6 +76,41 @@ public struct CaptureBundle: Sendable {
     /// The archive broke after some members (they are still read).
     public let damage: String?
 
+    /// Standard input as `open(path: "-")` reads it, from a source already opened on it (and
+    /// perhaps peeked at: `blecap watch -` looks at the first bytes before choosing to stream
+    /// them or to read a compressed stream whole).
+    public static func open(
+        standardInput source: FileByteSource, member: String? = nil, limits: ArchiveLimits = .standard
+    )
+        throws(ArchiveError) -> CaptureBundle
+    {
+        let path = "-"
+        let display = "standard input"
+        let head = source.peekAvailable(upTo: ContentKind.prefixLength)
+        let kind = ContentKind.of(head)
+        switch kind {
+        case .archive:
+            // Spooled to a private file first: libarchive wants to seek (zip).
+            let file = try spool(source, limits: limits)
+            let fd = try reopen(file)
+            defer { close(fd) }
+            return try openContainer(
+                fd: fd, kind: kind, path: path, display: display, member: member, limits: limits)
+        case .text:
+            // A bug report text piped in: spooled and scanned; without a section it is read
+            // (and refused) as the capture it is not.
+            let file = try spool(source, limits: limits)
+            let fd = try reopen(file)
+            defer { close(fd) }
+            if let bundle = try textBundle(fd: fd, path: path, member: member, limits: limits) { return bundle }
+            let m = CaptureMember(name: nil, displayName: "-", note: nil, damage: nil, storage: .extracted(file))
+            return CaptureBundle(path: path, container: nil, members: [m], damage: nil)
+        case .capture, .other:
+            let m = CaptureMember(name: nil, displayName: "-", note: nil, damage: nil, storage: .stdin(source))
+            return CaptureBundle(path: path, container: nil, members: [m], damage: nil)
+        }
+    }
+
     /// Opens `path` ("-" for standard input). `member` picks one capture by name; `limits`
     /// bound what an archive may make blecap decompress.
     public static func open(path: String, member: String? = nil, limits: ArchiveLimits = .standard)
@@ -85,29 +120,7 @@ public struct CaptureBundle: Sendable {
         if path == "-" {
             let source: FileByteSource
             do { source = try FileByteSource(path: "-") } catch { throw .capture(error) }
-            let head = source.peekAvailable(upTo: ContentKind.prefixLength)
-            let kind = ContentKind.of(head)
-            switch kind {
-            case .archive:
-                // Spooled to a private file first: libarchive wants to seek (zip).
-                let file = try spool(source, limits: limits)
-                let fd = try reopen(file)
-                defer { close(fd) }
-                return try openContainer(
-                    fd: fd, kind: kind, path: path, display: display, member: member, limits: limits)
-            case .text:
-                // A bug report text piped in: spooled and scanned; without a section it is read
-                // (and refused) as the capture it is not.
-                let file = try spool(source, limits: limits)
-                let fd = try reopen(file)
-                defer { close(fd) }
-                if let bundle = try textBundle(fd: fd, path: path, member: member, limits: limits) { return bundle }
-                let m = CaptureMember(name: nil, displayName: "-", note: nil, damage: nil, storage: .extracted(file))
-                return CaptureBundle(path: path, container: nil, members: [m], damage: nil)
-            case .capture, .other:
-                let m = CaptureMember(name: nil, displayName: "-", note: nil, damage: nil, storage: .stdin(source))
-                return CaptureBundle(path: path, container: nil, members: [m], damage: nil)
-            }
+            return try open(standardInput: source, member: member, limits: limits)
         }
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         var kind = ContentKind.other

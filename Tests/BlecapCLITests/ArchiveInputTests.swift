@@ -255,4 +255,32 @@ import Testing
         #expect(timeline.status == 2)
         #expect(timeline.stderr.contains("--member"))
     }
+
+    /// `cat F.gz | blecap watch -`: the compressed stream is read whole (said on standard
+    /// error), then gives what `watch` gives on the bare file; `watch --follow F.gz` is refused
+    /// as a usage error (2), since a compressed file cannot be followed.
+    @Test func watchReadsCompressedStandardInputWholeAndRefusesToFollowIt() throws {
+        let scratch = try Scratch()
+        let capture = Fixtures.capture("bumble/oversized_and_unchecked_writes.central.btsnoop")
+        let gz = scratch.file("c.btsnoop.gz")
+        try ArchiveWriter.write(.gzip, to: gz, entries: [("c", try Fixtures.bytes(atPath: capture))])
+        let bare = try CLIRunner.run(["watch", "--format", "jsonl", capture])
+        let piped = try CLIRunner.run(["watch", "--format", "jsonl", "-"], stdin: Data(try Fixtures.bytes(atPath: gz)))
+        #expect(piped.status == bare.status)
+        #expect(piped.stderr.contains("standard input: compressed; read whole first, then processed"))
+        #expect(!bare.stderr.contains("compressed"))
+        #expect(piped.stdout.split(separator: "\n").count > 10)
+        #expect(
+            piped.stdout.replacingOccurrences(of: "standard input", with: capture)
+                == bare.stdout.replacingOccurrences(of: "standard input", with: capture))
+        // An uncompressed stream is still parsed as it comes, with no such note.
+        let plain = try CLIRunner.run(
+            ["watch", "--format", "jsonl", "-"], stdin: Data(try Fixtures.bytes(atPath: capture)))
+        #expect(plain.status == bare.status && !plain.stderr.contains("compressed"))
+
+        let follow = try CLIRunner.run(["watch", "--follow", gz])
+        #expect(follow.status == 2)
+        #expect(follow.stderr.contains("a compressed file or archive cannot be followed"))
+        #expect(follow.stdout.isEmpty)
+    }
 }

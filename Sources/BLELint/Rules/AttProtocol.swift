@@ -61,6 +61,11 @@ public struct AttProtocol: LintRule {
             }
             """,
         android: PlatformAdvice(
+            enforces: [
+                "Start the next GATT operation from the callback of the last: Android's `BluetoothGatt` runs one at a time and refuses another (returns false, or `BluetoothStatusCodes.ERROR_GATT_WRITE_REQUEST_BUSY`) while one is outstanding.",
+                "Indicate one value at a time: on a `BluetoothGattServer`, call `notifyCharacteristicChanged` for the next indication only after `BluetoothGattServerCallback.onNotificationSent`.",
+                "Answer every request with `BluetoothGattServer.sendResponse` and confirm every indication within ATT's 30 s transaction timeout, and call `requestMtu` once per connection.",
+            ],
             """
             On Android a `BluetoothGatt` runs one operation at a time: a read, write or descriptor write \
             started while another is pending is refused (`false`, or `ERROR_GATT_WRITE_REQUEST_BUSY` from \

@@ -57,6 +57,10 @@ public struct CCCDWrittenDirectly: LintRule {
             }
             """,
         android: PlatformAdvice(
+            enforces: [
+                "Android's stack does not subscribe for the app: `setCharacteristicNotification` only routes the values locally, and the app writes the Client Characteristic Configuration descriptor itself with `writeDescriptor`.",
+                "Write that descriptor with a Write Request (what `writeDescriptor` sends), which the peer answers in `onDescriptorWrite`.",
+            ],
             """
             On Android the app writes the CCCD itself, and does it right with `BluetoothGatt.writeDescriptor` \
             (a Write Request, answered in `onDescriptorWrite`) after `setCharacteristicNotification`; a CCCD \

@@ -61,6 +61,10 @@ public struct GattBeforeConnected: LintRule {
             }
             """,
         android: PlatformAdvice(
+            enforces: [
+                "Start GATT work only once the connection is up: call `discoverServices()` from `onConnectionStateChange` with `STATE_CONNECTED`, the rest from `onServicesDiscovered` and the callbacks after it.",
+                "After a disconnection, `close()` the `BluetoothGatt` and use the one `connectGatt` returns once it has reconnected.",
+            ],
             """
             On Android the app starts GATT work only once `BluetoothGattCallback.onConnectionStateChange` \
             reports `STATE_CONNECTED` with `GATT_SUCCESS`: `discoverServices()` first, the rest from \

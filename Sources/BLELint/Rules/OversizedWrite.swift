@@ -43,6 +43,10 @@ public struct OversizedWrite: LintRule {
             }
             """,
         android: PlatformAdvice(
+            enforces: [
+                "Size every written value from the ATT_MTU `onMtuChanged` reported (ATT_MTU−3 for a write), 23 until `requestMtu` succeeds; Android's stack does not cut a value to fit, never size from a constant.",
+                "Split a longer value into writes that fit, or send a value that fits.",
+            ],
             """
             On Android the ATT_MTU is 23 until the app asks for more with `BluetoothGatt.requestMtu` and \
             `BluetoothGattCallback.onMtuChanged` reports what the two sides agreed on (Android's `BluetoothGatt` \

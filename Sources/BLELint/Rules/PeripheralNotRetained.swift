@@ -64,6 +64,9 @@ public struct PeripheralNotRetained: LintRule {
             }
             """,
         android: PlatformAdvice(
+            enforces: [
+                "Keep the `BluetoothGatt` that `connectGatt` returned for as long as the app uses the connection, and `close()` it when done: Android does not drop a connection whose object is no longer referenced, and a `BluetoothGatt` never closed keeps one of the stack's few client registrations."
+            ],
             """
             Android has no such silent cancel: the connection attempt of `BluetoothDevice.connectGatt` lasts \
             until it succeeds, times out (direct connection, about 30 s) or the app calls \

@@ -54,6 +54,10 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
             }
             """,
         android: PlatformAdvice(
+            enforces: [
+                "Read a value only when its characteristic has `PROPERTY_READ` (`BluetoothGattCharacteristic.getProperties()`).",
+                "Subscribe only to a characteristic with `PROPERTY_NOTIFY` or `PROPERTY_INDICATE`, through `setCharacteristicNotification` and a write of its Client Characteristic Configuration descriptor; never write a subscription value to another handle.",
+            ],
             """
             On Android, read only a characteristic whose `getProperties()` has `PROPERTY_READ` \
             (`BluetoothGatt.readCharacteristic`, answered in `onCharacteristicRead`), and subscribe only to \

@@ -52,6 +52,10 @@ public struct ScanBeforePoweredOn: LintRule {
             }
             """,
         android: PlatformAdvice(
+            enforces: [
+                "Start a scan or a connection only while `BluetoothAdapter.getState()` is `STATE_ON`; before that `getBluetoothLeScanner()` returns null and Android refuses the call.",
+                "Gate every Bluetooth operation on that state, and stop when `ACTION_STATE_CHANGED` reports it leaving `STATE_ON`.",
+            ],
             """
             On Android a scan or connection started while Bluetooth is off fails in the API: \
             `BluetoothAdapter.getBluetoothLeScanner()` returns null and nothing reaches the controller \

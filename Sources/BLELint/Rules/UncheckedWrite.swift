@@ -45,6 +45,10 @@ public struct UncheckedWrite: LintRule {
             }
             """,
         android: PlatformAdvice(
+            enforces: [
+                "Check `BluetoothGattCharacteristic.getProperties()` before writing to it; write only to characteristic values and descriptors.",
+                "Pick the write type the properties allow: `WRITE_TYPE_DEFAULT` needs `PROPERTY_WRITE`, `WRITE_TYPE_NO_RESPONSE` needs `PROPERTY_WRITE_NO_RESPONSE`; Android sends what the app asks for without checking.",
+            ],
             """
             On Android, check `BluetoothGattCharacteristic.getProperties()` for `PROPERTY_WRITE` or \
             `PROPERTY_WRITE_NO_RESPONSE` and pick the matching write type (`WRITE_TYPE_DEFAULT` or \

@@ -62,6 +62,10 @@ public struct UnfilteredScan: LintRule {
             centralManager.scanForPeripherals(withServices: [heartRateServiceUUID], options: nil)
             """,
         android: PlatformAdvice(
+            enforces: [
+                "Scan with a `ScanFilter` for each service UUID the app needs, not with no filter (`BluetoothLeScanner.startScan` without filters).",
+                "Expect no results from an unfiltered scan while the screen is off: Android stops delivering them then, and keeps only filtered scans running.",
+            ],
             """
             On Android the filter is a list of `ScanFilter`s given to \
             `BluetoothLeScanner.startScan(filters, settings, callback)` (Android's `BluetoothLeScanner` and \

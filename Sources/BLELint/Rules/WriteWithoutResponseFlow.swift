@@ -42,6 +42,9 @@ public struct WriteWithoutResponseFlow: LintRule {
             func peripheralIsReady(toSendWriteWithoutResponse peripheral: CBPeripheral) { send() }
             """,
         android: PlatformAdvice(
+            enforces: [
+                "Write `WRITE_TYPE_NO_RESPONSE` values one at a time: Android calls `onCharacteristicWrite` once the stack has taken the value, and `writeCharacteristic` refuses the next one until then."
+            ],
             """
             On Android an app sends one write at a time even without response: `BluetoothGatt.writeCharacteristic` \
             with `WRITE_TYPE_NO_RESPONSE` reports a busy stack through its return value (`false`, or \

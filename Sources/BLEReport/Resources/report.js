@@ -90,6 +90,22 @@
       s("text", { x: x - 6, y: y(t) + 3, "text-anchor": "end" }, a, fmt ? fmt(t) : t);
     }
   }
+  // A legend entry that shows or hides its series: `hidden` holds the keys switched off, the
+  // entry is struck through while its series is off (state in the class and aria-pressed).
+  function legendItem(leg, colour, label, key, hidden, redraw) {
+    const e = h("span", { class: "series" + (hidden.has(key) ? " off" : ""), "data-series": key, role: "button", tabindex: 0, "aria-pressed": String(!hidden.has(key)) }, leg);
+    h("i", { style: "background:" + colour }, e);
+    e.append(label);
+    const toggle = () => {
+      if (hidden.has(key)) hidden.delete(key); else hidden.add(key);
+      e.classList.toggle("off", hidden.has(key));
+      e.setAttribute("aria-pressed", String(!hidden.has(key)));
+      redraw();
+    };
+    e.addEventListener("click", toggle);
+    e.addEventListener("keydown", ev => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(); } });
+    return e;
+  }
   function secFmt(t) { const v = t / 1e6; return (Math.abs(v) >= 10 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(1) : v.toFixed(3)).replace(/\.0+$/, "") + " s"; }
 
   // ---- one capture ---------------------------------------------------------------------
@@ -100,7 +116,9 @@
     const name = H.path.split("/").pop();
     if (many) h("h2", { class: "capture-title" }, art, name);
     const end = Math.max(H.duration, 1);
-    const state = { view: [0, end], full: [0, end], redraw: [] };
+    // conn: the connection chosen in the filter (its number), null for all.
+    const state = { view: [0, end], full: [0, end], redraw: [], conn: null };
+    const connShown = n => state.conn === null || n === state.conn;
     function setView(a, b) {
       let lo = Math.min(a, b), hi = Math.max(a, b);
       if (hi - lo < 50) { const mid = (lo + hi) / 2; lo = mid - 25; hi = mid + 25; }
@@ -133,6 +151,36 @@
     for (const [id, label] of [["timeline", "Timeline"], ["plots", "Plots"], ["connections", "Connections"], ["diagnosis", "Diagnosis"], ["gatt", "GATT databases"], ["findings", "Findings"], ["notes", "Details"]]) {
       h("a", { href: "#" + P + id }, toc, label);
     }
+
+    // ---- controls: search over the rows, one connection ----
+    // Rows are the elements marked data-search-row (findings, connections, verdicts, GATT
+    // databases, advertisers, event types); data-connection ties one to its connection.
+    const ctl = h("div", { class: "toolbar controls" }, art);
+    const search = h("input", { type: "search", placeholder: "Search rows…", "data-control": "search", "aria-label": "Search the report's rows" }, ctl);
+    const searchCount = h("span", { class: "sel", "data-control": "search-count" }, ctl);
+    const pick = h("select", { "data-control": "connection", "aria-label": "Show one connection" }, ctl);
+    h("option", { value: "" }, pick, "All connections");
+    for (const c of m.connections) {
+      const handle = c.facts && c.facts.handle != null ? "handle 0x" + c.facts.handle.toString(16).padStart(4, "0") : "handle unknown";
+      h("option", { value: String(c.number) }, pick, "#" + c.number + " " + handle + " " + (c.peer || "(unknown peer)") + (c.peerName ? " " + c.peerName : ""));
+    }
+    function applyFilters(redraw) {
+      const q = search.value.trim().toLowerCase();
+      let total = 0, shown = 0;
+      for (const el of art.querySelectorAll("[data-search-row]")) {
+        total++;
+        const n = el.getAttribute("data-connection");
+        const ok = (n === null || connShown(Number(n))) && (!q || el.textContent.toLowerCase().includes(q));
+        el.hidden = !ok;
+        if (ok) shown++;
+      }
+      searchCount.textContent = (q || state.conn !== null) ? shown + " of " + total + " rows" : total + " rows";
+      searchCount.setAttribute("data-shown", shown);
+      if (redraw !== false) for (const f of state.redraw) f();
+    }
+    search.addEventListener("input", () => applyFilters());
+    pick.addEventListener("change", () => { state.conn = pick.value === "" ? null : Number(pick.value); applyFilters(); });
+    state.applyFilters = applyFilters;
 
     // ---- timeline ----
     h("h2", { id: P + "timeline" }, art, "Timeline");
@@ -192,7 +240,7 @@
           });
         } else {
           for (const c of lane.conns) {
-            if (c.end < v0 || c.start > v1) continue;
+            if (c.end < v0 || c.start > v1 || !connShown(c.number)) continue;
             const x0 = x(c.start), x1 = Math.max(x0 + 2, x(c.end));
             const bar = s("rect", { x: x0, y: y + 3, width: x1 - x0, height: laneH - 6, rx: 2, fill: END_COLOUR[c.ended] || "var(--open)", opacity: 0.85, class: "conn-bar", style: "cursor:pointer" }, plot);
             title(bar, "#" + c.number + " " + (c.peer || "") + " " + fmtS(c.start) + " – " + fmtS(c.end) + ", " + END_LABEL[c.ended] + (c.reasonName ? " (" + c.reasonName + ")" : "") + ", " + fmtNum(c.notifications) + " notifications");
@@ -280,7 +328,8 @@
     thBtn.addEventListener("click", () => { thMode = thMode === "bytes" ? "pdus" : "bytes"; thBtn.textContent = thMode === "bytes" ? "show PDUs/s" : "show bytes/s"; drawThroughput(); });
     const th = s("svg", { class: "chart", "data-chart": "throughput", height: 220 }, thCard);
     const thLeg = h("div", { class: "legend" }, thCard);
-    for (const [c, l] of [["#4c78a8", "notifications/indications"], ["#f58518", "writes"]]) { const e = h("span", null, thLeg); h("i", { style: "background:" + c }, e); e.append(l); }
+    const thHidden = new Set();
+    for (const [c, l, k] of [["#4c78a8", "notifications/indications", "notify"], ["#f58518", "writes", "write"]]) legendItem(thLeg, c, l, k, thHidden, () => drawThroughput());
     function drawThroughput() {
       clear(th);
       const T = m.throughput, W = width(th), L = 64, R = 10, Ht = 220, B = 24;
@@ -300,10 +349,11 @@
       const g = s("g", { "clip-path": "url(#" + P + "thclip)" }, th);
       s("clipPath", { id: P + "thclip" }, th).appendChild(s("rect", { x: L, y: 0, width: W - R - L, height: Ht }));
       ["#4c78a8", "#f58518"].forEach((col, k) => {
-        if (!pts[k].length || !pts[k].some(p => p[1] > 0)) return;
+        const key = k === 0 ? "notify" : "write";
+        if (thHidden.has(key) || !pts[k].length || !pts[k].some(p => p[1] > 0)) return;
         const d = pts[k].map((p, i) => (i ? "L" : "M") + x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1)).join("");
         if (k === 0) s("path", { d: d + `L${x(pts[k][pts[k].length - 1][0]).toFixed(1)},${y(0)}L${x(pts[k][0][0]).toFixed(1)},${y(0)}Z`, fill: col, opacity: 0.25 }, g);
-        s("path", { d: d, fill: "none", stroke: col, "stroke-width": 1.5 }, g);
+        s("path", { d: d, fill: "none", stroke: col, "stroke-width": 1.5, "data-series": key }, g);
       });
       if (!T.buckets.some(b => b[1] || b[3])) s("text", { x: (L + W) / 2, y: Ht / 2, "text-anchor": "middle", class: "empty" }, th, "no notifications or writes");
       const res = s("text", { x: W - R, y: 12, "text-anchor": "end", fill: "#5f6b7a" }, th, "bucket " + fmtDur(T.width));
@@ -345,7 +395,21 @@
     const rs = s("svg", { class: "chart", "data-chart": "rssi", height: 220 }, rsCard);
     const rsLeg = h("div", { class: "legend" }, rsCard);
     const rssiDevices = m.devices.filter(d => d.rssi && d.rssi.buckets.some(b => b));
-    rssiDevices.forEach((d, i) => { const e = h("span", null, rsLeg); h("i", { style: "background:" + PALETTE[i % PALETTE.length] }, e); e.append(d.address + (d.name ? " " + d.name : "")); });
+    // The most heard advertisers are drawn; the model folds the rest (`folded`) into one
+    // "N others" entry that draws and lists them when clicked.
+    const rsHidden = new Set(), rsFolded = rssiDevices.filter(d => d.folded);
+    let rsExpanded = false;
+    const rsColour = d => PALETTE[rssiDevices.indexOf(d) % PALETTE.length];
+    function rssiLegend() {
+      clear(rsLeg);
+      for (const d of rssiDevices) if (!d.folded || rsExpanded) legendItem(rsLeg, rsColour(d), d.address + (d.name ? " " + d.name : ""), d.address, rsHidden, () => drawRSSI());
+      if (rsFolded.length) {
+        const o = h("span", { class: "series others", "data-series": "others", "data-folded": rsFolded.length, role: "button", tabindex: 0, "aria-expanded": String(rsExpanded), title: rsFolded.map(d => d.address + " (" + fmtNum(d.reports) + " reports)").join("\n") }, rsLeg,
+          rsExpanded ? "▾ fold the " + rsFolded.length + " least heard" : "▸ " + rsFolded.length + " others (fewer reports)");
+        o.addEventListener("click", () => { rsExpanded = !rsExpanded; rssiLegend(); drawRSSI(); });
+      }
+    }
+    rssiLegend();
     function drawRSSI() {
       clear(rs);
       const W = width(rs), L = 50, R = 10, Ht = 220, B = 24;
@@ -360,8 +424,9 @@
       axisX(rs, x, v0, v1, Ht - B, 0, secFmt);
       const g = s("g", { "clip-path": "url(#" + P + "rsclip)" }, rs);
       s("clipPath", { id: P + "rsclip" }, rs).appendChild(s("rect", { x: L, y: 0, width: W - R - L, height: Ht }));
-      rssiDevices.forEach((d, i) => {
-        const col = PALETTE[i % PALETTE.length], S = d.rssi;
+      rssiDevices.forEach(d => {
+        if (rsHidden.has(d.address) || (d.folded && !rsExpanded)) return;
+        const col = rsColour(d), S = d.rssi;
         let line = "";
         S.buckets.forEach((b, k) => {
           if (!b) { line += " "; return; }
@@ -371,7 +436,7 @@
           line += (line.endsWith(" ") || !line ? "M" : "L") + x(tm).toFixed(1) + "," + y(b[2]).toFixed(1);
         });
         const pathD = line.replace(/ +/g, "");
-        if (pathD) { const p = s("path", { d: pathD, fill: "none", stroke: col, "stroke-width": 1.5 }, g); title(p, d.address + (d.name ? " " + d.name : "") + ": " + fmtNum(d.reports) + " reports"); }
+        if (pathD) { const p = s("path", { d: pathD, fill: "none", stroke: col, "stroke-width": 1.5, "data-series": d.address }, g); title(p, d.address + (d.name ? " " + d.name : "") + ": " + fmtNum(d.reports) + " reports"); }
         S.buckets.forEach((b, k) => { if (!b) return; const tm = S.start + (k + 0.5) * S.width; if (tm < v0 || tm > v1) return; s("circle", { cx: x(tm), cy: y(b[2]), r: 2, fill: col }, g); });
       });
       if (!rssiDevices.length) s("text", { x: (L + W) / 2, y: Ht / 2, "text-anchor": "middle" }, rs, "no advertising reports");
@@ -384,7 +449,8 @@
     const cp = s("svg", { class: "chart", "data-chart": "parameters", height: 220 }, cpCard);
     const cpLeg = h("div", { class: "legend" }, cpCard);
     const withParams = m.connections.filter(c => c.parameters && c.parameters.length);
-    withParams.slice(0, 12).forEach((c, i) => { const e = h("span", null, cpLeg); h("i", { style: "background:" + PALETTE[i % PALETTE.length] }, e); e.append("#" + c.number); });
+    const cpHidden = new Set();
+    withParams.slice(0, 12).forEach((c, i) => { legendItem(cpLeg, PALETTE[i % PALETTE.length], "#" + c.number, "#" + c.number, cpHidden, () => drawParams()).setAttribute("data-connection", c.number); });
     if (withParams.length > 12) h("span", null, cpLeg, "… " + (withParams.length - 12) + " more");
     function drawParams() {
       clear(cp);
@@ -399,6 +465,7 @@
       const g = s("g", { "clip-path": "url(#" + P + "cpclip)" }, cp);
       s("clipPath", { id: P + "cpclip" }, cp).appendChild(s("rect", { x: L, y: 0, width: W - R - L, height: Ht }));
       withParams.forEach((c, i) => {
+        if (!connShown(c.number) || cpHidden.has("#" + c.number)) return;
         const col = PALETTE[i % PALETTE.length];
         const set = c.parameters.filter(p => p.kind !== "request");
         let d = "";
@@ -407,7 +474,7 @@
           d += (k ? "L" + x(p.t).toFixed(1) + "," + y(set[k - 1].intervalMs).toFixed(1) : "M" + x(p.t).toFixed(1) + "," + y(p.intervalMs).toFixed(1));
           d += "L" + x(p.t).toFixed(1) + "," + y(p.intervalMs).toFixed(1) + "L" + x(next).toFixed(1) + "," + y(p.intervalMs).toFixed(1);
         });
-        if (d) s("path", { d: d, fill: "none", stroke: col, "stroke-width": 1.6 }, g);
+        if (d) s("path", { d: d, fill: "none", stroke: col, "stroke-width": 1.6, "data-series": "#" + c.number }, g);
         for (const p of c.parameters) {
           const tip = "#" + c.number + " " + p.kind + " frame " + p.frame + ": interval " + p.intervalMs + (p.intervalMaxMs ? "–" + p.intervalMaxMs : "") + " ms, latency " + p.latency + ", timeout " + p.timeoutMs + " ms" + (p.accepted === false ? ", rejected" : p.accepted ? ", accepted" : "");
           if (p.kind === "request") {
@@ -452,7 +519,8 @@
         const c = card(name, hint);
         const svg = s("svg", { class: "chart", "data-chart": name, height: 200 }, c);
         const leg = h("div", { class: "legend" }, c);
-        sniffed.forEach((cn, i) => { const e = h("span", null, leg); h("i", { style: "background:" + PALETTE[i % PALETTE.length] }, e); e.append("#" + cn.number + " " + cn.linkLayer.accessAddress); });
+        const hidden = new Set();
+        sniffed.forEach((cn, i) => { legendItem(leg, PALETTE[i % PALETTE.length], "#" + cn.number + " " + cn.linkLayer.accessAddress, "#" + cn.number, hidden, () => draw()); });
         const draw = function () {
           clear(svg);
           const W = width(svg), L = 56, R = 10, Ht = 200, B = 24;
@@ -467,9 +535,10 @@
           axisY(svg, y, lo, hi, L, v => v + unit);
           axisX(svg, x, v0, v1, Ht - B, 0, secFmt);
           for (const l of all) {
+            if (!connShown(l.connection) || hidden.has("#" + l.connection)) continue;
             let d = "";
             for (const p of l.points) { if (p[0] < v0 || p[0] > v1) continue; d += (d ? "L" : "M") + x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1); }
-            if (d) title(s("path", { d: d, fill: "none", stroke: l.colour, "stroke-width": 1.5, "stroke-dasharray": l.dashed ? "4 3" : null }, svg), l.label);
+            if (d) title(s("path", { d: d, fill: "none", stroke: l.colour, "stroke-width": 1.5, "stroke-dasharray": l.dashed ? "4 3" : null, "data-series": "#" + l.connection }, svg), l.label);
           }
           if (!all.some(l => l.points.length)) s("text", { x: (L + W) / 2, y: Ht / 2, "text-anchor": "middle" }, svg, "nothing measured");
         };
@@ -484,14 +553,14 @@
         const out = [];
         sniffed.forEach((c, i) => {
           const r = c.linkLayer.radio, col = PALETTE[i % PALETTE.length];
-          out.push({ colour: col, dashed: false, label: "#" + c.number + " central", points: points(r.rssiCentral, b => b[2]) });
-          out.push({ colour: col, dashed: true, label: "#" + c.number + " peripheral", points: points(r.rssiPeripheral, b => b[2]) });
+          out.push({ connection: c.number, colour: col, dashed: false, label: "#" + c.number + " central", points: points(r.rssiCentral, b => b[2]) });
+          out.push({ connection: c.number, colour: col, dashed: true, label: "#" + c.number + " peripheral", points: points(r.rssiPeripheral, b => b[2]) });
         });
         return out;
       });
       seriesChart("Retransmissions", "Share of LL data PDUs per bucket that repeated the previous one (same SN): the link failing to get a PDU across.", " %", () =>
         sniffed.map((c, i) => ({
-          colour: PALETTE[i % PALETTE.length], dashed: false, label: "#" + c.number,
+          connection: c.number, colour: PALETTE[i % PALETTE.length], dashed: false, label: "#" + c.number,
           points: points(c.linkLayer.radio.retransmissions, b => b[0] ? Math.round(1000 * b[1] / b[0]) / 10 : null),
         })));
     }
@@ -501,7 +570,7 @@
     if (!m.connections.length) h("p", { class: "empty" }, art, "No connections in this capture.");
     const connEls = new Map();
     for (const c of m.connections) {
-      const det = h("details", { class: "conn", id: P + "conn-" + c.number, "data-connection": c.number }, art);
+      const det = h("details", { class: "conn", id: P + "conn-" + c.number, "data-connection": c.number, "data-search-row": "" }, art);
       const sum = h("summary", null, det);
       h("b", null, sum, "#" + c.number);
       h("span", { class: "mono" }, sum, (c.peer || "(unknown peer)") + (c.peerName ? " “" + c.peerName + "”" : ""));
@@ -586,7 +655,7 @@
       const hr = h("tr", null, t);
       for (const c of ["", "cause", "party", "verdict"]) h("th", null, hr, c);
       for (const v of verdicts) {
-        const tr = h("tr", { "data-cause": v.cause }, t);
+        const tr = h("tr", { "data-cause": v.cause, "data-connection": v.connection != null ? v.connection : null, "data-search-row": "" }, t);
         const td = h("td", { class: "mono" }, tr);
         if (v.connection != null && connEls.has(v.connection)) {
           const a = h("a", { class: "frame-link" }, td, "#" + v.connection);
@@ -599,7 +668,11 @@
     }
     if (m.verdicts.length) {
       h("h3", { style: "margin-top:14px" }, art, "Attempts and links outside the connections above (" + fmtNum(m.verdicts.length) + ")");
-      for (const v of m.verdicts) renderVerdict(v, art, null);
+      for (const v of m.verdicts) {
+        const el = renderVerdict(v, art, null);
+        el.setAttribute("data-search-row", "");
+        if (v.connection != null) el.setAttribute("data-connection", v.connection);
+      }
     }
     if (m.verdictsOmitted) h("p", { class: "empty" }, art, "… " + fmtNum(m.verdictsOmitted) + " more verdicts not listed (limit of the report).");
 
@@ -713,7 +786,7 @@
     if (!m.databases.length) h("p", { class: "empty" }, art, "No GATT discovery in this capture.");
     if (m.databasesOmitted) h("p", { class: "empty" }, art, "… the databases of " + fmtNum(m.databasesOmitted) + " more connections not shown (the report keeps " + fmtNum(m.databases.length) + " peers).");
     for (const d of m.databases) {
-      const det = h("details", { class: "conn", open: m.databases.length <= 4 ? "" : null, "data-database": d.side }, art);
+      const det = h("details", { class: "conn", open: m.databases.length <= 4 ? "" : null, "data-database": d.side, "data-db-connection": d.connection, "data-search-row": "" }, art);
       const sum = h("summary", null, det);
       h("b", null, sum, d.side === "remote" ? "Peer " + (d.peer || "(unknown)") : "This host's server");
       h("span", null, sum, (d.side === "remote" ? "its GATT server as this host discovered it" : "as peers discovered it") + ", learned on connection #" + d.connection);
@@ -752,7 +825,7 @@
     if (!m.findings.length) h("p", { class: "empty" }, art, "No findings: the capture follows every rule that could be evaluated.");
     const fl = h("ul", { class: "findings" }, art);
     m.findings.forEach((f, fi) => {
-      const li = h("li", { class: "finding " + f.severity, id: P + "finding-" + fi, "data-rule": f.rule }, fl);
+      const li = h("li", { class: "finding " + f.severity, id: P + "finding-" + fi, "data-rule": f.rule, "data-connection": f.connection != null ? f.connection : null, "data-search-row": "" }, fl);
       const top = h("div", null, li);
       h("span", { class: "badge " + f.severity }, top, f.severity);
       h("b", null, top, f.rule + " " + f.title + (f.baselined ? " (baselined)" : ""));
@@ -790,14 +863,16 @@
     if (m.devices.length) {
       h("h3", null, art, "Advertisers (" + fmtNum(H.devices) + ")");
       const t = h("table", { class: "counts" }, art);
-      for (const d of m.devices.slice(0, 50)) { const tr = h("tr", null, t); h("td", { class: "mono" }, tr, d.address); h("td", null, tr, d.name || ""); h("td", null, tr, fmtNum(d.reports) + " reports"); h("td", null, tr, d.connectable ? "connectable" : ""); }
+      for (const d of m.devices.slice(0, 50)) { const tr = h("tr", { "data-search-row": "" }, t); h("td", { class: "mono" }, tr, d.address); h("td", null, tr, d.name || ""); h("td", null, tr, fmtNum(d.reports) + " reports"); h("td", null, tr, d.connectable ? "connectable" : ""); }
       if (m.devices.length > 50 || m.devicesOmitted) h("p", { class: "empty" }, art, "… " + fmtNum(H.devices - Math.min(50, m.devices.length)) + " more advertisers");
     }
     if (m.events.length) {
       h("h3", null, art, "Timeline events by type");
       const t = h("table", { class: "counts" }, art);
-      for (const e of m.events) { const tr = h("tr", null, t); h("td", { style: "text-align:right" }, tr, fmtNum(e.count)); h("td", { class: "mono" }, tr, e.type); }
+      for (const e of m.events) { const tr = h("tr", { "data-search-row": "" }, t); h("td", { style: "text-align:right" }, tr, fmtNum(e.count)); h("td", { class: "mono" }, tr, e.type); }
     }
+    // The rows as the controls say (a reload may keep the box's text); the page draws the plots next.
+    applyFilters(false);
     return state;
   }
 
