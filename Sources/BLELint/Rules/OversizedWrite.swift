@@ -44,7 +44,7 @@ public struct OversizedWrite: LintRule {
             """,
         android: PlatformAdvice(
             enforces: [
-                "Size every written value from the ATT_MTU `onMtuChanged` reported (ATT_MTU−3 for a write), 23 until `requestMtu` succeeds; Android's stack does not cut a value to fit, never size from a constant.",
+                "Size every written value from the ATT_MTU `onMtuChanged` reported (ATT_MTU−3 for a write), 23 until `requestMtu` succeeds, never from a constant: a longer value does not fit one ATT write, and what happens to it then depends on the write type and the peer, not on the app.",
                 "Split a longer value into writes that fit, or send a value that fits.",
             ],
             """
