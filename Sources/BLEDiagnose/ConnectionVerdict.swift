@@ -165,6 +165,7 @@ extension Diagnoser {
         }
         if reason == HCIError.llResponseTimeout { llResponseTimeoutSteps(l, end, overTheAir: s?.linkLayer != nil, &v) }
         if reason == HCIError.connectionTerminatedMICFailure { micFailureSteps(l, end, &v) }
+        if let stall = s?.bufferStall { bufferStallStep(stall, end, &v) }
         if reason == HCIError.connectionTerminatedByLocalHost || reason == HCIError.remoteUserTerminatedConnection,
             end.side != .linkLoss,
             v.cause == "local_host_terminated"

@@ -51,6 +51,12 @@ public final class Diagnoser {
     public var platform: Platform
     /// The controller's LE ACL buffers (HCI LE Read Buffer Size), for the budget.
     var aclBuffers: (packets: Int, length: Int)?
+    /// What each advertiser's reports showed (AttemptContext.swift), bounded by
+    /// `maximumAdvertisers`, and when the last report of any came.
+    var advertisers: [BDAddr: AdvertiserSeen] = [:]
+    var lastAdvertisementTime: Int64?
+    /// Failed attempts per target, for `reconnect_loop`.
+    var loops: [String: LoopHistory] = [:]
 
     /// - Parameters:
     ///   - platform: whose API the budget's advice names.
@@ -68,7 +74,11 @@ public final class Diagnoser {
         if onVerdict != nil, let n = e.connection, handedOut.contains(n) { return }
         defer { if onVerdict != nil { live(after: e) } }
         switch e.kind {
-        case .advertisement, .scanStart, .scanStop, .scanFilters, .annotation:
+        case .advertisement(let info):
+            noteAdvertisement(e, info)
+            lastAdvertisementTime = e.time
+            return
+        case .scanStart, .scanStop, .scanFilters, .annotation:
             return
         case .connectionCreate(let info): create(e, info)
         case .connectionCancel: cancel(e)
@@ -114,14 +124,23 @@ public final class Diagnoser {
     /// The verdicts, in the order their connections or attempts started.
     public func finish() -> [Verdict] {
         if let a = attempt {
-            early.append(a.unfinished())
+            var v = a.unfinished()
+            context(&v, a, endTime: nil)
+            early.append(v)
             attempt = nil
         }
         let ordered = links.values.sorted { $0.number < $1.number }
         var all = early
         for l in ordered { all.append(verdictWithBudget(l, among: ordered)) }
-        all.sort { ($0.startFrame, $0.connection ?? 0) < ($1.startFrame, $1.connection ?? 0) }
         if let damage { for i in all.indices { Self.noteCut(&all[i], damage) } }
+        // A loop starts at its first attempt's frame, and comes right after that attempt.
+        all += loopVerdicts()
+        all.sort {
+            ($0.startFrame, $0.connection ?? 0, $0.kind == .loop ? 1 : 0)
+                < ($1.startFrame, $1.connection ?? 0, $1.kind == .loop ? 1 : 0)
+        }
+        loops.removeAll()
+        advertisers.removeAll()
         links.removeAll()
         lastLink = nil
         early.removeAll()
@@ -156,7 +175,11 @@ public final class Diagnoser {
             early.append(Attempt(e, info).rejected(responseFrame: frame, code: code))
             return
         }
-        if let a = attempt { early.append(a.superseded(by: e.frame)) }
+        if let a = attempt {
+            var v = a.superseded(by: e.frame)
+            context(&v, a, endTime: e.time)
+            early.append(v)
+        }
         attempt = Attempt(e, info)
     }
 
@@ -169,7 +192,9 @@ public final class Diagnoser {
     private func failed(_ e: TimelineEvent, _ info: ConnectionCompleteInfo) {
         let a = attempt
         attempt = nil
-        early.append(Attempt.failed(e, info, after: a))
+        var v = Attempt.failed(e, info, after: a)
+        context(&v, a, endTime: e.time)
+        early.append(v)
     }
 
     private func unknownLinkEnded(_ e: TimelineEvent, reason: UInt8, side: DisconnectionSide) -> Verdict {
@@ -221,6 +246,10 @@ struct Attempt {
     var time: Int64
     var peer: BDAddr?
     var acceptList: Bool
+    /// The devices on the accept list, when the capture built it (at most 4), and how many more.
+    var acceptListDevices: [BDAddr]?
+    var acceptListComplete: Bool
+    var acceptListMore: Int
     var cancel: (frame: Int, time: Int64)?
 
     init(_ e: TimelineEvent, _ info: ConnectionCreateInfo) {
@@ -228,6 +257,10 @@ struct Attempt {
         time = e.time
         peer = e.peer
         acceptList = info.filterPolicy != 0
+        acceptListDevices = info.acceptListDevices?.devices
+        acceptListComplete =
+            info.acceptListDevices.map { $0.complete && $0.total <= AcceptListDevices.capacity } ?? false
+        acceptListMore = max(0, (info.acceptListDevices?.total ?? 0) - AcceptListDevices.capacity)
     }
 
     private func base(ended: String, endFrame: Int?, reason: UInt8?) -> Verdict {

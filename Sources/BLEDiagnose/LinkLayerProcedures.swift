@@ -60,6 +60,10 @@ extension Diagnoser {
     /// over the air and shows it; else what the capture cannot show.
     func llResponseTimeoutSteps(_ l: Link, _ end: Disconnection, overTheAir: Bool, _ v: inout Verdict) {
         let hostIsCentral = (l.summary?.role ?? l.role).map { $0 == 0 }
+        if !overTheAir, let c = l.summary?.linkCommand, let status = c.statusFrame, c.time <= end.time {
+            hostCommandStep(c, statusFrame: status, end, &v)
+            return
+        }
         guard let p = l.llPending, p.time <= end.time else {
             v.steps.append(
                 Verdict.Step(
@@ -93,6 +97,24 @@ extension Diagnoser {
                     "over the air: no answering LL control PDU from the other side after the request; the LL response timeout is 40 s (Vol 6 Part B 5.2)"
             ))
         if v.cause == "ll_response_timeout" { v.signature += " procedure=\(name)" }
+    }
+
+    /// HCI: the LE command of this host whose procedure had not completed when the link
+    /// ended (the controller accepted it with Command Status; its completion event never came).
+    func hostCommandStep(_ c: OutstandingLinkCommand, statusFrame: Int, _ end: Disconnection, _ v: inout Verdict) {
+        let name = c.commandName.description
+        v.steps.append(
+            Verdict.Step(
+                what: "ll_procedure",
+                text:
+                    "this host's \(name) (frame \(c.frame)) was accepted by the controller (Command Status, frame \(statusFrame)) \(Codes.duration(end.time - c.time)) before the end, and no \(c.completionName) came: the link-layer procedure it started is the one most likely left unanswered",
+                frames: [c.frame, statusFrame, end.frame], certainty: .inferred,
+                basis:
+                    "HCI: the command's Command Status with no completion event before the Disconnection Complete; the LL response timeout is 40 s (Vol 6 Part B 5.2)"
+            ))
+        if v.cause == "ll_response_timeout" {
+            v.signature += " command=" + String(name.map { $0 == " " ? "_" : $0 })
+        }
     }
 
     static func answersText(_ opcode: UInt8) -> String {
@@ -150,5 +172,32 @@ extension Link {
             }
         case .notDecryptable(let why): "no key (\(why))"
         }
+    }
+}
+
+extension Diagnoser {
+    /// A stall ending this long before the link's end is still cited: the link may have
+    /// recovered for a moment only.
+    static let stallWindow: Int64 = 10_000_000
+
+    /// (d) Every LE ACL buffer held by the link's packets, with no Number of Completed Packets
+    /// for at least `ACLBufferStall.threshold`, up to the end or shortly before it.
+    func bufferStallStep(_ st: ACLBufferStall, _ end: Disconnection, _ v: inout Verdict) {
+        guard st.duration >= ACLBufferStall.threshold, st.startTime <= end.time else { return }
+        let stallEnd = st.startTime + st.duration
+        if st.endFrame != nil, end.time - stallEnd > Self.stallWindow { return }
+        let until =
+            st.endFrame.map { "until frame \($0), \(Codes.duration(end.time - stallEnd)) before the end" }
+            ?? "until the end (\(st.packets) packets still unacknowledged)"
+        v.steps.append(
+            Verdict.Step(
+                what: "buffer_stall",
+                text:
+                    "every LE ACL buffer of the controller held this link's packets for \(Codes.duration(st.duration)) with no Number of Completed Packets, from frame \(st.startFrame) \(until): the controller could not deliver to the peer",
+                frames: [st.startFrame] + (st.endFrame.map { [$0] } ?? []) + [end.frame], certainty: .inferred,
+                basis:
+                    "the ACL packets this host sent against LE Read Buffer Size's count and the Number of Completed Packets events; 1 s or more counts (a delivering link frees its buffers within a few connection intervals)"
+            ))
+        v.signals.append("acl_buffer_stall")
     }
 }

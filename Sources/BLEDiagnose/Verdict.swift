@@ -4,7 +4,8 @@
 /// Encoded with snake_case keys in declaration order (the contract of docs/diagnose.md);
 /// optional facts that are unknown are left out, never guessed.
 public struct Verdict: Sendable, Equatable, Encodable {
-    /// "connection" (a link that was up) or "attempt" (one that never came up).
+    /// "connection" (a link that was up), "attempt" (one that never came up), or "loop" (the
+    /// same target's attempts failing again and again).
     public var kind: Kind
     /// The timeline's connection number; nil for an attempt that made no connection.
     public var connection: Int?
@@ -42,7 +43,8 @@ public struct Verdict: Sendable, Equatable, Encodable {
     public var budget: Budget? = nil
 
     public enum Kind: String, Sendable, Encodable {
-        case connection, attempt
+        /// `loop`: one target's attempts failing the same way again and again (`reconnect_loop`).
+        case connection, attempt, loop
     }
 
     public enum Certainty: String, Sendable, Encodable {

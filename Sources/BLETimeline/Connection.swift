@@ -97,6 +97,15 @@ final class ConnectionState {
     /// now, and `parameterSetsOmitted` counts the sets left out).
     var parameters: [ConnectionParameters] = []
     var parameterSetsOmitted = 0
+    /// The last LE command this host sent for the link that starts a link-layer procedure
+    /// (connection update, PHY update, encryption start, remote features), until the event
+    /// that completes it: what an LL response timeout (0x22) left unfinished.
+    var linkCommand: OutstandingLinkCommand?
+    /// ACL packets this host handed to the controller for the link that no Number of Completed
+    /// Packets has returned yet, and since when every LE ACL buffer has been in use.
+    @exclusivity(unchecked) var aclInFlight = 0
+    var stallStart: (frame: Int, time: Int64)?
+    var stall: ACLBufferStall?
     static let maximumParameterSets = 32
 
     /// New parameters in force from `frame` (Connection Complete, CONNECT_IND, a successful
@@ -173,7 +182,16 @@ final class ConnectionState {
             linkLayer: linkLayer?.counters, mtuKnown: mtuKnown, largestATTPDU: largestATTPDU,
             security: currentSecurity, timing: timing, txPHY: linkLayer?.counters.txPHY ?? phy?.tx,
             rxPHY: linkLayer?.counters.rxPHY ?? phy?.rx, parameters: parameters,
-            parameterSetsOmitted: parameterSetsOmitted)
+            parameterSetsOmitted: parameterSetsOmitted, linkCommand: linkCommand, bufferStall: currentStall)
+    }
+
+    /// The stall still under way (to the end), or the last one that lasted `ACLBufferStall.threshold`.
+    var currentStall: ACLBufferStall? {
+        if let s = stallStart, let end = endTime {
+            return ACLBufferStall(
+                startFrame: s.frame, startTime: s.time, endFrame: nil, duration: end - s.time, packets: aclInFlight)
+        }
+        return stall
     }
 
     /// `security`, with a sniffed link's encryption read from what the air showed.
@@ -335,6 +353,12 @@ public struct ConnectionSummary: Sendable {
     /// set in force at the end), and how many more sets the connection went through.
     public var parameters: [ConnectionParameters] = []
     public var parameterSetsOmitted = 0
+    /// A link-layer procedure this host's command started (Command Status seen or not) whose
+    /// completion event had not come when the link ended.
+    public var linkCommand: OutstandingLinkCommand? = nil
+    /// The controller's LE ACL buffers all in use for this link (ACLBufferStall), when the
+    /// capture shows the buffer count: the one under way at the end, or the last one.
+    public var bufferStall: ACLBufferStall? = nil
 
     /// What ATT_MTU is at least: the LE default and the largest ATT PDU seen.
     public var mtuAtLeast: UInt16 { UInt16(clamping: Swift.max(23, largestATTPDU)) }
@@ -368,4 +392,65 @@ public struct ATTObservation {
     public var time: Int64
     /// The whole ATT PDU, opcode first; valid only during the observer's call.
     public var pdu: ByteView
+}
+
+/// An HCI LE command that runs a link-layer procedure on one connection and completes with an
+/// event of its own (Core 5.4 Vol 4 Part E 7.8.18, 7.8.21, 7.8.24, 7.8.49): the controller
+/// answers it with Command Status at once and reports the procedure's end later.
+public struct OutstandingLinkCommand: Sendable, Equatable {
+    public var opcode: UInt16
+    /// The command's frame and time.
+    public var frame: Int
+    public var time: Int64
+    /// The Command Status that accepted it (nil: none in the capture yet).
+    public var statusFrame: Int?
+
+    public init(opcode: UInt16, frame: Int, time: Int64, statusFrame: Int? = nil) {
+        self.opcode = opcode
+        self.frame = frame
+        self.time = time
+        self.statusFrame = statusFrame
+    }
+
+    /// The commands tracked, with the event that completes each.
+    public static let completions: [(opcode: UInt16, command: StaticString, completion: StaticString)] = [
+        (HCIOpcode.leConnectionUpdate, "LE Connection Update", "LE Connection Update Complete"),
+        (HCIOpcode.leReadRemoteFeatures, "LE Read Remote Features", "LE Read Remote Features Complete"),
+        (HCIOpcode.leEnableEncryption, "LE Enable Encryption", "Encryption Change"),
+        (HCIOpcode.leSetPHY, "LE Set PHY", "LE PHY Update Complete"),
+    ]
+
+    public static func isTracked(_ opcode: UInt16) -> Bool { completions.contains { $0.opcode == opcode } }
+
+    public var commandName: StaticString { Self.completions.first { $0.opcode == opcode }?.command ?? "LE command" }
+    public var completionName: StaticString {
+        Self.completions.first { $0.opcode == opcode }?.completion ?? "its completion event"
+    }
+}
+
+/// Every LE ACL buffer of the controller (LE Read Buffer Size, Vol 4 Part E 7.8.2) held by
+/// packets of one link that no Number of Completed Packets (7.7.19) had returned: the host may
+/// send no more (4.1.1), and the controller frees a buffer only once the peer has acknowledged
+/// its packet, so a full set of buffers not coming back means the link is not delivering.
+public struct ACLBufferStall: Sendable, Equatable {
+    /// The ACL packet that took the last free buffer.
+    public var startFrame: Int
+    public var startTime: Int64
+    /// The Number of Completed Packets that freed a buffer again; nil when the link ended first.
+    public var endFrame: Int?
+    public var duration: Int64
+    /// Packets in flight when it ended (or at the link's end).
+    public var packets: Int
+
+    public init(startFrame: Int, startTime: Int64, endFrame: Int?, duration: Int64, packets: Int) {
+        (self.startFrame, self.startTime, self.endFrame, self.duration, self.packets) = (
+            startFrame, startTime, endFrame, duration, packets
+        )
+    }
+
+    /// A stall counts from 1 s: a link that delivers frees its buffers within a few connection
+    /// intervals (the peer acknowledges each packet in the event after it was sent), and 1 s is
+    /// more than 6 intervals of any interval up to 165 ms (6 unanswered intervals is how long
+    /// a new connection may stay silent before it is given up, Vol 6 Part B 4.5.2).
+    public static let threshold: Int64 = 1_000_000
 }

@@ -83,9 +83,64 @@ extension TimelineBuilder {
                 let conn = connection(d.handle, r, create: false)
             else { return }
             conn.localDisconnectFrame = r.frame
+        case HCIOpcode.leConnectionUpdate, HCIOpcode.leReadRemoteFeatures, HCIOpcode.leEnableEncryption,
+            HCIOpcode.leSetPHY:
+            // Each starts with Connection_Handle (7.8.18, 7.8.21, 7.8.24, 7.8.49).
+            guard let h = p.u16le(0), let conn = connection(h & HCIConnectionHandle.mask, r, create: false) else {
+                return
+            }
+            conn.linkCommand = OutstandingLinkCommand(opcode: c.opcode, frame: r.frame, time: r.timestamp)
         default:
             break
         }
+    }
+
+    /// A Command Status for a tracked link command: accepted (the procedure runs) or refused
+    /// (no procedure, nothing outstanding).
+    private func linkCommandStatus(_ opcode: UInt16, status: UInt8, _ r: CaptureRecord) {
+        guard OutstandingLinkCommand.isTracked(opcode) else { return }
+        // Commands are answered in order: the oldest one waiting for its status is answered.
+        var waiting: ConnectionState?
+        for c in open.values
+        where c.controllerIndex == r.controllerIndex && c.linkCommand?.opcode == opcode
+            && c.linkCommand?.statusFrame == nil
+        {
+            if let w = waiting, let wf = w.linkCommand?.frame, let cf = c.linkCommand?.frame, wf <= cf { continue }
+            waiting = c
+        }
+        guard let c = waiting else { return }
+        if status == 0 { c.linkCommand?.statusFrame = r.frame } else { c.linkCommand = nil }
+    }
+
+    /// An ACL packet handed to the controller: one LE buffer more in use.
+    func aclSent(_ handle: UInt16, _ buffers: Int, _ r: CaptureRecord) {
+        guard let c = connection(handle & HCIConnectionHandle.mask, r, create: false) else { return }
+        c.aclInFlight += 1
+        if c.aclInFlight >= buffers, c.stallStart == nil { c.stallStart = (r.frame, r.timestamp) }
+    }
+
+    /// Number of Completed Packets (7.7.19): Num_Handles, then each handle and its count.
+    private func completedPackets(_ p: ByteView, _ r: CaptureRecord) {
+        guard let n = p.u8(0) else { return }
+        for i in 0..<Int(n) {
+            guard let h = p.u16le(1 + 2 * i), let count = p.u16le(1 + 2 * Int(n) + 2 * i),
+                let c = connection(h & HCIConnectionHandle.mask, r, create: false)
+            else { continue }
+            c.aclInFlight = max(0, c.aclInFlight - Int(count))
+            if let s = c.stallStart, let buffers = leACLBuffers, c.aclInFlight < buffers {
+                let d = r.timestamp - s.time
+                if d >= ACLBufferStall.threshold {
+                    c.stall = ACLBufferStall(
+                        startFrame: s.frame, startTime: s.time, endFrame: r.frame, duration: d, packets: c.aclInFlight)
+                }
+                c.stallStart = nil
+            }
+        }
+    }
+
+    /// The event that ends a link command's procedure came (whoever started the procedure).
+    private func linkCommandCompleted(_ c: ConnectionState, _ opcode: UInt16) {
+        if c.linkCommand?.opcode == opcode { c.linkCommand = nil }
     }
 
     private func scanEnable(
@@ -116,7 +171,11 @@ extension TimelineBuilder {
         var info = info
         // With the filter accept list the address parameter is ignored (7.8.12): the list the
         // controller chooses from is the fact.
-        if info.filterPolicy == 1 { info.acceptList = acceptListForCreate(r) }
+        if info.filterPolicy == 1 {
+            let snapshot = acceptListForCreate(r)
+            info.acceptList = snapshot
+            if let list = scanFilterTables.acceptList(snapshot) { info.acceptListDevices = AcceptListDevices(list) }
+        }
         var e = event(r, nil, .connectionCreate(info))
         if info.filterPolicy == 0 {
             e.peer = peer
@@ -164,6 +223,7 @@ extension TimelineBuilder {
             guard let cs = HCICommandStatus(parameters: p) else { return }
             if cs.status != 0, initState?.controller == r.controllerIndex { initState?.info.failedCommands += 1 }
             answer(cs.opcode, status: cs.status, r)
+            linkCommandStatus(cs.opcode, status: cs.status, r)
             // These commands answer with Command Complete; a Command Status can only refuse them.
             if cs.status != 0, Self.isAcceptListCommand(cs.opcode) { acceptListAnswer(cs.opcode, status: cs.status, r) }
         case HCIDisconnectionComplete.code:
@@ -174,6 +234,7 @@ extension TimelineBuilder {
                 let c = connection(ec.handle, r)
             else { return }
             if ec.status == 0, ec.encryptionEnabled != 0 { c.security.encrypted = true }
+            linkCommandCompleted(c, HCIOpcode.leEnableEncryption)
             add(event(r, c, .encryptionChange(status: ec.status, enabled: ec.encryptionEnabled)))
         case HCIEventCode.connectionComplete:
             // BR/EDR Connection Complete (7.7.3): Status, Handle, BD_ADDR, Link_Type (0x01 ACL), Encryption.
@@ -184,6 +245,8 @@ extension TimelineBuilder {
                 status: status, handle: h & HCIConnectionHandle.mask, role: nil, timing: nil,
                 isLE: false)
             connectionComplete(info, peer: addr, peerType: nil, r)
+        case HCIEventCode.numberOfCompletedPackets:
+            completedPackets(p, r)
         case HCIEventPacket.leMetaCode:
             leMeta(e, r)
         default:
@@ -215,6 +278,7 @@ extension TimelineBuilder {
             guard let u = HCILEConnectionUpdateComplete(parameters: p), let c = connection(u.handle, r) else { return }
             let t = ConnectionTiming(interval: u.interval, latency: u.latency, supervisionTimeout: u.supervisionTimeout)
             if u.status == 0 { c.setTiming(t, frame: r.frame) }
+            linkCommandCompleted(c, HCIOpcode.leConnectionUpdate)
             add(event(r, c, .connectionUpdate(status: u.status, timing: t)))
         case HCILEDataLengthChange.subevent:
             guard let d = HCILEDataLengthChange(parameters: p), let c = connection(d.handle, r) else { return }
@@ -222,7 +286,12 @@ extension TimelineBuilder {
         case HCILEPHYUpdateComplete.subevent:
             guard let u = HCILEPHYUpdateComplete(parameters: p), let c = connection(u.handle, r) else { return }
             if u.status == 0 { c.phy = (u.txPHY, u.rxPHY) }
+            linkCommandCompleted(c, HCIOpcode.leSetPHY)
             add(event(r, c, .phyUpdate(status: u.status, txPHY: u.txPHY, rxPHY: u.rxPHY)))
+        case HCILEReadRemoteFeaturesComplete.subevent:
+            // Status, Connection_Handle, LE_Features (7.7.65.4): only the handle is needed here.
+            guard let h = p.u16le(1), let c = connection(h & HCIConnectionHandle.mask, r, create: false) else { return }
+            linkCommandCompleted(c, HCIOpcode.leReadRemoteFeatures)
         case HCILEAdvertisingReport.subevent:
             guard let reports = HCILEAdvertisingReport(parameters: p) else { return }
             for a in reports.reports {

@@ -65,6 +65,7 @@ extension TimelineBuilder {
         case HCIOpcode.leReadBufferSize, HCIOpcode.leReadBufferSizeV2:  // 7.8.2
             initState?.info.leACLMaxLength = rp.u16le(1)
             initState?.info.leACLPackets = rp.u8(3)
+            if let n = rp.u8(3), n > 0 { leACLBuffers = Int(n) }
             if cc.opcode == HCIOpcode.leReadBufferSizeV2 {
                 initState?.info.isoMaxLength = rp.u16le(4)
                 initState?.info.isoPackets = rp.u8(6)

@@ -82,6 +82,8 @@ public final class TimelineBuilder {
     @exclusivity(unchecked) var lastAdded: (frame: Int, time: Int64) = (0, 0)
     /// The power-on sequence in progress since the last HCI Reset.
     @exclusivity(unchecked) var initState: InitState?
+    /// The controller's LE ACL buffer count (LE Read Buffer Size), for buffer stalls.
+    var leACLBuffers: Int?
     struct PendingManagement {
         var cookie: UInt32
         var opcode: UInt16
@@ -143,6 +145,9 @@ public final class TimelineBuilder {
         // An ACL frame's PDU taken from `l2cap`, without switching on the layer: an ACL
         // record's layer is `.acl` or `.malformed`, which adds nothing here.
         if r.kind == .aclData {
+            if r.direction == .sent, let buffers = leACLBuffers, case .acl(let a) = frame.layer {
+                aclSent(a.handle, buffers, r)
+            }
             if let pdu = frame.l2cap {
                 truncatedPDU = pdu.isTruncated
                 l2cap(pdu, r)

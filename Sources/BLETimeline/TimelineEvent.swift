@@ -173,6 +173,32 @@ public struct ConnectionCreateInfo: Sendable, Equatable {
     /// from, as the capture built it (nil for other policies), looked up in the builder's
     /// `ScanFilterTables` (`acceptList(_:)`).
     public var acceptList: FilterAcceptListSnapshot? = nil
+    /// With initiator filter policy 1: the first devices on that list, for readers that do not
+    /// hold the builder's tables (diagnose names them); nil when the list is not kept.
+    public var acceptListDevices: AcceptListDevices? = nil
+}
+
+/// The first `capacity` devices of a Filter Accept List, held inline so that the event stays
+/// plain data (no array: PlainDataTests), with the list's size and whether the capture saw it
+/// built whole (a Reset or Clear).
+public struct AcceptListDevices: Sendable, Equatable {
+    public static let capacity = 4
+    private var d0, d1, d2, d3: BDAddr?
+    /// Devices on the list (may exceed `capacity`).
+    public var total: Int
+    public var complete: Bool
+
+    public init(_ list: FilterAcceptList) {
+        let a = list.entries.prefix(Self.capacity).map(\.address)
+        (d0, d1, d2, d3) = (
+            a.count > 0 ? a[0] : nil, a.count > 1 ? a[1] : nil, a.count > 2 ? a[2] : nil, a.count > 3 ? a[3] : nil
+        )
+        total = list.entries.count
+        complete = list.complete
+    }
+
+    /// The devices held, in the order they were added.
+    public var devices: [BDAddr] { [d0, d1, d2, d3].compactMap { $0 } }
 }
 
 /// LE (Enhanced) Connection Complete (7.7.65.1, .10) or BR/EDR Connection Complete (7.7.3).

@@ -133,7 +133,7 @@ struct DiagnoseWriter {
     }
 
     private func title(_ v: Verdict) -> String {
-        var t = v.kind == .attempt && v.connection == nil ? "attempt" : "connection"
+        var t = v.kind == .loop ? "loop" : v.kind == .attempt && v.connection == nil ? "attempt" : "connection"
         if let n = v.connection { t += " #\(n)" }
         if let p = v.peer { t += "  peer \(p)" }
         if let r = v.role { t += "  \(r)" }

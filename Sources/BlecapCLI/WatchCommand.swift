@@ -332,7 +332,7 @@ enum WatchVerdict {
 
     static func text(_ v: Verdict) -> String {
         let at = v.endFrame ?? v.startFrame
-        let who = v.connection.map { " #\($0)" } ?? (v.kind == .attempt ? " attempt" : "")
+        let who = v.connection.map { " #\($0)" } ?? (v.kind == .attempt ? " attempt" : v.kind == .loop ? " loop" : "")
         var frames = v.frames.prefix(maximumFrames).map(String.init).joined(separator: ", ")
         if v.frames.count > maximumFrames { frames += " … \(v.frames.count - maximumFrames) more" }
         let cited = frames.isEmpty ? "" : " [frame\(v.frames.count == 1 ? "" : "s") \(frames)]"

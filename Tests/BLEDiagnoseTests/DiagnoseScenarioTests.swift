@@ -19,6 +19,26 @@ import Testing
         var signals: [String]
     }
 
+    /// A corpus entry may also name the frame that ended it and frames its verdict must cite
+    /// (the key frames found with tshark).
+    struct Keys: Decodable {
+        var endFrame: Int?
+        var keyFrames: [Int]?
+        enum CodingKeys: String, CodingKey {
+            case endFrame = "end_frame"
+            case keyFrames = "key_frames"
+        }
+    }
+
+    struct KeyedExpected: Decodable {
+        var captures: [String: [Keys]]
+    }
+
+    static let keys: KeyedExpected? = {
+        guard let data = try? Fixtures.bytes("diagnose-expected.json") else { return nil }
+        return try? JSONDecoder().decode(KeyedExpected.self, from: Data(data))
+    }()
+
     static let expected: Expected? = {
         guard let data = try? Fixtures.bytes("diagnose-expected.json") else { return nil }
         return try? JSONDecoder().decode(Expected.self, from: Data(data))
@@ -49,6 +69,13 @@ import Testing
         let want = try #require(Self.expected?.captures[capture])
         let verdicts = try Self.diagnose(Fixtures.existing(capture))
         #expect(verdicts.map { Label(signature: $0.signature, signals: $0.signals) } == want)
+        let keys = try #require(Self.keys?.captures[capture])
+        for (v, k) in zip(verdicts, keys) {
+            if let end = k.endFrame { #expect(v.endFrame == end, "\(capture): \(v.signature)") }
+            if let cited = k.keyFrames {
+                #expect(Set(cited).isSubset(of: v.frames), "\(capture): \(v.signature) cites \(v.frames)")
+            }
+        }
         for v in verdicts {
             #expect(!v.steps.isEmpty)
             // Every frame a verdict cites is a frame of some step, and steps cite real frames.

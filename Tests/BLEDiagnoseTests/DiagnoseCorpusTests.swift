@@ -1,0 +1,89 @@
+import BLEDiagnose
+import Foundation
+import TestSupport
+import Testing
+
+/// What `captures/diagnose/` (scripts/corpus/make_diagnose_scenarios.py) shows beyond the
+/// signatures `diagnose-expected.json` holds: the numbers and addresses the steps give.
+@Suite struct DiagnoseCorpusTests {
+    static func verdicts(_ name: String) throws -> [Verdict] {
+        try DiagnoseScenarioTests.diagnose(Fixtures.existing("diagnose/\(name)"))
+    }
+
+    static func step(_ v: Verdict, _ what: String) -> Verdict.Step? { v.steps.first { $0.what == what } }
+
+    @Test func llResponseTimeoutNamesTheCommandLeftOpen() throws {
+        let v = try #require(Self.verdicts("ll_response_timeout.le_connection_update.btsnoop").first)
+        let s = try #require(Self.step(v, "ll_procedure"))
+        // Frame 9 LE Connection Update, 10 its Command Status, 11 the 0x22 end; the LE Set PHY
+        // of frames 6–7 completed at frame 8 and is not the one.
+        #expect(s.frames == [9, 10, 11])
+        #expect(s.text.contains("LE Connection Update (frame 9)"))
+        #expect(s.text.contains("40.0 s before the end"))
+        let none = try #require(Self.verdicts("ll_response_timeout.nothing_outstanding.btsnoop").first)
+        #expect(!none.signature.contains("command="))
+        #expect(Self.step(none, "ll_procedure")?.frames == [])
+    }
+
+    @Test func loopsGiveCountAndPeriod() throws {
+        let accept = try #require(Self.verdicts("reconnect_loop.accept_list.btsnoop").first { $0.kind == .loop })
+        #expect(accept.kind == .loop)
+        #expect(accept.party == "os-stack")
+        let cycles = try #require(Self.step(accept, "cycles"))
+        #expect(cycles.text.hasPrefix("4 cycles"))
+        #expect(cycles.text.contains("about every 10.0 s"))
+        #expect(cycles.text.contains("C0:11:22:33:44:01"))
+        let failing = try #require(
+            Self.verdicts("reconnect_loop.failed_to_be_established.btsnoop").first { $0.kind == .loop })
+        #expect(failing.kind == .loop)
+        #expect(failing.peer == "C0:11:22:33:44:01")
+        #expect(try #require(Self.step(failing, "cycles")).text.hasPrefix("5 cycles"))
+        #expect(failing.summary.contains("about every 2000 ms"))
+    }
+
+    @Test func twoFailuresAreNoLoop() throws {
+        // The not-scanning capture has one cancelled background connect: no loop verdict.
+        #expect(try Self.verdicts("accept_list.not_scanning.btsnoop").allSatisfy { $0.kind != .loop })
+    }
+
+    @Test func acceptListStepSaysWhatTheCaptureCanTell() throws {
+        let heard = try #require(Self.verdicts("reconnect_loop.accept_list.btsnoop").first)
+        let s = try #require(Self.step(heard, "accept_list"))
+        #expect(s.text.contains("held C0:11:22:33:44:01;"))
+        #expect(s.text.contains("none of them advertised connectably"))
+        let silent = try #require(Self.verdicts("accept_list.not_scanning.btsnoop").first)
+        #expect(try #require(Self.step(silent, "accept_list")).text.contains("cannot be told"))
+        #expect(!silent.signals.contains("accept_list_not_advertising"))
+    }
+
+    @Test func nonConnectableTargetCitesItsLastReport() throws {
+        let v = try #require(Self.verdicts("non_connectable_target.btsnoop").first)
+        let s = try #require(Self.step(v, "target_not_connectable"))
+        #expect(s.frames == [7])
+        #expect(s.text.contains("ADV_NONCONN_IND (3 reports"))
+    }
+
+    @Test func bufferStallIsAStepBeforeTheTimeout() throws {
+        let v = try #require(Self.verdicts("buffer_stall.supervision_timeout.btsnoop").first)
+        #expect(v.cause == "supervision_timeout")
+        #expect(v.signals.contains("acl_buffer_stall"))
+        let s = try #require(Self.step(v, "buffer_stall"))
+        // Frame 16 took the 4th buffer (LE Read Buffer Size: 4) after the completion of frame
+        // 12 freed the first four; the end (0x08) is frame 17, 3.2 s later. The 70 ms during
+        // which frames 8–11 held every buffer is below the 1 s threshold and is not cited.
+        #expect(s.frames == [16, 17])
+        #expect(s.text.contains("for 3200 ms"))
+        #expect(s.text.contains("4 packets still unacknowledged"))
+    }
+
+    @Test func noStallWithoutTheBufferCount() throws {
+        // The other captures never read the buffer size: no stall is claimed.
+        let v = try #require(Self.verdicts("ll_response_timeout.le_set_phy.btsnoop").first)
+        #expect(!v.signals.contains("acl_buffer_stall"))
+    }
+
+    @Test(arguments: ["reconnect_loop.accept_list.btsnoop", "ll_response_timeout.le_set_phy.btsnoop"])
+    func deterministic(_ name: String) throws {
+        #expect(try Self.verdicts(name) == Self.verdicts(name))
+    }
+}

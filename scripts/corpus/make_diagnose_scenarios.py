@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""Writes captures/diagnose/: HCI captures (btsnoop, H4) built packet by packet, one per
+`blecap diagnose` cause class that no shipped or Bumble capture shows, so that what each holds
+is known by construction (captures/diagnose/README.md lists them; captures/diagnose-expected.json
+holds the verdicts diagnose must give). Deterministic: running it again changes nothing.
+
+Every packet follows Core 5.4 Vol 4 Part E (commands 7.8, events 7.7); tshark decodes them all
+(`tshark -r F -V`), which is how the expected verdicts were checked.
+
+Usage: scripts/corpus/make_diagnose_scenarios.py [--check]   (--check: exit 1 if a file would change)
+"""
+import os, struct, sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "captures", "diagnose")
+EPOCH_1970 = 0x00DCDDB30F2F8000  # btsnoop counts microseconds from year 0
+BASE = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z
+
+PEER = "C0:11:22:33:44:01"     # the device the host wants
+OTHER = "C0:11:22:33:44:99"    # some other advertiser
+HANDLE = 0x0040
+
+
+def addr(a):
+    return bytes(int(x, 16) for x in reversed(a.split(":")))
+
+
+class Capture:
+    def __init__(self):
+        self.records = []
+
+    def add(self, t_ms, flags, packet):
+        ts = BASE + int(t_ms * 1000) + EPOCH_1970
+        self.records.append(struct.pack(">IIIIq", len(packet), len(packet), flags, 0, ts) + packet)
+
+    def cmd(self, t, opcode, params=b""):
+        self.add(t, 2, b"\x01" + struct.pack("<HB", opcode, len(params)) + params)
+
+    def evt(self, t, code, params):
+        self.add(t, 3, b"\x04" + bytes([code, len(params)]) + params)
+
+    def complete(self, t, opcode, ret=b"\x00"):
+        self.evt(t, 0x0E, struct.pack("<BH", 1, opcode) + ret)
+
+    def status(self, t, opcode, status=0):
+        self.evt(t, 0x0F, struct.pack("<BBH", status, 1, opcode))
+
+    def meta(self, t, sub, params):
+        self.evt(t, 0x3E, bytes([sub]) + params)
+
+    # Commands with their answers.
+    def reset(self, t):
+        self.cmd(t, 0x0C03)
+        self.complete(t + 5, 0x0C03)
+
+    def scan(self, t, enable):
+        self.cmd(t, 0x200C, bytes([1 if enable else 0, 0]))
+        self.complete(t + 1, 0x200C)
+
+    def clear_accept_list(self, t):
+        self.cmd(t, 0x2010)
+        self.complete(t + 1, 0x2010)
+
+    def add_accept_list(self, t, a):
+        self.cmd(t, 0x2011, b"\x00" + addr(a))
+        self.complete(t + 1, 0x2011)
+
+    def create(self, t, peer=None):
+        """LE Create Connection (7.8.12): direct to `peer`, or through the accept list."""
+        policy = 0 if peer else 1
+        p = struct.pack("<HHBB", 0x0060, 0x0030, policy, 0) + addr(peer or "00:00:00:00:00:00")
+        p += struct.pack("<BHHHHHH", 0, 24, 40, 0, 500, 0, 0)
+        self.cmd(t, 0x200D, p)
+        self.status(t + 1, 0x200D)
+
+    def cancel(self, t):
+        self.cmd(t, 0x200E)
+        self.complete(t + 1, 0x200E)
+        self.connection_complete(t + 2, status=0x02, peer="00:00:00:00:00:00")
+
+    def connection_complete(self, t, status=0, peer=PEER):
+        p = struct.pack("<BHBB", status, HANDLE if status == 0 else 0, 0, 0) + addr(peer)
+        p += struct.pack("<HHHB", 36, 0, 500, 0)
+        self.meta(t, 0x01, p)
+
+    def advert(self, t, a, event_type, rssi=-60):
+        data = bytes([2, 0x01, 0x06]) if event_type in (0, 2) else b""
+        p = bytes([1, event_type, 0]) + addr(a) + bytes([len(data)]) + data + struct.pack("<b", rssi)
+        self.meta(t, 0x02, p)
+
+    def disconnected(self, t, reason):
+        self.evt(t, 0x05, struct.pack("<BHB", 0, HANDLE, reason))
+
+    def connect(self, t):
+        self.create(t, PEER)
+        self.connection_complete(t + 100)
+
+    def acl(self, t, sent, cid, payload):
+        """One L2CAP B-frame on the link (Vol 3 Part A 3.1), first fragment."""
+        l2 = struct.pack("<HH", len(payload), cid) + payload
+        self.add(t, 0 if sent else 1, b"\x02" + struct.pack("<HH", HANDLE | 0x2000, len(l2)) + l2)
+
+    def local_disconnect(self, t, reason=0x13):
+        self.cmd(t, 0x0406, struct.pack("<HB", HANDLE, reason))
+        self.status(t + 1, 0x0406)
+        self.disconnected(t + 50, 0x16)
+
+    def data(self):
+        return b"btsnoop\x00" + struct.pack(">II", 1, 1002) + b"".join(self.records)
+
+
+def ll_response_timeout_set_phy():
+    """LE Set PHY accepted (Command Status 0x00), no LE PHY Update Complete, 0x22 40 s later."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.cmd(1200, 0x2032, struct.pack("<HBBBH", HANDLE, 0, 0x02, 0x02, 0))
+    c.status(1201, 0x2032)
+    c.disconnected(41200, 0x22)
+    return c
+
+
+def ll_response_timeout_connection_update():
+    """A PHY update that completed, then LE Connection Update accepted and never completed."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.cmd(1200, 0x2032, struct.pack("<HBBBH", HANDLE, 0, 0x02, 0x02, 0))
+    c.status(1201, 0x2032)
+    c.meta(1300, 0x0C, struct.pack("<BHBB", 0, HANDLE, 2, 2))
+    c.cmd(2000, 0x2013, struct.pack("<HHHHHHH", HANDLE, 6, 12, 0, 400, 0, 0))
+    c.status(2001, 0x2013)
+    c.disconnected(42000, 0x22)
+    return c
+
+
+def ll_response_timeout_nothing_outstanding():
+    """0x22 with every command of the host completed: HCI cannot say which procedure."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.cmd(2000, 0x2013, struct.pack("<HHHHHHH", HANDLE, 6, 12, 0, 400, 0, 0))
+    c.status(2001, 0x2013)
+    c.meta(2100, 0x03, struct.pack("<BHHHH", 0, HANDLE, 12, 0, 400))
+    c.disconnected(50000, 0x22)
+    return c
+
+
+def autoconnect_loop():
+    """Android's background connect (autoConnect=true): PEER on the accept list, create through
+    the list, cancel, again; the host scans and hears OTHER, never PEER."""
+    c = Capture()
+    c.reset(0)
+    c.scan(50, True)
+    c.clear_accept_list(100)
+    c.add_accept_list(110, PEER)
+    t = 200
+    for i in range(4):
+        c.create(t)
+        c.advert(t + 3000, OTHER, 0)
+        c.advert(t + 6000, OTHER, 0)
+        c.cancel(t + 9500)
+        t += 10000
+    return c
+
+
+def accept_list_not_scanning():
+    """One background connect cancelled, with no scan: the capture cannot show advertising."""
+    c = Capture()
+    c.reset(0)
+    c.clear_accept_list(100)
+    c.add_accept_list(110, PEER)
+    c.create(200)
+    c.cancel(5200)
+    return c
+
+
+def failed_to_be_established_loop():
+    """The app reconnects on every failure: create to PEER, 0x3E, create again (5 times)."""
+    c = Capture()
+    c.reset(0)
+    t = 100
+    for i in range(5):
+        c.create(t, PEER)
+        c.connection_complete(t + 400, status=0x3E, peer=PEER)
+        t += 2000
+    return c
+
+
+def non_connectable_target():
+    """The host connects to a device it only heard with ADV_NONCONN_IND; it gives up after 30 s."""
+    c = Capture()
+    c.reset(0)
+    c.scan(50, True)
+    for i in range(3):
+        c.advert(100 + 100 * i, PEER, 3, rssi=-55)
+    c.advert(350, OTHER, 0)
+    c.scan(500, False)
+    c.create(600, PEER)
+    c.cancel(30600)
+    return c
+
+
+def ended(reason):
+    """A link this host made, ended by the peer or the link with `reason` a second later."""
+    def make():
+        c = Capture()
+        c.reset(0)
+        c.connect(100)
+        c.disconnected(1200, reason)
+        return c
+    return make
+
+
+def attempt_failed(status, role=0):
+    """An LE Connection Complete with a failed status (no create for 0x3C: advertising ends it)."""
+    def make():
+        c = Capture()
+        c.reset(0)
+        if role == 0:
+            c.create(100, PEER)
+        p = struct.pack("<BHBB", status, 0, role, 0) + addr(PEER) + struct.pack("<HHHB", 0, 0, 0, 0)
+        c.meta(600, 0x01, p)
+        return c
+    return make
+
+
+def page_timeout():
+    """BR/EDR Create Connection (7.1.5) answered by Connection Complete (7.7.3) status 0x04."""
+    c = Capture()
+    c.reset(0)
+    c.cmd(100, 0x0405, addr(PEER) + struct.pack("<HBBHB", 0xCC18, 1, 0, 0, 1))
+    c.status(101, 0x0405)
+    c.evt(5200, 0x03, struct.pack("<BH", 0x04, 0) + addr(PEER) + bytes([1, 0]))
+    return c
+
+
+def pairing_failed():
+    """This host asks to pair, the peer answers Pairing Failed 0x05 (Pairing Not Supported) and ends the link."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.acl(500, True, 6, bytes([0x01, 0x03, 0x00, 0x01, 16, 0x07, 0x07]))
+    c.acl(560, False, 6, bytes([0x05, 0x05]))
+    c.disconnected(700, 0x13)
+    return c
+
+
+def att_transaction_timeout():
+    """This host reads handle 0x0003; no response in 30 s; it ends the link."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.acl(500, True, 4, bytes([0x0A, 0x03, 0x00]))
+    c.local_disconnect(30600)
+    return c
+
+
+def host_disconnected_after_gatt_error():
+    """This host reads handle 0x0003, gets Read Not Permitted, and disconnects 300 ms later."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.acl(500, True, 4, bytes([0x0A, 0x03, 0x00]))
+    c.acl(560, False, 4, bytes([0x01, 0x0A, 0x03, 0x00, 0x02]))
+    c.local_disconnect(860)
+    return c
+
+
+def disconnect_after_security_request():
+    """The peer (peripheral) sends Security Request; this host never pairs; the peer ends the link 5 s later."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.acl(500, False, 6, bytes([0x0B, 0x05]))
+    c.disconnected(5500, 0x13)
+    return c
+
+
+def buffer_stall():
+    """The controller has 4 LE ACL buffers (LE Read Buffer Size); this host writes 8 commands:
+    the first 4 come back (Number of Completed Packets), the next 4 never do; 3.2 s after the
+    last buffer went, the link ends with 0x08 (supervision timeout)."""
+    c = Capture()
+    c.reset(0)
+    c.cmd(10, 0x2002)
+    c.complete(11, 0x2002, struct.pack("<BHB", 0, 27, 4))
+    c.connect(100)
+    t = 500
+    for i in range(4):
+        c.acl(t + 10 * i, True, 4, bytes([0x52, 0x03, 0x00, i]))
+    c.evt(600, 0x13, struct.pack("<BHH", 1, HANDLE, 4))
+    for i in range(4):
+        c.acl(1000 + 10 * i, True, 4, bytes([0x52, 0x03, 0x00, 4 + i]))
+    c.disconnected(4230, 0x08)
+    return c
+
+
+SCENARIOS = {
+    "buffer_stall.supervision_timeout.btsnoop": buffer_stall,
+    "end.authentication_failure.btsnoop": ended(0x05),
+    "end.key_missing.btsnoop": ended(0x06),
+    "end.remote_low_resources.btsnoop": ended(0x14),
+    "end.remote_power_off.btsnoop": ended(0x15),
+    "end.unsupported_remote_feature.btsnoop": ended(0x1A),
+    "end.instant_passed.btsnoop": ended(0x28),
+    "end.unacceptable_connection_parameters.btsnoop": ended(0x3B),
+    "end.mic_failure.btsnoop": ended(0x3D),
+    "end.other_reason_0x1f.btsnoop": ended(0x1F),
+    "attempt.advertising_timeout.btsnoop": attempt_failed(0x3C, role=1),
+    "attempt.connection_failed_0x09.btsnoop": attempt_failed(0x09),
+    "attempt.page_timeout.btsnoop": page_timeout,
+    "pairing_failed.btsnoop": pairing_failed,
+    "att_transaction_timeout.btsnoop": att_transaction_timeout,
+    "host_disconnected_after_gatt_error.btsnoop": host_disconnected_after_gatt_error,
+    "disconnect_after_security_request.btsnoop": disconnect_after_security_request,
+    "ll_response_timeout.le_set_phy.btsnoop": ll_response_timeout_set_phy,
+    "ll_response_timeout.le_connection_update.btsnoop": ll_response_timeout_connection_update,
+    "ll_response_timeout.nothing_outstanding.btsnoop": ll_response_timeout_nothing_outstanding,
+    "reconnect_loop.accept_list.btsnoop": autoconnect_loop,
+    "reconnect_loop.failed_to_be_established.btsnoop": failed_to_be_established_loop,
+    "accept_list.not_scanning.btsnoop": accept_list_not_scanning,
+    "non_connectable_target.btsnoop": non_connectable_target,
+}
+
+
+def main():
+    check = "--check" in sys.argv[1:]
+    changed = []
+    for name, make in SCENARIOS.items():
+        data = make().data()
+        path = os.path.join(ROOT, name)
+        old = open(path, "rb").read() if os.path.exists(path) else None
+        if old != data:
+            changed.append(name)
+            if not check:
+                os.makedirs(ROOT, exist_ok=True)
+                open(path, "wb").write(data)
+    if check and changed:
+        print("captures/diagnose differs from what make_diagnose_scenarios.py writes:", ", ".join(changed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
