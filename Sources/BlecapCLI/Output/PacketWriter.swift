@@ -14,7 +14,11 @@ final class PacketWriter {
     let showsController: Bool
     /// Link Layer captures, text: show empty PDUs (hidden by default, they only acknowledge).
     var showsEmptyPDUs = false
-    private var firstTimestamp: Int64? = nil
+    /// The capture's first record's time: relative times count from it, also when a filter
+    /// leaves that record out (`note(firstRecord:)`).
+    private(set) var firstTimestamp: Int64? = nil
+
+    func note(firstRecord r: CaptureRecord) { if firstTimestamp == nil { firstTimestamp = r.timestamp } }
     private var wroteArrayElement = false
     private lazy var textSink = TextFieldSink(out: out, depth: 4)
     private lazy var jsonSink = JSONFieldSink(out: out)
