@@ -15,7 +15,7 @@ public enum EventField: Int, CaseIterable, Sendable {
         case .peer: ("peer", .address, "bthci_evt.bd_addr", "remote address")
         case .peerAddressType: ("peer_address_type", .integer, "", "0 public, 1 random, 2/3 resolved identity")
         case .outcome: ("outcome", .name, "", "success, error, timeout, unanswered, disconnected, end_of_capture")
-        case .responseFrame: ("response_frame", .integer, "btatt.response_in", "frame of the answer")
+        case .responseFrame: ("response_frame", .integer, "btatt.response_in_frame", "frame of the answer")
         case .latency: ("latency_us", .integer, "", "answer time minus request time, µs")
         case .handle: ("handle", .integer, "btatt.handle", "attribute handle, or the connection handle")
         case .uuid: ("uuid", .uuid, "btatt.uuid16 || btatt.uuid128", "the attribute's UUID, when discovery named it")
