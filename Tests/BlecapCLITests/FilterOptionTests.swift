@@ -64,3 +64,20 @@ import Testing
         #expect(events.allSatisfy { $0["type"] as? String == "gatt.notification" })
     }
 }
+
+/// Unknown opcodes keep their code beside the name, as tshark writes them.
+@Suite struct UnknownOpcodeTextTests {
+    @Test func unknownCommandsAndLLControlPDUsShowTheirCode() throws {
+        let pklg = try CLIRunner.run(
+            ["packets", "-Y", "frame in 32..33", Fixtures.capture("public/pklg-be_ios-sysdiagnose-bafang-ebike.pklg")])
+        #expect(pklg.lines.count == 2)
+        #expect(pklg.lines[0].hasSuffix("sent HCI_CMD Unknown 0x207F"))
+        #expect(pklg.lines[1].hasSuffix("HCI_EVT Command Complete (Unknown 0x207F)"))
+        let ll = try CLIRunner.run(
+            [
+                "packets", "--frames", "61",
+                Fixtures.capture("public/pcapng-lell256_crackle-le-secure-connections.pcapng"),
+            ])
+        #expect(ll.lines.first?.contains("LL_CTRL LL_UNKNOWN_OPCODE 0xFF") == true)
+    }
+}
