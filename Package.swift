@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "BLEPackets", targets: ["BLEPackets"]),
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
         .library(name: "BLEPass", targets: ["BLEPass"]),
+        .library(name: "BLEFilter", targets: ["BLEFilter"]),
         .library(name: "BLELint", targets: ["BLELint"]),
         .library(name: "BLEDiagnose", targets: ["BLEDiagnose"]),
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
@@ -59,6 +60,9 @@ let package = Package(
             path: "Sources/BLETimeline"),
         // CapturePass: input → reader → decoder → timeline → consumers, the one decode loop.
         .target(name: "BLEPass", dependencies: ["CaptureIO", "BLEPackets", "BLETimeline"]),
+        // The one filter language of packets, timeline and watch (docs/filter.md): compiled once,
+        // evaluated per frame or event.
+        .target(name: "BLEFilter", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
         // Why each connection ended or failed (`blecap diagnose`), read from the timeline alone.
         .target(name: "BLEDiagnose", dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEPass"]),
@@ -90,7 +94,8 @@ let package = Package(
         .target(
             name: "BlecapCLI",
             dependencies: [
-                "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLEPass", "BLELint",
+                "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLEPass", "BLEFilter",
+                "BLELint",
                 "BLEReport", "BLEDiagnose", "BLEReplay", "BLEController",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -110,6 +115,10 @@ let package = Package(
             dependencies: ["BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BLEPassTests", dependencies: ["BLEPass", "BLETimeline", "BLEPackets", "CaptureIO", "TestSupport"]),
+        .testTarget(
+            name: "BLEFilterTests",
+            dependencies: ["BLEFilter", "BLEPass", "BLETimeline", "BLEPackets", "CaptureIO", "TestSupport"],
+            exclude: ["Corpus"]),
         .testTarget(
             name: "BLETimelineTests",
             dependencies: ["BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),

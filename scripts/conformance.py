@@ -48,6 +48,9 @@ For every capture under ../shared/captures/{bumble,public,formats}:
     it has the session's 100 notifications. Its pcapng export (CaptureIO's PcapngWriter, link type
     201, per-packet comments) reads in tshark as the btsnoop one, with the comments, and in blecap
     as the same packets.
+  * Filter corpus (Tests/BLEFilterTests/Corpus/filter-corpus.json, over captures/): for each
+    blecap filter expression, tshark's frames for the display filter written beside it equal the
+    recorded ones (scripts/filter_corpus.py), and so do blecap's.
   * Report script: `node --check` of Sources/BLEReport/Resources/report.js and of the script a
     built page carries, which must equal the file (skipped with a note when node is absent).
   * Report (browser): `blecap report` of every HCI and link-layer capture opens in headless Chromium (Debian
@@ -63,6 +66,7 @@ import argparse, html, json, os, re, shutil, subprocess, sys, tempfile
 # `blecap serve` against an unmodified Bumble host (scripts/bumble/).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bumble"))
 from serve_conformance import check_serve, check_serve_advertising, check_serve_central  # noqa: E402
+import filter_corpus  # noqa: E402
 
 HANDLE_OPCODES = {0x01, 0x0A, 0x0C, 0x12, 0x16, 0x17, 0x52, 0xD2, 0x1B, 0x1D}
 # Over-the-air captures, by the link type their corpus names carry (SOURCES.md): 251/256
@@ -1308,6 +1312,9 @@ def main():
         if os.path.exists(paired):
             record("serve --security pair,encrypt bumble/cached_reconnect.central.btsnoop", check_serve, args.blecap,
                    paired, tmp, "max", ["pair", "encrypt"])
+        # The filter corpus (repository captures): tshark still gives the recorded frames for
+        # each display filter, and blecap for the expression beside it.
+        record("filter corpus", filter_corpus.check, args.blecap)
         record("simulator export", check_simulator_export, args.blecap, tmp)
         record("simulator pcapng export", check_pcapng_export, args.blecap, tmp)
         record("lint", check_lint, args.blecap, root, tmp, args.shared)

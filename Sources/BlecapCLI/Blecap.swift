@@ -91,7 +91,7 @@ enum ExitStatusTable {
         Exit status (the same in every command; docs/exit-codes.md):
           0  success
           1  findings at or above --fail-on (lint, watch); replay diverged; serve differed;
-             nothing matched with --fail-on-empty (timeline)
+             nothing matched with --fail-on-empty (packets, timeline, watch)
           2  usage error (option, value, config or baseline file, --member needed)
           3  input damaged: decoded up to the damage, which stderr names
           4  input unreadable: cannot be opened, unknown format, or no capture inside

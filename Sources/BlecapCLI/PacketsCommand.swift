@@ -1,4 +1,5 @@
 import ArgumentParser
+import BLEFilter
 import BLEPackets
 import BLEPass
 import CaptureIO
@@ -14,11 +15,16 @@ struct PacketsCommand: ParsableCommand {
             when inferred from timing, then channel and RSSI), protocol and a summary. --verbose adds \
             the full decode of every layer. --format jsonl writes one JSON object per frame \
             (a stable contract, see docs/jsonl.md); --format json writes an array with the \
-            full decode of each frame.
+            full decode of each frame. -Y (--filter) keeps the frames an expression matches, \
+            over the JSONL field names (docs/filter.md); --connection and --frames are its \
+            shortcuts. When a filter matches no frame, standard error says so; --fail-on-empty \
+            makes that exit 1.
 
             Examples:
               blecap packets btsnoop_hci.log
               blecap packets --verbose capture.pklg | less -R
+              blecap packets -Y 'att.opcode == 0x12 && conn == 64' capture.pklg
+              blecap packets -Y 'hci.event == 0x3e' --frames 1-500 capture.btsnoop
               blecap packets --format jsonl capture.pcapng \\
                 | jq 'select(.att.name == "Write Request")'
               adb shell cat /data/misc/bluetooth/logs/btsnoop_hci.log | blecap packets -
@@ -56,7 +62,26 @@ struct PacketsCommand: ParsableCommand {
     )
     var emptyPDUs = false
 
+    @OptionGroup var filtering: FilterOptions
+
+    @Option(name: .long, help: "Only frames of this connection handle (the same as -Y 'conn == N').")
+    var connection: Int?
+
+    var selection: FilterSelection {
+        get throws {
+            var s = FilterSelection()
+            s.add(connection: connection)
+            do { try s.add(frames: filtering.frames) } catch { throw ValidationError(error.message) }
+            s.add(filter: filtering.filter)
+            return s
+        }
+    }
+
+    func validate() throws { _ = try selection.compiled(PacketField.table) }
+
     func run() throws {
+        let selection = try selection
+        let filter = try selection.compiled(PacketField.table)
         let input = try CaptureInput.open(file, member: member)
         Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
@@ -73,17 +98,40 @@ struct PacketsCommand: ParsableCommand {
         writer.showsEmptyPDUs = emptyPDUs
         let pass = input.pass(keys: decryption.keys)
         writer.begin()
-        pass.run(PacketOutput(writer: writer))
+        let output = PacketOutput(writer: writer, filter: filter)
+        pass.run(output)
         writer.end()
         input.note(pass)
+        if output.matched == 0 && !selection.isEmpty {
+            out.flush()
+            printError("\(input.path): no frame matches \(selection.described)")
+        }
         try input.finish()
+        if filtering.failOnEmpty && output.matched == 0 { throw BlecapExit.findings.exitCode }
     }
 }
 
 /// `packets`' consumer of the capture pass: every decoded frame, no timeline.
 final class PacketOutput: CaptureConsumer {
     let writer: PacketWriter
-    init(writer: PacketWriter) { self.writer = writer }
+    /// nil: every frame, with no test per frame.
+    let filter: Filter?
+    /// Frames written (that passed the filter).
+    @exclusivity(unchecked) var matched = 0
+
+    init(writer: PacketWriter, filter: Filter?) {
+        self.writer = writer
+        self.filter = filter
+    }
+
     var observes: CaptureObservations { .frames }
-    func frame(_ frame: DecodedFrame) { writer.write(frame) }
+
+    func frame(_ frame: DecodedFrame) {
+        if let filter, !filter.matches(PacketSubject(frame)) {
+            writer.note(firstRecord: frame.record)
+            return
+        }
+        matched += 1
+        writer.write(frame)
+    }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEBytes
+import BLEFilter
 import BLEPackets
 import BLEPass
 import BLETimeline
@@ -17,12 +18,15 @@ struct TimelineCommand: ParsableCommand {
             discovered on their own connection (or carried over from an earlier connection of \
             the same peer). Requests are paired with their responses per connection: each \
             carries its outcome and latency. --format jsonl writes one JSON object per event \
-            (a stable contract, see docs/timeline.md). When the filters match no event, \
+            (a stable contract, see docs/timeline.md). -Y (--filter) keeps the events an \
+            expression matches, over the timeline's field names (docs/filter.md); --connection, \
+            --peer, --type and --frames are its shortcuts. When the filters match no event, \
             standard error says so; --fail-on-empty makes that exit 1 for scripts.
 
             Examples:
               blecap timeline btsnoop_hci.log
               blecap timeline --type 'gatt.*' --connection 2 capture.pklg
+              blecap timeline -Y 'uuid == 2A37 && outcome != success' capture.pklg
               blecap timeline --format jsonl capture.btsnoop \\
                 | jq 'select(.type == "gatt.write")'
 
@@ -42,29 +46,42 @@ struct TimelineCommand: ParsableCommand {
 
     @OptionGroup var pager: PagerOptions
 
-    @Option(name: .long, help: "Only events of this connection number.")
+    @Option(name: .long, help: "Only events of this connection number (-Y 'conn == N').")
     var connection: Int?
 
-    @Option(name: .long, help: "Only events with this peer address (e.g. D8:0D:18:00:00:01).")
+    @Option(name: .long, help: "Only events with this peer address (-Y 'peer == D8:0D:18:00:00:01').")
     var peer: String?
 
-    @Option(name: .long, help: "Only events whose type matches this glob (e.g. 'gatt.*', 'connection.complete').")
+    @Option(name: .long, help: "Only events whose type matches this glob (-Y 'type ~ \"gatt.*\"').")
     var type: String?
 
-    @Flag(name: .long, help: "Exit 1 when the filters match no event (standard error says so either way).")
-    var failOnEmpty = false
+    @OptionGroup var filtering: FilterOptions
+
+    var selection: FilterSelection {
+        get throws {
+            var s = FilterSelection()
+            s.add(connection: connection)
+            s.add(peer: peer)
+            s.add(type: type)
+            do { try s.add(frames: filtering.frames) } catch { throw ValidationError(error.message) }
+            s.add(filter: filtering.filter)
+            return s
+        }
+    }
 
     func validate() throws {
         if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
         if let type, let problem = EventTypes.check(type) { throw ValidationError(problem) }
+        _ = try selection.compiled(EventField.table)
     }
 
     func run() throws {
         let input = try CaptureInput.open(file, member: member)
+        let selection = try selection
+        let filter = try selection.compiled(EventField.table)
         Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
         let writer = TimelineWriter(out: out, jsonl: format == .jsonl)
-        let filter = TimelineFilter(connection: connection, peer: peer.flatMap(BDAddr.init), type: type)
         let pass = input.pass(keys: decryption.keys)
         let timeline = TimelineOutput(writer: writer, filter: filter)
         pass.run(timeline)
@@ -73,15 +90,11 @@ struct TimelineCommand: ParsableCommand {
         }
         out.flush()
         input.note(pass)
-        let filtered = connection != nil || peer != nil || type != nil
-        if filtered && timeline.matched == 0 {
-            let given = [
-                connection.map { "--connection \($0)" }, peer.map { "--peer \($0)" }, type.map { "--type '\($0)'" },
-            ].compactMap { $0 }
-            printError("\(input.path): no event matches \(given.joined(separator: " "))")
+        if !selection.isEmpty && timeline.matched == 0 {
+            printError("\(input.path): no event matches \(selection.described)")
         }
         try input.finish()
-        if failOnEmpty && timeline.matched == 0 { throw BlecapExit.findings.exitCode }
+        if filtering.failOnEmpty && timeline.matched == 0 { throw BlecapExit.findings.exitCode }
     }
 }
 
@@ -114,29 +127,12 @@ enum EventTypes {
         if lower != pattern, all.contains(where: { Glob.matches(Array(lower.utf8), Array($0.utf8)) }) {
             suggestion = lower
         } else if !isGlob {
-            suggestion = all.min { distance($0, pattern) < distance($1, pattern) }
-                .flatMap { distance($0, pattern) <= max(2, pattern.count / 3) ? $0 : nil }
+            suggestion = all.min { Levenshtein.distance($0, pattern) < Levenshtein.distance($1, pattern) }
+                .flatMap { Levenshtein.distance($0, pattern) <= max(2, pattern.count / 3) ? $0 : nil }
         }
         let what = isGlob ? "matches no event type" : "no such event type"
         return "\(pattern): \(what)"
             + (suggestion.map { "; did you mean \($0)?" } ?? " (blecap timeline --help; docs/timeline.md lists them)")
-    }
-
-    /// Levenshtein distance between two short ASCII names.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        var row = Array(0...y.count)
-        for i in 1...max(x.count, 1) where !x.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in 1...max(y.count, 1) where !y.isEmpty {
-                let current = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (x[i - 1] == y[j - 1] ? 0 : 1))
-                previous = current
-            }
-        }
-        return row[y.count]
     }
 }
 
@@ -145,7 +141,8 @@ enum EventTypes {
 /// last event. Unchecked: the pass calls back from one thread, never re-entrantly.
 final class TimelineOutput: CaptureConsumer {
     let writer: TimelineWriter
-    let filter: TimelineFilter
+    /// nil: every event, with no test per event.
+    let filter: Filter?
     @exclusivity(unchecked) var summaries = SummaryLines()
     /// The last record's frame and time: where the summary lines are stamped.
     @exclusivity(unchecked) var last: (frame: Int, time: Int64)?
@@ -153,7 +150,7 @@ final class TimelineOutput: CaptureConsumer {
     /// from the pass's loop is an exclusivity check per record.
     @exclusivity(unchecked) var started = false
 
-    init(writer: TimelineWriter, filter: TimelineFilter) {
+    init(writer: TimelineWriter, filter: Filter?) {
         self.writer = writer
         self.filter = filter
     }
@@ -173,76 +170,14 @@ final class TimelineOutput: CaptureConsumer {
     @exclusivity(unchecked) var matched = 0
 
     func event(_ event: TimelineEvent) {
-        if filter.accepts(event) {
-            matched += 1
-            writer.write(event)
-        }
+        if let filter, !filter.matches(EventSubject(event)) { return }
+        matched += 1
+        writer.write(event)
     }
 
     func connectionEnded(_ summary: ConnectionSummary) {
-        if filter.accepts(summary: summary) {
-            matched += 1
-            summaries.add(summary)
-        }
-    }
-}
-
-/// The `--connection`, `--peer` and `--type` filters.
-struct TimelineFilter {
-    var connection: Int?
-    var peer: BDAddr?
-    var typePattern: [UInt8]?
-
-    init(connection: Int?, peer: BDAddr?, type: String?) {
-        self.connection = connection
-        self.peer = peer
-        self.typePattern = type.map { Array($0.utf8) }
-    }
-
-    /// Whether a connection's `connection.summary` line passes.
-    func accepts(summary s: ConnectionSummary) -> Bool {
-        if let connection, s.number != connection { return false }
-        if let peer, s.peer != peer { return false }
-        if let typePattern {
-            return TimelineWriter.summaryType.withUTF8Buffer { Glob.matches(typePattern, Array($0)) }
-        }
-        return true
-    }
-
-    func accepts(_ e: TimelineEvent) -> Bool {
-        if let connection, e.connection != connection { return false }
-        if let peer, e.peer != peer { return false }
-        if let typePattern {
-            return e.type.withUTF8Buffer { Glob.matches(typePattern, Array($0)) }
-        }
-        return true
-    }
-}
-
-/// Shell-style glob: `*` any run, `?` one byte, everything else literal.
-enum Glob {
-    static func matches(_ pattern: [UInt8], _ text: [UInt8]) -> Bool {
-        var p = 0
-        var t = 0
-        var star = -1
-        var mark = 0
-        while t < text.count {
-            if p < pattern.count, pattern[p] == UInt8(ascii: "?") || pattern[p] == text[t] {
-                p += 1
-                t += 1
-            } else if p < pattern.count, pattern[p] == UInt8(ascii: "*") {
-                star = p
-                mark = t
-                p += 1
-            } else if star >= 0 {
-                p = star + 1
-                mark += 1
-                t = mark
-            } else {
-                return false
-            }
-        }
-        while p < pattern.count, pattern[p] == UInt8(ascii: "*") { p += 1 }
-        return p == pattern.count
+        if let filter, !filter.matches(SummarySubject(summary)) { return }
+        matched += 1
+        summaries.add(summary)
     }
 }

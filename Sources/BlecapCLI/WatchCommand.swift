@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLEDiagnose
+import BLEFilter
 import BLELint
 import BLEPass
 import BLETimeline
@@ -40,6 +41,12 @@ struct WatchCommand: ParsableCommand {
               blecap watch --format jsonl tcp://127.0.0.1:8872
               sudo blecap watch hci-monitor --write session.btsnoop
               blecap watch --fail-on error session.btsnoop
+              blecap watch -Y 'type ~ "gatt.*" && conn == 1' session.btsnoop
+
+            -Y (--filter) keeps the timeline events an expression matches, as for `blecap \
+            timeline` (docs/filter.md); --connection, --peer, --type and --frames are its \
+            shortcuts. Findings and verdicts are not filtered. When the filters match no event, \
+            standard error says so at the end; --fail-on-empty makes that exit 1.
 
             --fail-on is never by default: a watch exits 1 for findings only when asked.
 
@@ -72,6 +79,29 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var decryption: LinkLayerKeyOptions
 
+    @Option(name: .long, help: "Only events of this connection number (-Y 'conn == N').")
+    var connection: Int?
+
+    @Option(name: .long, help: "Only events with this peer address (-Y 'peer == D8:0D:18:00:00:01').")
+    var peer: String?
+
+    @Option(name: .long, help: "Only events whose type matches this glob (-Y 'type ~ \"gatt.*\"').")
+    var type: String?
+
+    @OptionGroup var filtering: FilterOptions
+
+    var selection: FilterSelection {
+        get throws {
+            var s = FilterSelection()
+            s.add(connection: connection)
+            s.add(peer: peer)
+            s.add(type: type)
+            do { try s.add(frames: filtering.frames) } catch { throw ValidationError(error.message) }
+            s.add(filter: filtering.filter)
+            return s
+        }
+    }
+
     /// Compressed standard input, opened as every command opens it.
     static func whole(_ bytes: FileByteSource) throws -> any CaptureReader {
         let bundle: CaptureBundle
@@ -87,6 +117,9 @@ struct WatchCommand: ParsableCommand {
     }
 
     func validate() throws {
+        if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
+        if let type, let problem = EventTypes.check(type) { throw ValidationError(problem) }
+        _ = try selection.compiled(EventField.table)
         guard let s = LiveSource.parse(source, follow: follow) else {
             throw ValidationError("not a source: \(source) (a file, '-', tcp://HOST:PORT or hci-monitor[:hciN])")
         }
@@ -97,6 +130,9 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let live = LiveSource.parse(source, follow: follow)!
+        let selection = try selection
+        let filter = try selection.compiled(EventField.table)
+        var matched = 0
         var configuration = LintConfiguration()
         if let config {
             do { configuration = try LintConfiguration.load(path: config) } catch {
@@ -151,11 +187,21 @@ struct WatchCommand: ParsableCommand {
         // `timeline` does.
         var summaries = SummaryLines()
         let linter = LiveLinter(
-            configuration: configuration, onEvent: { timeline.write($0) },
+            configuration: configuration,
+            onEvent: { e in
+                if let filter, !filter.matches(EventSubject(e)) { return }
+                matched += 1
+                timeline.write(e)
+            },
             onFinding: { f in
                 out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f))
                 out.flush()
-            }, onConnectionEnded: { summaries.add($0) })
+            },
+            onConnectionEnded: { s in
+                if let filter, !filter.matches(SummarySubject(s)) { return }
+                matched += 1
+                summaries.add(s)
+            })
         let name = live.name
         let diagnoser = Diagnoser(onVerdict: { v in
             out.string(jsonl ? WatchVerdict.jsonLine(v, file: name) : WatchVerdict.text(v))
@@ -189,11 +235,13 @@ struct WatchCommand: ParsableCommand {
             out.string(SummaryLine.render(report) + "\n")
         }
         out.flush()
+        if !selection.isEmpty && matched == 0 { printError("\(live.name): no event matches \(selection.described)") }
         if let d = reader.damage, !WatchSignals.stop.load(ordering: .relaxed) {
             printError("\(live.name): \(d)")
             throw BlecapExit.damaged.exitCode
         }
         if !report.failing(at: failOn.threshold).isEmpty { throw BlecapExit.findings.exitCode }
+        if filtering.failOnEmpty && matched == 0 { throw BlecapExit.findings.exitCode }
     }
 }
 

@@ -130,7 +130,7 @@ extension PacketWriter {
     }
 
     private func controlSummary(_ c: LLControlPDU) {
-        out.ascii(c.name)
+        named(c.name, c.opcode, digits: 2)
         if let e = c.errorCode {
             out.ascii(" reason ")
             out.hex(UInt64(e), digits: 2)
@@ -141,7 +141,7 @@ extension PacketWriter {
         }
         if let r = c.referencedOpcode {
             out.byte(0x20)
-            out.ascii(LLControlPDU.name(r))
+            named(LLControlPDU.name(r), r, digits: 2)
         }
         if let u = c.connectionUpdate {
             out.ascii(" interval ")

@@ -14,7 +14,11 @@ final class PacketWriter {
     let showsController: Bool
     /// Link Layer captures, text: show empty PDUs (hidden by default, they only acknowledge).
     var showsEmptyPDUs = false
-    private var firstTimestamp: Int64? = nil
+    /// The capture's first record's time: relative times count from it, also when a filter
+    /// leaves that record out (`note(firstRecord:)`).
+    private(set) var firstTimestamp: Int64? = nil
+
+    func note(firstRecord r: CaptureRecord) { if firstTimestamp == nil { firstTimestamp = r.timestamp } }
     private var wroteArrayElement = false
     private lazy var textSink = TextFieldSink(out: out, depth: 4)
     private lazy var jsonSink = JSONFieldSink(out: out)
@@ -119,7 +123,7 @@ final class PacketWriter {
             paint(ANSI.blue)
             out.ascii("HCI_CMD ")
             paint(ANSI.reset)
-            out.ascii(HCICommands.name(for: c.opcode))
+            named(HCICommands.name(for: c.opcode), c.opcode, digits: 4)
             commandSummary(c)
             if c.lengthMismatch { out.ascii(" [length mismatch]") }
         case .event(let e):
@@ -256,6 +260,19 @@ final class PacketWriter {
         }
     }
 
+    /// A name from a protocol table, followed by the code in hex when the table does not know
+    /// it ("Unknown 0x207f", as tshark writes an unknown opcode).
+    func named<Code: BinaryInteger>(_ name: StaticString, _ code: Code, digits: Int) {
+        out.ascii(name)
+        let unknown = name.withUTF8Buffer {
+            $0.elementsEqual("Unknown".utf8) || $0.elementsEqual("LL_UNKNOWN_OPCODE".utf8)
+        }
+        if unknown {
+            out.byte(0x20)
+            out.hex(UInt64(code), digits: digits)
+        }
+    }
+
     private func tag(_ kind: RecordKind) -> StaticString {
         switch kind {
         case .scoData: "HCI_SCO"
@@ -278,17 +295,17 @@ final class PacketWriter {
 
     private func eventSummary(_ e: HCIEventPacket) {
         if let sub = e.subeventCode {
-            out.ascii(HCIEvents.leSubeventName(for: sub))
+            named(HCIEvents.leSubeventName(for: sub), sub, digits: 2)
             leMetaSummary(sub, e.subeventParameters)
             return
         }
-        out.ascii(HCIEvents.name(for: e.code))
+        named(HCIEvents.name(for: e.code), e.code, digits: 2)
         let p = e.parameters
         switch e.code {
         case HCICommandComplete.code:
             if let cc = HCICommandComplete(parameters: p) {
                 out.ascii(" (")
-                out.ascii(HCICommands.name(for: cc.opcode))
+                named(HCICommands.name(for: cc.opcode), cc.opcode, digits: 4)
                 // Return parameters start after Num_HCI_Command_Packets and the opcode (7.7.14).
                 if let n = HCICommands.subcommandName(for: cc.opcode, returnParameters: p.suffix(from: 3) ?? .empty) {
                     out.ascii(": ")
@@ -300,7 +317,7 @@ final class PacketWriter {
         case HCICommandStatus.code:
             if let cs = HCICommandStatus(parameters: p) {
                 out.ascii(" (")
-                out.ascii(HCICommands.name(for: cs.opcode))
+                named(HCICommands.name(for: cs.opcode), cs.opcode, digits: 4)
                 out.byte(UInt8(ascii: ")"))
                 statusText(cs.status)
             }
@@ -447,11 +464,11 @@ final class PacketWriter {
             return
         }
         let opcode = ATTOpcode(op)
-        out.ascii(opcode.name)
+        named(opcode.name, op, digits: 2)
         let pdu = ATTPDU(payload)
         if case .errorResponse(let e) = pdu {
             out.ascii(" to ")
-            out.ascii(e.requestOpcode.name)
+            named(e.requestOpcode.name, e.requestOpcode.rawValue, digits: 2)
             out.ascii(" handle ")
             out.hex(UInt64(e.handle), digits: 4)
             paint(ANSI.red)
