@@ -155,10 +155,12 @@ if Context.environment["BLECAP_FUZZ"] != nil {
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
         .target(
             name: "FuzzSupport",
-            dependencies: ["BlecapCLI", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "CFuzzerDriver"],
+            dependencies: [
+                "BlecapCLI", "BLETimeline", "BLEPackets", "CaptureIO", "CaptureArchive", "BLEBytes", "CFuzzerDriver",
+            ],
             path: "Fuzz/FuzzSupport"),
     ]
-    for name in ["FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders"] {
+    for name in ["FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders", "FuzzArchive"] {
         package.targets.append(
             .executableTarget(
                 name: name, dependencies: ["FuzzSupport", "CFuzzerDriver"], path: "Fuzz/\(name)",
