@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "BLEPass", targets: ["BLEPass"]),
         .library(name: "BLELint", targets: ["BLELint"]),
         .library(name: "BLEDiagnose", targets: ["BLEDiagnose"]),
+        .library(name: "BLEFleet", targets: ["BLEFleet"]),
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
         .library(name: "BLESimLint", targets: ["BLESimLint"]),
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
@@ -62,6 +63,11 @@ let package = Package(
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
         // Why each connection ended or failed (`blecap diagnose`), read from the timeline alone.
         .target(name: "BLEDiagnose", dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEPass"]),
+        // Batch mode over many captures (`--files-from`, directories): streamed rows, per-capture
+        // limits in child processes, the fleet tables with keyed pseudonyms (docs/fleet.md).
+        .target(
+            name: "BLEFleet",
+            dependencies: ["BLEBytes", "CaptureIO", "CaptureArchive", "BLETimeline", "BLELint", "BLEDiagnose"]),
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
@@ -91,7 +97,7 @@ let package = Package(
             name: "BlecapCLI",
             dependencies: [
                 "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLEPass", "BLELint",
-                "BLEReport", "BLEDiagnose", "BLEReplay", "BLEController",
+                "BLEReport", "BLEDiagnose", "BLEReplay", "BLEController", "BLEFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildCommit"]),
@@ -139,6 +145,9 @@ let package = Package(
         .testTarget(
             name: "BLEReportTests",
             dependencies: ["BLEReport", "BLELint", "BLEDiagnose", "BLETimeline", "BLEBytes", "TestSupport"]),
+        .testTarget(
+            name: "BLEFleetTests",
+            dependencies: ["BLEFleet", "CaptureArchive", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BlecapCLITests",
             dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
