@@ -8,7 +8,7 @@ CONFORMANCE_PACKAGES = tshark bluez python3 python3-venv chromium
 # blecap serve/watch against the Linux kernel's Bluetooth stack in a qemu virtual machine.
 KERNEL_CHECK_PACKAGES = qemu-system-x86 linux-image-amd64 busybox-static bluez
 
-.PHONY: deps demo build release test conformance fleet-check product-clients bench bench-capture-ll linklayer-check kernel-check clean man install uninstall check-install format format-check
+.PHONY: deps demo build release test conformance fleet-check fuzz-smoke product-clients bench bench-capture-ll linklayer-check kernel-check clean man install uninstall check-install format format-check
 
 # Installation layout: the conventional places bash-completion, zsh and fish look in.
 PREFIX ?= /usr/local
@@ -104,6 +104,13 @@ fleet-check: release
 product-clients: release
 	python3 scripts/check_products.py .build/release
 	cd Tests/ProductClients && ($(SWIFT) build || ($(SWIFT) package clean && $(SWIFT) build))
+
+# Every libFuzzer target (Fuzz/) built, then run a few seconds each from the shipped corpus
+# (FUZZ_SMOKE_SECONDS, default 5): a harness that stops building or traps on a shipped capture
+# fails here instead of rotting until the next long fuzz run. Needs clang's libFuzzer (the Swift
+# toolchain's).
+fuzz-smoke:
+	scripts/fuzz.sh smoke
 
 # `blecap serve --transport vhci` and `blecap watch hci-monitor` against a real Linux kernel,
 # booted under qemu (scripts/kernel/vm_check.sh says how and what it checks).

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "BLEFilter", targets: ["BLEFilter"]),
         .library(name: "BLELint", targets: ["BLELint"]),
         .library(name: "BLEDiagnose", targets: ["BLEDiagnose"]),
+        .library(name: "BLEFleet", targets: ["BLEFleet"]),
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
         .library(name: "BLESimLint", targets: ["BLESimLint"]),
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
@@ -66,6 +67,11 @@ let package = Package(
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
         // Why each connection ended or failed (`blecap diagnose`), read from the timeline alone.
         .target(name: "BLEDiagnose", dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEPass"]),
+        // Batch mode over many captures (`--files-from`, directories): streamed rows, per-capture
+        // limits in child processes, the fleet tables with keyed pseudonyms (docs/fleet.md).
+        .target(
+            name: "BLEFleet",
+            dependencies: ["BLEBytes", "CaptureIO", "CaptureArchive", "BLETimeline", "BLELint", "BLEDiagnose"]),
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
@@ -95,8 +101,7 @@ let package = Package(
             name: "BlecapCLI",
             dependencies: [
                 "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLEPass", "BLEFilter",
-                "BLELint",
-                "BLEReport", "BLEDiagnose", "BLEReplay", "BLEController",
+                "BLELint", "BLEReport", "BLEDiagnose", "BLEReplay", "BLEController", "BLEFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildCommit"]),
@@ -149,6 +154,9 @@ let package = Package(
             name: "BLEReportTests",
             dependencies: ["BLEReport", "BLELint", "BLEDiagnose", "BLETimeline", "BLEBytes", "TestSupport"]),
         .testTarget(
+            name: "BLEFleetTests",
+            dependencies: ["BLEFleet", "CaptureArchive", "BLEBytes", "TestSupport"]),
+        .testTarget(
             name: "BlecapCLITests",
             dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
             exclude: ["Snapshots"]),
@@ -164,10 +172,12 @@ if Context.environment["BLECAP_FUZZ"] != nil {
         .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
         .target(
             name: "FuzzSupport",
-            dependencies: ["BlecapCLI", "BLETimeline", "BLEPackets", "CaptureIO", "BLEBytes", "CFuzzerDriver"],
+            dependencies: [
+                "BlecapCLI", "BLETimeline", "BLEPackets", "CaptureIO", "CaptureArchive", "BLEBytes", "CFuzzerDriver",
+            ],
             path: "Fuzz/FuzzSupport"),
     ]
-    for name in ["FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders"] {
+    for name in ["FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders", "FuzzArchive"] {
         package.targets.append(
             .executableTarget(
                 name: name, dependencies: ["FuzzSupport", "CFuzzerDriver"], path: "Fuzz/\(name)",

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Builds and runs blecap's libFuzzer targets (Fuzz/) with the repository's captures as seed corpus.
 #
-#   scripts/fuzz.sh [target|all] [seconds] [extra libFuzzer flags…]
+#   scripts/fuzz.sh [target|all|smoke] [seconds] [extra libFuzzer flags…]
+#
+# `smoke` (make fuzz-smoke, CI): builds every target, then runs each for FUZZ_SMOKE_SECONDS
+# (default 5) from the shipped corpus only, in a scratch corpus folder, so a harness that no
+# longer builds or that traps on a shipped capture fails CI instead of rotting.
 #
 # Targets: FuzzBTSnoop, FuzzPcap (HCI and link-layer link types), FuzzPacketLogger (a reader
 # each, then the whole pipeline), FuzzDecoders (synthesized HCI and Link Layer records →
 # FrameDecoder → describe → timeline → writers) and FuzzServe (host bytes → the virtual HCI
-# controller of `blecap serve`). Default: all,
+# controller of `blecap serve`) and FuzzArchive (archives, bug reports, btsnooz sections through
+# CaptureArchive's opener with small limits, then the pipeline). Default: all,
 # 120 s each. Crashes, hangs (-timeout) and broken invariants (the harness traps) leave their
 # input in .build-fuzz/artifacts/; reproduce one with
 #   .build-fuzz/debug/FuzzPcap .build-fuzz/artifacts/FuzzPcap-crash-…
@@ -25,7 +30,13 @@ shift $(( $# > 2 ? 2 : $# )) || true
 config=${FUZZ_CONFIG:-debug}
 captures=${BLECAP_FUZZ_SEEDS:-$(pwd)/captures}
 build=.build-fuzz
-all=(FuzzBTSnoop FuzzPcap FuzzPacketLogger FuzzDecoders FuzzServe)
+all=(FuzzBTSnoop FuzzPcap FuzzPacketLogger FuzzDecoders FuzzServe FuzzArchive)
+smoke=0
+if [[ $target == smoke ]]; then
+  smoke=1
+  target=all
+  seconds=${FUZZ_SMOKE_SECONDS:-5}
+fi
 [[ $target == all ]] && targets=("${all[@]}") || targets=("$target")
 
 flags=(-c "$config" --build-path "$build"
@@ -34,19 +45,24 @@ flags=(-c "$config" --build-path "$build"
 for t in "${targets[@]}"; do
   BLECAP_FUZZ=1 swift build "${flags[@]}" --product "$t"
 done
+corpus=$build/corpus
+# A smoke run starts from the shipped corpus alone, and keeps what it finds out of the real one.
+if (( smoke )); then corpus=$build/smoke-corpus; rm -rf "$corpus"; fi
 bin=$(BLECAP_FUZZ=1 swift build "${flags[@]}" --show-bin-path)
 
 # Seed corpora: every capture in captures/, sorted by container (content, not name), cut to 16 KiB;
 # for the decoders, the H4 btsnoop captures re-encoded as [kind][len16][payload] records.
-python3 - "$captures" "$build/corpus" <<'EOF'
-import os, struct, sys
+python3 - "$captures" "$corpus" <<'EOF'
+import base64, gzip, os, re, struct, sys
 src, dst = sys.argv[1], sys.argv[2]
 limit = 16384
-for t in ("FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders", "FuzzServe"):
+for t in ("FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders", "FuzzServe", "FuzzArchive"):
     os.makedirs(os.path.join(dst, t), exist_ok=True)
 def put(target, name, data):
     with open(os.path.join(dst, target, name), "wb") as f:
-        f.write(data[:limit])
+        # Archives are kept whole: a zip cut short loses its central directory.
+        f.write(data if target == "FuzzArchive" else data[:limit])
+summary = re.compile(rb"--- BEGIN:BTSNOOP_LOG_SUMMARY[^\n]*\n(.*?)--- END:BTSNOOP_LOG_SUMMARY", re.S)
 for folder in sorted(os.listdir(src)):
     d = os.path.join(src, folder)
     if not os.path.isdir(d):
@@ -56,8 +72,18 @@ for folder in sorted(os.listdir(src)):
             continue
         data = open(os.path.join(d, name), "rb").read()
         seed = f"{folder}-{name}"
+        if data[:2] == b"PK" or data[:2] == b"\x1f\x8b" or data[:6] == b"\xfd7zXZ\0" or b"BTSNOOP_LOG_SUMMARY" in data:
+            put("FuzzArchive", seed, data)
+            # A bug report's btsnooz section as FuzzArchive's '#' input: its base64 alone.
+            m = summary.search(data)
+            if m:
+                put("FuzzArchive", seed + "-section", b"#" + m.group(1))
+            continue
         if data[:8] == b"btsnoop\0":
             put("FuzzBTSnoop", seed, data)
+            # Small btsnoop captures, gzip-compressed (no name, no time: the same bytes each run).
+            if len(data) <= 16384:
+                put("FuzzArchive", seed + ".gz", gzip.compress(data, mtime=0))
             if struct.unpack(">I", data[12:16])[0] != 1002:
                 continue
             # H4 records → decoder seeds, 32 records each (small inputs run faster); what a
@@ -112,15 +138,37 @@ for folder in sorted(os.listdir(src)):
             put("FuzzPacketLogger", seed, data)
 EOF
 
+# A smoke run starts from a few seeds of each target, evenly spread over the sorted corpus
+# (FUZZ_SMOKE_SEEDS, default 24): libFuzzer runs every seed before it looks at the clock, and
+# thousands of decoder seeds under ASan take minutes, not seconds.
+if (( smoke )); then
+  for t in "${all[@]}"; do
+    mapfile -t seeds < <(ls "$corpus/$t" | sort)
+    keep=${FUZZ_SMOKE_SEEDS:-24}
+    n=${#seeds[@]}
+    if (( n > keep )); then
+      for i in "${!seeds[@]}"; do
+        (( (i * keep / n) != ((i + 1) * keep / n) )) || rm -f "$corpus/$t/${seeds[$i]}"
+      done
+    fi
+  done
+fi
+# Hangs: 10 s for an input, except in a smoke run (60 s): CI machines are shared, debug ASan is
+# slow, and a smoke run is there to catch harnesses that rot, not to time decoders.
+(( smoke )) && timeout=${FUZZ_TIMEOUT:-60} || timeout=${FUZZ_TIMEOUT:-10}
 mkdir -p "$build/artifacts"
 status=0
 for t in "${targets[@]}"; do
   # Decoder inputs are records without a container: short ones reach every decoder.
-  [[ $t == FuzzDecoders ]] && max_len=${FUZZ_MAX_LEN:-2048} || max_len=${FUZZ_MAX_LEN:-8192}
-  echo "== $t: ${seconds}s, corpus $build/corpus/$t ($(ls "$build/corpus/$t" | wc -l) files)"
+  case $t in
+    FuzzDecoders) max_len=${FUZZ_MAX_LEN:-2048} ;;
+    FuzzArchive) max_len=${FUZZ_MAX_LEN:-65536} ;;
+    *) max_len=${FUZZ_MAX_LEN:-8192} ;;
+  esac
+  echo "== $t: ${seconds}s, corpus $corpus/$t ($(ls "$corpus/$t" | wc -l) files)"
   # libFuzzer handles the crash signal itself (the Swift backtracer would swallow it).
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0} \
-    "$bin/$t" "$build/corpus/$t" -max_len="$max_len" -timeout=10 -rss_limit_mb=4096 \
+    "$bin/$t" "$corpus/$t" -max_len="$max_len" -timeout="$timeout" -rss_limit_mb=4096 \
     -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "$@" \
     || status=$?
 done

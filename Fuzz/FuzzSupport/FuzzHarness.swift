@@ -2,6 +2,7 @@ import BLEBytes
 import BLEPackets
 import BLETimeline
 import CFuzzerDriver
+import CaptureArchive
 import CaptureIO
 import Foundation
 
@@ -58,6 +59,40 @@ public enum FuzzHarness {
     public static func runDecoders(_ data: UnsafeRawBufferPointer) {
         let records = SynthesizedRecords(ByteView(data))
         pipeline(records, frameLimit: data.count / 3 + 1)
+    }
+
+    /// Limits small enough that a decompression bomb is refused in milliseconds, not after
+    /// gigabytes: the walker's accounting is what is under test, not the default sizes.
+    static let archiveLimits: ArchiveLimits = {
+        var l = ArchiveLimits()
+        l.maximumMemberBytes = 8 << 20
+        l.maximumTotalBytes = 32 << 20
+        l.ratioFloorBytes = 1 << 16
+        l.maximumSummaryBytes = 4 << 20
+        return l
+    }()
+
+    /// Untrusted fleet input: the bytes as a file handed to `CaptureBundle.open` (gzip, xz, zip,
+    /// tar, an Android bug report, a bug report's text with a btsnooz section, or a plain
+    /// capture), then every member through the pipeline. An input starting with `#` (not the
+    /// first byte of any container) is instead the base64 text of a btsnooz section, so the
+    /// section decoder is reached without the fuzzer having to invent base64 framing.
+    public static func runArchive(_ data: UnsafeRawBufferPointer) {
+        if data.first == UInt8(ascii: "#") {
+            let text = Array(data.dropFirst())
+            guard let log = try? BTSnoozLog(base64: text, limits: archiveLimits) else { return }
+            pipeline(BTSnoozReader(log), frameLimit: Int.max)
+            return
+        }
+        guard let fd = memoryFile(data) else { fatalError("cannot create a memory file") }
+        defer { close(fd) }
+        guard let bundle = try? CaptureBundle.open(path: "/proc/self/fd/\(fd)", limits: archiveLimits) else { return }
+        if bundle.members.isEmpty { fatalError("a bundle without members opened") }
+        for member in bundle.members {
+            guard let reader = try? member.makeReader() else { continue }
+            // Decompressed sizes are not the input's: no records-per-byte bound here.
+            pipeline(reader, frameLimit: Int.max)
+        }
     }
 
     static func pipeline(_ reader: any CaptureReader, frameLimit: Int) {
@@ -154,7 +189,7 @@ final class BalanceSink: FieldSink {
         switch frame.layer {
         case .command(let c): c.describe(into: self)
         case .event(let e): e.describe(into: self)
-        case .acl(let acl, _):
+        case .acl(let acl):
             acl.describe(into: self)
             if let pdu = frame.l2cap { L2CAPPayload.describe(pdu, into: self) }
         case .linkLayer(let ll):

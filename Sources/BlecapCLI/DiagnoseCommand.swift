@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLEDiagnose
+import BLEFleet
 import BLELint
 import BLEPass
 import BLETimeline
@@ -28,24 +29,54 @@ struct DiagnoseCommand: ParsableCommand {
             \(ExitStatusTable.text)
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, jsonl, markdown }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, jsonl, markdown, fleet }
 
-    @Argument(help: "Capture files (btsnoop, pcap, pcapng, PacketLogger, archives), or '-' for standard input.")
-    var files: [String]
+    @Argument(
+        help:
+            "Capture files (btsnoop, pcap, pcapng, PacketLogger, archives), '-' for standard input, or directories (batch mode)."
+    )
+    var files: [String] = []
 
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
     var member: String?
 
     @OptionGroup var decryption: LinkLayerKeyOptions
 
-    @Option(name: .shortAndLong, help: "Output format: text, json, jsonl or markdown.")
+    @Option(
+        name: .shortAndLong,
+        help: "Output format: text, json, jsonl or markdown; batch mode: jsonl (a line per capture) or fleet.")
     var format: Format = .text
 
     @OptionGroup var pager: PagerOptions
 
     @OptionGroup var platform: PlatformJudgement
 
+    @OptionGroup var batch: BatchOptions
+
+    /// Batch mode: `--files-from`, a directory, the fleet format or a batch option.
+    var isBatch: Bool { batch.asked || format == .fleet || BatchMode.namesDirectory(files) }
+
+    func validate() throws {
+        if files.isEmpty && batch.filesFrom == nil { throw ValidationError("Missing expected argument '<files> ...'") }
+        if isBatch && format != .jsonl && format != .fleet {
+            throw ValidationError("batch mode (--files-from, directories) needs --format jsonl or fleet")
+        }
+        if isBatch && member != nil { throw ValidationError("--member names one capture; batch mode reads them all") }
+    }
+
     func run() throws {
+        if isBatch {
+            var configuration = LintConfiguration()
+            configuration.linkLayerKeys = decryption.keys
+            configuration.platform = platform.forced
+            let options = AnalysisOptions(command: .diagnose, configuration: configuration)
+            let rows: any BatchRowFormat =
+                format == .fleet
+                ? FleetFormat(options: options, identifiers: try batch.identifierPolicy())
+                : JSONLFormat(options: options)
+            try BatchMode.run(paths: files, options: batch, format: rows)
+            return
+        }
         var results: [(path: String, verdicts: [Verdict])] = []
         var damaged = false
         for file in files {
@@ -107,6 +138,7 @@ struct DiagnoseWriter {
                     out.newline()
                 }
             }
+        case .fleet: preconditionFailure("the fleet format is written by BatchMode")
         case .text, .markdown:
             for (i, r) in results.enumerated() {
                 if i > 0 { out.newline() }

@@ -1,8 +1,11 @@
 import ArgumentParser
 import BLEBytes
+import BLEFleet
+import BLELint
 import BLEPackets
 import BLEPass
 import BLETimeline
+import CaptureArchive
 import CaptureIO
 
 /// `blecap info FILE`: what the capture is and what it holds, in one pass.
@@ -23,20 +26,53 @@ struct InfoCommand: ParsableCommand {
             \(ExitStatusTable.text)
             """)
 
-    @Argument(help: "Capture file, or '-' for standard input.")
-    var file: String
+    @Argument(help: "Capture file, or '-' for standard input; directories (batch mode).")
+    var files: [String] = []
+
+    /// Outside batch mode: the one capture.
+    var file: String { files[0] }
 
     @Option(name: .long, help: "The capture to read inside an archive: its path there, or its file name.")
     var member: String?
 
     @OptionGroup var decryption: LinkLayerKeyOptions
 
-    @Option(name: .shortAndLong, help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, jsonl, fleet }
+
+    @Option(name: .shortAndLong, help: "Output format: text or json; batch mode: jsonl (a line per capture) or fleet.")
+    var format: Format = .text
+
+    @OptionGroup var batch: BatchOptions
+
+    /// Batch mode: `--files-from`, a directory, several files, the fleet format or a batch option.
+    var isBatch: Bool { batch.asked || format == .fleet || files.count > 1 || BatchMode.namesDirectory(files) }
+
+    func validate() throws {
+        if files.isEmpty && batch.filesFrom == nil { throw ValidationError("Missing expected argument '<files> ...'") }
+        if isBatch && format != .jsonl && format != .fleet {
+            throw ValidationError("batch mode (--files-from, directories, several files) needs --format jsonl or fleet")
+        }
+        if isBatch && member != nil { throw ValidationError("--member names one capture; batch mode reads them all") }
+    }
 
     @OptionGroup var pager: PagerOptions
 
     func run() throws {
+        if isBatch {
+            let rows: any BatchRowFormat
+            if format == .fleet {
+                var configuration = LintConfiguration()
+                configuration.linkLayerKeys = decryption.keys
+                rows = FleetFormat(
+                    options: AnalysisOptions(command: .info, configuration: configuration),
+                    identifiers: try batch.identifierPolicy())
+            } else {
+                let keys = decryption.keys
+                rows = JSONLFormat(command: .info) { member, bundle in Self.summary(member, in: bundle, keys: keys) }
+            }
+            try BatchMode.run(paths: files, options: batch, format: rows)
+            return
+        }
         let bundle = try CaptureInput.openBundle(file, member: member)
         Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
@@ -70,6 +106,36 @@ struct InfoCommand: ParsableCommand {
         if several && format != .text { out.ascii("]\n") }
         out.flush()
         if let failure { throw failure }
+    }
+}
+
+extension InfoCommand {
+    /// One capture's `--format json` object on one line, and its class (batch mode's jsonl).
+    static func summary(_ member: CaptureMember, in bundle: CaptureBundle, keys: LinkLayerKeys) -> (
+        json: String, exit: ExitClass
+    ) {
+        let reader: any CaptureReader
+        do { reader = try member.makeReader() } catch {
+            let out = OutputBuffer(fd: nil)
+            out.ascii("{\"file\":")
+            out.jsonString(member.displayName)
+            out.ascii(",\"error\":")
+            out.jsonString(error.description)
+            out.ascii("}")
+            return (String(decoding: out.bytes, as: UTF8.self), .unreadable)
+        }
+        let pass = CapturePass(reader: reader, name: member.displayName, keys: keys)
+        let counts = CaptureStatisticsConsumer()
+        pass.run(counts)
+        var stats = counts.statistics
+        stats.unmatchedKeys = pass.unmatchedKeys
+        let out = OutputBuffer(fd: nil)
+        let containerDamage = member.damage ?? bundle.damage
+        stats.writeJSON(
+            to: out, path: member.displayName, format: reader.format, damage: reader.damage, source: member.note,
+            containerDamage: containerDamage)
+        let damaged = reader.damage != nil || containerDamage != nil
+        return (String(decoding: out.bytes, as: UTF8.self), damaged ? .damaged : .ok)
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEBytes
+import BLEFleet
 import BLELint
 import BLEReport
 import CaptureArchive
@@ -47,7 +48,12 @@ struct LintCommand: ParsableCommand {
             \(ExitStatusTable.text)
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, sarif, junit, github, markdown, html }
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, sarif, junit, github, markdown, html, jsonl, fleet
+
+        /// The formats of batch mode: one line per capture as it finishes (docs/fleet.md).
+        var isBatch: Bool { self == .jsonl || self == .fleet }
+    }
     enum FailOn: String, ExpressibleByArgument, CaseIterable {
         case error, warning, note, never
 
@@ -63,11 +69,13 @@ struct LintCommand: ParsableCommand {
     }
 
     @Argument(help: "Capture files, simulator traces (JSONL) or directories.")
-    var paths: [String]
+    var paths: [String] = []
 
     @Option(
         name: .shortAndLong,
-        help: "Output format: text, json, sarif, junit, github, markdown or html (the `blecap report` page).")
+        help:
+            "Output format: text, json, sarif, junit, github, markdown, html (the `blecap report` page), jsonl or fleet (batch mode: a line per capture)."
+    )
     var format: Format = .text
 
     @Option(name: .shortAndLong, help: "Write the report to this file instead of standard output.")
@@ -112,8 +120,19 @@ struct LintCommand: ParsableCommand {
 
     @OptionGroup var decryption: LinkLayerKeyOptions
 
+    @OptionGroup var batch: BatchOptions
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs takes a positive number") }
+        if paths.isEmpty && batch.filesFrom == nil { throw ValidationError("Missing expected argument '<paths> ...'") }
+        if batch.asked && !format.isBatch {
+            throw ValidationError("--files-from and the batch options need --format jsonl or fleet")
+        }
+        if format.isBatch && (output != nil || writeBaseline != nil || member != nil) {
+            throw ValidationError(
+                "--format \(format.rawValue) writes to standard output and takes no --output, --write-baseline or --member"
+            )
+        }
     }
 
     func run() throws {
@@ -129,6 +148,16 @@ struct LintCommand: ParsableCommand {
         } catch {
             printError(error.description)
             throw BlecapExit.usage.exitCode
+        }
+        if format.isBatch {
+            let options = AnalysisOptions(
+                command: .lint, configuration: configuration, baseline: accepted, failOn: failOn.threshold)
+            let rows: any BatchRowFormat =
+                format == .fleet
+                ? FleetFormat(options: options, identifiers: try batch.identifierPolicy())
+                : JSONLFormat(options: options)
+            try BatchMode.run(paths: paths, options: batch, format: rows)
+            return
         }
 
         let (files, explicit, problems) = CaptureWalker.collect(paths)
@@ -167,6 +196,7 @@ struct LintCommand: ParsableCommand {
             let kept = Set(reports.map(\.path))
             text = HTMLReportRenderer.render(
                 built.map(\.model).filter { kept.contains($0.header.path) && $0.header.error == nil })
+        case .jsonl, .fleet: preconditionFailure("batch formats are written by BatchMode")
         }
         if format != .text || output != nil {
             for r in reports { printError(SummaryLine.render(r)) }

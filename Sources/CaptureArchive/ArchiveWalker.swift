@@ -44,6 +44,8 @@ struct ArchiveWalker {
     var bluetoothNames: [String] = []
     var damage: String?
     var totalOut: Int64 = 0
+    /// A sysdiagnose's `SystemVersion.plist` (the iOS version), the first one met.
+    var systemVersion: ExtractedFile?
 
     static let listedNames = 20
     static let blockSize = 1 << 16
@@ -134,6 +136,12 @@ struct ArchiveWalker {
                 let cut = try reader.copy(prefix: head, to: file, walker: &self, levelOut: &levelOut)
                 if let cut { damage = damage ?? cut }
                 texts.append(FoundText(name: full, file: file))
+            case .text where systemVersion == nil && entryName?.hasSuffix("/SystemVersion.plist") == true:
+                let file = try ExtractedFile()
+                _ = try reader.copy(prefix: head, to: file, walker: &self, levelOut: &levelOut)
+                systemVersion = file
+                otherCount += 1
+                if others.count < Self.listedNames, let full { others.append(full) }
             case .text, .other:
                 otherCount += 1
                 if others.count < Self.listedNames, let full { others.append(full) }

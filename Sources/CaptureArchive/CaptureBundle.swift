@@ -75,6 +75,9 @@ public struct CaptureBundle: Sendable {
     public let members: [CaptureMember]
     /// The archive broke after some members (they are still read).
     public let damage: String?
+    /// What the archive names of its device (a bug report's model, build; a sysdiagnose's iOS
+    /// version): empty for a plain capture.
+    public var metadata = DeviceMetadata()
 
     /// Standard input as `open(path: "-")` reads it, from a source already opened on it (and
     /// perhaps peeked at: `blecap watch -` looks at the first bytes before choosing to stream
@@ -167,7 +170,9 @@ public struct CaptureBundle: Sendable {
             note:
                 "btsnooz v\(log.version) summary in the bug report text: ACL payloads are truncated as Android stored them",
             damage: nil, storage: .btsnooz(log))
-        return CaptureBundle(path: path, container: "bug report text", members: [m], damage: nil)
+        var bundle = CaptureBundle(path: path, container: "bug report text", members: [m], damage: nil)
+        bundle.metadata = DeviceMetadata.scanBugReport(fd: fd)
+        return bundle
     }
 
     static func reopen(_ file: ExtractedFile) throws(ArchiveError) -> Int32 {
@@ -263,6 +268,11 @@ public struct CaptureBundle: Sendable {
                 }
             }.map(\.0)
         }
-        return CaptureBundle(path: path, container: containerName, members: members, damage: walker.damage)
+        var bundle = CaptureBundle(path: path, container: containerName, members: members, damage: walker.damage)
+        if walker.isBugReport, let text = walker.texts.first {
+            bundle.metadata = DeviceMetadata.scanBugReport(fd: text.file.fd)
+        }
+        if let plist = walker.systemVersion { bundle.metadata.iosVersion = DeviceMetadata.iosVersion(plist: plist.fd) }
+        return bundle
     }
 }

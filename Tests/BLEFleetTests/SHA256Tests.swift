@@ -1,0 +1,55 @@
+import BLEFleet
+import Testing
+
+@Suite struct SHA256Tests {
+    /// FIPS 180-4 examples, and a message across the 55/56/64-byte padding edges.
+    @Test func knownDigests() {
+        #expect(SHA256.hash([]).hexString == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            SHA256.hash(Array("abc".utf8)).hexString
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).hexString
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(
+            SHA256.hash([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)).hexString
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    /// Streaming in uneven pieces gives the one-shot digest.
+    @Test func streamingEqualsOneShot() {
+        let data = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var s = SHA256()
+        var i = 0
+        for step in [1, 55, 9, 64, 63, 200, 608] {
+            s.update(Array(data[i..<(i + step)]))
+            i += step
+        }
+        #expect(s.finish() == SHA256.hash(data))
+    }
+
+    /// RFC 4231 test cases 1 and 6 (a key longer than the block).
+    @Test func hmacVectors() {
+        let k1 = [UInt8](repeating: 0x0b, count: 20)
+        #expect(
+            SHA256.hmac(key: k1, message: Array("Hi There".utf8)).hexString
+                == "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+        let k6 = [UInt8](repeating: 0xaa, count: 131)
+        #expect(
+            SHA256.hmac(key: k6, message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8))
+                .hexString == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+    }
+
+    @Test func pseudonymsAreKeyedAndStable() throws {
+        let a = try #require(Pseudonymizer(key: Array("0123456789abcdef".utf8)))
+        let b = try #require(Pseudonymizer(key: Array("fedcba9876543210".utf8)))
+        let p = a.pseudonym("AA:BB:CC:DD:EE:FF", kind: "addr")
+        #expect(p == a.pseudonym("aa:bb:cc:dd:ee:ff", kind: "addr"))
+        #expect(p != b.pseudonym("AA:BB:CC:DD:EE:FF", kind: "addr"))
+        #expect(p != a.pseudonym("AA:BB:CC:DD:EE:FF", kind: "name"))
+        #expect(p.hasPrefix("addr:") && p.count == 5 + 32)
+        #expect(!p.contains("AA:BB"))
+        #expect(Pseudonymizer(key: Array("short".utf8)) == nil)
+        #expect(IdentifierPolicy.dropped.apply("AA:BB:CC:DD:EE:FF", kind: "addr") == nil)
+    }
+}
