@@ -265,22 +265,12 @@ public struct ReplayConnectionModel: Sendable {
 
     public init(_ c: CapturedConnection) {
         connection = c
-        let mismatched = Self.mismatchedResponses(c.att)
+        let (misread, reasons) = Self.mismatchedResponses(c.att)
         // What the timeline learned from a response to another request is not this server's
         // word: a characteristic list taken for includes (or the reverse) is left out.
-        var misread: [[UInt16: Set<UInt16>]] = [[:], [:]]
-        for (i, m) in mismatched {
-            guard let type = m.declaration, let handles = m.listedHandles else { continue }
-            misread[c.att[i].hostIsClient ? 0 : 1][type, default: []].formUnion(handles)
-        }
         peerServer = Self.server(from: c.summary.remoteDatabase, connection: c.number, misread: misread[0])
         hostServer = Self.server(from: c.summary.localDatabase, connection: c.number, misread: misread[1])
-        unreproducible = mismatched.sorted { $0.key < $1.key }.map { i, m in
-            ReplayUnreproducible(
-                kind: .responseToAnotherRequest, capturedIndex: i, frame: c.att[i].frame,
-                detail: m.detail(requestFrame: c.att[m.request].frame, responseFrame: c.att[i].frame))
-        }
-        self.mismatched = Set(mismatched.keys)
+        unreproducible = reasons
         buildScript()
         inferAttributes()
         recordedMTU()
@@ -289,20 +279,12 @@ public struct ReplayConnectionModel: Sendable {
         learnNotFoundPolicies()
     }
 
-    /// Captured indices of responses that cannot answer the request outstanding before them.
-    private var mismatched: Set<Int> = []
-
     /// A captured response paired with a request it cannot answer, and what that request asked.
     struct MismatchedResponse {
         var request: Int
         var mismatch: ATTResponseMismatch
         var requestOpcode: ATTOpcode
         var responseOpcode: ATTOpcode
-        /// A Read By Type request's 16-bit declaration type (what the timeline took the
-        /// response's entries for).
-        var declaration: UInt16?
-        /// The handles a Read By Type Response listed.
-        var listedHandles: Set<UInt16>?
 
         func detail(requestFrame: Int, responseFrame: Int) -> String {
             let why: String
@@ -317,11 +299,22 @@ public struct ReplayConnectionModel: Sendable {
         }
     }
 
+    /// At most this many unreproducible responses are named per connection: a replay diverges
+    /// at the first one at the latest (its model answers the captured request, not the lost
+    /// one), so the report needs the first; the cap bounds what hostile input makes the model
+    /// hold (the handle sets below are bounded by the handle space).
+    static let maximumUnreproducible = 64
+
     /// The captured responses that cannot answer the request outstanding before them on their
-    /// bearer direction (one at a time, Vol 3 Part F 3.3.2), by index.
-    static func mismatchedResponses(_ att: CapturedATTPDUs) -> [Int: MismatchedResponse] {
+    /// bearer direction (one at a time, Vol 3 Part F 3.3.2): per server ([peer's, host's]) the
+    /// handles a mismatched Read By Type Response listed, by the declaration type asked for
+    /// (what the timeline took them for), and the first of them as unreproducible behaviour.
+    static func mismatchedResponses(_ att: CapturedATTPDUs)
+        -> (misread: [[UInt16: Set<UInt16>]], reasons: [ReplayUnreproducible])
+    {
         var outstanding: [Int?] = [nil, nil]
-        var found: [Int: MismatchedResponse] = [:]
+        var misread: [[UInt16: Set<UInt16>]] = [[:], [:]]
+        var reasons: [ReplayUnreproducible] = []
         for (i, pdu) in att.enumerated() {
             let dir = pdu.hostIsClient ? 0 : 1
             if pdu.isFromClient {
@@ -336,20 +329,26 @@ public struct ReplayConnectionModel: Sendable {
                 response.withByteView { ATTPDU.mismatch(request: q, response: $0) }
             }
             guard let mismatch else { continue }
-            var m = MismatchedResponse(
+            let m = MismatchedResponse(
                 request: r, mismatch: mismatch, requestOpcode: ATTOpcode(request.first ?? 0),
                 responseOpcode: ATTOpcode(pdu.opcode))
             request.withByteView { q in
                 response.withByteView { b in
-                    if case .readByTypeRequest(let rq) = ATTPDU(q), case .readByTypeResponse(let rs) = ATTPDU(b) {
-                        m.declaration = rq.attributeType.flatMap { $0.width == 2 ? $0.uuid16 : nil }
-                        m.listedHandles = Set(rs.attributeData.map(\.handle))
+                    if case .readByTypeRequest(let rq) = ATTPDU(q), case .readByTypeResponse(let rs) = ATTPDU(b),
+                        let type = rq.attributeType.flatMap({ $0.width == 2 ? $0.uuid16 : nil })
+                    {
+                        misread[dir][type, default: []].formUnion(rs.attributeData.lazy.map(\.handle))
                     }
                 }
             }
-            found[i] = m
+            if reasons.count < maximumUnreproducible {
+                reasons.append(
+                    ReplayUnreproducible(
+                        kind: .responseToAnotherRequest, capturedIndex: i, frame: pdu.frame,
+                        detail: m.detail(requestFrame: att[r].frame, responseFrame: pdu.frame)))
+            }
         }
-        return found
+        return (misread, reasons)
     }
 
     /// A captured Attribute Not Found of a discovery request: what it asked, the handle named.
@@ -505,9 +504,10 @@ public struct ReplayConnectionModel: Sendable {
                 steps.answer(n, responseIndex: i, latency: pdu.time &- att.time(at: steps.record(at: n).capturedIndex))
                 // A response to a request the capture lost teaches the model nothing
                 // (`unreproducible` says so).
-                if !mismatched.contains(i) {
-                    record(request: request, response: pdu.bytes, at: i, hostIsClient: pdu.hostIsClient)
+                let answers = request.withByteView { q in
+                    pdu.bytes.withByteView { ATTPDU.mismatch(request: q, response: $0) } == nil
                 }
+                if answers { record(request: request, response: pdu.bytes, at: i, hostIsClient: pdu.hostIsClient) }
                 if pdu.opcode == ATTOpcode.writeResponse.rawValue,
                     let (h, config) = request.withByteView({ b -> (UInt16, UInt16)? in
                         guard case .writeRequest(let w) = ATTPDU(b),

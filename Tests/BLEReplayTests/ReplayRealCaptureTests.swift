@@ -121,3 +121,36 @@ import Testing
         )
     }
 }
+
+/// Unreproducible responses in a capture built here: each named with its frames, and no more
+/// than `maximumUnreproducible` kept however many the capture holds (hostile input).
+@Suite struct ReplayUnreproducibleTests {
+    /// 200 Read Requests of 0x0003, each followed by a Write Response: none answers its read.
+    static func capture() -> String {
+        var w = SyntheticConnection(peer: BDAddr(rawValue: 0xC0_00_00_00_00_33))
+        for _ in 0..<200 {
+            w.att([0x0A, 0x03, 0x00], sent: true)
+            w.att([0x13], sent: false)
+        }
+        return ReplayFixtures.temporaryCapture(w.disconnect())
+    }
+
+    @Test func responsesToOtherRequestsAreNamedAndBounded() throws {
+        let path = Self.capture()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let report = try CaptureReplay(path: path).run()
+        let c = try #require(report.connections.first)
+        #expect(c.model.unreproducible.count == ReplayConnectionModel.maximumUnreproducible)
+        // The model answers the read as a server would (no captured value: an empty one),
+        // so the replay diverges at the first Write Response, which the report names.
+        let d = try #require(c.fidelity.divergence)
+        #expect(d.position == 1)
+        let u = try #require(c.unreproducible)
+        #expect(u.kind == .responseToAnotherRequest)
+        #expect(u.capturedIndex == 1)
+        #expect(u.frame == d.captured?.frame)
+        #expect(u.detail.contains("it answers a Write Request"))
+        // Nothing filed from them: the reads were never answered with a value in the model.
+        #expect(c.model.peerServer.reads.isEmpty)
+    }
+}
