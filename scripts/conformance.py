@@ -208,6 +208,8 @@ def check_replay(blecap, path, tmp, speed="realtime", values=False):
     """`blecap replay --speed SPEED --out` reproduces the captured ATT exchange (exit 0) and
     tshark reads the replayed file as the same exchange: the same ATT opcodes and handles in
     the same order, and with `values` the same whole ATT PDUs."""
+    if is_link_layer(os.path.basename(path)):
+        return check_replay_link_layer(blecap, path, tmp, speed)
     out = os.path.join(tmp, f"replayed-{speed}.btsnoop")
     p = subprocess.run([blecap, "replay", "--speed", speed, "--format", "json", "--out", out, path],
                        capture_output=True, text=True)
@@ -227,11 +229,67 @@ def check_replay(blecap, path, tmp, speed="realtime", values=False):
     problems = same_sequence("ATT PDU (opcode, handles)", t_orig, t_rep)
     summary = f"{len(conns)} connections, {captured} ATT PDUs identical; tshark {len(t_rep)} ATT frames in the replayed file"
     if values:
-        v_orig, v_rep = tshark_att_pdus(path), tshark_att_pdus(out)
+        # On the captured connections only, as above (dsd6's vendor frame on 0x0EDC).
+        v_orig = {k: v for k, v in tshark_att_pdus(path).items() if k in t_orig}
+        v_rep = tshark_att_pdus(out)
         problems += same_sequence("ATT PDU bytes", v_orig, v_rep)
         if len(v_orig) != len(t_orig):
             problems.append(f"tshark: {len(t_orig)} ATT frames but {len(v_orig)} with their bytes")
         summary += f", {len(v_rep)} whole PDUs equal to the capture's"
+    return problems, summary
+
+
+def check_replay_link_layer(blecap, path, tmp, speed):
+    """An over-the-air capture: `blecap replay` reproduces every connection's ATT exchange
+    (exit 0), or exits 1 with each diverged connection's first divergence on a captured
+    behaviour the report names as unreproducible (a response to a request the sniffer lost).
+    tshark reads the replayed file as blecap replayed it (as many ATT PDUs), and where tshark
+    reads the capture's whole exchange (no retransmitted copy, CRC error or undecrypted PDU in
+    the way) the same whole ATT PDUs in the same order."""
+    out = os.path.join(tmp, f"replayed-ll-{speed}.btsnoop")
+    p = subprocess.run([blecap, "replay", "--speed", speed, "--format", "json", "--out", out, path],
+                       capture_output=True, text=True)
+    try:
+        doc = json.loads(p.stdout)
+    except ValueError:
+        return [f"blecap replay --speed {speed} exit {p.returncode}: {p.stderr.strip()[:200]}"], "replay failed"
+    conns = doc["connections"]
+    problems = []
+    explained = [c for c in conns if not c["identical"] and c.get("unreproducible")]
+    unexplained = [c for c in conns if not c["identical"] and not c.get("unreproducible")]
+    for c in unexplained:
+        d = c.get("divergence") or {}
+        problems.append(f"connection #{c['connection']} diverged at frame {(d.get('captured') or {}).get('frame')}: "
+                        f"{c['matching']} of {c['captured']} identical, no reason given")
+    expected_rc = 1 if explained or unexplained else 0
+    if p.returncode != expected_rc:
+        problems.append(f"exit {p.returncode}, expected {expected_rc}")
+    replayed = sum(c["replayed"] for c in conns)
+    v_rep = tshark_att_pdus(out) if os.path.exists(out) else {}
+    if len(v_rep) != replayed:
+        problems.append(f"tshark reads {len(v_rep)} ATT PDUs in the replayed file, blecap replayed {replayed}")
+    ll = tshark_link_layer(path)
+    raw = subprocess.run(["tshark", "-r", path, "-Y", "btatt", "-T", "json", "-x"] + TSHARK_USER_DLTS,
+                         capture_output=True, text=True).stdout
+    v_orig = {}
+    for packet in json.loads(raw or "[]"):
+        layers = packet["_source"]["layers"]
+        r = layers.get("btatt_raw")
+        if not r:
+            continue
+        frame = int(layers["frame"]["frame.number"])
+        f = ll.get(frame, {})
+        if f.get("retransmit") or f.get("crc_incorrect"):
+            continue
+        v_orig[frame] = (r[-1] if isinstance(r[0], list) else r)[0]
+    captured = sum(c["captured"] for c in conns)
+    compared = "not compared (tshark reads a different exchange: undecrypted, retransmitted or lost PDUs)"
+    if len(v_orig) == captured and not explained:
+        problems += same_sequence("ATT PDU bytes", v_orig, v_rep)
+        compared = "the same whole PDUs as tshark reads in the capture"
+    summary = (f"{len(conns)} connections, {captured} ATT PDUs, {sum(c['matching'] for c in conns)} identical"
+               f"{', ' + str(len(explained)) + ' unreproducible (named)' if explained else ''}; "
+               f"tshark {len(v_rep)} ATT PDUs in the replayed file, {compared}")
     return problems, summary
 
 
@@ -1227,6 +1285,22 @@ def hci_captures(root):
             yield folder, name, os.path.join(d, name)
 
 
+def real_captures_with_connections(blecap, root):
+    """(name, path) of every capture in public/ (HCI and link layer) in which `blecap info`
+    finds a connection."""
+    d = os.path.join(root, "public")
+    for name in sorted(os.listdir(d)):
+        if name.endswith(".md") or name.startswith("unknown-"):
+            continue
+        path = os.path.join(d, name)
+        p = subprocess.run([blecap, "info", "--format", "json", path], capture_output=True, text=True)
+        try:
+            if json.loads(p.stdout).get("connection_count", 0) > 0:
+                yield name, path
+        except ValueError:
+            continue
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--blecap", default=".build/release/blecap")
@@ -1297,6 +1371,11 @@ def main():
         for folder, name, path in hci_captures(root):
             if folder == "bumble" and ".central." in name:
                 record(f"replay --speed max {folder}/{name}", check_replay, args.blecap, path, tmp, "max", True)
+        # Every real capture with a connection (issue 33), HCI and over the air, at both speeds:
+        # the replay reproduces it or names what it cannot, and tshark reads the same PDUs.
+        for name, path in real_captures_with_connections(args.blecap, root):
+            for speed in ("realtime", "max"):
+                record(f"replay real --speed {speed} public/{name}", check_replay, args.blecap, path, tmp, speed, True)
         for folder, name, path in hci_captures(root):
             if folder == "bumble" and ".central." in name:
                 record(f"serve {folder}/{name}", check_serve, args.blecap, path, tmp)

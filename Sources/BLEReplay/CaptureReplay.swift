@@ -145,6 +145,14 @@ public struct ReplayConnectionResult: Sendable {
     public var clientPDUs: Int
     public var serverInitiatedPDUs: Int
 
+    /// Why the first divergence cannot be avoided, when the capture explains it: the captured
+    /// behaviour at that PDU is one no replay can reproduce (`ReplayUnreproducible`). Nil when
+    /// the replay is identical or the divergence is unexplained.
+    public var unreproducible: ReplayUnreproducible? {
+        guard let i = fidelity.divergence?.captured?.index else { return nil }
+        return model.unreproducible.first { $0.capturedIndex == i }
+    }
+
     init(model: ReplayConnectionModel, replayed: ReplayedConnection, fidelity: ReplayFidelity) {
         self.model = model
         self.replayed = replayed

@@ -265,7 +265,8 @@ package struct ReplayATTServer {
         type: BluetoothUUID,
         maximumValue: Int, header: (ReplayAttribute) -> [UInt8]
     ) -> [UInt8] {
-        let hits = model.attributes.filter { r.contains($0.handle) && $0.type == type }
+        // A declaration only Find Information named has no known value: it cannot be listed.
+        let hits = model.attributes.filter { r.contains($0.handle) && $0.type == type && !$0.value.isEmpty }
         guard let first = hits.first else { return notFound(requestOpcode, s, e) }
         let headerLength = header(first).count
         let length = Swift.min(first.value.count, mtu - 2 - headerLength, maximumValue)

@@ -84,17 +84,53 @@ public struct ReplayServerModel: Sendable {
     public var prepares: [UInt16: ReplayAnswers] = [:]
     /// Which handle an Attribute Not Found error of a discovery request names. Vol 3 Part F
     /// 3.4.3.1 says the starting handle; some stacks name the ending handle or the one after
-    /// it, and not always the same for every request (iOS). Learned per request opcode from
-    /// the captured errors: the policies every one of them agrees with (bit 0 starting, bit 1
-    /// ending, bit 2 after the ending handle); the first that remains is used.
+    /// it, and not always the same for every request (iOS); others the last handle they
+    /// searched: the ending handle, or the server's last attribute when the range runs past it
+    /// (never below the starting handle). Learned per request opcode from the captured errors:
+    /// the policies every one of them agrees with (`NotFoundPolicy` bits); the first that
+    /// remains is used.
     public var notFoundPolicies: [UInt8: UInt8] = [:]
+
+    /// The handles an Attribute Not Found error can name, as bits of `notFoundPolicies`.
+    enum NotFoundPolicy {
+        static let starting: UInt8 = 0b0001
+        static let ending: UInt8 = 0b0010
+        static let afterEnding: UInt8 = 0b0100
+        static let lastSearched: UInt8 = 0b1000
+        static let all: UInt8 = 0b1111
+    }
+
+    /// The highest handle the table holds (a service's group end counts): where a server's
+    /// search of a range running past its database stops.
+    var lastHandle: UInt16 { attributes.reduce(0) { Swift.max($0, $1.handle, $1.groupEnd ?? 0) } }
+
+    /// The policies a captured Attribute Not Found naming `named` for `start...end` agrees with.
+    func notFoundAgreement(named: UInt16, start: UInt16, end: UInt16, last: UInt16) -> UInt8 {
+        var agree: UInt8 = 0
+        if named == start { agree |= NotFoundPolicy.starting }
+        if named == end { agree |= NotFoundPolicy.ending }
+        if named == (end == .max ? end : end + 1) { agree |= NotFoundPolicy.afterEnding }
+        if named == Swift.min(end, Swift.max(start, last)) { agree |= NotFoundPolicy.lastSearched }
+        return agree
+    }
 
     /// The handle the server names in Attribute Not Found for a request over `start...end`.
     func notFoundHandle(opcode: UInt8, start: UInt16, end: UInt16) -> UInt16 {
-        let p = notFoundPolicies[opcode] ?? notFoundPolicies.values.reduce(0b111, &)
-        if p & 0b001 != 0 || p == 0 { return start }
-        if p & 0b100 != 0 { return end == .max ? end : end + 1 }
-        return end
+        let p = notFoundPolicies[opcode] ?? notFoundPolicies.values.reduce(NotFoundPolicy.all, &)
+        if p & NotFoundPolicy.starting != 0 || p == 0 { return start }
+        if p & NotFoundPolicy.afterEnding != 0 { return end == .max ? end : end + 1 }
+        if p & NotFoundPolicy.ending != 0 { return end }
+        return Swift.min(end, Swift.max(start, lastHandle))
+    }
+
+    /// Adds an attribute the server named in a Find Information Response (3.4.3.2): its handle
+    /// and type are the server's word, its value unknown (a declaration's stays empty, which
+    /// the list answers skip). A handle the table already holds keeps its entry.
+    mutating func learn(handle: UInt16, type: BluetoothUUID) {
+        guard byHandle[handle] == nil else { return }
+        attributes.append(
+            ReplayAttribute(handle: handle, type: type, value: [], groupEnd: nil, properties: nil, isInferred: false))
+        byHandle[handle] = attributes.count - 1
     }
 
     /// The most entries the server put in one discovery response, per response opcode and
@@ -224,15 +260,118 @@ public struct ReplayConnectionModel: Sendable {
     public var number: Int { connection.number }
     public var peer: BDAddr? { connection.summary.peer }
 
+    /// Captured behaviour the replay cannot reproduce, with why (in capture order).
+    public var unreproducible: [ReplayUnreproducible] = []
+
     public init(_ c: CapturedConnection) {
         connection = c
-        peerServer = Self.server(from: c.summary.remoteDatabase, connection: c.number)
-        hostServer = Self.server(from: c.summary.localDatabase, connection: c.number)
+        let (misread, reasons) = Self.mismatchedResponses(c.att)
+        // What the timeline learned from a response to another request is not this server's
+        // word: a characteristic list taken for includes (or the reverse) is left out.
+        peerServer = Self.server(from: c.summary.remoteDatabase, connection: c.number, misread: misread[0])
+        hostServer = Self.server(from: c.summary.localDatabase, connection: c.number, misread: misread[1])
+        unreproducible = reasons
         buildScript()
         inferAttributes()
         recordedMTU()
         peerServer.index()
         hostServer.index()
+        learnNotFoundPolicies()
+    }
+
+    /// A captured response paired with a request it cannot answer, and what that request asked.
+    struct MismatchedResponse {
+        var request: Int
+        var mismatch: ATTResponseMismatch
+        var requestOpcode: ATTOpcode
+        var responseOpcode: ATTOpcode
+
+        func detail(requestFrame: Int, responseFrame: Int) -> String {
+            let why: String
+            switch mismatch {
+            case .otherRequest(let answered): why = "it answers a \(answered.name)"
+            case .entrySize(let n): why = "its entries are \(n) octets, not those of the requested declarations"
+            case .outsideRange(let h):
+                why = "it lists handle \(Hex.string(UInt64(h), digits: 4)) outside the requested range"
+            }
+            return "frame \(responseFrame) (\(responseOpcode.name)) does not answer frame \(requestFrame)'s "
+                + "\(requestOpcode.name): \(why); the capture lacks the request it answers (frames lost)"
+        }
+    }
+
+    /// At most this many unreproducible responses are named per connection: a replay diverges
+    /// at the first one at the latest (its model answers the captured request, not the lost
+    /// one), so the report needs the first; the cap bounds what hostile input makes the model
+    /// hold (the handle sets below are bounded by the handle space).
+    static let maximumUnreproducible = 64
+
+    /// The captured responses that cannot answer the request outstanding before them on their
+    /// bearer direction (one at a time, Vol 3 Part F 3.3.2): per server ([peer's, host's]) the
+    /// handles a mismatched Read By Type Response listed, by the declaration type asked for
+    /// (what the timeline took them for), and the first of them as unreproducible behaviour.
+    static func mismatchedResponses(_ att: CapturedATTPDUs)
+        -> (misread: [[UInt16: Set<UInt16>]], reasons: [ReplayUnreproducible])
+    {
+        var outstanding: [Int?] = [nil, nil]
+        var misread: [[UInt16: Set<UInt16>]] = [[:], [:]]
+        var reasons: [ReplayUnreproducible] = []
+        for (i, pdu) in att.enumerated() {
+            let dir = pdu.hostIsClient ? 0 : 1
+            if pdu.isFromClient {
+                if ATTRole.isRequest(pdu.opcode) { outstanding[dir] = i }
+                continue
+            }
+            guard ATTRole.isResponse(pdu.opcode), let r = outstanding[dir] else { continue }
+            outstanding[dir] = nil
+            let request = att[r].bytes
+            let response = pdu.bytes
+            let mismatch = request.withByteView { q in
+                response.withByteView { ATTPDU.mismatch(request: q, response: $0) }
+            }
+            guard let mismatch else { continue }
+            let m = MismatchedResponse(
+                request: r, mismatch: mismatch, requestOpcode: ATTOpcode(request.first ?? 0),
+                responseOpcode: ATTOpcode(pdu.opcode))
+            request.withByteView { q in
+                response.withByteView { b in
+                    if case .readByTypeRequest(let rq) = ATTPDU(q), case .readByTypeResponse(let rs) = ATTPDU(b),
+                        let type = rq.attributeType.flatMap({ $0.width == 2 ? $0.uuid16 : nil })
+                    {
+                        misread[dir][type, default: []].formUnion(rs.attributeData.lazy.map(\.handle))
+                    }
+                }
+            }
+            if reasons.count < maximumUnreproducible {
+                reasons.append(
+                    ReplayUnreproducible(
+                        kind: .responseToAnotherRequest, capturedIndex: i, frame: pdu.frame,
+                        detail: m.detail(requestFrame: att[r].frame, responseFrame: pdu.frame)))
+            }
+        }
+        return (misread, reasons)
+    }
+
+    /// A captured Attribute Not Found of a discovery request: what it asked, the handle named.
+    private struct NotFoundError {
+        var opcode: UInt8
+        var start: UInt16
+        var end: UInt16
+        var named: UInt16
+    }
+    /// Per server ([peer's, host's]), kept while the model is built.
+    private var notFoundErrors: [[NotFoundError]] = [[], []]
+
+    private mutating func learnNotFoundPolicies() {
+        for dir in 0..<2 {
+            var server = dir == 0 ? peerServer : hostServer
+            let last = server.lastHandle
+            for e in notFoundErrors[dir] {
+                server.notFoundPolicies[e.opcode, default: ReplayServerModel.NotFoundPolicy.all] &=
+                    server.notFoundAgreement(named: e.named, start: e.start, end: e.end, last: last)
+            }
+            if dir == 0 { peerServer = server } else { hostServer = server }
+        }
+        notFoundErrors = [[], []]
     }
 
     func server(hostIsClient: Bool) -> ReplayServerModel { hostIsClient ? peerServer : hostServer }
@@ -279,9 +418,13 @@ public struct ReplayConnectionModel: Sendable {
     /// server said: they are kept only where this connection's own discovery did not cover
     /// them (outside every service it found), so a server whose database changed between
     /// connections is modelled as it answered on this one.
-    static func server(from db: GATTDatabase, connection: Int) -> ReplayServerModel {
+    static func server(from db: GATTDatabase, connection: Int, misread: [UInt16: Set<UInt16>] = [:])
+        -> ReplayServerModel
+    {
         var m = ReplayServerModel()
         var seen = Set<UInt16>()
+        let misreadIncludes = misread[GATTDeclaration.include] ?? []
+        let misreadCharacteristics = misread[GATTDeclaration.characteristic] ?? []
         let ownServices = db.services.filter { $0.learnedIn == connection }
         func keep(_ handle: UInt16, _ learnedIn: Int) -> Bool {
             learnedIn == connection || !ownServices.contains { $0.startHandle <= handle && handle <= $0.endHandle }
@@ -299,7 +442,7 @@ public struct ReplayConnectionModel: Sendable {
                         : ReplayAttribute.secondaryService,
                     value: s.uuid.attBytes, groupEnd: s.endHandle, properties: nil, isInferred: false))
         }
-        for i in db.includes where keep(i.handle, i.learnedIn) {
+        for i in db.includes where keep(i.handle, i.learnedIn) && !misreadIncludes.contains(i.handle) {
             add(
                 ReplayAttribute(
                     handle: i.handle, type: ReplayAttribute.include,
@@ -307,7 +450,8 @@ public struct ReplayConnectionModel: Sendable {
                         + (i.uuid.map(\.attBytes) ?? []),
                     groupEnd: nil, properties: nil, isInferred: false))
         }
-        for c in db.characteristics where keep(c.declarationHandle, c.learnedIn) {
+        for c in db.characteristics
+        where keep(c.declarationHandle, c.learnedIn) && !misreadCharacteristics.contains(c.declarationHandle) {
             add(
                 ReplayAttribute(
                     handle: c.declarationHandle, type: ReplayAttribute.characteristic,
@@ -358,7 +502,12 @@ public struct ReplayConnectionModel: Sendable {
             } else if ATTRole.isResponse(op), let (n, request) = outstanding[dir] {
                 outstanding[dir] = nil
                 steps.answer(n, responseIndex: i, latency: pdu.time &- att.time(at: steps.record(at: n).capturedIndex))
-                record(request: request, response: pdu.bytes, at: i, hostIsClient: pdu.hostIsClient)
+                // A response to a request the capture lost teaches the model nothing
+                // (`unreproducible` says so).
+                let answers = request.withByteView { q in
+                    pdu.bytes.withByteView { ATTPDU.mismatch(request: q, response: $0) } == nil
+                }
+                if answers { record(request: request, response: pdu.bytes, at: i, hostIsClient: pdu.hostIsClient) }
                 if pdu.opcode == ATTOpcode.writeResponse.rawValue,
                     let (h, config) = request.withByteView({ b -> (UInt16, UInt16)? in
                         guard case .writeRequest(let w) = ATTPDU(b),
@@ -410,12 +559,10 @@ public struct ReplayConnectionModel: Sendable {
         func file(_ m: inout ReplayServerModel) {
             let h = fields.handle
             if let end = fields.end, let error, error.errorCode == ATTErrorCode.attributeNotFound {
-                let named = error.handle
-                var agree: UInt8 = 0
-                if named == h { agree |= 0b001 }
-                if named == end { agree |= 0b010 }
-                if named == (end == .max ? end : end + 1) { agree |= 0b100 }
-                m.notFoundPolicies[request[0], default: 0b111] &= agree
+                // Learned once the table is whole (`learnNotFoundPolicies`): one policy is the
+                // server's last handle.
+                notFoundErrors[hostIsClient ? 0 : 1].append(
+                    NotFoundError(opcode: request[0], start: h, end: end, named: error.handle))
             }
             // Entries per list response, by entry size (the server's habit, 3.4.3.2–3.4.4.10).
             if let op = responseOp, response.count >= 2,
@@ -435,7 +582,15 @@ public struct ReplayConnectionModel: Sendable {
             case .readBlobRequest: m.blobReads[h, default: ReplayAnswers(att)].append(response: index)
             case .writeRequest: m.writes[h, default: ReplayAnswers(att)].append(response: index)
             case .prepareWriteRequest: m.prepares[h, default: ReplayAnswers(att)].append(response: index)
-            case .findInformationRequest, .findByTypeValueRequest, .readByGroupTypeRequest:
+            case .findInformationRequest:
+                // Discovery is answered from the attribute table; what Find Information named
+                // (declarations included, which the timeline's database keeps apart) is in it.
+                if let end = fields.end, let info = response.withByteView(ATTFindInformationResponse.init(pdu:)) {
+                    for e in info.information where h <= e.handle && e.handle <= end {
+                        m.learn(handle: e.handle, type: e.uuid)
+                    }
+                }
+            case .findByTypeValueRequest, .readByGroupTypeRequest:
                 break  // discovery: answered from the attribute table
             case .readByTypeRequest:
                 // Characteristic and include discovery come from the table; Read Using

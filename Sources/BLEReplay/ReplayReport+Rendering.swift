@@ -57,6 +57,7 @@ extension ReplayReport {
                 out += "    first divergence at PDU \(d.position + 1)\(frame):\n"
                 out += "      captured  " + Self.describe(d.captured, server: m) + "\n"
                 out += "      replayed  " + Self.describe(d.replayed, server: m) + "\n"
+                if let u = c.unreproducible { out += "    cannot be reproduced: \(u.detail)\n" }
             }
             if let max = f.maximumTimingDelta, let mean = f.meanTimingDelta {
                 out += "    timing: max |Δt| \(max) µs, mean \(Int(mean.rounded())) µs"
@@ -100,6 +101,7 @@ extension ReplayReport {
                             position: $0.position, captured: $0.captured.map(ReplayJSONDocument.PDU.init),
                             replayed: $0.replayed.map(ReplayJSONDocument.PDU.init))
                     },
+                    unreproducible: c.unreproducible.map(ReplayJSONDocument.Unreproducible.init),
                     end: r.end.map {
                         .init(offsetMicros: Int64($0.offset), reason: Int($0.reason), side: "\($0.side.name)")
                     },
@@ -215,6 +217,8 @@ public struct ReplayJSONDocument: Encodable, Sendable {
         public var ordered: Bool
         public var timing: Timing?
         public var divergence: Divergence?
+        /// Present when the capture explains the first divergence (`ReplayUnreproducible`).
+        public var unreproducible: Unreproducible?
         public var end: End?
         public var silentFromMicros: Int64?
         public var poweredOffAtMicros: Int64?
@@ -229,11 +233,25 @@ public struct ReplayJSONDocument: Encodable, Sendable {
             case serverInitiatedPDUs = "server_initiated_pdus"
             case peerServer = "peer_server"
             case hostServer = "host_server"
-            case captured, replayed, matching, identical, ordered, timing, divergence, end
+            case captured, replayed, matching, identical, ordered, timing, divergence, unreproducible, end
             case silentFromMicros = "silent_from_us"
             case poweredOffAtMicros = "powered_off_at_us"
             case droppedNotifications = "dropped_notifications"
             case unsentClientPDUs = "unsent_client_pdus"
+        }
+    }
+
+    /// A captured behaviour no replay can reproduce: `kind` (`ReplayUnreproducible.Kind`),
+    /// its capture frame and why.
+    public struct Unreproducible: Encodable, Sendable {
+        public var kind: String
+        public var frame: Int
+        public var detail: String
+
+        init(_ u: ReplayUnreproducible) {
+            kind = u.kind.rawValue
+            frame = u.frame
+            detail = u.detail
         }
     }
 
