@@ -127,6 +127,7 @@ final class PacketOutput: CaptureConsumer {
     var observes: CaptureObservations { .frames }
 
     func frame(_ frame: DecodedFrame) {
+        writer.peers.observe(frame)
         if let filter, !filter.matches(PacketSubject(frame)) {
             writer.note(firstRecord: frame.record)
             return

@@ -24,6 +24,52 @@ import Testing
         #expect(!run.stdout.contains("\u{1B}["))
     }
 
+    /// Every L2CAP line names its connection and the peer its Connection Complete (HCI) or
+    /// CONNECT_IND (over the air) named; "unknown" when the capture starts mid-connection.
+    @Test func l2capLinesNameConnectionAndPeer() throws {
+        let two = try CLIRunner.run(["packets", Fixtures.capture("bumble/two_peripherals_concurrent.central.btsnoop")])
+        let att = two.lines.filter { $0.contains(" ATT ") }
+        #expect(att.filter { $0.contains("ATT     0x0001 D8:0D:18:00:00:01  ") }.count == 28)
+        #expect(att.filter { $0.contains("ATT     0x0002 DF:E5:0B:00:00:08  ") }.count == 30)
+        #expect(att.count == 58)
+        let mid = try CLIRunner.run(["packets", Fixtures.capture("public/btsnoop-android_revcar-acl-only.log")])
+        #expect(mid.lines[0].contains("ATT     0x0002 unknown            Read By Group Type Request"))
+        #expect(!mid.stdout.contains(":"))  // no address anywhere: none was ever named
+        let ota = try CLIRunner.run([
+            "packets", Fixtures.capture("linklayer/nil_scan_all_services.central.nordic272.pcapng"),
+        ])
+        let l588 = try #require(ota.lines.first { $0.hasPrefix("    588 ") })
+        #expect(l588.contains("ATT     0x0001 D8:0D:18:00:00:01  Read By Group Type Response"))
+        let jsonl = try CLIRunner.jsonLines(CLIRunner.run(["packets", "--format", "jsonl", cleanHR]).stdout)
+        #expect(jsonl[91]["peer"] as? String == "D8:0D:18:00:00:01")
+        #expect(jsonl[91]["peer_type"] as? String == "random")
+        #expect(jsonl[0]["peer"] == nil)
+    }
+
+    /// Each ATT response's summary, as tshark decodes the same frame, capped at 4 entries.
+    @Test func attResponsesAreSummarised() throws {
+        let lines = try CLIRunner.run(["packets", cleanHR]).lines
+        func line(_ n: Int) throws -> Substring {
+            try #require(lines.first { $0.hasPrefix(String(repeating: " ", count: 7 - String(n).count) + "\(n) ") })
+        }
+        #expect(try line(49).hasSuffix("Find By Type Value Response 0x000E..0x0013"))
+        #expect(
+            try line(55).hasSuffix(
+                "Read By Type Response 0x000F props 0x10 value 0x0010 2A37 (Heart Rate Measurement), "
+                    + "0x0012 props 0x02 value 0x0013 2A38 (Body Sensor Location)"))
+        #expect(try line(85).hasSuffix("Read Response value 41636d652042696f6d657472696373 (15 bytes)"))
+        #expect(try line(91).hasSuffix("Find Information Response 0x0011 2902 (Client Characteristic Configuration)"))
+        #expect(
+            try line(52).hasSuffix(
+                "Error Response to Find By Type Value Request handle 0x0014 0x0A Attribute Not Found"))
+        let cached = try CLIRunner.run(["packets", Fixtures.capture("bumble/cached_reconnect.central.btsnoop")]).lines
+        let l46 = try #require(cached.first { $0.hasPrefix("     46 ") })
+        #expect(
+            l46.hasSuffix(
+                "Read By Group Type Response 0x0001..0x0005 1800 (GAP), 0x0006..0x000D 1801 (GATT), "
+                    + "0x000E..0x0015 180D (Heart Rate), 0x0016..0x0019 180F (Battery), … 1 more"))
+    }
+
     @Test func jsonlFollowsTheDocumentedContract() throws {
         let run = try CLIRunner.run(["packets", "--format", "jsonl", cleanHR])
         #expect(run.status == 0)

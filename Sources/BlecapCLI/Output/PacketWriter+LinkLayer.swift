@@ -45,7 +45,7 @@ extension PacketWriter {
             advertisingSummary(a, secondary: radio.channel < 37)
         case .data(let d):
             if let pdu = frame.l2cap {
-                l2capSummary(pdu, frame.reassembly)
+                l2capSummary(frame, pdu)
             } else if ll.isEncrypted {
                 out.ascii("LL_DATA ")
                 out.ascii(d.llidName)

@@ -20,6 +20,9 @@ final class PacketWriter {
 
     func note(firstRecord r: CaptureRecord) { if firstTimestamp == nil { firstTimestamp = r.timestamp } }
     private var wroteArrayElement = false
+    /// Who is at the other end of each open connection handle: the packets pass runs no
+    /// timeline, so it keeps this small table (`PacketOutput` feeds it every frame).
+    let peers = ConnectionPeers()
     private lazy var textSink = TextFieldSink(out: out, depth: 4)
     private lazy var jsonSink = JSONFieldSink(out: out)
 
@@ -421,27 +424,34 @@ final class PacketWriter {
             }
             return
         }
-        l2capSummary(pdu, frame.reassembly)
+        l2capSummary(frame, pdu)
     }
 
-    /// An L2CAP PDU's protocol tag and summary (ACL and Link Layer data alike).
-    func l2capSummary(_ pdu: L2CAPPDU, _ result: L2CAPReassemblyResult?) {
+    /// An L2CAP PDU's protocol tag, its connection and peer, and summary (ACL and Link Layer
+    /// data alike).
+    func l2capSummary(_ frame: DecodedFrame, _ pdu: L2CAPPDU) {
+        let result = frame.reassembly
         switch pdu.channel {
         case L2CAPChannel.att:
             paint(ANSI.green)
             out.ascii("ATT     ")
             paint(ANSI.reset)
+            peerColumn(frame)
             attSummary(pdu.payload)
         case L2CAPChannel.smp:
             paint(ANSI.yellow)
             out.ascii("SMP     ")
             paint(ANSI.reset)
+            peerColumn(frame)
             if let code = pdu.payload.u8(0) { out.ascii(SMPCode.name(code)) } else { out.ascii("(empty)") }
         case L2CAPChannel.leSignaling:
             out.ascii("L2CAP   ")
+            peerColumn(frame)
             if let code = pdu.payload.u8(0) { out.ascii(L2CAPSignalingCode.name(code)) } else { out.ascii("(empty)") }
         default:
-            out.ascii("L2CAP   cid ")
+            out.ascii("L2CAP   ")
+            peerColumn(frame)
+            out.ascii("cid ")
             out.hex(UInt64(pdu.channel), digits: 4)
             out.ascii(" (")
             out.ascii(L2CAPChannel.name(pdu.channel))
@@ -456,6 +466,21 @@ final class PacketWriter {
             out.byte(UInt8(ascii: "]"))
             paint(ANSI.reset)
         }
+    }
+
+    /// The connection column of an L2CAP line: the handle (the Link Layer connection number
+    /// over the air) and the peer that Connection Complete or CONNECT_IND named for it,
+    /// "unknown" when the capture did not show it open. Fixed width: 6 + 1 + 17 + 2.
+    private func peerColumn(_ frame: DecodedFrame) {
+        guard let h = frame.connectionHandle else { return }
+        out.hex(UInt64(h), digits: 4)
+        out.byte(0x20)
+        if let p = peers.peer(controller: frame.record.controllerIndex, handle: h) {
+            out.address(p.address)
+        } else {
+            out.ascii("unknown          ")
+        }
+        out.ascii("  ")
     }
 
     func attSummary(_ payload: ByteView) {
@@ -514,18 +539,139 @@ final class PacketWriter {
         case .exchangeMTUResponse(let m):
             out.ascii(" server rx MTU ")
             out.decimal(UInt64(m.serverRxMTU))
+        case .readByGroupTypeResponse(let r):
+            var n = 0
+            for e in r.attributeData {
+                if !listEntry(&n, of: r.attributeData.count) { break }
+                out.hex(UInt64(e.handle), digits: 4)
+                out.ascii("..")
+                out.hex(UInt64(e.endGroupHandle), digits: 4)
+                if e.value.count == 2 || e.value.count == 16, let u = BluetoothUUID(littleEndian: e.value) {
+                    uuidName(u)
+                } else {
+                    out.ascii(" value ")
+                    out.hexBytes(e.value.prefix(16))
+                    if e.value.count > 16 { out.ascii("…") }
+                }
+            }
+            listMalformed(r.attributeData.isWellFormed)
+        case .findInformationResponse(let r):
+            var n = 0
+            for e in r.information {
+                if !listEntry(&n, of: r.information.count) { break }
+                out.hex(UInt64(e.handle), digits: 4)
+                uuidName(e.uuid)
+            }
+            listMalformed(r.information.isWellFormed)
+        case .findByTypeValueResponse(let r):
+            var n = 0
+            for e in r.handlesInformation {
+                if !listEntry(&n, of: r.handlesInformation.count) { break }
+                out.hex(UInt64(e.handle), digits: 4)
+                out.ascii("..")
+                out.hex(UInt64(e.endGroupHandle), digits: 4)
+            }
+            listMalformed(r.handlesInformation.isWellFormed)
+        case .readByTypeResponse(let r):
+            var n = 0
+            for e in r.attributeData {
+                if !listEntry(&n, of: r.attributeData.count) { break }
+                out.hex(UInt64(e.handle), digits: 4)
+                // A characteristic declaration (the usual Read By Type): properties, value
+                // handle and UUID (Vol 3 Part G 3.3.1); any other value in hex.
+                if e.value.count == 5 || e.value.count == 19, let d = GATTCharacteristicDeclarationValue(e.value),
+                    let u = d.uuid
+                {
+                    out.ascii(" props ")
+                    out.hex(UInt64(d.properties), digits: 2)
+                    out.ascii(" value ")
+                    out.hex(UInt64(d.valueHandle), digits: 4)
+                    uuidName(u)
+                } else {
+                    out.ascii(" value ")
+                    out.hexBytes(e.value.prefix(16))
+                    if e.value.count > 16 { out.ascii("…") }
+                }
+            }
+            listMalformed(r.attributeData.isWellFormed)
+        case .readMultipleResponse(let r):
+            out.ascii(" values ")
+            cappedHex(r.values)
         default: break
         }
         if let v = ATTValues.value(of: pdu) {
             out.ascii(" value ")
-            if v.count > 32 {
-                out.hexBytes(v.prefix(32))
-                out.ascii("… (")
-                out.decimal(v.count)
-                out.ascii(" bytes)")
-            } else {
-                out.hexBytes(v)
+            switch pdu {
+            case .readResponse, .readBlobResponse: cappedHex(v)
+            default:
+                if v.count > 32 {
+                    out.hexBytes(v.prefix(32))
+                    out.ascii("… (")
+                    out.decimal(v.count)
+                    out.ascii(" bytes)")
+                } else {
+                    out.hexBytes(v)
+                }
             }
+        }
+    }
+
+    /// Entries a response's summary names before "… N more": a line stays bounded.
+    static let listedEntries = 4
+
+    /// Separates the `n`th entry of a response list (`count` in all); false once the line has
+    /// listed enough, after writing how many it leaves out.
+    private func listEntry(_ n: inout Int, of count: Int) -> Bool {
+        if n == Self.listedEntries {
+            out.ascii(", … ")
+            out.decimal(count - n)
+            out.ascii(" more")
+            return false
+        }
+        out.ascii(n == 0 ? " " : ", ")
+        n += 1
+        return true
+    }
+
+    private func listMalformed(_ wellFormed: Bool) {
+        if wellFormed { return }
+        paint(ANSI.red)
+        out.ascii(" [list does not match its length]")
+        paint(ANSI.reset)
+    }
+
+    /// The first 32 bytes of a read value in hex, then its length.
+    private func cappedHex(_ v: ByteView) {
+        out.hexBytes(v.prefix(32))
+        if v.count > 32 { out.ascii("…") }
+        out.ascii(" (")
+        out.decimal(v.count)
+        out.ascii(v.count == 1 ? " byte)" : " bytes)")
+    }
+
+    /// A UUID as `BluetoothUUID.description` writes it ("180D", 128-bit 8-4-4-4-12, uppercase)
+    /// and its assigned name, straight into the buffer.
+    private func uuidName(_ u: BluetoothUUID) {
+        out.byte(0x20)
+        if let v = u.uuid16 {
+            out.hexDigits(UInt64(v), digits: 4)
+        } else if u.width == 4, let v = u.uuid32 {
+            out.hexDigits(UInt64(v), digits: 8)
+        } else {
+            out.hexDigits(u.high >> 32, digits: 8)
+            out.byte(UInt8(ascii: "-"))
+            out.hexDigits(u.high >> 16, digits: 4)
+            out.byte(UInt8(ascii: "-"))
+            out.hexDigits(u.high, digits: 4)
+            out.byte(UInt8(ascii: "-"))
+            out.hexDigits(u.low >> 48, digits: 4)
+            out.byte(UInt8(ascii: "-"))
+            out.hexDigits(u.low, digits: 12)
+        }
+        if let name = GATTAssignedNumbers.name(for: u) {
+            out.ascii(" (")
+            out.ascii(name)
+            out.byte(UInt8(ascii: ")"))
         }
     }
 
@@ -602,6 +748,11 @@ final class PacketWriter {
         if let h = frame.connectionHandle {
             out.ascii(",\"connection_handle\":")
             out.decimal(UInt64(h))
+            if frame.l2cap != nil, let p = peers.peer(controller: r.controllerIndex, handle: h) {
+                out.ascii(",\"peer\":\"")
+                out.address(p.address)
+                out.ascii(p.isRandom ? "\",\"peer_type\":\"random\"" : "\",\"peer_type\":\"public\"")
+            }
         }
         switch frame.layer {
         case .command(let c):
