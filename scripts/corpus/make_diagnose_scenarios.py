@@ -295,7 +295,28 @@ def buffer_stall():
     return c
 
 
+def rssi_falling():
+    """The host scans (PEER advertises at -55 dBm), connects, then reads the link's RSSI once a
+    second (HCI Read RSSI, 7.5.4: Command Complete with Status, Handle, RSSI): it holds near
+    -60 dBm, then falls to -86 dBm; 2 s after the last read the link ends with 0x08."""
+    c = Capture()
+    c.reset(0)
+    c.scan(100, True)
+    for i in range(3):
+        c.advert(200 + 100 * i, PEER, 0, rssi=-55)
+    c.scan(600, False)
+    c.connect(1000)
+    values = [-58, -59, -58, -60, -61, -64, -68, -72, -77, -82, -86]
+    for i, v in enumerate(values):
+        t = 2000 + 1000 * i
+        c.cmd(t, 0x1405, struct.pack("<H", HANDLE))
+        c.complete(t + 2, 0x1405, struct.pack("<BHb", 0, HANDLE, v))
+    c.disconnected(14002, 0x08)
+    return c
+
+
 SCENARIOS = {
+    "rssi_falling.supervision_timeout.btsnoop": rssi_falling,
     "buffer_stall.supervision_timeout.btsnoop": buffer_stall,
     "end.authentication_failure.btsnoop": ended(0x05),
     "end.key_missing.btsnoop": ended(0x06),
