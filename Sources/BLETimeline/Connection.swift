@@ -108,6 +108,8 @@ final class ConnectionState {
     var stall: ACLBufferStall?
     /// The peer's RSSI as HCI Read RSSI or the sniffer gave it (bounded: `RSSIHistory`).
     var rssi = RSSIHistory()
+    /// The last Android BQR link-quality report for the link's handle.
+    var qualityReport: QualityReportFact?
     static let maximumParameterSets = 32
 
     /// New parameters in force from `frame` (Connection Complete, CONNECT_IND, a successful
@@ -185,7 +187,7 @@ final class ConnectionState {
             security: currentSecurity, timing: timing, txPHY: linkLayer?.counters.txPHY ?? phy?.tx,
             rxPHY: linkLayer?.counters.rxPHY ?? phy?.rx, parameters: parameters,
             parameterSetsOmitted: parameterSetsOmitted, linkCommand: linkCommand, bufferStall: currentStall,
-            rssi: rssi)
+            rssi: rssi, qualityReport: qualityReport)
     }
 
     /// The stall still under way (to the end), or the last one that lasted `ACLBufferStall.threshold`.
@@ -365,6 +367,8 @@ public struct ConnectionSummary: Sendable {
     /// The peer's RSSI samples (HCI Read RSSI results for the handle, or over the air the
     /// sniffer's RSSI of the peripheral's PDUs): the last `RSSIHistory.capacity` of them.
     public var rssi = RSSIHistory()
+    /// The last Android Bluetooth Quality Report link-quality report for the link's handle.
+    public var qualityReport: QualityReportFact? = nil
 
     /// What ATT_MTU is at least: the LE default and the largest ATT PDU seen.
     public var mtuAtLeast: UInt16 { UInt16(clamping: Swift.max(23, largestATTPDU)) }
@@ -507,5 +511,19 @@ public struct RSSIHistory: Sendable, Equatable {
         if samples.count == Self.capacity { samples.removeFirst() }
         samples.append(s)
         total += 1
+    }
+}
+
+/// An Android Bluetooth Quality Report's link-quality block (HCI Vendor-Specific event 0xFF,
+/// sub-event 0x58) for a connection's handle, where the capture had one, and how many came.
+public struct QualityReportFact: Sendable, Equatable {
+    public var frame: Int
+    /// Microseconds since 1970.
+    public var time: Int64
+    public var report: BQRLinkQuality
+    public var count: Int
+
+    public init(frame: Int, time: Int64, report: BQRLinkQuality, count: Int) {
+        (self.frame, self.time, self.report, self.count) = (frame, time, report, count)
     }
 }

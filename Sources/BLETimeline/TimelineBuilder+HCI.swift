@@ -149,6 +149,15 @@ extension TimelineBuilder {
         c.rssi.add(RSSISample(frame: r.frame, time: r.timestamp, dBm: v, source: .readRSSI))
     }
 
+    /// An Android BQR link-quality report: kept as the last one of its connection.
+    private func qualityReport(_ p: ByteView, _ r: CaptureRecord) {
+        guard let e = HCIBluetoothQualityReport(parameters: p), case .linkQuality(let q, _) = e.report,
+            let c = connection(q.handle & HCIConnectionHandle.mask, r, create: false)
+        else { return }
+        c.qualityReport = QualityReportFact(
+            frame: r.frame, time: r.timestamp, report: q, count: (c.qualityReport?.count ?? 0) + 1)
+    }
+
     /// The event that ends a link command's procedure came (whoever started the procedure).
     private func linkCommandCompleted(_ c: ConnectionState, _ opcode: UInt16) {
         if c.linkCommand?.opcode == opcode { c.linkCommand = nil }
@@ -261,6 +270,8 @@ extension TimelineBuilder {
             completedPackets(p, r)
         case HCIEventPacket.leMetaCode:
             leMeta(e, r)
+        case HCIBluetoothQualityReport.code:
+            if p.u8(0) == HCIBluetoothQualityReport.subevent { qualityReport(p, r) }
         default:
             break
         }

@@ -102,6 +102,23 @@ import Testing
         #expect(!v.signals.contains("rssi_falling"))
     }
 
+    @Test func qualityReportBeforeTheTimeout() throws {
+        // tshark -x (the events are left undecoded): frames 6–9 and 11 are BQR link-quality
+        // reports (0xFF, 0x58) for handle 0x0040, frame 10 an RF-stats report (id 0x09); frame 11
+        // (5.0 s), id 0x02: RSSI 0xa8 (-88 dBm), SNR 4, retransmissions 47, no-RX 38, NAK 19;
+        // frame 12 (6.0 s) reason 0x08.
+        let v = try #require(Self.verdicts("bqr.supervision_timeout.btsnoop").first)
+        #expect(v.signature == "supervision_timeout role=central end=link_loss reason=0x08")
+        let s = try #require(Self.step(v, "quality_report"))
+        #expect(s.frames == [11])
+        #expect(s.text.contains("(Approaching LSTO, 1000 ms before the end, 5 in all)"))
+        #expect(s.text.contains("RSSI -88 dBm, SNR 4 dB, 38 packets not received, 47 retransmissions, 19 NAKs"))
+        // Captures without BQR get no such step.
+        #expect(
+            Self.step(try #require(Self.verdicts("rssi_falling.supervision_timeout.btsnoop").first), "quality_report")
+                == nil)
+    }
+
     @Test func noRSSIIsSaid() throws {
         // The buffer-stall capture reads no RSSI and shows no advertising report.
         let v = try #require(Self.verdicts("buffer_stall.supervision_timeout.btsnoop").first)
