@@ -11,6 +11,8 @@ struct AdvertiserSeen {
     var lastNonConnectable: (frame: Int, time: Int64)?
     /// The last non-connectable report's PDU type in words.
     var nonConnectableType: StaticString = "non-connectable"
+    /// The last report's RSSI, when it gave one (127 is "not available").
+    var lastRSSI: (frame: Int, time: Int64, dBm: Int8)?
 }
 
 /// One target's failed attempts, for `reconnect_loop` (Android's autoConnect background
@@ -68,6 +70,7 @@ extension Diagnoser {
         }
         if advertisers[peer] == nil, advertisers.count >= Self.maximumAdvertisers { return }
         advertisers[peer, default: AdvertiserSeen()].note(connectable, e.frame, e.time, type)
+        if info.rssi != 127 { advertisers[peer]?.lastRSSI = (e.frame, e.time, info.rssi) }
     }
 
     // MARK: an attempt's context

@@ -163,6 +163,10 @@ extension Diagnoser {
         {
             lastPDUSteps(l, s, end, &v)
         }
+        if reason == HCIError.connectionTimeout {
+            rssiStep(s, end, &v)
+            qualityReportStep(s, end, &v)
+        }
         if reason == HCIError.llResponseTimeout { llResponseTimeoutSteps(l, end, overTheAir: s?.linkLayer != nil, &v) }
         if reason == HCIError.connectionTerminatedMICFailure { micFailureSteps(l, end, &v) }
         if let stall = s?.bufferStall { bufferStallStep(stall, end, &v) }

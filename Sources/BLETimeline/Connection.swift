@@ -106,6 +106,10 @@ final class ConnectionState {
     @exclusivity(unchecked) var aclInFlight = 0
     var stallStart: (frame: Int, time: Int64)?
     var stall: ACLBufferStall?
+    /// The peer's RSSI as HCI Read RSSI or the sniffer gave it (bounded: `RSSIHistory`).
+    var rssi = RSSIHistory()
+    /// The last Android BQR link-quality report for the link's handle.
+    var qualityReport: QualityReportFact?
     static let maximumParameterSets = 32
 
     /// New parameters in force from `frame` (Connection Complete, CONNECT_IND, a successful
@@ -182,7 +186,8 @@ final class ConnectionState {
             linkLayer: linkLayer?.counters, mtuKnown: mtuKnown, largestATTPDU: largestATTPDU,
             security: currentSecurity, timing: timing, txPHY: linkLayer?.counters.txPHY ?? phy?.tx,
             rxPHY: linkLayer?.counters.rxPHY ?? phy?.rx, parameters: parameters,
-            parameterSetsOmitted: parameterSetsOmitted, linkCommand: linkCommand, bufferStall: currentStall)
+            parameterSetsOmitted: parameterSetsOmitted, linkCommand: linkCommand, bufferStall: currentStall,
+            rssi: rssi, qualityReport: qualityReport)
     }
 
     /// The stall still under way (to the end), or the last one that lasted `ACLBufferStall.threshold`.
@@ -359,6 +364,11 @@ public struct ConnectionSummary: Sendable {
     /// The controller's LE ACL buffers all in use for this link (ACLBufferStall), when the
     /// capture shows the buffer count: the one under way at the end, or the last one.
     public var bufferStall: ACLBufferStall? = nil
+    /// The peer's RSSI samples (HCI Read RSSI results for the handle, or over the air the
+    /// sniffer's RSSI of the peripheral's PDUs): the last `RSSIHistory.capacity` of them.
+    public var rssi = RSSIHistory()
+    /// The last Android Bluetooth Quality Report link-quality report for the link's handle.
+    public var qualityReport: QualityReportFact? = nil
 
     /// What ATT_MTU is at least: the LE default and the largest ATT PDU seen.
     public var mtuAtLeast: UInt16 { UInt16(clamping: Swift.max(23, largestATTPDU)) }
@@ -453,4 +463,67 @@ public struct ACLBufferStall: Sendable, Equatable {
     /// more than 6 intervals of any interval up to 165 ms (6 unanswered intervals is how long
     /// a new connection may stay silent before it is given up, Vol 6 Part B 4.5.2).
     public static let threshold: Int64 = 1_000_000
+}
+
+/// Where an RSSI sample of a connection came from.
+public enum RSSISource: UInt8, Sendable, Equatable {
+    /// HCI Read RSSI's Command Complete for the connection's handle (Vol 4 Part E 7.5.4): on
+    /// an LE link, the controller's absolute received signal strength of the peer, in dBm.
+    case readRSSI
+    /// The sniffer's pseudo-header RSSI of a PDU the peripheral sent on the link.
+    case sniffer
+
+    public var name: StaticString {
+        switch self {
+        case .readRSSI: "HCI Read RSSI"
+        case .sniffer: "sniffer RSSI of the peripheral's PDUs"
+        }
+    }
+}
+
+/// One RSSI value for a connection's peer, as the capture gave it.
+public struct RSSISample: Sendable, Equatable {
+    public var frame: Int
+    /// Microseconds since 1970.
+    public var time: Int64
+    public var dBm: Int8
+    public var source: RSSISource
+
+    public init(frame: Int, time: Int64, dBm: Int8, source: RSSISource) {
+        (self.frame, self.time, self.dBm, self.source) = (frame, time, dBm, source)
+    }
+}
+
+/// The last `capacity` RSSI samples of a connection (oldest first) and how many there were.
+public struct RSSIHistory: Sendable, Equatable {
+    /// Enough for the last seconds before an end: Android reads RSSI at most about once a
+    /// second when an app asks, and the sniffer's samples are taken at most every
+    /// `snifferSpacing`.
+    public static let capacity = 16
+    /// Over the air: one sample of the peripheral's PDUs per this many microseconds.
+    public static let snifferSpacing: Int64 = 1_000_000
+    public private(set) var samples: [RSSISample] = []
+    public private(set) var total = 0
+
+    public init() {}
+
+    public mutating func add(_ s: RSSISample) {
+        if samples.count == Self.capacity { samples.removeFirst() }
+        samples.append(s)
+        total += 1
+    }
+}
+
+/// An Android Bluetooth Quality Report's link-quality block (HCI Vendor-Specific event 0xFF,
+/// sub-event 0x58) for a connection's handle, where the capture had one, and how many came.
+public struct QualityReportFact: Sendable, Equatable {
+    public var frame: Int
+    /// Microseconds since 1970.
+    public var time: Int64
+    public var report: BQRLinkQuality
+    public var count: Int
+
+    public init(frame: Int, time: Int64, report: BQRLinkQuality, count: Int) {
+        (self.frame, self.time, self.report, self.count) = (frame, time, report, count)
+    }
 }

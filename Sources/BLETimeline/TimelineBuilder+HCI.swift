@@ -138,6 +138,26 @@ extension TimelineBuilder {
         }
     }
 
+    /// HCI Read RSSI (Vol 4 Part E 7.5.4).
+    static let readRSSIOpcode: UInt16 = 0x1405
+
+    /// Read RSSI's return parameters: Status, Handle, RSSI (i8, dBm). 127 is "not available".
+    private func readRSSI(_ p: ByteView, _ r: CaptureRecord) {
+        guard p.u8(0) == 0, let h = p.u16le(1), let v = p.i8(3), v != 127,
+            let c = connection(h & HCIConnectionHandle.mask, r, create: false)
+        else { return }
+        c.rssi.add(RSSISample(frame: r.frame, time: r.timestamp, dBm: v, source: .readRSSI))
+    }
+
+    /// An Android BQR link-quality report: kept as the last one of its connection.
+    private func qualityReport(_ p: ByteView, _ r: CaptureRecord) {
+        guard let e = HCIBluetoothQualityReport(parameters: p), case .linkQuality(let q, _) = e.report,
+            let c = connection(q.handle & HCIConnectionHandle.mask, r, create: false)
+        else { return }
+        c.qualityReport = QualityReportFact(
+            frame: r.frame, time: r.timestamp, report: q, count: (c.qualityReport?.count ?? 0) + 1)
+    }
+
     /// The event that ends a link command's procedure came (whoever started the procedure).
     private func linkCommandCompleted(_ c: ConnectionState, _ opcode: UInt16) {
         if c.linkCommand?.opcode == opcode { c.linkCommand = nil }
@@ -219,6 +239,7 @@ extension TimelineBuilder {
             if cc.opcode == HCILEAdvFilter.opcode { apcfComplete(cc, r) }
             if cc.opcode == HCILEGetVendorCapabilities.opcode { vendorCapabilities(cc, r) }
             if Self.isAcceptListCommand(cc.opcode) { acceptListAnswer(cc.opcode, status: cc.status, r) }
+            if cc.opcode == Self.readRSSIOpcode { readRSSI(cc.returnParameters, r) }
         case HCICommandStatus.code:
             guard let cs = HCICommandStatus(parameters: p) else { return }
             if cs.status != 0, initState?.controller == r.controllerIndex { initState?.info.failedCommands += 1 }
@@ -249,6 +270,8 @@ extension TimelineBuilder {
             completedPackets(p, r)
         case HCIEventPacket.leMetaCode:
             leMeta(e, r)
+        case HCIBluetoothQualityReport.code:
+            if p.u8(0) == HCIBluetoothQualityReport.subevent { qualityReport(p, r) }
         default:
             break
         }

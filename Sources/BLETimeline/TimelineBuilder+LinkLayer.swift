@@ -94,6 +94,7 @@ extension TimelineBuilder {
             }
         }
         if ll.isRetransmission { s.counters.retransmissions += 1 }
+        if r.radio.sender == .peripheral, r.radio.flags.contains(.rssiValid) { snifferRSSI(c, r) }
         if let timing = anchor(&s, r) {
             c.setTiming(timing, frame: r.frame)
             add(event(r, c, .connectionUpdate(status: 0, timing: timing)))
@@ -427,6 +428,13 @@ extension TimelineBuilder {
     /// An LL_PHY_UPDATE_IND's PHY field (one bit: 1M 0x01, 2M 0x02, Coded 0x04; 2.4.2.23) as
     /// HCI numbers PHYs (1, 2, 3); 0 unchanged.
     static func hciPHY(bits: UInt8) -> UInt8 { bits & 1 != 0 ? 1 : bits & 2 != 0 ? 2 : bits & 4 != 0 ? 3 : 0 }
+
+    /// One sample of the peripheral's RSSI at the sniffer per `RSSIHistory.snifferSpacing`.
+    @inline(never)
+    private func snifferRSSI(_ c: ConnectionState, _ r: CaptureRecord) {
+        if let last = c.rssi.samples.last, r.timestamp &- last.time < RSSIHistory.snifferSpacing { return }
+        c.rssi.add(RSSISample(frame: r.frame, time: r.timestamp, dBm: r.radio.rssi, source: .sniffer))
+    }
 
     /// The radio's PHY (0 LE 1M, 1 LE 2M, 2 LE Coded) as HCI numbers it.
     static func hciPHY(radio: UInt8) -> UInt8 { radio <= 2 ? radio &+ 1 : 1 }

@@ -76,6 +76,58 @@ import Testing
         #expect(s.text.contains("4 packets still unacknowledged"))
     }
 
+    @Test func rssiFallingBeforeTheTimeout() throws {
+        let v = try #require(Self.verdicts("rssi_falling.supervision_timeout.btsnoop").first)
+        #expect(v.signature == "supervision_timeout role=central end=link_loss reason=0x08")
+        #expect(v.signals.contains("rssi_falling"))
+        let s = try #require(Self.step(v, "rssi"))
+        // tshark -Y 'bthci_evt.opcode == 0x1405' -e bthci_evt.rssi: frame 18 (4.002 s) -58 dBm,
+        // the first of the 10 s before the end (frame 35, 14.002 s); frame 34 (12.002 s) -86 dBm,
+        // the last and lowest; 9 results in the window. Report 7: the peer advertised at -55 dBm.
+        #expect(s.frames == [7, 18, 34])
+        #expect(s.text.contains("falling, -58 dBm (10.0 s before) to -86 dBm (2000 ms before), -28 dB"))
+        #expect(s.text.contains("minimum -86 dBm, 9 samples from HCI Read RSSI"))
+        #expect(s.text.contains("advertised at -55 dBm (frame 7)"))
+    }
+
+    @Test func snifferRSSIOverTheAir() throws {
+        // tshark -T fields -e frame.number -e nordic_ble.rssi -e nordic_ble.direction: frame 20
+        // is the peripheral's first PDU (direction 0) at -50 dBm, frame 1 the peer's advertising
+        // at -50 dBm; the link is lost well under a second later: one sample, no trend.
+        let path = try Fixtures.existing("linklayer/reconnect_storm.central.nordic272.pcapng")
+        let v = try #require(DiagnoseScenarioTests.diagnose(path).first { $0.cause == "supervision_timeout" })
+        let s = try #require(Self.step(v, "rssi"))
+        #expect(s.frames == [1, 20])
+        #expect(s.text.contains("-50 dBm, 748 ms before, from sniffer RSSI of the peripheral's PDUs: no trend"))
+        #expect(!v.signals.contains("rssi_falling"))
+    }
+
+    @Test func qualityReportBeforeTheTimeout() throws {
+        // tshark -x (the events are left undecoded): frames 6–9 and 11 are BQR link-quality
+        // reports (0xFF, 0x58) for handle 0x0040, frame 10 an RF-stats report (id 0x09); frame 11
+        // (5.0 s), id 0x02: RSSI 0xa8 (-88 dBm), SNR 4, retransmissions 47, no-RX 38, NAK 19;
+        // frame 12 (6.0 s) reason 0x08.
+        let v = try #require(Self.verdicts("bqr.supervision_timeout.btsnoop").first)
+        #expect(v.signature == "supervision_timeout role=central end=link_loss reason=0x08")
+        let s = try #require(Self.step(v, "quality_report"))
+        #expect(s.frames == [11])
+        #expect(s.text.contains("(Approaching LSTO, 1000 ms before the end, 5 in all)"))
+        #expect(s.text.contains("RSSI -88 dBm, SNR 4 dB, 38 packets not received, 47 retransmissions, 19 NAKs"))
+        // Captures without BQR get no such step.
+        #expect(
+            Self.step(try #require(Self.verdicts("rssi_falling.supervision_timeout.btsnoop").first), "quality_report")
+                == nil)
+    }
+
+    @Test func noRSSIIsSaid() throws {
+        // The buffer-stall capture reads no RSSI and shows no advertising report.
+        let v = try #require(Self.verdicts("buffer_stall.supervision_timeout.btsnoop").first)
+        let s = try #require(Self.step(v, "rssi"))
+        #expect(s.text.hasPrefix("the capture has no RSSI of the peer"))
+        #expect(s.frames.isEmpty)
+        #expect(!v.signals.contains("rssi_falling"))
+    }
+
     @Test func noStallWithoutTheBufferCount() throws {
         // The other captures never read the buffer size: no stall is claimed.
         let v = try #require(Self.verdicts("ll_response_timeout.le_set_phy.btsnoop").first)

@@ -295,7 +295,56 @@ def buffer_stall():
     return c
 
 
+def rssi_falling():
+    """The host scans (PEER advertises at -55 dBm), connects, then reads the link's RSSI once a
+    second (HCI Read RSSI, 7.5.4: Command Complete with Status, Handle, RSSI): it holds near
+    -60 dBm, then falls to -86 dBm; 2 s after the last read the link ends with 0x08."""
+    c = Capture()
+    c.reset(0)
+    c.scan(100, True)
+    for i in range(3):
+        c.advert(200 + 100 * i, PEER, 0, rssi=-55)
+    c.scan(600, False)
+    c.connect(1000)
+    values = [-58, -59, -58, -60, -61, -64, -68, -72, -77, -82, -86]
+    for i, v in enumerate(values):
+        t = 2000 + 1000 * i
+        c.cmd(t, 0x1405, struct.pack("<H", HANDLE))
+        c.complete(t + 2, 0x1405, struct.pack("<BHb", 0, HANDLE, v))
+    c.disconnected(14002, 0x08)
+    return c
+
+
+def bqr_link_quality(t_ms, report_id, rssi, snr, retx, no_rx, nak):
+    """Android's Bluetooth Quality Report (HCI Vendor-Specific event 0xFF, sub-event 0x58) with
+    the 48-byte link-quality block as AOSP reads it: id, packet type, handle, role, TX power,
+    RSSI, SNR, unused AFH channels, AFH select-unideal channels, LSTO (slots), piconet clock,
+    then retransmission, no-RX, NAK counts, last TX ack timestamp, flow-off count, last flow-on
+    timestamp, buffer overflow and underflow bytes (u32 each)."""
+    block = struct.pack("<BBHBbbbBBH", report_id, 0x01, HANDLE, 0, 4, rssi, snr, 3, 1, 800)
+    block += struct.pack("<9I", 0x00012345 + t_ms, retx, no_rx, nak, 0x00010000 + t_ms, 0, 0, 0, 0)
+    return b"\x58" + block
+
+
+def bqr_supervision_timeout():
+    """A connection whose controller sends BQR quality-monitoring reports (id 0x01) once a
+    second, the link getting worse (RSSI -60 to -88 dBm, no-RX count growing), an RF-stats
+    report (id 0x09, kept raw), an approaching-LSTO report (id 0x02), then 0x08."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    rows = [(-60, 30, 0, 0, 0), (-66, 25, 2, 1, 1), (-74, 18, 9, 6, 4), (-83, 9, 31, 20, 12)]
+    for i, (rssi, snr, retx, no_rx, nak) in enumerate(rows):
+        c.evt(1000 + 1000 * i, 0xFF, bqr_link_quality(1000 + 1000 * i, 0x01, rssi, snr, retx, no_rx, nak))
+    c.evt(4500, 0xFF, b"\x58\x09" + bytes(range(1, 9)))
+    c.evt(5000, 0xFF, bqr_link_quality(5000, 0x02, -88, 4, 47, 38, 19))
+    c.disconnected(6000, 0x08)
+    return c
+
+
 SCENARIOS = {
+    "bqr.supervision_timeout.btsnoop": bqr_supervision_timeout,
+    "rssi_falling.supervision_timeout.btsnoop": rssi_falling,
     "buffer_stall.supervision_timeout.btsnoop": buffer_stall,
     "end.authentication_failure.btsnoop": ended(0x05),
     "end.key_missing.btsnoop": ended(0x06),

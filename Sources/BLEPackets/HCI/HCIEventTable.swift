@@ -102,7 +102,7 @@ public enum HCIEvents {
         .init(0x57, "Authenticated Payload Timeout Expired", E.handle),
         .init(0x58, "SAM Status Change"),
         .init(0x59, "Encryption Change [v2]", E.encryptionChangeV2),
-        .init(0xFF, "Vendor-Specific", custom: D.raw),
+        .init(0xFF, "Vendor-Specific", custom: HCIAndroidBQRDecoders.vendorSpecific),
     ]
 
     /// Every named LE Meta subevent, sorted by code.
