@@ -21,7 +21,12 @@ public final class ConnectionPeers {
     }
 
     public static let capacity = 4096
-    private var peers: [UInt32: Peer] = [:]
+    @exclusivity(unchecked) private var peers: [UInt32: Peer] = [:]
+    /// The last lookup and its answer: the frames of a transfer ask for one handle after another
+    /// of the same key, and each dictionary lookup hashes it. Forgotten whenever the table
+    /// changes. Unchecked, as the table: a table is used from one thread (docs/performance.md).
+    @exclusivity(unchecked) private var lastKey = UInt32.max
+    @exclusivity(unchecked) private var lastPeer: Peer?
 
     public init() {}
 
@@ -33,7 +38,12 @@ public final class ConnectionPeers {
 
     /// The peer of `handle` on `controller`, if the capture showed its connection open.
     public func peer(controller: UInt16, handle: UInt16) -> Peer? {
-        peers.isEmpty ? nil : peers[Self.key(controller, handle)]
+        if peers.isEmpty { return nil }
+        let k = Self.key(controller, handle)
+        if k == lastKey { return lastPeer }
+        let p = peers[k]
+        (lastKey, lastPeer) = (k, p)
+        return p
     }
 
     /// The peer of the connection a frame belongs to (ACL, Link Layer data).
@@ -67,6 +77,7 @@ public final class ConnectionPeers {
                 let d = HCIDisconnectionComplete(parameters: e.parameters), d.status == 0
             {
                 peers[Self.key(c, d.handle)] = nil
+                lastKey = .max
             }
         case .linkLayer(let ll):
             guard ll.connection != 0, ll.crc != .invalid, case .advertising(let a) = ll.pdu,
@@ -81,5 +92,6 @@ public final class ConnectionPeers {
         let k = Self.key(controller, handle)
         if peers.count >= Self.capacity, peers[k] == nil { peers.removeAll(keepingCapacity: true) }
         peers[k] = peer
+        lastKey = .max
     }
 }

@@ -41,4 +41,35 @@ import Testing
         #expect(step(.aclData, Self.read, 8) == .init(address: BDAddr("66:55:44:33:22:11")!, isRandom: false))
         #expect(peers.count == 1)
     }
+
+    /// A lookup is remembered for the next frame of the same handle; a disconnection of that
+    /// handle, while another stays open, must not leave the remembered peer behind.
+    @Test func aRememberedLookupEndsWithItsConnection() {
+        let d = FrameDecoder()
+        let peers = ConnectionPeers()
+        func frame(_ kind: RecordKind, _ bytes: [UInt8]) -> ConnectionPeers.Peer? {
+            bytes.withByteView { v in
+                let f = d.decode(
+                    CaptureRecord(
+                        frame: 1, timestamp: 0, direction: .received, kind: kind,
+                        rawType: kind == .hciEvent ? 4 : 2, payload: v, originalLength: bytes.count, fileOffset: 0,
+                        recordLength: bytes.count))
+                peers.observe(f)
+                return peers.peer(of: f)
+            }
+        }
+        var second = Self.connectionComplete([0x11, 0x22, 0x33, 0x44, 0x55, 0x66], type: 0)
+        second[4] = 0x41
+        var readOnSecond = Self.read
+        readOnSecond[0] = 0x41
+        _ = frame(.hciEvent, Self.connectionComplete([0x06, 0x05, 0x04, 0x03, 0x02, 0xC1], type: 1))
+        _ = frame(.hciEvent, second)
+        let first = ConnectionPeers.Peer(address: BDAddr("C1:02:03:04:05:06")!, isRandom: true)
+        #expect(frame(.aclData, Self.read) == first)
+        #expect(frame(.aclData, Self.read) == first)
+        _ = frame(.hciEvent, Self.disconnection)
+        #expect(peers.count == 1)
+        #expect(frame(.aclData, Self.read) == nil)
+        #expect(frame(.aclData, readOnSecond) == .init(address: BDAddr("66:55:44:33:22:11")!, isRandom: false))
+    }
 }
