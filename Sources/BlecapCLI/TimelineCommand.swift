@@ -46,38 +46,11 @@ struct TimelineCommand: ParsableCommand {
 
     @OptionGroup var pager: PagerOptions
 
-    @Option(name: .long, help: "Only events of this connection number (-Y 'conn == N').")
-    var connection: Int?
-
-    @Option(name: .long, help: "Only events with this peer address (-Y 'peer == D8:0D:18:00:00:01').")
-    var peer: String?
-
-    @Option(name: .long, help: "Only events whose type matches this glob (-Y 'type ~ \"gatt.*\"').")
-    var type: String?
-
-    @OptionGroup var filtering: FilterOptions
-
-    var selection: FilterSelection {
-        get throws {
-            var s = FilterSelection()
-            s.add(connection: connection)
-            s.add(peer: peer)
-            s.add(type: type)
-            do { try s.add(frames: filtering.frames) } catch { throw ValidationError(error.message) }
-            s.add(filter: filtering.filter)
-            return s
-        }
-    }
-
-    func validate() throws {
-        if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
-        if let type, let problem = EventTypes.check(type) { throw ValidationError(problem) }
-        _ = try selection.compiled(EventField.table)
-    }
+    @OptionGroup var events: EventFilterOptions
 
     func run() throws {
         let input = try CaptureInput.open(file, member: member)
-        let selection = try selection
+        let selection = try events.selection
         let filter = try selection.compiled(EventField.table)
         Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
@@ -94,7 +67,7 @@ struct TimelineCommand: ParsableCommand {
             printError("\(input.path): no event matches \(selection.described)")
         }
         try input.finish()
-        if filtering.failOnEmpty && timeline.matched == 0 { throw BlecapExit.findings.exitCode }
+        if events.failOnEmpty && timeline.matched == 0 { throw BlecapExit.findings.exitCode }
     }
 }
 

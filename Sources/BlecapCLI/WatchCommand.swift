@@ -79,28 +79,7 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var decryption: LinkLayerKeyOptions
 
-    @Option(name: .long, help: "Only events of this connection number (-Y 'conn == N').")
-    var connection: Int?
-
-    @Option(name: .long, help: "Only events with this peer address (-Y 'peer == D8:0D:18:00:00:01').")
-    var peer: String?
-
-    @Option(name: .long, help: "Only events whose type matches this glob (-Y 'type ~ \"gatt.*\"').")
-    var type: String?
-
-    @OptionGroup var filtering: FilterOptions
-
-    var selection: FilterSelection {
-        get throws {
-            var s = FilterSelection()
-            s.add(connection: connection)
-            s.add(peer: peer)
-            s.add(type: type)
-            do { try s.add(frames: filtering.frames) } catch { throw ValidationError(error.message) }
-            s.add(filter: filtering.filter)
-            return s
-        }
-    }
+    @OptionGroup var events: EventFilterOptions
 
     /// Compressed standard input, opened as every command opens it.
     static func whole(_ bytes: FileByteSource) throws -> any CaptureReader {
@@ -117,9 +96,6 @@ struct WatchCommand: ParsableCommand {
     }
 
     func validate() throws {
-        if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
-        if let type, let problem = EventTypes.check(type) { throw ValidationError(problem) }
-        _ = try selection.compiled(EventField.table)
         guard let s = LiveSource.parse(source, follow: follow) else {
             throw ValidationError("not a source: \(source) (a file, '-', tcp://HOST:PORT or hci-monitor[:hciN])")
         }
@@ -130,7 +106,7 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let live = LiveSource.parse(source, follow: follow)!
-        let selection = try selection
+        let selection = try events.selection
         let filter = try selection.compiled(EventField.table)
         var matched = 0
         var configuration = LintConfiguration()
@@ -241,7 +217,7 @@ struct WatchCommand: ParsableCommand {
             throw BlecapExit.damaged.exitCode
         }
         if !report.failing(at: failOn.threshold).isEmpty { throw BlecapExit.findings.exitCode }
-        if filtering.failOnEmpty && matched == 0 { throw BlecapExit.findings.exitCode }
+        if events.failOnEmpty && matched == 0 { throw BlecapExit.findings.exitCode }
     }
 }
 
