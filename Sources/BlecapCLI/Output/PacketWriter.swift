@@ -543,15 +543,11 @@ final class PacketWriter {
             var n = 0
             for e in r.attributeData {
                 if !listEntry(&n, of: r.attributeData.count) { break }
-                out.hex(UInt64(e.handle), digits: 4)
-                out.ascii("..")
-                out.hex(UInt64(e.endGroupHandle), digits: 4)
+                handleRange(e.handle, e.endGroupHandle)
                 if e.value.count == 2 || e.value.count == 16, let u = BluetoothUUID(littleEndian: e.value) {
                     uuidName(u)
                 } else {
-                    out.ascii(" value ")
-                    out.hexBytes(e.value.prefix(16))
-                    if e.value.count > 16 { out.ascii("…") }
+                    entryValue(e.value)
                 }
             }
             listMalformed(r.attributeData.isWellFormed)
@@ -567,9 +563,7 @@ final class PacketWriter {
             var n = 0
             for e in r.handlesInformation {
                 if !listEntry(&n, of: r.handlesInformation.count) { break }
-                out.hex(UInt64(e.handle), digits: 4)
-                out.ascii("..")
-                out.hex(UInt64(e.endGroupHandle), digits: 4)
+                handleRange(e.handle, e.endGroupHandle)
             }
             listMalformed(r.handlesInformation.isWellFormed)
         case .readByTypeResponse(let r):
@@ -588,9 +582,7 @@ final class PacketWriter {
                     out.hex(UInt64(d.valueHandle), digits: 4)
                     uuidName(u)
                 } else {
-                    out.ascii(" value ")
-                    out.hexBytes(e.value.prefix(16))
-                    if e.value.count > 16 { out.ascii("…") }
+                    entryValue(e.value)
                 }
             }
             listMalformed(r.attributeData.isWellFormed)
@@ -638,6 +630,20 @@ final class PacketWriter {
         paint(ANSI.red)
         out.ascii(" [list does not match its length]")
         paint(ANSI.reset)
+    }
+
+    /// A listed group or range: `0x0001..0x0005`.
+    private func handleRange(_ start: UInt16, _ end: UInt16) {
+        out.hex(UInt64(start), digits: 4)
+        out.ascii("..")
+        out.hex(UInt64(end), digits: 4)
+    }
+
+    /// A listed entry's value that names nothing: its first 16 bytes in hex.
+    private func entryValue(_ v: ByteView) {
+        out.ascii(" value ")
+        out.hexBytes(v.prefix(16))
+        if v.count > 16 { out.ascii("…") }
     }
 
     /// The first 32 bytes of a read value in hex, then its length.
