@@ -11,6 +11,9 @@ Usage: scripts/corpus/make_diagnose_scenarios.py [--check]   (--check: exit 1 if
 """
 import os, struct, sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_synthetic import write_or_check  # noqa: E402
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "captures", "diagnose")
 EPOCH_1970 = 0x00DCDDB30F2F8000  # btsnoop counts microseconds from year 0
 BASE = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z
@@ -373,21 +376,8 @@ SCENARIOS = {
 
 
 def main():
-    check = "--check" in sys.argv[1:]
-    changed = []
-    for name, make in SCENARIOS.items():
-        data = make().data()
-        path = os.path.join(ROOT, name)
-        old = open(path, "rb").read() if os.path.exists(path) else None
-        if old != data:
-            changed.append(name)
-            if not check:
-                os.makedirs(ROOT, exist_ok=True)
-                open(path, "wb").write(data)
-    if check and changed:
-        print("captures/diagnose differs from what make_diagnose_scenarios.py writes:", ", ".join(changed))
-        return 1
-    return 0
+    outputs = ((name, make().data()) for name, make in SCENARIOS.items())
+    return write_or_check(ROOT, outputs, "--check" in sys.argv[1:], "make_diagnose_scenarios.py")
 
 
 if __name__ == "__main__":

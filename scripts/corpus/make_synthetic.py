@@ -37,10 +37,15 @@ def outputs():
 
 
 def main():
-    check = "--check" in sys.argv[1:]
-    out_dir = os.path.join(ROOT, "synthetic")
+    return write_or_check(os.path.join(ROOT, "synthetic"), outputs(), "--check" in sys.argv[1:], "make_synthetic.py")
+
+
+def write_or_check(out_dir, outputs, check, writer):
+    """Writes each (name, bytes) of `outputs` into `out_dir` where it differs, or with `check`
+    only lists the files that differ (exit status 1): a generated corpus that must not drift
+    from its generator. Shared by the corpus generators in this folder."""
     changed = []
-    for name, data in outputs():
+    for name, data in outputs:
         path = os.path.join(out_dir, name)
         old = open(path, "rb").read() if os.path.exists(path) else None
         if old != data:
@@ -49,7 +54,7 @@ def main():
                 os.makedirs(out_dir, exist_ok=True)
                 open(path, "wb").write(data)
     if check and changed:
-        print("captures/synthetic differs from what make_synthetic.py writes:", ", ".join(changed))
+        print(f"{os.path.relpath(out_dir, os.path.dirname(ROOT))} differs from what {writer} writes:", ", ".join(changed))
         return 1
     return 0
 
