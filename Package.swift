@@ -93,7 +93,9 @@ let package = Package(
         // (no resource bundle to find next to an installed binary).
         .target(
             name: "BLEReport",
-            dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLEDiagnose"],
+            dependencies: [
+                "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLELint", "BLEDiagnose", "BLEFilter",
+            ],
             resources: [.embedInCode("Resources/report.js"), .embedInCode("Resources/report.css")]),
         // Records the commit BlecapCLI is built from, for `blecap --version` (scripts/build-commit.sh).
         .plugin(name: "BuildCommit", capability: .buildTool()),

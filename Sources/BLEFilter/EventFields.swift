@@ -35,79 +35,84 @@ public enum EventField: Int, CaseIterable, Sendable {
         }, aliases: ["conn": "connection"])
 }
 
-/// A timeline event as a filter reads it.
+/// A timeline event as a filter reads it. The commands test the event itself
+/// (`filter.matches(event)`, the conformance below): wrapping it first copied its 240 bytes
+/// and retained what it holds, per event (docs/performance.md).
 public struct EventSubject: FilterSubject {
     public let event: TimelineEvent
     @inlinable public init(_ event: TimelineEvent) { self.event = event }
 
+    public func value(_ id: Int) -> FilterValue? { event.value(id) }
+}
+
+extension TimelineEvent: FilterSubject {
     public func value(_ id: Int) -> FilterValue? {
         guard let field = EventField(rawValue: id) else { return nil }
-        let e = event
         switch field {
-        case .frame: return .int(Int64(e.frame))
-        case .type: return .name(e.type)
-        case .connection: return e.connection.map { .int(Int64($0)) }
-        case .peer: return e.peer.map { .address($0) }
-        case .peerAddressType: return e.peer == nil ? nil : e.peerAddressType.map { .int(Int64($0)) }
+        case .frame: return .int(Int64(self.frame))
+        case .type: return .name(self.type)
+        case .connection: return self.connection.map { .int(Int64($0)) }
+        case .peer: return self.peer.map { .address($0) }
+        case .peerAddressType: return self.peer == nil ? nil : self.peerAddressType.map { .int(Int64($0)) }
         case .outcome:
-            if case .none = e.outcome { return nil }
-            return .name(e.outcome.name)
-        case .responseFrame: return e.outcome.responseFrame.map { .int(Int64($0)) }
-        case .latency: return e.outcome.latency.map { .int($0) }
-        case .handle: return handle
-        case .uuid: return uuid
-        case .direction: return sent.map { .name($0 ? "sent" : "received") }
+            if case .none = self.outcome { return nil }
+            return .name(self.outcome.name)
+        case .responseFrame: return self.outcome.responseFrame.map { .int(Int64($0)) }
+        case .latency: return self.outcome.latency.map { .int($0) }
+        case .handle: return filterHandle
+        case .uuid: return filterUUID
+        case .direction: return filterSent.map { .name($0 ? "sent" : "received") }
         case .error, .status:
-            let isATT = e.type.withUTF8Buffer { $0.starts(with: "gatt.".utf8) }
-            if case .error(_, _, let code, _) = e.outcome {
+            let isATT = self.type.withUTF8Buffer { $0.starts(with: "gatt.".utf8) }
+            if case .error(_, _, let code, _) = self.outcome {
                 return isATT == (field == .error) ? .int(Int64(code)) : nil
             }
-            if field == .error, case .unmatchedResponse(_, let code?, _, _) = e.kind { return .int(Int64(code)) }
-            if field == .status { return status }
+            if field == .error, case .unmatchedResponse(_, let code?, _, _) = self.kind { return .int(Int64(code)) }
+            if field == .status { return filterStatus }
             return nil
         case .reason:
-            switch e.kind {
+            switch self.kind {
             case .disconnection(_, let r, _): return .int(Int64(r))
             case .pairingFailed(let r, _): return .int(Int64(r))
             default: return nil
             }
         case .length:
-            switch e.kind {
+            switch self.kind {
             case .read:
-                if case .success = e.outcome { return .int(Int64(e.value.count)) }
+                if case .success = self.outcome { return .int(Int64(self.value.count)) }
                 return nil
-            case .write(_, let v): return v == .execute ? nil : .int(Int64(e.value.count))
-            case .notification, .indication: return .int(Int64(e.value.count))
+            case .write(_, let v): return v == .execute ? nil : .int(Int64(self.value.count))
+            case .notification, .indication: return .int(Int64(self.value.count))
             default: return nil
             }
         }
     }
 
-    var operation: AttributeOperation? {
-        switch event.kind {
+    var filterOperation: AttributeOperation? {
+        switch kind {
         case .read(let o, _), .write(let o, _), .subscribe(let o, _), .notification(let o), .indication(let o): o
         default: nil
         }
     }
 
-    var handle: FilterValue? {
-        if let o = operation { return .int(Int64(o.handle)) }
-        switch event.kind {
+    var filterHandle: FilterValue? {
+        if let o = filterOperation { return .int(Int64(o.handle)) }
+        switch kind {
         case .connectionComplete(let c), .connectionFailed(let c): return .int(Int64(c.handle))
         case .unmatchedResponse(_, _, let h?, _): return .int(Int64(h))
         default: return nil
         }
     }
 
-    var uuid: FilterValue? {
-        if let o = operation { return o.attribute.map { .uuid($0.uuid) } }
-        if case .discovery(let d, _) = event.kind { return d.filter.map { .uuid($0) } }
+    var filterUUID: FilterValue? {
+        if let o = filterOperation { return o.attribute.map { .uuid($0.uuid) } }
+        if case .discovery(let d, _) = kind { return d.filter.map { .uuid($0) } }
         return nil
     }
 
-    var sent: Bool? {
-        if let o = operation { return o.sent }
-        switch event.kind {
+    var filterSent: Bool? {
+        if let o = filterOperation { return o.sent }
+        switch kind {
         case .connectionParameterRequest(_, _, _, _, _, let s, _), .connectionParameterResponse(_, _, let s),
             .mtuExchange(_, _, _, let s), .discovery(_, let s), .unmatchedResponse(_, _, _, let s),
             .pairingRequest(_, let s), .pairingResponse(_, let s), .pairingFailed(_, let s),
@@ -117,8 +122,8 @@ public struct EventSubject: FilterSubject {
         }
     }
 
-    var status: FilterValue? {
-        switch event.kind {
+    var filterStatus: FilterValue? {
+        switch kind {
         case .connectionFailed(let c): return .int(Int64(c.status))
         case .connectionUpdate(let s, _), .phyUpdate(let s, _, _), .encryptionChange(let s, _):
             return s == 0 ? nil : .int(Int64(s))

@@ -66,7 +66,10 @@ indirect enum FilterNode: Sendable {
     case compare(Int, FilterOperator, FilterLiteral)
     case member(Int, [FilterSetItem])
 
-    @usableFromInline
+    // Inlinable, as `matches`: the command's module specialises the walk for its subject, so
+    // each field is a direct call to its `value`, not a call through the protocol's witness
+    // table with the subject boxed (docs/performance.md).
+    @inlinable
     func evaluate<S: FilterSubject>(_ s: S) -> Bool {
         switch self {
         case .and(let a, let b): return a.evaluate(s) && b.evaluate(s)
@@ -89,7 +92,7 @@ indirect enum FilterNode: Sendable {
         }
     }
 
-    @usableFromInline
+    @inlinable
     static func compare(_ v: FilterValue, _ op: FilterOperator, _ l: FilterLiteral) -> Bool {
         switch (v, l) {
         case (.int(let a), .int(let b)):

@@ -5,7 +5,7 @@ import CaptureIO
 /// The fields of `packets`: the JSONL contract's names (docs/jsonl.md), dotted for nested
 /// objects (`att.opcode` is `{"att":{"opcode":…}}`).
 public enum PacketField: Int, CaseIterable, Sendable {
-    case frame, direction, kind, controller, connectionHandle
+    case frame, direction, kind, controller, connectionHandle, peer, peerType
     case hci, hciOpcode, hciEvent, hciSubevent, hciName, hciSubeventName, hciCommandOpcode, hciCommand, hciStatus
     case l2cap, l2capCID, l2capLength, l2capFragments
     case att, attOpcode, attName, attHandle, attRequestOpcode, attError, attErrorName, attUUID
@@ -23,6 +23,12 @@ public enum PacketField: Int, CaseIterable, Sendable {
         case .controller: ("controller", .integer, "hci_mon.adapter_id", "controller index (Linux monitor)")
         case .connectionHandle:
             ("connection_handle", .integer, "bthci_acl.chandle", "ACL/SCO/ISO connection handle")
+        case .peer:
+            (
+                "peer", .address, "bthci_acl.src.bd_addr || bthci_acl.dst.bd_addr",
+                "the remote address of an L2CAP frame's connection, when the capture showed it open"
+            )
+        case .peerType: ("peer_type", .name, "", "public or random, with peer")
         case .hci: ("hci", .presence, "bthci_cmd || bthci_evt", "an HCI command or event")
         case .hciOpcode: ("hci.opcode", .integer, "bthci_cmd.opcode", "command opcode")
         case .hciEvent: ("hci.event", .integer, "bthci_evt.code", "event code")
@@ -85,7 +91,13 @@ public enum PacketField: Int, CaseIterable, Sendable {
 /// need its parameters (`att.error`, `att.uuid`): a filter on opcodes and handles reads bytes.
 public struct PacketSubject: FilterSubject {
     public let frame: DecodedFrame
-    @inlinable public init(_ frame: DecodedFrame) { self.frame = frame }
+    /// The open connections' peers (`packets` keeps the table): `peer` and `peer_type` read it,
+    /// as the JSONL line does; without it they are absent.
+    public let peers: ConnectionPeers?
+    @inlinable public init(_ frame: DecodedFrame, peers: ConnectionPeers? = nil) {
+        self.frame = frame
+        self.peers = peers
+    }
 
     public func value(_ id: Int) -> FilterValue? {
         guard let field = PacketField(rawValue: id) else { return nil }
@@ -101,6 +113,11 @@ public struct PacketSubject: FilterSubject {
         case .kind: return .name(r.kind.name)
         case .controller: return .int(Int64(r.controllerIndex))
         case .connectionHandle: return frame.connectionHandle.map { .int(Int64($0)) }
+        case .peer, .peerType:
+            // As the JSONL line: only frames with an L2CAP PDU name their peer.
+            guard frame.l2cap != nil, let p = peers?.peer(of: frame) else { return nil }
+            if field == .peer { return .address(p.address) }
+            return .name(p.isRandom ? "random" : "public")
         case .hci, .hciOpcode, .hciEvent, .hciSubevent, .hciName, .hciSubeventName, .hciCommandOpcode, .hciCommand,
             .hciStatus:
             return hci(field)

@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEDiagnose
+import BLEFilter
 import BLELint
 import BLEPackets
 import BLETimeline
@@ -56,7 +57,20 @@ public final class SessionAggregator {
     /// aggregator's observer: the verdicts come from the same decode as everything else.
     let diagnoser = Diagnoser()
 
-    public init(path: String) { self.path = path }
+    /// `report`'s scope (docs/filter.md): only the timeline events it matches reach the page,
+    /// and the connections they belong to or whose summary it matches. The diagnoser still
+    /// reads every event (a verdict needs the whole story); the findings are the capture's.
+    let scope: Filter?
+    /// `describe`: the options as given, for the page's header.
+    let scopeText: String?
+    @exclusivity(unchecked) var scopeEvents = 0
+    var connectionsOutOfScope = 0
+
+    public init(path: String, scope: Filter? = nil, describe: String? = nil) {
+        self.path = path
+        self.scope = scope
+        self.scopeText = scope == nil ? nil : describe ?? scope?.expression
+    }
 
     /// The pass's observer: hand it to `CaptureLinter.lint(path:…observer:)`.
     ///
@@ -67,11 +81,29 @@ public final class SessionAggregator {
         LintPassObserver(
             frame: { self.frame($0) },
             event: {
-                self.event($0)
+                if let scope = self.scope {
+                    if scope.matches($0) {
+                        self.scopeEvents += 1
+                        self.event($0)
+                    }
+                } else {
+                    self.event($0)
+                }
                 self.diagnoser.event($0)
             },
             connectionEnded: {
-                self.connectionEnded($0)
+                if let scope = self.scope {
+                    // A connection is in scope when one of its events was, or its summary is.
+                    if self.connections[$0.number] != nil || scope.matches(SummarySubject($0)) {
+                        self.connectionEnded($0)
+                    } else {
+                        // The header counts the capture's connections; none is "omitted".
+                        self.connectionCount += 1
+                        self.connectionsOutOfScope += 1
+                    }
+                } else {
+                    self.connectionEnded($0)
+                }
                 self.diagnoser.connectionEnded($0)
             }, scanFilterTables: scanFilterTables)
     }
@@ -279,6 +311,10 @@ public final class SessionAggregator {
         header.connections = connectionCount
         header.damage = report.damage
         header.error = report.error
+        if let scopeText {
+            header.scope = scopeText
+            header.scopeEvents = scopeEvents
+        }
         var model = SessionReportModel(header: header, throughput: throughput)
 
         var names: [String: String] = [:]
@@ -300,10 +336,10 @@ public final class SessionAggregator {
             if let aa = c.accessAddress { m.linkLayer?.radio = radio[aa] }
             model.connections.append(m)
         }
-        model.connectionsOmitted = max(0, connectionCount - model.connections.count)
+        model.connectionsOmitted = max(0, connectionCount - connectionsOutOfScope - model.connections.count)
         diagnoser.damage = report.damage
         diagnoser.platform = report.facts.platform.platform
-        Self.place(diagnoser.finish(), in: &model)
+        Self.place(diagnoser.finish(), in: &model, scoped: scope != nil)
         let order = [
             "MTU Exchange", "Discovery", "Read", "Write Request", "Prepare/Execute Write",
             "Subscribe (CCCD write)", "Indication → Confirmation",
@@ -328,12 +364,15 @@ public final class SessionAggregator {
 
     /// Each connection's verdict on its connection; the others (attempts, unknown links,
     /// connections past the limit) in the model's list, capped.
-    static func place(_ verdicts: [Verdict], in model: inout SessionReportModel) {
+    /// `scoped`: a page narrowed by `report`'s scope keeps only its connections' verdicts.
+    static func place(_ verdicts: [Verdict], in model: inout SessionReportModel, scoped: Bool = false) {
         var byNumber: [Int: Int] = [:]
         for (i, c) in model.connections.enumerated() { byNumber[c.number] = i }
         for v in verdicts {
             if let n = v.connection, let i = byNumber[n], model.connections[i].diagnosis == nil {
                 model.connections[i].diagnosis = v
+            } else if scoped {
+                continue
             } else if model.verdicts.count < Limits.verdicts {
                 model.verdicts.append(v)
             } else {

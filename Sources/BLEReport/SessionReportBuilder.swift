@@ -1,3 +1,4 @@
+import BLEFilter
 import BLELint
 import CaptureIO
 import Dispatch
@@ -9,9 +10,9 @@ public enum SessionReportBuilder {
     /// The model and the lint report of one capture.
     public static func build(
         path: String, configuration: LintConfiguration = LintConfiguration(),
-        baseline: Baseline = Baseline()
+        baseline: Baseline = Baseline(), scope: Filter? = nil, scopeText: String? = nil
     ) -> (model: SessionReportModel, report: CaptureReport) {
-        let aggregator = SessionAggregator(path: path)
+        let aggregator = SessionAggregator(path: path, scope: scope, describe: scopeText)
         let report = CaptureLinter.lint(
             path: path, configuration: configuration, baseline: baseline,
             observer: aggregator.observer)
@@ -22,9 +23,10 @@ public enum SessionReportBuilder {
     /// member); `reopen` gives a fresh reader for locating evidence frames, when there is one.
     public static func build(
         reader: any CaptureReader, name: String, reopen: (() -> (any CaptureReader)?)?,
-        configuration: LintConfiguration = LintConfiguration(), baseline: Baseline = Baseline()
+        configuration: LintConfiguration = LintConfiguration(), baseline: Baseline = Baseline(),
+        scope: Filter? = nil, scopeText: String? = nil
     ) -> (model: SessionReportModel, report: CaptureReport) {
-        let aggregator = SessionAggregator(path: name)
+        let aggregator = SessionAggregator(path: name, scope: scope, describe: scopeText)
         let report = CaptureLinter.lint(
             reader: reader, name: name, reopen: reopen, configuration: configuration, baseline: baseline,
             observer: aggregator.observer)

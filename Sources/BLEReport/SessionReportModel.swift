@@ -112,6 +112,10 @@ public struct ReportHeader: Sendable, Encodable {
     public var findings = SeverityCounts()
     public var damage: String?
     public var error: String?
+    /// `report -Y` / `--connection` …: the options that narrowed the page, and how many
+    /// timeline events they kept; nil for a page of the whole capture.
+    public var scope: String?
+    public var scopeEvents: Int?
     public var generator = "blecap"
 
     public init(path: String) { self.path = path }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEBytes
+import BLEFilter
 import BLEFleet
 import BLELint
 import BLEReport
@@ -394,21 +395,25 @@ enum LintRunner {
     }
 
     /// The HTML report's model and the lint report of each job (one pass each, on all cores).
-    static func build(_ work: [Job], configuration: LintConfiguration, baseline: Baseline, parallel: Int? = nil)
-        -> [(model: SessionReportModel, report: CaptureReport)]
-    {
+    /// `scope`: `report`'s filter (-Y, --connection …) and the options as given.
+    static func build(
+        _ work: [Job], configuration: LintConfiguration, baseline: Baseline, parallel: Int? = nil,
+        scope: Filter? = nil, scopeText: String? = nil
+    ) -> [(model: SessionReportModel, report: CaptureReport)] {
         let slots = ModelSlots(count: work.count)
         Parallel.forEach(work.count, width: parallel) { i in
             let start = DispatchTime.now().uptimeNanoseconds
             var r: (model: SessionReportModel, report: CaptureReport)
             switch work[i] {
-            case .path(let p): r = SessionReportBuilder.build(path: p, configuration: configuration, baseline: baseline)
+            case .path(let p):
+                r = SessionReportBuilder.build(
+                    path: p, configuration: configuration, baseline: baseline, scope: scope, scopeText: scopeText)
             case .member(let m, let bundle):
                 do {
                     r = SessionReportBuilder.build(
                         reader: try m.makeReader(), name: m.displayName,
                         reopen: m.isRereadable ? { try? m.makeReader() } : nil, configuration: configuration,
-                        baseline: baseline)
+                        baseline: baseline, scope: scope, scopeText: scopeText)
                     if let d = m.damage ?? bundle.damage {
                         r.report.damage = r.report.damage.map { "\($0); \(d)" } ?? d
                     }

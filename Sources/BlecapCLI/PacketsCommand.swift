@@ -1,4 +1,5 @@
 import ArgumentParser
+import BLEBytes
 import BLEFilter
 import BLEPackets
 import BLEPass
@@ -16,8 +17,8 @@ struct PacketsCommand: ParsableCommand {
             the full decode of every layer. --format jsonl writes one JSON object per frame \
             (a stable contract, see docs/jsonl.md); --format json writes an array with the \
             full decode of each frame. -Y (--filter) keeps the frames an expression matches, \
-            over the JSONL field names (docs/filter.md); --connection and --frames are its \
-            shortcuts. When a filter matches no frame, standard error says so; --fail-on-empty \
+            over the JSONL field names (docs/filter.md); --connection, --peer and --frames are \
+            its shortcuts. When a filter matches no frame, standard error says so; --fail-on-empty \
             makes that exit 1.
 
             Examples:
@@ -67,17 +68,26 @@ struct PacketsCommand: ParsableCommand {
     @Option(name: .long, help: "Only frames of this connection handle (the same as -Y 'conn == N').")
     var connection: Int?
 
+    @Option(
+        name: .long,
+        help: "Only L2CAP frames of connections with this peer (-Y 'peer == D8:0D:18:00:00:01').")
+    var peer: String?
+
     var selection: FilterSelection {
         get throws {
             var s = FilterSelection()
             s.add(connection: connection)
+            s.add(peer: peer)
             do { try s.add(frames: filtering.frames) } catch { throw ValidationError(error.message) }
             s.add(filter: filtering.filter)
             return s
         }
     }
 
-    func validate() throws { _ = try selection.compiled(PacketField.table) }
+    func validate() throws {
+        if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
+        _ = try selection.compiled(PacketField.table)
+    }
 
     func run() throws {
         let selection = try selection
@@ -128,7 +138,7 @@ final class PacketOutput: CaptureConsumer {
 
     func frame(_ frame: DecodedFrame) {
         writer.peers.observe(frame)
-        if let filter, !filter.matches(PacketSubject(frame)) {
+        if let filter, !filter.matches(PacketSubject(frame, peers: writer.peers)) {
             writer.note(firstRecord: frame.record)
             return
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BLEFilter
 import BLELint
 import BLEReport
 import Foundation
@@ -34,10 +35,18 @@ struct ReportCommand: ParsableCommand {
 
             A damaged capture (exit 3) still gets its page, covering the part before the damage.
 
+            -Y (--filter) and the shortcuts --connection, --peer, --type and --frames narrow the \
+            page to the timeline events they match, in the language of timeline and watch \
+            (docs/filter.md): its timeline, sequence charts, plots and connections show those \
+            events and the connections they belong to, and its header says the scope. Findings, \
+            and the header's frame and connection counts, stay the whole capture's. When the scope matches no event, \
+            standard error says so; --fail-on-empty makes that exit 1.
+
             Examples:
               blecap report btsnoop_hci.log
               blecap report -o session.html capture.pklg
               blecap report -o reports/ logs/*.btsnoop
+              blecap report --peer D8:0D:18:00:00:01 -Y 'type ~ "gatt.*"' x.pklg
 
             \(ExitStatusTable.text)
             """)
@@ -58,6 +67,8 @@ struct ReportCommand: ParsableCommand {
 
     @OptionGroup var decryption: LinkLayerKeyOptions
 
+    @OptionGroup var scope: EventFilterOptions
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one capture file") }
         if output == "-" && files.count > 1 { throw ValidationError("-o - writes one capture's page; give one FILE") }
@@ -72,6 +83,8 @@ struct ReportCommand: ParsableCommand {
             }
         }
         configuration.linkLayerKeys = decryption.keys
+        let selection = try scope.selection
+        let filter = try selection.compiled(EventField.table)
         configuration.platform = platform.forced
         // Archives give one page per capture inside (named `archive!member`).
         var exits: [BlecapExit] = []
@@ -95,7 +108,10 @@ struct ReportCommand: ParsableCommand {
         let batch = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) * 4
         for first in stride(from: 0, to: jobs.count, by: batch) {
             let slice = Array(jobs[first..<min(first + batch, jobs.count)])
-            for (model, report) in LintRunner.build(slice, configuration: configuration, baseline: Baseline()) {
+            let built = LintRunner.build(
+                slice, configuration: configuration, baseline: Baseline(), scope: filter,
+                scopeText: filter == nil ? nil : selection.described)
+            for (model, report) in built {
                 if let e = report.error {
                     printError("\(report.path): \(e)")
                     status = exits.first ?? .unreadable
@@ -126,6 +142,10 @@ struct ReportCommand: ParsableCommand {
                 if let d = report.damage {
                     printError("\(report.path): \(d)")
                     if status == .success { status = .damaged }
+                }
+                if filter != nil && model.header.scopeEvents == 0 {
+                    printError("\(report.path): no event matches \(selection.described)")
+                    if scope.failOnEmpty && status == .success { status = .findings }
                 }
             }
         }

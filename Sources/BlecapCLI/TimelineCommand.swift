@@ -143,7 +143,7 @@ final class TimelineOutput: CaptureConsumer {
     @exclusivity(unchecked) var matched = 0
 
     func event(_ event: TimelineEvent) {
-        if let filter, !filter.matches(EventSubject(event)) { return }
+        if let filter, !filter.matches(event) { return }
         matched += 1
         writer.write(event)
     }

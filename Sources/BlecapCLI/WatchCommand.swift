@@ -165,7 +165,7 @@ struct WatchCommand: ParsableCommand {
         let linter = LiveLinter(
             configuration: configuration,
             onEvent: { e in
-                if let filter, !filter.matches(EventSubject(e)) { return }
+                if let filter, !filter.matches(e) { return }
                 matched += 1
                 timeline.write(e)
             },

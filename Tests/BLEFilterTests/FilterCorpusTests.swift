@@ -33,6 +33,8 @@ final class Matches: CaptureConsumer {
     let filter: Filter
     let events: Bool
     var frames: [Int] = []
+    /// The peers of open handles, as `packets` keeps them (the `peer` field reads it).
+    let peers = ConnectionPeers()
 
     init(filter: Filter, events: Bool) {
         self.filter = filter
@@ -41,10 +43,11 @@ final class Matches: CaptureConsumer {
 
     var observes: CaptureObservations { events ? .events : .frames }
     func frame(_ frame: DecodedFrame) {
-        if filter.matches(PacketSubject(frame)) { frames.append(frame.record.frame) }
+        peers.observe(frame)
+        if filter.matches(PacketSubject(frame, peers: peers)) { frames.append(frame.record.frame) }
     }
     func event(_ event: TimelineEvent) {
-        if filter.matches(EventSubject(event)), frames.last != event.frame { frames.append(event.frame) }
+        if filter.matches(event), frames.last != event.frame { frames.append(event.frame) }
     }
 }
 
@@ -56,7 +59,7 @@ final class Matches: CaptureConsumer {
         for op in ["==", "!=", "<", "<=", ">", ">=", " in {", "..", "~", "&&", "||", "!", "("] {
             #expect(text.contains(op), "no corpus expression uses \(op)")
         }
-        for field in ["att.", "hci.event", "conn", "frame in", "ll.", "smp.", "uuid"] {
+        for field in ["att.", "hci.event", "conn", "frame in", "ll.", "smp.", "uuid", "peer =="] {
             #expect(text.contains(field), "no corpus expression uses \(field)")
         }
         #expect(entries.allSatisfy { !$0.frames.isEmpty }, "an entry that matches nothing proves little")

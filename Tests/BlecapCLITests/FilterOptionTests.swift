@@ -32,6 +32,25 @@ import Testing
         #expect(try CLIRunner.jsonLines(peer.stdout).count > 20)
     }
 
+    @Test func packetsPeerIsTheJSONLPeer() throws {
+        // The second link (handle 2) opened to DF:E5:0B:00:00:08 at frame 55: `--peer` keeps its
+        // L2CAP frames, the ones whose JSONL line names that peer, and nothing else.
+        let all = try CLIRunner.jsonLines(try CLIRunner.run(["packets", "-f", "jsonl", two]).stdout)
+        let expected = all.filter { $0["peer"] as? String == "DF:E5:0B:00:00:08" }.compactMap { $0["frame"] as? Int }
+        let run = try CLIRunner.run(["packets", "-f", "jsonl", "--peer", "DF:E5:0B:00:00:08", two])
+        #expect(run.status == 0)
+        let frames = try CLIRunner.jsonLines(run.stdout).compactMap { $0["frame"] as? Int }
+        #expect(frames == expected)
+        #expect(frames.count > 20 && frames.first == 56)
+        let same = try CLIRunner.run(["packets", "-f", "jsonl", "-Y", "peer == DF:E5:0B:00:00:08", two])
+        #expect(same.stdout == run.stdout)
+        let random = try CLIRunner.run(["packets", "-f", "jsonl", "-Y", "peer_type == random && conn == 1", two])
+        #expect(try CLIRunner.jsonLines(random.stdout).allSatisfy { $0["peer"] as? String == "D8:0D:18:00:00:01" })
+        let bad = try CLIRunner.run(["packets", "--peer", "nope", two])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--peer: not an address: nope"))
+    }
+
     @Test func aBadExpressionIsAUsageErrorPointingAtTheColumn() throws {
         let run = try CLIRunner.run(["packets", "-Y", "att.opcod == 0x12", cleanHR])
         #expect(run.status == 2)

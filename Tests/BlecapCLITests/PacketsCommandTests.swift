@@ -70,6 +70,36 @@ import Testing
                     + "0x000E..0x0015 180D (Heart Rate), 0x0016..0x0019 180F (Battery), … 1 more"))
     }
 
+    @Test func jsonlResponsesListWhatTheTextSummarises() throws {
+        let frames = try CLIRunner.jsonLines(try CLIRunner.run(["packets", "-f", "jsonl", cleanHR]).stdout)
+        func att(_ n: Int) throws -> [String: Any] { try #require(frames[n - 1]["att"] as? [String: Any]) }
+        func entries(_ n: Int) throws -> [[String: Any]] { try #require(try att(n)["entries"] as? [[String: Any]]) }
+        #expect(try att(44)["mtu"] as? Int == 247)
+        #expect(try att(46)["mtu"] as? Int == 517)
+        let f47 = try att(47)
+        #expect(f47["start_handle"] as? Int == 1 && f47["end_handle"] as? Int == 0xFFFF)
+        #expect(f47["uuid"] as? String == "2800" && f47["value"] as? String == "0d18")
+        let f49 = try entries(49)
+        #expect(f49.count == 1 && f49[0]["handle"] as? Int == 0x0E && f49[0]["end_handle"] as? Int == 0x13)
+        #expect(try att(53)["uuid"] as? String == "2803")
+        let f55 = try entries(55)
+        #expect(f55.map { $0["handle"] as? Int } == [0x0F, 0x12])
+        #expect(f55.map { $0["value_handle"] as? Int } == [0x10, 0x13])
+        #expect(f55.map { $0["uuid"] as? String } == ["2A37", "2A38"])
+        #expect(f55.map { $0["properties"] as? Int } == [0x10, 0x02])
+        #expect(f55[0]["value"] as? String == "101000372a")
+        let f91 = try entries(91)
+        #expect(f91.count == 1 && f91[0]["handle"] as? Int == 0x11 && f91[0]["uuid"] as? String == "2902")
+        // Every entry, where the text line stops after four.
+        let cached = try CLIRunner.jsonLines(
+            try CLIRunner.run(["packets", "-f", "jsonl", Fixtures.capture("bumble/cached_reconnect.central.btsnoop")])
+                .stdout)
+        let f46 = try #require((cached[45]["att"] as? [String: Any])?["entries"] as? [[String: Any]])
+        #expect(f46.count == 5)
+        #expect(f46.prefix(4).map { $0["uuid"] as? String } == ["1800", "1801", "180D", "180F"])
+        #expect(f46[0]["handle"] as? Int == 1 && f46[0]["end_handle"] as? Int == 5)
+    }
+
     @Test func jsonlFollowsTheDocumentedContract() throws {
         let run = try CLIRunner.run(["packets", "--format", "jsonl", cleanHR])
         #expect(run.status == 0)

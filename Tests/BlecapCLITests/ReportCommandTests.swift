@@ -91,6 +91,31 @@ import Testing
         #expect(bySeverity.values.reduce(0, +) == findings.count)
     }
 
+    @Test func theFilterLanguageNarrowsThePage() throws {
+        let two = Fixtures.capture("bumble/two_peripherals_concurrent.central.btsnoop")
+        let whole = try #require(try Self.models(try CLIRunner.run(["report", "-o", "-", two]).stdout).first)
+        #expect((whole["connections"] as? [[String: Any]])?.count == 2)
+        #expect((whole["header"] as? [String: Any])?["scope"] == nil)
+        let run = try CLIRunner.run(["report", "-o", "-", "--connection", "2", two])
+        #expect(run.status == 0, "\(run.stderr)")
+        let model = try #require(try Self.models(run.stdout).first)
+        let connections = try #require(model["connections"] as? [[String: Any]])
+        #expect(connections.map { $0["number"] as? Int } == [2])
+        let header = try #require(model["header"] as? [String: Any])
+        #expect(header["scope"] as? String == "--connection 2")
+        #expect((header["scopeEvents"] as? Int ?? 0) > 10)
+        // Findings and the header's counts stay the capture's.
+        #expect(header["connections"] as? Int == 2)
+        #expect(model["connectionsOmitted"] as? Int ?? 0 == 0)
+        let peer = try CLIRunner.run(["report", "-o", "-", "-Y", "peer == DF:E5:0B:00:00:08", two])
+        let byPeer = try #require(try Self.models(peer.stdout).first?["connections"] as? [[String: Any]])
+        #expect(byPeer.map { $0["number"] as? Int } == [2])
+        let none = try CLIRunner.run(["report", "-o", "-", "--connection", "99", "--fail-on-empty", two])
+        #expect(none.status == 1)
+        #expect(none.stderr.contains("no event matches --connection 99"))
+        #expect(try CLIRunner.run(["report", "-o", "-", "-Y", "conn ==", two]).status == 2)
+    }
+
     @Test func cleanCaptureToStandardOutputHasNoFindings() throws {
         let run = try CLIRunner.run(["report", "-o", "-", Self.clean])
         #expect(run.status == 0)

@@ -147,6 +147,7 @@
     cell("Findings", sev);
     if (H.damage) cell("Damage", H.damage, "damage");
     if (H.error) cell("Error", H.error, "damage");
+    if (H.scope) cell("Scope", H.scope + " (" + fmtNum(H.scopeEvents || 0) + " events)", "wide");
     const toc = h("nav", { class: "toc" }, art);
     for (const [id, label] of [["timeline", "Timeline"], ["plots", "Plots"], ["connections", "Connections"], ["diagnosis", "Diagnosis"], ["gatt", "GATT databases"], ["findings", "Findings"], ["notes", "Details"]]) {
       h("a", { href: "#" + P + id }, toc, label);

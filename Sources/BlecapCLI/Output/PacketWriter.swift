@@ -896,6 +896,7 @@ final class PacketWriter {
                 out.hexBytes(v)
                 out.byte(0x22)
             }
+            jsonATTParameters(decoded)
             if case .errorResponse(let e) = decoded {
                 out.ascii(",\"request_opcode\":")
                 out.decimal(UInt64(e.requestOpcode.rawValue))
@@ -927,6 +928,127 @@ final class PacketWriter {
             out.byte(UInt8(ascii: "}"))
         default: break
         }
+    }
+}
+
+extension PacketWriter {
+    /// What the text summary says of a request's range, an MTU exchange and a response's list,
+    /// as JSONL fields (docs/jsonl.md): every entry of a list, where text names the first few.
+    func jsonATTParameters(_ pdu: ATTPDU) {
+        switch pdu {
+        case .readByGroupTypeRequest(let r):
+            jsonRange(r.startingHandle, r.endingHandle)
+            if let u = r.groupType { jsonUUID(u) }
+        case .readByTypeRequest(let r):
+            jsonRange(r.startingHandle, r.endingHandle)
+            if let u = r.attributeType { jsonUUID(u) }
+        case .findByTypeValueRequest(let r):
+            jsonRange(r.startingHandle, r.endingHandle)
+            jsonUUID(BluetoothUUID(uuid16: r.attributeType))
+            out.ascii(",\"value\":\"")
+            out.hexBytes(r.attributeValue)
+            out.byte(0x22)
+        case .findInformationRequest(let r):
+            jsonRange(r.startingHandle, r.endingHandle)
+        case .exchangeMTURequest(let m):
+            out.ascii(",\"mtu\":")
+            out.decimal(UInt64(m.clientRxMTU))
+        case .exchangeMTUResponse(let m):
+            out.ascii(",\"mtu\":")
+            out.decimal(UInt64(m.serverRxMTU))
+        case .readByGroupTypeResponse(let r):
+            out.ascii(",\"entries\":[")
+            var first = true
+            for e in r.attributeData {
+                jsonEntryStart(&first, e.handle)
+                out.ascii(",\"end_handle\":")
+                out.decimal(UInt64(e.endGroupHandle))
+                if e.value.count == 2 || e.value.count == 16, let u = BluetoothUUID(littleEndian: e.value) {
+                    jsonUUID(u)
+                } else {
+                    jsonHexValue(e.value)
+                }
+                out.byte(UInt8(ascii: "}"))
+            }
+            jsonListEnd(r.attributeData.isWellFormed)
+        case .findInformationResponse(let r):
+            out.ascii(",\"entries\":[")
+            var first = true
+            for e in r.information {
+                jsonEntryStart(&first, e.handle)
+                jsonUUID(e.uuid)
+                out.byte(UInt8(ascii: "}"))
+            }
+            jsonListEnd(r.information.isWellFormed)
+        case .findByTypeValueResponse(let r):
+            out.ascii(",\"entries\":[")
+            var first = true
+            for e in r.handlesInformation {
+                jsonEntryStart(&first, e.handle)
+                out.ascii(",\"end_handle\":")
+                out.decimal(UInt64(e.endGroupHandle))
+                out.byte(UInt8(ascii: "}"))
+            }
+            jsonListEnd(r.handlesInformation.isWellFormed)
+        case .readByTypeResponse(let r):
+            out.ascii(",\"entries\":[")
+            var first = true
+            for e in r.attributeData {
+                jsonEntryStart(&first, e.handle)
+                jsonHexValue(e.value)
+                // A characteristic declaration (Vol 3 Part G 3.3.1), as the text line reads it.
+                if e.value.count == 5 || e.value.count == 19, let d = GATTCharacteristicDeclarationValue(e.value),
+                    let u = d.uuid
+                {
+                    out.ascii(",\"properties\":")
+                    out.decimal(UInt64(d.properties))
+                    out.ascii(",\"value_handle\":")
+                    out.decimal(UInt64(d.valueHandle))
+                    jsonUUID(u)
+                }
+                out.byte(UInt8(ascii: "}"))
+            }
+            jsonListEnd(r.attributeData.isWellFormed)
+        case .readMultipleResponse(let r):
+            out.ascii(",\"values\":\"")
+            out.hexBytes(r.values)
+            out.byte(0x22)
+        default: break
+        }
+    }
+
+    private func jsonRange(_ start: UInt16, _ end: UInt16) {
+        out.ascii(",\"start_handle\":")
+        out.decimal(UInt64(start))
+        out.ascii(",\"end_handle\":")
+        out.decimal(UInt64(end))
+    }
+
+    /// `"uuid":"2A37"`, as `BluetoothUUID.description` writes it (the filter's `att.uuid`).
+    private func jsonUUID(_ u: BluetoothUUID) {
+        out.ascii(",\"uuid\":\"")
+        out.string(u.description)
+        out.byte(0x22)
+    }
+
+    private func jsonHexValue(_ v: ByteView) {
+        out.ascii(",\"value\":\"")
+        out.hexBytes(v)
+        out.byte(0x22)
+    }
+
+    private func jsonEntryStart(_ first: inout Bool, _ handle: UInt16) {
+        if !first { out.byte(UInt8(ascii: ",")) }
+        first = false
+        out.ascii("{\"handle\":")
+        out.decimal(UInt64(handle))
+    }
+
+    /// Closes `entries`; a list whose bytes do not divide into whole entries says so, as the
+    /// text line does.
+    private func jsonListEnd(_ wellFormed: Bool) {
+        out.byte(UInt8(ascii: "]"))
+        if !wellFormed { out.ascii(",\"malformed\":\"list does not match its length\"") }
     }
 }
 
