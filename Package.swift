@@ -71,7 +71,9 @@ let package = Package(
         // limits in child processes, the fleet tables with keyed pseudonyms (docs/fleet.md).
         .target(
             name: "BLEFleet",
-            dependencies: ["BLEBytes", "CaptureIO", "CaptureArchive", "BLETimeline", "BLELint", "BLEDiagnose"]),
+            dependencies: [
+                "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLELint", "BLEDiagnose",
+            ]),
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),

@@ -29,12 +29,14 @@ public struct AnalysisOptions {
 }
 
 /// One capture's result: the lint pass's report (with no rule enabled for diagnose and info:
-/// its facts and connections), the verdicts (diagnose), and the first and last record times.
+/// its facts and connections), the verdicts (diagnose), the first and last record times, and
+/// what the first controller initialisation in the capture said of the controller.
 public struct CaptureAnalysis {
     public var report: CaptureReport
     public var verdicts: [Verdict]?
     public var firstTime: Int64?
     public var lastTime: Int64?
+    public var controller: ControllerInfo?
 
     /// Seconds from the first record to the last (nil without two records' times).
     public var duration: Double? {
@@ -52,16 +54,21 @@ public struct CaptureAnalysis {
             for d in RuleRegistry.descriptors { configuration.overrides[d.id] = .init(enabled: false) }
         }
         let diagnoser = options.command == .diagnose ? Diagnoser() : nil
-        final class Times {
+        final class Seen {
             var first: Int64?
             var last: Int64?
+            var controller: ControllerInfo?
         }
-        let times = Times()
+        let seen = Seen()
         let observer = LintPassObserver(
             frame: { f in
-                if times.first == nil { times.first = f.record.timestamp }
-                times.last = f.record.timestamp
-            }, event: { diagnoser?.observe($0) }, connectionEnded: { diagnoser?.connectionEnded($0) })
+                if seen.first == nil { seen.first = f.record.timestamp }
+                seen.last = f.record.timestamp
+            },
+            event: { e in
+                if seen.controller == nil, case .initComplete(let info) = e.kind { seen.controller = info }
+                diagnoser?.observe(e)
+            }, connectionEnded: { diagnoser?.connectionEnded($0) })
         var report: CaptureReport
         if bundle.container == nil, member.name == nil, bundle.path != "-", member.isRereadable {
             // A plain file by path, as `lint` reads it (a simulator trace is told apart there).
@@ -84,7 +91,8 @@ public struct CaptureAnalysis {
             diagnoser.platform = report.facts.platform.platform
             verdicts = diagnoser.finish()
         }
-        return CaptureAnalysis(report: report, verdicts: verdicts, firstTime: times.first, lastTime: times.last)
+        return CaptureAnalysis(
+            report: report, verdicts: verdicts, firstTime: seen.first, lastTime: seen.last, controller: seen.controller)
     }
 
     /// The capture's exit class: unreadable, damaged, findings at `failOn` (lint), or ok.

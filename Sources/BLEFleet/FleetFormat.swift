@@ -1,6 +1,7 @@
 import BLEBytes
 import BLEDiagnose
 import BLELint
+import BLEPackets
 import BLETimeline
 import CaptureArchive
 
@@ -102,6 +103,16 @@ public struct FleetFormat: BatchRowFormat {
         return JSONDocumentEncoder().write(.object(members))
     }
 
+    /// The controller's firmware as Read Local Version Information names it: the company
+    /// (Company_Identifier, with its assigned name where known) and its LMP_Subversion, the
+    /// number a vendor gives each firmware build. Nil when the capture has no such answer.
+    static func firmware(_ c: ControllerInfo) -> String? {
+        guard let company = c.manufacturer, let sub = c.lmpSubversion else { return nil }
+        let id = Hex.string(UInt64(company), digits: 4)
+        let name = CompanyIdentifiers.string(company).map { "\($0) (\(id))" } ?? id
+        return "\(name), LMP subversion \(Hex.string(UInt64(sub), digits: 4))"
+    }
+
     func addr(_ s: String?) -> JSONValue { identifiers.apply(s, kind: "addr").map(JSONValue.string) ?? .null }
     func text(_ s: String?) -> JSONValue {
         if case .raw = identifiers { return s.map(JSONValue.string) ?? .null }
@@ -138,7 +149,7 @@ public struct FleetFormat: BatchRowFormat {
                     "connections": .int(Int64(r.connections.count)), "identifiers": .string(identifiers.name),
                     "device_model": s(m.model), "device_manufacturer": s(m.manufacturer),
                     "android_build_fingerprint": s(m.buildFingerprint), "bluetooth_stack": s(m.bluetoothStack),
-                    "bluetooth_firmware": s(m.bluetoothFirmware),
+                    "bluetooth_firmware": s(a.controller.flatMap(Self.firmware)),
                     "app_packages": m.appPackages.map { .array($0.map(JSONValue.string)) } ?? .null,
                     "ios_version": s(m.iosVersion),
                 ]))

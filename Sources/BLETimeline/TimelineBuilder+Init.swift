@@ -57,6 +57,7 @@ extension TimelineBuilder {
         case HCIOpcode.readLocalVersionInformation:  // 7.4.1
             initState?.info.hciVersion = rp.u8(1)
             initState?.info.manufacturer = rp.u16le(5)
+            initState?.info.lmpSubversion = rp.u16le(7)
         case HCIOpcode.readBufferSize:  // 7.4.5
             initState?.info.aclMaxLength = rp.u16le(1)
             initState?.info.aclPackets = rp.u16le(4)

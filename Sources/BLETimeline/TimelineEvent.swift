@@ -259,10 +259,11 @@ public struct ControllerInfo: Sendable, Equatable {
     public var publicAddress: BDAddr?
     /// LE Set Random Address (7.8.4).
     public var randomAddress: BDAddr?
-    /// Read Local Version Information (7.4.1): HCI_Version (Assigned Numbers; 9 = 5.0) and
-    /// Company_Identifier.
+    /// Read Local Version Information (7.4.1): HCI_Version (Assigned Numbers; 9 = 5.0),
+    /// Company_Identifier and LMP_Subversion (the vendor's own number for its firmware build).
     public var hciVersion: UInt8?
     public var manufacturer: UInt16?
+    public var lmpSubversion: UInt16?
     /// LE Read Local Supported Features (7.8.3), Vol 6 Part B 4.6 bit field.
     public var leFeatures: UInt64?
     /// Read Buffer Size (7.4.5): BR/EDR ACL.

@@ -6,22 +6,27 @@
 /// the archive does not name it: never a guess, never a placeholder.
 ///
 /// Android bug reports: dumpstate's header (`Build fingerprint: '…'`) and the system properties
-/// it prints (`[ro.product.model]: [Pixel 7]`, `[ro.build.fingerprint]: […]`); the Bluetooth
-/// stack's version where dumpsys prints one (`[ro.bluetooth.version]`, not every vendor sets it)
-/// and the firmware's from the vendor property (`[persist.vendor.bluetooth.firmware]`, likewise);
-/// app packages from the `Package [name]` lines of `dumpsys package`. iOS sysdiagnose: the
-/// product version of `SystemVersion.plist` when the archive holds one.
+/// it prints in getprop's form (`[ro.product.model]: [Pixel 7]`, `[ro.build.fingerprint]: […]`);
+/// app packages from the `Package [name] (…):` lines of `dumpsys package`, and the Bluetooth
+/// stack's version from the `versionName=` line of the Bluetooth package's entry there
+/// (`com.android.bluetooth`, or `com.google.android.bluetooth` on builds with Google's module):
+/// Android has no system property for it. iOS sysdiagnose: the product version of
+/// `SystemVersion.plist` when the archive holds one. The controller's firmware is not here: the
+/// HCI log itself names it (Read Local Version Information).
 public struct DeviceMetadata: Sendable, Equatable {
     public var model: String?
     public var manufacturer: String?
     public var buildFingerprint: String?
+    /// `versionName` of the Bluetooth package in `dumpsys package`.
     public var bluetoothStack: String?
-    public var bluetoothFirmware: String?
     /// Sorted, at most `maximumPackages`; nil when no package list is in the archive.
     public var appPackages: [String]?
     public var iosVersion: String?
 
     public init() {}
+
+    /// The packages that are Android's Bluetooth stack: AOSP's name and Google's module build's.
+    static let bluetoothPackages: Set<String> = ["com.android.bluetooth", "com.google.android.bluetooth"]
 
     /// The most packages kept (a phone has a few hundred; a hostile text could have millions).
     public static let maximumPackages = 2000
@@ -36,7 +41,10 @@ public struct DeviceMetadata: Sendable, Equatable {
         var m = DeviceMetadata()
         var packages: Set<String> = []
         var sawPackages = false
+        // The package whose `dumpsys package` entry the lines are in, while it is a Bluetooth one.
+        var inBluetoothPackage = false
         forEachLine(fd: fd) { line in
+            let indented = line.drop { $0 == UInt8(ascii: " ") }
             if let v = value(line, after: "Build fingerprint: ") {
                 m.buildFingerprint = m.buildFingerprint ?? trimQuotes(v)
             } else if let (key, v) = property(line) {
@@ -44,16 +52,19 @@ public struct DeviceMetadata: Sendable, Equatable {
                 case "ro.product.model": m.model = m.model ?? v
                 case "ro.product.manufacturer": m.manufacturer = m.manufacturer ?? v
                 case "ro.build.fingerprint": m.buildFingerprint = m.buildFingerprint ?? v
-                case "ro.bluetooth.version": m.bluetoothStack = m.bluetoothStack ?? v
-                case "persist.vendor.bluetooth.firmware": m.bluetoothFirmware = m.bluetoothFirmware ?? v
                 default: break
                 }
-            } else if let rest = value(line.drop { $0 == UInt8(ascii: " ") }, after: "Package ["),
-                let end = rest.firstIndex(of: "]")
-            {
+            } else if let rest = value(indented, after: "Package ["), let end = rest.firstIndex(of: "]") {
                 sawPackages = true
                 let name = String(rest[..<end])
+                inBluetoothPackage = bluetoothPackages.contains(name)
                 if packages.count < maximumPackages, isPackageName(name) { packages.insert(name) }
+            } else if inBluetoothPackage, let v = value(indented, after: "versionName=") {
+                if m.bluetoothStack == nil, v.count <= 64 { m.bluetoothStack = v }
+                inBluetoothPackage = false
+            } else if indented.startIndex == line.startIndex, !line.isEmpty {
+                // A line at the left margin ends the package dump's entries.
+                inBluetoothPackage = false
             }
         }
         if sawPackages { m.appPackages = packages.sorted() }

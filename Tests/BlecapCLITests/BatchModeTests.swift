@@ -199,7 +199,11 @@ import Testing
             [ro.product.model]: [Pixel 7]
             DUMP OF SERVICE package:
               Package [com.example.heartrate] (1a2b3c):
+                versionCode=7 minSdk=26 targetSdk=34
+                versionName=1.0.7
               Package [com.android.bluetooth] (4d5e6f):
+                versionCode=34 minSdk=34 targetSdk=34
+                versionName=14
 
             """
         let zip = scratch.file("bugreport-panther.zip")
@@ -220,9 +224,26 @@ import Testing
             capture["android_build_fingerprint"] as? String
                 == "google/panther/panther:14/AP1A.240305.019/11445699:user/release-keys")
         #expect(capture["app_packages"] as? [String] == ["com.android.bluetooth", "com.example.heartrate"])
-        #expect(capture["bluetooth_firmware"] is NSNull)
+        // The stack's version is the Bluetooth package's versionName, not another package's.
+        #expect(capture["bluetooth_stack"] as? String == "14")
+        // The firmware comes from the HCI log: frame 6's Read Local Version Information
+        // (tshark: bthci_evt.comp_id 0xffff, bthci_evt.lmp_sub_vers_nr 0).
+        #expect(capture["bluetooth_firmware"] as? String == "internal use (0xFFFF), LMP subversion 0x0000")
         #expect(capture["ios_version"] is NSNull)
         #expect(capture["sha256"] as? String == Self.sha256(zip))
+    }
+
+    /// A real Android snoop log names its controller: the fleet row carries it whether or not the
+    /// capture came in a bug report.
+    @Test func controllerFirmwareComesFromTheHCILog() throws {
+        let path = try Fixtures.existing("public/btsnoop-android_domyos-treadmill-ftms.log")
+        let run = try CLIRunner.run(["info", "--format", "fleet", path])
+        let capture = try #require(try Self.objects(run).first { $0["table"] as? String == "capture" })
+        // tshark -Y 'bthci_evt.opcode == 0x1001' -T fields -e bthci_evt.comp_id -e bthci_evt.lmp_sub_vers_nr
+        // prints 0x001d and 2003 (0x07D3).
+        #expect(capture["bluetooth_firmware"] as? String == "Qualcomm (0x001D), LMP subversion 0x07D3")
+        #expect(capture["bluetooth_stack"] is NSNull)
+        #expect(capture["device_model"] is NSNull)
     }
 
     static func sha256(_ path: String) -> String? {

@@ -7,8 +7,8 @@ Each bug report is a zip laid out as `adb bugreport` writes one, which is what C
 looks for: `version.txt`, `main_entry.txt` naming the main text, the main text
 `bugreport-<build>-<date>.txt` (dumpstate's header with `Build:` and `Build fingerprint: '…'`,
 a system properties section with `[ro.product.model]: […]` and `[ro.product.manufacturer]: […]`,
-sometimes `[ro.bluetooth.version]`, and a `dumpsys package` section of `Package [name] (…):`
-lines), and the HCI snoop log at `FS/data/misc/bluetooth/logs/btsnoop_hci.log`, copied from one
+and a `dumpsys package` section of `Package [name] (…):` entries with their `versionCode=` and
+`versionName=` lines, the Bluetooth package's versionName being the stack's version), and the HCI snoop log at `FS/data/misc/bluetooth/logs/btsnoop_hci.log`, copied from one
 of the shipped captures in captures/bumble/.
 
 Most reports are good; some are damaged (the snoop log cut in the middle of a record), some hold
@@ -52,6 +52,15 @@ def entry(name):
     return info
 
 
+# The packages that are Android's Bluetooth stack (docs/fleet.md, "Device metadata").
+BLUETOOTH = ("com.android.bluetooth", "com.google.android.bluetooth")
+
+
+def bluetooth_stack(version):
+    """The Bluetooth package's versionName for a build: its Android release, as AOSP's app has."""
+    return version.split("/")[0]
+
+
 def main_text(rng, device, build, packages):
     manufacturer, model, product, version = device
     lines = [
@@ -68,11 +77,12 @@ def main_text(rng, device, build, packages):
         "[ro.product.manufacturer]: [%s]" % manufacturer,
         "[ro.product.model]: [%s]" % model,
     ]
-    if rng.random() < 0.5:
-        lines.append("[ro.bluetooth.version]: [%d.%d]" % (rng.randint(12, 15), rng.randint(0, 3)))
     lines += ["", "DUMP OF SERVICE package:", "Packages:"]
     for p in packages:
         lines.append("  Package [%s] (%08x):" % (p, rng.getrandbits(32)))
+        lines.append("    versionCode=%d minSdk=26 targetSdk=34" % rng.randint(1, 400))
+        lines.append("    versionName=%s" % bluetooth_stack(version) if p in BLUETOOTH else
+                     "    versionName=1.%d" % rng.randint(0, 99))
     lines += ["", "DUMP OF SERVICE bluetooth_manager:", "Bluetooth Status", "  enabled: true", ""]
     return "\n".join(lines).encode()
 
@@ -137,6 +147,8 @@ def main():
                 "android_build_fingerprint": None if kind == "garbage"
                 else "%s:%s:user/release-keys" % (device[2], device[3]),
                 "app_packages": None if kind == "garbage" else packages,
+                "bluetooth_stack": bluetooth_stack(device[3])
+                if kind != "garbage" and any(p in BLUETOOTH for p in packages) else None,
             }, sort_keys=True) + "\n")
 
 
