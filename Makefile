@@ -137,9 +137,16 @@ bench: release
 
 # The over-the-air corpus (captures/linklayer/): regenerating it must change nothing, and every file
 # (plus a synthetic HCI capture's conversions) must pass the tshark checks. Needs tshark.
+# captures/diagnose-air/ (make_diagnose_air.py) likewise, and tshark decodes none of its frames
+# as malformed.
 linklayer-check:
 	python3 scripts/corpus/make_link_layer.py --corpus --check
 	python3 scripts/corpus/check_link_layer.py --corpus --synthetic
+	python3 scripts/corpus/make_diagnose_air.py --check
+	@for f in captures/diagnose-air/*.pcap*; do \
+	  n=$$(tshark -r "$$f" -Y _ws.malformed 2>/dev/null | wc -l); \
+	  if [ "$$n" != 0 ]; then echo "$$f: $$n malformed frames"; exit 1; fi; \
+	done; echo "captures/diagnose-air: no malformed frame"
 
 # The 1 M-frame over-the-air benchmark capture: make_bench_capture.py's HCI capture (100 sessions x
 # 10,000 notifications) turned into an nRF Sniffer file (link type 272, pcapng) by

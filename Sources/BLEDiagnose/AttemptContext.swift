@@ -31,6 +31,8 @@ struct LoopHistory {
     var frames: [Int] = []
     /// The order the target first looped in (verdicts are handed out in that order).
     var order = 0
+    /// The cycles are CONNECT_INDs a sniffer heard, not HCI commands.
+    var overTheAir = false
 }
 
 extension Diagnoser {
@@ -195,6 +197,21 @@ extension Diagnoser {
         loops[key]?.add(start: a.time, frame: a.frame, endFrame: v.endFrame ?? a.frame)
     }
 
+    /// Over the air the CONNECT_IND is the create: a direct connect to its AdvA (the initiator
+    /// filter policy is the central's own, not on the air), failed when the peripheral never
+    /// answered (0x3E). The same loop as a direct create answered by 0x3E on HCI.
+    func followOverTheAir(_ v: Verdict, _ e: TimelineEvent) {
+        guard v.reason == Int(HCIError.connectionFailedToBeEstablished), let peer = e.peer else { return }
+        let key = "direct \(peer)"
+        if loops[key] == nil {
+            guard loops.count < Self.maximumLoopTargets else { return }
+            loops[key] = LoopHistory(
+                pattern: "failed_to_be_established", peer: peer.description, target: nil, order: loops.count,
+                overTheAir: true)
+        }
+        loops[key]?.add(start: e.time, frame: e.frame, endFrame: v.endFrame ?? e.frame)
+    }
+
     /// One verdict per target that failed `loopCycles` times or more in the same way.
     func loopVerdicts() -> [Verdict] {
         loops.values.filter { $0.count >= Self.loopCycles }.sorted { $0.order < $1.order }.map { $0.verdict() }
@@ -245,12 +262,17 @@ extension LoopHistory {
         let cycles =
             accept
             ? "create-connection through the filter accept list (holding \(target ?? "the same devices")), then this host's cancel"
-            : "create-connection to \(peer ?? "the device"), then Connection Complete with 0x3E Connection Failed to be Established"
+            : overTheAir
+                ? "CONNECT_IND to \(peer ?? "the device") that the peripheral never answered (0x3E Connection Failed to be Established)"
+                : "create-connection to \(peer ?? "the device"), then Connection Complete with 0x3E Connection Failed to be Established"
         v.steps.append(
             Verdict.Step(
                 what: "cycles",
                 text: "\(count) cycles of \(cycles)\(every ?? "") (the first cycles' frames are cited)",
-                frames: frames, certainty: .observed, basis: "HCI LE Create Connection and its end, repeated"))
+                frames: frames, certainty: .observed,
+                basis: overTheAir
+                    ? "over the air: CONNECT_INDs to one advertiser, each unanswered on its access address, repeated"
+                    : "HCI LE Create Connection and its end, repeated"))
         v.steps.append(
             Verdict.Step(
                 what: "why",

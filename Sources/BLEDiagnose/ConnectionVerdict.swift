@@ -43,11 +43,15 @@ extension Diagnoser {
         errorSteps(l, &v)
         securitySteps(l, &v)
 
-        guard let reason, let end = l.end else {
+        guard let reason, var end = l.end else {
             notEnded(l, s, ended, context, &v)
             v.finishFrames()
             return v
         }
+        // Over the air a lost link is found silent at a later record (the capture's last one,
+        // or the next after its timeout): it was lost when its supervision timeout ran out,
+        // the connection's end time, and "before the end" counts from there.
+        if s?.linkLayer != nil, end.side == .linkLoss, let t = s?.endTime, t < end.time { end.time = t }
         v.steps.append(
             Verdict.Step(
                 what: "end",
@@ -147,6 +151,12 @@ extension Diagnoser {
             v.summary =
                 "This host disconnected right after a GATT error (\(Codes.att(g.code)) to \(g.type)): the app or its stack gave up on the error."
             v.signature = "host_disconnected_after_gatt_error att=\(Codes.hex(g.code)) request=\(g.type) \(context)"
+        } else if let air = airLinkLoss(l, s, end, reason) {
+            v.cause = air.cause
+            v.party = air.party
+            v.steps.append(air.step)
+            v.summary = air.summary
+            v.signature = "\(air.cause) \(context) inferred_reason=\(Codes.hex(air.reason))\(air.tokens)"
         } else if let row {
             v.cause = row.cause.description
             v.party = party
@@ -167,8 +177,10 @@ extension Diagnoser {
             rssiStep(s, end, &v)
             qualityReportStep(s, end, &v)
         }
-        if reason == HCIError.llResponseTimeout { llResponseTimeoutSteps(l, end, overTheAir: s?.linkLayer != nil, &v) }
-        if reason == HCIError.connectionTerminatedMICFailure { micFailureSteps(l, end, &v) }
+        if reason == HCIError.llResponseTimeout || v.cause == "ll_response_timeout" {
+            llResponseTimeoutSteps(l, end, overTheAir: s?.linkLayer != nil, &v)
+        }
+        if reason == HCIError.connectionTerminatedMICFailure || v.cause == "mic_failure" { micFailureSteps(l, end, &v) }
         if let stall = s?.bufferStall { bufferStallStep(stall, end, &v) }
         if reason == HCIError.connectionTerminatedByLocalHost || reason == HCIError.remoteUserTerminatedConnection,
             end.side != .linkLoss,

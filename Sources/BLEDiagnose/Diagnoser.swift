@@ -194,6 +194,7 @@ public final class Diagnoser {
         attempt = nil
         var v = Attempt.failed(e, info, after: a)
         context(&v, a, endTime: e.time)
+        if a == nil, info.overTheAir { followOverTheAir(v, e) }
         early.append(v)
     }
 

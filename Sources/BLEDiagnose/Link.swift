@@ -84,7 +84,7 @@ final class Link {
     /// Over the air: the LL control procedure waiting for the other side's answer
     /// (`LinkLayerProcedures.swift`), and where the key that decrypts the link came from.
     var llPending: PendingProcedure?
-    var keySource: (frame: Int, text: String)?
+    var keySource: (frame: Int, text: String, decrypting: Bool)?
     /// Throughput and latency (Budget.swift). Unchecked: mutated for every value-carrying event,
     /// where a checked access is a runtime call (docs/performance.md); a Link belongs to one
     /// Diagnoser, used from one thread, and `observe` calls out to nothing that reaches it.
@@ -174,7 +174,8 @@ final class Link {
         case .linkLayerControl, .dataLengthChange, .connectionUpdate, .phyUpdate:
             linkLayerProcedure(e)
         case .linkLayerDecryption(let note):
-            keySource = (e.frame, Self.keyText(note))
+            let decrypting = if case .decrypting = note { true } else { false }
+            keySource = (e.frame, Self.keyText(note), decrypting)
         default:
             break
         }

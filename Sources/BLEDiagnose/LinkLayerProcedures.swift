@@ -152,7 +152,10 @@ extension Diagnoser {
             what: "key", text: text, frames: frames, certainty: .inferred,
             basis: "the last Encryption Change (or LL_START_ENC) before the end, and the pairing before it")
         if let k = l.keySource {
-            step.text += "; over the air blecap decrypted it with \(k.text) (frame \(k.frame))"
+            step.text +=
+                k.decrypting
+                ? "; over the air blecap decrypted it with \(k.text) (frame \(k.frame))"
+                : "; over the air blecap could not decrypt it: \(k.text) (frame \(k.frame))"
             step.frames.append(k.frame)
         }
         v.steps.append(step)

@@ -245,12 +245,44 @@ public struct LinkLayerCounters: Sendable, Equatable {
     /// each LL_CHANNEL_MAP_IND's from its instant on; nil while unknown.
     public var channelMap: UInt64?
 
+    /// The last PDU with a valid CRC heard from each side: where each side's transmissions
+    /// stopped when a link goes silent (over the air a lost link carries no reason).
+    public var lastFromCentral: LinkLayerMark?
+    public var lastFromPeripheral: LinkLayerMark?
+    /// The last PDU whose MIC did not verify: under the key blecap decrypted the link with, or
+    /// flagged by a sniffer that had the key (it decrypted other PDUs of the link). Its receiver
+    /// leaves the link on it (Core 5.4 Vol 6 Part B 5.1.3.1).
+    public var lastMICFailure: LinkLayerMark?
+    /// The last LL_CONNECTION_UPDATE_IND, LL_CHANNEL_MAP_IND or LL_PHY_UPDATE_IND sent in a
+    /// connection event already past its instant: its receiver leaves the link (5.5.1).
+    public var instantPassed: LinkLayerInstantPassed?
+
     /// How many data channels `channelMap` uses.
     public var usedChannels: Int? { channelMap.map { ($0 & LinkLayerCounters.dataChannels).nonzeroBitCount } }
     /// Bits 0–36: the data channels of ChM (the 3 high bits of its fifth octet are RFU).
     public static let dataChannels: UInt64 = (1 << 37) - 1
 
     public init() {}
+}
+
+/// One link-layer PDU the diagnosis cites: its frame, time and sender (nil: unknown).
+public struct LinkLayerMark: Sendable, Equatable {
+    public var frame: Int
+    public var time: Int64
+    public var byCentral: Bool?
+
+    public init(frame: Int, time: Int64, byCentral: Bool?) {
+        (self.frame, self.time, self.byCentral) = (frame, time, byCentral)
+    }
+}
+
+/// An LL control PDU with an instant that arrived in a connection event past it.
+public struct LinkLayerInstantPassed: Sendable, Equatable {
+    public var pdu: LinkLayerMark
+    public var opcode: UInt8
+    public var instant: UInt16
+    /// The connection event counter of the event that carried it.
+    public var event: UInt16
 }
 
 /// An LL_CONNECTION_UPDATE_IND waiting for its instant: the new timing, its transmit window
@@ -305,6 +337,8 @@ struct LinkLayerConnectionState {
     var pendingChannelMap: (instant: UInt16, map: UInt64)?
     var lastLengthRequest: (maxRx: UInt16, maxTx: UInt16, byCentral: Bool)?
     var encryptionAnnounced = false
+    /// An LL_ENC_REQ was sent and the encryption start has not completed or been rejected.
+    var encryptionRequested = false
 }
 
 /// A finished connection with the GATT databases learned on it (and carried into it).

@@ -84,6 +84,14 @@ extension TimelineBuilder {
             return false
         }
         if d.isEmpty { s.counters.emptyPDUs += 1 }
+        if r.radio.sender != .unknown {
+            let mark = LinkLayerMark(frame: r.frame, time: r.timestamp, byCentral: r.radio.sender == .central)
+            if r.radio.sender == .central {
+                s.counters.lastFromCentral = mark
+            } else {
+                s.counters.lastFromPeripheral = mark
+            }
+        }
         if r.radio.sender != .central, !s.peripheralHeard {
             s.peripheralHeard = true
             linkSilenceDeadline = .min  // the timeout in force changed
@@ -116,6 +124,17 @@ extension TimelineBuilder {
             s.counters.snifferDecryptedPDUs += 1
         }
         if ll.micFailure { s.counters.micFailures += 1 }
+        // The sniffer checked the MIC and it failed: a 256 sniffer says so (MIC checked, not
+        // valid); the nRF Sniffer flags every PDU it could not decrypt alike, so only on a link
+        // whose other PDUs it decrypted (it had the key) does that mean a bad MIC.
+        let sniffedMICFailure =
+            !d.isEmpty && r.radio.flags.contains(.micChecked) && !r.radio.flags.contains(.micValid)
+            && (!r.radio.flags.contains(.encryptionKnown) || s.counters.snifferDecryptedPDUs > 0)
+        if ll.micFailure || (sniffedMICFailure && !ll.isRetransmission) {
+            s.counters.lastMICFailure = LinkLayerMark(
+                frame: r.frame, time: r.timestamp,
+                byCentral: r.radio.sender == .unknown ? nil : r.radio.sender == .central)
+        }
         if ll.isEncrypted {
             s.counters.encryptedPDUs += 1
             if s.counters.encryptedFromFrame == nil {
@@ -311,6 +330,7 @@ extension TimelineBuilder {
             guard let u = p.connectionUpdate else { return }
             let t = ConnectionTiming(interval: u.interval, latency: u.latency, supervisionTimeout: u.timeout)
             fact(p, byCentral, c, r)
+            notePassedInstant(p, u.instant, byCentral, c, r)
             if c.linkLayer?.eventCounter != nil || r.radio.flags.contains(.eventCounterValid) {
                 // Takes effect at its instant (4.5.5): connection.update is placed there.
                 c.linkLayer?.pendingUpdate = (
@@ -330,6 +350,10 @@ extension TimelineBuilder {
         case LLControlOpcode.phyUpdateInd:
             guard let u = p.phyUpdate, var s = c.linkLayer else { return }
             fact(p, byCentral, c, r)
+            if u.centralToPeripheral != 0 || u.peripheralToCentral != 0 {
+                notePassedInstant(p, u.instant, byCentral, c, r)
+            }
+            s.counters.instantPassed = c.linkLayer?.counters.instantPassed
             let tx = Self.hciPHY(bits: u.centralToPeripheral)
             let rx = Self.hciPHY(bits: u.peripheralToCentral)
             // Both 0: no change, and the Instant is meaningless (5.1.10): the procedure ends here.
@@ -343,6 +367,8 @@ extension TimelineBuilder {
         case LLControlOpcode.channelMapInd:
             guard let m = p.channelMap, var s = c.linkLayer else { return }
             fact(p, byCentral, c, r)
+            notePassedInstant(p, m.instant, byCentral, c, r)
+            s.counters.instantPassed = c.linkLayer?.counters.instantPassed
             let map = m.map & LinkLayerCounters.dataChannels
             if Self.eventCounter(s, r) != nil {
                 s.pendingChannelMap = (m.instant, map)
@@ -367,6 +393,21 @@ extension TimelineBuilder {
             } else {
                 fact(p, byCentral, c, r)
             }
+        case LLControlOpcode.encReq:
+            fact(p, byCentral, c, r)
+            c.linkLayer?.encryptionRequested = true
+        case LLControlOpcode.rejectInd, LLControlOpcode.rejectExtInd:
+            fact(p, byCentral, c, r)
+            // The encryption start refused (5.1.3.1: LL_REJECT_IND, or LL_REJECT_EXT_IND naming
+            // LL_ENC_REQ): the central's host gets an Encryption Change with that error (0x06
+            // when the peripheral's host has no key for the bond).
+            if c.linkLayer?.encryptionRequested == true, c.linkLayer?.encryptionAnnounced != true,
+                p.opcode == LLControlOpcode.rejectInd || p.referencedOpcode == LLControlOpcode.encReq,
+                let code = p.errorCode, code != 0
+            {
+                c.linkLayer?.encryptionRequested = false
+                add(event(r, c, .encryptionChange(status: code, enabled: 0)))
+            }
         case LLControlOpcode.startEncRsp:
             // The central's LL_START_ENC_RSP is the first encrypted PDU (4.6.8.2): sniffers that
             // decrypt show it; the procedure is then complete on both sides.
@@ -377,6 +418,19 @@ extension TimelineBuilder {
         default:
             fact(p, byCentral, c, r)
         }
+    }
+
+    /// Notes an instant already past in the connection event that carries its PDU (at least
+    /// one event past: 5.5.1); the receiver cannot apply it and leaves the link.
+    private func notePassedInstant(
+        _ p: LLControlPDU, _ instant: UInt16, _ byCentral: Bool?, _ c: ConnectionState, _ r: CaptureRecord
+    ) {
+        guard let s = c.linkLayer, let counter = Self.eventCounter(s, r) else { return }
+        let event = UInt16(truncatingIfNeeded: counter)
+        guard event != instant, Self.reached(instant, counter) else { return }
+        c.linkLayer?.counters.instantPassed = LinkLayerInstantPassed(
+            pdu: LinkLayerMark(frame: r.frame, time: r.timestamp, byCentral: byCentral), opcode: p.opcode,
+            instant: instant, event: event)
     }
 
     /// The connection event counter of this PDU's event: the nRF Sniffer's, else the one
