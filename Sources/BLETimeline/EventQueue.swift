@@ -44,6 +44,13 @@ struct EventQueue {
         return sequence >= headSequence && i < events.count && events[i].outcome == .pending
     }
 
+    /// Whether the held, pending event `sequence` is past its deadline at `now`: `drain` would
+    /// resolve it as a timeout.
+    func isOverdue(_ sequence: Int, now: Int64) -> Bool {
+        let i = sequence - headSequence + head
+        return isPending(sequence) && deadlines[i] < now
+    }
+
     /// Changes a held event; false if it was already emitted.
     @discardableResult
     mutating func update(_ sequence: Int, _ body: (inout TimelineEvent) -> Void) -> Bool {

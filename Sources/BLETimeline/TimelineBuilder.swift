@@ -293,9 +293,9 @@ public final class TimelineBuilder {
             c.outstanding.0?.sequence, c.outstanding.1?.sequence,
             c.outstandingIndication.0?.sequence, c.outstandingIndication.1?.sequence,
         ] {
-            if let s, queue.isPending(s) { queue.update(s) { $0.outcome = outcome } }
+            if let s { resolve(s, at: r.timestamp, outcome) }
         }
-        if let p = c.parameterRequest, queue.isPending(p.sequence) { queue.update(p.sequence) { $0.outcome = outcome } }
+        if let p = c.parameterRequest { resolve(p.sequence, at: r.timestamp, outcome) }
         // A CONNECT_IND still waiting for its answer, ended as a connection (an LL_TERMINATE_IND,
         // too many links open): its connection.complete stands.
         if let a = c.linkLayer?.attempt {
@@ -311,6 +311,15 @@ public final class TimelineBuilder {
         var s = c.summary
         s.endFrame = endFrame
         connectionEnded(s)
+    }
+
+    /// Resolves a request still pending when its connection ends. One past its deadline timed
+    /// out before the end: `drain` would have said so had any other frame come in between (a
+    /// peer's read left unanswered for 30 s, then the Disconnection Complete as the next frame).
+    private func resolve(_ sequence: Int, at now: Int64, _ outcome: Outcome) {
+        guard queue.isPending(sequence) else { return }
+        let overdue = queue.isOverdue(sequence, now: now)
+        queue.update(sequence) { $0.outcome = overdue ? .timeout : outcome }
     }
 
     func remember(_ c: ConnectionState) {

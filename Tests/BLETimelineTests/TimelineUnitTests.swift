@@ -52,6 +52,25 @@ final class SyntheticCapture {
         s.builder.finish()
     }
 
+    @Test func requestPast30sWhenTheLinkEndsTimedOut() {
+        // The peer's read is never answered and the Disconnection Complete is the next frame,
+        // 30.03 s later (captures/bumble-failures/att_timeout.peripheral): the read timed out
+        // before the end, it was not cut short by it.
+        let s = SyntheticCapture()
+        s.connect(peer: [1, 2, 3, 4, 5, 6], at: 0)
+        s.att([0x0A, 0x12, 0x00], sent: false, at: 234_000)
+        s.disconnect(reason: 0x13, at: 30_266_000)
+        s.builder.finish()
+        #expect(s.events[1].outcome == .timeout)
+        // Within its 30 s the same end cuts the request short.
+        let t = SyntheticCapture()
+        t.connect(peer: [1, 2, 3, 4, 5, 6], at: 0)
+        t.att([0x0A, 0x12, 0x00], sent: false, at: 234_000)
+        t.disconnect(reason: 0x13, at: 29_000_000)
+        t.builder.finish()
+        #expect(t.events[1].outcome == .disconnected(frame: 3))
+    }
+
     @Test func responseOnlyAnswersItsOwnConnectionAndOpcode() {
         let s = SyntheticCapture()
         s.connect(peer: [1, 2, 3, 4, 5, 6], at: 0)

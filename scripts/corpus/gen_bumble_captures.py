@@ -58,6 +58,22 @@ Scenarios (see README.md next to the captures for the facts an analyzer must fin
  10. scan_before_init            LE Set Extended Scan Enable before HCI Reset
                                  (answered 0x0C), then init, filtered scan, connect
 
+Provoked failures (run only with --failures or --only; their files go in
+captures/bumble-failures/, README section "Provoked failures"):
+  pairing_refused           the peripheral's host refuses pairing (SMP Pairing
+                            Failed 0x05); the central disconnects 1 s later
+  security_request_ignored  the peripheral sends a Security Request, the central
+                            ignores it, the peripheral disconnects 3 s later
+  gatt_read_refused         a read answered with Error Response 0x0E; the
+                            central disconnects 300 ms later
+  att_timeout               a read never answered; Bumble's 30 s GATT request
+                            timeout (real time), then the central disconnects
+  peripheral_power_off      the peripheral disconnects with reason 0x15
+  link_lost                 notifications, then the link is severed
+                            (LatencyLink.sever) and times out (0x08)
+  connect_cancelled         LE Create Connection to a peer not advertising,
+                            cancelled after 2 s (status 0x02); a retry connects
+
 Changes to the *emulated radio* (never to Bumble's host stack); the first two are switchable:
   * ``--link-latency-ms`` (default 7.5): the LocalLink delivers ACL data and LL
     control PDUs after a fixed one-way delay instead of "immediately", so that
@@ -72,6 +88,8 @@ Changes to the *emulated radio* (never to Bumble's host stack); the first two ar
     Complete carries the parameters from CONNECT_IND instead of fixed dummies;
     LE Set Extended Scan Enable before any LE Set Extended Scan Parameters
     (since power-up or HCI Reset) is refused with 0x0C Command Disallowed.
+  * ``LatencyLink.sever`` (link_lost only) drops all traffic between two
+    controllers from then on, as a dead radio link would.
   * The supervision timeout in scenario 4 is simulated by the harness: after
     720 ms of silence both controllers report Disconnection Complete(0x08),
     with no HCI Disconnect and no LL_TERMINATE_IND, as real controllers do.
@@ -136,6 +154,7 @@ CUSTOM_PERIPH = dict(name='Bumble Custom', address='DC:C0:57:00:00:05', public='
 INDIC_PERIPH = dict(name='Bumble Secure', address='DD:5E:C0:00:00:06', public='00:1B:DC:00:5E:06')
 STREAM_PERIPH = dict(name='Bumble Stream', address='DE:57:4E:00:00:07', public='00:1B:DC:00:57:07')
 ENV_PERIPH = dict(name='Bumble Env', address='DF:E5:0B:00:00:08', public='00:1B:DC:00:E5:08')
+FAULTY_PERIPH = dict(name='Bumble Faulty', address='E0:FA:17:00:00:09', public='00:1B:DC:00:FA:09')
 # Optional keys of HR_PERIPH (defaults in build_heart_rate_peripheral):
 # manufacturer, model, battery -- the Device Information strings and the
 # Battery Level it serves.  Other generators may swap in their own identities.
@@ -165,6 +184,9 @@ S6_STREAM = _BASE.format(0x06, 0x3C61)
 S7_SERVICE = _BASE.format(0x07, 0x3C70)
 S7_LEVEL = _BASE.format(0x07, 0x3C71)      # Read|Notify, value handle 0x0010
 S7_CONTROL = _BASE.format(0x07, 0x3C72)    # Read|Write, value handle 0x0013
+S11_SERVICE = _BASE.format(0x0B, 0x3CB0)
+S11_REFUSED = _BASE.format(0x0B, 0x3CB1)   # Read -> Error Response 0x0E, value handle 0x0010
+S11_STALLED = _BASE.format(0x0B, 0x3CB2)   # Read -> never answered, value handle 0x0012
 
 SCENARIOS = [
     'clean_heart_rate',
@@ -177,6 +199,18 @@ SCENARIOS = [
     'cached_reconnect',
     'hr_short_notification',
     'scan_before_init',
+]
+# Sessions with a failure provoked through the Bumble API.  They are not run by
+# default (their files belong in captures/bumble-failures/, not next to the
+# clean scenarios); name them with --only, or --failures for all of them.
+FAILURE_SCENARIOS = [
+    'pairing_refused',
+    'security_request_ignored',
+    'gatt_read_refused',
+    'att_timeout',
+    'peripheral_power_off',
+    'link_lost',
+    'connect_cancelled',
 ]
 
 
@@ -223,19 +257,38 @@ class LatencyLink(LocalLink):
         if self._queue:
             self._timer = loop.call_at(self._queue[0][0], self._drain)
 
+    # Pairs of device addresses whose link carries nothing any more (see
+    # sever); empty unless a scenario breaks a link.
+    _severed: set = frozenset()
+
+    def sever(self, *controllers: Controller) -> None:
+        """From now on, drop all connection traffic between these controllers,
+        including what is still in flight: the radio link is gone, both
+        controllers still think it is up (until a supervision timeout is
+        simulated)."""
+        addresses = [bytes(c.random_address) for c in controllers]
+        self._severed = set(self._severed) | {
+            frozenset((a, b)) for a in addresses for b in addresses if a != b
+        }
+
+    def _cut(self, a, b) -> bool:
+        return bool(self._severed) and frozenset((bytes(a), bytes(b))) in self._severed
+
     def send_acl_data(self, sender_controller, destination_address, transport, data):
-        self._defer(
-            lambda: LocalLink.send_acl_data(
-                self, sender_controller, destination_address, transport, data
-            )
-        )
+        def deliver():
+            if self._cut(sender_controller.random_address, destination_address):
+                return
+            LocalLink.send_acl_data(self, sender_controller, destination_address, transport, data)
+
+        self._defer(deliver)
 
     def send_ll_control_pdu(self, sender_address, receiver_address, packet):
-        self._defer(
-            lambda: LocalLink.send_ll_control_pdu(
-                self, sender_address, receiver_address, packet
-            )
-        )
+        def deliver():
+            if self._cut(sender_address, receiver_address):
+                return
+            LocalLink.send_ll_control_pdu(self, sender_address, receiver_address, packet)
+
+        self._defer(deliver)
 
 
 class RealisticController(Controller):
@@ -1551,6 +1604,293 @@ async def scenario_scan_before_init(out: Path, args, rng: random.Random) -> dict
 
 
 # =============================================================================
+# Provoked failures (captures/bumble-failures/, README section "Provoked failures")
+# =============================================================================
+def build_faulty_peripheral(world: World, snoop: Path | None, refuse_pairing: bool = False):
+    """A peripheral whose one service S11 (0x000E-0x0012) has two readable
+    characteristics that misbehave:
+
+    …3CB1 decl 0x000F, value 0x0010 (Read): every read is refused with ATT
+    Error Response 0x0E Unlikely Error (raised by the read callback, as a
+    server does whose sensor is not ready);
+    …3CB2 decl 0x0011, value 0x0012 (Read): a read is never answered (the
+    read callback awaits a future nobody resolves, so Bumble's server never
+    sends the response).
+
+    With ``refuse_pairing`` the peripheral's pairing delegate refuses every
+    Pairing Request; Bumble then sends SMP Pairing Failed 0x05 (Pairing Not
+    Supported)."""
+    node = world.node(FAULTY_PERIPH, snoop)
+    stalled_reads: list = []
+
+    def refused_read(_connection):
+        raise att.ATT_Error(att.ErrorCode.UNLIKELY_ERROR)
+
+    async def stalled_read(_connection):
+        never = asyncio.get_running_loop().create_future()
+        stalled_reads.append(never)
+        return await never
+
+    refused = gatt.Characteristic(
+        S11_REFUSED, gatt.Characteristic.Properties.READ, gatt.Characteristic.READABLE,
+        gatt.CharacteristicValue(read=refused_read),
+    )
+    stalled = gatt.Characteristic(
+        S11_STALLED, gatt.Characteristic.Properties.READ, gatt.Characteristic.READABLE,
+        gatt.CharacteristicValue(read=stalled_read),
+    )
+    node.device.add_service(gatt.Service(S11_SERVICE, [refused, stalled]))
+    node.stalled_reads = stalled_reads
+    node.ad = make_adv_data(FAULTY_PERIPH['name'], appearance=0x0540)  # Generic Sensor
+
+    if refuse_pairing:
+        class RefusingDelegate(PairingDelegate):
+            async def accept(self) -> bool:
+                return False
+
+        node.device.pairing_config_factory = lambda connection: PairingConfig(
+            sc=True, mitm=False, bonding=True,
+            delegate=RefusingDelegate(io_capability=PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT),
+        )
+    return node
+
+
+async def faulty_connect(central: Node, periph: Node, mtu: int = 247):
+    """Advertise, connect, exchange MTU, discover S11; returns
+    (central connection, peripheral connection, client, refused handle, stalled handle)."""
+    await periph.advertise(periph.ad, 100)
+    c_conn, p_conn = await connect_pair(central, periph)
+    peer = Peer(c_conn)
+    await peer.request_mtu(mtu)
+    service = (await peer.discover_service(core.UUID(S11_SERVICE)))[0]
+    await service.discover_characteristics()
+    refused = service.get_characteristics_by_uuid(core.UUID(S11_REFUSED))[0].handle
+    stalled = service.get_characteristics_by_uuid(core.UUID(S11_STALLED))[0].handle
+    return c_conn, p_conn, c_conn.gatt_client, refused, stalled
+
+
+async def scenario_pairing_refused(out: Path, args, rng: random.Random) -> dict:
+    """The central pairs (LE SC Just Works); the peripheral's host refuses the
+    Pairing Request (SMP Pairing Failed 0x05); the central's app gives up and
+    disconnects 1 s later."""
+    name = 'pairing_refused'
+    world = World(args)
+    central = world.node(CENTRAL, out / f'{name}.central.btsnoop')
+    periph = build_faulty_peripheral(world, out / f'{name}.peripheral.btsnoop', refuse_pairing=True)
+    facts: dict = {}
+    try:
+        await world.power_on()
+        c_conn, p_conn, _client, _, _ = await faulty_connect(central, periph)
+        try:
+            await c_conn.pair()
+            facts['pairing'] = 'succeeded'
+        except core.ProtocolError as error:
+            facts['pairing'] = f'failed: {error.error_name} (0x{error.error_code:02X})'
+        log.info('  pairing: %s', facts['pairing'])
+        await asyncio.sleep(1.0)
+        gone = disconnection_future(p_conn)
+        await c_conn.disconnect(hci.HCI_ErrorCode.REMOTE_USER_TERMINATED_CONNECTION_ERROR)
+        facts['peripheral_reason'] = f'0x{await asyncio.wait_for(gone, 5):02X}'
+        await asyncio.sleep(0.05)
+    finally:
+        world.close()
+    return facts
+
+
+async def scenario_security_request_ignored(out: Path, args, rng: random.Random) -> dict:
+    """The peripheral sends an SMP Security Request; the central's host (Bumble
+    does not pair on a Security Request unless the app does) ignores it; the
+    peripheral waits 3 s and disconnects with 0x13."""
+    name = 'security_request_ignored'
+    world = World(args)
+    central = world.node(CENTRAL, out / f'{name}.central.btsnoop')
+    periph = build_faulty_peripheral(world, out / f'{name}.peripheral.btsnoop')
+    facts: dict = {}
+    try:
+        await world.power_on()
+        c_conn, p_conn, _client, _, _ = await faulty_connect(central, periph)
+        requests = []
+        c_conn.on('security_request', lambda auth_req: requests.append(int(auth_req)))
+        p_conn.request_pairing()
+        await asyncio.sleep(3.0)
+        facts['security_requests_seen_by_central'] = [f'0x{a:02X}' for a in requests]
+        facts['encrypted'] = c_conn.is_encrypted
+        gone = disconnection_future(c_conn)
+        await p_conn.disconnect(hci.HCI_ErrorCode.REMOTE_USER_TERMINATED_CONNECTION_ERROR)
+        facts['central_reason'] = f'0x{await asyncio.wait_for(gone, 5):02X}'
+        await asyncio.sleep(0.05)
+    finally:
+        world.close()
+    return facts
+
+
+async def scenario_gatt_read_refused(out: Path, args, rng: random.Random) -> dict:
+    """The central reads 0x0010; the server answers Error Response 0x0E; the
+    app disconnects 300 ms later."""
+    name = 'gatt_read_refused'
+    world = World(args)
+    central = world.node(CENTRAL, out / f'{name}.central.btsnoop')
+    periph = build_faulty_peripheral(world, out / f'{name}.peripheral.btsnoop')
+    facts: dict = {}
+    try:
+        await world.power_on()
+        c_conn, p_conn, client, refused, _ = await faulty_connect(central, periph)
+        facts['read_error'] = await gatt_read_expect_error(client, refused, 'refused char')
+        await asyncio.sleep(0.3)
+        gone = disconnection_future(p_conn)
+        await c_conn.disconnect(hci.HCI_ErrorCode.REMOTE_USER_TERMINATED_CONNECTION_ERROR)
+        facts['peripheral_reason'] = f'0x{await asyncio.wait_for(gone, 5):02X}'
+        await asyncio.sleep(0.05)
+    finally:
+        world.close()
+    return facts
+
+
+async def scenario_att_timeout(out: Path, args, rng: random.Random) -> dict:
+    """The central reads 0x0012; the server never answers.  Bumble's GATT
+    client gives up after its own 30 s request timeout (GATT_REQUEST_TIMEOUT,
+    the ATT transaction timeout of Core Vol 3 Part F 3.3.3) -- real wall
+    time, so this scenario takes ~31 s -- and the app disconnects."""
+    name = 'att_timeout'
+    world = World(args)
+    central = world.node(CENTRAL, out / f'{name}.central.btsnoop')
+    periph = build_faulty_peripheral(world, out / f'{name}.peripheral.btsnoop')
+    facts: dict = {}
+    try:
+        await world.power_on()
+        c_conn, p_conn, client, _, stalled = await faulty_connect(central, periph)
+        t0 = time.monotonic()
+        try:
+            await client.read_value(stalled, no_long_read=True)
+            facts['read'] = 'answered'
+        except core.TimeoutError as error:
+            facts['read'] = f'timeout after {time.monotonic() - t0:.1f} s: {error}'
+        log.info('  stalled read: %s', facts['read'])
+        gone = disconnection_future(p_conn)
+        await c_conn.disconnect(hci.HCI_ErrorCode.REMOTE_USER_TERMINATED_CONNECTION_ERROR)
+        facts['peripheral_reason'] = f'0x{await asyncio.wait_for(gone, 5):02X}'
+        await asyncio.sleep(0.05)
+    finally:
+        world.close()
+    return facts
+
+
+async def scenario_peripheral_power_off(out: Path, args, rng: random.Random) -> dict:
+    """After a read, the peripheral's host terminates the link with 0x15
+    (Remote Device Terminated Connection due to Power Off), as a device
+    about to switch off does."""
+    name = 'peripheral_power_off'
+    world = World(args)
+    central = world.node(CENTRAL, out / f'{name}.central.btsnoop')
+    periph = build_faulty_peripheral(world, out / f'{name}.peripheral.btsnoop')
+    facts: dict = {}
+    try:
+        await world.power_on()
+        c_conn, p_conn, client, _, _ = await faulty_connect(central, periph)
+        facts['name'] = (await client.read_value(0x0003)).decode()
+        await asyncio.sleep(0.5)
+        gone = disconnection_future(c_conn)
+        await p_conn.disconnect(hci.HCI_ErrorCode.REMOTE_DEVICE_TERMINATED_CONNECTION_DUE_TO_POWER_OFF_ERROR)
+        facts['central_reason'] = f'0x{await asyncio.wait_for(gone, 5):02X}'
+        await asyncio.sleep(0.05)
+    finally:
+        world.close()
+    return facts
+
+
+async def scenario_link_lost(out: Path, args, rng: random.Random) -> dict:
+    """Heart-rate notifications at 4 Hz, then the radio link stops carrying
+    anything (LatencyLink.sever); the central's next read goes unanswered,
+    and 720 ms (the supervision timeout) after the last packet the harness
+    makes both controllers report Disconnection Complete 0x08."""
+    name = 'link_lost'
+    world = World(args)
+    central = world.node(CENTRAL, out / f'{name}.central.btsnoop')
+    hr = build_heart_rate_peripheral(world, out / f'{name}.peripheral.btsnoop')
+    hrm_server = hr.hrs.heart_rate_measurement_characteristic
+    facts: dict = {}
+    try:
+        await world.power_on()
+        await hr.advertise(hr.ad, 100)
+        c_conn, p_conn = await connect_pair(central, hr)
+        peer = Peer(c_conn)
+        client = c_conn.gatt_client
+        await peer.request_mtu(247)
+        hrs = (await peer.discover_service(uuid16(UUID_HEART_RATE)))[0]
+        await hrs.discover_characteristics()
+        hrm = hrs.get_characteristics_by_uuid(uuid16(0x2A37))[0]
+        bsl = hrs.get_characteristics_by_uuid(uuid16(0x2A38))[0]
+        received: list[bytes] = []
+        subscribed = subscription_future(hrm_server)
+        await client.subscribe(hrm, lambda v: received.append(bytes(v)))
+        await subscribed
+        for _ in range(4):
+            hr.hr_state['bpm'] = max(55, min(160, hr.hr_state['bpm'] + rng.randint(-2, 3)))
+            await hr.device.notify_subscriber(p_conn, hrm_server, value=hr.measurement())
+            await asyncio.sleep(0.25)
+        world.link.sever(central.controller, hr.controller)
+        # Both hosts carry on: one more notification, and a read, both lost.
+        await hr.device.notify_subscriber(p_conn, hrm_server, value=hr.measurement())
+        c_gone = disconnection_future(c_conn)
+        p_gone = disconnection_future(p_conn)
+        read = asyncio.ensure_future(client.read_value(bsl))
+        await asyncio.sleep(0.72)
+        simulate_supervision_timeout(central.controller, hr.controller)
+        facts['central_reason'] = f'0x{await asyncio.wait_for(c_gone, 5):02X}'
+        facts['peripheral_reason'] = f'0x{await asyncio.wait_for(p_gone, 5):02X}'
+        done, _ = await asyncio.wait({read}, timeout=1.0)
+        if not done:
+            facts['read'] = 'still pending'
+        elif read.cancelled():
+            facts['read'] = 'cancelled by the disconnection'
+        else:
+            facts['read'] = repr(read.exception()) if read.exception() else read.result().hex()
+        facts['notifications_received'] = len(received)
+        await asyncio.sleep(0.05)
+    finally:
+        world.close()
+    return facts
+
+
+async def scenario_connect_cancelled(out: Path, args, rng: random.Random) -> dict:
+    """The central connects to the peripheral while it is not advertising;
+    after 2 s the app cancels (LE Create Connection Cancel -> LE Connection
+    Complete 0x02).  The peripheral then starts advertising and a second
+    attempt connects; the central reads the Device Name and disconnects."""
+    name = 'connect_cancelled'
+    world = World(args)
+    central = world.node(CENTRAL, out / f'{name}.central.btsnoop')
+    periph = build_faulty_peripheral(world, out / f'{name}.peripheral.btsnoop')
+    facts: dict = {}
+    try:
+        await world.power_on()
+        task = asyncio.ensure_future(central.device.connect(periph.address))
+        while not central.device.is_le_connecting and not task.done():
+            await asyncio.sleep(0)
+        await asyncio.sleep(2.0)
+        await central.device.cancel_connection()
+        done, _ = await asyncio.wait({task}, timeout=1.0)
+        if not done:
+            raise RuntimeError('no LE Connection Complete after the cancel (stock controller?)')
+        try:
+            task.result()
+            facts['first_attempt'] = 'connected despite cancel'
+        except core.ConnectionError as error:
+            facts['first_attempt'] = f'LE Connection Complete status 0x{error.error_code:02X}'
+        log.info('  first attempt: %s', facts['first_attempt'])
+        await periph.advertise(periph.ad, 100)
+        c_conn, p_conn = await connect_pair(central, periph)
+        facts['name'] = (await c_conn.gatt_client.read_value(0x0003)).decode()
+        gone = disconnection_future(p_conn)
+        await c_conn.disconnect(hci.HCI_ErrorCode.REMOTE_USER_TERMINATED_CONNECTION_ERROR)
+        facts['peripheral_reason'] = f'0x{await asyncio.wait_for(gone, 5):02X}'
+        await asyncio.sleep(0.05)
+    finally:
+        world.close()
+    return facts
+
+
+# =============================================================================
 # main
 # =============================================================================
 RUNNERS = {
@@ -1564,17 +1904,30 @@ RUNNERS = {
     'cached_reconnect': scenario_cached_reconnect,
     'hr_short_notification': scenario_hr_short_notification,
     'scan_before_init': scenario_scan_before_init,
+    'pairing_refused': scenario_pairing_refused,
+    'security_request_ignored': scenario_security_request_ignored,
+    'gatt_read_refused': scenario_gatt_read_refused,
+    'att_timeout': scenario_att_timeout,
+    'peripheral_power_off': scenario_peripheral_power_off,
+    'link_lost': scenario_link_lost,
+    'connect_cancelled': scenario_connect_cancelled,
 }
 
 
 async def run_all(args, scenarios=None, runners=None, results: dict | None = None) -> int:
     """Run the selected scenarios; other generators may pass their own
     scenario list and runners, and a dict that collects each one's facts."""
+    default = scenarios is None
     scenarios = scenarios or SCENARIOS
     runners = runners or RUNNERS
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
     selected = args.only.split(',') if args.only else scenarios
+    if default:
+        # The provoked failures run only when asked for (--only or --failures).
+        scenarios = SCENARIOS + FAILURE_SCENARIOS
+        if getattr(args, 'failures', False):
+            selected = FAILURE_SCENARIOS
     failures = 0
     for index, name in enumerate(scenarios):
         if name not in selected:
@@ -1602,7 +1955,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('outdir', help='directory for the .btsnoop files')
     parser.add_argument('--seed', type=int, default=1, help='seed for payload contents (default 1)')
-    parser.add_argument('--only', help='comma-separated subset of: ' + ','.join(SCENARIOS))
+    parser.add_argument('--only', help='comma-separated subset of: '
+                        + ','.join(SCENARIOS + FAILURE_SCENARIOS))
+    parser.add_argument('--failures', action='store_true',
+                        help='run the provoked-failure sessions only (for captures/bumble-failures): '
+                             + ','.join(FAILURE_SCENARIOS))
     parser.add_argument('--link-latency-ms', type=float, default=7.5,
                         help='one-way delay of the virtual link for connection traffic '
                              '(default 7.5 ms; 0 = stock Bumble LocalLink timing)')
@@ -1615,7 +1972,7 @@ def main() -> None:
     parser.add_argument('-v', '--verbose', action='store_true', help='debug logging (very chatty)')
     args = parser.parse_args()
     if args.only:
-        unknown = set(args.only.split(',')) - set(SCENARIOS)
+        unknown = set(args.only.split(',')) - set(SCENARIOS + FAILURE_SCENARIOS)
         if unknown:
             parser.error(f'unknown scenario(s): {", ".join(sorted(unknown))}')
     logging.basicConfig(
