@@ -21,6 +21,11 @@ extension Diagnoser {
             cause: "", party: "", summary: "", signature: "", signals: [], frames: [], steps: [])
         var context = "role=\(roleName ?? "unknown") end=\(ended)"
         if let reason { context += " reason=\(Codes.hex(reason))" }
+        // The Reason this host's own Disconnect gave the peer: named when it says more than the
+        // ordinary 0x13 (0x15 powering off, 0x14 low resources, 0x05 authentication failure …).
+        let hostReason = side == .local ? s?.localDisconnectReason : nil
+        let telling = hostReason.flatMap { $0 == HCIError.remoteUserTerminatedConnection ? nil : $0 }
+        if let telling { context += " host_reason=\(Codes.hex(telling))" }
 
         if s?.unknownStart == true {
             v.steps.append(
@@ -187,14 +192,23 @@ extension Diagnoser {
             v.cause == "local_host_terminated"
                 || v.cause == "remote_user_terminated" || v.cause == "remote_host_terminated"
         {
-            v.steps.append(
-                Verdict.Step(
-                    what: "why",
-                    text: end.side == .local
-                        ? "why this host ended it is not in HCI: an app's disconnect, or the OS closing a link no app used"
-                        : "why the peer's host ended it is not in this capture: it is the peer's decision",
-                    frames: [end.frame], certainty: .inferred,
-                    basis: "an HCI capture holds no reason for a host's own choice"))
+            if end.side == .local, let telling, let at = s?.localDisconnectFrame {
+                v.steps.append(
+                    Verdict.Step(
+                        what: "why",
+                        text: "this host's Disconnect gave the peer \(Codes.hci(telling)) as its reason",
+                        frames: [at, end.frame], certainty: .observed,
+                        basis: "the Reason of this host's HCI Disconnect (Vol 4 Part E 7.1.6)"))
+            } else {
+                v.steps.append(
+                    Verdict.Step(
+                        what: "why",
+                        text: end.side == .local
+                            ? "why this host ended it is not in HCI: an app's disconnect, or the OS closing a link no app used"
+                            : "why the peer's host ended it is not in this capture: it is the peer's decision",
+                        frames: [end.frame], certainty: .inferred,
+                        basis: "an HCI capture holds no reason for a host's own choice"))
+            }
         }
         if !l.outstandingAtEnd.isEmpty {
             v.steps.append(

@@ -44,6 +44,8 @@ final class ConnectionState {
     @exclusivity(unchecked) var mtu: UInt16 = 23
     /// Frame of an HCI Disconnect this host sent for the handle.
     var localDisconnectFrame: Int?
+    /// The Reason this host's HCI Disconnect gave (7.1.6): what its controller tells the peer.
+    var localDisconnectReason: UInt8?
     let startTime: Int64
     /// Disconnection Complete's reason and who ended the link.
     var endReason: UInt8?
@@ -187,7 +189,8 @@ final class ConnectionState {
             security: currentSecurity, timing: timing, txPHY: linkLayer?.counters.txPHY ?? phy?.tx,
             rxPHY: linkLayer?.counters.rxPHY ?? phy?.rx, parameters: parameters,
             parameterSetsOmitted: parameterSetsOmitted, linkCommand: linkCommand, bufferStall: currentStall,
-            rssi: rssi, qualityReport: qualityReport)
+            rssi: rssi, qualityReport: qualityReport, localDisconnectFrame: localDisconnectFrame,
+            localDisconnectReason: localDisconnectReason)
     }
 
     /// The stall still under way (to the end), or the last one that lasted `ACLBufferStall.threshold`.
@@ -403,6 +406,10 @@ public struct ConnectionSummary: Sendable {
     public var rssi = RSSIHistory()
     /// The last Android Bluetooth Quality Report link-quality report for the link's handle.
     public var qualityReport: QualityReportFact? = nil
+    /// This host's last HCI Disconnect for the link and the Reason it gave the peer (7.1.6;
+    /// the Disconnection Complete then says 0x16, the local host's own end).
+    public var localDisconnectFrame: Int? = nil
+    public var localDisconnectReason: UInt8? = nil
 
     /// What ATT_MTU is at least: the LE default and the largest ATT PDU seen.
     public var mtuAtLeast: UInt16 { UInt16(clamping: Swift.max(23, largestATTPDU)) }

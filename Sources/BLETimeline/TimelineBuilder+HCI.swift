@@ -83,6 +83,7 @@ extension TimelineBuilder {
                 let conn = connection(d.handle, r, create: false)
             else { return }
             conn.localDisconnectFrame = r.frame
+            conn.localDisconnectReason = d.reason
         case HCIOpcode.leConnectionUpdate, HCIOpcode.leReadRemoteFeatures, HCIOpcode.leEnableEncryption,
             HCIOpcode.leSetPHY:
             // Each starts with Connection_Handle (7.8.18, 7.8.21, 7.8.24, 7.8.49).
