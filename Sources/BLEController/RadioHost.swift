@@ -76,6 +76,7 @@ public final class RadioHost {
     nonisolated(unsafe) public static var interrupt = false
 
     private var framer = H4Framer(fromController: true)
+    private var buffer = [UInt8](repeating: 0, count: 4096)
     private var start: Int64 = 0
     /// The last Command Complete or Command Status: opcode, status, return parameters.
     private var completion: (opcode: UInt16, status: UInt8, returned: [UInt8])?
@@ -111,8 +112,9 @@ public final class RadioHost {
             try advertise(ad)
             let deadline = now + configuration.acceptTimeoutMicros
             while accepted == nil {
-                if let end = try pump(until: min(deadline, limit(timeoutMicros))) { return end }
-                if now >= deadline {
+                if let end = try pump(until: min(deadline, limit(timeoutMicros))) {
+                    // The run's own limit, or the end of the wait for a central.
+                    guard end == .timeout, now >= deadline else { return end }
                     _ = try? command(HCILESetAdvertisingEnable(enable: 0))
                     throw RadioHostError(
                         "no central connected within \(configuration.acceptTimeoutMicros / 1_000_000) s while "
@@ -145,7 +147,6 @@ public final class RadioHost {
         if deadline != .max, t >= deadline { return .timeout }
         let next = min(deadline, virtual.nextDeadline ?? .max)
         let wait = max(0, min(50_000, next == .max ? 50_000 : next - t))
-        var buffer = [UInt8](repeating: 0, count: 4096)
         let n: Int?
         do {
             n = try buffer.withUnsafeMutableBytes { b in try transport.receive(into: b, timeoutMicros: wait) }
