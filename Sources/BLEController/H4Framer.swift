@@ -3,9 +3,10 @@ import CaptureIO
 
 /// Cuts the byte stream a host writes to a UART-style transport into H4 packets (Core 5.4
 /// Vol 4 Part A 2): a packet type octet, then the HCI packet, whose own header gives its
-/// length.
+/// length. With `fromController` it cuts what a controller writes instead (events, not
+/// commands): `blecap replay --controller` hosts a real one.
 ///
-/// The host is untrusted: the buffer is one fixed allocation (the largest packet the header
+/// The other side is untrusted: the buffer is one fixed allocation (the largest packet the header
 /// lengths allow, 4 + 65535 octets), an unknown packet type is dropped octet by octet until a
 /// known one comes (and reported once per run of junk), and a packet longer than
 /// `maximumPacketLength` is skipped as it streams past instead of being stored.
@@ -28,15 +29,20 @@ public struct H4Framer {
     /// Octets of unknown packet types dropped in the current run.
     private var junk = 0
 
-    public init(maximumPacketLength: Int = 4 + 65535) {
+    /// The stream comes from a controller (events; commands are not packets there).
+    public let fromController: Bool
+
+    public init(maximumPacketLength: Int = 4 + 65535, fromController: Bool = false) {
+        self.fromController = fromController
         self.maximumPacketLength = min(max(maximumPacketLength, 4), 4 + 65535)
         buffer = [UInt8](repeating: 0, count: 1 + self.maximumPacketLength)
     }
 
-    /// Length of the HCI header after the type octet, or nil for a type a host never sends.
-    private static func headerLength(_ type: UInt8) -> Int? {
+    /// Length of the HCI header after the type octet, or nil for a type this side never sends.
+    private func headerLength(_ type: UInt8) -> Int? {
         switch type {
-        case H4PacketType.command: 3
+        case H4PacketType.command: fromController ? nil : 3
+        case H4PacketType.event: fromController ? 2 : nil
         case H4PacketType.acl: 4
         case H4PacketType.sco: 3
         case H4PacketType.iso: 4
@@ -46,8 +52,9 @@ public struct H4Framer {
 
     /// The HCI packet's total length (header included), once its header is in.
     private func packetLength(_ type: UInt8) -> Int? {
-        guard let h = Self.headerLength(type), count >= 1 + h else { return nil }
+        guard let h = headerLength(type), count >= 1 + h else { return nil }
         switch type {
+        case H4PacketType.event: return h + Int(buffer[2])
         case H4PacketType.acl: return h + Int(UInt16(buffer[3]) | UInt16(buffer[4]) << 8)
         case H4PacketType.iso: return h + Int((UInt16(buffer[3]) | UInt16(buffer[4]) << 8) & 0x3FFF)
         default: return h + Int(buffer[3])
@@ -66,7 +73,7 @@ public struct H4Framer {
             }
             if count == 0 {
                 let type = bytes[i]
-                guard Self.headerLength(type) != nil else {
+                guard headerLength(type) != nil else {
                     junk += 1
                     i += 1
                     continue
@@ -84,7 +91,7 @@ public struct H4Framer {
             } else if let total = packetLength(type) {
                 need = 1 + total - count
             } else {
-                need = 1 + Self.headerLength(type)! - count
+                need = 1 + headerLength(type)! - count
             }
             let n = min(need, bytes.count - i)
             buffer.withUnsafeMutableBytes { dst in

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEBytes
+import BLEController
 import BLELint
 import BLEReplay
 import Foundation
@@ -33,15 +34,29 @@ struct ReplayCommand: ParsableCommand {
             (e.g. 0x0013=0x02, Read Not Permitted); --drop-notifications P drops each \
             notification with probability P, the same ones for the same --seed.
 
+            --controller C replays over a Bluetooth controller instead, blecap being its host: \
+            tcp-client:HOST:PORT or tcp-server:HOST:PORT (H4 over TCP, as Bumble names them), \
+            serial:/dev/ttyACM0[,BAUD][,noflow] (H4 over a UART), or hciN (the kernel's adapter, \
+            taken from BlueZ through the HCI user channel for the run; needs CAP_NET_ADMIN). With \
+            --role peripheral blecap initialises the controller, advertises as the captured \
+            peripheral (its advertising data, scan response and address when random), and serves \
+            the central that connects from the same model as 'blecap serve' (values in captured \
+            order, errors, MTU, notifications timed from the subscription, the faults above); the \
+            report compares that central's operations with the captured central's, as 'blecap \
+            serve' does. --out then writes what crossed the HCI. --role central is not done yet. \
+            docs/real-radio.md covers dongles, permissions and safety.
+
             Exit status 0: every replayed connection reproduced its captured ATT exchange; 1: \
             a divergence (expected when faults are injected); 3: the part before the damage was \
-            replayed.
+            replayed; 4: the controller cannot be opened, does not answer or refuses.
 
             Examples:
               blecap replay hr_short_notification.central.btsnoop
               blecap replay session.btsnoop --connection 2 --format json
               blecap replay session.btsnoop --mtu 23 --drop-notifications 0.2 \\
                 --out varied.btsnoop --lint
+              blecap replay hr.central.btsnoop --controller serial:/dev/ttyACM0,1000000 \\
+                --out radio.btsnoop
 
             \(ExitStatusTable.text)
             """)
@@ -97,7 +112,38 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .long, help: "Seed of --drop-notifications.")
     var seed: UInt64 = 1
 
+    @Option(
+        name: .long,
+        help:
+            "Replay over this controller as its host: tcp-client:HOST:PORT, tcp-server:HOST:PORT, serial:DEVICE[,BAUD] or hciN."
+    )
+    var controller: String?
+
+    @Option(name: .long, help: "With --controller: peripheral (play the captured peripheral) or central (not yet).")
+    var role: String = "peripheral"
+
+    @Option(name: .long, help: "With --controller: seconds after which the run ends in any case.")
+    var timeout: Double?
+
+    @Option(
+        name: .customLong("accept-timeout"),
+        help: "With --controller: seconds to wait for a central to connect (and tcp-server for the controller).")
+    var acceptTimeout: Double = 60
+
+    @Flag(
+        name: .long,
+        help: "With --controller: print the host's progress and the controller's oddities on standard error.")
+    var verbose = false
+
     func validate() throws {
+        if let controller {
+            do { _ = try ControllerSpec(controller) } catch { throw ValidationError("--controller: \(error)") }
+            if role != "peripheral" && role != "central" { throw ValidationError("--role takes peripheral or central") }
+            if lint { throw ValidationError("--lint does not apply to --controller (lint the --out file)") }
+            try ReplayOptions.checkNonNegative([("--timeout", timeout), ("--accept-timeout", acceptTimeout)])
+        } else if role != "peripheral" || timeout != nil || verbose {
+            throw ValidationError("--role, --timeout and --verbose apply to --controller only")
+        }
         if connection != nil && peer != nil { throw ValidationError("give --connection or --peer, not both") }
         if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
         _ = try parsedSpeed()
@@ -112,6 +158,7 @@ struct ReplayCommand: ParsableCommand {
     func parsedSpeed() throws -> ReplaySpeed { try ReplayOptions.speed(speed) }
 
     func run() throws {
+        if let controller { return try runOverController(controller) }
         let input = try CaptureInput.open(file, member: member)
         let faults = try ReplayOptions.faults(
             dropLinkAt: dropLinkAt, powerOffAt: powerOffAt, delayResponses: delayResponses, mtu: mtu,

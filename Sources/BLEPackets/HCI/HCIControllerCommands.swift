@@ -36,6 +36,15 @@ public struct HCIConnectionHandleCommand: HCICommandEncodable, Sendable {
     public func appendParameters(to w: inout ByteWriter) { w.appendUInt16LE(handle) }
 }
 
+/// A command without parameters: HCI_Reset (7.3.2), HCI_Read_Local_Supported_Commands
+/// (7.4.2), _Features (7.4.3), HCI_Read_Buffer_Size (7.4.5), HCI_Read_BD_ADDR (7.4.6),
+/// HCI_LE_Read_Buffer_Size (7.8.2) and their kin: what a host sends to initialise a controller.
+public struct HCIParameterlessCommand: HCICommandEncodable, Sendable {
+    public let commandOpcode: UInt16
+    public init(opcode: UInt16) { commandOpcode = opcode }
+    public func appendParameters(to w: inout ByteWriter) {}
+}
+
 /// HCI_Set_Event_Mask (7.3.1, 0x0C01) and HCI_LE_Set_Event_Mask (7.8.1, 0x2001): one 64-bit mask.
 public struct HCISetEventMask: HCICommandEncodable, Sendable {
     public let commandOpcode: UInt16
@@ -61,6 +70,27 @@ public struct HCILESetRandomAddress: HCICommandEncodable, Sendable {
     }
     public var commandOpcode: UInt16 { Self.opcode }
     public func appendParameters(to w: inout ByteWriter) { w.appendAddress(address) }
+}
+
+/// HCI_LE_Set_Advertising_Data (7.8.7, 0x2008) and HCI_LE_Set_Scan_Response_Data (7.8.8,
+/// 0x2009): a length octet, then 31 octets of which the first `length` are the data (the rest
+/// zero). Nil when the parameters end before the data they announce.
+public struct HCILESetAdvertisingData: HCICommandEncodable, Sendable {
+    public static let maximumLength = 31
+    public let commandOpcode: UInt16
+    public let data: [UInt8]
+
+    /// At most 31 octets of `data` are kept (a legacy advertising PDU holds no more).
+    public init(opcode: UInt16, data: [UInt8]) { (commandOpcode, self.data) = (opcode, Array(data.prefix(31))) }
+    public init?(opcode: UInt16, parameters p: ByteView) {
+        guard let n = p.u8(0), n <= 31, let d = p.slice(1, Int(n)) else { return nil }
+        (commandOpcode, data) = (opcode, d.toArray())
+    }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(UInt8(data.count))
+        w.appendBytes(data)
+        w.appendZeros(Self.maximumLength - data.count)
+    }
 }
 
 /// HCI_LE_Set_Advertising_Enable (7.8.9, 0x200A): Advertising_Enable.

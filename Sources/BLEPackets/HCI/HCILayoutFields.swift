@@ -29,6 +29,12 @@ struct HCILayoutFields {
         return parameters.u8(f.offset)
     }
 
+    /// A two-octet field's value (little-endian).
+    func uint16(_ name: StaticString) -> UInt16? {
+        guard let f = field(name), f.parameter.size == 2 else { return nil }
+        return parameters.u16le(f.offset)
+    }
+
     /// An address field's value.
     func address(_ name: StaticString) -> BDAddr? {
         guard let f = field(name), f.parameter.size == 6 else { return nil }
@@ -36,16 +42,61 @@ struct HCILayoutFields {
     }
 }
 
-/// HCI_LE_Set_Advertising_Parameters (Core 5.4 Vol 4 Part E 7.8.5, 0x2006), the field a
-/// controller acts on, read through the command's layout as far as the parameters reach.
-public struct HCILESetAdvertisingParameters: Sendable {
+/// HCI_LE_Set_Advertising_Parameters (Core 5.4 Vol 4 Part E 7.8.5, 0x2006), read through the
+/// command's layout as far as the parameters reach (a field is nil when they end before it),
+/// and written back field by field up to the first missing one: a controller reads
+/// `ownAddressType`, a host (`blecap replay --controller`) writes them all.
+public struct HCILESetAdvertisingParameters: HCICommandEncodable, Sendable {
     public static let opcode: UInt16 = HCIOpcode.leSetAdvertisingParameters
+    /// Advertising_Interval_Min and _Max, units of 0.625 ms.
+    public let intervalMin: UInt16?
+    public let intervalMax: UInt16?
+    /// Advertising_Type: 0 ADV_IND, 1 ADV_DIRECT_IND (high duty), 2 ADV_SCAN_IND,
+    /// 3 ADV_NONCONN_IND, 4 ADV_DIRECT_IND (low duty).
+    public let advertisingType: UInt8?
     /// Own_Address_Type, nil when the parameters end before it.
     public let ownAddressType: UInt8?
+    public let peerAddressType: UInt8?
+    public let peerAddress: BDAddr?
+    public let channelMap: UInt8?
+    public let filterPolicy: UInt8?
 
     public init(parameters p: ByteView) {
-        ownAddressType = HCILayoutFields(layout: HCICommandLayouts.leSetAdvertisingParameters, parameters: p)
-            .uint8("own_address_type")
+        let f = HCILayoutFields(layout: HCICommandLayouts.leSetAdvertisingParameters, parameters: p)
+        (intervalMin, intervalMax) = (f.uint16("advertising_interval_min"), f.uint16("advertising_interval_max"))
+        (advertisingType, ownAddressType) = (f.uint8("advertising_type"), f.uint8("own_address_type"))
+        (peerAddressType, peerAddress) = (f.uint8("peer_address_type"), f.address("peer_address"))
+        (channelMap, filterPolicy) = (f.uint8("advertising_channel_map"), f.uint8("advertising_filter_policy"))
+    }
+
+    public init(
+        intervalMin: UInt16, intervalMax: UInt16, advertisingType: UInt8, ownAddressType: UInt8,
+        peerAddressType: UInt8 = 0, peerAddress: BDAddr = BDAddr(rawValue: 0), channelMap: UInt8 = 0x07,
+        filterPolicy: UInt8 = 0
+    ) {
+        (self.intervalMin, self.intervalMax, self.advertisingType) = (intervalMin, intervalMax, advertisingType)
+        (self.ownAddressType, self.peerAddressType, self.peerAddress) = (ownAddressType, peerAddressType, peerAddress)
+        (self.channelMap, self.filterPolicy) = (channelMap, filterPolicy)
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+    public func appendParameters(to w: inout ByteWriter) {
+        guard let intervalMin else { return }
+        w.appendUInt16LE(intervalMin)
+        guard let intervalMax else { return }
+        w.appendUInt16LE(intervalMax)
+        guard let advertisingType else { return }
+        w.appendUInt8(advertisingType)
+        guard let ownAddressType else { return }
+        w.appendUInt8(ownAddressType)
+        guard let peerAddressType else { return }
+        w.appendUInt8(peerAddressType)
+        guard let peerAddress else { return }
+        w.appendAddress(peerAddress)
+        guard let channelMap else { return }
+        w.appendUInt8(channelMap)
+        guard let filterPolicy else { return }
+        w.appendUInt8(filterPolicy)
     }
 }
 
