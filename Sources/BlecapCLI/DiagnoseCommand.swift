@@ -49,6 +49,8 @@ struct DiagnoseCommand: ParsableCommand {
 
     @OptionGroup var pager: PagerOptions
 
+    @OptionGroup var color: ColorOption
+
     @OptionGroup var platform: PlatformJudgement
 
     @OptionGroup var batch: BatchOptions
@@ -86,7 +88,7 @@ struct DiagnoseCommand: ParsableCommand {
         }
         Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
-        DiagnoseWriter(out: out, format: format).write(results)
+        DiagnoseWriter(out: out, format: format, paint: color.paint(text: format == .text)).write(results)
         out.flush()
         if damaged { throw BlecapExit.damaged.exitCode }
     }
@@ -113,6 +115,8 @@ struct DiagnoseCommand: ParsableCommand {
 struct DiagnoseWriter {
     let out: OutputBuffer
     let format: DiagnoseCommand.Format
+    /// Text only: the capture and each verdict's heading bold, its cause red.
+    var paint = Paint(on: false)
 
     func write(_ results: [(path: String, verdicts: [Verdict])]) {
         switch format {
@@ -174,7 +178,7 @@ struct DiagnoseWriter {
     }
 
     private func text(_ path: String, _ verdicts: [Verdict]) {
-        out.string(path)
+        out.string(paint(path, Palette.header))
         out.newline()
         if verdicts.isEmpty {
             out.ascii("  no connections and no connection attempts")
@@ -182,13 +186,13 @@ struct DiagnoseWriter {
         }
         for v in verdicts {
             out.ascii("  ")
-            out.string(title(v))
+            out.string(paint(title(v), Palette.header))
             out.newline()
             out.ascii("    verdict: ")
             out.string(v.summary)
             out.newline()
             out.ascii("    cause: ")
-            out.string(v.cause)
+            out.string(paint(v.cause, Palette.error))
             out.ascii(" (")
             out.string(v.party)
             out.ascii(")  signature: ")

@@ -24,6 +24,8 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var pager: PagerOptions
 
+    @OptionGroup var color: ColorOption
+
     func validate() throws {
         if RuleRegistry.rule(named: rule) == nil {
             throw ValidationError("unknown rule '\(rule)' (see blecap rules)")
@@ -34,7 +36,17 @@ struct ExplainCommand: ParsableCommand {
         guard let r = RuleRegistry.rule(named: rule) else { return }
         Pager.start(pager, text: true)
         let out = OutputBuffer(fd: 1)
-        out.string(RuleDocs.markdown(r.descriptor, platform: platform.platform))
+        out.string(Self.headingsBold(RuleDocs.markdown(r.descriptor, platform: platform.platform), color.paint()))
         out.flush()
+    }
+
+    /// The Markdown's headings ("# …", "## …") bold on a terminal, outside code blocks.
+    static func headingsBold(_ markdown: String, _ paint: Paint) -> String {
+        guard paint.on else { return markdown }
+        var inCode = false
+        return markdown.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            if line.hasPrefix("```") { inCode.toggle() }
+            return !inCode && line.hasPrefix("#") ? paint(line, Palette.header) : String(line)
+        }.joined(separator: "\n")
     }
 }

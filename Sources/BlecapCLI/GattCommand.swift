@@ -32,6 +32,8 @@ struct GattCommand: ParsableCommand {
 
     @OptionGroup var pager: PagerOptions
 
+    @OptionGroup var color: ColorOption
+
     func run() throws {
         let input = try CaptureInput.open(file, member: member)
         let pass = input.pass(keys: decryption.keys)
@@ -41,7 +43,8 @@ struct GattCommand: ParsableCommand {
         let summaries = ended.summaries.sorted { $0.number < $1.number }
         Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
-        let writer = GATTTreeWriter(out: out, json: format == .json)
+        var writer = GATTTreeWriter(out: out, json: format == .json)
+        writer.paint = color.paint(text: format == .text)
         writer.write(summaries)
         out.flush()
         try input.finish()
@@ -59,6 +62,8 @@ final class ConnectionSummaries: CaptureConsumer {
 struct GATTTreeWriter {
     let out: OutputBuffer
     let json: Bool
+    /// Text only: each connection's line and each server's heading bold.
+    var paint = Paint(on: false)
 
     func write(_ summaries: [ConnectionSummary]) {
         if json {
@@ -81,6 +86,7 @@ struct GATTTreeWriter {
     // MARK: text
 
     private func textConnection(_ s: ConnectionSummary) {
+        if paint.on { out.ascii(Palette.header) }
         out.ascii("Connection #")
         out.decimal(s.number)
         if let p = s.peer {
@@ -101,6 +107,7 @@ struct GATTTreeWriter {
         out.ascii("  ATT_MTU ")
         out.string(s.facts.mtuText)
         if s.unknownStart { out.ascii("  (started before the capture)") }
+        if paint.on { out.ascii(ANSI.reset) }
         out.newline()
         textDatabase("peer's GATT server", s.remoteDatabase, s.remoteCarriedOverFrom, s.number)
         textDatabase("this host's GATT server", s.localDatabase, s.localCarriedOverFrom, s.number)
@@ -109,12 +116,14 @@ struct GATTTreeWriter {
     private func textDatabase(_ title: StaticString, _ db: GATTDatabase, _ from: Int?, _ number: Int) {
         guard !db.isEmpty else { return }
         out.ascii("  ")
+        if paint.on { out.ascii(Palette.header) }
         out.ascii(title)
         if let from, from != number {
             out.ascii(" (carried over from connection #")
             out.decimal(from)
             out.ascii(")")
         }
+        if paint.on { out.ascii(ANSI.reset) }
         out.newline()
         for svc in db.services {
             out.ascii("    ")

@@ -57,6 +57,8 @@ struct InfoCommand: ParsableCommand {
 
     @OptionGroup var pager: PagerOptions
 
+    @OptionGroup var color: ColorOption
+
     func run() throws {
         if isBatch {
             let rows: any BatchRowFormat
@@ -88,6 +90,7 @@ struct InfoCommand: ParsableCommand {
             pass.run(counts)
             var stats = counts.statistics
             stats.unmatchedKeys = input.note(pass)
+            stats.paint = color.paint(text: format == .text)
             let path = member.name == nil && bundle.container == nil ? file : input.path
             if format == .text {
                 if i > 0 { out.newline() }
@@ -153,6 +156,16 @@ final class CaptureStatisticsConsumer: CaptureConsumer {
 
 /// Counters filled in the decoding pass: fixed-size tables, no allocation per frame.
 struct CaptureStatistics {
+    /// Text only: section headings bold, damage red (`info --color`).
+    var paint = Paint(on: false)
+
+    /// A section's heading line.
+    func heading(_ out: OutputBuffer, _ title: StaticString) {
+        if paint.on { out.ascii(Palette.header) }
+        out.ascii(title)
+        if paint.on { out.ascii(ANSI.reset) }
+        out.newline()
+    }
     var frames = 0
     var firstTime: Int64? = nil
     var lastTime: Int64? = nil
@@ -246,7 +259,7 @@ struct CaptureStatistics {
         }
         line(out, "controllers") { out.decimal(max(controllerCount, frames > 0 ? 1 : 0)) }
         out.newline()
-        out.ascii("records by kind\n")
+        heading(out, "records by kind")
         for kind in RecordKind.allCases where kindCounts[Int(kind.rawValue)] > 0 {
             count(out, kind.name, kindCounts[Int(kind.rawValue)])
         }
@@ -259,7 +272,7 @@ struct CaptureStatistics {
         writeTimelineText(to: out)
         out.newline()
         line(out, "damage") {
-            if let damage { out.string(damage.description) } else { out.ascii("none") }
+            if let damage { out.string(paint(damage.description, Palette.error)) } else { out.ascii("none") }
         }
         if let containerDamage { line(out, "archive") { out.string(containerDamage) } }
         for key in unmatchedKeys {
@@ -290,8 +303,7 @@ struct CaptureStatistics {
     private func table(_ out: OutputBuffer, _ title: StaticString, _ counts: [Int], _ name: (UInt8) -> StaticString) {
         guard counts.contains(where: { $0 > 0 }) else { return }
         out.newline()
-        out.ascii(title)
-        out.newline()
+        heading(out, title)
         for (code, n) in counts.enumerated() where n > 0 {
             out.ascii("  ")
             let start = out.count
@@ -407,8 +419,7 @@ extension CaptureStatistics {
         let t = timeline
         if !t.devices.isEmpty {
             out.newline()
-            out.ascii("devices seen (advertising reports, address, type, local name, frames)")
-            out.newline()
+            heading(out, "devices seen (advertising reports, address, type, local name, frames)")
             for d in t.devices {
                 out.ascii("  ")
                 let start = out.count
@@ -436,8 +447,7 @@ extension CaptureStatistics {
         }
         if t.connectionCount > 0 {
             out.newline()
-            out.ascii("connections")
-            out.newline()
+            heading(out, "connections")
             for c in t.connections {
                 out.ascii("  #")
                 out.decimal(c.number)
@@ -488,8 +498,7 @@ extension CaptureStatistics {
         if failed > 0 {
             if t.connectionCount == 0 {
                 out.newline()
-                out.ascii("connections")
-                out.newline()
+                heading(out, "connections")
             }
             out.ascii("  ")
             out.decimal(failed)
@@ -500,8 +509,7 @@ extension CaptureStatistics {
         let counts = t.eventCounts
         if !counts.isEmpty {
             out.newline()
-            out.ascii("timeline events by type")
-            out.newline()
+            heading(out, "timeline events by type")
             for (type, n) in counts {
                 out.ascii("  ")
                 let start = out.count

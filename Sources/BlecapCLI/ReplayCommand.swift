@@ -81,6 +81,10 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: TextOrJSON = .text
 
+    @OptionGroup var pager: PagerOptions
+
+    @OptionGroup var color: ColorOption
+
     @Option(name: .long, help: "Write the replayed session as a btsnoop capture.")
     var out: String?
 
@@ -205,8 +209,9 @@ struct ReplayCommand: ParsableCommand {
             Self.write(export, to: out)
             written = out
         }
+        Pager.start(pager, text: format == .text)
         let stdout = OutputBuffer(fd: 1)
-        stdout.string(format == .json ? report.json() : report.text())
+        stdout.string(format == .json ? report.json() : ReplayTextColor.apply(report.text(), color.paint()))
         stdout.flush()
         if lint, let export { try lintReplay(export, written: written) }
         if let damage = session.damage {
@@ -243,7 +248,28 @@ struct ReplayCommand: ParsableCommand {
         var result = CaptureLinter.lint(path: path!)
         result.path = written ?? "replay of \(file)"
         let stdout = OutputBuffer(fd: 1)
-        stdout.string(format == .json ? JSONReporter.render([result]) : TextReporter.render([result]))
+        stdout.string(
+            format == .json
+                ? JSONReporter.render([result]) : LintTextColor.apply(TextReporter.render([result]), color.paint()))
         stdout.flush()
+    }
+}
+
+/// Colours the text of `replay` and `serve` for a terminal, line by line: each connection's
+/// heading ("#1 …") bold, a divergence and what cannot be reproduced red, a host operation
+/// that was not the same yellow. Colour off, the text is returned untouched.
+enum ReplayTextColor {
+    static func apply(_ text: String, _ paint: Paint) -> String {
+        guard paint.on else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            if line.hasPrefix("#") { return paint(line, Palette.header) }
+            for word in ["first divergence", "cannot be reproduced"] where line.hasPrefix("    " + word) {
+                return "    " + paint(word, Palette.error) + line.dropFirst(4 + word.count)
+            }
+            for word in ["reordered:", "different value:", "missing:", "extra:"] where line.hasPrefix("    " + word) {
+                return "    " + paint(word.dropLast(), Palette.warning) + line.dropFirst(3 + word.count)
+            }
+            return String(line)
+        }.joined(separator: "\n")
     }
 }

@@ -17,19 +17,22 @@ struct RulesCommand: ParsableCommand {
 
     @OptionGroup var pager: PagerOptions
 
+    @OptionGroup var color: ColorOption
+
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
 
     func run() {
         Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
         let rules = RuleRegistry.descriptors
+        let paint = color.paint(text: format == .text)
         switch format {
         case .text:
             let width = rules.map(\.slug.count).max() ?? 0
             for d in rules {
                 let sev = d.defaultSeverity.name
                 out.string(
-                    "\(d.id)  \(sev)\(String(repeating: " ", count: 8 - sev.count))\(d.slug)\(String(repeating: " ", count: width - d.slug.count))  \(d.title)\n"
+                    "\(d.id)  \(paint(sev, Palette.severity(sev)))\(String(repeating: " ", count: 8 - sev.count))\(d.slug)\(String(repeating: " ", count: width - d.slug.count))  \(d.title)\n"
                 )
             }
         case .json:

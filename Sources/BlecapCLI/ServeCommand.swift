@@ -79,6 +79,10 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Report format: text or json.")
     var format: TextOrJSON = .text
 
+    @OptionGroup var pager: PagerOptions
+
+    @OptionGroup var color: ColorOption
+
     @Option(name: .long, help: "realtime (as captured), max (no idle time), or a factor such as 2.")
     var speed: String = "realtime"
 
@@ -186,8 +190,9 @@ struct ServeCommand: ParsableCommand {
             OutputBuffer.writeFile(out, Array(capture.bytes))
         }
         let report = controller.report()
+        Pager.start(pager, text: format == .text)
         let stdout = OutputBuffer(fd: 1)
-        stdout.string(format == .json ? report.json() : report.text())
+        stdout.string(format == .json ? report.json() : ReplayTextColor.apply(report.text(), color.paint()))
         stdout.flush()
         if case .transportFailed = end { throw BlecapExit.unreadable.exitCode }
         if let damage = replay.session.damage {

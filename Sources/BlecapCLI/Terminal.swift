@@ -18,7 +18,9 @@ public enum ColorChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
         case .auto:
             if let v = getenv("NO_COLOR"), v.pointee != 0 { return false }
             if let v = getenv("CLICOLOR_FORCE"), v.pointee != 0, String(cString: v) != "0" { return true }
-            return isatty(fd) == 1
+            // A pager started on a terminal took standard output's place: it shows colours
+            // (LESS=R), as git's output through its pager does.
+            return isatty(fd) == 1 || (fd == 1 && Pager.child != 0)
         }
     }
 }
@@ -31,8 +33,12 @@ struct ColorOption: ParsableArguments {
             "Colour: auto (only on a terminal; NO_COLOR turns it off, CLICOLOR_FORCE on), always or never.")
     var color: ColorChoice = .auto
 
-    /// Whether to colour standard output.
+    /// Whether to colour standard output. Ask after `Pager.start`: a pager on a terminal
+    /// keeps `auto` colouring.
     var enabled: Bool { color.enabled() }
+
+    /// The painter for standard output, off unless `text` and colour is enabled.
+    func paint(text: Bool = true) -> Paint { Paint(on: text && enabled) }
 }
 
 /// ANSI SGR sequences, written only when colour is on.
@@ -46,6 +52,62 @@ public enum ANSI {
     public static let blue: StaticString = "\u{1B}[34m"
     public static let magenta: StaticString = "\u{1B}[35m"
     public static let cyan: StaticString = "\u{1B}[36m"
+}
+
+/// What each colour means, the same in every text output: the protocol families as
+/// `packets` tags them (and `timeline` its event types), severities as lint reports them.
+enum Palette {
+    static let header = ANSI.bold
+    static let error = ANSI.red
+    static let warning = ANSI.yellow
+    static let note = ANSI.cyan
+    static let quiet = ANSI.dim
+    static let hciCommand = ANSI.blue
+    static let hciEvent = ANSI.magenta
+    static let att = ANSI.green
+    static let smp = ANSI.yellow
+    static let linkLayer = ANSI.cyan
+
+    /// A timeline event type's colour by its family: controller.* the HCI commands that set
+    /// the controller up, connection.* what HCI events report, gatt.* ATT, smp.* SMP, ll.* the
+    /// Link Layer (ll.control as `packets` tags LL_CTRL); a failed connection or pairing red; other families stay plain.
+    static func family(ofEventType type: StaticString) -> StaticString? {
+        let p = type.utf8Start
+        func starts(_ prefix: StaticString) -> Bool {
+            prefix.utf8CodeUnitCount <= type.utf8CodeUnitCount
+                && memcmp(p, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+        }
+        guard type.hasPointerRepresentation else { return nil }
+        if starts("connection.failed") || starts("smp.pairing_failed") { return error }
+        if starts("gatt.") { return att }
+        if starts("connection.") { return hciEvent }
+        if starts("controller.") { return hciCommand }
+        if starts("smp.") { return smp }
+        if starts("ll.control") { return hciCommand }  // packets' LL_CTRL
+        if starts("ll.") { return linkLayer }
+        return nil
+    }
+
+    /// A lint severity's colour: error red, warning yellow, note cyan.
+    static func severity(_ name: some StringProtocol) -> StaticString? {
+        switch name {
+        case "error": return error
+        case "warning": return warning
+        case "note": return note
+        default: return nil
+        }
+    }
+}
+
+/// Colours pieces of text built as Strings; with colour off it returns them as they are, so
+/// the coloured output without its escapes is byte for byte the plain one.
+struct Paint: Sendable {
+    let on: Bool
+
+    func callAsFunction(_ text: some StringProtocol, _ code: StaticString?) -> String {
+        guard on, let code, !text.isEmpty else { return String(text) }
+        return "\(code)\(text)\(ANSI.reset)"
+    }
 }
 
 /// Output formats shared by the decoding commands.

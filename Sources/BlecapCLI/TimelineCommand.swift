@@ -46,6 +46,8 @@ struct TimelineCommand: ParsableCommand {
 
     @OptionGroup var pager: PagerOptions
 
+    @OptionGroup var color: ColorOption
+
     @OptionGroup var events: EventFilterOptions
 
     func run() throws {
@@ -55,6 +57,7 @@ struct TimelineCommand: ParsableCommand {
         Pager.start(pager, text: format == .text)
         let out = OutputBuffer(fd: 1)
         let writer = TimelineWriter(out: out, jsonl: format == .jsonl)
+        writer.color = format == .text && color.enabled
         let pass = input.pass(keys: decryption.keys)
         let timeline = TimelineOutput(writer: writer, filter: filter)
         pass.run(timeline)

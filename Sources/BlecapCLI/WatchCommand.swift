@@ -81,6 +81,8 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var events: EventFilterOptions
 
+    @OptionGroup var color: ColorOption
+
     /// Compressed standard input, opened as every command opens it.
     static func whole(_ bytes: FileByteSource) throws -> any CaptureReader {
         let bundle: CaptureBundle
@@ -152,6 +154,8 @@ struct WatchCommand: ParsableCommand {
         let out = OutputBuffer(fd: 1, flushThreshold: 0)
         let timeline = TimelineWriter(out: out, jsonl: format == .jsonl)
         let jsonl = format == .jsonl
+        let paint = color.paint(text: !jsonl)
+        timeline.color = paint.on
         var saved: WatchRecorder?
         if let write {
             do { saved = try WatchRecorder(path: write) } catch {
@@ -170,7 +174,7 @@ struct WatchCommand: ParsableCommand {
                 timeline.write(e)
             },
             onFinding: { f in
-                out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f))
+                out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f, paint))
                 out.flush()
             },
             onConnectionEnded: { s in
@@ -180,7 +184,7 @@ struct WatchCommand: ParsableCommand {
             })
         let name = live.name
         let diagnoser = Diagnoser(onVerdict: { v in
-            out.string(jsonl ? WatchVerdict.jsonLine(v, file: name) : WatchVerdict.text(v))
+            out.string(jsonl ? WatchVerdict.jsonLine(v, file: name) : WatchVerdict.text(v, paint))
             out.flush()
         })
         let session = WatchSession(timeline: timeline, saved: saved)
@@ -339,12 +343,12 @@ struct WatchFinding: Encodable {
 
     var jsonLine: String { ((try? JSONDocumentEncoder(style: .compact).encode(self)) ?? "{}") + "\n" }
 
-    static func text(_ f: Finding) -> String {
+    static func text(_ f: Finding, _ paint: Paint = Paint(on: false)) -> String {
         let connection = f.connection.map { " #\($0)" } ?? ""
         let related =
             f.frames.count > 1 ? " (related \(f.frames.dropFirst().map(String.init).joined(separator: ", ")))" : ""
         return
-            "\(f.firstFrame)\(connection)  \(f.severity.name) \(f.ruleID) \(f.slug): \(f.message) [frame \(f.firstFrame)\(related)]\n"
+            "\(f.firstFrame)\(connection)  \(paint(f.severity.name, Palette.severity(f.severity.name))) \(f.ruleID) \(f.slug): \(f.message) [frame \(f.firstFrame)\(related)]\n"
     }
 }
 
@@ -354,13 +358,13 @@ struct WatchFinding: Encodable {
 enum WatchVerdict {
     static let maximumFrames = 12
 
-    static func text(_ v: Verdict) -> String {
+    static func text(_ v: Verdict, _ paint: Paint = Paint(on: false)) -> String {
         let at = v.endFrame ?? v.startFrame
         let who = v.connection.map { " #\($0)" } ?? (v.kind == .attempt ? " attempt" : v.kind == .loop ? " loop" : "")
         var frames = v.frames.prefix(maximumFrames).map(String.init).joined(separator: ", ")
         if v.frames.count > maximumFrames { frames += " … \(v.frames.count - maximumFrames) more" }
         let cited = frames.isEmpty ? "" : " [frame\(v.frames.count == 1 ? "" : "s") \(frames)]"
-        return "\(at)\(who)  verdict \(v.cause) (\(v.party)): \(v.summary)\(cited)\n"
+        return "\(at)\(who)  verdict \(paint(v.cause, Palette.error)) (\(v.party)): \(v.summary)\(cited)\n"
     }
 
     static func jsonLine(_ v: Verdict, file: String) -> String {

@@ -35,11 +35,11 @@ extension PacketWriter {
         let radio = frame.record.radio
         switch ll.pdu {
         case .truncated:
-            paint(ANSI.red)
+            paint(Palette.error)
             out.ascii("MALFORMED Link Layer PDU shorter than its header")
             paint(ANSI.reset)
         case .advertising(let a):
-            paint(ANSI.cyan)
+            paint(Palette.linkLayer)
             out.ascii("LL_ADV  ")
             paint(ANSI.reset)
             advertisingSummary(a, secondary: radio.channel < 37)
@@ -53,7 +53,7 @@ extension PacketWriter {
                 out.decimal(Int(d.length))
                 out.ascii(" bytes)")
             } else if let c = ll.control {
-                paint(ANSI.blue)
+                paint(Palette.hciCommand)
                 out.ascii("LL_CTRL ")
                 paint(ANSI.reset)
                 controlSummary(c)
@@ -73,18 +73,18 @@ extension PacketWriter {
             if d.md { out.ascii(" MD") }
         }
         if ll.isRetransmission {
-            paint(ANSI.yellow)
+            paint(Palette.warning)
             out.ascii(" [retransmission]")
             paint(ANSI.reset)
         }
         if ll.crc == .invalid {
-            paint(ANSI.red)
+            paint(Palette.error)
             out.ascii(" [CRC incorrect]")
             paint(ANSI.reset)
         }
         if ll.isDecrypted { out.ascii(ll.senderPerMIC != nil ? " [decrypted, direction per MIC]" : " [decrypted]") }
         if ll.micFailure {
-            paint(ANSI.red)
+            paint(Palette.error)
             out.ascii(" [MIC failure]")
             paint(ANSI.reset)
         }

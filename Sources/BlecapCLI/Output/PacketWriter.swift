@@ -123,21 +123,21 @@ final class PacketWriter {
         let r = frame.record
         switch frame.layer {
         case .command(let c):
-            paint(ANSI.blue)
+            paint(Palette.hciCommand)
             out.ascii("HCI_CMD ")
             paint(ANSI.reset)
             named(HCICommands.name(for: c.opcode), c.opcode, digits: 4)
             commandSummary(c)
             if c.lengthMismatch { out.ascii(" [length mismatch]") }
         case .event(let e):
-            paint(ANSI.magenta)
+            paint(Palette.hciEvent)
             out.ascii("HCI_EVT ")
             paint(ANSI.reset)
             eventSummary(e)
         case .acl(let acl):
             aclSummary(frame, acl)
         case .malformed(let note):
-            paint(ANSI.red)
+            paint(Palette.error)
             out.ascii("MALFORMED ")
             paint(ANSI.reset)
             out.ascii(note)
@@ -170,7 +170,7 @@ final class PacketWriter {
                 out.ascii(BlueZManagementNames.command(op) ?? "Unknown")
                 out.byte(UInt8(ascii: ")"))
                 if status != 0 {
-                    paint(ANSI.red)
+                    paint(Palette.error)
                     out.ascii(" status ")
                     out.ascii(BlueZManagementNames.status(status) ?? "Unknown")
                     paint(ANSI.reset)
@@ -398,7 +398,7 @@ final class PacketWriter {
 
     private func statusText(_ status: UInt8) {
         if status == 0 { return }
-        paint(ANSI.red)
+        paint(Palette.error)
         out.ascii(" status ")
         out.hex(UInt64(status), digits: 2)
         if let n = HCIError.name(status) {
@@ -413,7 +413,7 @@ final class PacketWriter {
             out.ascii("HCI_ACL handle ")
             out.hex(UInt64(acl.handle), digits: 4)
             if case .malformed(let note, _, _)? = frame.reassembly {
-                paint(ANSI.red)
+                paint(Palette.error)
                 out.ascii(" malformed: ")
                 out.ascii(note)
                 paint(ANSI.reset)
@@ -433,13 +433,13 @@ final class PacketWriter {
         let result = frame.reassembly
         switch pdu.channel {
         case L2CAPChannel.att:
-            paint(ANSI.green)
+            paint(Palette.att)
             out.ascii("ATT     ")
             paint(ANSI.reset)
             peerColumn(frame)
             attSummary(pdu.payload)
         case L2CAPChannel.smp:
-            paint(ANSI.yellow)
+            paint(Palette.smp)
             out.ascii("SMP     ")
             paint(ANSI.reset)
             peerColumn(frame)
@@ -460,7 +460,7 @@ final class PacketWriter {
             out.ascii(" bytes")
         }
         if case .malformed(let note, _, _)? = result {
-            paint(ANSI.red)
+            paint(Palette.error)
             out.ascii(" [")
             out.ascii(note)
             out.byte(UInt8(ascii: "]"))
@@ -496,7 +496,7 @@ final class PacketWriter {
             named(e.requestOpcode.name, e.requestOpcode.rawValue, digits: 2)
             out.ascii(" handle ")
             out.hex(UInt64(e.handle), digits: 4)
-            paint(ANSI.red)
+            paint(Palette.error)
             out.byte(0x20)
             out.hex(UInt64(e.errorCode), digits: 2)
             if let n = ATTErrorCode.name(e.errorCode) {
@@ -507,7 +507,7 @@ final class PacketWriter {
             return
         }
         if case .malformed(_, _, let note) = pdu {
-            paint(ANSI.red)
+            paint(Palette.error)
             out.ascii(" [")
             out.ascii(note)
             out.byte(UInt8(ascii: "]"))
@@ -627,7 +627,7 @@ final class PacketWriter {
 
     private func listMalformed(_ wellFormed: Bool) {
         if wellFormed { return }
-        paint(ANSI.red)
+        paint(Palette.error)
         out.ascii(" [list does not match its length]")
         paint(ANSI.reset)
     }

@@ -11,6 +11,8 @@ final class TimelineWriter {
     var base: Int64?
     /// Where the tables of `scan.filters` events are looked up: the builder's.
     var scanFilterTables = ScanFilterTables()
+    /// Text only: colour each event type by its family (`Palette.family`).
+    var color = false
     private var first = true
 
     /// Attribute names and UUID strings rendered once (JSON string, or text quoted when it has a
@@ -111,9 +113,14 @@ final class TimelineWriter {
         out.spaces(Swift.max(1, 5 - (out.count - c0)))
         if let p = peer { out.address(p) } else { out.spaces(17) }
         out.spaces(2)
-        let k0 = out.count
-        out.ascii(type)
-        out.spaces(Swift.max(1, 32 - (out.count - k0)))
+        if color, let code = Palette.family(ofEventType: type) {
+            out.ascii(code)
+            out.ascii(type)
+            out.ascii(ANSI.reset)
+        } else {
+            out.ascii(type)
+        }
+        out.spaces(Swift.max(1, 32 - type.utf8CodeUnitCount))
         first = true
     }
 
