@@ -70,8 +70,10 @@ extension ReplayCommand {
             throw BlecapExit.unreadable.exitCode
         }
         let report = virtual.report()
+        // The same report as serve's, written as serve writes it (paged, coloured).
+        Pager.start(pager, text: format == .text)
         let stdout = OutputBuffer(fd: 1)
-        stdout.string(format == .json ? report.json() : report.text())
+        stdout.string(format == .json ? report.json() : ReplayTextColor.apply(report.text(), color.paint()))
         stdout.flush()
         if let damage = replay.session.damage {
             printError("\(file): \(damage)")
