@@ -187,6 +187,7 @@ extension Diagnoser {
         }
         if reason == HCIError.connectionTerminatedMICFailure || v.cause == "mic_failure" { micFailureSteps(l, end, &v) }
         if let stall = s?.bufferStall { bufferStallStep(stall, end, &v) }
+        rootInflammationStep(s, end, &v)
         if reason == HCIError.connectionTerminatedByLocalHost || reason == HCIError.remoteUserTerminatedConnection,
             end.side != .linkLoss,
             v.cause == "local_host_terminated"

@@ -112,6 +112,8 @@ final class ConnectionState {
     var rssi = RSSIHistory()
     /// The last Android BQR link-quality report for the link's handle.
     var qualityReport: QualityReportFact?
+    /// The last BQR Root Inflammation report of the link's controller while the link was up.
+    var rootInflammation: RootInflammationFact?
     static let maximumParameterSets = 32
 
     /// New parameters in force from `frame` (Connection Complete, CONNECT_IND, a successful
@@ -190,7 +192,7 @@ final class ConnectionState {
             rxPHY: linkLayer?.counters.rxPHY ?? phy?.rx, parameters: parameters,
             parameterSetsOmitted: parameterSetsOmitted, linkCommand: linkCommand, bufferStall: currentStall,
             rssi: rssi, qualityReport: qualityReport, localDisconnectFrame: localDisconnectFrame,
-            localDisconnectReason: localDisconnectReason)
+            localDisconnectReason: localDisconnectReason, rootInflammation: rootInflammation)
     }
 
     /// The stall still under way (to the end), or the last one that lasted `ACLBufferStall.threshold`.
@@ -410,6 +412,9 @@ public struct ConnectionSummary: Sendable {
     /// the Disconnection Complete then says 0x16, the local host's own end).
     public var localDisconnectFrame: Int? = nil
     public var localDisconnectReason: UInt8? = nil
+    /// The last Android BQR Root Inflammation report (the controller reporting its own failure)
+    /// its controller sent while the link was up. It names no handle: it is the controller's.
+    public var rootInflammation: RootInflammationFact? = nil
 
     /// What ATT_MTU is at least: the LE default and the largest ATT PDU seen.
     public var mtuAtLeast: UInt16 { UInt16(clamping: Swift.max(23, largestATTPDU)) }
@@ -552,6 +557,19 @@ public struct RSSIHistory: Sendable, Equatable {
         if samples.count == Self.capacity { samples.removeFirst() }
         samples.append(s)
         total += 1
+    }
+}
+
+/// An Android Bluetooth Quality Report Root Inflammation (HCI Vendor-Specific event 0xFF,
+/// sub-event 0x58, report id 0x05): the controller's report of its own failure.
+public struct RootInflammationFact: Sendable, Equatable {
+    public var frame: Int
+    /// Microseconds since 1970.
+    public var time: Int64
+    public var report: BQRRootInflammation
+
+    public init(frame: Int, time: Int64, report: BQRRootInflammation) {
+        (self.frame, self.time, self.report) = (frame, time, report)
     }
 }
 

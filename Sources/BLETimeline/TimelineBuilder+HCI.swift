@@ -150,9 +150,18 @@ extension TimelineBuilder {
         c.rssi.add(RSSISample(frame: r.frame, time: r.timestamp, dBm: v, source: .readRSSI))
     }
 
-    /// An Android BQR link-quality report: kept as the last one of its connection.
+    /// An Android BQR report: a link-quality one is kept as the last one of its connection; a
+    /// Root Inflammation (no handle: the controller's own failure) as the last one of every
+    /// link of that controller then up.
     private func qualityReport(_ p: ByteView, _ r: CaptureRecord) {
-        guard let e = HCIBluetoothQualityReport(parameters: p), case .linkQuality(let q, _) = e.report,
+        guard let e = HCIBluetoothQualityReport(parameters: p) else { return }
+        if case .rootInflammation(let ri) = e.report {
+            for c in open.values where c.controllerIndex == r.controllerIndex {
+                c.rootInflammation = RootInflammationFact(frame: r.frame, time: r.timestamp, report: ri)
+            }
+            return
+        }
+        guard case .linkQuality(let q, _) = e.report,
             let c = connection(q.handle & HCIConnectionHandle.mask, r, create: false)
         else { return }
         c.qualityReport = QualityReportFact(

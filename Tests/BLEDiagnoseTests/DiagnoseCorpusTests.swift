@@ -119,6 +119,22 @@ import Testing
                 == nil)
     }
 
+    @Test func rootInflammationBeforeTheEnd() throws {
+        // tshark -x (the event is left undecoded): frame 6 (3.0 s) is event 0xff, 58 05 00 2a …:
+        // BQR report id 0x05, Error_Code 0x00, Vendor_Specific_Error_Code 0x2a; frame 7 (4.5 s)
+        // reason 0x08. The cause stays the end reason's; the step and the signal say more.
+        let v = try #require(Self.verdicts("bqr.root_inflammation.btsnoop").first)
+        #expect(v.signature == "supervision_timeout role=central end=link_loss reason=0x08")
+        #expect(v.signals == ["controller_fault"])
+        let s = try #require(Self.step(v, "root_inflammation"))
+        #expect(s.frames == [6, 7])
+        #expect(s.certainty == .observed)
+        #expect(s.text.contains("error 0x00 Success, vendor code 0x2A, 1500 ms before the end"))
+        // A capture whose BQR reports are all link-quality ones has neither.
+        let other = try #require(Self.verdicts("bqr.supervision_timeout.btsnoop").first)
+        #expect(Self.step(other, "root_inflammation") == nil && !other.signals.contains("controller_fault"))
+    }
+
     @Test func noRSSIIsSaid() throws {
         // The buffer-stall capture reads no RSSI and shows no advertising report.
         let v = try #require(Self.verdicts("buffer_stall.supervision_timeout.btsnoop").first)

@@ -57,6 +57,37 @@ import Testing
         #expect(hciDescribeEvent("ff 03 57 01 02").lines.contains { $0.hasPrefix("parameters=") })
     }
 
+    // Frame 6 of captures/diagnose/bqr.root_inflammation.btsnoop (tshark -x): Root Inflammation,
+    // Error_Code 0x00, Vendor_Specific_Error_Code 0x2a, then 5 vendor-defined bytes.
+    static let rootInflammation = "ff 09 58 05 00 2a 01 01 02 34 12"
+
+    @Test func rootInflammationDecodesAndRoundTrips() throws {
+        let bytes = hciBytes(Self.rootInflammation)
+        let e = try #require(bytes.withByteView { HCIBluetoothQualityReport(parameters: $0.suffix(from: 2)!) })
+        #expect(
+            e.report
+                == .rootInflammation(
+                    BQRRootInflammation(
+                        errorCode: 0x00, vendorErrorCode: 0x2A, vendorParameters: [1, 1, 2, 0x34, 0x12])))
+        #expect(e.h4Encoded() == [0x04] + bytes)
+        // Only the three bytes every report has: no vendor parameters, and the same bytes back.
+        let bare = try #require(hciBytes("58 05 03 17").withByteView { HCIBluetoothQualityReport(parameters: $0) })
+        #expect(bare.report == .rootInflammation(BQRRootInflammation(errorCode: 0x03, vendorErrorCode: 0x17)))
+        #expect(bare.h4Encoded() == hciBytes("04 ff 04 58 05 03 17"))
+        // Cut short before the vendor code: kept whole, not guessed.
+        let short = try #require(hciBytes("58 05 03").withByteView { HCIBluetoothQualityReport(parameters: $0) })
+        #expect(short.report == .other(id: 0x05, bytes: [0x05, 0x03]))
+    }
+
+    @Test func packetsDescribesTheRootInflammation() {
+        let e = hciDescribeEvent(Self.rootInflammation)
+        #expect(e.lines.contains("quality_report_id=0x05 Root inflammation"))
+        #expect(e.lines.contains("error_code=0x00 Success"))
+        #expect(e.lines.contains("vendor_specific_error_code=0x2A"))
+        #expect(e.lines.contains { $0.hasPrefix("vendor_specific_parameters=") })
+        #expect(!e.lines.contains { $0.hasPrefix("report=") })
+    }
+
     @Test func everyBQREventOfTheScenarioRoundTrips() throws {
         // The generator's bytes (Python) and this encoder agree on every report of the capture.
         let reader = try CaptureFile.open(path: Fixtures.capture("diagnose/bqr.supervision_timeout.btsnoop"))

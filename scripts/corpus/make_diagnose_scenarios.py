@@ -345,7 +345,21 @@ def bqr_supervision_timeout():
     return c
 
 
+def bqr_root_inflammation():
+    """A connection, then a BQR Root Inflammation report (id 0x05, AOSP btif_bqr's layout: id,
+    Error_Code 0x00, Vendor_Specific_Error_Code 0x2a, then vendor parameters: a count of 1 and
+    one id/length/value, 0x01 0x02 0x34 0x12), the controller reporting its own failure, then
+    the link lost (0x08) 1.5 s later."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.evt(3000, 0xFF, b"\x58\x05\x00\x2a" + b"\x01\x01\x02\x34\x12")
+    c.disconnected(4500, 0x08)
+    return c
+
+
 SCENARIOS = {
+    "bqr.root_inflammation.btsnoop": bqr_root_inflammation,
     "bqr.supervision_timeout.btsnoop": bqr_supervision_timeout,
     "rssi_falling.supervision_timeout.btsnoop": rssi_falling,
     "buffer_stall.supervision_timeout.btsnoop": buffer_stall,

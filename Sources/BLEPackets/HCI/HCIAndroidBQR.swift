@@ -15,7 +15,15 @@ import BLEBytes
 //   buffer underflow bytes u32.
 //
 // Later BQR versions append fields after the block (the remote address, a calibration
-// failure count …): they are kept as `trailing` bytes. Other report ids are kept whole.
+// failure count …): they are kept as `trailing` bytes.
+//
+// Report id 0x05, Root Inflammation, is the controller saying it has failed (a firmware fault,
+// an assertion; Android's stack then restarts Bluetooth). AOSP's btif_bqr reads it as three
+// bytes before anything vendor-specific: id u8, Error_Code u8 (an HCI error code, Core Vol 1
+// Part F; 0x00 in the crash reports AOSP describes), Vendor_Specific_Error_Code u8 (the
+// vendor's crash reason). What follows is optional and vendor-defined (a parameter count, then
+// id/length/value triples): kept as bytes. Other report ids (0x06 energy monitoring, 0x09 RF
+// stats, vendor traces) are kept whole.
 
 /// The link-quality block of a BQR report.
 public struct BQRLinkQuality: Sendable, Equatable {
@@ -114,6 +122,37 @@ public struct BQRLinkQuality: Sendable, Equatable {
     }
 }
 
+/// A BQR Root Inflammation report (id 0x05): the controller reporting its own failure.
+public struct BQRRootInflammation: Sendable, Equatable {
+    public static let reportID: UInt8 = 0x05
+    /// Id, Error_Code and Vendor_Specific_Error_Code: the bytes every such report has.
+    public static let length = 3
+    /// An HCI error code (Core Vol 1 Part F).
+    public var errorCode: UInt8
+    public var vendorErrorCode: UInt8
+    /// Whatever the vendor appends (AOSP: a count, then id/length/value parameters), as sent.
+    public var vendorParameters: [UInt8]
+
+    public init(errorCode: UInt8, vendorErrorCode: UInt8, vendorParameters: [UInt8] = []) {
+        (self.errorCode, self.vendorErrorCode, self.vendorParameters) = (errorCode, vendorErrorCode, vendorParameters)
+    }
+
+    /// The report, id first; nil unless the id is 0x05 and both codes are there.
+    public init?(_ p: ByteView) {
+        guard p.u8(0) == Self.reportID, let error = p.u8(1), let vendor = p.u8(2) else { return nil }
+        self.init(
+            errorCode: error, vendorErrorCode: vendor,
+            vendorParameters: (p.suffix(from: Self.length) ?? .empty).toArray())
+    }
+
+    public func append(to w: inout ByteWriter) {
+        w.appendUInt8(Self.reportID)
+        w.appendUInt8(errorCode)
+        w.appendUInt8(vendorErrorCode)
+        for b in vendorParameters { w.appendUInt8(b) }
+    }
+}
+
 /// An HCI Vendor-Specific event carrying a BQR report (sub-event 0x58).
 public struct HCIBluetoothQualityReport: HCIEventEncodable, Sendable, Equatable {
     public static let code: UInt8 = 0xFF
@@ -122,6 +161,8 @@ public struct HCIBluetoothQualityReport: HCIEventEncodable, Sendable, Equatable 
     public enum Report: Sendable, Equatable {
         /// A link-quality report, and the bytes that follow its 48-byte block.
         case linkQuality(BQRLinkQuality, trailing: [UInt8])
+        /// A Root Inflammation report (id 0x05): the controller's own failure.
+        case rootInflammation(BQRRootInflammation)
         /// Any other report id (or a link-quality report cut short): the report's bytes, id first.
         case other(id: UInt8, bytes: [UInt8])
     }
@@ -135,6 +176,8 @@ public struct HCIBluetoothQualityReport: HCIEventEncodable, Sendable, Equatable 
         guard p.u8(0) == Self.subevent, let id = p.u8(1), let body = p.suffix(from: 1) else { return nil }
         if BQRLinkQuality.isLinkQuality(id), let q = BQRLinkQuality(body) {
             report = .linkQuality(q, trailing: (body.suffix(from: BQRLinkQuality.length) ?? .empty).toArray())
+        } else if let ri = BQRRootInflammation(body) {
+            report = .rootInflammation(ri)
         } else {
             report = .other(id: id, bytes: body.toArray())
         }
@@ -147,6 +190,8 @@ public struct HCIBluetoothQualityReport: HCIEventEncodable, Sendable, Equatable 
         case .linkQuality(let q, let trailing):
             q.append(to: &w)
             for b in trailing { w.appendUInt8(b) }
+        case .rootInflammation(let ri):
+            ri.append(to: &w)
         case .other(_, let bytes):
             for b in bytes { w.appendUInt8(b) }
         }
@@ -185,6 +230,15 @@ enum HCIAndroidBQRDecoders {
             sink.field("buffer_overflow_bytes", .uint(UInt64(q.overflowBytes)))
             sink.field("buffer_underflow_bytes", .uint(UInt64(q.underflowBytes)))
             if !trailing.isEmpty { trailing.withByteView { sink.field("later_fields", .bytes($0)) } }
+        case .rootInflammation(let ri):
+            sink.field(
+                "quality_report_id",
+                .code(UInt64(BQRRootInflammation.reportID), digits: 2, name: "Root inflammation"))
+            sink.field("error_code", HCIFields.status(ri.errorCode))
+            sink.field("vendor_specific_error_code", .hex(UInt64(ri.vendorErrorCode), digits: 2))
+            if !ri.vendorParameters.isEmpty {
+                ri.vendorParameters.withByteView { sink.field("vendor_specific_parameters", .bytes($0)) }
+            }
         case .other(let id, let bytes):
             sink.field("quality_report_id", .code(UInt64(id), digits: 2, name: BQRLinkQuality.reportName(id)))
             if bytes.count > 1 { bytes.withByteView { sink.field("report", .bytes($0.suffix(from: 1) ?? .empty)) } }
