@@ -87,8 +87,14 @@ public struct CaptureBundle: Sendable {
     )
         throws(ArchiveError) -> CaptureBundle
     {
-        let path = "-"
-        let display = "standard input"
+        try open(stream: source, path: "-", display: "standard input", member: member, limits: limits)
+    }
+
+    /// A stream that can be read once (standard input, a FIFO, a character device): sniffed from
+    /// its first bytes, never opened a second time.
+    static func open(
+        stream source: FileByteSource, path: String, display: String, member: String?, limits: ArchiveLimits
+    ) throws(ArchiveError) -> CaptureBundle {
         let head = source.peekAvailable(upTo: ContentKind.prefixLength)
         let kind = ContentKind.of(head)
         switch kind {
@@ -106,10 +112,10 @@ public struct CaptureBundle: Sendable {
             let fd = try reopen(file)
             defer { close(fd) }
             if let bundle = try textBundle(fd: fd, path: path, member: member, limits: limits) { return bundle }
-            let m = CaptureMember(name: nil, displayName: "-", note: nil, damage: nil, storage: .extracted(file))
+            let m = CaptureMember(name: nil, displayName: path, note: nil, damage: nil, storage: .extracted(file))
             return CaptureBundle(path: path, container: nil, members: [m], damage: nil)
         case .capture, .other:
-            let m = CaptureMember(name: nil, displayName: "-", note: nil, damage: nil, storage: .stdin(source))
+            let m = CaptureMember(name: nil, displayName: path, note: nil, damage: nil, storage: .stdin(source))
             return CaptureBundle(path: path, container: nil, members: [m], damage: nil)
         }
     }
@@ -129,7 +135,16 @@ public struct CaptureBundle: Sendable {
         var kind = ContentKind.other
         if fd >= 0 {
             var st = stat()
-            if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
+            let type = fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0
+            if type == S_IFIFO || type == S_IFCHR || type == S_IFSOCK {
+                // A FIFO (or /dev/stdin, a device) is read from this one open: closing it and
+                // opening the path again would lose what the writer already wrote, or wait for
+                // a writer that has gone.
+                return try open(
+                    stream: FileByteSource(fd: fd, ownsFD: true), path: path, display: display, member: member,
+                    limits: limits)
+            }
+            if type == S_IFREG {
                 var head = [UInt8](repeating: 0, count: ContentKind.prefixLength)
                 let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
                 kind = ContentKind.of(ByteView(head.withUnsafeBytes { $0 }).prefix(max(0, n)))

@@ -33,6 +33,36 @@ import Testing
         }
     }
 
+    /// A named pipe (mkfifo) is read like the file too: nothing seeks back in it or opens it
+    /// twice (a second open would wait for a writer that never comes). The writer is `cat` in the
+    /// shell that then runs blecap, so a reader that stopped early would show as cat's failure.
+    @Test(arguments: [
+        ["packets"], ["info"], ["timeline"], ["gatt"], ["lint", "--fail-on", "never"], ["diagnose"], ["replay"],
+        ["watch"],
+    ])
+    func aNamedPipeIsReadLikeTheFile(command: [String]) throws {
+        let scratch = try Scratch()
+        let fifo = scratch.file("capture.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let script = """
+            cat "$1" > "$2" & writer=$!
+            shift 2
+            timeout 60 "$@"; status=$?
+            wait $writer || { echo "the writer failed: blecap stopped reading early" >&2; exit 99; }
+            exit $status
+            """
+        let fromPipe = try CLIRunner.run(
+            ["-c", script, "sh", Self.clean, fifo, CLIRunner.executable.path] + command + [fifo],
+            executable: URL(fileURLWithPath: "/bin/sh"))
+        let fromFile = try CLIRunner.run(command + [Self.clean])
+        #expect(fromPipe.status == 0, "\(command): \(fromPipe.stderr)")
+        let strip = { (s: String) in
+            s.replacingOccurrences(of: Self.clean, with: "X").replacingOccurrences(of: fifo, with: "X")
+                .replacingOccurrences(of: #", [0-9.]+ s"#, with: "", options: .regularExpression)
+        }
+        #expect(strip(fromPipe.stdout) == strip(fromFile.stdout), "\(command)")
+    }
+
     @Test func reportReadsStandardInput() throws {
         let scratch = try Scratch()
         let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.clean))
