@@ -8,30 +8,8 @@ import Testing
 /// API (`captures/bumble/README.md`, "Provoked failures"), every end frame and key frame read with
 /// tshark. `diagnose` must give exactly those verdicts, in order, and cite those frames.
 @Suite struct DiagnoseBumbleFailureTests {
-    struct Entry: Decodable {
-        var signature: String
-        var signals: [String]
-        var endFrame: Int?
-        var keyFrames: [Int]?
-        enum CodingKeys: String, CodingKey {
-            case signature, signals
-            case endFrame = "end_frame"
-            case keyFrames = "key_frames"
-        }
-    }
-
-    struct Expected: Decodable {
-        var version: Int
-        var captures: [String: [Entry]]
-    }
-
-    static let expected: Expected? = {
-        guard let data = try? Fixtures.bytes("diagnose-bumble-expected.json") else { return nil }
-        return try? JSONDecoder().decode(Expected.self, from: Data(data))
-    }()
-
-    static let labelled: [String] =
-        (expected?.captures.keys.sorted()) ?? ["<captures/diagnose-bumble-expected.json unreadable>"]
+    static let expected = DiagnoseLabels.load("diagnose-bumble-expected.json")
+    static let labelled = DiagnoseLabels.captures(expected, file: "diagnose-bumble-expected.json")
 
     @Test func everyFailureSessionIsLabelled() throws {
         let e = try #require(Self.expected)
