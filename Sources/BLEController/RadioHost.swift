@@ -29,6 +29,19 @@ public struct RadioHostError: Error, CustomStringConvertible, Sendable {
 /// `acceptTimeoutMicros`, the run's own limit): a controller that never answers is an error,
 /// never a hang.
 public final class RadioHost {
+    /// `acl`'s data as host-to-controller packets on `handle` of at most `size` bytes each, H4
+    /// encoded: First Non-Automatically-Flushable, then Continuing (Vol 4 Part E 5.4.2).
+    static func fragments(of acl: HCIACLPacket, handle: UInt16, size: Int, _ emit: ([UInt8]) -> Void) {
+        var offset = 0
+        repeat {
+            let part = acl.data.slice(offset, min(size, acl.data.count - offset)) ?? .empty
+            let boundary: HCIACLPacket.BoundaryFlag =
+                offset == 0 && acl.boundary.isStart ? .firstNonFlushable : .continuing
+            emit(HCIACLPacket(handle: handle, boundary: boundary, data: part).h4Encoded())
+            offset += size
+        } while offset < acl.data.count
+    }
+
     public struct Configuration: Sendable {
         /// How long a command may go without Command Complete or Command Status.
         public var commandTimeoutMicros: Int64 = 5_000_000
@@ -287,15 +300,7 @@ public final class RadioHost {
                 return reject("ACL data for handle 0x\(String(acl.handle, radix: 16)), no such connection: dropped")
             }
             // Fed to the virtual controller as its host's, in pieces its buffers take.
-            let size = virtual.configuration.aclPacketLength
-            var offset = 0
-            repeat {
-                let part = acl.data.slice(offset, min(size, acl.data.count - offset)) ?? .empty
-                let boundary: HCIACLPacket.BoundaryFlag =
-                    offset == 0 && acl.boundary.isStart ? .firstNonFlushable : .continuing
-                virtual.receive(HCIACLPacket(handle: v, boundary: boundary, data: part).h4Encoded())
-                offset += size
-            } while offset < acl.data.count
+            Self.fragments(of: acl, handle: v, size: virtual.configuration.aclPacketLength) { virtual.receive($0) }
         default:
             reject("H4 packet type \(type) from the controller: dropped")
         }
@@ -387,16 +392,8 @@ public final class RadioHost {
             switch type {
             case H4PacketType.acl:
                 guard let acl = HCIACLPacket(body), let real = toReal[acl.handle] else { return }
-                // Host to controller: First Non-Automatically-Flushable, then Continuing
-                // (5.4.2), in pieces the controller's LE buffers hold.
-                var offset = 0
-                repeat {
-                    let part = acl.data.slice(offset, min(aclPacketLength, acl.data.count - offset)) ?? .empty
-                    let boundary: HCIACLPacket.BoundaryFlag =
-                        offset == 0 && acl.boundary.isStart ? .firstNonFlushable : .continuing
-                    queue.append(HCIACLPacket(handle: real, boundary: boundary, data: part).h4Encoded())
-                    offset += aclPacketLength
-                } while offset < acl.data.count
+                // In pieces the controller's LE buffers hold.
+                RadioHost.fragments(of: acl, handle: real, size: aclPacketLength) { queue.append($0) }
                 flush()
             case H4PacketType.event:
                 guard let e = HCIEventPacket(body), e.code == HCIEventCode.disconnectionComplete,
