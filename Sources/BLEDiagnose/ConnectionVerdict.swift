@@ -181,13 +181,14 @@ extension Diagnoser {
         if reason == HCIError.connectionTimeout {
             rssiStep(s, end, &v)
             qualityReportStep(s, end, &v)
+            rfStatsStep(s, end, &v)
         }
         if reason == HCIError.llResponseTimeout || v.cause == "ll_response_timeout" {
             llResponseTimeoutSteps(l, end, overTheAir: s?.linkLayer != nil, &v)
         }
         if reason == HCIError.connectionTerminatedMICFailure || v.cause == "mic_failure" { micFailureSteps(l, end, &v) }
         if let stall = s?.bufferStall { bufferStallStep(stall, end, &v) }
-        rootInflammationStep(s, end, &v)
+        rootInflammationStep(s, endFrame: end.frame, endTime: end.time, &v)
         if reason == HCIError.connectionTerminatedByLocalHost || reason == HCIError.remoteUserTerminatedConnection,
             end.side != .linkLoss,
             v.cause == "local_host_terminated"
@@ -211,17 +212,20 @@ extension Diagnoser {
                         basis: "an HCI capture holds no reason for a host's own choice"))
             }
         }
-        if !l.outstandingAtEnd.isEmpty {
-            v.steps.append(
-                Verdict.Step(
-                    what: "outstanding",
-                    text:
-                        "\(l.outstandingAtEnd.count) request\(l.outstandingAtEnd.count == 1 ? " was" : "s were") still waiting for a response when the link ended",
-                    frames: l.outstandingAtEnd, certainty: .observed, basis: "the timeline's outcome `disconnected`"))
-            v.signals.append("request_outstanding_at_end")
-        }
+        outstandingStep(l, &v)
         v.finishFrames()
         return v
+    }
+
+    private func outstandingStep(_ l: Link, _ v: inout Verdict) {
+        guard !l.outstandingAtEnd.isEmpty else { return }
+        v.steps.append(
+            Verdict.Step(
+                what: "outstanding",
+                text:
+                    "\(l.outstandingAtEnd.count) request\(l.outstandingAtEnd.count == 1 ? " was" : "s were") still waiting for a response when the link ended",
+                frames: l.outstandingAtEnd, certainty: .observed, basis: "the timeline's outcome `disconnected`"))
+        v.signals.append("request_outstanding_at_end")
     }
 
     private func endWho(_ side: DisconnectionSide) -> String {
@@ -253,10 +257,15 @@ extension Diagnoser {
             v.signature = "still_open \(context)"
             return
         }
+        if let s, let reset = s.resetFrame {
+            controllerReset(s, reset, context, &v)
+            outstandingStep(l, &v)
+            return
+        }
         v.cause = "cause_unknown"
         v.party = "unknown"
         var text =
-            "tracking of the link ended without a Disconnection Complete: a controller reset or a new connection on the same handle"
+            "tracking of the link ended without a Disconnection Complete, reset or reuse of its handle in the capture (the timeline lets the oldest link go when too many are open at once)"
         var frames: [Int] = []
         if let s, let next = all(after: l, handle: s.handle) {
             text =
@@ -269,6 +278,43 @@ extension Diagnoser {
                 basis: "no Disconnection Complete or LL_TERMINATE_IND for the link"))
         v.summary = "How and why the link ended is not in the capture."
         v.signature = "cause_unknown \(context) missing=disconnection"
+    }
+
+    /// A link this host's HCI Reset ended: a reset drops every connection of the controller and
+    /// no Disconnection Complete follows (Core Vol 4 Part E 7.3.2). That much is observed; why
+    /// the host reset is not in HCI, unless the controller had just reported its own failure
+    /// (BQR Root Inflammation), after which Android's stack restarts Bluetooth.
+    private func controllerReset(_ s: ConnectionSummary, _ reset: Int, _ context: String, _ v: inout Verdict) {
+        v.cause = "controller_reset"
+        v.party = "host"
+        v.steps.append(
+            Verdict.Step(
+                what: "reset",
+                text:
+                    "this host reset its controller while the link was up: a reset ends every connection, with no Disconnection Complete",
+                frames: [reset], certainty: .observed, basis: "HCI Reset (Vol 4 Part E 7.3.2)"))
+        let endTime = s.endTime ?? s.startTime
+        if rootInflammationStep(s, endFrame: reset, endTime: endTime, &v) {
+            v.steps.append(
+                Verdict.Step(
+                    what: "why",
+                    text:
+                        "the reset came after the controller's failure report: Android's stack restarts Bluetooth after a root inflammation, most likely this reset",
+                    frames: [s.rootInflammation?.frame ?? reset, reset], certainty: .inferred,
+                    basis: "a BQR Root Inflammation, then an HCI Reset, while the link was up"))
+            v.summary =
+                "The controller reported its own failure (BQR root inflammation), then this host reset it, which ended the link."
+        } else {
+            v.steps.append(
+                Verdict.Step(
+                    what: "why",
+                    text:
+                        "why this host reset its controller is not in HCI: Bluetooth turned off or restarted, or the stack recovering from an error",
+                    frames: [reset], certainty: .inferred, basis: "an HCI capture holds no reason for a reset"))
+            v.summary =
+                "This host reset its controller while the link was up, which ended it; why it reset is not in the capture."
+        }
+        v.signature = "controller_reset \(context)"
     }
 
     /// The first link after `l` on the same handle that started with a Connection Complete.

@@ -114,6 +114,10 @@ final class ConnectionState {
     var qualityReport: QualityReportFact?
     /// The last BQR Root Inflammation report of the link's controller while the link was up.
     var rootInflammation: RootInflammationFact?
+    /// The last BQR RF Stats report of the link's controller while the link was up.
+    var rfStats: RFStatsFact?
+    /// The HCI Reset that ended the link (no Disconnection Complete comes for it).
+    var resetFrame: Int?
     static let maximumParameterSets = 32
 
     /// New parameters in force from `frame` (Connection Complete, CONNECT_IND, a successful
@@ -192,7 +196,8 @@ final class ConnectionState {
             rxPHY: linkLayer?.counters.rxPHY ?? phy?.rx, parameters: parameters,
             parameterSetsOmitted: parameterSetsOmitted, linkCommand: linkCommand, bufferStall: currentStall,
             rssi: rssi, qualityReport: qualityReport, localDisconnectFrame: localDisconnectFrame,
-            localDisconnectReason: localDisconnectReason, rootInflammation: rootInflammation)
+            localDisconnectReason: localDisconnectReason, rootInflammation: rootInflammation, rfStats: rfStats,
+            resetFrame: resetFrame)
     }
 
     /// The stall still under way (to the end), or the last one that lasted `ACLBufferStall.threshold`.
@@ -415,6 +420,12 @@ public struct ConnectionSummary: Sendable {
     /// The last Android BQR Root Inflammation report (the controller reporting its own failure)
     /// its controller sent while the link was up. It names no handle: it is the controller's.
     public var rootInflammation: RootInflammationFact? = nil
+    /// The last Android BQR RF Stats report (the controller's packet counts by RSSI over a
+    /// period, all its traffic: no handle) its controller sent while the link was up.
+    public var rfStats: RFStatsFact? = nil
+    /// The HCI Reset this host sent while the link was up, which ended it: a reset drops every
+    /// connection with no Disconnection Complete (Core Vol 4 Part E 7.3.2).
+    public var resetFrame: Int? = nil
 
     /// What ATT_MTU is at least: the LE default and the largest ATT PDU seen.
     public var mtuAtLeast: UInt16 { UInt16(clamping: Swift.max(23, largestATTPDU)) }
@@ -569,6 +580,19 @@ public struct RootInflammationFact: Sendable, Equatable {
     public var report: BQRRootInflammation
 
     public init(frame: Int, time: Int64, report: BQRRootInflammation) {
+        (self.frame, self.time, self.report) = (frame, time, report)
+    }
+}
+
+/// An Android Bluetooth Quality Report RF Stats report (HCI Vendor-Specific event 0xFF,
+/// sub-event 0x58, report id 0x09): the controller's packet counts over a period.
+public struct RFStatsFact: Sendable, Equatable {
+    public var frame: Int
+    /// Microseconds since 1970.
+    public var time: Int64
+    public var report: BQRRFStats
+
+    public init(frame: Int, time: Int64, report: BQRRFStats) {
         (self.frame, self.time, self.report) = (frame, time, report)
     }
 }

@@ -15,6 +15,7 @@ extension TimelineBuilder {
         case Self.resetOpcode:
             // Reset drops every connection without Disconnection Complete (7.3.2).
             for conn in open.values.filter({ $0.controllerIndex == r.controllerIndex }) {
+                conn.resetFrame = r.frame
                 close(conn, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
             }
             resetControllers.insert(r.controllerIndex)
@@ -151,15 +152,23 @@ extension TimelineBuilder {
     }
 
     /// An Android BQR report: a link-quality one is kept as the last one of its connection; a
-    /// Root Inflammation (no handle: the controller's own failure) as the last one of every
-    /// link of that controller then up.
+    /// Root Inflammation (no handle: the controller's own failure) and an RF Stats report (no
+    /// handle: counts over all the controller's traffic) as the last one of every link of that
+    /// controller then up. Energy Monitoring says nothing of a link: not kept.
     private func qualityReport(_ p: ByteView, _ r: CaptureRecord) {
         guard let e = HCIBluetoothQualityReport(parameters: p) else { return }
-        if case .rootInflammation(let ri) = e.report {
+        switch e.report {
+        case .rootInflammation(let ri):
             for c in open.values where c.controllerIndex == r.controllerIndex {
                 c.rootInflammation = RootInflammationFact(frame: r.frame, time: r.timestamp, report: ri)
             }
             return
+        case .rfStats(let rf):
+            for c in open.values where c.controllerIndex == r.controllerIndex {
+                c.rfStats = RFStatsFact(frame: r.frame, time: r.timestamp, report: rf)
+            }
+            return
+        default: break
         }
         guard case .linkQuality(let q, _) = e.report,
             let c = connection(q.handle & HCIConnectionHandle.mask, r, create: false)

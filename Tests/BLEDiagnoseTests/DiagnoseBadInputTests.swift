@@ -159,6 +159,40 @@ import Testing
         #expect(verdicts.last?.cause == "local_host_terminated" && verdicts.last?.startFrame == 3)
     }
 
+    @Test func aCaptureStartingMidConnectionAndEndingWithItOpenSaysBoth() throws {
+        var c = Capture()
+        c.read()  // frame 1: ACL on 0x0040, no Connection Complete before it
+        c.response()  // 2; the capture ends with the link up
+        let verdicts = try Self.both(c.bytes())
+        let v = try #require(verdicts.first)
+        #expect(verdicts.count == 1)
+        #expect(v.cause == "still_open" && v.role == nil && v.endFrame == nil)
+        #expect(v.signature == "still_open role=unknown end=open start=unknown")
+        #expect(v.steps.map(\.what) == ["unknown_start", "open"])
+    }
+
+    @Test func aResetEndsEveryLinkOfItsControllerAndSaysSo() throws {
+        var c = Capture()
+        c.connect()  // 1: 0x0040
+        c.connect(handle: 0x0041)  // 2
+        c.read()  // 3, never answered: the reset ends the link first
+        c.add(HCISynthesis.command(HCIOpcode.reset, []), received: false)  // 4
+        c.add(HCISynthesis.commandComplete(HCIOpcode.reset))  // 5
+        c.connect()  // 6: 0x0040 again, after the reset
+        c.disconnected(reason: HCIError.remoteUserTerminatedConnection)  // 7
+        let verdicts = try Self.both(c.bytes())
+        #expect(verdicts.map(\.cause) == ["controller_reset", "controller_reset", "remote_user_terminated"])
+        for v in verdicts.prefix(2) {
+            #expect(v.ended == "lost_track" && v.endFrame == 4 && v.reason == nil && v.party == "host")
+            #expect(v.signature == "controller_reset role=central end=lost_track")
+            #expect(v.steps.first?.what == "reset" && v.steps.first?.frames == [4])
+            #expect(v.steps.contains { $0.what == "why" && $0.certainty == .inferred })
+            #expect(!v.signals.contains("controller_fault"), "no root inflammation came")
+        }
+        // The read the reset cut off is outstanding at the end, as for any other end.
+        #expect(verdicts.first?.signals == ["request_outstanding_at_end"])
+    }
+
     @Test func aCaptureCutInsideAFrameSaysTheRestIsMissing() throws {
         var c = Capture()
         c.connect()  // 1

@@ -135,6 +135,56 @@ import Testing
         #expect(Self.step(other, "root_inflammation") == nil && !other.signals.contains("controller_fault"))
     }
 
+    @Test func rfStatsBeforeASupervisionTimeout() throws {
+        // tshark -x (both events left undecoded): frame 6 (3.0 s) event 0xff 58 06 …, BQR
+        // Energy Monitoring; frame 7 (4.5 s) 58 09 01, RF Stats over 0x1388 = 5000 ms, RSSI
+        // buckets 0, 0, 10, 20, 40, 80, 150, 400 (0x190), 250 (0xfa), 50 (0x32); frame 8 reason
+        // 0x08 at 6.0 s. 700 of the 1000 packets at -80 dBm or weaker.
+        let v = try #require(Self.verdicts("bqr.rf_stats.supervision_timeout.btsnoop").first)
+        #expect(v.signature == "supervision_timeout role=central end=link_loss reason=0x08")
+        #expect(v.signals.isEmpty, "RF stats are the controller's, not the link's: no signal")
+        let s = try #require(Self.step(v, "rf_stats"))
+        #expect(s.frames == [7] && s.certainty == .observed)
+        #expect(s.text.contains("1500 ms before the end"))
+        #expect(s.text.contains("of 1000 packets it received, all its links together, 700 (70.0 %)"))
+        #expect(s.text.contains("50 below -90 dBm"))
+        // The energy report says nothing of the link: no step cites it.
+        #expect(!v.frames.contains(6))
+        // A report cut short of its 82 bytes (frame 10 of the other BQR capture) is no step.
+        let cut = try #require(Self.verdicts("bqr.supervision_timeout.btsnoop").first)
+        #expect(Self.step(cut, "rf_stats") == nil)
+    }
+
+    @Test func rootInflammationThenAResetEndsTheLink() throws {
+        // tshark: 5 LE Connection Complete; 6 (3.0 s) event 0xff 58 05 00 2a …, Root
+        // Inflammation; 7 (3.8 s) Sent Reset; 8 its Command Complete. No Disconnection Complete.
+        let v = try #require(Self.verdicts("bqr.root_inflammation.reset.btsnoop").first)
+        #expect(v.cause == "controller_reset" && v.party == "host" && v.ended == "lost_track")
+        #expect(v.signature == "controller_reset role=central end=lost_track")
+        #expect(v.signals == ["controller_fault"])
+        #expect(v.endFrame == 7 && v.reason == nil)
+        #expect(v.steps.map(\.what) == ["reset", "root_inflammation", "why"])
+        let ri = try #require(Self.step(v, "root_inflammation"))
+        #expect(ri.frames == [6, 7] && ri.text.contains("800 ms before the end"))
+        let why = try #require(Self.step(v, "why"))
+        #expect(why.certainty == .inferred && why.frames == [6, 7])
+        #expect(try #require(Self.step(v, "reset")).certainty == .observed)
+    }
+
+    @Test func aResetWithNothingBeforeItSaysWhyIsNotInHCI() throws {
+        // tshark: 5 LE Connection Complete (handle 0x0040); 6 (2.0 s) Sent Reset; 10 LE
+        // Connection Complete, handle 0x0040 again; 11 Disconnect, 13 Disconnect Complete 0x16.
+        let verdicts = try Self.verdicts("reset.mid_connection.btsnoop")
+        #expect(verdicts.map(\.cause) == ["controller_reset", "local_host_terminated"])
+        let v = try #require(verdicts.first)
+        #expect(v.signals.isEmpty && v.endFrame == 6)
+        #expect(v.steps.map(\.what) == ["reset", "why"])
+        #expect(v.steps.allSatisfy { $0.frames == [6] })
+        #expect(v.summary.contains("why it reset is not in the capture"))
+        // The reset, not the reuse of the handle at frame 10, is what ended it.
+        #expect(!v.steps.contains { $0.text.contains("reused") })
+    }
+
     @Test func noRSSIIsSaid() throws {
         // The buffer-stall capture reads no RSSI and shows no advertising report.
         let v = try #require(Self.verdicts("buffer_stall.supervision_timeout.btsnoop").first)

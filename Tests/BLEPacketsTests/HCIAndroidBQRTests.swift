@@ -37,7 +37,7 @@ import Testing
             return
         }
         #expect(trailing == [0xAA, 0xBB])
-        // Frame 10: report id 0x09 (RF stats), another layout: kept whole.
+        // Frame 10: report id 0x09 (RF stats) cut short of its 82 bytes: kept whole, not guessed.
         let other = try #require(
             hciBytes("58 09 01 02 03 04 05 06 07 08").withByteView { HCIBluetoothQualityReport(parameters: $0) })
         #expect(other.report == .other(id: 0x09, bytes: [0x09, 1, 2, 3, 4, 5, 6, 7, 8]))
@@ -86,6 +86,77 @@ import Testing
         #expect(e.lines.contains("vendor_specific_error_code=0x2A"))
         #expect(e.lines.contains { $0.hasPrefix("vendor_specific_parameters=") })
         #expect(!e.lines.contains { $0.hasPrefix("report=") })
+    }
+
+    // Frames 6 and 7 of captures/diagnose/bqr.rf_stats.supervision_timeout.btsnoop (tshark -x;
+    // tshark leaves both undecoded), laid out as AOSP's btif_bqr reads them.
+    static let energyMonitoring =
+        "ff 52 58 06 0c 00 1c 0c 00 00 28 00 00 00 6c 07 00 00 29 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"
+        + " 00 00 00 00 00 6c 02 00 00 7c 01 00 00 04 c6 02 00 00 8b 01 00 00 88 13 00 00 bc 02 00 00 0a 00 00 00"
+        + " 58 02 00 00 14 00 00 00 00 00 00 00 00 00 00 00"
+    static let rfStats =
+        "ff 53 58 09 01 88 13 00 00 00 00 00 00 00 00 00 00 34 03 00 00 00 00 00 00 00 00 00 00 00 00 00 00 0a"
+        + " 00 00 00 14 00 00 00 28 00 00 00 50 00 00 00 96 00 00 00 90 01 00 00 fa 00 00 00 32 00 00 00 ca 03 00"
+        + " 00 14 00 00 00 06 00 00 00 03 00 00 00 01 00 00 00"
+
+    @Test func energyMonitoringDecodesAndRoundTrips() throws {
+        let bytes = hciBytes(Self.energyMonitoring)
+        let e = try #require(bytes.withByteView { HCIBluetoothQualityReport(parameters: $0.suffix(from: 2)!) })
+        guard case .energyMonitoring(let em) = e.report else {
+            Issue.record("not an energy monitoring report: \(e.report)")
+            return
+        }
+        #expect(em.averageCurrent == 12 && em.idleTime == 3100 && em.idleEntries == 40)
+        #expect(em.activeTime == 1900 && em.activeEntries == 41 && em.bredrTXTime == 0 && em.bredrTXPowerLevel == 0)
+        #expect(em.leTXTime == 620 && em.leTXEntries == 380 && em.leTXPowerLevel == 4)
+        #expect(em.leRXTime == 710 && em.leRXEntries == 395 && em.period == 5000)
+        #expect(em.chainTimes == [700, 10, 600, 20, 0, 0] && em.later.isEmpty)
+        #expect(e.h4Encoded() == [0x04] + bytes)
+        // BQR v7's two scan RX times after the 81 bytes: kept as sent, and encoded back.
+        let longer = Array(bytes.dropFirst(2)) + [1, 0, 0, 0, 2, 0, 0, 0]
+        let v7 = try #require(longer.withByteView { HCIBluetoothQualityReport(parameters: $0) })
+        guard case .energyMonitoring(let em7) = v7.report else {
+            Issue.record("not an energy monitoring report")
+            return
+        }
+        #expect(em7.later == [1, 0, 0, 0, 2, 0, 0, 0])
+        #expect(v7.h4Encoded() == [0x04, 0xFF, UInt8(longer.count)] + longer)
+        // One byte short of the 81: kept whole.
+        let short = Array(bytes.dropFirst(2).dropLast())
+        let cut = try #require(short.withByteView { HCIBluetoothQualityReport(parameters: $0) })
+        #expect(cut.report == .other(id: 0x06, bytes: Array(short.dropFirst())))
+    }
+
+    @Test func rfStatsDecodesAndRoundTrips() throws {
+        let bytes = hciBytes(Self.rfStats)
+        let e = try #require(bytes.withByteView { HCIBluetoothQualityReport(parameters: $0.suffix(from: 2)!) })
+        guard case .rfStats(let rf) = e.report else {
+            Issue.record("not an RF stats report: \(e.report)")
+            return
+        }
+        #expect(rf.extensionInfo == 0x01 && rf.period == 5000)
+        #expect(rf.txPower == [0, 0, 820, 0])
+        #expect(rf.rssiBuckets == [0, 0, 10, 20, 40, 80, 150, 400, 250, 50])
+        #expect(rf.rssiDeltaBuckets == [970, 20, 6, 3, 1])
+        #expect(rf.received == 1000 && rf.weak == 700 && rf.later.isEmpty)
+        #expect(e.h4Encoded() == [0x04] + bytes)
+        let short = Array(bytes.dropFirst(2).dropLast(4))
+        let cut = try #require(short.withByteView { HCIBluetoothQualityReport(parameters: $0) })
+        #expect(cut.report == .other(id: 0x09, bytes: Array(short.dropFirst())))
+    }
+
+    @Test func packetsDescribesEnergyAndRFStats() {
+        let em = hciDescribeEvent(Self.energyMonitoring)
+        #expect(em.lines.contains("quality_report_id=0x06 Energy monitoring"))
+        #expect(em.lines.contains("average_current=12") && em.lines.contains("period=5000"))
+        #expect(
+            em.lines.contains("le_tx_average_power_level=4") && em.lines.contains("tx_ipa_active_one_chain_time=600"))
+        #expect(!em.lines.contains { $0.hasPrefix("report=") || $0.hasPrefix("connection_handle=") })
+        let rf = hciDescribeEvent(Self.rfStats)
+        #expect(rf.lines.contains("quality_report_id=0x09 RF stats"))
+        #expect(rf.lines.contains("rssi_80_85=400") && rf.lines.contains("rssi_below_90=50"))
+        #expect(rf.lines.contains("tx_ipa_div_packets=820") && rf.lines.contains("rssi_delta_above_11=1"))
+        #expect(!rf.lines.contains { $0.hasPrefix("report=") })
     }
 
     @Test func everyBQREventOfTheScenarioRoundTrips() throws {

@@ -358,7 +358,73 @@ def bqr_root_inflammation():
     return c
 
 
+def bqr_energy_monitoring(period_ms):
+    """A BQR Energy Monitoring report (id 0x06) in AOSP btif_bqr's `BqrEnergyMonitorEvent`
+    layout (81 bytes, little-endian): id, average current u16 (mA), idle time, idle entries,
+    active time, active entries, BR/EDR TX time, BR/EDR TX entries (u32), BR/EDR average TX
+    power u8, BR/EDR RX time, BR/EDR RX entries, LE TX time, LE TX entries (u32), LE average TX
+    power u8, LE RX time, LE RX entries, period, then the six chain times (u32)."""
+    body = struct.pack("<BH6I", 0x06, 12, 3100, 40, 1900, 41, 0, 0)
+    body += struct.pack("<B4I", 0, 0, 0, 620, 380)
+    body += struct.pack("<B9I", 4, 710, 395, period_ms, 700, 10, 600, 20, 0, 0)
+    assert len(body) == 81
+    return b"\x58" + body
+
+
+def bqr_rf_stats(period_ms, rssi_buckets):
+    """A BQR RF Stats report (id 0x09) in AOSP btif_bqr's `BqrRFStatsEvent` layout (82 bytes):
+    id, extension info 0x01, period u32 (ms), TX packet counters (iPA BF, ePA BF, iPA div, ePA
+    div), received packets by chain RSSI (> -50, -50..-55, …, -85..-90, < -90 dBm: 10), by RSSI
+    delta between the chains (< 2, 2..5, 5..8, 8..11, > 11 dB: 5), u32 each."""
+    assert len(rssi_buckets) == 10
+    delta = [sum(rssi_buckets) - 30, 20, 6, 3, 1]
+    body = struct.pack("<BBI", 0x09, 0x01, period_ms) + struct.pack("<4I", 0, 0, 820, 0)
+    body += struct.pack("<10I", *rssi_buckets) + struct.pack("<5I", *delta)
+    assert len(body) == 82
+    return b"\x58" + body
+
+
+def bqr_rf_stats_supervision_timeout():
+    """A connection whose controller sends a BQR Energy Monitoring report (id 0x06) and, 1.5 s
+    before the link is lost (0x08), an RF Stats report (id 0x09) over 5 s: of 1000 packets
+    received, 700 at -80 dBm or weaker (400 at -80..-85, 250 at -85..-90, 50 below -90)."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.evt(3000, 0xFF, bqr_energy_monitoring(5000))
+    c.evt(4500, 0xFF, bqr_rf_stats(5000, [0, 0, 10, 20, 40, 80, 150, 400, 250, 50]))
+    c.disconnected(6000, 0x08)
+    return c
+
+
+def bqr_root_inflammation_reset():
+    """A connection, a BQR Root Inflammation report (the controller's own failure), then this
+    host resets the controller 800 ms later (HCI Reset: every connection ends, no Disconnection
+    Complete, Core Vol 4 Part E 7.3.2), as Android's stack does when it restarts Bluetooth."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.evt(3000, 0xFF, b"\x58\x05\x00\x2a" + b"\x01\x01\x02\x34\x12")
+    c.reset(3800)
+    return c
+
+
+def reset_mid_connection():
+    """A connection, then this host resets the controller with the link up and nothing before
+    it that says why; it connects again afterwards on the same handle, and ends that link."""
+    c = Capture()
+    c.reset(0)
+    c.connect(100)
+    c.reset(2000)
+    c.connect(2100)
+    c.local_disconnect(3000)
+    return c
+
+
 SCENARIOS = {
+    "bqr.rf_stats.supervision_timeout.btsnoop": bqr_rf_stats_supervision_timeout,
+    "bqr.root_inflammation.reset.btsnoop": bqr_root_inflammation_reset,
+    "reset.mid_connection.btsnoop": reset_mid_connection,
     "bqr.root_inflammation.btsnoop": bqr_root_inflammation,
     "bqr.supervision_timeout.btsnoop": bqr_supervision_timeout,
     "rssi_falling.supervision_timeout.btsnoop": rssi_falling,
