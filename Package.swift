@@ -192,4 +192,10 @@ if Context.environment["BLECAP_FUZZ"] != nil {
         .executableTarget(
             name: "FuzzServe", dependencies: ["BLEController", "BLEReplay", "CFuzzerDriver"], path: "Fuzz/FuzzServe",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    // Controller input to blecap as the host of a controller (`blecap replay --controller`).
+    package.targets.append(
+        .executableTarget(
+            name: "FuzzRadioHost", dependencies: ["BLEController", "BLEReplay", "CFuzzerDriver"],
+            path: "Fuzz/FuzzRadioHost", exclude: ["Seeds"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }

@@ -10,8 +10,9 @@
 # Targets: FuzzBTSnoop, FuzzPcap (HCI and link-layer link types), FuzzPacketLogger (a reader
 # each, then the whole pipeline), FuzzDecoders (synthesized HCI and Link Layer records →
 # FrameDecoder → describe → timeline → writers) and FuzzServe (host bytes → the virtual HCI
-# controller of `blecap serve`) and FuzzArchive (archives, bug reports, btsnooz sections through
-# CaptureArchive's opener with small limits, then the pipeline). Default: all,
+# controller of `blecap serve`), FuzzArchive (archives, bug reports, btsnooz sections through
+# CaptureArchive's opener with small limits, then the pipeline) and FuzzRadioHost (a controller's
+# H4 stream → blecap as its host, `blecap replay --controller`, on a virtual clock). Default: all,
 # 120 s each. Crashes, hangs (-timeout) and broken invariants (the harness traps) leave their
 # input in .build-fuzz/artifacts/; reproduce one with
 #   .build-fuzz/debug/FuzzPcap .build-fuzz/artifacts/FuzzPcap-crash-…
@@ -30,7 +31,7 @@ shift $(( $# > 2 ? 2 : $# )) || true
 config=${FUZZ_CONFIG:-debug}
 captures=${BLECAP_FUZZ_SEEDS:-$(pwd)/captures}
 build=.build-fuzz
-all=(FuzzBTSnoop FuzzPcap FuzzPacketLogger FuzzDecoders FuzzServe FuzzArchive)
+all=(FuzzBTSnoop FuzzPcap FuzzPacketLogger FuzzDecoders FuzzServe FuzzArchive FuzzRadioHost)
 smoke=0
 if [[ $target == smoke ]]; then
   smoke=1
@@ -56,12 +57,18 @@ python3 - "$captures" "$corpus" <<'EOF'
 import base64, gzip, os, re, struct, sys
 src, dst = sys.argv[1], sys.argv[2]
 limit = 16384
-for t in ("FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders", "FuzzServe", "FuzzArchive"):
+for t in ("FuzzBTSnoop", "FuzzPcap", "FuzzPacketLogger", "FuzzDecoders", "FuzzServe", "FuzzArchive", "FuzzRadioHost"):
     os.makedirs(os.path.join(dst, t), exist_ok=True)
 def put(target, name, data):
     with open(os.path.join(dst, target, name), "wb") as f:
         # Archives are kept whole: a zip cut short loses its central directory.
         f.write(data if target == "FuzzArchive" else data[:limit])
+# FuzzRadioHost's seeds are what a controller sent blecap as its host in real exchanges (the
+# received packets of a `blecap replay --controller --out` btsnoop, as one H4 stream): no
+# capture in captures/ has blecap's own command sequence.
+seeds = os.path.join(os.getcwd(), "Fuzz", "FuzzRadioHost", "Seeds")
+for name in sorted(os.listdir(seeds)):
+    put("FuzzRadioHost", name, open(os.path.join(seeds, name), "rb").read())
 summary = re.compile(rb"--- BEGIN:BTSNOOP_LOG_SUMMARY[^\n]*\n(.*?)--- END:BTSNOOP_LOG_SUMMARY", re.S)
 for folder in sorted(os.listdir(src)):
     d = os.path.join(src, folder)

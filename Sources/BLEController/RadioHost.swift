@@ -29,6 +29,9 @@ public struct RadioHostError: Error, CustomStringConvertible, Sendable {
 /// `acceptTimeoutMicros`, the run's own limit): a controller that never answers is an error,
 /// never a hang.
 public final class RadioHost {
+    /// Hardware Error (Vol 4 Part E 7.7.16).
+    static let hardwareErrorEvent: UInt8 = 0x10
+
     /// `acl`'s data as host-to-controller packets on `handle` of at most `size` bytes each, H4
     /// encoded: First Non-Automatically-Flushable, then Continuing (Vol 4 Part E 5.4.2).
     static func fragments(of acl: HCIACLPacket, handle: UInt16, size: Int, _ emit: ([UInt8]) -> Void) {
@@ -49,6 +52,10 @@ public final class RadioHost {
         public var acceptTimeoutMicros: Int64 = 60_000_000
         /// Advertising interval when the capture shows none (Vol 4 Part E 7.8.5: 20 ms … 10.24 s).
         public var advertisingIntervalMicros: Int64 = 100_000
+        /// How long ACL packets may wait in the controller without Number of Completed Packets:
+        /// longer than the longest supervision timeout (32 s, Vol 6 Part B 4.5.2), after which
+        /// the link would have ended had the air lost them.
+        public var completedPacketsTimeoutMicros: Int64 = 40_000_000
         public init() {}
     }
 
@@ -85,14 +92,29 @@ public final class RadioHost {
     public private(set) var aclPackets = 1
     /// Packets from the controller that made no sense (unknown handles, truncated events).
     public private(set) var rejectedControllerInput = 0
+    /// What the controller did wrong without ending the run, the first `maximumOddities`
+    /// (the user sees them after the report, not only with --verbose).
+    public private(set) var oddities: [String] = []
+    public static let maximumOddities = 20
     /// Set from a signal handler to stop the loop.
     nonisolated(unsafe) public static var interrupt = false
+    /// Microseconds on a monotonic clock: the wall's by default, a virtual one in tests and
+    /// the fuzz target (whose transport moves it while it "waits").
+    public var clock: () -> Int64 = ServeRunner.monotonicMicros
 
     private var framer = H4Framer(fromController: true)
     private var buffer = [UInt8](repeating: 0, count: 4096)
     private var start: Int64 = 0
-    /// The last Command Complete or Command Status: opcode, status, return parameters.
-    private var completion: (opcode: UInt16, status: UInt8, returned: [UInt8])?
+    /// The command waiting for its Command Complete or Command Status, and that answer:
+    /// status (nil: a Command Complete without one) and return parameters.
+    private var awaiting: UInt16?
+    private var completion: (status: UInt8?, returned: [UInt8])?
+    /// What the controller did that ends the run (a Hardware Error, buffers it never frees).
+    private var failure: RadioHostError?
+    /// Since when ACL packets have waited in the controller without any being completed.
+    private var stalledSince: Int64?
+    /// Links blecap disconnected whose Disconnection Complete has not come yet.
+    private var closing: Set<UInt16> = []
     private var closed = false
     /// Real connection handle ↔ the virtual controller's handle for the same captured connection.
     private var toVirtual: [UInt16: UInt16] = [:]
@@ -117,8 +139,8 @@ public final class RadioHost {
     /// Initialises the controller, then plays every captured connection in turn: advertise,
     /// accept, serve until either side ends it. `timeoutMicros` bounds the whole run.
     public func run(timeoutMicros: Int64? = nil) throws(RadioHostError) -> End {
-        start = ServeRunner.monotonicMicros()
-        virtual.clock = { ServeRunner.monotonicMicros() - self.start }
+        start = clock()
+        virtual.clock = { [unowned self] in clock() - start }
         virtual.output = { [unowned self] packet in fromVirtual(packet) }
         try initialise()
         while let ad = virtual.nextCapturedAdvertising {
@@ -146,7 +168,7 @@ public final class RadioHost {
         return .sessionOver
     }
 
-    private var now: Int64 { ServeRunner.monotonicMicros() - start }
+    private var now: Int64 { clock() - start }
 
     private func limit(_ timeout: Int64?) -> Int64 { timeout ?? .max }
 
@@ -154,9 +176,16 @@ public final class RadioHost {
     /// next timer (at most 50 ms at a time). Non-nil: the run is over.
     private func pump(until deadline: Int64) throws(RadioHostError) -> End? {
         virtual.advance(to: now)
+        if let failure { throw failure }
         if closed { return .controllerClosed }
         if Self.interrupt { return .interrupted }
         let t = now
+        if let since = stalledSince, t - since >= configuration.completedPacketsTimeoutMicros {
+            throw RadioHostError(
+                "the controller completed none of \(inFlight) ACL data packet\(inFlight == 1 ? "" : "s") for "
+                    + "\(configuration.completedPacketsTimeoutMicros / 1_000_000) s (no Number of Completed Packets "
+                    + "event), with \(queue.count) more waiting: its buffers never free")
+        }
         if deadline != .max, t >= deadline { return .timeout }
         let next = min(deadline, virtual.nextDeadline ?? .max)
         let wait = max(0, min(50_000, next == .max ? 50_000 : next - t))
@@ -172,6 +201,7 @@ public final class RadioHost {
         }
         if n > 0 { buffer.withUnsafeBytes { received(UnsafeRawBufferPointer(rebasing: $0[0..<n])) } }
         virtual.advance(to: now)
+        if let failure { throw failure }
         return closed ? .controllerClosed : nil
     }
 
@@ -195,6 +225,11 @@ public final class RadioHost {
         if let b = buffers, b.leACLDataPacketLength > 0, b.totalNumLEACLDataPackets > 0 {
             (aclPacketLength, aclPackets) = (Int(b.leACLDataPacketLength), Int(b.totalNumLEACLDataPackets))
         } else {
+            if let b = buffers, (b.leACLDataPacketLength == 0) != (b.totalNumLEACLDataPackets == 0) {
+                odd(
+                    "the controller's LE Read Buffer Size answers \(b.leACLDataPacketLength) octets in "
+                        + "\(b.totalNumLEACLDataPackets) buffers (only both 0 means shared): using Read Buffer Size")
+            }
             // 0: LE shares the BR/EDR buffers (7.8.2).
             let shared = try command(HCIParameterlessCommand(opcode: HCIOpcode.readBufferSize))
             guard let b = shared.withByteView({ HCIReadBufferSize(returnParameters: $0) }),
@@ -206,8 +241,14 @@ public final class RadioHost {
         }
         // A lie about buffers would make every packet too big or none fit: kept within what
         // the spec allows (27…251 octets of LE data in one PDU, at most 255 buffers).
+        let reported = (aclPacketLength, aclPackets)
         aclPacketLength = min(max(aclPacketLength, 27), 251)
         aclPackets = min(max(aclPackets, 1), 255)
+        if reported != (aclPacketLength, aclPackets) {
+            odd(
+                "the controller reports \(reported.1) ACL buffers of \(reported.0) octets: "
+                    + "used as \(aclPackets) of \(aclPacketLength) (LE takes 27…251 octets a packet)")
+        }
         // Disconnection Complete (bit 4), Encryption Change (7), Command Complete/Status and
         // Hardware Error (always), LE Meta (61); LE: Connection Complete, Advertising Report,
         // Connection Update Complete, Read Remote Features Complete, Data Length Change. The LE
@@ -250,24 +291,33 @@ public final class RadioHost {
     private func command(_ c: some HCICommandEncodable) throws(RadioHostError) -> [UInt8] {
         let name = "HCI \(HCICommands.name(for: c.commandOpcode))"
         completion = nil
+        awaiting = c.commandOpcode
+        defer { awaiting = nil }
         send(c.h4Encoded())
         let deadline = now + configuration.commandTimeoutMicros
-        while completion?.opcode != c.commandOpcode {
+        while completion == nil {
             if let end = try pump(until: deadline) {
                 switch end {
                 case .timeout:
+                    let partial =
+                        framer.pending > 0
+                        ? "; \(framer.pending) octet\(framer.pending == 1 ? "" : "s") of an unfinished H4 packet came, then nothing"
+                        : ""
                     throw RadioHostError(
                         "the controller did not answer \(name) within \(configuration.commandTimeoutMicros / 1000) ms "
-                            + "(is it an H4 controller, at this speed, and not held by another host?)")
+                            + "(is it an H4 controller, at this speed, and not held by another host?)\(partial)")
                 default: throw RadioHostError("\(end) while waiting for \(name)")
                 }
             }
         }
         let done = completion!
-        guard done.status == HCIError.success else {
+        guard let status = done.status else {
+            throw RadioHostError("the controller answered \(name) with a Command Complete without a status")
+        }
+        guard status == HCIError.success else {
             throw RadioHostError(
-                "the controller refused \(name): \(HCIError.name(done.status).map { "\($0)" } ?? "error") "
-                    + "(0x\(String(done.status, radix: 16)))")
+                "the controller refused \(name): \(HCIError.name(status).map { "\($0)" } ?? "error") "
+                    + "(0x\(String(status, radix: 16)))")
         }
         return done.returned
     }
@@ -285,7 +335,12 @@ public final class RadioHost {
 
     private func reject(_ why: String) {
         rejectedControllerInput += 1
-        log("controller input: \(why)")
+        odd(why)
+    }
+
+    private func odd(_ what: String) {
+        if oddities.count < Self.maximumOddities { oddities.append(what) }
+        log("controller input: \(what)")
     }
 
     private func packet(_ type: UInt8, _ body: ByteView) {
@@ -310,23 +365,52 @@ public final class RadioHost {
         switch e.code {
         case HCIEventCode.commandComplete:
             guard let c = HCICommandComplete(parameters: e.parameters) else { return reject("short Command Complete") }
-            guard c.opcode != 0 else { return }
-            completion = (c.opcode, c.status ?? HCIError.success, c.returnParameters.toArray())
+            // Only the answer to the command waited for (opcode 0 only frees a command slot).
+            guard c.opcode != 0, c.opcode == awaiting else { return }
+            completion = (c.status, c.returnParameters.toArray())
         case HCIEventCode.commandStatus:
             guard let c = HCICommandStatus(parameters: e.parameters) else { return reject("short Command Status") }
-            guard c.opcode != 0 else { return }
-            completion = (c.opcode, c.status, [c.status])
+            guard c.opcode != 0, c.opcode == awaiting else { return }
+            completion = (c.status, [c.status])
         case HCIEventCode.numberOfCompletedPackets:
-            guard let n = HCINumberOfCompletedPackets(parameters: e.parameters) else { return }
-            for entry in n.entries {
+            guard let n = HCINumberOfCompletedPackets(parameters: e.parameters) else {
+                return reject("short Number of Completed Packets")
+            }
+            for entry in n.entries where entry.count > 0 {
+                // Only packets blecap sent on a link it has free buffers: a count for
+                // another handle, or more than are in flight, is the controller's error.
+                guard toVirtual[entry.handle] != nil else {
+                    if closing.contains(entry.handle) { continue }
+                    reject(
+                        "Number of Completed Packets for handle 0x\(String(entry.handle, radix: 16)), no such connection"
+                    )
+                    continue
+                }
+                if Int(entry.count) > inFlight {
+                    reject("Number of Completed Packets counts \(entry.count), only \(inFlight) in flight")
+                }
                 inFlight = max(0, inFlight - Int(entry.count))
+                stalledSince = inFlight > 0 ? now : nil
             }
             flush()
         case HCIEventCode.disconnectionComplete:
-            guard let d = HCIDisconnectionComplete(parameters: e.parameters), d.status == HCIError.success else {
+            guard let d = HCIDisconnectionComplete(parameters: e.parameters) else {
+                return reject("short Disconnection Complete")
+            }
+            guard d.status == HCIError.success else { return }
+            if closing.remove(d.handle) != nil {
+                // A link blecap ended: its packets in the controller are gone with it (4.3).
+                (inFlight, stalledSince) = (0, nil)
                 return
             }
+            guard toVirtual[d.handle] != nil else {
+                return reject("Disconnection Complete for handle 0x\(String(d.handle, radix: 16)), no such connection")
+            }
             linkEnded(real: d.handle, reason: d.reason)
+        case Self.hardwareErrorEvent:
+            // The controller needs a reset (Vol 4 Part E 7.7.16): nothing it says can be trusted.
+            let code = e.parameters.u8(0).map { "0x\(String($0, radix: 16))" } ?? "no code"
+            failure = failure ?? RadioHostError("the controller reported a Hardware Error (\(code))")
         case HCIEventCode.leMeta:
             leEvent(e)
         default:
@@ -355,15 +439,18 @@ public final class RadioHost {
         guard status == HCIError.success else {
             return log("advertising ended without a connection: \(HCIError.name(status).map { "\($0)" } ?? "error")")
         }
+        guard toVirtual[handle] == nil, !closing.contains(handle) else {
+            return reject("LE Connection Complete for handle 0x\(String(handle, radix: 16)), already in use")
+        }
         guard role == HCIRole.peripheral, accepted == nil, toVirtual.isEmpty else {
             // Not the connection blecap advertised for: it is not served (and not kept).
             log("a connection blecap did not ask for (handle 0x\(String(handle, radix: 16))): disconnecting it")
-            send(HCIDisconnect(handle: handle, reason: HCIError.remoteUserTerminatedConnection).h4Encoded())
+            disconnect(handle, reason: HCIError.remoteUserTerminatedConnection)
             return
         }
         // Mapped at once: the central's first ACL data may come in the same read.
         guard let v = virtual.acceptRadioConnection() else {
-            send(HCIDisconnect(handle: handle, reason: HCIError.remoteUserTerminatedConnection).h4Encoded())
+            disconnect(handle, reason: HCIError.remoteUserTerminatedConnection)
             return
         }
         toVirtual[handle] = v
@@ -376,6 +463,7 @@ public final class RadioHost {
     private func linkEnded(real: UInt16, reason: UInt8) {
         queue.removeAll()
         inFlight = 0
+        stalledSince = nil
         guard let v = toVirtual.removeValue(forKey: real) else { return }
         toReal[v] = nil
         log("the link ended: \(HCIError.name(reason).map { "\($0)" } ?? "reason 0x\(String(reason, radix: 16))")")
@@ -406,7 +494,7 @@ public final class RadioHost {
                 toReal[d.handle] = nil
                 toVirtual[real] = nil
                 queue.removeAll()
-                send(HCIDisconnect(handle: real, reason: reason).h4Encoded())
+                disconnect(real, reason: reason)
                 log("the captured peripheral ends the link (\(HCIError.name(d.reason).map { "\($0)" } ?? "reason"))")
             default:
                 break
@@ -414,9 +502,16 @@ public final class RadioHost {
         }
     }
 
+    /// Ends a link (HCI_Disconnect, 7.1.6); its Disconnection Complete is expected.
+    private func disconnect(_ handle: UInt16, reason: UInt8) {
+        closing.insert(handle)
+        send(HCIDisconnect(handle: handle, reason: reason).h4Encoded())
+    }
+
     /// Sends queued ACL packets while the controller has buffers for them.
     private func flush() {
         while inFlight < aclPackets, !queue.isEmpty {
+            if inFlight == 0 { stalledSince = now }
             inFlight += 1
             send(queue.removeFirst())
         }

@@ -62,6 +62,15 @@ extension ReplayCommand {
             failure = error
         }
         link.close()
+        // What the controller got wrong, after the fact when --verbose did not print it then.
+        if !verbose, !host.oddities.isEmpty {
+            for o in host.oddities { announce("controller input: \(o)") }
+            if host.oddities.count == RadioHost.maximumOddities {
+                announce(
+                    "controller input: the first \(RadioHost.maximumOddities) shown; \(host.rejectedControllerInput) packets dropped in all"
+                )
+            }
+        }
         if let out, let capture = host.capture {
             OutputBuffer.writeFile(out, Array(capture.bytes))
         }
