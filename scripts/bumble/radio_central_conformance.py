@@ -15,6 +15,12 @@ peripheral:
     (the captured central's requests as blecap played them) and what B sent are the captured
     PDUs byte for byte, in captured order.
 
+The Bumble app is not the captured peripheral: where it answers otherwise (it never ends a
+link itself, answers an oversized write as Bumble does, notifies on its own asyncio timing
+against the central's requests) blecap's report says so, which is the point of the report;
+scripts/conformance.py runs the sessions the app reproduces (IDENTICAL below); run this script
+on all of them to see the others' divergences.
+
     python3 scripts/bumble/radio_central_conformance.py --blecap .build/debug/blecap \\
         captures/bumble/*.peripheral*.btsnoop
 
@@ -35,17 +41,32 @@ from radio_conformance import LINK, by_connection, tshark_att  # noqa: E402
 from serve_conformance import PERIPHERAL_APP, bumble_python, captured_central, jsonl  # noqa: E402
 
 
+# The sessions the Bumble app reproduces byte for byte, where the report must say identical.
+# Measured on the others (2026-11-28, --speed realtime): cached_reconnect, clean_heart_rate,
+# hr_short_notification and scan_before_init lose their last notification or two (the captured
+# central ends the link before the app's asyncio timer sends them); indications_and_errors pairs
+# (the app does not) and answers its reads otherwise; long_notify_stream's notifications are cut
+# to the app's MTU; oversized_and_unchecked_writes' oversized write is accepted by Bumble where
+# the captured peripheral refused it; reconnect_storm's exchange is identical but the captured
+# peripheral ended three of its links, the app none; two_peripherals_concurrent's notifications
+# come in another order against the reads. blecap reports each of these as it should.
+IDENTICAL = {"nil_scan_all_services.peripheral.btsnoop"}
+
+
 def database(blecap, path, expected):
     """The app's database: the captured one with, per characteristic, the values the captured
     peripheral notified or indicated on each connection, and the captured peripheral's
     address (the random address its controller was given, else its public one)."""
     notified = {}
-    address = None
+    address = name = None
     last = {}  # (connection, value handle) -> elapsed of its subscription or last notification
     subscribed = {}  # connection -> elapsed of its last subscription
     for e in jsonl(blecap, "timeline", path, "--format", "jsonl"):
         if e.get("type") == "controller.init_complete" and address is None:
             address = e.get("random_address") or e.get("public_address")
+        elif e.get("type") == "gatt.read" and e.get("uuid") == "2A00" and e.get("value") and name is None:
+            # GAP's Device Name, which Bumble's own GAP service answers from the device's name.
+            name = bytes.fromhex(e["value"]).decode("utf-8", "replace")
         elif e.get("type") == "gatt.subscribe":
             subscribed[e.get("connection")] = e["elapsed"]
         elif e.get("type") in ("gatt.notification", "gatt.indication") and e.get("direction") == "sent":
@@ -61,7 +82,7 @@ def database(blecap, path, expected):
             per = notified.get(ch["value_handle"])
             if per:
                 ch["notifications"] = [per.get(n, []) for n in numbers]
-    return {"services": services}, address
+    return {"services": services}, address, name
 
 
 def check_radio_central(blecap, path, tmp, speed="realtime"):
@@ -69,7 +90,7 @@ def check_radio_central(blecap, path, tmp, speed="realtime"):
     expected = captured_central(blecap, path)
     if not expected:
         return [], "no peripheral connection"
-    db, address = database(blecap, path, expected)
+    db, address, name = database(blecap, path, expected)
     if address is None:
         return ["the capture does not show the peripheral's address"], "not run"
     python = bumble_python()
@@ -89,7 +110,8 @@ def check_radio_central(blecap, path, tmp, speed="realtime"):
         env = dict(os.environ, BUMBLE_SNOOPER=f"btsnoop:file:{out_b}")
         app = subprocess.Popen(
             [python, PERIPHERAL_APP, "--transport", f"tcp-client:127.0.0.1:{port_b}", "--database", db_path,
-             "--address", address, "--connections", str(len(expected)), "--duration", "120",
+             "--address", address, "--name", name or "peripheral-app", "--connections", str(len(expected)),
+             "--duration", "120",
              "--connect-timeout", "60"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         time.sleep(1.0)
