@@ -67,6 +67,7 @@ import argparse, html, json, os, re, shutil, subprocess, sys, tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bumble"))
 from serve_conformance import check_serve, check_serve_advertising, check_serve_central  # noqa: E402
 from radio_conformance import check_radio  # noqa: E402
+from radio_central_conformance import IDENTICAL as RADIO_CENTRAL_IDENTICAL, check_radio_central  # noqa: E402
 import filter_corpus  # noqa: E402
 
 HANDLE_OPCODES = {0x01, 0x0A, 0x0C, 0x12, 0x16, 0x17, 0x52, 0xD2, 0x1B, 0x1D}
@@ -1387,6 +1388,13 @@ def main():
         for folder, name, path in hci_captures(root):
             if folder == "bumble" and ".central." in name:
                 record(f"replay --controller {folder}/{name}", check_radio, args.blecap, path, tmp)
+        # The same with blecap as central: a Bumble peripheral on B serves the captured database,
+        # blecap plays the captured central; B's ATT equals the capture's, the report says identical
+        # (for the sessions the Bumble app reproduces: radio_central_conformance.IDENTICAL).
+        for folder, name, path in hci_captures(root):
+            if folder == "bumble" and name in RADIO_CENTRAL_IDENTICAL:
+                record(f"replay --role central --controller {folder}/{name}", check_radio_central, args.blecap,
+                       path, tmp)
         # The capture's advertisers with their event types, as a Bumble scanner sees them.
         advertising = os.path.join(root, "public", "btsnoop-android_domyos-treadmill-ftms.log")
         if os.path.exists(advertising):

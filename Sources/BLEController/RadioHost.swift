@@ -104,7 +104,7 @@ public final class RadioHost {
 
     private var framer = H4Framer(fromController: true)
     private var buffer = [UInt8](repeating: 0, count: 4096)
-    private var start: Int64 = 0
+    var start: Int64 = 0
     /// The command waiting for its Command Complete or Command Status, and that answer:
     /// status (nil: a Command Complete without one) and return parameters.
     private var awaiting: UInt16?
@@ -117,13 +117,15 @@ public final class RadioHost {
     private var closing: Set<UInt16> = []
     private var closed = false
     /// Real connection handle ↔ the virtual controller's handle for the same captured connection.
-    private var toVirtual: [UInt16: UInt16] = [:]
-    private var toReal: [UInt16: UInt16] = [:]
+    var toVirtual: [UInt16: UInt16] = [:]
+    var toReal: [UInt16: UInt16] = [:]
     /// LE Connection Complete seen while advertising: the real handle.
     private var accepted: UInt16?
     /// ACL packets waiting for a free controller buffer (Vol 4 Part E 4.1.1).
     private var queue: [[UInt8]] = []
     private var inFlight = 0
+    /// Role central: the scan, the connection attempt and the link (RadioCentral.swift).
+    var central = CentralState()
 
     public init(
         virtual: VirtualController, transport: any HCITransport, configuration: Configuration = .init(), record: Bool
@@ -168,13 +170,13 @@ public final class RadioHost {
         return .sessionOver
     }
 
-    private var now: Int64 { clock() - start }
+    var now: Int64 { clock() - start }
 
-    private func limit(_ timeout: Int64?) -> Int64 { timeout ?? .max }
+    func limit(_ timeout: Int64?) -> Int64 { timeout ?? .max }
 
     /// Moves the virtual controller's clock and reads the controller until `deadline` or the
     /// next timer (at most 50 ms at a time). Non-nil: the run is over.
-    private func pump(until deadline: Int64) throws(RadioHostError) -> End? {
+    func pump(until deadline: Int64) throws(RadioHostError) -> End? {
         virtual.advance(to: now)
         if let failure { throw failure }
         if closed { return .controllerClosed }
@@ -209,7 +211,7 @@ public final class RadioHost {
 
     /// Reset, what the controller supports, its address and buffers, the events the host
     /// needs (Vol 4 Part E 7.3.2, 7.4.2–3, 7.4.6, 7.8.2, 7.3.1, 7.8.1).
-    private func initialise() throws(RadioHostError) {
+    func initialise() throws(RadioHostError) {
         try command(HCIParameterlessCommand(opcode: HCIOpcode.reset))
         let features = try command(HCIParameterlessCommand(opcode: HCIOpcode.readLocalSupportedFeatures))
         // LMP feature bit 38: LE Supported (Controller) (Vol 2 Part C 3.3).
@@ -288,7 +290,7 @@ public final class RadioHost {
     /// Sends a command and waits (bounded) for its Command Complete or Status: the return
     /// parameters, status first. A status other than Success is an error naming it.
     @discardableResult
-    private func command(_ c: some HCICommandEncodable) throws(RadioHostError) -> [UInt8] {
+    func command(_ c: some HCICommandEncodable) throws(RadioHostError) -> [UInt8] {
         let name = "HCI \(HCICommands.name(for: c.commandOpcode))"
         completion = nil
         awaiting = c.commandOpcode
@@ -421,6 +423,8 @@ public final class RadioHost {
     private func leEvent(_ e: HCIEventPacket) {
         let p = e.subeventParameters
         switch e.subeventCode {
+        case HCILESubeventCode.advertisingReport?, HCILESubeventCode.extendedAdvertisingReport?:
+            advertisingReport(e)
         case HCILESubeventCode.connectionComplete?:
             guard let c = HCILEConnectionComplete(parameters: p) else { return reject("short LE Connection Complete") }
             connected(status: c.status, handle: c.handle, role: c.role, peer: c.peerAddress)
@@ -436,6 +440,9 @@ public final class RadioHost {
     }
 
     private func connected(status: UInt8, handle: UInt16, role: UInt8, peer: BDAddr) {
+        if virtual.configuration.role == .central {
+            return centralConnected(status: status, handle: handle, role: role)
+        }
         guard status == HCIError.success else {
             return log("advertising ended without a connection: \(HCIError.name(status).map { "\($0)" } ?? "error")")
         }
@@ -460,11 +467,12 @@ public final class RadioHost {
     }
 
     /// The real link ended: the virtual controller hears it as its host disconnecting.
-    private func linkEnded(real: UInt16, reason: UInt8) {
+    func linkEnded(real: UInt16, reason: UInt8) {
         queue.removeAll()
         inFlight = 0
         stalledSince = nil
         guard let v = toVirtual.removeValue(forKey: real) else { return }
+        central.linkEndReason = reason
         toReal[v] = nil
         log("the link ended: \(HCIError.name(reason).map { "\($0)" } ?? "reason 0x\(String(reason, radix: 16))")")
         virtual.receive(HCIDisconnect(handle: v, reason: reason).h4Encoded())
@@ -473,7 +481,7 @@ public final class RadioHost {
     // MARK: from the virtual controller
 
     /// The captured peripheral's side: ACL data for the remote central, and its end of a link.
-    private func fromVirtual(_ packet: [UInt8]) {
+    func fromVirtual(_ packet: [UInt8]) {
         guard let type = packet.first else { return }
         packet.withByteView { view in
             guard let body = view.suffix(from: 1) else { return }
@@ -517,7 +525,7 @@ public final class RadioHost {
         }
     }
 
-    private func send(_ packet: [UInt8]) {
+    func send(_ packet: [UInt8]) {
         guard !closed else { return }
         capture?.append(packet, received: false, unixMicros: ServeRunner.wallMicros())
         do { try transport.send(packet) } catch { closed = true }

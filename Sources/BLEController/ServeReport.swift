@@ -41,6 +41,11 @@ public struct ServeReport: Sendable {
     /// How late the timed events ran on the wall clock (nil when the controller ran on
     /// virtual time).
     public var pace: Pace?
+    /// Over a real radio as central (`blecap replay --role central --controller`): what the
+    /// device did otherwise than the captured peripheral beyond the ATT exchange (a request
+    /// unanswered within ATT's transaction timeout, the link ended early or not as captured).
+    /// Nil elsewhere.
+    public var radio: [String]?
 
     /// The pace measure as reported: lateness of the timed events against their deadlines.
     public struct Pace: Sendable, Equatable, Encodable {
@@ -96,6 +101,7 @@ public struct ServeReport: Sendable {
         if rejectedHostInput > 0 { out += "host input dropped or refused: \(rejectedHostInput) (see the log)\n" }
         for u in unansweredConnections { out += "connection attempt not answered: \(u)\n" }
         if let pace { out += pace.text }
+        for r in radio ?? [] { out += "over the radio: \(r)\n" }
         return out
     }
 
@@ -107,13 +113,15 @@ public struct ServeReport: Sendable {
         var rejectedHostInput: Int
         var unansweredConnections: [String]
         var pace: Pace?
+        var radio: [String]?
     }
 
     public func json() -> String {
         JSONDocument.render(
             Document(
                 replay: replay.document, operations: operations, unmodelled: unmodelled, notServed: notServed,
-                rejectedHostInput: rejectedHostInput, unansweredConnections: unansweredConnections, pace: pace),
+                rejectedHostInput: rejectedHostInput, unansweredConnections: unansweredConnections, pace: pace,
+                radio: radio),
             style: .compact)
     }
 

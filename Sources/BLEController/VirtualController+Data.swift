@@ -312,7 +312,10 @@ extension VirtualController {
         let bytes = s.bytes
         record(c, bytes, fromHost: false)
         sendL2CAP(c, channel: L2CAPChannel.att, bytes)
-        if s.isRequest { c.peerRequestOutstanding = true }
+        if s.isRequest {
+            c.peerRequestOutstanding = true
+            c.peerRequestSentAt = now
+        }
         schedulePeerClientStep(c)
     }
 

@@ -31,6 +31,8 @@ final class LiveConnection {
     /// The peer's client: next script step of the peer (host server) and its outstanding request.
     var peerStep = 0
     var peerRequestOutstanding = false
+    /// When the peer's outstanding request went out (µs on the controller's clock).
+    var peerRequestSentAt: Int64 = 0
     var peerStepScheduled = false
     /// Requests the capture cannot answer as captured (reported).
     var unmodelled: [String] = []
@@ -367,7 +369,7 @@ extension VirtualController {
         let streamPending = c.streamSent.indices.contains { !c.streamSent[$0] && isScheduledStream(model, $0, c) }
         let hostBehind = configuration.speed == .max && c.hostClientPDUs < model.steps.count { $0.hostIsClient }
         let peerBehind =
-            configuration.speed == .max
+            (configuration.speed == .max || configuration.peerEndsAfterItsScript)
             && (c.peerRequestOutstanding
                 || model.steps[min(c.peerStep, model.steps.count)...].contains {
                     !$0.hostIsClient && $0.opcode != ATTOpcode.handleValueConfirmation.rawValue

@@ -1,6 +1,7 @@
 import BLEBytes
 import BLEPackets
 import BLEReplay
+import BLETimeline
 
 /// What a real controller advertises for the next captured connection the radio host plays
 /// (`blecap replay --controller`): the captured peripheral's address, advertising data, scan
@@ -49,5 +50,76 @@ extension VirtualController {
             extended: false, useAcceptList: false, peerType: a.addressType, peer: a.address, model: m)
         establish()
         return connections.values.first { $0.model == m }?.handle
+    }
+}
+
+/// What blecap as a real controller's central (`blecap replay --role central --controller`)
+/// looks for and connects with for the next captured connection: the captured peripheral (the
+/// capture's own host, recorded on the peripheral) and the captured connection's parameters.
+public struct CapturedCentralConnection: Sendable, Equatable {
+    /// The captured connection (its number in `blecap timeline`).
+    public var connection: Int
+    /// The captured peripheral's address as its controller's power-on sequence set it (the
+    /// random address when it set one, else its public one); nil when the capture does not
+    /// show it (then the user names the device with --peer).
+    public var peripheral: BDAddr?
+    /// 0 public, 1 random.
+    public var peripheralAddressType: UInt8
+    /// The captured central's address (it was the capture's peer) and its type (0 public, 1
+    /// random; 2 and 3, resolved identities, count as 0 and 1).
+    public var central: BDAddr?
+    public var centralAddressType: UInt8?
+    /// Connection interval (1.25 ms), peripheral latency and supervision timeout (10 ms) as
+    /// captured; nil when the capture does not show the connection's start.
+    public var timing: ConnectionTiming?
+    /// How the captured link ended (side from the captured peripheral's view: local is the
+    /// peripheral, remote the central), nil when the capture does not show it.
+    public var capturedEnd: ReplayLinkEnd?
+}
+
+extension VirtualController {
+    /// Role central: the next captured connection to play, nil when every one was.
+    public var nextCapturedCentralConnection: CapturedCentralConnection? {
+        guard configuration.role == .central, let m = unserved.first else { return nil }
+        let c = replay.models[m].connection
+        let session = replay.session
+        return CapturedCentralConnection(
+            connection: c.number, peripheral: session.hostRandomAddress ?? session.hostPublicAddress,
+            peripheralAddressType: session.hostRandomAddress == nil ? 0 : 1, central: c.summary.peer,
+            centralAddressType: c.summary.peerAddressType.map { $0 & 1 },
+            timing: c.timing, capturedEnd: replay.models[m].linkEnd)
+    }
+
+    /// Role central: the real controller the radio host drives connected to the real
+    /// peripheral; the next captured connection comes up here at once, as if the host had been
+    /// connected to by the captured central, which from now on plays its requests, writes and
+    /// subscriptions at their captured offsets; the real peripheral's ACL data is fed in as
+    /// the host's. Its handle here; nil when every captured connection was played.
+    public func startRadioCentralConnection() -> UInt16? {
+        guard configuration.role == .central, pendingConnection == nil, let m = unserved.first else { return nil }
+        let c = replay.models[m].connection
+        pendingConnection = PendingConnection(
+            extended: false, useAcceptList: false, peerType: c.summary.peerAddressType ?? 0,
+            peer: c.summary.peer ?? BDAddr(rawValue: 0), model: m)
+        establish()
+        return connections.values.first { $0.model == m }?.handle
+    }
+
+    /// When the captured peer's request still waiting for the host's answer on `handle` went
+    /// out (µs on this controller's clock); nil when none waits.
+    public func outstandingPeerRequest(handle: UInt16) -> Int64? {
+        guard let c = connections[handle], c.peerRequestOutstanding else { return nil }
+        return c.peerRequestSentAt
+    }
+
+    /// Whether the captured peer on `handle` still has something to do: a request, command,
+    /// answer or notification scheduled, or its own end of the link.
+    public func peerHasWork(handle: UInt16) -> Bool {
+        guard let c = connections[handle] else { return false }
+        let model = replay.models[c.model]
+        let steps = model.steps[min(c.peerStep, model.steps.count)...].contains {
+            !$0.hostIsClient && $0.opcode != ATTOpcode.handleValueConfirmation.rawValue
+        }
+        return steps || c.peerStepScheduled || c.endScheduled || nextDeadline != nil
     }
 }

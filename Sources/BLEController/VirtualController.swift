@@ -30,6 +30,11 @@ public struct ControllerConfiguration: Sendable {
     /// Between two advertising reports of one advertiser while the host scans, when the
     /// capture shows none (one advertising report of the peer at most).
     public var advertisingIntervalMicros: Int64 = 100_000
+    /// The captured peer ends the link at its captured time only once its own requests are
+    /// out and answered, at every speed (at max speed always). Over a real radio (`RadioHost`
+    /// as central) the device's answers may come later than captured: the captured central
+    /// would otherwise leave with its script unplayed.
+    public var peerEndsAfterItsScript = false
 
     public init() {}
 }

@@ -126,6 +126,11 @@ public struct CapturedSession: Sendable {
     /// Every advertiser seen (at most `maximumAdvertisers`), in the order first seen, with
     /// its last advertisement.
     public var advertisers: [CapturedAdvertiser] = []
+    /// The capturing host's own addresses, as its controller's power-on sequence showed them
+    /// (Read BD_ADDR, LE Set Random Address): where a peripheral's capture says the central
+    /// found it. Nil when the capture does not show them.
+    public var hostPublicAddress: BDAddr?
+    public var hostRandomAddress: BDAddr?
 
     /// Reads the capture at `path` ("-" for standard input).
     public init(path: String) throws(CaptureError) {
@@ -164,6 +169,8 @@ public struct CapturedSession: Sendable {
             var session = CapturedSession(
                 path: path, format: reader.format.description, connections: [], startTime: reading.first ?? 0,
                 frames: reading.frames, damage: reader.damage.map { "\($0)" })
+            session.hostPublicAddress = reading.controller?.publicAddress
+            session.hostRandomAddress = reading.controller?.randomAddress
             session.advertisers = reading.advertiserOrder.compactMap { a, type in
                 reading.adverts[a].map { CapturedAdvertiser(address: a, addressType: type, advertisement: $0) }
             }
@@ -201,6 +208,8 @@ private final class SessionReading: CaptureConsumer {
     // Per advertiser: time of its last advertising report and the gaps seen (at most 64).
     var advertisingTimes: [BDAddr: (last: Int64, gaps: [Int64])] = [:]
     var advertiserOrder: [(BDAddr, UInt8)] = []
+    /// The first power-on sequence's findings.
+    var controller: ControllerInfo?
     var security: [Int: CapturedSecurity] = [:]
     var hostCentral: [Int: Bool] = [:]
     // The frame of the last event the timeline emitted: events come out in frame order, so
@@ -266,6 +275,8 @@ private final class SessionReading: CaptureConsumer {
             hostCentral[n] = info.role != 1
             if let t = info.timing { timings[n] = t }
             if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
+        case .initComplete(let info):
+            if controller == nil { controller = info }
         case .disconnection:
             if let n = e.connection { ends[n] = (e.frame, e.time) }
         // SMP's initiator is the central (Vol 3 Part H 2.3): a Pairing Request is the

@@ -5,24 +5,23 @@ import BLEReplay
 import Foundation
 
 extension ReplayCommand {
-    /// `--controller`: blecap hosts a controller and plays the captured peripheral through it
-    /// (`RadioHost`, over the virtual controller's model of the captured connections).
+    /// `--controller`: blecap hosts a controller and plays the captured peripheral (or, with
+    /// `--role central`, the captured central) through it (`RadioHost`, over the virtual
+    /// controller's model of the captured connections).
     func runOverController(_ text: String) throws {
-        guard role == "peripheral" else {
+        let asCentral = role == "central"
+        if connection != nil || (peer != nil && !asCentral) {
             printError(
-                "--role central over a controller is not done yet (docs/real-radio.md): "
-                    + "'blecap serve --role central' plays a captured central to a host stack")
-            throw BlecapExit.usage.exitCode
-        }
-        if connection != nil || peer != nil {
-            printError("--connection and --peer do not apply to --controller yet: every captured connection is played")
+                "--connection (and --peer with --role peripheral) do not apply to --controller yet: every captured "
+                    + "connection is played")
             throw BlecapExit.usage.exitCode
         }
         let input = try CaptureInput.open(file, member: member)
         let replay = CaptureReplay(
             session: CapturedSession(reader: input.reader, path: input.path, keys: decryption.keys))
         var config = ControllerConfiguration()
-        config.role = .peripheral
+        config.role = asCentral ? .central : .peripheral
+        config.peerEndsAfterItsScript = asCentral
         config.speed = try parsedSpeed()
         config.faults = try ReplayOptions.faults(
             dropLinkAt: dropLinkAt, powerOffAt: powerOffAt, delayResponses: delayResponses, mtu: mtu,
@@ -32,8 +31,12 @@ extension ReplayCommand {
         let virtual = VirtualController(replay: replay, configuration: config)
         guard virtual.servableConnections > 0 else {
             printError(
-                "\(file): no connection with this capture's host as central: no captured peripheral to play "
-                    + "(--role central, which would play a captured central, is not done yet)")
+                asCentral
+                    ? "\(file): no connection with this capture's host as peripheral: no captured central to play "
+                        + "(--role central plays the central of a capture recorded on the peripheral; one recorded "
+                        + "on the central plays with --role peripheral)"
+                    : "\(file): no connection with this capture's host as central: no captured peripheral to play "
+                        + "(--role central plays the central of a capture recorded on the peripheral)")
             throw BlecapExit.usage.exitCode
         }
         let announce: (String) -> Void = { writeStandardError("blecap replay: \($0)\n") }
@@ -56,7 +59,18 @@ extension ReplayCommand {
         }
         var failure: RadioHostError?
         do {
-            let end = try host.run(timeoutMicros: timeout.map { Int64($0 * 1e6) })
+            let limit = timeout.map { Int64($0 * 1e6) }
+            let end: RadioHost.End
+            if asCentral {
+                var central = RadioHost.CentralConfiguration()
+                central.peer = peer.map(RadioPeer.init)
+                central.scanTimeoutMicros = Int64(scanTimeout * 1e6)
+                central.connectTimeoutMicros = Int64(connectTimeout * 1e6)
+                central.responseTimeoutMicros = Int64(responseTimeout * 1e6)
+                end = try host.runCentral(central, timeoutMicros: limit)
+            } else {
+                end = try host.run(timeoutMicros: limit)
+            }
             announce("session ended: \(end)")
         } catch {
             failure = error
@@ -78,7 +92,8 @@ extension ReplayCommand {
             printError("\(text): \(failure)")
             throw BlecapExit.unreadable.exitCode
         }
-        let report = virtual.report()
+        var report = virtual.report()
+        if asCentral { report.radio = host.centralFindings }
         // The same report as serve's, written as serve writes it (paged, coloured).
         Pager.start(pager, text: format == .text)
         let stdout = OutputBuffer(fd: 1)
@@ -88,6 +103,8 @@ extension ReplayCommand {
             printError("\(file): \(damage)")
             throw BlecapExit.damaged.exitCode
         }
-        if report.differences > 0 || !report.notServed.isEmpty { throw BlecapExit.findings.exitCode }
+        if report.differences > 0 || !report.notServed.isEmpty || !(report.radio ?? []).isEmpty {
+            throw BlecapExit.findings.exitCode
+        }
     }
 }

@@ -43,7 +43,13 @@ struct ReplayCommand: ParsableCommand {
             the central that connects from the same model as 'blecap serve' (values in captured \
             order, errors, MTU, notifications timed from the subscription, the faults above); the \
             report compares that central's operations with the captured central's, as 'blecap \
-            serve' does. --out then writes what crossed the HCI. --role central is not done yet. \
+            serve' does. With --role central (a capture recorded on the peripheral) blecap scans for the \
+            captured peripheral's address, or the device --peer names by ADDRESS, NAME or \
+            SERVICE-UUID (it connects to no other), connects with the captured connection parameters \
+            and plays the captured central's requests, writes and subscriptions at the captured pace \
+            or --speed; the report compares the device's answers with the captured peripheral's. \
+            --scan-timeout, --connect-timeout and --response-timeout bound each wait. --out then \
+            writes what crossed the HCI. \
             docs/real-radio.md covers dongles, permissions and safety.
 
             Exit status 0: every replayed connection reproduced its captured ATT exchange; 1: \
@@ -72,7 +78,11 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .long, help: "Replay only this connection (its number in 'blecap timeline').")
     var connection: Int?
 
-    @Option(name: .long, help: "Replay only connections to this peer address (AA:BB:CC:DD:EE:FF).")
+    @Option(
+        name: .long,
+        help:
+            "Replay only connections to this peer address (AA:BB:CC:DD:EE:FF); with --controller --role central, the device to connect to: ADDRESS, NAME or SERVICE-UUID."
+    )
     var peer: String?
 
     @Option(name: .long, help: "realtime (as captured), max (no idle time on either side), or a factor such as 2.")
@@ -123,7 +133,11 @@ struct ReplayCommand: ParsableCommand {
     )
     var controller: String?
 
-    @Option(name: .long, help: "With --controller: peripheral (play the captured peripheral) or central (not yet).")
+    @Option(
+        name: .long,
+        help:
+            "With --controller: peripheral (play the captured peripheral) or central (play the captured central of a capture recorded on the peripheral)."
+    )
     var role: String = "peripheral"
 
     @Option(name: .long, help: "With --controller: seconds after which the run ends in any case.")
@@ -133,6 +147,21 @@ struct ReplayCommand: ParsableCommand {
         name: .customLong("accept-timeout"),
         help: "With --controller: seconds to wait for a central to connect (and tcp-server for the controller).")
     var acceptTimeout: Double = 60
+
+    @Option(
+        name: .customLong("scan-timeout"),
+        help: "With --controller --role central: seconds to scan for the peripheral.")
+    var scanTimeout: Double = 30
+
+    @Option(
+        name: .customLong("connect-timeout"),
+        help: "With --controller --role central: seconds for the connection to come up.")
+    var connectTimeout: Double = 10
+
+    @Option(
+        name: .customLong("response-timeout"),
+        help: "With --controller --role central: seconds a request may go unanswered (ATT's 30 s transaction timeout).")
+    var responseTimeout: Double = 30
 
     @Flag(
         name: .long,
@@ -144,12 +173,17 @@ struct ReplayCommand: ParsableCommand {
             do { _ = try ControllerSpec(controller) } catch { throw ValidationError("--controller: \(error)") }
             if role != "peripheral" && role != "central" { throw ValidationError("--role takes peripheral or central") }
             if lint { throw ValidationError("--lint does not apply to --controller (lint the --out file)") }
-            try ReplayOptions.checkNonNegative([("--timeout", timeout), ("--accept-timeout", acceptTimeout)])
+            try ReplayOptions.checkNonNegative([
+                ("--timeout", timeout), ("--accept-timeout", acceptTimeout), ("--scan-timeout", scanTimeout),
+                ("--connect-timeout", connectTimeout), ("--response-timeout", responseTimeout),
+            ])
         } else if role != "peripheral" || timeout != nil || verbose {
             throw ValidationError("--role, --timeout and --verbose apply to --controller only")
         }
         if connection != nil && peer != nil { throw ValidationError("give --connection or --peer, not both") }
-        if let peer, BDAddr(peer) == nil { throw ValidationError("--peer: not an address: \(peer)") }
+        if let peer, controller == nil || role != "central", BDAddr(peer) == nil {
+            throw ValidationError("--peer: not an address: \(peer)")
+        }
         _ = try parsedSpeed()
         _ = try ReplayOptions.errors(error)
         if let p = dropNotifications, !(0...1).contains(p) { throw ValidationError("--drop-notifications takes 0…1") }

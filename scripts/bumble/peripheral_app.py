@@ -12,6 +12,12 @@ disconnects (or --duration runs out); then prints its log as one JSON document.
 db.json: {"services": [{"uuid": "180D", "characteristics": [{"uuid": "2A38", "properties": 2,
 "value": "01", "descriptors": [{"uuid": "2901", "value": "..."}]}]}]}
 
+A characteristic may also list "notifications": values (hex, or {"value": hex, "delay": seconds
+after the previous one}; or one such list per connection) the app notifies (or indicates, when
+the subscription asked for indications) once a central subscribes, --interval apart unless
+given, as a sensor would. --connections N serves N connections one after another, advertising again after
+each; the log then has one entry per connection.
+
 Requires Bumble (pip install bumble==0.0.236).
 """
 
@@ -30,7 +36,7 @@ CCCD = "2902"
 
 
 def build(database, log):
-    services = []
+    services, streams = [], {}
     for s in database["services"]:
         characteristics = []
         for c in s["characteristics"]:
@@ -50,34 +56,74 @@ def build(database, log):
                                 CharacteristicValue(read=read, write=write), descriptors)
             holder["c"] = ch
             characteristics.append(ch)
+            if c.get("notifications"):
+                # One list for every connection, or one list per connection.
+                lists = c["notifications"] if isinstance(c["notifications"][0], list) else [c["notifications"]]
+                streams[ch] = [[(bytes.fromhex(v["value"]), v["delay"]) if isinstance(v, dict)
+                                else (bytes.fromhex(v), None) for v in values] for values in lists]
         services.append(Service(UUID(s["uuid"]), characteristics, primary=s.get("primary", True)))
-    return services
+    return services, streams
+
+
+async def stream(device, connection, characteristic, values, indicate, interval):
+    """The characteristic's values to one subscriber, each after its own delay (else `interval`)
+    from the previous one (the first from the subscription), while it is connected."""
+    for v, delay in values:
+        await asyncio.sleep(interval if delay is None else delay)
+        try:
+            if indicate:
+                await device.indicate_subscriber(connection, characteristic, v)
+            else:
+                await device.notify_subscriber(connection, characteristic, v)
+        except Exception:
+            return
 
 
 async def run(args):
     database = json.load(open(args.database))
     log = []
+    sessions = []
     async with await open_transport(args.transport) as (source, sink):
         device = Device.with_hci(args.name, Address(args.address), source, sink)
-        device.add_services(build(database, log))
+        services, streams = build(database, log)
+        device.add_services(services)
+        tasks = []
 
         def on_subscription(connection, characteristic, notify, indicate):
             log.append({"op": "subscribe", "handle": characteristic.handle,
                         "notify": bool(notify), "indicate": bool(indicate)})
+            lists = streams.get(characteristic)
+            values = lists[min(len(sessions), len(lists) - 1)] if lists else None
+            if values and (notify or indicate):
+                tasks.append(asyncio.ensure_future(
+                    stream(device, connection, characteristic, values, bool(indicate) and not notify, args.interval)))
 
         device.on("characteristic_subscription", on_subscription)
         await device.power_on()
-        connected = asyncio.get_running_loop().create_future()
-        device.on("connection", lambda c: connected.done() or connected.set_result(c))
-        await device.start_advertising(auto_restart=False)
-        connection = await asyncio.wait_for(connected, args.connect_timeout)
-        gone = asyncio.get_running_loop().create_future()
-        connection.on("disconnection", lambda reason: gone.done() or gone.set_result(reason))
-        try:
-            reason = await asyncio.wait_for(gone, args.duration)
-        except asyncio.TimeoutError:
-            reason = None
-    return {"central": str(connection.peer_address).split("/")[0], "disconnection": reason, "operations": log}
+        for _ in range(args.connections):
+            connected = asyncio.get_running_loop().create_future()
+            listener = lambda c, f=connected: f.done() or f.set_result(c)
+            device.on("connection", listener)
+            await device.start_advertising(auto_restart=False)
+            connection = await asyncio.wait_for(connected, args.connect_timeout)
+            device.remove_listener("connection", listener)
+            gone = asyncio.get_running_loop().create_future()
+            connection.on("disconnection", lambda reason, f=gone: f.done() or f.set_result(reason))
+            try:
+                reason = await asyncio.wait_for(gone, args.duration)
+            except asyncio.TimeoutError:
+                reason = None
+            for t in tasks:
+                t.cancel()
+            tasks.clear()
+            sessions.append({"central": str(connection.peer_address).split("/")[0], "disconnection": reason,
+                             "operations": list(log)})
+            log.clear()
+            if reason is None:
+                break
+    if args.connections == 1:
+        return sessions[0]
+    return {"sessions": sessions}
 
 
 def main():
@@ -88,6 +134,8 @@ def main():
     parser.add_argument("--address", default="D0:D1:D2:D3:D4:D5")
     parser.add_argument("--duration", type=float, default=30.0, help="seconds to wait for the central to finish")
     parser.add_argument("--connect-timeout", type=float, default=10.0)
+    parser.add_argument("--connections", type=int, default=1, help="connections to serve one after another")
+    parser.add_argument("--interval", type=float, default=0.02, help="seconds between notifications")
     args = parser.parse_args()
     try:
         result = asyncio.run(run(args))

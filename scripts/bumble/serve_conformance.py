@@ -338,11 +338,11 @@ def captured_central(blecap, path):
                 continue
             chars = [ch for ch in c["db"]["characteristics"] if ch["service_start_handle"] == s["start_handle"]]
             services.append({"uuid": s["uuid"], "primary": s["primary"], "characteristics": [
-                {"uuid": ch["uuid"], "properties": ch["properties"],
+                {"uuid": ch["uuid"], "properties": ch["properties"], "value_handle": ch["value_handle"],
                  "value": c["values"].get(ch["value_handle"], "") if isinstance(c["values"].get(ch["value_handle"], ""), str) else "",
                  "descriptors": [{"uuid": d["uuid"]} for d in ch["descriptors"] if uuid(d["uuid"]) != "2902"]}
                 for ch in chars]})
-        out.append({"services": services, "operations": c["operations"]})
+        out.append({"connection": k, "services": services, "operations": c["operations"]})
     return out
 
 

@@ -1,0 +1,329 @@
+import BLEBytes
+import BLEController
+import BLEPackets
+import BLEReplay
+import CaptureIO
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// blecap as central over a controller (`blecap replay --role central --controller`): the
+/// peripheral's capture's central played through a controller whose air is the central's
+/// capture of the same session (blecap's own virtual controller in role peripheral, on a
+/// socket), so an unedited run is the captured exchange; the far side's ATT answers are edited
+/// to make the device diverge in each way a real one can.
+@Suite struct RadioCentralTests {
+    /// A read, writes, long writes and Write Commands, no notifications (which at max speed
+    /// come at once, before answers the capture shows them after).
+    static let central = Fixtures.capture("bumble/oversized_and_unchecked_writes.central.btsnoop")
+    static let peripheral = Fixtures.capture("bumble/oversized_and_unchecked_writes.peripheral.btsnoop")
+    /// Where the peripheral capture's controller set its random address (the central's capture
+    /// connected there).
+    static let device = BDAddr("DC:C0:57:00:00:05")!
+
+    @Test func parsesPeers() {
+        #expect(RadioPeer("DC:C0:57:00:00:05") == .address(Self.device))
+        #expect(RadioPeer("180D") == .service(BluetoothUUID(uuid16: 0x180D)))
+        #expect(RadioPeer("Thermo-1") == .name("Thermo-1"))
+    }
+
+    /// Scans, finds the captured peripheral at the captured address, connects to it once with
+    /// the captured parameters, and the device's answers are the captured ones.
+    @Test func findsConnectsAndPlaysTheCapturedCentral() throws {
+        let run = try Self.run()
+        let ops = run.report.operations.flatMap { $0 }
+        #expect(!ops.isEmpty)
+        #expect(ops.allSatisfy { $0.verdict == .same }, "\(ops.filter { $0.verdict != .same })")
+        #expect(run.report.notServed.isEmpty)
+        #expect(run.report.radio == [])
+        let creates = Self.commands(run.hci, HCIOpcode.leCreateConnection)
+        #expect(creates.count == 1)
+        let c = try #require(creates.first.flatMap { $0.withByteView(HCILECreateConnection.init(parameters:)) })
+        #expect(c.peerAddress == Self.device)
+        let timing = try #require(try CaptureReplay(path: Self.peripheral).models.first?.connection.timing)
+        #expect(c.connection.intervalMin == timing.interval && c.connection.intervalMax == timing.interval)
+        #expect(
+            c.connection.maxLatency == timing.latency && c.connection.supervisionTimeout == timing.supervisionTimeout)
+        #expect(Self.commands(run.hci, HCIOpcode.leSetScanEnable).count >= 2)
+    }
+
+    /// Told to look for another device, blecap scans, sees the captured peripheral advertise,
+    /// and never connects to it: the scan ends in an error after its timeout.
+    @Test(arguments: ["11:22:33:44:55:66", "Nobody", "FEAA"])
+    func neverConnectsToAnotherDevice(_ peer: String) throws {
+        var central = RadioHost.CentralConfiguration()
+        central.peer = RadioPeer(peer)
+        central.scanTimeoutMicros = 400_000
+        do {
+            let run = try Self.run(central: central)
+            Issue.record("connected to \(run)")
+        } catch let failure as RunFailure {
+            #expect(failure.error.description.contains("was not found"))
+            #expect(Self.commands(failure.hci, HCIOpcode.leCreateConnection).isEmpty)
+            #expect(Self.advertisingReports(failure.hci) > 0)
+        }
+    }
+
+    /// The device named by its local name or a service it advertises (the central's capture
+    /// has its advertising: "PulseBelt HR", 180D, 180F, 180A), at another address than the
+    /// captured one would not matter.
+    @Test(arguments: ["PulseBelt HR", "180D"])
+    func findsTheDeviceByNameOrService(_ peer: String) throws {
+        var central = RadioHost.CentralConfiguration()
+        central.peer = RadioPeer(peer)
+        let run = try Self.run(
+            central: central, pair: Fixtures.capture("bumble/nil_scan_all_services.central.btsnoop"),
+            Fixtures.capture("bumble/nil_scan_all_services.peripheral.btsnoop"))
+        let ops = run.report.operations.flatMap { $0 }
+        #expect(!ops.isEmpty && ops.allSatisfy { $0.verdict == .same })
+        let creates = Self.commands(run.hci, HCIOpcode.leCreateConnection)
+        #expect(
+            creates.compactMap { $0.withByteView(HCILECreateConnection.init(parameters:))?.peerAddress } == [
+                BDAddr("D8:0D:18:00:00:01")!
+            ])
+    }
+
+    /// Two advertisers on the air (the captured peripheral and a thermometer): told to find
+    /// the thermometer, blecap ignores the captured peripheral and tries only the thermometer
+    /// (which takes no connection here: the attempt is cancelled after the connect timeout).
+    @Test func connectsOnlyToTheNamedDeviceAmongOthers() throws {
+        var central = RadioHost.CentralConfiguration()
+        central.peer = .name("Thermo-1")
+        central.connectTimeoutMicros = 300_000
+        do {
+            let run = try Self.run(
+                central: central, pair: Fixtures.capture("bumble/scan_before_init.central.btsnoop"),
+                Fixtures.capture("bumble/scan_before_init.peripheral.btsnoop"))
+            Issue.record("connected: \(run.report.operations)")
+        } catch let failure as RunFailure {
+            #expect(failure.error.description.contains("did not accept the connection"))
+            let creates = Self.commands(failure.hci, HCIOpcode.leCreateConnection)
+            #expect(
+                creates.compactMap { $0.withByteView(HCILECreateConnection.init(parameters:))?.peerAddress } == [
+                    BDAddr("D9:09:18:00:00:02")!
+                ])
+            #expect(Self.commands(failure.hci, HCIOpcode.leCreateConnectionCancel).count == 1)
+        }
+    }
+
+    /// A read answered with another value.
+    @Test func aDifferentValueIsADivergence() throws {
+        let run = try Self.run(edit: { $0.first == ATTOpcode.readResponse.rawValue ? .replace([$0[0], 0x7F]) : .keep })
+        let ops = run.report.operations.flatMap { $0 }
+        #expect(ops.contains { $0.verdict == .differentValue && $0.host == "0b7f" })
+        #expect(run.report.differences > 0)
+    }
+
+    /// A read answered with an ATT error instead of its value.
+    @Test func anErrorIsADivergence() throws {
+        let error = ATTErrorResponse(requestOpcode: .readRequest, handle: 0x0010, errorCode: 0x02).encoded()
+        let run = try Self.run(edit: { $0.first == ATTOpcode.readResponse.rawValue ? .replace(error) : .keep })
+        let ops = run.report.operations.flatMap { $0 }
+        #expect(ops.contains { $0.verdict == .extra && $0.host == Hex.string(error) })
+        #expect(ops.contains { $0.verdict == .missing && $0.captured?.hasPrefix("0b") == true })
+    }
+
+    /// A request never answered: the wait ends after the response timeout, the link with it.
+    @Test func aMissingResponseEndsTheLinkAfterTheResponseTimeout() throws {
+        var central = RadioHost.CentralConfiguration()
+        central.responseTimeoutMicros = 300_000
+        let run = try Self.run(
+            central: central, edit: { $0.first == ATTOpcode.readResponse.rawValue ? .drop : .keep })
+        let radio = run.report.radio ?? []
+        #expect(radio.contains { $0.contains("did not answer") }, "\(radio)")
+        #expect(run.report.operations.flatMap { $0 }.contains { $0.verdict == .missing })
+    }
+
+    /// The device ends the link before the captured central is done.
+    @Test func anEarlyDisconnectionIsADivergence() throws {
+        let run = try Self.run(edit: { $0.first == ATTOpcode.readResponse.rawValue ? .disconnect : .keep })
+        let radio = run.report.radio ?? []
+        #expect(radio.contains { $0.contains("ended the link") && $0.contains("before") }, "\(radio)")
+        #expect(run.report.operations.flatMap { $0 }.contains { $0.verdict == .missing })
+    }
+
+    // MARK: harness
+
+    struct Run {
+        var report: ServeReport
+        /// What crossed blecap's HCI, H4 packets with whether blecap sent them.
+        var hci: [(packet: [UInt8], sent: Bool)]
+    }
+
+    struct RunFailure: Error {
+        var error: RadioHostError
+        var hci: [(packet: [UInt8], sent: Bool)]
+    }
+
+    static func run(
+        central: RadioHost.CentralConfiguration = .init(), pair: String = central,
+        _ peripheralCapture: String = peripheral,
+        edit: FarPeripheral.Editor? = nil
+    ) throws -> Run {
+        // The far side may still write when blecap has closed its end (and the reverse).
+        signal(SIGPIPE, SIG_IGN)
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        let far = FarPeripheral(
+            path: pair, transport: FileDescriptorTransport(adopting: fds[1], endpoint: "b"), edit: edit)
+        let thread = Thread { far.run() }
+        thread.start()
+        let link = FileDescriptorTransport(adopting: fds[0], endpoint: "a")
+        var config = ControllerConfiguration()
+        config.role = .central
+        config.speed = .max
+        config.aclPackets = 255
+        config.peerEndsAfterItsScript = true
+        let virtual = VirtualController(replay: try CaptureReplay(path: peripheralCapture), configuration: config)
+        let host = RadioHost(virtual: virtual, transport: link, record: true)
+        let result: Result<RadioHost.End, RadioHostError>
+        do { result = .success(try host.runCentral(central, timeoutMicros: 30_000_000)) } catch {
+            result = .failure(error)
+        }
+        link.close()
+        far.done.wait()
+        let hci = packets(host.capture?.bytes ?? [])
+        switch result {
+        case .failure(let error): throw RunFailure(error: error, hci: hci)
+        case .success(let end):
+            #expect(end == .sessionOver)
+            var report = virtual.report()
+            report.radio = host.centralFindings
+            return Run(report: report, hci: hci)
+        }
+    }
+
+    /// The btsnoop `--out` writes, read back.
+    static func packets(_ btsnoop: [UInt8]) -> [(packet: [UInt8], sent: Bool)] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "radio-central-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).btsnoop"
+        ).path
+        FileManager.default.createFile(atPath: file, contents: Data(btsnoop))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        guard let reader = try? CaptureFile.open(path: file) else { return [] }
+        var out: [(packet: [UInt8], sent: Bool)] = []
+        while let r = reader.next() {
+            let type: UInt8
+            switch r.kind {
+            case .hciCommand: type = H4PacketType.command
+            case .hciEvent: type = H4PacketType.event
+            case .aclData: type = H4PacketType.acl
+            default: continue
+            }
+            out.append(([type] + r.payload.toArray(), r.direction == .sent))
+        }
+        return out
+    }
+
+    /// The parameters of every command blecap sent with this opcode.
+    static func commands(_ hci: [(packet: [UInt8], sent: Bool)], _ opcode: UInt16) -> [[UInt8]] {
+        hci.compactMap { p in
+            guard p.sent, p.packet.first == H4PacketType.command else { return nil }
+            return p.packet.withByteView { v -> [UInt8]? in
+                guard let body = v.suffix(from: 1), let c = HCICommandPacket(body), c.opcode == opcode else {
+                    return nil
+                }
+                return c.parameters.toArray()
+            }
+        }
+    }
+
+    static func advertisingReports(_ hci: [(packet: [UInt8], sent: Bool)]) -> Int {
+        hci.count { p in
+            guard !p.sent, p.packet.first == H4PacketType.event else { return false }
+            return p.packet.withByteView { v in
+                v.suffix(from: 1).flatMap(HCIEventPacket.init)?.subeventCode == HCILESubeventCode.advertisingReport
+            }
+        }
+    }
+}
+
+/// blecap's virtual controller in role peripheral on its own thread, the central's capture on
+/// its air: the "device" blecap as central connects to. `edit` sees the ATT PDUs its captured
+/// peripheral sends and may change the first one it picks, drop it, or end the link in its place.
+final class FarPeripheral: @unchecked Sendable {
+    enum Edit {
+        case keep
+        case replace([UInt8])
+        case drop, disconnect
+    }
+    typealias Editor = @Sendable ([UInt8]) -> Edit
+
+    let path: String
+    let transport: FileDescriptorTransport
+    let edit: Editor?
+    let done = DispatchSemaphore(value: 0)
+
+    init(path: String, transport: FileDescriptorTransport, edit: Editor?) {
+        self.path = path
+        self.transport = transport
+        self.edit = edit
+    }
+
+    func run() {
+        defer {
+            transport.close()
+            done.signal()
+        }
+        guard let replay = try? CaptureReplay(path: path) else { return }
+        var config = ControllerConfiguration()
+        config.speed = .max
+        let controller = VirtualController(replay: replay, configuration: config)
+        let editing = EditingTransport(transport, edit: edit)
+        let runner = ServeRunner(controller: controller, transport: editing, record: false)
+        runner.lingerMicros = 2_000_000
+        _ = runner.run(timeoutMicros: 30_000_000)
+    }
+}
+
+/// The far controller's transport, editing the first ATT PDU `edit` picks on its way to blecap.
+final class EditingTransport: HCITransport {
+    let inner: FileDescriptorTransport
+    let edit: FarPeripheral.Editor?
+    var edited = false
+    /// Links ended in place of a PDU: nothing more goes out on them.
+    var gone: Set<UInt16> = []
+
+    init(_ inner: FileDescriptorTransport, edit: FarPeripheral.Editor?) {
+        self.inner = inner
+        self.edit = edit
+    }
+
+    func receive(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int64) throws(TransportError) -> Int? {
+        try inner.receive(into: buffer, timeoutMicros: timeoutMicros)
+    }
+
+    func close() { inner.close() }
+
+    func send(_ packet: [UInt8]) throws(TransportError) {
+        guard let edit, packet.first == H4PacketType.acl,
+            let acl = packet.withByteView({ $0.suffix(from: 1).flatMap(HCIACLPacket.init) })
+        else { return try inner.send(packet) }
+        if gone.contains(acl.handle) { return }
+        guard !edited, let frame = L2CAPBasicFrame(acl.data), frame.channel == L2CAPChannel.att else {
+            return try inner.send(packet)
+        }
+        switch edit(frame.payload.toArray()) {
+        case .keep:
+            try inner.send(packet)
+        case .replace(let pdu):
+            edited = true
+            let packets = pdu.withByteView {
+                L2CAPBasicFrame(channel: L2CAPChannel.att, payload: $0).aclPackets(
+                    handle: acl.handle, first: .firstFlushable, bufferSize: 251)
+            }
+            for p in packets { try inner.send(p) }
+        case .drop:
+            edited = true
+        case .disconnect:
+            edited = true
+            gone.insert(acl.handle)
+            try inner.send(
+                HCISynthesis.disconnectionComplete(handle: acl.handle, reason: HCIError.remoteUserTerminatedConnection))
+        }
+    }
+}
