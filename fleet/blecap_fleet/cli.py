@@ -33,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--no-ray", action="store_true", help="the same batches in this process, one after another")
     r.add_argument("--max-seconds", type=float, help="passed to blecap: per-capture time limit")
     r.add_argument("--max-memory", help="passed to blecap: per-capture memory limit")
+    r.add_argument("--timeline", help="write one JSON line per analysed batch here (process, start, end, CPU seconds)")
 
     s = sub.add_parser("summary", help="answer the fleet questions (Markdown and HTML)")
     s.add_argument("store", help="the Parquet store written by run (a local folder)")
@@ -52,9 +53,13 @@ def main(argv: list[str] | None = None) -> int:
             extra += ["--max-seconds", str(a.max_seconds)]
         if a.max_memory is not None:
             extra += ["--max-memory", str(a.max_memory)]
+        timeline: list[dict] = []
         result = run(a.sources, a.out, blecap=a.blecap, workers=a.workers, batch_size=a.batch_size,
                      commands=tuple(x for x in a.commands.split(",") if x), extra=tuple(extra),
-                     ray_address=a.ray_address, use_ray=not a.no_ray, source_label=a.source)
+                     ray_address=a.ray_address, use_ray=not a.no_ray, source_label=a.source, timeline=timeline)
+        if a.timeline:
+            with open(a.timeline, "w") as f:
+                f.writelines(json.dumps(b, sort_keys=True) + "\n" for b in timeline)
         print(json.dumps(result, sort_keys=True))
         return 0
     if a.cmd == "summary":
