@@ -127,6 +127,7 @@ def main() -> int:
     ap.add_argument("--blecap", default=os.path.join(REPO, ".build", "release", "blecap"))
     ap.add_argument("--count", type=int, default=2000)
     ap.add_argument("--fleet", help="use the captures in this folder instead of generating a fleet")
+    ap.add_argument("--batch-size", type=int, default=200, help="captures per batch in the Ray runs")
     a = ap.parse_args()
     become_subreaper()
     blecap = os.path.abspath(a.blecap)
@@ -170,7 +171,7 @@ def main() -> int:
         def fleet(name, workers, store, *extra):
             tl = os.path.join(tmp, f"{name.replace(' ', '-')}.jsonl")
             wall, cpu, ld, out = measured([py, "-m", "blecap_fleet.cli", "run", src, "--out", store, "--blecap", blecap,
-                                           "--workers", str(workers), "--batch-size", "50", "--timeline", tl, *extra],
+                                           "--workers", str(workers), "--batch-size", str(a.batch_size), "--timeline", tl, *extra],
                                           env=env)
             result = json.loads(out.strip().splitlines()[-1])
             rows.append((name, wall, cpu, ld, workers))

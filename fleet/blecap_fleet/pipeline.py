@@ -56,7 +56,7 @@ def run(
     *,
     blecap: str,
     workers: int = 2,
-    batch_size: int = 50,
+    batch_size: int = 200,
     commands: tuple[str, ...] = DEFAULT_COMMANDS,
     extra: tuple[str, ...] = (),
     timeout: float = 3600.0,
