@@ -26,13 +26,15 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--out", required=True, help="the Parquet store: a folder or a URI")
     r.add_argument("--blecap", default=_blecap_default(), help="the blecap binary (default: $BLECAP, then PATH)")
     r.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="concurrent batches")
-    r.add_argument("--batch-size", type=int, default=50, help="captures per blecap process")
+    r.add_argument("--batch-size", type=int, default=200,
+                   help="captures per blecap process (each batch starts blecap once per command)")
     r.add_argument("--commands", default=",".join(DEFAULT_COMMANDS), help="blecap commands whose rows to keep")
     r.add_argument("--source", help="partition label (default: each source folder's name)")
     r.add_argument("--ray-address", help="join a running Ray cluster (e.g. auto, ray://head:10001)")
     r.add_argument("--no-ray", action="store_true", help="the same batches in this process, one after another")
     r.add_argument("--max-seconds", type=float, help="passed to blecap: per-capture time limit")
     r.add_argument("--max-memory", help="passed to blecap: per-capture memory limit")
+    r.add_argument("--timeline", help="write one JSON line per analysed batch here (process, start, end, CPU seconds)")
 
     s = sub.add_parser("summary", help="answer the fleet questions (Markdown and HTML)")
     s.add_argument("store", help="the Parquet store written by run (a local folder)")
@@ -52,9 +54,13 @@ def main(argv: list[str] | None = None) -> int:
             extra += ["--max-seconds", str(a.max_seconds)]
         if a.max_memory is not None:
             extra += ["--max-memory", str(a.max_memory)]
+        timeline: list[dict] = []
         result = run(a.sources, a.out, blecap=a.blecap, workers=a.workers, batch_size=a.batch_size,
                      commands=tuple(x for x in a.commands.split(",") if x), extra=tuple(extra),
-                     ray_address=a.ray_address, use_ray=not a.no_ray, source_label=a.source)
+                     ray_address=a.ray_address, use_ray=not a.no_ray, source_label=a.source, timeline=timeline)
+        if a.timeline:
+            with open(a.timeline, "w") as f:
+                f.writelines(json.dumps(b, sort_keys=True) + "\n" for b in timeline)
         print(json.dumps(result, sort_keys=True))
         return 0
     if a.cmd == "summary":

@@ -14,16 +14,17 @@ from .store import Store
 from .worker import DEFAULT_COMMANDS, blecap_version, process_batch
 
 
-class _Analyse:
-    """A Ray Data actor: analyses batch after batch."""
+def _analyse_rows(rows: dict, **kw) -> dict:
+    """Ray Data's map_batches form of worker.process_batch: one batch per call (batch_size=1), run
+    as a Ray task. Tasks, not an actor pool: the analysis keeps no state between batches, and
+    tasks run in the worker processes the hash stage has already started (and imported pyarrow
+    in), where a pool of actors starts new processes and Ray Data waits for them before the first
+    batch (3.6 to 5.7 s per run measured on two loaded cores)."""
+    done = [process_batch(b, **kw) for b in rows["batch"]]
+    return {k: [r[k] for r in done] for k in _RESULT}
 
-    def __init__(self, out, blecap, version, commands, extra, timeout):
-        self.kw = dict(out=out, blecap=blecap, version=version, commands=tuple(commands),
-                       extra=tuple(extra), timeout=timeout)
 
-    def __call__(self, row: dict) -> dict:
-        r = process_batch(row["batch"], **self.kw)
-        return {"batch": r["batch"], "analysed": r["analysed"], "rows": r["rows"]}
+_RESULT = ("batch", "analysed", "rows", "pid", "started", "ended", "blecap_cpu", "worker_cpu")
 
 
 def _hash_rows(rows: dict) -> dict:
@@ -55,17 +56,31 @@ def run(
     *,
     blecap: str,
     workers: int = 2,
-    batch_size: int = 50,
+    batch_size: int = 200,
     commands: tuple[str, ...] = DEFAULT_COMMANDS,
     extra: tuple[str, ...] = (),
     timeout: float = 3600.0,
     ray_address: str | None = None,
     use_ray: bool = True,
     source_label: str | None = None,
+    timeline: list[dict] | None = None,
 ) -> dict:
     """Two stages: hash every listed file (on the workers), then analyse what is new in batches
-    (on the workers). The driver only lists, deduplicates and forms batches."""
+    (on the workers). The driver only lists, deduplicates and forms batches.
+
+    The result says how long each phase took (`phases`, seconds): Ray's fixed costs (`ray_import`,
+    `ray_init`, `ray_shutdown`: once per run, and on a running cluster only a connection) apart
+    from the work that grows with the captures (`hash`, `analyse`). `timeline`, when given, gets
+    one entry per batch: its process, wall-clock start and end, and the CPU seconds blecap and the
+    worker's own Python spent on it."""
     t0 = time.monotonic()
+    phases: dict[str, float] = {}
+
+    def lap(name: str, since: float) -> float:
+        now = time.monotonic()
+        phases[name] = round(now - since, 3)
+        return now
+
     store = Store(out)
     removed = store.clean()
     captures = []
@@ -74,34 +89,53 @@ def run(
                      for c in list_captures(s, source_label)]
     version = blecap_version(blecap)
     done = store.committed()
+    t = lap("list", t0)
     kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
     if use_ray:
         import ray
 
-        if not ray.is_initialized():
+        t = lap("ray_import", t)
+        started_here = not ray.is_initialized()
+        if started_here:
             if ray_address:
                 ray.init(address=ray_address, log_to_driver=False)
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
         import ray.data
+        from ray.data import TaskPoolStrategy
 
         ray.data.DataContext.get_current().enable_progress_bars = False
+        t = lap("ray_init", t)
+        # At most `workers` tasks at once, one CPU each: on a cluster with more CPUs than
+        # `workers`, the rest stay free for other jobs.
+        pool = TaskPoolStrategy(size=workers)
         hashed = []
         if captures:
             hashed = ray.data.from_items(captures).map_batches(
-                _hash_rows, batch_size=64, batch_format="numpy", concurrency=workers, num_cpus=1).take_all()
+                _hash_rows, batch_size=64, batch_format="numpy", compute=pool, num_cpus=1).take_all()
             hashed = [{k: (v.item() if hasattr(v, "item") else v) for k, v in h.items()} for h in hashed]
+        t = lap("hash", t)
         members, committed, copies = select(hashed, done, version)
         batches = make_batches(members, batch_size)
         results = []
         if batches:
-            results = ray.data.from_items([{"batch": b} for b in batches], override_num_blocks=len(batches)).map(
-                _Analyse, fn_constructor_kwargs=kw, concurrency=workers, num_cpus=1).take_all()
+            # One block per batch, so that each task gets one batch and the two (or N) tasks in
+            # flight are different batches.
+            results = ray.data.from_items([{"batch": b} for b in batches], override_num_blocks=len(batches)).map_batches(
+                _analyse_rows, fn_kwargs=kw, batch_size=1, batch_format="numpy", compute=pool, num_cpus=1).take_all()
+            results = [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in results]
+        t = lap("analyse", t)
+        if started_here:
+            ray.shutdown()
+            t = lap("ray_shutdown", t)
     else:
         members, committed, copies = select(hash_captures(captures), done, version)
+        t = lap("hash", t)
         batches = make_batches(members, batch_size)
-        analyse = _Analyse(**kw)
-        results = [analyse({"batch": b}) for b in batches]
+        results = [process_batch(b, **kw) for b in batches]
+        t = lap("analyse", t)
+    if timeline is not None:
+        timeline += sorted(results, key=lambda r: r["started"])
     return {
         "captures": len(captures),
         "committed_before": committed,
@@ -111,5 +145,6 @@ def run(
         "rows": sum(r["rows"] for r in results),
         "removed_uncommitted": removed,
         "seconds": round(time.monotonic() - t0, 3),
+        "phases": phases,
         "blecap_version": version,
     }

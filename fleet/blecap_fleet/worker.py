@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 import pyarrow.fs as pafs
 
@@ -57,6 +58,16 @@ def run_blecap(blecap: str, command: str, paths: list[str], extra: list[str], ti
     return rows
 
 
+def _own_cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def _children_cpu() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
+
+
 def process_batch(
     batch: dict,
     *,
@@ -70,6 +81,7 @@ def process_batch(
     """Analyse one batch (`{"day", "source", "members": [{"uri", "sha256", "size"}]}`, members
     already hashed, deduplicated and not yet committed) and commit it to the store at `out`.
     Returns counts for the driver's summary line."""
+    started, cpu = time.time(), os.times()
     store = Store(out)
     tmp = tempfile.mkdtemp(prefix="blecap-fleet-")
     try:
@@ -104,6 +116,10 @@ def process_batch(
             for m in batch["members"]
         ]
         store.write(MANIFEST, batch["day"], batch["source"], bid, to_table(manifest, arrow_schema(MANIFEST)))
-        return {"batch": bid, "analysed": len(batch["members"]), "rows": sum(len(v) for v in by_table.values())}
+        # Wall-clock times (epoch seconds) and the process: what shows whether batches overlap.
+        return {"batch": bid, "analysed": len(batch["members"]), "rows": sum(len(v) for v in by_table.values()),
+                "pid": os.getpid(), "started": started, "ended": time.time(),
+                "blecap_cpu": _children_cpu() - (cpu.children_user + cpu.children_system),
+                "worker_cpu": _own_cpu() - (cpu.user + cpu.system)}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
