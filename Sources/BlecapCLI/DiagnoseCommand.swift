@@ -3,6 +3,7 @@ import BLEBytes
 import BLEDiagnose
 import BLEFleet
 import BLELint
+import BLEOutput
 import BLEPass
 import BLETimeline
 import CaptureIO

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEBytes
+import BLEOutput
 import BLEPackets
 import BLEPass
 import BLETimeline

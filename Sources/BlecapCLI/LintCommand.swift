@@ -3,6 +3,7 @@ import BLEBytes
 import BLEFilter
 import BLEFleet
 import BLELint
+import BLEOutput
 import BLEReport
 import CaptureArchive
 import CaptureIO

@@ -3,6 +3,7 @@ import BLEBytes
 import BLEDiagnose
 import BLEFilter
 import BLELint
+import BLEOutput
 import BLEPass
 import BLETimeline
 import CaptureArchive

@@ -4,24 +4,24 @@ import BLETimeline
 
 /// Renders timeline events as aligned text lines or JSONL objects (docs/timeline.md). Both
 /// formats go through the same field list, so they always carry the same facts.
-final class TimelineWriter {
-    let out: OutputBuffer
-    let jsonl: Bool
+package final class TimelineWriter {
+    package let out: OutputBuffer
+    package let jsonl: Bool
     /// Timestamp of the capture's first frame (text shows seconds since it).
-    var base: Int64?
+    package var base: Int64?
     /// Where the tables of `scan.filters` events are looked up: the builder's.
-    var scanFilterTables = ScanFilterTables()
+    package var scanFilterTables = ScanFilterTables()
     /// Text only: colour each event type by its family (`Palette.family`).
-    var color = false
+    package var color = false
     private var first = true
 
     /// Attribute names and UUID strings rendered once (JSON string, or text quoted when it has a
     /// space) and reused: a capture names the same few attributes millions of times, and
     /// building the String per event dominated the run time. Bounded by `cacheLimit`.
     private struct NameKey: Hashable {
-        var role: UInt8
-        var uuid: BluetoothUUID
-        var characteristic: BluetoothUUID?
+        package var role: UInt8
+        package var uuid: BluetoothUUID
+        package var characteristic: BluetoothUUID?
     }
     ///
     /// The last name and UUID written are checked first: a notification stream names the same
@@ -39,28 +39,28 @@ final class TimelineWriter {
     /// (`header`); for an attribute operation, its direction, handle, name and UUID (`operation`).
     /// Rendering them field by field was half of `timeline --format jsonl`.
     private struct HeaderKey: Equatable {
-        var type: UInt
-        var connection: Int?
-        var peer: BDAddr?
-        var peerAddressType: UInt8?
+        package var type: UInt
+        package var connection: Int?
+        package var peer: BDAddr?
+        package var peerAddressType: UInt8?
     }
     private struct OperationKey: Equatable {
-        var sent: Bool
-        var serverIsPeer: Bool
-        var handle: UInt16
-        var attribute: AttributeRef?
+        package var sent: Bool
+        package var serverIsPeer: Bool
+        package var handle: UInt16
+        package var attribute: AttributeRef?
         /// Text: whether the segment starts the line's fields (no separating space).
-        var first: Bool
+        package var first: Bool
     }
     private let header = SegmentMemo<HeaderKey>()
     private let operationSegment = SegmentMemo<OperationKey>()
 
-    init(out: OutputBuffer, jsonl: Bool) {
+    package init(out: OutputBuffer, jsonl: Bool) {
         self.out = out
         self.jsonl = jsonl
     }
 
-    func write(_ e: TimelineEvent) {
+    package func write(_ e: TimelineEvent) {
         let base = self.base ?? e.time
         if jsonl {
             jsonlStart(frame: e.frame, time: e.time, base: base)
@@ -126,7 +126,7 @@ final class TimelineWriter {
 
     /// A `connection.summary` line: one connection's facts (`ConnectionFacts`), written after
     /// the last event at the capture's last frame (docs/timeline.md).
-    func writeSummary(_ f: ConnectionFacts, peer: BDAddr?, peerAddressType: UInt8?, frame: Int, time: Int64) {
+    package func writeSummary(_ f: ConnectionFacts, peer: BDAddr?, peerAddressType: UInt8?, frame: Int, time: Int64) {
         let base = self.base ?? time
         if jsonl {
             jsonlStart(frame: frame, time: time, base: base)
@@ -163,7 +163,7 @@ final class TimelineWriter {
         out.maybeFlush()
     }
 
-    static let summaryType: StaticString = "connection.summary"
+    package static let summaryType: StaticString = "connection.summary"
 
     private static func counts(_ c: ConnectionFacts.Counts) -> String {
         "\(c.services)s/\(c.characteristics)c/\(c.descriptors)d"
@@ -754,7 +754,7 @@ final class TimelineWriter {
     }
 
     /// Without the trailing NULs and line ends C strings and log lines carry.
-    static func trimmed(_ v: ByteView) -> ByteView {
+    package static func trimmed(_ v: ByteView) -> ByteView {
         var n = v.count
         while n > 0, let b = v.u8(n - 1), b == 0 || b == 0x0A || b == 0x0D { n -= 1 }
         return v.prefix(n)
@@ -766,7 +766,7 @@ final class TimelineWriter {
     }
 
     /// Core specification versions by HCI_Version (Assigned Numbers 2.1).
-    static func coreVersionName(_ v: UInt8) -> StaticString? {
+    package static func coreVersionName(_ v: UInt8) -> StaticString? {
         switch v {
         case 6: "4.0"
         case 7: "4.1"
@@ -918,8 +918,8 @@ final class TimelineWriter {
 /// The bytes one run of writes produced for `key`, kept to be copied again when the next run
 /// has the same key (its output depends on the key alone). Segments longer than `capacity`
 /// are not kept.
-final class SegmentMemo<Key: Equatable> {
-    static var capacity: Int { 512 }
+package final class SegmentMemo<Key: Equatable> {
+    package static var capacity: Int { 512 }
     /// Unchecked: read for every event; a memo belongs to one writer, used from one thread, and
     /// no access spans a call that could reach the memo again.
     @exclusivity(unchecked) private var key: Key?
@@ -929,13 +929,13 @@ final class SegmentMemo<Key: Equatable> {
     deinit { bytes.deallocate() }
 
     /// Writes the kept bytes if they were made for `key`.
-    func replay(_ key: Key, into out: OutputBuffer) -> Bool {
+    package func replay(_ key: Key, into out: OutputBuffer) -> Bool {
         guard let kept = self.key, kept == key else { return false }
         out.append(UnsafeRawBufferPointer(start: bytes, count: count))
         return true
     }
 
-    func record(_ key: Key, _ segment: UnsafeRawBufferPointer) {
+    package func record(_ key: Key, _ segment: UnsafeRawBufferPointer) {
         guard segment.count <= Self.capacity, let base = segment.baseAddress else {
             self.key = nil
             return
