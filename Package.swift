@@ -68,7 +68,8 @@ let package = Package(
         // The output contracts: the byte sink and its JSON escaping, the packets and timeline
         // writers (text and JSONL), `info`'s statistics, the colours of text output.
         .target(
-            name: "BLEOutput", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
+            name: "BLEOutput",
+            dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass", "BLELint", "BLEDiagnose"]),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
         // Why each connection ended or failed (`blecap diagnose`), read from the timeline alone.
         .target(name: "BLEDiagnose", dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEPass"]),
