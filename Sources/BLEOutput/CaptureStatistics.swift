@@ -4,23 +4,12 @@ import BLEPass
 import BLETimeline
 import CaptureIO
 
-/// `info`'s consumer of the capture pass: every decoded frame's counts and the timeline's,
-/// from one decode per frame. Unchecked: every access of a class's property is otherwise
-/// checked at run time (a `swift_beginAccess` call per event; docs/performance.md);
-/// the pass calls back on the thread that runs it, never while another call is running.
-package final class CaptureStatisticsConsumer: CaptureConsumer {
-    @exclusivity(unchecked) package var statistics = CaptureStatistics()
-    package init() {}
-    package var observes: CaptureObservations { [.frames, .events, .connections] }
-    package func frame(_ frame: DecodedFrame) { statistics.add(frame) }
-    package func event(_ event: TimelineEvent) { statistics.timeline.add(event) }
-    package func connectionEnded(_ summary: ConnectionSummary) { statistics.timeline.add(summary) }
-}
-
 /// Counters filled in the decoding pass: fixed-size tables, no allocation per frame.
 package struct CaptureStatistics {
     /// Text only: section headings bold, damage red (`info --color`).
     package var paint = Paint(on: false)
+
+    package init() {}
 
     /// A section's heading line.
     package func heading(_ out: OutputBuffer, _ title: StaticString) {

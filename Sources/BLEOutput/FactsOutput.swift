@@ -24,17 +24,19 @@ extension CaptureStatistics {
 /// connection's facts as it ends (not its databases), at most
 /// `TimelineStatistics.maximumConnections` of them, as `info` lists, so a capture of a million
 /// connections keeps the timeline's memory bounded.
-package struct SummaryLines {
+public struct SummaryLines {
     private var lines: [(facts: ConnectionFacts, peer: BDAddr?, peerAddressType: UInt8?)] = []
 
-    package init() {}
+    public init() {}
 
-    package mutating func add(_ s: ConnectionSummary) {
+    /// Keeps an ended connection's facts (a `CaptureConsumer`'s `connectionEnded`).
+    public mutating func add(_ s: ConnectionSummary) {
         guard lines.count < TimelineStatistics.maximumConnections else { return }
         lines.append((s.facts, s.peer, s.peerAddressType))
     }
 
-    package func write(to writer: TimelineWriter, frame: Int, time: Int64) {
+    /// The summary lines, by connection number, stamped with the last record's frame and time.
+    public func write(to writer: TimelineWriter, frame: Int, time: Int64) {
         for l in lines.sorted(by: { $0.facts.connection < $1.facts.connection }) {
             writer.writeSummary(l.facts, peer: l.peer, peerAddressType: l.peerAddressType, frame: frame, time: time)
         }

@@ -142,7 +142,7 @@ package enum FieldFormatting {
 /// Indented "name: value" lines, as btmon prints a decoded packet.
 package final class TextFieldSink: FieldSink {
     package let out: OutputBuffer
-    package var depth: Int
+    var depth: Int
 
     package init(out: OutputBuffer, depth: Int) {
         self.out = out
@@ -180,7 +180,7 @@ package final class TextFieldSink: FieldSink {
 package final class JSONFieldSink: FieldSink {
     package let out: OutputBuffer
     /// Whether the current array already has an element (needs a comma before the next).
-    package var hasElement: [Bool] = [false]
+    var hasElement: [Bool] = [false]
 
     package init(out: OutputBuffer) { self.out = out }
 

@@ -8,7 +8,8 @@ import BLEBytes
 
 /// A byte buffer that formats text and JSON without creating Strings, flushed to a file
 /// descriptor in large writes. One is reused for a whole run, so printing a frame allocates
-/// nothing.
+/// nothing. Public: it is the sink a library client hands to `TimelineWriter` (`fd: nil` keeps
+/// the bytes in memory, `bytes`), and the one JSON escaper of the per-frame streams.
 public final class OutputBuffer {
     /// The bytes live behind an unsafe pointer rather than in an Array property: appending to
     /// a class's Array property costs a dynamic exclusivity check per byte, which was most of
@@ -138,7 +139,7 @@ public final class OutputBuffer {
     }
 
     /// The descriptor `file(_:)` opened, closed by `commit()`.
-    package var partialFD: Int32 = -1
+    var partialFD: Int32 = -1
 
     /// Finishes a `file(_:)` output: flushes, closes, renames the temporary file over the name
     /// `-o` gave. Any failure ends the process as a failed write does.

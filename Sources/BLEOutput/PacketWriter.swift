@@ -13,10 +13,15 @@ package final class PacketWriter {
     /// Linux-monitor captures name the controller of each record.
     package let showsController: Bool
     /// Link Layer captures, text: show empty PDUs (hidden by default, they only acknowledge).
-    package var showsEmptyPDUs = false
+    package var showsEmptyPDUs: Bool {
+        get { showsEmptyPDUsStorage }
+        set { showsEmptyPDUsStorage = newValue }
+    }
+    /// Private storage, read per frame: see `TimelineWriter.base`.
+    private var showsEmptyPDUsStorage = false
     /// The capture's first record's time: relative times count from it, also when a filter
     /// leaves that record out (`note(firstRecord:)`).
-    package private(set) var firstTimestamp: Int64? = nil
+    private(set) var firstTimestamp: Int64? = nil
 
     package func note(firstRecord r: CaptureRecord) { if firstTimestamp == nil { firstTimestamp = r.timestamp } }
     private var wroteArrayElement = false

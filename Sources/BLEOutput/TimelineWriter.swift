@@ -2,26 +2,44 @@ import BLEBytes
 import BLEPackets
 import BLETimeline
 
-/// Renders timeline events as aligned text lines or JSONL objects (docs/timeline.md). Both
-/// formats go through the same field list, so they always carry the same facts.
-package final class TimelineWriter {
+/// Renders timeline events as aligned text lines or JSONL objects (docs/timeline.md,
+/// docs/jsonl.md). Both formats go through the same field list, so they always carry the same
+/// facts. Public so that a library client writes the very lines `blecap timeline` writes: set
+/// `base` from the capture's first record and `scanFilterTables` from the pass, then `write`
+/// each event a `CaptureConsumer` is handed (`Tests/BLEOutputTests` shows the loop).
+public final class TimelineWriter {
     package let out: OutputBuffer
     package let jsonl: Bool
-    /// Timestamp of the capture's first frame (text shows seconds since it).
-    package var base: Int64?
-    /// Where the tables of `scan.filters` events are looked up: the builder's.
-    package var scanFilterTables = ScanFilterTables()
+    /// Timestamp of the capture's first frame (text shows seconds since it, JSONL `elapsed`);
+    /// nil: the first event written sets it.
+    public var base: Int64? {
+        get { baseStorage }
+        set { baseStorage = newValue }
+    }
+    /// `base` and `color` are read for every event. Their storage is private because the
+    /// optimiser drops a class property's run-time exclusivity check (a `swift_beginAccess`
+    /// call) only where it sees every access, which a stored property visible outside the
+    /// module denies: stored as `public`, they cost 6 M instructions on `timeline`
+    /// (docs/performance.md).
+    private var baseStorage: Int64?
+    private var colorStorage = false
+    /// Where the tables of `scan.filters` events are looked up: the builder's
+    /// (`CapturePass.scanFilterTables`).
+    public var scanFilterTables = ScanFilterTables()
     /// Text only: colour each event type by its family (`Palette.family`).
-    package var color = false
+    package var color: Bool {
+        get { colorStorage }
+        set { colorStorage = newValue }
+    }
     private var first = true
 
     /// Attribute names and UUID strings rendered once (JSON string, or text quoted when it has a
     /// space) and reused: a capture names the same few attributes millions of times, and
     /// building the String per event dominated the run time. Bounded by `cacheLimit`.
     private struct NameKey: Hashable {
-        package var role: UInt8
-        package var uuid: BluetoothUUID
-        package var characteristic: BluetoothUUID?
+        var role: UInt8
+        var uuid: BluetoothUUID
+        var characteristic: BluetoothUUID?
     }
     ///
     /// The last name and UUID written are checked first: a notification stream names the same
@@ -39,29 +57,31 @@ package final class TimelineWriter {
     /// (`header`); for an attribute operation, its direction, handle, name and UUID (`operation`).
     /// Rendering them field by field was half of `timeline --format jsonl`.
     private struct HeaderKey: Equatable {
-        package var type: UInt
-        package var connection: Int?
-        package var peer: BDAddr?
-        package var peerAddressType: UInt8?
+        var type: UInt
+        var connection: Int?
+        var peer: BDAddr?
+        var peerAddressType: UInt8?
     }
     private struct OperationKey: Equatable {
-        package var sent: Bool
-        package var serverIsPeer: Bool
-        package var handle: UInt16
-        package var attribute: AttributeRef?
+        var sent: Bool
+        var serverIsPeer: Bool
+        var handle: UInt16
+        var attribute: AttributeRef?
         /// Text: whether the segment starts the line's fields (no separating space).
-        package var first: Bool
+        var first: Bool
     }
     private let header = SegmentMemo<HeaderKey>()
     private let operationSegment = SegmentMemo<OperationKey>()
 
-    package init(out: OutputBuffer, jsonl: Bool) {
+    /// A writer of text lines (`jsonl` false) or JSONL objects into `out`.
+    public init(out: OutputBuffer, jsonl: Bool) {
         self.out = out
         self.jsonl = jsonl
     }
 
-    package func write(_ e: TimelineEvent) {
-        let base = self.base ?? e.time
+    /// One event's line, newline included.
+    public func write(_ e: TimelineEvent) {
+        let base = baseStorage ?? e.time
         if jsonl {
             jsonlStart(frame: e.frame, time: e.time, base: base)
             let type = e.type

@@ -142,3 +142,17 @@ extension InfoCommand {
         return (String(decoding: out.bytes, as: UTF8.self), damaged ? .damaged : .ok)
     }
 }
+
+/// `info`'s consumer of the capture pass: every decoded frame's counts and the timeline's,
+/// from one decode per frame. In the command's module, beside the loop `run` specialises for
+/// it: from BLEOutput its hooks were calls through witness thunks, not inlined (+1.6 % on
+/// `info`, docs/performance.md). Unchecked: every access of a class's property is otherwise
+/// checked at run time (a `swift_beginAccess` call per event; docs/performance.md);
+/// the pass calls back on the thread that runs it, never while another call is running.
+final class CaptureStatisticsConsumer: CaptureConsumer {
+    @exclusivity(unchecked) var statistics = CaptureStatistics()
+    var observes: CaptureObservations { [.frames, .events, .connections] }
+    func frame(_ frame: DecodedFrame) { statistics.add(frame) }
+    func event(_ event: TimelineEvent) { statistics.timeline.add(event) }
+    func connectionEnded(_ summary: ConnectionSummary) { statistics.timeline.add(summary) }
+}
