@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "BLETimeline", targets: ["BLETimeline"]),
         .library(name: "BLEPass", targets: ["BLEPass"]),
         .library(name: "BLEFilter", targets: ["BLEFilter"]),
+        .library(name: "BLEOutput", targets: ["BLEOutput"]),
         .library(name: "BLELint", targets: ["BLELint"]),
         .library(name: "BLEDiagnose", targets: ["BLEDiagnose"]),
         .library(name: "BLEFleet", targets: ["BLEFleet"]),
@@ -64,6 +65,11 @@ let package = Package(
         // The one filter language of packets, timeline and watch (docs/filter.md): compiled once,
         // evaluated per frame or event.
         .target(name: "BLEFilter", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
+        // The output contracts: the byte sink and its JSON escaping, the packets and timeline
+        // writers (text and JSONL), `info`'s statistics, the colours of text output.
+        .target(
+            name: "BLEOutput",
+            dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass", "BLELint", "BLEDiagnose"]),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
         // Why each connection ended or failed (`blecap diagnose`), read from the timeline alone.
         .target(name: "BLEDiagnose", dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEPass"]),
@@ -105,7 +111,7 @@ let package = Package(
             name: "BlecapCLI",
             dependencies: [
                 "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLEPass", "BLEFilter",
-                "BLELint", "BLEReport", "BLEDiagnose", "BLEReplay", "BLEController", "BLEFleet",
+                "BLEOutput", "BLELint", "BLEReport", "BLEDiagnose", "BLEReplay", "BLEController", "BLEFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildCommit"]),
@@ -124,6 +130,8 @@ let package = Package(
             dependencies: ["BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BLEPassTests", dependencies: ["BLEPass", "BLETimeline", "BLEPackets", "CaptureIO", "TestSupport"]),
+        .testTarget(
+            name: "BLEOutputTests", dependencies: ["BLEOutput", "BLEPass", "BLETimeline", "CaptureIO", "TestSupport"]),
         .testTarget(
             name: "BLEFilterTests",
             dependencies: ["BLEFilter", "BLEPass", "BLETimeline", "BLEPackets", "CaptureIO", "TestSupport"],
@@ -162,7 +170,7 @@ let package = Package(
             dependencies: ["BLEFleet", "CaptureArchive", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "BlecapCLITests",
-            dependencies: ["BlecapCLI", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
+            dependencies: ["BlecapCLI", "BLEOutput", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"],
             exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
@@ -177,7 +185,8 @@ if Context.environment["BLECAP_FUZZ"] != nil {
         .target(
             name: "FuzzSupport",
             dependencies: [
-                "BlecapCLI", "BLETimeline", "BLEPackets", "CaptureIO", "CaptureArchive", "BLEBytes", "CFuzzerDriver",
+                "BlecapCLI", "BLEOutput", "BLETimeline", "BLEPackets", "CaptureIO", "CaptureArchive", "BLEBytes",
+                "CFuzzerDriver",
             ],
             path: "Fuzz/FuzzSupport"),
     ]

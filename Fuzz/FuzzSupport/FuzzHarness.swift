@@ -1,4 +1,5 @@
 import BLEBytes
+import BLEOutput
 import BLEPackets
 import BLETimeline
 import CFuzzerDriver

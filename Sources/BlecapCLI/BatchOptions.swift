@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEFleet
 import BLELint
+import BLEOutput
 import CaptureArchive
 import CaptureIO
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLELint
+import BLEOutput
 
 /// `blecap explain ID|SLUG`: one rule in full, as Markdown (the docs/rules pages are this text).
 struct ExplainCommand: ParsableCommand {

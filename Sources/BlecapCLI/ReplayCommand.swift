@@ -2,6 +2,7 @@ import ArgumentParser
 import BLEBytes
 import BLEController
 import BLELint
+import BLEOutput
 import BLEReplay
 import Foundation
 

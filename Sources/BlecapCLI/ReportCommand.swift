@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEFilter
 import BLELint
+import BLEOutput
 import BLEReport
 import Foundation
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLELint
+import BLEOutput
 
 /// `blecap rules`: the lint rules, one line each.
 struct RulesCommand: ParsableCommand {

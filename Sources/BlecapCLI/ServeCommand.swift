@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLEController
+import BLEOutput
 import BLEReplay
 import Foundation
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BLEBytes
 import BLEFilter
+import BLEOutput
 import BLEPackets
 import BLEPass
 import BLETimeline

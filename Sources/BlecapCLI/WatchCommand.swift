@@ -3,6 +3,7 @@ import BLEBytes
 import BLEDiagnose
 import BLEFilter
 import BLELint
+import BLEOutput
 import BLEPass
 import BLETimeline
 import CaptureArchive
@@ -307,68 +308,4 @@ struct WatchRecorder {
     }
 
     func close() { _ = Glibc.close(fd) }
-}
-
-/// A finding as `watch` prints it, one line of text or one JSON object.
-struct WatchFinding: Encodable {
-    var finding: String
-    var slug: String
-    var severity: String
-    var message: String
-    var connection: Int?
-    var peer: String?
-    var handle: UInt16?
-    var timeMicros: Int64
-    var frames: [Int]
-    var evidence: String
-
-    enum CodingKeys: String, CodingKey {
-        case finding, slug, severity, message, connection, peer, handle
-        case timeMicros = "time_us"
-        case frames, evidence
-    }
-
-    init(_ f: Finding) {
-        finding = f.ruleID
-        slug = f.slug
-        severity = f.severity.name
-        message = f.message
-        connection = f.connection
-        peer = f.peer
-        handle = f.handle
-        timeMicros = f.time
-        frames = f.frames
-        evidence = f.evidence.rawValue
-    }
-
-    var jsonLine: String { ((try? JSONDocumentEncoder(style: .compact).encode(self)) ?? "{}") + "\n" }
-
-    static func text(_ f: Finding, _ paint: Paint = Paint(on: false)) -> String {
-        let connection = f.connection.map { " #\($0)" } ?? ""
-        let related =
-            f.frames.count > 1 ? " (related \(f.frames.dropFirst().map(String.init).joined(separator: ", ")))" : ""
-        return
-            "\(f.firstFrame)\(connection)  \(paint(f.severity.name, Palette.severity(f.severity.name))) \(f.ruleID) \(f.slug): \(f.message) [frame \(f.firstFrame)\(related)]\n"
-    }
-}
-
-/// A verdict as `watch` prints it: one line of text (frame, connection, cause, party, the
-/// verdict's sentence, its frames), or `diagnose --format jsonl`'s object under a first key
-/// `verdict` (its cause), which tells it from findings (`finding`) and timeline lines.
-enum WatchVerdict {
-    static let maximumFrames = 12
-
-    static func text(_ v: Verdict, _ paint: Paint = Paint(on: false)) -> String {
-        let at = v.endFrame ?? v.startFrame
-        let who = v.connection.map { " #\($0)" } ?? (v.kind == .attempt ? " attempt" : v.kind == .loop ? " loop" : "")
-        var frames = v.frames.prefix(maximumFrames).map(String.init).joined(separator: ", ")
-        if v.frames.count > maximumFrames { frames += " … \(v.frames.count - maximumFrames) more" }
-        let cited = frames.isEmpty ? "" : " [frame\(v.frames.count == 1 ? "" : "s") \(frames)]"
-        return "\(at)\(who)  verdict \(paint(v.cause, Palette.error)) (\(v.party)): \(v.summary)\(cited)\n"
-    }
-
-    static func jsonLine(_ v: Verdict, file: String) -> String {
-        let members = [JSONValue.Member("verdict", .string(v.cause))] + DiagnoseWriter.jsonlMembers(v, file: file)
-        return JSONDocumentEncoder().write(.object(members)) + "\n"
-    }
 }

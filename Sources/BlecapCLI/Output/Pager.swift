@@ -1,4 +1,5 @@
 import ArgumentParser
+import BLEOutput
 
 #if canImport(Glibc)
     import Glibc

@@ -4,29 +4,34 @@ import CaptureIO
 
 /// Formats decoded frames for `blecap packets`: one summary line per frame (text), one JSON
 /// object per frame (jsonl, the contract in docs/jsonl.md), or a JSON array with full decodes.
-final class PacketWriter {
-    let out: OutputBuffer
-    let format: OutputFormat
-    let verbose: Bool
-    let color: Bool
-    let absoluteTime: Bool
+package final class PacketWriter {
+    package let out: OutputBuffer
+    package let format: OutputFormat
+    package let verbose: Bool
+    package let color: Bool
+    package let absoluteTime: Bool
     /// Linux-monitor captures name the controller of each record.
-    let showsController: Bool
+    package let showsController: Bool
     /// Link Layer captures, text: show empty PDUs (hidden by default, they only acknowledge).
-    var showsEmptyPDUs = false
+    package var showsEmptyPDUs: Bool {
+        get { showsEmptyPDUsStorage }
+        set { showsEmptyPDUsStorage = newValue }
+    }
+    /// Private storage, read per frame: see `TimelineWriter.base`.
+    private var showsEmptyPDUsStorage = false
     /// The capture's first record's time: relative times count from it, also when a filter
     /// leaves that record out (`note(firstRecord:)`).
     private(set) var firstTimestamp: Int64? = nil
 
-    func note(firstRecord r: CaptureRecord) { if firstTimestamp == nil { firstTimestamp = r.timestamp } }
+    package func note(firstRecord r: CaptureRecord) { if firstTimestamp == nil { firstTimestamp = r.timestamp } }
     private var wroteArrayElement = false
     /// Who is at the other end of each open connection handle: the packets pass runs no
     /// timeline, so it keeps this small table (`PacketOutput` feeds it every frame).
-    let peers = ConnectionPeers()
+    package let peers = ConnectionPeers()
     private lazy var textSink = TextFieldSink(out: out, depth: 4)
     private lazy var jsonSink = JSONFieldSink(out: out)
 
-    init(
+    package init(
         out: OutputBuffer, format: OutputFormat, verbose: Bool, color: Bool, absoluteTime: Bool,
         showsController: Bool
     ) {
@@ -38,16 +43,16 @@ final class PacketWriter {
         self.absoluteTime = absoluteTime
     }
 
-    func begin() {
+    package func begin() {
         if format == .json { out.ascii("[\n") }
     }
 
-    func end() {
+    package func end() {
         if format == .json { out.ascii(wroteArrayElement ? "\n]\n" : "]\n") }
         out.flush()
     }
 
-    func write(_ frame: DecodedFrame) {
+    package func write(_ frame: DecodedFrame) {
         // Empty PDUs only acknowledge: hidden from the text listing unless asked for; json and
         // jsonl keep one object per frame (their contract).
         if format == .text, !showsEmptyPDUs, let ll = frame.linkLayer, ll.data?.isEmpty == true, ll.crc != .invalid {
@@ -68,7 +73,7 @@ final class PacketWriter {
 
     // MARK: text
 
-    func paint(_ code: StaticString) {
+    package func paint(_ code: StaticString) {
         if color { out.ascii(code) }
     }
 
@@ -104,11 +109,11 @@ final class PacketWriter {
     }
 
     /// Characters `out.seconds(microseconds:)` writes for `t`.
-    func secondsWidth(_ t: Int64) -> Int {
+    package func secondsWidth(_ t: Int64) -> Int {
         (t < 0 ? 1 : 0) + digits(Int(clamping: t.magnitude / 1_000_000)) + 7
     }
 
-    func digits(_ v: Int) -> Int {
+    package func digits(_ v: Int) -> Int {
         var n = 1
         var x = v / 10
         while x > 0 {
@@ -265,7 +270,7 @@ final class PacketWriter {
 
     /// A name from a protocol table, followed by the code in hex when the table does not know
     /// it ("Unknown 0x207f", as tshark writes an unknown opcode).
-    func named<Code: BinaryInteger>(_ name: StaticString, _ code: Code, digits: Int) {
+    package func named<Code: BinaryInteger>(_ name: StaticString, _ code: Code, digits: Int) {
         out.ascii(name)
         let unknown = name.withUTF8Buffer {
             $0.elementsEqual("Unknown".utf8) || $0.elementsEqual("LL_UNKNOWN_OPCODE".utf8)
@@ -429,7 +434,7 @@ final class PacketWriter {
 
     /// An L2CAP PDU's protocol tag, its connection and peer, and summary (ACL and Link Layer
     /// data alike).
-    func l2capSummary(_ frame: DecodedFrame, _ pdu: L2CAPPDU) {
+    package func l2capSummary(_ frame: DecodedFrame, _ pdu: L2CAPPDU) {
         let result = frame.reassembly
         switch pdu.channel {
         case L2CAPChannel.att:
@@ -483,7 +488,7 @@ final class PacketWriter {
         out.ascii("  ")
     }
 
-    func attSummary(_ payload: ByteView) {
+    package func attSummary(_ payload: ByteView) {
         guard let op = payload.u8(0) else {
             out.ascii("(empty PDU)")
             return
@@ -609,7 +614,7 @@ final class PacketWriter {
     }
 
     /// Entries a response's summary names before "… N more": a line stays bounded.
-    static let listedEntries = 4
+    package static let listedEntries = 4
 
     /// Separates the `n`th entry of a response list (`count` in all); false once the line has
     /// listed enough, after writing how many it leaves out.
@@ -876,7 +881,7 @@ final class PacketWriter {
         out.byte(UInt8(ascii: "}"))
     }
 
-    func jsonUpperLayer(_ pdu: L2CAPPDU) {
+    package func jsonUpperLayer(_ pdu: L2CAPPDU) {
         let payload = pdu.payload
         switch pdu.channel {
         case L2CAPChannel.att:
@@ -934,7 +939,7 @@ final class PacketWriter {
 extension PacketWriter {
     /// What the text summary says of a request's range, an MTU exchange and a response's list,
     /// as JSONL fields (docs/jsonl.md): every entry of a list, where text names the first few.
-    func jsonATTParameters(_ pdu: ATTPDU) {
+    package func jsonATTParameters(_ pdu: ATTPDU) {
         switch pdu {
         case .readByGroupTypeRequest(let r):
             jsonRange(r.startingHandle, r.endingHandle)
@@ -1053,8 +1058,8 @@ extension PacketWriter {
 }
 
 /// The attribute value an ATT PDU carries, for the PDUs that carry exactly one.
-enum ATTValues {
-    static func value(of pdu: ATTPDU) -> ByteView? {
+package enum ATTValues {
+    package static func value(of pdu: ATTPDU) -> ByteView? {
         switch pdu {
         case .readResponse(let p): p.value
         case .readBlobResponse(let p): p.partValue

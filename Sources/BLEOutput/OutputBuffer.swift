@@ -8,32 +8,33 @@ import BLEBytes
 
 /// A byte buffer that formats text and JSON without creating Strings, flushed to a file
 /// descriptor in large writes. One is reused for a whole run, so printing a frame allocates
-/// nothing.
+/// nothing. Public: it is the sink a library client hands to `TimelineWriter` (`fd: nil` keeps
+/// the bytes in memory, `bytes`), and the one JSON escaper of the per-frame streams.
 public final class OutputBuffer {
     /// The bytes live behind an unsafe pointer rather than in an Array property: appending to
     /// a class's Array property costs a dynamic exclusivity check per byte, which was most of
     /// the time `packets --format jsonl` took.
-    struct Storage {
-        var base: UnsafeMutablePointer<UInt8>
-        var count: Int
-        var capacity: Int
+    package struct Storage {
+        package var base: UnsafeMutablePointer<UInt8>
+        package var count: Int
+        package var capacity: Int
     }
 
-    let storage: UnsafeMutablePointer<Storage>
+    package let storage: UnsafeMutablePointer<Storage>
     /// Addresses of constant names found to need no JSON escaping (`jsonString(_: StaticString)`),
     /// direct-mapped by address: a slot holds the last name that hashed there.
-    let plainNames: UnsafeMutablePointer<UInt>
-    static let plainSlots = 64
+    package let plainNames: UnsafeMutablePointer<UInt>
+    package static let plainSlots = 64
     /// `digitPairTable`, read through the buffer: reading the static itself went through
     /// `swift_once` every time (not inlined on Linux; docs/performance.md).
-    let digitPairs = OutputBuffer.digitPairTable
-    let fd: Int32?
-    let flushThreshold: Int
+    package let digitPairs = OutputBuffer.digitPairTable
+    package let fd: Int32?
+    package let flushThreshold: Int
     /// What messages call this output: "standard output", or the file `-o` named.
     public let name: String
     /// The temporary file beside `name` that this buffer writes (`file(_:)`), renamed to `name`
     /// by `commit()` once whole, removed when a write fails.
-    let partial: String?
+    package let partial: String?
 
     /// Writes to `fd` (nil: only collect, for tests and in-memory use). Every write is checked:
     /// a failed one ends the process (`fail`), so no command can lose output silently.
@@ -61,7 +62,7 @@ public final class OutputBuffer {
 
     /// The bytes written since `start` (a `count` read before writing them, with no flush
     /// in between), valid until the next write.
-    func written(since start: Int) -> UnsafeRawBufferPointer {
+    package func written(since start: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: storage.pointee.base + start, count: storage.pointee.count - start)
     }
 
@@ -92,10 +93,14 @@ public final class OutputBuffer {
         if fd != nil { storage.pointee.count = 0 }
     }
 
+    /// The exit status of a failed write: `BlecapExit.writeError` (docs/exit-codes.md), stated
+    /// here because the buffer ends the process itself.
+    package static let writeErrorStatus: Int32 = 6
+
     /// A write failed. The reader went away (EPIPE, `blecap packets F | head -1`): end quietly
     /// as Unix tools do, killed by SIGPIPE (shells show 141). Anything else (ENOSPC, EIO): remove
     /// the partial file, say what could not be written, exit 6 (docs/exit-codes.md).
-    func fail(_ error: Int32) -> Never {
+    package func fail(_ error: Int32) -> Never {
         if error == EPIPE {
             signal(SIGPIPE, SIG_DFL)
             raise(SIGPIPE)
@@ -103,7 +108,7 @@ public final class OutputBuffer {
         }
         if let partial { unlink(partial) }
         writeStandardError("blecap: \(name): cannot write: \(String(cString: strerror(error)))\n")
-        exit(BlecapExit.writeError.rawValue)
+        exit(Self.writeErrorStatus)
     }
 
     /// A buffer writing the file `path` names (`-o`). A new or regular file is written to a
@@ -168,11 +173,11 @@ public final class OutputBuffer {
 
     /// Makes room for `n` more bytes (growing only when a single item is huge or the buffer
     /// only collects).
-    @inline(__always) func reserve(_ n: Int) {
+    @inline(__always) package func reserve(_ n: Int) {
         if storage.pointee.count + n > storage.pointee.capacity { grow(n) }
     }
 
-    @inline(never) func grow(_ n: Int) {
+    @inline(never) package func grow(_ n: Int) {
         let newCapacity = max(storage.pointee.capacity * 2, storage.pointee.count + n)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBase.update(from: storage.pointee.base, count: storage.pointee.count)
@@ -181,7 +186,7 @@ public final class OutputBuffer {
         storage.pointee.capacity = newCapacity
     }
 
-    @inline(__always) func append(_ b: UInt8) {
+    @inline(__always) package func append(_ b: UInt8) {
         reserve(1)
         let c = storage.pointee.count
         storage.pointee.base[c] = b
@@ -191,7 +196,7 @@ public final class OutputBuffer {
     /// Writes at most `n` bytes through `body` (which returns how many it wrote) after one
     /// capacity check, instead of one check and one count update per byte: the per-byte
     /// `append` of keys, addresses and hex made up most of `timeline --format jsonl`.
-    @inline(__always) func fill(upTo n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    @inline(__always) package func fill(upTo n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         reserve(n)
         let c = storage.pointee.count
         storage.pointee.count = c + body(storage.pointee.base + c)
@@ -200,7 +205,7 @@ public final class OutputBuffer {
     /// Copies a constant (keys, type names): byte by byte when short, where a call to `memcpy`
     /// costs more than the copy, and through `memcpy` past 8 bytes, where the loop (~5
     /// instructions a byte) costs more (measured on `packets --format jsonl`).
-    @inline(__always) static func copy(_ s: StaticString, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    @inline(__always) package static func copy(_ s: StaticString, to p: UnsafeMutablePointer<UInt8>) -> Int {
         s.withUTF8Buffer { src in
             let n = src.count
             if n <= 8 {
@@ -214,7 +219,7 @@ public final class OutputBuffer {
 
     /// Writes `v`'s decimal digits ending just before `end`, two at a time from a table (a
     /// division per digit pair instead of per digit); returns how many it wrote.
-    @inline(__always) func digits(_ v: UInt64, endingAt end: UnsafeMutablePointer<UInt8>) -> Int {
+    @inline(__always) package func digits(_ v: UInt64, endingAt end: UnsafeMutablePointer<UInt8>) -> Int {
         var y = v
         var p = end
         let pairs = digitPairs
@@ -249,7 +254,7 @@ public final class OutputBuffer {
     }()
 
     /// How many decimal digits `v` has.
-    @inline(__always) static func digitCount(_ v: UInt64) -> Int {
+    @inline(__always) package static func digitCount(_ v: UInt64) -> Int {
         var n = 1
         var x = v
         while x >= 10_000 {
@@ -262,7 +267,7 @@ public final class OutputBuffer {
         return n
     }
 
-    @inline(__always) func append(_ p: UnsafeRawBufferPointer) {
+    @inline(__always) package func append(_ p: UnsafeRawBufferPointer) {
         let n = p.count
         guard n > 0, let src = p.baseAddress else { return }
         reserve(n)
@@ -334,8 +339,8 @@ public final class OutputBuffer {
 
     /// The ASCII hex digit of a nibble, computed: going through `Hex`'s digit tables retained
     /// and released a global array for every digit (the peer address alone is 12 per event).
-    @inline(__always) static func upperNibble(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 &+ n : 0x37 &+ n }
-    @inline(__always) static func lowerNibble(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 &+ n : 0x57 &+ n }
+    @inline(__always) package static func upperNibble(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 &+ n : 0x37 &+ n }
+    @inline(__always) package static func lowerNibble(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 &+ n : 0x57 &+ n }
 
     public func hexDigits(_ v: UInt64, digits: Int) {
         var i = digits
@@ -451,7 +456,7 @@ public final class OutputBuffer {
 
     /// Whether `s` can go between JSON quotes as it is (no quote, backslash, control or
     /// non-ASCII byte).
-    static func isPlainJSON(_ s: StaticString) -> Bool {
+    package static func isPlainJSON(_ s: StaticString) -> Bool {
         s.withUTF8Buffer { buf in
             for b in buf where b < 0x20 || b == 0x22 || b == 0x5C || b >= 0x7F { return false }
             return true
@@ -704,7 +709,7 @@ public final class OutputBuffer {
     }
 
     /// `v` (below 1,000,000) as six digits with leading zeros at `p`.
-    @inline(__always) func sixDigits(_ v: UInt64, at p: UnsafeMutablePointer<UInt8>) {
+    @inline(__always) package func sixDigits(_ v: UInt64, at p: UnsafeMutablePointer<UInt8>) {
         let pairs = digitPairs
         let (hi, lo) = v.quotientAndRemainder(dividingBy: 10_000)
         let (mid, low) = lo.quotientAndRemainder(dividingBy: 100)
@@ -732,7 +737,7 @@ public final class OutputBuffer {
     }
 
     /// Days since 1970-01-01 → proleptic Gregorian (year, month, day) (H. Hinnant's algorithm).
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+    package static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

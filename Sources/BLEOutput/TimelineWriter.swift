@@ -2,17 +2,35 @@ import BLEBytes
 import BLEPackets
 import BLETimeline
 
-/// Renders timeline events as aligned text lines or JSONL objects (docs/timeline.md). Both
-/// formats go through the same field list, so they always carry the same facts.
-final class TimelineWriter {
-    let out: OutputBuffer
-    let jsonl: Bool
-    /// Timestamp of the capture's first frame (text shows seconds since it).
-    var base: Int64?
-    /// Where the tables of `scan.filters` events are looked up: the builder's.
-    var scanFilterTables = ScanFilterTables()
+/// Renders timeline events as aligned text lines or JSONL objects (docs/timeline.md,
+/// docs/jsonl.md). Both formats go through the same field list, so they always carry the same
+/// facts. Public so that a library client writes the very lines `blecap timeline` writes: set
+/// `base` from the capture's first record and `scanFilterTables` from the pass, then `write`
+/// each event a `CaptureConsumer` is handed (`Tests/BLEOutputTests` shows the loop).
+public final class TimelineWriter {
+    package let out: OutputBuffer
+    package let jsonl: Bool
+    /// Timestamp of the capture's first frame (text shows seconds since it, JSONL `elapsed`);
+    /// nil: the first event written sets it.
+    public var base: Int64? {
+        get { baseStorage }
+        set { baseStorage = newValue }
+    }
+    /// `base` and `color` are read for every event. Their storage is private because the
+    /// optimiser drops a class property's run-time exclusivity check (a `swift_beginAccess`
+    /// call) only where it sees every access, which a stored property visible outside the
+    /// module denies: stored as `public`, they cost 6 M instructions on `timeline`
+    /// (docs/performance.md).
+    private var baseStorage: Int64?
+    private var colorStorage = false
+    /// Where the tables of `scan.filters` events are looked up: the builder's
+    /// (`CapturePass.scanFilterTables`).
+    public var scanFilterTables = ScanFilterTables()
     /// Text only: colour each event type by its family (`Palette.family`).
-    var color = false
+    package var color: Bool {
+        get { colorStorage }
+        set { colorStorage = newValue }
+    }
     private var first = true
 
     /// Attribute names and UUID strings rendered once (JSON string, or text quoted when it has a
@@ -55,13 +73,15 @@ final class TimelineWriter {
     private let header = SegmentMemo<HeaderKey>()
     private let operationSegment = SegmentMemo<OperationKey>()
 
-    init(out: OutputBuffer, jsonl: Bool) {
+    /// A writer of text lines (`jsonl` false) or JSONL objects into `out`.
+    public init(out: OutputBuffer, jsonl: Bool) {
         self.out = out
         self.jsonl = jsonl
     }
 
-    func write(_ e: TimelineEvent) {
-        let base = self.base ?? e.time
+    /// One event's line, newline included.
+    public func write(_ e: TimelineEvent) {
+        let base = baseStorage ?? e.time
         if jsonl {
             jsonlStart(frame: e.frame, time: e.time, base: base)
             let type = e.type
@@ -126,7 +146,7 @@ final class TimelineWriter {
 
     /// A `connection.summary` line: one connection's facts (`ConnectionFacts`), written after
     /// the last event at the capture's last frame (docs/timeline.md).
-    func writeSummary(_ f: ConnectionFacts, peer: BDAddr?, peerAddressType: UInt8?, frame: Int, time: Int64) {
+    package func writeSummary(_ f: ConnectionFacts, peer: BDAddr?, peerAddressType: UInt8?, frame: Int, time: Int64) {
         let base = self.base ?? time
         if jsonl {
             jsonlStart(frame: frame, time: time, base: base)
@@ -163,7 +183,7 @@ final class TimelineWriter {
         out.maybeFlush()
     }
 
-    static let summaryType: StaticString = "connection.summary"
+    package static let summaryType: StaticString = "connection.summary"
 
     private static func counts(_ c: ConnectionFacts.Counts) -> String {
         "\(c.services)s/\(c.characteristics)c/\(c.descriptors)d"
@@ -754,7 +774,7 @@ final class TimelineWriter {
     }
 
     /// Without the trailing NULs and line ends C strings and log lines carry.
-    static func trimmed(_ v: ByteView) -> ByteView {
+    package static func trimmed(_ v: ByteView) -> ByteView {
         var n = v.count
         while n > 0, let b = v.u8(n - 1), b == 0 || b == 0x0A || b == 0x0D { n -= 1 }
         return v.prefix(n)
@@ -766,7 +786,7 @@ final class TimelineWriter {
     }
 
     /// Core specification versions by HCI_Version (Assigned Numbers 2.1).
-    static func coreVersionName(_ v: UInt8) -> StaticString? {
+    package static func coreVersionName(_ v: UInt8) -> StaticString? {
         switch v {
         case 6: "4.0"
         case 7: "4.1"
@@ -918,8 +938,8 @@ final class TimelineWriter {
 /// The bytes one run of writes produced for `key`, kept to be copied again when the next run
 /// has the same key (its output depends on the key alone). Segments longer than `capacity`
 /// are not kept.
-final class SegmentMemo<Key: Equatable> {
-    static var capacity: Int { 512 }
+package final class SegmentMemo<Key: Equatable> {
+    package static var capacity: Int { 512 }
     /// Unchecked: read for every event; a memo belongs to one writer, used from one thread, and
     /// no access spans a call that could reach the memo again.
     @exclusivity(unchecked) private var key: Key?
@@ -929,13 +949,13 @@ final class SegmentMemo<Key: Equatable> {
     deinit { bytes.deallocate() }
 
     /// Writes the kept bytes if they were made for `key`.
-    func replay(_ key: Key, into out: OutputBuffer) -> Bool {
+    package func replay(_ key: Key, into out: OutputBuffer) -> Bool {
         guard let kept = self.key, kept == key else { return false }
         out.append(UnsafeRawBufferPointer(start: bytes, count: count))
         return true
     }
 
-    func record(_ key: Key, _ segment: UnsafeRawBufferPointer) {
+    package func record(_ key: Key, _ segment: UnsafeRawBufferPointer) {
         guard segment.count <= Self.capacity, let base = segment.baseAddress else {
             self.key = nil
             return
