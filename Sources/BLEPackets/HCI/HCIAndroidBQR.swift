@@ -14,6 +14,11 @@ import BLEBytes
 //   flow-off count u32, last flow-on timestamp u32, buffer overflow bytes u32,
 //   buffer underflow bytes u32.
 //
+// Signedness: the native struct declares SNR as u8, but Android's public system API
+// (`BqrCommon.getSnr()`, `getRssi()`) reads both as signed bytes, which is what we show; the
+// same API masks the TX power level to 0–255, which would make -4 dBm read 252, so we keep it
+// signed, as HCI_Read_Transmit_Power_Level returns it (Core Vol 4 Part E 7.3.35).
+//
 // Later BQR versions append fields after the block (the remote address, a calibration
 // failure count …): they are kept as `trailing` bytes.
 //
