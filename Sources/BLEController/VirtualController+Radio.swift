@@ -55,18 +55,21 @@ extension VirtualController {
 
 /// What blecap as a real controller's central (`blecap replay --role central --controller`)
 /// looks for and connects with for the next captured connection: the captured peripheral (the
-/// capture's own host, recorded on the peripheral) and the captured connection's parameters.
+/// capture's own host when it was recorded on the peripheral; the LE Connection Complete's
+/// peer when recorded on the central) and the captured connection's parameters.
 public struct CapturedCentralConnection: Sendable, Equatable {
     /// The captured connection (its number in `blecap timeline`).
     public var connection: Int
-    /// The captured peripheral's address as its controller's power-on sequence set it (the
-    /// random address when it set one, else its public one); nil when the capture does not
-    /// show it (then the user names the device with --peer).
+    /// The captured peripheral's address: recorded on the peripheral, as its controller's
+    /// power-on sequence set it (the random address when it set one, else its public one);
+    /// recorded on the central, the LE Connection Complete's Peer_Address. Nil when the
+    /// capture does not show it (then the user names the device with --peer).
     public var peripheral: BDAddr?
-    /// 0 public, 1 random.
+    /// 0 public, 1 random (2 and 3, resolved identities, count as 0 and 1).
     public var peripheralAddressType: UInt8
-    /// The captured central's address (it was the capture's peer) and its type (0 public, 1
-    /// random; 2 and 3, resolved identities, count as 0 and 1).
+    /// The captured central's address (the capture's peer, or its own host's as its
+    /// power-on sequence showed it) and its type (0 public, 1 random; 2 and 3, resolved
+    /// identities, count as 0 and 1).
     public var central: BDAddr?
     public var centralAddressType: UInt8?
     /// Connection interval (1.25 ms), peripheral latency and supervision timeout (10 ms) as
@@ -83,9 +86,13 @@ extension VirtualController {
         guard configuration.role == .central, let m = unserved.first else { return nil }
         let c = replay.models[m].connection
         let session = replay.session
+        // Recorded on the central: the peripheral is the recording host's peer.
+        let peripheral =
+            c.hostAsCaptured.map { ($0.address, ($0.type ?? 0) & 1) }
+            ?? (session.hostRandomAddress ?? session.hostPublicAddress, session.hostRandomAddress == nil ? 0 : 1)
         return CapturedCentralConnection(
-            connection: c.number, peripheral: session.hostRandomAddress ?? session.hostPublicAddress,
-            peripheralAddressType: session.hostRandomAddress == nil ? 0 : 1, central: c.summary.peer,
+            connection: c.number, peripheral: peripheral.0, peripheralAddressType: peripheral.1,
+            central: c.summary.peer,
             centralAddressType: c.summary.peerAddressType.map { $0 & 1 },
             timing: c.timing, capturedEnd: replay.models[m].linkEnd)
     }

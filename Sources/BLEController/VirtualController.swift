@@ -8,8 +8,8 @@ import CaptureIO
 public enum ServeRole: String, Sendable {
     /// The captured peripherals, to a host acting as central (the capture's host was central).
     case peripheral
-    /// The captured central, to a host acting as peripheral (the capture's host was
-    /// peripheral): when the host advertises, the controller connects as the captured central
+    /// The captured central, to a host acting as peripheral (recorded on either side: a
+    /// capture recorded on the central is played as its peripheral saw it): when the host advertises, the controller connects as the captured central
     /// did and plays its requests, writes and subscriptions.
     case central
 }
@@ -119,6 +119,8 @@ public final class VirtualController {
     public static let maximumLoggedPDUs = 2_000_000
 
     public init(replay: CaptureReplay, configuration: ControllerConfiguration = .init()) {
+        // Role central plays each connection's captured central, whichever side recorded it.
+        let replay = configuration.role == .central ? replay.centralsAsPeers() : replay
         self.replay = replay
         self.configuration = configuration
         framer = H4Framer(maximumPacketLength: max(3 + 255, 4 + configuration.aclPacketLength))

@@ -33,6 +33,29 @@ public final class CaptureReplay {
         }
     }
 
+    private init(session: CapturedSession, models: [ReplayConnectionModel]) {
+        self.session = session
+        self.models = models
+    }
+
+    /// The same capture with each connection's captured central as its peer, whichever side
+    /// recorded it: a connection recorded on the central (the LE Connection Complete's Role
+    /// says so) is seen from the peripheral (`CapturedConnection.seenFromPeer`), so that the
+    /// player of the captured peer plays its central. Connections recorded on the peripheral
+    /// keep their models.
+    public func centralsAsPeers() -> CaptureReplay {
+        guard session.connections.contains(where: \.hostIsCentral) else { return self }
+        let recorder = session.hostRandomAddress ?? session.hostPublicAddress
+        let type: UInt8? = recorder == nil ? nil : session.hostRandomAddress == nil ? 0 : 1
+        let flipped = zip(session.connections, models).map { c, m in
+            guard c.hostIsCentral else { return m }
+            var seen = ReplayConnectionModel(c.seenFromPeer(recorder: recorder, recorderType: type))
+            seen.seal()
+            return seen
+        }
+        return CaptureReplay(session: session, models: flipped)
+    }
+
     /// The models of the connections `selection` picks.
     public func models(_ selection: ConnectionSelection) -> [ReplayConnectionModel] {
         models.filter { selection.matches($0) }

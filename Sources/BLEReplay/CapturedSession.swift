@@ -95,6 +95,9 @@ public struct CapturedConnection: Sendable {
     /// `CapturedATTPDUs`): the exchange is cut.
     public var isTruncated = false
     public var security = CapturedSecurity()
+    /// Set on a connection seen from its peer (`seenFromPeer`): this view's host is the
+    /// recording host's peer, at the address and type its LE Connection Complete gave.
+    public var hostAsCaptured: (address: BDAddr?, type: UInt8?)?
 
     public var number: Int { summary.number }
     /// This host's role: central unless the Connection Complete said peripheral.
@@ -103,6 +106,38 @@ public struct CapturedConnection: Sendable {
     public var intervalMicros: Int64 { Int64(timing?.interval ?? 24) * 1250 }
     /// Supervision timeout in µs (10 ms units), 2 s when unknown.
     public var supervisionTimeoutMicros: Int64 { Int64(timing?.supervisionTimeout ?? 200) * 10_000 }
+}
+
+extension CapturedConnection {
+    /// The connection as its peer saw it, from the same captured bytes: each ATT PDU the
+    /// recording host sent is the peer's and the reverse, the two GATT databases, the roles
+    /// and the side that ended the link trade places, and the peer is the recording host at
+    /// `recorder` (its own address as its power-on sequence showed it; nil when unknown).
+    /// ATT's client and server follow from the PDUs (Vol 3 Part F 3.3), so the one script
+    /// model plays either side.
+    public func seenFromPeer(recorder: BDAddr?, recorderType: UInt8?) -> CapturedConnection {
+        var c = self
+        c.att = CapturedATTPDUs(
+            att.lazy.map { p in
+                var p = p
+                p.sentByHost.toggle()
+                return p
+            })
+        c.summary.role = hostIsCentral ? 1 : 0
+        c.summary.peer = recorder
+        c.summary.peerAddressType = recorderType
+        c.summary.identity = nil
+        (c.summary.remoteDatabase, c.summary.localDatabase) = (summary.localDatabase, summary.remoteDatabase)
+        (c.summary.remoteCarriedOverFrom, c.summary.localCarriedOverFrom) =
+            (summary.localCarriedOverFrom, summary.remoteCarriedOverFrom)
+        switch summary.endSide {
+        case .local?: c.summary.endSide = .remote
+        case .remote?: c.summary.endSide = .local
+        default: break
+        }
+        c.hostAsCaptured = (summary.peer, summary.peerAddressType)
+        return c
+    }
 }
 
 /// A capture read for replay: its connections with their ATT exchanges, in one streaming

@@ -33,11 +33,9 @@ extension ReplayCommand {
         guard virtual.servableConnections > 0 else {
             printError(
                 asCentral
-                    ? "\(file): no connection with this capture's host as peripheral: no captured central to play "
-                        + "(--role central plays the central of a capture recorded on the peripheral; one recorded "
-                        + "on the central plays with --role peripheral)"
+                    ? "\(file): no connection in this capture: no captured central to play"
                     : "\(file): no connection with this capture's host as central: no captured peripheral to play "
-                        + "(--role central plays the central of a capture recorded on the peripheral)")
+                        + "(--role central plays the central of a capture recorded on either side)")
             throw BlecapExit.usage.exitCode
         }
         let announce: (String) -> Void = { writeStandardError("blecap replay: \($0)\n") }

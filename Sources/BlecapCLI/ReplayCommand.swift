@@ -44,8 +44,9 @@ struct ReplayCommand: ParsableCommand {
             the central that connects from the same model as 'blecap serve' (values in captured \
             order, errors, MTU, notifications timed from the subscription, the faults above); the \
             report compares that central's operations with the captured central's, as 'blecap \
-            serve' does. With --role central (a capture recorded on the peripheral) blecap scans for the \
-            captured peripheral's address, or the device --peer names by ADDRESS, NAME or \
+            serve' does. With --role central (a capture recorded on either side: the central is the side \
+            the LE Connection Complete's Role names) blecap scans for the captured peripheral's \
+            address, or the device --peer names by ADDRESS, NAME or \
             SERVICE-UUID (it connects to no other), connects with the captured connection parameters \
             and plays the captured central's requests, writes and subscriptions at the captured pace \
             or --speed; the report compares the device's answers with the captured peripheral's. \
@@ -137,7 +138,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(
         name: .long,
         help:
-            "With --controller: peripheral (play the captured peripheral) or central (play the captured central of a capture recorded on the peripheral)."
+            "With --controller: peripheral (play the captured peripheral) or central (play the captured central, recorded on either side)."
     )
     var role: String = "peripheral"
 

@@ -40,9 +40,9 @@ struct ServeCommand: ParsableCommand {
             reordered, different value, missing or extra. --out writes what crossed the \
             virtual HCI as btsnoop.
 
-            --role central plays the other direction: the host acts as peripheral (it serves \
-            its GATT database and advertises); when it advertises, the captured central \
-            connects from its captured address and plays its requests, writes and \
+            --role central plays the other direction, from a capture recorded on either side: \
+            the host acts as peripheral (it serves its GATT database and advertises); when it \
+            advertises, the captured central connects from its captured address and plays its requests, writes and \
             subscriptions at their captured timing; the report compares the host's answers \
             and notifications with the captured peripheral's.
 
@@ -59,7 +59,10 @@ struct ServeCommand: ParsableCommand {
             \(ExitStatusTable.text)
             """)
 
-    @Argument(help: "Capture file (btsnoop, pcap, pcapng, PacketLogger) recorded on the central.")
+    @Argument(
+        help:
+            "Capture file (btsnoop, pcap, pcapng, PacketLogger) recorded on the central (on either side with --role central)."
+    )
     var file: String
 
     @Option(name: .long, help: "tcp-server:HOST:PORT, tcp-client:HOST:PORT, pty[:LINK] or vhci.")
@@ -161,6 +164,10 @@ struct ServeCommand: ParsableCommand {
             errors: error, dropNotifications: dropNotifications, seed: seed)
         if let a = address.flatMap(BDAddr.init) { config.address = a }
         let controller = VirtualController(replay: replay, configuration: config)
+        if controller.servableConnections == 0, role == "central" {
+            printError("\(file): no connection in this capture: nothing to serve")
+            throw BlecapExit.usage.exitCode
+        }
         if controller.servableConnections == 0 {
             printError(
                 "\(file): no connection with this capture's host as \(role == "central" ? "peripheral" : "central"): "

@@ -51,6 +51,36 @@ import Testing
         #expect(Self.commands(run.hci, HCIOpcode.leSetScanEnable).count >= 2)
     }
 
+    /// The same session recorded on the central (the phone's own HCI log): its central is the
+    /// capture's host, its requests what the host sent; played the same, to the same device
+    /// (the LE Connection Complete's peer), every answer the captured one.
+    @Test func playsTheCentralOfACaptureRecordedOnTheCentral() throws {
+        let run = try Self.run(pair: Self.central, Self.central)
+        let ops = run.report.operations.flatMap { $0 }
+        #expect(ops.count == (try Self.run().report.operations.flatMap { $0 }.count))
+        #expect(!ops.isEmpty)
+        #expect(ops.allSatisfy { $0.verdict == .same }, "\(ops.filter { $0.verdict != .same })")
+        #expect(run.report.notServed.isEmpty)
+        #expect(run.report.radio == [])
+        let creates = Self.commands(run.hci, HCIOpcode.leCreateConnection)
+        let c = try #require(creates.first.flatMap { $0.withByteView(HCILECreateConnection.init(parameters:)) })
+        #expect(creates.count == 1 && c.peerAddress == Self.device)
+        let timing = try #require(try CaptureReplay(path: Self.central).models.first?.connection.timing)
+        #expect(
+            c.connection.intervalMin == timing.interval && c.connection.supervisionTimeout == timing.supervisionTimeout)
+    }
+
+    /// Recorded on the central, a read answered with another value is a divergence too.
+    @Test func aDifferentValueIsADivergenceInACaptureRecordedOnTheCentral() throws {
+        let run = try Self.run(
+            pair: Self.central, Self.central,
+            edit: { $0.first == ATTOpcode.readResponse.rawValue ? .replace([$0[0], 0x7F]) : .keep })
+        let ops = run.report.operations.flatMap { $0 }
+        #expect(ops.filter { $0.verdict != .same }.count == 1, "\(ops.filter { $0.verdict != .same })")
+        #expect(ops.contains { $0.verdict == .differentValue && $0.host == "0b7f" })
+        #expect(run.report.differences == 1)
+    }
+
     /// Told to look for another device, blecap scans, sees the captured peripheral advertise,
     /// and never connects to it: the scan ends in an error after its timeout.
     @Test(arguments: ["11:22:33:44:55:66", "Nobody", "FEAA"])
