@@ -13,15 +13,17 @@ import Testing
 /// the captured peripheral, reads, disconnects and hangs up.
 @Suite struct ServeCommandTests {
     static let capture = Fixtures.capture("bumble/hr_short_notification.central.btsnoop")
+    /// An attempt that never became a connection: nothing for either role to serve.
+    static let noConnection = "diagnose/attempt.page_timeout.btsnoop"
 
     /// serve opens its capture as every command does: from standard input, and inside archives.
     @Test func theCaptureComesFromStandardInputOrAnArchive() throws {
         let scratch = try Scratch()
         let gz = scratch.file("c.btsnoop.gz")
         try ArchiveWriter.write(
-            .gzip, to: gz, entries: [("c", try Fixtures.bytes("bumble/hr_short_notification.central.btsnoop"))])
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.capture))
-        // --role central on a central's capture: opened and read, then nothing to serve (2).
+            .gzip, to: gz, entries: [("c", try Fixtures.bytes(Self.noConnection))])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.capture(Self.noConnection)))
+        // A capture without a connection: opened and read, then nothing to serve (2).
         for (arguments, stdin) in [(["-"], Optional(bytes)), ([gz], nil)] {
             let run = try CLIRunner.run(["serve", "--transport", "pty", "--role", "central"] + arguments, stdin: stdin)
             #expect(run.status == 2, "\(run.stderr)")
@@ -34,10 +36,12 @@ import Testing
     @Test func usageErrorsExit2AndTransportErrors4() throws {
         let bad = try CLIRunner.run(["serve", Self.capture, "--transport", "serial:/dev/ttyS0"])
         #expect(bad.status == 2)
-        let role = try CLIRunner.run(["serve", Self.capture, "--transport", "pty", "--role", "central"])
+        let role = try CLIRunner.run([
+            "serve", Fixtures.capture(Self.noConnection), "--transport", "pty", "--role", "central",
+        ])
         #expect(role.status == 2)
-        // A capture recorded on the central has no captured central to play.
-        #expect(role.stderr.contains("nothing to serve"))
+        // A capture without a connection has no captured central to play.
+        #expect(role.stderr.contains("no connection in this capture"))
         let any = try CLIRunner.run(["serve", Self.capture, "--transport", "tcp-server:0.0.0.0:0"])
         #expect(any.status == 2)
         #expect(any.stderr.contains("loopback"))
