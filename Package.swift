@@ -79,6 +79,7 @@ let package = Package(
             name: "BLEFleet",
             dependencies: [
                 "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLELint", "BLEDiagnose",
+                "BLEFilter", "BLEReport",
             ]),
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.

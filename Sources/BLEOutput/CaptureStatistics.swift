@@ -12,32 +12,32 @@ package struct CaptureStatistics {
     package init() {}
 
     /// A section's heading line.
-    package func heading(_ out: OutputBuffer, _ title: StaticString) {
+    func heading(_ out: OutputBuffer, _ title: StaticString) {
         if paint.on { out.ascii(Palette.header) }
         out.ascii(title)
         if paint.on { out.ascii(ANSI.reset) }
         out.newline()
     }
     package var frames = 0
-    package var firstTime: Int64? = nil
-    package var lastTime: Int64? = nil
-    package var minTime = Int64.max
-    package var maxTime = Int64.min
-    package var backwardSteps = 0
-    package var kindCounts = [Int](repeating: 0, count: RecordKind.allCases.count)
-    package var attCounts = [Int](repeating: 0, count: 256)
-    package var smpCounts = [Int](repeating: 0, count: 256)
-    package var signalingCounts = [Int](repeating: 0, count: 256)
-    package var otherL2CAP = 0
+    var firstTime: Int64? = nil
+    var lastTime: Int64? = nil
+    var minTime = Int64.max
+    var maxTime = Int64.min
+    var backwardSteps = 0
+    var kindCounts = [Int](repeating: 0, count: RecordKind.allCases.count)
+    var attCounts = [Int](repeating: 0, count: 256)
+    var smpCounts = [Int](repeating: 0, count: 256)
+    var signalingCounts = [Int](repeating: 0, count: 256)
+    var otherL2CAP = 0
     /// `--ltk` keys that decrypted no link (`CapturePass.unmatchedKeys`).
     package var unmatchedKeys: [String] = []
-    package var aclFragments = 0
+    var aclFragments = 0
     package var malformed = 0
     /// Records the capture kept only the start of (btsnooz, filtered logs, a snap length).
     package var truncated = 0
     /// Bit set of controller indexes seen (monitor captures), 0…63 tracked individually.
-    package var controllers: UInt64 = 0
-    package var controllerOverflow = false
+    var controllers: UInt64 = 0
+    var controllerOverflow = false
     /// Devices, connections and event counts from the timeline of the same pass.
     package var timeline = TimelineStatistics()
 
@@ -85,7 +85,7 @@ package struct CaptureStatistics {
         }
     }
 
-    package var controllerCount: Int { controllers.nonzeroBitCount }
+    var controllerCount: Int { controllers.nonzeroBitCount }
 
     package func writeText(
         to out: OutputBuffer, path: String, format: CaptureFormat, damage: CaptureDamage?, source: String? = nil,
@@ -267,7 +267,7 @@ package struct CaptureStatistics {
 // MARK: devices, connections, timeline counts
 
 extension CaptureStatistics {
-    package func writeTimelineText(to out: OutputBuffer) {
+    func writeTimelineText(to out: OutputBuffer) {
         let t = timeline
         if !t.devices.isEmpty {
             out.newline()
@@ -412,7 +412,7 @@ extension CaptureStatistics {
         }
     }
 
-    package func writeTimelineJSON(to out: OutputBuffer) {
+    func writeTimelineJSON(to out: OutputBuffer) {
         let t = timeline
         out.ascii(",\"devices\":[")
         for (i, d) in t.devices.enumerated() {
@@ -496,7 +496,7 @@ extension CaptureStatistics {
 
 extension CaptureStatistics {
     /// The air's view of a sniffed connection, under its connection line.
-    package func writeLinkLayerText(_ ll: LinkLayerCounters, to out: OutputBuffer) {
+    func writeLinkLayerText(_ ll: LinkLayerCounters, to out: OutputBuffer) {
         out.ascii("        link layer: AA ")
         out.hex(UInt64(ll.accessAddress), digits: 8)
         out.ascii(", ")
@@ -549,7 +549,7 @@ extension CaptureStatistics {
     }
 
     /// An HCI PHY number's name (Vol 4 Part E 7.8.47).
-    package static func phyName(_ phy: UInt8?) -> StaticString {
+    static func phyName(_ phy: UInt8?) -> StaticString {
         switch phy {
         case 1: "LE 1M"
         case 2: "LE 2M"
@@ -558,7 +558,7 @@ extension CaptureStatistics {
         }
     }
 
-    package func writeLinkLayerJSON(_ ll: LinkLayerCounters, to out: OutputBuffer) {
+    func writeLinkLayerJSON(_ ll: LinkLayerCounters, to out: OutputBuffer) {
         out.ascii(",\"link_layer\":{\"access_address\":")
         out.decimal(UInt64(ll.accessAddress))
         out.ascii(",\"data_pdus\":")

@@ -60,7 +60,7 @@ package struct DiagnoseWriter {
 
     /// One `--format jsonl` line's members: `schema`, `version`, `file`, then the verdict's keys
     /// (`watch` writes the same after its own `verdict` key).
-    package static func jsonlMembers(_ v: Verdict, file: String) -> [JSONValue.Member] {
+    static func jsonlMembers(_ v: Verdict, file: String) -> [JSONValue.Member] {
         var members: [JSONValue.Member] = [
             .init("schema", .string(DiagnoseSchema.name)),
             .init("version", .int(Int64(DiagnoseSchema.version))), .init("file", .string(file)),

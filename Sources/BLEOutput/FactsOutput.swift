@@ -5,19 +5,19 @@ import BLETimeline
 /// one record, so `info`, `gatt`, `timeline`, `lint` and `report` cannot state them apart.
 extension OutputBuffer {
     /// `,"facts":{…}`.
-    package func jsonFacts(_ f: ConnectionFacts) {
+    func jsonFacts(_ f: ConnectionFacts) {
         jsonNextKey("facts")
         string(Self.factsJSON(f))
     }
 
-    package static func factsJSON(_ f: ConnectionFacts) -> String {
+    static func factsJSON(_ f: ConnectionFacts) -> String {
         // Ints, strings and Bools only: nothing the encoder can refuse.
         (try? JSONDocumentEncoder(style: .compact).encode(f)) ?? "{}"
     }
 }
 
 extension CaptureStatistics {
-    package func writeFacts(_ f: ConnectionFacts, to out: OutputBuffer) { out.jsonFacts(f) }
+    func writeFacts(_ f: ConnectionFacts, to out: OutputBuffer) { out.jsonFacts(f) }
 }
 
 /// The `connection.summary` lines `timeline` and `watch` write after the last event: each

@@ -2,8 +2,8 @@ import BLEBytes
 import BLEPackets
 
 /// Writes `FieldValue`s as text or JSON into an `OutputBuffer`.
-package enum FieldFormatting {
-    package static func text(_ value: FieldValue, to out: OutputBuffer) {
+enum FieldFormatting {
+    static func text(_ value: FieldValue, to out: OutputBuffer) {
         switch value {
         case .uint(let v): out.decimal(v)
         case .int(let v): out.decimal(v)
@@ -59,7 +59,7 @@ package enum FieldFormatting {
     }
 
     /// " (A, B)" for the set bits of `v`, nothing when none is set.
-    package static func flagNames(_ v: UInt64, _ names: FlagNames, to out: OutputBuffer) {
+    static func flagNames(_ v: UInt64, _ names: FlagNames, to out: OutputBuffer) {
         var first = true
         for bit in 0..<64 where v & (1 << UInt64(bit)) != 0 {
             out.ascii(first ? " (" : ", ")
@@ -76,7 +76,7 @@ package enum FieldFormatting {
 
     /// JSON: numbers stay numbers; names go into a sibling "meaning" key (written by the caller
     /// through `meaning(_:to:)`).
-    package static func json(_ value: FieldValue, to out: OutputBuffer) {
+    static func json(_ value: FieldValue, to out: OutputBuffer) {
         switch value {
         case .uint(let v): out.decimal(v)
         case .int(let v): out.decimal(v)
@@ -105,7 +105,7 @@ package enum FieldFormatting {
     }
 
     /// Writes `,"meaning":"…"` for values that carry a name; nothing otherwise.
-    package static func jsonMeaning(_ value: FieldValue, to out: OutputBuffer) {
+    static func jsonMeaning(_ value: FieldValue, to out: OutputBuffer) {
         switch value {
         case .code(_, _, let name?):
             out.ascii(",\"meaning\":")
@@ -132,7 +132,7 @@ package enum FieldFormatting {
         }
     }
 
-    package static func strlenSafe(_ p: UnsafePointer<CChar>) -> Int {
+    static func strlenSafe(_ p: UnsafePointer<CChar>) -> Int {
         var n = 0
         while p[n] != 0 { n += 1 }
         return n
@@ -140,16 +140,16 @@ package enum FieldFormatting {
 }
 
 /// Indented "name: value" lines, as btmon prints a decoded packet.
-package final class TextFieldSink: FieldSink {
-    package let out: OutputBuffer
+final class TextFieldSink: FieldSink {
+    let out: OutputBuffer
     var depth: Int
 
-    package init(out: OutputBuffer, depth: Int) {
+    init(out: OutputBuffer, depth: Int) {
         self.out = out
         self.depth = depth
     }
 
-    package func field(_ name: StaticString, _ value: FieldValue) {
+    func field(_ name: StaticString, _ value: FieldValue) {
         out.spaces(depth * 2)
         out.ascii(name)
         out.ascii(": ")
@@ -157,16 +157,16 @@ package final class TextFieldSink: FieldSink {
         out.newline()
     }
 
-    package func begin(_ name: StaticString) {
+    func begin(_ name: StaticString) {
         out.spaces(depth * 2)
         out.ascii(name)
         out.newline()
         depth += 1
     }
 
-    package func end() { depth = max(depth - 1, 0) }
+    func end() { depth = max(depth - 1, 0) }
 
-    package func note(_ text: StaticString) {
+    func note(_ text: StaticString) {
         out.spaces(depth * 2)
         out.ascii("! ")
         out.ascii(text)
@@ -177,19 +177,19 @@ package final class TextFieldSink: FieldSink {
 /// The `fields` tree of `--format json`: an array of `{"name","value"[,"meaning"]}` entries,
 /// groups as `{"name","fields":[…]}` and notes as `{"note":…}`, in decode order (an array, not
 /// an object, because repeated names such as several advertising reports are normal).
-package final class JSONFieldSink: FieldSink {
-    package let out: OutputBuffer
+final class JSONFieldSink: FieldSink {
+    let out: OutputBuffer
     /// Whether the current array already has an element (needs a comma before the next).
     var hasElement: [Bool] = [false]
 
-    package init(out: OutputBuffer) { self.out = out }
+    init(out: OutputBuffer) { self.out = out }
 
     private func separator() {
         if hasElement[hasElement.count - 1] { out.byte(UInt8(ascii: ",")) }
         hasElement[hasElement.count - 1] = true
     }
 
-    package func field(_ name: StaticString, _ value: FieldValue) {
+    func field(_ name: StaticString, _ value: FieldValue) {
         separator()
         out.ascii("{\"name\":")
         out.jsonString(name)
@@ -199,7 +199,7 @@ package final class JSONFieldSink: FieldSink {
         out.byte(UInt8(ascii: "}"))
     }
 
-    package func begin(_ name: StaticString) {
+    func begin(_ name: StaticString) {
         separator()
         out.ascii("{\"name\":")
         out.jsonString(name)
@@ -207,13 +207,13 @@ package final class JSONFieldSink: FieldSink {
         hasElement.append(false)
     }
 
-    package func end() {
+    func end() {
         guard hasElement.count > 1 else { return }
         hasElement.removeLast()
         out.ascii("]}")
     }
 
-    package func note(_ text: StaticString) {
+    func note(_ text: StaticString) {
         separator()
         out.ascii("{\"note\":")
         out.jsonString(text)
@@ -221,7 +221,7 @@ package final class JSONFieldSink: FieldSink {
     }
 
     /// Closes groups a decoder left open, so the JSON always balances.
-    package func closeAll() {
+    func closeAll() {
         while hasElement.count > 1 { end() }
         hasElement = [false]
     }

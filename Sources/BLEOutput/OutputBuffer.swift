@@ -23,13 +23,13 @@ public final class OutputBuffer {
     package let storage: UnsafeMutablePointer<Storage>
     /// Addresses of constant names found to need no JSON escaping (`jsonString(_: StaticString)`),
     /// direct-mapped by address: a slot holds the last name that hashed there.
-    package let plainNames: UnsafeMutablePointer<UInt>
-    package static let plainSlots = 64
+    let plainNames: UnsafeMutablePointer<UInt>
+    static let plainSlots = 64
     /// `digitPairTable`, read through the buffer: reading the static itself went through
     /// `swift_once` every time (not inlined on Linux; docs/performance.md).
-    package let digitPairs = OutputBuffer.digitPairTable
+    let digitPairs = OutputBuffer.digitPairTable
     package let fd: Int32?
-    package let flushThreshold: Int
+    let flushThreshold: Int
     /// What messages call this output: "standard output", or the file `-o` named.
     public let name: String
     /// The temporary file beside `name` that this buffer writes (`file(_:)`), renamed to `name`
@@ -62,7 +62,7 @@ public final class OutputBuffer {
 
     /// The bytes written since `start` (a `count` read before writing them, with no flush
     /// in between), valid until the next write.
-    package func written(since start: Int) -> UnsafeRawBufferPointer {
+    func written(since start: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: storage.pointee.base + start, count: storage.pointee.count - start)
     }
 
@@ -95,7 +95,7 @@ public final class OutputBuffer {
 
     /// The exit status of a failed write: `BlecapExit.writeError` (docs/exit-codes.md), stated
     /// here because the buffer ends the process itself.
-    package static let writeErrorStatus: Int32 = 6
+    static let writeErrorStatus: Int32 = 6
 
     /// A write failed. The reader went away (EPIPE, `blecap packets F | head -1`): end quietly
     /// as Unix tools do, killed by SIGPIPE (shells show 141). Anything else (ENOSPC, EIO): remove
@@ -173,11 +173,11 @@ public final class OutputBuffer {
 
     /// Makes room for `n` more bytes (growing only when a single item is huge or the buffer
     /// only collects).
-    @inline(__always) package func reserve(_ n: Int) {
+    @inline(__always) func reserve(_ n: Int) {
         if storage.pointee.count + n > storage.pointee.capacity { grow(n) }
     }
 
-    @inline(never) package func grow(_ n: Int) {
+    @inline(never) func grow(_ n: Int) {
         let newCapacity = max(storage.pointee.capacity * 2, storage.pointee.count + n)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBase.update(from: storage.pointee.base, count: storage.pointee.count)
@@ -196,7 +196,7 @@ public final class OutputBuffer {
     /// Writes at most `n` bytes through `body` (which returns how many it wrote) after one
     /// capacity check, instead of one check and one count update per byte: the per-byte
     /// `append` of keys, addresses and hex made up most of `timeline --format jsonl`.
-    @inline(__always) package func fill(upTo n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    @inline(__always) func fill(upTo n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         reserve(n)
         let c = storage.pointee.count
         storage.pointee.count = c + body(storage.pointee.base + c)
@@ -205,7 +205,7 @@ public final class OutputBuffer {
     /// Copies a constant (keys, type names): byte by byte when short, where a call to `memcpy`
     /// costs more than the copy, and through `memcpy` past 8 bytes, where the loop (~5
     /// instructions a byte) costs more (measured on `packets --format jsonl`).
-    @inline(__always) package static func copy(_ s: StaticString, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    @inline(__always) static func copy(_ s: StaticString, to p: UnsafeMutablePointer<UInt8>) -> Int {
         s.withUTF8Buffer { src in
             let n = src.count
             if n <= 8 {
@@ -219,7 +219,7 @@ public final class OutputBuffer {
 
     /// Writes `v`'s decimal digits ending just before `end`, two at a time from a table (a
     /// division per digit pair instead of per digit); returns how many it wrote.
-    @inline(__always) package func digits(_ v: UInt64, endingAt end: UnsafeMutablePointer<UInt8>) -> Int {
+    @inline(__always) func digits(_ v: UInt64, endingAt end: UnsafeMutablePointer<UInt8>) -> Int {
         var y = v
         var p = end
         let pairs = digitPairs
@@ -254,7 +254,7 @@ public final class OutputBuffer {
     }()
 
     /// How many decimal digits `v` has.
-    @inline(__always) package static func digitCount(_ v: UInt64) -> Int {
+    @inline(__always) static func digitCount(_ v: UInt64) -> Int {
         var n = 1
         var x = v
         while x >= 10_000 {
@@ -339,8 +339,8 @@ public final class OutputBuffer {
 
     /// The ASCII hex digit of a nibble, computed: going through `Hex`'s digit tables retained
     /// and released a global array for every digit (the peer address alone is 12 per event).
-    @inline(__always) package static func upperNibble(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 &+ n : 0x37 &+ n }
-    @inline(__always) package static func lowerNibble(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 &+ n : 0x57 &+ n }
+    @inline(__always) static func upperNibble(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 &+ n : 0x37 &+ n }
+    @inline(__always) static func lowerNibble(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 &+ n : 0x57 &+ n }
 
     public func hexDigits(_ v: UInt64, digits: Int) {
         var i = digits
@@ -456,7 +456,7 @@ public final class OutputBuffer {
 
     /// Whether `s` can go between JSON quotes as it is (no quote, backslash, control or
     /// non-ASCII byte).
-    package static func isPlainJSON(_ s: StaticString) -> Bool {
+    static func isPlainJSON(_ s: StaticString) -> Bool {
         s.withUTF8Buffer { buf in
             for b in buf where b < 0x20 || b == 0x22 || b == 0x5C || b >= 0x7F { return false }
             return true
@@ -709,7 +709,7 @@ public final class OutputBuffer {
     }
 
     /// `v` (below 1,000,000) as six digits with leading zeros at `p`.
-    @inline(__always) package func sixDigits(_ v: UInt64, at p: UnsafeMutablePointer<UInt8>) {
+    @inline(__always) func sixDigits(_ v: UInt64, at p: UnsafeMutablePointer<UInt8>) {
         let pairs = digitPairs
         let (hi, lo) = v.quotientAndRemainder(dividingBy: 10_000)
         let (mid, low) = lo.quotientAndRemainder(dividingBy: 100)
@@ -737,7 +737,7 @@ public final class OutputBuffer {
     }
 
     /// Days since 1970-01-01 → proleptic Gregorian (year, month, day) (H. Hinnant's algorithm).
-    package static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

@@ -6,7 +6,7 @@ import CaptureIO
 /// when blecap inferred it from timing), then channel and RSSI, then the PDU. A decrypted PDU
 /// whose MIC verified only in the other direction shows that one (and says so).
 extension PacketWriter {
-    package func linkLayerColumns(_ r: CaptureRecord, senderPerMIC: LinkLayerRadio.Sender?) {
+    func linkLayerColumns(_ r: CaptureRecord, senderPerMIC: LinkLayerRadio.Sender?) {
         let radio = r.radio
         switch senderPerMIC ?? radio.sender {
         case .central: out.ascii("C→P")
@@ -31,7 +31,7 @@ extension PacketWriter {
         }
     }
 
-    package func linkLayerSummary(_ frame: DecodedFrame, _ ll: LinkLayerFrame) {
+    func linkLayerSummary(_ frame: DecodedFrame, _ ll: LinkLayerFrame) {
         let radio = frame.record.radio
         switch ll.pdu {
         case .truncated:
@@ -170,11 +170,11 @@ extension PacketWriter {
         }
     }
 
-    package func linkLayerDetails(_ r: CaptureRecord, _ ll: LinkLayerFrame, sink: FieldSink) {
+    func linkLayerDetails(_ r: CaptureRecord, _ ll: LinkLayerFrame, sink: FieldSink) {
         ll.describe(radio: r.radio, into: sink)
     }
 
-    package func jsonLinkLayer(_ r: CaptureRecord, _ ll: LinkLayerFrame) {
+    func jsonLinkLayer(_ r: CaptureRecord, _ ll: LinkLayerFrame) {
         let radio = r.radio
         out.ascii(",\"ll\":{\"access_address\":")
         out.decimal(UInt64(radio.accessAddress))

@@ -7,11 +7,11 @@ import CaptureIO
 package final class PacketWriter {
     package let out: OutputBuffer
     package let format: OutputFormat
-    package let verbose: Bool
+    let verbose: Bool
     package let color: Bool
-    package let absoluteTime: Bool
+    let absoluteTime: Bool
     /// Linux-monitor captures name the controller of each record.
-    package let showsController: Bool
+    let showsController: Bool
     /// Link Layer captures, text: show empty PDUs (hidden by default, they only acknowledge).
     package var showsEmptyPDUs: Bool {
         get { showsEmptyPDUsStorage }
@@ -109,11 +109,11 @@ package final class PacketWriter {
     }
 
     /// Characters `out.seconds(microseconds:)` writes for `t`.
-    package func secondsWidth(_ t: Int64) -> Int {
+    func secondsWidth(_ t: Int64) -> Int {
         (t < 0 ? 1 : 0) + digits(Int(clamping: t.magnitude / 1_000_000)) + 7
     }
 
-    package func digits(_ v: Int) -> Int {
+    func digits(_ v: Int) -> Int {
         var n = 1
         var x = v / 10
         while x > 0 {
@@ -270,7 +270,7 @@ package final class PacketWriter {
 
     /// A name from a protocol table, followed by the code in hex when the table does not know
     /// it ("Unknown 0x207f", as tshark writes an unknown opcode).
-    package func named<Code: BinaryInteger>(_ name: StaticString, _ code: Code, digits: Int) {
+    func named<Code: BinaryInteger>(_ name: StaticString, _ code: Code, digits: Int) {
         out.ascii(name)
         let unknown = name.withUTF8Buffer {
             $0.elementsEqual("Unknown".utf8) || $0.elementsEqual("LL_UNKNOWN_OPCODE".utf8)
@@ -434,7 +434,7 @@ package final class PacketWriter {
 
     /// An L2CAP PDU's protocol tag, its connection and peer, and summary (ACL and Link Layer
     /// data alike).
-    package func l2capSummary(_ frame: DecodedFrame, _ pdu: L2CAPPDU) {
+    func l2capSummary(_ frame: DecodedFrame, _ pdu: L2CAPPDU) {
         let result = frame.reassembly
         switch pdu.channel {
         case L2CAPChannel.att:
@@ -488,7 +488,7 @@ package final class PacketWriter {
         out.ascii("  ")
     }
 
-    package func attSummary(_ payload: ByteView) {
+    func attSummary(_ payload: ByteView) {
         guard let op = payload.u8(0) else {
             out.ascii("(empty PDU)")
             return
@@ -614,7 +614,7 @@ package final class PacketWriter {
     }
 
     /// Entries a response's summary names before "… N more": a line stays bounded.
-    package static let listedEntries = 4
+    static let listedEntries = 4
 
     /// Separates the `n`th entry of a response list (`count` in all); false once the line has
     /// listed enough, after writing how many it leaves out.
@@ -881,7 +881,7 @@ package final class PacketWriter {
         out.byte(UInt8(ascii: "}"))
     }
 
-    package func jsonUpperLayer(_ pdu: L2CAPPDU) {
+    func jsonUpperLayer(_ pdu: L2CAPPDU) {
         let payload = pdu.payload
         switch pdu.channel {
         case L2CAPChannel.att:
@@ -939,7 +939,7 @@ package final class PacketWriter {
 extension PacketWriter {
     /// What the text summary says of a request's range, an MTU exchange and a response's list,
     /// as JSONL fields (docs/jsonl.md): every entry of a list, where text names the first few.
-    package func jsonATTParameters(_ pdu: ATTPDU) {
+    func jsonATTParameters(_ pdu: ATTPDU) {
         switch pdu {
         case .readByGroupTypeRequest(let r):
             jsonRange(r.startingHandle, r.endingHandle)
@@ -1058,8 +1058,8 @@ extension PacketWriter {
 }
 
 /// The attribute value an ATT PDU carries, for the PDUs that carry exactly one.
-package enum ATTValues {
-    package static func value(of pdu: ATTPDU) -> ByteView? {
+enum ATTValues {
+    static func value(of pdu: ATTPDU) -> ByteView? {
         switch pdu {
         case .readResponse(let p): p.value
         case .readBlobResponse(let p): p.partValue

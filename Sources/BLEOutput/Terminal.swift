@@ -22,7 +22,7 @@ package enum Palette {
     package static let error = ANSI.red
     package static let warning = ANSI.yellow
     package static let note = ANSI.cyan
-    package static let quiet = ANSI.dim
+    static let quiet = ANSI.dim
     package static let hciCommand = ANSI.blue
     package static let hciEvent = ANSI.magenta
     package static let att = ANSI.green
@@ -32,7 +32,7 @@ package enum Palette {
     /// A timeline event type's colour by its family: controller.* the HCI commands that set
     /// the controller up, connection.* what HCI events report, gatt.* ATT, smp.* SMP, ll.* the
     /// Link Layer (ll.control as `packets` tags LL_CTRL); a failed connection or pairing red; other families stay plain.
-    package static func family(ofEventType type: StaticString) -> StaticString? {
+    static func family(ofEventType type: StaticString) -> StaticString? {
         let p = type.utf8Start
         func starts(_ prefix: StaticString) -> Bool {
             prefix.utf8CodeUnitCount <= type.utf8CodeUnitCount

@@ -146,7 +146,7 @@ public final class TimelineWriter {
 
     /// A `connection.summary` line: one connection's facts (`ConnectionFacts`), written after
     /// the last event at the capture's last frame (docs/timeline.md).
-    package func writeSummary(_ f: ConnectionFacts, peer: BDAddr?, peerAddressType: UInt8?, frame: Int, time: Int64) {
+    func writeSummary(_ f: ConnectionFacts, peer: BDAddr?, peerAddressType: UInt8?, frame: Int, time: Int64) {
         let base = self.base ?? time
         if jsonl {
             jsonlStart(frame: frame, time: time, base: base)
@@ -183,7 +183,7 @@ public final class TimelineWriter {
         out.maybeFlush()
     }
 
-    package static let summaryType: StaticString = "connection.summary"
+    static let summaryType: StaticString = "connection.summary"
 
     private static func counts(_ c: ConnectionFacts.Counts) -> String {
         "\(c.services)s/\(c.characteristics)c/\(c.descriptors)d"
@@ -774,7 +774,7 @@ public final class TimelineWriter {
     }
 
     /// Without the trailing NULs and line ends C strings and log lines carry.
-    package static func trimmed(_ v: ByteView) -> ByteView {
+    static func trimmed(_ v: ByteView) -> ByteView {
         var n = v.count
         while n > 0, let b = v.u8(n - 1), b == 0 || b == 0x0A || b == 0x0D { n -= 1 }
         return v.prefix(n)
@@ -786,7 +786,7 @@ public final class TimelineWriter {
     }
 
     /// Core specification versions by HCI_Version (Assigned Numbers 2.1).
-    package static func coreVersionName(_ v: UInt8) -> StaticString? {
+    static func coreVersionName(_ v: UInt8) -> StaticString? {
         switch v {
         case 6: "4.0"
         case 7: "4.1"
@@ -938,8 +938,8 @@ public final class TimelineWriter {
 /// The bytes one run of writes produced for `key`, kept to be copied again when the next run
 /// has the same key (its output depends on the key alone). Segments longer than `capacity`
 /// are not kept.
-package final class SegmentMemo<Key: Equatable> {
-    package static var capacity: Int { 512 }
+final class SegmentMemo<Key: Equatable> {
+    static var capacity: Int { 512 }
     /// Unchecked: read for every event; a memo belongs to one writer, used from one thread, and
     /// no access spans a call that could reach the memo again.
     @exclusivity(unchecked) private var key: Key?
@@ -949,13 +949,13 @@ package final class SegmentMemo<Key: Equatable> {
     deinit { bytes.deallocate() }
 
     /// Writes the kept bytes if they were made for `key`.
-    package func replay(_ key: Key, into out: OutputBuffer) -> Bool {
+    func replay(_ key: Key, into out: OutputBuffer) -> Bool {
         guard let kept = self.key, kept == key else { return false }
         out.append(UnsafeRawBufferPointer(start: bytes, count: count))
         return true
     }
 
-    package func record(_ key: Key, _ segment: UnsafeRawBufferPointer) {
+    func record(_ key: Key, _ segment: UnsafeRawBufferPointer) {
         guard segment.count <= Self.capacity, let base = segment.baseAddress else {
             self.key = nil
             return

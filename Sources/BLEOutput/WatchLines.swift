@@ -4,7 +4,7 @@ import BLELint
 
 /// A finding as `watch` prints it, one line of text or one JSON object.
 package struct WatchFinding: Encodable {
-    package var finding: String
+    var finding: String
     package var slug: String
     package var severity: String
     package var message: String
@@ -49,7 +49,7 @@ package struct WatchFinding: Encodable {
 /// verdict's sentence, its frames), or `diagnose --format jsonl`'s object under a first key
 /// `verdict` (its cause), which tells it from findings (`finding`) and timeline lines.
 package enum WatchVerdict {
-    package static let maximumFrames = 12
+    static let maximumFrames = 12
 
     package static func text(_ v: Verdict, _ paint: Paint = Paint(on: false)) -> String {
         let at = v.endFrame ?? v.startFrame

@@ -54,6 +54,13 @@ struct BatchOptions: ParsableArguments {
     }
 
     /// How fleet rows show identifiers: raw, keyed pseudonyms, or (no key) left out, with a note.
+    /// Runs batch mode for a command's `options`: the fleet tables, or a JSONL line per capture.
+    func run(_ paths: [String], _ options: AnalysisOptions, fleet: Bool) throws {
+        let rows: any BatchRowFormat =
+            fleet ? FleetFormat(options: options, identifiers: try identifierPolicy()) : JSONLFormat(options: options)
+        try BatchMode.run(paths: paths, options: self, format: rows)
+    }
+
     func identifierPolicy() throws(ExitCode) -> IdentifierPolicy {
         if rawIdentifiers { return .raw }
         do {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEBytes
+import BLEFleet
 import BLEPackets
 import BLEPass
 import CaptureArchive
@@ -63,6 +64,12 @@ struct CaptureInput {
         case .refused: .refused
         case .noSuchMember, .severalCaptures: .usage
         }
+    }
+
+    /// The exit status of a lint job whose input could not be opened, nil when it has none.
+    static func exit(for job: LintRunner.Job) -> BlecapExit? {
+        guard case .failed(_, let error?) = job else { return nil }
+        return exit(for: error)
     }
 
     /// Whether `path` is a regular file that is compressed or an archive (by content), which

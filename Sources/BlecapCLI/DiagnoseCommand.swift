@@ -73,12 +73,7 @@ struct DiagnoseCommand: ParsableCommand {
             configuration.linkLayerKeys = decryption.keys
             configuration.platform = platform.forced
             let options = AnalysisOptions(command: .diagnose, configuration: configuration)
-            let rows: any BatchRowFormat =
-                format == .fleet
-                ? FleetFormat(options: options, identifiers: try batch.identifierPolicy())
-                : JSONLFormat(options: options)
-            try BatchMode.run(paths: files, options: batch, format: rows)
-            return
+            return try batch.run(files, options, fleet: format == .fleet)
         }
         var results: [(path: String, verdicts: [Verdict])] = []
         var damaged = false

@@ -1,13 +1,8 @@
 import ArgumentParser
-import BLEBytes
-import BLEFilter
 import BLEFleet
 import BLELint
 import BLEOutput
 import BLEReport
-import CaptureArchive
-import CaptureIO
-import Dispatch
 import Foundation
 
 /// `blecap lint PATH...`: check captures against the Core Bluetooth rules, for people and CI.
@@ -156,30 +151,23 @@ struct LintCommand: ParsableCommand {
         if format.isBatch {
             let options = AnalysisOptions(
                 command: .lint, configuration: configuration, baseline: accepted, failOn: failOn.threshold)
-            let rows: any BatchRowFormat =
-                format == .fleet
-                ? FleetFormat(options: options, identifiers: try batch.identifierPolicy())
-                : JSONLFormat(options: options)
-            try BatchMode.run(paths: paths, options: batch, format: rows)
-            return
+            return try batch.run(paths, options, fleet: format == .fleet)
         }
 
         let (files, explicit, problems) = CaptureWalker.collect(paths)
-        // Exit statuses of archives that could not be linted (no capture inside: 4; refused: 5).
-        var archiveExits: [BlecapExit] = []
         for p in problems { printError(p) }
+        let work = LintRunner.jobs(files, member: member, explicit: explicit)
+        // Exit statuses of archives that could not be linted (no capture inside: 4; refused: 5).
+        let archiveExits = work.compactMap(CaptureInput.exit(for:))
         // html lints through the report builder: the same findings, aggregated in the same pass.
         let built =
             format == .html
-            ? LintRunner.build(
-                LintRunner.jobs(files, member: member, explicit: explicit, exits: &archiveExits),
-                configuration: configuration, baseline: accepted, parallel: jobs) : []
+            ? LintRunner.build(work, configuration: configuration, baseline: accepted, parallel: jobs) : []
         var reports =
             format == .html
             ? built.map(\.report)
             : LintRunner.lint(
-                files, member: member, explicit: explicit, configuration: configuration, baseline: accepted,
-                exits: &archiveExits, parallel: jobs)
+                work, explicit: explicit, configuration: configuration, baseline: accepted, parallel: jobs)
         // Inside directories, captures blecap cannot lint (link-layer, other link types) are
         // skipped with a note; named on the command line they are an error.
         reports.removeAll { r in
@@ -257,229 +245,4 @@ struct PlatformJudgement: ParsableArguments {
 
     /// The platform to force, nil for `auto`.
     var forced: Platform? { platform.platform }
-}
-
-/// Finds the captures among command-line paths.
-enum CaptureWalker {
-    /// Files to lint (sorted, deduplicated) and problems to report (missing paths, unreadable
-    /// files named explicitly). Inside directories, files that are not captures are skipped
-    /// silently, and captures blecap cannot lint (link-layer, unsupported link types) are
-    /// skipped with a note on standard error.
-    static func collect(_ paths: [String]) -> (files: [String], explicit: Set<String>, problems: [String]) {
-        var files: Set<String> = []
-        var explicit: Set<String> = []
-        var problems: [String] = []
-        let fm = FileManager.default
-        for p in paths {
-            var isDir: ObjCBool = false
-            // Standard input, opened by CaptureBundle as every command opens it.
-            if p == "-" {
-                files.insert(p)
-                explicit.insert(p)
-                continue
-            }
-            guard fm.fileExists(atPath: p, isDirectory: &isDir) else {
-                problems.append("\(p): no such file or directory")
-                continue
-            }
-            if !isDir.boolValue {
-                files.insert(p)
-                explicit.insert(p)
-                continue
-            }
-            guard let walker = fm.enumerator(atPath: p) else {
-                problems.append("\(p): cannot list directory")
-                continue
-            }
-            while let rel = walker.nextObject() as? String {
-                let full = (p as NSString).appendingPathComponent(rel)
-                var d: ObjCBool = false
-                guard fm.fileExists(atPath: full, isDirectory: &d), !d.boolValue else { continue }
-                guard let h = FileHandle(forReadingAtPath: full) else {
-                    problems.append("\(full): cannot open")
-                    continue
-                }
-                let prefix = (try? h.read(upToCount: 512)) ?? Data()
-                try? h.close()
-                // An empty file is no capture: skipped like any other file that is not one.
-                if prefix.isEmpty { continue }
-                let detection = prefix.withUnsafeBytes { CaptureFile.detect(ByteView($0)) }
-                switch detection {
-                case .unknown where SimulatorTraceReader.detect(prefix): files.insert(full)
-                case .unknown where prefix.withUnsafeBytes({ CaptureBundle.isArchive(ByteView($0)) }):
-                    files.insert(full)
-                case .unknown: continue
-                default: files.insert(full)
-                }
-            }
-        }
-        return (files.sorted(), explicit, problems)
-    }
-}
-
-/// Lints many captures on all cores; results come back in the order of `files` (an archive's
-/// captures in its reading order, each named `archive!member`).
-enum LintRunner {
-    /// One capture to lint: a plain file by path, or a capture inside an archive.
-    enum Job {
-        case path(String)
-        case member(CaptureMember, CaptureBundle)
-        case failed(CaptureReport)
-    }
-
-    static func lint(
-        _ files: [String], member: String? = nil, explicit: Set<String> = [],
-        configuration: LintConfiguration, baseline: Baseline
-    ) -> [CaptureReport] {
-        var exits: [BlecapExit] = []
-        return lint(
-            files, member: member, explicit: explicit, configuration: configuration, baseline: baseline, exits: &exits)
-    }
-
-    static func lint(
-        _ files: [String], member: String?, explicit: Set<String>, configuration: LintConfiguration,
-        baseline: Baseline, exits: inout [BlecapExit], parallel: Int? = nil
-    ) -> [CaptureReport] {
-        let work = jobs(files, member: member, explicit: explicit, exits: &exits)
-        let results = ResultSlots(count: work.count)
-        Parallel.forEach(work.count, width: parallel) { i in
-            let start = DispatchTime.now().uptimeNanoseconds
-            var r: CaptureReport
-            switch work[i] {
-            case .path(let p): r = CaptureLinter.lint(path: p, configuration: configuration, baseline: baseline)
-            case .member(let m, let bundle):
-                r = lint(
-                    m, in: bundle, explicit: explicit.contains(bundle.path), configuration: configuration,
-                    baseline: baseline)
-            case .failed(let report): r = report
-            }
-            r.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            results.set(i, r)
-        }
-        return results.all
-    }
-
-    /// The captures of `files`: plain files by path, archives by member (in their reading
-    /// order), inputs that cannot be opened as failed reports (their exit statuses in `exits`).
-    static func jobs(_ files: [String], member: String?, explicit: Set<String>, exits: inout [BlecapExit]) -> [Job] {
-        var jobs: [Job] = []
-        for file in files {
-            let bundle: CaptureBundle
-            do { bundle = try CaptureBundle.open(path: file, member: member) } catch {
-                var r = CaptureReport(path: file)
-                r.error = error.description
-                let code = CaptureInput.exit(for: error)
-                let holdsNone: Bool
-                switch error {
-                case .noCapture, .bugReportWithoutBluetoothLog: holdsNone = true
-                default: holdsNone = false
-                }
-                // Inside a directory, an archive without captures is passed over with a note.
-                if holdsNone && !explicit.contains(file) {
-                    r.unsupportedFormat = true
-                } else {
-                    exits.append(code)
-                }
-                jobs.append(.failed(r))
-                continue
-            }
-            // A plain regular file is linted by path (simulator traces are told there);
-            // standard input, a FIFO or /dev/stdin was already opened by the bundle and is read
-            // through it.
-            var st = stat()
-            let regular = file != "-" && stat(file, &st) == 0 && st.st_mode & S_IFMT == S_IFREG
-            if bundle.container == nil && regular {
-                jobs.append(.path(file))
-            } else {
-                jobs += bundle.members.map { .member($0, bundle) }
-            }
-        }
-        return jobs
-    }
-
-    /// The HTML report's model and the lint report of each job (one pass each, on all cores).
-    /// `scope`: `report`'s filter (-Y, --connection …) and the options as given.
-    static func build(
-        _ work: [Job], configuration: LintConfiguration, baseline: Baseline, parallel: Int? = nil,
-        scope: Filter? = nil, scopeText: String? = nil
-    ) -> [(model: SessionReportModel, report: CaptureReport)] {
-        let slots = ModelSlots(count: work.count)
-        Parallel.forEach(work.count, width: parallel) { i in
-            let start = DispatchTime.now().uptimeNanoseconds
-            var r: (model: SessionReportModel, report: CaptureReport)
-            switch work[i] {
-            case .path(let p):
-                r = SessionReportBuilder.build(
-                    path: p, configuration: configuration, baseline: baseline, scope: scope, scopeText: scopeText)
-            case .member(let m, let bundle):
-                do {
-                    r = SessionReportBuilder.build(
-                        reader: try m.makeReader(), name: m.displayName,
-                        reopen: m.isRereadable ? { try? m.makeReader() } : nil, configuration: configuration,
-                        baseline: baseline, scope: scope, scopeText: scopeText)
-                    if let d = m.damage ?? bundle.damage {
-                        r.report.damage = r.report.damage.map { "\($0); \(d)" } ?? d
-                    }
-                } catch {
-                    var failed = CaptureReport(path: m.displayName)
-                    failed.error = "\(error)"
-                    r = (SessionAggregator(path: m.displayName).finish(failed), failed)
-                }
-            case .failed(let report): r = (SessionAggregator(path: report.path).finish(report), report)
-            }
-            r.report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            slots.set(i, r)
-        }
-        return slots.all
-    }
-
-    static func lint(
-        _ m: CaptureMember, in bundle: CaptureBundle, explicit: Bool = true, configuration: LintConfiguration,
-        baseline: Baseline
-    ) -> CaptureReport {
-        let reader: any CaptureReader
-        do { reader = try m.makeReader() } catch {
-            var r = CaptureReport(path: m.displayName)
-            r.error = error.description
-            // As for bare files: inside a directory, a capture blecap cannot lint is passed over.
-            switch error {
-            case .unsupportedLinkType, .unsupportedBtsnoopDatalink:
-                r.unsupportedFormat = !explicit
-            default: break
-            }
-            return r
-        }
-        var r = CaptureLinter.lint(
-            reader: reader, name: m.displayName,
-            reopen: m.isRereadable ? { try? m.makeReader() } : nil, configuration: configuration,
-            baseline: baseline)
-        if let d = m.damage ?? bundle.damage { r.damage = r.damage.map { "\($0); \(d)" } ?? d }
-        return r
-    }
-}
-
-/// One (model, report) per job, filled from worker threads.
-final class ModelSlots: @unchecked Sendable {
-    private var slots: [(model: SessionReportModel, report: CaptureReport)?]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: (model: SessionReportModel, report: CaptureReport)) { lock.withLock { slots[i] = r } }
-    var all: [(model: SessionReportModel, report: CaptureReport)] { lock.withLock { slots.compactMap { $0 } } }
-}
-
-/// One slot per file, filled from worker threads.
-final class ResultSlots: @unchecked Sendable {
-    private var slots: [CaptureReport?]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: CaptureReport) {
-        lock.lock()
-        slots[i] = r
-        lock.unlock()
-    }
-    var all: [CaptureReport] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots.compactMap { $0 }
-    }
 }

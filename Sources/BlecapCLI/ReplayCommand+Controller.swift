@@ -24,9 +24,7 @@ extension ReplayCommand {
         config.role = asCentral ? .central : .peripheral
         config.peerEndsAfterItsScript = asCentral
         config.speed = try parsedSpeed()
-        config.faults = try ReplayOptions.faults(
-            dropLinkAt: dropLinkAt, powerOffAt: powerOffAt, delayResponses: delayResponses, mtu: mtu,
-            errors: error, dropNotifications: dropNotifications, seed: seed)
+        config.faults = try faults.faults()
         // The central's data comes through the host here: never refused for lack of buffers.
         config.aclPackets = 255
         let virtual = VirtualController(replay: replay, configuration: config)

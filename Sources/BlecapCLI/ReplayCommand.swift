@@ -103,30 +103,7 @@ struct ReplayCommand: ParsableCommand {
     @Flag(name: .long, help: "Lint the replayed session and print the findings.")
     var lint = false
 
-    @Option(
-        name: .customLong("drop-link-at"),
-        help: "Seconds (capture clock) at which the link goes silent; it ends after the supervision timeout.")
-    var dropLinkAt: Double?
-
-    @Option(
-        name: .customLong("power-off-at"), help: "Seconds (capture clock) at which the central's adapter powers off.")
-    var powerOffAt: Double?
-
-    @Option(name: .customLong("delay-responses"), help: "Milliseconds added to every response's captured latency.")
-    var delayResponses: Double?
-
-    @Option(name: .long, help: "Server Rx MTU the peripheral answers instead of the captured one.")
-    var mtu: UInt16?
-
-    @Option(name: .long, help: "HANDLE=ATT_ERROR: requests on HANDLE fail with this ATT error code (repeatable).")
-    var error: [String] = []
-
-    @Option(
-        name: .customLong("drop-notifications"), help: "Probability (0-1) of dropping each notification/indication.")
-    var dropNotifications: Double?
-
-    @Option(name: .long, help: "Seed of --drop-notifications.")
-    var seed: UInt64 = 1
+    @OptionGroup var faults: FaultOptions<CentralAdapter>
 
     @Option(
         name: .long,
@@ -187,12 +164,9 @@ struct ReplayCommand: ParsableCommand {
             throw ValidationError("--peer: not an address: \(peer)")
         }
         _ = try parsedSpeed()
-        _ = try ReplayOptions.errors(error)
-        if let p = dropNotifications, !(0...1).contains(p) { throw ValidationError("--drop-notifications takes 0…1") }
-        try ReplayOptions.checkNonNegative([
-            ("--drop-link-at", dropLinkAt), ("--power-off-at", powerOffAt), ("--delay-responses", delayResponses),
-        ])
-        if let mtu, mtu < 23 { throw ValidationError("--mtu: ATT_MTU is at least 23 (Core Vol 3 Part F 3.2.8)") }
+        try faults.checkErrors()
+        try faults.check()
+        try faults.checkMTU()
     }
 
     func parsedSpeed() throws -> ReplaySpeed { try ReplayOptions.speed(speed) }
@@ -200,9 +174,6 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         if let controller { return try runOverController(controller) }
         let input = try CaptureInput.open(file, member: member)
-        let faults = try ReplayOptions.faults(
-            dropLinkAt: dropLinkAt, powerOffAt: powerOffAt, delayResponses: delayResponses, mtu: mtu,
-            errors: error, dropNotifications: dropNotifications, seed: seed)
         let selection: ConnectionSelection =
             connection.map { .number($0) } ?? peer.flatMap(BDAddr.init).map { .peer($0) } ?? .all
         let speed = try parsedSpeed()
@@ -227,14 +198,14 @@ struct ReplayCommand: ParsableCommand {
             }
             export = out != nil || lint ? ReplayExport() : nil
             report = CaptureReplay.streamed(
-                reader: reader, path: input.path, selection, faults: faults, speed: speed,
+                reader: reader, path: input.path, selection, faults: try faults.faults(), speed: speed,
                 keys: decryption.keys, clock: clock, export: export)
         } else {
             // Standard input at max speed: the clock needs every instant before anything is
             // replayed and the input cannot be read twice, so the whole session is read first
             // (its long exchanges wait in the replay's temporary spool, not in memory).
             let session = CapturedSession(reader: input.reader, path: input.path, keys: decryption.keys)
-            report = CaptureReplay(session: session).run(selection, faults: faults, speed: speed)
+            report = CaptureReplay(session: session).run(selection, faults: try faults.faults(), speed: speed)
             if out != nil || lint { export = report.export() }
         }
         if let d = input.containerDamage { report.session.damage = report.session.damage.map { "\($0); \(d)" } ?? d }
@@ -288,24 +259,5 @@ struct ReplayCommand: ParsableCommand {
             format == .json
                 ? JSONReporter.render([result]) : LintTextColor.apply(TextReporter.render([result]), color.paint()))
         stdout.flush()
-    }
-}
-
-/// Colours the text of `replay` and `serve` for a terminal, line by line: each connection's
-/// heading ("#1 …") bold, a divergence and what cannot be reproduced red, a host operation
-/// that was not the same yellow. Colour off, the text is returned untouched.
-enum ReplayTextColor {
-    static func apply(_ text: String, _ paint: Paint) -> String {
-        guard paint.on else { return text }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            if line.hasPrefix("#") { return paint(line, Palette.header) }
-            for word in ["first divergence", "cannot be reproduced"] where line.hasPrefix("    " + word) {
-                return "    " + paint(word, Palette.error) + line.dropFirst(4 + word.count)
-            }
-            for word in ["reordered:", "different value:", "missing:", "extra:"] where line.hasPrefix("    " + word) {
-                return "    " + paint(word.dropLast(), Palette.warning) + line.dropFirst(3 + word.count)
-            }
-            return String(line)
-        }.joined(separator: "\n")
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BLEFilter
+import BLEFleet
 import BLELint
 import BLEOutput
 import BLEReport
@@ -88,8 +89,8 @@ struct ReportCommand: ParsableCommand {
         let filter = try selection.compiled(EventField.table)
         configuration.platform = platform.forced
         // Archives give one page per capture inside (named `archive!member`).
-        var exits: [BlecapExit] = []
-        let jobs = LintRunner.jobs(files, member: member, explicit: Set(files), exits: &exits)
+        let jobs = LintRunner.jobs(files, member: member, explicit: Set(files))
+        let exits = jobs.compactMap(CaptureInput.exit(for:))
         if output == "-" && jobs.count > 1 {
             printError("-o - writes one capture's page; the input holds \(jobs.count)")
             throw BlecapExit.usage.exitCode
@@ -120,9 +121,9 @@ struct ReportCommand: ParsableCommand {
                 }
                 let target: String
                 if let directory {
-                    target = Self.uniqueName(in: directory, for: report.path, used: &used)
+                    target = ReportPageName.unique(in: directory, for: report.path, used: &used)
                 } else {
-                    target = output ?? Self.defaultName(report.path)
+                    target = output ?? ReportPageName.of(report.path)
                 }
                 if target == "-" {
                     let out = OutputBuffer(fd: 1)
@@ -163,26 +164,5 @@ struct ReportCommand: ParsableCommand {
         }
         HTMLReportRenderer.render([model], to: stream)
         return stream.total
-    }
-
-    /// `capture.btsnoop` → `capture.html` (in the current directory).
-    static func defaultName(_ path: String) -> String {
-        if path == "-" { return "report.html" }
-        var name = (path as NSString).lastPathComponent
-        let ext = (name as NSString).pathExtension
-        if !ext.isEmpty && ext.count <= 8 { name = (name as NSString).deletingPathExtension }
-        return name + ".html"
-    }
-
-    static func uniqueName(in directory: String, for path: String, used: inout Set<String>) -> String {
-        let base = defaultName(path)
-        var name = base
-        var n = 2
-        while used.contains(name) {
-            name = (base as NSString).deletingPathExtension + "-\(n).html"
-            n += 1
-        }
-        used.insert(name)
-        return (directory as NSString).appendingPathComponent(name)
     }
 }

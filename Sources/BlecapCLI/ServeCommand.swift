@@ -105,29 +105,7 @@ struct ServeCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the controller's log (dropped input, unanswerable requests) on standard error.")
     var verbose = false
 
-    @Option(
-        name: .customLong("drop-link-at"),
-        help: "Seconds (capture clock) at which the link goes silent; it ends after the supervision timeout.")
-    var dropLinkAt: Double?
-
-    @Option(name: .customLong("power-off-at"), help: "Seconds (capture clock) at which the peripheral powers off.")
-    var powerOffAt: Double?
-
-    @Option(name: .customLong("delay-responses"), help: "Milliseconds added to every response's captured latency.")
-    var delayResponses: Double?
-
-    @Option(name: .long, help: "Server Rx MTU the peripheral answers instead of the captured one.")
-    var mtu: UInt16?
-
-    @Option(name: .long, help: "HANDLE=ATT_ERROR: requests on HANDLE fail with this ATT error code (repeatable).")
-    var error: [String] = []
-
-    @Option(
-        name: .customLong("drop-notifications"), help: "Probability (0-1) of dropping each notification/indication.")
-    var dropNotifications: Double?
-
-    @Option(name: .long, help: "Seed of --drop-notifications.")
-    var seed: UInt64 = 1
+    @OptionGroup var faults: FaultOptions<ServedPeripheral>
 
     func validate() throws {
         if role != "peripheral" && role != "central" { throw ValidationError("--role takes peripheral or central") }
@@ -140,14 +118,13 @@ struct ServeCommand: ParsableCommand {
             }
         } catch let e as ValidationError { throw e } catch { throw ValidationError("\(error)") }
         _ = try parsedSpeed()
-        _ = try ReplayOptions.errors(error)
+        try faults.checkErrors()
         if let address, BDAddr(address) == nil { throw ValidationError("--address: not an address: \(address)") }
-        if let p = dropNotifications, !(0...1).contains(p) { throw ValidationError("--drop-notifications takes 0…1") }
+        try faults.check()
         try ReplayOptions.checkNonNegative([
-            ("--drop-link-at", dropLinkAt), ("--power-off-at", powerOffAt), ("--delay-responses", delayResponses),
             ("--timeout", timeout), ("--accept-timeout", acceptTimeout), ("--linger", linger),
         ])
-        if let mtu, mtu < 23 { throw ValidationError("--mtu: ATT_MTU is at least 23 (Core Vol 3 Part F 3.2.8)") }
+        try faults.checkMTU()
     }
 
     func parsedSpeed() throws -> ReplaySpeed { try ReplayOptions.speed(speed) }
@@ -159,9 +136,7 @@ struct ServeCommand: ParsableCommand {
         var config = ControllerConfiguration()
         config.role = role == "central" ? .central : .peripheral
         config.speed = try parsedSpeed()
-        config.faults = try ReplayOptions.faults(
-            dropLinkAt: dropLinkAt, powerOffAt: powerOffAt, delayResponses: delayResponses, mtu: mtu,
-            errors: error, dropNotifications: dropNotifications, seed: seed)
+        config.faults = try faults.faults()
         if let a = address.flatMap(BDAddr.init) { config.address = a }
         let controller = VirtualController(replay: replay, configuration: config)
         if controller.servableConnections == 0, role == "central" {
