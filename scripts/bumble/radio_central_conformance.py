@@ -27,17 +27,15 @@ on all of them to see the others' divergences.
 scripts/conformance.py runs `check_radio_central` for every Bumble peripheral capture.
 """
 
-import argparse
 import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from radio_conformance import LINK, by_connection, tshark_att  # noqa: E402
+from radio_conformance import LINK, by_connection, run_checks, tshark_att  # noqa: E402
 from serve_conformance import PERIPHERAL_APP, bumble_python, captured_central, jsonl  # noqa: E402
 
 
@@ -180,25 +178,9 @@ def check_radio_central(blecap, path, tmp, speed="realtime"):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--blecap", default=os.path.join(HERE, "..", "..", ".build", "debug", "blecap"))
     # At max speed the captured central does not wait for the captured notifications' times:
     # they come in another order against its requests than in the capture.
-    ap.add_argument("--speed", default="realtime")
-    ap.add_argument("captures", nargs="+")
-    args = ap.parse_args()
-    failed = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for path in args.captures:
-            problems, summary = check_radio_central(args.blecap, path, tmp, args.speed)
-            print(f"{'ok  ' if not problems else 'FAIL'} radio central {os.path.basename(path)}: {summary}",
-                  flush=True)
-            for p in problems[:20]:
-                print(f"       {p}")
-            failed += bool(problems)
-    print(f"radio central: {len(args.captures) - failed} matched, {failed} failed")
-    return 1 if failed else 0
-
+    return run_checks(check_radio_central, "radio central", "realtime", __doc__)
 
 if __name__ == "__main__":
     sys.exit(main())

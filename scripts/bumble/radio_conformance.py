@@ -187,23 +187,28 @@ def check_radio(blecap, path, tmp, speed="max"):
                       f"({own_captured} captured); report: {op_summary}")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def run_checks(check, label, default_speed, doc):
+    """The command line both radio scripts share: `check(blecap, path, tmp, speed)` on each
+    capture, one line per capture, exit status 1 when any failed."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--blecap", default=os.path.join(HERE, "..", "..", ".build", "debug", "blecap"))
-    ap.add_argument("--speed", default="max")
+    ap.add_argument("--speed", default=default_speed)
     ap.add_argument("captures", nargs="+")
     args = ap.parse_args()
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for path in args.captures:
-            problems, summary = check_radio(args.blecap, path, tmp, args.speed)
-            print(f"{'ok  ' if not problems else 'FAIL'} radio {os.path.basename(path)}: {summary}", flush=True)
+            problems, summary = check(args.blecap, path, tmp, args.speed)
+            print(f"{'ok  ' if not problems else 'FAIL'} {label} {os.path.basename(path)}: {summary}", flush=True)
             for p in problems[:20]:
                 print(f"       {p}")
             failed += bool(problems)
-    print(f"radio: {len(args.captures) - failed} matched, {failed} failed")
+    print(f"{label}: {len(args.captures) - failed} matched, {failed} failed")
     return 1 if failed else 0
 
+
+def main():
+    return run_checks(check_radio, "radio", "max", __doc__)
 
 if __name__ == "__main__":
     sys.exit(main())
