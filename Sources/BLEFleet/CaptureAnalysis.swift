@@ -16,16 +16,23 @@ public struct AnalysisOptions {
     public var baseline: Baseline
     /// lint: the lowest severity that makes a capture's class `findings`; nil never.
     public var failOn: Severity?
+    /// lint: the diagnoser also observes the lint pass, so one reading of a capture gives both
+    /// its findings and its verdicts (what `lint` then `diagnose` give, at one decode's cost).
+    public var alsoDiagnose: Bool
 
     public init(
         command: BatchCommand, configuration: LintConfiguration = LintConfiguration(), baseline: Baseline = Baseline(),
-        failOn: Severity? = nil
+        failOn: Severity? = nil, alsoDiagnose: Bool = false
     ) {
         self.command = command
         self.configuration = configuration
         self.baseline = baseline
         self.failOn = failOn
+        self.alsoDiagnose = alsoDiagnose
     }
+
+    /// Whether the pass runs the diagnoser.
+    var diagnoses: Bool { command == .diagnose || (command == .lint && alsoDiagnose) }
 }
 
 /// One capture's result: the lint pass's report (with no rule enabled for diagnose and info:
@@ -53,7 +60,7 @@ public struct CaptureAnalysis {
         if options.command != .lint {
             for d in RuleRegistry.descriptors { configuration.overrides[d.id] = .init(enabled: false) }
         }
-        let diagnoser = options.command == .diagnose ? Diagnoser() : nil
+        let diagnoser = options.diagnoses ? Diagnoser() : nil
         final class Seen {
             var first: Int64?
             var last: Int64?

@@ -121,12 +121,20 @@ struct LintCommand: ParsableCommand {
 
     @OptionGroup var batch: BatchOptions
 
+    @Flag(
+        name: .long,
+        help:
+            "With --format fleet: diagnose every capture in the same pass and add its verdict rows (those of `blecap diagnose --format fleet`), reading each capture once."
+    )
+    var diagnose = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs takes a positive number") }
         if paths.isEmpty && batch.filesFrom == nil { throw ValidationError("Missing expected argument '<paths> ...'") }
         if batch.asked && !format.isBatch {
             throw ValidationError("--files-from and the batch options need --format jsonl or fleet")
         }
+        if diagnose && format != .fleet { throw ValidationError("--diagnose needs --format fleet") }
         if format.isBatch && (output != nil || writeBaseline != nil || member != nil) {
             throw ValidationError(
                 "--format \(format.rawValue) writes to standard output and takes no --output, --write-baseline or --member"
@@ -150,7 +158,8 @@ struct LintCommand: ParsableCommand {
         }
         if format.isBatch {
             let options = AnalysisOptions(
-                command: .lint, configuration: configuration, baseline: accepted, failOn: failOn.threshold)
+                command: .lint, configuration: configuration, baseline: accepted, failOn: failOn.threshold,
+                alsoDiagnose: diagnose)
             return try batch.run(paths, options, fleet: format == .fleet)
         }
 

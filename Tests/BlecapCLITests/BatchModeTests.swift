@@ -46,6 +46,26 @@ import Testing
         }
     }
 
+    /// `lint --diagnose` reads each capture once and gives exactly the rows of `lint` and, from
+    /// `diagnose`, the verdicts: the fleet runner's one pass per batch instead of two.
+    @Test func lintWithDiagnoseIsLintPlusDiagnosesVerdicts() throws {
+        let dir = Fixtures.capturesRoot.appendingPathComponent("diagnose").path
+        let env = ["BLECAP_PSEUDONYM_KEY": Self.key]
+        let both = try CLIRunner.run(["lint", "--format", "fleet", "--diagnose", dir], environment: env)
+        let lint = try CLIRunner.run(["lint", "--format", "fleet", dir], environment: env)
+        let diagnose = try CLIRunner.run(["diagnose", "--format", "fleet", dir], environment: env)
+        func table(_ line: Substring) -> String? {
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["table"] as? String
+        }
+        let verdicts = diagnose.lines.filter { table($0) == "verdict" }
+        #expect(verdicts.count > 20)
+        #expect(both.lines.filter { table($0) == "verdict" }.sorted() == verdicts.sorted())
+        #expect(both.lines.filter { table($0) != "verdict" }.sorted() == lint.lines.sorted())
+        #expect(both.status == lint.status)
+        let refused = try CLIRunner.run(["lint", "--format", "jsonl", "--diagnose", dir])
+        #expect(refused.status == 2 && refused.stderr.contains("--diagnose needs --format fleet"))
+    }
+
     /// Fleet inputs built to hurt, named one by one among good captures: each is an error row
     /// (or a damaged capture) with its cause, and the captures after it are still analysed.
     @Test func hostileInputsBecomeErrorRowsAndTheRunGoesOn() throws {

@@ -39,6 +39,16 @@ def batch_id(version: str, commands: tuple[str, ...], hashes: list[str]) -> str:
     return h.hexdigest()[:24]
 
 
+def passes(commands: tuple[str, ...]) -> list[tuple[str, list[str]]]:
+    """The blecap processes a batch runs for `commands`, each with its own options: lint and
+    diagnose together are one `lint --diagnose` pass, which reads and decodes each capture once and
+    gives both commands' rows (the same rows as the two commands run one after the other)."""
+    if "lint" in commands and "diagnose" in commands:
+        rest = [c for c in commands if c not in ("lint", "diagnose")]
+        return [("lint", ["--diagnose"])] + [(c, []) for c in rest]
+    return [(c, []) for c in commands]
+
+
 def run_blecap(blecap: str, command: str, paths: list[str], extra: list[str], timeout: float) -> list[dict]:
     """`blecap COMMAND --format fleet --files-from -`: one JSON row per line on stdout. Exit status
     1 (findings) and 3 (a damaged member) are results, not failures: every member has its rows."""
@@ -98,8 +108,8 @@ def process_batch(
         bid = batch_id(version, commands, [m["sha256"] for m in batch["members"]])
         by_table: dict[str, list[dict]] = {}
         owners: dict[str, str] = {}
-        for command in commands:
-            for row in run_blecap(blecap, command, list(local_of), list(extra), timeout):
+        for command, options in passes(commands):
+            for row in run_blecap(blecap, command, list(local_of), options + list(extra), timeout):
                 table = row.get("table")
                 if not isinstance(table, str) or table == MANIFEST:
                     raise RuntimeError(f"blecap {command}: a row without a usable table: {row!r}"[:300])
