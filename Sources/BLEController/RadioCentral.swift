@@ -58,6 +58,8 @@ struct CentralState {
     var found: (address: BDAddr, type: UInt8)?
     /// Own_Address_Type of the scan and the connection: 1 with the captured central's random address.
     var ownAddressType: UInt8 = 0
+    /// Scanning and initiating with the extended commands (RadioHost+Extended.swift).
+    var extended = false
     var connecting = false
     var connected: UInt16?
     /// LE Connection Complete's status when the attempt failed.
@@ -119,6 +121,7 @@ extension RadioHost {
                 try command(HCILESetRandomAddress(address: address))
                 central.ownAddressType = 1
             }
+            central.extended = usesExtendedScanning(next)
             if let end = try scan(for: peer, connection: next.connection, configuration, limit(timeoutMicros)) {
                 return end
             }
@@ -135,8 +138,8 @@ extension RadioHost {
 
     // MARK: scanning
 
-    /// Legacy active scanning (Vol 4 Part E 7.8.10–11) until a connectable advertiser shows
-    /// the peer. Every other advertiser is ignored (logged once).
+    /// Active scanning (Vol 4 Part E 7.8.10–11, or the extended 7.8.64–65) until a connectable
+    /// advertiser shows the peer. Every other advertiser is ignored (logged once).
     private func scan(for peer: RadioPeer, connection: Int, _ c: CentralConfiguration, _ runLimit: Int64)
         throws(RadioHostError) -> End?
     {
@@ -144,18 +147,16 @@ extension RadioHost {
         central.found = nil
         central.matched = []
         central.connectable = [:]
-        try command(
-            HCILESetScanParameters(
-                scanType: 1, interval: c.scanInterval, window: c.scanWindow, ownAddressType: central.ownAddressType,
-                filterPolicy: 0))
-        try command(HCILESetScanEnable(enable: true, filterDuplicates: 0))
+        try startScanning(
+            extended: central.extended, interval: c.scanInterval, window: c.scanWindow,
+            ownAddressType: central.ownAddressType)
         central.scanning = true
-        log("scanning for \(peer) (captured connection #\(connection))")
+        log("scanning\(central.extended ? " (extended)" : "") for \(peer) (captured connection #\(connection))")
         let deadline = now + c.scanTimeoutMicros
         while central.found == nil {
             if let end = try pump(until: min(deadline, runLimit)) {
                 central.scanning = false
-                _ = try? command(HCILESetScanEnable(enable: false, filterDuplicates: 0))
+                _ = try? stopScanning(extended: central.extended)
                 guard end == .timeout, now >= deadline else { return end }
                 throw RadioHostError(
                     "\(peer) was not found within \(c.scanTimeoutMicros / 1_000_000) s of scanning "
@@ -163,7 +164,7 @@ extension RadioHost {
             }
         }
         central.scanning = false
-        try command(HCILESetScanEnable(enable: false, filterDuplicates: 0))
+        try stopScanning(extended: central.extended)
         return nil
     }
 
@@ -217,7 +218,7 @@ extension RadioHost {
 
     // MARK: connecting
 
-    /// LE Create Connection (7.8.12) with the captured connection's interval, latency and
+    /// LE (Extended) Create Connection (7.8.12, 7.8.66) with the captured connection's interval, latency and
     /// supervision timeout, bounded by `connectTimeoutMicros` (then LE Create Connection Cancel).
     private func connect(
         to found: (address: BDAddr, type: UInt8), _ next: CapturedCentralConnection, _ c: CentralConfiguration,
@@ -230,13 +231,11 @@ extension RadioHost {
         central.connected = nil
         central.failed = nil
         central.connecting = true
-        try command(
-            HCILECreateConnection(
-                scanInterval: c.scanInterval, scanWindow: c.scanWindow, initiatorFilterPolicy: 0,
-                peerAddressType: found.type, peerAddress: found.address, ownAddressType: central.ownAddressType,
-                connection: parameters
-                    ?? HCIConnectionParameters(intervalMin: 24, intervalMax: 24, maxLatency: 0, supervisionTimeout: 200)
-            ))
+        try createConnection(
+            extended: central.extended, to: found, scanInterval: c.scanInterval, scanWindow: c.scanWindow,
+            ownAddressType: central.ownAddressType,
+            connection: parameters
+                ?? HCIConnectionParameters(intervalMin: 24, intervalMax: 24, maxLatency: 0, supervisionTimeout: 200))
         let deadline = now + c.connectTimeoutMicros
         while central.connected == nil {
             if let status = central.failed {

@@ -85,6 +85,11 @@ public final class RadioHost {
     public var log: (String) -> Void = { _ in }
     /// What crossed the real HCI (with `record: true`), for `--out`.
     public private(set) var capture: BTSnoopWriter?
+    /// Read Local Supported Commands' Supported_Commands (nil: not answered): which of the
+    /// extended commands the controller has (RadioHost+Extended.swift).
+    public private(set) var supportedCommands: [UInt8]?
+    /// Advertising runs on the extended commands (set 0), not the legacy ones.
+    var advertisingExtended = false
     /// Read BD_ADDR's answer: the controller's public address.
     public private(set) var controllerAddress: BDAddr?
     /// LE ACL buffers of the controller (LE Read Buffer Size, else Read Buffer Size).
@@ -152,7 +157,7 @@ public final class RadioHost {
                 if let end = try pump(until: min(deadline, limit(timeoutMicros))) {
                     // The run's own limit, or the end of the wait for a central.
                     guard end == .timeout, now >= deadline else { return end }
-                    _ = try? command(HCILESetAdvertisingEnable(enable: 0))
+                    stopAdvertising()
                     throw RadioHostError(
                         "no central connected within \(configuration.acceptTimeoutMicros / 1_000_000) s while "
                             + "advertising as \(ad.address) (captured connection #\(ad.connection))")
@@ -218,7 +223,9 @@ public final class RadioHost {
         if features.count >= 9, features[5] & 0x40 == 0 {
             throw RadioHostError("the controller does not support Bluetooth LE (LMP feature bit 38 is clear)")
         }
-        _ = try? command(HCIParameterlessCommand(opcode: HCIOpcode.readLocalSupportedCommands))
+        if let c = try? command(HCIParameterlessCommand(opcode: HCIOpcode.readLocalSupportedCommands)), c.count >= 65 {
+            supportedCommands = Array(c[1..<65])
+        }
         if let a = try? command(HCIParameterlessCommand(opcode: HCIOpcode.readBDADDR)) {
             controllerAddress = a.withByteView { BDAddr(littleEndian: $0, at: 1) }
         }
@@ -253,10 +260,11 @@ public final class RadioHost {
         }
         // Disconnection Complete (bit 4), Encryption Change (7), Command Complete/Status and
         // Hardware Error (always), LE Meta (61); LE: Connection Complete, Advertising Report,
-        // Connection Update Complete, Read Remote Features Complete, Data Length Change. The LE
-        // Long Term Key Request stays masked: the controller refuses it itself (no keys yet).
+        // Connection Update Complete, Read Remote Features Complete, Data Length Change, and with
+        // the extended commands Enhanced Connection Complete and Extended Advertising Report. The
+        // LE Long Term Key Request stays masked: the controller refuses it itself (no keys yet).
         try command(HCISetEventMask(opcode: HCIOpcode.setEventMask, mask: 0x2000_0000_0000_8090))
-        try command(HCISetEventMask(opcode: HCIOpcode.leSetEventMask, mask: 0x4F))
+        try command(HCISetEventMask(opcode: HCIOpcode.leSetEventMask, mask: 0x4F | extendedEventMask))
         log(
             "controller ready: \(controllerAddress.map { "\($0)" } ?? "address unknown"), "
                 + "\(aclPackets) LE ACL buffers of \(aclPacketLength) octets")
@@ -264,14 +272,21 @@ public final class RadioHost {
 
     /// Advertising parameters, data and scan response as captured, then advertising on.
     private func advertise(_ ad: CapturedAdvertising) throws(RadioHostError) {
-        if ad.addressType == 1 {
-            try command(HCILESetRandomAddress(address: ad.address))
-        } else if let own = controllerAddress, own != ad.address {
+        if ad.addressType != 1, let own = controllerAddress, own != ad.address {
             log(
                 "the captured peripheral's public address \(ad.address) is not this controller's (\(own)): "
                     + "a central must look for \(own)")
         }
-        if ad.capturedExtended { log("captured extended advertising (\(ad.capturedKind)) is played as legacy ADV_IND") }
+        if let extended = ad.extended {
+            guard let missing = missingExtendedAdvertisingCommand(random: ad.addressType == 1) else {
+                return try advertiseExtended(ad, extended)
+            }
+            log(
+                "captured extended advertising (\(ad.capturedKind)) is played as legacy ADV_IND: "
+                    + "the controller's Supported Commands lack \(missing)")
+        }
+        advertisingExtended = false
+        if ad.addressType == 1 { try command(HCILESetRandomAddress(address: ad.address)) }
         // Units of 0.625 ms, within 0x0020…0x4000 (7.8.5).
         let micros = ad.intervalMicros ?? configuration.advertisingIntervalMicros
         let units = UInt16(clamping: min(max(micros / 625, 0x20), 0x4000))
@@ -291,11 +306,17 @@ public final class RadioHost {
     /// parameters, status first. A status other than Success is an error naming it.
     @discardableResult
     func command(_ c: some HCICommandEncodable) throws(RadioHostError) -> [UInt8] {
-        let name = "HCI \(HCICommands.name(for: c.commandOpcode))"
+        try command(opcode: c.commandOpcode, c.h4Encoded())
+    }
+
+    /// `command(_:)` for a command BLEPackets encodes whole (`packet`: its H4 bytes).
+    @discardableResult
+    func command(opcode: UInt16, _ packet: [UInt8]) throws(RadioHostError) -> [UInt8] {
+        let name = "HCI \(HCICommands.name(for: opcode))"
         completion = nil
-        awaiting = c.commandOpcode
+        awaiting = opcode
         defer { awaiting = nil }
-        send(c.h4Encoded())
+        send(packet)
         let deadline = now + configuration.commandTimeoutMicros
         while completion == nil {
             if let end = try pump(until: deadline) {

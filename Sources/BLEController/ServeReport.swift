@@ -203,6 +203,7 @@ extension VirtualController {
         let reached = Set(all.map(\.model))
         let notServed = replay.models.indices.filter {
             replay.models[$0].connection.hostIsCentral == (configuration.role == .peripheral) && !reached.contains($0)
+                && (chosen ?? $0) == $0
         }.map { replay.models[$0].number }
         return ServeReport(
             replay: .served(session: replay.session, connections: results, faults: configuration.faults, clock: clock),

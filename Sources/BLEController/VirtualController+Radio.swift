@@ -20,10 +20,30 @@ public struct CapturedAdvertising: Sendable, Equatable {
     public var scanResponse: [UInt8]
     /// The captured advertising interval, when the capture shows two reports of it.
     public var intervalMicros: Int64?
-    /// The capture showed extended advertising (played as legacy for now: docs/real-radio.md).
+    /// The capture showed extended advertising (LE Extended Advertising Reports).
     public var capturedExtended: Bool
     /// The captured kind's spec name (ADV_IND, extended connectable …).
     public var capturedKind: String
+    /// What the extended advertising commands take when the captured advertising used extended
+    /// (non-legacy) PDUs; nil when it was legacy.
+    public var extended: ExtendedAdvertising?
+}
+
+/// Captured extended advertising as LE Set Extended Advertising Parameters and Data take it
+/// (Vol 4 Part E 7.8.53–55): connectable and undirected (the captured central connected), so
+/// not scannable (7.8.53 allows no connectable scannable extended advertising), on the
+/// captured PHYs.
+public struct ExtendedAdvertising: Sendable, Equatable {
+    /// Advertising_Event_Properties.
+    public var eventProperties: UInt16
+    /// The captured primary PHY (1 LE 1M, 3 LE Coded) and secondary PHY (1, 2 LE 2M, 3), nil
+    /// when the capture does not show them.
+    public var primaryPHY: UInt8?
+    public var secondaryPHY: UInt8?
+    /// The captured advertising data, whole.
+    public var data: [UInt8]
+    /// The captured scan response, which connectable extended advertising cannot carry.
+    public var scanResponse: [UInt8]
 }
 
 extension VirtualController {
@@ -36,7 +56,14 @@ extension VirtualController {
             advertisingType: HCILEAdvertisingReportEntry.advInd,
             data: Array((ad?.data ?? []).prefix(HCILESetAdvertisingData.maximumLength)),
             scanResponse: Array((ad?.scanResponse ?? []).prefix(HCILESetAdvertisingData.maximumLength)),
-            intervalMicros: ad?.intervalMicros, capturedExtended: ad?.extended ?? false, capturedKind: a.kind.name)
+            intervalMicros: ad?.intervalMicros, capturedExtended: ad?.extended ?? false, capturedKind: a.kind.name,
+            extended: a.kind.legacy
+                ? nil
+                : ExtendedAdvertising(
+                    eventProperties: HCILESetExtendedAdvertisingParameters.connectableBit,
+                    primaryPHY: ad?.primaryPHY.flatMap { $0 == 1 || $0 == 3 ? $0 : nil },
+                    secondaryPHY: ad?.secondaryPHY.flatMap { (1...3).contains($0) ? $0 : nil },
+                    data: ad?.data ?? [], scanResponse: ad?.scanResponse ?? []))
     }
 
     /// A real central connected to the real controller the radio host drives: the next captured
@@ -78,6 +105,10 @@ public struct CapturedCentralConnection: Sendable, Equatable {
     /// How the captured link ended (side from the captured peripheral's view: local is the
     /// peripheral, remote the central), nil when the capture does not show it.
     public var capturedEnd: ReplayLinkEnd?
+    /// The capture shows extended scanning or initiating (recorded on the central), or the
+    /// captured peripheral's advertising in extended (non-legacy) PDUs, which only extended
+    /// scanning receives (Vol 6 Part B 4.4.2).
+    public var capturedExtended: Bool = false
 }
 
 extension VirtualController {
@@ -94,7 +125,9 @@ extension VirtualController {
             connection: c.number, peripheral: peripheral.0, peripheralAddressType: peripheral.1,
             central: c.summary.peer,
             centralAddressType: c.summary.peerAddressType.map { $0 & 1 },
-            timing: c.timing, capturedEnd: replay.models[m].linkEnd)
+            timing: c.timing, capturedEnd: replay.models[m].linkEnd,
+            capturedExtended: session.hostUsedExtendedScanning
+                || (c.advertisement.map { $0.extended && !AdvertisingKind(captured: $0).legacy } ?? false))
     }
 
     /// Role central: the real controller the radio host drives connected to the real
@@ -128,5 +161,21 @@ extension VirtualController {
             !$0.hostIsClient && $0.opcode != ATTOpcode.handleValueConfirmation.rawValue
         }
         return steps || c.peerStepScheduled || c.endScheduled || nextDeadline != nil
+    }
+}
+
+extension VirtualController {
+    /// The captured connections it plays in its role, in the order it plays them: number and
+    /// peer (the captured peer of this role's far side), for the user to choose from.
+    public var servableConnectionList: [(number: Int, peer: BDAddr?)] {
+        unserved.map { (replay.models[$0].number, replay.models[$0].connection.summary.peer) }
+    }
+
+    /// Plays captured connection `number` only (`--connection`); false, changing nothing, when
+    /// it is not one it plays in its role.
+    public func playOnly(connection number: Int) -> Bool {
+        guard let m = unserved.first(where: { replay.models[$0].number == number }) else { return false }
+        (unserved, chosen) = ([m], m)
+        return true
     }
 }

@@ -92,6 +92,8 @@ public final class VirtualController {
 
     /// Captured connections (host central) not served yet, in captured order.
     var unserved: [Int]
+    /// The one captured connection chosen to play (`playOnly(connection:)`); nil: every one.
+    var chosen: Int?
     /// What each served connection became.
     public internal(set) var served: [ServedConnection] = []
     var timers = TimerQueue()

@@ -45,6 +45,10 @@ public struct CapturedAdvertisement: Sendable, Equatable {
     /// whether that was an LE Extended Advertising Report. 0 (ADV_IND) until one is seen.
     public var eventType: UInt16 = 0
     public var extended = false
+    /// That report's primary and secondary PHY (extended reports: 1 LE 1M, 2 LE 2M, 3 LE
+    /// Coded), nil when not known (legacy reports, or no auxiliary packets).
+    public var primaryPHY: UInt8? = nil
+    public var secondaryPHY: UInt8? = nil
     /// Whether any advertising report other than a scan response was seen (only a scan
     /// response: the advertising PDU itself was missed).
     public var sawAdvertising = false
@@ -166,6 +170,9 @@ public struct CapturedSession: Sendable {
     /// found it. Nil when the capture does not show them.
     public var hostPublicAddress: BDAddr?
     public var hostRandomAddress: BDAddr?
+    /// The capturing host scanned or initiated with the extended commands (LE Set Extended
+    /// Scan Parameters, LE Extended Create Connection: Vol 4 Part E 7.8.64, 7.8.66).
+    public var hostUsedExtendedScanning = false
 
     /// Reads the capture at `path` ("-" for standard input).
     public init(path: String) throws(CaptureError) {
@@ -206,6 +213,7 @@ public struct CapturedSession: Sendable {
                 frames: reading.frames, damage: reader.damage.map { "\($0)" })
             session.hostPublicAddress = reading.controller?.publicAddress
             session.hostRandomAddress = reading.controller?.randomAddress
+            session.hostUsedExtendedScanning = reading.extendedScanning
             session.advertisers = reading.advertiserOrder.compactMap { a, type in
                 reading.adverts[a].map { CapturedAdvertiser(address: a, addressType: type, advertisement: $0) }
             }
@@ -247,6 +255,7 @@ private final class SessionReading: CaptureConsumer {
     var controller: ControllerInfo?
     var security: [Int: CapturedSecurity] = [:]
     var hostCentral: [Int: Bool] = [:]
+    var extendedScanning = false
     // The frame of the last event the timeline emitted: events come out in frame order, so
     // everything before it is final.
     var emitted = 0
@@ -294,6 +303,7 @@ private final class SessionReading: CaptureConsumer {
                 ad.data = bytes
                 ad.eventType = a.eventType
                 ad.extended = a.extended
+                (ad.primaryPHY, ad.secondaryPHY) = (a.primaryPHY, a.secondaryPHY)
                 ad.sawAdvertising = true
                 var t = advertisingTimes[peer] ?? (e.time, [])
                 if e.time > t.last, t.gaps.count < 64 { t.gaps.append(e.time - t.last) }
@@ -312,6 +322,10 @@ private final class SessionReading: CaptureConsumer {
             if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
         case .initComplete(let info):
             if controller == nil { controller = info }
+        case .scanStart(let p):
+            extendedScanning = extendedScanning || p.extended
+        case .connectionCreate(let c):
+            extendedScanning = extendedScanning || c.extended
         case .disconnection:
             if let n = e.connection { ends[n] = (e.frame, e.time) }
         // SMP's initiator is the central (Vol 3 Part H 2.3): a Pairing Request is the

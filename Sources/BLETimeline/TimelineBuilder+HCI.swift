@@ -356,7 +356,8 @@ extension TimelineBuilder {
                     .advertisement(
                         AdvertisementInfo(
                             extended: true, eventType: a.eventType, rssi: a.rssi,
-                            txPower: a.txPower == 127 ? nil : a.txPower, primaryPHY: a.primaryPHY)))
+                            txPower: a.txPower == 127 ? nil : a.txPower, primaryPHY: a.primaryPHY,
+                            secondaryPHY: a.secondaryPHY == 0 ? nil : a.secondaryPHY)))
                 ev.peer = a.address
                 ev.peerAddressType = a.addressType
                 ev.value = InlineBytes(a.data)

@@ -141,6 +141,9 @@ public struct AdvertisementInfo: Sendable, Equatable {
     public var rssi: Int8
     public var txPower: Int8?
     public var primaryPHY: UInt8?
+    /// Extended reports: the PHY of the auxiliary packets (1 LE 1M, 2 LE 2M, 3 LE Coded; nil
+    /// for 0, none, Vol 4 Part E 7.7.65.13).
+    public var secondaryPHY: UInt8? = nil
 }
 
 /// Connection timing (interval in 1.25 ms, latency in events, timeout in 10 ms).

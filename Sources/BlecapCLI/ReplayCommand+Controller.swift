@@ -11,10 +11,10 @@ extension ReplayCommand {
     /// controller's model of the captured connections).
     func runOverController(_ text: String) throws {
         let asCentral = role == "central"
-        if connection != nil || (peer != nil && !asCentral) {
+        if peer != nil && !asCentral {
             printError(
-                "--connection (and --peer with --role peripheral) do not apply to --controller yet: every captured "
-                    + "connection is played")
+                "--peer with --role peripheral does not apply to --controller: choose a captured connection with "
+                    + "--connection N")
             throw BlecapExit.usage.exitCode
         }
         let input = try CaptureInput.open(file, member: member)
@@ -36,6 +36,7 @@ extension ReplayCommand {
                         + "(--role central plays the central of a capture recorded on either side)")
             throw BlecapExit.usage.exitCode
         }
+        if let connection { try choose(connection, of: replay, in: virtual, asCentral: asCentral) }
         let announce: (String) -> Void = { writeStandardError("blecap replay: \($0)\n") }
         let link: FileDescriptorTransport
         do {
@@ -103,5 +104,24 @@ extension ReplayCommand {
         if report.differences > 0 || !report.notServed.isEmpty || !(report.radio ?? []).isEmpty {
             throw BlecapExit.findings.exitCode
         }
+    }
+
+    /// `--connection N`: only that captured connection is played. One the capture does not
+    /// have, or that the other role plays, is a usage error listing the ones this role plays.
+    private func choose(_ n: Int, of replay: CaptureReplay, in virtual: VirtualController, asCentral: Bool) throws {
+        if virtual.playOnly(connection: n) { return }
+        let role = asCentral ? "central" : "peripheral"
+        let why =
+            replay.models.contains { $0.number == n }
+            ? "connection #\(n) has the capture's host as \(asCentral ? "central" : "peripheral"): "
+                + "--role \(asCentral ? "peripheral" : "central") plays it"
+            : "the capture has no connection #\(n)"
+        let list = virtual.servableConnectionList.map { c in
+            "#\(c.number)\(c.peer.map { " (peer \($0))" } ?? "")"
+        }
+        printError(
+            "\(file): --connection \(n): \(why); --role \(role) plays "
+                + (list.isEmpty ? "none of its connections" : list.joined(separator: ", ")))
+        throw BlecapExit.usage.exitCode
     }
 }

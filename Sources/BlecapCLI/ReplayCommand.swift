@@ -40,17 +40,22 @@ struct ReplayCommand: ParsableCommand {
             serial:/dev/ttyACM0[,BAUD][,noflow] (H4 over a UART), or hciN (the kernel's adapter, \
             taken from BlueZ through the HCI user channel for the run; needs CAP_NET_ADMIN). With \
             --role peripheral blecap initialises the controller, advertises as the captured \
-            peripheral (its advertising data, scan response and address when random), and serves \
+            peripheral (its advertising data, scan response and address when random; with the \
+            extended advertising commands when it advertised extended and the controller has \
+            them), and serves \
             the central that connects from the same model as 'blecap serve' (values in captured \
             order, errors, MTU, notifications timed from the subscription, the faults above); the \
             report compares that central's operations with the captured central's, as 'blecap \
             serve' does. With --role central (a capture recorded on either side: the central is the side \
             the LE Connection Complete's Role names) blecap scans for the captured peripheral's \
             address, or the device --peer names by ADDRESS, NAME or \
-            SERVICE-UUID (it connects to no other), connects with the captured connection parameters \
+            SERVICE-UUID (it connects to no other; extended scanning when the capture used it), \
+            connects with the captured connection parameters \
             and plays the captured central's requests, writes and subscriptions at the captured pace \
             or --speed; the report compares the device's answers with the captured peripheral's. \
-            --scan-timeout, --connect-timeout and --response-timeout bound each wait. --out then \
+            --scan-timeout, --connect-timeout and --response-timeout bound each wait. Every \
+            captured connection the role plays is played in turn; --connection N plays that one only \
+            (a number the role does not play is a usage error listing those it does). --out then \
             writes what crossed the HCI. \
             docs/real-radio.md covers dongles, permissions and safety.
 

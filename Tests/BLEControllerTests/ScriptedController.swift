@@ -41,6 +41,18 @@ final class ScriptedController: HCITransport {
     /// When each request went to the host.
     private(set) var requestTimes: [Int64] = []
 
+    /// The parameters of every command the host sent with `opcode`.
+    func parameters(of opcode: UInt16) -> [[UInt8]] {
+        fromHost.compactMap { p in
+            guard p.count >= 4, p[0] == H4PacketType.command, UInt16(p[1]) | UInt16(p[2]) << 8 == opcode else {
+                return nil
+            }
+            return Array(p.dropFirst(4))
+        }
+    }
+    /// What the host logged in `run`.
+    private(set) var hostLog: [String] = []
+
     /// What the host sent: every H4 packet, the ATT PDUs on the connection, the commands' opcodes.
     private(set) var fromHost: [[UInt8]] = []
     private(set) var att: [(time: Int64, pdu: [UInt8])] = []
@@ -128,7 +140,7 @@ final class ScriptedController: HCITransport {
                     HCISynthesis.disconnectionComplete(handle: h, reason: HCIError.connectionTerminatedByLocalHost)
                 ])
             }
-        case HCIOpcode.leSetAdvertisingEnable:
+        case HCIOpcode.leSetAdvertisingEnable, HCIOpcode.leSetExtendedAdvertisingEnable:
             deliver([HCISynthesis.commandComplete(opcode)])
             if parameters.first == 1, !connected, next == 0 {
                 connected = true
@@ -194,19 +206,22 @@ final class ScriptedController: HCITransport {
 
     /// The central capture's peripheral, played by `RadioHost` through this controller.
     func run(
-        speed: ReplaySpeed = .realtime, faults: ReplayFaults = .none,
+        capture: String = RadioHostTests.central, speed: ReplaySpeed = .realtime, faults: ReplayFaults = .none,
         configure: (inout RadioHost.Configuration) -> Void = { _ in },
+        choose: (VirtualController) -> Void = { _ in },
         timeoutMicros: Int64 = 120_000_000
     ) throws -> (end: Result<RadioHost.End, RadioHostError>, host: RadioHost, report: ServeReport) {
         var config = ControllerConfiguration()
         config.speed = speed
         config.faults = faults
         config.aclPackets = 255
-        let virtual = VirtualController(replay: try CaptureReplay(path: RadioHostTests.central), configuration: config)
+        let virtual = VirtualController(replay: try CaptureReplay(path: capture), configuration: config)
+        choose(virtual)
         var hostConfig = RadioHost.Configuration()
         configure(&hostConfig)
         let host = RadioHost(virtual: virtual, transport: self, configuration: hostConfig, record: true)
         host.clock = { [unowned self] in time }
+        host.log = { [unowned self] in hostLog.append($0) }
         let end: Result<RadioHost.End, RadioHostError>
         do { end = .success(try host.run(timeoutMicros: timeoutMicros)) } catch { end = .failure(error) }
         return (end, host, virtual.report())

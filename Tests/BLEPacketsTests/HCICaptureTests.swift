@@ -147,6 +147,15 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
         case HCIOpcode.leLongTermKeyRequestReply: return HCILELongTermKeyRequestReply(parameters: p)
         case HCIOpcode.leSetPHY: return HCILESetPHY(parameters: p)
         case HCIOpcode.leAddDeviceToResolvingList: return HCILEAddDeviceToResolvingList(parameters: p)
+        // What `blecap replay --controller` sends to advertise, scan and connect with the
+        // extended commands.
+        case HCIOpcode.leSetExtendedAdvertisingParameters: return HCILESetExtendedAdvertisingParameters(parameters: p)
+        case HCIOpcode.leSetExtendedAdvertisingData, HCIOpcode.leSetExtendedScanResponseData:
+            return HCILESetExtendedAdvertisingData(opcode: c.opcode, parameters: p)
+        case HCIOpcode.leSetAdvertisingSetRandomAddress: return HCILESetAdvertisingSetRandomAddress(parameters: p)
+        case HCIOpcode.leSetExtendedScanParameters: return HCILESetExtendedScanParameters(parameters: p)
+        case HCIOpcode.leSetExtendedScanEnable: return HCILESetExtendedScanEnable(parameters: p)
+        case HCIOpcode.leExtendedCreateConnection: return HCILEExtendedCreateConnection(parameters: p)
         default: return nil
         }
     }
@@ -172,6 +181,9 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
             HCIOpcode.setEventMask, HCIOpcode.leSetEventMask, HCIOpcode.leSetRandomAddress,
             HCIOpcode.leWriteSuggestedDefaultDataLength, HCIOpcode.leSetExtendedAdvertisingEnable,
             HCIOpcode.leEnableEncryption, HCIOpcode.leLongTermKeyRequestReply,
+            HCIOpcode.leSetExtendedAdvertisingParameters, HCIOpcode.leSetExtendedAdvertisingData,
+            HCIOpcode.leSetAdvertisingSetRandomAddress,
+            HCIOpcode.leSetExtendedScanParameters, HCIOpcode.leSetExtendedScanEnable,
         ] {
             #expect(seen[op, default: 0] > 0, "opcode \(op) never seen")
         }

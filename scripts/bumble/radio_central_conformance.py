@@ -4,8 +4,10 @@ one link (scripts/bumble/radio_link.py). An unmodified Bumble peripheral on cont
 (scripts/bumble/peripheral_app.py) serves the captured peripheral's database (the values its
 reads returned, the notifications it sent after each subscription) from the captured
 peripheral's address; blecap hosts controller A over tcp-client, scans for that address,
-connects and plays the captured central. Checked, for every capture recorded on the
-peripheral:
+connects and plays the captured central. The capture may be recorded on the peripheral (the
+database is its host's own) or on the central (the database the central discovered, the
+peripheral's address from its LE Connection Complete; the capture's directions are then the
+other way round). Checked, for every capture:
 
   * blecap's report says identical (every captured answer "same", nothing over the radio,
     every captured connection played) and its exit status is 0;
@@ -22,7 +24,7 @@ scripts/conformance.py runs the sessions the app reproduces (IDENTICAL below); r
 on all of them to see the others' divergences.
 
     python3 scripts/bumble/radio_central_conformance.py --blecap .build/debug/blecap \\
-        captures/bumble/*.peripheral*.btsnoop
+        captures/bumble/*.btsnoop
 
 scripts/conformance.py runs `check_radio_central` for every Bumble peripheral capture.
 """
@@ -48,26 +50,31 @@ from serve_conformance import PERIPHERAL_APP, bumble_python, captured_central, j
 # the captured peripheral refused it; reconnect_storm's exchange is identical but the captured
 # peripheral ended three of its links, the app none; two_peripherals_concurrent's notifications
 # come in another order against the reads. blecap reports each of these as it should.
-IDENTICAL = {"nil_scan_all_services.peripheral.btsnoop"}
+IDENTICAL = {"nil_scan_all_services.peripheral.btsnoop", "nil_scan_all_services.central.btsnoop"}
 
 
-def database(blecap, path, expected):
+def database(blecap, path, expected, on_central=False):
     """The app's database: the captured one with, per characteristic, the values the captured
     peripheral notified or indicated on each connection, and the captured peripheral's
-    address (the random address its controller was given, else its public one)."""
+    address (recorded on the peripheral, the random address its controller was given, else
+    its public one; recorded on the central, the LE Connection Complete's peer)."""
     notified = {}
     address = name = None
     last = {}  # (connection, value handle) -> elapsed of its subscription or last notification
     subscribed = {}  # connection -> elapsed of its last subscription
+    # The peripheral's notifications: sent by the capture's host, or received by it.
+    notifies = "received" if on_central else "sent"
+    if on_central:
+        address = expected[0].get("peer")
     for e in jsonl(blecap, "timeline", path, "--format", "jsonl"):
-        if e.get("type") == "controller.init_complete" and address is None:
+        if e.get("type") == "controller.init_complete" and address is None and not on_central:
             address = e.get("random_address") or e.get("public_address")
         elif e.get("type") == "gatt.read" and e.get("uuid") == "2A00" and e.get("value") and name is None:
             # GAP's Device Name, which Bumble's own GAP service answers from the device's name.
             name = bytes.fromhex(e["value"]).decode("utf-8", "replace")
         elif e.get("type") == "gatt.subscribe":
             subscribed[e.get("connection")] = e["elapsed"]
-        elif e.get("type") in ("gatt.notification", "gatt.indication") and e.get("direction") == "sent":
+        elif e.get("type") in ("gatt.notification", "gatt.indication") and e.get("direction") == notifies:
             key = (e["connection"], e["handle"])
             since = last.get(key, subscribed.get(e["connection"], e["elapsed"]))
             last[key] = e["elapsed"]
@@ -86,9 +93,13 @@ def database(blecap, path, expected):
 def check_radio_central(blecap, path, tmp, speed="realtime"):
     """(problems, summary) for one peripheral capture played over linked Bumble controllers."""
     expected = captured_central(blecap, path)
+    # Recorded on the central (a phone's own log): the same session from the other side.
+    on_central = not expected
+    if on_central:
+        expected = captured_central(blecap, path, side="central")
     if not expected:
-        return [], "no peripheral connection"
-    db, address, name = database(blecap, path, expected)
+        return [], "no connection"
+    db, address, name = database(blecap, path, expected, on_central)
     if address is None:
         return ["the capture does not show the peripheral's address"], "not run"
     python = bumble_python()
@@ -162,9 +173,12 @@ def check_radio_central(blecap, path, tmp, speed="realtime"):
     seen_conns = by_connection(b)
     if len(seen_conns) != len(captured_conns):
         problems.append(f"{len(captured_conns)} captured connections, {len(seen_conns)} on B")
+    # B is the peripheral: what it received is what the captured central sent, which a capture
+    # recorded on the central shows as sent.
+    mirror = {"received": "sent", "sent": "received"} if on_central else {"received": "received", "sent": "sent"}
     for k, (want, got) in enumerate(zip(captured_conns, seen_conns)):
         for direction in ("received", "sent"):
-            w = [p for d, p in want if d == direction]
+            w = [p for d, p in want if d == mirror[direction]]
             g = [p for d, p in got if d == direction]
             total += len(w)
             same += sum(1 for x, y in zip(w, g) if x == y)

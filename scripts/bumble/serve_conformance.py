@@ -284,24 +284,28 @@ def main():
 PERIPHERAL_APP = os.path.join(HERE, "peripheral_app.py")
 
 
-def captured_central(blecap, path):
-    """Per captured connection whose host was peripheral: the host's database (without the GAP
-    and GATT services Bumble adds itself) with the values it read out, and the captured
-    central's successful operations in order."""
+def captured_central(blecap, path, side="peripheral"):
+    """Per captured connection whose host was `side`: the peripheral's database (without the
+    GAP and GATT services Bumble adds itself) with the values it read out, and the captured
+    central's successful operations in order. Recorded on the peripheral (`side` peripheral),
+    the database is the host's own and the central's requests are what the host received;
+    recorded on the central, the database is the peer's and the requests what the host sent."""
     gatt = json.loads(subprocess.run([blecap, "gatt", path, "--format", "json"], capture_output=True,
                                      text=True, timeout=120).stdout or "{}")
     connections = {}
     for c in gatt.get("connections", []):
-        if c.get("role") != "peripheral":
+        if c.get("role") != side:
             continue
-        db = c["local_database"]
+        db = c["local_database" if side == "peripheral" else "remote_database"]
         cccd_value = {d["handle"]: ch["value_handle"] for ch in db["characteristics"] for d in ch["descriptors"]
                       if uuid(d["uuid"]) == "2902"}
-        connections[c["connection"]] = {"db": db, "cccd": cccd_value, "operations": [], "values": {}}
+        connections[c["connection"]] = {"db": db, "cccd": cccd_value, "operations": [], "values": {},
+                                         "peer": c.get("peer")}
+    requests = "received" if side == "peripheral" else "sent"
     prepared = {}
     for e in jsonl(blecap, "timeline", path, "--format", "jsonl"):
         c = connections.get(e.get("connection"))
-        if c is None or e.get("direction") != "received" or e.get("outcome") not in ("success", None):
+        if c is None or e.get("direction") != requests or e.get("outcome") not in ("success", None):
             continue
         t, variant = e.get("type"), e.get("variant")
         # Bumble's own GAP and GATT services answer by themselves: the app never sees those.
@@ -342,7 +346,7 @@ def captured_central(blecap, path):
                  "value": c["values"].get(ch["value_handle"], "") if isinstance(c["values"].get(ch["value_handle"], ""), str) else "",
                  "descriptors": [{"uuid": d["uuid"]} for d in ch["descriptors"] if uuid(d["uuid"]) != "2902"]}
                 for ch in chars]})
-        out.append({"connection": k, "services": services, "operations": c["operations"]})
+        out.append({"connection": k, "services": services, "operations": c["operations"], "peer": c["peer"]})
     return out
 
 

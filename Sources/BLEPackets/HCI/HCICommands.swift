@@ -304,7 +304,7 @@ public struct HCILECreateConnection: HCICommandEncodable, Sendable {
 /// HCI_LE_Extended_Create_Connection [v1] (7.8.66, opcode 0x2043) and [v2] (7.8.66,
 /// opcode 0x2085, which prefixes Advertising_Handle and Subevent for PAwR). One 16-byte block
 /// per bit of `initiatingPHYs` (bit 0 LE 1M, bit 1 LE 2M, bit 2 LE Coded).
-public struct HCILEExtendedCreateConnection: Sendable {
+public struct HCILEExtendedCreateConnection: HCICommandEncodable, Sendable {
     public static let opcodeV1: UInt16 = HCIOpcode.leExtendedCreateConnection
     public static let opcodeV2: UInt16 = HCIOpcode.leExtendedCreateConnectionV2
     public let version: Int
@@ -340,6 +340,51 @@ public struct HCILEExtendedCreateConnection: Sendable {
         (initiatorFilterPolicy, ownAddressType, peerAddressType, peerAddress, initiatingPHYs, phyBlocks) = (
             fp, ot, pt, pa, phys, blocks
         )
+    }
+
+    /// `phyBlocks`: the per-PHY blocks (Scan_Interval, Scan_Window, then the connection
+    /// parameters and Min/Max_CE_Length) as they go on the wire, one per bit of `initiatingPHYs`.
+    public init(
+        initiatorFilterPolicy: UInt8, ownAddressType: UInt8, peerAddressType: UInt8, peerAddress: BDAddr,
+        initiatingPHYs: UInt8, phyBlocks: ByteView
+    ) {
+        (version, advertisingHandle, subevent) = (1, nil, nil)
+        (self.initiatorFilterPolicy, self.ownAddressType, self.peerAddressType, self.peerAddress) = (
+            initiatorFilterPolicy, ownAddressType, peerAddressType, peerAddress
+        )
+        (self.initiatingPHYs, self.phyBlocks) = (initiatingPHYs, phyBlocks)
+    }
+
+    /// The whole H4 packet of a [v1] command initiating on LE 1M only (`initiatingPHYs` 0x01)
+    /// with one block.
+    public static func h4Encoded(
+        initiatorFilterPolicy: UInt8, ownAddressType: UInt8, peerAddressType: UInt8, peerAddress: BDAddr,
+        scanInterval: UInt16, scanWindow: UInt16, connection: HCIConnectionParameters
+    ) -> [UInt8] {
+        var block = ByteWriter()
+        block.appendUInt16LE(scanInterval)
+        block.appendUInt16LE(scanWindow)
+        connection.append(to: &block)
+        return block.bytes.withByteView {
+            Self(
+                initiatorFilterPolicy: initiatorFilterPolicy, ownAddressType: ownAddressType,
+                peerAddressType: peerAddressType, peerAddress: peerAddress, initiatingPHYs: 0x01, phyBlocks: $0
+            ).h4Encoded()
+        }
+    }
+
+    public var commandOpcode: UInt16 { version == 2 ? Self.opcodeV2 : Self.opcodeV1 }
+    public func appendParameters(to w: inout ByteWriter) {
+        if version == 2 {
+            w.appendUInt8(advertisingHandle ?? 0xFF)
+            w.appendUInt8(subevent ?? 0xFF)
+        }
+        w.appendUInt8(initiatorFilterPolicy)
+        w.appendUInt8(ownAddressType)
+        w.appendUInt8(peerAddressType)
+        w.appendAddress(peerAddress)
+        w.appendUInt8(initiatingPHYs)
+        w.appendBytes(phyBlocks)
     }
 
     public var entries: Entries { Entries(phys: initiatingPHYs & Self.knownPHYBits, blocks: phyBlocks) }

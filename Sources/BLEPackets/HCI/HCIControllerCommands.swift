@@ -93,6 +93,65 @@ public struct HCILESetAdvertisingData: HCICommandEncodable, Sendable {
     }
 }
 
+/// HCI_LE_Set_Extended_Advertising_Data (7.8.54, 0x2037) and HCI_LE_Set_Extended_Scan_Response_Data
+/// (7.8.55, 0x2038): Advertising_Handle, Operation, Fragment_Preference, then a length octet
+/// and that many octets of data (at most 251 in one command; longer data goes in fragments).
+/// Nil when the parameters end before the data they announce.
+public struct HCILESetExtendedAdvertisingData: HCICommandEncodable, Sendable {
+    /// The data one command carries.
+    public static let maximumFragment = 251
+    /// Operation (7.8.54): an intermediate, the first or the last fragment, or the whole data.
+    public static let intermediateFragment: UInt8 = 0x00
+    public static let firstFragment: UInt8 = 0x01
+    public static let lastFragment: UInt8 = 0x02
+    public static let completeData: UInt8 = 0x03
+    public let commandOpcode: UInt16
+    public let advertisingHandle: UInt8
+    public let operation: UInt8
+    /// 0: the controller may fragment the data; 1: it should not.
+    public let fragmentPreference: UInt8
+    public let data: [UInt8]
+
+    /// At most `maximumFragment` octets of `data` are kept.
+    public init(
+        opcode: UInt16, advertisingHandle: UInt8, operation: UInt8, fragmentPreference: UInt8 = 1, data: [UInt8]
+    ) {
+        (commandOpcode, self.advertisingHandle, self.operation) = (opcode, advertisingHandle, operation)
+        (self.fragmentPreference, self.data) = (fragmentPreference, Array(data.prefix(Self.maximumFragment)))
+    }
+
+    public init?(opcode: UInt16, parameters p: ByteView) {
+        guard let h = p.u8(0), let o = p.u8(1), let f = p.u8(2), let n = p.u8(3), let d = p.slice(4, Int(n)) else {
+            return nil
+        }
+        (commandOpcode, advertisingHandle, operation, fragmentPreference, data) = (opcode, h, o, f, d.toArray())
+    }
+
+    /// `data` as the commands that set it on `advertisingHandle`: one with Operation
+    /// "complete" when it fits (also when empty), else first, intermediate … last fragments.
+    public static func commands(opcode: UInt16, advertisingHandle: UInt8, data: [UInt8]) -> [Self] {
+        guard data.count > maximumFragment else {
+            return [Self(opcode: opcode, advertisingHandle: advertisingHandle, operation: completeData, data: data)]
+        }
+        return stride(from: 0, to: data.count, by: maximumFragment).map { start in
+            let end = min(start + maximumFragment, data.count)
+            let operation =
+                start == 0 ? firstFragment : end == data.count ? lastFragment : intermediateFragment
+            return Self(
+                opcode: opcode, advertisingHandle: advertisingHandle, operation: operation,
+                data: Array(data[start..<end]))
+        }
+    }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(advertisingHandle)
+        w.appendUInt8(operation)
+        w.appendUInt8(fragmentPreference)
+        w.appendUInt8(UInt8(data.count))
+        w.appendBytes(data)
+    }
+}
+
 /// HCI_LE_Set_Advertising_Enable (7.8.9, 0x200A): Advertising_Enable.
 public struct HCILESetAdvertisingEnable: HCICommandEncodable, Sendable {
     public static let opcode: UInt16 = HCIOpcode.leSetAdvertisingEnable

@@ -35,6 +35,12 @@ struct HCILayoutFields {
         return parameters.u16le(f.offset)
     }
 
+    /// A three-octet field's value (little-endian).
+    func uint24(_ name: StaticString) -> UInt32? {
+        guard let f = field(name), f.parameter.size == 3 else { return nil }
+        return parameters.u24le(f.offset)
+    }
+
     /// An address field's value.
     func address(_ name: StaticString) -> BDAddr? {
         guard let f = field(name), f.parameter.size == 6 else { return nil }
@@ -100,22 +106,108 @@ public struct HCILESetAdvertisingParameters: HCICommandEncodable, Sendable {
     }
 }
 
-/// HCI_LE_Set_Extended_Advertising_Parameters [v1] (7.8.53, 0x2036), the field a controller
-/// acts on, read through the command's layout as far as the parameters reach.
-public struct HCILESetExtendedAdvertisingParameters: Sendable {
+/// HCI_LE_Set_Extended_Advertising_Parameters [v1] (7.8.53, 0x2036), read through the
+/// command's layout as far as the parameters reach (a field is nil when they end before it),
+/// and written back field by field up to the first missing one: a controller reads
+/// `ownAddressType`, a host (`blecap replay --controller`) writes them all.
+public struct HCILESetExtendedAdvertisingParameters: HCICommandEncodable, Sendable {
     public static let opcode: UInt16 = HCIOpcode.leSetExtendedAdvertisingParameters
+    /// Advertising_Event_Properties bits (7.8.53): connectable, scannable, directed, high duty
+    /// cycle directed, legacy PDUs, anonymous, include TX power.
+    public static let connectableBit: UInt16 = 0x0001
+    public static let scannableBit: UInt16 = 0x0002
+    public static let directedBit: UInt16 = 0x0004
+    public static let legacyBit: UInt16 = 0x0010
+    /// Advertising_TX_Power 0x7F: the host has no preference.
+    public static let noTxPowerPreference: Int8 = 127
+
+    public let advertisingHandle: UInt8?
+    public let eventProperties: UInt16?
+    /// Primary_Advertising_Interval_Min and _Max, three octets each, units of 0.625 ms.
+    public let intervalMin: UInt32?
+    public let intervalMax: UInt32?
+    public let channelMap: UInt8?
     /// Own_Address_Type, nil when the parameters end before it.
     public let ownAddressType: UInt8?
+    public let peerAddressType: UInt8?
+    public let peerAddress: BDAddr?
+    public let filterPolicy: UInt8?
+    public let txPower: Int8?
+    /// Primary_Advertising_PHY (1 LE 1M, 3 LE Coded) and Secondary_Advertising_PHY (1 LE 1M,
+    /// 2 LE 2M, 3 LE Coded).
+    public let primaryPHY: UInt8?
+    public let secondaryMaxSkip: UInt8?
+    public let secondaryPHY: UInt8?
+    public let sid: UInt8?
+    public let scanRequestNotification: UInt8?
 
     public init(parameters p: ByteView) {
-        ownAddressType = HCILayoutFields(layout: HCICommandLayouts.leSetExtendedAdvertisingParameters, parameters: p)
-            .uint8("own_address_type")
+        let f = HCILayoutFields(layout: HCICommandLayouts.leSetExtendedAdvertisingParameters, parameters: p)
+        (advertisingHandle, eventProperties) = (f.uint8("advertising_handle"), f.uint16("advertising_event_properties"))
+        intervalMin = f.uint24("primary_advertising_interval_min")
+        intervalMax = f.uint24("primary_advertising_interval_max")
+        (channelMap, ownAddressType) = (f.uint8("primary_advertising_channel_map"), f.uint8("own_address_type"))
+        (peerAddressType, peerAddress) = (f.uint8("peer_address_type"), f.address("peer_address"))
+        filterPolicy = f.uint8("advertising_filter_policy")
+        txPower = f.uint8("advertising_tx_power").map { Int8(bitPattern: $0) }
+        (primaryPHY, secondaryMaxSkip) = (f.uint8("primary_advertising_phy"), f.uint8("secondary_advertising_max_skip"))
+        (secondaryPHY, sid) = (f.uint8("secondary_advertising_phy"), f.uint8("advertising_sid"))
+        scanRequestNotification = f.uint8("scan_request_notification_enable")
+    }
+
+    public init(
+        advertisingHandle: UInt8, eventProperties: UInt16, intervalMin: UInt32, intervalMax: UInt32,
+        ownAddressType: UInt8, primaryPHY: UInt8, secondaryPHY: UInt8, channelMap: UInt8 = 0x07,
+        peerAddressType: UInt8 = 0, peerAddress: BDAddr = BDAddr(rawValue: 0), filterPolicy: UInt8 = 0,
+        txPower: Int8 = Self.noTxPowerPreference, secondaryMaxSkip: UInt8 = 0, sid: UInt8 = 0,
+        scanRequestNotification: UInt8 = 0
+    ) {
+        (self.advertisingHandle, self.eventProperties) = (advertisingHandle, eventProperties)
+        (self.intervalMin, self.intervalMax, self.channelMap) = (intervalMin, intervalMax, channelMap)
+        (self.ownAddressType, self.peerAddressType, self.peerAddress) = (ownAddressType, peerAddressType, peerAddress)
+        (self.filterPolicy, self.txPower, self.primaryPHY) = (filterPolicy, txPower, primaryPHY)
+        (self.secondaryMaxSkip, self.secondaryPHY, self.sid) = (secondaryMaxSkip, secondaryPHY, sid)
+        self.scanRequestNotification = scanRequestNotification
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+    public func appendParameters(to w: inout ByteWriter) {
+        guard let advertisingHandle else { return }
+        w.appendUInt8(advertisingHandle)
+        guard let eventProperties else { return }
+        w.appendUInt16LE(eventProperties)
+        guard let intervalMin else { return }
+        w.appendUInt24LE(intervalMin)
+        guard let intervalMax else { return }
+        w.appendUInt24LE(intervalMax)
+        guard let channelMap else { return }
+        w.appendUInt8(channelMap)
+        guard let ownAddressType else { return }
+        w.appendUInt8(ownAddressType)
+        guard let peerAddressType else { return }
+        w.appendUInt8(peerAddressType)
+        guard let peerAddress else { return }
+        w.appendAddress(peerAddress)
+        guard let filterPolicy else { return }
+        w.appendUInt8(filterPolicy)
+        guard let txPower else { return }
+        w.appendInt8(txPower)
+        guard let primaryPHY else { return }
+        w.appendUInt8(primaryPHY)
+        guard let secondaryMaxSkip else { return }
+        w.appendUInt8(secondaryMaxSkip)
+        guard let secondaryPHY else { return }
+        w.appendUInt8(secondaryPHY)
+        guard let sid else { return }
+        w.appendUInt8(sid)
+        guard let scanRequestNotification else { return }
+        w.appendUInt8(scanRequestNotification)
     }
 }
 
 /// HCI_LE_Set_Advertising_Set_Random_Address (7.8.52, 0x2035), read through the command's
-/// layout as far as the parameters reach.
-public struct HCILESetAdvertisingSetRandomAddress: Sendable {
+/// layout as far as the parameters reach, and written back up to the first missing field.
+public struct HCILESetAdvertisingSetRandomAddress: HCICommandEncodable, Sendable {
     public static let opcode: UInt16 = HCIOpcode.leSetAdvertisingSetRandomAddress
     public let advertisingHandle: UInt8?
     /// Random_Address, nil when the parameters end before its six octets.
@@ -124,5 +216,17 @@ public struct HCILESetAdvertisingSetRandomAddress: Sendable {
     public init(parameters p: ByteView) {
         let f = HCILayoutFields(layout: HCICommandLayouts.leSetAdvertisingSetRandomAddress, parameters: p)
         (advertisingHandle, randomAddress) = (f.uint8("advertising_handle"), f.address("random_address"))
+    }
+
+    public init(advertisingHandle: UInt8, randomAddress: BDAddr) {
+        (self.advertisingHandle, self.randomAddress) = (advertisingHandle, randomAddress)
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+    public func appendParameters(to w: inout ByteWriter) {
+        guard let advertisingHandle else { return }
+        w.appendUInt8(advertisingHandle)
+        guard let randomAddress else { return }
+        w.appendAddress(randomAddress)
     }
 }
