@@ -126,6 +126,8 @@ public final class RadioHost {
     var toReal: [UInt16: UInt16] = [:]
     /// LE Connection Complete seen while advertising: the real handle.
     private var accepted: UInt16?
+    /// The advertising on now: the address a central connects to (SMP's ra).
+    private var advertised: CapturedAdvertising?
     /// ACL packets waiting for a free controller buffer (Vol 4 Part E 4.1.1).
     private var queue: [[UInt8]] = []
     private var inFlight = 0
@@ -149,6 +151,8 @@ public final class RadioHost {
         start = clock()
         virtual.clock = { [unowned self] in clock() - start }
         virtual.output = { [unowned self] packet in fromVirtual(packet) }
+        // Pairing over the air: nonces and the LE Secure Connections key pair fresh each run.
+        virtual.securityRandom = { UInt64.random(in: .min ... .max) }
         try initialise()
         while let ad = virtual.nextCapturedAdvertising {
             try advertise(ad)
@@ -260,11 +264,12 @@ public final class RadioHost {
         }
         // Disconnection Complete (bit 4), Encryption Change (7), Command Complete/Status and
         // Hardware Error (always), LE Meta (61); LE: Connection Complete, Advertising Report,
-        // Connection Update Complete, Read Remote Features Complete, Data Length Change, and with
-        // the extended commands Enhanced Connection Complete and Extended Advertising Report. The
-        // LE Long Term Key Request stays masked: the controller refuses it itself (no keys yet).
+        // Connection Update Complete, Read Remote Features Complete, Long Term Key Request (the
+        // captured peripheral's host gives the key a pairing made, `VirtualController.radioLongTermKey`),
+        // Data Length Change, and with the extended commands Enhanced Connection Complete and
+        // Extended Advertising Report.
         try command(HCISetEventMask(opcode: HCIOpcode.setEventMask, mask: 0x2000_0000_0000_8090))
-        try command(HCISetEventMask(opcode: HCIOpcode.leSetEventMask, mask: 0x4F | extendedEventMask))
+        try command(HCISetEventMask(opcode: HCIOpcode.leSetEventMask, mask: 0x5F | extendedEventMask))
         log(
             "controller ready: \(controllerAddress.map { "\($0)" } ?? "address unknown"), "
                 + "\(aclPackets) LE ACL buffers of \(aclPacketLength) octets")
@@ -296,6 +301,8 @@ public final class RadioHost {
                 ownAddressType: ad.addressType))
         try command(HCILESetAdvertisingData(opcode: HCIOpcode.leSetAdvertisingData, data: ad.data))
         try command(HCILESetAdvertisingData(opcode: HCIOpcode.leSetScanResponseData, data: ad.scanResponse))
+        // Before enabling: a central may connect before the command's Command Complete is read.
+        advertised = ad
         try command(HCILESetAdvertisingEnable(enable: 1))
         log(
             "advertising as \(ad.address) (\(ad.addressType == 1 ? "random" : "public")) for captured connection #\(ad.connection)"
@@ -430,6 +437,18 @@ public final class RadioHost {
                 return reject("Disconnection Complete for handle 0x\(String(d.handle, radix: 16)), no such connection")
             }
             linkEnded(real: d.handle, reason: d.reason)
+        case HCIEventCode.encryptionChange, HCIEventCode.encryptionChangeV2:
+            let version = e.code == HCIEventCode.encryptionChangeV2 ? 2 : 1
+            guard let c = HCIEncryptionChange(parameters: e.parameters, version: version) else {
+                return reject("short Encryption Change")
+            }
+            guard let v = toVirtual[c.handle] else { return }
+            log(
+                c.status == HCIError.success
+                    ? "the link is \(c.encryptionEnabled != 0 ? "encrypted" : "no longer encrypted")"
+                    : "encryption failed: \(HCIError.name(c.status).map { "\($0)" } ?? "status 0x\(String(c.status, radix: 16))")"
+            )
+            virtual.radioEncryptionChanged(handle: v, status: c.status, enabled: c.encryptionEnabled != 0)
         case Self.hardwareErrorEvent:
             // The controller needs a reset (Vol 4 Part E 7.7.16): nothing it says can be trusted.
             let code = e.parameters.u8(0).map { "0x\(String($0, radix: 16))" } ?? "no code"
@@ -448,19 +467,47 @@ public final class RadioHost {
             advertisingReport(e)
         case HCILESubeventCode.connectionComplete?:
             guard let c = HCILEConnectionComplete(parameters: p) else { return reject("short LE Connection Complete") }
-            connected(status: c.status, handle: c.handle, role: c.role, peer: c.peerAddress)
+            connected(
+                status: c.status, handle: c.handle, role: c.role, peerType: c.peerAddressType, peer: c.peerAddress)
         case HCILESubeventCode.enhancedConnectionComplete?, HCILESubeventCode.enhancedConnectionCompleteV2?:
             let v = e.subeventCode == HCILESubeventCode.enhancedConnectionCompleteV2 ? 2 : 1
             guard let c = HCILEEnhancedConnectionComplete(parameters: p, version: v) else {
                 return reject("short LE Enhanced Connection Complete")
             }
-            connected(status: c.status, handle: c.handle, role: c.role, peer: c.peerAddress)
+            connected(
+                status: c.status, handle: c.handle, role: c.role, peerType: c.peerAddressType, peer: c.peerAddress)
+        case HCILESubeventCode.longTermKeyRequest?:
+            guard let r = HCILELongTermKeyRequest(parameters: p) else {
+                return reject("short LE Long Term Key Request")
+            }
+            longTermKeyRequest(r)
         default:
             break
         }
     }
 
-    private func connected(status: UInt8, handle: UInt16, role: UInt8, peer: BDAddr) {
+    /// The central starts encryption (Vol 4 Part E 7.7.65.5): the captured peripheral's host
+    /// answers with the key it holds (7.8.25), or has none (7.8.26: the link stays unencrypted).
+    private func longTermKeyRequest(_ r: HCILELongTermKeyRequest) {
+        guard let v = toVirtual[r.handle] else {
+            reject("LE Long Term Key Request for handle 0x\(String(r.handle, radix: 16)), no such connection")
+            return send(
+                HCIConnectionHandleCommand(opcode: HCIOpcode.leLongTermKeyRequestNegativeReply, handle: r.handle)
+                    .h4Encoded())
+        }
+        let what = "LE Long Term Key Request (EDIV 0x\(String(r.encryptedDiversifier, radix: 16)))"
+        if let key = virtual.radioLongTermKey(handle: v, rand: r.randomNumber, ediv: r.encryptedDiversifier) {
+            log("\(what): the captured peripheral's key given")
+            send(HCILELongTermKeyRequestReply(handle: r.handle, longTermKey: key).h4Encoded())
+        } else {
+            log("\(what): the captured peripheral holds no such key (negative reply)")
+            send(
+                HCIConnectionHandleCommand(opcode: HCIOpcode.leLongTermKeyRequestNegativeReply, handle: r.handle)
+                    .h4Encoded())
+        }
+    }
+
+    private func connected(status: UInt8, handle: UInt16, role: UInt8, peerType: UInt8, peer: BDAddr) {
         if virtual.configuration.role == .central {
             return centralConnected(status: status, handle: handle, role: role)
         }
@@ -477,7 +524,11 @@ public final class RadioHost {
             return
         }
         // Mapped at once: the central's first ACL data may come in the same read.
-        guard let v = virtual.acceptRadioConnection() else {
+        // SMP's addresses (ia, ra): the central's as the controller saw it, the peripheral's as
+        // advertised (the random address set, else the controller's public one).
+        let own: (type: UInt8, address: BDAddr)? =
+            advertised.map { ad in ad.addressType == 1 ? (1, ad.address) : (0, controllerAddress ?? ad.address) }
+        guard let v = virtual.acceptRadioConnection(central: (peerType & 1, peer), peripheral: own) else {
             disconnect(handle, reason: HCIError.remoteUserTerminatedConnection)
             return
         }

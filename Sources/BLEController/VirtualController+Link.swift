@@ -46,8 +46,11 @@ final class LiveConnection {
     /// The central's and the peripheral's addresses on this link (SMP's ia/iat and ra/rat).
     var initiator: (type: UInt8, address: BDAddr) = (0, BDAddr(rawValue: 0))
     var responder: (type: UInt8, address: BDAddr) = (0, BDAddr(rawValue: 0))
-    /// The LE legacy pairing in progress (role peripheral).
-    var pairing: LegacyPairing?
+    /// The captured peripheral's pairing on this link (role peripheral), made at the first SMP PDU.
+    var responderSMP: SMPResponder?
+    /// A real central's link (`RadioHost`): the peripheral pairs as captured, and the real
+    /// controller, not this one, encrypts.
+    var overRadio = false
     var encrypted = false
     /// Role central: the captured central's pairing in progress, the key the host must give
     /// in its LTK Request Reply, the LTK it distributed (until its EDIV and Rand come).

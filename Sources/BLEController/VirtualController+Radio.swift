@@ -69,14 +69,61 @@ extension VirtualController {
     /// A real central connected to the real controller the radio host drives: the next captured
     /// connection comes up here at once, as if the host had connected to its peer, and from now
     /// on the remote central's ACL data is fed in as the host's. Its handle here; nil when
-    /// every captured connection was played.
-    public func acceptRadioConnection() -> UInt16? {
+    /// every captured connection was played. `central` and `peripheral` are the real link's
+    /// addresses (type 0 public, 1 random), what SMP computes with (ia and ra); nil: this
+    /// controller's own view of them.
+    public func acceptRadioConnection(
+        central: (type: UInt8, address: BDAddr)? = nil, peripheral: (type: UInt8, address: BDAddr)? = nil
+    ) -> UInt16? {
         guard pendingConnection == nil, let a = advertisers().first(where: { $0.model != nil }), let m = a.model
         else { return nil }
         pendingConnection = PendingConnection(
             extended: false, useAcceptList: false, peerType: a.addressType, peer: a.address, model: m)
         establish()
-        return connections.values.first { $0.model == m }?.handle
+        guard let c = connections.values.first(where: { $0.model == m }) else { return nil }
+        c.overRadio = true
+        if let central { c.initiator = (central.type & 1, central.address) }
+        if let peripheral { c.responder = (peripheral.type & 1, peripheral.address) }
+        return c.handle
+    }
+
+    // MARK: encryption over a real radio (the real controller encrypts; Vol 4 Part E 7.7.65.5)
+
+    /// The real controller's LE Long Term Key Request on the link this controller plays as
+    /// `handle`: the key the captured peripheral's host answers with (EDIV and Rand 0: phase
+    /// 2's key of the pairing in progress, else the LTK of an LE Secure Connections pairing
+    /// this run; otherwise the LTK this run distributed with that EDIV and Rand), nil when it
+    /// holds none (a Negative Reply).
+    public func radioLongTermKey(handle: UInt16, rand: UInt64, ediv: UInt16) -> UInt128? {
+        guard let c = connections[handle] else { return nil }
+        if rand == 0, ediv == 0, let key = c.responderSMP?.pairing?.key {
+            c.responderSMP?.keyInUse = true
+            return key
+        }
+        if let held = bonds[c.responder.address], held.ediv == ediv, held.rand == rand { return held.ltk }
+        note(
+            c,
+            "the central encrypted with a key the captured peripheral does not hold this run (EDIV 0x"
+                + "\(String(ediv, radix: 16))): negative reply")
+        return nil
+    }
+
+    /// Encryption Change from the real controller on the link played as `handle`: once the
+    /// pairing's key is in use, phase 3 (the captured peripheral's keys) follows.
+    public func radioEncryptionChanged(handle: UInt16, status: UInt8, enabled: Bool) {
+        guard let c = connections[handle] else { return }
+        guard status == HCIError.success else {
+            note(c, "encryption failed on the real link (status 0x\(String(status, radix: 16)))")
+            return
+        }
+        c.encrypted = enabled
+        if enabled, c.responderSMP?.keyInUse == true { distributeKeys(c) }
+    }
+
+    /// The keys the captured peripherals hold this run (distributed or derived), by address:
+    /// in memory only, for the report.
+    public var keysThisRun: [(peripheral: BDAddr, ltk: UInt128, ediv: UInt16, rand: UInt64)] {
+        bonds.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key, $0.value.ltk, $0.value.ediv, $0.value.rand) }
     }
 }
 

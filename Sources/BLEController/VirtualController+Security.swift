@@ -48,131 +48,45 @@ extension VirtualController {
 
     // MARK: SMP from the host (role peripheral: the peer is the responder)
 
-    /// SMP from the host. The peer pairs as an LE legacy Just Works peripheral (no P-256 here:
-    /// it answers an SC request the way a peripheral without SC does, 2.3.5.1), unless the
-    /// capture shows it refusing, in which case it refuses with the captured reason.
+    /// SMP from the host: the link's `SMPResponder`. For `blecap serve` the peer pairs as an
+    /// LE legacy Just Works peripheral (it answers an SC request the way a peripheral without
+    /// SC does, 2.3.5.1) unless the capture shows it refusing; over a real radio
+    /// (`RadioHost`) as the capture shows it.
     func smp(_ c: LiveConnection, _ payload: ByteView) {
-        guard let code = SMPCode.code(of: payload) else { return reject("empty SMP PDU: dropped") }
+        guard SMPCode.code(of: payload) != nil else { return reject("empty SMP PDU: dropped") }
         guard configuration.role == .peripheral else { return smpAsCentral(c, payload) }
-        switch code {
-        case SMPCode.pairingRequest: pairingRequest(c, payload)
-        case SMPCode.pairingConfirm: pairingConfirm(c, payload)
-        case SMPCode.pairingRandom: pairingRandom(c, payload)
-        case SMPCode.pairingFailed:
-            log(
-                "SMP Pairing Failed from the host (reason \(SMPPairingFailed(pdu: payload).map { String($0.reason) } ?? "none"))"
-            )
-            c.pairing = nil
-        case SMPCode.encryptionInformation, SMPCode.centralIdentification, SMPCode.identityInformation,
-            SMPCode.identityAddressInformation, SMPCode.signingInformation:
-            // The host's own keys (phase 3): the peer has no later use for them here.
-            log("SMP key distribution from the host (code 0x\(String(code, radix: 16))): taken")
-        default:
-            // Pairing Public Key, DHKey Check (LE Secure Connections) and anything else: not
-            // supported by this peer (3.5.5, Command Not Supported).
-            if c.pairing != nil || code == SMPCode.pairingPublicKey || code == SMPCode.pairingDHKeyCheck {
-                failPairing(c, SMPPairingFailedReason.commandNotSupported, "SMP code 0x\(String(code, radix: 16))")
-            } else {
-                log("SMP code 0x\(String(code, radix: 16)) outside a pairing: ignored")
-            }
-        }
+        var responder =
+            c.responderSMP
+            ?? SMPResponder(
+                initiator: c.initiator, responder: c.responder, security: replay.models[c.model].connection.security,
+                policy: c.overRadio ? .asCaptured : .legacyAlways)
+        responder.receive(payload, smpIO(c)) { secureConnectionsKeyPair() }
+        c.responderSMP = responder
     }
 
-    private func sendSMP(_ c: LiveConnection, _ bytes: [UInt8]) {
-        sendL2CAP(c, channel: L2CAPChannel.smp, bytes)
+    /// The responder's side of link `c`.
+    func smpIO(_ c: LiveConnection) -> SMPResponderIO {
+        SMPResponderIO(
+            send: { [unowned self] in sendL2CAP(c, channel: L2CAPChannel.smp, $0) },
+            log: { [unowned self] in log($0) }, note: { [unowned self] in note(c, $0) },
+            random: { [unowned self] in securityRandom?() ?? rng.next() })
     }
 
-    private func failPairing(_ c: LiveConnection, _ reason: UInt8, _ why: String) {
-        log("SMP: \(why): Pairing Failed 0x\(String(reason, radix: 16))")
-        c.pairing = nil
-        sendSMP(c, [SMPCode.pairingFailed, reason])
+    /// This run's LE Secure Connections key pair, made on first use.
+    func secureConnectionsKeyPair() -> SecureConnectionsKeyPair {
+        if let k = keyPair { return k }
+        let k = SecureConnectionsKeyPair.make { securityRandom?() ?? rng.next() }
+        keyPair = k
+        return k
     }
 
-    private func pairingRequest(_ c: LiveConnection, _ payload: ByteView) {
-        let security = replay.models[c.model].connection.security
-        if let reason = security.peripheralPairingFailed, !security.encrypted {
-            // The captured peripheral refused to pair: so does this one, with its reason.
-            log("SMP Pairing Request: refused as captured (Pairing Failed 0x\(String(reason, radix: 16)))")
-            c.pairing = nil
-            return sendSMP(c, [SMPCode.pairingFailed, reason])
-        }
-        guard let request = SMPPairingRequest(exactPDU: payload) else {
-            return failPairing(
-                c, SMPPairingFailedReason.invalidParameters, "Pairing Request of \(payload.count) octets")
-        }
-        let f = request.features
-        guard (7...16).contains(f.maximumEncryptionKeySize) else {
-            return failPairing(
-                c, SMPPairingFailedReason.encryptionKeySize, "Maximum Encryption Key Size \(f.maximumEncryptionKeySize)"
-            )
-        }
-        if !security.pairingRequested {
-            note(c, "SMP Pairing Request: the capture never paired (answered with LE legacy Just Works)")
-        } else if security.secureConnections {
-            note(
-                c,
-                "SMP Pairing Request: the capture paired with LE Secure Connections (answered as a peripheral "
-                    + "without SC: LE legacy Just Works)")
-        }
-        // NoInputNoOutput, no OOB: Just Works whatever the host can do (2.3.5.1, Table 2.8).
-        // Bonding when the host bonds; no MITM, no SC. The host may send what it offers; the
-        // peer sends its LTK (with EDIV and Rand) when asked.
-        let authReq = f.authReq.bonding ? SMPAuthReq.bondingFlag : 0
-        let keys = SMPKeyDistribution.encKey | SMPKeyDistribution.idKey | SMPKeyDistribution.signKey
-        let pres: [UInt8] = [
-            SMPCode.pairingResponse, SMPIOCapability.noInputNoOutput, 0, authReq, 16,
-            f.initiatorKeyDistribution.rawValue & keys,
-            f.responderKeyDistribution.rawValue & SMPKeyDistribution.encKey,
-        ]
-        c.pairing = LegacyPairing(
-            preq: payload.toArray(), pres: pres, keySize: Int(f.maximumEncryptionKeySize),
-            responderKeys: pres[6], mconfirm: nil, srand: random128(), stk: nil)
-        log("SMP Pairing Request: LE legacy Just Works")
-        sendSMP(c, pres)
-    }
-
-    /// c1 with TK 0 (Just Works) over this connection's pairing PDUs and addresses (2.2.3).
-    private func confirm(_ c: LiveConnection, _ p: LegacyPairing, random r: UInt128) -> UInt128? {
-        justWorksConfirm(c, preq: p.preq, pres: p.pres, random: r)
-    }
+    func random128() -> UInt128 { UInt128(rng.next()) << 64 | UInt128(rng.next()) }
 
     /// c1 with TK 0 over the Pairing Request and Response as sent (code first) and the
     /// connection's initiator (ia) and responder (ra), whichever side blecap plays.
     func justWorksConfirm(_ c: LiveConnection, preq: [UInt8], pres: [UInt8], random r: UInt128) -> UInt128? {
-        guard let q = preq.withByteView({ $0.littleEndianUInt56(at: 0) }),
-            let s = pres.withByteView({ $0.littleEndianUInt56(at: 0) })
-        else { return nil }
-        return SecurityFunction.c1(
-            k: 0, r: r, preq: q, pres: s, iat: c.initiator.type & 1, ia: c.initiator.address.rawValue,
-            rat: c.responder.type & 1, ra: c.responder.address.rawValue)
+        SMPResponder.justWorksConfirm(preq: preq, pres: pres, initiator: c.initiator, responder: c.responder, random: r)
     }
-
-    private func pairingConfirm(_ c: LiveConnection, _ payload: ByteView) {
-        guard var p = c.pairing, p.mconfirm == nil, let mconfirm = SMPPairingConfirm(exactPDU: payload)?.confirm,
-            let sconfirm = confirm(c, p, random: p.srand)
-        else {
-            return failPairing(c, SMPPairingFailedReason.unspecifiedReason, "Pairing Confirm out of turn")
-        }
-        p.mconfirm = mconfirm
-        c.pairing = p
-        sendSMP(c, [SMPCode.pairingConfirm] + sconfirm.littleEndianOctets)
-    }
-
-    private func pairingRandom(_ c: LiveConnection, _ payload: ByteView) {
-        guard var p = c.pairing, let mconfirm = p.mconfirm, p.stk == nil,
-            let mrand = SMPPairingRandom(exactPDU: payload)?.random
-        else {
-            return failPairing(c, SMPPairingFailedReason.unspecifiedReason, "Pairing Random out of turn")
-        }
-        guard confirm(c, p, random: mrand) == mconfirm else {
-            return failPairing(c, SMPPairingFailedReason.confirmValueFailed, "Mconfirm does not match Mrand")
-        }
-        p.stk = SecurityFunction.shortTermKey(tk: 0, srand: p.srand, mrand: mrand, keySize: p.keySize)
-        c.pairing = p
-        sendSMP(c, [SMPCode.pairingRandom] + p.srand.littleEndianOctets)
-    }
-
-    func random128() -> UInt128 { UInt128(rng.next()) << 64 | UInt128(rng.next()) }
 
     // MARK: LE Enable Encryption (role peripheral: the host is the central)
 
@@ -180,7 +94,7 @@ extension VirtualController {
     /// the STK of the pairing in progress; else the LTK it distributed with that EDIV and Rand),
     /// against the key the host gives.
     func encryptionOutcome(_ c: LiveConnection, rand: UInt64, ediv: UInt16, key: UInt128) -> EncryptionOutcome {
-        if rand == 0, ediv == 0, let stk = c.pairing?.stk {
+        if rand == 0, ediv == 0, let stk = c.responderSMP?.pairing?.key {
             return stk == key ? .started(distribute: true) : .micFailure
         }
         guard let held = bonds[c.responder.address], held.ediv == ediv, held.rand == rand else { return .keyMissing }
@@ -216,23 +130,18 @@ extension VirtualController {
         }
     }
 
-    /// Phase 3 (3.6.1): the peer, the responder, distributes first; an LTK with its EDIV and
-    /// Rand when EncKey was agreed, remembered for the next encryption with them.
-    private func distributeKeys(_ c: LiveConnection) {
-        guard let p = c.pairing else { return }
-        c.pairing = nil
-        guard p.responderKeys & SMPKeyDistribution.encKey != 0 else { return }
-        var ltk = random128()
-        if p.keySize < 16 { ltk &= (UInt128(1) << (8 * p.keySize)) - 1 }
-        let key = PeerKey(ltk: ltk, ediv: UInt16(truncatingIfNeeded: rng.next()), rand: rng.next())
-        bonds[c.responder.address] = key
-        sendSMP(c, [SMPCode.encryptionInformation] + key.ltk.littleEndianOctets)
-        var w = ByteWriter()
-        w.appendUInt8(SMPCode.centralIdentification)
-        w.appendUInt16LE(key.ediv)
-        w.appendUInt64LE(key.rand)
-        sendSMP(c, w.bytes)
-        log("SMP: LTK distributed (EDIV 0x\(String(key.ediv, radix: 16)))")
+    /// Phase 3 (3.6.1), the responder's: the key the peer holds afterwards is remembered for
+    /// the next encryption with its EDIV and Rand.
+    func distributeKeys(_ c: LiveConnection) {
+        guard var responder = c.responderSMP else { return }
+        let size = responder.pairing?.keySize ?? 16
+        let key = responder.distributeKeys(smpIO(c)) {
+            var ltk = random128()
+            if size < 16 { ltk &= (UInt128(1) << (8 * size)) - 1 }
+            return PeerKey(ltk: ltk, ediv: UInt16(truncatingIfNeeded: rng.next()), rand: rng.next())
+        }
+        c.responderSMP = responder
+        if let key { bonds[c.responder.address] = key }
     }
 }
 
@@ -266,10 +175,14 @@ extension VirtualController {
     /// identity and distributing nothing itself.
     func startCentralPairing(_ id: Int) {
         guard let c = connection(id), !c.silent, c.centralPairing == nil, !c.encrypted else { return }
-        let preq: [UInt8] = [
-            SMPCode.pairingRequest, SMPIOCapability.noInputNoOutput, 0, SMPAuthReq.bondingFlag, 16, 0,
-            SMPKeyDistribution.encKey | SMPKeyDistribution.idKey,
-        ]
+        let preq = SMPPairingRequest(
+            features: SMPPairingFeatures(
+                ioCapability: SMPIOCapability.noInputNoOutput, oobDataFlag: 0,
+                authReq: SMPAuthReq(rawValue: SMPAuthReq.bondingFlag), maximumEncryptionKeySize: 16,
+                initiatorKeyDistribution: SMPKeyDistribution(rawValue: 0),
+                responderKeyDistribution: SMPKeyDistribution(
+                    rawValue: SMPKeyDistribution.encKey | SMPKeyDistribution.idKey))
+        ).encoded()
         c.centralPairing = CentralPairing(preq: preq, mrand: random128())
         if replay.models[c.model].connection.security.secureConnections {
             note(
@@ -328,7 +241,7 @@ extension VirtualController {
         func fail(_ reason: UInt8, _ why: String) {
             log("SMP: \(why): Pairing Failed 0x\(String(reason, radix: 16))")
             c.centralPairing = nil
-            sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingFailed, reason])
+            sendL2CAP(c, channel: L2CAPChannel.smp, SMPPairingFailed(reason: reason).encoded())
         }
         switch code {
         case SMPCode.pairingResponse:
@@ -338,14 +251,14 @@ extension VirtualController {
             p.keySize = Int(min(16, max(7, r.features.maximumEncryptionKeySize)))
             guard let mconfirm = centralConfirm(c, p, random: p.mrand) else { return }
             c.centralPairing = p
-            sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingConfirm] + mconfirm.littleEndianOctets)
+            sendL2CAP(c, channel: L2CAPChannel.smp, SMPPairingConfirm.pdu(confirm: mconfirm))
         case SMPCode.pairingConfirm:
             guard var p = c.centralPairing, p.pres != nil, p.sconfirm == nil,
                 let s = SMPPairingConfirm(exactPDU: payload)?.confirm
             else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Confirm out of turn") }
             p.sconfirm = s
             c.centralPairing = p
-            sendL2CAP(c, channel: L2CAPChannel.smp, [SMPCode.pairingRandom] + p.mrand.littleEndianOctets)
+            sendL2CAP(c, channel: L2CAPChannel.smp, SMPPairingRandom.pdu(random: p.mrand))
         case SMPCode.pairingRandom:
             guard let p = c.centralPairing, let sconfirm = p.sconfirm,
                 let srand = SMPPairingRandom(exactPDU: payload)?.random

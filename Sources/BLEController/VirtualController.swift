@@ -107,6 +107,12 @@ public final class VirtualController {
     /// The keys the captured peers distributed, by peer address: they hold them across
     /// connections (and a Reset of this controller, which is the host's side).
     var bonds: [BDAddr: PeerKey] = [:]
+    /// This run's LE Secure Connections key pair (role peripheral over a radio), made on first use.
+    var keyPair: SecureConnectionsKeyPair?
+    /// Random numbers for pairing (nonces, keys, the key pair) when they must not be the
+    /// seeded generator's: over a real radio (`RadioHost`) a fresh key pair per run. Nil
+    /// (`blecap serve`): the seeded one, so a run pairs the same way each time.
+    public var securityRandom: (() -> UInt64)?
     /// Role central: the keys the host distributed to the captured central, by host address.
     var hostKeys: [BDAddr: PeerKey] = [:]
     /// The host's advertising: Own_Address_Type and an extended set's random address.

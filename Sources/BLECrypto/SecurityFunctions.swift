@@ -107,3 +107,24 @@ extension SecurityFunction {
         return (aesCMAC(key: t, [0] + body), aesCMAC(key: t, [1] + body))
     }
 }
+
+extension SecurityFunction {
+    /// Confirm value generation function f4 (2.2.6): AES-CMAC_X(U ‖ V ‖ Z), U and V the public
+    /// keys' x coordinates (32 octets each, most significant first), Z one octet (0 for Just
+    /// Works and Numeric Comparison).
+    public static func f4(u: [UInt8], v: [UInt8], x: UInt128, z: UInt8) -> UInt128 {
+        aesCMAC(key: x, u + v + [z])
+    }
+
+    /// Check value generation function f6 (2.2.8): AES-CMAC_W(N1 ‖ N2 ‖ R ‖ IOcap ‖ A1 ‖ A2).
+    /// IOcap is AuthReq, OOB data flag and IO capability, most significant first (3 octets);
+    /// A1 and A2 as in `f5` (the type in the top octet of 56 bits).
+    public static func f6(
+        w: UInt128, n1: UInt128, n2: UInt128, r: UInt128, ioCap: UInt32, a1: UInt64, a2: UInt64
+    ) -> UInt128 {
+        func octets(_ v: UInt128) -> [UInt8] { (0..<16).map { UInt8(truncatingIfNeeded: v >> (120 - 8 * $0)) } }
+        func octets56(_ v: UInt64) -> [UInt8] { (0..<7).map { UInt8(truncatingIfNeeded: v >> (48 - 8 * $0)) } }
+        let io = (0..<3).map { UInt8(truncatingIfNeeded: ioCap >> (16 - 8 * $0)) }
+        return aesCMAC(key: w, octets(n1) + octets(n2) + octets(r) + io + octets56(a1) + octets56(a2))
+    }
+}

@@ -40,6 +40,12 @@ final class ScriptedController: HCITransport {
     var pauseBefore: [Int: Int64] = [:]
     /// When each request went to the host.
     private(set) var requestTimes: [Int64] = []
+    /// The central's SMP (L2CAP channel 6): sent once connected, and its answer to each SMP PDU
+    /// of the host (SMP PDUs; `deliver` may add HCI events). ATT goes on as scripted meanwhile.
+    var smpOnConnect: [[UInt8]] = []
+    var smp: (_ pdu: [UInt8]) -> [[UInt8]] = { _ in [] }
+    /// The host's SMP PDUs, in order.
+    private(set) var smpFromHost: [[UInt8]] = []
 
     /// The parameters of every command the host sent with `opcode`.
     func parameters(of opcode: UInt16) -> [[UInt8]] {
@@ -147,8 +153,9 @@ final class ScriptedController: HCITransport {
                 deliver([
                     HCISynthesis.leConnectionComplete(
                         status: HCIError.success, handle: handle, role: HCIRole.peripheral, peerType: 1,
-                        peer: BDAddr(rawValue: 0xC0D8_0D18_0001), interval: 24, latency: 0, timeout: 72)
+                        peer: Self.centralAddress, interval: 24, latency: 0, timeout: 72)
                 ])
+                for pdu in smpOnConnect { deliver(smpToHost(pdu)) }
                 request()
             }
         default:
@@ -166,7 +173,13 @@ final class ScriptedController: HCITransport {
         let length = Int(reassembly[0]) | Int(reassembly[1]) << 8
         guard reassembly.count >= 4 + length else { return }
         let pdu = Array(reassembly[4..<(4 + length)])
+        let channel = UInt16(reassembly[2]) | UInt16(reassembly[3]) << 8
         reassembly = []
+        if channel == L2CAPChannel.smp {
+            smpFromHost.append(pdu)
+            for answer in smp(pdu) { deliver(smpToHost(answer)) }
+            return
+        }
         att.append((time, pdu))
         guard connected, let op = pdu.first else { return }
         switch op {
@@ -191,6 +204,17 @@ final class ScriptedController: HCITransport {
         }
         next += 1
     }
+
+    /// The central's random static address (LE Connection Complete's Peer_Address, type 1).
+    static let centralAddress = BDAddr(rawValue: 0xC0D8_0D18_0001)
+
+    /// An SMP PDU from the central, on L2CAP channel 6.
+    func smpToHost(_ pdu: [UInt8]) -> [[UInt8]] {
+        HCISynthesis.acl(handle: handle, cid: L2CAPChannel.smp, payload: pdu, received: true, fragment: 27)
+    }
+
+    /// The central ends the link now (Disconnection Complete, `endReason`).
+    func endLink() { end() }
 
     private func end() {
         guard connected else { return }

@@ -47,4 +47,19 @@ import Testing
         #expect(macKey == Self.value("2965f176a1084a02fd3f6a20ce636e20"))
         #expect(ltk == Self.value("6986791169d7cd23980522b594750a38"))
     }
+
+    /// f4 (D.2) and f6 (D.4): the confirm and check values an LE Secure Connections responder sends.
+    @Test func f4AndF6MatchTheSpecificationsSampleData() {
+        let u = Hex.bytes("20b003d2f297be2c5e2c83a7e9f9a5b9eff49111acf4fddbcc0301480e359de6")!
+        let v = Hex.bytes("55188b3d32f6bb9a900afcfbeed4e72a59cb9ac2f19d7cfb6b4fdd49f47fc5fd")!
+        #expect(
+            SecurityFunction.f4(u: u, v: v, x: Self.value("d5cb8454d177733effffb2ec712baeab"), z: 0)
+                == Self.value("f2c916f107a9bd1cf1eda1bea974872d"))
+        #expect(
+            SecurityFunction.f6(
+                w: Self.value("2965f176a1084a02fd3f6a20ce636e20"), n1: Self.value("d5cb8454d177733effffb2ec712baeab"),
+                n2: Self.value("a6e8e7cc25a75f6e216583f7ff3dc4cf"), r: Self.value("12a3343bb453bb5408da42d20c2d0fc8"),
+                ioCap: 0x01_0102, a1: 0x00_5612_3737_BFCE, a2: 0x00_A713_702D_CFC1)
+                == Self.value("e3c473989cd0e8c5d26c0b09da958f61"))
+    }
 }

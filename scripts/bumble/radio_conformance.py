@@ -15,6 +15,14 @@ the app serve's check runs) scans for it, connects, discovers, reads and subscri
 
     python3 scripts/bumble/radio_conformance.py --blecap .build/debug/blecap captures/bumble/*.central.btsnoop
 
+With --security pair the app pairs right after connecting (Bumble's pair(): bonding, MITM and
+SC asked, NoInputNoOutput) and then encrypts again with the key the pairing left; checked: the
+pairing succeeded, the link was encrypted after it and again with the key, and blecap answered
+the controller's LE Long Term Key Request with a Reply (tshark on --out). For a capture whose
+peripheral paired with LE Secure Connections (indications_and_errors) that is SC Just Works:
+
+    python3 scripts/bumble/radio_conformance.py --security pair captures/bumble/indications_and_errors.central.btsnoop
+
 scripts/conformance.py runs `check_radio` for every Bumble central capture.
 """
 
@@ -87,7 +95,30 @@ def answers(pdus):
     return table, own
 
 
-def check_radio(blecap, path, tmp, speed="max"):
+def ltk_replies(path):
+    """How many HCI_LE_Long_Term_Key_Request_Reply commands (0x201A) the host sent (tshark)."""
+    out = subprocess.run(["tshark", "-r", path, "-Y", "bthci_cmd.opcode == 0x201a"], capture_output=True,
+                         text=True).stdout
+    return len(out.splitlines())
+
+
+def check_security(sessions, out_a):
+    """Problems of a --security pair run: each session paired and encrypted, twice."""
+    problems = []
+    for i, s in enumerate(sessions):
+        if s.get("paired") is not True:
+            problems.append(f"connection {i + 1}: not paired: {s.get('paired')}")
+        if not s.get("encrypted_after_pairing"):
+            problems.append(f"connection {i + 1}: not encrypted after pairing")
+        again = s.get("encrypted_with_ltk")
+        if not again or str(again).startswith("failed"):
+            problems.append(f"connection {i + 1}: encryption with the pairing's key: {again}")
+    if os.path.exists(out_a) and ltk_replies(out_a) == 0:
+        problems.append("blecap sent no LE Long Term Key Request Reply")
+    return problems
+
+
+def check_radio(blecap, path, tmp, speed="max", security="none"):
     """(problems, summary) for one central capture played over linked Bumble controllers."""
     expected = captured(blecap, path)
     if not expected:
@@ -115,7 +146,7 @@ def check_radio(blecap, path, tmp, speed="max"):
             if c["subscribed_at"] is not None and c["last_value_at"] is not None:
                 duration = c["last_value_at"] - c["subscribed_at"] + 3.0
             args += ["--address", c["peer"], "--mtu", str(c["mtu"] or 247), "--duration", f"{duration:.1f}",
-                     "--count", str(len(c["notifications"]) or 0)]
+                     "--count", str(len(c["notifications"]) or 0), "--security", security]
         env = dict(os.environ, BUMBLE_SNOOPER=f"btsnoop:file:{out_b}")
         app = subprocess.run(args, capture_output=True, text=True, timeout=600, env=env)
         try:
@@ -139,6 +170,8 @@ def check_radio(blecap, path, tmp, speed="max"):
             # reasons: blecap sends Remote User Terminated instead (docs/real-radio.md).
             c = dict(c, end=(side, 0x13))
         problems += [f"connection {i + 1}: {p}" for p in compare(c, s)]
+    if security == "pair":
+        problems += check_security(sessions, out_a)
     try:
         report = json.loads(report_text)
         ops = [o["verdict"] for conn in report["operations"] for o in conn]
@@ -181,24 +214,33 @@ def check_radio(blecap, path, tmp, speed="max"):
         own_same += sum(1 for x, y in zip(seen_own, captured_own) if x == y)
         own_seen += len(seen_own)
         own_captured += len(captured_own)
-    return problems, (f"B: {len(b_sent)} ATT PDUs sent, {len(b_received)} received (= blecap's --out); "
+    paired = ""
+    if security == "pair":
+        paired = (f"paired and encrypted on {sum(1 for s in sessions if s.get('paired') is True)}/{len(sessions)} "
+                  f"connections ({ltk_replies(out_a)} LTK Request Replies); ")
+    return problems, (f"{paired}B: {len(b_sent)} ATT PDUs sent, {len(b_received)} received (= blecap's --out); "
                       f"{same}/{answered} answers to captured requests byte-identical to the capture's; "
                       f"{own_same}/{own_seen} notifications/indications identical in captured order "
                       f"({own_captured} captured); report: {op_summary}")
 
 
-def run_checks(check, label, default_speed, doc):
-    """The command line both radio scripts share: `check(blecap, path, tmp, speed)` on each
-    capture, one line per capture, exit status 1 when any failed."""
+def run_checks(check, label, default_speed, doc, options=()):
+    """The command line both radio scripts share: `check(blecap, path, tmp, speed, **extra)` on
+    each capture, one line per capture, exit status 1 when any failed; `options` are the
+    script's own (flag, argparse keywords), passed to `check` by name."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--blecap", default=os.path.join(HERE, "..", "..", ".build", "debug", "blecap"))
     ap.add_argument("--speed", default=default_speed)
+    for flag, keywords in options:
+        ap.add_argument(flag, **keywords)
     ap.add_argument("captures", nargs="+")
     args = ap.parse_args()
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for path in args.captures:
-            problems, summary = check(args.blecap, path, tmp, args.speed)
+            extra = {flag.lstrip("-").replace("-", "_"): getattr(args, flag.lstrip("-").replace("-", "_"))
+                     for flag, _ in options}
+            problems, summary = check(args.blecap, path, tmp, args.speed, **extra)
             print(f"{'ok  ' if not problems else 'FAIL'} {label} {os.path.basename(path)}: {summary}", flush=True)
             for p in problems[:20]:
                 print(f"       {p}")
@@ -208,7 +250,8 @@ def run_checks(check, label, default_speed, doc):
 
 
 def main():
-    return run_checks(check_radio, "radio", "max", __doc__)
+    return run_checks(check_radio, "radio", "max", __doc__,
+                      [("--security", {"choices": ["none", "pair"], "default": "none"})])
 
 if __name__ == "__main__":
     sys.exit(main())

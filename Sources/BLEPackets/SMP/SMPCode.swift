@@ -1,4 +1,5 @@
 import BLEBytes
+import BLECrypto
 
 /// A typed SMP command (Core 5.4 Vol 3 Part H 3.3). `init?(parameters:)` parses the bytes
 /// after the code and fails when they are shorter than the command's fixed size.
@@ -23,6 +24,26 @@ extension SMPCommandType {
         guard let e = SMPCode.entry(Self.code), pdu.count == 1 + e.parameterLength else { return nil }
         self.init(pdu: pdu)
     }
+}
+
+/// An SMP command a pairing device sends (the virtual controller's captured peer, `RadioHost`):
+/// its code, then its parameters (Vol 3 Part H 3.3, Figure 3.1).
+public protocol SMPCommandEncodable: ByteEncodable {
+    static var code: UInt8 { get }
+    func appendParameters(to w: inout ByteWriter)
+}
+
+extension SMPCommandEncodable {
+    public func append(to w: inout ByteWriter) {
+        w.appendUInt8(Self.code)
+        appendParameters(to: &w)
+    }
+}
+
+extension SMPCommandType {
+    /// The PDU of a command whose parameters are one 128-bit value, its octets least
+    /// significant first (Pairing Confirm and Random, DHKey Check, the distributed keys).
+    static func pdu128(_ value: UInt128) -> [UInt8] { [code] + value.littleEndianOctets }
 }
 
 extension SMPCode {

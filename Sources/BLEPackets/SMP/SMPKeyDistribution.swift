@@ -11,15 +11,22 @@ public struct SMPEncryptionInformation: SMPCommandType, @unchecked Sendable {
     }
     /// The key as a number (its octets least significant first).
     public var key: UInt128 { longTermKey.littleEndianUInt128(at: 0)! }
+    /// The PDU carrying `ltk`.
+    public static func pdu(longTermKey ltk: UInt128) -> [UInt8] { pdu128(ltk) }
     public func describe(into sink: FieldSink) { sink.field("long_term_key", .key128(longTermKey)) }
 }
 
 /// Central Identification (Vol 3 Part H 3.6.3; "Master Identification" before Core 5.3):
 /// EDIV (u16) and Rand (u64) that identify the LTK.
-public struct SMPCentralIdentification: SMPCommandType, Sendable {
+public struct SMPCentralIdentification: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = 0x07
     public let ediv: UInt16
     public let rand: UInt64
+    public init(ediv: UInt16, rand: UInt64) { (self.ediv, self.rand) = (ediv, rand) }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt16LE(ediv)
+        w.appendUInt64LE(rand)
+    }
     public init?(parameters p: ByteView) {
         guard let e = p.u16le(0), let r = p.u64le(2) else { return nil }
         ediv = e

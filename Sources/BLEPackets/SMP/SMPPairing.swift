@@ -61,6 +61,27 @@ public struct SMPPairingFeatures: Sendable, Equatable {
     public let initiatorKeyDistribution: SMPKeyDistribution
     public let responderKeyDistribution: SMPKeyDistribution
 
+    public init(
+        ioCapability: UInt8, oobDataFlag: UInt8, authReq: SMPAuthReq, maximumEncryptionKeySize: UInt8,
+        initiatorKeyDistribution: SMPKeyDistribution, responderKeyDistribution: SMPKeyDistribution
+    ) {
+        (self.ioCapability, self.oobDataFlag, self.authReq, self.maximumEncryptionKeySize) = (
+            ioCapability, oobDataFlag, authReq, maximumEncryptionKeySize
+        )
+        (self.initiatorKeyDistribution, self.responderKeyDistribution) = (
+            initiatorKeyDistribution, responderKeyDistribution
+        )
+    }
+
+    public func append(to w: inout ByteWriter) {
+        w.appendUInt8(ioCapability)
+        w.appendUInt8(oobDataFlag)
+        w.appendUInt8(authReq.rawValue)
+        w.appendUInt8(maximumEncryptionKeySize)
+        w.appendUInt8(initiatorKeyDistribution.rawValue)
+        w.appendUInt8(responderKeyDistribution.rawValue)
+    }
+
     init?(_ p: ByteView) {
         guard p.count >= 6 else { return nil }
         ioCapability = p.u8(0)!
@@ -93,24 +114,28 @@ public struct SMPPairingFeatures: Sendable, Equatable {
 }
 
 /// Pairing Request (Vol 3 Part H 3.5.1), sent by the initiator (central).
-public struct SMPPairingRequest: SMPCommandType, Sendable {
+public struct SMPPairingRequest: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = 0x01
     public let features: SMPPairingFeatures
+    public init(features: SMPPairingFeatures) { self.features = features }
     public init?(parameters p: ByteView) {
         guard let f = SMPPairingFeatures(p) else { return nil }
         features = f
     }
+    public func appendParameters(to w: inout ByteWriter) { features.append(to: &w) }
     public func describe(into sink: FieldSink) { features.describe(into: sink) }
 }
 
 /// Pairing Response (Vol 3 Part H 3.5.2), the responder's features.
-public struct SMPPairingResponse: SMPCommandType, Sendable {
+public struct SMPPairingResponse: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = 0x02
     public let features: SMPPairingFeatures
+    public init(features: SMPPairingFeatures) { self.features = features }
     public init?(parameters p: ByteView) {
         guard let f = SMPPairingFeatures(p) else { return nil }
         features = f
     }
+    public func appendParameters(to w: inout ByteWriter) { features.append(to: &w) }
     public func describe(into sink: FieldSink) { features.describe(into: sink) }
 }
 
@@ -124,6 +149,8 @@ public struct SMPPairingConfirm: SMPCommandType, @unchecked Sendable {
     }
     /// The confirm value as the number c1 computes (its octets least significant first).
     public var confirm: UInt128 { confirmValue.littleEndianUInt128(at: 0)! }
+    /// The PDU carrying `confirm` (c1's or f4's value).
+    public static func pdu(confirm: UInt128) -> [UInt8] { pdu128(confirm) }
     public func describe(into sink: FieldSink) { sink.field("confirm_value", .bytes(confirmValue)) }
 }
 
@@ -137,13 +164,17 @@ public struct SMPPairingRandom: SMPCommandType, @unchecked Sendable {
     }
     /// The random value as a number (its octets least significant first).
     public var random: UInt128 { randomValue.littleEndianUInt128(at: 0)! }
+    /// The PDU carrying `random`.
+    public static func pdu(random: UInt128) -> [UInt8] { pdu128(random) }
     public func describe(into sink: FieldSink) { sink.field("random_value", .bytes(randomValue)) }
 }
 
 /// Pairing Failed (Vol 3 Part H 3.5.5): Reason (Table 3.7).
-public struct SMPPairingFailed: SMPCommandType, Sendable {
+public struct SMPPairingFailed: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = 0x05
     public let reason: UInt8
+    public init(reason: UInt8) { self.reason = reason }
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(reason) }
     public init?(parameters p: ByteView) {
         guard let r = p.u8(0) else { return nil }
         reason = r
@@ -185,6 +216,14 @@ public struct SMPPairingPublicKey: SMPCommandType, @unchecked Sendable {
         self.x = x
         self.y = y
     }
+    /// The PDU carrying a public key given as numbers, most significant octet first (how
+    /// `P256.Number.bigEndianOctets` writes them); the PDU holds each least significant first.
+    public static func pdu(xBigEndian x: [UInt8], yBigEndian y: [UInt8]) -> [UInt8] {
+        [code] + x.reversed() + y.reversed()
+    }
+    /// X and Y as numbers, most significant octet first.
+    public var xBigEndian: [UInt8] { x.toArray().reversed() }
+    public var yBigEndian: [UInt8] { y.toArray().reversed() }
     public func describe(into sink: FieldSink) {
         sink.field("public_key_x", .bytes(x))
         sink.field("public_key_y", .bytes(y))
@@ -199,6 +238,10 @@ public struct SMPPairingDHKeyCheck: SMPCommandType, @unchecked Sendable {
         guard let v = p.slice(0, 16) else { return nil }
         check = v
     }
+    /// Ea or Eb as a number (its octets least significant first).
+    public var value: UInt128 { check.littleEndianUInt128(at: 0)! }
+    /// The PDU carrying f6's `value`.
+    public static func pdu(check: UInt128) -> [UInt8] { pdu128(check) }
     public func describe(into sink: FieldSink) { sink.field("dhkey_check", .bytes(check)) }
 }
 

@@ -10,6 +10,7 @@ extension SMPPairingFailedReason {
     public static let commandNotSupported: UInt8 = 0x07
     public static let unspecifiedReason: UInt8 = 0x08
     public static let invalidParameters: UInt8 = 0x0A
+    public static let dhKeyCheckFailed: UInt8 = 0x0B
 }
 
 extension SMPIOCapability {
@@ -20,6 +21,8 @@ extension SMPIOCapability {
 extension SMPAuthReq {
     /// Vol 3 Part H 3.5.1: Bonding_Flags 0b01.
     public static let bondingFlag: UInt8 = 0x01
+    /// Vol 3 Part H 3.5.1: SC, LE Secure Connections pairing supported and asked for.
+    public static let secureConnectionsFlag: UInt8 = 0x08
 }
 
 extension SMPKeyDistribution {
