@@ -69,7 +69,9 @@ let package = Package(
         // writers (text and JSONL), `info`'s statistics, the colours of text output.
         .target(
             name: "BLEOutput",
-            dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass", "BLELint", "BLEDiagnose"]),
+            dependencies: [
+                "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass", "BLEFilter", "BLELint", "BLEDiagnose",
+            ]),
         .target(name: "BLELint", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
         // Why each connection ended or failed (`blecap diagnose`), read from the timeline alone.
         .target(name: "BLEDiagnose", dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEPass"]),
@@ -84,7 +86,12 @@ let package = Package(
         .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
-        .target(name: "BLEReplay", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass"]),
+        // Spill storage: what grows with a capture kept in blocks of one unlinked temporary file
+        // (`Spool`, `SpooledArray`) and sorted past memory (`ExternalSorter`); replay's.
+        .target(name: "BLESpool"),
+        .target(
+            name: "BLEReplay",
+            dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass", "BLESpool"]),
         // Replay into the simulator (captured peripherals installed in a SimulatedWorld, a captured
         // central played against CBPeripheralManager code); `blecap` does not link it.
         .target(
@@ -119,6 +126,7 @@ let package = Package(
         .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
         .target(name: "TestSupport", dependencies: ["BLEBytes", "CaptureIO", "CArchive"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes", "TestSupport"]),
+        .testTarget(name: "BLESpoolTests", dependencies: ["BLESpool", "BLEBytes", "TestSupport"]),
         .testTarget(name: "CaptureIOTests", dependencies: ["CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "CaptureArchiveTests",
@@ -158,7 +166,7 @@ let package = Package(
             name: "BLEReplayTests",
             dependencies: [
                 "BLEReplay", "BLEReplaySimulator", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO",
-                "BLEBytes", "TestSupport",
+                "BLEBytes", "BLESpool", "TestSupport",
             ]),
         .testTarget(
             name: "BLEControllerTests",

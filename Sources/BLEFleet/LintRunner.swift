@@ -140,6 +140,22 @@ package enum LintRunner {
         }
     }
 
+    /// `build` a batch at a time (each batch on all cores), each batch's results handed to
+    /// `each` before the next is built: `report -o dir logs/*` holds one batch's models, not
+    /// every capture's. Cores counted with sysconf: `ProcessInfo` costs 1.3 MB of memory.
+    package static func buildInBatches(
+        _ work: [Job], configuration: LintConfiguration, baseline: Baseline, scope: Filter? = nil,
+        scopeText: String? = nil, each: (SessionReportModel, CaptureReport) throws -> Void
+    ) rethrows {
+        let batch = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) * 4
+        for first in stride(from: 0, to: work.count, by: batch) {
+            let built = build(
+                Array(work[first..<min(first + batch, work.count)]), configuration: configuration,
+                baseline: baseline, scope: scope, scopeText: scopeText)
+            for (model, report) in built { try each(model, report) }
+        }
+    }
+
     /// The HTML report's model and the lint report of each job (one pass each, on all cores).
     /// `scope`: `report`'s filter (-Y, --connection …) and the options as given.
     package static func build(

@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEPackets
+import BLESpool
 import BLETimeline
 import CaptureIO
 import Foundation
@@ -111,7 +112,7 @@ public final class CaptureReplay {
     /// modelled, replayed and compared as soon as the capture has shown all of it, and then only
     /// what the report prints is kept (`ReplayConnectionResult.summarised()`): counts, the
     /// first divergence, timing deltas, how the link ended. Peak memory is that of the
-    /// connections open at once (their long exchanges spooled, `ReplaySpool`), not of the
+    /// connections open at once (their long exchanges spooled, `Spool`), not of the
     /// capture. The report has neither the captured nor the replayed exchanges, so it cannot be
     /// exported itself (`btsnoop()`): with `export`, the replayed packets go there as they are
     /// made, the same ones `run(…).btsnoop()` writes. At `.max` only with `clock`, the
@@ -139,6 +140,37 @@ public final class CaptureReplay {
         return ReplayReport(
             session: session, connections: results, faults: faults,
             clock: maxClock ?? ReplayClock(speed: speed, connections: [], origin: session.startTime))
+    }
+}
+
+extension CaptureReplay {
+    /// `blecap replay`'s run over one capture, in the least memory the input allows, and the
+    /// replayed packets when `exporting` (for `--out` and `--lint`, in file order). Each
+    /// connection is replayed as it ends (`streamed`) when the speed allows it or the input can
+    /// be read twice (`reread` opens it again: at `.max` a first pass builds the clock, a
+    /// second replays); otherwise (standard input at `.max`) the whole session is read first,
+    /// its long exchanges waiting in the replay's spool, not in memory.
+    public static func replay(
+        reader: any CaptureReader, reread: (() throws -> any CaptureReader)?, path: String,
+        _ selection: ConnectionSelection, faults: ReplayFaults, speed: ReplaySpeed, keys: LinkLayerKeys,
+        exporting: Bool
+    ) throws -> (report: ReplayReport, export: ReplayExport?) {
+        guard canStream(at: speed) || reread != nil else {
+            let session = CapturedSession(reader: reader, path: path, keys: keys)
+            let report = CaptureReplay(session: session).run(selection, faults: faults, speed: speed)
+            return (report, exporting ? report.export() : nil)
+        }
+        var reader = reader
+        var clock: ReplayClock?
+        if !canStream(at: speed), let reread {
+            clock = maxSpeedClock(reader: reader, path: path, keys: keys)
+            reader = try reread()
+        }
+        let export = exporting ? ReplayExport() : nil
+        let report = streamed(
+            reader: reader, path: path, selection, faults: faults, speed: speed, keys: keys, clock: clock,
+            export: export)
+        return (report, export)
     }
 }
 

@@ -1,4 +1,5 @@
 import BLEBytes
+import BLESpool
 
 /// What a `PDUArena` record must say: where its PDU's bytes end in the arena (they start where
 /// the previous PDU's end).
@@ -50,7 +51,7 @@ struct PDUArena<Record: PDUArenaRecord>: Sendable, Equatable {
 /// Why: a connection can carry millions of notifications, and one `[UInt8]` per PDU costs a
 /// heap block (≥ 48 bytes with its header and malloc's rounding) for typically 5–20 bytes of
 /// PDU. Here a PDU costs its bytes plus a 24-byte record, and past 1 MiB of either the older
-/// ones go to the replay spool (`ReplaySpool`): a long connection is not held in memory.
+/// ones go to the replay spool (`Spool`): a long connection is not held in memory.
 /// Elements are `CapturedATTPDU`s made on access (their `bytes` a fresh array); `bytes(at:)`
 /// reads a PDU's bytes without copying them when it can.
 public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {

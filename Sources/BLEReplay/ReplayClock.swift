@@ -1,3 +1,5 @@
+import BLESpool
+
 /// How fast the replay runs on the virtual clock (no replay ever sleeps).
 public enum ReplaySpeed: Sendable, Equatable {
     /// As captured: every PDU at its captured time.

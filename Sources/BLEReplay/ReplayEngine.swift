@@ -1,4 +1,5 @@
 import BLEPackets
+import BLESpool
 import BLETimeline
 
 /// One ATT PDU of a replayed connection.

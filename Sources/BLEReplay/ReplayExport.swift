@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEPackets
+import BLESpool
 import BLETimeline
 import CaptureIO
 

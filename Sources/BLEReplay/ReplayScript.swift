@@ -1,3 +1,5 @@
+import BLESpool
+
 /// A connection's client script (`ReplayConnectionModel.steps`), a 48-byte record per step
 /// whose PDU is kept once, in the captured exchange, spilled to the replay spool past 1 MiB.
 ///

@@ -37,6 +37,15 @@ public enum HTMLReportRenderer {
         stream.flush()
     }
 
+    /// One capture's page (`blecap report`), handed to `sink` a buffer at a time as it is
+    /// written (never whole in memory); returns its size in bytes.
+    @discardableResult
+    public static func render(_ model: SessionReportModel, sink: @escaping PageStream.Sink) -> Int {
+        let stream = PageStream(sink: sink)
+        render([model], to: stream)
+        return stream.total
+    }
+
     /// The whole page as one string (`blecap lint --format html`, which writes its text at once).
     public static func render(_ models: [SessionReportModel], title: String? = nil) -> String {
         var bytes: [UInt8] = []

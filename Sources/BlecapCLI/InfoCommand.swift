@@ -87,10 +87,8 @@ struct InfoCommand: ParsableCommand {
         for (i, member) in bundle.members.enumerated() {
             let input = try CaptureInput.open(member, in: bundle)
             let pass = input.pass(keys: decryption.keys)
-            let counts = CaptureStatisticsConsumer()
-            pass.run(counts)
-            var stats = counts.statistics
-            stats.unmatchedKeys = input.note(pass)
+            var stats = CaptureStatistics.collect(pass)
+            input.note(pass)
             stats.paint = color.paint(text: format == .text)
             let path = member.name == nil && bundle.container == nil ? file : input.path
             if format == .text {
@@ -120,39 +118,11 @@ extension InfoCommand {
     ) {
         let reader: any CaptureReader
         do { reader = try member.makeReader() } catch {
-            let out = OutputBuffer(fd: nil)
-            out.ascii("{\"file\":")
-            out.jsonString(member.displayName)
-            out.ascii(",\"error\":")
-            out.jsonString(error.description)
-            out.ascii("}")
-            return (String(decoding: out.bytes, as: UTF8.self), .unreadable)
+            return (CaptureStatistics.jsonLine(name: member.displayName, error: error.description), .unreadable)
         }
-        let pass = CapturePass(reader: reader, name: member.displayName, keys: keys)
-        let counts = CaptureStatisticsConsumer()
-        pass.run(counts)
-        var stats = counts.statistics
-        stats.unmatchedKeys = pass.unmatchedKeys
-        let out = OutputBuffer(fd: nil)
-        let containerDamage = member.damage ?? bundle.damage
-        stats.writeJSON(
-            to: out, path: member.displayName, format: reader.format, damage: reader.damage, source: member.note,
-            containerDamage: containerDamage)
-        let damaged = reader.damage != nil || containerDamage != nil
-        return (String(decoding: out.bytes, as: UTF8.self), damaged ? .damaged : .ok)
+        let (json, damaged) = CaptureStatistics.jsonLine(
+            reader, name: member.displayName, keys: keys, source: member.note,
+            containerDamage: member.damage ?? bundle.damage)
+        return (json, damaged ? .damaged : .ok)
     }
-}
-
-/// `info`'s consumer of the capture pass: every decoded frame's counts and the timeline's,
-/// from one decode per frame. In the command's module, beside the loop `run` specialises for
-/// it: from BLEOutput its hooks were calls through witness thunks, not inlined (+1.6 % on
-/// `info`, docs/performance.md). Unchecked: every access of a class's property is otherwise
-/// checked at run time (a `swift_beginAccess` call per event; docs/performance.md);
-/// the pass calls back on the thread that runs it, never while another call is running.
-final class CaptureStatisticsConsumer: CaptureConsumer {
-    @exclusivity(unchecked) var statistics = CaptureStatistics()
-    var observes: CaptureObservations { [.frames, .events, .connections] }
-    func frame(_ frame: DecodedFrame) { statistics.add(frame) }
-    func event(_ event: TimelineEvent) { statistics.timeline.add(event) }
-    func connectionEnded(_ summary: ConnectionSummary) { statistics.timeline.add(summary) }
 }

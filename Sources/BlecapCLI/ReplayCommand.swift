@@ -182,37 +182,21 @@ struct ReplayCommand: ParsableCommand {
         let selection: ConnectionSelection =
             connection.map { .number($0) } ?? peer.flatMap(BDAddr.init).map { .peer($0) } ?? .all
         let speed = try parsedSpeed()
-        var report: ReplayReport
-        // The replayed packets, for --out and --lint: gathered as connections replay, written
-        // (in file order) once they all have.
-        var export: ReplayExport?
-        if CaptureReplay.canStream(at: speed) || input.member.isRereadable {
-            // Replay each connection as it ends and keep its summary, so memory stays flat
-            // however long the capture is. At max speed the clock needs every instant of the
-            // session first: a first pass reads them, a second replays.
-            var reader = input.reader
-            var clock: ReplayClock?
-            if !CaptureReplay.canStream(at: speed) {
-                clock = CaptureReplay.maxSpeedClock(reader: reader, path: input.path, keys: decryption.keys)
-                do {
-                    reader = try input.member.makeReader()
-                } catch {
+        // The replayed packets, for --out and --lint, gathered as connections replay, written
+        // (in file order) once they all have. A capture read twice at max speed is opened again.
+        let reread: (() throws -> any CaptureReader)? =
+            input.member.isRereadable
+            ? {
+                do { return try input.member.makeReader() } catch {
                     printError("\(input.path): \(error)")
                     throw BlecapExit.unreadable.exitCode
                 }
-            }
-            export = out != nil || lint ? ReplayExport() : nil
-            report = CaptureReplay.streamed(
-                reader: reader, path: input.path, selection, faults: try faults.faults(), speed: speed,
-                keys: decryption.keys, clock: clock, export: export)
-        } else {
-            // Standard input at max speed: the clock needs every instant before anything is
-            // replayed and the input cannot be read twice, so the whole session is read first
-            // (its long exchanges wait in the replay's temporary spool, not in memory).
-            let session = CapturedSession(reader: input.reader, path: input.path, keys: decryption.keys)
-            report = CaptureReplay(session: session).run(selection, faults: try faults.faults(), speed: speed)
-            if out != nil || lint { export = report.export() }
-        }
+            } : nil
+        let replayed = try CaptureReplay.replay(
+            reader: input.reader, reread: reread, path: input.path, selection, faults: try faults.faults(),
+            speed: speed, keys: decryption.keys, exporting: out != nil || lint)
+        var report = replayed.report
+        let export = replayed.export
         if let d = input.containerDamage { report.session.damage = report.session.damage.map { "\($0); \(d)" } ?? d }
         let session = report.session
 

@@ -6,12 +6,6 @@ import BLEOutput
 import BLEReport
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// `blecap report FILE... [-o report.html]`: one self-contained HTML page per capture.
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -104,65 +98,52 @@ struct ReportCommand: ParsableCommand {
         }
         var status = BlecapExit.success
         var used: Set<String> = []
-        // Captures are built a batch at a time (each batch on all cores) and the batch's pages
-        // written before the next is built: `report -o dir logs/*` holds one batch's models, not
-        // every capture's. Cores counted with sysconf: `ProcessInfo` costs 1.3 MB of memory.
-        let batch = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) * 4
-        for first in stride(from: 0, to: jobs.count, by: batch) {
-            let slice = Array(jobs[first..<min(first + batch, jobs.count)])
-            let built = LintRunner.build(
-                slice, configuration: configuration, baseline: Baseline(), scope: filter,
-                scopeText: filter == nil ? nil : selection.described)
-            for (model, report) in built {
-                if let e = report.error {
-                    printError("\(report.path): \(e)")
-                    status = exits.first ?? .unreadable
-                    continue
+        try LintRunner.buildInBatches(
+            jobs, configuration: configuration, baseline: Baseline(), scope: filter,
+            scopeText: filter == nil ? nil : selection.described
+        ) { model, report in
+            if let e = report.error {
+                printError("\(report.path): \(e)")
+                status = exits.first ?? .unreadable
+                return
+            }
+            let target: String
+            if let directory {
+                target = ReportPageName.unique(in: directory, for: report.path, used: &used)
+            } else {
+                target = output ?? ReportPageName.of(report.path)
+            }
+            if target == "-" {
+                let out = OutputBuffer(fd: 1)
+                HTMLReportRenderer.render(model) {
+                    out.append($0)
+                    out.flush()
                 }
-                let target: String
-                if let directory {
-                    target = ReportPageName.unique(in: directory, for: report.path, used: &used)
-                } else {
-                    target = output ?? ReportPageName.of(report.path)
+            } else {
+                // Streamed into a temporary file beside the target, renamed over it when
+                // whole (OutputBuffer.file): a failed run leaves the previous page as it was.
+                let out = OutputBuffer.file(target)
+                let size = HTMLReportRenderer.render(model) {
+                    out.append($0)
+                    out.flush()
                 }
-                if target == "-" {
-                    let out = OutputBuffer(fd: 1)
-                    Self.write(model, to: out)
-                } else {
-                    // Streamed into a temporary file beside the target, renamed over it when
-                    // whole (OutputBuffer.file): a failed run leaves the previous page as it was.
-                    let out = OutputBuffer.file(target)
-                    let size = Self.write(model, to: out)
-                    out.commit()
-                    let f = model.findingsBySeverity
-                    printError(
-                        "\(target): \(size / 1024) KiB; \(model.header.frames) frames, "
-                            + "\(model.header.connections) connections, \(model.findings.count) findings "
-                            + "(\(f.error) errors, \(f.warning) warnings, \(f.note) notes)")
-                }
-                for n in report.notes { printError(n) }
-                if let d = report.damage {
-                    printError("\(report.path): \(d)")
-                    if status == .success { status = .damaged }
-                }
-                if filter != nil && model.header.scopeEvents == 0 {
-                    printError("\(report.path): no event matches \(selection.described)")
-                    if scope.failOnEmpty && status == .success { status = .findings }
-                }
+                out.commit()
+                let f = model.findingsBySeverity
+                printError(
+                    "\(target): \(size / 1024) KiB; \(model.header.frames) frames, "
+                        + "\(model.header.connections) connections, \(model.findings.count) findings "
+                        + "(\(f.error) errors, \(f.warning) warnings, \(f.note) notes)")
+            }
+            for n in report.notes { printError(n) }
+            if let d = report.damage {
+                printError("\(report.path): \(d)")
+                if status == .success { status = .damaged }
+            }
+            if filter != nil && model.header.scopeEvents == 0 {
+                printError("\(report.path): no event matches \(selection.described)")
+                if scope.failOnEmpty && status == .success { status = .findings }
             }
         }
         if status != .success { throw status.exitCode }
-    }
-
-    /// Streams `model`'s page into `out`, flushed as it goes (the page is never whole in memory);
-    /// returns its size in bytes.
-    @discardableResult
-    static func write(_ model: SessionReportModel, to out: OutputBuffer) -> Int {
-        let stream = PageStream { chunk in
-            out.append(chunk)
-            out.flush()
-        }
-        HTMLReportRenderer.render([model], to: stream)
-        return stream.total
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import BLEBytes
-import BLEDiagnose
 import BLEFilter
 import BLELint
 import BLEOutput
@@ -111,7 +110,6 @@ struct WatchCommand: ParsableCommand {
         let live = LiveSource.parse(source, follow: follow)!
         let selection = try events.selection
         let filter = try selection.compiled(EventField.table)
-        var matched = 0
         var configuration = LintConfiguration()
         if let config {
             do { configuration = try LintConfiguration.load(path: config) } catch {
@@ -152,11 +150,6 @@ struct WatchCommand: ParsableCommand {
             }
         }
 
-        let out = OutputBuffer(fd: 1, flushThreshold: 0)
-        let timeline = TimelineWriter(out: out, jsonl: format == .jsonl)
-        let jsonl = format == .jsonl
-        let paint = color.paint(text: !jsonl)
-        timeline.color = paint.on
         var saved: WatchRecorder?
         if let write {
             do { saved = try WatchRecorder(path: write) } catch {
@@ -164,58 +157,12 @@ struct WatchCommand: ParsableCommand {
                 throw BlecapExit.writeError.exitCode
             }
         }
-        // Each connection's facts, written as `connection.summary` lines at the end, as
-        // `timeline` does.
-        var summaries = SummaryLines()
-        let linter = LiveLinter(
-            configuration: configuration,
-            onEvent: { e in
-                if let filter, !filter.matches(e) { return }
-                matched += 1
-                timeline.write(e)
-            },
-            onFinding: { f in
-                out.string(jsonl ? WatchFinding(f).jsonLine : WatchFinding.text(f, paint))
-                out.flush()
-            },
-            onConnectionEnded: { s in
-                if let filter, !filter.matches(SummarySubject(s)) { return }
-                matched += 1
-                summaries.add(s)
-            })
-        let name = live.name
-        let diagnoser = Diagnoser(onVerdict: { v in
-            out.string(jsonl ? WatchVerdict.jsonLine(v, file: name) : WatchVerdict.text(v, paint))
-            out.flush()
-        })
-        let session = WatchSession(timeline: timeline, saved: saved)
-        let pass = CapturePass(reader: reader, name: live.name, keys: configuration.linkLayerKeys)
-        // The linter first: a record's findings are out before the session flushes them; the
-        // diagnoser after it, so that a verdict follows the connection's end on the timeline.
-        pass.run([linter, diagnoser, session])
-        let result = linter.result!
-        if let last = session.last {
-            summaries.write(to: timeline, frame: last.frame, time: last.time)
-        }
-        out.flush()
-        session.saved?.close()
-        for n in pass.notes { printError(n) }
-        var report = CaptureReport(path: live.name)
-        report.format = "\(reader.format)"
-        report.frames = result.facts.frames
-        report.facts = result.facts
-        report.findings = result.findings
-        report.notEvaluated = result.notEvaluated
-        let elapsed = (ContinuousClock.now - started).components
-        report.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-        if let d = reader.damage { report.damage = d.description }
-        if !jsonl {
-            for n in report.notEvaluated {
-                out.string("not evaluated: \(n.ruleID) \(n.slug)\(n.whole ? "" : " (in part)"): \(n.reason)\n")
-            }
-            out.string(SummaryLine.render(report) + "\n")
-        }
-        out.flush()
+        let watch = WatchPass(
+            configuration: configuration, jsonl: format == .jsonl, paint: color.paint(text: format == .text),
+            saved: saved, filter: filter, shouldStop: { WatchSignals.stop.load(ordering: .relaxed) })
+        let outcome = watch.run(
+            reader, name: live.name, to: OutputBuffer(fd: 1, flushThreshold: 0), started: started, note: printError)
+        let (report, matched) = (outcome.report, outcome.matched)
         if !selection.isEmpty && matched == 0 { printError("\(live.name): no event matches \(selection.described)") }
         if let d = reader.damage, !WatchSignals.stop.load(ordering: .relaxed) {
             printError("\(live.name): \(d)")
@@ -246,32 +193,4 @@ enum WatchSignals {
         sigaddset(&set, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
-}
-
-/// `watch`'s own consumer of the capture pass: the time base and last frame of the timeline's
-/// lines, the records saved by `--write`, the output flushed after each record (once the
-/// linter's findings are out); it stops the pass on Ctrl-C or when the reader of the output
-/// went away.
-final class WatchSession: CaptureConsumer {
-    let timeline: TimelineWriter
-    var saved: WatchRecorder?
-    var last: (frame: Int, time: Int64)?
-
-    init(timeline: TimelineWriter, saved: WatchRecorder?) {
-        self.timeline = timeline
-        self.saved = saved
-    }
-
-    var observes: CaptureObservations { [.records, .framesAfterTimeline] }
-    func begin(_ pass: CapturePass) { timeline.scanFilterTables = pass.scanFilterTables }
-
-    func record(_ record: CaptureRecord) {
-        if timeline.base == nil { timeline.base = record.timestamp }
-        last = (record.frame, record.timestamp)
-        saved?.append(record)
-    }
-
-    func frameAfterTimeline(_ frame: DecodedFrame) { timeline.out.flush() }
-
-    var isDone: Bool { WatchSignals.stop.load(ordering: .relaxed) }
 }

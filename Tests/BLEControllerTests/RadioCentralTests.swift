@@ -192,17 +192,13 @@ import Testing
     static func run(
         central: RadioHost.CentralConfiguration = .init(), pair: String = central,
         _ peripheralCapture: String = peripheral,
-        edit: FarPeripheral.Editor? = nil
+        edit: ATTEditor? = nil
     ) throws -> Run {
-        // The far side may still write when blecap has closed its end (and the reverse).
-        signal(SIGPIPE, SIG_IGN)
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-        let far = FarPeripheral(
-            path: pair, transport: FileDescriptorTransport(adopting: fds[1], endpoint: "b"), edit: edit)
-        let thread = Thread { far.run() }
-        thread.start()
-        let link = FileDescriptorTransport(adopting: fds[0], endpoint: "a")
+        let (link, end) = SocketLink.pair()
+        let far = FarSide(path: pair, role: .peripheral, transport: end, lingerMicros: 2_000_000) {
+            EditingTransport($0, edit: edit)
+        }
+        far.start()
         var config = ControllerConfiguration()
         config.role = .central
         config.speed = .max
@@ -216,7 +212,7 @@ import Testing
         }
         link.close()
         far.done.wait()
-        let hci = packets(host.capture?.bytes ?? [])
+        let hci = RecordedHCI.packets(host.capture?.bytes ?? [])
         switch result {
         case .failure(let error): throw RunFailure(error: error, hci: hci)
         case .success(let end):
@@ -225,28 +221,6 @@ import Testing
             report.radio = host.centralFindings
             return Run(report: report, hci: hci)
         }
-    }
-
-    /// The btsnoop `--out` writes, read back.
-    static func packets(_ btsnoop: [UInt8]) -> [(packet: [UInt8], sent: Bool)] {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "radio-central-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).btsnoop"
-        ).path
-        FileManager.default.createFile(atPath: file, contents: Data(btsnoop))
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        guard let reader = try? CaptureFile.open(path: file) else { return [] }
-        var out: [(packet: [UInt8], sent: Bool)] = []
-        while let r = reader.next() {
-            let type: UInt8
-            switch r.kind {
-            case .hciCommand: type = H4PacketType.command
-            case .hciEvent: type = H4PacketType.event
-            case .aclData: type = H4PacketType.acl
-            default: continue
-            }
-            out.append(([type] + r.payload.toArray(), r.direction == .sent))
-        }
-        return out
     }
 
     /// The parameters of every command blecap sent with this opcode.
@@ -272,53 +246,24 @@ import Testing
     }
 }
 
-/// blecap's virtual controller in role peripheral on its own thread, the central's capture on
-/// its air: the "device" blecap as central connects to. `edit` sees the ATT PDUs its captured
-/// peripheral sends and may change the first one it picks, drop it, or end the link in its place.
-final class FarPeripheral: @unchecked Sendable {
-    enum Edit {
-        case keep
-        case replace([UInt8])
-        case drop, disconnect
-    }
-    typealias Editor = @Sendable ([UInt8]) -> Edit
-
-    let path: String
-    let transport: FileDescriptorTransport
-    let edit: Editor?
-    let done = DispatchSemaphore(value: 0)
-
-    init(path: String, transport: FileDescriptorTransport, edit: Editor?) {
-        self.path = path
-        self.transport = transport
-        self.edit = edit
-    }
-
-    func run() {
-        defer {
-            transport.close()
-            done.signal()
-        }
-        guard let replay = try? CaptureReplay(path: path) else { return }
-        var config = ControllerConfiguration()
-        config.speed = .max
-        let controller = VirtualController(replay: replay, configuration: config)
-        let editing = EditingTransport(transport, edit: edit)
-        let runner = ServeRunner(controller: controller, transport: editing, record: false)
-        runner.lingerMicros = 2_000_000
-        _ = runner.run(timeoutMicros: 30_000_000)
-    }
+/// What the far side does with an ATT PDU its captured peripheral sends: keeps it, or, for the
+/// first one its editor picks, changes it, drops it, or ends the link in its place.
+enum ATTEdit {
+    case keep
+    case replace([UInt8])
+    case drop, disconnect
 }
+typealias ATTEditor = @Sendable ([UInt8]) -> ATTEdit
 
 /// The far controller's transport, editing the first ATT PDU `edit` picks on its way to blecap.
 final class EditingTransport: HCITransport {
     let inner: FileDescriptorTransport
-    let edit: FarPeripheral.Editor?
+    let edit: ATTEditor?
     var edited = false
     /// Links ended in place of a PDU: nothing more goes out on them.
     var gone: Set<UInt16> = []
 
-    init(_ inner: FileDescriptorTransport, edit: FarPeripheral.Editor?) {
+    init(_ inner: FileDescriptorTransport, edit: ATTEditor?) {
         self.inner = inner
         self.edit = edit
     }

@@ -39,9 +39,8 @@ import Testing
     @Test func playsTheCapturedPeripheralOverASerialPseudoTerminal() throws {
         let pty = try FileDescriptorTransport.open(.pty(link: nil))
         let serial = try ControllerSpec.serial(path: pty.endpoint, baud: 1_000_000, flowControl: false).open()
-        let far = FarController(path: Self.peripheral, transport: pty)
-        let thread = Thread { far.run() }
-        thread.start()
+        let far = FarSide(path: Self.peripheral, role: .central, transport: pty, lingerMicros: 500_000)
+        far.start()
         let report = try host(over: serial)
         serial.close()
         far.done.wait()
@@ -52,13 +51,9 @@ import Testing
     }
 
     @Test func playsTheCapturedPeripheralOverASocket() throws {
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-        let far = FarController(
-            path: Self.peripheral, transport: FileDescriptorTransport(adopting: fds[1], endpoint: "b"))
-        let thread = Thread { far.run() }
-        thread.start()
-        let link = FileDescriptorTransport(adopting: fds[0], endpoint: "a")
+        let (link, end) = SocketLink.pair()
+        let far = FarSide(path: Self.peripheral, role: .central, transport: end, lingerMicros: 500_000)
+        far.start()
         var recorded: [UInt8] = []
         let report = try host(over: link) { recorded = $0 }
         link.close()
@@ -66,22 +61,14 @@ import Testing
         let ops = report.operations.flatMap { $0 }
         #expect(!ops.isEmpty && ops.allSatisfy { $0.verdict == .same })
         // What crossed the HCI: commands and ACL sent, events and ACL received, readable back.
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("radio-host-\(getpid()).btsnoop").path
-        FileManager.default.createFile(atPath: file, contents: Data(recorded))
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let reader = try CaptureFile.open(path: file)
-        var sent = 0
-        var received = 0
-        while let record = reader.next() { if record.direction == .sent { sent += 1 } else { received += 1 } }
-        #expect(sent > 0 && received > 0)
+        let hci = RecordedHCI.packets(recorded)
+        #expect(hci.contains { $0.sent } && hci.contains { !$0.sent })
     }
 
     /// A controller that never answers: a clear error naming the command, not a hang.
     @Test func aSilentControllerIsAnErrorNotAHang() throws {
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-        defer { close(fds[1]) }
-        let link = FileDescriptorTransport(adopting: fds[0], endpoint: "a")
+        let (link, far) = SocketLink.pair()
+        defer { far.close() }
         var config = RadioHost.Configuration()
         config.commandTimeoutMicros = 100_000
         let host = RadioHost(virtual: try Self.virtual(), transport: link, configuration: config, record: false)
@@ -95,12 +82,9 @@ import Testing
 
     /// A controller that refuses a command: the error names the command and the HCI status.
     @Test func aRefusedCommandIsNamed() throws {
-        var fds: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
-        let far = FileDescriptorTransport(adopting: fds[1], endpoint: "b")
+        let (link, far) = SocketLink.pair()
         // Answers the Reset with Hardware Failure (0x03), as a wedged dongle might.
         try far.send(HCISynthesis.commandComplete(HCIOpcode.reset, [0x03]))
-        let link = FileDescriptorTransport(adopting: fds[0], endpoint: "a")
         let host = RadioHost(virtual: try Self.virtual(), transport: link, record: false)
         do {
             _ = try host.run(timeoutMicros: 5_000_000)
@@ -129,33 +113,5 @@ import Testing
         #expect(end == .sessionOver)
         recorded(host.capture?.bytes ?? [])
         return virtual.report()
-    }
-}
-
-/// blecap's virtual controller in role central on its own thread: the "radio" the host under
-/// test drives, with the peripheral capture's central on its air.
-final class FarController: @unchecked Sendable {
-    let path: String
-    let transport: FileDescriptorTransport
-    let done = DispatchSemaphore(value: 0)
-
-    init(path: String, transport: FileDescriptorTransport) {
-        self.path = path
-        self.transport = transport
-    }
-
-    func run() {
-        defer {
-            transport.close()
-            done.signal()
-        }
-        guard let replay = try? CaptureReplay(path: path) else { return }
-        var config = ControllerConfiguration()
-        config.role = .central
-        config.speed = .max
-        let runner = ServeRunner(
-            controller: VirtualController(replay: replay, configuration: config), transport: transport, record: false)
-        runner.lingerMicros = 500_000
-        _ = runner.run(timeoutMicros: 30_000_000)
     }
 }

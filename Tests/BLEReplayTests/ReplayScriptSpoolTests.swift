@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEPackets
+import BLESpool
 import CaptureIO
 import Foundation
 import TestSupport
@@ -12,7 +13,7 @@ import Testing
 /// connection models and replays exactly as one held in memory.
 @Suite struct ReplayScriptSpoolTests {
     @Test func updatedElementsReadBackChangedInMemoryAndSpilled() {
-        let spool = ReplaySpool(blockSize: 64, cacheBlocks: 2)
+        let spool = Spool(blockSize: 64, cacheBlocks: 2)
         do {
             var a = SpooledArray<Int64>(spool: spool, memoryLimit: 64)
             for i in 0..<500 { a.append(Int64(i)) }
@@ -78,8 +79,8 @@ import Testing
     @Test func aRequestHeavyConnectionThatSpillsReplaysAsOneInMemory() throws {
         let path = ReplayFixtures.temporaryCapture(Self.requestHeavyConnection(requests: 27_000))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let spilled = try ReplaySpool.$arrayMemoryLimit.withValue(64 << 10) { try Self.replays(path) }
-        let inMemory = try ReplaySpool.$arrayMemoryLimit.withValue(1 << 30) { try Self.replays(path) }
+        let spilled = try Spool.$arrayMemoryLimit.withValue(64 << 10) { try Self.replays(path) }
+        let inMemory = try Spool.$arrayMemoryLimit.withValue(1 << 30) { try Self.replays(path) }
         let (s, m) = (spilled.model, inMemory.model)
         #expect(s.steps.isSpilled && s.peerServer.reads[0x0011]?.isSpilled == true)
         #expect(s.peerServer.writes[0x0013]?.isSpilled == true)

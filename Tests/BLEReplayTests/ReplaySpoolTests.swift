@@ -1,5 +1,6 @@
 import BLEBytes
 import BLEPackets
+import BLESpool
 import CaptureIO
 import Foundation
 import TestSupport
@@ -7,69 +8,18 @@ import Testing
 
 @testable import BLEReplay
 
-/// What replay spools (`ReplaySpool`: a long connection's exchange and stream, the max-speed
+/// What replay spools (`Spool`, BLESpool: a long connection's exchange and stream, the max-speed
 /// clock's instants, the export's sorted runs) reads back as it was written, and a connection
 /// long enough to spill replays, compares and exports exactly as one that stays in memory.
 @Suite struct ReplaySpoolTests {
-    /// Blocks of 64 bytes and a cache of 2: every few elements spill, and reads miss the cache.
-    static func tinySpool() -> ReplaySpool { ReplaySpool(blockSize: 64, cacheBlocks: 2) }
-
-    @Test func spooledArrayReadsBackAsAppendedAcrossSealsAndCopies() {
-        let spool = Self.tinySpool()
-        do {
-            var a = SpooledArray<Int64>(spool: spool, memoryLimit: 64)
-            var expected: [Int64] = []
-            var rng = SplitMix64(seed: 3)
-            for i in 0..<1000 {
-                let v = Int64(bitPattern: rng.next())
-                a.append(v)
-                expected.append(v)
-                // A seal in the middle of a block, then more appends after it.
-                if i % 97 == 0 { a.seal(minimumBytes: 0) }
-            }
-            #expect(a.count == expected.count)
-            #expect((0..<a.count).allSatisfy { a[$0] == expected[$0] })
-            var reader = SpooledArray<Int64>.Reader(a)
-            var read: [Int64] = []
-            while let v = reader.next() { read.append(v) }
-            #expect(read == expected)
-            // A copy shares the spilled blocks; appending to it leaves the original alone.
-            var b = a
-            b.append(42)
-            a.seal(minimumBytes: 0)
-            b.seal(minimumBytes: 0)
-            b.append(43)
-            #expect(a.count == 1000 && b.count == 1002)
-            #expect((0..<a.count).allSatisfy { a[$0] == expected[$0] && b[$0] == expected[$0] })
-            #expect(b[1000] == 42 && b[1001] == 43)
-            #expect(spool.blocksInUse > 0)
-        }
-        // Every block is free again once no array holds it.
-        #expect(spool.blocksInUse == 0)
-    }
-
-    @Test func bytesAcrossBlocksAreTheBytesAppended() {
-        var a = SpooledArray<UInt8>(spool: Self.tinySpool(), memoryLimit: 64)
-        let bytes = (0..<700).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        a.append(contentsOf: bytes[..<300])
-        a.append(contentsOf: bytes[300...])
-        for (lo, hi) in [(0, 0), (0, 64), (60, 70), (63, 200), (299, 301), (640, 700), (0, 700)] {
-            #expect(Array(a.bytes(lo..<hi)) == Array(bytes[lo..<hi]), "\(lo)..<\(hi)")
-        }
-    }
-
-    @Test func externalSortMergesRunsInOrder() {
-        var sorter = ExternalSorter<Int64>(runBytes: 80)
+    /// The clock's table (`ReplayInstants`, from an external sort spilled in runs of ten):
+    /// distinct, and the last instant at or before any time.
+    @Test func instantsFromAnExternalSortAreDistinctAndFoundByTime() {
         var rng = SplitMix64(seed: 9)
         let values = (0..<5000).map { _ in Int64(rng.next() % 2000) - 1000 }
+        var sorter = ExternalSorter<Int64>(runBytes: 80)
         for v in values { sorter.append(v) }
-        var sorted: [Int64] = []
-        sorter.drain { sorted.append($0) }
-        #expect(sorted == values.sorted())
-        // The clock's table: distinct, and the last instant at or before any time.
-        var again = ExternalSorter<Int64>(runBytes: 80)
-        for v in values { again.append(v) }
-        let instants = ReplayInstants(&again)
+        let instants = ReplayInstants(&sorter)
         let distinct = Array(Set(values)).sorted()
         #expect(instants.count == distinct.count)
         for t: Int64 in [-2000, -1000, -999, -1, 0, 1, 500, 999, 1000, 5000] {
@@ -100,7 +50,7 @@ import Testing
     /// 20 000 notifications with arrays spilling past 64 KiB: the exchange, the stream and the
     /// export's runs spill to the spool.
     @Test func aConnectionThatSpillsReplaysAsTheWholeSession() throws {
-        try ReplaySpool.$arrayMemoryLimit.withValue(64 << 10) { try replayTheSpilledConnection() }
+        try Spool.$arrayMemoryLimit.withValue(64 << 10) { try replayTheSpilledConnection() }
     }
 
     private func replayTheSpilledConnection() throws {
