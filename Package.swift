@@ -46,6 +46,9 @@ let package = Package(
         // Tiny C helpers libpcap needs (a FILE* that replays sniffed stdin bytes).
         .target(name: "CCaptureSupport", path: "Sources/CCaptureSupport"),
         .target(name: "BLEBytes"),
+        // The virtual air's core: the one timed queue of the simulator, the replay engine and the
+        // virtual controller (docs/architecture.md, "The virtual air").
+        .target(name: "BLEAir"),
         // AES-128, the LE security toolbox (e, c1, s1, ah), link-layer AES-CCM and legacy-pairing
         // key recovery: pure functions on numbers and bytes; BLEPackets re-exports it.
         .target(name: "BLECrypto", dependencies: ["BLEBytes"]),
@@ -83,7 +86,7 @@ let package = Package(
                 "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLELint", "BLEDiagnose",
                 "BLEFilter", "BLEReport",
             ]),
-        .target(name: "BLESimulator", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
+        .target(name: "BLESimulator", dependencies: ["BLEAir", "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
         // Spill storage: what grows with a capture kept in blocks of one unlinked temporary file
@@ -91,7 +94,7 @@ let package = Package(
         .target(name: "BLESpool"),
         .target(
             name: "BLEReplay",
-            dependencies: ["BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass", "BLESpool"]),
+            dependencies: ["BLEAir", "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass", "BLESpool"]),
         // Replay into the simulator (captured peripherals installed in a SimulatedWorld, a captured
         // central played against CBPeripheralManager code); `blecap` does not link it.
         .target(
@@ -101,7 +104,7 @@ let package = Package(
         // drive it over H4; the captured peripherals answer from BLEReplay's models.
         .target(
             name: "BLEController",
-            dependencies: ["BLEBytes", "BLECodes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEReplay"]),
+            dependencies: ["BLEAir", "BLEBytes", "BLECodes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEReplay"]),
         .executableTarget(name: "BLESimulatorBench", dependencies: ["BLESimulator", "BLEBytes"]),
         // The legacy-pairing brute force at its worst and AES/AES-CCM speeds (docs/link-layer-encryption.md).
         .executableTarget(name: "BLECryptoBench", dependencies: ["BLECrypto", "BLEBytes"]),
@@ -127,6 +130,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["BLEBytes", "CaptureIO", "CArchive"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes", "TestSupport"]),
         .testTarget(name: "BLESpoolTests", dependencies: ["BLESpool", "BLEBytes", "TestSupport"]),
+        .testTarget(name: "BLEAirTests", dependencies: ["BLEAir"]),
         .testTarget(name: "CaptureIOTests", dependencies: ["CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "CaptureArchiveTests",

@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import BLEPackets
 import BLEReplay
@@ -81,7 +82,7 @@ extension RadioHost {
         public var connectTimeoutMicros: Int64 = 10_000_000
         /// How long a request may go unanswered: ATT's transaction timeout (Core Vol 3 Part F
         /// 3.3.3), after which no more ATT PDUs may be sent on the bearer: the link is ended.
-        public var responseTimeoutMicros: Int64 = 30_000_000
+        public var responseTimeoutMicros: Int64 = ATTBearer.transactionTimeoutMicros
         /// When the captured peripheral ended the link, how long after the captured central's
         /// last operation the real one may take to end it too.
         public var lingerMicros: Int64 = 10_000_000

@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import BLEPackets
 import BLEReplay
@@ -201,7 +202,7 @@ public final class VirtualController {
         while budget > 0, let t = timers.nextTime, t <= time {
             budget -= 1
             now = max(now, t)
-            guard let action = timers.pop() else { break }
+            guard let action = timers.pop()?.payload else { break }
             // Measured before the action runs, after the ones before it in a burst have been
             // sent: what the host sees as late is what is counted.
             if let clock, action.isExchange { pace.record(latenessMicros: clock() - t) }
@@ -219,7 +220,7 @@ public final class VirtualController {
         }
     }
 
-    func schedule(after d: Int64, _ action: TimerAction) { timers.push(now &+ max(0, d), action) }
+    func schedule(after d: Int64, _ action: TimerAction) { timers.schedule(at: now &+ max(0, d), action) }
 
     func send(_ packet: [UInt8]) {
         output(packet)
@@ -276,52 +277,6 @@ enum TimerAction {
     }
 }
 
-/// A binary min-heap of timers on (time, scheduling order): events due at one µs run in the
-/// order they were scheduled.
-struct TimerQueue {
-    private var heap: [(time: Int64, order: Int, action: TimerAction)] = []
-    private var sequence = 0
-
-    var nextTime: Int64? { heap.first?.time }
-    var isEmpty: Bool { heap.isEmpty }
-
-    mutating func push(_ time: Int64, _ action: TimerAction) {
-        sequence += 1
-        heap.append((time, sequence, action))
-        var i = heap.count - 1
-        while i > 0 {
-            let p = (i - 1) / 2
-            guard less(i, p) else { break }
-            heap.swapAt(i, p)
-            i = p
-        }
-    }
-
-    mutating func pop() -> TimerAction? {
-        guard !heap.isEmpty else { return nil }
-        heap.swapAt(0, heap.count - 1)
-        let top = heap.removeLast()
-        var i = 0
-        while true {
-            let l = 2 * i + 1
-            let r = l + 1
-            var m = i
-            if l < heap.count, less(l, m) { m = l }
-            if r < heap.count, less(r, m) { m = r }
-            if m == i { break }
-            heap.swapAt(i, m)
-            i = m
-        }
-        return top.action
-    }
-
-    mutating func removeAll(where drop: (TimerAction) -> Bool) {
-        let kept = heap.filter { !drop($0.action) }
-        heap = []
-        for e in kept.sorted(by: { ($0.time, $0.order) < ($1.time, $1.order) }) {
-            heap.append(e)  // a sorted array is a heap
-        }
-    }
-
-    private func less(_ a: Int, _ b: Int) -> Bool { (heap[a].time, heap[a].order) < (heap[b].time, heap[b].order) }
-}
+/// The controller's timers: the virtual air's queue (BLEAir) on (time, scheduling order), so
+/// events due at one µs run in the order they were scheduled.
+typealias TimerQueue = TimedQueue<TimerAction>

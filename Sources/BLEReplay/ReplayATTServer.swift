@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import BLEPackets
 
@@ -12,7 +13,7 @@ package struct ReplayATTServer {
     private let faults: ReplayFaults
     /// ATT_MTU of the bearer: 23 until an exchange (Vol 3 Part F 3.2.8). One bearer carries
     /// both directions, so an exchange either side starts sets it for both servers.
-    package var mtu: Int = 23
+    package var mtu = Int(ATTBearer.defaultMTU)
     /// The ATT_MTU an answered Exchange MTU settles on, in force once its response is
     /// delivered (a PDU crossing it on the air still uses the old one).
     package private(set) var negotiatedMTU: Int?
@@ -182,7 +183,7 @@ package struct ReplayATTServer {
     /// the smaller of the two, at least 23.
     private mutating func exchangeMTU(client: UInt16) -> [UInt8] {
         let server = faults.serverMTU ?? model.serverRxMTU ?? 23
-        negotiatedMTU = Swift.max(23, Swift.min(Int(client), Int(server)))
+        negotiatedMTU = Int(ATTBearer.effectiveMTU(client: client, server: server))
         return ATTExchangeMTUResponse(serverRxMTU: server).encoded()
     }
 

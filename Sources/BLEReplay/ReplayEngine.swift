@@ -1,3 +1,4 @@
+import BLEAir
 import BLEPackets
 import BLESpool
 import BLETimeline
@@ -77,12 +78,6 @@ public struct ReplayEngine {
         case powerOff
     }
 
-    private struct Event {
-        var time: Int64
-        var order: Int
-        var action: Action
-    }
-
     /// The stream items that share an anchor (the connection's start: key -1; a CCCD write:
     /// its step), in capture order, and when the anchor happened in the replay.
     private struct StreamGroup {
@@ -147,7 +142,7 @@ public struct ReplayEngine {
         var script: ReplayScript.Cursor
         var exchange: CapturedATTPDUs.Cursor
         var now: Int64 = 0
-        var queue: [Event] = []
+        var queue = TimedQueue<Action>()
         var sequence = 0
         var out: ReplayedConnection
         /// Set: replayed PDUs are compared as they go out and not kept (`runComparing`).
@@ -204,36 +199,8 @@ public struct ReplayEngine {
         mutating func schedule(_ time: Int64, order: Int, _ action: Action) {
             sequence += 1
             // Order within a µs: the captured index first, then scheduling order.
-            queue.append(Event(time: max(now, time), order: order &* 1_000_000 &+ sequence % 1_000_000, action: action))
-            var i = queue.count - 1
-            while i > 0 {
-                let parent = (i - 1) / 2
-                guard less(queue[i], queue[parent]) else { break }
-                queue.swapAt(i, parent)
-                i = parent
-            }
+            queue.schedule(at: max(now, time), order: order &* 1_000_000 &+ sequence % 1_000_000, action)
         }
-
-        /// Binary min-heap on (time, order).
-        mutating func pop() -> Event? {
-            guard !queue.isEmpty else { return nil }
-            queue.swapAt(0, queue.count - 1)
-            let top = queue.removeLast()
-            var i = 0
-            while true {
-                let l = 2 * i + 1
-                let r = l + 1
-                var m = i
-                if l < queue.count, less(queue[l], queue[m]) { m = l }
-                if r < queue.count, less(queue[r], queue[m]) { m = r }
-                if m == i { break }
-                queue.swapAt(i, m)
-                i = m
-            }
-            return top
-        }
-
-        func less(_ a: Event, _ b: Event) -> Bool { (a.time, a.order) < (b.time, b.order) }
 
         /// `model.capturedOffset(ofPDU:)` and `model.capturedOffset(of:)` through the cursors.
         mutating func capturedOffset(ofPDU i: Int) -> Int64 { exchange.time(at: i) &- capturedStart }
@@ -268,10 +235,10 @@ public struct ReplayEngine {
             trySchedule()
             // Every event is a step, a response to one, a stream item or an end: bounded.
             var budget = 4 * (model.steps.count + model.stream.count) + 16
-            while !over, budget > 0, let e = pop() {
+            while !over, budget > 0, let e = queue.pop() {
                 budget -= 1
                 now = e.time
-                handle(e.action)
+                handle(e.payload)
             }
             out.unsentSteps = model.steps.count - sentSteps
             return out

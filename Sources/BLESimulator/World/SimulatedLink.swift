@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import BLEPackets
 import BLETimeline
@@ -44,7 +45,7 @@ final class SimulatedLink {
     let peerAddressType: UInt8
     /// ATT_MTU: 23 until the exchange completes (Vol 3 Part F 3.2.8).
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
-    @exclusivity(unchecked) var mtu: UInt16 = 23
+    @exclusivity(unchecked) var mtu: UInt16 = ATTBearer.defaultMTU
     @exclusivity(unchecked) private(set) var isOpen = true
     @exclusivity(unchecked) var isSilent = false
 
@@ -193,7 +194,7 @@ final class SimulatedLink {
     // MARK: - ATT transaction timeout
 
     /// Core Vol 3 Part F 3.3.3: a transaction not completed within 30 seconds times out.
-    static let transactionTimeoutMicros: Int64 = 30_000_000
+    static var transactionTimeoutMicros: Int64 { ATTBearer.transactionTimeoutMicros }
 
     /// One timer per link: when it fires it times out the request on the air if that request is
     /// 30 s old, or re-arms for the younger one. Links whose servers answer at once never arm
@@ -308,7 +309,7 @@ final class SimulatedLink {
         switch op {
         case .exchangeMTU:
             let client = world.configuration.centralMTU
-            let effective = max(23, min(client, device.mtu))
+            let effective = ATTBearer.effectiveMTU(client: client, server: device.mtu)
             exchange(
                 .mtuExchange(clientRxMTU: client, serverRxMTU: device.mtu, effective: effective, sent: true),
                 errorHandle: 0, server: { (nil, nil) }
