@@ -158,9 +158,10 @@ public enum ControllerSpec: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// What the kernel's refusal to bind the user channel means, in words that say what to do
-    /// (Linux's hci_sock_bind): EBUSY, the adapter is up (or still being set up); EUSERS,
-    /// another program already holds it through the user channel; ENODEV, no such index.
-    /// Nil: an errno without a known meaning here.
+    /// (Linux's hci_sock_bind): EBUSY, the adapter is up (or still being set up), and also
+    /// when another program holds it through the user channel, since that keeps it up (seen
+    /// with a second blecap on Linux 6.1 in the kernel check); EUSERS, another program took
+    /// the user channel first; ENODEV, no such index. Nil: an errno without a known meaning here.
     static func userChannelRefusal(_ e: Int32, index: UInt16) -> TransportError? {
         switch e {
         case EPERM, EACCES: return permission(index)
@@ -168,7 +169,8 @@ public enum ControllerSpec: Sendable, Equatable, CustomStringConvertible {
             return TransportError(
                 "hci\(index) is up under BlueZ: take it down for the run with 'sudo btmgmt --index \(index) power off' "
                     + "(or 'sudo hciconfig hci\(index) down'); blecap hands it back when it exits "
-                    + "('sudo btmgmt --index \(index) power on' powers it up again)")
+                    + "('sudo btmgmt --index \(index) power on' powers it up again); when it is down already, "
+                    + "another program holds it through the HCI user channel (only one may at a time)")
         case EUSERS:
             return TransportError(
                 "hci\(index) is already held through the HCI user channel by another program (another blecap, "

@@ -10,11 +10,13 @@ import Testing
 /// tells the user. No kernel here has Bluetooth sockets; the kernel check's virtual machine
 /// (scripts/kernel/guest_radio.sh) meets the real ones.
 @Suite struct ControllerUserChannelTests {
-    /// The adapter is up under the kernel: take it down, with the commands that do.
+    /// The adapter is up under the kernel: take it down, with the commands that do. The same
+    /// errno comes when another program holds the user channel (it keeps the adapter up).
     @Test func busyTellsHowToTakeTheAdapterDown() throws {
         let busy = try #require(ControllerSpec.userChannelRefusal(EBUSY, index: 0)).description
         #expect(busy.hasPrefix("hci0 is up under BlueZ: take it down"))
         #expect(busy.contains("sudo btmgmt --index 0 power off"))
+        #expect(busy.hasSuffix("another program holds it through the HCI user channel (only one may at a time)"))
     }
 
     /// Another program holds the user channel already (a second blecap on the same adapter):

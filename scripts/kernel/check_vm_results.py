@@ -264,7 +264,10 @@ def radio_scenario():
     status, ms = run_status("radio-held")
     held = read("radio-held.err")
     check(f"a second blecap on hci0 while the first held it was refused at once (exit {status} after {ms} ms)",
-          status == 4 and ms is not None and ms < 10_000 and "already held through the HCI user channel" in held,
+          # Linux 6.1 answers EBUSY here (the holder keeps it up), a kernel without that check EUSERS.
+          status == 4 and ms is not None and ms < 10_000
+          and ("another program holds it through the HCI user channel" in held
+               or "already held through the HCI user channel" in held),
           held[-400:])
     status, ms = run_status("radio-int")
     check(f"SIGINT while the central was connected ended blecap (exit {status} after {ms} ms)",

@@ -84,8 +84,10 @@ ls /sys/class/bluetooth
 # 3. hci0 up under the kernel: blecap must refuse it at once, and leave it up.
 hciconfig hci0 up; echo "hciconfig up: $?"
 state up
+# Under strace when there is one: where the time goes if it does not return at once.
+TRACE=(); command -v strace > /dev/null && TRACE=(strace -f -tt -o "$OUT/radio-busy.strace")
 STARTED=$(date +%s%N)
-timeout 60 "$BLECAP" replay "$CAPTURE" --controller hci0 > "$OUT/radio-busy.out" 2> "$OUT/radio-busy.err"
+timeout 60 "${TRACE[@]}" "$BLECAP" replay "$CAPTURE" --controller hci0 > "$OUT/radio-busy.out" 2> "$OUT/radio-busy.err"
 echo "$? $(( ($(date +%s%N) - STARTED) / 1000000 ))" > "$OUT/radio-busy.rc"
 state up-after
 hciconfig hci0 down
