@@ -149,21 +149,35 @@ public enum ControllerSpec: Sendable, Equatable, CustomStringConvertible {
         guard r == 0 else {
             let e = Glibc.errno
             _ = Glibc.close(s)
-            switch e {
-            case EPERM, EACCES: throw permission(index)
-            case EBUSY, EALREADY:
-                throw TransportError(
-                    "hci\(index) is up under BlueZ: take it down for the run with 'sudo btmgmt --index \(index) power off' "
-                        + "(or 'sudo hciconfig hci\(index) down'); blecap hands it back when it exits "
-                        + "('sudo btmgmt --index \(index) power on' powers it up again)")
-            case ENODEV: throw TransportError("hci\(index): no such adapter ('btmgmt info' lists them)")
-            default:
-                Glibc.errno = e
-                throw .errno("hci\(index): bind to the HCI user channel")
-            }
+            if let refusal = userChannelRefusal(e, index: index) { throw refusal }
+            Glibc.errno = e
+            throw .errno("hci\(index): bind to the HCI user channel")
         }
         announce("took hci\(index) from BlueZ through the HCI user channel (handed back when blecap exits)")
         return FileDescriptorTransport(adopting: s, endpoint: "hci\(index)")
+    }
+
+    /// What the kernel's refusal to bind the user channel means, in words that say what to do
+    /// (Linux's hci_sock_bind): EBUSY, the adapter is up (or still being set up), and also
+    /// when another program holds it through the user channel, since that keeps it up (seen
+    /// with a second blecap on Linux 6.1 in the kernel check); EUSERS, another program took
+    /// the user channel first; ENODEV, no such index. Nil: an errno without a known meaning here.
+    static func userChannelRefusal(_ e: Int32, index: UInt16) -> TransportError? {
+        switch e {
+        case EPERM, EACCES: return permission(index)
+        case EBUSY, EALREADY:
+            return TransportError(
+                "hci\(index) is up under BlueZ: take it down for the run with 'sudo btmgmt --index \(index) power off' "
+                    + "(or 'sudo hciconfig hci\(index) down'); blecap hands it back when it exits "
+                    + "('sudo btmgmt --index \(index) power on' powers it up again); when it is down already, "
+                    + "another program holds it through the HCI user channel (only one may at a time)")
+        case EUSERS:
+            return TransportError(
+                "hci\(index) is already held through the HCI user channel by another program (another blecap, "
+                    + "or a Bumble or other host on hci-socket): only one may hold it at a time")
+        case ENODEV: return TransportError("hci\(index): no such adapter ('btmgmt info' lists them)")
+        default: return nil
+        }
     }
 
     private static func permission(_ index: UInt16) -> TransportError {

@@ -70,6 +70,8 @@ extension ReplayCommand {
                 end = try host.run(timeoutMicros: limit)
             }
             announce("session ended: \(end)")
+            // Stopped before its end: no link or advertising outlives blecap in the controller.
+            if end == .interrupted || end == .timeout { host.handBack() }
         } catch {
             failure = error
         }

@@ -140,13 +140,7 @@ def check_radio(blecap, path, tmp, speed="max", security="none"):
              "--speed", speed, "--timeout", "300", "--accept-timeout", "60", "--out", out_a],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1.0)
-        args = [python, APP, "--transport", f"tcp-client:127.0.0.1:{port_b}"]
-        for c in expected:
-            duration = 3.0
-            if c["subscribed_at"] is not None and c["last_value_at"] is not None:
-                duration = c["last_value_at"] - c["subscribed_at"] + 3.0
-            args += ["--address", c["peer"], "--mtu", str(c["mtu"] or 247), "--duration", f"{duration:.1f}",
-                     "--count", str(len(c["notifications"]) or 0), "--security", security]
+        args = [python, APP, "--transport", f"tcp-client:127.0.0.1:{port_b}", *app_arguments(expected, security)]
         env = dict(os.environ, BUMBLE_SNOOPER=f"btsnoop:file:{out_b}")
         app = subprocess.run(args, capture_output=True, text=True, timeout=600, env=env)
         try:
@@ -157,11 +151,33 @@ def check_radio(blecap, path, tmp, speed="max", security="none"):
     finally:
         link.kill()
         link.wait()
+    return judge(path, expected, app.stdout, app.stderr, report_text, errors, out_a, out_b, security)
+
+
+def app_arguments(expected, security="none"):
+    """central_app.py's arguments for the captured connections: one session each, for the
+    captured peer, MTU, and long enough for the captured notifications; `security` pair: the app
+    pairs after connecting."""
+    args = []
+    for c in expected:
+        duration = 3.0
+        if c["subscribed_at"] is not None and c["last_value_at"] is not None:
+            duration = c["last_value_at"] - c["subscribed_at"] + 3.0
+        args += ["--address", c["peer"], "--mtu", str(c["mtu"] or 247), "--duration", f"{duration:.1f}",
+                 "--count", str(len(c["notifications"]) or 0), "--security", security]
+    return args
+
+
+def judge(path, expected, app_out, app_err, report_text, errors, out_a, out_b, security="none"):
+    """(problems, summary) of one run: what the app observed against the capture, the replay
+    report, and the ATT exchange on blecap's HCI (out_a) and on B's (out_b) against each other
+    and against the capture's. scripts/kernel/check_vm_results.py judges the virtual machine's
+    run (blecap on hci0 through the HCI user channel) with it too."""
     problems = []
     try:
-        sessions = json.loads(app.stdout.strip().splitlines()[-1])["sessions"]
+        sessions = json.loads(app_out.strip().splitlines()[-1])["sessions"]
     except (ValueError, IndexError, KeyError):
-        return [f"app printed no observations: {app.stdout[-300:]} {app.stderr[-600:]} blecap: {errors[-600:]}"], \
+        return [f"app printed no observations: {app_out[-300:]} {app_err[-600:]} blecap: {errors[-600:]}"], \
             "not run"
     for i, (c, s) in enumerate(zip(expected, sessions)):
         side, reason = c["end"] or (None, None)

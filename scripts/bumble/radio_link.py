@@ -4,20 +4,26 @@ server: the radio that `blecap replay --controller` is checked against without h
 Controller A (the one blecap hosts) has the public address --address-a, so a captured
 peripheral with a public address is found where the capture found it; controller B is for an
 unmodified Bumble host (scripts/bumble/central_app.py). Prints one line, "ready PORT_A PORT_B",
-when both listen, then runs until killed.
+when both listen, then runs until killed. With --transport-a, controller A is on that Bumble
+transport instead, e.g. `vhci` (Linux's /dev/vhci: the kernel registers it as an adapter,
+hciN, which blecap opens through the HCI user channel; scripts/kernel/guest_radio.sh), and the
+line is "ready TRANSPORT PORT_B".
 
     python3 radio_link.py --address-a D8:0D:18:00:00:01
+    python3 radio_link.py --transport-a vhci
 
 Requires Bumble (pip install bumble==0.0.236).
 """
 
 import argparse
 import asyncio
+import logging
 import socket
 
 from bumble.controller import Controller
 from bumble.hci import Address
 from bumble.link import LocalLink
+from bumble.transport import open_transport
 from bumble.transport.tcp_server import open_tcp_server_transport_with_socket
 
 
@@ -30,9 +36,12 @@ def listening_socket():
 
 async def main(args):
     link = LocalLink()
-    sockets = [listening_socket(), listening_socket()]
+    sockets = [listening_socket() for _ in range(1 if args.transport_a else 2)]
     ports = [s.getsockname()[1] for s in sockets]
     transports = [await open_tcp_server_transport_with_socket(s) for s in sockets]
+    if args.transport_a:
+        transports.insert(0, await open_transport(args.transport_a))
+        ports.insert(0, args.transport_a)
     addresses = [args.address_a, args.address_b]
     controllers = [Controller(f"C{i}", host_source=t.source, host_sink=t.sink, link=link,
                               public_address=Address(a, Address.PUBLIC_DEVICE_ADDRESS))
@@ -43,7 +52,10 @@ async def main(args):
 
 
 if __name__ == "__main__":
+    # Bumble's own warnings (a transport that fails, a packet it drops) on standard error.
+    logging.basicConfig(level=logging.WARNING)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--address-a", default="B1:EC:A9:00:00:0A")
     ap.add_argument("--address-b", default="F0:F1:F2:F3:F4:F5")
+    ap.add_argument("--transport-a", help="a Bumble transport for controller A (e.g. vhci) instead of a TCP server")
     asyncio.run(main(ap.parse_args()))
