@@ -36,10 +36,10 @@ def _hash_on_workers(ray, captures: list[dict], workers: int) -> list[dict]:
     """Every listed capture with its SHA-256, hashed by plain Ray tasks on the workers (so that no
     one machine reads the whole fleet), at most `workers` at once, in listing order.
 
-    Plain tasks, not a Ray Data stage: hashing is ~0.1 ms of work per capture, and a Ray Data
-    stage costs its streaming executor's start on the driver and its modules' import in every
-    worker, which was most of this phase (4.9 s of 5 for 2,001 captures on an idle warm cluster;
-    plain tasks 0.2 s, docs/performance.md). The analyse stage that follows is Ray Data's."""
+    Plain tasks, not a Ray Data stage: hashing is ~0.1 ms of work per capture, and the first Ray
+    Data stage of a job costs 2 to 3.5 s to set up whatever its work (docs/performance.md); as the
+    first stage it was most of this phase (4.9 s for 2,001 captures on an idle running cluster;
+    plain tasks 0.3 to 0.4 s). The analyse stage that follows is Ray Data's and pays that setup."""
     task = ray.remote(num_cpus=1)(hash_captures)
     chunks = [captures[i : i + HASH_CHUNK] for i in range(0, len(captures), HASH_CHUNK)]
     results: list = [None] * len(chunks)
