@@ -43,20 +43,8 @@ import Testing
 
     /// Runs blecap replay against `controller` on a loopback socket until blecap hangs up.
     static func run(_ controller: Controller, _ extra: [String] = []) throws -> CLIRun {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = LoopbackListener.open()
         defer { close(listener) }
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) }
-        }
-        #expect(listen(listener, 1) == 0)
-        _ = withUnsafeMutablePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) }
-        }
-        let port = UInt16(bigEndian: a.sin_port)
         let box = CLIBox()
         let args =
             [

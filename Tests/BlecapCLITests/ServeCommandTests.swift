@@ -54,19 +54,7 @@ import Testing
 
     @Test func aHostOverTCPConnectsReadsAndTheReportSaysWhatDiffered() throws {
         // The test listens; blecap serve connects to it (tcp-client) and is the controller.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) }
-        }
-        #expect(listen(listener, 1) == 0)
-        _ = withUnsafeMutablePointer(to: &a) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) }
-        }
-        let port = UInt16(bigEndian: a.sin_port)
+        let (listener, port) = LoopbackListener.open()
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("serve-cli-\(getpid()).btsnoop").path
         defer { try? FileManager.default.removeItem(atPath: out) }
         let box = CLIBox()
