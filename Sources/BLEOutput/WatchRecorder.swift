@@ -18,15 +18,7 @@ package struct WatchRecorder {
     }
 
     package mutating func append(_ r: CaptureRecord) {
-        let type: UInt8
-        switch r.kind {
-        case .hciCommand: type = H4PacketType.command
-        case .aclData: type = H4PacketType.acl
-        case .hciEvent: type = H4PacketType.event
-        case .scoData: type = H4PacketType.sco
-        case .isoData: type = H4PacketType.iso
-        default: return
-        }
+        guard let type = HCIPacketKinds.h4Type(of: r.kind) else { return }
         var packet = [type]
         packet.append(contentsOf: r.payload)
         writer.append(packet, received: r.direction == .received, unixMicros: r.timestamp)

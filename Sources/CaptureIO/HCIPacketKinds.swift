@@ -24,6 +24,19 @@ public enum HCIPacketKinds {
         }
     }
 
+    /// Kind → H4 packet-type byte, the inverse of `kind(h4Type:)`: nil for a record that is no
+    /// HCI packet (notes, index events, link-layer PDUs).
+    @inlinable public static func h4Type(of kind: RecordKind) -> UInt8? {
+        switch kind {
+        case .hciCommand: H4PacketType.command
+        case .aclData: H4PacketType.acl
+        case .scoData: H4PacketType.sco
+        case .hciEvent: H4PacketType.event
+        case .isoData: H4PacketType.iso
+        default: nil
+        }
+    }
+
     /// Linux monitor opcode (btsnoop 2001 flags low 16 bits, pcap 254 header) → kind and
     /// direction, as BlueZ's `monitor/bt.h` defines them (BTSNOOP_OPCODE_*).
     @inlinable public static func kind(monitorOpcode: UInt16) -> (RecordKind, Direction) {

@@ -85,13 +85,7 @@ enum RecordedHCI {
         read(btsnoop) { reader in
             var out: [(packet: [UInt8], sent: Bool)] = []
             while let r = reader.next() {
-                let type: UInt8
-                switch r.kind {
-                case .hciCommand: type = H4PacketType.command
-                case .hciEvent: type = H4PacketType.event
-                case .aclData: type = H4PacketType.acl
-                default: continue
-                }
+                guard let type = HCIPacketKinds.h4Type(of: r.kind) else { continue }
                 out.append(([type] + r.payload.toArray(), r.direction == .sent))
             }
             return out

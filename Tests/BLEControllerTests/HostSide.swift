@@ -35,13 +35,7 @@ struct HostSide {
         while let r = reader.next() {
             let t0 = first ?? r.timestamp
             first = t0
-            let type: UInt8
-            switch r.kind {
-            case .hciCommand: type = H4PacketType.command
-            case .aclData: type = H4PacketType.acl
-            case .hciEvent: type = H4PacketType.event
-            default: continue
-            }
+            guard let type = HCIPacketKinds.h4Type(of: r.kind) else { continue }
             let bytes = [type] + r.payload.toArray()
             if r.direction == .sent {
                 packets.append((r.timestamp - t0, bytes))
