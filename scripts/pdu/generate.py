@@ -18,6 +18,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+# Reading the table leaves no __pycache__ in the repository (the Swift test runs this too).
+sys.dont_write_bytecode = True
 
 from att_pdus import ATT_PDUS  # noqa: E402
 
