@@ -19,7 +19,6 @@ func describeHandleRange(_ start: UInt16, _ end: UInt16, into sink: FieldSink) {
 
 /// ATT_FIND_INFORMATION_REQ (Vol 3 Part F 3.4.3.1): Starting Handle, Ending Handle.
 public struct ATTFindInformationRequest: ATTPDUType, Sendable {
-    public static let opcode = ATTOpcode.findInformationRequest
     public let startingHandle: UInt16
     public let endingHandle: UInt16
     public init(startingHandle: UInt16, endingHandle: UInt16) {
@@ -40,7 +39,6 @@ public struct ATTFindInformationRequest: ATTPDUType, Sendable {
 /// ATT_FIND_INFORMATION_RSP (Vol 3 Part F 3.4.3.2): Format (0x01: handles with 16-bit UUIDs,
 /// 0x02: with 128-bit UUIDs), Information Data.
 public struct ATTFindInformationResponse: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.findInformationResponse
     public let format: UInt8
     public let information: ATTList<ATTHandleUUID>
 
@@ -110,7 +108,6 @@ public struct ATTFindInformationResponse: ATTPDUType, @unchecked Sendable {
 /// ATT_FIND_BY_TYPE_VALUE_REQ (Vol 3 Part F 3.4.3.3): Starting Handle, Ending Handle,
 /// Attribute Type (16-bit UUID only), Attribute Value.
 public struct ATTFindByTypeValueRequest: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.findByTypeValueRequest
     public let startingHandle: UInt16
     public let endingHandle: UInt16
     public let attributeType: UInt16
@@ -143,7 +140,6 @@ public struct ATTFindByTypeValueRequest: ATTPDUType, @unchecked Sendable {
 /// ATT_FIND_BY_TYPE_VALUE_RSP (Vol 3 Part F 3.4.3.4): Handles Information List of (Found
 /// Attribute Handle, Group End Handle).
 public struct ATTFindByTypeValueResponse: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.findByTypeValueResponse
     public let handlesInformation: ATTList<ATTHandleRange>
     /// `handlesInformation`: the Handles Information List as it goes on the wire.
     public init(handlesInformation: ByteView) { self.handlesInformation = ATTList(handlesInformation, stride: 4) }
@@ -184,7 +180,6 @@ public struct ATTFindByTypeValueResponse: ATTPDUType, @unchecked Sendable {
 /// ATT_READ_BY_TYPE_REQ (Vol 3 Part F 3.4.4.1): Starting Handle, Ending Handle, Attribute
 /// Type (2 or 16 bytes).
 public struct ATTReadByTypeRequest: ATTTypedRangeRequest, @unchecked Sendable {
-    public static let opcode = ATTOpcode.readByTypeRequest
     public let startingHandle: UInt16
     public let endingHandle: UInt16
     /// Raw type bytes; `attributeType` is nil unless they are 2 or 16 long.
@@ -216,7 +211,6 @@ public struct ATTReadByTypeRequest: ATTTypedRangeRequest, @unchecked Sendable {
 /// ATT_READ_BY_TYPE_RSP (Vol 3 Part F 3.4.4.2): Length (of each entry), Attribute Data List
 /// of (handle, value).
 public struct ATTReadByTypeResponse: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.readByTypeResponse
     public let length: UInt8
     public let attributeData: ATTList<ATTAttributeData>
     /// `attributeData`: the Attribute Data List as it goes on the wire.
@@ -277,7 +271,6 @@ func attributeList(_ opcode: ATTOpcode, _ entries: some Sequence<[UInt8]>, mtu: 
 /// ATT_READ_BY_GROUP_TYPE_REQ (Vol 3 Part F 3.4.4.9): Starting Handle, Ending Handle,
 /// Attribute Group Type (2 or 16 bytes).
 public struct ATTReadByGroupTypeRequest: ATTTypedRangeRequest, @unchecked Sendable {
-    public static let opcode = ATTOpcode.readByGroupTypeRequest
     public let startingHandle: UInt16
     public let endingHandle: UInt16
     public let groupTypeBytes: ByteView
@@ -307,7 +300,6 @@ public struct ATTReadByGroupTypeRequest: ATTTypedRangeRequest, @unchecked Sendab
 /// ATT_READ_BY_GROUP_TYPE_RSP (Vol 3 Part F 3.4.4.10): Length, Attribute Data List of
 /// (Attribute Handle, End Group Handle, Attribute Value).
 public struct ATTReadByGroupTypeResponse: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.readByGroupTypeResponse
     public let length: UInt8
     public let attributeData: ATTList<ATTGroupData>
     public init(length: UInt8, attributeData: ByteView) {

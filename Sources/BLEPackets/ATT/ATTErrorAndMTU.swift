@@ -3,7 +3,6 @@ import BLEBytes
 /// ATT_ERROR_RSP (Core 5.4 Vol 3 Part F 3.4.1.1): Request Opcode In Error (u8), Attribute
 /// Handle In Error (u16), Error Code (u8).
 public struct ATTErrorResponse: ATTPDUType, Sendable {
-    public static let opcode = ATTOpcode.errorResponse
     public let requestOpcode: ATTOpcode
     /// The handle the request was about, 0x0000 when it was about none (e.g. MTU exchange).
     public let handle: UInt16
@@ -35,7 +34,6 @@ public struct ATTErrorResponse: ATTPDUType, Sendable {
 
 /// ATT_EXCHANGE_MTU_REQ (Vol 3 Part F 3.4.2.1): Client Rx MTU.
 public struct ATTExchangeMTURequest: ATTPDUType, Sendable {
-    public static let opcode = ATTOpcode.exchangeMTURequest
     public let clientRxMTU: UInt16
     public init(clientRxMTU: UInt16) { self.clientRxMTU = clientRxMTU }
     public init?(parameters p: ByteView) {
@@ -52,7 +50,6 @@ public struct ATTExchangeMTURequest: ATTPDUType, Sendable {
 
 /// ATT_EXCHANGE_MTU_RSP (Vol 3 Part F 3.4.2.2): Server Rx MTU.
 public struct ATTExchangeMTUResponse: ATTPDUType, Sendable {
-    public static let opcode = ATTOpcode.exchangeMTUResponse
     public let serverRxMTU: UInt16
     public init(serverRxMTU: UInt16) { self.serverRxMTU = serverRxMTU }
     public init?(parameters p: ByteView) {

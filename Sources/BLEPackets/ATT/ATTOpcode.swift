@@ -57,7 +57,8 @@ extension ATTOpcode {
 }
 
 /// The opcode table (Vol 3 Part F 3.4.8, Table 3.37), btmon-style: one row per opcode with
-/// its name, method kind, where its single handle sits, its fixed size and its decoder.
+/// its name, method kind, where its single handle sits, its fixed size and its decoder. The rows
+/// (`entries`) are generated from scripts/pdu/att_pdus.py into ATTPDU+Generated.swift.
 public enum ATTOpcodeTable {
     public struct Entry: Sendable {
         public let opcode: UInt8
@@ -78,102 +79,6 @@ public enum ATTOpcodeTable {
             return true
         }
     }
-
-    public static let entries: [Entry] = [
-        Entry(
-            opcode: 0x01, name: "Error Response", method: .response, handleOffset: 2,
-            fixedParameterLength: 4, describe: d(ATTErrorResponse.self)),
-        Entry(
-            opcode: 0x02, name: "Exchange MTU Request", method: .request, handleOffset: -1,
-            fixedParameterLength: 2, describe: d(ATTExchangeMTURequest.self)),
-        Entry(
-            opcode: 0x03, name: "Exchange MTU Response", method: .response, handleOffset: -1,
-            fixedParameterLength: 2, describe: d(ATTExchangeMTUResponse.self)),
-        Entry(
-            opcode: 0x04, name: "Find Information Request", method: .request, handleOffset: -1,
-            fixedParameterLength: 4, describe: d(ATTFindInformationRequest.self)),
-        Entry(
-            opcode: 0x05, name: "Find Information Response", method: .response, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTFindInformationResponse.self)),
-        Entry(
-            opcode: 0x06, name: "Find By Type Value Request", method: .request, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTFindByTypeValueRequest.self)),
-        Entry(
-            opcode: 0x07, name: "Find By Type Value Response", method: .response, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTFindByTypeValueResponse.self)),
-        Entry(
-            opcode: 0x08, name: "Read By Type Request", method: .request, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTReadByTypeRequest.self)),
-        Entry(
-            opcode: 0x09, name: "Read By Type Response", method: .response, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTReadByTypeResponse.self)),
-        Entry(
-            opcode: 0x0A, name: "Read Request", method: .request, handleOffset: 1,
-            fixedParameterLength: 2, describe: d(ATTReadRequest.self)),
-        Entry(
-            opcode: 0x0B, name: "Read Response", method: .response, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTReadResponse.self)),
-        Entry(
-            opcode: 0x0C, name: "Read Blob Request", method: .request, handleOffset: 1,
-            fixedParameterLength: 4, describe: d(ATTReadBlobRequest.self)),
-        Entry(
-            opcode: 0x0D, name: "Read Blob Response", method: .response, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTReadBlobResponse.self)),
-        Entry(
-            opcode: 0x0E, name: "Read Multiple Request", method: .request, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTReadMultipleRequest.self)),
-        Entry(
-            opcode: 0x0F, name: "Read Multiple Response", method: .response, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTReadMultipleResponse.self)),
-        Entry(
-            opcode: 0x10, name: "Read By Group Type Request", method: .request, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTReadByGroupTypeRequest.self)),
-        Entry(
-            opcode: 0x11, name: "Read By Group Type Response", method: .response, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTReadByGroupTypeResponse.self)),
-        Entry(
-            opcode: 0x12, name: "Write Request", method: .request, handleOffset: 1,
-            fixedParameterLength: nil, describe: d(ATTWriteRequest.self)),
-        Entry(
-            opcode: 0x13, name: "Write Response", method: .response, handleOffset: -1,
-            fixedParameterLength: 0, describe: d(ATTWriteResponse.self)),
-        Entry(
-            opcode: 0x16, name: "Prepare Write Request", method: .request, handleOffset: 1,
-            fixedParameterLength: nil, describe: d(ATTPrepareWriteRequest.self)),
-        Entry(
-            opcode: 0x17, name: "Prepare Write Response", method: .response, handleOffset: 1,
-            fixedParameterLength: nil, describe: d(ATTPrepareWriteResponse.self)),
-        Entry(
-            opcode: 0x18, name: "Execute Write Request", method: .request, handleOffset: -1,
-            fixedParameterLength: 1, describe: d(ATTExecuteWriteRequest.self)),
-        Entry(
-            opcode: 0x19, name: "Execute Write Response", method: .response, handleOffset: -1,
-            fixedParameterLength: 0, describe: d(ATTExecuteWriteResponse.self)),
-        Entry(
-            opcode: 0x1B, name: "Handle Value Notification", method: .notification, handleOffset: 1,
-            fixedParameterLength: nil, describe: d(ATTHandleValueNotification.self)),
-        Entry(
-            opcode: 0x1D, name: "Handle Value Indication", method: .indication, handleOffset: 1,
-            fixedParameterLength: nil, describe: d(ATTHandleValueIndication.self)),
-        Entry(
-            opcode: 0x1E, name: "Handle Value Confirmation", method: .confirmation, handleOffset: -1,
-            fixedParameterLength: 0, describe: d(ATTHandleValueConfirmation.self)),
-        Entry(
-            opcode: 0x20, name: "Read Multiple Variable Request", method: .request, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTReadMultipleVariableRequest.self)),
-        Entry(
-            opcode: 0x21, name: "Read Multiple Variable Response", method: .response, handleOffset: -1,
-            fixedParameterLength: nil, describe: d(ATTReadMultipleVariableResponse.self)),
-        Entry(
-            opcode: 0x23, name: "Multiple Handle Value Notification", method: .notification,
-            handleOffset: -1, fixedParameterLength: nil, describe: d(ATTMultipleHandleValueNotification.self)),
-        Entry(
-            opcode: 0x52, name: "Write Command", method: .command, handleOffset: 1,
-            fixedParameterLength: nil, describe: d(ATTWriteCommand.self)),
-        Entry(
-            opcode: 0xD2, name: "Signed Write Command", method: .command, handleOffset: 1,
-            fixedParameterLength: nil, describe: d(ATTSignedWriteCommand.self)),
-    ]
 
     /// 256 slots indexed by opcode byte, so lookups are one array access.
     public static let byOpcode: [Entry?] = {

@@ -2,7 +2,6 @@ import BLEBytes
 
 /// ATT_READ_REQ (Core 5.4 Vol 3 Part F 3.4.4.3): Attribute Handle.
 public struct ATTReadRequest: ATTPDUType, Sendable {
-    public static let opcode = ATTOpcode.readRequest
     public let handle: UInt16
     public init(handle: UInt16) { self.handle = handle }
     public init?(parameters p: ByteView) {
@@ -15,7 +14,6 @@ public struct ATTReadRequest: ATTPDUType, Sendable {
 
 /// ATT_READ_RSP (Vol 3 Part F 3.4.4.4): Attribute Value (up to ATT_MTU − 1 bytes).
 public struct ATTReadResponse: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.readResponse
     public let value: ByteView
     public init(value: ByteView) { self.value = value }
     public init?(parameters p: ByteView) { value = p }
@@ -25,7 +23,6 @@ public struct ATTReadResponse: ATTPDUType, @unchecked Sendable {
 
 /// ATT_READ_BLOB_REQ (Vol 3 Part F 3.4.4.5): Attribute Handle, Value Offset.
 public struct ATTReadBlobRequest: ATTPDUType, Sendable {
-    public static let opcode = ATTOpcode.readBlobRequest
     public let handle: UInt16
     public let offset: UInt16
     public init(handle: UInt16, offset: UInt16) { (self.handle, self.offset) = (handle, offset) }
@@ -46,7 +43,6 @@ public struct ATTReadBlobRequest: ATTPDUType, Sendable {
 
 /// ATT_READ_BLOB_RSP (Vol 3 Part F 3.4.4.6): Part Attribute Value.
 public struct ATTReadBlobResponse: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.readBlobResponse
     public let partValue: ByteView
     public init(partValue: ByteView) { self.partValue = partValue }
     public init?(parameters p: ByteView) { partValue = p }
@@ -66,7 +62,6 @@ func describeHandles(_ handles: ATTList<ATTHandle>, into sink: FieldSink) {
 
 /// ATT_READ_MULTIPLE_REQ (Vol 3 Part F 3.4.4.7): Set Of Handles (two or more).
 public struct ATTReadMultipleRequest: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.readMultipleRequest
     public let handles: ATTList<ATTHandle>
     /// `handles`: the Set Of Handles, little-endian u16 each.
     public init(handles: ByteView) { self.handles = ATTList(handles, stride: 2) }
@@ -78,7 +73,6 @@ public struct ATTReadMultipleRequest: ATTPDUType, @unchecked Sendable {
 /// ATT_READ_MULTIPLE_RSP (Vol 3 Part F 3.4.4.8): Set Of Values, concatenated without
 /// lengths (only the client, knowing the requested handles, can split them).
 public struct ATTReadMultipleResponse: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.readMultipleResponse
     public let values: ByteView
     public init(values: ByteView) { self.values = values }
     public init?(parameters p: ByteView) { values = p }
@@ -88,7 +82,6 @@ public struct ATTReadMultipleResponse: ATTPDUType, @unchecked Sendable {
 
 /// ATT_READ_MULTIPLE_VARIABLE_REQ (Vol 3 Part F 3.4.4.11): Set Of Handles (two or more).
 public struct ATTReadMultipleVariableRequest: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.readMultipleVariableRequest
     public let handles: ATTList<ATTHandle>
     public init(handles: ByteView) { self.handles = ATTList(handles, stride: 2) }
     public init?(parameters p: ByteView) { handles = ATTList(p, stride: 2) }
@@ -99,7 +92,6 @@ public struct ATTReadMultipleVariableRequest: ATTPDUType, @unchecked Sendable {
 /// ATT_READ_MULTIPLE_VARIABLE_RSP (Vol 3 Part F 3.4.4.12): Length Value Tuple List. The
 /// last value may be truncated by ATT_MTU.
 public struct ATTReadMultipleVariableResponse: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.readMultipleVariableResponse
     public let tuples: ATTLengthValueList
     /// `tuples`: the Length Value Tuple List as it goes on the wire.
     public init(tuples: ByteView) { self.tuples = ATTLengthValueList(bytes: tuples) }

@@ -15,12 +15,6 @@ public enum ATTResponseMismatch: Sendable, Equatable {
     case outsideRange(UInt16)
 }
 
-extension ATTOpcode {
-    /// The response that answers this request: every request's is the next opcode (Vol 3
-    /// Part F 3.4.8, Table 3.37). Nil for PDUs that are not requests.
-    public var responseOpcode: ATTOpcode? { method == .request ? ATTOpcode(rawValue &+ 1) : nil }
-}
-
 extension ATTPDU {
     /// Why `response` cannot answer `request`, or nil when it can (as far as its opcode, the
     /// request it names and the handles and entry sizes of a discovery list show).

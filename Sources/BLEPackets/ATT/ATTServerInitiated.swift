@@ -2,7 +2,6 @@ import BLEBytes
 
 /// ATT_HANDLE_VALUE_NTF (Core 5.4 Vol 3 Part F 3.4.7.1): Attribute Handle, Attribute Value.
 public struct ATTHandleValueNotification: ATTHandleValuePDU, @unchecked Sendable {
-    public static let opcode = ATTOpcode.handleValueNotification
     public let handle: UInt16
     public let value: ByteView
     public init(handle: UInt16, value: ByteView) {
@@ -14,7 +13,6 @@ public struct ATTHandleValueNotification: ATTHandleValuePDU, @unchecked Sendable
 /// ATT_HANDLE_VALUE_IND (Vol 3 Part F 3.4.7.2): Attribute Handle, Attribute Value; the client
 /// must confirm before the server sends another.
 public struct ATTHandleValueIndication: ATTHandleValuePDU, @unchecked Sendable {
-    public static let opcode = ATTOpcode.handleValueIndication
     public let handle: UInt16
     public let value: ByteView
     public init(handle: UInt16, value: ByteView) {
@@ -25,7 +23,6 @@ public struct ATTHandleValueIndication: ATTHandleValuePDU, @unchecked Sendable {
 
 /// ATT_HANDLE_VALUE_CFM (Vol 3 Part F 3.4.7.3): no parameters.
 public struct ATTHandleValueConfirmation: ATTPDUType, Sendable {
-    public static let opcode = ATTOpcode.handleValueConfirmation
     public init() {}
     public init?(parameters p: ByteView) {}
     public func appendParameters(to w: inout ByteWriter) {}
@@ -34,7 +31,6 @@ public struct ATTHandleValueConfirmation: ATTPDUType, Sendable {
 
 /// ATT_MULTIPLE_HANDLE_VALUE_NTF (Vol 3 Part F 3.4.7.4): Handle Length Value Tuple List.
 public struct ATTMultipleHandleValueNotification: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.multipleHandleValueNotification
     public let tuples: ATTHandleLengthValueList
     /// `tuples`: the Handle Length Value Tuple List as it goes on the wire.
     public init(tuples: ByteView) { self.tuples = ATTHandleLengthValueList(bytes: tuples) }

@@ -67,7 +67,6 @@ extension ATTPrepareWritePDU {
 
 /// ATT_WRITE_REQ (Core 5.4 Vol 3 Part F 3.4.5.1): Attribute Handle, Attribute Value.
 public struct ATTWriteRequest: ATTHandleValuePDU, @unchecked Sendable {
-    public static let opcode = ATTOpcode.writeRequest
     public let handle: UInt16
     public let value: ByteView
     public init(handle: UInt16, value: ByteView) {
@@ -78,7 +77,6 @@ public struct ATTWriteRequest: ATTHandleValuePDU, @unchecked Sendable {
 
 /// ATT_WRITE_RSP (Vol 3 Part F 3.4.5.2): no parameters.
 public struct ATTWriteResponse: ATTPDUType, Sendable {
-    public static let opcode = ATTOpcode.writeResponse
     public init() {}
     public init?(parameters p: ByteView) {}
     public func appendParameters(to w: inout ByteWriter) {}
@@ -87,7 +85,6 @@ public struct ATTWriteResponse: ATTPDUType, Sendable {
 
 /// ATT_WRITE_CMD (Vol 3 Part F 3.4.5.3): Attribute Handle, Attribute Value; no response.
 public struct ATTWriteCommand: ATTHandleValuePDU, @unchecked Sendable {
-    public static let opcode = ATTOpcode.writeCommand
     public let handle: UInt16
     public let value: ByteView
     public init(handle: UInt16, value: ByteView) {
@@ -99,7 +96,6 @@ public struct ATTWriteCommand: ATTHandleValuePDU, @unchecked Sendable {
 /// ATT_SIGNED_WRITE_CMD (Vol 3 Part F 3.4.5.4): Attribute Handle, Attribute Value,
 /// Authentication Signature (12 bytes: SignCounter u32 + 8-byte MAC, Vol 3 Part H 2.4.5).
 public struct ATTSignedWriteCommand: ATTPDUType, @unchecked Sendable {
-    public static let opcode = ATTOpcode.signedWriteCommand
     public let handle: UInt16
     public let value: ByteView
     public let signature: ByteView
@@ -130,7 +126,6 @@ public struct ATTSignedWriteCommand: ATTPDUType, @unchecked Sendable {
 /// ATT_PREPARE_WRITE_REQ (Vol 3 Part F 3.4.6.1): Attribute Handle, Value Offset, Part
 /// Attribute Value.
 public struct ATTPrepareWriteRequest: ATTPrepareWritePDU, @unchecked Sendable {
-    public static let opcode = ATTOpcode.prepareWriteRequest
     public let handle: UInt16
     public let offset: UInt16
     public let partValue: ByteView
@@ -144,7 +139,6 @@ public struct ATTPrepareWriteRequest: ATTPrepareWritePDU, @unchecked Sendable {
 /// ATT_PREPARE_WRITE_RSP (Vol 3 Part F 3.4.6.2): echoes the request's handle, offset and part
 /// value, so the client can check the server queued what it sent.
 public struct ATTPrepareWriteResponse: ATTPrepareWritePDU, @unchecked Sendable {
-    public static let opcode = ATTOpcode.prepareWriteResponse
     public let handle: UInt16
     public let offset: UInt16
     public let partValue: ByteView
@@ -158,7 +152,6 @@ public struct ATTPrepareWriteResponse: ATTPrepareWritePDU, @unchecked Sendable {
 /// ATT_EXECUTE_WRITE_REQ (Vol 3 Part F 3.4.6.3): Flags (0x00 cancel all prepared writes,
 /// 0x01 write them all).
 public struct ATTExecuteWriteRequest: ATTPDUType, Sendable {
-    public static let opcode = ATTOpcode.executeWriteRequest
     public let flags: UInt8
     public static let cancelAllPreparedWrites: UInt8 = 0x00
     public static let writeAllPreparedWrites: UInt8 = 0x01
@@ -178,7 +171,6 @@ public struct ATTExecuteWriteRequest: ATTPDUType, Sendable {
 
 /// ATT_EXECUTE_WRITE_RSP (Vol 3 Part F 3.4.6.4): no parameters.
 public struct ATTExecuteWriteResponse: ATTPDUType, Sendable {
-    public static let opcode = ATTOpcode.executeWriteResponse
     public init() {}
     public init?(parameters p: ByteView) {}
     public func appendParameters(to w: inout ByteWriter) {}
