@@ -82,6 +82,7 @@ public struct WriteWithoutResponseFlow: LintRule {
     var violations: [UInt16: Violations] = [:]
 
     public static let observedEvents: TimelineEventClasses = []
+    public static let observedFacts: HCIFactClasses = [.controller, .aclSent, .completedPackets, .connections]
 
     public init(settings: RuleSettings) {}
 
