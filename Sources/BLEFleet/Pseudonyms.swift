@@ -40,17 +40,17 @@ public enum IdentifierPolicy: Sendable {
 /// The kind is part of the message so that a name and an address that are the same string do
 /// not share a pseudonym; addresses are upper-cased first (`aa:bb…` and `AA:BB…` are one device).
 public struct Pseudonymizer: Sendable {
-    let key: [UInt8]
+    let hmac: HMACSHA256
 
     /// Refuses keys shorter than 16 bytes: a short key can be searched for.
     public init?(key: [UInt8]) {
         guard key.count >= 16 else { return nil }
-        self.key = key
+        hmac = HMACSHA256(key: key)
     }
 
     public func pseudonym(_ value: String, kind: String) -> String {
         let normal = kind == "addr" ? value.uppercased() : value
-        let mac = SHA256.hmac(key: key, message: Array("\(kind):\(normal)".utf8))
+        let mac = hmac.mac(Array("\(kind):\(normal)".utf8))
         return "\(kind):" + Array(mac[0..<16]).hexString
     }
 

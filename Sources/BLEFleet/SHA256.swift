@@ -109,15 +109,35 @@ public struct SHA256: Sendable {
 
     /// HMAC-SHA256 of `message` under `key` (RFC 2104; keys longer than a block are hashed).
     public static func hmac(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var k = key.count > 64 ? hash(key) : key
+        HMACSHA256(key: key).mac(message)
+    }
+}
+
+/// HMAC-SHA256 under one key (RFC 2104), the key's two padded blocks hashed once: each MAC of a
+/// short message then compresses two blocks, not four (a fleet row's pseudonyms are one MAC
+/// each, and every row of a capture with a peer has one).
+public struct HMACSHA256: Sendable {
+    /// The states after the key XOR ipad block and after the key XOR opad block.
+    let inner: SHA256
+    let outer: SHA256
+
+    public init(key: [UInt8]) {
+        var k = key.count > 64 ? SHA256.hash(key) : key
         k += [UInt8](repeating: 0, count: 64 - k.count)
         var inner = SHA256()
         inner.update(k.map { $0 ^ 0x36 })
-        inner.update(message)
         var outer = SHA256()
         outer.update(k.map { $0 ^ 0x5c })
-        outer.update(inner.finish())
-        return outer.finish()
+        self.inner = inner
+        self.outer = outer
+    }
+
+    public func mac(_ message: [UInt8]) -> [UInt8] {
+        var i = inner
+        i.update(message)
+        var o = outer
+        o.update(i.finish())
+        return o.finish()
     }
 }
 

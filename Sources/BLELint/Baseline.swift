@@ -20,6 +20,11 @@ public enum Fingerprint {
 
     /// Lower-cased, whitespace collapsed, numbers with a decimal point replaced by `#`.
     static func normalize(_ message: String) -> String {
+        normalizeASCII(message) ?? normalizeCharacters(message)
+    }
+
+    /// `normalize` by `Character`, for any text.
+    static func normalizeCharacters(_ message: String) -> String {
         var out = ""
         var pendingSpace = false
         let chars = Array(message.lowercased())
@@ -52,6 +57,54 @@ public enum Fingerprint {
             i += 1
         }
         return out
+    }
+
+    /// `normalize` of a message that is all ASCII (nearly every one), on its bytes; nil for any
+    /// other. `normalizeCharacters`, walking `Character`s with Unicode's whitespace and number properties cost some
+    /// 440,000 instructions a finding. For ASCII the two agree: the only letters to lower are
+    /// A–Z, the only whitespace is U+0009–U+000D and the space (`\r\n`, one `Character`, is
+    /// whitespace twice here, which collapses the same), the only numbers are 0–9.
+    static func normalizeASCII(_ message: String) -> String? {
+        var bytes = Array(message.utf8)
+        for i in bytes.indices {
+            let b = bytes[i]
+            if b >= 0x80 { return nil }
+            if b >= 0x41 && b <= 0x5A { bytes[i] = b | 0x20 }
+        }
+        func isWhitespace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+        func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var pendingSpace = false
+        var i = 0
+        while i < bytes.count {
+            let c = bytes[i]
+            if isWhitespace(c) {
+                pendingSpace = !out.isEmpty
+                i += 1
+                continue
+            }
+            if pendingSpace {
+                out.append(0x20)
+                pendingSpace = false
+            }
+            if isDigit(c) {
+                var j = i
+                while j < bytes.count, isDigit(bytes[j]) { j += 1 }
+                if j + 1 < bytes.count, bytes[j] == 0x2E, isDigit(bytes[j + 1]) {
+                    j += 1
+                    while j < bytes.count, isDigit(bytes[j]) { j += 1 }
+                    out.append(0x23)
+                } else {
+                    out.append(contentsOf: bytes[i..<j])
+                }
+                i = j
+                continue
+            }
+            out.append(c)
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -24,6 +24,9 @@ public final class LintEngine {
     /// every event (docs/performance.md). `classStart[i]..<classStart[i + 1]` is class `i`'s run.
     let classRunners: UnsafeMutableBufferPointer<Unmanaged<RuleRunner>>
     let classStart: UnsafeMutableBufferPointer<Int>
+    /// The same per HCI fact class (`HCIFact.Kind.classIndex`, the rules' `observedFacts`).
+    let factRunners: UnsafeMutableBufferPointer<Unmanaged<RuleRunner>>
+    let factStart: UnsafeMutableBufferPointer<Int>
     let store = FindingStore()
     public var facts = CaptureFacts()
     /// The latest time seen, any epoch: captures whose clock starts before 1970 (an Android
@@ -35,8 +38,8 @@ public final class LintEngine {
         self.init(rules: rules, everyEventToEveryRule: false)
     }
 
-    /// `everyEventToEveryRule`: ignore `observedEvents` and hand each rule every timeline event
-    /// (tests check that no rule's declaration loses a finding).
+    /// `everyEventToEveryRule`: ignore `observedEvents` and `observedFacts` and hand each rule
+    /// every timeline event and HCI fact (tests check that no rule's declaration loses a finding).
     init(rules: [(rule: any LintRule.Type, settings: RuleSettings)], everyEventToEveryRule: Bool) {
         let store = store
         let runners = rules.map { r in
@@ -51,21 +54,38 @@ public final class LintEngine {
             }
             .map { Unmanaged.passUnretained($0) }
         }
-        let flat = byEventClass.flatMap { $0 }
-        classRunners = .allocate(capacity: max(flat.count, 1))
-        _ = classRunners.initialize(from: flat)
-        classStart = .allocate(capacity: byEventClass.count + 1)
-        var start = 0
-        for (i, list) in byEventClass.enumerated() {
-            classStart[i] = start
-            start += list.count
+        (classRunners, classStart) = Self.flatten(byEventClass)
+        let byFactClass = (0..<HCIFactClasses.count).map { i in
+            runners.filter {
+                everyEventToEveryRule || $0.type.observedFacts.contains(HCIFactClasses(rawValue: 1 << i))
+            }
+            .map { Unmanaged.passUnretained($0) }
         }
-        classStart[byEventClass.count] = start
+        (factRunners, factStart) = Self.flatten(byFactClass)
+    }
+
+    /// Lists per class in one buffer, and where each class's run starts (`start[i]..<start[i + 1]`).
+    static func flatten(_ lists: [[Unmanaged<RuleRunner>]]) -> (
+        UnsafeMutableBufferPointer<Unmanaged<RuleRunner>>, UnsafeMutableBufferPointer<Int>
+    ) {
+        let flat = lists.flatMap { $0 }
+        let runners = UnsafeMutableBufferPointer<Unmanaged<RuleRunner>>.allocate(capacity: max(flat.count, 1))
+        _ = runners.initialize(from: flat)
+        let start = UnsafeMutableBufferPointer<Int>.allocate(capacity: lists.count + 1)
+        var s = 0
+        for (i, list) in lists.enumerated() {
+            start[i] = s
+            s += list.count
+        }
+        start[lists.count] = s
+        return (runners, start)
     }
 
     deinit {
         classRunners.deallocate()
         classStart.deallocate()
+        factRunners.deallocate()
+        factStart.deallocate()
     }
 
     public convenience init(configuration: LintConfiguration = LintConfiguration()) {
@@ -125,7 +145,8 @@ public final class LintEngine {
 
     public func observe(_ fact: HCIFact) {
         lastTime = max(lastTime ?? fact.time, fact.time)
-        for r in unretained { r._withUnsafeGuaranteedRef { $0.observe(fact) } }
+        let c = fact.kind.classIndex
+        for i in factStart[c]..<factStart[c + 1] { factRunners[i]._withUnsafeGuaranteedRef { $0.observe(fact) } }
     }
 
     public func observe(_ call: APICall) {

@@ -7,7 +7,8 @@ import BLETimeline
 /// per connection (or per peer), never per frame.
 ///
 /// Adding a rule: one file here, its tests, and one line in `RuleRegistry.all`; declare
-/// `observedEvents` when the rule reads only some classes of timeline event.
+/// `observedEvents` when the rule reads only some classes of timeline event, `observedFacts`
+/// when it reads only some kinds of HCI fact (or none).
 public protocol LintRule: Sendable {
     static var descriptor: RuleDescriptor { get }
     init(settings: RuleSettings)
@@ -25,6 +26,9 @@ public protocol LintRule: Sendable {
     /// The classes of timeline event `observe(_: TimelineEvent, _:)` reads: the engine hands the
     /// rule those only. A rule that uses every event's time (timeouts) keeps `.all`.
     static var observedEvents: TimelineEventClasses { get }
+    /// The classes of HCI fact `observe(_: HCIFact, _:)` reads: the engine hands the rule those
+    /// only (none to a rule that reads no fact).
+    static var observedFacts: HCIFactClasses { get }
 }
 
 /// Classes of timeline event, for `LintRule.observedEvents`. A rule about scanning is then not
@@ -77,6 +81,47 @@ extension TimelineEvent.Kind {
     }
 }
 
+/// Classes of HCI fact, for `LintRule.observedFacts`. A capture has an `aclSent` fact for every
+/// ACL packet the host sent and a `completedPackets` one for every Number Of Completed Packets
+/// entry; handing each to all sixteen rules, ten of which read no fact at all, was about a fifth
+/// of the instructions batch `lint` spends beyond decoding (docs/performance.md).
+public struct HCIFactClasses: OptionSet, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Reset and the controller's buffers (LE Read Buffer Size).
+    public static let controller = HCIFactClasses(rawValue: 1 << 0)
+    /// An ACL packet the host sent.
+    public static let aclSent = HCIFactClasses(rawValue: 1 << 1)
+    /// Number Of Completed Packets, per handle.
+    public static let completedPackets = HCIFactClasses(rawValue: 1 << 2)
+    /// Connection Complete and Disconnection Complete.
+    public static let connections = HCIFactClasses(rawValue: 1 << 3)
+    /// BlueZ management commands and their statuses.
+    public static let management = HCIFactClasses(rawValue: 1 << 4)
+    /// What the capture is: its host stack, over the air.
+    public static let capture = HCIFactClasses(rawValue: 1 << 5)
+    public static let all: HCIFactClasses = [
+        .controller, .aclSent, .completedPackets, .connections, .management, .capture,
+    ]
+    /// Bit positions, for the engine's table.
+    static let count = 6
+}
+
+extension HCIFact.Kind {
+    /// The class's bit position (`HCIFactClasses`).
+    var classIndex: Int {
+        switch self {
+        case .reset, .leBufferSize: 0
+        case .aclSent: 1
+        case .completedPackets: 2
+        case .connectionComplete, .disconnected: 3
+        case .managementCommand, .managementStatus: 4
+        case .hostStack, .overTheAir: 5
+        }
+    }
+}
+
 extension LintRule {
     public mutating func observe(_ event: TimelineEvent, _ sink: FindingSink) {}
     public mutating func observe(_ fact: HCIFact, _ sink: FindingSink) {}
@@ -84,6 +129,7 @@ extension LintRule {
     public mutating func finish(at time: Int64, _ sink: FindingSink) {}
     public static var readsATTOrSMP: Bool { false }
     public static var observedEvents: TimelineEventClasses { .all }
+    public static var observedFacts: HCIFactClasses { .all }
 }
 
 /// A rule's effective settings: severity and thresholds after the config file.

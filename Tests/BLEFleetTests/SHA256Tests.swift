@@ -40,6 +40,19 @@ import Testing
                 .hexString == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
     }
 
+    /// One key's padded blocks hashed once serve every message (RFC 4231 cases 6 and 7, the
+    /// second longer than a block, and the first again).
+    @Test func oneKeyManyMessages() {
+        let mac = HMACSHA256(key: [UInt8](repeating: 0xaa, count: 131))
+        let six = Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)
+        let seven = Array(
+            ("This is a test using a larger than block-size key and a larger than block-size data. The key needs to "
+                + "be hashed before being used by the HMAC algorithm.").utf8)
+        #expect(mac.mac(six).hexString == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+        #expect(mac.mac(seven).hexString == "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2")
+        #expect(mac.mac(six).hexString == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+    }
+
     @Test func pseudonymsAreKeyedAndStable() throws {
         let a = try #require(Pseudonymizer(key: Array("0123456789abcdef".utf8)))
         let b = try #require(Pseudonymizer(key: Array("fedcba9876543210".utf8)))

@@ -138,6 +138,8 @@ public struct AttProtocol: LintRule {
         lateLimit = Int64(settings.threshold("response_timeout_s", in: Self.descriptor) * 1_000_000)
     }
 
+    public static let observedFacts: HCIFactClasses = .capture  // over the air
+
     public static let readsATTOrSMP = true
 
     public static func notEvaluable(_ f: CaptureFacts) -> String? {

@@ -79,6 +79,7 @@ public struct CCCDWrittenDirectly: LintRule {
                 """))
 
     public static let observedEvents: TimelineEventClasses = .gattRequests
+    public static let observedFacts: HCIFactClasses = []
 
     public init(settings: RuleSettings) {}
 

@@ -151,6 +151,7 @@ public struct FullDiscovery: LintRule {
     var lastUsed: (key: SessionKey, handle: UInt16)?
 
     public static let observedEvents: TimelineEventClasses = [.gattRequests, .gattUpdates]
+    public static let observedFacts: HCIFactClasses = .capture  // the host stack
 
     public init(settings: RuleSettings) {
         maxUsedFraction = settings.threshold("max_used_fraction", in: Self.descriptor)

@@ -113,6 +113,7 @@ public struct GattBeforeConnected: LintRule {
     var apiReported: Set<BDAddr> = []
 
     public static let observedEvents: TimelineEventClasses = .connection
+    public static let observedFacts: HCIFactClasses = [.aclSent, .connections]
 
     public init(settings: RuleSettings) {}
 

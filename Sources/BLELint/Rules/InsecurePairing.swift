@@ -93,6 +93,7 @@ public struct InsecurePairing: LintRule {
     var pairedPeers: Set<BDAddr> = []
 
     public static let observedEvents: TimelineEventClasses = [.connection, .security]
+    public static let observedFacts: HCIFactClasses = []
 
     public init(settings: RuleSettings) {}
 

@@ -156,6 +156,7 @@ public struct NotifyWithoutSubscription: LintRule {
     var earlier: [BDAddr: [Key: Int]] = [:]
 
     public static let observedEvents: TimelineEventClasses = [.connection, .gattRequests, .gattUpdates, .security]
+    public static let observedFacts: HCIFactClasses = []
 
     public init(settings: RuleSettings) {}
 

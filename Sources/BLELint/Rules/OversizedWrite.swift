@@ -71,6 +71,7 @@ public struct OversizedWrite: LintRule {
                 """))
 
     public static let observedEvents: TimelineEventClasses = [.gattRequests, .gattUpdates]
+    public static let observedFacts: HCIFactClasses = []
 
     public init(settings: RuleSettings) {}
 

@@ -113,6 +113,8 @@ public struct PeripheralNotRetained: LintRule {
         cancelWithin = Int64(settings.threshold("cancel_within_s", in: Self.descriptor) * 1_000_000)
     }
 
+    public static let observedFacts: HCIFactClasses = []
+
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         if f.isOverTheAir, !f.hasAPITrace {
             return

@@ -88,6 +88,7 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
     static let readNotPermitted: UInt8 = ATTErrorCode.readNotPermitted
 
     public static let observedEvents: TimelineEventClasses = .gattRequests
+    public static let observedFacts: HCIFactClasses = []
 
     public init(settings: RuleSettings) {}
 

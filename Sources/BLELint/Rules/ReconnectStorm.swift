@@ -140,6 +140,8 @@ public struct ReconnectStorm: LintRule {
         reconnectWithin = Int64(settings.threshold("reconnect_within_s", in: Self.descriptor) * 1_000_000)
     }
 
+    public static let observedFacts: HCIFactClasses = []
+
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         if f.isOverTheAir, !f.hasAPITrace {
             return

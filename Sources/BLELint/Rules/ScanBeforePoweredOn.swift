@@ -96,6 +96,7 @@ public struct ScanBeforePoweredOn: LintRule {
     }
 
     public static let observedEvents: TimelineEventClasses = [.controller, .scanning, .connection]
+    public static let observedFacts: HCIFactClasses = .management
 
     public init(settings: RuleSettings) {}
 

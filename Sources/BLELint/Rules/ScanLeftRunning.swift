@@ -151,6 +151,8 @@ public struct ScanLeftRunning: LintRule {
         lingerLimit = Int64(settings.threshold("after_last_connection_s", in: Self.descriptor) * 1_000_000)
     }
 
+    public static let observedFacts: HCIFactClasses = []
+
     public static func notEvaluable(_ f: CaptureFacts) -> String? {
         if f.isOverTheAir, !f.hasAPITrace {
             return

@@ -65,6 +65,7 @@ public struct StaleAttribute: LintRule {
                 """))
 
     public static let observedEvents: TimelineEventClasses = []
+    public static let observedFacts: HCIFactClasses = []
 
     public init(settings: RuleSettings) {}
 

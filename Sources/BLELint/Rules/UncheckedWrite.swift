@@ -72,6 +72,7 @@ public struct UncheckedWrite: LintRule {
     ]
 
     public static let observedEvents: TimelineEventClasses = .gattRequests
+    public static let observedFacts: HCIFactClasses = []
 
     public init(settings: RuleSettings) {}
 

@@ -89,6 +89,7 @@ public struct UnfilteredScan: LintRule {
     var scan: TimelineEvent?
 
     public static let observedEvents: TimelineEventClasses = .scanning
+    public static let observedFacts: HCIFactClasses = .management
 
     public init(settings: RuleSettings) {}
 

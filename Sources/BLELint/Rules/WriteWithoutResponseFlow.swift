@@ -82,6 +82,7 @@ public struct WriteWithoutResponseFlow: LintRule {
     var violations: [UInt16: Violations] = [:]
 
     public static let observedEvents: TimelineEventClasses = []
+    public static let observedFacts: HCIFactClasses = [.controller, .aclSent, .completedPackets, .connections]
 
     public init(settings: RuleSettings) {}
 
@@ -119,12 +120,17 @@ public struct WriteWithoutResponseFlow: LintRule {
             aclSinceReset = true
             guard let n = buffers else { return }
             if total >= n { overflowing.insert(h) }
-            if inFlight[h] != nil || inFlight.count < Self.maximumHandles {
-                inFlight[h, default: 0] += 1
+            // One lookup of the handle per packet (the flow control's facts come with every
+            // ACL packet and every completed one: hashing was most of this rule's cost).
+            if let i = inFlight.index(forKey: h) {
+                inFlight.values[i] += 1
+                total += 1
+            } else if inFlight.count < Self.maximumHandles {
+                inFlight[h] = 1
                 total += 1
             }
             guard let op else { return }
-            if overflowing.remove(h) != nil,
+            if !overflowing.isEmpty, overflowing.remove(h) != nil,
                 op == ATTOpcode.writeCommand.rawValue || op == ATTOpcode.signedWriteCommand.rawValue
             {
                 var v = violations[h] ?? Violations(time: fact.time, handle: h)
@@ -133,9 +139,13 @@ public struct WriteWithoutResponseFlow: LintRule {
                 violations[h] = v
             }
         case .completedPackets(let h, let count):
-            let freed = min(count, inFlight[h] ?? 0)
-            inFlight[h] = (inFlight[h] ?? 0) - freed
-            total -= freed
+            if let i = inFlight.index(forKey: h) {
+                let freed = min(count, inFlight.values[i])
+                inFlight.values[i] -= freed
+                total -= freed
+            } else {
+                inFlight[h] = 0  // an unseen handle is counted too (it holds none)
+            }
         case .disconnected(let h):
             total -= inFlight.removeValue(forKey: h) ?? 0
             overflowing.remove(h)
