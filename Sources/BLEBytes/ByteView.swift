@@ -80,6 +80,14 @@ public struct ByteView: @unchecked Sendable {
         ByteView(UnsafeRawBufferPointer(start: base.baseAddress, count: Swift.min(Swift.max(length, 0), base.count)))
     }
 
+    /// Without the trailing bytes that match `drop` (the NULs and line ends of C strings and
+    /// log lines).
+    @inlinable public func droppingTrailing(where drop: (UInt8) -> Bool) -> ByteView {
+        var n = base.count
+        while n > 0, drop(base[n - 1]) { n -= 1 }
+        return prefix(n)
+    }
+
     /// Copies the bytes out (allocates: not for hot paths).
     public func toArray() -> [UInt8] { Array(base) }
 

@@ -29,9 +29,6 @@ public struct RadioHostError: Error, CustomStringConvertible, Sendable {
 /// `acceptTimeoutMicros`, the run's own limit): a controller that never answers is an error,
 /// never a hang.
 public final class RadioHost {
-    /// Hardware Error (Vol 4 Part E 7.7.16).
-    static let hardwareErrorEvent: UInt8 = 0x10
-
     /// `acl`'s data as host-to-controller packets on `handle` of at most `size` bytes each, H4
     /// encoded: First Non-Automatically-Flushable, then Continuing (Vol 4 Part E 5.4.2).
     static func fragments(of acl: HCIACLPacket, handle: UInt16, size: Int, _ emit: ([UInt8]) -> Void) {
@@ -449,9 +446,11 @@ public final class RadioHost {
                     : "encryption failed: \(HCIError.name(c.status).map { "\($0)" } ?? "status 0x\(String(c.status, radix: 16))")"
             )
             virtual.radioEncryptionChanged(handle: v, status: c.status, enabled: c.encryptionEnabled != 0)
-        case Self.hardwareErrorEvent:
+        case HCIHardwareError.code:
             // The controller needs a reset (Vol 4 Part E 7.7.16): nothing it says can be trusted.
-            let code = e.parameters.u8(0).map { "0x\(String($0, radix: 16))" } ?? "no code"
+            let code =
+                HCIHardwareError(parameters: e.parameters).map { "0x\(String($0.hardwareCode, radix: 16))" }
+                ?? "no code"
             failure = failure ?? RadioHostError("the controller reported a Hardware Error (\(code))")
         case HCIEventCode.leMeta:
             leEvent(e)

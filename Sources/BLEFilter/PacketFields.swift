@@ -181,7 +181,7 @@ public struct PacketSubject: FilterSubject {
     }
 
     func att(_ field: PacketField) -> FilterValue? {
-        guard let p = frame.attPayload, let op = p.u8(0) else { return nil }
+        guard let p = frame.attPayload, let op = ATTPDUHeader(p)?.opcode else { return nil }
         switch field {
         case .att: return .present
         case .attOpcode: return .int(Int64(op))
@@ -204,7 +204,10 @@ public struct PacketSubject: FilterSubject {
     }
 
     func channelCode(_ channel: UInt16, _ field: PacketField) -> FilterValue? {
-        guard let pdu = frame.l2cap, pdu.channel == channel, let code = pdu.payload.u8(0) else { return nil }
+        guard let pdu = frame.l2cap, pdu.channel == channel,
+            let code = channel == L2CAPChannel.smp
+                ? SMPCode.code(of: pdu.payload) : L2CAPSignalingCode.code(of: pdu.payload)
+        else { return nil }
         switch field {
         case .smp, .signaling: return .present
         case .smpCode, .signalingCode: return .int(Int64(code))

@@ -301,10 +301,10 @@ struct FactExtractor {
         var op: UInt8?
         var attHandle: UInt16?
         var length: Int?
-        if let att = frame.attPayload, let o = att.u8(0) {
-            op = o
-            attHandle = att.u16le(1)
-            length = max(0, att.count - 3)
+        if let att = frame.attPayload, let header = ATTPDUHeader(att) {
+            op = header.opcode
+            attHandle = header.leadingHandle
+            length = header.lengthAfterLeadingHandle
         } else if frame.l2cap != nil {
             op = 0  // a complete non-ATT PDU: ends the PDU, is no Write Command
         }
@@ -376,18 +376,17 @@ struct FactExtractor {
                 }
             case HCIEventPacket.leMetaCode:
                 // Status, then Connection_Handle, in all three.
-                if let sub = e.subeventCode, Self.leConnectionCompletes.contains(sub) {
-                    if e.subeventParameters.u8(0) == HCIError.success {
-                        engine.facts.connectionStarts += 1
-                        if let h = e.subeventParameters.u16le(1) {
-                            fact(.connectionComplete(handle: h & HCIConnectionHandle.mask))
-                        }
-                    }
-                }
-            case HCIEventCode.connectionComplete:  // BR/EDR (7.7.3): Status, Connection_Handle
-                if e.parameters.u8(0) == HCIError.success {
+                if let sub = e.subeventCode, Self.leConnectionCompletes.contains(sub),
+                    let cc = HCIStatusAndConnectionHandle(parameters: e.subeventParameters),
+                    cc.status == HCIError.success
+                {
                     engine.facts.connectionStarts += 1
-                    if let h = e.parameters.u16le(1) { fact(.connectionComplete(handle: h & HCIConnectionHandle.mask)) }
+                    if let h = cc.handle { fact(.connectionComplete(handle: h)) }
+                }
+            case HCIConnectionComplete.code:  // BR/EDR (7.7.3): Status, Connection_Handle
+                if let cc = HCIConnectionComplete(parameters: e.parameters), cc.status == HCIError.success {
+                    engine.facts.connectionStarts += 1
+                    if let h = cc.handle { fact(.connectionComplete(handle: h)) }
                 }
             default: break
             }

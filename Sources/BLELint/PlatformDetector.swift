@@ -232,7 +232,10 @@ struct PlatformDetector {
         switch ATTPDU(att) {
         case .readByGroupTypeResponse(let g) where g.length == 6:
             // GAP (0x1800) at 0x0014: AOSP's GATT_GAP_START_HANDLE, after its own GATT service.
-            if g.attributeData.contains(where: { $0.handle == 0x0014 && $0.value.u16le(0) == 0x1800 }) {
+            // Length 6: each value is a 16-bit service UUID (Vol 3 Part F 3.4.4.10).
+            let gap = BluetoothUUID(uuid16: 0x1800)
+            if g.attributeData.contains(where: { $0.handle == 0x0014 && BluetoothUUID(littleEndian: $0.value) == gap })
+            {
                 decide(
                     .android,
                     "this host's GATT server has the GAP service at handle 0x0014, after its own GATT service (the Android stack's built-in layout), frame \(frame)",

@@ -78,9 +78,10 @@ package struct CaptureStatistics {
 
     private mutating func countPDU(_ pdu: L2CAPPDU) {
         switch pdu.channel {
-        case L2CAPChannel.att: if let op = pdu.payload.u8(0) { attCounts[Int(op)] += 1 }
-        case L2CAPChannel.smp: if let c = pdu.payload.u8(0) { smpCounts[Int(c)] += 1 }
-        case L2CAPChannel.leSignaling: if let c = pdu.payload.u8(0) { signalingCounts[Int(c)] += 1 }
+        case L2CAPChannel.att: if let h = ATTPDUHeader(pdu.payload) { attCounts[Int(h.opcode)] += 1 }
+        case L2CAPChannel.smp: if let c = SMPCode.code(of: pdu.payload) { smpCounts[Int(c)] += 1 }
+        case L2CAPChannel.leSignaling:
+            if let c = L2CAPSignalingCode.code(of: pdu.payload) { signalingCounts[Int(c)] += 1 }
         default: otherL2CAP += 1
         }
     }

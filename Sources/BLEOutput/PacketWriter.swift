@@ -162,9 +162,9 @@ package final class PacketWriter {
             out.ascii(c.name)
             if c.opcode == BlueZManagementOpcode.startDiscovery
                 || c.opcode == BlueZManagementOpcode.startServiceDiscovery,
-                let types = c.parameters.u8(0)
+                let d = BlueZDiscoveryAddressTypes(c.parameters)
             {
-                FieldFormatting.flagNames(UInt64(types), BlueZManagementNames.addressTypeBits, to: out)
+                FieldFormatting.flagNames(UInt64(d.addressTypes), BlueZManagementNames.addressTypeBits, to: out)
             }
             return
         }
@@ -240,7 +240,7 @@ package final class PacketWriter {
                 out.address(peer)
             }
         case HCIOpcode.leSetScanEnable, HCIOpcode.leSetExtendedScanEnable:  // Enable is the first parameter
-            if let enable = c.parameters.u8(0) { out.ascii(enable == 0 ? " off" : " on") }
+            if let enable = HCILESetScanEnable.enableValue(of: c.parameters) { out.ascii(enable == 0 ? " off" : " on") }
         case HCILEAdvFilter.opcode:  // Android APCF: sub-command, action, filter index
             guard let f = HCILEAdvFilter(parameters: c.parameters) else { break }
             out.ascii(": ")
@@ -448,11 +448,15 @@ package final class PacketWriter {
             out.ascii("SMP     ")
             paint(ANSI.reset)
             peerColumn(frame)
-            if let code = pdu.payload.u8(0) { out.ascii(SMPCode.name(code)) } else { out.ascii("(empty)") }
+            if let code = SMPCode.code(of: pdu.payload) { out.ascii(SMPCode.name(code)) } else { out.ascii("(empty)") }
         case L2CAPChannel.leSignaling:
             out.ascii("L2CAP   ")
             peerColumn(frame)
-            if let code = pdu.payload.u8(0) { out.ascii(L2CAPSignalingCode.name(code)) } else { out.ascii("(empty)") }
+            if let code = L2CAPSignalingCode.code(of: pdu.payload) {
+                out.ascii(L2CAPSignalingCode.name(code))
+            } else {
+                out.ascii("(empty)")
+            }
         default:
             out.ascii("L2CAP   ")
             peerColumn(frame)
@@ -489,7 +493,7 @@ package final class PacketWriter {
     }
 
     func attSummary(_ payload: ByteView) {
-        guard let op = payload.u8(0) else {
+        guard let op = ATTPDUHeader(payload)?.opcode else {
             out.ascii("(empty PDU)")
             return
         }
@@ -845,9 +849,7 @@ package final class PacketWriter {
         case .userLogging: return MonitorUserLogging(r.payload)?.message ?? r.payload
         case .systemNote: return MonitorSystemNote(r.payload).text
         default:
-            var v = r.payload
-            while let last = v.u8(v.count - 1), last == 0 { v = v.prefix(v.count - 1) }
-            return v
+            return r.payload.droppingTrailing { $0 == 0 }
         }
     }
 
@@ -885,7 +887,7 @@ package final class PacketWriter {
         let payload = pdu.payload
         switch pdu.channel {
         case L2CAPChannel.att:
-            guard let op = payload.u8(0) else { return }
+            guard let op = ATTPDUHeader(payload)?.opcode else { return }
             let opcode = ATTOpcode(op)
             out.ascii(",\"att\":{\"opcode\":")
             out.decimal(UInt64(op))
@@ -918,14 +920,14 @@ package final class PacketWriter {
             }
             out.byte(UInt8(ascii: "}"))
         case L2CAPChannel.smp:
-            guard let code = payload.u8(0) else { return }
+            guard let code = SMPCode.code(of: payload) else { return }
             out.ascii(",\"smp\":{\"code\":")
             out.decimal(UInt64(code))
             out.ascii(",\"name\":")
             out.jsonString(SMPCode.name(code))
             out.byte(UInt8(ascii: "}"))
         case L2CAPChannel.leSignaling:
-            guard let code = payload.u8(0) else { return }
+            guard let code = L2CAPSignalingCode.code(of: payload) else { return }
             out.ascii(",\"signaling\":{\"code\":")
             out.decimal(UInt64(code))
             out.ascii(",\"name\":")

@@ -415,14 +415,11 @@ public final class TimelineWriter {
         case .annotation(let source):
             str("source", source.name)
             e.value.withView { v in
-                // Linux monitor user logging (btmon): priority u8, ident length u8, ident (NUL
-                // included), then the message.
-                if source == .userLogging, let priority = v.u8(0), let n = v.u8(1),
-                    let ident = v.slice(2, Int(n)), let message = v.suffix(from: 2 + Int(n))
-                {
-                    int("priority", Int(priority))
-                    text("ident", Self.trimmed(ident))
-                    text("text", Self.trimmed(message))
+                // Linux monitor user logging (btmon): priority, ident (NUL included), message.
+                if source == .userLogging, let u = MonitorUserLogging(v) {
+                    int("priority", Int(u.priority))
+                    text("ident", Self.trimmed(u.recordedIdent))
+                    text("text", Self.trimmed(u.recordedMessage))
                 } else {
                     text("text", Self.trimmed(v))
                 }
@@ -775,9 +772,7 @@ public final class TimelineWriter {
 
     /// Without the trailing NULs and line ends C strings and log lines carry.
     static func trimmed(_ v: ByteView) -> ByteView {
-        var n = v.count
-        while n > 0, let b = v.u8(n - 1), b == 0 || b == 0x0A || b == 0x0D { n -= 1 }
-        return v.prefix(n)
+        v.droppingTrailing { $0 == 0 || $0 == 0x0A || $0 == 0x0D }
     }
 
     /// Connection Parameter Update Response result (Vol 3 Part A 4.21).

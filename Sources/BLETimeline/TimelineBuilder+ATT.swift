@@ -61,9 +61,10 @@ extension TimelineBuilder {
         case L2CAPChannel.smp: return SMPCode.isWellFormed(pdu.payload)
         case L2CAPChannel.leSignaling:
             // Code, identifier, length, then exactly `length` bytes, one command per C-frame.
-            guard let code = pdu.payload.u8(0), leSignalingCodes.contains(code), let length = pdu.payload.u16le(2)
+            guard let command = L2CAPSignalingCommands(pdu.payload, le: true).first,
+                leSignalingCodes.contains(command.code)
             else { return false }
-            return pdu.payload.count == 4 + Int(length)
+            return pdu.payload.count == 4 + Int(command.declaredLength)
         default: return false
         }
     }
@@ -71,7 +72,7 @@ extension TimelineBuilder {
     // MARK: ATT
 
     func att(_ bytes: ByteView, _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord) {
-        guard let op = bytes.u8(0) else { return }
+        guard let op = ATTPDUHeader(bytes)?.opcode else { return }
         // Every PDU bounds ATT_MTU from below (what a capture that missed the exchange knows).
         if bytes.count > c.largestATTPDU { c.largestATTPDU = bytes.count }
         switch ATTPDU(bytes) {
@@ -232,7 +233,7 @@ extension TimelineBuilder {
         // A write of two bytes to a known CCCD is a subscription change (Vol 3 Part G 3.3.3.3);
         // two bytes left by a cut PDU are the start of a longer write.
         if variant == .request || variant == .command, o.attribute?.isCCCD == true, value.count == 2, !truncatedPDU,
-            let config = value.u16le(0)
+            let config = GATTClientConfiguration.bits(of: value)
         {
             e = event(r, c, .subscribe(o, configuration: config))
         } else {
@@ -319,12 +320,10 @@ extension TimelineBuilder {
                         if let s = db.service(containing: e.handle), GATTService.stackServiceUUIDs.contains(s.uuid) {
                             foundInStackServices += 1
                         }
-                        guard let props = e.value.u8(0), let vh = e.value.u16le(1),
-                            let uuidBytes = e.value.suffix(from: 3), let uuid = BluetoothUUID(littleEndian: uuidBytes)
-                        else { continue }
+                        guard let d = GATTCharacteristicDeclarationValue(e.value), let uuid = d.uuid else { continue }
                         db.add(
                             GATTCharacteristic(
-                                declarationHandle: e.handle, valueHandle: vh, properties: props,
+                                declarationHandle: e.handle, valueHandle: d.valueHandle, properties: d.properties,
                                 uuid: uuid, learnedIn: c.number))
                     }
                 }
@@ -333,11 +332,11 @@ extension TimelineBuilder {
                     for e in t.attributeData {
                         found += 1
                         // Included Service Handle, End Group Handle, optional 16-bit UUID (3.2).
-                        guard let s = e.value.u16le(0), let end = e.value.u16le(2) else { continue }
-                        let uuid = e.value.u16le(4).map { BluetoothUUID(uuid16: $0) }
+                        guard let d = GATTIncludeDeclarationValue(e.value), let end = d.endGroupHandle else { continue }
+                        let uuid = d.serviceUUID16.map { BluetoothUUID(uuid16: $0) }
                         db.add(
                             GATTInclude(
-                                handle: e.handle, includedStart: s, includedEnd: end, uuid: uuid,
+                                handle: e.handle, includedStart: d.includedServiceHandle, includedEnd: end, uuid: uuid,
                                 learnedIn: c.number))
                     }
                 }

@@ -88,9 +88,9 @@ extension TimelineBuilder {
         case HCIOpcode.leConnectionUpdate, HCIOpcode.leReadRemoteFeatures, HCIOpcode.leEnableEncryption,
             HCIOpcode.leSetPHY:
             // Each starts with Connection_Handle (7.8.18, 7.8.21, 7.8.24, 7.8.49).
-            guard let h = p.u16le(0), let conn = connection(h & HCIConnectionHandle.mask, r, create: false) else {
-                return
-            }
+            guard let h = HCIConnectionHandleCommand(opcode: c.opcode, parameters: p),
+                let conn = connection(h.handle, r, create: false)
+            else { return }
             conn.linkCommand = OutstandingLinkCommand(opcode: c.opcode, frame: r.frame, time: r.timestamp)
         default:
             break
@@ -123,12 +123,10 @@ extension TimelineBuilder {
 
     /// Number of Completed Packets (7.7.19): Num_Handles, then each handle and its count.
     private func completedPackets(_ p: ByteView, _ r: CaptureRecord) {
-        guard let n = p.u8(0) else { return }
-        for i in 0..<Int(n) {
-            guard let h = p.u16le(1 + 2 * i), let count = p.u16le(1 + 2 * Int(n) + 2 * i),
-                let c = connection(h & HCIConnectionHandle.mask, r, create: false)
-            else { continue }
-            c.aclInFlight = max(0, c.aclInFlight - Int(count))
+        guard let n = HCINumberOfCompletedPackets(parameters: p) else { return }
+        for entry in n.entries {
+            guard let c = connection(entry.handle, r, create: false) else { continue }
+            c.aclInFlight = max(0, c.aclInFlight - Int(entry.count))
             if let s = c.stallStart, let buffers = leACLBuffers, c.aclInFlight < buffers {
                 let d = r.timestamp - s.time
                 if d >= ACLBufferStall.threshold {
@@ -141,12 +139,13 @@ extension TimelineBuilder {
     }
 
     /// HCI Read RSSI (Vol 4 Part E 7.5.4).
-    static let readRSSIOpcode: UInt16 = 0x1405
+    static let readRSSIOpcode: UInt16 = HCIReadRSSI.opcode
 
     /// Read RSSI's return parameters: Status, Handle, RSSI (i8, dBm). 127 is "not available".
     private func readRSSI(_ p: ByteView, _ r: CaptureRecord) {
-        guard p.u8(0) == 0, let h = p.u16le(1), let v = p.i8(3), v != 127,
-            let c = connection(h & HCIConnectionHandle.mask, r, create: false)
+        let rssi = HCIReadRSSI(returnParameters: p)
+        guard rssi.status == 0, let h = rssi.handle, let v = rssi.rssi, v != HCIReadRSSI.notAvailable,
+            let c = connection(h, r, create: false)
         else { return }
         c.rssi.add(RSSISample(frame: r.frame, time: r.timestamp, dBm: v, source: .readRSSI))
     }
@@ -278,19 +277,17 @@ extension TimelineBuilder {
             add(event(r, c, .encryptionChange(status: ec.status, enabled: ec.encryptionEnabled)))
         case HCIEventCode.connectionComplete:
             // BR/EDR Connection Complete (7.7.3): Status, Handle, BD_ADDR, Link_Type (0x01 ACL), Encryption.
-            guard let status = p.u8(0), let h = p.u16le(1), let addr = BDAddr(littleEndian: p, at: 3),
-                let linkType = p.u8(9), linkType == 0x01
+            guard let cc = HCIConnectionComplete(parameters: p), let h = cc.handle, let addr = cc.peerAddress,
+                cc.linkType == HCIConnectionComplete.aclLink
             else { return }
-            let info = ConnectionCompleteInfo(
-                status: status, handle: h & HCIConnectionHandle.mask, role: nil, timing: nil,
-                isLE: false)
+            let info = ConnectionCompleteInfo(status: cc.status, handle: h, role: nil, timing: nil, isLE: false)
             connectionComplete(info, peer: addr, peerType: nil, r)
         case HCIEventCode.numberOfCompletedPackets:
             completedPackets(p, r)
         case HCIEventPacket.leMetaCode:
             leMeta(e, r)
         case HCIBluetoothQualityReport.code:
-            if p.u8(0) == HCIBluetoothQualityReport.subevent { qualityReport(p, r) }
+            qualityReport(p, r)  // nil unless the BQR subevent (`HCIBluetoothQualityReport`)
         default:
             break
         }
@@ -332,7 +329,8 @@ extension TimelineBuilder {
             add(event(r, c, .phyUpdate(status: u.status, txPHY: u.txPHY, rxPHY: u.rxPHY)))
         case HCILEReadRemoteFeaturesComplete.subevent:
             // Status, Connection_Handle, LE_Features (7.7.65.4): only the handle is needed here.
-            guard let h = p.u16le(1), let c = connection(h & HCIConnectionHandle.mask, r, create: false) else { return }
+            guard let h = HCIStatusAndConnectionHandle(parameters: p)?.handle, let c = connection(h, r, create: false)
+            else { return }
             linkCommandCompleted(c, HCIOpcode.leReadRemoteFeatures)
         case HCILEAdvertisingReport.subevent:
             guard let reports = HCILEAdvertisingReport(parameters: p) else { return }

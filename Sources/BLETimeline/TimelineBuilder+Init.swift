@@ -37,8 +37,9 @@ extension TimelineBuilder {
         case HCIOpcode.leSetRandomAddress:  // 7.8.4
             initState?.info.randomAddress = BDAddr(littleEndian: p, at: 0)
         case HCIOpcode.leWriteSuggestedDefaultDataLength:  // 7.8.35
-            initState?.info.suggestedMaxTxOctets = p.u16le(0)
-            initState?.info.suggestedMaxTxTime = p.u16le(2)
+            let d = HCILEWriteSuggestedDefaultDataLength.Fields(parameters: p)
+            initState?.info.suggestedMaxTxOctets = d.maxTxOctets
+            initState?.info.suggestedMaxTxTime = d.maxTxTime
         default:
             break
         }
@@ -54,25 +55,29 @@ extension TimelineBuilder {
             return
         }
         switch cc.opcode {
-        case HCIOpcode.readLocalVersionInformation:  // 7.4.1
-            initState?.info.hciVersion = rp.u8(1)
-            initState?.info.manufacturer = rp.u16le(5)
-            initState?.info.lmpSubversion = rp.u16le(7)
-        case HCIOpcode.readBufferSize:  // 7.4.5
-            initState?.info.aclMaxLength = rp.u16le(1)
-            initState?.info.aclPackets = rp.u16le(4)
+        case HCIReadLocalVersionInformation.opcode:  // 7.4.1
+            let v = HCIReadLocalVersionInformation(returnParameters: rp)
+            initState?.info.hciVersion = v.hciVersion
+            initState?.info.manufacturer = v.companyIdentifier
+            initState?.info.lmpSubversion = v.lmpSubversion
+        case HCIReadBufferSize.opcode:  // 7.4.5
+            let b = HCIReadBufferSize.Fields(returnParameters: rp)
+            initState?.info.aclMaxLength = b.aclDataPacketLength
+            initState?.info.aclPackets = b.totalNumACLDataPackets
         case HCIOpcode.readBDADDR:  // 7.4.6
             initState?.info.publicAddress = BDAddr(littleEndian: rp, at: 1)
-        case HCIOpcode.leReadBufferSize, HCIOpcode.leReadBufferSizeV2:  // 7.8.2
-            initState?.info.leACLMaxLength = rp.u16le(1)
-            initState?.info.leACLPackets = rp.u8(3)
-            if let n = rp.u8(3), n > 0 { leACLBuffers = Int(n) }
-            if cc.opcode == HCIOpcode.leReadBufferSizeV2 {
-                initState?.info.isoMaxLength = rp.u16le(4)
-                initState?.info.isoPackets = rp.u8(6)
+        case HCILEReadBufferSize.opcodeV1, HCILEReadBufferSize.opcodeV2:  // 7.8.2
+            let v2 = cc.opcode == HCILEReadBufferSize.opcodeV2
+            let b = HCILEReadBufferSize.Fields(returnParameters: rp, version: v2 ? 2 : 1)
+            initState?.info.leACLMaxLength = b.leACLDataPacketLength
+            initState?.info.leACLPackets = b.totalNumLEACLDataPackets
+            if let n = b.totalNumLEACLDataPackets, n > 0 { leACLBuffers = Int(n) }
+            if v2 {
+                initState?.info.isoMaxLength = b.isoDataPacketLength
+                initState?.info.isoPackets = b.totalNumISODataPackets
             }
-        case HCIOpcode.leReadLocalSupportedFeatures:  // 7.8.3
-            initState?.info.leFeatures = rp.u64le(1)
+        case HCILEReadLocalSupportedFeatures.opcode:  // 7.8.3
+            initState?.info.leFeatures = HCILEReadLocalSupportedFeatures(returnParameters: rp).leFeatures
         default:
             break
         }

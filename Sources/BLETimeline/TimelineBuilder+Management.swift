@@ -7,24 +7,19 @@ import CaptureIO
 /// where "scan without a service filter" and "scan before powered on" are visible, since the
 /// kernel, not the application, sends the HCI commands.
 extension TimelineBuilder {
-    static let managementCommandComplete: UInt16 = 0x0001
-    static let managementCommandStatus: UInt16 = 0x0002
-    static let managementNewSettings: UInt16 = 0x0006
-    static let managementDiscovering: UInt16 = 0x0013
-
     func management(_ r: CaptureRecord) {
         if r.kind == .controlCommand {
             guard let c = BlueZManagementCommand(r.payload) else { return }
             let kind: TimelineEvent.Kind
             switch c.opcode {
             case BlueZManagementOpcode.setPowered:
-                guard let v = c.parameters.u8(0) else { return }
-                kind = .managementSetPowered(powered: v != 0)
+                guard let v = BlueZSetPowered(c.parameters) else { return }
+                kind = .managementSetPowered(powered: v.powered)
             case BlueZManagementOpcode.startDiscovery, BlueZManagementOpcode.startLimitedDiscovery:
-                guard let t = c.parameters.u8(0) else { return }
+                guard let t = BlueZDiscoveryAddressTypes(c.parameters) else { return }
                 kind = .managementDiscoveryStart(
                     ManagementDiscovery(
-                        addressTypes: t, serviceFilterUUIDs: nil, rssiThreshold: nil,
+                        addressTypes: t.addressTypes, serviceFilterUUIDs: nil, rssiThreshold: nil,
                         limited: c.opcode == BlueZManagementOpcode.startLimitedDiscovery))
             case BlueZManagementOpcode.startServiceDiscovery:
                 guard let d = BlueZStartServiceDiscovery(c.parameters) else { return }
@@ -33,7 +28,9 @@ extension TimelineBuilder {
                         addressTypes: d.addressTypes, serviceFilterUUIDs: d.uuidCount, rssiThreshold: d.rssiThreshold,
                         limited: false))
             case BlueZManagementOpcode.stopDiscovery:
-                kind = .managementDiscoveryStop(addressTypes: c.parameters.u8(0) ?? 0)
+                // An unknown Address_Type reads as none, as before.
+                kind = .managementDiscoveryStop(
+                    addressTypes: BlueZDiscoveryAddressTypes(c.parameters)?.addressTypes ?? 0)
             default:
                 return
             }
@@ -65,12 +62,12 @@ extension TimelineBuilder {
             return
         }
         switch e.code {
-        case Self.managementNewSettings:
-            guard let s = e.parameters.u32le(0) else { return }
-            add(event(r, nil, .managementSettings(settings: s)))
-        case Self.managementDiscovering:
-            guard let t = e.parameters.u8(0), let on = e.parameters.u8(1) else { return }
-            add(event(r, nil, .managementDiscovering(addressTypes: t, discovering: on != 0)))
+        case BlueZNewSettings.code:
+            guard let s = BlueZNewSettings(e.parameters) else { return }
+            add(event(r, nil, .managementSettings(settings: s.currentSettings)))
+        case BlueZDiscovering.code:
+            guard let d = BlueZDiscovering(e.parameters) else { return }
+            add(event(r, nil, .managementDiscovering(addressTypes: d.addressTypes, discovering: d.discovering)))
         default:
             break
         }

@@ -52,8 +52,13 @@ public struct MonitorSystemNote: Sendable {
 /// e.g. "bluetoothd"), then the message (NUL-terminated or not).
 public struct MonitorUserLogging: Sendable {
     public var priority: UInt8
+    /// Up to the first NUL.
     public var ident: ByteView
     public var message: ByteView
+    /// The ident's and the message's bytes as recorded (NULs and line ends included), for a
+    /// reader that trims them its own way.
+    public var recordedIdent: ByteView
+    public var recordedMessage: ByteView
 
     public init?(_ payload: ByteView) {
         var r = ByteReader(payload)
@@ -61,8 +66,10 @@ public struct MonitorUserLogging: Sendable {
             return nil
         }
         self.priority = priority
+        recordedIdent = ident
+        recordedMessage = r.rest()
         self.ident = cString(ident)
-        message = cString(r.rest())
+        message = cString(recordedMessage)
     }
 }
 

@@ -214,7 +214,9 @@ public struct NotifyWithoutSubscription: LintRule {
                 links[c]?.ambiguous[op.sent] = e.frame
                 return
             }
-            guard op.attribute == nil, e.value.count == 2, let v = e.value.u16le(0), (1...3).contains(v) else { return }
+            guard op.attribute == nil, e.value.count == 2, let v = e.value.withView(GATTClientConfiguration.bits(of:)),
+                (1...3).contains(v)
+            else { return }
             links[c]?.ambiguous[op.sent] = e.frame
         case .pairingResponse:
             if let c = e.connection { links[c]?.pairedHere = true }

@@ -109,7 +109,8 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
         value: InlineBytes, truncated: Bool = false
     ) -> UInt16? {
         // A value the capture cut is the start of a longer write, not two bytes.
-        guard !truncated, variant == .request || variant == .command, value.count == 2, let config = value.u16le(0),
+        guard !truncated, variant == .request || variant == .command, value.count == 2,
+            let config = value.withView(GATTClientConfiguration.bits(of:)),
             (1...3).contains(config), let a = op.attribute, !a.isCCCD
         else { return nil }
         switch a.role {
@@ -209,7 +210,7 @@ public struct ReadOrNotifyWithoutProperty: LintRule {
             let a = op.attribute
         else {
             if op.attribute == nil, !e.valueTruncated, variant == .request || variant == .command, e.value.count == 2,
-                let c = e.value.u16le(0), (1...3).contains(c)
+                let c = e.value.withView(GATTClientConfiguration.bits(of:)), (1...3).contains(c)
             {
                 sink.notEvaluable(
                     "a subscription-like write (\(Self.hexValue(c))) to handle \(Describe.handle(op.handle)), which was never discovered"

@@ -54,6 +54,13 @@ public struct GATTIncludeDeclarationValue: ByteEncodable, @unchecked Sendable {
         (includedServiceHandle, rest) = (h, value.suffix(from: 2)!)
     }
 
+    /// End Group Handle, nil when the value ends before it.
+    public var endGroupHandle: UInt16? { rest.u16le(0) }
+
+    /// The included service's 16-bit UUID, nil when the value ends before it (a 128-bit
+    /// service's UUID is not in the declaration).
+    public var serviceUUID16: UInt16? { rest.u16le(2) }
+
     /// The included service's handle in a declaration value kept as an array.
     public static func includedServiceHandle(in value: [UInt8]) -> UInt16? {
         value.withByteView { Self($0)?.includedServiceHandle }
@@ -68,7 +75,7 @@ public struct GATTIncludeDeclarationValue: ByteEncodable, @unchecked Sendable {
 extension GATTClientConfiguration {
     /// The configuration bits a Client Characteristic Configuration value holds (Vol 3 Part G
     /// 3.3.3.3: two octets, little-endian), nil when it is shorter.
-    public static func bits(of value: ByteView) -> UInt16? { value.u16le(0) }
+    @inlinable public static func bits(of value: ByteView) -> UInt16? { value.u16le(0) }
 
     /// The configuration bits of a value written to a Client Characteristic Configuration
     /// descriptor, nil unless it is exactly the two octets it holds (a server answers any

@@ -129,6 +129,15 @@ public struct HCILESetScanEnable: HCICommandEncodable, Sendable {
     }
 }
 
+extension HCILESetScanEnable {
+    /// The enable octet that LE Set Scan Enable and LE Set Extended Scan Enable (7.8.65) both
+    /// begin with (0x00 disabled, 0x01 enabled), read through the command's layout: nil only
+    /// when the parameters are empty, where the structs need all their fields.
+    public static func enableValue(of parameters: ByteView) -> UInt8? {
+        HCILayoutFields(layout: HCICommandLayouts.leSetScanEnable, parameters: parameters).uint8("le_scan_enable")
+    }
+}
+
 /// HCI_LE_Set_Extended_Scan_Parameters (7.8.64), opcode 0x2041. One 5-byte block follows
 /// the header for each PHY bit set in `scanningPHYs` (bit 0 LE 1M, bit 2 LE Coded; bit 1 is
 /// reserved because scanning on 2M is not possible).

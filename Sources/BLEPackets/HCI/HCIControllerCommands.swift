@@ -250,6 +250,20 @@ public struct HCILEWriteSuggestedDefaultDataLength: HCICommandEncodable, Sendabl
     }
 }
 
+extension HCILEWriteSuggestedDefaultDataLength {
+    /// Its parameters each as far as they reach, read through the command's layout (the
+    /// struct itself needs both).
+    public struct Fields: Sendable, Equatable {
+        public let maxTxOctets: UInt16?
+        public let maxTxTime: UInt16?
+
+        public init(parameters p: ByteView) {
+            let f = HCILayoutFields(layout: HCICommandLayouts.suggestedDefaultDataLength, parameters: p)
+            (maxTxOctets, maxTxTime) = (f.uint16("suggested_max_tx_octets"), f.uint16("suggested_max_tx_time"))
+        }
+    }
+}
+
 /// HCI_LE_Enable_Encryption (7.8.24, 0x2019): Connection_Handle, Random_Number (8),
 /// Encrypted_Diversifier (2), Long_Term_Key (16).
 public struct HCILEEnableEncryption: HCICommandEncodable, Sendable {

@@ -88,6 +88,79 @@ public struct HCIDisconnectionComplete: HCIEventEncodable, Sendable {
     }
 }
 
+/// The Status and Connection_Handle that Connection Complete (7.7.3), LE Connection Complete
+/// (7.7.65.1), LE Enhanced Connection Complete [v1] and [v2] (7.7.65.10) and LE Read Remote
+/// Features Complete (7.7.65.4) begin with, for a reader that needs only them: nil when even
+/// Status is missing, `handle` nil when the parameters end before it.
+public struct HCIStatusAndConnectionHandle: Sendable, Equatable {
+    public let status: UInt8
+    /// The 12-bit Connection_Handle (flag bits cleared).
+    public let handle: UInt16?
+
+    public init?(parameters p: ByteView) {
+        guard let s = p.u8(0) else { return nil }
+        (status, handle) = (s, p.u16le(1).map { $0 & HCIConnectionHandle.mask })
+    }
+}
+
+/// HCI_Connection_Complete (7.7.3), event 0x03: a BR/EDR link. Nil when even Status is
+/// missing; every later field is nil when the parameters end before it.
+public struct HCIConnectionComplete: HCIEventEncodable, Sendable, Equatable {
+    public static let code: UInt8 = HCIEventCode.connectionComplete
+    /// Link_Type 0x01: an ACL link (0x00 is an SCO one).
+    public static let aclLink: UInt8 = 0x01
+    public let status: UInt8
+    /// The 12-bit Connection_Handle (flag bits cleared).
+    public let handle: UInt16?
+    public let peerAddress: BDAddr?
+    public let linkType: UInt8?
+    /// Encryption_Enabled: 0 off, 1 on (link level encryption).
+    public let encryptionEnabled: UInt8?
+
+    public init?(parameters p: ByteView) {
+        guard let s = p.u8(0) else { return nil }
+        status = s
+        handle = p.u16le(1).map { $0 & HCIConnectionHandle.mask }
+        peerAddress = BDAddr(littleEndian: p, at: 3)
+        (linkType, encryptionEnabled) = (p.u8(9), p.u8(10))
+    }
+
+    public init(status: UInt8, handle: UInt16, peerAddress: BDAddr, linkType: UInt8, encryptionEnabled: UInt8) {
+        (self.status, self.handle, self.peerAddress) = (status, handle, peerAddress)
+        (self.linkType, self.encryptionEnabled) = (linkType, encryptionEnabled)
+    }
+
+    public var eventCode: UInt8 { Self.code }
+    /// The parameters up to the first missing field.
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(status)
+        guard let handle else { return }
+        w.appendUInt16LE(handle)
+        guard let peerAddress else { return }
+        w.appendAddress(peerAddress)
+        guard let linkType else { return }
+        w.appendUInt8(linkType)
+        guard let encryptionEnabled else { return }
+        w.appendUInt8(encryptionEnabled)
+    }
+}
+
+/// HCI_Hardware_Error (7.7.16), event 0x10: the controller needs a reset.
+public struct HCIHardwareError: HCIEventEncodable, Sendable, Equatable {
+    public static let code: UInt8 = 0x10
+    /// Hardware_Code: the controller's own, not an HCI error code.
+    public let hardwareCode: UInt8
+
+    public init(hardwareCode: UInt8) { self.hardwareCode = hardwareCode }
+    public init?(parameters p: ByteView) {
+        guard let c = p.u8(0) else { return nil }
+        hardwareCode = c
+    }
+
+    public var eventCode: UInt8 { Self.code }
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(hardwareCode) }
+}
+
 /// HCI_Encryption_Change [v1] (7.7.8, event 0x08) and [v2] (7.7.8, event 0x59, adding the
 /// key size).
 public struct HCIEncryptionChange: Sendable {
@@ -183,8 +256,11 @@ public struct HCIReadBufferSize: Sendable {
     public let totalNumACLDataPackets: UInt16
     public let totalNumSynchronousDataPackets: UInt16
 
+    /// Nil unless every return parameter is there (`Fields` reads them as far as they reach).
     public init?(returnParameters p: ByteView) {
-        guard let s = p.u8(0), let a = p.u16le(1), let b = p.u8(3), let c = p.u16le(4), let d = p.u16le(6)
+        let f = Fields(returnParameters: p)
+        guard let s = f.status, let a = f.aclDataPacketLength, let b = f.synchronousDataPacketLength,
+            let c = f.totalNumACLDataPackets, let d = f.totalNumSynchronousDataPackets
         else { return nil }
         (
             status, aclDataPacketLength, synchronousDataPacketLength, totalNumACLDataPackets,
@@ -206,10 +282,13 @@ public struct HCILEReadBufferSize: Sendable {
     public let isoDataPacketLength: UInt16?
     public let totalNumISODataPackets: UInt8?
 
+    /// Nil unless every return parameter of `version` is there (`Fields` reads them as far as
+    /// they reach).
     public init?(returnParameters p: ByteView, version: Int = 1) {
-        guard let s = p.u8(0), let a = p.u16le(1), let b = p.u8(3) else { return nil }
+        let f = Fields(returnParameters: p, version: version)
+        guard let s = f.status, let a = f.leACLDataPacketLength, let b = f.totalNumLEACLDataPackets else { return nil }
         if version == 2 {
-            guard let c = p.u16le(4), let d = p.u8(6) else { return nil }
+            guard let c = f.isoDataPacketLength, let d = f.totalNumISODataPackets else { return nil }
             (isoDataPacketLength, totalNumISODataPackets) = (c, d)
         } else {
             (isoDataPacketLength, totalNumISODataPackets) = (nil, nil)

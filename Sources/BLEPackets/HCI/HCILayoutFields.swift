@@ -41,6 +41,18 @@ struct HCILayoutFields {
         return parameters.u24le(f.offset)
     }
 
+    /// An eight-octet field's value (little-endian).
+    func uint64(_ name: StaticString) -> UInt64? {
+        guard let f = field(name), f.parameter.size == 8 else { return nil }
+        return parameters.u64le(f.offset)
+    }
+
+    /// A one-octet signed field's value (dBm).
+    func int8(_ name: StaticString) -> Int8? {
+        guard let f = field(name), f.parameter.size == 1 else { return nil }
+        return parameters.i8(f.offset)
+    }
+
     /// An address field's value.
     func address(_ name: StaticString) -> BDAddr? {
         guard let f = field(name), f.parameter.size == 6 else { return nil }

@@ -36,6 +36,11 @@ public struct L2CAPSignalingCommand: @unchecked Sendable {
     }
 }
 
+extension L2CAPSignalingCode {
+    /// The Code of a signaling C-frame's first command (its first octet), nil when it is empty.
+    @inlinable public static func code(of payload: ByteView) -> UInt8? { payload.u8(0) }
+}
+
 /// The commands of a signaling C-frame. LE allows one command per C-frame (Vol 3 Part A
 /// 4); BR/EDR may pack several, so this iterates, and leftovers shorter than a command header
 /// end up in `trailing`.

@@ -28,11 +28,13 @@ public struct BlueZManagementCommand: Sendable {
         sink.field("opcode", .code(UInt64(opcode), digits: 4, name: BlueZManagementNames.command(opcode)))
         switch opcode {
         case BlueZManagementOpcode.setPowered:
-            if let v = parameters.u8(0) { sink.field("powered", .bool(v != 0)) }
+            if let v = BlueZSetPowered(parameters) { sink.field("powered", .bool(v.powered)) }
         case BlueZManagementOpcode.startDiscovery, BlueZManagementOpcode.stopDiscovery,
             BlueZManagementOpcode.startLimitedDiscovery:
-            if let t = parameters.u8(0) {
-                sink.field("address_types", .flags(UInt64(t), digits: 2, names: BlueZManagementNames.addressTypeBits))
+            if let d = BlueZDiscoveryAddressTypes(parameters) {
+                sink.field(
+                    "address_types",
+                    .flags(UInt64(d.addressTypes), digits: 2, names: BlueZManagementNames.addressTypeBits))
             }
         case BlueZManagementOpcode.startServiceDiscovery:
             if let d = BlueZStartServiceDiscovery(parameters) {
@@ -71,7 +73,9 @@ public struct BlueZManagementEvent: Sendable {
     /// For Command Complete (0x0001) and Command Status (0x0002): the command answered and its
     /// management status.
     public var answered: (opcode: UInt16, status: UInt8)? {
-        guard code == 0x0001 || code == 0x0002, let op = parameters.u16le(0), let status = parameters.u8(2) else {
+        guard code == BlueZManagementEventCode.commandComplete || code == BlueZManagementEventCode.commandStatus,
+            let op = parameters.u16le(0), let status = parameters.u8(2)
+        else {
             return nil
         }
         return (op, status)
@@ -87,15 +91,18 @@ public struct BlueZManagementEvent: Sendable {
             return
         }
         switch code {
-        case 0x0013:  // Discovering: address types, discovering
-            if let t = parameters.u8(0), let on = parameters.u8(1) {
-                sink.field("address_types", .flags(UInt64(t), digits: 2, names: BlueZManagementNames.addressTypeBits))
-                sink.field("discovering", .bool(on != 0))
+        case BlueZDiscovering.code:
+            if let d = BlueZDiscovering(parameters) {
+                sink.field(
+                    "address_types",
+                    .flags(UInt64(d.addressTypes), digits: 2, names: BlueZManagementNames.addressTypeBits))
+                sink.field("discovering", .bool(d.discovering))
                 return
             }
-        case 0x0006:  // New Settings: current settings u32
-            if let s = parameters.u32le(0) {
-                sink.field("settings", .flags(UInt64(s), digits: 8, names: BlueZManagementNames.settingsBits))
+        case BlueZNewSettings.code:
+            if let n = BlueZNewSettings(parameters) {
+                sink.field(
+                    "settings", .flags(UInt64(n.currentSettings), digits: 8, names: BlueZManagementNames.settingsBits))
                 return
             }
         default: break
@@ -128,6 +135,62 @@ public struct BlueZStartServiceDiscovery: Sendable {
         let list = self.list
         return (0..<n).lazy.compactMap { i in list.slice(i * 16, 16).flatMap(BluetoothUUID.init(littleEndian:)) }
     }
+}
+
+/// MGMT_OP_SET_POWERED: Powered u8 (0 off, 1 on).
+public struct BlueZSetPowered: Sendable, Equatable {
+    public let poweredValue: UInt8
+    public var powered: Bool { poweredValue != 0 }
+
+    public init?(_ parameters: ByteView) {
+        guard let v = parameters.u8(0) else { return nil }
+        poweredValue = v
+    }
+}
+
+/// The Address_Type bits (BR/EDR, LE Public, LE Random) that MGMT_OP_START_DISCOVERY,
+/// MGMT_OP_STOP_DISCOVERY, MGMT_OP_START_LIMITED_DISCOVERY and MGMT_OP_START_SERVICE_DISCOVERY
+/// all begin with; the last three of Start Service Discovery's fields are
+/// `BlueZStartServiceDiscovery`'s.
+public struct BlueZDiscoveryAddressTypes: Sendable, Equatable {
+    public let addressTypes: UInt8
+
+    public init?(_ parameters: ByteView) {
+        guard let t = parameters.u8(0) else { return nil }
+        addressTypes = t
+    }
+}
+
+/// MGMT_EV_NEW_SETTINGS (event 0x0006): Current_Settings u32.
+public struct BlueZNewSettings: Sendable, Equatable {
+    public static let code: UInt16 = BlueZManagementEventCode.newSettings
+    public let currentSettings: UInt32
+
+    public init?(_ parameters: ByteView) {
+        guard let s = parameters.u32le(0) else { return nil }
+        currentSettings = s
+    }
+}
+
+/// MGMT_EV_DISCOVERING (event 0x0013): Address_Type u8, Discovering u8.
+public struct BlueZDiscovering: Sendable, Equatable {
+    public static let code: UInt16 = BlueZManagementEventCode.discovering
+    public let addressTypes: UInt8
+    public let discoveringValue: UInt8
+    public var discovering: Bool { discoveringValue != 0 }
+
+    public init?(_ parameters: ByteView) {
+        guard let t = parameters.u8(0), let on = parameters.u8(1) else { return nil }
+        (addressTypes, discoveringValue) = (t, on)
+    }
+}
+
+/// Event codes blecap's later stages look for (mgmt-api.txt).
+public enum BlueZManagementEventCode {
+    public static let commandComplete: UInt16 = 0x0001
+    public static let commandStatus: UInt16 = 0x0002
+    public static let newSettings: UInt16 = 0x0006
+    public static let discovering: UInt16 = 0x0013
 }
 
 /// Opcodes blecap's later stages look for.

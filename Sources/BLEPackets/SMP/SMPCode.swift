@@ -48,7 +48,7 @@ extension SMPCommandType {
 
 extension SMPCode {
     /// The command code of an SMP PDU (its first octet), nil when it is empty.
-    public static func code(of pdu: ByteView) -> UInt8? { pdu.u8(0) }
+    @inlinable public static func code(of pdu: ByteView) -> UInt8? { pdu.u8(0) }
 }
 
 /// SMP command codes (Vol 3 Part H 3.3, Table 3.1): name, exact parameter size, decoder.
