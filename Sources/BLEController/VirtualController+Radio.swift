@@ -84,6 +84,7 @@ extension VirtualController {
         c.overRadio = true
         if let central { c.initiator = (central.type & 1, central.address) }
         if let peripheral { c.responder = (peripheral.type & 1, peripheral.address) }
+        scheduleSecurityRequest(c)
         return c.handle
     }
 

@@ -103,8 +103,27 @@ extension VirtualController {
         c.initiatorSMP = initiator
     }
 
+    // MARK: the peripheral's Security Request (Vol 3 Part H 3.6.7)
+
+    /// Role peripheral: the captured peripheral's Security Request at its captured offset.
+    func scheduleSecurityRequest(_ c: LiveConnection) {
+        let captured = replay.models[c.model].connection
+        guard let t = captured.security.securityRequestTime else { return }
+        schedule(after: delay(max(0, t &- captured.summary.startTime)), .securityRequest(connection: c.id))
+    }
+
+    /// Sent with the captured AuthReq, unless the link is already encrypted or pairing.
+    func sendSecurityRequest(_ id: Int) {
+        guard let c = connection(id), !c.silent, c.overRadio, !c.encrypted, c.responderSMP?.pairing == nil,
+            let authReq = replay.models[c.model].connection.security.securityRequestAuthReq
+        else { return }
+        log("SMP: the captured peripheral sends its Security Request (AuthReq 0x\(String(authReq, radix: 16)))")
+        sendL2CAP(c, channel: L2CAPChannel.smp, SMPSecurityRequest(authReq: SMPAuthReq(rawValue: authReq)).encoded())
+    }
+
     /// SMP from the real peripheral.
     func radioSMP(_ c: LiveConnection, _ payload: ByteView) {
+        if SMPCode.code(of: payload) == SMPCode.securityRequest { return securityRequestFromDevice(c, payload) }
         guard var initiator = c.initiatorSMP else {
             let code = SMPCode.code(of: payload) ?? 0
             if code == SMPCode.pairingFailed || code == SMPCode.pairingResponse {
@@ -118,6 +137,20 @@ extension VirtualController {
         c.initiatorSMP = initiator
         if case .encrypt(let key) = step { encryptRadio(c, rand: 0, ediv: 0, key: key) }
         keepBond(c)
+    }
+
+    /// Role central: the device's Security Request is answered as the captured central
+    /// answered the captured one: its pairing or encryption, if it did either, comes where it
+    /// came in the capture, else nothing (ignored, as captured). One the captured peripheral
+    /// did not send is a divergence.
+    private func securityRequestFromDevice(_ c: LiveConnection, _ payload: ByteView) {
+        let s = replay.models[c.model].connection.security
+        let authReq = SMPSecurityRequest(pdu: payload)?.authReq.rawValue
+        let text = authReq.map { "AuthReq 0x\(String($0, radix: 16))" } ?? "no AuthReq"
+        log("SMP: Security Request from the peripheral (\(text))")
+        if s.securityRequestTime == nil {
+            radioFinding(c, "security: the peripheral sent a Security Request (\(text)); the captured one did not")
+        }
     }
 
     /// A later connection the capture shows encrypted without pairing: with the key this

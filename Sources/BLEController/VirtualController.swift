@@ -257,6 +257,7 @@ public final class VirtualController {
         case .encryption(let id, let outcome): encryptionDone(id, outcome)
         case .centralPairing(let id): startCentralPairing(id)
         case .centralEncryption(let id): startCentralEncryption(id)
+        case .securityRequest(let id): sendSecurityRequest(id)
         }
     }
 }
@@ -277,6 +278,8 @@ enum TimerAction {
     case encryption(connection: Int, outcome: EncryptionOutcome)
     case centralPairing(connection: Int)
     case centralEncryption(connection: Int)
+    /// Role peripheral over a real radio: the captured peripheral's Security Request.
+    case securityRequest(connection: Int)
 
     /// A step of the exchange with its own time (the advertising clock's ticks are not: they
     /// pace reports, which are not part of the captured exchange).

@@ -77,6 +77,9 @@ public struct CapturedSecurity: Sendable, Equatable {
     /// and checks the peer's answer against.
     public var pairingRequestFeatures: SMPPairingFeatures?
     public var pairingResponseFeatures: SMPPairingFeatures?
+    /// The peripheral's first Security Request: when (µs since 1970) and its AuthReq.
+    public var securityRequestTime: Int64?
+    public var securityRequestAuthReq: UInt8?
     /// Both sides set SC: the pairing was LE Secure Connections.
     public var secureConnections = false
     /// The reason of a Pairing Failed the peripheral sent, if it sent one.
@@ -348,6 +351,11 @@ private final class SessionReading: CaptureConsumer {
             }
             security[n, default: .init()].pairingResponded = true
             if info.secureConnections == true { security[n, default: .init()].secureConnections = true }
+        case .securityRequest(let authReq, _):
+            // Only a peripheral sends it (Vol 3 Part H 3.6.7), whichever side was captured.
+            guard let n = e.connection, security[n]?.securityRequestTime == nil else { return }
+            security[n, default: .init()].securityRequestTime = e.time
+            security[n, default: .init()].securityRequestAuthReq = authReq
         case .pairingFailed(let reason, let sent):
             // The peripheral's: received by a central host, sent by a peripheral one.
             guard let n = e.connection, let central = hostCentral[n], sent != central else { return }
