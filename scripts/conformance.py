@@ -1388,6 +1388,12 @@ def main():
         for folder, name, path in hci_captures(root):
             if folder == "bumble" and ".central." in name:
                 record(f"replay --controller {folder}/{name}", check_radio, args.blecap, path, tmp)
+        # blecap as the captured peripheral paired by the Bumble central (Bumble's pair(), LE
+        # Secure Connections Just Works as captured), then encrypted again with the key.
+        sc = os.path.join(root, "bumble", "indications_and_errors.central.btsnoop")
+        if os.path.exists(sc):
+            record("replay --controller --security pair bumble/indications_and_errors.central.btsnoop", check_radio,
+                   args.blecap, sc, tmp, "max", "pair")
         # The same with blecap as central: a Bumble peripheral on B serves the captured database,
         # blecap plays the captured central; B's ATT equals the capture's, the report says identical
         # (for the sessions the Bumble app reproduces: radio_central_conformance.IDENTICAL).

@@ -59,6 +59,7 @@ struct CentralState {
     var found: (address: BDAddr, type: UInt8)?
     /// Own_Address_Type of the scan and the connection: 1 with the captured central's random address.
     var ownAddressType: UInt8 = 0
+    var ownRandomAddress: BDAddr?
     /// Scanning and initiating with the extended commands (RadioHost+Extended.swift).
     var extended = false
     var connecting = false
@@ -95,7 +96,7 @@ extension RadioHost {
 
     /// What differed over the radio beyond the ATT exchange (a device that did not answer in
     /// time, that ended the link early or not as captured), for the report.
-    public var centralFindings: [String] { central.findings }
+    public var centralFindings: [String] { central.findings + virtual.radioFindings }
 
     /// Role central (the virtual controller plays the captured central of a capture recorded
     /// on the peripheral): initialises the controller, then per captured connection scans for
@@ -108,6 +109,16 @@ extension RadioHost {
         start = clock()
         virtual.clock = { [unowned self] in clock() - start }
         virtual.output = { [unowned self] packet in fromVirtual(packet) }
+        // Pairing over the air: nonces and the LE Secure Connections key pair fresh each run;
+        // the real controller encrypts where the captured central did.
+        virtual.securityRandom = { UInt64.random(in: .min ... .max) }
+        virtual.radioEncrypt = { [unowned self] v, rand, ediv, key in
+            guard let real = toReal[v] else { return }
+            log("LE Enable Encryption (EDIV 0x\(String(ediv, radix: 16)))")
+            send(
+                HCILEEnableEncryption(handle: real, randomNumber: rand, encryptedDiversifier: ediv, longTermKey: key)
+                    .h4Encoded())
+        }
         try initialise()
         while let next = virtual.nextCapturedCentralConnection {
             guard let peer = configuration.peer ?? next.peripheral.map(RadioPeer.address) else {
@@ -117,10 +128,11 @@ extension RadioHost {
             }
             // The captured central's random address is taken as the peripheral saw it (as the
             // peripheral role advertises from the captured one); a public one cannot be.
-            central.ownAddressType = 0
+            (central.ownAddressType, central.ownRandomAddress) = (0, nil)
             if next.centralAddressType == 1, let address = next.central {
                 try command(HCILESetRandomAddress(address: address))
                 central.ownAddressType = 1
+                central.ownRandomAddress = address
             }
             central.extended = usesExtendedScanning(next)
             if let end = try scan(for: peer, connection: next.connection, configuration, limit(timeoutMicros)) {
@@ -282,7 +294,18 @@ extension RadioHost {
             central.failed = status
             return
         }
-        guard role == HCIRole.central, toVirtual.isEmpty, let v = virtual.startRadioCentralConnection() else {
+        // SMP's addresses (ia, ra): this central's as it initiated (the captured random
+        // address set, else the controller's public one), the peripheral's as found.
+        var own: (type: UInt8, address: BDAddr)?
+        if central.ownAddressType == 1, let a = central.ownRandomAddress {
+            own = (1, a)
+        } else if let a = controllerAddress {
+            own = (0, a)
+        }
+        guard role == HCIRole.central, toVirtual.isEmpty,
+            let v = virtual.startRadioCentralConnection(
+                central: own, peripheral: central.found.map { ($0.type & 1, $0.address) })
+        else {
             send(HCIDisconnect(handle: handle, reason: HCIError.remoteUserTerminatedConnection).h4Encoded())
             central.failed = HCIError.remoteUserTerminatedConnection
             return
@@ -305,7 +328,17 @@ extension RadioHost {
         central.linkEndReason = nil
         var idleSince: Int64?
         while let v = toVirtual[real] {
-            let busy = virtual.peerHasWork(handle: v) || virtual.outstandingPeerRequest(handle: v) != nil
+            let busy =
+                virtual.peerHasWork(handle: v) || virtual.outstandingPeerRequest(handle: v) != nil
+                || virtual.outstandingSecurity(handle: v) != nil
+            if let since = virtual.outstandingSecurity(handle: v), now - since > c.responseTimeoutMicros {
+                // SMP's own timeout is 30 s too (Core Vol 3 Part H 3.4).
+                central.findings.append(
+                    "#\(number): the device did not complete the captured central's pairing or encryption within "
+                        + "\(c.responseTimeoutMicros / 1000) ms: blecap ended the link")
+                endLink(real)
+                break
+            }
             if let sent = virtual.outstandingPeerRequest(handle: v), now - sent > c.responseTimeoutMicros {
                 central.findings.append(
                     "#\(number): the device did not answer the captured central's request within "

@@ -397,6 +397,13 @@ public final class RadioHost {
             completion = (c.status, c.returnParameters.toArray())
         case HCIEventCode.commandStatus:
             guard let c = HCICommandStatus(parameters: e.parameters) else { return reject("short Command Status") }
+            if c.opcode == HCIOpcode.leEnableEncryption, c.status != HCIError.success, awaiting != c.opcode {
+                // Sent without waiting (role central's pairing): the controller refused it.
+                for v in toVirtual.values {
+                    virtual.radioEncryptionChanged(handle: v, status: c.status, enabled: false)
+                }
+                return
+            }
             guard c.opcode != 0, c.opcode == awaiting else { return }
             completion = (c.status, [c.status])
         case HCIEventCode.numberOfCompletedPackets:

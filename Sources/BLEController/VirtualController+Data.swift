@@ -296,6 +296,11 @@ extension VirtualController {
             if !s.hostIsClient, s.opcode != ATTOpcode.handleValueConfirmation.rawValue { break }
             c.peerStep += 1
         }
+        if c.overRadio {
+            if radioSecurityHolds(c, beforeStep: c.peerStep) { return }
+            // Security that settled at once has scheduled the step already.
+            guard !c.peerStepScheduled, !c.peerRequestOutstanding else { return }
+        }
         guard c.peerStep < model.steps.count else { return }
         let due = delay(model.capturedOffset(ofPDU: model.steps[c.peerStep].capturedIndex))
         c.peerStepScheduled = true
@@ -306,6 +311,11 @@ extension VirtualController {
         guard let c = connection(id), !c.silent else { return }
         c.peerStepScheduled = false
         let model = replay.models[c.model]
+        // Over a radio a step captured after the encryption waits for the pairing to settle.
+        if c.overRadio {
+            if radioSecurityHolds(c, beforeStep: c.peerStep) { return }
+            guard !c.peerStepScheduled else { return }
+        }
         guard c.peerStep < model.steps.count else { return }
         let s = model.steps[c.peerStep]
         c.peerStep += 1

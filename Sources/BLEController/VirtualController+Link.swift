@@ -55,6 +55,14 @@ final class LiveConnection {
     /// Role central: the captured central's pairing in progress, the key the host must give
     /// in its LTK Request Reply, the LTK it distributed (until its EDIV and Rand come).
     var centralPairing: CentralPairing?
+    /// Role central over a real radio: the captured central's pairing with the real peripheral.
+    var initiatorSMP: SMPInitiator?
+    /// Role central over a real radio: the captured central's pairing or encryption fell due
+    /// while its earlier requests were still being played (it waits for them); since when the
+    /// one started has not settled (no Encryption Change, pairing not done or failed), which
+    /// the script's requests captured after the encryption wait for.
+    var radioSecurityDue = false
+    var radioSecurityPending: Int64?
     var awaitedLTK: UInt128?
     var hostLTK: UInt128?
 

@@ -84,6 +84,7 @@ extension VirtualController {
         c.overRadio = true
         if let central { c.initiator = (central.type & 1, central.address) }
         if let peripheral { c.responder = (peripheral.type & 1, peripheral.address) }
+        scheduleSecurityRequest(c)
         return c.handle
     }
 
@@ -114,9 +115,11 @@ extension VirtualController {
         guard let c = connections[handle] else { return }
         guard status == HCIError.success else {
             note(c, "encryption failed on the real link (status 0x\(String(status, radix: 16)))")
+            if configuration.role == .central { radioEncryptionFailed(c, status: status) }
             return
         }
         c.encrypted = enabled
+        if configuration.role == .central { return radioEncryptionChangedAsCentral(c, enabled: enabled) }
         if enabled, c.responderSMP?.keyInUse == true { distributeKeys(c) }
     }
 
@@ -182,14 +185,22 @@ extension VirtualController {
     /// connected to by the captured central, which from now on plays its requests, writes and
     /// subscriptions at their captured offsets; the real peripheral's ACL data is fed in as
     /// the host's. Its handle here; nil when every captured connection was played.
-    public func startRadioCentralConnection() -> UInt16? {
+    /// `central` and `peripheral` are the real link's addresses (type 0 public, 1 random), what
+    /// SMP computes with (ia and ra); nil: this controller's own view of them.
+    public func startRadioCentralConnection(
+        central: (type: UInt8, address: BDAddr)? = nil, peripheral: (type: UInt8, address: BDAddr)? = nil
+    ) -> UInt16? {
         guard configuration.role == .central, pendingConnection == nil, let m = unserved.first else { return nil }
-        let c = replay.models[m].connection
+        let captured = replay.models[m].connection
         pendingConnection = PendingConnection(
-            extended: false, useAcceptList: false, peerType: c.summary.peerAddressType ?? 0,
-            peer: c.summary.peer ?? BDAddr(rawValue: 0), model: m)
+            extended: false, useAcceptList: false, peerType: captured.summary.peerAddressType ?? 0,
+            peer: captured.summary.peer ?? BDAddr(rawValue: 0), model: m)
         establish()
-        return connections.values.first { $0.model == m }?.handle
+        guard let c = connections.values.first(where: { $0.model == m }) else { return nil }
+        c.overRadio = true
+        if let central { c.initiator = (central.type & 1, central.address) }
+        if let peripheral { c.responder = (peripheral.type & 1, peripheral.address) }
+        return c.handle
     }
 
     /// When the captured peer's request still waiting for the host's answer on `handle` went

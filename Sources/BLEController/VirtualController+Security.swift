@@ -175,6 +175,7 @@ extension VirtualController {
     /// identity and distributing nothing itself.
     func startCentralPairing(_ id: Int) {
         guard let c = connection(id), !c.silent, c.centralPairing == nil, !c.encrypted else { return }
+        if c.overRadio { return radioSecurityFellDue(c) }
         let preq = SMPPairingRequest(
             features: SMPPairingFeatures(
                 ioCapability: SMPIOCapability.noInputNoOutput, oobDataFlag: 0,
@@ -197,6 +198,7 @@ extension VirtualController {
     /// distributed in an earlier one.
     func startCentralEncryption(_ id: Int) {
         guard let c = connection(id), !c.silent, !c.encrypted else { return }
+        if c.overRadio { return radioSecurityFellDue(c) }
         guard let key = hostKeys[c.responder.address] else {
             note(c, "the captured central encrypted with a key from before the capture: none to use")
             return
@@ -238,6 +240,7 @@ extension VirtualController {
     /// SMP from the host as peripheral, answering the captured central's pairing.
     func smpAsCentral(_ c: LiveConnection, _ payload: ByteView) {
         guard let code = SMPCode.code(of: payload) else { return }
+        if c.overRadio { return radioSMP(c, payload) }
         func fail(_ reason: UInt8, _ why: String) {
             log("SMP: \(why): Pairing Failed 0x\(String(reason, radix: 16))")
             c.centralPairing = nil

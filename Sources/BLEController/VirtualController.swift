@@ -114,8 +114,16 @@ public final class VirtualController {
     /// seeded generator's: over a real radio (`RadioHost`) a fresh key pair per run. Nil
     /// (`blecap serve`): the seeded one, so a run pairs the same way each time.
     public var securityRandom: (() -> UInt64)?
-    /// Role central: the keys the host distributed to the captured central, by host address.
+    /// Role central: the keys the host distributed to the captured central, by host address;
+    /// over a real radio the key this run's pairing left with each peer.
     var hostKeys: [BDAddr: PeerKey] = [:]
+    /// Role central over a real radio (`RadioHost`): starts encryption on the real link this
+    /// controller plays as `handle` (HCI_LE_Enable_Encryption with Rand, EDIV and the key).
+    public var radioEncrypt: ((_ handle: UInt16, _ rand: UInt64, _ ediv: UInt16, _ key: UInt128) -> Void)?
+    /// Role central over a real radio: where the device's pairing and encryption differed from
+    /// the captured peripheral's (refused, another method, other keys, a value that did not
+    /// check out), for the report.
+    public internal(set) var radioFindings: [String] = []
     /// The host's advertising: Own_Address_Type and an extended set's random address.
     var advertisingOwnAddressType: UInt8 = 0
     var advertisingSetAddress: BDAddr?
@@ -249,6 +257,7 @@ public final class VirtualController {
         case .encryption(let id, let outcome): encryptionDone(id, outcome)
         case .centralPairing(let id): startCentralPairing(id)
         case .centralEncryption(let id): startCentralEncryption(id)
+        case .securityRequest(let id): sendSecurityRequest(id)
         }
     }
 }
@@ -269,6 +278,8 @@ enum TimerAction {
     case encryption(connection: Int, outcome: EncryptionOutcome)
     case centralPairing(connection: Int)
     case centralEncryption(connection: Int)
+    /// Role peripheral over a real radio: the captured peripheral's Security Request.
+    case securityRequest(connection: Int)
 
     /// A step of the exchange with its own time (the advertising clock's ticks are not: they
     /// pace reports, which are not part of the captured exchange).

@@ -72,6 +72,14 @@ public struct CapturedSecurity: Sendable, Equatable {
     public var pairingRequestTime: Int64?
     /// The peripheral answered with a Pairing Response.
     public var pairingResponded = false
+    /// The first Pairing Request's and Pairing Response's features (IO capability, OOB flag,
+    /// AuthReq, key size, key distribution), what blecap as the captured central asks with
+    /// and checks the peer's answer against.
+    public var pairingRequestFeatures: SMPPairingFeatures?
+    public var pairingResponseFeatures: SMPPairingFeatures?
+    /// The peripheral's first Security Request: when (µs since 1970) and its AuthReq.
+    public var securityRequestTime: Int64?
+    public var securityRequestAuthReq: UInt8?
     /// Both sides set SC: the pairing was LE Secure Connections.
     public var secureConnections = false
     /// The reason of a Pairing Failed the peripheral sent, if it sent one.
@@ -330,16 +338,24 @@ private final class SessionReading: CaptureConsumer {
             if let n = e.connection { ends[n] = (e.frame, e.time) }
         // SMP's initiator is the central (Vol 3 Part H 2.3): a Pairing Request is the
         // central's, a Pairing Response the peripheral's, whichever side was captured.
-        case .pairingRequest:
+        case .pairingRequest(let info, _):
             guard let n = e.connection else { return }
             var s = security[n] ?? CapturedSecurity()
-            if !s.pairingRequested { s.pairingRequestTime = e.time }
+            if !s.pairingRequested { (s.pairingRequestTime, s.pairingRequestFeatures) = (e.time, info.features) }
             s.pairingRequested = true
             security[n] = s
         case .pairingResponse(let info, _):
             guard let n = e.connection else { return }
+            if security[n]?.pairingResponded != true {
+                security[n, default: .init()].pairingResponseFeatures = info.features
+            }
             security[n, default: .init()].pairingResponded = true
             if info.secureConnections == true { security[n, default: .init()].secureConnections = true }
+        case .securityRequest(let authReq, _):
+            // Only a peripheral sends it (Vol 3 Part H 3.6.7), whichever side was captured.
+            guard let n = e.connection, security[n]?.securityRequestTime == nil else { return }
+            security[n, default: .init()].securityRequestTime = e.time
+            security[n, default: .init()].securityRequestAuthReq = authReq
         case .pairingFailed(let reason, let sent):
             // The peripheral's: received by a central host, sent by a peripheral one.
             guard let n = e.connection, let central = hostCentral[n], sent != central else { return }

@@ -226,4 +226,23 @@ import Testing
                 $0.contains("the capture has no pairing (refused: Pairing Not Supported)")
             })
     }
+
+    /// The captured peripheral asked its central to secure the link (Security Request: Bonding
+    /// and SC) and the central ignored it: played to a real central, the request goes out with
+    /// the captured AuthReq, once, and nothing more is asked when the central ignores it too.
+    @Test func securityRequestAsCaptured() throws {
+        let central = ScriptedController(requests: [])
+        central.staysConnected = true
+        central.smp = { [unowned central] _ in
+            central.endLink()
+            return []
+        }
+        let capture = Fixtures.capture("bumble-failures/security_request_ignored.central.btsnoop")
+        let (end, _, _) = try central.run(capture: capture, timeoutMicros: 60_000_000)
+        #expect(try end.get() == .sessionOver)
+        #expect(
+            central.smpFromHost == [
+                [SMPCode.securityRequest, SMPAuthReq.bondingFlag | SMPAuthReq.secureConnectionsFlag]
+            ])
+    }
 }

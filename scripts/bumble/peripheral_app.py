@@ -12,6 +12,13 @@ disconnects (or --duration runs out); then prints its log as one JSON document.
 db.json: {"services": [{"uuid": "180D", "characteristics": [{"uuid": "2A38", "properties": 2,
 "value": "01", "descriptors": [{"uuid": "2901", "value": "..."}]}]}]}
 
+A characteristic may say "read_error_unencrypted": an ATT error code (e.g. 5, Insufficient
+Authentication) its reads are answered with until the link is encrypted, as a peripheral whose
+value needs pairing does. --pairing-response HEX (the six feature octets of a Pairing Response:
+IO capability, OOB flag, AuthReq, key size, initiator and responder key distribution) makes the
+app accept pairing with those features (Just Works with NoInputNoOutput); without it Bumble's
+defaults answer.
+
 A characteristic may also list "notifications": values (hex, or {"value": hex, "delay": seconds
 after the previous one}; or one such list per connection) the app notifies (or indicates, when
 the subscription asked for indications) once a central subscribes, --interval apart unless
@@ -44,6 +51,7 @@ def build(database, log):
 
             def read(connection, holder=holder, c=c):
                 log.append({"op": "read", "handle": holder["c"].handle})
+                refuse_unencrypted(connection, c)
                 return bytes.fromhex(c.get("value", ""))
 
             def write(connection, value, holder=holder):
@@ -63,6 +71,29 @@ def build(database, log):
                                 else (bytes.fromhex(v), None) for v in values] for values in lists]
         services.append(Service(UUID(s["uuid"]), characteristics, primary=s.get("primary", True)))
     return services, streams
+
+
+def refuse_unencrypted(connection, characteristic):
+    """A read of a characteristic that needs an encrypted link, on one that is not: the
+    characteristic's error ("read_error_unencrypted")."""
+    code = characteristic.get("read_error_unencrypted")
+    if code and not connection.is_encrypted:
+        from bumble.att import ATT_Error
+        raise ATT_Error(code)
+
+
+def pairing_config_factory(features_hex):
+    """Bumble's pairing config from a Pairing Response's six feature octets: SC, MITM and
+    bonding from its AuthReq, its IO capability and key distributions."""
+    from bumble.pairing import PairingConfig, PairingDelegate
+    io, _oob, auth, size, initiator, responder = bytes.fromhex(features_hex)
+    delegate = PairingDelegate(
+        io_capability=PairingDelegate.IoCapability(io),
+        local_initiator_key_distribution=PairingDelegate.KeyDistribution(initiator),
+        local_responder_key_distribution=PairingDelegate.KeyDistribution(responder),
+        maximum_encryption_key_size=size)
+    return lambda connection: PairingConfig(
+        sc=bool(auth & 0x08), mitm=bool(auth & 0x04), bonding=auth & 0x03 == 1, delegate=delegate)
 
 
 async def stream(device, connection, characteristic, values, indicate, interval):
@@ -87,6 +118,8 @@ async def run(args):
         device = Device.with_hci(args.name, Address(args.address), source, sink)
         services, streams = build(database, log)
         device.add_services(services)
+        if args.pairing_response:
+            device.pairing_config_factory = pairing_config_factory(args.pairing_response)
         tasks = []
 
         def on_subscription(connection, characteristic, notify, indicate):
@@ -135,6 +168,7 @@ def main():
     parser.add_argument("--duration", type=float, default=30.0, help="seconds to wait for the central to finish")
     parser.add_argument("--connect-timeout", type=float, default=10.0)
     parser.add_argument("--connections", type=int, default=1, help="connections to serve one after another")
+    parser.add_argument("--pairing-response", help="accept pairing with these Pairing Response features (hex)")
     parser.add_argument("--interval", type=float, default=0.02, help="seconds between notifications")
     args = parser.parse_args()
     try:

@@ -90,6 +90,29 @@ def database(blecap, path, expected, on_central=False):
     return {"services": services}, address, name
 
 
+def captured_security(blecap, path, db, on_central=False):
+    """The captured peripheral's security, for the app: the six feature octets of its Pairing
+    Response (hex; None when it never answered one), and, in `db`, the characteristics whose
+    reads it refused for want of encryption (Insufficient Authentication or Encryption) with
+    that error, so the app refuses them until the link is encrypted."""
+    features = None
+    refused = {}
+    answered = "received" if on_central else "sent"
+    for e in jsonl(blecap, "timeline", path, "--format", "jsonl"):
+        if e.get("type") == "smp.pairing_response" and e.get("direction") == answered and features is None:
+            auth = (1 if e.get("bonding") else 0) | (4 if e.get("mitm") else 0) | (
+                8 if e.get("secure_connections_flag") else 0)
+            features = bytes([e["io_capability"], e.get("oob", 0), auth, e["max_key_size"], e["initiator_keys"],
+                              e["responder_keys"]]).hex()
+        elif e.get("type") == "gatt.read" and e.get("error") in (0x05, 0x0F):
+            refused.setdefault(e["handle"], e["error"])
+    for s in db["services"]:
+        for ch in s["characteristics"]:
+            if ch["value_handle"] in refused:
+                ch["read_error_unencrypted"] = refused[ch["value_handle"]]
+    return features
+
+
 def check_radio_central(blecap, path, tmp, speed="realtime"):
     """(problems, summary) for one peripheral capture played over linked Bumble controllers."""
     expected = captured_central(blecap, path)
@@ -108,6 +131,7 @@ def check_radio_central(blecap, path, tmp, speed="realtime"):
     for f in (out_a, out_b):
         if os.path.exists(f):
             os.remove(f)
+    pairing_response = captured_security(blecap, path, db, on_central)
     with open(db_path, "w") as f:
         json.dump(db, f)
     link = subprocess.Popen([python, LINK], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -121,7 +145,8 @@ def check_radio_central(blecap, path, tmp, speed="realtime"):
             [python, PERIPHERAL_APP, "--transport", f"tcp-client:127.0.0.1:{port_b}", "--database", db_path,
              "--address", address, "--name", name or "peripheral-app", "--connections", str(len(expected)),
              "--duration", "120",
-             "--connect-timeout", "60"],
+             "--connect-timeout", "60"]
+            + (["--pairing-response", pairing_response] if pairing_response else []),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         time.sleep(1.0)
         replay = subprocess.run(

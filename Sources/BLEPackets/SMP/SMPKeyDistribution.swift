@@ -46,15 +46,22 @@ public struct SMPIdentityInformation: SMPCommandType, @unchecked Sendable {
         guard let v = p.slice(0, 16) else { return nil }
         identityResolvingKey = v
     }
+    /// The PDU carrying `irk`.
+    public static func pdu(identityResolvingKey irk: UInt128) -> [UInt8] { pdu128(irk) }
     public func describe(into sink: FieldSink) { sink.field("identity_resolving_key", .bytes(identityResolvingKey)) }
 }
 
 /// Identity Address Information (Vol 3 Part H 3.6.5): AddrType (0x00 public, 0x01 random
 /// static) and BD_ADDR.
-public struct SMPIdentityAddressInformation: SMPCommandType, Sendable {
+public struct SMPIdentityAddressInformation: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = 0x09
     public let addressType: UInt8
     public let address: BDAddr
+    public init(addressType: UInt8, address: BDAddr) { (self.addressType, self.address) = (addressType, address) }
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(addressType)
+        w.appendAddress(address)
+    }
     public init?(parameters p: ByteView) {
         guard let t = p.u8(0), let a = BDAddr(littleEndian: p, at: 1) else { return nil }
         addressType = t
@@ -75,5 +82,7 @@ public struct SMPSigningInformation: SMPCommandType, @unchecked Sendable {
         guard let v = p.slice(0, 16) else { return nil }
         signatureKey = v
     }
+    /// The PDU carrying `csrk`.
+    public static func pdu(signatureKey csrk: UInt128) -> [UInt8] { pdu128(csrk) }
     public func describe(into sink: FieldSink) { sink.field("signature_key", .bytes(signatureKey)) }
 }

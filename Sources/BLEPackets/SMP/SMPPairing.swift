@@ -271,9 +271,11 @@ public struct SMPPairingKeypressNotification: SMPCommandType, Sendable {
 
 /// Security Request (Vol 3 Part H 3.6.7): the peripheral asks the central to start pairing
 /// or encryption, with its AuthReq.
-public struct SMPSecurityRequest: SMPCommandType, Sendable {
+public struct SMPSecurityRequest: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = 0x0B
     public let authReq: SMPAuthReq
+    public init(authReq: SMPAuthReq) { self.authReq = authReq }
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(authReq.rawValue) }
     public init?(parameters p: ByteView) {
         guard let a = p.u8(0) else { return nil }
         authReq = SMPAuthReq(rawValue: a)

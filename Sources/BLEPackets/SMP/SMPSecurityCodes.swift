@@ -4,6 +4,8 @@
 
 extension SMPPairingFailedReason {
     /// Vol 3 Part H 3.5.5, Table 3.7.
+    public static let passkeyEntryFailed: UInt8 = 0x01
+    public static let oobNotAvailable: UInt8 = 0x02
     public static let authenticationRequirements: UInt8 = 0x03
     public static let confirmValueFailed: UInt8 = 0x04
     public static let encryptionKeySize: UInt8 = 0x06
@@ -11,6 +13,7 @@ extension SMPPairingFailedReason {
     public static let unspecifiedReason: UInt8 = 0x08
     public static let invalidParameters: UInt8 = 0x0A
     public static let dhKeyCheckFailed: UInt8 = 0x0B
+    public static let numericComparisonFailed: UInt8 = 0x0C
 }
 
 extension SMPIOCapability {
