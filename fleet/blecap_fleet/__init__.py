@@ -1,4 +1,4 @@
-"""blecap-fleet: blecap's batch mode fanned out over Ray Data, its rows kept as Parquet.
+"""blecap-fleet: blecap's batch mode fanned out over Ray, its rows kept as Parquet.
 
 The pipeline is deliberately thin. blecap decides every value; this package lists captures,
 groups them into batches, runs `blecap … --files-from - --format fleet` on Ray workers, and writes

@@ -1,4 +1,4 @@
-"""The fleet run on Ray Data: list → batches → one task per batch → Parquet.
+"""The fleet run on Ray: list → hash → batches → one Ray task per batch → Parquet.
 
 Ray starts a local cluster on a laptop (`ray.init()` with no address), joins a running one with
 `--ray-address auto` or `ray://head:10001`, and runs unchanged as a KubeRay RayJob (deploy/).
@@ -14,45 +14,39 @@ from .store import Store
 from .worker import DEFAULT_COMMANDS, blecap_version, process_batch
 
 
-def _analyse_rows(rows: dict, **kw) -> dict:
-    """Ray Data's map_batches form of worker.process_batch: one batch per call (batch_size=1), run
-    as a Ray task. Tasks, not an actor pool: the analysis keeps no state between batches, and
-    tasks run in the worker processes the hash stage has already started (and imported pyarrow
-    in), where a pool of actors starts new processes and Ray Data waits for them before the first
-    batch (3.6 to 5.7 s per run measured on two loaded cores)."""
-    done = [process_batch(b, **kw) for b in rows["batch"]]
-    return {k: [r[k] for r in done] for k in _RESULT}
-
-
-_RESULT = ("batch", "analysed", "rows", "pid", "started", "ended", "blecap_cpu", "worker_cpu")
-
-
 #: Listed captures per hash task: enough that a task's scheduling is small beside reading the
 #: files, few enough that the workers share a fleet's listing evenly.
 HASH_CHUNK = 256
 
 
-def _hash_on_workers(ray, captures: list[dict], workers: int) -> list[dict]:
-    """Every listed capture with its SHA-256, hashed by plain Ray tasks on the workers (so that no
-    one machine reads the whole fleet), at most `workers` at once, in listing order.
+def _bounded(ray, fn, items: list, workers: int, **kw) -> list:
+    """`fn(item, **kw)` for every item as plain Ray tasks (one CPU each), at most `workers` in
+    flight, results in the items' order. On a cluster with more CPUs than `workers`, the rest stay
+    free for other jobs.
 
-    Plain tasks, not a Ray Data stage: hashing is ~0.1 ms of work per capture, and the first Ray
-    Data stage of a job costs 2 to 3.5 s to set up whatever its work (docs/performance.md); as the
-    first stage it was most of this phase (4.9 s for 2,001 captures on an idle running cluster;
-    plain tasks 0.3 to 0.4 s). The analyse stage that follows is Ray Data's and pays that setup."""
-    task = ray.remote(num_cpus=1)(hash_captures)
-    chunks = [captures[i : i + HASH_CHUNK] for i in range(0, len(captures), HASH_CHUNK)]
-    results: list = [None] * len(chunks)
+    Plain tasks, not Ray Data stages: each batch already writes and commits its own Parquet, so
+    the pipeline uses nothing of Ray Data but its scheduling, and a Ray Data stage costs the
+    driver and every worker process of the job an import of `ray.data` before its first block
+    (2 to 3.5 s per job on an idle two-core machine; docs/performance.md)."""
+    task = ray.remote(num_cpus=1)(fn)
+    results: list = [None] * len(items)
     pending: dict = {}
-    for i, chunk in enumerate(chunks):
+    for i, item in enumerate(items):
         if len(pending) >= workers:
             ready, _ = ray.wait(list(pending), num_returns=1)
             for r in ready:
                 results[pending.pop(r)] = ray.get(r)
-        pending[task.remote(chunk)] = i
+        pending[task.remote(item, **kw)] = i
     for r, i in pending.items():
         results[i] = ray.get(r)
-    return [h for part in results for h in part]
+    return results
+
+
+def _hash_on_workers(ray, captures: list[dict], workers: int) -> list[dict]:
+    """Every listed capture with its SHA-256, hashed on the workers (so that no one machine reads
+    the whole fleet) in chunks of HASH_CHUNK, in listing order."""
+    chunks = [captures[i : i + HASH_CHUNK] for i in range(0, len(captures), HASH_CHUNK)]
+    return [h for part in _bounded(ray, hash_captures, chunks, workers) for h in part]
 
 
 def select(hashed: list[dict], done: set[tuple[str, str]], version: str) -> tuple[list[dict], int, int]:
@@ -122,25 +116,14 @@ def run(
                 ray.init(address=ray_address, log_to_driver=False)
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-        import ray.data
-        from ray.data import TaskPoolStrategy
-
-        ray.data.DataContext.get_current().enable_progress_bars = False
         t = lap("ray_init", t)
-        # At most `workers` tasks at once, one CPU each: on a cluster with more CPUs than
-        # `workers`, the rest stay free for other jobs.
-        pool = TaskPoolStrategy(size=workers)
         hashed = _hash_on_workers(ray, captures, workers) if captures else []
         t = lap("hash", t)
         members, committed, copies = select(hashed, done, version)
         batches = make_batches(members, batch_size)
-        results = []
-        if batches:
-            # One block per batch, so that each task gets one batch and the two (or N) tasks in
-            # flight are different batches.
-            results = ray.data.from_items([{"batch": b} for b in batches], override_num_blocks=len(batches)).map_batches(
-                _analyse_rows, fn_kwargs=kw, batch_size=1, batch_format="numpy", compute=pool, num_cpus=1).take_all()
-            results = [{k: (v.item() if hasattr(v, "item") else v) for k, v in r.items()} for r in results]
+        # One task per batch, at most `workers` at once: the two (or N) in flight are different
+        # batches, and a batch's Parquet is committed as its task ends.
+        results = _bounded(ray, process_batch, batches, workers, **kw)
         t = lap("analyse", t)
         if started_here:
             ray.shutdown()
