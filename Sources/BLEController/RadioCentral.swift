@@ -94,8 +94,9 @@ extension RadioHost {
     }
 
     /// What differed over the radio beyond the ATT exchange (a device that did not answer in
-    /// time, that ended the link early or not as captured), for the report.
-    public var centralFindings: [String] { central.findings }
+    /// time, that ended the link early or not as captured, that did not send the notifications
+    /// the captured central waited for), for the report.
+    public var centralFindings: [String] { central.findings + virtual.peerAwaitFindings }
 
     /// Role central (the virtual controller plays the captured central of a capture recorded
     /// on the peripheral): initialises the controller, then per captured connection scans for

@@ -176,6 +176,54 @@ import Testing
         #expect(run.report.operations.flatMap { $0 }.contains { $0.verdict == .missing })
     }
 
+    /// The device notifies on its own clock (the far side at the captured pace: three
+    /// notifications over two seconds after the subscription) while blecap plays the captured
+    /// central at max speed: its read, captured after the third notification, waits for it, and
+    /// its end of the link for the read's answer, so every notification arrives and comes
+    /// before the read, as captured.
+    @Test func theCentralsStepsWaitForTheNotificationsCapturedBeforeThem() throws {
+        let run = try Self.run(pair: Self.heartRateCentral, Self.heartRatePeripheral, farSpeed: .realtime)
+        let ops = run.report.operations.flatMap { $0 }
+        #expect(ops.count { $0.captured?.hasPrefix("1b") == true } == 3)
+        #expect(ops.allSatisfy { $0.verdict == .same }, "\(ops.filter { $0.verdict != .same })")
+        #expect(run.report.radio == [])
+        let att = Self.attPDUs(run.hci)
+        let read = try #require(att.firstIndex { $0.sent && $0.pdu.first == ATTOpcode.readRequest.rawValue })
+        #expect(att[..<read].count { !$0.sent && $0.pdu.first == ATTOpcode.handleValueNotification.rawValue } == 3)
+    }
+
+    /// A device that sends fewer notifications than captured: the captured central's read
+    /// waits for the missing one until none has come for the wait's bound (1.5 s, longer than
+    /// the captured second between two), then goes on; the report says so under "over the
+    /// radio" and the notification is missing.
+    @Test func aNotificationThatNeverComesEndsTheWaitWithAFinding() throws {
+        let run = try Self.run(
+            pair: Self.heartRateCentral, Self.heartRatePeripheral,
+            edit: { $0.first == ATTOpcode.handleValueNotification.rawValue ? .drop : .keep }, farSpeed: .realtime,
+            awaitMicros: 1_500_000)
+        let radio = run.report.radio ?? []
+        #expect(radio.contains { $0.contains("sent 2 of the 3 notifications") }, "\(radio)")
+        #expect(run.report.operations.flatMap { $0 }.contains { $0.verdict == .missing })
+    }
+
+    /// A heart rate belt's session: subscription, three notifications a second apart, a read,
+    /// the central's disconnection.
+    static let heartRateCentral = Fixtures.capture("bumble/scan_before_init.central.btsnoop")
+    static let heartRatePeripheral = Fixtures.capture("bumble/scan_before_init.peripheral.btsnoop")
+
+    /// The ATT PDUs on blecap's HCI (single-fragment ACL data), with whether blecap sent them.
+    static func attPDUs(_ hci: [(packet: [UInt8], sent: Bool)]) -> [(pdu: [UInt8], sent: Bool)] {
+        hci.compactMap { p in
+            guard p.packet.first == H4PacketType.acl else { return nil }
+            return p.packet.withByteView { v -> (pdu: [UInt8], sent: Bool)? in
+                guard let acl = v.suffix(from: 1).flatMap(HCIACLPacket.init), let frame = L2CAPBasicFrame(acl.data),
+                    frame.channel == L2CAPChannel.att
+                else { return nil }
+                return (frame.payload.toArray(), p.sent)
+            }
+        }
+    }
+
     // MARK: harness
 
     struct Run {
@@ -189,13 +237,15 @@ import Testing
         var hci: [(packet: [UInt8], sent: Bool)]
     }
 
+    /// `farSpeed` the device's pace; `awaitMicros` how long the captured central waits for
+    /// notifications that do not come.
     static func run(
         central: RadioHost.CentralConfiguration = .init(), pair: String = central,
         _ peripheralCapture: String = peripheral,
-        edit: ATTEditor? = nil
+        edit: ATTEditor? = nil, farSpeed: ReplaySpeed = .max, awaitMicros: Int64 = 10_000_000
     ) throws -> Run {
         let (link, end) = SocketLink.pair()
-        let far = FarSide(path: pair, role: .peripheral, transport: end, lingerMicros: 2_000_000) {
+        let far = FarSide(path: pair, role: .peripheral, transport: end, lingerMicros: 2_000_000, speed: farSpeed) {
             EditingTransport($0, edit: edit)
         }
         far.start()
@@ -204,6 +254,8 @@ import Testing
         config.speed = .max
         config.aclPackets = 255
         config.peerEndsAfterItsScript = true
+        config.peerAwaitsHostNotifications = true
+        config.peerAwaitMicros = awaitMicros
         let virtual = VirtualController(replay: try CaptureReplay(path: peripheralCapture), configuration: config)
         let host = RadioHost(virtual: virtual, transport: link, record: true)
         let result: Result<RadioHost.End, RadioHostError>
