@@ -65,8 +65,10 @@ struct CentralState {
     var connected: UInt16?
     /// LE Connection Complete's status when the attempt failed.
     var failed: UInt8?
-    /// The reason of the last Disconnection Complete from the controller.
+    /// The reason of the last Disconnection Complete from the controller, and whether the
+    /// captured central still owed requests (or its own end of the link) when it came.
     var linkEndReason: UInt8?
+    var endedOwing = false
     var findings: [String] = []
 }
 
@@ -304,6 +306,7 @@ extension RadioHost {
     {
         let number = next.connection
         central.linkEndReason = nil
+        central.endedOwing = false
         var idleSince: Int64?
         while let v = toVirtual[real] {
             let busy = virtual.peerHasWork(handle: v) || virtual.outstandingPeerRequest(handle: v) != nil
@@ -333,7 +336,7 @@ extension RadioHost {
             }
             let deadline = min(runLimit, now + 50_000)
             if let end = try pump(until: deadline), end != .timeout || now >= runLimit { return end }
-            if toVirtual[real] == nil, let reason = central.linkEndReason, busy {
+            if toVirtual[real] == nil, let reason = central.linkEndReason, central.endedOwing {
                 central.findings.append(
                     "#\(number): the device ended the link "
                         + "(\(HCIError.name(reason).map { "\($0)" } ?? "reason 0x\(String(reason, radix: 16))")) "

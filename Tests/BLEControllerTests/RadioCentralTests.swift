@@ -206,6 +206,21 @@ import Testing
         #expect(run.report.operations.flatMap { $0 }.contains { $0.verdict == .missing })
     }
 
+    /// A device that ends the link right behind its last answer, as the captured peripheral
+    /// did (the first of reconnect_storm's links; the far side sends its Disconnection
+    /// Complete in the same write as the Read Response, so blecap reads both at once): the
+    /// captured central was done, so that is no divergence.
+    @Test func aDeviceEndingTheLinkRightBehindItsLastAnswerAsCapturedIsNoDivergence() throws {
+        let run = try Self.run(
+            pair: Fixtures.capture("bumble/reconnect_storm.central.btsnoop"),
+            Fixtures.capture("bumble/reconnect_storm.peripheral.btsnoop"),
+            edit: { $0.first == ATTOpcode.readResponse.rawValue ? .thenDisconnect : .keep }, farSpeed: .realtime,
+            only: 1)
+        let ops = run.report.operations.flatMap { $0 }
+        #expect(!ops.isEmpty && ops.allSatisfy { $0.verdict == .same }, "\(ops)")
+        #expect(run.report.radio == [])
+    }
+
     /// A heart rate belt's session: subscription, three notifications a second apart, a read,
     /// the central's disconnection.
     static let heartRateCentral = Fixtures.capture("bumble/scan_before_init.central.btsnoop")
@@ -242,7 +257,7 @@ import Testing
     static func run(
         central: RadioHost.CentralConfiguration = .init(), pair: String = central,
         _ peripheralCapture: String = peripheral,
-        edit: ATTEditor? = nil, farSpeed: ReplaySpeed = .max, awaitMicros: Int64 = 10_000_000
+        edit: ATTEditor? = nil, farSpeed: ReplaySpeed = .max, awaitMicros: Int64 = 10_000_000, only: Int? = nil
     ) throws -> Run {
         let (link, end) = SocketLink.pair()
         let far = FarSide(path: pair, role: .peripheral, transport: end, lingerMicros: 2_000_000, speed: farSpeed) {
@@ -257,6 +272,7 @@ import Testing
         config.peerAwaitsHostNotifications = true
         config.peerAwaitMicros = awaitMicros
         let virtual = VirtualController(replay: try CaptureReplay(path: peripheralCapture), configuration: config)
+        if let only { #expect(virtual.playOnly(connection: only)) }
         let host = RadioHost(virtual: virtual, transport: link, record: true)
         let result: Result<RadioHost.End, RadioHostError>
         do { result = .success(try host.runCentral(central, timeoutMicros: 30_000_000)) } catch {
@@ -304,6 +320,8 @@ enum ATTEdit {
     case keep
     case replace([UInt8])
     case drop, disconnect
+    /// Keeps it, and ends the link straight behind it.
+    case thenDisconnect
 }
 typealias ATTEditor = @Sendable ([UInt8]) -> ATTEdit
 
@@ -346,11 +364,16 @@ final class EditingTransport: HCITransport {
             for p in packets { try inner.send(p) }
         case .drop:
             edited = true
-        case .disconnect:
+        case .disconnect, .thenDisconnect:
+            let keep = edit(frame.payload.toArray())
             edited = true
             gone.insert(acl.handle)
-            try inner.send(
-                HCISynthesis.disconnectionComplete(handle: acl.handle, reason: HCIError.remoteUserTerminatedConnection))
+            var packets = [
+                HCISynthesis.disconnectionComplete(handle: acl.handle, reason: HCIError.remoteUserTerminatedConnection)
+            ]
+            if case .thenDisconnect = keep { packets.insert(packet, at: 0) }
+            // One write: the host reads them together.
+            try inner.send(packets.flatMap { $0 })
         }
     }
 }
