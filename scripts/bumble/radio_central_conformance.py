@@ -49,9 +49,10 @@ from serve_conformance import PERIPHERAL_APP, bumble_python, captured_central, j
 # The sessions the Bumble app reproduces byte for byte, where the report must say identical.
 # Measured on the others (2026-11-29, --speed realtime): indications_and_errors pairs (LE Secure
 # Connections, which the app does not; its read of 0x0013 is refused with Insufficient
-# Authentication before the pairing and answered after it), and the app's Service Changed
-# indication comes before the Write Response to the second subscription where the capture has it
-# after; two_peripherals_concurrent.central has two peripherals at two addresses, and this script
+# Authentication before the pairing and answered after it: 47/48 ATT PDUs identical on B, the
+# rest is pairing); its Service Changed indication (97 ms after its own subscription) came before
+# the Write Response to the next subscription in one of two runs, where the capture has it after;
+# two_peripherals_concurrent.central has two peripherals at two addresses, and this script
 # runs one app on one controller (the second is never found).
 IDENTICAL = {f"{name}.{side}.btsnoop" for name in (
     "cached_reconnect", "clean_heart_rate", "hr_short_notification", "long_notify_stream", "nil_scan_all_services",
