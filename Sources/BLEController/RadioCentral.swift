@@ -66,8 +66,10 @@ struct CentralState {
     var connected: UInt16?
     /// LE Connection Complete's status when the attempt failed.
     var failed: UInt8?
-    /// The reason of the last Disconnection Complete from the controller.
+    /// The reason of the last Disconnection Complete from the controller, and whether the
+    /// captured central still owed requests (or its own end of the link) when it came.
     var linkEndReason: UInt8?
+    var endedOwing = false
     var findings: [String] = []
 }
 
@@ -95,8 +97,9 @@ extension RadioHost {
     }
 
     /// What differed over the radio beyond the ATT exchange (a device that did not answer in
-    /// time, that ended the link early or not as captured), for the report.
-    public var centralFindings: [String] { central.findings + virtual.radioFindings }
+    /// time, that ended the link early or not as captured, that did not send the notifications
+    /// the captured central waited for, whose pairing or encryption differed), for the report.
+    public var centralFindings: [String] { central.findings + virtual.peerAwaitFindings + virtual.radioFindings }
 
     /// Role central (the virtual controller plays the captured central of a capture recorded
     /// on the peripheral): initialises the controller, then per captured connection scans for
@@ -326,6 +329,7 @@ extension RadioHost {
     {
         let number = next.connection
         central.linkEndReason = nil
+        central.endedOwing = false
         var idleSince: Int64?
         while let v = toVirtual[real] {
             let busy =
@@ -365,7 +369,7 @@ extension RadioHost {
             }
             let deadline = min(runLimit, now + 50_000)
             if let end = try pump(until: deadline), end != .timeout || now >= runLimit { return end }
-            if toVirtual[real] == nil, let reason = central.linkEndReason, busy {
+            if toVirtual[real] == nil, let reason = central.linkEndReason, central.endedOwing {
                 central.findings.append(
                     "#\(number): the device ended the link "
                         + "(\(HCIError.name(reason).map { "\($0)" } ?? "reason 0x\(String(reason, radix: 16))")) "

@@ -551,6 +551,9 @@ public final class RadioHost {
         stalledSince = nil
         guard let v = toVirtual.removeValue(forKey: real) else { return }
         central.linkEndReason = reason
+        // Judged now, before the virtual controller hears it (then nothing is owed), not from
+        // before the pump that brought it with the last answer.
+        central.endedOwing = virtual.peerOwes(handle: v)
         toReal[v] = nil
         log("the link ended: \(HCIError.name(reason).map { "\($0)" } ?? "reason 0x\(String(reason, radix: 16))")")
         virtual.receive(HCIDisconnect(handle: v, reason: reason).h4Encoded())

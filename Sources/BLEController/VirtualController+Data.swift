@@ -149,6 +149,7 @@ extension VirtualController {
             schedulePeerClientStep(c)
             recheckEnd(c)
         case .notification?, .indication?:
+            hostNotified(c)
             if op == .handleValueIndication {
                 // The peer's client confirms (Vol 3 Part F 3.4.7.3).
                 let confirmation = ATTHandleValueConfirmation().encoded()
@@ -302,13 +303,20 @@ extension VirtualController {
             guard !c.peerStepScheduled, !c.peerRequestOutstanding else { return }
         }
         guard c.peerStep < model.steps.count else { return }
-        let due = delay(model.capturedOffset(ofPDU: model.steps[c.peerStep].capturedIndex))
+        let index = model.steps[c.peerStep].capturedIndex
+        var due = c.startedAt &+ delay(model.capturedOffset(ofPDU: index))
+        switch awaitHostStream(c, step: index, due: due) {
+        case .go(let after): due = max(due, after)
+        case .wait(let until): due = until
+        }
         c.peerStepScheduled = true
-        schedule(after: max(0, c.startedAt &+ due &- now), .peerClientStep(connection: c.id))
+        c.peerStepDue = due
+        schedule(after: max(0, due &- now), .peerClientStep(connection: c.id))
     }
 
     func playPeerClientStep(_ id: Int) {
-        guard let c = connection(id), !c.silent else { return }
+        // An older timer of a step rescheduled since (the host's notifications came) is ignored.
+        guard let c = connection(id), !c.silent, c.peerStepScheduled, now >= c.peerStepDue else { return }
         c.peerStepScheduled = false
         let model = replay.models[c.model]
         // Over a radio a step captured after the encryption waits for the pairing to settle.
@@ -318,6 +326,8 @@ extension VirtualController {
         }
         guard c.peerStep < model.steps.count else { return }
         let s = model.steps[c.peerStep]
+        let due = c.startedAt &+ delay(model.capturedOffset(ofPDU: s.capturedIndex))
+        if case .wait = awaitHostStream(c, step: s.capturedIndex, due: due) { return schedulePeerClientStep(c) }
         c.peerStep += 1
         let bytes = s.bytes
         record(c, bytes, fromHost: false)
@@ -330,4 +340,80 @@ extension VirtualController {
     }
 
     func connection(_ id: Int) -> LiveConnection? { connections.values.first { $0.id == id } }
+
+    // MARK: anchoring the peer on the host's notifications
+
+    /// What the peer's next step or end may do as far as the host's notifications go.
+    enum HostStreamAwait {
+        /// Go, not before this time (the captured delay after the last notification it
+        /// follows; `.min` when it follows none, or the wait gave up).
+        case go(after: Int64)
+        /// Wait for more: wake at this time at the latest (the wait's bound).
+        case wait(until: Int64)
+    }
+
+    /// The notifications and indications the host's server sent in `model`'s capture.
+    static func hostStream(of model: ReplayConnectionModel) -> [(index: Int, offset: Int64)] {
+        let att = model.connection.att
+        var out: [(index: Int, offset: Int64)] = []
+        for i in att.indices where att.sentByHost(at: i) {
+            switch ATTOpcode(att.opcode(at: i)) {
+            case .handleValueNotification, .handleValueIndication, .multipleHandleValueNotification:
+                out.append((i, model.capturedOffset(ofPDU: i)))
+            default: break
+            }
+        }
+        return out
+    }
+
+    /// The host sent a notification or indication: a peer step or end waiting for it may go.
+    func hostNotified(_ c: LiveConnection) {
+        guard c.hostStreamArrivals.count < c.hostStream.count else { return }
+        c.hostStreamArrivals.append(now)
+        guard c.awaitingSince != nil else { return }
+        c.awaitingSince = now
+        if c.peerStepScheduled {
+            c.peerStepScheduled = false
+            schedulePeerClientStep(c)
+        }
+        if c.endWakeAt != .min {
+            c.endWakeAt = .min
+            schedule(after: 0, .peerEnd(connection: c.id))
+        }
+    }
+
+    /// A peer step (or its end of the link) the capture shows `captured` µs after the
+    /// connection's start, after the host's first `owed` notifications, and otherwise due at
+    /// `due`: goes its captured delay after the last of them once the host has sent them; waits
+    /// while the host sends none of them for `peerAwaitMicros` past `due`, then gives up (a
+    /// finding naming `what`) and waits no more on this link.
+    func awaitHostStream(
+        _ c: LiveConnection, owed: Int, captured: Int64, due: Int64, what: @autoclosure () -> String
+    ) -> HostStreamAwait {
+        guard configuration.peerAwaitsHostNotifications, owed > 0, !c.awaitGivenUp else { return .go(after: .min) }
+        if c.hostStreamArrivals.count >= owed {
+            c.awaitingSince = nil
+            return .go(after: c.hostStreamArrivals[owed - 1] &+ delay(captured &- c.hostStream[owed - 1].offset))
+        }
+        let since = max(c.awaitingSince ?? now, due)
+        c.awaitingSince = since
+        if now &- since < configuration.peerAwaitMicros { return .wait(until: since &+ configuration.peerAwaitMicros) }
+        c.awaitingSince = nil
+        c.awaitGivenUp = true
+        if peerAwaitFindings.count < 1024 {
+            peerAwaitFindings.append(
+                "#\(replay.models[c.model].number): the device sent \(c.hostStreamArrivals.count) of the \(owed) "
+                    + "notifications and indications the captured peripheral sent before \(what()); none came for "
+                    + "\(configuration.peerAwaitMicros / 1000) ms: blecap went on without them")
+        }
+        return .go(after: .min)
+    }
+
+    /// `awaitHostStream` for the peer's next step, captured at PDU `index`.
+    func awaitHostStream(_ c: LiveConnection, step index: Int, due: Int64) -> HostStreamAwait {
+        let model = replay.models[c.model]
+        return awaitHostStream(
+            c, owed: c.hostStreamCount { $0.index < index }, captured: model.capturedOffset(ofPDU: index), due: due,
+            what: "the captured central's \(ATTOpcode(model.connection.att.opcode(at: index)).name)")
+    }
 }

@@ -34,6 +34,22 @@ final class LiveConnection {
     /// When the peer's outstanding request went out (µs on the controller's clock).
     var peerRequestSentAt: Int64 = 0
     var peerStepScheduled = false
+    /// When the scheduled peer step is due: a timer that fires before it is an old one (the
+    /// step was rescheduled when the host's notifications came).
+    var peerStepDue: Int64 = 0
+    /// The notifications and indications the host's server sent in the capture (their captured
+    /// index and µs after the connection's start, in capture order), and when the host sent
+    /// them here (as many as the capture shows, no more): the captured peer's steps and its end
+    /// of the link wait for the ones captured before them
+    /// (`ControllerConfiguration.peerAwaitsHostNotifications`).
+    var hostStream: [(index: Int, offset: Int64)] = []
+    var hostStreamArrivals: [Int64] = []
+    /// Since when the peer has waited for the host's notifications without one coming (nil:
+    /// not waiting); once a wait gives up, the peer waits no more on this link.
+    var awaitingSince: Int64?
+    var awaitGivenUp = false
+    /// When the peer's end of the link, waiting for the host's notifications, wakes next.
+    var endWakeAt: Int64 = .min
     /// Requests the capture cannot answer as captured (reported).
     var unmodelled: [String] = []
     var endScheduled = false
@@ -65,6 +81,17 @@ final class LiveConnection {
     var radioSecurityPending: Int64?
     var awaitedLTK: UInt128?
     var hostLTK: UInt128?
+
+    /// How many of `hostStream`'s first items satisfy `isBefore` (true for a prefix: the
+    /// stream is in capture order), by bisection.
+    func hostStreamCount(_ isBefore: ((index: Int, offset: Int64)) -> Bool) -> Int {
+        var (low, high) = (0, hostStream.count)
+        while low < high {
+            let mid = (low + high) / 2
+            if isBefore(hostStream[mid]) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
 
     init(id: Int, handle: UInt16, model: Int, modelValue: ReplayConnectionModel, faults: ReplayFaults, now: Int64) {
         self.id = id
@@ -286,6 +313,7 @@ extension VirtualController {
         let c = LiveConnection(
             id: nextConnectionID, handle: handle, model: m, modelValue: model, faults: configuration.faults, now: now)
         connections[handle] = c
+        if configuration.peerAwaitsHostNotifications { c.hostStream = Self.hostStream(of: model) }
         // Who is who for SMP: the host's address as its Create Connection chose it (own
         // address type 1 or 3: its random address), the captured peer's as it advertised.
         if configuration.role == .peripheral {
@@ -388,6 +416,25 @@ extension VirtualController {
         if streamPending || hostBehind || peerBehind {
             c.endDue = true
             return
+        }
+        // After the host's notifications the capture shows before it, its captured delay after the last.
+        if let end = model.linkEnd {
+            let due = c.startedAt &+ delay(end.capturedOffset)
+            switch awaitHostStream(
+                c, owed: c.hostStreamCount { $0.offset <= end.capturedOffset }, captured: end.capturedOffset, due: due,
+                what: "the captured central's end of the link")
+            {
+            case .go(let after) where after > now:
+                schedule(after: after &- now, .peerEnd(connection: c.id))
+                return
+            case .wait(let until):
+                if until > c.endWakeAt {
+                    c.endWakeAt = until
+                    schedule(after: until &- now, .peerEnd(connection: c.id))
+                }
+                return
+            case .go: break
+            }
         }
         end(c, reason: model.linkEnd?.reason ?? HCIError.remoteUserTerminatedConnection, side: .remote)
     }

@@ -220,6 +220,20 @@ extension VirtualController {
         }
         return steps || c.peerStepScheduled || c.endScheduled || nextDeadline != nil
     }
+
+    /// Whether the captured peer on `handle` still owes the capture something of its own: a
+    /// request or command not sent yet, a request not answered yet, or its own end of the link.
+    /// Unlike `peerHasWork`, the controller's pending timers (a completed-packets report) do
+    /// not count: a device that ends the link right after its last answer, as the captured
+    /// peripheral did, ended it when the captured central was done.
+    public func peerOwes(handle: UInt16) -> Bool {
+        guard let c = connections[handle] else { return false }
+        let model = replay.models[c.model]
+        let steps = model.steps[min(c.peerStep, model.steps.count)...].contains {
+            !$0.hostIsClient && $0.opcode != ATTOpcode.handleValueConfirmation.rawValue
+        }
+        return steps || c.peerStepScheduled || c.peerRequestOutstanding || c.endScheduled
+    }
 }
 
 extension VirtualController {

@@ -36,6 +36,15 @@ public struct ControllerConfiguration: Sendable {
     /// as central) the device's answers may come later than captured: the captured central
     /// would otherwise leave with its script unplayed.
     public var peerEndsAfterItsScript = false
+    /// The captured peer's requests and its end of the link wait for the notifications and
+    /// indications the host's server sent before them in the capture, then go their captured
+    /// delay after the last of them (never before their captured time from the connection's
+    /// start): they are anchored on what the capture shows they followed, as the replay
+    /// engine's steps are. Over a real radio (`RadioHost` as central) the device's
+    /// notifications come on its own clock, not at the captured offsets. A wait gives up when
+    /// none comes for `peerAwaitMicros` (a finding, `peerAwaitFindings`).
+    public var peerAwaitsHostNotifications = false
+    public var peerAwaitMicros: Int64 = 10_000_000
 
     public init() {}
 }
@@ -69,6 +78,9 @@ public final class VirtualController {
     public var clock: (() -> Int64)?
     /// How late the timed events of the exchange ran (advertising ticks aside), on `clock`.
     public internal(set) var pace = PaceMeasure()
+    /// The captured peer's waits for the host's notifications that gave up (at most 1024):
+    /// what the host did not send that the capture shows before the peer's next step.
+    public internal(set) var peerAwaitFindings: [String] = []
 
     // MARK: state a Reset clears
 

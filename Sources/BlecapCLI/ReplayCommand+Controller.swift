@@ -23,6 +23,7 @@ extension ReplayCommand {
         var config = ControllerConfiguration()
         config.role = asCentral ? .central : .peripheral
         config.peerEndsAfterItsScript = asCentral
+        config.peerAwaitsHostNotifications = asCentral
         config.speed = try parsedSpeed()
         config.faults = try faults.faults()
         // The central's data comes through the host here: never refused for lack of buffers.

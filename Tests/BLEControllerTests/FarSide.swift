@@ -32,17 +32,21 @@ final class FarSide: @unchecked Sendable {
     let role: ServeRole
     let transport: FileDescriptorTransport
     let lingerMicros: Int64
+    /// Its pace: at `.max` its notifications come at once after the subscription; at
+    /// `.realtime` at their captured times, as a device's own clock sends them.
+    let speed: ReplaySpeed
     let wrap: @Sendable (FileDescriptorTransport) -> any HCITransport
     let done = DispatchSemaphore(value: 0)
 
     init(
         path: String, role: ServeRole, transport: FileDescriptorTransport, lingerMicros: Int64,
-        wrap: @escaping @Sendable (FileDescriptorTransport) -> any HCITransport = { $0 }
+        speed: ReplaySpeed = .max, wrap: @escaping @Sendable (FileDescriptorTransport) -> any HCITransport = { $0 }
     ) {
         self.path = path
         self.role = role
         self.transport = transport
         self.lingerMicros = lingerMicros
+        self.speed = speed
         self.wrap = wrap
     }
 
@@ -57,7 +61,7 @@ final class FarSide: @unchecked Sendable {
         guard let replay = try? CaptureReplay(path: path) else { return }
         var config = ControllerConfiguration()
         config.role = role
-        config.speed = .max
+        config.speed = speed
         let runner = ServeRunner(
             controller: VirtualController(replay: replay, configuration: config), transport: wrap(transport),
             record: false)

@@ -176,6 +176,69 @@ import Testing
         #expect(run.report.operations.flatMap { $0 }.contains { $0.verdict == .missing })
     }
 
+    /// The device notifies on its own clock (the far side at the captured pace: three
+    /// notifications over two seconds after the subscription) while blecap plays the captured
+    /// central at max speed: its read, captured after the third notification, waits for it, and
+    /// its end of the link for the read's answer, so every notification arrives and comes
+    /// before the read, as captured.
+    @Test func theCentralsStepsWaitForTheNotificationsCapturedBeforeThem() throws {
+        let run = try Self.run(pair: Self.heartRateCentral, Self.heartRatePeripheral, farSpeed: .realtime)
+        let ops = run.report.operations.flatMap { $0 }
+        #expect(ops.count { $0.captured?.hasPrefix("1b") == true } == 3)
+        #expect(ops.allSatisfy { $0.verdict == .same }, "\(ops.filter { $0.verdict != .same })")
+        #expect(run.report.radio == [])
+        let att = Self.attPDUs(run.hci)
+        let read = try #require(att.firstIndex { $0.sent && $0.pdu.first == ATTOpcode.readRequest.rawValue })
+        #expect(att[..<read].count { !$0.sent && $0.pdu.first == ATTOpcode.handleValueNotification.rawValue } == 3)
+    }
+
+    /// A device that sends fewer notifications than captured: the captured central's read
+    /// waits for the missing one until none has come for the wait's bound (1.5 s, longer than
+    /// the captured second between two), then goes on; the report says so under "over the
+    /// radio" and the notification is missing.
+    @Test func aNotificationThatNeverComesEndsTheWaitWithAFinding() throws {
+        let run = try Self.run(
+            pair: Self.heartRateCentral, Self.heartRatePeripheral,
+            edit: { $0.first == ATTOpcode.handleValueNotification.rawValue ? .drop : .keep }, farSpeed: .realtime,
+            awaitMicros: 1_500_000)
+        let radio = run.report.radio ?? []
+        #expect(radio.contains { $0.contains("sent 2 of the 3 notifications") }, "\(radio)")
+        #expect(run.report.operations.flatMap { $0 }.contains { $0.verdict == .missing })
+    }
+
+    /// A device that ends the link right behind its last answer, as the captured peripheral
+    /// did (the first of reconnect_storm's links; the far side sends its Disconnection
+    /// Complete in the same write as the Read Response, so blecap reads both at once): the
+    /// captured central was done, so that is no divergence.
+    @Test func aDeviceEndingTheLinkRightBehindItsLastAnswerAsCapturedIsNoDivergence() throws {
+        let run = try Self.run(
+            pair: Fixtures.capture("bumble/reconnect_storm.central.btsnoop"),
+            Fixtures.capture("bumble/reconnect_storm.peripheral.btsnoop"),
+            edit: { $0.first == ATTOpcode.readResponse.rawValue ? .thenDisconnect : .keep }, farSpeed: .realtime,
+            only: 1)
+        let ops = run.report.operations.flatMap { $0 }
+        #expect(!ops.isEmpty && ops.allSatisfy { $0.verdict == .same }, "\(ops)")
+        #expect(run.report.radio == [])
+    }
+
+    /// A heart rate belt's session: subscription, three notifications a second apart, a read,
+    /// the central's disconnection.
+    static let heartRateCentral = Fixtures.capture("bumble/scan_before_init.central.btsnoop")
+    static let heartRatePeripheral = Fixtures.capture("bumble/scan_before_init.peripheral.btsnoop")
+
+    /// The ATT PDUs on blecap's HCI (single-fragment ACL data), with whether blecap sent them.
+    static func attPDUs(_ hci: [(packet: [UInt8], sent: Bool)]) -> [(pdu: [UInt8], sent: Bool)] {
+        hci.compactMap { p in
+            guard p.packet.first == H4PacketType.acl else { return nil }
+            return p.packet.withByteView { v -> (pdu: [UInt8], sent: Bool)? in
+                guard let acl = v.suffix(from: 1).flatMap(HCIACLPacket.init), let frame = L2CAPBasicFrame(acl.data),
+                    frame.channel == L2CAPChannel.att
+                else { return nil }
+                return (frame.payload.toArray(), p.sent)
+            }
+        }
+    }
+
     // MARK: harness
 
     struct Run {
@@ -189,13 +252,15 @@ import Testing
         var hci: [(packet: [UInt8], sent: Bool)]
     }
 
+    /// `farSpeed` the device's pace; `awaitMicros` how long the captured central waits for
+    /// notifications that do not come.
     static func run(
         central: RadioHost.CentralConfiguration = .init(), pair: String = central,
         _ peripheralCapture: String = peripheral,
-        edit: ATTEditor? = nil
+        edit: ATTEditor? = nil, farSpeed: ReplaySpeed = .max, awaitMicros: Int64 = 10_000_000, only: Int? = nil
     ) throws -> Run {
         let (link, end) = SocketLink.pair()
-        let far = FarSide(path: pair, role: .peripheral, transport: end, lingerMicros: 2_000_000) {
+        let far = FarSide(path: pair, role: .peripheral, transport: end, lingerMicros: 2_000_000, speed: farSpeed) {
             EditingTransport($0, edit: edit)
         }
         far.start()
@@ -204,7 +269,10 @@ import Testing
         config.speed = .max
         config.aclPackets = 255
         config.peerEndsAfterItsScript = true
+        config.peerAwaitsHostNotifications = true
+        config.peerAwaitMicros = awaitMicros
         let virtual = VirtualController(replay: try CaptureReplay(path: peripheralCapture), configuration: config)
+        if let only { #expect(virtual.playOnly(connection: only)) }
         let host = RadioHost(virtual: virtual, transport: link, record: true)
         let result: Result<RadioHost.End, RadioHostError>
         do { result = .success(try host.runCentral(central, timeoutMicros: 30_000_000)) } catch {
@@ -252,6 +320,8 @@ enum ATTEdit {
     case keep
     case replace([UInt8])
     case drop, disconnect
+    /// Keeps it, and ends the link straight behind it.
+    case thenDisconnect
 }
 typealias ATTEditor = @Sendable ([UInt8]) -> ATTEdit
 
@@ -294,11 +364,16 @@ final class EditingTransport: HCITransport {
             for p in packets { try inner.send(p) }
         case .drop:
             edited = true
-        case .disconnect:
+        case .disconnect, .thenDisconnect:
+            let keep = edit(frame.payload.toArray())
             edited = true
             gone.insert(acl.handle)
-            try inner.send(
-                HCISynthesis.disconnectionComplete(handle: acl.handle, reason: HCIError.remoteUserTerminatedConnection))
+            var packets = [
+                HCISynthesis.disconnectionComplete(handle: acl.handle, reason: HCIError.remoteUserTerminatedConnection)
+            ]
+            if case .thenDisconnect = keep { packets.insert(packet, at: 0) }
+            // One write: the host reads them together.
+            try inner.send(packets.flatMap { $0 })
         }
     }
 }

@@ -25,6 +25,14 @@ the subscription asked for indications) once a central subscribes, --interval ap
 given, as a sensor would. --connections N serves N connections one after another, advertising again after
 each; the log then has one entry per connection.
 
+A characteristic's "write_error" (an ATT error code) refuses every Write Request to it with that
+error, as a server whose value may not be written does. The database's "ends" (one entry per
+connection, null or {"after": N, "delay": seconds, "reason": code}) ends that connection itself
+(HCI_Disconnect with that reason) the delay after the N-th ATT PDU its server received on it.
+--mtu sets the Server Rx MTU its Exchange MTU Response offers. The database's "streams" ({"handle":
+h, "notifications": …} each) gives notifications to a characteristic of Bumble's own services
+(GATT's Service Changed) by its value handle.
+
 Requires Bumble (pip install bumble==0.0.236).
 """
 
@@ -33,6 +41,7 @@ import asyncio
 import json
 import sys
 
+from bumble import att
 from bumble.core import UUID
 from bumble.device import Device
 from bumble.gatt import Characteristic, CharacteristicValue, Descriptor, Service
@@ -40,6 +49,13 @@ from bumble.hci import Address
 from bumble.transport import open_transport
 
 CCCD = "2902"
+
+
+def parse_stream(notifications):
+    """One list of (value, delay) for every connection, or one list per connection."""
+    lists = notifications if isinstance(notifications[0], list) else [notifications]
+    return [[(bytes.fromhex(v["value"]), v["delay"]) if isinstance(v, dict) else (bytes.fromhex(v), None)
+             for v in values] for values in lists]
 
 
 def build(database, log):
@@ -54,8 +70,10 @@ def build(database, log):
                 refuse_unencrypted(connection, c)
                 return bytes.fromhex(c.get("value", ""))
 
-            def write(connection, value, holder=holder):
+            def write(connection, value, holder=holder, c=c):
                 log.append({"op": "write", "handle": holder["c"].handle, "value": bytes(value).hex()})
+                if c.get("write_error") is not None:
+                    raise att.ATT_Error(c["write_error"], holder["c"].handle)
 
             descriptors = [Descriptor(UUID(d["uuid"]), Descriptor.READABLE, bytes.fromhex(d.get("value", "")))
                            for d in c.get("descriptors", []) if d["uuid"].upper() != CCCD]
@@ -65,10 +83,7 @@ def build(database, log):
             holder["c"] = ch
             characteristics.append(ch)
             if c.get("notifications"):
-                # One list for every connection, or one list per connection.
-                lists = c["notifications"] if isinstance(c["notifications"][0], list) else [c["notifications"]]
-                streams[ch] = [[(bytes.fromhex(v["value"]), v["delay"]) if isinstance(v, dict)
-                                else (bytes.fromhex(v), None) for v in values] for values in lists]
+                streams[ch] = parse_stream(c["notifications"])
         services.append(Service(UUID(s["uuid"]), characteristics, primary=s.get("primary", True)))
     return services, streams
 
@@ -98,9 +113,13 @@ def pairing_config_factory(features_hex):
 
 async def stream(device, connection, characteristic, values, indicate, interval):
     """The characteristic's values to one subscriber, each after its own delay (else `interval`)
-    from the previous one (the first from the subscription), while it is connected."""
+    from the previous one (the first from the subscription), while it is connected. The delays
+    add up from the subscription: a value sent late does not make every later one late too."""
+    loop = asyncio.get_running_loop()
+    due = loop.time()
     for v, delay in values:
-        await asyncio.sleep(interval if delay is None else delay)
+        due += interval if delay is None else delay
+        await asyncio.sleep(max(0.0, due - loop.time()))
         try:
             if indicate:
                 await device.indicate_subscriber(connection, characteristic, v)
@@ -110,17 +129,47 @@ async def stream(device, connection, characteristic, values, indicate, interval)
             return
 
 
+async def disconnect(connection, delay, reason):
+    await asyncio.sleep(delay)
+    try:
+        await connection.disconnect(reason)
+    except Exception:
+        return
+
+
 async def run(args):
     database = json.load(open(args.database))
     log = []
     sessions = []
     async with await open_transport(args.transport) as (source, sink):
         device = Device.with_hci(args.name, Address(args.address), source, sink)
+        if args.mtu:
+            device.gatt_server.max_mtu = args.mtu
         services, streams = build(database, log)
         device.add_services(services)
         if args.pairing_response:
             device.pairing_config_factory = pairing_config_factory(args.pairing_response)
+        for own in database.get("streams", []):
+            characteristic = device.gatt_server.get_attribute(own["handle"])
+            if characteristic is not None:
+                streams[characteristic] = parse_stream(own["notifications"])
         tasks = []
+        ends = database.get("ends") or []
+        received = {}  # connection handle -> ATT PDUs its server received
+
+        # The server's PDUs, counted: the connections this app ends, it ends after the N-th.
+        serve_pdu = device.gatt_server.on_gatt_pdu
+
+        def on_gatt_pdu(connection, pdu):
+            serve_pdu(connection, pdu)
+            n = received[connection.handle] = received.get(connection.handle, 0) + 1
+            end = ends[len(sessions)] if len(sessions) < len(ends) else None
+            if end and n == end["after"]:
+                tasks.append(asyncio.ensure_future(disconnect(connection, end["delay"], end["reason"])))
+
+        device.gatt_server.on_gatt_pdu = on_gatt_pdu
+        # A new connection counts from zero (the controller may give it the last one's handle).
+        device.on("connection", lambda connection: received.pop(connection.handle, None))
 
         def on_subscription(connection, characteristic, notify, indicate):
             log.append({"op": "subscribe", "handle": characteristic.handle,
@@ -170,6 +219,7 @@ def main():
     parser.add_argument("--connections", type=int, default=1, help="connections to serve one after another")
     parser.add_argument("--pairing-response", help="accept pairing with these Pairing Response features (hex)")
     parser.add_argument("--interval", type=float, default=0.02, help="seconds between notifications")
+    parser.add_argument("--mtu", type=int, help="the Server Rx MTU to offer (default Bumble's)")
     args = parser.parse_args()
     try:
         result = asyncio.run(run(args))
