@@ -9,20 +9,9 @@ import Testing
 /// the repository must be exactly what the generator makes of that table, so a hand edit of a
 /// generated file, or a new row without regenerating, fails here.
 @Suite struct ATTPDUGenerationTests {
-    static let generator = Fixtures.repositoryRoot.appendingPathComponent("scripts/pdu/generate.py")
-
     @Test func committedSwiftIsWhatTheGeneratorMakesOfTheTable() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        // --check writes nothing: it compares and names every file that differs.
-        process.arguments = ["python3", Self.generator.path, "--check"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(message)run python3 scripts/pdu/generate.py")
+        let check = try GeneratorCheck.run("scripts/pdu/generate.py")
+        #expect(check.status == 0, "\(check.message)run python3 scripts/pdu/generate.py")
     }
 
     /// Every row of the table decodes to its own case (from the shortest parameters its type
