@@ -47,6 +47,15 @@ public struct ControllerConfiguration: Sendable {
     public var peerAwaitMicros: Int64 = 10_000_000
 
     public init() {}
+
+    /// The configuration of `replay --controller`: `role` as asked, and as central the captured
+    /// central's script anchored on what it waits for over a real radio
+    /// (`peerEndsAfterItsScript`, `peerAwaitsHostNotifications`).
+    public init(overARadioAs role: ServeRole) {
+        self.role = role
+        peerEndsAfterItsScript = role == .central
+        peerAwaitsHostNotifications = role == .central
+    }
 }
 
 /// A Bluetooth LE controller whose radio is a capture: a host stack drives it over HCI (H4

@@ -20,10 +20,7 @@ extension ReplayCommand {
         let input = try CaptureInput.open(file, member: member)
         let replay = CaptureReplay(
             session: CapturedSession(reader: input.reader, path: input.path, keys: decryption.keys))
-        var config = ControllerConfiguration()
-        config.role = asCentral ? .central : .peripheral
-        config.peerEndsAfterItsScript = asCentral
-        config.peerAwaitsHostNotifications = asCentral
+        var config = ControllerConfiguration(overARadioAs: asCentral ? .central : .peripheral)
         config.speed = try parsedSpeed()
         config.faults = try faults.faults()
         // The central's data comes through the host here: never refused for lack of buffers.

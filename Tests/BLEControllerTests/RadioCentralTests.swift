@@ -264,12 +264,9 @@ import Testing
             EditingTransport($0, edit: edit)
         }
         far.start()
-        var config = ControllerConfiguration()
-        config.role = .central
+        var config = ControllerConfiguration(overARadioAs: .central)
         config.speed = .max
         config.aclPackets = 255
-        config.peerEndsAfterItsScript = true
-        config.peerAwaitsHostNotifications = true
         config.peerAwaitMicros = awaitMicros
         let virtual = VirtualController(replay: try CaptureReplay(path: peripheralCapture), configuration: config)
         if let only { #expect(virtual.playOnly(connection: only)) }
