@@ -62,7 +62,7 @@ def list_captures(uri: str, source: str | None = None) -> list[Capture]:
 def batches(members: list[dict], size: int) -> list[dict]:
     """Hashed captures (`{"uri", "day", "source", "size", "sha256"}`) grouped by (day, source) and
     cut into batches of at most `size`: every batch writes into one partition. A batch is a plain
-    dict so that Ray Data can carry it as a row."""
+    dict, passed to its Ray task as it is."""
     groups: dict[tuple[str, str], list[dict]] = {}
     for m in sorted(members, key=lambda m: m["uri"]):
         groups.setdefault((m["day"], m["source"]), []).append(m)
