@@ -76,6 +76,8 @@ public enum HCIEventCode {
     public static let commandComplete: UInt8 = 0x0E
     /// 7.7.15.
     public static let commandStatus: UInt8 = 0x0F
+    /// 7.7.16.
+    public static let hardwareError: UInt8 = 0x10
     /// 7.7.19.
     public static let numberOfCompletedPackets: UInt8 = 0x13
     /// 7.7.65.

@@ -335,18 +335,20 @@ extension RadioHost {
             let busy =
                 virtual.peerHasWork(handle: v) || virtual.outstandingPeerRequest(handle: v) != nil
                 || virtual.outstandingSecurity(handle: v) != nil
-            if let since = virtual.outstandingSecurity(handle: v), now - since > c.responseTimeoutMicros {
-                // SMP's own timeout is 30 s too (Core Vol 3 Part H 3.4).
-                central.findings.append(
-                    "#\(number): the device did not complete the captured central's pairing or encryption within "
-                        + "\(c.responseTimeoutMicros / 1000) ms: blecap ended the link")
-                endLink(real)
-                break
-            }
-            if let sent = virtual.outstandingPeerRequest(handle: v), now - sent > c.responseTimeoutMicros {
-                central.findings.append(
-                    "#\(number): the device did not answer the captured central's request within "
-                        + "\(c.responseTimeoutMicros / 1000) ms (ATT transaction timeout): blecap ended the link")
+            // A wait past the response timeout ends the link with a finding: SMP's own timeout is
+            // 30 s too (Core Vol 3 Part H 3.4), as ATT's transaction timeout is.
+            let overdue: String? =
+                if let since = virtual.outstandingSecurity(handle: v), now - since > c.responseTimeoutMicros {
+                    "did not complete the captured central's pairing or encryption within "
+                        + "\(c.responseTimeoutMicros / 1000) ms"
+                } else if let sent = virtual.outstandingPeerRequest(handle: v), now - sent > c.responseTimeoutMicros {
+                    "did not answer the captured central's request within \(c.responseTimeoutMicros / 1000) ms "
+                        + "(ATT transaction timeout)"
+                } else {
+                    nil
+                }
+            if let overdue {
+                central.findings.append("#\(number): the device \(overdue): blecap ended the link")
                 endLink(real)
                 break
             }

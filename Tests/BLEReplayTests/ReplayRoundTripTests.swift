@@ -32,7 +32,7 @@ import Testing
 /// HCI or over the air, replays with zero ATT divergence, or its first divergence is a
 /// captured behaviour the report names as unreproducible (a sniffer that lost the request a
 /// response answers); nothing traps or hangs on the rest.
-/// (`make conformance` replays the ones we may not redistribute, from ../shared.)
+/// (`make conformance` replays the ones we may not redistribute, outside the repository.)
 @Suite struct PublicCaptureReplayTests {
     static let captures = Fixtures.captures(in: "public")
 

@@ -36,7 +36,7 @@ import Testing
 
     /// LE Connection Complete (subevents 0x01, 0x0A, 0x29, any status) and Disconnection
     /// Complete counts, from tshark 4.0.17 (`make conformance` compares them with tshark live on
-    /// every capture in ../shared, including those we may not redistribute):
+    /// every capture of the larger corpus, including those we may not redistribute):
     ///   tshark -r F -Y "bthci_evt.le_meta_subevent == 0x01 || bthci_evt.le_meta_subevent == 0x0a
     ///                   || bthci_evt.le_meta_subevent == 0x29" | wc -l
     ///   tshark -r F -Y "bthci_evt.code == 0x05" | wc -l

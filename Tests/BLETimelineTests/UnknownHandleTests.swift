@@ -6,7 +6,7 @@ import Testing
 
 /// What a connection is when no Connection Complete announces it (issue 17, item 6). Field
 /// captures carry vendor debug records as ACL on handles such as 0x0EDC (bk300, dsd6, the
-/// Samsung .cfa and infocar in `../shared/captures/public`) and stale Disconnection Completes
+/// Samsung .cfa and infocar captures `make conformance` reads) and stale Disconnection Completes
 /// for links that began before the capture; neither is a connection. The cases are derived from
 /// `bumble/clean_heart_rate.central` (Reset at frame 1, Connection Complete at 43, Read Request
 /// at 83, Disconnection Complete at 123) with the smallest edit that makes each.

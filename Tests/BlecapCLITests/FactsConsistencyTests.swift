@@ -9,7 +9,7 @@ import Testing
 /// attribute counts); the records must be equal, and each command's own fields must agree with
 /// it (info's `peer`/`mtu`/`end_reason`, gatt's database trees, the timeline's disconnections
 /// and writes, the report's `mtu`/`ended`). `scripts/facts_consistency.py` runs the same over
-/// ../shared/captures in `make conformance`.
+/// the larger corpus outside the repository in `make conformance`.
 @Suite struct FactsConsistencyTests {
     typealias Object = [String: Any]
 

@@ -2,8 +2,8 @@ import Foundation
 
 /// The test corpus: files under the repository's own `captures/` folder, and nothing else.
 ///
-/// Every test that reads a capture goes through here, so a fresh clone (with no `../shared`
-/// beside it) has all it needs, and a missing file fails the test that wanted it with that
+/// Every test that reads a capture goes through here, so a fresh clone (with no corpus beside
+/// it) has all it needs, and a missing file fails the test that wanted it with that
 /// file's name — it never turns into an empty argument list or an out-of-range index.
 public enum Fixtures {
     public static let repositoryRoot: URL = {

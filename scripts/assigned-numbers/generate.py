@@ -17,6 +17,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OUT = os.path.join(ROOT, "Sources", "BLEPackets", "AssignedNumbers")
+sys.path.insert(0, os.path.dirname(HERE))
+# The shared write-or-check step leaves no __pycache__ under scripts/ (the Swift test runs this).
+sys.dont_write_bytecode = True
+from generated_files import write_or_check  # noqa: E402
 
 
 # --- the YAML subset -------------------------------------------------------------------------
@@ -249,31 +253,8 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 naming each Swift file that differs from the data")
     args = parser.parse_args()
-    stale = []
-    for name, render in OUTPUTS.items():
-        path = os.path.join(OUT, name)
-        text = render()
-        try:
-            with open(path, encoding="utf-8") as f:
-                current = f.read()
-        except FileNotFoundError:
-            current = None
-        if current == text:
-            continue
-        stale.append(os.path.relpath(path, ROOT))
-        if not args.check:
-            # Written only when different, so an unchanged table never triggers a rebuild.
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-    if args.check:
-        for path in stale:
-            print(f"{path} differs from what scripts/assigned-numbers/generate.py makes of its data",
-                  file=sys.stderr)
-        return 1 if stale else 0
-    for path in stale:
-        print(f"wrote {path}")
-    return 0
-
+    files = {os.path.relpath(os.path.join(OUT, name), ROOT): render() for name, render in OUTPUTS.items()}
+    return write_or_check(ROOT, files, args.check, "scripts/assigned-numbers/generate.py makes of its data")
 
 if __name__ == "__main__":
     sys.exit(main())

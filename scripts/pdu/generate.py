@@ -23,6 +23,9 @@ sys.dont_write_bytecode = True
 
 from att_pdus import ATT_PDUS  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(HERE))
+from generated_files import write_or_check  # noqa: E402
+
 LINE = 120
 METHODS = ("request", "response", "command", "notification", "indication", "confirmation")
 CLIENT_TO_SERVER = ("request", "command", "confirmation")
@@ -258,30 +261,8 @@ def main():
     except TableError as error:
         print(f"scripts/pdu/att_pdus.py: {error}", file=sys.stderr)
         return 1
-    stale = []
-    for relative, render in OUTPUTS.items():
-        path = os.path.join(ROOT, relative)
-        text = render(rows)
-        try:
-            with open(path, encoding="utf-8") as f:
-                current = f.read()
-        except FileNotFoundError:
-            current = None
-        if current == text:
-            continue
-        stale.append(relative)
-        if not args.check:
-            # Written only when different, so an unchanged file never triggers a rebuild.
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-    if args.check:
-        for relative in stale:
-            print(f"{relative} differs from what scripts/pdu/generate.py makes of its table", file=sys.stderr)
-        return 1 if stale else 0
-    for relative in stale:
-        print(f"wrote {relative}")
-    return 0
-
+    files = {relative: render(rows) for relative, render in OUTPUTS.items()}
+    return write_or_check(ROOT, files, args.check, "scripts/pdu/generate.py makes of its table")
 
 if __name__ == "__main__":
     sys.exit(main())

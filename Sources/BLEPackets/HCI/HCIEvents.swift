@@ -147,7 +147,7 @@ public struct HCIConnectionComplete: HCIEventEncodable, Sendable, Equatable {
 
 /// HCI_Hardware_Error (7.7.16), event 0x10: the controller needs a reset.
 public struct HCIHardwareError: HCIEventEncodable, Sendable, Equatable {
-    public static let code: UInt8 = 0x10
+    public static let code: UInt8 = HCIEventCode.hardwareError
     /// Hardware_Code: the controller's own, not an HCI error code.
     public let hardwareCode: UInt8
 
@@ -164,8 +164,8 @@ public struct HCIHardwareError: HCIEventEncodable, Sendable, Equatable {
 /// HCI_Encryption_Change [v1] (7.7.8, event 0x08) and [v2] (7.7.8, event 0x59, adding the
 /// key size).
 public struct HCIEncryptionChange: Sendable {
-    public static let codeV1: UInt8 = 0x08
-    public static let codeV2: UInt8 = 0x59
+    public static let codeV1: UInt8 = HCIEventCode.encryptionChange
+    public static let codeV2: UInt8 = HCIEventCode.encryptionChangeV2
     public let status: UInt8
     public let handle: UInt16
     /// 0 off; 1 on (AES-CCM on LE); 2 on (AES-CCM on BR/EDR).
