@@ -7,13 +7,16 @@ peripheral's address; blecap hosts controller A over tcp-client, scans for that 
 connects and plays the captured central. The capture may be recorded on the peripheral (the
 database is its host's own) or on the central (the database the central discovered, the
 peripheral's address from its LE Connection Complete; the capture's directions are then the
-other way round). Checked, for every capture:
+other way round). A capture recorded on a central that talked to several peripherals gets one app
+per captured peripheral (its own database, address and connections), each on its own controller
+on the same link (radio_link.py --controllers). Checked, for every capture:
 
   * blecap's report says identical (every captured answer "same", nothing over the radio,
     every captured connection played) and its exit status is 0;
   * the ATT exchange on B's HCI (Bumble's btsnoop snooper) against the one on blecap's HCI
     (--out), both read by tshark: every ATT PDU one host sent the other received, in order;
-  * the ATT exchange on B against the capture's, connection by connection: what B received
+  * the ATT exchange on B against the capture's, connection by connection (with several
+    peripherals, each app's against its own captured connections): what B received
     (the captured central's requests as blecap played them) and what B sent are the captured
     PDUs byte for byte, in captured order.
 
@@ -51,14 +54,15 @@ from serve_conformance import PERIPHERAL_APP, bumble_python, captured_central, j
 # the app's Bumble SMP, --pairing-response) and refuses its read of 0x0013 before the pairing:
 # 48/48 ATT PDUs identical on B from both sides in 4 runs of 4 (2026-11-29). Its Service Changed
 # indication comes 97 ms after its own subscription, close to the Write Response to the next one:
-# watch it if this session ever flakes. Not here: two_peripherals_concurrent.central has two
-# peripherals at two addresses, and this script runs one app on one controller (the second is
-# never found).
+# watch it if this session ever flakes. two_peripherals_concurrent.central has two peripherals at
+# two addresses: one app each, on a third linked controller; blecap plays the two captured links
+# one after another (not at once, as the captured central did), and each peripheral's exchange is
+# the capture's (58/58 ATT PDUs on the two apps, 2026-11-29).
 IDENTICAL = {f"{name}.{side}.btsnoop" for name in (
     "cached_reconnect", "clean_heart_rate", "hr_short_notification", "long_notify_stream", "nil_scan_all_services",
-    "oversized_and_unchecked_writes", "reconnect_storm", "scan_before_init", "indications_and_errors")
-    for side in ("central", "peripheral")} | {
-    "two_peripherals_concurrent.peripheral.btsnoop", "two_peripherals_concurrent.peripheral_b.btsnoop"}
+    "oversized_and_unchecked_writes", "reconnect_storm", "scan_before_init", "indications_and_errors",
+    "two_peripherals_concurrent")
+    for side in ("central", "peripheral")} | {"two_peripherals_concurrent.peripheral_b.btsnoop"}
 
 
 def database(blecap, path, expected, on_central=False):
@@ -77,7 +81,13 @@ def database(blecap, path, expected, on_central=False):
     # The values whole, as tshark reads them (the timeline cuts a long one to its first 64
     # octets): the capture's notifications and indications in order, one to each event.
     whole = iter(tshark_notified(path, on_central))
+    # This peripheral's connections (a central's capture may show several peripherals).
+    mine = {c["connection"] for c in expected}
     for e in jsonl(blecap, "timeline", path, "--format", "jsonl"):
+        if e.get("connection") is not None and e["connection"] not in mine:
+            if e.get("type") in ("gatt.notification", "gatt.indication") and e.get("direction") == notifies:
+                next(whole, None)  # another peripheral's, in the same capture order
+            continue
         if e.get("type") == "controller.init_complete" and address is None and not on_central:
             address = e.get("random_address") or e.get("public_address")
         elif e.get("type") == "gatt.read" and e.get("uuid") == "2A00" and e.get("value") and name is None:
@@ -223,7 +233,9 @@ def captured_security(blecap, path, db, on_central=False):
 
 
 def check_radio_central(blecap, path, tmp, speed="realtime"):
-    """(problems, summary) for one peripheral capture played over linked Bumble controllers."""
+    """(problems, summary) for one peripheral capture played over linked Bumble controllers.
+    A capture recorded on a central that talked to several peripherals (two_peripherals_concurrent)
+    gets one app per captured peripheral, each on its own controller linked to blecap's."""
     expected = captured_central(blecap, path)
     # Recorded on the central (a phone's own log): the same session from the other side.
     on_central = not expected
@@ -231,48 +243,71 @@ def check_radio_central(blecap, path, tmp, speed="realtime"):
         expected = captured_central(blecap, path, side="central")
     if not expected:
         return [], "no connection"
-    db, address, name = database(blecap, path, expected, on_central)
-    if address is None:
-        return ["the capture does not show the peripheral's address"], "not run"
     mtu, refused, ends = tshark_peripheral(path, on_central)
-    for sv in db["services"]:
-        for ch in sv["characteristics"]:
-            if ch["value_handle"] in refused:
-                ch["write_error"] = refused[ch["value_handle"]]
-    db["ends"] = ends
+    # The captured peripherals (recorded on the peripheral: the capture's own host, one), each
+    # with the indices of its connections in `expected`.
+    groups = {}
+    for k, c in enumerate(expected):
+        groups.setdefault(c.get("peer") if on_central else None, []).append(k)
     python = bumble_python()
     base = os.path.join(tmp, os.path.basename(path))
-    out_a, out_b, db_path = base + ".central-a.btsnoop", base + ".central-b.btsnoop", base + ".db.json"
-    for f in (out_a, out_b):
+    out_a = base + ".central-a.btsnoop"
+    peers = []  # (its connections' indices, app arguments, B's snoop) per captured peripheral
+    for i, ks in enumerate(groups.values()):
+        subset = [expected[k] for k in ks]
+        db, address, name = database(blecap, path, subset, on_central)
+        if address is None:
+            return ["the capture does not show the peripheral's address"], "not run"
+        for sv in db["services"]:
+            for ch in sv["characteristics"]:
+                if ch["value_handle"] in refused:
+                    ch["write_error"] = refused[ch["value_handle"]]
+        # Its own connections' ends (in the order the connections came up, as `expected`).
+        db["ends"] = ends if len(groups) == 1 else [ends[k] if k < len(ends) else None for k in ks]
+        suffix = "" if i == 0 else f"-{i + 1}"
+        out_b, db_path = base + f".central-b{suffix}.btsnoop", base + f".db{suffix}.json"
+        pairing_response = captured_security(blecap, path, db, on_central)
+        with open(db_path, "w") as f:
+            json.dump(db, f)
+        arguments = ["--database", db_path, "--address", address, "--name", name or "peripheral-app",
+                     "--connections", str(len(subset)), "--duration", "300", "--connect-timeout", "60",
+                     *(["--mtu", str(mtu)] if mtu else [])] + (
+            ["--pairing-response", pairing_response] if pairing_response else [])
+        peers.append((ks, arguments, out_b))
+    for f in [out_a] + [b for _, _, b in peers]:
         if os.path.exists(f):
             os.remove(f)
-    pairing_response = captured_security(blecap, path, db, on_central)
-    with open(db_path, "w") as f:
-        json.dump(db, f)
-    link = subprocess.Popen([python, LINK], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    link = subprocess.Popen([python, LINK, "--controllers", str(1 + len(peers))], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    apps = []
     try:
         ready = link.stdout.readline().split()
-        if len(ready) != 3 or ready[0] != "ready":
+        if len(ready) != 2 + len(peers) or ready[0] != "ready":
             return [f"radio_link.py did not start: {ready}"], "not run"
-        port_a, port_b = ready[1], ready[2]
-        env = dict(os.environ, BUMBLE_SNOOPER=f"btsnoop:file:{out_b}")
-        app = subprocess.Popen(
-            [python, PERIPHERAL_APP, "--transport", f"tcp-client:127.0.0.1:{port_b}", "--database", db_path,
-             "--address", address, "--name", name or "peripheral-app", "--connections", str(len(expected)),
-             "--duration", "300", "--connect-timeout", "60", *(["--mtu", str(mtu)] if mtu else [])]
-            + (["--pairing-response", pairing_response] if pairing_response else []),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        port_a = ready[1]
+        for (_, arguments, out_b), port in zip(peers, ready[2:]):
+            env = dict(os.environ, BUMBLE_SNOOPER=f"btsnoop:file:{out_b}")
+            apps.append(subprocess.Popen(
+                [python, PERIPHERAL_APP, "--transport", f"tcp-client:127.0.0.1:{port}", *arguments],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
         time.sleep(1.0)
         replay = subprocess.run(
             [blecap, "replay", path, "--role", "central", "--controller", f"tcp-client:127.0.0.1:{port_a}",
              "--format", "json", "--speed", speed, "--timeout", "300", "--scan-timeout", "30", "--out", out_a],
             capture_output=True, text=True, timeout=400)
-        try:
-            app_out, app_err = app.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            app.kill()
-            app_out, app_err = app.communicate()
+        app_errs = []
+        for app in apps:
+            try:
+                _, app_err = app.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                app.kill()
+                _, app_err = app.communicate()
+            app_errs.append(app_err)
     finally:
+        for app in apps:
+            if app.poll() is None:
+                app.kill()
+                app.wait()
         link.kill()
         link.wait()
     problems = []
@@ -294,40 +329,54 @@ def check_radio_central(blecap, path, tmp, speed="realtime"):
     except ValueError:
         problems.append(f"replay report is not JSON: {replay.stdout[:200]} {replay.stderr[-300:]}")
         op_summary = "no report"
-    if not (os.path.exists(out_a) and os.path.exists(out_b)):
-        return problems + [f"--out {os.path.exists(out_a)}, B's snoop {os.path.exists(out_b)} "
-                           f"(app: {app_err[-300:]})"], op_summary
-    a, b = tshark_att(out_a), tshark_att(out_b)
-    a_sent = [p for d, p, _ in a if d == "sent"]
-    b_received = [p for d, p, _ in b if d == "received"]
-    b_sent = [p for d, p, _ in b if d == "sent"]
-    a_received = [p for d, p, _ in a if d == "received"]
-    if a_sent != b_received:
-        problems.append(f"blecap sent {len(a_sent)} ATT PDUs, B received {len(b_received)}")
-    if b_sent != a_received:
-        problems.append(f"B sent {len(b_sent)} ATT PDUs, blecap received {len(a_received)}")
-    # B's exchange against the capture's, connection by connection, each direction in order.
-    same = total = 0
+    missing = [b for _, _, b in peers if not os.path.exists(b)]
+    if not os.path.exists(out_a) or missing:
+        return problems + [f"--out {os.path.exists(out_a)}, B's snoop missing: {missing} "
+                           f"(apps: {[e[-300:] for e in app_errs]})"], op_summary
+    # blecap's links in the order they came up: the captured connections in captured order.
+    a_conns = by_connection(tshark_att(out_a))
     captured_conns = by_connection(tshark_att(path))
-    seen_conns = by_connection(b)
-    if len(seen_conns) != len(captured_conns):
-        problems.append(f"{len(captured_conns)} captured connections, {len(seen_conns)} on B")
     # B is the peripheral: what it received is what the captured central sent, which a capture
     # recorded on the central shows as sent.
     mirror = {"received": "sent", "sent": "received"} if on_central else {"received": "received", "sent": "sent"}
-    for k, (want, got) in enumerate(zip(captured_conns, seen_conns)):
-        for direction in ("received", "sent"):
-            w = [p for d, p in want if d == mirror[direction]]
-            g = [p for d, p in got if d == direction]
-            total += len(w)
-            same += sum(1 for x, y in zip(w, g) if x == y)
-            if w != g and len(problems) < 20:
-                first = next((i for i, (x, y) in enumerate(zip(w, g)) if x != y), min(len(w), len(g)))
-                problems.append(f"connection {k + 1}: B {direction} {len(g)} ATT PDUs, the capture {len(w)}; first "
-                                f"difference at {first}: {g[first] if first < len(g) else None} != "
-                                f"{w[first] if first < len(w) else None}")
-    return problems, (f"{same}/{total} captured ATT PDUs identical on B ({len(b_received)} received, "
-                      f"{len(b_sent)} sent = blecap's --out); report: {op_summary}")
+    same = total = received_on_b = sent_on_b = 0
+    for ks, arguments, out_b in peers:
+        who = "" if len(peers) == 1 else f"{arguments[arguments.index('--address') + 1]}: "
+        b = tshark_att(out_b)
+        # Every ATT PDU one host sent the other received: blecap's links to this peripheral
+        # against B's.
+        a = [x for k in ks if k < len(a_conns) for x in a_conns[k]] if len(peers) > 1 else [
+            x for conn in a_conns for x in conn]
+        a_sent = [p for d, p in a if d == "sent"]
+        b_received = [p for d, p, _ in b if d == "received"]
+        b_sent = [p for d, p, _ in b if d == "sent"]
+        a_received = [p for d, p in a if d == "received"]
+        received_on_b += len(b_received)
+        sent_on_b += len(b_sent)
+        if a_sent != b_received:
+            problems.append(f"{who}blecap sent {len(a_sent)} ATT PDUs, B received {len(b_received)}")
+        if b_sent != a_received:
+            problems.append(f"{who}B sent {len(b_sent)} ATT PDUs, blecap received {len(a_received)}")
+        # B's exchange against the capture's, connection by connection, each direction in order.
+        want_conns = [captured_conns[k] for k in ks if k < len(captured_conns)]
+        seen_conns = by_connection(b)
+        if len(seen_conns) != len(want_conns):
+            problems.append(f"{who}{len(want_conns)} captured connections, {len(seen_conns)} on B")
+        for k, want, got in zip(ks, want_conns, seen_conns):
+            for direction in ("received", "sent"):
+                w = [p for d, p in want if d == mirror[direction]]
+                g = [p for d, p in got if d == direction]
+                total += len(w)
+                same += sum(1 for x, y in zip(w, g) if x == y)
+                if w != g and len(problems) < 20:
+                    first = next((i for i, (x, y) in enumerate(zip(w, g)) if x != y), min(len(w), len(g)))
+                    problems.append(
+                        f"{who}connection {k + 1}: B {direction} {len(g)} ATT PDUs, the capture {len(w)}; first "
+                        f"difference at {first}: {g[first] if first < len(g) else None} != "
+                        f"{w[first] if first < len(w) else None}")
+    on = "B" if len(peers) == 1 else f"the {len(peers)} peripherals"
+    return problems, (f"{same}/{total} captured ATT PDUs identical on {on} ({received_on_b} received, "
+                      f"{sent_on_b} sent = blecap's --out); report: {op_summary}")
 
 
 def main():

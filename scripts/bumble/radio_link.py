@@ -7,7 +7,9 @@ unmodified Bumble host (scripts/bumble/central_app.py). Prints one line, "ready 
 when both listen, then runs until killed. With --transport-a, controller A is on that Bumble
 transport instead, e.g. `vhci` (Linux's /dev/vhci: the kernel registers it as an adapter,
 hciN, which blecap opens through the HCI user channel; scripts/kernel/guest_radio.sh), and the
-line is "ready TRANSPORT PORT_B".
+line is "ready TRANSPORT PORT_B". --controllers N links N controllers (B's and the further ones
+each for one peripheral app, a central that talks to several peripherals at once); the line
+then names each one's port, "ready PORT_A PORT_B PORT_C …".
 
     python3 radio_link.py --address-a D8:0D:18:00:00:01
     python3 radio_link.py --transport-a vhci
@@ -36,17 +38,20 @@ def listening_socket():
 
 async def main(args):
     link = LocalLink()
-    sockets = [listening_socket() for _ in range(1 if args.transport_a else 2)]
+    sockets = [listening_socket() for _ in range(args.controllers - (1 if args.transport_a else 0))]
     ports = [s.getsockname()[1] for s in sockets]
     transports = [await open_tcp_server_transport_with_socket(s) for s in sockets]
     if args.transport_a:
         transports.insert(0, await open_transport(args.transport_a))
         ports.insert(0, args.transport_a)
-    addresses = [args.address_a, args.address_b]
+    # The further controllers' public addresses follow B's in its last octet.
+    head, last = args.address_b.rsplit(":", 1)
+    addresses = [args.address_a, args.address_b] + [
+        f"{head}:{(int(last, 16) + k) % 256:02X}" for k in range(1, args.controllers - 1)]
     controllers = [Controller(f"C{i}", host_source=t.source, host_sink=t.sink, link=link,
                               public_address=Address(a, Address.PUBLIC_DEVICE_ADDRESS))
                    for i, (t, a) in enumerate(zip(transports, addresses))]
-    print(f"ready {ports[0]} {ports[1]}", flush=True)
+    print("ready " + " ".join(str(p) for p in ports), flush=True)
     await asyncio.get_running_loop().create_future()
     del controllers
 
@@ -57,5 +62,6 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--address-a", default="B1:EC:A9:00:00:0A")
     ap.add_argument("--address-b", default="F0:F1:F2:F3:F4:F5")
+    ap.add_argument("--controllers", type=int, default=2, help="how many linked controllers (at least 2)")
     ap.add_argument("--transport-a", help="a Bumble transport for controller A (e.g. vhci) instead of a TCP server")
     asyncio.run(main(ap.parse_args()))
