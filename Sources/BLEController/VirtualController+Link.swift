@@ -79,6 +79,8 @@ final class LiveConnection {
     /// the script's requests captured after the encryption wait for.
     var radioSecurityDue = false
     var radioSecurityPending: Int64?
+    /// Role central over a real radio: the device sent a Security Request on this link.
+    var deviceSentSecurityRequest = false
     var awaitedLTK: UInt128?
     var hostLTK: UInt128?
 
@@ -484,6 +486,7 @@ extension VirtualController {
 
     /// Files what the connection became.
     func finish(_ c: LiveConnection, reason: UInt8?, side: DisconnectionSide?) {
+        if c.overRadio, configuration.role == .central { securityRequestOwed(c) }
         var r = ReplayedConnection(number: replay.models[c.model].number, pdus: c.pdus)
         if let reason, let side { r.end = (now &- c.startedAt, reason, side) }
         r.droppedNotifications = c.droppedNotifications

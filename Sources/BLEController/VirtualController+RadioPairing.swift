@@ -148,9 +148,20 @@ extension VirtualController {
         let authReq = SMPSecurityRequest(pdu: payload)?.authReq.rawValue
         let text = authReq.map { "AuthReq 0x\(String($0, radix: 16))" } ?? "no AuthReq"
         log("SMP: Security Request from the peripheral (\(text))")
+        c.deviceSentSecurityRequest = true
         if s.securityRequestTime == nil {
             radioFinding(c, "security: the peripheral sent a Security Request (\(text)); the captured one did not")
         }
+    }
+
+    /// The link ended (or the run did) and the device never sent the Security Request the
+    /// captured peripheral sent on it: a divergence, whether the link went on unencrypted or
+    /// the captured central's own pairing came first.
+    func securityRequestOwed(_ c: LiveConnection) {
+        let s = replay.models[c.model].connection.security
+        guard s.securityRequestTime != nil, !c.deviceSentSecurityRequest else { return }
+        let text = s.securityRequestAuthReq.map { "AuthReq 0x\(String($0, radix: 16))" } ?? "no AuthReq"
+        radioFinding(c, "security: the captured peripheral sent a Security Request (\(text)); the device did not")
     }
 
     /// A later connection the capture shows encrypted without pairing: with the key this

@@ -70,4 +70,24 @@ import Testing
             "\(ops.filter { $0.verdict != .same })")
         #expect(ops.contains { $0.verdict == .same && $0.captured == "0b7365637265743a3432" })
     }
+
+    /// The captured peripheral sent a Security Request (Bonding and SC), which its central
+    /// ignored; the far side's peripheral plays the same session but never sends one (blecap's
+    /// virtual controller sends a captured Security Request only to a real central). The link
+    /// goes on and ends as captured, and the report names the request the device never sent.
+    @Test func reportsTheSecurityRequestTheDeviceDidNotSend() throws {
+        let run = try RadioCentralTests.run(
+            pair: Fixtures.capture("bumble-failures/security_request_ignored.central.btsnoop"),
+            Fixtures.capture("bumble-failures/security_request_ignored.peripheral.btsnoop"))
+        // No SMP crossed the link: the device sent no Security Request, blecap no pairing.
+        #expect(Self.smp(run.hci).isEmpty, "\(Self.smp(run.hci))")
+        let radio = run.report.radio ?? []
+        #expect(
+            radio.contains {
+                $0.contains(
+                    "security: the captured peripheral sent a Security Request (AuthReq 0x9); the device did not")
+            }, "\(radio)")
+        // The link went on: the device answered the captured central's requests.
+        #expect(run.report.operations.flatMap { $0 }.contains { $0.verdict == .same })
+    }
 }
