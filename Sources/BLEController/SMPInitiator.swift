@@ -14,7 +14,22 @@ import BLETimeline
 /// Connections (P-256, f4, f5, f6): a peer that selects Passkey Entry, Numeric Comparison
 /// or OOB is refused. Where the peer answers otherwise than the captured peripheral did
 /// (refuses, another method, other keys), `io.note` says so.
+///
+/// `blecap serve --role central` pairs its virtual link with the same initiator
+/// (`Policy.legacyJustWorks`): a fixed LE legacy Just Works request, and no comparison with the
+/// captured peripheral (the host under test is not the device the capture recorded).
 struct SMPInitiator {
+    /// How the captured central pairs.
+    enum Policy: Equatable {
+        /// Over a real radio: the captured Pairing Request, LE legacy or Secure Connections Just
+        /// Works as the peer picks, each way the peer differs from the captured peripheral noted.
+        case asCaptured
+        /// `blecap serve`: NoInputNoOutput, bonding, no SC (no P-256 on the virtual link), the
+        /// host's LTK and identity asked and nothing distributed, Mrand drawn as the request
+        /// goes out; the caller files its own notes.
+        case legacyJustWorks
+    }
+
     /// What the link must do after a PDU.
     enum Step: Equatable {
         case none
@@ -40,6 +55,7 @@ struct SMPInitiator {
     let initiator: (type: UInt8, address: BDAddr)
     let responder: (type: UInt8, address: BDAddr)
     let security: CapturedSecurity
+    let policy: Policy
     private(set) var phase: Phase?
     private(set) var preq: SMPPairingFeatures
     private(set) var pres: SMPPairingFeatures?
@@ -54,6 +70,8 @@ struct SMPInitiator {
     /// Phase 3: the peer's key PDUs still to come (SMP codes), the peer's LTK as it comes.
     private var awaitedKeys: [UInt8] = []
     private var peerLTK: UInt128?
+    /// `Policy.legacyJustWorks`: Mrand, drawn when the Pairing Request goes out.
+    private var presetMrand: UInt128?
     /// The key this pairing leaves for later encryption with this peer (SC: the derived LTK,
     /// EDIV and Rand 0; legacy: the LTK the peer distributed), set when pairing is done.
     private(set) var bond: PeerKey?
@@ -61,9 +79,19 @@ struct SMPInitiator {
     private(set) var finished = false
 
     init(
-        initiator: (type: UInt8, address: BDAddr), responder: (type: UInt8, address: BDAddr), security: CapturedSecurity
+        initiator: (type: UInt8, address: BDAddr), responder: (type: UInt8, address: BDAddr),
+        security: CapturedSecurity, policy: Policy = .asCaptured
     ) {
-        (self.initiator, self.responder, self.security) = (initiator, responder, security)
+        (self.initiator, self.responder, self.security, self.policy) = (initiator, responder, security, policy)
+        guard policy == .asCaptured else {
+            preq = SMPPairingFeatures(
+                ioCapability: SMPIOCapability.noInputNoOutput, oobDataFlag: 0,
+                authReq: SMPAuthReq(rawValue: SMPAuthReq.bondingFlag), maximumEncryptionKeySize: 16,
+                initiatorKeyDistribution: SMPKeyDistribution(rawValue: 0),
+                responderKeyDistribution: SMPKeyDistribution(
+                    rawValue: SMPKeyDistribution.encKey | SMPKeyDistribution.idKey))
+            return
+        }
         // The captured central's Pairing Request; when the capture does not show it, a
         // Just Works one as SC as the capture's pairing was.
         preq =
@@ -82,6 +110,7 @@ struct SMPInitiator {
 
     /// Sends the Pairing Request.
     mutating func start(_ io: SMPResponderIO) {
+        if policy == .legacyJustWorks { presetMrand = io.random128() }
         preqPDU = SMPPairingRequest(features: preq).encoded()
         phase = .requested
         io.log("SMP: the captured central sends its Pairing Request")
@@ -97,6 +126,11 @@ struct SMPInitiator {
         case SMPCode.pairingResponse: return pairingResponse(payload, io, keyPair)
         case SMPCode.pairingConfirm: pairingConfirm(payload, io)
         case SMPCode.pairingRandom: return pairingRandom(payload, io, keyPair)
+        case _
+        where (code == SMPCode.pairingPublicKey || code == SMPCode.pairingDHKeyCheck)
+            && !preq.authReq.secureConnections:
+            // LE Secure Connections, which this Pairing Request did not ask for.
+            fail(SMPPairingFailedReason.commandNotSupported, "SMP code 0x\(String(code, radix: 16))", io)
         case SMPCode.pairingPublicKey: publicKey(payload, io, keyPair())
         case SMPCode.pairingDHKeyCheck: return dhKeyCheck(payload, io)
         case SMPCode.pairingFailed: peerFailed(payload, io)
@@ -121,8 +155,13 @@ struct SMPInitiator {
 
     /// A check of the peer's values that failed: a divergence the report names.
     private mutating func mismatch(_ reason: UInt8, _ why: String, _ io: SMPResponderIO) {
-        io.note("pairing: \(why): blecap failed the pairing (Pairing Failed 0x\(String(reason, radix: 16)))")
+        divergence("pairing: \(why): blecap failed the pairing (Pairing Failed 0x\(String(reason, radix: 16)))", io)
         fail(reason, why, io)
+    }
+
+    /// How the peer differed from the captured peripheral, noted over a real radio only.
+    private func divergence(_ text: String, _ io: SMPResponderIO) {
+        if policy == .asCaptured { io.note(text) }
     }
 
     private mutating func peerFailed(_ payload: ByteView, _ io: SMPResponderIO) {
@@ -134,12 +173,12 @@ struct SMPInitiator {
         guard wasPairing else { return }
         if let captured = security.peripheralPairingFailed, !security.encrypted {
             if captured != reason {
-                io.note(
+                divergence(
                     "pairing: the peripheral refused with Pairing Failed \(text); the captured one with "
-                        + "0x\(String(captured, radix: 16))")
+                        + "0x\(String(captured, radix: 16))", io)
             }
         } else {
-            io.note("pairing: the peripheral refused (Pairing Failed \(text)); the captured peripheral paired")
+            divergence("pairing: the peripheral refused (Pairing Failed \(text)); the captured peripheral paired", io)
         }
     }
 
@@ -156,9 +195,9 @@ struct SMPInitiator {
         pres = f
         presPDU = payload.toArray()
         if let reason = security.peripheralPairingFailed, !security.encrypted {
-            io.note(
+            divergence(
                 "pairing: the peripheral answered the Pairing Request; the captured one refused it (Pairing Failed "
-                    + "0x\(String(reason, radix: 16)))")
+                    + "0x\(String(reason, radix: 16)))", io)
         }
         guard (7...16).contains(f.maximumEncryptionKeySize) else {
             mismatch(
@@ -169,7 +208,7 @@ struct SMPInitiator {
         keySize = Int(min(preq.maximumEncryptionKeySize, f.maximumEncryptionKeySize))
         secureConnections = preq.authReq.secureConnections && f.authReq.secureConnections
         let method = PairingMethod.select(initiator: preq, responder: f)
-        if let captured = security.pairingResponseFeatures {
+        if policy == .asCaptured, let captured = security.pairingResponseFeatures {
             let capturedSC = preq.authReq.secureConnections && captured.authReq.secureConnections
             let capturedMethod = PairingMethod.select(initiator: preq, responder: captured)
             if capturedSC != secureConnections || capturedMethod != method {
@@ -212,7 +251,7 @@ struct SMPInitiator {
             return .none
         }
         // 2.3.5.5: Mconfirm = c1(TK 0, Mrand, …).
-        let mrand = io.random128()
+        let mrand = presetMrand ?? io.random128()
         guard let mconfirm = confirm(random: mrand) else {
             fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Response", io)
             return .none

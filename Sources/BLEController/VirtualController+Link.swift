@@ -68,10 +68,8 @@ final class LiveConnection {
     /// controller, not this one, encrypts.
     var overRadio = false
     var encrypted = false
-    /// Role central: the captured central's pairing in progress, the key the host must give
-    /// in its LTK Request Reply, the LTK it distributed (until its EDIV and Rand come).
-    var centralPairing: CentralPairing?
-    /// Role central over a real radio: the captured central's pairing with the real peripheral.
+    /// Role central: the captured central's pairing with the host (`blecap serve`) or the real
+    /// peripheral (over a real radio).
     var initiatorSMP: SMPInitiator?
     /// Role central over a real radio: the captured central's pairing or encryption fell due
     /// while its earlier requests were still being played (it waits for them); since when the
@@ -81,8 +79,8 @@ final class LiveConnection {
     var radioSecurityPending: Int64?
     /// Role central over a real radio: the device sent a Security Request on this link.
     var deviceSentSecurityRequest = false
+    /// Role central: the key the host must give in its LTK Request Reply.
     var awaitedLTK: UInt128?
-    var hostLTK: UInt128?
 
     /// How many of `hostStream`'s first items satisfy `isBefore` (true for a prefix: the
     /// stream is in capture order), by bisection.

@@ -202,13 +202,16 @@ extension VirtualController {
         radioSecuritySettled(c)
     }
 
-    /// Once the pairing is done, its key is this peripheral's for later connections.
-    private func keepBond(_ c: LiveConnection) {
-        guard let initiator = c.initiatorSMP, initiator.finished else { return }
-        if let bond = initiator.bond {
+    /// The pairing's key, once there is one (the LTK the peer distributed, or an LE Secure
+    /// Connections LTK), is this peripheral's for later connections; a finished pairing is
+    /// dropped (a serve host or device that never sends its other keys still leaves its LTK).
+    func keepBond(_ c: LiveConnection) {
+        guard let initiator = c.initiatorSMP else { return }
+        if let bond = initiator.bond, hostKeys[c.responder.address] != bond {
             hostKeys[c.responder.address] = bond
             log("SMP: the key with \(c.responder.address) kept for this run (EDIV 0x\(String(bond.ediv, radix: 16)))")
         }
+        guard initiator.finished else { return }
         c.initiatorSMP = nil
         radioSecuritySettled(c)
     }

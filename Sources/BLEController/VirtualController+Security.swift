@@ -82,12 +82,6 @@ extension VirtualController {
 
     func random128() -> UInt128 { UInt128(rng.next()) << 64 | UInt128(rng.next()) }
 
-    /// c1 with TK 0 over the Pairing Request and Response as sent (code first) and the
-    /// connection's initiator (ia) and responder (ra), whichever side blecap plays.
-    func justWorksConfirm(_ c: LiveConnection, preq: [UInt8], pres: [UInt8], random r: UInt128) -> UInt128? {
-        SMPResponder.justWorksConfirm(preq: preq, pres: pres, initiator: c.initiator, responder: c.responder, random: r)
-    }
-
     // MARK: LE Enable Encryption (role peripheral: the host is the central)
 
     /// What the peer's host would answer its LE Long Term Key Request with (EDIV and Rand 0:
@@ -119,6 +113,7 @@ extension VirtualController {
                 send(e.withByteView { HCIEventPacket(code: HCIEventCode.encryptionChange, parameters: $0).h4Encoded() })
             }
             if distribute { distributeKeys(c) }
+            centralEncrypted(c)
         case .keyMissing:
             guard configuration.role == .peripheral else { return }
             note(c, "LE Enable Encryption with a key the captured peer does not hold (PIN or Key Missing)")
@@ -145,16 +140,6 @@ extension VirtualController {
     }
 }
 
-/// LE legacy Just Works as the captured central starts it (role central: the host is the
-/// peripheral and answers as responder): the PDUs, Mrand and the host's Sconfirm.
-struct CentralPairing {
-    var preq: [UInt8]
-    var pres: [UInt8]?
-    var mrand: UInt128
-    var sconfirm: UInt128?
-    var keySize = 16
-}
-
 extension VirtualController {
     // MARK: role central: the captured central pairs and encrypts
 
@@ -170,28 +155,22 @@ extension VirtualController {
         }
     }
 
-    /// The captured central's Pairing Request: NoInputNoOutput, bonding, no MITM, no SC (no
-    /// P-256 here; the captured one may have asked for SC), asking for the host's LTK and
-    /// identity and distributing nothing itself.
+    /// The captured central's Pairing Request: `SMPInitiator`'s LE legacy Just Works one
+    /// (NoInputNoOutput, bonding, no MITM, no SC: no P-256 here, the captured one may have asked
+    /// for SC), asking for the host's LTK and identity and distributing nothing itself.
     func startCentralPairing(_ id: Int) {
-        guard let c = connection(id), !c.silent, c.centralPairing == nil, !c.encrypted else { return }
+        guard let c = connection(id), !c.silent, c.initiatorSMP == nil, !c.encrypted else { return }
         if c.overRadio { return radioSecurityFellDue(c) }
-        let preq = SMPPairingRequest(
-            features: SMPPairingFeatures(
-                ioCapability: SMPIOCapability.noInputNoOutput, oobDataFlag: 0,
-                authReq: SMPAuthReq(rawValue: SMPAuthReq.bondingFlag), maximumEncryptionKeySize: 16,
-                initiatorKeyDistribution: SMPKeyDistribution(rawValue: 0),
-                responderKeyDistribution: SMPKeyDistribution(
-                    rawValue: SMPKeyDistribution.encKey | SMPKeyDistribution.idKey))
-        ).encoded()
-        c.centralPairing = CentralPairing(preq: preq, mrand: random128())
         if replay.models[c.model].connection.security.secureConnections {
             note(
                 c,
                 "the captured central paired with LE Secure Connections (played as LE legacy Just Works)")
         }
-        log("SMP: the captured central sends its Pairing Request")
-        sendL2CAP(c, channel: L2CAPChannel.smp, preq)
+        var initiator = SMPInitiator(
+            initiator: c.initiator, responder: c.responder, security: replay.models[c.model].connection.security,
+            policy: .legacyJustWorks)
+        initiator.start(smpIO(c))
+        c.initiatorSMP = initiator
     }
 
     /// A later connection the capture shows encrypted without pairing: with the LTK the host
@@ -237,44 +216,13 @@ extension VirtualController {
             .encryption(connection: c.id, outcome: key == expected ? .started(distribute: false) : .micFailure))
     }
 
-    /// SMP from the host as peripheral, answering the captured central's pairing.
+    /// SMP from the host as peripheral, answering the captured central's pairing: the link's
+    /// `SMPInitiator` checks the host's values and, after phase 2, asks the host for the key it
+    /// computed (LE Long Term Key Request, checked in `ltkReply`).
     func smpAsCentral(_ c: LiveConnection, _ payload: ByteView) {
         guard let code = SMPCode.code(of: payload) else { return }
         if c.overRadio { return radioSMP(c, payload) }
-        func fail(_ reason: UInt8, _ why: String) {
-            log("SMP: \(why): Pairing Failed 0x\(String(reason, radix: 16))")
-            c.centralPairing = nil
-            sendL2CAP(c, channel: L2CAPChannel.smp, SMPPairingFailed(reason: reason).encoded())
-        }
-        switch code {
-        case SMPCode.pairingResponse:
-            guard var p = c.centralPairing, p.pres == nil, let r = SMPPairingResponse(exactPDU: payload)
-            else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Response out of turn") }
-            p.pres = payload.toArray()
-            p.keySize = Int(min(16, max(7, r.features.maximumEncryptionKeySize)))
-            guard let mconfirm = centralConfirm(c, p, random: p.mrand) else { return }
-            c.centralPairing = p
-            sendL2CAP(c, channel: L2CAPChannel.smp, SMPPairingConfirm.pdu(confirm: mconfirm))
-        case SMPCode.pairingConfirm:
-            guard var p = c.centralPairing, p.pres != nil, p.sconfirm == nil,
-                let s = SMPPairingConfirm(exactPDU: payload)?.confirm
-            else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Confirm out of turn") }
-            p.sconfirm = s
-            c.centralPairing = p
-            sendL2CAP(c, channel: L2CAPChannel.smp, SMPPairingRandom.pdu(random: p.mrand))
-        case SMPCode.pairingRandom:
-            guard let p = c.centralPairing, let sconfirm = p.sconfirm,
-                let srand = SMPPairingRandom(exactPDU: payload)?.random
-            else { return fail(SMPPairingFailedReason.unspecifiedReason, "Pairing Random out of turn") }
-            guard centralConfirm(c, p, random: srand) == sconfirm else {
-                return fail(SMPPairingFailedReason.confirmValueFailed, "Sconfirm does not match Srand")
-            }
-            c.centralPairing = nil
-            requestLTK(
-                c, rand: 0, ediv: 0,
-                expected: SecurityFunction.shortTermKey(tk: 0, srand: srand, mrand: p.mrand, keySize: p.keySize))
-        case SMPCode.pairingFailed:
-            c.centralPairing = nil
+        if code == SMPCode.pairingFailed {
             let reason = SMPPairingFailed(pdu: payload)?.reason ?? 0
             log("SMP: the host refused the captured central's pairing (Pairing Failed 0x\(String(reason, radix: 16)))")
             if replay.models[c.model].connection.security.encrypted {
@@ -283,26 +231,30 @@ extension VirtualController {
                     "the host refused pairing (Pairing Failed 0x\(String(reason, radix: 16))); the captured peripheral paired"
                 )
             }
-        case SMPCode.encryptionInformation:
-            c.hostLTK = SMPEncryptionInformation(pdu: payload)?.key
-        case SMPCode.centralIdentification:
-            guard let ltk = c.hostLTK, let id = SMPCentralIdentification(pdu: payload) else { return }
-            let (ediv, rand) = (id.ediv, id.rand)
-            hostKeys[c.responder.address] = PeerKey(ltk: ltk, ediv: ediv, rand: rand)
-            log("SMP: the host's LTK kept (EDIV 0x\(String(ediv, radix: 16)))")
-        case SMPCode.pairingPublicKey, SMPCode.pairingDHKeyCheck:
-            if c.centralPairing != nil {
-                fail(SMPPairingFailedReason.commandNotSupported, "SMP code 0x\(String(code, radix: 16))")
-            }
-        default:
-            // Security Request, identity and signing keys: taken.
-            log("SMP code 0x\(String(code, radix: 16)) from the host (peripheral): taken")
         }
+        guard var initiator = c.initiatorSMP else {
+            // No pairing under way: phase 1 and 2 PDUs are out of turn, the rest taken.
+            if code == SMPCode.pairingResponse || code == SMPCode.pairingConfirm || code == SMPCode.pairingRandom {
+                let reason = SMPPairingFailedReason.unspecifiedReason
+                log("SMP code 0x\(String(code, radix: 16)) out of turn: Pairing Failed 0x\(String(reason, radix: 16))")
+                sendL2CAP(c, channel: L2CAPChannel.smp, SMPPairingFailed(reason: reason).encoded())
+            } else if code != SMPCode.pairingFailed {
+                log("SMP code 0x\(String(code, radix: 16)) from the host (peripheral): taken")
+            }
+            return
+        }
+        let step = initiator.receive(payload, smpIO(c)) { secureConnectionsKeyPair() }
+        c.initiatorSMP = initiator
+        if case .encrypt(let stk) = step { requestLTK(c, rand: 0, ediv: 0, expected: stk) }
+        keepBond(c)
     }
 
-    /// c1 with TK 0 over the captured central's pairing (ia: the captured central, ra: the host).
-    private func centralConfirm(_ c: LiveConnection, _ p: CentralPairing, random r: UInt128) -> UInt128? {
-        guard let pres = p.pres else { return nil }
-        return justWorksConfirm(c, preq: p.preq, pres: pres, random: r)
+    /// Encryption Change on the virtual link with the pairing's key: the host's keys come,
+    /// then the captured central's (none asked for).
+    func centralEncrypted(_ c: LiveConnection) {
+        guard configuration.role == .central, !c.overRadio, var initiator = c.initiatorSMP else { return }
+        initiator.encryptionChanged(enabled: true, smpIO(c))
+        c.initiatorSMP = initiator
+        keepBond(c)
     }
 }
