@@ -53,14 +53,26 @@ extension RadioHost {
     /// Extended advertising as captured on set 0: parameters (connectable, on the captured
     /// PHYs, LE 1M where the capture does not show them or the controller refuses them), the
     /// set's random address, the data, then advertising on (7.8.53, 7.8.52, 7.8.54, 7.8.56).
+    /// With a captured scan response the set is connectable and scannable, which 7.8.53 allows
+    /// with legacy PDUs only: ADV_IND's properties on LE 1M, the captured scan response in LE Set
+    /// Extended Scan Response Data (7.8.55); where the captured data does not fit a legacy PDU or
+    /// the controller lacks that command, connectable alone, and the scan response is not played.
     func advertiseExtended(_ ad: CapturedAdvertising, _ e: ExtendedAdvertising) throws(RadioHostError) {
         // Units of 0.625 ms from 0x000020 (7.8.53), at most the legacy 10.24 s.
         let micros = ad.intervalMicros ?? configuration.advertisingIntervalMicros
         let units = UInt32(clamping: min(max(micros / 625, 0x20), 0x4000))
-        var phys = (primary: e.primaryPHY ?? 1, secondary: e.secondaryPHY ?? 1)
+        let scannable = scannableSet(e)
+        let properties =
+            scannable
+            ? e.eventProperties | HCILESetExtendedAdvertisingParameters.scannableBit
+                | HCILESetExtendedAdvertisingParameters.legacyBit
+            : e.eventProperties
+        // Legacy PDUs go on LE 1M's primary channels, with no secondary channel.
+        var phys: (primary: UInt8, secondary: UInt8) =
+            scannable ? (1, 1) : (e.primaryPHY ?? 1, e.secondaryPHY ?? 1)
         let parameters = { (primary: UInt8, secondary: UInt8) in
             HCILESetExtendedAdvertisingParameters(
-                advertisingHandle: Self.advertisingSet, eventProperties: e.eventProperties, intervalMin: units,
+                advertisingHandle: Self.advertisingSet, eventProperties: properties, intervalMin: units,
                 intervalMax: units, ownAddressType: ad.addressType, primaryPHY: primary, secondaryPHY: secondary)
         }
         do throws(RadioHostError) {
@@ -81,8 +93,13 @@ extension RadioHost {
         {
             try command(c)
         }
-        if !e.scanResponse.isEmpty {
-            log("the captured scan response is not played: connectable extended advertising is not scannable (7.8.53)")
+        if scannable {
+            for c in HCILESetExtendedAdvertisingData.commands(
+                opcode: HCIOpcode.leSetExtendedScanResponseData, advertisingHandle: Self.advertisingSet,
+                data: e.scanResponse)
+            {
+                try command(c)
+            }
         }
         try command(
             HCILESetExtendedAdvertisingEnable(
@@ -90,10 +107,41 @@ extension RadioHost {
                 sets: [.init(advertisingHandle: Self.advertisingSet, duration: 0, maxExtendedAdvertisingEvents: 0)]))
         advertisingExtended = true
         let known = e.primaryPHY != nil && e.secondaryPHY != nil ? "" : " (the capture does not show every PHY)"
-        log(
-            "advertising as \(ad.address) (\(ad.addressType == 1 ? "random" : "public")) with extended advertising, "
-                + "primary PHY \(Self.phyName(phys.primary)), secondary \(Self.phyName(phys.secondary))\(known), "
-                + "for captured connection #\(ad.connection)")
+        let who = "advertising as \(ad.address) (\(ad.addressType == 1 ? "random" : "public"))"
+        if scannable {
+            log(
+                "\(who) with the extended commands, connectable and scannable with the captured scan response: "
+                    + "legacy ADV_IND PDUs on LE 1M (7.8.53 has no connectable and scannable extended PDUs), "
+                    + "for captured connection #\(ad.connection)")
+        } else {
+            log(
+                "\(who) with extended advertising, primary PHY \(Self.phyName(phys.primary)), secondary "
+                    + "\(Self.phyName(phys.secondary))\(known), for captured connection #\(ad.connection)")
+        }
+    }
+
+    /// Whether the captured scan response can be played: it answered scannable advertising (not
+    /// a controller's report of one to connectable extended advertising, which no scanner gets
+    /// over the air); a connectable and scannable set takes legacy PDUs only (7.8.53), so the
+    /// captured data and scan response must each fit one (31 octets); and the controller must
+    /// have LE Set Extended Scan Response Data. Says why not when there is a scan response.
+    private func scannableSet(_ e: ExtendedAdvertising) -> Bool {
+        guard !e.scanResponse.isEmpty else { return false }
+        let limit = HCILESetAdvertisingData.maximumLength
+        let why: String? =
+            if !e.scanResponseScannable {
+                "connectable extended advertising is not scannable (7.8.53)"
+            } else if e.data.count > limit || e.scanResponse.count > limit {
+                "connectable extended advertising is not scannable (7.8.53), and the captured data "
+                    + "(\(e.data.count) octets) or scan response (\(e.scanResponse.count)) does not fit the legacy "
+                    + "PDUs a connectable and scannable set takes (\(limit))"
+            } else if let missing = missing([HCIOpcode.leSetExtendedScanResponseData]) {
+                "the controller's Supported Commands lack \(missing)"
+            } else {
+                nil
+            }
+        if let why { log("the captured scan response is not played: \(why)") }
+        return why == nil
     }
 
     /// Advertising off, with the commands it was turned on with (no answer awaited beyond the

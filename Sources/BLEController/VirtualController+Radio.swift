@@ -30,9 +30,9 @@ public struct CapturedAdvertising: Sendable, Equatable {
 }
 
 /// Captured extended advertising as LE Set Extended Advertising Parameters and Data take it
-/// (Vol 4 Part E 7.8.53–55): connectable and undirected (the captured central connected), so
-/// not scannable (7.8.53 allows no connectable scannable extended advertising), on the
-/// captured PHYs.
+/// (Vol 4 Part E 7.8.53–55): connectable and undirected (the captured central connected), on the
+/// captured PHYs. 7.8.53 allows no connectable and scannable extended PDUs: a captured scan
+/// response is played with legacy ones where it fits (`RadioHost.advertiseExtended`).
 public struct ExtendedAdvertising: Sendable, Equatable {
     /// Advertising_Event_Properties.
     public var eventProperties: UInt16
@@ -42,8 +42,10 @@ public struct ExtendedAdvertising: Sendable, Equatable {
     public var secondaryPHY: UInt8?
     /// The captured advertising data, whole.
     public var data: [UInt8]
-    /// The captured scan response, which connectable extended advertising cannot carry.
+    /// The captured scan response, and whether it answered scannable advertising
+    /// (`CapturedAdvertisement.scanResponseScannable`): only then is it played.
     public var scanResponse: [UInt8]
+    public var scanResponseScannable = false
 }
 
 extension VirtualController {
@@ -63,7 +65,8 @@ extension VirtualController {
                     eventProperties: HCILESetExtendedAdvertisingParameters.connectableBit,
                     primaryPHY: ad?.primaryPHY.flatMap { $0 == 1 || $0 == 3 ? $0 : nil },
                     secondaryPHY: ad?.secondaryPHY.flatMap { (1...3).contains($0) ? $0 : nil },
-                    data: ad?.data ?? [], scanResponse: ad?.scanResponse ?? []))
+                    data: ad?.data ?? [], scanResponse: ad?.scanResponse ?? [],
+                    scanResponseScannable: ad?.scanResponseScannable ?? false))
     }
 
     /// A real central connected to the real controller the radio host drives: the next captured

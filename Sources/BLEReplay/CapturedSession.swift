@@ -52,6 +52,11 @@ public struct CapturedAdvertisement: Sendable, Equatable {
     /// Whether any advertising report other than a scan response was seen (only a scan
     /// response: the advertising PDU itself was missed).
     public var sawAdvertising = false
+    /// Whether its last scan response answered scannable advertising: a legacy SCAN_RSP always
+    /// does; an extended report says so with its scannable bit (7.7.65.13). A controller that
+    /// reports a scan response to connectable, non-scannable extended advertising (Bumble's
+    /// does, repeating the advertising data) shows what no scanner receives over the air.
+    public var scanResponseScannable = false
 }
 
 /// An advertiser the capture saw: its address, address type and advertisement, connected
@@ -307,6 +312,8 @@ private final class SessionReading: CaptureConsumer {
                 || (a.extended && a.eventType & HCILEExtendedAdvertisingReportEntry.scanResponseBit != 0)
             {
                 ad.scanResponse = bytes
+                ad.scanResponseScannable =
+                    !a.extended || a.eventType & HCILEExtendedAdvertisingReportEntry.scannableBit != 0
             } else {
                 ad.data = bytes
                 ad.eventType = a.eventType

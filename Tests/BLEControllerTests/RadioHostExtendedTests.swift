@@ -4,6 +4,7 @@ import BLEPackets
 import BLEReplay
 import BLETimeline
 import CaptureIO
+import Foundation
 import TestSupport
 import Testing
 
@@ -46,6 +47,8 @@ import Testing
         #expect(data.map(\.data) == [captured] && data.first?.operation == HCILESetExtendedAdvertisingData.completeData)
         let enable = controller.parameters(of: HCIOpcode.leSetExtendedAdvertisingEnable)
         #expect(enable.first == [1, 1, 0, 0, 0, 0])
+        // The capture's scan response report answered no scannable advertising: not played.
+        #expect(controller.parameters(of: HCIOpcode.leSetExtendedScanResponseData).isEmpty)
         for legacy in [
             HCIOpcode.leSetAdvertisingParameters, HCIOpcode.leSetAdvertisingData, HCIOpcode.leSetAdvertisingEnable,
             HCIOpcode.leSetRandomAddress,
@@ -55,6 +58,92 @@ import Testing
         // Enhanced Connection Complete and Extended Advertising Report unmasked.
         let mask = try #require(controller.parameters(of: HCIOpcode.leSetEventMask).first)
         #expect(mask[1] & 0x12 == 0x12)
+    }
+
+    /// The capture with a scan response from the belt as a scannable advertiser's: Bumble's
+    /// controller reported one (event type 0x0008, the advertising data again) to the belt's
+    /// connectable, non-scannable extended advertising, which no scanner receives over the air;
+    /// here that report says scannable and scan response (0x000A, 7.7.65.13) and carries
+    /// `scanResponse`, PHYs, SID and RSSI as reported. Written to a temporary file; the rest of
+    /// the capture is as recorded.
+    static func captureWithScanResponse(_ scanResponse: [UInt8]) throws -> String {
+        let bytes = [UInt8](try #require(FileManager.default.contents(atPath: capture)))
+        var out = Array(bytes[0..<16])
+        var (o, replaced) = (16, 0)
+        while o + 24 <= bytes.count {
+            let length = bytes[(o + 4)..<(o + 8)].reduce(0) { $0 << 8 | Int($1) }
+            let record = Array(bytes[o..<(o + 24 + length)])
+            o += 24 + length
+            let event: [UInt8]? = Array(record.dropFirst(25)).withByteView { body in
+                guard record[24] == H4PacketType.event, let e = HCIEventPacket(body),
+                    e.subeventCode == HCILESubeventCode.extendedAdvertisingReport,
+                    let r = HCILEExtendedAdvertisingReport(parameters: e.subeventParameters)?.reports.first(where: {
+                        $0.address == belt && $0.isScanResponse
+                    })
+                else { return nil }
+                return scanResponse.withByteView { data in
+                    var w = ByteWriter()
+                    w.appendUInt8(HCILESubeventCode.extendedAdvertisingReport)
+                    w.appendUInt8(1)
+                    HCILEExtendedAdvertisingReportEntry(
+                        eventType: HCILEExtendedAdvertisingReportEntry.scannableBit
+                            | HCILEExtendedAdvertisingReportEntry.scanResponseBit,
+                        addressType: r.addressType, address: r.address, primaryPHY: r.primaryPHY,
+                        secondaryPHY: r.secondaryPHY, advertisingSID: r.advertisingSID, txPower: r.txPower,
+                        rssi: r.rssi, periodicAdvertisingInterval: 0, directAddressType: 0,
+                        directAddress: BDAddr(rawValue: 0), data: data
+                    ).append(to: &w)
+                    return w.bytes.withByteView {
+                        HCIEventPacket(code: HCIEventCode.leMeta, parameters: $0).h4Encoded()
+                    }
+                }
+            }
+            guard let event else {
+                out += record
+                continue
+            }
+            var header = ByteWriter()
+            header.appendUInt32BE(UInt32(event.count))
+            header.appendUInt32BE(UInt32(event.count))
+            out += header.bytes + Array(record[8..<24]) + event
+            replaced += 1
+        }
+        #expect(replaced == 1)
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("blecap-scan-response-\(getpid())-\(UUID().uuidString).btsnoop").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(out)))
+        return path
+    }
+
+    /// A captured scan response (the belt's Complete Local Name) with the extended commands: the
+    /// set is connectable and scannable, which 7.8.53 allows with legacy PDUs only (ADV_IND's
+    /// properties, LE 1M), with the captured data and the captured scan response in LE Set
+    /// Extended Scan Response Data.
+    @Test func aCapturedScanResponseGoesOutFromAScannableSet() throws {
+        let name: [UInt8] = [0x08, 0x09] + Array("HRM-200".utf8)
+        let path = try Self.captureWithScanResponse(name)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let controller = ScriptedController(requests: [])
+        let run = try controller.run(capture: path)
+        #expect(try run.end.get() == .sessionOver)
+        let set = try #require(controller.parameters(of: HCIOpcode.leSetExtendedAdvertisingParameters).first)
+        let p = set.withByteView(HCILESetExtendedAdvertisingParameters.init(parameters:))
+        #expect(
+            p.eventProperties
+                == HCILESetExtendedAdvertisingParameters.connectableBit
+                | HCILESetExtendedAdvertisingParameters.scannableBit | HCILESetExtendedAdvertisingParameters.legacyBit)
+        #expect(p.primaryPHY == 1)
+        func sent(_ opcode: UInt16) -> [HCILESetExtendedAdvertisingData] {
+            controller.parameters(of: opcode).compactMap {
+                $0.withByteView { HCILESetExtendedAdvertisingData(opcode: opcode, parameters: $0) }
+            }
+        }
+        let data = sent(HCIOpcode.leSetExtendedAdvertisingData)
+        #expect(data.map(\.data) == [try Self.capturedData()])
+        let response = sent(HCIOpcode.leSetExtendedScanResponseData)
+        #expect(response.map(\.data) == [name])
+        #expect(response.first?.operation == HCILESetExtendedAdvertisingData.completeData)
+        #expect(!controller.hostLog.contains { $0.contains("scan response is not played") }, "\(controller.hostLog)")
     }
 
     /// Without LE Set Extended Advertising Parameters in its Supported Commands, the same
