@@ -46,7 +46,7 @@ struct ColorOption: ParsableArguments {
 /// to the parser. ArgumentParser's defaults for a raw-valued enum say the same through a key path
 /// built on every call and a string interpolation with dynamic casts, and the parser asks every
 /// option again each time it rebuilds a command's arguments (8 times per start of `blecap
-/// lint`): about 3M of the 54M instructions of such a start (callgrind; docs/performance.md).
+/// lint`): 2.2M of the 54M instructions of such a start (callgrind; docs/performance.md).
 extension ExpressibleByArgument where Self: CaseIterable & RawRepresentable, RawValue == String {
     public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
 
