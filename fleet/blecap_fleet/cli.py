@@ -27,7 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--blecap", default=_blecap_default(), help="the blecap binary (default: $BLECAP, then PATH)")
     r.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="concurrent batches")
     r.add_argument("--batch-size", type=int, default=200,
-                   help="captures per blecap process (a batch starts blecap once: lint and diagnose are one pass)")
+                   help="at most this many captures per blecap process (a batch starts blecap once: lint and diagnose "
+                        "are one pass); a multiple of --workers batches, of even sizes")
     r.add_argument("--commands", default=",".join(DEFAULT_COMMANDS), help="blecap commands whose rows to keep")
     r.add_argument("--source", help="partition label (default: each source folder's name)")
     r.add_argument("--ray-address", help="join a running Ray cluster (e.g. auto, ray://head:10001)")

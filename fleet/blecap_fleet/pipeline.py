@@ -120,7 +120,7 @@ def run(
         hashed = _hash_on_workers(ray, captures, workers) if captures else []
         t = lap("hash", t)
         members, committed, copies = select(hashed, done, version)
-        batches = make_batches(members, batch_size)
+        batches = make_batches(members, batch_size, workers)
         # One task per batch, at most `workers` at once: the two (or N) in flight are different
         # batches, and a batch's Parquet is committed as its task ends.
         results = _bounded(ray, process_batch, batches, workers, **kw)
@@ -131,7 +131,7 @@ def run(
     else:
         members, committed, copies = select(hash_captures(captures), done, version)
         t = lap("hash", t)
-        batches = make_batches(members, batch_size)
+        batches = make_batches(members, batch_size, workers)
         results = [process_batch(b, **kw) for b in batches]
         t = lap("analyse", t)
     if timeline is not None:

@@ -79,6 +79,16 @@ class SelectionTests(unittest.TestCase):
         b = batches(members, 2)
         self.assertEqual([(x["day"], len(x["members"])) for x in b], [("d1", 2), ("d1", 1), ("d2", 2)])
 
+    def test_batches_are_even_and_a_multiple_of_the_workers(self):
+        members = [{"uri": f"/{i:04d}", "sha256": f"h{i}", "size": 1, "day": "d", "source": "s"}
+                   for i in range(2200)]
+        b = batches(members, 200, workers=2)
+        self.assertEqual(len(b), 12)  # 11 batches of 200 would leave one worker the last alone
+        self.assertEqual(sorted({len(x["members"]) for x in b}), [183, 184])
+        self.assertEqual([m["uri"] for x in b for m in x["members"]], [m["uri"] for m in members])
+        self.assertEqual(len(batches(members[:3], 200, workers=4)), 3)  # never an empty batch
+        self.assertEqual([len(x["members"]) for x in batches(members[:5], 2)], [2, 2, 1])
+
     def test_batch_id_ignores_member_order(self):
         self.assertEqual(batch_id("v", ("lint",), ["a", "b"]), batch_id("v", ("lint",), ["b", "a"]))
         self.assertNotEqual(batch_id("v", ("lint",), ["a"]), batch_id("w", ("lint",), ["a"]))
