@@ -391,12 +391,25 @@ public final class OutputBuffer {
         }
     }
 
+    /// Every octet's two uppercase hex digits, octet `b` at `2 * b`: an address (written on every
+    /// `packets` and `timeline` JSONL line that has a peer) is six two-byte copies from here,
+    /// not twelve digit choices (docs/performance.md, "Spill storage across a module").
+    @usableFromInline static let upperHexPairs: StaticString = """
+        000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F202122232425262728292A2B2C2D2E2F\
+        303132333435363738393A3B3C3D3E3F404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F\
+        606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F808182838485868788898A8B8C8D8E8F\
+        909192939495969798999A9B9C9D9E9FA0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF\
+        C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDFE0E1E2E3E4E5E6E7E8E9EAEBECEDEEEF\
+        F0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF
+        """
+
     public func address(_ a: BDAddr) {
         fill(upTo: 17) { p in
+            let pairs = UnsafeRawPointer(Self.upperHexPairs.utf8Start)
+            let out = UnsafeMutableRawPointer(p)
             for i in 0..<6 {
-                let b = a.byte(i)
-                p[3 * i] = Self.upperNibble(b >> 4)
-                p[3 * i + 1] = Self.upperNibble(b & 0xF)
+                let digits = pairs.loadUnaligned(fromByteOffset: 2 * Int(a.byte(i)), as: UInt16.self)
+                out.storeBytes(of: digits, toByteOffset: 3 * i, as: UInt16.self)
                 if i < 5 { p[3 * i + 2] = UInt8(ascii: ":") }
             }
             return 17

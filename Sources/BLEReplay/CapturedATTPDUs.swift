@@ -119,6 +119,8 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
         }
 
         mutating func time(at i: Int) -> Int64 { records.element(at: i).time }
+        mutating func sentByHost(at i: Int) -> Bool { records.element(at: i).sentByHost }
+        mutating func frame(at i: Int) -> Int { records.element(at: i).frame }
 
         /// The bytes of PDU `i`, opcode first.
         mutating func bytes(at i: Int) -> ArraySlice<UInt8> {

@@ -315,26 +315,33 @@ public struct ReplayConnectionModel: Sendable {
         var outstanding: [Int?] = [nil, nil]
         var misread: [[UInt16: Set<UInt16>]] = [[:], [:]]
         var reasons: [ReplayUnreproducible] = []
-        for (i, pdu) in att.enumerated() {
-            let dir = pdu.hostIsClient ? 0 : 1
-            if pdu.isFromClient {
-                if ATTRole.isRequest(pdu.opcode) { outstanding[dir] = i }
+        // By index through a cursor, not `for pdu in att`: each element made is an array of its
+        // bytes, and this walk runs over every PDU of every replayed connection.
+        var cursor = CapturedATTPDUs.Cursor(att)
+        for i in 0..<att.count {
+            let opcode = cursor.bytes(at: i).first ?? 0
+            let fromClient = ATTRole.isFromClient(opcode)
+            let dir = fromClient == cursor.sentByHost(at: i) ? 0 : 1
+            if fromClient {
+                if ATTRole.isRequest(opcode) { outstanding[dir] = i }
                 continue
             }
-            guard ATTRole.isResponse(pdu.opcode), let r = outstanding[dir] else { continue }
+            guard ATTRole.isResponse(opcode), let r = outstanding[dir] else { continue }
             outstanding[dir] = nil
-            let request = att[r].bytes
-            let response = pdu.bytes
-            let mismatch = request.withByteView { q in
-                response.withByteView { ATTPDU.mismatch(request: q, response: $0) }
+            let request = cursor.bytes(at: r)
+            let response = cursor.bytes(at: i)
+            let mismatch = request.withUnsafeBytes { q in
+                response.withUnsafeBytes { ATTPDU.mismatch(request: ByteView(q), response: ByteView($0)) }
             }
             guard let mismatch else { continue }
+            let frame = cursor.frame(at: i)
             let m = MismatchedResponse(
                 request: r, mismatch: mismatch, requestOpcode: ATTOpcode(request.first ?? 0),
-                responseOpcode: ATTOpcode(pdu.opcode))
-            request.withByteView { q in
-                response.withByteView { b in
-                    if case .readByTypeRequest(let rq) = ATTPDU(q), case .readByTypeResponse(let rs) = ATTPDU(b),
+                responseOpcode: ATTOpcode(opcode))
+            request.withUnsafeBytes { q in
+                response.withUnsafeBytes { b in
+                    if case .readByTypeRequest(let rq) = ATTPDU(ByteView(q)),
+                        case .readByTypeResponse(let rs) = ATTPDU(ByteView(b)),
                         let type = rq.attributeType.flatMap({ $0.width == 2 ? $0.uuid16 : nil })
                     {
                         misread[dir][type, default: []].formUnion(rs.attributeData.lazy.map(\.handle))
@@ -344,8 +351,8 @@ public struct ReplayConnectionModel: Sendable {
             if reasons.count < maximumUnreproducible {
                 reasons.append(
                     ReplayUnreproducible(
-                        kind: .responseToAnotherRequest, capturedIndex: i, frame: pdu.frame,
-                        detail: m.detail(requestFrame: att[r].frame, responseFrame: pdu.frame)))
+                        kind: .responseToAnotherRequest, capturedIndex: i, frame: frame,
+                        detail: m.detail(requestFrame: cursor.frame(at: r), responseFrame: frame)))
             }
         }
         return (misread, reasons)

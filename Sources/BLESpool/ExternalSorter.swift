@@ -1,26 +1,26 @@
 /// Sorts more elements than a pass keeps in memory: runs of `runLength` are sorted in memory
 /// and spooled (`Spool`), then merged. Memory: one run plus a block per run while merging.
-package struct ExternalSorter<Element: BitwiseCopyable & Sendable & Comparable> {
-    package let runLength: Int
-    private var buffer: [Element] = []
-    private var runs: [SpooledArray<Element>] = []
+public struct ExternalSorter<Element: BitwiseCopyable & Sendable & Comparable> {
+    public let runLength: Int
+    @usableFromInline var buffer: [Element] = []
+    @usableFromInline var runs: [SpooledArray<Element>] = []
 
     /// Runs of 4 MiB: a run's array doubles up to it and is sorted in place, so about
     /// 6 MiB at the peak; ten million instants make 20 runs, a block each while merged.
-    package static var defaultRunBytes: Int { 4 << 20 }
+    public static var defaultRunBytes: Int { 4 << 20 }
 
-    package init(runBytes: Int = defaultRunBytes) {
+    @inlinable public init(runBytes: Int = defaultRunBytes) {
         runLength = Swift.max(1, runBytes / MemoryLayout<Element>.stride)
     }
 
-    package var isEmpty: Bool { buffer.isEmpty && runs.isEmpty }
+    @inlinable public var isEmpty: Bool { buffer.isEmpty && runs.isEmpty }
 
-    package mutating func append(_ e: Element) {
+    @inlinable public mutating func append(_ e: Element) {
         buffer.append(e)
         if buffer.count >= runLength { spillRun() }
     }
 
-    private mutating func spillRun() {
+    @usableFromInline mutating func spillRun() {
         buffer.sort()
         var run = SpooledArray<Element>(memoryLimit: 0)
         run.append(contentsOf: buffer)
@@ -31,7 +31,7 @@ package struct ExternalSorter<Element: BitwiseCopyable & Sendable & Comparable> 
 
     /// Hands every element to `body` in ascending order (equal ones in no particular order),
     /// and empties the sorter.
-    package mutating func drain(_ body: (Element) -> Void) {
+    @inlinable public mutating func drain(_ body: (Element) -> Void) {
         buffer.sort()
         if runs.isEmpty {
             for e in buffer { body(e) }

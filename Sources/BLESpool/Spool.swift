@@ -24,20 +24,20 @@ import Synchronization
 /// the file holds what is alive (a streamed replay: the connections open at once), not the
 /// capture. When no temporary file can be made or written, blocks stay in memory: the replay
 /// is the same, only not bounded.
-package final class Spool: Sendable {
+public final class Spool: Sendable {
     /// The spool every user shares.
-    package static let shared = Spool()
+    public static let shared = Spool()
 
     /// Bytes a `SpooledArray` keeps in memory before it spills: a connection of up to about
     /// 40,000 PDUs stays in memory whole (a spooled read costs a lock and a block lookup), and
     /// each connection open at once holds at most this much per array. Bound lower to make a
     /// small connection spill (tests).
-    @TaskLocal package static var arrayMemoryLimit = 1 << 20
+    @TaskLocal public static var arrayMemoryLimit = 1 << 20
 
     /// Bytes per block.
-    package let blockSize: Int
+    public let blockSize: Int
     /// Blocks kept in memory after they were read or written.
-    package let cacheBlocks: Int
+    public let cacheBlocks: Int
     private let state: Mutex<State>
 
     private struct State {
@@ -57,7 +57,7 @@ package final class Spool: Sendable {
         var cacheHead = 0
     }
 
-    package init(blockSize: Int = 64 << 10, cacheBlocks: Int = 32) {
+    public init(blockSize: Int = 64 << 10, cacheBlocks: Int = 32) {
         precondition(blockSize > 0 && cacheBlocks > 0)
         self.blockSize = blockSize
         self.cacheBlocks = cacheBlocks
@@ -69,7 +69,7 @@ package final class Spool: Sendable {
     }
 
     /// Stores `bytes` (at most `blockSize`) in a new block referenced once.
-    package func write(_ bytes: [UInt8]) -> Int {
+    public func write(_ bytes: [UInt8]) -> Int {
         precondition(bytes.count <= blockSize)
         return state.withLock { s in
             let id: Int
@@ -95,7 +95,7 @@ package final class Spool: Sendable {
     }
 
     /// The bytes of block `id`, as written.
-    package func block(_ id: Int) -> [UInt8] {
+    public func block(_ id: Int) -> [UInt8] {
         state.withLock { s in
             if let b = s.cache[id] { return b }
             if let b = s.memory[id] { return b }
@@ -105,11 +105,11 @@ package final class Spool: Sendable {
         }
     }
 
-    package func retain(_ ids: [Int]) {
+    public func retain(_ ids: [Int]) {
         state.withLock { s in for id in ids { s.references[id] += 1 } }
     }
 
-    package func release(_ ids: [Int]) {
+    public func release(_ ids: [Int]) {
         state.withLock { s in
             for id in ids {
                 s.references[id] -= 1
@@ -125,7 +125,7 @@ package final class Spool: Sendable {
     }
 
     /// Blocks in use (tests: every array that held them has released them).
-    package var blocksInUse: Int { state.withLock { $0.allocated - $0.free.count } }
+    public var blocksInUse: Int { state.withLock { $0.allocated - $0.free.count } }
 
     private static func cache(_ id: Int, _ bytes: [UInt8], in s: inout State, capacity: Int) {
         if s.cache[id] != nil {

@@ -51,7 +51,9 @@ extension ATTOpcode {
     public var entry: ATTOpcodeTable.Entry? { ATTOpcodeTable.byOpcode[Int(rawValue)] }
     /// tshark's name ("Read By Group Type Request"), "Unknown" for undefined opcodes.
     public var name: StaticString { entry?.name ?? "Unknown" }
-    public var method: ATTMethodKind? { entry?.method }
+    /// From its own table, not `entry`: replay asks this of every PDU, and copying an entry out
+    /// of `byOpcode` (its describe closure retained and released) was 70 instructions a call.
+    public var method: ATTMethodKind? { ATTOpcodeTable.methodByOpcode[Int(rawValue)] }
     /// Whether the PDU names exactly one attribute handle in its own bytes.
     public var carriesSingleHandle: Bool { (entry?.handleOffset ?? -1) >= 0 }
 }
@@ -84,6 +86,13 @@ public enum ATTOpcodeTable {
     public static let byOpcode: [Entry?] = {
         var t = [Entry?](repeating: nil, count: 256)
         for e in entries { t[Int(e.opcode)] = e }
+        return t
+    }()
+
+    /// Each opcode's method kind, 256 slots like `byOpcode`.
+    static let methodByOpcode: [ATTMethodKind?] = {
+        var t = [ATTMethodKind?](repeating: nil, count: 256)
+        for e in entries { t[Int(e.opcode)] = e.method }
         return t
     }()
 }
