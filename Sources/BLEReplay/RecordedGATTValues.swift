@@ -6,7 +6,7 @@ import BLEPackets
 /// value last written), a write the captured outcome of the n-th write of its kind, an injected
 /// error (`ReplayFaults.errors`) wins. It is the one copy of that logic: `ReplayATTServer` (the
 /// replay engine's and the virtual controller's server) asks it per ATT request, a replayed
-/// peer in the simulator (BLEReplaySimulator) per Core Bluetooth operation
+/// peer in the simulator (BLESimulator's `ReplayedPeer`) per Core Bluetooth operation
 /// (`GATTValueBacking`).
 ///
 /// Its histories are those of one or more captured connections to the same server, in capture
