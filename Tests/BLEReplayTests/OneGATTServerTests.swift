@@ -112,4 +112,46 @@ import Testing
         #expect(!att.isEmpty, "the capture reads or writes no value")
         #expect(Self.answeredByTheSimulator(replay, m, operations) == att)
     }
+
+    /// A value longer than ATT_MTU − 1 read as the Read Long procedure reads it (a Read
+    /// Request, then a Read Blob at the end of what came, Vol 3 Part G 4.8.3): the ATT server
+    /// answers each request with its captured part; the app in the simulator gets one read (as
+    /// Core Bluetooth reports it) of the two parts put together.
+    @Test func aLongReadIsTheReadAndItsBlobPutTogether() throws {
+        let h: UInt16 = 0x0021
+        let value = (0..<30).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }
+        var c = SyntheticConnection(peer: BDAddr(rawValue: 0xC0_11_22_33_44_55))
+        c.att(ATTReadRequest(handle: h).encoded(), sent: true)
+        c.att(Array(value.prefix(22)).withByteView { ATTReadResponse(value: $0).encoded() }, sent: false)
+        c.att(ATTReadBlobRequest(handle: h, offset: 22).encoded(), sent: true)
+        c.att(Array(value.dropFirst(22)).withByteView { ATTReadBlobResponse(partValue: $0).encoded() }, sent: false)
+        let path = ReplayFixtures.temporaryCapture(c.disconnect())
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let replay = try CaptureReplay(contentsOf: URL(fileURLWithPath: path))
+        let m = try #require(replay.models.first)
+
+        var server = ReplayATTServer(model: m.peerServer, faults: .none)
+        let first = server.answer(ATTReadRequest(handle: h).encoded()) ?? []
+        let rest = server.answer(ATTReadBlobRequest(handle: h, offset: 22).encoded()) ?? []
+        let parts = try [first, rest].map { r -> [UInt8] in
+            guard case .value(let v) = ReplayAnswer(response: r) else { throw ReadFailed() }
+            return v
+        }
+        #expect(parts.joined().elementsEqual(value))
+
+        let world = SimulatedWorld()
+        replay.install(into: world)
+        let app = RecordingCentral(world: world, scanFor: nil, discover: nil)
+        app.onReady = { app in
+            let characteristics = app.discoveredServices.flatMap { $0.characteristics ?? [] }
+            if let p = app.peripheral, let c = characteristics.first(where: { $0.handle == h }) { p.readValue(for: c) }
+        }
+        world.run(for: .seconds(10))
+        let reads = app.events.compactMap { e -> [UInt8]? in
+            if case .value(_, .success(let v)) = e.event { v } else { nil }
+        }
+        #expect(reads == [Array(parts.joined())])
+    }
+
+    struct ReadFailed: Error {}
 }
