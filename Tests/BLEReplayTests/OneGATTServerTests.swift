@@ -154,4 +154,45 @@ import Testing
     }
 
     struct ReadFailed: Error {}
+
+    /// A value written both ways (Write Command, then two Write Requests, the first refused):
+    /// the n-th Write Request gets the n-th captured Write Request's outcome through either
+    /// front. (The simulator's replayed peer used to count commands and requests in one list,
+    /// so an app's first request got the command's success and its second the refusal.)
+    @Test func writeRequestsGetTheCapturedRequestsOutcomesWhateverCommandsCameBetween() throws {
+        let h: UInt16 = 0x0021
+        let refused = ATTErrorCode.writeNotPermitted
+        var c = SyntheticConnection(peer: BDAddr(rawValue: 0xC0_11_22_33_44_66))
+        c.att([0x01, 0x02].withByteView { ATTWriteCommand(handle: h, value: $0).encoded() }, sent: true)
+        c.att([0x03].withByteView { ATTWriteRequest(handle: h, value: $0).encoded() }, sent: true)
+        c.att(
+            ATTErrorResponse(requestOpcode: .writeRequest, handle: h, errorCode: refused).encoded(), sent: false)
+        c.att([0x04].withByteView { ATTWriteRequest(handle: h, value: $0).encoded() }, sent: true)
+        c.att(ATTWriteResponse().encoded(), sent: false)
+        let path = ReplayFixtures.temporaryCapture(c.disconnect())
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let replay = try CaptureReplay(contentsOf: URL(fileURLWithPath: path))
+        let m = try #require(replay.models.first)
+
+        var server = ReplayATTServer(model: m.peerServer, faults: .none)
+        let att = [[0x03], [0x04]].map { (v: [UInt8]) -> Outcome in
+            let r = v.withByteView { server.answer(ATTWriteRequest(handle: h, value: $0).encoded()) } ?? []
+            return .wrote(r.withByteView(ATTErrorResponse.init(pdu:))?.errorCode)
+        }
+        #expect(att == [.wrote(refused), .wrote(nil)])
+
+        let world = SimulatedWorld()
+        replay.install(into: world)
+        let app = RecordingCentral(world: world, scanFor: nil, discover: nil)
+        app.onReady = { app in
+            let characteristics = app.discoveredServices.flatMap { $0.characteristics ?? [] }
+            guard let p = app.peripheral, let c = characteristics.first(where: { $0.handle == h }) else { return }
+            for v: [UInt8] in [[0x03], [0x04]] { p.writeValue(Data(v), for: c, type: .withResponse) }
+        }
+        world.run(for: .seconds(10))
+        let simulated = app.events.compactMap { e -> Outcome? in
+            if case .wrote(_, let error) = e.event { .wrote(error.map { UInt8($0.code.rawValue) }) } else { nil }
+        }
+        #expect(simulated == att)
+    }
 }
