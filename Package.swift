@@ -21,7 +21,6 @@ let package = Package(
         .library(name: "BLESimulator", targets: ["BLESimulator"]),
         .library(name: "BLESimLint", targets: ["BLESimLint"]),
         .library(name: "BLEReplay", targets: ["BLEReplay"]),
-        .library(name: "BLEReplaySimulator", targets: ["BLEReplaySimulator"]),
         .library(name: "BLEController", targets: ["BLEController"]),
         .executable(name: "BLESimulatorBench", targets: ["BLESimulatorBench"]),
         .executable(name: "BLECryptoBench", targets: ["BLECryptoBench"]),
@@ -86,7 +85,12 @@ let package = Package(
                 "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLELint", "BLEDiagnose",
                 "BLEFilter", "BLEReport",
             ]),
-        .target(name: "BLESimulator", dependencies: ["BLEAir", "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline"]),
+        // The simulator, with replay into it (captured peripherals with their recorded GATT servers
+        // installed in a SimulatedWorld, a captured central played against CBPeripheralManager
+        // code) over BLEReplay; `blecap` does not link it.
+        .target(
+            name: "BLESimulator",
+            dependencies: ["BLEAir", "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEReplay"]),
         // Simulator trace → lint (via the trace's JSONL); BLELint and BLESimulator stay independent.
         .target(name: "BLESimLint", dependencies: ["BLELint", "BLESimulator"]),
         // Spill storage: what grows with a capture kept in blocks of one unlinked temporary file
@@ -95,11 +99,6 @@ let package = Package(
         .target(
             name: "BLEReplay",
             dependencies: ["BLEAir", "BLEBytes", "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass", "BLESpool"]),
-        // Replay into the simulator (captured peripherals installed in a SimulatedWorld, a captured
-        // central played against CBPeripheralManager code); `blecap` does not link it.
-        .target(
-            name: "BLEReplaySimulator",
-            dependencies: ["BLEBytes", "BLEPackets", "BLETimeline", "BLEReplay", "BLESimulator"]),
         // A virtual HCI controller whose air is a capture (`blecap serve`): real host stacks
         // drive it over H4; the captured peripherals answer from BLEReplay's models.
         .target(
@@ -169,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "BLEReplayTests",
             dependencies: [
-                "BLEReplay", "BLEReplaySimulator", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO",
+                "BLEReplay", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO",
                 "BLEBytes", "BLESpool", "TestSupport",
             ]),
         .testTarget(

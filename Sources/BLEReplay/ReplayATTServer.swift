@@ -7,28 +7,25 @@ import BLEPackets
 /// gets the answer the captured server would have given), reads and writes from the recorded
 /// answers in order (the n-th read of a handle gets the n-th captured answer, later ones the
 /// last), errors as captured or as injected. `blecap replay`'s engine and the virtual HCI
-/// controller (BLEController) answer from this one type.
+/// controller (BLEController) answer from this one type; the recorded answers themselves come
+/// from its `RecordedGATTValues`, which a replayed peer in the simulator answers from too.
 package struct ReplayATTServer {
     private let model: ReplayServerModel
     private let faults: ReplayFaults
+    /// Reads and writes: the recorded backing.
+    private var values: RecordedGATTValues
     /// ATT_MTU of the bearer: 23 until an exchange (Vol 3 Part F 3.2.8). One bearer carries
     /// both directions, so an exchange either side starts sets it for both servers.
     package var mtu = Int(ATTBearer.defaultMTU)
     /// The ATT_MTU an answered Exchange MTU settles on, in force once its response is
     /// delivered (a PDU crossing it on the air still uses the old one).
     package private(set) var negotiatedMTU: Int?
-    private var readCursor: [UInt16: Int] = [:]
-    private var blobCursor: [UInt16: Int] = [:]
-    private var writeCursor: [UInt16: Int] = [:]
-    private var prepareCursor: [UInt16: Int] = [:]
     private var verbatimCursor: [[UInt8]: Int] = [:]
-    /// The last value read or written per handle (a Read Blob beyond the recorded ones
-    /// continues it).
-    private var current: [UInt16: [UInt8]] = [:]
 
     package init(model: ReplayServerModel, faults: ReplayFaults) {
         self.model = model
         self.faults = faults
+        values = RecordedGATTValues(servers: [model], faults: faults)
     }
 
     /// Raises ATT_MTU to what the capture shows in force at its index `i` (an exchange the
@@ -90,44 +87,35 @@ package struct ReplayATTServer {
         }
     }
 
-    /// Read Request (3.4.4.3): the recorded answers in order, then the last value.
+    /// The handle a read or write names, unless the server has no such attribute (Invalid
+    /// Handle, 3.4.1.1); an injected error on it is answered even so.
+    private func known(_ h: UInt16) -> Bool { values.fault(h) != nil || model.attribute(h) != nil }
+
+    /// Read Request (3.4.4.3): the recorded answer, cut to ATT_MTU − 1.
     private mutating func read(_ h: UInt16) -> [UInt8] {
         let op = ATTOpcode.readRequest
-        if let code = faults.errors[h] { return error(op, h, code) }
-        guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-        switch Self.next(model.reads, h, &readCursor) {
-        case .error(let code)?: return error(op, h, code)
-        case .value(let v)?:
-            current[h] = v
-            return readResponse(v.prefix(mtu - 1))
-        case nil: return readResponse((current[h] ?? []).prefix(mtu - 1))
+        guard known(h) else { return error(op, h, ATTErrorCode.invalidHandle) }
+        switch values.read(h) {
+        case .error(let code): return error(op, h, code)
+        case .value(let v): return readResponse(v.prefix(mtu - 1))
         }
     }
 
-    /// Read Blob Request (3.4.4.5): the recorded answers in order, then the last value from
-    /// the offset.
+    /// Read Blob Request (3.4.4.5): the recorded answer, cut to ATT_MTU − 1.
     private mutating func readBlob(_ h: UInt16, offset: UInt16) -> [UInt8] {
         let op = ATTOpcode.readBlobRequest
-        if let code = faults.errors[h] { return error(op, h, code) }
-        guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-        switch Self.next(model.blobReads, h, &blobCursor) {
-        case .error(let code)?: return error(op, h, code)
-        case .value(let v)?: return readBlobResponse(v.prefix(mtu - 1))
-        case nil:
-            let v = current[h] ?? []
-            let offset = Int(offset)
-            guard offset <= v.count else { return error(op, h, ATTErrorCode.invalidOffset) }
-            return readBlobResponse(v[offset...].prefix(mtu - 1))
+        guard known(h) else { return error(op, h, ATTErrorCode.invalidHandle) }
+        switch values.readBlob(h, offset: offset) {
+        case .error(let code): return error(op, h, code)
+        case .value(let v): return readBlobResponse(v.prefix(mtu - 1))
         }
     }
 
-    /// Write Request (3.4.5.1): the recorded outcome; the value becomes the current one.
+    /// Write Request (3.4.5.1): the recorded outcome.
     private mutating func write(_ h: UInt16, _ value: [UInt8]) -> [UInt8] {
         let op = ATTOpcode.writeRequest
-        if let code = faults.errors[h] { return error(op, h, code) }
-        guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-        if case .error(let code)? = Self.next(model.writes, h, &writeCursor) { return error(op, h, code) }
-        current[h] = value
+        guard known(h) else { return error(op, h, ATTErrorCode.invalidHandle) }
+        if let code = values.write(h, value) { return error(op, h, code) }
         return ATTWriteResponse().encoded()
     }
 
@@ -135,9 +123,8 @@ package struct ReplayATTServer {
     /// echoes the request.
     private mutating func prepareWrite(_ h: UInt16, echo: [UInt8]) -> [UInt8] {
         let op = ATTOpcode.prepareWriteRequest
-        if let code = faults.errors[h] { return error(op, h, code) }
-        guard model.attribute(h) != nil else { return error(op, h, ATTErrorCode.invalidHandle) }
-        if case .error(let code)? = Self.next(model.prepares, h, &prepareCursor) { return error(op, h, code) }
+        guard known(h) else { return error(op, h, ATTErrorCode.invalidHandle) }
+        if let code = values.prepareWrite(h) { return error(op, h, code) }
         return echo
     }
 
@@ -153,18 +140,6 @@ package struct ReplayATTServer {
         return op == .executeWriteRequest
             ? ATTExecuteWriteResponse().encoded()
             : error(op, handle ?? 0, ATTErrorCode.requestNotSupported)
-    }
-
-    /// The next recorded answer of `h` in `answers` (past the last, the last). Static: a method
-    /// of `self` given `&cursors`, a part of `self`, is called on a copy of the server (its
-    /// model's references and all), about 5% of replaying 950,000 requests (perf).
-    private static func next(_ answers: [UInt16: ReplayAnswers], _ h: UInt16, _ cursors: inout [UInt16: Int])
-        -> ReplayAnswer?
-    {
-        let n = cursors[h, default: 0]
-        cursors[h] = n + 1
-        guard let list = answers[h], !list.isEmpty else { return nil }
-        return list[min(n, list.count - 1)]
     }
 
     private func error(_ request: ATTOpcode, _ handle: UInt16, _ code: UInt8) -> [UInt8] {

@@ -82,6 +82,13 @@ public struct ReplayServerModel: Sendable {
     public var writes: [UInt16: ReplayAnswers] = [:]
     /// Outcomes of Prepare Write Requests per handle.
     public var prepares: [UInt16: ReplayAnswers] = [:]
+    /// The Value Offset of each Read Blob Request in `blobReads`, in the same order (a whole
+    /// value read continues with the ones that ask for its end, `RecordedGATTValues.readValue`).
+    public var blobOffsets: [UInt16: [UInt16]] = [:]
+    /// Outcomes of executed long writes per handle (Prepare Write … Execute Write with flags
+    /// 0x01, Vol 3 Part F 3.4.6.3): the handle's first refused Prepare Write, else the Execute
+    /// Write Response or its error.
+    public var longWrites: [UInt16: ReplayAnswers] = [:]
     /// Which handle an Attribute Not Found error of a discovery request names. Vol 3 Part F
     /// 3.4.3.1 says the starting handle; some stacks name the ending handle or the one after
     /// it, and not always the same for every request (iOS); others the last handle they
@@ -161,7 +168,7 @@ public struct ReplayServerModel: Sendable {
     /// Moves the recorded answers still in memory to the spool (a model kept until the
     /// session replays).
     mutating func sealHistory() {
-        for kind in [\Self.reads, \.blobReads, \.writes, \.prepares] {
+        for kind in [\Self.reads, \.blobReads, \.writes, \.prepares, \.longWrites] {
             for h in self[keyPath: kind].keys { self[keyPath: kind][h]?.seal() }
         }
     }
@@ -172,6 +179,8 @@ public struct ReplayServerModel: Sendable {
         blobReads = [:]
         writes = [:]
         prepares = [:]
+        blobOffsets = [:]
+        longWrites = [:]
         verbatim = [:]
     }
 
@@ -367,6 +376,9 @@ public struct ReplayConnectionModel: Sendable {
     }
     /// Per server ([peer's, host's]), kept while the model is built.
     private var notFoundErrors: [[NotFoundError]] = [[], []]
+    /// Per bearer direction ([host client, peer client]): the handles prepared since the last
+    /// Execute Write, in order, with the captured index of the first refusal of each.
+    private var prepared: [[(handle: UInt16, refusal: Int?)]] = [[], []]
 
     private mutating func learnNotFoundPolicies() {
         for dir in 0..<2 {
@@ -586,9 +598,27 @@ public struct ReplayConnectionModel: Sendable {
                     m.serverRxMTU = response.withByteView(ATTExchangeMTUResponse.init(pdu:))?.serverRxMTU
                 }
             case .readRequest: m.reads[h, default: ReplayAnswers(att)].append(response: index)
-            case .readBlobRequest: m.blobReads[h, default: ReplayAnswers(att)].append(response: index)
+            case .readBlobRequest:
+                m.blobReads[h, default: ReplayAnswers(att)].append(response: index)
+                m.blobOffsets[h, default: []].append(fields.offset)
             case .writeRequest: m.writes[h, default: ReplayAnswers(att)].append(response: index)
-            case .prepareWriteRequest: m.prepares[h, default: ReplayAnswers(att)].append(response: index)
+            case .prepareWriteRequest:
+                m.prepares[h, default: ReplayAnswers(att)].append(response: index)
+                let dir = hostIsClient ? 0 : 1
+                if let k = prepared[dir].firstIndex(where: { $0.handle == h }) {
+                    if error != nil, prepared[dir][k].refusal == nil { prepared[dir][k].refusal = index }
+                } else {
+                    prepared[dir].append((h, error != nil ? index : nil))
+                }
+            case .executeWriteRequest:
+                m.verbatim[request, default: []].append(response)
+                let dir = hostIsClient ? 0 : 1
+                if fields.executes {
+                    for p in prepared[dir] {
+                        m.longWrites[p.handle, default: ReplayAnswers(att)].append(response: p.refusal ?? index)
+                    }
+                }
+                prepared[dir] = []
             case .findInformationRequest:
                 // Discovery is answered from the attribute table; what Find Information named
                 // (declarations included, which the timeline's database keeps apart) is in it.
@@ -620,11 +650,16 @@ public struct ReplayConnectionModel: Sendable {
         var handle: UInt16 = 0
         var end: UInt16?
         var readByType16: UInt16?
+        /// A Read Blob's Value Offset.
+        var offset: UInt16 = 0
+        /// An Execute Write that writes the prepared values (flags 0x01), not one that cancels them.
+        var executes = false
 
         init(_ request: ByteView) {
             switch ATTPDU(request) {
             case .readRequest(let r): handle = r.handle
-            case .readBlobRequest(let r): handle = r.handle
+            case .readBlobRequest(let r): (handle, offset) = (r.handle, r.offset)
+            case .executeWriteRequest(let r): executes = r.flags == ATTExecuteWriteRequest.writeAllPreparedWrites
             case .writeRequest(let r): handle = r.handle
             case .prepareWriteRequest(let r): handle = r.handle
             case .findInformationRequest(let r): (handle, end) = (r.startingHandle, r.endingHandle)

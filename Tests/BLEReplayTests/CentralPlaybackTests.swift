@@ -1,5 +1,4 @@
 import BLEReplay
-import BLEReplaySimulator
 import BLESimulator
 import Foundation
 import TestSupport

@@ -1,6 +1,5 @@
 import BLEBytes
 import BLEReplay
-import BLEReplaySimulator
 import BLESimulator
 import BLETimeline
 import Foundation

@@ -12,7 +12,7 @@ let package = Package(
     dependencies: [.package(name: "blecap", path: "../..")],
     targets: [
         "CaptureIO", "BLEPackets", "BLETimeline", "BLEPass", "BLELint", "BLESimulator", "BLESimLint", "BLEReplay",
-        "BLEReplaySimulator", "BLEController", "BLEDiagnose", "BLEFleet", "BLEFilter", "BLEOutput",
+        "BLEController", "BLEDiagnose", "BLEFleet", "BLEFilter", "BLEOutput",
     ].map { product in
         .target(
             name: "\(product)Client", dependencies: [.product(name: product, package: "blecap")],

@@ -1,3 +1,4 @@
+import BLEAir
 import Foundation
 
 /// A characteristic descriptor on a simulated peripheral's GATT server.
@@ -308,5 +309,27 @@ struct GATTServerDatabase {
             return c
         }
         return characteristics.first { $0.uuid == uuid && $0.definition != nil }
+    }
+}
+
+/// The declared backing: a definition's `onRead`/`onWrite`, else its stored value (a write
+/// replaces it). The link has checked the handle, properties and permissions.
+extension GATTServerDatabase: GATTValueBacking {
+    func readValue(_ handle: UInt16) -> GATTAnswer {
+        guard let def = characteristic(valueHandle: handle)?.definition else { return .value([]) }
+        if let onRead = def.onRead {
+            switch onRead() {
+            case .success(let v): return .value(v)
+            case .failure(let e): return .error(e.code.byte)
+            }
+        }
+        return .value(def.value)
+    }
+
+    func writeValue(_ handle: UInt16, _ value: [UInt8], kind: GATTWriteKind) -> UInt8? {
+        guard let def = characteristic(valueHandle: handle)?.definition else { return nil }
+        if let onWrite = def.onWrite { return onWrite(value)?.code.byte }
+        def.value = value
+        return nil
     }
 }

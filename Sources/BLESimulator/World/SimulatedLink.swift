@@ -528,7 +528,7 @@ final class SimulatedLink {
                     .write(operation(.writeRequest, characteristic.handle, valueRef(characteristic)), .request),
                     value: bytes,
                     errorHandle: characteristic.handle,
-                    deferred: { serverWriteRequest(characteristic, bytes, chunk: bytes.count, $0) }
+                    deferred: { serverWriteRequest(characteristic, bytes, chunk: bytes.count, kind: .request, $0) }
                 ) { code, _ in
                     done(code)
                 }
@@ -628,7 +628,7 @@ final class SimulatedLink {
         } else {
             exchange(
                 .write(operation(.executeWriteRequest, 0, nil, offset: 1), .execute), errorHandle: c.handle,
-                deferred: { serverWriteRequest(c, bytes, chunk: chunk, $0) }
+                deferred: { serverWriteRequest(c, bytes, chunk: chunk, kind: .longWrite, $0) }
             ) { code, _ in done(code) }
         }
     }
@@ -647,7 +647,7 @@ final class SimulatedLink {
                     local.write(sc, parts: [(0, bytes)], from: self, answer: nil)
                 }
             } else {
-                _ = serverWrite(c, bytes, request: false)
+                _ = serverWrite(c, bytes, kind: .command)
             }
         }
         scheduleDrain()
@@ -685,7 +685,7 @@ final class SimulatedLink {
 
     // MARK: - Server side
 
-    /// Answers a Read Request: from the definition, or (permissions checked first, as Core
+    /// Answers a Read Request: from the server's backing, or (permissions checked first, as Core
     /// Bluetooth checks them) by a peripheral manager's app.
     private func serverRead(_ ch: CBCharacteristic, _ answer: @escaping (UInt8?, [UInt8]?) -> Void) {
         let checked = serverRead(ch)
@@ -703,13 +703,12 @@ final class SimulatedLink {
         guard c.properties.contains(.read), def.permissions.contains(.readable) else {
             return (CBATTError.Code.readNotPermitted.byte, nil)
         }
-        if let onRead = def.onRead {
-            switch onRead() {
-            case .success(let v): return (nil, Array(v.prefix(512)))
-            case .failure(let e): return (e.code.byte, nil)
-            }
+        let answer =
+            device.valueBacking != nil ? device.valueBacking!.readValue(c.valueHandle) : db.readValue(c.valueHandle)
+        switch answer {
+        case .value(let v): return (nil, Array(v.prefix(512)))
+        case .error(let code): return (code, nil)
         }
-        return (nil, Array(def.value.prefix(512)))
     }
 
     private func serverReadDescriptor(_ d: CBDescriptor) -> (UInt8?, [UInt8]?) {
@@ -737,15 +736,15 @@ final class SimulatedLink {
     }
 
     /// Applies a Write Request, or an Execute Write of `bytes` prepared in parts of `chunk`
-    /// bytes, and answers it: from the definition, or by a peripheral manager's app, which gets
-    /// the prepared parts as one array of requests (`didReceiveWrite`).
+    /// bytes (`kind` says which), and answers it: from the server's backing, or by a peripheral
+    /// manager's app, which gets the prepared parts as one array of requests (`didReceiveWrite`).
     private func serverWriteRequest(
-        _ ch: CBCharacteristic, _ bytes: [UInt8], chunk: Int,
+        _ ch: CBCharacteristic, _ bytes: [UInt8], chunk: Int, kind: GATTWriteKind,
         _ answer: @escaping (UInt8?, [UInt8]?) -> Void
     ) {
         guard let local = device.localServer, let c = db.characteristic(valueHandle: ch.handle), c.uuid == ch.uuid
         else {
-            answer(serverWrite(ch, bytes, request: true), nil)
+            answer(serverWrite(ch, bytes, kind: kind), nil)
             return
         }
         if let refused = serverWritePrecheck(ch, length: bytes.count, request: true) {
@@ -761,15 +760,11 @@ final class SimulatedLink {
 
     /// Applies a write; a command that fails is ignored silently (no response to a command,
     /// Vol 3 Part F 3.4.5.3).
-    private func serverWrite(_ ch: CBCharacteristic, _ bytes: [UInt8], request: Bool) -> UInt8? {
-        if let refused = serverWritePrecheck(ch, length: bytes.count, request: request) { return refused }
-        guard let def = db.characteristic(valueHandle: ch.handle)?.definition else { return nil }
-        if let onWrite = def.onWrite {
-            if let e = onWrite(bytes) { return e.code.byte }
-        } else {
-            def.value = bytes
-        }
-        return nil
+    private func serverWrite(_ ch: CBCharacteristic, _ bytes: [UInt8], kind: GATTWriteKind) -> UInt8? {
+        if let refused = serverWritePrecheck(ch, length: bytes.count, request: kind != .command) { return refused }
+        guard db.characteristic(valueHandle: ch.handle)?.definition != nil else { return nil }
+        if device.valueBacking != nil { return device.valueBacking!.writeValue(ch.handle, bytes, kind: kind) }
+        return db.writeValue(ch.handle, bytes, kind: kind)
     }
 
     private func serverWriteDescriptor(_ d: CBDescriptor, _ bytes: [UInt8]) -> UInt8? {

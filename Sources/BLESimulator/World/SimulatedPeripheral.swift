@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import Foundation
 
@@ -147,6 +148,13 @@ public final class SimulatedPeripheral {
 
     /// Whether the central's radio can hear it.
     public internal(set) var isInRange = true
+
+    /// What answers reads and writes of characteristic values instead of the definitions (their
+    /// stored values and `onRead`/`onWrite`): a captured server's recorded answers (BLEReplay's
+    /// `RecordedGATTValues`, set by a replayed peer). The definitions still lay out the table and
+    /// the link still checks handles, properties and permissions before it asks; nil: the
+    /// definitions answer (`GATTServerDatabase`, the declared backing).
+    package var valueBacking: (any GATTValueBacking)?
 
     /// The app's GATT server when a `CBPeripheralManager` publishes this device: requests go to
     /// it instead of the definitions' handlers.

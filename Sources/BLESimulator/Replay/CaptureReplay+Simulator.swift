@@ -1,7 +1,6 @@
 import BLEBytes
 import BLEPackets
 import BLEReplay
-import BLESimulator
 import BLETimeline
 import Foundation
 
@@ -14,8 +13,9 @@ import Foundation
 ///   an earlier connection to the same peer learned, outside the services it rediscovered), with the
 ///   captured handles and properties (`SimulatedService(handle:endHandle:)`, …) and no
 ///   generated Generic Attribute service: a captured 0x1801 is served as it was.
-/// - **Answers**: read and write outcomes of every selected connection to the peer,
-///   concatenated in capture order (`ReplayedPeer.reads`/`writes`).
+/// - **Answers**: the recorded backing of every selected connection to the peer, its histories
+///   concatenated in capture order (`RecordedGATTValues`, the answers `blecap replay`'s ATT
+///   server gives; `ReplayedPeer.reads`).
 /// - **Notifications, link end, faults**: per connection. The n-th simulated connection plays
 ///   the n-th captured connection's notification streams and link end (the last captured one
 ///   for any later connection), so a captured reconnect sequence replays in order.
@@ -80,17 +80,6 @@ extension ReplayAttribute {
 
 /// One captured peer as a simulated peripheral, with what it was built from.
 public struct ReplayedPeer {
-    /// A write as the simulator hands it to `onWrite`: Write Requests and long writes
-    /// (Prepare Write … Execute Write, one call) need the Write property, Write Commands the
-    /// Write Without Response property (Core Bluetooth checks, the simulated server enforces).
-    public enum WriteKind: Sendable, Equatable { case request, longWrite, command }
-
-    public struct RecordedWrite: Sendable, Equatable {
-        public var kind: WriteKind
-        /// `.value([])` for success (commands always succeed: they have no response).
-        public var outcome: ReplayAnswer
-    }
-
     public let peripheral: SimulatedPeripheral
     let state: PeerReplayState
 
@@ -101,32 +90,30 @@ public struct ReplayedPeer {
 
     /// The captured connections to the peer, in capture order.
     public var models: [ReplayConnectionModel] { state.models }
-    /// Answers to reads per value handle, in capture order over every connection. A read
-    /// continued by Read Blob Requests (Vol 3 Part G 4.8.3 Read Long Characteristic Values)
-    /// is one answer with the whole value, as Core Bluetooth reports it.
-    public var reads: [UInt16: [ReplayAnswer]] { state.reads }
-    /// Writes per value handle, in capture order over every connection.
-    public var writes: [UInt16: [RecordedWrite]] { state.writes }
+    /// The captured answers to Read Requests per handle, in capture order over every
+    /// connection (what the peripheral's n-th read gets; a read that Read Blob Requests
+    /// continued gets their answers appended, `RecordedGATTValues.readValue`).
+    public var reads: [UInt16: [ReplayAnswer]] {
+        var reads: [UInt16: [ReplayAnswer]] = [:]
+        for m in models { for (h, list) in m.peerServer.reads { reads[h, default: []] += list } }
+        return reads
+    }
     /// Per captured connection: value handle → the values its recorded notification source
     /// sends after a subscription (drops applied).
     public var streamValues: [[UInt16: [[UInt8]]]] { state.streamValues }
 }
 
-/// The state a replayed peer's handlers keep (histories, answer cursors, open connections).
-/// The peripheral's handlers hold it; it never holds the peripheral, so nothing leaks.
+/// The state a replayed peer's connection observer keeps (streams, open connections); its
+/// answers are the peripheral's recorded backing. The peripheral's observer holds it; it never
+/// holds the peripheral, so nothing leaks.
 final class PeerReplayState {
     let models: [ReplayConnectionModel]
     let faults: ReplayFaults
-    private(set) var reads: [UInt16: [ReplayAnswer]] = [:]
-    private(set) var writes: [UInt16: [ReplayedPeer.RecordedWrite]] = [:]
     /// Per captured connection: its recorded notification sources.
     private(set) var notificationSources: [[SimulatedPeripheral.NotificationSource]] = []
     private(set) var streamValues: [[UInt16: [[UInt8]]]] = []
 
     private let captureStart: Int64
-    private var readCursor: [UInt16: Int] = [:]
-    private var writeCursor: [UInt16: Int] = [:]
-    private var lastWritten: [UInt16: [UInt8]] = [:]
     /// Simulated connections so far (the n-th replays captured connection min(n, count − 1)).
     private var connections = 0
     private var open: Set<Int> = []
@@ -135,7 +122,6 @@ final class PeerReplayState {
         self.models = models
         self.faults = faults
         self.captureStart = captureStart
-        for m in models { recordAnswers(of: m) }
         for m in models {
             let (sources, values) = streams(of: m)
             notificationSources.append(sources)
@@ -146,83 +132,12 @@ final class PeerReplayState {
     private var last: ReplayConnectionModel { models[models.count - 1] }
     private var database: ReplayServerModel { last.peerServer }
 
-    // MARK: - Histories
-
-    /// Files the host client's reads and writes of one connection, with their captured
-    /// outcomes, from the script (request and its response) rather than from the server
-    /// model's per-opcode lists, so a long read or write is put together as Core Bluetooth
-    /// sees it.
     /// The value a notification or indication carries (after its handle).
     private static func notifiedValue(_ b: ByteView) -> [UInt8] {
         switch ATTPDU(b) {
         case .handleValueNotification(let n): n.value.toArray()
         case .handleValueIndication(let i): i.value.toArray()
         default: []
-        }
-    }
-
-    private func recordAnswers(of m: ReplayConnectionModel) {
-        var prepared: [UInt16: UInt8?] = [:]  // handle → first Prepare Write error
-        var preparedOrder: [UInt16] = []
-        var lastRead: (handle: UInt16, index: Int)?
-        for s in m.steps where s.hostIsClient {
-            let op = ATTOpcode(s.bytes.first ?? 0)
-            let fields = ATTClientFields(s.bytes)
-            let h = fields.handle
-            let response = s.responseIndex.map { m.connection.att[$0].bytes }
-            let answer = response.map(ReplayAnswer.init(response:))
-            switch op {
-            case .readRequest:
-                guard let answer else {
-                    lastRead = nil
-                    continue
-                }  // unanswered: the link ended
-                reads[h, default: []].append(answer)
-                lastRead = (h, reads[h]!.count - 1)
-            case .readBlobRequest:
-                // A Read Blob at the end of the value read so far continues it (Vol 3 Part F 3.4.4.5).
-                guard let answer, let l = lastRead, l.handle == h, case .value(let sofar)? = reads[h]?[l.index],
-                    Int(fields.offset) == sofar.count
-                else { continue }
-                switch answer {
-                case .value(let more): reads[h]![l.index] = .value(sofar + more)
-                case .error: reads[h]![l.index] = answer
-                }
-            case .writeRequest:
-                lastRead = nil
-                guard let answer else { continue }
-                writes[h, default: []].append(ReplayedPeer.RecordedWrite(kind: .request, outcome: answer))
-            case .writeCommand:
-                writes[h, default: []].append(ReplayedPeer.RecordedWrite(kind: .command, outcome: .value([])))
-            case .prepareWriteRequest:
-                lastRead = nil
-                if prepared[h] == nil {
-                    preparedOrder.append(h)
-                    prepared[h] = .some(nil)
-                }
-                if case .error(let code)? = answer, prepared[h]! == nil { prepared[h] = code }
-            case .executeWriteRequest:
-                lastRead = nil
-                // Execute Write with flags 0x01 writes the queue; 0x00 cancels it (3.4.6.3).
-                let executes =
-                    s.bytes.withByteView(ATTExecuteWriteRequest.init(pdu:))?.flags
-                    == ATTExecuteWriteRequest.writeAllPreparedWrites
-                if executes {
-                    for ph in preparedOrder {
-                        var outcome: ReplayAnswer = .value([])
-                        if let code = prepared[ph]! {
-                            outcome = .error(code)
-                        } else if case .error(let code)? = answer {
-                            outcome = .error(code)
-                        }
-                        writes[ph, default: []].append(ReplayedPeer.RecordedWrite(kind: .longWrite, outcome: outcome))
-                    }
-                }
-                prepared = [:]
-                preparedOrder = []
-            default:
-                break
-            }
         }
     }
 
@@ -273,13 +188,14 @@ final class PeerReplayState {
         let address = last.peer ?? BDAddr(rawValue: 0xC0_00_00_00_00_00 | UInt64(UInt16(truncatingIfNeeded: c.number)))
         let p = SimulatedPeripheral(address: address, addressType: c.summary.peerAddressType ?? 1)
         p.providesGenericAttributeService = false
-        p.services = services()
+        let recorded = RecordedGATTValues(servers: models.map(\.peerServer), faults: faults)
+        p.services = services(recorded)
+        p.valueBacking = recorded
         p.notificationSources = notificationSources.first ?? []
 
         // GAP Device Name (Vol 3 Part C 12.1) if the capture read it.
         let deviceName = database.attributes.first { $0.type == BluetoothUUID(uuid16: 0x2A00) }
-            .flatMap { reads[$0.handle]?.first { if case .value = $0 { true } else { false } } }
-            .flatMap { a -> String? in if case .value(let v) = a { String(decoding: v, as: UTF8.self) } else { nil } }
+            .flatMap { recorded.firstRecordedValue($0.handle) }.map { String(decoding: $0, as: UTF8.self) }
         if let ad = models.last(where: { $0.connection.advertisement != nil })?.connection.advertisement {
             applyAdvertisement(ad, to: p)
         } else {
@@ -387,7 +303,7 @@ final class PeerReplayState {
     /// into services of type `inferredServiceType`, one per gap between discovered services:
     /// an app cannot find them by a service UUID it knows, as it could not on the real device
     /// without discovering them.
-    private func services() -> [SimulatedService] {
+    private func services(_ recorded: RecordedGATTValues) -> [SimulatedService] {
         let attrs = database.attributes
         var services: [Service] = attrs.compactMap { a in
             guard !a.isInferred, a.type == ReplayAttribute.primaryService || a.type == ReplayAttribute.secondaryService,
@@ -470,65 +386,23 @@ final class PeerReplayState {
         return services.map { s in
             let includes = s.includes.compactMap { start in services.first { $0.start == start }.map { CBUUID($0.uuid) }
             }
-            let chars = s.characteristics.sorted { $0.value < $1.value }.map(characteristic)
+            let chars = s.characteristics.sorted { $0.value < $1.value }.map { characteristic($0, recorded) }
             return SimulatedService(
                 uuid: CBUUID(s.uuid), isPrimary: s.isPrimary, characteristics: chars,
                 includedServices: includes, handle: s.start, endHandle: s.end)
         }
     }
 
-    private func characteristic(_ c: Characteristic) -> SimulatedCharacteristic {
-        let h = c.value
+    /// A characteristic of the captured table; its value's reads and writes are answered by the
+    /// peripheral's recorded backing, its descriptors hold the first value read of them.
+    private func characteristic(_ c: Characteristic, _ recorded: RecordedGATTValues) -> SimulatedCharacteristic {
         let descriptors = c.descriptors.map { d in
-            SimulatedDescriptor(uuid: CBUUID(d.uuid), value: firstValue(reads[d.handle]) ?? [], handle: d.handle)
+            SimulatedDescriptor(
+                uuid: CBUUID(d.uuid), value: recorded.firstRecordedValue(d.handle) ?? [], handle: d.handle)
         }
-        let ch = SimulatedCharacteristic(
+        return SimulatedCharacteristic(
             uuid: CBUUID(c.uuid), properties: CBCharacteristicProperties(rawValue: UInt(c.properties)),
-            descriptors: descriptors, declarationHandle: c.declaration, valueHandle: h)
-        ch.onRead = { self.read(h) }
-        ch.onWrite = { bytes in self.write(h, bytes) }
-        return ch
-    }
-
-    private func firstValue(_ answers: [ReplayAnswer]?) -> [UInt8]? {
-        for a in answers ?? [] { if case .value(let v) = a { return v } }
-        return nil
-    }
-
-    private static func attError(_ code: UInt8) -> CBATTError { CBATTError(.init(rawValue: Int(code))) }
-
-    /// The n-th read of a value gets the n-th captured answer, later ones the last; a value
-    /// never read in the capture answers what was last written to it (else nothing). An
-    /// injected error wins.
-    private func read(_ h: UInt16) -> Result<[UInt8], CBATTError> {
-        if let code = faults.errors[h] { return .failure(Self.attError(code)) }
-        guard let list = reads[h], !list.isEmpty else { return .success(lastWritten[h] ?? []) }
-        let i = readCursor[h, default: 0]
-        readCursor[h] = i + 1
-        switch list[min(i, list.count - 1)] {
-        case .value(let v): return .success(v)
-        case .error(let code): return .failure(Self.attError(code))
-        }
-    }
-
-    /// The n-th write the simulator passes on gets the n-th captured outcome of a write it
-    /// would pass on (requests and long writes if the value has the Write property, commands
-    /// if it has Write Without Response), later ones the last. An injected error wins.
-    private func write(_ h: UInt16, _ bytes: [UInt8]) -> CBATTError? {
-        if let code = faults.errors[h] { return Self.attError(code) }
-        let props = database.attribute(h)?.properties ?? 0
-        let list = (writes[h] ?? []).filter {
-            $0.kind == .command
-                ? props & GATTCharacteristicProperty.writeWithoutResponse != 0
-                : props & GATTCharacteristicProperty.write != 0
-        }
-        if !list.isEmpty {
-            let i = writeCursor[h, default: 0]
-            writeCursor[h] = i + 1
-            if case .error(let code) = list[min(i, list.count - 1)].outcome { return Self.attError(code) }
-        }
-        lastWritten[h] = bytes
-        return nil
+            descriptors: descriptors, declarationHandle: c.declaration, valueHandle: c.value)
     }
 
     // MARK: - Connections

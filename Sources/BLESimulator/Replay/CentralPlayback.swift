@@ -1,7 +1,6 @@
 import BLEBytes
 import BLEPackets
 import BLEReplay
-import BLESimulator
 import BLETimeline
 import Foundation
 
