@@ -36,13 +36,7 @@ public enum L2CAPSignalingCode {
     public static let connectionParameterUpdateResponse: UInt8 = 0x13
 }
 
-/// SMP command codes code refers to by name (Vol 3 Part H 3.3, Table 3.1); BLEPackets adds the
-/// table of all of them (name, size, decoder).
-public enum SMPCode {
-    /// 3.5.1: sent by the initiator, on LE the central.
-    public static let pairingRequest: UInt8 = 0x01
-    /// 3.5.2: sent by the responder, on LE the peripheral.
-    public static let pairingResponse: UInt8 = 0x02
-    /// 3.6.7: sent by the peripheral.
-    public static let securityRequest: UInt8 = 0x0B
-}
+/// SMP command codes (Vol 3 Part H 3.3, Table 3.1): the constants are generated from the SMP
+/// table (scripts/pdu/smp_pdus.py, SMPCode+Generated.swift); BLEPackets adds the table of all of
+/// them (name, size, decoder).
+public enum SMPCode {}

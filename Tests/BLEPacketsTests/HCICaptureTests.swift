@@ -128,35 +128,18 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
     }
 }
 
-/// The typed commands the virtual controller acts on (HCIControllerCommands.swift), over every
+/// The typed commands the virtual controller acts on (HCITypedCommands and the hand-written ones), over every
 /// command of the Bumble captures: each decodes and encodes back to the parameters it came from.
 @Suite struct HCIControllerCommandCaptureTests {
     static func typed(_ c: HCICommandPacket) -> (any HCICommandEncodable)? {
         let p = c.parameters
         switch c.opcode {
-        case HCIOpcode.setEventMask, HCIOpcode.leSetEventMask: return HCISetEventMask(opcode: c.opcode, parameters: p)
-        case HCIOpcode.readRSSI, HCIOpcode.leReadPHY, HCIOpcode.leReadRemoteFeatures,
-            HCIOpcode.readRemoteVersionInformation, HCIOpcode.leLongTermKeyRequestNegativeReply:
-            return HCIConnectionHandleCommand(opcode: c.opcode, parameters: p)
-        case HCIOpcode.leSetRandomAddress: return HCILESetRandomAddress(parameters: p)
-        case HCIOpcode.leSetAdvertisingEnable: return HCILESetAdvertisingEnable(parameters: p)
+        // The commands whose parameters are not a fixed sequence of fields, hand-written.
         case HCIOpcode.leSetExtendedAdvertisingEnable: return HCILESetExtendedAdvertisingEnable(parameters: p)
-        case HCIOpcode.leSetDataLength: return HCILESetDataLength(parameters: p)
-        case HCIOpcode.leWriteSuggestedDefaultDataLength: return HCILEWriteSuggestedDefaultDataLength(parameters: p)
-        case HCIOpcode.leEnableEncryption: return HCILEEnableEncryption(parameters: p)
-        case HCIOpcode.leLongTermKeyRequestReply: return HCILELongTermKeyRequestReply(parameters: p)
-        case HCIOpcode.leSetPHY: return HCILESetPHY(parameters: p)
-        case HCIOpcode.leAddDeviceToResolvingList: return HCILEAddDeviceToResolvingList(parameters: p)
-        // What `blecap replay --controller` sends to advertise, scan and connect with the
-        // extended commands.
-        case HCIOpcode.leSetExtendedAdvertisingParameters: return HCILESetExtendedAdvertisingParameters(parameters: p)
-        case HCIOpcode.leSetExtendedAdvertisingData, HCIOpcode.leSetExtendedScanResponseData:
-            return HCILESetExtendedAdvertisingData(opcode: c.opcode, parameters: p)
-        case HCIOpcode.leSetAdvertisingSetRandomAddress: return HCILESetAdvertisingSetRandomAddress(parameters: p)
         case HCIOpcode.leSetExtendedScanParameters: return HCILESetExtendedScanParameters(parameters: p)
-        case HCIOpcode.leSetExtendedScanEnable: return HCILESetExtendedScanEnable(parameters: p)
         case HCIOpcode.leExtendedCreateConnection: return HCILEExtendedCreateConnection(parameters: p)
-        default: return nil
+        // The rest generated from scripts/pdu/hci_commands.py.
+        default: return HCITypedCommands.decode(opcode: c.opcode, parameters: p)
         }
     }
 

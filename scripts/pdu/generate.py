@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerate the Swift that follows from the ATT PDU table in scripts/pdu/att_pdus.py.
+"""Regenerate the Swift that follows from the PDU tables: ATT (scripts/pdu/att_pdus.py), HCI
+commands (scripts/pdu/hci_commands.py) and SMP (scripts/pdu/smp_pdus.py).
 
     python3 scripts/pdu/generate.py          # rewrite the Swift files that changed
     python3 scripts/pdu/generate.py --check  # exit 1 if a committed file differs
@@ -8,6 +9,12 @@ Writes Sources/BLECodes/ATTOpcode+Generated.swift (the opcode constants and thei
 and Sources/BLEPackets/ATT/ATTPDU+Generated.swift (the ATTPDU enum, its decode, encode and
 opcode, each payload type's opcode, the opcode table and the request → response pairing).
 The payload types stay hand-written beside their siblings in Sources/BLEPackets/ATT/.
+From the HCI table (scripts/pdu/hci_generate.py): Sources/BLECodes/HCIOpcode+Generated.swift
+(the HCIOpcode constants) and Sources/BLEPackets/HCI/HCICommands+Generated.swift (the typed
+commands' layouts, HCICommands.table rows and structs: fields, decoder, encoder). From the SMP
+table (scripts/pdu/smp_generate.py): Sources/BLECodes/SMPCode+Generated.swift (the SMPCode
+constants) and Sources/BLEPackets/SMP/SMPPDU+Generated.swift (the code table, the SMPPDU enum
+and its decode, each command type's code).
 Python 3 standard library only.
 """
 
@@ -22,6 +29,10 @@ sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
 
 from att_pdus import ATT_PDUS  # noqa: E402
+from hci_commands import HCI_COMMANDS  # noqa: E402
+import hci_generate  # noqa: E402
+from smp_pdus import SMP_PDUS  # noqa: E402
+import smp_generate  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(HERE))
 from generated_files import write_or_check  # noqa: E402
@@ -261,8 +272,23 @@ def main():
     except TableError as error:
         print(f"scripts/pdu/att_pdus.py: {error}", file=sys.stderr)
         return 1
+    try:
+        hci_rows, hci_types = hci_generate.validate(HCI_COMMANDS)
+    except hci_generate.TableError as error:
+        print(f"scripts/pdu/hci_commands.py: {error}", file=sys.stderr)
+        return 1
+    try:
+        smp_rows = smp_generate.validate(SMP_PDUS)
+    except smp_generate.TableError as error:
+        print(f"scripts/pdu/smp_pdus.py: {error}", file=sys.stderr)
+        return 1
     files = {relative: render(rows) for relative, render in OUTPUTS.items()}
-    return write_or_check(ROOT, files, args.check, "scripts/pdu/generate.py makes of its table")
+    files[os.path.join("Sources", "BLECodes", "SMPCode+Generated.swift")] = smp_generate.codes_file(smp_rows)
+    files[os.path.join("Sources", "BLEPackets", "SMP", "SMPPDU+Generated.swift")] = smp_generate.packets_file(smp_rows)
+    files[os.path.join("Sources", "BLECodes", "HCIOpcode+Generated.swift")] = hci_generate.codes_file(hci_rows)
+    files[os.path.join("Sources", "BLEPackets", "HCI", "HCICommands+Generated.swift")] = \
+        hci_generate.packets_file(hci_rows, hci_types)
+    return write_or_check(ROOT, files, args.check, "scripts/pdu/generate.py makes of its tables")
 
 if __name__ == "__main__":
     sys.exit(main())

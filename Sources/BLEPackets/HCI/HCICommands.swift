@@ -45,91 +45,25 @@ public struct HCIConnectionParameters: Equatable, Sendable {
     public var supervisionTimeoutMicroseconds: Int64 { Int64(supervisionTimeout) * HCIFields.unit10ms }
 }
 
-/// HCI_Disconnect (7.1.6), opcode 0x0406.
-public struct HCIDisconnect: HCICommandEncodable, Sendable {
-    public static let opcode: UInt16 = HCIOpcode.disconnect
-    public let handle: UInt16
-    /// An HCI error code (usually 0x13 Remote User Terminated Connection).
-    public let reason: UInt8
+// HCI_Disconnect (7.1.6), LE Set Scan Parameters and Enable (7.8.10, 7.8.11), LE Set Extended
+// Scan Enable (7.8.65), LE Create Connection (7.8.12) and LE Connection Update (7.8.18): their
+// fields, decoders and encoders are generated from scripts/pdu/hci_commands.py
+// (HCICommands+Generated.swift); here what some of them add.
 
-    public init(handle: UInt16, reason: UInt8) { (self.handle, self.reason) = (handle, reason) }
-
-    public var commandOpcode: UInt16 { Self.opcode }
-    public func appendParameters(to w: inout ByteWriter) {
-        w.appendUInt16LE(handle)
-        w.appendUInt8(reason)
-    }
-
-    public init?(parameters p: ByteView) {
-        guard let h = p.u16le(0), let reason = p.u8(2) else { return nil }
-        handle = h & 0x0FFF
-        self.reason = reason
-    }
-}
-
-/// HCI_LE_Set_Scan_Parameters (7.8.10), opcode 0x200B.
-public struct HCILESetScanParameters: HCICommandEncodable, Sendable {
-    public static let opcode: UInt16 = HCIOpcode.leSetScanParameters
-    /// 0 passive, 1 active.
-    public let scanType: UInt8
-    /// Units of 0.625 ms.
-    public let interval: UInt16
-    public let window: UInt16
-    public let ownAddressType: UInt8
-    public let filterPolicy: UInt8
-
-    public init?(parameters p: ByteView) {
-        guard let t = p.u8(0), let i = p.u16le(1), let w = p.u16le(3), let o = p.u8(5), let f = p.u8(6)
-        else { return nil }
-        (scanType, interval, window, ownAddressType, filterPolicy) = (t, i, w, o, f)
-    }
-
-    public init(scanType: UInt8, interval: UInt16, window: UInt16, ownAddressType: UInt8, filterPolicy: UInt8) {
-        (self.scanType, self.interval, self.window, self.ownAddressType, self.filterPolicy) =
-            (scanType, interval, window, ownAddressType, filterPolicy)
-    }
-
-    public var commandOpcode: UInt16 { Self.opcode }
-    public func appendParameters(to w: inout ByteWriter) {
-        w.appendUInt8(scanType)
-        w.appendUInt16LE(interval)
-        w.appendUInt16LE(window)
-        w.appendUInt8(ownAddressType)
-        w.appendUInt8(filterPolicy)
-    }
-
+extension HCILESetScanParameters {
     public var isActive: Bool { scanType == 1 }
     public var intervalMicroseconds: Int64 { Int64(interval) * HCIFields.slot625 }
     public var windowMicroseconds: Int64 { Int64(window) * HCIFields.slot625 }
 }
 
-/// HCI_LE_Set_Scan_Enable (7.8.11), opcode 0x200C.
-public struct HCILESetScanEnable: HCICommandEncodable, Sendable {
-    public static let opcode: UInt16 = HCIOpcode.leSetScanEnable
-    /// LE_Scan_Enable as sent (0x00 disabled, 0x01 enabled).
-    public let enableValue: UInt8
+extension HCILESetScanEnable {
     public var enable: Bool { enableValue != 0 }
-    public let filterDuplicates: UInt8
-
-    public init?(parameters p: ByteView) {
-        guard let e = p.u8(0), let f = p.u8(1) else { return nil }
-        enableValue = e
-        filterDuplicates = f
-    }
 
     public init(enable: Bool, filterDuplicates: UInt8) {
         enableValue = enable ? 1 : 0
         self.filterDuplicates = filterDuplicates
     }
 
-    public var commandOpcode: UInt16 { Self.opcode }
-    public func appendParameters(to w: inout ByteWriter) {
-        w.appendUInt8(enableValue)
-        w.appendUInt8(filterDuplicates)
-    }
-}
-
-extension HCILESetScanEnable {
     /// The enable octet that LE Set Scan Enable and LE Set Extended Scan Enable (7.8.65) both
     /// begin with (0x00 disabled, 0x01 enabled), read through the command's layout: nil only
     /// when the parameters are empty, where the structs need all their fields.
@@ -228,83 +162,19 @@ public struct HCILESetExtendedScanParameters: HCICommandEncodable, @unchecked Se
     }
 }
 
-/// HCI_LE_Set_Extended_Scan_Enable (7.8.65), opcode 0x2042.
-public struct HCILESetExtendedScanEnable: HCICommandEncodable, Sendable {
-    public static let opcode: UInt16 = HCIOpcode.leSetExtendedScanEnable
-    /// Enable as sent (0x00 disabled, 0x01 enabled).
-    public let enableValue: UInt8
+extension HCILESetExtendedScanEnable {
     public var enable: Bool { enableValue != 0 }
-    public let filterDuplicates: UInt8
-    /// Units of 10 ms; 0 = until disabled.
-    public let duration: UInt16
-    /// Units of 1.28 s; 0 = not periodic.
-    public let period: UInt16
-
-    public init?(parameters p: ByteView) {
-        guard let e = p.u8(0), let f = p.u8(1), let d = p.u16le(2), let pr = p.u16le(4) else { return nil }
-        (enableValue, filterDuplicates, duration, period) = (e, f, d, pr)
-    }
 
     public init(enable: Bool, filterDuplicates: UInt8, duration: UInt16 = 0, period: UInt16 = 0) {
         (enableValue, self.filterDuplicates, self.duration, self.period) = (
             enable ? 1 : 0, filterDuplicates, duration, period
         )
     }
-
-    public var commandOpcode: UInt16 { Self.opcode }
-    public func appendParameters(to w: inout ByteWriter) {
-        w.appendUInt8(enableValue)
-        w.appendUInt8(filterDuplicates)
-        w.appendUInt16LE(duration)
-        w.appendUInt16LE(period)
-    }
 }
 
-/// HCI_LE_Create_Connection (7.8.12), opcode 0x200D.
-public struct HCILECreateConnection: HCICommandEncodable, Sendable {
-    public static let opcode: UInt16 = HCIOpcode.leCreateConnection
+extension HCILECreateConnection {
     /// Where Peer_Address starts in the parameters.
     public static let peerAddressOffset = 6
-    /// Units of 0.625 ms.
-    public let scanInterval: UInt16
-    public let scanWindow: UInt16
-    public let initiatorFilterPolicy: UInt8
-    public let peerAddressType: UInt8
-    public let peerAddress: BDAddr
-    public let ownAddressType: UInt8
-    public let connection: HCIConnectionParameters
-
-    public init?(parameters p: ByteView) {
-        guard let si = p.u16le(0), let sw = p.u16le(2), let fp = p.u8(4), let pt = p.u8(5),
-            let pa = BDAddr(littleEndian: p, at: 6), let ot = p.u8(12),
-            let c = HCIConnectionParameters(p, at: 13)
-        else { return nil }
-        (scanInterval, scanWindow, initiatorFilterPolicy, peerAddressType, peerAddress, ownAddressType, connection) = (
-            si, sw, fp, pt, pa, ot, c
-        )
-    }
-
-    public init(
-        scanInterval: UInt16, scanWindow: UInt16, initiatorFilterPolicy: UInt8, peerAddressType: UInt8,
-        peerAddress: BDAddr, ownAddressType: UInt8, connection: HCIConnectionParameters
-    ) {
-        (
-            self.scanInterval, self.scanWindow, self.initiatorFilterPolicy, self.peerAddressType, self.peerAddress,
-            self.ownAddressType, self.connection
-        ) =
-            (scanInterval, scanWindow, initiatorFilterPolicy, peerAddressType, peerAddress, ownAddressType, connection)
-    }
-
-    public var commandOpcode: UInt16 { Self.opcode }
-    public func appendParameters(to w: inout ByteWriter) {
-        w.appendUInt16LE(scanInterval)
-        w.appendUInt16LE(scanWindow)
-        w.appendUInt8(initiatorFilterPolicy)
-        w.appendUInt8(peerAddressType)
-        w.appendAddress(peerAddress)
-        w.appendUInt8(ownAddressType)
-        connection.append(to: &w)
-    }
 
     /// True when the filter accept list, not `peerAddress`, chooses the peer.
     public var usesFilterAcceptList: Bool { initiatorFilterPolicy == 1 }
@@ -420,19 +290,6 @@ public struct HCILEExtendedCreateConnection: HCICommandEncodable, Sendable {
             offset += 16
             return Entry(phy: bit + 1, scanInterval: si, scanWindow: sw, connection: c)
         }
-    }
-}
-
-/// HCI_LE_Connection_Update (7.8.18), opcode 0x2013.
-public struct HCILEConnectionUpdate: Sendable {
-    public static let opcode: UInt16 = HCIOpcode.leConnectionUpdate
-    public let handle: UInt16
-    public let connection: HCIConnectionParameters
-
-    public init?(parameters p: ByteView) {
-        guard let h = p.u16le(0), let c = HCIConnectionParameters(p, at: 2) else { return nil }
-        handle = h & 0x0FFF
-        connection = c
     }
 }
 

@@ -69,30 +69,7 @@ extension SMPCode {
         }
     }
 
-    public static let entries: [Entry] = [
-        Entry(code: 0x01, name: "Pairing Request", parameterLength: 6, describe: d(SMPPairingRequest.self)),
-        Entry(code: 0x02, name: "Pairing Response", parameterLength: 6, describe: d(SMPPairingResponse.self)),
-        Entry(code: 0x03, name: "Pairing Confirm", parameterLength: 16, describe: d(SMPPairingConfirm.self)),
-        Entry(code: 0x04, name: "Pairing Random", parameterLength: 16, describe: d(SMPPairingRandom.self)),
-        Entry(code: 0x05, name: "Pairing Failed", parameterLength: 1, describe: d(SMPPairingFailed.self)),
-        Entry(
-            code: 0x06, name: "Encryption Information", parameterLength: 16,
-            describe: d(SMPEncryptionInformation.self)),
-        Entry(
-            code: 0x07, name: "Central Identification", parameterLength: 10,
-            describe: d(SMPCentralIdentification.self)),
-        Entry(code: 0x08, name: "Identity Information", parameterLength: 16, describe: d(SMPIdentityInformation.self)),
-        Entry(
-            code: 0x09, name: "Identity Address Information", parameterLength: 7,
-            describe: d(SMPIdentityAddressInformation.self)),
-        Entry(code: 0x0A, name: "Signing Information", parameterLength: 16, describe: d(SMPSigningInformation.self)),
-        Entry(code: 0x0B, name: "Security Request", parameterLength: 1, describe: d(SMPSecurityRequest.self)),
-        Entry(code: 0x0C, name: "Pairing Public Key", parameterLength: 64, describe: d(SMPPairingPublicKey.self)),
-        Entry(code: 0x0D, name: "Pairing DHKey Check", parameterLength: 16, describe: d(SMPPairingDHKeyCheck.self)),
-        Entry(
-            code: 0x0E, name: "Pairing Keypress Notification", parameterLength: 1,
-            describe: d(SMPPairingKeypressNotification.self)),
-    ]
+    // `entries`, one row per code: SMPPDU+Generated.swift, from scripts/pdu/smp_pdus.py.
 
     public static func entry(_ code: UInt8) -> Entry? {
         let i = Int(code) - 1
@@ -109,53 +86,7 @@ extension SMPCode {
     }
 }
 
-/// A decoded SMP PDU: one case per command, unknown codes and short PDUs kept raw.
-public enum SMPPDU: @unchecked Sendable {
-    case pairingRequest(SMPPairingRequest)
-    case pairingResponse(SMPPairingResponse)
-    case pairingConfirm(SMPPairingConfirm)
-    case pairingRandom(SMPPairingRandom)
-    case pairingFailed(SMPPairingFailed)
-    case encryptionInformation(SMPEncryptionInformation)
-    case centralIdentification(SMPCentralIdentification)
-    case identityInformation(SMPIdentityInformation)
-    case identityAddressInformation(SMPIdentityAddressInformation)
-    case signingInformation(SMPSigningInformation)
-    case securityRequest(SMPSecurityRequest)
-    case pairingPublicKey(SMPPairingPublicKey)
-    case pairingDHKeyCheck(SMPPairingDHKeyCheck)
-    case pairingKeypressNotification(SMPPairingKeypressNotification)
-    case unknown(code: UInt8, raw: ByteView)
-    case malformed(code: UInt8?, raw: ByteView, note: StaticString)
-
-    public init(_ pdu: ByteView) {
-        guard let code = pdu.u8(0) else {
-            self = .malformed(code: nil, raw: pdu, note: "empty SMP PDU")
-            return
-        }
-        let p = pdu.suffix(from: 1)!
-        func m<T>(_ v: T?, _ wrap: (T) -> SMPPDU) -> SMPPDU {
-            v.map(wrap) ?? .malformed(code: code, raw: pdu, note: "SMP PDU too short for its code")
-        }
-        switch code {
-        case 0x01: self = m(SMPPairingRequest(parameters: p), SMPPDU.pairingRequest)
-        case 0x02: self = m(SMPPairingResponse(parameters: p), SMPPDU.pairingResponse)
-        case 0x03: self = m(SMPPairingConfirm(parameters: p), SMPPDU.pairingConfirm)
-        case 0x04: self = m(SMPPairingRandom(parameters: p), SMPPDU.pairingRandom)
-        case 0x05: self = m(SMPPairingFailed(parameters: p), SMPPDU.pairingFailed)
-        case 0x06: self = m(SMPEncryptionInformation(parameters: p), SMPPDU.encryptionInformation)
-        case 0x07: self = m(SMPCentralIdentification(parameters: p), SMPPDU.centralIdentification)
-        case 0x08: self = m(SMPIdentityInformation(parameters: p), SMPPDU.identityInformation)
-        case 0x09: self = m(SMPIdentityAddressInformation(parameters: p), SMPPDU.identityAddressInformation)
-        case 0x0A: self = m(SMPSigningInformation(parameters: p), SMPPDU.signingInformation)
-        case 0x0B: self = m(SMPSecurityRequest(parameters: p), SMPPDU.securityRequest)
-        case 0x0C: self = m(SMPPairingPublicKey(parameters: p), SMPPDU.pairingPublicKey)
-        case 0x0D: self = m(SMPPairingDHKeyCheck(parameters: p), SMPPDU.pairingDHKeyCheck)
-        case 0x0E: self = m(SMPPairingKeypressNotification(parameters: p), SMPPDU.pairingKeypressNotification)
-        default: self = .unknown(code: code, raw: pdu)
-        }
-    }
-
+extension SMPPDU {
     /// Describes the PDU from its bytes through the code table; unknown codes and short PDUs
     /// keep their bytes, with a note.
     public static func describe(_ pdu: ByteView, into sink: FieldSink) {

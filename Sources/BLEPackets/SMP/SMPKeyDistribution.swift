@@ -3,7 +3,6 @@ import BLECrypto
 
 /// Encryption Information (Core 5.4 Vol 3 Part H 3.6.2): the 128-bit LTK (legacy pairing).
 public struct SMPEncryptionInformation: SMPCommandType, @unchecked Sendable {
-    public static let code: UInt8 = 0x06
     public let longTermKey: ByteView
     public init?(parameters p: ByteView) {
         guard let v = p.slice(0, 16) else { return nil }
@@ -19,7 +18,6 @@ public struct SMPEncryptionInformation: SMPCommandType, @unchecked Sendable {
 /// Central Identification (Vol 3 Part H 3.6.3; "Master Identification" before Core 5.3):
 /// EDIV (u16) and Rand (u64) that identify the LTK.
 public struct SMPCentralIdentification: SMPCommandType, SMPCommandEncodable, Sendable {
-    public static let code: UInt8 = 0x07
     public let ediv: UInt16
     public let rand: UInt64
     public init(ediv: UInt16, rand: UInt64) { (self.ediv, self.rand) = (ediv, rand) }
@@ -40,7 +38,6 @@ public struct SMPCentralIdentification: SMPCommandType, SMPCommandEncodable, Sen
 
 /// Identity Information (Vol 3 Part H 3.6.4): the 128-bit IRK.
 public struct SMPIdentityInformation: SMPCommandType, @unchecked Sendable {
-    public static let code: UInt8 = 0x08
     public let identityResolvingKey: ByteView
     public init?(parameters p: ByteView) {
         guard let v = p.slice(0, 16) else { return nil }
@@ -54,7 +51,6 @@ public struct SMPIdentityInformation: SMPCommandType, @unchecked Sendable {
 /// Identity Address Information (Vol 3 Part H 3.6.5): AddrType (0x00 public, 0x01 random
 /// static) and BD_ADDR.
 public struct SMPIdentityAddressInformation: SMPCommandType, SMPCommandEncodable, Sendable {
-    public static let code: UInt8 = 0x09
     public let addressType: UInt8
     public let address: BDAddr
     public init(addressType: UInt8, address: BDAddr) { (self.addressType, self.address) = (addressType, address) }
@@ -76,7 +72,6 @@ public struct SMPIdentityAddressInformation: SMPCommandType, SMPCommandEncodable
 
 /// Signing Information (Vol 3 Part H 3.6.6): the 128-bit CSRK.
 public struct SMPSigningInformation: SMPCommandType, @unchecked Sendable {
-    public static let code: UInt8 = 0x0A
     public let signatureKey: ByteView
     public init?(parameters p: ByteView) {
         guard let v = p.slice(0, 16) else { return nil }

@@ -115,7 +115,6 @@ public struct SMPPairingFeatures: Sendable, Equatable {
 
 /// Pairing Request (Vol 3 Part H 3.5.1), sent by the initiator (central).
 public struct SMPPairingRequest: SMPCommandType, SMPCommandEncodable, Sendable {
-    public static let code: UInt8 = 0x01
     public let features: SMPPairingFeatures
     public init(features: SMPPairingFeatures) { self.features = features }
     public init?(parameters p: ByteView) {
@@ -128,7 +127,6 @@ public struct SMPPairingRequest: SMPCommandType, SMPCommandEncodable, Sendable {
 
 /// Pairing Response (Vol 3 Part H 3.5.2), the responder's features.
 public struct SMPPairingResponse: SMPCommandType, SMPCommandEncodable, Sendable {
-    public static let code: UInt8 = 0x02
     public let features: SMPPairingFeatures
     public init(features: SMPPairingFeatures) { self.features = features }
     public init?(parameters p: ByteView) {
@@ -141,7 +139,6 @@ public struct SMPPairingResponse: SMPCommandType, SMPCommandEncodable, Sendable 
 
 /// Pairing Confirm (Vol 3 Part H 3.5.3): 128-bit Confirm value (Mconfirm/Sconfirm).
 public struct SMPPairingConfirm: SMPCommandType, @unchecked Sendable {
-    public static let code: UInt8 = 0x03
     public let confirmValue: ByteView
     public init?(parameters p: ByteView) {
         guard let v = p.slice(0, 16) else { return nil }
@@ -156,7 +153,6 @@ public struct SMPPairingConfirm: SMPCommandType, @unchecked Sendable {
 
 /// Pairing Random (Vol 3 Part H 3.5.4): 128-bit Random value (Mrand/Srand, Na/Nb).
 public struct SMPPairingRandom: SMPCommandType, @unchecked Sendable {
-    public static let code: UInt8 = 0x04
     public let randomValue: ByteView
     public init?(parameters p: ByteView) {
         guard let v = p.slice(0, 16) else { return nil }
@@ -171,7 +167,6 @@ public struct SMPPairingRandom: SMPCommandType, @unchecked Sendable {
 
 /// Pairing Failed (Vol 3 Part H 3.5.5): Reason (Table 3.7).
 public struct SMPPairingFailed: SMPCommandType, SMPCommandEncodable, Sendable {
-    public static let code: UInt8 = 0x05
     public let reason: UInt8
     public init(reason: UInt8) { self.reason = reason }
     public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(reason) }
@@ -208,7 +203,6 @@ public struct SMPPairingFailed: SMPCommandType, SMPCommandEncodable, Sendable {
 /// Pairing Public Key (Vol 3 Part H 3.5.6): P-256 public key X and Y, 32 bytes each,
 /// little-endian.
 public struct SMPPairingPublicKey: SMPCommandType, @unchecked Sendable {
-    public static let code: UInt8 = 0x0C
     public let x: ByteView
     public let y: ByteView
     public init?(parameters p: ByteView) {
@@ -232,7 +226,6 @@ public struct SMPPairingPublicKey: SMPCommandType, @unchecked Sendable {
 
 /// Pairing DHKey Check (Vol 3 Part H 3.5.7): 128-bit Ea/Eb.
 public struct SMPPairingDHKeyCheck: SMPCommandType, @unchecked Sendable {
-    public static let code: UInt8 = 0x0D
     public let check: ByteView
     public init?(parameters p: ByteView) {
         guard let v = p.slice(0, 16) else { return nil }
@@ -247,7 +240,6 @@ public struct SMPPairingDHKeyCheck: SMPCommandType, @unchecked Sendable {
 
 /// Pairing Keypress Notification (Vol 3 Part H 3.5.8): Notification Type (Table 3.8).
 public struct SMPPairingKeypressNotification: SMPCommandType, Sendable {
-    public static let code: UInt8 = 0x0E
     public let notificationType: UInt8
     public init?(parameters p: ByteView) {
         guard let t = p.u8(0) else { return nil }
@@ -272,7 +264,6 @@ public struct SMPPairingKeypressNotification: SMPCommandType, Sendable {
 /// Security Request (Vol 3 Part H 3.6.7): the peripheral asks the central to start pairing
 /// or encryption, with its AuthReq.
 public struct SMPSecurityRequest: SMPCommandType, SMPCommandEncodable, Sendable {
-    public static let code: UInt8 = 0x0B
     public let authReq: SMPAuthReq
     public init(authReq: SMPAuthReq) { self.authReq = authReq }
     public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(authReq.rawValue) }

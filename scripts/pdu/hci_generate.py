@@ -1,0 +1,356 @@
+"""The Swift that follows from the HCI command table in scripts/pdu/hci_commands.py (run through
+scripts/pdu/generate.py): the HCIOpcode constants (BLECodes) and, per typed command, its
+parameter layout, its HCICommands.table row and its struct's fields, decoder and encoder
+(BLEPackets)."""
+
+from collections import OrderedDict
+
+LINE = 120
+
+
+class TableError(Exception):
+    pass
+
+
+# kind head -> (octets, Swift type, reader, writer); {o} the offset, {n} the field's name.
+KINDS = {
+    "uint8": (1, "UInt8", "p.u8({o})", "w.appendUInt8({n})"),
+    "hex8": (1, "UInt8", "p.u8({o})", "w.appendUInt8({n})"),
+    "status": (1, "UInt8", "p.u8({o})", "w.appendUInt8({n})"),
+    "code8": (1, "UInt8", "p.u8({o})", "w.appendUInt8({n})"),
+    "flags8": (1, "UInt8", "p.u8({o})", "w.appendUInt8({n})"),
+    "dBm": (1, "Int8", "p.i8({o})", "w.appendInt8({n})"),
+    "uint16": (2, "UInt16", "p.u16le({o})", "w.appendUInt16LE({n})"),
+    "hex16": (2, "UInt16", "p.u16le({o})", "w.appendUInt16LE({n})"),
+    "duration16": (2, "UInt16", "p.u16le({o})", "w.appendUInt16LE({n})"),
+    "flags16": (2, "UInt16", "p.u16le({o})", "w.appendUInt16LE({n})"),
+    "handle": (2, "UInt16", "p.u16le({o})", "w.appendUInt16LE({n})"),
+    "uint24": (3, "UInt32", "p.u24le({o})", "w.appendUInt24LE({n})"),
+    "duration24": (3, "UInt32", "p.u24le({o})", "w.appendUInt24LE({n})"),
+    "uint32": (4, "UInt32", "p.u32le({o})", "w.appendUInt32LE({n})"),
+    "hex32": (4, "UInt32", "p.u32le({o})", "w.appendUInt32LE({n})"),
+    "hex64": (8, "UInt64", "p.u64le({o})", "w.appendUInt64LE({n})"),
+    "address": (6, "BDAddr", "BDAddr(littleEndian: p, at: {o})", "w.appendAddress({n})"),
+    "key": (16, "UInt128", "p.littleEndianUInt128(at: {o})", "w.appendHCIKey({n})"),
+    "connection": (12, "HCIConnectionParameters", "HCIConnectionParameters(p, at: {o})", "{n}.append(to: &w)"),
+}
+
+
+def head(kind):
+    return kind.split("(")[0]
+
+
+def size(field):
+    return KINDS[head(field.kind)][0]
+
+
+def swift_type(field):
+    return KINDS[head(field.kind)][1]
+
+
+def opcode(row):
+    return row.ogf << 10 | row.ocf
+
+
+def hex4(value):
+    return f"0x{value:04X}"
+
+
+def validate(rows):
+    seen = {}
+    for r in rows:
+        if not (0 <= r.ogf <= 0x3F and 0 <= r.ocf <= 0x3FF):
+            raise TableError(f"{r.spec}: OGF or OCF out of range")
+        for key, value in (("opcode", opcode(r)), ("case", r.case)):
+            if (key, value) in seen:
+                raise TableError(f"{r.spec}: {key} {value!r} already used by {seen[(key, value)]}")
+            seen[(key, value)] = r.spec
+        if r.type is None:
+            if r.fields or r.trailer or r.name or r.layout or r.partial:
+                raise TableError(f"{r.spec}: fields, a name or a layout without a type")
+            continue
+        if r.name is None:
+            raise TableError(f"{r.spec}: a typed command names itself for HCICommands.table (name=)")
+        if (r.layout is None) != (not r.fields):
+            raise TableError(f"{r.spec}: a layout name exactly when there are fields")
+        if r.layout is None and r.describe is None:
+            raise TableError(f"{r.spec}: nothing describes its parameters (layout= or describe=)")
+        optional = False
+        for f in r.fields:
+            if head(f.kind) not in KINDS:
+                raise TableError(f"{r.spec}: {f.spec}: unknown kind {f.kind!r}")
+            if optional and not f.optional and not r.partial:
+                raise TableError(f"{r.spec}: {f.spec}: a required field after an optional one")
+            optional = optional or f.optional or r.partial
+        if r.trailer and optional:
+            raise TableError(f"{r.spec}: a trailer after optional fields")
+        if r.partial and r.trailer:
+            raise TableError(f"{r.spec}: a partial command has no trailer")
+    types = OrderedDict()
+    for r in rows:
+        if r.type:
+            types.setdefault(r.type, []).append(r)
+    for name, group in types.items():
+        first = group[0]
+        shape = [(f.swift, swift_type(f), f.optional) for f in first.fields]
+        for r in group[1:]:
+            if [(f.swift, swift_type(f), f.optional) for f in r.fields] != shape or r.trailer != first.trailer \
+                    or (r.partial, r.init) != (first.partial, first.init):
+                raise TableError(f"{r.spec}: {name} is declared differently by {first.spec}")
+            if r.doc:
+                raise TableError(f"{r.spec}: only the first row of {name} carries its doc")
+        if not first.doc:
+            raise TableError(f"{first.spec}: {name} needs a doc")
+    layouts = {}
+    for r in rows:
+        if r.layout:
+            spec = [(f.spec, f.kind) for f in r.fields] + ([r.trailer.length_spec] if r.trailer else [])
+            if layouts.setdefault(r.layout, spec) != spec:
+                raise TableError(f"{r.spec}: layout {r.layout} is declared differently by another row")
+    return sorted(rows, key=opcode), types
+
+
+# --- Swift text --------------------------------------------------------------------------------
+
+HEADER = [
+    "// Generated by scripts/pdu/generate.py from the HCI command table in scripts/pdu/hci_commands.py",
+    "// (Core 5.4 Vol 4 Part E 7). Do not edit: change the table and run the generator.",
+    "",
+]
+
+
+def doc(text, indent):
+    return [" " * indent + ("/// " + line if line else "///") for line in text.split("\n")]
+
+
+def fill(prefix, items, indent, last_suffix):
+    """`prefix item, item, …last_suffix` greedily filled to LINE, continuation lines indented."""
+    texts = [item + ("," if index < len(items) - 1 else last_suffix) for index, item in enumerate(items)]
+    lines, line = [], prefix
+    for text in texts:
+        gap = "" if not line.strip() or line.endswith("(") else " "
+        if line != prefix and len(line) + len(gap) + len(text) > LINE:
+            lines.append(line)
+            line = " " * indent + text
+        else:
+            line += gap + text
+    lines.append(line)
+    return lines
+
+
+def codes_file(rows):
+    lines = HEADER + ["extension HCIOpcode {"]
+    for r in rows:
+        lines.append(f"    /// {r.spec} ({r.section}).")
+        lines.append(f"    public static let {r.case}: UInt16 = {hex4(opcode(r))}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def layout_lines(name, fields, trailer):
+    items, splice = [], []
+    for f in fields:
+        if head(f.kind) == "connection":
+            splice.append("connectionParameters")
+            continue
+        if splice:
+            raise TableError(f"{name}: a field after the connection parameters")
+        kind = ".bytes(16)" if head(f.kind) == "key" else "." + f.kind
+        items.append(f'P("{f.spec}", {kind})')
+    if trailer:
+        items.append(f'P("{trailer.length_spec}", .uint8)')
+    if not splice:
+        one = f"    static let {name} = [" + ", ".join(items) + "]"
+        if len(one) <= LINE:
+            return [one]
+        return [f"    static let {name} = ["] + [f"        {i}," for i in items] + ["    ]"]
+    one = f"    static let {name} = [" + ", ".join(items) + "] + " + splice[0]
+    if len(one) <= LINE:
+        return [one]
+    return ([f"    static let {name} =", "        ["] + [f"            {i}," for i in items]
+            + [f"        ] + {splice[0]}"])
+
+
+def table_row(r):
+    args = [hex4(opcode(r)), f'"{r.name}"']
+    if r.describe:
+        args.append(f"custom: {r.describe}")
+    else:
+        args.append(f"L.{r.layout}")
+    if r.returns is not None:
+        args.append(f"returns: {r.returns}")
+    one = "        .init(" + ", ".join(args) + "),"
+    if len(one) <= LINE:
+        return [one]
+    return ["        .init("] + fill("            ", args, 12, "),")
+
+
+def guard(conditions, indent):
+    pad = " " * indent
+    one = pad + "guard " + ", ".join(conditions) + " else { return nil }"
+    if len(one) <= LINE:
+        return [one]
+    lines = fill(pad + "guard", conditions, indent + 4, "")
+    return lines + [pad + "else { return nil }"]
+
+
+def struct_lines(name, group):
+    first = group[0]
+    shared = len(group) > 1
+    fields = first.fields
+    partial = first.partial
+    optional = [partial or f.optional for f in fields]
+    trailer = first.trailer
+    lines = [""] + doc(first.doc, 0)
+    lines.append(f"public struct {name}: HCICommandEncodable, Sendable {{")
+    if shared:
+        lines.append("    public let commandOpcode: UInt16")
+    else:
+        lines.append(f"    public static let opcode: UInt16 = HCIOpcode.{first.case}")
+    if trailer and trailer.padded:
+        lines.append("    /// The data's octets on the wire, whatever its length.")
+        lines.append(f"    public static let maximumLength = {trailer.maximum}")
+    for f, opt in zip(fields, optional):
+        if f.doc:
+            lines += doc(f.doc, 4)
+        lines.append(f"    public let {f.swift}: {swift_type(f)}{'?' if opt else ''}")
+    if trailer:
+        lines.append(f"    public let {trailer.swift}: [UInt8]")
+    opcode_label = ["opcode: UInt16"] if shared else []
+    if first.init:
+        params = opcode_label + [f"{f.swift}: {swift_type(f)}{'?' if opt else ''}" for f, opt in zip(fields, optional)]
+        if trailer:
+            params.append(f"{trailer.swift}: [UInt8]")
+        lines.append("")
+        one = "    public init(" + ", ".join(params) + ") {"
+        if len(one) <= LINE:
+            lines.append(one)
+        else:
+            lines += ["    public init("] + fill("        ", params, 8, "") + ["    ) {"]
+        if shared:
+            lines.append("        commandOpcode = opcode")
+        for f in fields:
+            lines.append(f"        self.{f.swift} = {f.swift}")
+        if trailer:
+            lines.append(f"        self.{trailer.swift} = {trailer.swift}")
+        lines.append("    }")
+    # The decoder.
+    conditions, assignments, offset = [], [], 0
+    for f, opt in zip(fields, optional):
+        read = KINDS[head(f.kind)][2].format(o=offset)
+        if opt:
+            if head(f.kind) == "handle":
+                read += ".map { $0 & HCIConnectionHandle.mask }"
+            assignments.append(f"        {f.swift} = {read}")
+        else:
+            conditions.append(f"let {f.swift} = {read}")
+            value = f"{f.swift} & HCIConnectionHandle.mask" if head(f.kind) == "handle" else f.swift
+            assignments.append(f"        self.{f.swift} = {value}")
+        offset += size(f)
+    if trailer:
+        length = trailer.swift + "Length"
+        conditions.append(f"let {length} = p.u8({offset})")
+        if trailer.padded:
+            conditions.append(f"Int({length}) <= Self.maximumLength")
+        elif trailer.maximum is not None:
+            conditions.append(f"Int({length}) <= {trailer.maximum}")
+        conditions.append(f"let {trailer.swift} = p.slice({offset + 1}, Int({length}))")
+        assignments.append(f"        self.{trailer.swift} = {trailer.swift}.toArray()")
+    failable = "?" if conditions else ""
+    lines.append("")
+    lines.append(f"    public init{failable}({'opcode: UInt16, ' if shared else ''}parameters p: ByteView) {{")
+    if conditions:
+        lines += guard(conditions, 8)
+    if shared:
+        lines.append("        commandOpcode = opcode")
+    lines += assignments
+    lines.append("    }")
+    if not shared:
+        lines.append("")
+        lines.append("    public var commandOpcode: UInt16 { Self.opcode }")
+    # The encoder.
+    lines.append("")
+    body = []
+    for f, opt in zip(fields, optional):
+        write = KINDS[head(f.kind)][3].format(n=f.swift)
+        if opt:
+            body.append(f"        guard let {f.swift} else {{ return }}")
+        body.append("        " + write)
+    if trailer:
+        body.append(f"        w.appendUInt8(UInt8({trailer.swift}.count))")
+        body.append(f"        w.appendBytes({trailer.swift})")
+        if trailer.padded:
+            body.append(f"        w.appendZeros(Self.maximumLength - {trailer.swift}.count)")
+    if len(body) == 1 and len("    public func appendParameters(to w: inout ByteWriter) { " + body[0].strip() + " }") <= LINE:
+        lines.append("    public func appendParameters(to w: inout ByteWriter) { " + body[0].strip() + " }")
+    else:
+        lines += ["    public func appendParameters(to w: inout ByteWriter) {"] + body + ["    }"]
+    lines.append("}")
+    return lines
+
+
+def fixed_length(row):
+    n = sum(size(f) for f in row.fields)
+    if row.trailer:
+        n += 1 + (row.trailer.maximum if row.trailer.padded else 0)
+    return n
+
+
+def packets_file(rows, types):
+    typed = [r for r in rows if r.type]
+    lines = HEADER + [
+        "import BLEBytes",
+        "import BLECrypto",
+        "",
+        "private typealias P = HCIParameter",
+        "",
+        "extension HCICommandLayouts {",
+    ]
+    done = set()
+    for r in typed:
+        if r.layout and r.layout not in done:
+            done.add(r.layout)
+            lines += layout_lines(r.layout, r.fields, r.trailer)
+    lines += [
+        "}",
+        "",
+        "extension HCICommands {",
+        "    /// The rows of `table` for the typed commands, in opcode order.",
+        "    static let typedRows: [HCICommandDescriptor] = [",
+    ]
+    for r in typed:
+        lines += table_row(r)
+    lines += [
+        "    ]",
+        "}",
+        "",
+        "/// The typed commands of the table, by opcode.",
+        "public enum HCITypedCommands {",
+        "    /// The typed command `opcode` names, decoded from its parameters: nil for an opcode without",
+        "    /// a type here, or parameters too short for it.",
+        "    public static func decode(opcode: UInt16, parameters p: ByteView) -> (any HCICommandEncodable)? {",
+        "        switch opcode {",
+    ]
+    for r in typed:
+        shared = len(types[r.type]) > 1
+        call = f"{r.type}(opcode: opcode, parameters: p)" if shared else f"{r.type}(parameters: p)"
+        one = f"        case HCIOpcode.{r.case}: return {call}"
+        lines += [one] if len(one) <= LINE else [f"        case HCIOpcode.{r.case}:", f"            return {call}"]
+    lines += [
+        "        default: return nil",
+        "        }",
+        "    }",
+        "",
+        "    /// Each typed opcode and the length of its parameters in full (every field, a trailer's",
+        "    /// length octet, a padded trailer's octets).",
+        "    public static let fullLengths: [(opcode: UInt16, length: Int)] = [",
+    ]
+    for r in typed:
+        lines.append(f"        (HCIOpcode.{r.case}, {fixed_length(r)}),")
+    lines += [
+        "    ]",
+        "}",
+    ]
+    for name, group in types.items():
+        lines += struct_lines(name, group)
+    return "\n".join(lines) + "\n"
