@@ -27,6 +27,24 @@ import Testing
         )
     }
 
+    /// The model role peripheral plays: the connection seen from its central, the belt its
+    /// peer at the address it advertised from, with the advertisement of frames 29–35.
+    @Test func theConnectionIsSeenFromItsCentral() throws {
+        let replay = try CaptureReplay(path: Self.capture)
+        let captured = try #require(replay.session.connections.first)
+        let setup = try #require(captured.hostAdvertisement)
+        #expect(setup.handle == 0 && setup.eventProperties == 0x0013 && setup.randomAddress == Self.belt)
+        let seen = try #require(replay.peripheralsAsPeers().models.first?.connection)
+        #expect(seen.hostIsCentral && seen.summary.peer == Self.belt && seen.summary.peerAddressType == 1)
+        let ad = try #require(seen.advertisement)
+        #expect(ad.data == AdvertisingTimelineData.heartRate && ad.scanResponse.isEmpty && ad.sawAdvertising)
+        // Extended report bits: connectable, scannable, legacy (ADV_IND); 100 ms.
+        #expect(ad.extended && ad.eventType == 0x0013 && ad.intervalMicros == 100_000)
+        var config = ControllerConfiguration()
+        config.role = .peripheral
+        #expect(VirtualController(replay: replay, configuration: config).servableConnections == 1)
+    }
+
     @Test func playsThePeripheralItsOwnCaptureRecorded() throws {
         let (requests, answers) = try Self.captured()
         // Frame 39 Exchange MTU Request (247), frame 40 the Response (517), as tshark shows.
