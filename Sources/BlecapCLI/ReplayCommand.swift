@@ -121,7 +121,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(
         name: .long,
         help:
-            "With --controller: peripheral (play the captured peripheral) or central (play the captured central); either from a capture recorded on either side."
+            "With --controller: peripheral (play the captured peripheral) or central (play the captured central), from a capture recorded on either side."
     )
     var role: String = "peripheral"
 
