@@ -1383,10 +1383,12 @@ def main():
                 record(f"serve {folder}/{name}", check_serve, args.blecap, path, tmp)
             elif folder == "bumble" and ".peripheral" in name:
                 record(f"serve --role central {folder}/{name}", check_serve_central, args.blecap, path, tmp)
+                # The default role plays the peripheral that recorded it (its advertising.start).
+                record(f"serve {folder}/{name}", check_serve, args.blecap, path, tmp)
         # `blecap replay --controller` hosting one of two linked Bumble controllers, a Bumble
         # central on the other (issue 33): the app sees the capture, B's ATT equals blecap's.
         for folder, name, path in hci_captures(root):
-            if folder == "bumble" and ".central." in name:
+            if folder == "bumble" and (".central." in name or ".peripheral" in name):
                 record(f"replay --controller {folder}/{name}", check_radio, args.blecap, path, tmp)
         # blecap as the captured peripheral paired by the Bumble central (Bumble's pair(), LE
         # Secure Connections Just Works as captured), then encrypted again with the key.

@@ -7,7 +7,9 @@ import CaptureIO
 
 /// Which side of the captured connections the controller plays.
 public enum ServeRole: String, Sendable {
-    /// The captured peripherals, to a host acting as central (the capture's host was central).
+    /// The captured peripherals, to a host acting as central (recorded on either side: a
+    /// capture recorded on the peripheral is played as its central saw it, the peripheral
+    /// advertising as its own HCI commands did).
     case peripheral
     /// The captured central, to a host acting as peripheral (recorded on either side: a
     /// capture recorded on the central is played as its peripheral saw it): when the host advertises, the controller connects as the captured central
@@ -157,8 +159,8 @@ public final class VirtualController {
     public static let maximumLoggedPDUs = 2_000_000
 
     public init(replay: CaptureReplay, configuration: ControllerConfiguration = .init()) {
-        // Role central plays each connection's captured central, whichever side recorded it.
-        let replay = configuration.role == .central ? replay.centralsAsPeers() : replay
+        // Each role plays its side of every connection, whichever side recorded it.
+        let replay = configuration.role == .central ? replay.centralsAsPeers() : replay.peripheralsAsPeers()
         self.replay = replay
         self.configuration = configuration
         framer = H4Framer(maximumPacketLength: max(3 + 255, 4 + configuration.aclPacketLength))

@@ -78,7 +78,7 @@ public final class Diagnoser {
             noteAdvertisement(e, info)
             lastAdvertisementTime = e.time
             return
-        case .scanStart, .scanStop, .scanFilters, .annotation:
+        case .scanStart, .scanStop, .scanFilters, .annotation, .advertisingStart, .advertisingStop:
             return
         case .connectionCreate(let info): create(e, info)
         case .connectionCancel: cancel(e)

@@ -67,7 +67,7 @@ extension TimelineEvent.Kind {
             .managementDiscoveryStart, .managementDiscoveryStop, .managementDiscovering, .indexAdded,
             .indexRemoved, .indexOpened, .indexClosed, .power, .annotation:
             0
-        case .scanStart, .scanStop, .scanFilters, .advertisement: 1
+        case .scanStart, .scanStop, .scanFilters, .advertisement, .advertisingStart, .advertisingStop: 1
         case .connectionCreate, .connectionCancel, .connectionComplete, .connectionFailed, .connectionUpdate,
             .connectionParameterRequest, .connectionParameterResponse, .dataLengthChange, .phyUpdate,
             .channelMapUpdate, .encryptionChange, .disconnection, .linkLayerControl, .linkLayerEncrypted:

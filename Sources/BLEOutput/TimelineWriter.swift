@@ -445,6 +445,12 @@ public final class TimelineWriter {
             int("rssi", Int(a.rssi))
             if let tx = a.txPower { int("tx_power", Int(tx)) }
             advertisingData(e.value)
+        case .advertisingStart(let snapshot):
+            // Always there while the event is being emitted (`ScanFilterTables`).
+            if let s = scanFilterTables.advertising(snapshot) { advertisingSetup(s) }
+        case .advertisingStop(let extended, let handle):
+            bool("extended", extended)
+            if let h = handle { int("handle", Int(h)) } else if extended { bool("all_sets", true) }
         case .connectionCreate(let c):
             int("filter_policy", Int(c.filterPolicy))
             millis("interval_min_ms", c.intervalMin, unitMicros: 1250)
@@ -850,32 +856,77 @@ public final class TimelineWriter {
     }
 
     private func advertisingData(_ v: InlineBytes) {
-        v.withView { view in
-            let ad = AdvertisingData(view)
-            if let n = ad.localName { text("local_name", n) }
-            var n = 0
-            for u in ad.serviceUUIDs {
-                if n == 0 {
-                    key("service_uuids")
-                    if jsonl { out.byte(UInt8(ascii: "[")) }
-                } else {
-                    out.byte(UInt8(ascii: ","))
-                }
-                n += 1
-                if let r = uuids[u] {
-                    raw(r)
-                } else {
-                    if uuids.count >= Self.cacheLimit { uuids.removeAll(keepingCapacity: true) }
-                    let r = rendered(u.description)
-                    uuids[u] = r
-                    raw(r)
-                }
-            }
-            if n > 0, jsonl { out.byte(UInt8(ascii: "]")) }
-            if let a = ad.appearance { hex("appearance", UInt64(a), digits: 4) }
-            if let m = ad.manufacturerData { hex("company", UInt64(m.companyID), digits: 4) }
-        }
+        v.withView { advertisingFields($0) }
         if jsonl { bytes("data", v) }
+    }
+
+    /// The AD structures' name, service UUIDs, appearance and company.
+    private func advertisingFields(_ view: ByteView) {
+        let ad = AdvertisingData(view)
+        if let n = ad.localName { text("local_name", n) }
+        var n = 0
+        for u in ad.serviceUUIDs {
+            if n == 0 {
+                key("service_uuids")
+                if jsonl { out.byte(UInt8(ascii: "[")) }
+            } else {
+                out.byte(UInt8(ascii: ","))
+            }
+            n += 1
+            if let r = uuids[u] {
+                raw(r)
+            } else {
+                if uuids.count >= Self.cacheLimit { uuids.removeAll(keepingCapacity: true) }
+                let r = rendered(u.description)
+                uuids[u] = r
+                raw(r)
+            }
+        }
+        if n > 0, jsonl { out.byte(UInt8(ascii: "]")) }
+        if let a = ad.appearance { hex("appearance", UInt64(a), digits: 4) }
+        if let m = ad.manufacturerData { hex("company", UInt64(m.companyID), digits: 4) }
+    }
+
+    /// The host's own advertising at an `advertising.start` (docs/timeline.md): how, from
+    /// which address, and the data (AD fields as an `advertisement`'s; JSONL: whole, hex).
+    private func advertisingSetup(_ s: AdvertisingSetup) {
+        bool("extended", s.extended)
+        if let h = s.handle { int("handle", Int(h)) }
+        if let t = s.advertisingType { int("advertising_type", Int(t)) }
+        if let p = s.eventProperties { hex("event_properties", UInt64(p), digits: 4) }
+        if let c = s.connectable { bool("connectable", c) }
+        if let c = s.scannable { bool("scannable", c) }
+        if let i = s.intervalMin { millis("interval_min_ms", i) }
+        if let i = s.intervalMax { millis("interval_max_ms", i) }
+        if let t = s.ownAddressType { int("own_address_type", Int(t)) }
+        if let a = s.randomAddress { address("random_address", a) }
+        if let p = s.primaryPHY { int("primary_phy", Int(p)) }
+        if let p = s.secondaryPHY { int("secondary_phy", Int(p)) }
+        bool("parameters_set", s.parametersKnown)
+        if let d = s.duration, d != 0 { millis("duration_ms", UInt32(d), unitMicros: 10_000) }
+        if let m = s.maxEvents, m != 0 { int("max_events", Int(m)) }
+        s.data.withUnsafeBytes { advertisingFields(ByteView($0)) }
+        int("data_length", s.data.count)
+        int("scan_response_length", s.scanResponse.count)
+        if !s.dataKnown { bool("data_known", false) }
+        if !s.scanResponseKnown { bool("scan_response_known", false) }
+        if jsonl {
+            key("data")
+            s.data.withUnsafeBytes { out.jsonHexString(ByteView($0)) }
+            key("scan_response")
+            s.scanResponse.withUnsafeBytes { out.jsonHexString(ByteView($0)) }
+        }
+    }
+
+    /// An advertising interval (units of 0.625 ms, up to 24 bits) in ms.
+    private func millis(_ k: StaticString, _ units: UInt32, unitMicros: Int64 = 625) {
+        key(k)
+        let us = Int64(units) * unitMicros
+        out.decimal(us / 1000)
+        if us % 1000 != 0 {
+            out.byte(UInt8(ascii: "."))
+            out.decimal(UInt64(us % 1000), width: 3)
+        }
     }
 
     /// Most events (notifications, advertisements) have no outcome: that test stays inline.
@@ -924,7 +975,9 @@ public final class TimelineWriter {
 
     private func isHCI(_ k: TimelineEvent.Kind) -> Bool {
         switch k {
-        case .controllerReset, .scanStart, .scanStop, .connectionCreate, .connectionCancel: true
+        case .controllerReset, .scanStart, .scanStop, .connectionCreate, .connectionCancel, .advertisingStart,
+            .advertisingStop:
+            true
         default: false
         }
     }

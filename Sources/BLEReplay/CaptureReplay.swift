@@ -57,6 +57,37 @@ public final class CaptureReplay {
         return CaptureReplay(session: session, models: flipped)
     }
 
+    /// The same capture with each connection's captured peripheral as its peer, whichever side
+    /// recorded it (the mirror of `centralsAsPeers`): a connection recorded on the peripheral
+    /// is seen from its central (`CapturedConnection.seenFromPeer`), the peer advertising as
+    /// the recording host did when the connection came up (`hostAdvertisement`), from the
+    /// address it advertised with. Connections recorded on the central keep their models.
+    public func peripheralsAsPeers() -> CaptureReplay {
+        guard session.connections.contains(where: { !$0.hostIsCentral }) else { return self }
+        let flipped = zip(session.connections, models).map { c, m in
+            guard !c.hostIsCentral else { return m }
+            let (address, type) = recorderAddress(advertising: c.hostAdvertisement)
+            var seen = c.seenFromPeer(recorder: address, recorderType: type)
+            seen.advertisement = c.hostAdvertisement.map {
+                CapturedAdvertisement(hostAdvertising: $0, frame: c.summary.startFrame)
+            }
+            var model = ReplayConnectionModel(seen)
+            model.seal()
+            return model
+        }
+        return CaptureReplay(session: session, models: flipped)
+    }
+
+    /// The address the recording host advertised from: the random one the advertising used
+    /// (own address type 1, or 3's fallback), else its public address, else its random address
+    /// from power-on.
+    private func recorderAddress(advertising a: AdvertisingSetup?) -> (BDAddr?, UInt8?) {
+        if let a, let r = a.randomAddress, a.ownAddressType == 1 || a.ownAddressType == 3 { return (r, 1) }
+        if a?.ownAddressType == 0 || a?.ownAddressType == 2, let p = session.hostPublicAddress { return (p, 0) }
+        let recorder = session.hostRandomAddress ?? session.hostPublicAddress
+        return (recorder, recorder == nil ? nil : session.hostRandomAddress == nil ? 0 : 1)
+    }
+
     /// The models of the connections `selection` picks.
     public func models(_ selection: ConnectionSelection) -> [ReplayConnectionModel] {
         models.filter { selection.matches($0) }

@@ -59,6 +59,31 @@ public struct CapturedAdvertisement: Sendable, Equatable {
     public var scanResponseScannable = false
 }
 
+extension CapturedAdvertisement {
+    /// The advertisement a central receives from a host advertising as `setup` (the capturing
+    /// host's own, from its HCI commands): as the report it would get, legacy (Advertising_Type
+    /// 4, low duty directed, is reported as ADV_DIRECT_IND, 7.7.65.2) or extended (the event
+    /// properties' connectable, scannable, directed and legacy bits, 7.7.65.13). What no command
+    /// says is the central's to measure: the RSSI is -60 dBm, the value replay takes for an
+    /// advertisement it never saw.
+    public init(hostAdvertising setup: AdvertisingSetup, frame: Int) {
+        self.init(data: setup.data, scanResponse: setup.scanResponse, rssi: -60, frame: frame)
+        if setup.extended, let p = setup.eventProperties {
+            let bits =
+                HCILEExtendedAdvertisingReportEntry.connectableBit | HCILEExtendedAdvertisingReportEntry.scannableBit
+                | HCILEExtendedAdvertisingReportEntry.directedBit | HCILEExtendedAdvertisingReportEntry.legacyBit
+            eventType = p & bits
+            extended = true
+            primaryPHY = setup.primaryPHY
+            secondaryPHY = p & HCILEExtendedAdvertisingReportEntry.legacyBit != 0 ? nil : setup.secondaryPHY
+        } else if let t = setup.advertisingType {
+            eventType = UInt16(t == 4 ? HCILEAdvertisingReportEntry.advDirectInd : t)
+        }
+        intervalMicros = setup.intervalMin.map { Int64($0) * 625 }
+        sawAdvertising = true
+    }
+}
+
 /// An advertiser the capture saw: its address, address type and advertisement, connected
 /// to or not.
 public struct CapturedAdvertiser: Sendable, Equatable {
@@ -112,6 +137,10 @@ public struct CapturedConnection: Sendable {
     /// `CapturedATTPDUs`): the exchange is cut.
     public var isTruncated = false
     public var security = CapturedSecurity()
+    /// A connection the capturing host took as peripheral: its own advertising in force when
+    /// the connection came up (the last set it enabled and had not disabled; the timeline's
+    /// `advertising.start`), nil when the capture shows none.
+    public var hostAdvertisement: AdvertisingSetup?
     /// Set on a connection seen from its peer (`seenFromPeer`): this view's host is the
     /// recording host's peer, at the address and type its LE Connection Complete gave.
     public var hostAsCaptured: (address: BDAddr?, type: UInt8?)?
@@ -261,6 +290,11 @@ private final class SessionReading: CaptureConsumer {
     // Per advertiser: last connectable advertisement and last scan response.
     var adverts: [BDAddr: CapturedAdvertisement] = [:]
     var advertisementOf: [Int: CapturedAdvertisement] = [:]
+    // The host's own advertising: where its setups are kept, the sets on now (by handle, nil
+    // for legacy; most recent last) and, per connection it took as peripheral, the one in force.
+    var advertisingTables = ScanFilterTables()
+    var hostAdvertising: [(handle: UInt8?, setup: AdvertisingSetup)] = []
+    var hostAdvertisementOf: [Int: AdvertisingSetup] = [:]
     // Per advertiser: time of its last advertising report and the gaps seen (at most 64).
     var advertisingTimes: [BDAddr: (last: Int64, gaps: [Int64])] = [:]
     var advertiserOrder: [(BDAddr, UInt8)] = []
@@ -281,6 +315,8 @@ private final class SessionReading: CaptureConsumer {
     }
 
     var observes: CaptureObservations { [.records, .framesAfterTimeline, .events, .connections, .att] }
+
+    func begin(_ pass: CapturePass) { advertisingTables = pass.scanFilterTables }
 
     func record(_ record: CaptureRecord) {
         frames += 1
@@ -335,6 +371,26 @@ private final class SessionReading: CaptureConsumer {
             hostCentral[n] = info.role != 1
             if let t = info.timing { timings[n] = t }
             if let p = e.peer, let ad = adverts[p] { advertisementOf[n] = ad }
+            // The set that connected: the newest one on that is connectable, else the newest.
+            if info.role == 1,
+                let on = hostAdvertising.last(where: { $0.setup.connectable != false }) ?? hostAdvertising.last
+            {
+                hostAdvertisementOf[n] = on.setup
+            }
+        case .advertisingStart(let snapshot):
+            if case .error = e.outcome { return }
+            guard let s = advertisingTables.advertising(snapshot) else { return }
+            hostAdvertising.removeAll { $0.handle == s.handle }
+            // Bounded: a controller has at most 255 sets.
+            if hostAdvertising.count >= 256 { hostAdvertising.removeFirst() }
+            hostAdvertising.append((s.handle, s))
+        case .advertisingStop(let extended, let handle):
+            if case .error = e.outcome { return }
+            if extended && handle == nil {
+                hostAdvertising.removeAll { $0.handle != nil }
+            } else {
+                hostAdvertising.removeAll { $0.handle == handle }
+            }
         case .initComplete(let info):
             if controller == nil { controller = info }
         case .scanStart(let p):
@@ -412,6 +468,7 @@ private final class SessionReading: CaptureConsumer {
             if let e = ends.removeValue(forKey: n) { c.disconnection = e }
             c.isTruncated = truncated.remove(n) != nil
             c.security = security.removeValue(forKey: n) ?? CapturedSecurity()
+            c.hostAdvertisement = hostAdvertisementOf.removeValue(forKey: n)
             hostCentral.removeValue(forKey: n)
             // Streamed, it is replayed at once; otherwise it waits for the whole capture,
             // spooled rather than in memory.

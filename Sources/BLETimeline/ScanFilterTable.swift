@@ -233,6 +233,31 @@ public final class ScanFilterTables {
         }
         return FilterAcceptListSnapshot(version: firstListVersion &+ UInt32(lists.count) &- 1)
     }
+
+    // The host's own advertising each `advertising.start` event names
+    // (TimelineBuilder+Advertising), kept the same way: the last `capacity` setups.
+    private var setups: [AdvertisingSetup] = []
+    private var firstSetupVersion = 1
+    private var firstSetup = 0
+
+    /// The setup `snapshot` names, nil when it is no longer kept.
+    public func advertising(_ snapshot: AdvertisingSnapshot) -> AdvertisingSetup? {
+        let age = snapshot.version - firstSetupVersion
+        guard age >= 0, age < setups.count else { return nil }
+        return setups[(firstSetup + age) % setups.count]
+    }
+
+    /// A new snapshot of `setup` (each enable is its own, even when nothing changed).
+    public func keep(_ setup: AdvertisingSetup) -> AdvertisingSnapshot {
+        if setups.count < Self.capacity {
+            setups.append(setup)
+        } else {
+            setups[firstSetup] = setup
+            firstSetup = (firstSetup + 1) % setups.count
+            firstSetupVersion += 1
+        }
+        return AdvertisingSnapshot(version: firstSetupVersion + setups.count - 1)
+    }
 }
 
 /// Whose scan an APCF filter index serves on an Android stack. AOSP's ScanManager

@@ -22,6 +22,7 @@ extension TimelineBuilder {
             scanParameters = nil
             resetScanFilters()
             resetAcceptList(r)
+            advertising[r.controllerIndex] = AdvertisingState(afterReset: true)
             if let pending = initState, pending.controller == r.controllerIndex { endInit(r) }
             initState = InitState(controller: r.controllerIndex, info: ControllerInfo(resetFrame: r.frame))
             initState?.info.commands = 1
@@ -68,6 +69,13 @@ extension TimelineBuilder {
                 intervalMax: first?.connection.intervalMax ?? 0, latency: first?.connection.maxLatency ?? 0,
                 supervisionTimeout: first?.connection.supervisionTimeout ?? 0, phys: cc.initiatingPHYs)
             createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
+        case HCIOpcode.leSetRandomAddress, HCILESetAdvertisingParameters.opcode, HCIOpcode.leSetAdvertisingData,
+            HCIOpcode.leSetScanResponseData, HCILESetAdvertisingEnable.opcode,
+            HCILESetExtendedAdvertisingParameters.opcode, HCILESetAdvertisingSetRandomAddress.opcode,
+            HCIOpcode.leSetExtendedAdvertisingData, HCIOpcode.leSetExtendedScanResponseData,
+            HCILESetExtendedAdvertisingEnable.opcode, HCIOpcode.leRemoveAdvertisingSet,
+            HCIOpcode.leClearAdvertisingSets:
+            advertisingCommand(c, r)
         case HCILEAdvFilter.opcode:
             apcfCommand(c, r)
         case HCILEFilterAcceptListDevice.addOpcode, HCILEFilterAcceptListDevice.removeOpcode,
@@ -224,20 +232,33 @@ extension TimelineBuilder {
 
     /// Remembers a command's event until its Command Complete/Status. A second command with
     /// the same opcode before the answer leaves the first unanswered.
-    private func track(_ opcode: UInt16, _ r: CaptureRecord, _ sequence: Int) {
-        if let i = pendingCommands.firstIndex(where: { $0.controller == r.controllerIndex && $0.opcode == opcode }) {
+    func track(_ opcode: UInt16, _ r: CaptureRecord, _ sequence: Int) {
+        if let i = pendingCommands.firstIndex(where: {
+            $0.controller == r.controllerIndex && $0.opcode == opcode && $0.frame != r.frame
+        }) {
             let old = pendingCommands.remove(at: i)
             if queue.isPending(old.sequence) { queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) } }
         }
         if pendingCommands.count >= 16 { pendingCommands.removeFirst() }
-        pendingCommands.append(PendingCommand(controller: r.controllerIndex, opcode: opcode, sequence: sequence))
+        pendingCommands.append(
+            PendingCommand(controller: r.controllerIndex, opcode: opcode, sequence: sequence, frame: r.frame))
     }
 
     private func answer(_ opcode: UInt16, status: UInt8, _ r: CaptureRecord) {
         guard let i = pendingCommands.firstIndex(where: { $0.controller == r.controllerIndex && $0.opcode == opcode })
         else { return }
         let cmd = pendingCommands.remove(at: i)
-        queue.update(cmd.sequence) { e in
+        answer(cmd.sequence, status: status, r)
+        // The other events of the same command (one per advertising set).
+        while let j = pendingCommands.firstIndex(where: {
+            $0.controller == r.controllerIndex && $0.opcode == opcode && $0.frame == cmd.frame
+        }) {
+            answer(pendingCommands.remove(at: j).sequence, status: status, r)
+        }
+    }
+
+    private func answer(_ sequence: Int, status: UInt8, _ r: CaptureRecord) {
+        queue.update(sequence) { e in
             guard e.isPending else { return }
             let latency = r.timestamp &- e.time
             e.outcome =

@@ -70,6 +70,9 @@ public final class TimelineBuilder {
         var controller: UInt16
         var opcode: UInt16
         var sequence: Int
+        /// The command's frame: one command may stand for several events (an extended
+        /// advertising enable, one per set), all answered by its Command Complete.
+        var frame = 0
     }
     /// HCI commands waiting for Command Complete/Status (bounded: one per tracked opcode).
     var pendingCommands: [PendingCommand] = []
@@ -123,6 +126,9 @@ public final class TimelineBuilder {
     @exclusivity(unchecked) var lastLinkRecord: (frame: Int, time: Int64, controller: UInt16)?
     /// Whether the host last enabled scanning (LE Set [Extended] Scan Enable).
     var scanning = false
+    /// The host's own advertising per controller, as its commands set it
+    /// (TimelineBuilder+Advertising).
+    var advertising: [UInt16: AdvertisingState] = [:]
     /// The frame being fed carries an L2CAP PDU the capture cut (`L2CAPPDU.isTruncated`).
     @exclusivity(unchecked) var truncatedPDU = false
 

@@ -443,6 +443,15 @@ extension TimelineEvent {
         /// kept beside the events (`TimelineBuilder.scanFilterTables`), so an event is plain data.
         case scanFilters(ScanFilterSnapshot)
         case advertisement(AdvertisementInfo)
+        // The capture host's own advertising.
+        /// LE Set Advertising Enable or LE Set Extended Advertising Enable turning advertising
+        /// on (one event per set, outcome from its Command Complete), with what was in force:
+        /// kept beside the events (`ScanFilterTables.advertising(_:)`), so an event is plain
+        /// data. Its value holds the advertising data's first bytes.
+        case advertisingStart(AdvertisingSnapshot)
+        /// The same commands turning it off: the set's handle (extended), nil for legacy
+        /// advertising or for every set (Num_Sets 0, 7.8.56).
+        case advertisingStop(extended: Bool, handle: UInt8?)
         // Connections.
         case connectionCreate(ConnectionCreateInfo)
         case connectionCancel
@@ -513,6 +522,8 @@ extension TimelineEvent {
             case .scanStop: "scan.stop"
             case .scanFilters: "scan.filters"
             case .advertisement: "advertisement"
+            case .advertisingStart: "advertising.start"
+            case .advertisingStop: "advertising.stop"
             case .connectionCreate: "connection.create"
             case .connectionCancel: "connection.cancel"
             case .connectionComplete: "connection.complete"

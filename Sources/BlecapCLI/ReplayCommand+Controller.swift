@@ -30,8 +30,7 @@ extension ReplayCommand {
             printError(
                 asCentral
                     ? "\(file): no connection in this capture: no captured central to play"
-                    : "\(file): no connection with this capture's host as central: no captured peripheral to play "
-                        + "(--role central plays the central of a capture recorded on either side)")
+                    : "\(file): no connection in this capture: no captured peripheral to play")
             throw BlecapExit.usage.exitCode
         }
         if let connection { try choose(connection, of: replay, in: virtual, asCentral: asCentral) }

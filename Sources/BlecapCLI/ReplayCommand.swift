@@ -39,7 +39,8 @@ struct ReplayCommand: ParsableCommand {
             tcp-client:HOST:PORT or tcp-server:HOST:PORT (H4 over TCP, as Bumble names them), \
             serial:/dev/ttyACM0[,BAUD][,noflow] (H4 over a UART), or hciN (the kernel's adapter, \
             taken from BlueZ through the HCI user channel for the run; needs CAP_NET_ADMIN). With \
-            --role peripheral blecap initialises the controller, advertises as the captured \
+            --role peripheral (a capture recorded on either side: on the peripheral, its own HCI \
+            commands say how it advertised) blecap initialises the controller, advertises as the captured \
             peripheral (its advertising data, scan response and address when random; with the \
             extended advertising commands when it advertised extended and the controller has \
             them), and serves \
@@ -120,7 +121,7 @@ struct ReplayCommand: ParsableCommand {
     @Option(
         name: .long,
         help:
-            "With --controller: peripheral (play the captured peripheral) or central (play the captured central, recorded on either side)."
+            "With --controller: peripheral (play the captured peripheral) or central (play the captured central), from a capture recorded on either side."
     )
     var role: String = "peripheral"
 

@@ -17,7 +17,9 @@ struct ServeCommand: ParsableCommand {
             initialises it as it would real hardware, scans and finds the capture's \
             advertisers with their captured advertising, event types and scan responses (a \
             non-connectable one is never connected), connects to the peripherals the capture's \
-            central connected to, and talks to their GATT servers, which answer from the same models \
+            central connected to (a capture recorded on the peripheral: that peripheral, advertising \
+            as its own HCI commands set it), and talks to their GATT servers, which answer from the \
+            same models \
             'blecap replay' uses: the captured attribute table, read values in captured order, \
             write outcomes, errors, latencies, notifications timed from the subscription that \
             enabled them, the peer's end of the link with its captured reason. A host that \
@@ -61,7 +63,7 @@ struct ServeCommand: ParsableCommand {
 
     @Argument(
         help:
-            "Capture file (btsnoop, pcap, pcapng, PacketLogger) recorded on the central (on either side with --role central)."
+            "Capture file (btsnoop, pcap, pcapng, PacketLogger) recorded on the central or the peripheral."
     )
     var file: String
 
@@ -139,14 +141,9 @@ struct ServeCommand: ParsableCommand {
         config.faults = try faults.faults()
         if let a = address.flatMap(BDAddr.init) { config.address = a }
         let controller = VirtualController(replay: replay, configuration: config)
-        if controller.servableConnections == 0, role == "central" {
-            printError("\(file): no connection in this capture: nothing to serve")
-            throw BlecapExit.usage.exitCode
-        }
+        // Either role plays its side of every connection, whichever side recorded it.
         if controller.servableConnections == 0 {
-            printError(
-                "\(file): no connection with this capture's host as \(role == "central" ? "peripheral" : "central"): "
-                    + "nothing to serve (--role \(role == "central" ? "peripheral" : "central") plays the other side)")
+            printError("\(file): no connection in this capture: nothing to serve")
             throw BlecapExit.usage.exitCode
         }
         if verbose { controller.log = { writeStandardError("blecap serve: \($0)\n") } }

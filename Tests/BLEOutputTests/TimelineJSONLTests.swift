@@ -58,4 +58,38 @@ import Testing
                 == #"{"frame":1,"time":"2026-11-22T11:30:36.801343Z","elapsed":0.000000,"type":"controller.reset","outcome":"success","response_frame":2,"latency_us":338}"#
         )
     }
+    /// The host's own advertising (clean_heart_rate.peripheral frames 29–36, the values tshark
+    /// shows: properties 0x0013, interval 160 = 100 ms, own address random
+    /// D8:0D:18:00:00:01, PHYs 1M, frame 33's 29 octets), in JSONL and in text.
+    @Test func advertisingStartInBothFormats() throws {
+        let path = try Fixtures.existing("bumble/clean_heart_rate.peripheral.btsnoop")
+        var lines: [String] = []
+        for jsonl in [true, false] {
+            let pass = CapturePass(reader: try CaptureFile.open(path: path), name: path)
+            let out = OutputBuffer(fd: nil)
+            pass.run(JSONLConsumer(writer: TimelineWriter(out: out, jsonl: jsonl)))
+            let text = String(decoding: out.bytes, as: UTF8.self).split(separator: "\n")
+            lines += text.filter { $0.contains("advertising.start") }.map(String.init)
+        }
+        #expect(lines.count == 2)
+        let jsonl: [String] = [
+            #"{"frame":35,"time":"2026-11-22T11:30:37.114779Z","elapsed":0.310375,"type":"advertising.start","#,
+            #""extended":true,"handle":0,"event_properties":19,"connectable":true,"scannable":true,"#,
+            #""interval_min_ms":100,"interval_max_ms":100,"own_address_type":1,"#,
+            #""random_address":"D8:0D:18:00:00:01","primary_phy":1,"secondary_phy":1,"parameters_set":true,"#,
+            #""local_name":"PulseBelt HR","service_uuids":["180D","180F","180A"],"appearance":833,"#,
+            #""data_length":29,"scan_response_length":0,"#,
+            #""data":"02010607030d180f180a18031941030d0950756c736542656c74204852","scan_response":"","#,
+            #""outcome":"success","response_frame":36,"latency_us":186}"#,
+        ]
+        #expect(lines.first == jsonl.joined())
+        let text: [String] = [
+            "advertising.start               extended=true handle=0 event_properties=0x0013 connectable=true ",
+            "scannable=true interval_min_ms=100 interval_max_ms=100 own_address_type=1 ",
+            "random_address=D8:0D:18:00:00:01 primary_phy=1 secondary_phy=1 parameters_set=true ",
+            #"local_name="PulseBelt HR" service_uuids=180D,180F,180A appearance=0x0341 data_length=29 "#,
+            "scan_response_length=0 outcome=success response_frame=36 latency_ms=0.186",
+        ]
+        #expect(lines.last?.hasSuffix(text.joined()) == true)
+    }
 }

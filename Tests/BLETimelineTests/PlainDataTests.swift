@@ -27,4 +27,12 @@ import Testing
         #expect(_isPOD(TimelineEvent.self))
         #expect(_isPOD(TimelineEvent.Kind.self))
     }
+
+    /// Every event is copied through the builder's queue and to each consumer: it must not
+    /// grow when a kind is added. 245 and 101 bytes before and after `advertising.start` /
+    /// `.stop` (whose setup is kept beside the events, `ScanFilterTables.advertising(_:)`).
+    @Test func timelineEventDoesNotGrow() {
+        #expect(MemoryLayout<TimelineEvent>.size <= 245)
+        #expect(MemoryLayout<TimelineEvent.Kind>.size <= 101)
+    }
 }

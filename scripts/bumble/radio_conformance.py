@@ -15,6 +15,13 @@ the app serve's check runs) scans for it, connects, discovers, reads and subscri
 
     python3 scripts/bumble/radio_conformance.py --blecap .build/debug/blecap captures/bumble/*.central.btsnoop
 
+A capture recorded on the peripheral plays that peripheral, advertising as its own HCI commands
+did (the timeline's `advertising.start`); the app is given the address it advertised from, and
+the captured exchange is read from the central's side (requests received, answers and
+notifications sent):
+
+    python3 scripts/bumble/radio_conformance.py captures/bumble/*.peripheral*.btsnoop
+
 With --security pair the app pairs right after connecting (Bumble's pair(): bonding, MITM and
 SC asked, NoInputNoOutput) and then encrypts again with the key the pairing left; checked: the
 pairing succeeded, the link was encrypted after it and again with the key, and blecap answered
@@ -23,7 +30,7 @@ peripheral paired with LE Secure Connections (indications_and_errors) that is SC
 
     python3 scripts/bumble/radio_conformance.py --security pair captures/bumble/indications_and_errors.central.btsnoop
 
-scripts/conformance.py runs `check_radio` for every Bumble central capture.
+scripts/conformance.py runs `check_radio` for every Bumble capture, central and peripheral.
 """
 
 import argparse
@@ -119,10 +126,14 @@ def check_security(sessions, out_a):
 
 
 def check_radio(blecap, path, tmp, speed="max", security="none"):
-    """(problems, summary) for one central capture played over linked Bumble controllers."""
-    expected = captured(blecap, path)
+    """(problems, summary) for one capture played over linked Bumble controllers: its captured
+    peripherals (recorded on the central), else the peripheral that recorded it, advertising
+    as its own HCI commands did."""
+    expected = captured(blecap, path) or captured(blecap, path, peripheral_side=True)
     if not expected:
-        return [], "no central connection"
+        return [], "no connection"
+    if any(c["peer"] is None for c in expected):
+        return ["no advertising address for a connection recorded on the peripheral"], "not run"
     python = bumble_python()
     base = os.path.join(tmp, os.path.basename(path))
     out_a, out_b = base + ".radio-a.btsnoop", base + ".radio-b.btsnoop"
@@ -213,7 +224,11 @@ def judge(path, expected, app_out, app_err, report_text, errors, out_a, out_b, s
     # The server's answers on B against the capture's answers to the same requests, connection
     # by connection (blecap plays captured connections one after another, in captured order).
     answered = same = own_same = own_seen = own_captured = 0
-    for k, (captured_conn, seen_conn) in enumerate(zip(by_connection(tshark_att(path)), by_connection(b))):
+    recorded = tshark_att(path)
+    if expected and expected[0].get("side") == "peripheral":
+        # Recorded on the peripheral: seen from the central, what it sent it received.
+        recorded = [("received" if d == "sent" else "sent", p, h) for d, p, h in recorded]
+    for k, (captured_conn, seen_conn) in enumerate(zip(by_connection(recorded), by_connection(b))):
         captured_table, captured_own = answers(captured_conn)
         seen_table, seen_own = answers(seen_conn)
         for request, got in seen_table.items():

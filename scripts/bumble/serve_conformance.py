@@ -64,18 +64,26 @@ def uuid(u):
     return u.replace("-", "").upper()
 
 
-def captured(blecap, path):
+def captured(blecap, path, peripheral_side=False):
     """Per captured connection (the capture's host central): peer, MTU, database, reads,
-    notifications, how long the notifications took."""
+    notifications, how long the notifications took. With `peripheral_side`, the connections
+    whose host was the peripheral instead (a capture recorded on the peripheral), seen from
+    their central: the host's own database, the requests it received, the notifications it
+    sent, and as peer the address it advertised from (its `advertising.start` in force)."""
     gatt = json.loads(subprocess.run([blecap, "gatt", path, "--format", "json"], capture_output=True,
                                      text=True, timeout=120).stdout or "{}")
+    side = "peripheral" if peripheral_side else "central"
+    # The central's PDUs and the peripheral's, as the capture's host saw them.
+    central, server = ("received", "sent") if peripheral_side else ("sent", "received")
     connections = {}
     for c in gatt.get("connections", []):
-        if c.get("role") != "central":
+        if c.get("role") != side:
             continue
-        db = c["remote_database"]
+        db = c["local_database" if peripheral_side else "remote_database"]
         connections[c["connection"]] = {
-            "peer": c.get("peer"), "mtu": None, "reads": {}, "notifications": [], "subscribed_at": None,
+            "side": side,
+            "peer": None if peripheral_side else c.get("peer"), "mtu": None, "reads": {}, "notifications": [],
+            "subscribed_at": None,
             "last_value_at": None, "end": None, "services": [
                 (uuid(s["uuid"]), s["start_handle"], s["end_handle"]) for s in db["services"]],
             "characteristics": [(uuid(ch["uuid"]), ch["value_handle"], ch["properties"])
@@ -83,22 +91,35 @@ def captured(blecap, path):
             "descriptors": sorted((uuid(d["uuid"]), d["handle"]) for ch in db["characteristics"]
                                   for d in ch["descriptors"]),
         }
+    advertised = None
+    public = None
     for e in jsonl(blecap, "timeline", path, "--format", "jsonl"):
+        t = e.get("type")
+        if t == "controller.init_complete" and e.get("public_address"):
+            public = e["public_address"]
+        if t == "advertising.start" and e.get("outcome") in (None, "success"):
+            own = e.get("own_address_type")
+            advertised = e.get("random_address") if own in (1, 3) and e.get("random_address") else public
         c = connections.get(e.get("connection"))
         if c is None:
             continue
-        t = e.get("type")
-        if t == "gatt.mtu" and e.get("direction") == "sent" and c["mtu"] is None:
+        if t == "connection.complete" and peripheral_side:
+            c["peer"] = advertised
+        if t == "gatt.mtu" and e.get("direction") == central and c["mtu"] is None:
             c["mtu"] = e.get("client_rx_mtu")
-        elif t == "gatt.read" and e.get("direction") == "sent":
+        elif t == "gatt.read" and e.get("direction") == central:
             h = e.get("handle")
             if h is not None and h not in c["reads"]:
                 c["reads"][h] = value(e) if e.get("outcome") == "success" else {"error": e.get("error")}
         elif t == "connection.disconnect":
-            c["end"] = (e.get("side"), e.get("reason"))
+            # From the central's view: the peripheral host's own end is the central's peer's.
+            s = e.get("side")
+            if peripheral_side:
+                s = {"local": "remote", "remote": "local"}.get(s, s)
+            c["end"] = (s, e.get("reason"))
         elif t == "gatt.subscribe" and c["subscribed_at"] is None:
             c["subscribed_at"] = e["elapsed"]
-        elif t in ("gatt.notification", "gatt.indication") and e.get("direction") == "received":
+        elif t in ("gatt.notification", "gatt.indication") and e.get("direction") == server:
             c["notifications"].append((e["handle"], value(e)))
             c["last_value_at"] = e["elapsed"]
     return [connections[k] for k in sorted(connections)]
@@ -183,9 +204,10 @@ def check_security(sessions, security, out_path):
 def check_serve(blecap, path, tmp, speed="max", security=None):
     """(problems, summary) for one capture served to the Bumble app (with `security`, one
     --security value per session: pairing and encryption checked too)."""
-    expected = captured(blecap, path)
+    # Recorded on the central: its peripherals; else the peripheral that recorded it.
+    expected = captured(blecap, path) or captured(blecap, path, peripheral_side=True)
     if not expected:
-        return [], "no central connection"
+        return [], "no connection"
     python = bumble_python()
     out_path = os.path.join(tmp, os.path.basename(path) + ".served.btsnoop")
     serve = subprocess.Popen(
