@@ -69,7 +69,9 @@ public struct SpooledArray<Element: BitwiseCopyable & Sendable>: Sendable {
 
     /// The elements of the block-sized stretch that holds element `i` (`perBlock` of them from
     /// a multiple of `perBlock`, fewer at the end), spilled or not: their count and a reader.
-    @inlinable public func withBlock<R>(containing i: Int, _ body: (_ count: Int, _ element: (Int) -> Element) -> R) -> R {
+    @inlinable public func withBlock<R>(containing i: Int, _ body: (_ count: Int, _ element: (Int) -> Element) -> R)
+        -> R
+    {
         let start = i / perBlock * perBlock
         if start >= spilledCount {
             let lo = start - spilledCount

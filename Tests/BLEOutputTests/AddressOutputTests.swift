@@ -9,8 +9,10 @@ import Testing
         for place in 0..<6 {
             let out = OutputBuffer(fd: nil)
             var expected = ""
+            let shift = UInt64(8 * (5 - place))
+            let others: UInt64 = 0x0102_0304_0506 & ~(0xFF << shift)
             for octet in 0..<256 {
-                let a = BDAddr(rawValue: UInt64(octet) << UInt64(8 * (5 - place)) | 0x0102_0304_0506 & ~(0xFF << UInt64(8 * (5 - place))))
+                let a = BDAddr(rawValue: UInt64(octet) << shift | others)
                 out.address(a)
                 out.byte(0x0A)
                 expected += a.description + "\n"
