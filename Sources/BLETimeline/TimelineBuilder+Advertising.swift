@@ -156,8 +156,8 @@ extension TimelineBuilder {
                 advertisingStart(s, c.opcode, r)
             }
         case HCIOpcode.leRemoveAdvertisingSet:
-            guard let h = p.u8(0) else { return }
-            a.sets[h] = nil
+            guard let remove = HCILERemoveAdvertisingSet(parameters: p) else { return }
+            a.sets[remove.advertisingHandle] = nil
         case HCIOpcode.leClearAdvertisingSets:
             a.sets.removeAll()
         default:

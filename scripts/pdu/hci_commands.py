@@ -323,7 +323,10 @@ HCI_COMMANDS = [
             "leReadMaximumAdvertisingDataLength"),
     Command(0x08, 0x03B, "HCI_LE_Read_Number_of_Supported_Advertising_Sets", "7.8.58",
             "leReadNumberOfSupportedAdvertisingSets"),
-    Command(0x08, 0x03C, "HCI_LE_Remove_Advertising_Set", "7.8.59", "leRemoveAdvertisingSet"),
+    Command(0x08, 0x03C, "HCI_LE_Remove_Advertising_Set", "7.8.59", "leRemoveAdvertisingSet",
+            type="HCILERemoveAdvertisingSet", name="LE Remove Advertising Set", layout="removeAdvertisingSet",
+            fields=[F("advertising_handle", "advertisingHandle", "hex8")], returns="[]",
+            doc="HCI_LE_Remove_Advertising_Set (7.8.59, 0x203C): Advertising_Handle (the timeline forgets the set)."),
     Command(0x08, 0x03D, "HCI_LE_Clear_Advertising_Sets", "7.8.60", "leClearAdvertisingSets"),
     # The per-PHY blocks of these two stay hand-written (HCICommands.swift).
     Command(0x08, 0x041, "HCI_LE_Set_Extended_Scan_Parameters", "7.8.64", "leSetExtendedScanParameters"),

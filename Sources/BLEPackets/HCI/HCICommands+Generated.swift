@@ -97,6 +97,7 @@ extension HCICommandLayouts {
         P("fragment_preference", .hex8),
         P("data_length", .uint8),
     ]
+    static let removeAdvertisingSet = [P("advertising_handle", .hex8)]
     static let leSetExtendedScanEnable = [
         P("enable", .code8(HCIValueNames.enable)),
         P("filter_duplicates", .code8(HCIValueNames.filterDuplicates)),
@@ -137,6 +138,7 @@ extension HCICommands {
             returns: L.selectedTxPowerReturn),
         .init(0x2037, "LE Set Extended Advertising Data", custom: D.extendedAdvertisingData, returns: []),
         .init(0x2038, "LE Set Extended Scan Response Data", custom: D.extendedAdvertisingData, returns: []),
+        .init(0x203C, "LE Remove Advertising Set", L.removeAdvertisingSet, returns: []),
         .init(0x2042, "LE Set Extended Scan Enable", L.leSetExtendedScanEnable, returns: []),
     ]
 }
@@ -177,6 +179,7 @@ public enum HCITypedCommands {
             return HCILESetExtendedAdvertisingData(opcode: opcode, parameters: p)
         case HCIOpcode.leSetExtendedScanResponseData:
             return HCILESetExtendedAdvertisingData(opcode: opcode, parameters: p)
+        case HCIOpcode.leRemoveAdvertisingSet: return HCILERemoveAdvertisingSet(parameters: p)
         case HCIOpcode.leSetExtendedScanEnable: return HCILESetExtendedScanEnable(parameters: p)
         default: return nil
         }
@@ -212,6 +215,7 @@ public enum HCITypedCommands {
         (HCIOpcode.leSetExtendedAdvertisingParameters, 25),
         (HCIOpcode.leSetExtendedAdvertisingData, 4),
         (HCIOpcode.leSetExtendedScanResponseData, 4),
+        (HCIOpcode.leRemoveAdvertisingSet, 1),
         (HCIOpcode.leSetExtendedScanEnable, 6),
     ]
 }
@@ -868,6 +872,25 @@ public struct HCILESetExtendedAdvertisingData: HCICommandEncodable, Sendable {
         w.appendUInt8(UInt8(data.count))
         w.appendBytes(data)
     }
+}
+
+/// HCI_LE_Remove_Advertising_Set (7.8.59, 0x203C): Advertising_Handle (the timeline forgets the set).
+public struct HCILERemoveAdvertisingSet: HCICommandEncodable, Sendable {
+    public static let opcode: UInt16 = HCIOpcode.leRemoveAdvertisingSet
+    public let advertisingHandle: UInt8
+
+    public init(advertisingHandle: UInt8) {
+        self.advertisingHandle = advertisingHandle
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let advertisingHandle = p.u8(0) else { return nil }
+        self.advertisingHandle = advertisingHandle
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(advertisingHandle) }
 }
 
 /// HCI_LE_Set_Extended_Scan_Enable (7.8.65), opcode 0x2042.
