@@ -27,10 +27,8 @@ extension ReplayCommand {
         config.aclPackets = 255
         let virtual = VirtualController(replay: replay, configuration: config)
         guard virtual.servableConnections > 0 else {
-            printError(
-                asCentral
-                    ? "\(file): no connection in this capture: no captured central to play"
-                    : "\(file): no connection in this capture: no captured peripheral to play")
+            let side = asCentral ? "central" : "peripheral"
+            printError("\(file): no connection in this capture: no captured \(side) to play")
             throw BlecapExit.usage.exitCode
         }
         if let connection { try choose(connection, of: replay, in: virtual, asCentral: asCentral) }

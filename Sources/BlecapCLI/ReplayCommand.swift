@@ -13,55 +13,50 @@ struct ReplayCommand: ParsableCommand {
         commandName: "replay",
         abstract: "Replay a capture's GATT sessions against simulated peripherals and report divergence.",
         discussion: """
-            Builds, per connection, a model of the peer's GATT server from the capture (the \
-            attribute table discovery revealed, handles used but never discovered added as \
-            inferred attributes, the values each read returned in order, each write's outcome, \
-            the MTU it answered, its notifications timed from the subscription that enabled \
-            them, its response latencies, how the link ended) and a script of the central's \
-            ATT operations with their timing. The script runs against the model on a virtual \
-            clock (nothing sleeps) and the replayed exchange is compared with the captured one \
-            PDU by PDU: opcodes, handles, values, errors and order. Captures recorded on the \
-            peripheral replay the other way (the captured central's requests against a model \
+            Builds, per connection, a model of the peer's GATT server from the capture (the attribute table \
+            discovery revealed, handles used but never discovered added as inferred attributes, the values each \
+            read returned in order, each write's outcome, the MTU it answered, its notifications timed from the \
+            subscription that enabled them, its response latencies, how the link ended) and a script of the \
+            central's ATT operations with their timing. The script runs against the model on a virtual clock \
+            (nothing sleeps) and the replayed exchange is compared with the captured one PDU by PDU: opcodes, \
+            handles, values, errors and order. Captures recorded on the peripheral replay the other way (the \
+            captured central's requests against a model \
             of this host's server). docs/replay.md explains the models and their limits.
 
-            --speed changes the times, never the order: max shrinks every idle stretch of \
-            the capture (either side, between connections too) to 1 µs, a factor F divides \
-            every interval by F. The fault times below and --delay-responses go through the \
+            --speed changes the times, never the order: max shrinks every idle stretch of the capture (either \
+            side, between connections too) to 1 µs, a factor F divides every interval by F. The fault times \
+            below and --delay-responses go through the \
             same clock: a fault falls at the same point of the exchange at every speed.
 
-            Fault injection varies the captured conditions: --drop-link-at and --power-off-at \
-            take seconds on the capture's clock (as 'blecap timeline' prints them); \
-            --error HANDLE=CODE makes every request on HANDLE fail with that ATT error \
-            (e.g. 0x0013=0x02, Read Not Permitted); --drop-notifications P drops each \
+            Fault injection varies the captured conditions: --drop-link-at and --power-off-at take seconds on \
+            the capture's clock (as 'blecap timeline' prints them); --error HANDLE=CODE makes every request on \
+            HANDLE fail with that ATT error (e.g. 0x0013=0x02, Read Not Permitted); --drop-notifications P drops \
+            each \
             notification with probability P, the same ones for the same --seed.
 
             --controller C replays over a Bluetooth controller instead, blecap being its host: \
             tcp-client:HOST:PORT or tcp-server:HOST:PORT (H4 over TCP, as Bumble names them), \
-            serial:/dev/ttyACM0[,BAUD][,noflow] (H4 over a UART), or hciN (the kernel's adapter, \
-            taken from BlueZ through the HCI user channel for the run; needs CAP_NET_ADMIN). With \
-            --role peripheral (a capture recorded on either side: on the peripheral, its own HCI \
-            commands say how it advertised) blecap initialises the controller, advertises as the captured \
-            peripheral (its advertising data, scan response and address when random; with the \
-            extended advertising commands when it advertised extended and the controller has \
-            them), and serves \
-            the central that connects from the same model as 'blecap serve' (values in captured \
-            order, errors, MTU, notifications timed from the subscription, the faults above); the \
-            report compares that central's operations with the captured central's, as 'blecap \
-            serve' does. With --role central (a capture recorded on either side: the central is the side \
-            the LE Connection Complete's Role names) blecap scans for the captured peripheral's \
-            address, or the device --peer names by ADDRESS, NAME or \
-            SERVICE-UUID (it connects to no other; extended scanning when the capture used it), \
-            connects with the captured connection parameters \
-            and plays the captured central's requests, writes and subscriptions at the captured pace \
-            or --speed; the report compares the device's answers with the captured peripheral's. \
-            --scan-timeout, --connect-timeout and --response-timeout bound each wait. Every \
-            captured connection the role plays is played in turn; --connection N plays that one only \
-            (a number the role does not play is a usage error listing those it does). --out then \
+            serial:/dev/ttyACM0[,BAUD][,noflow] (H4 over a UART), or hciN (the kernel's adapter, taken from \
+            BlueZ through the HCI user channel for the run; needs CAP_NET_ADMIN). With --role peripheral (a \
+            capture recorded on either side: on the peripheral, its own HCI commands say how it advertised) \
+            blecap initialises the controller, advertises as the captured peripheral (its advertising data, scan \
+            response and address when random; with the extended advertising commands when it advertised extended \
+            and the controller has them), and serves the central that connects from the same model as 'blecap \
+            serve' (values in captured order, errors, MTU, notifications timed from the subscription, the faults \
+            above); the report compares that central's operations with the captured central's, as 'blecap serve' \
+            does. With --role central (a capture recorded on either side: the central is the side the LE \
+            Connection Complete's Role names) blecap scans for the captured peripheral's address, or the device \
+            --peer names by ADDRESS, NAME or SERVICE-UUID (it connects to no other; extended scanning when the \
+            capture used it), connects with the captured connection parameters and plays the captured central's \
+            requests, writes and subscriptions at the captured pace or --speed; the report compares the device's \
+            answers with the captured peripheral's. --scan-timeout, --connect-timeout and --response-timeout \
+            bound each wait. Every captured connection the role plays is played in turn; --connection N plays \
+            that one only (a number the role does not play is a usage error listing those it does). --out then \
             writes what crossed the HCI. \
             docs/real-radio.md covers dongles, permissions and safety.
 
-            Exit status 0: every replayed connection reproduced its captured ATT exchange; 1: \
-            a divergence (expected when faults are injected); 3: the part before the damage was \
+            Exit status 0: every replayed connection reproduced its captured ATT exchange; 1: a divergence \
+            (expected when faults are injected); 3: the part before the damage was \
             replayed; 4: the controller cannot be opened, does not answer or refuses.
 
             Examples:

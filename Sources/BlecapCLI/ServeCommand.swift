@@ -12,44 +12,40 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Act as an HCI controller on whose air the captured peripherals advertise and answer.",
         discussion: """
-            Runs a virtual Bluetooth LE controller that speaks H4 on the transport: a host \
-            stack (Bumble, BlueZ through /dev/vhci, anything with a UART or TCP HCI transport) \
-            initialises it as it would real hardware, scans and finds the capture's \
-            advertisers with their captured advertising, event types and scan responses (a \
-            non-connectable one is never connected), connects to the peripherals the capture's \
-            central connected to (a capture recorded on the peripheral: that peripheral, advertising \
-            as its own HCI commands set it), and talks to their GATT servers, which answer from the \
-            same models \
-            'blecap replay' uses: the captured attribute table, read values in captured order, \
-            write outcomes, errors, latencies, notifications timed from the subscription that \
-            enabled them, the peer's end of the link with its captured reason. A host that \
-            pairs gets LE legacy Just Works (no Secure Connections) and its encryption checked \
-            against the keys the peer holds. --speed realtime keeps every event on an absolute \
-            deadline and reports how late they ran (mean, 99th percentile, worst). \
-            docs/serve.md describes what the controller supports and how it answers what the \
+            Runs a virtual Bluetooth LE controller that speaks H4 on the transport: a host stack (Bumble, BlueZ \
+            through /dev/vhci, anything with a UART or TCP HCI transport) initialises it as it would real \
+            hardware, scans and finds the capture's advertisers with their captured advertising, event types and \
+            scan responses (a non-connectable one is never connected), connects to the peripherals the capture's \
+            central connected to (a capture recorded on the peripheral: that peripheral, advertising as its own \
+            HCI commands set it), and talks to their GATT servers, which answer from the same models 'blecap \
+            replay' uses: the captured attribute table, read values in captured order, write outcomes, errors, \
+            latencies, notifications timed from the subscription that enabled them, the peer's end of the link \
+            with its captured reason. A host that pairs gets LE legacy Just Works (no Secure Connections) and \
+            its encryption checked against the keys the peer holds. --speed realtime keeps every event on an \
+            absolute deadline and reports how late they ran (mean, 99th percentile, worst). docs/serve.md \
+            describes what the controller supports and how it answers what the \
             capture never showed.
 
-            Transports (Bumble's names): tcp-server:HOST:PORT (the host connects; port 0 \
-            picks a free one and says which), tcp-client:HOST:PORT, pty[:LINK] (a \
-            pseudo-terminal the host opens like a UART, LINK a symbolic link to it), vhci \
-            (/dev/vhci: the kernel registers an hciN). Servers bind to loopback unless \
+            Transports (Bumble's names): tcp-server:HOST:PORT (the host connects; port 0 picks a free one and \
+            says which), tcp-client:HOST:PORT, pty[:LINK] (a pseudo-terminal the host opens like a UART, LINK a \
+            symbolic link to it), vhci (/dev/vhci: the kernel registers an hciN). Servers bind to loopback \
+            unless \
             --listen-any.
 
-            When the session ends (the host closes the transport, every captured connection \
-            was served and the host stayed quiet for --linger seconds, --timeout, or Ctrl-C) \
-            it prints what the host did against the captured central: 'blecap replay''s \
-            PDU-by-PDU comparison per connection, then each captured operation as same, \
-            reordered, different value, missing or extra. --out writes what crossed the \
+            When the session ends (the host closes the transport, every captured connection was served and the \
+            host stayed quiet for --linger seconds, --timeout, or Ctrl-C) it prints what the host did against \
+            the captured central: 'blecap replay''s PDU-by-PDU comparison per connection, then each captured \
+            operation as same, reordered, different value, missing or extra. --out writes what crossed the \
             virtual HCI as btsnoop.
 
-            --role central plays the other direction, from a capture recorded on either side: \
-            the host acts as peripheral (it serves its GATT database and advertises); when it \
-            advertises, the captured central connects from its captured address and plays its requests, writes and \
-            subscriptions at their captured timing; the report compares the host's answers \
+            --role central plays the other direction, from a capture recorded on either side: the host acts as \
+            peripheral (it serves its GATT database and advertises); when it advertises, the captured central \
+            connects from its captured address and plays its requests, writes and subscriptions at their \
+            captured timing; the report compares the host's answers \
             and notifications with the captured peripheral's.
 
-            Exit status 0: every captured connection was served with no operation differing; \
-            1: differences (expected for another app than the captured one); 4 also when the \
+            Exit status 0: every captured connection was served with no operation differing; 1: differences \
+            (expected for another app than the captured one); 4 also when the \
             transport cannot be opened or fails.
 
             Examples:

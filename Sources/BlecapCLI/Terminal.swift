@@ -42,16 +42,11 @@ struct ColorOption: ParsableArguments {
     func paint(text: Bool = true) -> Paint { Paint(on: text && enabled) }
 }
 
-/// Every `--format`, `--fail-on`, `--platform` and `--color` value is its raw value, in help and
-/// to the parser. ArgumentParser's defaults for a raw-valued enum say the same through a key path
-/// built on every call and a string interpolation with dynamic casts, and the parser asks every
-/// option again each time it rebuilds a command's arguments (8 times per start of `blecap
-/// lint`): 2.2M of the 54M instructions of such a start (callgrind; docs/performance.md).
+/// Raw-valued option enums hand ArgumentParser their raw values directly, instead of its defaults'
+/// key path and dynamic casts on each of a start's argument-set rebuilds (docs/performance.md).
 extension ExpressibleByArgument where Self: CaseIterable & RawRepresentable, RawValue == String {
     public static var allValueStrings: [String] { allCases.map { $0.rawValue } }
-
     public var defaultValueDescription: String { rawValue }
-
     /// ArgumentParser's rule: a value's description only where it differs from the value.
     public static var allValueDescriptions: [String: String] {
         allCases.reduce(into: [:]) { d, v in
