@@ -80,7 +80,6 @@ enum HCICommandLayouts {
         P("all_phys", .flags8(HCIValueNames.allPHYsBits)),
         P("tx_phys", .flags8(HCIValueNames.phyBits)), P("rx_phys", .flags8(HCIValueNames.phyBits)),
     ]
-    static let advertisingHandle = [P("advertising_handle", .hex8)]
     static let selectedTxPowerReturn = [P("selected_tx_power", .dBm)]
     static let extendedAdvertisingEnableHeader = [
         P("enable", .code8(HCIValueNames.enable)), P("num_sets", .uint8),

@@ -268,7 +268,6 @@ public enum HCICommands {
         .init(0x2039, "LE Set Extended Advertising Enable", custom: D.extendedAdvertisingEnable, returns: []),
         .init(0x203A, "LE Read Maximum Advertising Data Length", [], returns: L.maxAdvertisingDataLengthReturn),
         .init(0x203B, "LE Read Number of Supported Advertising Sets", [], returns: L.numSupportedAdvertisingSetsReturn),
-        .init(0x203C, "LE Remove Advertising Set", L.advertisingHandle, returns: []),
         .init(0x203D, "LE Clear Advertising Sets", [], returns: []),
         .init(0x203E, "LE Set Periodic Advertising Parameters"),
         .init(0x203F, "LE Set Periodic Advertising Data"),
