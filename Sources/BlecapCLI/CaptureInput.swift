@@ -75,11 +75,14 @@ struct CaptureInput {
     /// Whether `path` is a regular file that is compressed or an archive (by content), which
     /// only CaptureBundle opens: `watch` reads such a file through `open` (once, since a
     /// compressed stream cannot be followed as it grows).
+    /// By `stat` before any `open`: opening a named pipe here and closing it could take the
+    /// writer's one connection, and the reader's own open would then wait for a writer forever.
     static func isPacked(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var st = stat()
         guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
         var prefix = [UInt8](repeating: 0, count: 512)
         let n = read(fd, &prefix, prefix.count)
