@@ -291,13 +291,7 @@ public final class TimelineWriter {
         if v.isTruncated { bool("value_truncated", true) }
     }
     private func millis(_ k: StaticString, _ units: UInt16, unitMicros: Int64) {
-        key(k)
-        let us = Int64(units) * unitMicros
-        out.decimal(us / 1000)
-        if us % 1000 != 0 {
-            out.byte(UInt8(ascii: "."))
-            out.decimal(UInt64(us % 1000), width: 3)
-        }
+        millis(k, UInt32(units), unitMicros: unitMicros)
     }
     private func uuid(_ k: StaticString, _ u: BluetoothUUID) {
         key(k)
@@ -918,7 +912,8 @@ public final class TimelineWriter {
         }
     }
 
-    /// An advertising interval (units of 0.625 ms, up to 24 bits) in ms.
+    /// An interval in ms from `units` of `unitMicros` µs (an advertising interval: 0.625 ms units,
+    /// up to 24 bits; the connection's 16-bit ones come through the overload above).
     private func millis(_ k: StaticString, _ units: UInt32, unitMicros: Int64 = 625) {
         key(k)
         let us = Int64(units) * unitMicros
