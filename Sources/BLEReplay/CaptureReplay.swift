@@ -44,32 +44,28 @@ public final class CaptureReplay {
     /// says so) is seen from the peripheral (`CapturedConnection.seenFromPeer`), so that the
     /// player of the captured peer plays its central. Connections recorded on the peripheral
     /// keep their models.
-    public func centralsAsPeers() -> CaptureReplay {
-        guard session.connections.contains(where: \.hostIsCentral) else { return self }
-        let recorder = session.hostRandomAddress ?? session.hostPublicAddress
-        let type: UInt8? = recorder == nil ? nil : session.hostRandomAddress == nil ? 0 : 1
-        let flipped = zip(session.connections, models).map { c, m in
-            guard c.hostIsCentral else { return m }
-            var seen = ReplayConnectionModel(c.seenFromPeer(recorder: recorder, recorderType: type))
-            seen.seal()
-            return seen
-        }
-        return CaptureReplay(session: session, models: flipped)
-    }
+    public func centralsAsPeers() -> CaptureReplay { seenFromPeers(recordedOnCentral: true) }
 
     /// The same capture with each connection's captured peripheral as its peer, whichever side
     /// recorded it (the mirror of `centralsAsPeers`): a connection recorded on the peripheral
-    /// is seen from its central (`CapturedConnection.seenFromPeer`), the peer advertising as
-    /// the recording host did when the connection came up (`hostAdvertisement`), from the
-    /// address it advertised with. Connections recorded on the central keep their models.
-    public func peripheralsAsPeers() -> CaptureReplay {
-        guard session.connections.contains(where: { !$0.hostIsCentral }) else { return self }
+    /// is seen from its central, the peer advertising as the recording host did when the
+    /// connection came up (`hostAdvertisement`), from the address it advertised with.
+    /// Connections recorded on the central keep their models.
+    public func peripheralsAsPeers() -> CaptureReplay { seenFromPeers(recordedOnCentral: false) }
+
+    /// The connections recorded on that side seen from their peer, the recording host (at the
+    /// address it advertised from, when it was the peripheral) becoming the peer.
+    private func seenFromPeers(recordedOnCentral: Bool) -> CaptureReplay {
+        guard session.connections.contains(where: { $0.hostIsCentral == recordedOnCentral }) else { return self }
         let flipped = zip(session.connections, models).map { c, m in
-            guard !c.hostIsCentral else { return m }
-            let (address, type) = recorderAddress(advertising: c.hostAdvertisement)
+            guard c.hostIsCentral == recordedOnCentral else { return m }
+            let advertising = recordedOnCentral ? nil : c.hostAdvertisement
+            let (address, type) = recorderAddress(advertising: advertising)
             var seen = c.seenFromPeer(recorder: address, recorderType: type)
-            seen.advertisement = c.hostAdvertisement.map {
-                CapturedAdvertisement(hostAdvertising: $0, frame: c.summary.startFrame)
+            if !recordedOnCentral {
+                seen.advertisement = advertising.map {
+                    CapturedAdvertisement(hostAdvertising: $0, frame: c.summary.startFrame)
+                }
             }
             var model = ReplayConnectionModel(seen)
             model.seal()
@@ -79,8 +75,9 @@ public final class CaptureReplay {
     }
 
     /// The address the recording host advertised from: the random one the advertising used
-    /// (own address type 1, or 3's fallback), else its public address, else its random address
-    /// from power-on.
+    /// (own address type 1, or 3's fallback), else its public address; without advertising
+    /// (recorded on the central) or either known, its random address from power-on, else its
+    /// public one.
     private func recorderAddress(advertising a: AdvertisingSetup?) -> (BDAddr?, UInt8?) {
         if let a, let r = a.randomAddress, a.ownAddressType == 1 || a.ownAddressType == 3 { return (r, 1) }
         if a?.ownAddressType == 0 || a?.ownAddressType == 2, let p = session.hostPublicAddress { return (p, 0) }

@@ -89,7 +89,7 @@ package struct ReplayATTServer {
 
     /// The handle a read or write names, unless the server has no such attribute (Invalid
     /// Handle, 3.4.1.1); an injected error on it is answered even so.
-    private func known(_ h: UInt16) -> Bool { values.fault(h) != nil || model.attribute(h) != nil }
+    private func known(_ h: UInt16) -> Bool { model.attribute(h) != nil || values.fault(h) != nil }
 
     /// Read Request (3.4.4.3): the recorded answer, cut to ATT_MTU − 1.
     private mutating func read(_ h: UInt16) -> [UInt8] {
