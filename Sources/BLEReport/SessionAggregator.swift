@@ -14,38 +14,43 @@ public final class SessionAggregator {
     typealias Limits = SessionReportModel.Limits
 
     let path: String
-    // `@exclusivity(unchecked)` on what every frame and event touches (here and in
-    // `ConnectionAccumulator`): each checked access to a class's stored `var` is a
-    // `swift_beginAccess` call, ~8 per notification and 7 % of `blecap report`'s instructions.
-    // An aggregator is fed from the one thread of its lint pass, and no access spans a call
-    // back into it.
-    @exclusivity(unchecked) var frames = 0
-    @exclusivity(unchecked) var origin: Int64?
-    @exclusivity(unchecked) var minTime = Int64.max
-    @exclusivity(unchecked) var maxTime = Int64.min
-    @exclusivity(unchecked) var controllers: UInt64 = 0
-    @exclusivity(unchecked) var controllerOverflow = false
+    /// What every frame and event touches, in one place so that one exclusivity exemption
+    /// covers it and states its reason once. Unchecked: each checked access to a class's
+    /// stored `var` is a `swift_beginAccess` call, ~8 per notification and 7 % of `blecap
+    /// report`'s instructions when these were checked. An aggregator is fed from the one
+    /// thread of its lint pass, and no access spans a call back into it. The same holds for
+    /// `ConnectionAccumulator`'s fields.
+    @exclusivity(unchecked) var hot = HotState()
+    struct HotState {
+        var frames = 0
+        var origin: Int64?
+        var minTime = Int64.max
+        var maxTime = Int64.min
+        var controllers: UInt64 = 0
+        var controllerOverflow = false
+        /// Advertisers and event counts. Ended connections are only counted (`connectionCount`), not
+        /// added: the statistics would keep a record of each (up to 4,096) that the page never reads.
+        var statistics = TimelineStatistics()
+        var connections: [Int: ConnectionAccumulator] = [:]
+        /// The accumulator the last event went to: events come in long runs on one connection, and
+        /// hashing its number for each was 3 % of `blecap report`. `connections` only ever gains
+        /// entries, so the one remembered stays the right one for its number.
+        var lastAccumulator: (number: Int, accumulator: ConnectionAccumulator)?
+        /// Sniffed connections' radio, by access address (the first `Limits.rssiSeries`).
+        var radio: [UInt32: LinkLayerRadioSeries] = [:]
+        var throughput = BucketSeries<ThroughputBucket>(
+            start: 0, width: 1_000, capacity: Limits.throughputBuckets)
+        var latency: [String: LatencyHistogram] = [:]
+        var scopeEvents = 0
+    }
 
-    /// Advertisers and event counts. Ended connections are only counted (`connectionCount`), not
-    /// added: the statistics would keep a record of each (up to 4,096) that the page never reads.
-    @exclusivity(unchecked) var statistics = TimelineStatistics()
     var connectionCount = 0
-    @exclusivity(unchecked) var connections: [Int: ConnectionAccumulator] = [:]
-    /// The accumulator the last event went to: events come in long runs on one connection, and
-    /// hashing its number for each was 3 % of `blecap report`. `connections` only ever gains
-    /// entries, so the one remembered stays the right one for its number.
-    @exclusivity(unchecked) var lastAccumulator: (number: Int, accumulator: ConnectionAccumulator)?
     var connectionsCreated = 0
     var maxConnectionNumber = 0
     var openScan: ScanPeriod?
     var scans: [ScanPeriod] = []
     var scansOmitted = 0
     var rssi: [BDAddr: BucketSeries<RSSIBucket>] = [:]
-    /// Sniffed connections' radio, by access address (the first `Limits.rssiSeries`).
-    @exclusivity(unchecked) var radio: [UInt32: LinkLayerRadioSeries] = [:]
-    @exclusivity(unchecked) var throughput = BucketSeries<ThroughputBucket>(
-        start: 0, width: 1_000, capacity: Limits.throughputBuckets)
-    @exclusivity(unchecked) var latency: [String: LatencyHistogram] = [:]
     /// The largest database seen per peer (remote) and per controller (this host's server).
     var databases: [String: (database: GATTDatabase, connection: Int, peer: String?, side: String)] = [:]
     var databaseOrder: [String] = []
@@ -63,7 +68,6 @@ public final class SessionAggregator {
     let scope: Filter?
     /// `describe`: the options as given, for the page's header.
     let scopeText: String?
-    @exclusivity(unchecked) var scopeEvents = 0
     var connectionsOutOfScope = 0
 
     public init(path: String, scope: Filter? = nil, describe: String? = nil) {
@@ -83,7 +87,7 @@ public final class SessionAggregator {
             event: {
                 if let scope = self.scope {
                     if scope.matches($0) {
-                        self.scopeEvents += 1
+                        self.hot.scopeEvents += 1
                         self.event($0)
                     }
                 } else {
@@ -94,10 +98,10 @@ public final class SessionAggregator {
             connectionEnded: {
                 if let scope = self.scope {
                     // A connection is in scope when one of its events was, or its summary is.
-                    if self.connections[$0.number] != nil || scope.matches(SummarySubject($0)) {
+                    if self.hot.connections[$0.number] != nil || scope.matches(SummarySubject($0)) {
                         self.connectionEnded($0)
                     } else {
-                        // The header counts the capture's connections; none is "omitted".
+                        // The header counts the capture's hot.connections; none is "omitted".
                         self.connectionCount += 1
                         self.connectionsOutOfScope += 1
                     }
@@ -108,38 +112,38 @@ public final class SessionAggregator {
             }, scanFilterTables: scanFilterTables)
     }
 
-    // MARK: frames
+    // MARK: hot.frames
 
     public func frame(_ f: DecodedFrame) {
         let r = f.record
-        frames += 1
-        if origin == nil { origin = r.timestamp }
-        if r.timestamp < minTime { minTime = r.timestamp }
-        if r.timestamp > maxTime { maxTime = r.timestamp }
+        hot.frames += 1
+        if hot.origin == nil { hot.origin = r.timestamp }
+        if r.timestamp < hot.minTime { hot.minTime = r.timestamp }
+        if r.timestamp > hot.maxTime { hot.maxTime = r.timestamp }
         // The record's kind first: matching `f.layer` copies the decoded layer out of the frame,
         // which cost a memcpy for every frame of an HCI capture, where it never matches.
         if r.kind == .linkLayer, case .linkLayer(let ll) = f.layer, case .data = ll.pdu, !r.radio.isAdvertising {
             let aa = r.radio.accessAddress
             // One hash lookup per packet while under the cap (the usual case), two past it.
-            if radio.count < Limits.rssiSeries || radio[aa] != nil {
-                radio[aa, default: LinkLayerRadioSeries()].add(r.radio, ll, at: rel(r.timestamp))
+            if hot.radio.count < Limits.rssiSeries || hot.radio[aa] != nil {
+                hot.radio[aa, default: LinkLayerRadioSeries()].add(r.radio, ll, at: rel(r.timestamp))
             }
         }
         if r.kind.isHCI && r.controllerIndex != 0xFFFF {
             if r.controllerIndex < 64 {
-                controllers |= 1 << UInt64(r.controllerIndex)
+                hot.controllers |= 1 << UInt64(r.controllerIndex)
             } else {
-                controllerOverflow = true
+                hot.controllerOverflow = true
             }
         }
     }
 
-    func rel(_ t: Int64) -> Int64 { t &- (origin ?? t) }
+    func rel(_ t: Int64) -> Int64 { t &- (hot.origin ?? t) }
 
     // MARK: events
 
     public func event(_ e: TimelineEvent) {
-        statistics.add(e)
+        hot.statistics.add(e)
         let t = rel(e.time)
         switch e.kind {
         case .advertisement(let a):
@@ -169,25 +173,25 @@ public final class SessionAggregator {
         case .notification, .indication:
             // The length taken first: a closure that reads `e` holds a copy of the event.
             let n = e.value.count
-            throughput.add(at: t) {
+            hot.throughput.add(at: t) {
                 $0.notifyBytes += n
                 $0.notifyPDUs += 1
             }
         case .write(_, let v) where v != .execute:
             let n = e.value.count
-            throughput.add(at: t) {
+            hot.throughput.add(at: t) {
                 $0.writeBytes += n
                 $0.writePDUs += 1
             }
         default: break
         }
         if let l = e.outcome.latency, let op = Self.latencyOperation(e.kind) {
-            latency[op, default: LatencyHistogram(operation: op)].add(l)
+            hot.latency[op, default: LatencyHistogram(operation: op)].add(l)
         }
         guard let number = e.connection else { return }
-        if let last = lastAccumulator, last.number == number { return last.accumulator.add(e, t: t) }
-        guard let c = connections[number] ?? accumulator(number, start: (e.time, e.frame, e.peer)) else { return }
-        lastAccumulator = (number, c)
+        if let last = hot.lastAccumulator, last.number == number { return last.accumulator.add(e, t: t) }
+        guard let c = hot.connections[number] ?? accumulator(number, start: (e.time, e.frame, e.peer)) else { return }
+        hot.lastAccumulator = (number, c)
         c.add(e, t: t)
     }
 
@@ -223,7 +227,7 @@ public final class SessionAggregator {
     /// and peer (those, not the event: wrapping the event in an optional copied it, for every
     /// event).
     func accumulator(_ number: Int, start: (time: Int64, frame: Int, peer: BDAddr?)?) -> ConnectionAccumulator? {
-        if let c = connections[number] { return c }
+        if let c = hot.connections[number] { return c }
         // Connection numbers only grow: one not kept now will never be kept.
         guard number > maxConnectionNumber else { return nil }
         maxConnectionNumber = number
@@ -233,7 +237,7 @@ public final class SessionAggregator {
             number: number, detailed: connectionsCreated <= Limits.detailedConnections,
             start: start.map { rel($0.time) } ?? 0, startFrame: start?.frame ?? 0)
         if let p = start?.peer { c.model.peer = p.description }
-        connections[number] = c
+        hot.connections[number] = c
         return c
     }
 
@@ -254,11 +258,11 @@ public final class SessionAggregator {
         }
     }
 
-    // MARK: connections
+    // MARK: hot.connections
 
     public func connectionEnded(_ s: ConnectionSummary) {
         connectionCount += 1
-        if let c = connections[s.number] ?? accumulator(s.number, start: nil) {
+        if let c = hot.connections[s.number] ?? accumulator(s.number, start: nil) {
             c.end(s, start: rel(s.startTime), end: s.endTime.map(rel))
         }
         if !s.remoteDatabase.isEmpty {
@@ -290,7 +294,7 @@ public final class SessionAggregator {
 
     /// The model, with the lint pass's findings (same order as `blecap lint`).
     public func finish(_ report: CaptureReport) -> SessionReportModel {
-        let end = maxTime == .min ? 0 : rel(maxTime)
+        let end = hot.maxTime == .min ? 0 : rel(hot.maxTime)
         if var s = openScan {
             s.end = end
             s.open = true
@@ -299,41 +303,41 @@ public final class SessionAggregator {
         }
         var header = ReportHeader(path: path)
         header.container = report.format
-        header.frames = frames
-        if frames > 0 {
-            header.firstTime = origin
-            header.lastTime = maxTime
-            header.duration = maxTime &- minTime
+        header.frames = hot.frames
+        if hot.frames > 0 {
+            header.firstTime = hot.origin
+            header.lastTime = hot.maxTime
+            header.duration = hot.maxTime &- hot.minTime
         }
-        header.controllers = frames > 0 ? max(1, controllers.nonzeroBitCount) : 0
-        header.devices = statistics.devices.count
-        header.devicesCapped = statistics.reportsFromUnlistedDevices > 0
+        header.controllers = hot.frames > 0 ? max(1, hot.controllers.nonzeroBitCount) : 0
+        header.devices = hot.statistics.devices.count
+        header.devicesCapped = hot.statistics.reportsFromUnlistedDevices > 0
         header.connections = connectionCount
         header.damage = report.damage
         header.error = report.error
         if let scopeText {
             header.scope = scopeText
-            header.scopeEvents = scopeEvents
+            header.scopeEvents = hot.scopeEvents
         }
-        var model = SessionReportModel(header: header, throughput: throughput)
+        var model = SessionReportModel(header: header, throughput: hot.throughput)
 
         var names: [String: String] = [:]
-        for d in statistics.devices { if let n = d.name { names[d.address.description] = n } }
-        for d in statistics.devices.prefix(Limits.devices) {
+        for d in hot.statistics.devices { if let n = d.name { names[d.address.description] = n } }
+        for d in hot.statistics.devices.prefix(Limits.devices) {
             model.devices.append(
                 AdvertiserModel(
                     address: d.address.description, name: d.name, reports: d.reports,
                     connectable: d.connectable, rssi: rssi[d.address]))
         }
         for i in RSSIFold.folded(model.devices, limit: Limits.rssiPlotted) { model.devices[i].folded = true }
-        model.devicesOmitted = max(0, statistics.devices.count - Limits.devices)
+        model.devicesOmitted = max(0, hot.statistics.devices.count - Limits.devices)
         model.scanning = scans
         model.scanningOmitted = scansOmitted
-        for number in connections.keys.sorted() {
-            let c = connections[number]!
+        for number in hot.connections.keys.sorted() {
+            let c = hot.connections[number]!
             var m = c.finish(captureEnd: end)
             if let p = m.peer { m.peerName = names[p] }
-            if let aa = c.accessAddress { m.linkLayer?.radio = radio[aa] }
+            if let aa = c.accessAddress { m.linkLayer?.radio = hot.radio[aa] }
             model.connections.append(m)
         }
         model.connectionsOmitted = max(0, connectionCount - connectionsOutOfScope - model.connections.count)
@@ -344,15 +348,15 @@ public final class SessionAggregator {
             "MTU Exchange", "Discovery", "Read", "Write Request", "Prepare/Execute Write",
             "Subscribe (CCCD write)", "Indication → Confirmation",
         ]
-        model.latency = order.compactMap { latency[$0] }
+        model.latency = order.compactMap { hot.latency[$0] }
         for key in databaseOrder {
             let d = databases[key]!
             model.databases.append(Self.tree(d.database, peer: d.peer, side: d.side, connection: d.connection))
         }
         model.databasesOmitted = databasesOmitted > 0 ? databasesOmitted : nil
-        model.events = statistics.eventCounts.map { EventCount(type: $0.type.description, count: $0.count) }
+        model.events = hot.statistics.eventCounts.map { EventCount(type: $0.type.description, count: $0.count) }
         model.findings = report.findings.map {
-            Self.finding($0, origin: origin ?? $0.time, platform: report.facts.platform.platform)
+            Self.finding($0, origin: hot.origin ?? $0.time, platform: report.facts.platform.platform)
         }
         model.notEvaluated = report.notEvaluated.map {
             NotEvaluatedModel(rule: $0.ruleID, slug: $0.slug, reason: $0.reason, whole: $0.whole)
@@ -363,8 +367,8 @@ public final class SessionAggregator {
     }
 
     /// Each connection's verdict on its connection; the others (attempts, unknown links,
-    /// connections past the limit) in the model's list, capped.
-    /// `scoped`: a page narrowed by `report`'s scope keeps only its connections' verdicts.
+    /// hot.connections past the limit) in the model's list, capped.
+    /// `scoped`: a page narrowed by `report`'s scope keeps only its hot.connections' verdicts.
     static func place(_ verdicts: [Verdict], in model: inout SessionReportModel, scoped: Bool = false) {
         var byNumber: [Int: Int] = [:]
         for (i, c) in model.connections.enumerated() { byNumber[c.number] = i }
@@ -396,7 +400,7 @@ public final class SessionAggregator {
             baselined: f.baselined)
     }
 
-    /// Points each finding at the sequence-chart rows that hold its frames.
+    /// Points each finding at the sequence-chart rows that hold its hot.frames.
     static func anchor(_ model: inout SessionReportModel) {
         var byNumber: [Int: Int] = [:]
         for (i, c) in model.connections.enumerated() { byNumber[c.number] = i }

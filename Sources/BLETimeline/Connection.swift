@@ -26,7 +26,7 @@ struct PendingIndication {
 /// an unknown handle — to its Disconnection Complete. Handles are reused (Bumble hands out
 /// 0x0001 again), so a connection is this object, never the handle number.
 ///
-/// The fields every ATT PDU reads are `@exclusivity(unchecked)`: see `TimelineBuilder.queue`.
+/// The fields every ATT PDU reads are `@exclusivity(unchecked)`: see `TimelineBuilder.hot`.
 final class ConnectionState {
     let number: Int
     let controllerIndex: UInt16

@@ -151,19 +151,19 @@ extension TimelineBuilder {
         case .handleValueIndication(let i):
             var e = event(r, c, .indication(operation(op, i.handle, c, sent, serverSent: true, offset: nil)))
             e.value = InlineBytes(i.value)
-            if let old = c.indication(sentByHost: sent), queue.isPending(old.sequence) {
-                queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
+            if let old = c.indication(sentByHost: sent), hot.queue.isPending(old.sequence) {
+                hot.queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
             }
             let seq = add(e, pendingUntil: r.timestamp &+ Self.attTimeout)
             c.setIndication(PendingIndication(sequence: seq, time: r.timestamp), sentByHost: sent)
         case .handleValueConfirmation:
             // Confirms the indication that came the other way.
-            guard let ind = c.indication(sentByHost: !sent), queue.isPending(ind.sequence) else {
+            guard let ind = c.indication(sentByHost: !sent), hot.queue.isPending(ind.sequence) else {
                 add(event(r, c, .unmatchedResponse(opcode: op, errorCode: nil, handle: nil, sent: sent)))
                 return
             }
             c.setIndication(nil, sentByHost: !sent)
-            queue.update(ind.sequence) { $0.outcome = .success(frame: r.frame, latency: r.timestamp &- ind.time) }
+            hot.queue.update(ind.sequence) { $0.outcome = .success(frame: r.frame, latency: r.timestamp &- ind.time) }
         case .unknown, .malformed:
             break
         case let pdu:
@@ -199,8 +199,8 @@ extension TimelineBuilder {
         _ e: TimelineEvent, _ c: ConnectionState, _ sent: Bool, _ r: CaptureRecord,
         _ p: PendingRequest
     ) {
-        if let old = c.request(sentByHost: sent), queue.isPending(old.sequence) {
-            queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
+        if let old = c.request(sentByHost: sent), hot.queue.isPending(old.sequence) {
+            hot.queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
         }
         var p = p
         p.sequence = add(e, pendingUntil: r.timestamp &+ Self.attTimeout)
@@ -232,7 +232,7 @@ extension TimelineBuilder {
         var e: TimelineEvent
         // A write of two bytes to a known CCCD is a subscription change (Vol 3 Part G 3.3.3.3);
         // two bytes left by a cut PDU are the start of a longer write.
-        if variant == .request || variant == .command, o.attribute?.isCCCD == true, value.count == 2, !truncatedPDU,
+        if variant == .request || variant == .command, o.attribute?.isCCCD == true, value.count == 2, !hot.truncatedPDU,
             let config = GATTClientConfiguration.bits(of: value)
         {
             e = event(r, c, .subscribe(o, configuration: config))
@@ -258,7 +258,7 @@ extension TimelineBuilder {
             answers = er.requestOpcode.rawValue
         }
         // The request came the other way.
-        guard let req = c.request(sentByHost: !sent), queue.isPending(req.sequence), req.opcode == answers else {
+        guard let req = c.request(sentByHost: !sent), hot.queue.isPending(req.sequence), req.opcode == answers else {
             add(
                 event(
                     r, c,
@@ -354,8 +354,8 @@ extension TimelineBuilder {
         }
         let latency = r.timestamp &- req.time
         let frame = r.frame
-        let truncated = truncatedPDU
-        queue.update(req.sequence) { e in
+        let truncated = hot.truncatedPDU
+        hot.queue.update(req.sequence) { e in
             if let errorCode {
                 e.outcome = .error(frame: frame, latency: latency, code: errorCode, handle: errorHandle)
             } else {
@@ -396,8 +396,8 @@ extension TimelineBuilder {
                     .connectionParameterRequest(
                         identifier: cmd.identifier, intervalMin: q.intervalMin, intervalMax: q.intervalMax,
                         latency: q.latency, timeout: q.timeout, sent: sent, result: nil))
-                if let old = c.parameterRequest, queue.isPending(old.sequence) {
-                    queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
+                if let old = c.parameterRequest, hot.queue.isPending(old.sequence) {
+                    hot.queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
                 }
                 // The peer has 30 s to answer a signalling request (RTX, Vol 3 Part A 6.2.1).
                 let seq = add(e, pendingUntil: r.timestamp &+ Self.attTimeout)
@@ -407,12 +407,12 @@ extension TimelineBuilder {
                 add(event(r, c, .connectionParameterResponse(identifier: cmd.identifier, result: q.result, sent: sent)))
                 // The response answers the request with the same identifier sent the other way.
                 guard let p = c.parameterRequest, p.identifier == cmd.identifier, p.sent != sent,
-                    queue.isPending(p.sequence)
+                    hot.queue.isPending(p.sequence)
                 else { continue }
                 c.parameterRequest = nil
                 let latency = r.timestamp &- p.time
                 let frame = r.frame
-                queue.update(p.sequence) { e in
+                hot.queue.update(p.sequence) { e in
                     e.outcome = .success(frame: frame, latency: latency)
                     if case .connectionParameterRequest(let id, let a, let b, let l, let t, let s, _) = e.kind {
                         e.kind = .connectionParameterRequest(

@@ -14,18 +14,18 @@ extension TimelineBuilder {
         switch c.opcode {
         case Self.resetOpcode:
             // Reset drops every connection without Disconnection Complete (7.3.2).
-            for conn in open.values.filter({ $0.controllerIndex == r.controllerIndex }) {
+            for conn in hot.open.values.filter({ $0.controllerIndex == r.controllerIndex }) {
                 conn.resetFrame = r.frame
                 close(conn, r, outcome: .disconnected(frame: r.frame), endFrame: r.frame)
             }
-            resetControllers.insert(r.controllerIndex)
+            hot.resetControllers.insert(r.controllerIndex)
             scanParameters = nil
             resetScanFilters()
             resetAcceptList(r)
             advertising[r.controllerIndex] = AdvertisingState(afterReset: true)
-            if let pending = initState, pending.controller == r.controllerIndex { endInit(r) }
-            initState = InitState(controller: r.controllerIndex, info: ControllerInfo(resetFrame: r.frame))
-            initState?.info.commands = 1
+            if let pending = hot.initState, pending.controller == r.controllerIndex { endInit(r) }
+            hot.initState = InitState(controller: r.controllerIndex, info: ControllerInfo(resetFrame: r.frame))
+            hot.initState?.info.commands = 1
             track(
                 c.opcode, r, add(event(r, nil, .controllerReset), pendingUntil: r.timestamp &+ Self.hciCommandTimeout))
 
@@ -111,7 +111,7 @@ extension TimelineBuilder {
         guard OutstandingLinkCommand.isTracked(opcode) else { return }
         // Commands are answered in order: the oldest one waiting for its status is answered.
         var waiting: ConnectionState?
-        for c in open.values
+        for c in hot.open.values
         where c.controllerIndex == r.controllerIndex && c.linkCommand?.opcode == opcode
             && c.linkCommand?.statusFrame == nil
         {
@@ -166,12 +166,12 @@ extension TimelineBuilder {
         guard let e = HCIBluetoothQualityReport(parameters: p) else { return }
         switch e.report {
         case .rootInflammation(let ri):
-            for c in open.values where c.controllerIndex == r.controllerIndex {
+            for c in hot.open.values where c.controllerIndex == r.controllerIndex {
                 c.rootInflammation = RootInflammationFact(frame: r.frame, time: r.timestamp, report: ri)
             }
             return
         case .rfStats(let rf):
-            for c in open.values where c.controllerIndex == r.controllerIndex {
+            for c in hot.open.values where c.controllerIndex == r.controllerIndex {
                 c.rfStats = RFStatsFact(frame: r.frame, time: r.timestamp, report: rf)
             }
             return
@@ -237,7 +237,7 @@ extension TimelineBuilder {
             $0.controller == r.controllerIndex && $0.opcode == opcode && $0.frame != r.frame
         }) {
             let old = pendingCommands.remove(at: i)
-            if queue.isPending(old.sequence) { queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) } }
+            if hot.queue.isPending(old.sequence) { hot.queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) } }
         }
         if pendingCommands.count >= 16 { pendingCommands.removeFirst() }
         pendingCommands.append(
@@ -258,7 +258,7 @@ extension TimelineBuilder {
     }
 
     private func answer(_ sequence: Int, status: UInt8, _ r: CaptureRecord) {
-        queue.update(sequence) { e in
+        hot.queue.update(sequence) { e in
             guard e.isPending else { return }
             let latency = r.timestamp &- e.time
             e.outcome =
@@ -281,7 +281,7 @@ extension TimelineBuilder {
             if cc.opcode == Self.readRSSIOpcode { readRSSI(cc.returnParameters, r) }
         case HCICommandStatus.code:
             guard let cs = HCICommandStatus(parameters: p) else { return }
-            if cs.status != 0, initState?.controller == r.controllerIndex { initState?.info.failedCommands += 1 }
+            if cs.status != 0, hot.initState?.controller == r.controllerIndex { hot.initState?.info.failedCommands += 1 }
             answer(cs.opcode, status: cs.status, r)
             linkCommandStatus(cs.opcode, status: cs.status, r)
             // These commands answer with Command Complete; a Command Status can only refuse them.
@@ -389,7 +389,7 @@ extension TimelineBuilder {
 
     private func connectionComplete(_ info: ConnectionCompleteInfo, peer: BDAddr, peerType: UInt8?, _ r: CaptureRecord)
     {
-        if initState?.controller == r.controllerIndex { endInit(r) }
+        if hot.initState?.controller == r.controllerIndex { endInit(r) }
         guard info.status == 0 else {
             var ev = event(r, nil, .connectionFailed(info))
             ev.peer = peer

@@ -26,58 +26,58 @@ extension TimelineBuilder {
     ]
 
     func initCommand(_ c: HCICommandPacket, _ r: CaptureRecord) {
-        guard let s = initState, s.controller == r.controllerIndex else { return }
+        guard let s = hot.initState, s.controller == r.controllerIndex else { return }
         if Self.operationalOpcodes.contains(c.opcode) {
             endInit(r)
             return
         }
-        initState?.info.commands += 1
+        hot.initState?.info.commands += 1
         let p = c.parameters
         switch c.opcode {
         case HCIOpcode.leSetRandomAddress:  // 7.8.4
-            initState?.info.randomAddress = BDAddr(littleEndian: p, at: 0)
+            hot.initState?.info.randomAddress = BDAddr(littleEndian: p, at: 0)
         case HCIOpcode.leWriteSuggestedDefaultDataLength:  // 7.8.35
             let d = HCILEWriteSuggestedDefaultDataLength.Fields(parameters: p)
-            initState?.info.suggestedMaxTxOctets = d.maxTxOctets
-            initState?.info.suggestedMaxTxTime = d.maxTxTime
+            hot.initState?.info.suggestedMaxTxOctets = d.maxTxOctets
+            hot.initState?.info.suggestedMaxTxTime = d.maxTxTime
         default:
             break
         }
     }
 
     func initCommandComplete(_ cc: HCICommandComplete, _ r: CaptureRecord) {
-        guard initState?.controller == r.controllerIndex, cc.opcode != 0 else { return }
+        guard hot.initState?.controller == r.controllerIndex, cc.opcode != 0 else { return }
         let rp = cc.returnParameters
-        initState?.lastFrame = r.frame
-        initState?.lastTime = r.timestamp
+        hot.initState?.lastFrame = r.frame
+        hot.initState?.lastTime = r.timestamp
         guard cc.status == 0 else {
-            initState?.info.failedCommands += 1
+            hot.initState?.info.failedCommands += 1
             return
         }
         switch cc.opcode {
         case HCIReadLocalVersionInformation.opcode:  // 7.4.1
             let v = HCIReadLocalVersionInformation(returnParameters: rp)
-            initState?.info.hciVersion = v.hciVersion
-            initState?.info.manufacturer = v.companyIdentifier
-            initState?.info.lmpSubversion = v.lmpSubversion
+            hot.initState?.info.hciVersion = v.hciVersion
+            hot.initState?.info.manufacturer = v.companyIdentifier
+            hot.initState?.info.lmpSubversion = v.lmpSubversion
         case HCIReadBufferSize.opcode:  // 7.4.5
             let b = HCIReadBufferSize.Fields(returnParameters: rp)
-            initState?.info.aclMaxLength = b.aclDataPacketLength
-            initState?.info.aclPackets = b.totalNumACLDataPackets
+            hot.initState?.info.aclMaxLength = b.aclDataPacketLength
+            hot.initState?.info.aclPackets = b.totalNumACLDataPackets
         case HCIOpcode.readBDADDR:  // 7.4.6
-            initState?.info.publicAddress = BDAddr(littleEndian: rp, at: 1)
+            hot.initState?.info.publicAddress = BDAddr(littleEndian: rp, at: 1)
         case HCILEReadBufferSize.opcodeV1, HCILEReadBufferSize.opcodeV2:  // 7.8.2
             let v2 = cc.opcode == HCILEReadBufferSize.opcodeV2
             let b = HCILEReadBufferSize.Fields(returnParameters: rp, version: v2 ? 2 : 1)
-            initState?.info.leACLMaxLength = b.leACLDataPacketLength
-            initState?.info.leACLPackets = b.totalNumLEACLDataPackets
+            hot.initState?.info.leACLMaxLength = b.leACLDataPacketLength
+            hot.initState?.info.leACLPackets = b.totalNumLEACLDataPackets
             if let n = b.totalNumLEACLDataPackets, n > 0 { leACLBuffers = Int(n) }
             if v2 {
-                initState?.info.isoMaxLength = b.isoDataPacketLength
-                initState?.info.isoPackets = b.totalNumISODataPackets
+                hot.initState?.info.isoMaxLength = b.isoDataPacketLength
+                hot.initState?.info.isoPackets = b.totalNumISODataPackets
             }
         case HCILEReadLocalSupportedFeatures.opcode:  // 7.8.3
-            initState?.info.leFeatures = HCILEReadLocalSupportedFeatures(returnParameters: rp).leFeatures
+            hot.initState?.info.leFeatures = HCILEReadLocalSupportedFeatures(returnParameters: rp).leFeatures
         default:
             break
         }
@@ -85,13 +85,13 @@ extension TimelineBuilder {
 
     /// Emits the sequence's summary (at its last Command Complete) and stops tracking.
     func endInit(_ r: CaptureRecord) {
-        guard let s = initState else { return }
-        initState = nil
+        guard let s = hot.initState else { return }
+        hot.initState = nil
         // Placed at the last answered command, but never before an event already queued.
         var frame = s.lastFrame
         var time = s.lastTime
         if frame == 0 { (frame, time) = (s.info.resetFrame, r.timestamp) }
-        if lastAdded.frame > frame { (frame, time) = lastAdded }
+        if hot.lastAdded.frame > frame { (frame, time) = hot.lastAdded }
         add(TimelineEvent(frame: frame, time: time, kind: .initComplete(s.info)))
     }
 }

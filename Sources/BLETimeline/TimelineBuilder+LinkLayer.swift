@@ -33,8 +33,8 @@ import CaptureIO
 extension TimelineBuilder {
     func linkLayer(_ ll: LinkLayerFrame, _ frame: DecodedFrame) {
         let r = frame.record
-        lastLinkRecord = (r.frame, r.timestamp, r.controllerIndex)
-        if r.timestamp > attemptDeadline { decideAttempts(r, dataOn: ll.dataConnection) }
+        hot.lastLinkRecord = (r.frame, r.timestamp, r.controllerIndex)
+        if r.timestamp > hot.attemptDeadline { decideAttempts(r, dataOn: ll.dataConnection) }
         expireSilentLinks(r)
         switch ll.pdu {
         case .truncated: return
@@ -94,11 +94,11 @@ extension TimelineBuilder {
         }
         if r.radio.sender != .central, !s.peripheralHeard {
             s.peripheralHeard = true
-            linkSilenceDeadline = .min  // the timeout in force changed
+            hot.linkSilenceDeadline = .min  // the timeout in force changed
             // The peripheral answered its CONNECT_IND: the connection is established.
             if let a = s.attempt {
                 s.attempt = nil
-                queue.update(a.sequence) { $0.outcome = .none }
+                hot.queue.update(a.sequence) { $0.outcome = .none }
             }
         }
         if ll.isRetransmission { s.counters.retransmissions += 1 }
@@ -150,11 +150,11 @@ extension TimelineBuilder {
         guard ll.crc != .invalid else { return }
         if a.pduType == LLAdvertisingPDUType.connectInd, let ci = a.connectIndication, ll.connection != 0 {
             // A device connects to an advertiser it is still connected to mostly after that link
-            // ended: an open link to the same AdvA whose end the capture did not show (no
+            // ended: an hot.open link to the same AdvA whose end the capture did not show (no
             // LL_TERMINATE_IND, a sniffer that hides empty PDUs) was lost once its timeout in
             // force has run out with nothing on it; until then it is `superseded`. So was a link
             // silent past its timeout on the access address this one takes.
-            let ended = open.values.filter { old in
+            let ended = hot.open.values.filter { old in
                 guard let s = old.linkLayer, old.handle != ll.connection else { return false }
                 return old.peer == a.advA || (s.silentPastTimeout && s.counters.accessAddress == ci.accessAddress)
             }
@@ -164,7 +164,7 @@ extension TimelineBuilder {
                     linkLost(old, r)
                 } else {
                     old.linkLayer!.superseded = true
-                    linkSilenceDeadline = .min
+                    hot.linkSilenceDeadline = .min
                 }
             }
             if terminatedLink?.handle == ll.connection { terminatedLink = nil }
@@ -193,7 +193,7 @@ extension TimelineBuilder {
             let sequence = add(event(r, c, .connectionComplete(info)), pendingUntil: deadline &+ 1_000_000)
             c.setWindow(offset: Int64(ci.windowOffset) * 1250, size: Int64(ci.windowSize) * 1250)
             c.linkLayer!.attempt = (sequence, deadline, info)
-            attemptDeadline = min(attemptDeadline, deadline)
+            hot.attemptDeadline = min(hot.attemptDeadline, deadline)
             return
         }
         // What a scanning host would get as advertising reports: the advertiser's PDUs.
@@ -304,7 +304,7 @@ extension TimelineBuilder {
         s.appliedUpdate = p
         s.interval = Int64(p.timing.interval) * 1250
         s.supervisionTimeout = Int64(p.timing.supervisionTimeout) * 10_000
-        linkSilenceDeadline = .min
+        hot.linkSilenceDeadline = .min
         return p.timing
     }
 
@@ -336,13 +336,13 @@ extension TimelineBuilder {
                 c.linkLayer?.pendingUpdate = (
                     u.instant, t, Int64(u.windowOffset) * 1250, Int64(u.windowSize) * 1250, r.frame
                 )
-                linkSilenceDeadline = .min  // the silence allowed now reaches past the instant
+                hot.linkSilenceDeadline = .min  // the silence allowed now reaches past the instant
             } else {
                 // Without an event count (mid-capture start, no nRF counter) the instant cannot
                 // be placed: the update applies at the PDU.
                 c.linkLayer?.interval = Int64(u.interval) * 1250
                 c.linkLayer?.supervisionTimeout = Int64(u.timeout) * 10_000
-                linkSilenceDeadline = .min  // a shorter timeout: look again at the next record
+                hot.linkSilenceDeadline = .min  // a shorter timeout: look again at the next record
                 c.setTiming(t, frame: r.frame)
                 add(event(r, c, .connectionUpdate(status: 0, timing: t)))
                 c.setWindow(offset: Int64(u.windowOffset) * 1250, size: Int64(u.windowSize) * 1250)
@@ -513,13 +513,13 @@ extension TimelineBuilder {
     /// The scan runs only once a record is later than `linkSilenceDeadline`, the earliest time
     /// one of the links could have gone silent for too long (each scan sets it from what it saw;
     /// every change to a link's last time, timeout or empty-PDU count lowers it), instead of
-    /// walking every open connection at every packet.
+    /// walking every hot.open connection at every packet.
     func expireSilentLinks(_ r: CaptureRecord) {
-        if r.timestamp <= linkSilenceDeadline, Self.inSilenceClockRange(r.timestamp) { return }
-        guard !open.isEmpty else { return }
+        if r.timestamp <= hot.linkSilenceDeadline, Self.inSilenceClockRange(r.timestamp) { return }
+        guard !hot.open.isEmpty else { return }
         var deadline = Int64.max
         var lost: [ConnectionState] = []
-        for c in open.values {
+        for c in hot.open.values {
             guard let s = c.linkLayer, !s.silentPastTimeout else { continue }
             let until = Self.silenceDeadline(s)
             if until == .min ? Self.silentTooLong(s, r.timestamp) : r.timestamp > until {
@@ -529,7 +529,7 @@ extension TimelineBuilder {
                 deadline = min(deadline, until)
             }
         }
-        linkSilenceDeadline = deadline
+        hot.linkSilenceDeadline = deadline
         for c in lost.sorted(by: { $0.number < $1.number }) { linkLost(c, r) }
     }
 
@@ -583,12 +583,12 @@ extension TimelineBuilder {
     /// attempts; the links still silent past their timeout were lost (reported at the
     /// capture's last link-layer record).
     func finishLinkLayer() {
-        guard let l = lastLinkRecord else { return }
+        guard let l = hot.lastLinkRecord else { return }
         let last = CaptureRecord(
             frame: l.frame, timestamp: l.time, direction: .unknown, kind: .linkLayer, rawType: 0,
             controllerIndex: l.controller, payload: .empty, originalLength: 0, fileOffset: 0, recordLength: 0)
-        if attemptDeadline != .max { decideAttempts(last, dataOn: 0, endOfCapture: true) }
-        let silent = open.values.filter {
+        if hot.attemptDeadline != .max { decideAttempts(last, dataOn: 0, endOfCapture: true) }
+        let silent = hot.open.values.filter {
             $0.linkLayer?.silentPastTimeout == true
                 || ($0.linkLayer.map { Self.silentTooLong($0, last.timestamp) } ?? false)
         }
@@ -605,11 +605,11 @@ extension TimelineBuilder {
     /// superseded it, or nothing at all was heard on its access address. Otherwise (a sniffer
     /// that hides empty PDUs, a PDU on the link now, past the point a central stops polling) it
     /// is a connection. At the end of the capture, an attempt whose 6 intervals have not passed
-    /// stays a connection (open).
+    /// stays a connection (hot.open).
     func decideAttempts(_ r: CaptureRecord, dataOn handle: UInt16, endOfCapture: Bool = false) {
         var next = Int64.max
         var failed: [ConnectionState] = []
-        for c in open.values {
+        for c in hot.open.values {
             guard let s = c.linkLayer, let a = s.attempt else { continue }
             if r.timestamp <= a.deadline, !endOfCapture {
                 next = min(next, a.deadline)
@@ -621,10 +621,10 @@ extension TimelineBuilder {
                 failed.append(c)
             } else {
                 c.linkLayer!.attempt = nil
-                queue.update(a.sequence) { $0.outcome = .none }
+                hot.queue.update(a.sequence) { $0.outcome = .none }
             }
         }
-        attemptDeadline = next
+        hot.attemptDeadline = next
         for c in failed.sorted(by: { $0.number < $1.number }) where !failAttempt(c, r) { linkLost(c, r) }
     }
 
@@ -633,11 +633,11 @@ extension TimelineBuilder {
     /// gets for it, 7.7.65.1), with no connection number; the events the attempt made since
     /// (the central's PDUs) keep their peer and lose the number, which the next connection
     /// takes when none was numbered since. `connectionEnded` is not called: an attempt is no
-    /// connection. False when its event has left the queue already (the queue overflowed):
+    /// connection. False when its event has left the hot.queue already (the hot.queue overflowed):
     /// the caller then ends it as a connection.
     @discardableResult
     func failAttempt(_ c: ConnectionState, _ r: CaptureRecord) -> Bool {
-        guard let a = c.linkLayer?.attempt, queue.isPending(a.sequence) else {
+        guard let a = c.linkLayer?.attempt, hot.queue.isPending(a.sequence) else {
             c.linkLayer?.attempt = nil
             return false
         }
@@ -646,12 +646,12 @@ extension TimelineBuilder {
         info.status = HCIError.connectionFailedToBeEstablished
         let number = c.number
         let ended = Outcome.disconnected(frame: r.frame)
-        queue.update(a.sequence) {
+        hot.queue.update(a.sequence) {
             $0.kind = .connectionFailed(info)
             $0.connection = nil
             $0.outcome = .none
         }
-        queue.updateAll(after: a.sequence) {
+        hot.queue.updateAll(after: a.sequence) {
             guard $0.connection == number else { return }
             $0.connection = nil
             if $0.outcome == .pending { $0.outcome = ended }
@@ -687,18 +687,18 @@ extension TimelineBuilder {
     /// place, a call copied the whole state for every PDU (docs/performance.md).
     @inline(__always)
     func noteSilenceClock(_ s: LinkLayerConnectionState) {
-        linkSilenceDeadline = min(linkSilenceDeadline, Self.silenceDeadline(s))
+        hot.linkSilenceDeadline = min(hot.linkSilenceDeadline, Self.silenceDeadline(s))
     }
 
-    /// The open connection of a link-layer connection number: the one of the previous data PDU
+    /// The hot.open connection of a link-layer connection number: the one of the previous data PDU
     /// when it is still open (no dictionary lookup for the usual run of PDUs on one link),
     /// else `connection(_:_:)`.
     func linkConnection(_ number: UInt16, _ r: CaptureRecord) -> ConnectionState? {
-        if let c = lastLinkConnection, c.endTime == nil, c.handle == number, c.controllerIndex == r.controllerIndex {
+        if let c = hot.lastLinkConnection, c.endTime == nil, c.handle == number, c.controllerIndex == r.controllerIndex {
             return c
         }
         let c = connection(number, r)
-        lastLinkConnection = c
+        hot.lastLinkConnection = c
         return c
     }
 }

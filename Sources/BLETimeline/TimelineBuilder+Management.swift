@@ -38,8 +38,8 @@ extension TimelineBuilder {
             // One outstanding command per socket and opcode; an older one was never answered.
             if let i = pendingManagement.firstIndex(where: { $0.cookie == c.cookie && $0.opcode == c.opcode }) {
                 let old = pendingManagement.remove(at: i)
-                if queue.isPending(old.sequence) {
-                    queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
+                if hot.queue.isPending(old.sequence) {
+                    hot.queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
                 }
             }
             if pendingManagement.count >= 16 { pendingManagement.removeFirst() }
@@ -51,7 +51,7 @@ extension TimelineBuilder {
             guard let i = pendingManagement.firstIndex(where: { $0.cookie == e.cookie && $0.opcode == opcode })
             else { return }
             let cmd = pendingManagement.remove(at: i)
-            queue.update(cmd.sequence) { ev in
+            hot.queue.update(cmd.sequence) { ev in
                 guard ev.isPending else { return }
                 let latency = r.timestamp &- ev.time
                 ev.outcome =

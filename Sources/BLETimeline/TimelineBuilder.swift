@@ -26,41 +26,66 @@ public final class TimelineBuilder {
     /// valid only during the call.
     /// Unchecked: read for every ATT PDU (a checked read of a class's `var` was a
     /// `swift_beginAccess` call per PDU, 2 % of `blecap info`); it is set before the first
-    /// frame is fed, and the observer cannot reach the builder (see `queue`).
+    /// frame is fed, and the observer cannot reach the builder (see `hot`).
     @exclusivity(unchecked) public var attObserver: ((ATTObservation) -> Void)?
 
-    // `@exclusivity(unchecked)` on the state every frame touches (here and on `ConnectionState`):
-    // each checked access to a class's stored `var` is a `swift_beginAccess` call (a
-    // thread-local lookup and an access-set update), ~9 per notification and 9 % of `blecap
-    // lint`'s instructions on the bench capture. The checks cannot fire: a builder and its
-    // connections are confined to the thread that feeds it, and the only access that spans a
-    // call out of the builder is `queue`'s during `drain`/`flush`, whose `emit` (and
-    // `connectionEnded`) must not call back into the builder — none does (the CLI commands,
-    // CaptureLinter, LiveLinter, BLEReplay's CapturedSession only read what they are given).
-    @exclusivity(unchecked) var queue = EventQueue()
+    /// The state every record touches, in one place so that the one exclusivity exemption
+    /// below covers it and states its reason once.
+    ///
+    /// Unchecked: each checked access to a class's stored `var` is a `swift_beginAccess` call
+    /// (a thread-local lookup and an access-set update), ~9 per notification and 9 % of `blecap
+    /// lint`'s instructions on the bench capture when these were checked. The checks cannot
+    /// fire: a builder and its connections are confined to the thread that feeds it, and the
+    /// only access that spans a call out of the builder is `queue`'s during `drain`/`flush`,
+    /// whose `emit` (and `connectionEnded`) must not call back into the builder — none does
+    /// (the CLI commands, CaptureLinter, LiveLinter, BLEReplay's CapturedSession only read what
+    /// they are given). The same holds for `ConnectionState`'s hot fields.
+    @exclusivity(unchecked) var hot = HotState()
+    struct HotState {
+        var queue = EventQueue()
+        var open: [ConnectionKey: ConnectionState] = [:]
+        /// The connection the last lookup found: a capture's ACL comes in long runs on one handle,
+        /// and hashing the key for every packet was 6 % of `blecap info`. Cleared whenever `open`
+        /// loses or replaces an entry (`setOpen`), so it is always one of `open`'s values.
+        ///
+        /// Unretained: `open` owns every connection, this only names one of them. Held strongly,
+        /// each packet retained it on the way out of the lookup and released it after (a retain
+        /// and a `swift_release_n` per frame; docs/performance.md); `l2cap(_:_:)`
+        /// now lends it to the packet's handling without either (`_withUnsafeGuaranteedRef`). Sound
+        /// because nothing can drop it from `open` while it is lent: `open` loses entries only in
+        /// `setOpen`, called from HCI and link-layer connection events, `finish()` and the creating
+        /// lookup, never from L2CAP/ATT/SMP handling, and `emit`/`attObserver` do not call back.
+        var lastLookedUp: Unmanaged<ConnectionState>?
+        /// Controllers this capture saw an HCI Reset sent to. A Reset forgets every connection
+        /// (Core 5.4 Vol 4 Part E 7.3.2), so from then on a handle carries a connection only after
+        /// its Connection Complete: traffic on any other handle (vendor debug channels such as
+        /// 0x0EDC, which some Android controllers report as ACL) is not a link.
+        var resetControllers: Set<UInt16> = []
+        var lastTime: Int64 = .min
+        /// The last record while a power-on sequence is open (to close it at `finish()`).
+        var lastRecordForFinish: CaptureRecord?
+        /// Frame and time of the last event queued (events must stay in frame order).
+        var lastAdded: (frame: Int, time: Int64) = (0, 0)
+        /// The power-on sequence in progress since the last HCI Reset.
+        var initState: InitState?
+        /// Over the air (TimelineBuilder+LinkLayer): no open link can have been silent past its
+        /// supervision timeout at a record up to this time, and the last data PDU's connection.
+        var linkSilenceDeadline: Int64 = .min
+        var lastLinkConnection: ConnectionState?
+        /// No CONNECT_IND still waiting for its answer (`LinkLayerConnectionState.attempt`) can be
+        /// decided at a record up to this time.
+        var attemptDeadline: Int64 = .max
+        /// The last link-layer record's frame, time and controller: where the links still silent at
+        /// the end of the capture are reported lost (three words, not a record copy per packet).
+        var lastLinkRecord: (frame: Int, time: Int64, controller: UInt16)?
+        /// The frame being fed carries an L2CAP PDU the capture cut (`L2CAPPDU.isTruncated`).
+        var truncatedPDU = false
+    }
     struct ConnectionKey: Hashable {
         var controller: UInt16
         var handle: UInt16
     }
-    @exclusivity(unchecked) var open: [ConnectionKey: ConnectionState] = [:]
-    /// The connection the last lookup found: a capture's ACL comes in long runs on one handle,
-    /// and hashing the key for every packet was 6 % of `blecap info`. Cleared whenever `open`
-    /// loses or replaces an entry (`setOpen`), so it is always one of `open`'s values.
-    ///
-    /// Unretained: `open` owns every connection, this only names one of them. Held strongly,
-    /// each packet retained it on the way out of the lookup and released it after (a retain
-    /// and a `swift_release_n` per frame; docs/performance.md); `l2cap(_:_:)`
-    /// now lends it to the packet's handling without either (`_withUnsafeGuaranteedRef`). Sound
-    /// because nothing can drop it from `open` while it is lent: `open` loses entries only in
-    /// `setOpen`, called from HCI and link-layer connection events, `finish()` and the creating
-    /// lookup, never from L2CAP/ATT/SMP handling, and `emit`/`attObserver` do not call back.
-    @exclusivity(unchecked) var lastLookedUp: Unmanaged<ConnectionState>?
     var connectionCount = 0
-    /// Controllers this capture saw an HCI Reset sent to. A Reset forgets every connection
-    /// (Core 5.4 Vol 4 Part E 7.3.2), so from then on a handle carries a connection only after
-    /// its Connection Complete: traffic on any other handle (vendor debug channels such as
-    /// 0x0EDC, which some Android controllers report as ACL) is not a link.
-    @exclusivity(unchecked) var resetControllers: Set<UInt16> = []
     /// Remote databases by peer (and identity) address, for carry-over to later connections.
     var rememberedDatabases: [BDAddr: (database: GATTDatabase, connection: Int)] = [:]
     /// This host's own server database per controller, as peers discovered it.
@@ -78,13 +103,6 @@ public final class TimelineBuilder {
     var pendingCommands: [PendingCommand] = []
     /// Last scan parameters the host set, per the most recent reset.
     var scanParameters: ScanParameters?
-    @exclusivity(unchecked) var lastTime: Int64 = .min
-    /// The last record while a power-on sequence is open (to close it at `finish()`).
-    @exclusivity(unchecked) var lastRecordForFinish: CaptureRecord?
-    /// Frame and time of the last event queued (events must stay in frame order).
-    @exclusivity(unchecked) var lastAdded: (frame: Int, time: Int64) = (0, 0)
-    /// The power-on sequence in progress since the last HCI Reset.
-    @exclusivity(unchecked) var initState: InitState?
     /// The controller's LE ACL buffer count (LE Read Buffer Size), for buffer stalls.
     var leACLBuffers: Int?
     struct PendingManagement {
@@ -109,28 +127,14 @@ public final class TimelineBuilder {
     /// Each controller's Filter Accept List and its commands not yet answered
     /// (TimelineBuilder+AcceptList).
     var acceptLists: [UInt16: AcceptListState] = [:]
-    /// Over the air (TimelineBuilder+LinkLayer): no open link can have been silent past its
-    /// supervision timeout at a record up to this time, and the last data PDU's connection.
-    /// Unchecked: touched once per packet, only by the thread feeding the builder, never
-    /// across a call out of it (`emit` does not call back).
-    @exclusivity(unchecked) var linkSilenceDeadline: Int64 = .min
-    @exclusivity(unchecked) var lastLinkConnection: ConnectionState?
-    /// No CONNECT_IND still waiting for its answer (`LinkLayerConnectionState.attempt`) can be
-    /// decided at a record up to this time.
-    @exclusivity(unchecked) var attemptDeadline: Int64 = .max
     /// The link an LL_TERMINATE_IND ended last, until its supervision timeout has passed: the
     /// PDUs that acknowledge the terminate are the old link's tail, not a new connection.
     var terminatedLink: (handle: UInt16, time: Int64, grace: Int64)?
-    /// The last link-layer record's frame, time and controller: where the links still silent at
-    /// the end of the capture are reported lost (three words, not a record copy per packet).
-    @exclusivity(unchecked) var lastLinkRecord: (frame: Int, time: Int64, controller: UInt16)?
     /// Whether the host last enabled scanning (LE Set [Extended] Scan Enable).
     var scanning = false
     /// The host's own advertising per controller, as its commands set it
     /// (TimelineBuilder+Advertising).
     var advertising: [UInt16: AdvertisingState] = [:]
-    /// The frame being fed carries an L2CAP PDU the capture cut (`L2CAPPDU.isTruncated`).
-    @exclusivity(unchecked) var truncatedPDU = false
 
     public init(
         emit: @escaping (TimelineEvent) -> Void,
@@ -146,8 +150,8 @@ public final class TimelineBuilder {
     /// Feeds the next frame (in capture order).
     public func feed(_ frame: DecodedFrame) {
         let r = frame.record
-        lastTime = r.timestamp
-        if initState != nil { lastRecordForFinish = r }
+        hot.lastTime = r.timestamp
+        if hot.initState != nil { hot.lastRecordForFinish = r }
         // An ACL frame's PDU taken from `l2cap`, without switching on the layer: an ACL
         // record's layer is `.acl` or `.malformed`, which adds nothing here.
         if r.kind == .aclData {
@@ -155,11 +159,11 @@ public final class TimelineBuilder {
                 aclSent(a.handle, buffers, r)
             }
             if let pdu = frame.l2cap {
-                truncatedPDU = pdu.isTruncated
+                hot.truncatedPDU = pdu.isTruncated
                 l2cap(pdu, r)
-                truncatedPDU = false
+                hot.truncatedPDU = false
             }
-            queue.drain(now: r.timestamp, emit)
+            hot.queue.drain(now: r.timestamp, emit)
             return
         }
         switch frame.layer {
@@ -169,18 +173,18 @@ public final class TimelineBuilder {
         case .other: metadata(r)
         case .acl, .malformed: break
         }
-        queue.drain(now: r.timestamp, emit)
+        hot.queue.drain(now: r.timestamp, emit)
     }
 
-    /// Ends the capture: requests still outstanding are reported as such, open connections
+    /// Ends the capture: requests still outstanding are reported as such, hot.open connections
     /// are summarised.
     public func finish() {
-        if let r = lastRecordForFinish { endInit(r) }
+        if let r = hot.lastRecordForFinish { endInit(r) }
         finishLinkLayer()
-        queue.flush(.endOfCapture, emit)
-        for c in open.values.sorted(by: { $0.number < $1.number }) { connectionEnded(c.summary) }
-        lastLookedUp = nil
-        open.removeAll()
+        hot.queue.flush(.endOfCapture, emit)
+        for c in hot.open.values.sorted(by: { $0.number < $1.number }) { connectionEnded(c.summary) }
+        hot.lastLookedUp = nil
+        hot.open.removeAll()
     }
 
     // MARK: helpers
@@ -190,23 +194,23 @@ public final class TimelineBuilder {
     @discardableResult
     func add(_ e: consuming TimelineEvent, pendingUntil deadline: Int64? = nil) -> Int {
         if deadline != nil { e.outcome = .pending }
-        if e.frame >= lastAdded.frame { lastAdded = (e.frame, e.time) }
-        return queue.append(e, deadline: deadline ?? .max)
+        if e.frame >= hot.lastAdded.frame { hot.lastAdded = (e.frame, e.time) }
+        return hot.queue.append(e, deadline: deadline ?? .max)
     }
 
     /// Hands a final event (one nothing will update: no outcome to wait for) straight to
-    /// `emit` when the queue holds nothing before it, instead of queueing it and draining it
+    /// `emit` when the hot.queue holds nothing before it, instead of queueing it and draining it
     /// at the end of the frame: the same order, without moving the ~250-byte event into the
-    /// queue and copying it out again (a notification's event went through three copies,
+    /// hot.queue and copying it out again (a notification's event went through three copies,
     /// ~15 % of `blecap info`). Only for events after which the frame makes no other callback
     /// (`connectionEnded`): a queued event is emitted after those, a direct one before.
     func addFinal(_ e: consuming TimelineEvent) {
-        guard queue.isEmpty else {
+        guard hot.queue.isEmpty else {
             add(e)
             return
         }
-        if e.frame >= lastAdded.frame { lastAdded = (e.frame, e.time) }
-        queue.skipEmitted()
+        if e.frame >= hot.lastAdded.frame { hot.lastAdded = (e.frame, e.time) }
+        hot.queue.skipEmitted()
         emit(e)
     }
 
@@ -216,22 +220,22 @@ public final class TimelineBuilder {
         var e = TimelineEvent(
             frame: r.frame, time: r.timestamp, connection: c?.number, peer: c?.peer,
             peerAddressType: c?.peerAddressType, kind: kind)
-        e.valueTruncated = truncatedPDU
+        e.valueTruncated = hot.truncatedPDU
         return e
     }
 
-    /// The open connection on `handle`, created as an unknown-start connection when none is
+    /// The hot.open connection on `handle`, created as an unknown-start connection when none is
     /// known (the capture began after it was made). Nil when `create` is false, when the
     /// controller was reset in the capture (a connection made since has its Connection
-    /// Complete in the capture, so an unknown handle is no connection) or when too many are open.
+    /// Complete in the capture, so an unknown handle is no connection) or when too many are hot.open.
     func connection(_ handle: UInt16, _ r: CaptureRecord, create: Bool = true) -> ConnectionState? {
         if let c = cachedConnection(handle, r) { return c.takeUnretainedValue() }
         let key = ConnectionKey(controller: r.controllerIndex, handle: handle)
-        if let c = open[key] {
-            lastLookedUp = Unmanaged.passUnretained(c)
+        if let c = hot.open[key] {
+            hot.lastLookedUp = Unmanaged.passUnretained(c)
             return c
         }
-        guard create, !resetControllers.contains(r.controllerIndex), open.count < Self.maximumOpenConnections
+        guard create, !hot.resetControllers.contains(r.controllerIndex), hot.open.count < Self.maximumOpenConnections
         else { return nil }
         connectionCount += 1
         let c = ConnectionState(
@@ -245,7 +249,7 @@ public final class TimelineBuilder {
     /// `lastLookedUp` when it is the connection on `handle`.
     @inline(__always)
     func cachedConnection(_ handle: UInt16, _ r: CaptureRecord) -> Unmanaged<ConnectionState>? {
-        guard let c = lastLookedUp,
+        guard let c = hot.lastLookedUp,
             c._withUnsafeGuaranteedRef({ $0.handle == handle && $0.controllerIndex == r.controllerIndex })
         else { return nil }
         return c
@@ -253,8 +257,8 @@ public final class TimelineBuilder {
 
     /// Every change to `open` goes through here, so `lastLookedUp` never outlives its entry.
     func setOpen(_ key: ConnectionKey, _ c: ConnectionState?) {
-        lastLookedUp = nil
-        open[key] = c
+        hot.lastLookedUp = nil
+        hot.open[key] = c
     }
 
     func startConnection(
@@ -262,9 +266,9 @@ public final class TimelineBuilder {
         _ r: CaptureRecord
     ) -> ConnectionState {
         let key = ConnectionKey(controller: r.controllerIndex, handle: handle)
-        // A Connection Complete on a handle still open means its Disconnection Complete is not
+        // A Connection Complete on a handle still hot.open means its Disconnection Complete is not
         // in the capture: end the old one first.
-        if let old = open[key] { close(old, r, outcome: .disconnected(frame: r.frame), endFrame: nil) }
+        if let old = hot.open[key] { close(old, r, outcome: .disconnected(frame: r.frame), endFrame: nil) }
         connectionCount += 1
         let c = ConnectionState(
             number: connectionCount, controllerIndex: r.controllerIndex, handle: handle,
@@ -278,7 +282,7 @@ public final class TimelineBuilder {
             c.remoteCarriedOverFrom = known.connection
         }
         adoptLocalDatabase(c)
-        if open.count >= Self.maximumOpenConnections, let oldest = open.values.min(by: { $0.number < $1.number }) {
+        if hot.open.count >= Self.maximumOpenConnections, let oldest = hot.open.values.min(by: { $0.number < $1.number }) {
             close(oldest, r, outcome: .disconnected(frame: r.frame), endFrame: nil)
         }
         setOpen(key, c)
@@ -303,10 +307,10 @@ public final class TimelineBuilder {
         }
         if let p = c.parameterRequest { resolve(p.sequence, at: r.timestamp, outcome) }
         // A CONNECT_IND still waiting for its answer, ended as a connection (an LL_TERMINATE_IND,
-        // too many links open): its connection.complete stands.
+        // too many links hot.open): its connection.complete stands.
         if let a = c.linkLayer?.attempt {
             c.linkLayer?.attempt = nil
-            queue.update(a.sequence) { $0.outcome = .none }
+            hot.queue.update(a.sequence) { $0.outcome = .none }
         }
         c.parameterRequest = nil
         c.outstanding = (nil, nil)
@@ -323,9 +327,9 @@ public final class TimelineBuilder {
     /// out before the end: `drain` would have said so had any other frame come in between (a
     /// peer's read left unanswered for 30 s, then the Disconnection Complete as the next frame).
     private func resolve(_ sequence: Int, at now: Int64, _ outcome: Outcome) {
-        guard queue.isPending(sequence) else { return }
-        let overdue = queue.isOverdue(sequence, now: now)
-        queue.update(sequence) { $0.outcome = overdue ? .timeout : outcome }
+        guard hot.queue.isPending(sequence) else { return }
+        let overdue = hot.queue.isOverdue(sequence, now: now)
+        hot.queue.update(sequence) { $0.outcome = overdue ? .timeout : outcome }
     }
 
     func remember(_ c: ConnectionState) {
