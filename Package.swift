@@ -45,9 +45,10 @@ let package = Package(
         // Tiny C helpers libpcap needs (a FILE* that replays sniffed stdin bytes).
         .target(name: "CCaptureSupport", path: "Sources/CCaptureSupport"),
         .target(name: "BLEBytes"),
-        // The virtual air's core: the one timed queue of the simulator, the replay engine and the
-        // virtual controller (docs/architecture.md, "The virtual air").
-        .target(name: "BLEAir"),
+        // The virtual air's core: the one timed queue and the one ATT bearer state of the
+        // simulator, the replay engine and the virtual controller (docs/architecture.md, "The
+        // virtual air"). It reads ATT PDUs through BLEPackets' typed decoders.
+        .target(name: "BLEAir", dependencies: ["BLEBytes", "BLECodes", "BLEPackets"]),
         // AES-128, the LE security toolbox (e, c1, s1, ah), link-layer AES-CCM and legacy-pairing
         // key recovery: pure functions on numbers and bytes; BLEPackets re-exports it.
         .target(name: "BLECrypto", dependencies: ["BLEBytes"]),
@@ -129,7 +130,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["BLEBytes", "CaptureIO", "CArchive"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes", "TestSupport"]),
         .testTarget(name: "BLESpoolTests", dependencies: ["BLESpool", "BLEBytes", "TestSupport"]),
-        .testTarget(name: "BLEAirTests", dependencies: ["BLEAir"]),
+        .testTarget(name: "BLEAirTests", dependencies: ["BLEAir", "BLEBytes", "BLECodes", "BLEPackets"]),
         .testTarget(name: "CaptureIOTests", dependencies: ["CaptureIO", "BLEBytes", "TestSupport"]),
         .testTarget(
             name: "CaptureArchiveTests",
@@ -168,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "BLEReplayTests",
             dependencies: [
-                "BLEReplay", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO",
+                "BLEAir", "BLEReplay", "BLESimulator", "BLETimeline", "BLEPackets", "CaptureIO",
                 "BLEBytes", "BLESpool", "TestSupport",
             ]),
         .testTarget(

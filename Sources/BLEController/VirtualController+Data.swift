@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import BLEPackets
 import BLEReplay
@@ -133,7 +134,8 @@ extension VirtualController {
         case .request?:
             noteUnmodelled(c, bytes, model: model)
             subscribe(c, bytes, model: model)
-            guard let response = c.server.answer(bytes) else { return }
+            c.bearer.requestSent(op, by: .host, at: now)
+            guard let response = c.server.answer(bytes, mtu: c.bearer.mtu) else { return }
             let latency = capturedLatency(c, bytes, model: model)
             schedule(
                 after: delay(latency &+ configuration.faults.responseDelayMicros),
@@ -145,7 +147,7 @@ extension VirtualController {
             releaseHeldStream(c)
         case .response?:
             // The host's server answered the peer's client: its next step may go.
-            c.peerRequestOutstanding = false
+            c.bearer.responseReceived(by: .peer)
             schedulePeerClientStep(c)
             recheckEnd(c)
         case .notification?, .indication?:
@@ -255,8 +257,11 @@ extension VirtualController {
         guard let c = connection(id), !c.silent else { return }
         record(c, bytes, fromHost: false)
         sendL2CAP(c, channel: L2CAPChannel.att, bytes)
+        c.bearer.responseReceived(by: .host)
         // ATT_MTU changes once the Exchange MTU Response is out (Vol 3 Part F 3.4.2).
-        if request.first == ATTOpcode.exchangeMTURequest.rawValue, let m = c.server.negotiatedMTU { c.server.mtu = m }
+        request.withByteView { q in
+            bytes.withByteView { _ = c.bearer.exchangeCompleted(request: ATTPDU(q), response: ATTPDU($0)) }
+        }
     }
 
     func deliverStream(_ id: Int, _ i: Int) {
@@ -267,11 +272,11 @@ extension VirtualController {
         }
         let item = replay.models[c.model].stream[i]
         c.streamSent[i] = true
-        c.server.adoptEvidence(at: item.capturedIndex)
+        c.bearer.adoptEvidence(c.server.evidencedMTU(at: item.capturedIndex))
         // At most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
         let bytes =
             item.bytes.first == ATTOpcode.multipleHandleValueNotification.rawValue
-            ? item.bytes : Array(item.bytes.prefix(c.server.mtu))
+            ? item.bytes : Array(item.bytes.prefix(Int(c.bearer.mtu)))
         record(c, bytes, fromHost: false)
         sendL2CAP(c, channel: L2CAPChannel.att, bytes)
         if item.bytes.first == ATTOpcode.handleValueIndication.rawValue { c.indicationOutstanding = true }
@@ -332,10 +337,7 @@ extension VirtualController {
         let bytes = s.bytes
         record(c, bytes, fromHost: false)
         sendL2CAP(c, channel: L2CAPChannel.att, bytes)
-        if s.isRequest {
-            c.peerRequestOutstanding = true
-            c.peerRequestSentAt = now
-        }
+        if s.isRequest { c.bearer.requestSent(ATTOpcode(s.opcode), by: .peer, at: now, tag: c.peerStep - 1) }
         schedulePeerClientStep(c)
     }
 

@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import BLEPackets
 import BLEReplay
@@ -28,11 +29,13 @@ final class LiveConnection {
     var streamSent: [Bool]
     var indicationOutstanding = false
     var heldStream: [Int] = []
-    /// The peer's client: next script step of the peer (host server) and its outstanding request.
+    /// The link's ATT bearer: ATT_MTU, the host's and the captured peer's outstanding
+    /// requests (µs on the controller's clock; the peer's tagged with its script step).
+    var bearer = ATTBearerState()
+    /// The peer's client: next script step of the peer (host server).
     var peerStep = 0
-    var peerRequestOutstanding = false
-    /// When the peer's outstanding request went out (µs on the controller's clock).
-    var peerRequestSentAt: Int64 = 0
+    /// The peer's client has a request the host's server has not answered yet.
+    var peerRequestOutstanding: Bool { bearer.outstanding(.peer) != nil }
     var peerStepScheduled = false
     /// When the scheduled peer step is due: a timer that fires before it is an old one (the
     /// step was rescheduled when the host's notifications came).

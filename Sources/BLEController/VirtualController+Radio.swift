@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import BLEPackets
 import BLEReplay
@@ -209,8 +210,7 @@ extension VirtualController {
     /// When the captured peer's request still waiting for the host's answer on `handle` went
     /// out (µs on this controller's clock); nil when none waits.
     public func outstandingPeerRequest(handle: UInt16) -> Int64? {
-        guard let c = connections[handle], c.peerRequestOutstanding else { return nil }
-        return c.peerRequestSentAt
+        connections[handle]?.bearer.outstanding(.peer)?.sentAt
     }
 
     /// Whether the captured peer on `handle` still has something to do: a request, command,

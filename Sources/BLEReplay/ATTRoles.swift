@@ -23,19 +23,6 @@ enum ATTRole {
     }
 }
 
-extension BluetoothUUID {
-    /// The UUID as ATT carries it: 2 octets for 16-bit UUIDs, otherwise 16, little-endian
-    /// (Vol 3 Part F 3.2.1; 32-bit UUIDs are sent as 128-bit ones).
-    var attBytes: [UInt8] {
-        if width == 2, let u = uuid16 { return u.littleEndianBytes }
-        var out: [UInt8] = []
-        out.reserveCapacity(16)
-        for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: low >> (8 * UInt64(i)))) }
-        for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: high >> (8 * UInt64(i)))) }
-        return out
-    }
-}
-
 extension ReplayAnswer {
     /// A captured response as an answer: an Error Response's code (0 when the PDU is cut
     /// short of it), otherwise the bytes after the opcode.

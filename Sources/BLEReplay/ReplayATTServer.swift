@@ -14,12 +14,6 @@ package struct ReplayATTServer {
     private let faults: ReplayFaults
     /// Reads and writes: the recorded backing.
     private var values: RecordedGATTValues
-    /// ATT_MTU of the bearer: 23 until an exchange (Vol 3 Part F 3.2.8). One bearer carries
-    /// both directions, so an exchange either side starts sets it for both servers.
-    package var mtu = Int(ATTBearer.defaultMTU)
-    /// The ATT_MTU an answered Exchange MTU settles on, in force once its response is
-    /// delivered (a PDU crossing it on the air still uses the old one).
-    package private(set) var negotiatedMTU: Int?
     private var verbatimCursor: [[UInt8]: Int] = [:]
 
     package init(model: ReplayServerModel, faults: ReplayFaults) {
@@ -28,33 +22,35 @@ package struct ReplayATTServer {
         values = RecordedGATTValues(servers: [model], faults: faults)
     }
 
-    /// Raises ATT_MTU to what the capture shows in force at its index `i` (an exchange the
-    /// capture does not contain).
-    package mutating func adoptEvidence(at i: Int) {
-        if let m = model.evidencedMTU(at: i), m > mtu { mtu = m }
-    }
+    /// The ATT_MTU the capture shows in force at its index `i` (an exchange the capture does
+    /// not contain), for the bearer's `ATTBearerState.adoptEvidence`.
+    package func evidencedMTU(at i: Int) -> Int? { model.evidencedMTU(at: i) }
 
-    /// The response to `request`, or nil when none is due (commands, confirmations).
-    package mutating func answer(_ request: [UInt8]) -> [UInt8]? {
+    /// The response to `request` on a bearer whose ATT_MTU is `mtu`, or nil when none is due
+    /// (commands, confirmations). An Exchange MTU's response carries the server's Rx MTU; the
+    /// bearer takes the exchange's ATT_MTU from the two PDUs once the response is delivered
+    /// (`ATTBearerState.exchangeCompleted`).
+    package mutating func answer(_ request: [UInt8], mtu: UInt16 = ATTBearer.defaultMTU) -> [UInt8]? {
         guard let first = request.first, ATTRole.isRequest(first) else { return nil }
-        return request.withByteView { answer(ATTPDU($0), $0, request) }
+        return request.withByteView { answer(ATTPDU($0), $0, request, mtu: Int(mtu)) }
     }
 
     /// The response to a request, decoded by BLEPackets; `request` is its bytes (the recorded
     /// answers of requests the model does not interpret are keyed by them). A request too short
     /// for its opcode is answered from the fields it does hold, the missing ones read as 0.
-    private mutating func answer(_ pdu: ATTPDU, _ bytes: ByteView, _ request: [UInt8]) -> [UInt8] {
+    private mutating func answer(_ pdu: ATTPDU, _ bytes: ByteView, _ request: [UInt8], mtu: Int) -> [UInt8] {
         switch pdu {
-        case .exchangeMTURequest(let r): return exchangeMTU(client: r.clientRxMTU)
-        case .findInformationRequest(let r): return findInformation(r.startingHandle, r.endingHandle)
+        case .exchangeMTURequest: return exchangeMTU()
+        case .findInformationRequest(let r): return findInformation(r.startingHandle, r.endingHandle, mtu: mtu)
         case .findByTypeValueRequest(let r):
             return findByTypeValue(
-                r.startingHandle, r.endingHandle, type: r.attributeType, value: r.attributeValue.toArray())
+                r.startingHandle, r.endingHandle, type: r.attributeType, value: r.attributeValue.toArray(), mtu: mtu)
         case .readByTypeRequest(let r):
-            return readByType(r.startingHandle, r.endingHandle, type: r.attributeType, request)
-        case .readByGroupTypeRequest(let r): return readByGroupType(r.startingHandle, r.endingHandle, type: r.groupType)
-        case .readRequest(let r): return read(r.handle)
-        case .readBlobRequest(let r): return readBlob(r.handle, offset: r.offset)
+            return readByType(r.startingHandle, r.endingHandle, type: r.attributeType, request, mtu: mtu)
+        case .readByGroupTypeRequest(let r):
+            return readByGroupType(r.startingHandle, r.endingHandle, type: r.groupType, mtu: mtu)
+        case .readRequest(let r): return read(r.handle, mtu: mtu)
+        case .readBlobRequest(let r): return readBlob(r.handle, offset: r.offset, mtu: mtu)
         case .writeRequest(let r): return write(r.handle, r.value.toArray())
         case .prepareWriteRequest(let r):
             // The response echoes handle, offset and part (Vol 3 Part F 3.4.6.2).
@@ -68,13 +64,13 @@ package struct ReplayATTServer {
         case .malformed(let op?, let raw, _):
             let (a, b) = ATTPDU.leadingHandles(of: raw)
             switch op {
-            case .exchangeMTURequest: return exchangeMTU(client: 23)
-            case .findInformationRequest: return findInformation(a ?? 0, b ?? 0)
-            case .findByTypeValueRequest: return findByTypeValue(a ?? 0, b ?? 0, type: nil, value: [])
-            case .readByTypeRequest: return readByType(a ?? 0, b ?? 0, type: nil, request)
-            case .readByGroupTypeRequest: return readByGroupType(a ?? 0, b ?? 0, type: nil)
-            case .readRequest: return read(a ?? 0)
-            case .readBlobRequest: return readBlob(a ?? 0, offset: b ?? 0)
+            case .exchangeMTURequest: return exchangeMTU()
+            case .findInformationRequest: return findInformation(a ?? 0, b ?? 0, mtu: mtu)
+            case .findByTypeValueRequest: return findByTypeValue(a ?? 0, b ?? 0, type: nil, value: [], mtu: mtu)
+            case .readByTypeRequest: return readByType(a ?? 0, b ?? 0, type: nil, request, mtu: mtu)
+            case .readByGroupTypeRequest: return readByGroupType(a ?? 0, b ?? 0, type: nil, mtu: mtu)
+            case .readRequest: return read(a ?? 0, mtu: mtu)
+            case .readBlobRequest: return readBlob(a ?? 0, offset: b ?? 0, mtu: mtu)
             case .writeRequest: return write(a ?? 0, [])
             case .prepareWriteRequest:
                 // Echoed byte for byte even when the request is too short for its fields.
@@ -92,7 +88,7 @@ package struct ReplayATTServer {
     private func known(_ h: UInt16) -> Bool { model.attribute(h) != nil || values.fault(h) != nil }
 
     /// Read Request (3.4.4.3): the recorded answer, cut to ATT_MTU − 1.
-    private mutating func read(_ h: UInt16) -> [UInt8] {
+    private mutating func read(_ h: UInt16, mtu: Int) -> [UInt8] {
         let op = ATTOpcode.readRequest
         guard known(h) else { return error(op, h, ATTErrorCode.invalidHandle) }
         switch values.read(h) {
@@ -102,7 +98,7 @@ package struct ReplayATTServer {
     }
 
     /// Read Blob Request (3.4.4.5): the recorded answer, cut to ATT_MTU − 1.
-    private mutating func readBlob(_ h: UInt16, offset: UInt16) -> [UInt8] {
+    private mutating func readBlob(_ h: UInt16, offset: UInt16, mtu: Int) -> [UInt8] {
         let op = ATTOpcode.readBlobRequest
         guard known(h) else { return error(op, h, ATTErrorCode.invalidHandle) }
         switch values.readBlob(h, offset: offset) {
@@ -154,11 +150,10 @@ package struct ReplayATTServer {
         Array(v).withByteView { ATTReadBlobResponse(partValue: $0).encoded() }
     }
 
-    /// Exchange MTU (3.4.2): the server's Rx MTU as captured (or injected); ATT_MTU becomes
-    /// the smaller of the two, at least 23.
-    private mutating func exchangeMTU(client: UInt16) -> [UInt8] {
-        let server = faults.serverMTU ?? model.serverRxMTU ?? 23
-        negotiatedMTU = Int(ATTBearer.effectiveMTU(client: client, server: server))
+    /// Exchange MTU (3.4.2): the server's Rx MTU as captured (or injected); the bearer's
+    /// ATT_MTU becomes the smaller of the two, at least 23, once this response is delivered.
+    private func exchangeMTU() -> [UInt8] {
+        let server = faults.serverMTU ?? model.serverRxMTU ?? ATTBearer.defaultMTU
         return ATTExchangeMTUResponse(serverRxMTU: server).encoded()
     }
 
@@ -173,39 +168,34 @@ package struct ReplayATTServer {
         error(op, model.notFoundHandle(opcode: op.rawValue, start: s, end: e), ATTErrorCode.attributeNotFound)
     }
 
-    /// Find Information (3.4.3.1–2): handle–type pairs in the range, all of the first one's
-    /// format (16-bit or 128-bit), as many as fit.
-    private func findInformation(_ s: UInt16, _ e: UInt16) -> [UInt8] {
+    /// The captured server's habit: how many entries one response of `opcode` lists at most.
+    private func entryLimit(_ opcode: ATTOpcode, _ size: Int) -> Int { model.entryLimit(opcode.rawValue, size) }
+
+    /// Find Information (3.4.3.1–2), from the table by `GATTDiscovery`.
+    private func findInformation(_ s: UInt16, _ e: UInt16, mtu: Int) -> [UInt8] {
         let op = ATTOpcode.findInformationRequest
         let (r, bad) = range(op, s, e)
         guard let r else { return bad! }
-        let hits = model.attributes.filter { r.contains($0.handle) }
-        guard let first = hits.first else { return notFound(op, s, e) }
-        let limit = model.entryLimit(ATTOpcode.findInformationResponse.rawValue, first.type.width == 2 ? 4 : 18)
-        return ATTFindInformationResponse.encoded(
-            hits.lazy.map { (handle: $0.handle, uuid: $0.type.attBytes) }, mtu: mtu,
-            maximumEntries: limit)!
+        return GATTDiscovery.findInformation(model.attributes, in: r, mtu: mtu, entryLimit: entryLimit)
+            ?? notFound(op, s, e)
     }
 
-    /// Find By Type Value (3.4.3.3–4): attributes of the 16-bit type whose value equals the
-    /// request's, each with the end of its group (services) or its own handle. `type` nil: the
+    /// Find By Type Value (3.4.3.3–4), from the table by `GATTDiscovery`. `type` nil: the
     /// request ends before its Attribute Type.
-    private func findByTypeValue(_ s: UInt16, _ e: UInt16, type: UInt16?, value: [UInt8]) -> [UInt8] {
+    private func findByTypeValue(_ s: UInt16, _ e: UInt16, type: UInt16?, value: [UInt8], mtu: Int) -> [UInt8] {
         let op = ATTOpcode.findByTypeValueRequest
         let (r, bad) = range(op, s, e)
         guard let r else { return bad! }
         guard let type else { return error(op, 0, ATTErrorCode.invalidPDU) }
-        let limit = model.entryLimit(ATTOpcode.findByTypeValueResponse.rawValue, 4)
-        let found = model.attributes.lazy.filter {
-            r.contains($0.handle) && $0.type.width == 2 && $0.type.uuid16 == type && $0.value == value
-        }.map { (handle: $0.handle, groupEnd: $0.groupEnd ?? $0.handle) }
-        return ATTFindByTypeValueResponse.encoded(found, mtu: mtu, maximumEntries: limit) ?? notFound(op, s, e)
+        return GATTDiscovery.findByTypeValue(
+            model.attributes, in: r, type: type, value: value, mtu: mtu, entryLimit: entryLimit)
+            ?? notFound(op, s, e)
     }
 
-    /// Read By Type (3.4.4.1–2) for include and characteristic declarations: handle–value
-    /// pairs of the first one's length, each value at most ATT_MTU − 4 octets. `type` nil: not
-    /// a 16- or 128-bit UUID (or no type at all); other types are answered as captured.
-    private func readByType(_ s: UInt16, _ e: UInt16, type: BluetoothUUID?, _ request: [UInt8]) -> [UInt8] {
+    /// Read By Type (3.4.4.1–2) for include and characteristic declarations, from the table by
+    /// `GATTDiscovery`. `type` nil: not a 16- or 128-bit UUID (or no type at all); other types
+    /// are answered as captured.
+    private func readByType(_ s: UInt16, _ e: UInt16, type: BluetoothUUID?, _ request: [UInt8], mtu: Int) -> [UInt8] {
         let op = ATTOpcode.readByTypeRequest
         let (r, bad) = range(op, s, e)
         guard let r else { return bad! }
@@ -215,43 +205,20 @@ package struct ReplayATTServer {
         {
             return recorded[0]
         }
-        return list(.readByTypeResponse, op, s, e, in: r, type: type, maximumValue: 253) { $0.handle.littleEndianBytes }
+        return GATTDiscovery.readByType(model.attributes, in: r, type: type, mtu: mtu, entryLimit: entryLimit)
+            ?? notFound(op, s, e)
     }
 
-    /// Read By Group Type (3.4.4.9–10): services of the asked group type with their group
-    /// end, all of the first one's length; other group types are not grouping types (0x10).
-    private func readByGroupType(_ s: UInt16, _ e: UInt16, type: BluetoothUUID?) -> [UInt8] {
+    /// Read By Group Type (3.4.4.9–10), from the table by `GATTDiscovery`; group types other
+    /// than the service declarations are not grouping types (0x10).
+    private func readByGroupType(_ s: UInt16, _ e: UInt16, type: BluetoothUUID?, mtu: Int) -> [UInt8] {
         let op = ATTOpcode.readByGroupTypeRequest
         let (r, bad) = range(op, s, e)
         guard let r else { return bad! }
         guard let type, type == ReplayAttribute.primaryService || type == ReplayAttribute.secondaryService else {
             return error(op, s, ATTErrorCode.unsupportedGroupType)
         }
-        return list(.readByGroupTypeResponse, op, s, e, in: r, type: type, maximumValue: 251) {
-            $0.handle.littleEndianBytes + ($0.groupEnd ?? $0.handle).littleEndianBytes
-        }
-    }
-
-    /// A Read By Type or Read By Group Type response: a length octet, then entries of the
-    /// attributes of `type` in the range, each its `header` and value, all of the first one's
-    /// value length (cut to fit: ATT_MTU − 2 − header, at most `maximumValue`), as many as
-    /// ATT_MTU and the server's habit allow; Attribute Not Found when there is none.
-    private func list(
-        _ opcode: ATTOpcode, _ requestOpcode: ATTOpcode, _ s: UInt16, _ e: UInt16, in r: ClosedRange<UInt16>,
-        type: BluetoothUUID,
-        maximumValue: Int, header: (ReplayAttribute) -> [UInt8]
-    ) -> [UInt8] {
-        // A declaration only Find Information named has no known value: it cannot be listed.
-        let hits = model.attributes.filter { r.contains($0.handle) && $0.type == type && !$0.value.isEmpty }
-        guard let first = hits.first else { return notFound(requestOpcode, s, e) }
-        let headerLength = header(first).count
-        let length = Swift.min(first.value.count, mtu - 2 - headerLength, maximumValue)
-        let limit = model.entryLimit(opcode.rawValue, headerLength + length)
-        let entries = hits.prefix { $0.value.count == first.value.count }.map { header($0) + $0.value.prefix(length) }
-        let pdu =
-            opcode == .readByGroupTypeResponse
-            ? ATTReadByGroupTypeResponse.encoded(entries, mtu: mtu, maximumEntries: limit)
-            : ATTReadByTypeResponse.encoded(entries, mtu: mtu, maximumEntries: limit)
-        return pdu!
+        return GATTDiscovery.readByGroupType(model.attributes, in: r, type: type, mtu: mtu, entryLimit: entryLimit)
+            ?? notFound(op, s, e)
     }
 }

@@ -155,9 +155,10 @@ public struct ReplayEngine {
         var sentSteps = 0
         /// When each indication arrived (what a confirmation's step counts from).
         var serverPDUAt: [Int: Int64] = [:]
-        /// Outstanding request per bearer direction (0: host client, 1: peer client) and a
-        /// step waiting for it.
-        var outstanding: [Int?] = [nil, nil]
+        /// The connection's ATT bearer: ATT_MTU, and each client's outstanding request (its
+        /// tag the script step) (0: host client, 1: peer client, as `ATTClientSide`).
+        var bearer = ATTBearerState()
+        /// A step waiting for its client's outstanding request, per client.
         var blocked: [Int?] = [nil, nil]
         var nextStep = 0
         var stepScheduled = false
@@ -223,7 +224,10 @@ public struct ReplayEngine {
 
         /// When something captured `delay` µs after an anchor captured at `anchor` (µs after
         /// connection start) happens, the anchor having happened at `anchorTime` in the replay.
-        func after(_ anchorTime: Int64, captured anchor: Int64, delay: Int64) -> Int64 {
+        /// `mutating`, as `anchorTime(_:)`, though neither changes anything: called from
+        /// `trySchedule` as non-mutating methods, they had the loop (bearer state and all) copied
+        /// for their `self` on every call (docs/performance.md, "One ATT bearer state").
+        mutating func after(_ anchorTime: Int64, captured anchor: Int64, delay: Int64) -> Int64 {
             anchorTime &+ engine.clock.interval(from: capturedStart &+ anchor, length: delay)
         }
 
@@ -260,9 +264,12 @@ public struct ReplayEngine {
             guard position < group.items.count else { return }
             let i = group.items[position]
             let item = model.stream.record(at: i)
-            let time =
-                group.anchor.map { after($0.replayed, captured: $0.captured, delay: item.offset) }
-                ?? replayed(item.offset)
+            let time: Int64
+            if let a = group.anchor {
+                time = after(a.replayed, captured: a.captured, delay: item.offset)
+            } else {
+                time = replayed(item.offset)
+            }
             schedule(time, order: item.capturedIndex, .stream(item: i, position: followed ? position : nil))
         }
 
@@ -272,7 +279,7 @@ public struct ReplayEngine {
             export?.add(pdu)
         }
 
-        func anchorTime(_ a: ReplayStep.Anchor) -> Int64? {
+        mutating func anchorTime(_ a: ReplayStep.Anchor) -> Int64? {
             switch a {
             case .connectionStart: 0
             case .sent(let n): sentAt[n]
@@ -290,14 +297,16 @@ public struct ReplayEngine {
                     // The anchor's offset first: read through the cursors (mutating) within the
                     // arguments of `after`, it made each call copy the loop.
                     let anchor = capturedOffset(of: s.anchor)
-                    schedule(after(t, captured: anchor, delay: s.delay), order: s.capturedIndex, .step(nextStep))
+                    let due = after(t, captured: anchor, delay: s.delay)
+                    schedule(due, order: s.capturedIndex, .step(nextStep))
                 }
             }
             if !linkEndScheduled, nextStep >= model.steps.count, let end = model.linkEnd, let t = anchorTime(end.anchor)
             {
                 linkEndScheduled = true
                 let anchor = capturedOffset(of: end.anchor)
-                schedule(after(t, captured: anchor, delay: end.delay), order: Int.max / 2_000_000, .linkEnd)
+                let due = after(t, captured: anchor, delay: end.delay)
+                schedule(due, order: Int.max / 2_000_000, .linkEnd)
             }
         }
 
@@ -314,14 +323,15 @@ public struct ReplayEngine {
                 answeredAt[n] = now
                 let dir = s.hostIsClient ? 0 : 1
                 // An Exchange MTU ends here: its ATT_MTU holds for the bearer, both directions.
-                if s.opcode == ATTOpcode.exchangeMTURequest.rawValue,
-                    bytes.first == ATTOpcode.exchangeMTUResponse.rawValue,
-                    let m = servers[dir].negotiatedMTU
-                {
-                    servers[0].mtu = m
-                    servers[1].mtu = m
+                if ATTOpcode(s.opcode) == .exchangeMTURequest {
+                    let request = Array(exchange.bytes(at: s.capturedIndex))
+                    var b = bearer
+                    request.withByteView { q in
+                        bytes.withByteView { _ = b.exchangeCompleted(request: ATTPDU(q), response: ATTPDU($0)) }
+                    }
+                    bearer = b
                 }
-                outstanding[dir] = nil
+                bearer.responseReceived(by: s.hostIsClient ? .host : .peer)
                 if let b = blocked[dir] {
                     blocked[dir] = nil
                     send(b)
@@ -338,8 +348,8 @@ public struct ReplayEngine {
                     out.droppedNotifications += 1
                     return
                 }
-                servers[item.hostIsClient ? 0 : 1].adoptEvidence(at: item.capturedIndex)
-                let mtu = servers[item.hostIsClient ? 0 : 1].mtu
+                bearer.adoptEvidence(servers[item.hostIsClient ? 0 : 1].evidencedMTU(at: item.capturedIndex))
+                let mtu = Int(bearer.mtu)
                 // A server sends at most ATT_MTU − 3 octets of value (Vol 3 Part F 3.4.7.1).
                 let captured = Array(model.stream.bytes(ofItem: i))
                 let bytes =
@@ -363,7 +373,8 @@ public struct ReplayEngine {
                 silent = true
                 out.silentFrom = now
                 let timeout = model.connection.supervisionTimeoutMicros
-                schedule(after(now, captured: captured, delay: timeout), order: -1, .supervisionTimeout)
+                let due = after(now, captured: captured, delay: timeout)
+                schedule(due, order: -1, .supervisionTimeout)
             case .supervisionTimeout:
                 // Connection Timeout (Vol 1 Part F 2.9): nobody ended it, the link was lost.
                 out.end = (now, HCIError.connectionTimeout, .linkLoss)
@@ -377,7 +388,9 @@ public struct ReplayEngine {
         mutating func send(_ n: Int) {
             let s = script.record(at: n)
             let dir = s.hostIsClient ? 0 : 1
-            if s.isRequest, let o = outstanding[dir], let answeredAt = script.record(at: o).responseIndex,
+            let client: ATTClientSide = s.hostIsClient ? .host : .peer
+            if s.isRequest, let o = bearer.outstanding(client)?.tag,
+                let answeredAt = script.record(at: o).responseIndex,
                 answeredAt < s.capturedIndex
             {
                 // One outstanding request per bearer: it goes out when the answer arrives (no
@@ -398,9 +411,9 @@ public struct ReplayEngine {
                         offset: now, sentByHost: s.hostIsClient, bytes: bytes,
                         capturedIndex: s.capturedIndex))
             }
-            if s.isRequest { outstanding[dir] = n }
-            servers[dir].adoptEvidence(at: s.responseIndex ?? s.capturedIndex)
-            if !silent, let response = servers[dir].answer(bytes), let latency = s.latency {
+            if s.isRequest { bearer.requestSent(ATTOpcode(s.opcode), by: client, at: now, tag: n) }
+            bearer.adoptEvidence(servers[dir].evidencedMTU(at: s.responseIndex ?? s.capturedIndex))
+            if !silent, let response = servers[dir].answer(bytes, mtu: bearer.mtu), let latency = s.latency {
                 // The injected delay lengthens the captured latency, on the same clock.
                 let sentAt = capturedOffset(ofPDU: s.capturedIndex)
                 let due = after(now, captured: sentAt, delay: latency &+ engine.faults.responseDelayMicros)

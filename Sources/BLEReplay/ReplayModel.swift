@@ -1,10 +1,11 @@
+import BLEAir
 import BLEBytes
 import BLEPackets
 import BLETimeline
 
 /// An attribute of a modelled GATT server (Core 5.4 Vol 3 Part F 3.2): its handle, type and
 /// value as discovery showed them.
-public struct ReplayAttribute: Sendable, Equatable {
+public struct ReplayAttribute: GATTTableAttribute, Sendable, Equatable {
     public var handle: UInt16
     /// 0x2800/0x2801 service, 0x2802 include, 0x2803 characteristic declaration; for values the
     /// characteristic's UUID; for descriptors their type. Inferred attributes: `inferredType`.
@@ -756,9 +757,4 @@ func listShape(_ op: ATTOpcode, _ pdu: ByteView) -> (length: Int, body: Int)? {
         return (Int(r.length), r.attributeData.bytes.count)
     default: return nil
     }
-}
-
-extension UInt16 {
-    /// The two bytes, least significant first (as ATT carries handles).
-    var littleEndianBytes: [UInt8] { [UInt8(truncatingIfNeeded: self), UInt8(truncatingIfNeeded: self >> 8)] }
 }

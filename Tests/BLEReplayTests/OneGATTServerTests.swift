@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import BLEReplay
 import BLESimulator
@@ -31,16 +32,22 @@ import Testing
     static func answeredByTheATTServer(_ m: ReplayConnectionModel) -> ([Operation], [Outcome]) {
         let values = Set(m.connection.summary.remoteDatabase.characteristics.map(\.valueHandle))
         var server = ReplayATTServer(model: m.peerServer, faults: .none)
+        var bearer = ATTBearerState()
         var operations: [Operation] = []
         var outcomes: [Outcome] = []
         var prepared: [(handle: UInt16, value: [UInt8], error: UInt8?)] = []
         for step in m.steps where step.hostIsClient {
             let request = step.bytes
             let pdu = request.withByteView { ATTPDU($0) }
-            let response = server.answer(request)
+            let response = server.answer(request, mtu: bearer.mtu)
             let error = response.flatMap { r in r.withByteView(ATTErrorResponse.init(pdu:))?.errorCode }
             switch pdu {
-            case .exchangeMTURequest: if let mtu = server.negotiatedMTU { server.mtu = mtu }
+            case .exchangeMTURequest:
+                request.withByteView { q in
+                    (response ?? []).withByteView {
+                        _ = bearer.exchangeCompleted(request: ATTPDU(q), response: ATTPDU($0))
+                    }
+                }
             case .readRequest(let r) where values.contains(r.handle):
                 operations.append(Operation(handle: r.handle))
                 outcomes.append(.read(ReplayAnswer(response: response ?? [])))

@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import BLEPackets
 import BLETimeline
@@ -40,59 +41,72 @@ enum ATTSynthesis {
         }
     }
 
-    /// The server's response to a discovery request from its attribute table: the attributes
-    /// in the range, in handle order, as many of the first one's size as one PDU of `mtu`
-    /// holds (Vol 3 Part F 3.4.3.2, 3.4.3.4, 3.4.4.2, 3.4.4.10). Nil when nothing matches.
+    /// The server's response to a discovery request from its attribute table, answered by
+    /// `GATTDiscovery` as the replay's and the virtual controller's server answer theirs: the
+    /// attributes in the range, in handle order, as many of the first one's size as one PDU of
+    /// `mtu` holds (Vol 3 Part F 3.4.3.2, 3.4.3.4, 3.4.4.2, 3.4.4.10). Nil when nothing
+    /// matches (a reversed range, which descriptor discovery of a characteristic without
+    /// descriptors asks, matches nothing).
     static func discoveryResponse(_ d: DiscoveryInfo, database db: GATTServerDatabase, mtu: Int) -> [UInt8]? {
-        let range = d.startHandle...max(d.startHandle, d.endHandle)
+        guard d.startHandle <= d.endHandle else { return nil }
+        let range = d.startHandle...d.endHandle
+        let table = attributeTable(db)
         switch d.target {
         case .primaryServices, .secondaryServices:
-            let primary = d.target == .primaryServices
-            let services = db.services.filter { $0.isPrimary == primary && range.contains($0.start) }
+            let type = d.target == .primaryServices ? GATTDeclaration.primaryService : GATTDeclaration.secondaryService
             if let f = d.filter {
-                let hits = services.filter { $0.uuid.bluetoothUUID == f }
-                return ATTFindByTypeValueResponse.encoded(hits.map { (handle: $0.start, groupEnd: $0.end) }, mtu: mtu)
+                return GATTDiscovery.findByTypeValue(table, in: range, type: type, value: CBUUID(f).wireBytes, mtu: mtu)
             }
-            return ATTReadByGroupTypeResponse.encoded(
-                services.map { s in
-                    var w = ByteWriter()
-                    w.appendUInt16LE(s.start)
-                    w.appendUInt16LE(s.end)
-                    w.appendBytes(s.uuid.wireBytes)
-                    return w.bytes
-                }, mtu: mtu)
+            return GATTDiscovery.readByGroupType(table, in: range, type: BluetoothUUID(uuid16: type), mtu: mtu)
         case .includes:
-            let entries = db.services.flatMap { s in
-                s.includes.filter { range.contains($0.handle) }.map { inc -> (UInt16, [UInt8]) in
-                    let t = db.services[inc.serviceIndex]
-                    var w = ByteWriter()
-                    w.appendUInt16LE(inc.handle)
-                    w.appendUInt16LE(t.start)
-                    w.appendUInt16LE(t.end)
-                    // Include declaration: the service UUID only when it is 16-bit (Vol 3 Part G 3.2).
-                    if t.uuid.uuid16 != nil { w.appendBytes(t.uuid.wireBytes) }
-                    return (inc.handle, w.bytes)
-                }
-            }.sorted { $0.0 < $1.0 }.map(\.1)
-            return ATTReadByTypeResponse.encoded(entries, mtu: mtu)
+            return GATTDiscovery.readByType(
+                table, in: range, type: BluetoothUUID(uuid16: GATTDeclaration.include), mtu: mtu)
         case .characteristics:
-            let entries = db.characteristics.filter { range.contains($0.declarationHandle) }
-                .sorted { $0.declarationHandle < $1.declarationHandle }
-                .map { c in
-                    var w = ByteWriter()
-                    w.appendUInt16LE(c.declarationHandle)
-                    w.appendUInt8(c.properties.declarationBits)
-                    w.appendUInt16LE(c.valueHandle)
-                    w.appendBytes(c.uuid.wireBytes)
-                    return w.bytes
-                }
-            return ATTReadByTypeResponse.encoded(entries, mtu: mtu)
+            return GATTDiscovery.readByType(
+                table, in: range, type: BluetoothUUID(uuid16: GATTDeclaration.characteristic), mtu: mtu)
         case .descriptors:
-            let entries = db.characteristics.flatMap { c in c.descriptors.filter { range.contains($0.handle) } }
-                .sorted { $0.handle < $1.handle }
-            return ATTFindInformationResponse.encoded(
-                entries.lazy.map { (handle: $0.handle, uuid: $0.uuid.wireBytes) },
-                mtu: mtu)
+            return GATTDiscovery.findInformation(table, in: range, mtu: mtu)
         }
+    }
+
+    /// The database's attribute table (Vol 3 Part G 3): service, include and characteristic
+    /// declarations with their values, characteristic values and descriptors, in handle order.
+    static func attributeTable(_ db: GATTServerDatabase) -> [GATTAttribute] {
+        // A UUID with a 16-bit form is carried in it, however the definition wrote it.
+        func type(_ u: CBUUID) -> BluetoothUUID { u.uuid16.map { BluetoothUUID(uuid16: $0) } ?? u.bluetoothUUID }
+        var table: [GATTAttribute] = []
+        for s in db.services {
+            table.append(
+                GATTAttribute(
+                    handle: s.start,
+                    type: BluetoothUUID(
+                        uuid16: s.isPrimary ? GATTDeclaration.primaryService : GATTDeclaration.secondaryService),
+                    value: s.uuid.wireBytes, groupEnd: s.end))
+            for inc in s.includes {
+                let t = db.services[inc.serviceIndex]
+                var w = ByteWriter()
+                w.appendUInt16LE(t.start)
+                w.appendUInt16LE(t.end)
+                // Include declaration: the service UUID only when it is 16-bit (Vol 3 Part G 3.2).
+                if t.uuid.uuid16 != nil { w.appendBytes(t.uuid.wireBytes) }
+                table.append(
+                    GATTAttribute(
+                        handle: inc.handle, type: BluetoothUUID(uuid16: GATTDeclaration.include), value: w.bytes))
+            }
+        }
+        for c in db.characteristics {
+            var w = ByteWriter()
+            w.appendUInt8(c.properties.declarationBits)
+            w.appendUInt16LE(c.valueHandle)
+            w.appendBytes(c.uuid.wireBytes)
+            table.append(
+                GATTAttribute(
+                    handle: c.declarationHandle, type: BluetoothUUID(uuid16: GATTDeclaration.characteristic),
+                    value: w.bytes))
+            table.append(GATTAttribute(handle: c.valueHandle, type: type(c.uuid)))
+            for d in c.descriptors { table.append(GATTAttribute(handle: d.handle, type: type(d.uuid))) }
+        }
+        table.sort { $0.handle < $1.handle }
+        return table
     }
 }

@@ -43,23 +43,24 @@ final class SimulatedLink {
     /// The peer's address type as the connection was made with it (LE Connection Complete
     /// reports it once, Vol 4 Part E 7.7.65.1): every event of the connection carries it.
     let peerAddressType: UInt8
-    /// ATT_MTU: 23 until the exchange completes (Vol 3 Part F 3.2.8).
+    /// The ATT bearer: ATT_MTU (23 until the exchange completes, Vol 3 Part F 3.2.8), the
+    /// central's request on the air (tagged with its trace index) and whether a transaction
+    /// timed out. The central is the host client; the simulated peripheral sends no requests.
     // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
-    @exclusivity(unchecked) var mtu: UInt16 = ATTBearer.defaultMTU
+    @exclusivity(unchecked) private(set) var bearer = ATTBearerState()
+    var mtu: UInt16 { bearer.mtu }
     @exclusivity(unchecked) private(set) var isOpen = true
     @exclusivity(unchecked) var isSilent = false
 
     @exclusivity(unchecked) private var queue: [ATTOperation] = []
     @exclusivity(unchecked) private var head = 0
     @exclusivity(unchecked) private var busy = false
-    /// Trace index and time of the request on the air, if any.
-    @exclusivity(unchecked) private var outstanding: (index: Int, time: Int64)?
     /// The operation whose request is on the air (its delegate hears an ATT timeout).
     @exclusivity(unchecked) private var current: ATTOperation?
     /// A transaction timer is scheduled (one per link at a time, see `armTransactionTimer`).
     @exclusivity(unchecked) private var timerArmed = false
     /// An ATT transaction timed out: no more ATT on this bearer (Core Vol 3 Part F 3.3.3).
-    @exclusivity(unchecked) private(set) var attTimedOut = false
+    var attTimedOut: Bool { bearer.timedOut }
 
     /// Server side: this client's CCCD values by CCCD handle.
     @exclusivity(unchecked) private var cccd: [UInt16: UInt16] = [:]
@@ -115,7 +116,7 @@ final class SimulatedLink {
 
     private func finish() {
         busy = false
-        outstanding = nil
+        bearer.responseReceived(by: .host)
         current = nil
         pump()
     }
@@ -131,15 +132,15 @@ final class SimulatedLink {
         queue.removeAll()
         head = 0
         busy = false
-        outstanding = nil
+        bearer.closed()
         current = nil
     }
 
     func close(disconnectionFrame: Int) {
         isOpen = false
         device.localServer?.linkClosed(self)
-        if let o = outstanding { world.resolveDisconnected(o.index, frame: disconnectionFrame) }
-        outstanding = nil
+        if let o = bearer.outstanding(.host) { world.resolveDisconnected(o.tag, frame: disconnectionFrame) }
+        bearer.closed()
         current = nil
         queue.removeAll()
         head = 0
@@ -172,7 +173,7 @@ final class SimulatedLink {
     ) {
         let index = world.recordRadio(event(kind), value: value, outcome: .pending)
         let t0 = world.nowMicros
-        outstanding = (index, t0)
+        bearer.requestSent(Self.requestOpcode(kind), by: .host, at: t0, tag: index)
         guard !isSilent else { return }
         let due = t0 &+ device.effectiveOperationLatency
         var answered = false
@@ -182,7 +183,7 @@ final class SimulatedLink {
             self.world.schedule(afterMicros: due &- self.world.nowMicros) { [self] in
                 guard self.isOpen, !self.isSilent, !self.attTimedOut else { return }
                 self.world.resolve(index, requestTime: t0, error: error, handle: errorHandle, value: answerValue)
-                self.outstanding = nil
+                self.bearer.responseReceived(by: .host)
                 then(error, answerValue)
             }
         }
@@ -200,13 +201,13 @@ final class SimulatedLink {
     /// 30 s old, or re-arms for the younger one. Links whose servers answer at once never arm
     /// it, so their sessions schedule nothing more than before.
     private func armTransactionTimer() {
-        guard !timerArmed, let o = outstanding else { return }
+        guard !timerArmed, let due = bearer.timeoutDue(.host) else { return }
         timerArmed = true
-        world.schedule(afterMicros: o.time &+ Self.transactionTimeoutMicros &- world.nowMicros) { [self] in
+        world.schedule(afterMicros: due &- world.nowMicros) { [self] in
             self.timerArmed = false
-            guard self.isOpen, !self.attTimedOut, let o = self.outstanding else { return }
-            if self.world.nowMicros &- o.time >= Self.transactionTimeoutMicros {
-                self.transactionTimedOut(request: o.index)
+            guard self.isOpen, !self.attTimedOut, self.bearer.outstanding(.host) != nil else { return }
+            if let o = self.bearer.timeOut(.host, now: self.world.nowMicros) {
+                self.transactionTimedOut(request: o.tag)
             } else {
                 self.armTransactionTimer()
             }
@@ -214,15 +215,14 @@ final class SimulatedLink {
     }
 
     /// The request on the air was not answered in 30 s. The transaction has failed and no more
-    /// ATT PDUs may be sent on this bearer (Core Vol 3 Part F 3.3.3); the pending operation's
-    /// delegate is told, and the central manager drops the link (`CBCentralManager
-    /// .attTransactionTimedOut`). Recorded as world event `att_timeout`.
+    /// ATT PDUs may be sent on this bearer (Core Vol 3 Part F 3.3.3: the bearer state says so
+    /// from now on); the pending operation's delegate is told, and the central manager drops
+    /// the link (`CBCentralManager.attTransactionTimedOut`). Recorded as world event
+    /// `att_timeout`.
     private func transactionTimedOut(request index: Int) {
-        attTimedOut = true
         let request = world.trace.records[index].sequence
         // The request's outcome is the timeline's `timeout`, not the later disconnection.
         world.resolveTimedOut(index)
-        outstanding = nil
         world.record(.world(.attTransactionTimeout(address: device.address.description, request: request)))
         let op = current
         current = nil
@@ -281,6 +281,16 @@ final class SimulatedLink {
         }
     }
 
+    /// The ATT request a radio event of the central's stands for (Vol 3 Part G 4.3–4.12).
+    private static func requestOpcode(_ kind: TimelineEvent.Kind) -> ATTOpcode {
+        switch kind {
+        case .discovery(let d, _): ATTSynthesis.discoveryOpcode(d)
+        case .read(let op, _), .write(let op, _), .subscribe(let op, _): ATTOpcode(op.opcode)
+        case .mtuExchange: .exchangeMTURequest
+        default: preconditionFailure("not an ATT request of the central's: \(kind)")
+        }
+    }
+
     private func event(_ kind: TimelineEvent.Kind) -> TimelineEvent {
         TimelineEvent(
             frame: 0, time: 0, connection: number, peer: device.address, peerAddressType: peerAddressType,
@@ -308,13 +318,13 @@ final class SimulatedLink {
     private func start(_ op: ATTOperation) {
         switch op {
         case .exchangeMTU:
-            let client = world.configuration.centralMTU
-            let effective = ATTBearer.effectiveMTU(client: client, server: device.mtu)
+            let (client, server) = (world.configuration.centralMTU, device.mtu)
+            let effective = ATTBearer.effectiveMTU(client: client, server: server)
             exchange(
-                .mtuExchange(clientRxMTU: client, serverRxMTU: device.mtu, effective: effective, sent: true),
+                .mtuExchange(clientRxMTU: client, serverRxMTU: server, effective: effective, sent: true),
                 errorHandle: 0, server: { (nil, nil) }
             ) { [self] _, _ in
-                self.mtu = effective
+                self.bearer.exchangeMTU(client: client, server: server)
                 self.finish()
             }
 
