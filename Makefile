@@ -90,11 +90,14 @@ conformance: release product-clients
 	@python3 -c 'import jsonschema, sarif, junitparser' 2>/dev/null || python3 -m pip install -q jsonschema sarif-tools junitparser
 	python3 scripts/conformance.py --blecap .build/release/blecap
 	python3 scripts/fleet_check.py --blecap .build/release/blecap
+	python3 scripts/fleet_check.py --blecap .build/release/blecap --running-cluster
 
 # The Ray pipeline (fleet/) against blecap's batch mode: same rows, idempotent, resumable after a
-# kill. Part of conformance; Ray, pyarrow and DuckDB come from PyPI into .build/fleet-venv.
+# kill; on a cluster of its own and, as a daily job on a long-lived cluster, joining one started
+# first (--running-cluster). Part of conformance; Ray, pyarrow and DuckDB come from PyPI into .build/fleet-venv.
 fleet-check: release
 	python3 scripts/fleet_check.py --blecap .build/release/blecap
+	python3 scripts/fleet_check.py --blecap .build/release/blecap --running-cluster
 
 # Each library product usable alone: every type its public API names is nameable through its own
 # import (scripts/check_products.py, over the release build's modules), and a package outside the

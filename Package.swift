@@ -45,6 +45,9 @@ let package = Package(
         // Tiny C helpers libpcap needs (a FILE* that replays sniffed stdin bytes).
         .target(name: "CCaptureSupport", path: "Sources/CCaptureSupport"),
         .target(name: "BLEBytes"),
+        // SHA-256 blocks with the x86 SHA extensions, chosen at run time by BLEFleet's SHA256 (the
+        // portable Swift code is the fallback and the reference).
+        .target(name: "CSHA256", path: "Sources/CSHA256"),
         // The virtual air's core: the one timed queue and the one ATT bearer state of the
         // simulator, the replay engine and the virtual controller (docs/architecture.md, "The
         // virtual air"). It reads ATT PDUs through BLEPackets' typed decoders.
@@ -84,7 +87,7 @@ let package = Package(
             name: "BLEFleet",
             dependencies: [
                 "BLEBytes", "CaptureIO", "CaptureArchive", "BLEPackets", "BLETimeline", "BLELint", "BLEDiagnose",
-                "BLEFilter", "BLEReport",
+                "BLEFilter", "BLEReport", "CSHA256",
             ]),
         // The simulator, with replay into it (captured peripherals with their recorded GATT servers
         // installed in a SimulatedWorld, a captured central played against CBPeripheralManager

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The fleet pipeline against blecap's own batch mode (conformance; needs PyPI for Ray).
 
-  python3 scripts/fleet_check.py --blecap .build/release/blecap [--count 300] [--workers 2]
+  python3 scripts/fleet_check.py --blecap .build/release/blecap [--count 300] [--workers 2] [--running-cluster]
 
 1. A synthetic fleet (scripts/corpus/make_fleet.py, seeded) of bug reports and captures, some
    damaged, some hostile.
@@ -12,6 +12,10 @@
 4. The same run again: nothing analysed, no file added or changed.
 5. A run killed (SIGKILL, process group) once its first batches have committed, then resumed:
    the same rows as the uninterrupted run, none twice.
+
+With --running-cluster every run joins one cluster (`ray start --head`, then `--ray-address auto`)
+that outlives them, as a daily job on a long-lived cluster does: each run then ends without
+ray.shutdown(), and the killed run's cluster goes on to serve the resumed one.
 
 Ray, DuckDB and pyarrow come from PyPI at the versions fleet/pyproject.toml pins, in a virtual
 environment under .build/fleet-venv (created on first use).
@@ -107,9 +111,13 @@ def snapshot(store: str) -> dict[str, tuple[int, float]]:
     return out
 
 
+#: Extra `blecap-fleet run` arguments for every run (`--ray-address auto` with --running-cluster).
+RUN_EXTRA: list[str] = []
+
+
 def fleet_run(py: str, blecap: str, src: str, store: str, workers: int, env: dict, **kw) -> subprocess.Popen:
     cmd = [py, "-m", "blecap_fleet.cli", "run", src, "--out", store, "--blecap", blecap,
-           "--workers", str(workers), "--batch-size", "10", "--source", "check"]
+           "--workers", str(workers), "--batch-size", "10", "--source", "check", *RUN_EXTRA]
     return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, **kw)
 
@@ -125,6 +133,8 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--keep", help="keep the work folder here")
     ap.add_argument("--fleet", help="use the captures in this folder instead of generating a fleet")
+    ap.add_argument("--running-cluster", action="store_true",
+                    help="start one Ray cluster first and join it from every run (--ray-address auto)")
     a = ap.parse_args()
     blecap = os.path.abspath(a.blecap)
     py = venv_python()
@@ -144,6 +154,11 @@ def main() -> int:
             subprocess.run([sys.executable, os.path.join(REPO, "scripts", "corpus", "make_fleet.py"), "--seed", "7",
                             "--count", str(a.count), src], check=True, capture_output=True)
         files = sorted(os.path.join(r, n) for r, _, ns in os.walk(src) for n in ns)
+        if a.running_cluster:
+            ray_stop(py)
+            subprocess.run([os.path.join(os.path.dirname(py), "ray"), "start", "--head", f"--num-cpus={a.workers}",
+                            "--include-dashboard=false", "--disable-usage-stats"], env=env, check=True, capture_output=True)
+            RUN_EXTRA[:] = ["--ray-address", "auto"]
         t0 = time.monotonic()
         ref = canonical(py, reference_rows(blecap, files, ["lint", "diagnose"], env))
         t_batch = time.monotonic() - t0
@@ -193,7 +208,8 @@ def main() -> int:
             if was_running:
                 os.killpg(p.pid, signal.SIGKILL)
             p.wait()
-            ray_stop(py)
+            if not a.running_cluster:
+                ray_stop(py)  # the killed driver's own cluster
             partial = sum(len(ns) for _, _, ns in os.walk(manifest)) if os.path.isdir(manifest) else 0
             p = fleet_run(py, blecap, src, killed, a.workers, env)
             out, err = p.communicate()

@@ -2,18 +2,60 @@ import BLEFleet
 import Testing
 
 @Suite struct SHA256Tests {
-    /// FIPS 180-4 examples, and a message across the 55/56/64-byte padding edges.
-    @Test func knownDigests() {
-        #expect(SHA256.hash([]).hexString == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    /// FIPS 180-4 / NIST examples (empty, one block, the 56-byte message whose padding takes a
+    /// second block, the 112-byte two-block message, a million "a"), on the portable path and,
+    /// where the CPU has the SHA extensions, on those.
+    @Test(arguments: [false, true]) func knownDigests(hardware: Bool) {
+        func hash(_ bytes: [UInt8]) -> String { SHA256.hash(bytes, hardware: hardware).hexString }
+        #expect(SHA256(hardware: hardware).usesHardware == (hardware && SHA256.hardwareAvailable))
+        #expect(hash([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(hash(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(
-            SHA256.hash(Array("abc".utf8)).hexString
-                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        #expect(
-            SHA256.hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)).hexString
+            hash(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
                 == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
         #expect(
-            SHA256.hash([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)).hexString
+            hash(
+                Array(
+                    ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrs"
+                        + "mnopqrstnopqrstu").utf8))
+                == "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1")
+        #expect(
+            hash([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    /// The SHA extensions and the portable code agree on every length 0...1000 (each block
+    /// boundary and padding edge up to 15 blocks), from an odd address (unaligned loads), one-shot
+    /// and streamed in pieces that end on and across block boundaries.
+    @Test(.enabled(if: SHA256.hardwareAvailable, "this CPU has no SHA extensions"))
+    func hardwareEqualsPortable() {
+        var x: UInt32 = 0x1234_5678
+        let data: [UInt8] = (0..<1001).map { _ in
+            x = x &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: x >> 24)
+        }
+        data.withUnsafeBytes { all in
+            for n in 0...1000 {
+                let message = UnsafeRawBufferPointer(rebasing: all[1..<(1 + n)])
+                var portable = SHA256(hardware: false)
+                var hardware = SHA256(hardware: true)
+                #expect(!portable.usesHardware && hardware.usesHardware)
+                portable.update(message)
+                hardware.update(message)
+                let p = portable.finish()
+                #expect(hardware.finish() == p, "length \(n)")
+                for step in [1, 63, 64, 65, 128, 200] {
+                    var s = SHA256(hardware: true)
+                    var i = 0
+                    while i < n {
+                        let j = min(n, i + step)
+                        s.update(UnsafeRawBufferPointer(rebasing: message[i..<j]))
+                        i = j
+                    }
+                    #expect(s.finish() == p, "length \(n) in pieces of \(step)")
+                }
+            }
+        }
     }
 
     /// Streaming in uneven pieces gives the one-shot digest.

@@ -79,6 +79,7 @@ def run(
     use_ray: bool = True,
     source_label: str | None = None,
     timeline: list[dict] | None = None,
+    disconnect: bool = True,
 ) -> dict:
     """Two stages: hash every listed file (on the workers), then analyse what is new in batches
     (on the workers). The driver only lists, deduplicates and forms batches.
@@ -87,7 +88,12 @@ def run(
     `ray_init`, `ray_shutdown`: once per run, and on a running cluster only a connection) apart
     from the work that grows with the captures (`hash`, `analyse`). `timeline`, when given, gets
     one entry per batch: its process, wall-clock start and end, and the CPU seconds blecap and the
-    worker's own Python spent on it."""
+    worker's own Python spent on it.
+
+    `disconnect=False` leaves a connection to a running cluster (`ray_address`) open when the run
+    ends, for a caller about to end its process: every batch is committed by then, and the
+    cluster forgets a job whose driver is gone just as it does one that disconnected (a local
+    cluster that this run started is always shut down)."""
     t0 = time.monotonic()
     phases: dict[str, float] = {}
 
@@ -125,7 +131,7 @@ def run(
         # batches, and a batch's Parquet is committed as its task ends.
         results = _bounded(ray, process_batch, batches, workers, **kw)
         t = lap("analyse", t)
-        if started_here:
+        if started_here and (disconnect or not ray_address):
             ray.shutdown()
             t = lap("ray_shutdown", t)
     else:
