@@ -99,9 +99,33 @@ class ContainerfileTests(unittest.TestCase):
         self.assertRegex(self.text, r"(?m)^ARG RAY_IMAGE=docker\.io/rayproject/ray:[0-9.]+-py311$")
         self.assertEqual(re.findall(r"(?m)^FROM (\S+)", self.text), ["${SWIFT_IMAGE}", "${RAY_IMAGE}"])
 
+    def test_the_schema_document_is_where_the_installed_runner_reads_it(self):
+        # schema.DOC is docs/fleet.md two folders above the package: in the image, beside the
+        # folder pip installs from. Without it the runner wrote arrays as JSON text.
+        fleet_dir = re.search(r"(?m)^COPY fleet (\S+)$", self.text).group(1)
+        self.assertRegex(self.text, r"(?m)^RUN pip install .*-e " + re.escape(fleet_dir) + "$")
+        doc = os.path.normpath(os.path.join(fleet_dir, "..", "docs", "fleet.md"))
+        self.assertRegex(self.text, r"(?m)^COPY docs/fleet\.md " + re.escape(doc) + "$")
+
     def test_blecap_is_where_the_runner_looks(self):
         env = re.search(r"(?m)^ENV BLECAP=(\S+)$", self.text).group(1)
         self.assertRegex(self.text, r"(?m)^COPY --from=build /blecap " + re.escape(env) + "$")
+
+
+class SchemaDocumentTests(unittest.TestCase):
+    def test_a_runner_without_the_schema_document_refuses_instead_of_writing_untyped_columns(self):
+        from blecap_fleet import schema
+
+        saved = schema.DOC
+        schema.tables.cache_clear()
+        try:
+            schema.DOC = os.path.join(FLEET, "no-such-docs", "fleet.md")
+            with self.assertRaises(FileNotFoundError):
+                schema.arrow_schema("capture")
+        finally:
+            schema.DOC = saved
+            schema.tables.cache_clear()
+        self.assertEqual(str(schema.arrow_schema("capture")["app_packages"]), "list<item: string>")
 
 
 if __name__ == "__main__":
