@@ -12,6 +12,9 @@
    on a laptop): the Parquet it writes must hold exactly the reference rows.
 4. As KubeRay runs it: a container started with `ray start --head --block` (what KubeRay's head
    pod runs), then the job in it with `--ray-address auto`: the same rows again.
+5. Two containers: a head with no CPUs and a worker node joining it over podman's network, the
+   job on the head: every batch runs in the other container, and the rows are the same again
+   (the store is one folder mounted in both, where KubeRay would use an object store).
 
 The fleet and the stores are mounted at the same paths inside as outside, so that the rows' paths
 agree. Needs podman (fleet/deploy/local_bases.sh builds the image where Docker Hub is out of reach).
@@ -38,6 +41,18 @@ def own(path: str) -> None:
     """The image ends as Ray's `ray` user (uid 1000, gid 100): the store it writes must be its."""
     if os.geteuid() == 0:
         os.chown(path, 1000, 100)
+
+
+def wait_for(podman: list[str], name: str, ready, seconds: float = 180) -> None:
+    """Until `ray status` in the container satisfies ready (a loaded two-core host needs tens of
+    seconds for a head to come up)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        p = subprocess.run(podman + ["exec", name, "ray", "status"], capture_output=True, text=True)
+        if p.returncode == 0 and ready(p.stdout):
+            return
+        time.sleep(2)
+    raise TimeoutError(f"{name}: ray status not ready after {seconds} s")
 
 
 def main() -> int:
@@ -135,6 +150,39 @@ def main() -> int:
             compare("container run (joins ray start --head)", joined)
     finally:
         subprocess.run(podman + ["rm", "-f", name], capture_output=True)
+
+    # Two nodes, as a KubeRay cluster has: a head with no CPUs (so that every batch must go to the
+    # other container) and a worker that joins it over the container network.
+    two = os.path.join(tmp, "store-two-nodes")
+    shutil.rmtree(two, ignore_errors=True)
+    os.makedirs(two)
+    own(two)
+    head, worker = f"blecap-fleet-head2-{os.getpid()}", f"blecap-fleet-worker-{os.getpid()}"
+    node_mounts = mounts + ["-v", f"{two}:{two}"]
+    try:
+        subprocess.run(podman + ["run", "-d", "--name", head, *run_flags, *node_mounts, a.image,
+                                 "ray", "start", "--head", "--num-cpus=0", "--block"], check=True, capture_output=True)
+        wait_for(podman, head, lambda out: "Active:" in out)
+        ip = subprocess.run(podman + ["inspect", head, "--format", "{{.NetworkSettings.IPAddress}}"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+        subprocess.run(podman + ["run", "-d", "--name", worker, *run_flags, *node_mounts, a.image,
+                                 "ray", "start", f"--address={ip}:6379", f"--num-cpus={a.workers}", "--block"],
+                       check=True, capture_output=True)
+        wait_for(podman, head, lambda out: out.count(" node_") >= 2)
+        t0 = time.monotonic()
+        p = subprocess.run(podman + ["exec", "-e", f"BLECAP_PSEUDONYM_KEY={fleet_check.KEY}", head, *job,
+                                     "--out", two, "--ray-address", "auto"], capture_output=True, text=True)
+        print(f"two containers (head 0 CPUs, worker {a.workers}): exit {p.returncode} in "
+              f"{time.monotonic() - t0:.1f} s: "
+              f"{p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr.strip()[-400:]}")
+        if p.returncode != 0:
+            problems.append(f"two-node run exit {p.returncode}: {p.stderr.strip()[-600:]}")
+        else:
+            compare("two containers", two)
+    except (subprocess.CalledProcessError, TimeoutError) as e:
+        problems.append(f"two-node cluster did not start: {e}")
+    finally:
+        subprocess.run(podman + ["rm", "-f", head, worker], capture_output=True)
 
     for m in problems:
         print(f"PROBLEM: {m}")
