@@ -17,7 +17,9 @@ def _blecap_default() -> str:
     return os.environ.get("BLECAP") or shutil.which("blecap") or "blecap"
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line, apart from running it: fleet/tests/test_deploy.py parses the KubeRay
+    manifest's entrypoint with it."""
     ap = argparse.ArgumentParser(prog="blecap-fleet", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
 
@@ -47,8 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     q.add_argument("store")
     q.add_argument("name", help="query name (e.g. top_signatures) or a .sql path")
     q.add_argument("--since")
+    return ap
 
-    a = ap.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> int:
+    a = build_parser().parse_args(argv)
     if a.cmd == "run":
         extra = []
         if a.max_seconds is not None:

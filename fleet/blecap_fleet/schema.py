@@ -42,7 +42,10 @@ def tables() -> dict[str, dict[str, pa.DataType]]:
     | `table` | `column` | `type` | meaning |."""
     out: dict[str, dict[str, pa.DataType]] = {"manifest": dict(MANIFEST)}
     if not os.path.exists(DOC):
-        return out
+        # Without it every column would go out untyped (lists as JSON text), and such batches do
+        # not read as one table with typed ones: a copy of fleet/ without docs/ must fail here.
+        raise FileNotFoundError(f"{DOC}: the fleet tables' column types are read from it; install "
+                                "blecap-fleet from blecap's source tree (pip install -e fleet)")
     row = re.compile(r"^\|\s*`([a-z_]+)`\s*\|\s*`([a-z_0-9]+)`\s*\|\s*`([a-z<>]+)`\s*\|")
     with open(DOC) as f:
         for line in f:
