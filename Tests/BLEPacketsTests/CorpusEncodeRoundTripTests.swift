@@ -69,6 +69,7 @@ import Testing
             "HCI Command Complete", "HCI Command Status", "HCI Disconnection Complete",
             "HCI Number Of Completed Packets", "HCI LE Connection Complete", "HCI LE Advertising Report",
             "HCI Disconnect", "HCI LE Create Connection", "HCI LE Set Scan Parameters", "HCI LE Set Scan Enable",
+            "HCI LE Set Extended Advertising Enable", "HCI LE Set Extended Scan Parameters",
             "ACL fragmentation of a multi-fragment PDU",
             "ATT Read Request", "ATT Read Response", "ATT Write Request", "ATT Write Response",
             "ATT Handle Value Notification", "ATT Error Response", "ATT Exchange MTU Request",
@@ -174,7 +175,10 @@ import Testing
         case HCIOpcode.leSetExtendedScanEnable:
             check("LE Set Extended Scan Enable", HCILESetExtendedScanEnable(parameters: p))
         case HCIOpcode.leCreateConnection: check("LE Create Connection", HCILECreateConnection(parameters: p))
-        default: break
+        // Every other typed command, those with repeated blocks included, generated from
+        // scripts/pdu/hci_commands.py.
+        default:
+            check("\(HCICommands.name(for: c.opcode))", HCITypedCommands.decode(opcode: c.opcode, parameters: p))
         }
     }
 
