@@ -212,7 +212,7 @@ extension RadioHost {
     ) throws(RadioHostError) {
         if extended {
             try command(
-                opcode: HCILEExtendedCreateConnection.opcodeV1,
+                opcode: HCILEExtendedCreateConnection.opcode,
                 HCILEExtendedCreateConnection.h4Encoded(
                     initiatorFilterPolicy: 0, ownAddressType: ownAddressType, peerAddressType: found.type,
                     peerAddress: found.address, scanInterval: scanInterval, scanWindow: scanWindow,

@@ -194,9 +194,7 @@ struct PlatformDetector {
         } else if c.opcode == HCILESetExtendedScanParameters.opcode,
             let p = HCILESetExtendedScanParameters(parameters: c.parameters)
         {
-            var first: HCILESetExtendedScanParameters.Entry?
-            for e in p.entries where first == nil { first = e }
-            guard let first else { return }
+            guard let first = p.entries.first else { return }
             (window, interval) = (first.window, first.interval)
         } else {
             return

@@ -37,8 +37,7 @@ extension TimelineBuilder {
                 parametersKnown: true)
         case HCILESetExtendedScanParameters.opcode:
             guard let s = HCILESetExtendedScanParameters(parameters: p) else { return }
-            var first: HCILESetExtendedScanParameters.Entry?
-            for e in s.entries where first == nil { first = e }
+            let first = s.entries.first
             scanParameters = ScanParameters(
                 extended: true, active: first?.isActive ?? false, interval: first?.interval ?? 0,
                 window: first?.window ?? 0, filterPolicy: s.filterPolicy, ownAddressType: s.ownAddressType,
@@ -58,11 +57,9 @@ extension TimelineBuilder {
                 intervalMax: cc.connection.intervalMax,
                 latency: cc.connection.maxLatency, supervisionTimeout: cc.connection.supervisionTimeout, phys: 0x01)
             createConnection(info, peer: cc.peerAddress, peerType: cc.peerAddressType, c.opcode, r)
-        case HCILEExtendedCreateConnection.opcodeV1, HCILEExtendedCreateConnection.opcodeV2:
-            let version = c.opcode == HCILEExtendedCreateConnection.opcodeV2 ? 2 : 1
-            guard let cc = HCILEExtendedCreateConnection(parameters: p, version: version) else { return }
-            var first: HCILEExtendedCreateConnection.Entry?
-            for e in cc.entries where first == nil { first = e }
+        case HCILEExtendedCreateConnection.opcode, HCILEExtendedCreateConnectionV2.opcode:
+            guard let cc = HCILEExtendedCreateConnection(opcode: c.opcode, parameters: p) else { return }
+            let first = cc.entries.first
             let info = ConnectionCreateInfo(
                 extended: true, filterPolicy: cc.initiatorFilterPolicy, scanInterval: first?.scanInterval ?? 0,
                 scanWindow: first?.scanWindow ?? 0, intervalMin: first?.connection.intervalMin ?? 0,

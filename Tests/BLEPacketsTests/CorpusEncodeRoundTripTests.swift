@@ -69,11 +69,18 @@ import Testing
             "HCI Command Complete", "HCI Command Status", "HCI Disconnection Complete",
             "HCI Number Of Completed Packets", "HCI LE Connection Complete", "HCI LE Advertising Report",
             "HCI Disconnect", "HCI LE Create Connection", "HCI LE Set Scan Parameters", "HCI LE Set Scan Enable",
+            "HCI LE Set Extended Advertising Enable", "HCI LE Set Extended Scan Parameters",
             "ACL fragmentation of a multi-fragment PDU",
             "ATT Read Request", "ATT Read Response", "ATT Write Request", "ATT Write Response",
             "ATT Handle Value Notification", "ATT Error Response", "ATT Exchange MTU Request",
             "ATT Read By Group Type Response", "ATT Read By Type Response", "ATT Find Information Response",
             "LL advertising PDU", "LL CONNECT_IND LLData", "LL data PDU", "LL Control PDU",
+            // The SMP commands these folders hold (Pairing Failed, Security Request and Keypress
+            // Notification only SMPPDUGenerationTests' bytes).
+            "SMP Pairing Request", "SMP Pairing Response", "SMP Pairing Confirm", "SMP Pairing Random",
+            "SMP Encryption Information", "SMP Central Identification", "SMP Identity Information",
+            "SMP Identity Address Information", "SMP Signing Information", "SMP Pairing Public Key",
+            "SMP Pairing DHKey Check",
         ] {
             #expect((t.exact[kind] ?? 0) > 0, "no \(kind) round-tripped")
         }
@@ -118,6 +125,7 @@ import Testing
                 }
                 streams[key] = nil
                 if pdu.channel == L2CAPChannel.att { att(pdu.payload, place, &t) }
+                if pdu.channel == L2CAPChannel.smp { smp(pdu.payload, place, &t) }
             case .linkLayer(let ll):
                 switch ll.pdu {
                 case .advertising(let a) where a.isComplete:
@@ -131,6 +139,7 @@ import Testing
                 default: break
                 }
                 if let pdu = frame.l2cap, pdu.channel == L2CAPChannel.att { att(pdu.payload, place, &t) }
+                if let pdu = frame.l2cap, pdu.channel == L2CAPChannel.smp { smp(pdu.payload, place, &t) }
             case .other, .malformed:
                 break
             }
@@ -147,6 +156,19 @@ import Testing
         let extra = fixed.map { bytes.count > 1 + $0 } ?? false
         t.check(
             "ATT \(op.name)", pdu.encoded(), bytes.toArray(), where: place, exactFields: !extra,
+            reason: "bytes after the fixed fields (the decoder ignores them)")
+    }
+
+    /// The SMP commands, generated from scripts/pdu/smp_pdus.py: every one encodes back.
+    func smp(_ bytes: ByteView, _ place: String, _ t: inout Tally) {
+        guard let command = SMPPDU(bytes).command, let code = SMPCode.code(of: bytes), let e = SMPCode.entry(code)
+        else {
+            t.skipped["SMP: unknown code or too short for its code (kept raw)", default: 0] += 1
+            return
+        }
+        t.check(
+            "SMP \(e.name)", command.encoded(), bytes.toArray(), where: place,
+            exactFields: bytes.count == 1 + e.parameterLength,
             reason: "bytes after the fixed fields (the decoder ignores them)")
     }
 
@@ -174,7 +196,10 @@ import Testing
         case HCIOpcode.leSetExtendedScanEnable:
             check("LE Set Extended Scan Enable", HCILESetExtendedScanEnable(parameters: p))
         case HCIOpcode.leCreateConnection: check("LE Create Connection", HCILECreateConnection(parameters: p))
-        default: break
+        // Every other typed command, those with repeated blocks included, generated from
+        // scripts/pdu/hci_commands.py.
+        default:
+            check("\(HCICommands.name(for: c.opcode))", HCITypedCommands.decode(opcode: c.opcode, parameters: p))
         }
     }
 

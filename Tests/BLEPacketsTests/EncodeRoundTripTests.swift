@@ -192,8 +192,10 @@ import Testing
             window: 0x30)
         let xp = try #require(
             ext.withByteView { $0.suffix(from: 1).flatMap(HCICommandPacket.init) }
-                .flatMap { HCILESetExtendedScanParameters(parameters: $0.parameters) }.map { Array($0.entries) })
-        #expect(xp.count == 1 && xp[0].phy == 1 && xp[0].isActive && xp[0].interval == 0x60 && xp[0].window == 0x30)
+                .flatMap { HCILESetExtendedScanParameters(parameters: $0.parameters) })
+        #expect(xp.entryPHYs == [1])
+        let xe0 = xp.entries
+        #expect(xe0.count == 1 && xe0[0].isActive && xe0[0].interval == 0x60 && xe0[0].window == 0x30)
         let xe = try #require(
             h4Decode(HCILESetExtendedScanEnable(enable: true, filterDuplicates: 0, duration: 100, period: 0)) {
                 HCILESetExtendedScanEnable(parameters: $0.parameters)

@@ -128,19 +128,12 @@ private func h4Records(_ path: String, _ body: (Int, UInt8, ByteView) -> Void) t
     }
 }
 
-/// The typed commands the virtual controller acts on (HCITypedCommands and the hand-written ones), over every
-/// command of the Bumble captures: each decodes and encodes back to the parameters it came from.
+/// The typed commands the virtual controller acts on (HCITypedCommands, generated from
+/// scripts/pdu/hci_commands.py, those with repeated blocks included), over every command of the
+/// Bumble captures: each decodes and encodes back to the parameters it came from.
 @Suite struct HCIControllerCommandCaptureTests {
     static func typed(_ c: HCICommandPacket) -> (any HCICommandEncodable)? {
-        let p = c.parameters
-        switch c.opcode {
-        // The commands whose parameters are not a fixed sequence of fields, hand-written.
-        case HCIOpcode.leSetExtendedAdvertisingEnable: return HCILESetExtendedAdvertisingEnable(parameters: p)
-        case HCIOpcode.leSetExtendedScanParameters: return HCILESetExtendedScanParameters(parameters: p)
-        case HCIOpcode.leExtendedCreateConnection: return HCILEExtendedCreateConnection(parameters: p)
-        // The rest generated from scripts/pdu/hci_commands.py.
-        default: return HCITypedCommands.decode(opcode: c.opcode, parameters: p)
-        }
+        HCITypedCommands.decode(opcode: c.opcode, parameters: c.parameters)
     }
 
     @Test func captureCommandsRoundTrip() throws {

@@ -77,6 +77,84 @@ import Testing
             ])
     }
 
+    /// The rows with repeated blocks (7.8.56, 7.8.64, 7.8.66) decode the blocks their count or PHY
+    /// mask announces, encode back to the same bytes and are described block by block.
+    @Test func repeatedBlocksDecodeAndEncodeBack() throws {
+        let connection = HCIConnectionParameters(
+            intervalMin: 24, intervalMax: 40, maxLatency: 0, supervisionTimeout: 72, minCELength: 0, maxCELength: 0)
+        let v1 = HCILEExtendedCreateConnection(
+            initiatorFilterPolicy: 0, ownAddressType: 1, peerAddressType: 1,
+            peerAddress: BDAddr("C0:11:22:33:44:55")!, initiatingPHYs: 0b101,
+            entries: [
+                .init(scanInterval: 96, scanWindow: 48, connection: connection),
+                .init(scanInterval: 288, scanWindow: 144, connection: connection),
+            ])
+        let v2 = HCILEExtendedCreateConnectionV2(
+            advertisingHandle: 0xFF, subevent: 0xFF, initiatorFilterPolicy: v1.initiatorFilterPolicy,
+            ownAddressType: v1.ownAddressType, peerAddressType: v1.peerAddressType, peerAddress: v1.peerAddress,
+            initiatingPHYs: v1.initiatingPHYs, entries: v1.entries)
+        let scan = HCILESetExtendedScanParameters(
+            ownAddressType: 0, filterPolicy: 0, scanningPHYs: 0b101,
+            entries: [.init(scanType: 1, interval: 96, window: 48), .init(scanType: 0, interval: 160, window: 80)])
+        let enable = HCILESetExtendedAdvertisingEnable(
+            enable: 1,
+            sets: [
+                .init(advertisingHandle: 0, duration: 0, maxExtendedAdvertisingEvents: 0),
+                .init(advertisingHandle: 1, duration: 500, maxExtendedAdvertisingEvents: 3),
+            ])
+        let lengths: [UInt16: Int] = [
+            HCIOpcode.leExtendedCreateConnection: 10 + 2 * 16, HCIOpcode.leExtendedCreateConnectionV2: 12 + 2 * 16,
+            HCIOpcode.leSetExtendedScanParameters: 3 + 2 * 5, HCIOpcode.leSetExtendedAdvertisingEnable: 2 + 2 * 4,
+        ]
+        let commands: [any HCICommandEncodable] = [v1, v2, scan, enable]
+        #expect(Set(commands.map(\.commandOpcode)) == Set(HCITypedCommands.repeatedOpcodes))
+        for command in commands {
+            var w = ByteWriter()
+            command.appendParameters(to: &w)
+            let name = HCICommands.name(for: command.commandOpcode)
+            #expect(w.bytes.count == lengths[command.commandOpcode], "\(name)")
+            try w.bytes.withByteView { p in
+                let decoded = try #require(HCITypedCommands.decode(opcode: command.commandOpcode, parameters: p))
+                var again = ByteWriter()
+                decoded.appendParameters(to: &again)
+                #expect(again.bytes == w.bytes, "\(name)")
+                // Described block by block: two groups, no note.
+                let sink = HCIRecordingSink()
+                HCICommands.descriptor(for: command.commandOpcode)?.describeParameters?(p, sink)
+                #expect(sink.lines.filter { $0.hasPrefix("{") }.count == 2 && sink.notes.isEmpty, "\(name)")
+            }
+        }
+        // [v2] read as [v1]: the same connection.
+        let asV1 = try #require(
+            Array(v2.h4Encoded().dropFirst(4)).withByteView {
+                HCILEExtendedCreateConnection(opcode: HCIOpcode.leExtendedCreateConnectionV2, parameters: $0)
+            })
+        #expect(asV1.entries == v1.entries && asV1.peerAddress == v1.peerAddress)
+    }
+
+    /// A count or PHY mask announcing more blocks than the parameters hold decodes to nothing
+    /// (the count is checked against the bytes left before a block is read).
+    @Test func hostileCountsDecodeToNothing() {
+        let announced: [(UInt16, [UInt8])] = [
+            (HCIOpcode.leSetExtendedAdvertisingEnable, [0x01, 0xFF, 0x00, 0x00, 0x00, 0x00]),
+            (HCIOpcode.leSetExtendedScanParameters, [0x00, 0x00, 0b101, 0x01, 0x60, 0x00, 0x30, 0x00]),
+            // Three PHYs, 47 of their 48 octets.
+            (
+                HCIOpcode.leExtendedCreateConnection,
+                [0, 0, 0, 1, 2, 3, 4, 5, 6, 0b111] + [UInt8](repeating: 0, count: 47)
+            ),
+            (HCIOpcode.leExtendedCreateConnectionV2, [0xFF, 0xFF, 0, 0, 0, 1, 2, 3, 4, 5, 6, 0b001]),
+        ]
+        for (opcode, bytes) in announced {
+            #expect(
+                bytes.withByteView { HCITypedCommands.decode(opcode: opcode, parameters: $0) } == nil,
+                "\(HCICommands.name(for: opcode))")
+        }
+        // A reserved PHY bit carries no block: scanning on LE 2M (bit 1) reads none.
+        let reserved = [0x00, 0x00, 0b010].withByteView(HCILESetExtendedScanParameters.init(parameters:))
+        #expect(reserved?.entries == [])
+    }
+
     /// The typed rows are in the command table once, and it stays sorted for its binary search.
     @Test func typedRowsAreInTheSortedTable() {
         let opcodes = HCICommands.table.map(\.opcode)

@@ -49,9 +49,9 @@ import Testing
             let s = HCILESetExtendedScanParameters(parameters: p.parameters)!
             #expect(s.ownAddressType == 1)
             #expect(s.scanningPHYs == 0x05)
-            #expect(s.entryCount == 2)
-            let entries = Array(s.entries)
-            #expect(entries.map(\.phy) == [1, 3])
+            #expect(s.entries.count == 2)
+            let entries = s.entries
+            #expect(s.entryPHYs == [1, 3])
             #expect(
                 entries.allSatisfy {
                     $0.isActive && $0.intervalMicroseconds == 60_000 && $0.windowMicroseconds == 60_000
@@ -130,18 +130,18 @@ import Testing
         let v1 = "00 01 01 01 00 00 18 0d d8 03 " + body1M + " " + body2M
         hciBytes(v1).withByteView { v in
             let c = HCILEExtendedCreateConnection(parameters: v)!
-            #expect(c.version == 1 && c.advertisingHandle == nil)
+            #expect(c.commandOpcode == HCIOpcode.leExtendedCreateConnection)
             #expect(c.peerAddress == BDAddr("D8:0D:18:00:00:01"))
-            let e = Array(c.entries)
-            #expect(e.map(\.phy) == [1, 2])
+            let e = c.entries
+            #expect(c.entryPHYs == [1, 2])
             #expect(e[1].connection.intervalMin == 6 && e[1].connection.maxLatency == 4)
             #expect(e[1].connection.supervisionTimeoutMicroseconds == 1_000_000)
         }
         // v2 prefixes advertising handle 0xFF and subevent 0xFF.
         hciBytes("ff ff " + v1).withByteView { v in
-            let c = HCILEExtendedCreateConnection(parameters: v, version: 2)!
-            #expect(c.version == 2 && c.advertisingHandle == 0xFF && c.subevent == 0xFF)
-            #expect(Array(c.entries).count == 2)
+            let c = HCILEExtendedCreateConnectionV2(parameters: v)!
+            #expect(c.advertisingHandle == 0xFF && c.subevent == 0xFF)
+            #expect(c.entries.count == 2)
         }
         let sink = hciDescribeCommand("85 20 2c ff ff " + v1)
         #expect(sink.notes.isEmpty)

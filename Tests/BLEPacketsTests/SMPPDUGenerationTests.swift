@@ -3,7 +3,7 @@ import BLEPackets
 import Testing
 
 /// The SMPCode constants, the SMPPDU enum and its decode, the code table and each command
-/// type's code are generated from scripts/pdu/smp_pdus.py (checked with the other tables by
+/// type (fields, decoder, encoder, describer) are generated from scripts/pdu/smp_pdus.py (checked with the other tables by
 /// `HCICommandGenerationTests` and `ATTPDUGenerationTests`: one generator, one `--check`).
 @Suite struct SMPPDUGenerationTests {
     /// Every row decodes a PDU of exactly its size to a command (not unknown, not malformed),
@@ -36,5 +36,28 @@ import Testing
             }
             #expect(code == 0x0F)
         }
+    }
+
+    /// Every row decodes distinct octets of exactly its size to a command that encodes back to
+    /// them and is described field by field; Keypress Notification, which no capture holds, too.
+    @Test func everyRowEncodesBackAndDescribes() {
+        for entry in SMPCode.entries {
+            let pdu = [entry.code] + (0..<entry.parameterLength).map { UInt8(truncatingIfNeeded: $0 * 7 + 1) }
+            pdu.withByteView { view in
+                guard let command = SMPPDU(view).command else {
+                    Issue.record("\(entry.name) did not decode")
+                    return
+                }
+                #expect(command.encoded() == pdu, "\(entry.name)")
+                let sink = RecordingSink()
+                SMPPDU.describe(view, into: sink)
+                #expect(sink.lines.count >= 2, "\(entry.name)")
+            }
+        }
+        let keypress = SMPPairingKeypressNotification(notificationType: 4)
+        #expect(keypress.encoded() == [SMPCode.pairingKeypressNotification, 4])
+        let sink = RecordingSink()
+        keypress.encoded().withByteView { SMPPDU.describe($0, into: sink) }
+        #expect(sink.lines.last == "notification_type=0x04 Passkey entry completed")
     }
 }

@@ -14,7 +14,7 @@ From the HCI table (scripts/pdu/hci_generate.py): Sources/BLECodes/HCIOpcode+Gen
 commands' layouts, HCICommands.table rows and structs: fields, decoder, encoder). From the SMP
 table (scripts/pdu/smp_generate.py): Sources/BLECodes/SMPCode+Generated.swift (the SMPCode
 constants) and Sources/BLEPackets/SMP/SMPPDU+Generated.swift (the code table, the SMPPDU enum
-and its decode, each command type's code).
+and its decode, each command type: fields, decoder, encoder, describer).
 Python 3 standard library only.
 """
 

@@ -27,6 +27,8 @@ and, for a typed command:
             reads such a command as far as it reaches) and its `init(parameters:)` total
   trailer   `Data(length_spec, swift_name, maximum=, padded=)`: a length octet, then that many
             octets (`[UInt8]`); padded: always `maximum` octets on the wire, zeros after the data
+  repeat    `Repeat(...)`: blocks of fields after the fixed ones, counted by the last fixed field
+            (see Repeat below); decode fails cleanly when the bytes cannot hold the blocks counted
   returns   the return layout (Swift, e.g. `[]`, `L.handle`); None: not decoded
   describe  a hand-written describer (HCICommandDecoders) instead of the layout
   init      False when the memberwise init is hand-written (other labels, defaults, checks)
@@ -37,10 +39,21 @@ from collections import namedtuple
 
 Command = namedtuple(
     "Command",
-    "ogf ocf spec section case type name layout fields partial trailer returns describe init doc",
-    defaults=(None, None, None, (), False, None, None, None, True, None))
+    "ogf ocf spec section case type name layout fields partial trailer returns describe init doc repeat",
+    defaults=(None, None, None, (), False, None, None, None, True, None, None))
 Field = namedtuple("Field", "spec swift kind optional doc", defaults=(False, None))
 Data = namedtuple("Data", "length_spec swift maximum padded", defaults=(None, False))
+
+
+# Repeated blocks (Vol 4 Part E 7.8.56, 7.8.64, 7.8.66): the row's last fixed field counts them,
+# either as a number of blocks (`phys` None; the count is not stored, it is the list's length) or
+# as a PHY mask with one block per known bit set (`phys` the known bits; the mask is stored as
+# sent, and `packets` shows each block's PHY first).
+#   swift   the stored list's name; type  the block's Swift type (`Owner.Name`: generated as an
+#   extension of Owner; rows naming the same type share it); group  the name `packets` gives
+#   each block; layout  the block's HCICommandLayouts name; fields  the block's fields, in wire
+#   order; doc  the block type's doc comment.
+Repeat = namedtuple("Repeat", "swift type group layout fields phys doc", defaults=(None, None))
 
 
 def F(spec, swift, kind, optional=False, doc=None):
@@ -74,6 +87,25 @@ PARTIAL_DOC = """\
 read as far as the parameters reach (a field is nil when they end before it), and written
 back field by field up to the first missing one: a controller reads `ownAddressType`, a host
 (`blecap replay --controller`) writes them all."""
+
+EXTENDED_CONNECTION_PHY = Repeat(
+    "entries", "HCILEExtendedCreateConnection.Entry", "phy", "extendedCreateConnectionPHY", phys=0b111,
+    fields=[
+        F("scan_interval", "scanInterval", SLOTS),
+        F("scan_window", "scanWindow", SLOTS),
+        F("connection_parameters", "connection", "connection",
+          doc="Connection_Interval_Min/Max, Max_Latency, Supervision_Timeout, Min/Max_CE_Length."),
+    ],
+    doc="One initiating PHY's block of HCI_LE_Extended_Create_Connection (7.8.66).")
+
+EXTENDED_CONNECTION_HEADER = [
+    F("initiator_filter_policy", "initiatorFilterPolicy", "code8(HCIValueNames.initiatorFilterPolicy)"),
+    F("own_address_type", "ownAddressType", OWN_ADDRESS_TYPE),
+    F("peer_address_type", "peerAddressType", ADDRESS_TYPE),
+    F("peer_address", "peerAddress", "address"),
+    F("initiating_phys", "initiatingPHYs", "flags8(HCIValueNames.phyBits)",
+      doc="Initiating_PHYs: bit 0 LE 1M, bit 1 LE 2M, bit 2 LE Coded; one entry per bit set."),
+]
 
 HCI_COMMANDS = [
     # Link control (OGF 0x01), 7.1.
@@ -317,8 +349,21 @@ HCI_COMMANDS = [
                   doc="0: the controller may fragment the data; 1: it should not."),
             ],
             trailer=Data("data_length", "data")),
-    # The array of advertising sets stays hand-written (HCIControllerCommands.swift).
-    Command(0x08, 0x039, "HCI_LE_Set_Extended_Advertising_Enable", "7.8.56", "leSetExtendedAdvertisingEnable"),
+    Command(0x08, 0x039, "HCI_LE_Set_Extended_Advertising_Enable", "7.8.56", "leSetExtendedAdvertisingEnable",
+            type="HCILESetExtendedAdvertisingEnable", name="LE Set Extended Advertising Enable",
+            layout="extendedAdvertisingEnableHeader", returns="[]",
+            fields=[F("enable", "enable", ENABLE), F("num_sets", "numSets", "uint8")],
+            repeat=Repeat("sets", "HCILESetExtendedAdvertisingEnable.Set", "set", "extendedAdvertisingEnableSet",
+                          fields=[
+                              F("advertising_handle", "advertisingHandle", "hex8"),
+                              F("duration", "duration", "duration16(unit: HCIFields.unit10ms)",
+                                doc="10 ms units; 0: no limit."),
+                              F("max_extended_advertising_events", "maxExtendedAdvertisingEvents", "uint8"),
+                          ],
+                          doc="One advertising set of HCI_LE_Set_Extended_Advertising_Enable (7.8.56)."),
+            doc="HCI_LE_Set_Extended_Advertising_Enable (7.8.56, 0x2039): Enable, Num_Sets, then per set\n"
+                "Advertising_Handle, Duration, Max_Extended_Advertising_Events. Nil when the parameters\n"
+                "are shorter than the sets they announce."),
     Command(0x08, 0x03A, "HCI_LE_Read_Maximum_Advertising_Data_Length", "7.8.57",
             "leReadMaximumAdvertisingDataLength"),
     Command(0x08, 0x03B, "HCI_LE_Read_Number_of_Supported_Advertising_Sets", "7.8.58",
@@ -328,8 +373,27 @@ HCI_COMMANDS = [
             fields=[F("advertising_handle", "advertisingHandle", "hex8")], returns="[]",
             doc="HCI_LE_Remove_Advertising_Set (7.8.59, 0x203C): Advertising_Handle (the timeline forgets the set)."),
     Command(0x08, 0x03D, "HCI_LE_Clear_Advertising_Sets", "7.8.60", "leClearAdvertisingSets"),
-    # The per-PHY blocks of these two stay hand-written (HCICommands.swift).
-    Command(0x08, 0x041, "HCI_LE_Set_Extended_Scan_Parameters", "7.8.64", "leSetExtendedScanParameters"),
+    Command(0x08, 0x041, "HCI_LE_Set_Extended_Scan_Parameters", "7.8.64", "leSetExtendedScanParameters",
+            type="HCILESetExtendedScanParameters", name="LE Set Extended Scan Parameters",
+            layout="extendedScanParametersHeader", returns="[]",
+            fields=[
+                F("own_address_type", "ownAddressType", OWN_ADDRESS_TYPE),
+                F("scanning_filter_policy", "filterPolicy", "code8(HCIValueNames.scanningFilterPolicy)"),
+                F("scanning_phys", "scanningPHYs", "flags8(HCIValueNames.phyBits)",
+                  doc="Scanning_PHYs: bit 0 LE 1M, bit 2 LE Coded (bit 1 is reserved: no scanning on\n"
+                      "LE 2M); one entry per known bit set."),
+            ],
+            repeat=Repeat("entries", "HCILESetExtendedScanParameters.Entry", "phy", "extendedScanParametersPHY",
+                          phys=0b101,
+                          fields=[
+                              F("scan_type", "scanType", "code8(HCIValueNames.scanType)", doc="0 passive, 1 active."),
+                              F("scan_interval", "interval", SLOTS, doc="Units of 0.625 ms."),
+                              F("scan_window", "window", SLOTS),
+                          ],
+                          doc="One scanning PHY's block of HCI_LE_Set_Extended_Scan_Parameters (7.8.64)."),
+            doc="HCI_LE_Set_Extended_Scan_Parameters (7.8.64), opcode 0x2041: Own_Address_Type,\n"
+                "Scanning_Filter_Policy, Scanning_PHYs, then one block per PHY bit. Nil when the parameters\n"
+                "are shorter than the blocks the PHYs announce."),
     Command(0x08, 0x042, "HCI_LE_Set_Extended_Scan_Enable", "7.8.65", "leSetExtendedScanEnable",
             type="HCILESetExtendedScanEnable", name="LE Set Extended Scan Enable", layout="leSetExtendedScanEnable",
             init=False, returns="[]",
@@ -341,9 +405,23 @@ HCI_COMMANDS = [
                 F("period", "period", "duration16(unit: HCIFields.unit1280ms)", doc="Units of 1.28 s; 0 = not periodic."),
             ],
             doc="HCI_LE_Set_Extended_Scan_Enable (7.8.65), opcode 0x2042."),
-    Command(0x08, 0x043, "HCI_LE_Extended_Create_Connection [v1]", "7.8.66", "leExtendedCreateConnection"),
+    Command(0x08, 0x043, "HCI_LE_Extended_Create_Connection [v1]", "7.8.66", "leExtendedCreateConnection",
+            type="HCILEExtendedCreateConnection", name="LE Extended Create Connection",
+            layout="extendedCreateConnectionHeader", fields=EXTENDED_CONNECTION_HEADER,
+            repeat=EXTENDED_CONNECTION_PHY,
+            doc="HCI_LE_Extended_Create_Connection [v1] (7.8.66), opcode 0x2043: one 16-octet block per bit\n"
+                "of `initiatingPHYs`. Nil when the parameters are shorter than the blocks it announces."),
     Command(0x08, 0x04B, "HCI_LE_Read_Transmit_Power", "7.8.74", "leReadTransmitPower"),
     Command(0x08, 0x04E, "HCI_LE_Set_Privacy_Mode", "7.8.77", "leSetPrivacyMode"),
     Command(0x08, 0x060, "HCI_LE_Read_Buffer_Size [v2]", "7.8.2", "leReadBufferSizeV2"),
-    Command(0x08, 0x085, "HCI_LE_Extended_Create_Connection [v2]", "7.8.66", "leExtendedCreateConnectionV2"),
+    Command(0x08, 0x085, "HCI_LE_Extended_Create_Connection [v2]", "7.8.66", "leExtendedCreateConnectionV2",
+            type="HCILEExtendedCreateConnectionV2", name="LE Extended Create Connection [v2]",
+            layout="extendedCreateConnectionV2Header",
+            fields=[F("advertising_handle", "advertisingHandle", "hex8",
+                      doc="Advertising_Handle and Subevent of a PAwR train (0xFF: not used)."),
+                    F("subevent", "subevent", "uint8")] + EXTENDED_CONNECTION_HEADER,
+            repeat=EXTENDED_CONNECTION_PHY,
+            doc="HCI_LE_Extended_Create_Connection [v2] (7.8.66), opcode 0x2085: [v1]'s parameters after\n"
+                "Advertising_Handle and Subevent (PAwR). Nil when the parameters are shorter than the\n"
+                "blocks it announces."),
 ]

@@ -86,6 +86,16 @@ def validate(rows):
             raise TableError(f"{r.spec}: a trailer after optional fields")
         if r.partial and r.trailer:
             raise TableError(f"{r.spec}: a partial command has no trailer")
+        if r.repeat:
+            if r.partial or r.trailer or optional or r.describe or not r.init:
+                raise TableError(f"{r.spec}: repeated blocks follow required fields only")
+            if not r.fields or size(r.fields[-1]) != 1:
+                raise TableError(f"{r.spec}: the last fixed field counts the blocks: one octet")
+            if not r.repeat.fields:
+                raise TableError(f"{r.spec}: a repeated block without fields")
+            for f in r.repeat.fields:
+                if head(f.kind) not in KINDS or f.optional:
+                    raise TableError(f"{r.spec}: block field {f.spec}: unknown kind or optional")
     types = OrderedDict()
     for r in rows:
         if r.type:
@@ -95,7 +105,7 @@ def validate(rows):
         shape = [(f.swift, swift_type(f), f.optional) for f in first.fields]
         for r in group[1:]:
             if [(f.swift, swift_type(f), f.optional) for f in r.fields] != shape or r.trailer != first.trailer \
-                    or (r.partial, r.init) != (first.partial, first.init):
+                    or (r.partial, r.init, r.repeat) != (first.partial, first.init, first.repeat):
                 raise TableError(f"{r.spec}: {name} is declared differently by {first.spec}")
             if r.doc:
                 raise TableError(f"{r.spec}: only the first row of {name} carries its doc")
@@ -107,6 +117,16 @@ def validate(rows):
             spec = [(f.spec, f.kind) for f in r.fields] + ([r.trailer.length_spec] if r.trailer else [])
             if layouts.setdefault(r.layout, spec) != spec:
                 raise TableError(f"{r.spec}: layout {r.layout} is declared differently by another row")
+        if r.repeat:
+            spec = [(f.spec, f.kind) for f in r.repeat.fields]
+            if layouts.setdefault(r.repeat.layout, spec) != spec:
+                raise TableError(f"{r.spec}: layout {r.repeat.layout} is declared differently by another row")
+    blocks = {}
+    for r in rows:
+        if r.repeat and blocks.setdefault(r.repeat.type, r.repeat) != r.repeat:
+            raise TableError(f"{r.spec}: block {r.repeat.type} is declared differently by another row")
+        if r.repeat and "." not in r.repeat.type:
+            raise TableError(f"{r.spec}: a block type is `Owner.Name`")
     return sorted(rows, key=opcode), types
 
 
@@ -177,6 +197,9 @@ def table_row(r):
         args.append(f"custom: {r.describe}")
     else:
         args.append(f"L.{r.layout}")
+    if r.repeat:
+        phys = f", phys: 0b{r.repeat.phys:03b}" if r.repeat.phys is not None else ""
+        args.append(f'repeating: .init(L.{r.repeat.layout}, group: "{r.repeat.group}"{phys})')
     if r.returns is not None:
         args.append(f"returns: {r.returns}")
     one = "        .init(" + ", ".join(args) + "),"
@@ -289,6 +312,138 @@ def struct_lines(name, group):
     return lines
 
 
+def at(base, offset):
+    """The Swift offset expression `base + offset` (base a name, offset an int)."""
+    return base if offset == 0 else f"{base} + {offset}"
+
+
+def block_size(rep):
+    return sum(size(f) for f in rep.fields)
+
+
+def count_expression(rep, count):
+    """How many blocks the count field's value `count` announces (Swift)."""
+    if rep.phys is None:
+        return f"Int({count})"
+    return f"({count} & Self.knownPHYBits).nonzeroBitCount"
+
+
+def repeated_struct_lines(name, group):
+    """A command whose last fixed field counts the blocks after it: the count (not a PHY mask) is
+    not stored, it is the list's length. The decoder checks that the parameters hold every block
+    the count announces before it makes the list, so a hostile count fails, never allocates."""
+    first = group[0]
+    rep = first.repeat
+    fields = first.fields
+    counter = fields[-1]
+    stored = fields if rep.phys is not None else fields[:-1]
+    # The block's own name inside its owner, its full name in a row that shares it.
+    block = rep.type.split(".")[-1] if rep.type.rsplit(".", 1)[0] == name else rep.type
+    lines = [""] + doc(first.doc, 0)
+    lines.append(f"public struct {name}: HCICommandEncodable, Sendable {{")
+    lines.append(f"    public static let opcode: UInt16 = HCIOpcode.{first.case}")
+    if rep.phys is not None:
+        lines.append("    /// The PHY bits that carry a block (the others are reserved).")
+        lines.append(f"    public static let knownPHYBits: UInt8 = 0b{rep.phys:03b}")
+    for f in stored:
+        if f.doc:
+            lines += doc(f.doc, 4)
+        lines.append(f"    public let {f.swift}: {swift_type(f)}")
+    lines.append(f"    public let {rep.swift}: [{block}]")
+    if rep.phys is not None:
+        lines.append("")
+        lines.append(f"    /// The PHY each of `{rep.swift}` is for (1 LE 1M, 2 LE 2M, 3 LE Coded), in order.")
+        lines.append(f"    public var {rep.swift[:-3] + 'y' if rep.swift.endswith('ies') else rep.swift}PHYs: [UInt8] "
+                     f"{{ HCIRepeatedBlocks.phys({counter.swift} & Self.knownPHYBits) }}")
+    params = [f"{f.swift}: {swift_type(f)}" for f in stored] + [f"{rep.swift}: [{block}]"]
+    lines.append("")
+    if rep.phys is not None:
+        lines.append(f"    /// `{rep.swift}`: one per known bit of `{counter.swift}`, in bit order.")
+    one = "    public init(" + ", ".join(params) + ") {"
+    if len(one) <= LINE:
+        lines.append(one)
+    else:
+        lines += ["    public init("] + fill("        ", params, 8, "") + ["    ) {"]
+    for f in stored:
+        lines.append(f"        self.{f.swift} = {f.swift}")
+    lines.append(f"        self.{rep.swift} = {rep.swift}")
+    lines.append("    }")
+    # The decoder.
+    conditions, offset = [], 0
+    for f in fields:
+        conditions.append(f"let {f.swift} = {KINDS[head(f.kind)][2].format(o=offset)}")
+        offset += size(f)
+    count = rep.swift + "Count"
+    conditions.append(f"let {rep.swift}Bytes = p.slice({offset}, {count_expression(rep, counter.swift)} * {block_size(rep)})")
+    lines.append("")
+    lines.append("    public init?(parameters p: ByteView) {")
+    lines += guard(conditions, 8)
+    for f in stored:
+        value = f"{f.swift} & HCIConnectionHandle.mask" if head(f.kind) == "handle" else f.swift
+        lines.append(f"        self.{f.swift} = {value}")
+    lines.append(f"        let {count} = {count_expression(rep, counter.swift)}")
+    lines.append(f"        var {rep.swift}: [{block}] = []")
+    lines.append(f"        {rep.swift}.reserveCapacity({count})")
+    lines.append(f"        for index in 0..<{count} {{")
+    lines.append(f"            guard let entry = {block}({rep.swift}Bytes, at: index * {block_size(rep)}) else {{ return nil }}")
+    lines.append(f"            {rep.swift}.append(entry)")
+    lines.append("        }")
+    lines.append(f"        self.{rep.swift} = {rep.swift}")
+    lines.append("    }")
+    lines.append("")
+    lines.append("    public var commandOpcode: UInt16 { Self.opcode }")
+    # The encoder.
+    lines.append("")
+    lines.append("    public func appendParameters(to w: inout ByteWriter) {")
+    for f in stored:
+        lines.append("        " + KINDS[head(f.kind)][3].format(n=f.swift))
+    if rep.phys is None:
+        lines.append(f"        w.appendUInt8(UInt8(truncatingIfNeeded: {rep.swift}.count))")
+    lines.append(f"        for entry in {rep.swift} {{ entry.append(to: &w) }}")
+    lines.append("    }")
+    lines.append("}")
+    return lines
+
+
+def block_lines(rep):
+    owner, name = rep.type.rsplit(".", 1)
+    lines = ["", f"extension {owner} {{"] + doc(rep.doc, 4)
+    lines.append(f"    public struct {name}: Equatable, Sendable {{")
+    for f in rep.fields:
+        if f.doc:
+            lines += doc(f.doc, 8)
+        lines.append(f"        public let {f.swift}: {swift_type(f)}")
+    params = [f"{f.swift}: {swift_type(f)}" for f in rep.fields]
+    lines.append("")
+    one = "        public init(" + ", ".join(params) + ") {"
+    if len(one) <= LINE:
+        lines.append(one)
+    else:
+        lines += ["        public init("] + fill("            ", params, 12, "") + ["        ) {"]
+    for f in rep.fields:
+        lines.append(f"            self.{f.swift} = {f.swift}")
+    lines.append("        }")
+    lines.append("")
+    lines.append("        /// The block at `o` in `p`; nil when it does not fit.")
+    lines.append("        init?(_ p: ByteView, at o: Int) {")
+    conditions, offset = [], 0
+    for f in rep.fields:
+        conditions.append(f"let {f.swift} = {KINDS[head(f.kind)][2].format(o=at('o', offset))}")
+        offset += size(f)
+    lines += guard(conditions, 12)
+    for f in rep.fields:
+        lines.append(f"            self.{f.swift} = {f.swift}")
+    lines.append("        }")
+    lines.append("")
+    lines.append("        func append(to w: inout ByteWriter) {")
+    for f in rep.fields:
+        lines.append("            " + KINDS[head(f.kind)][3].format(n=f.swift))
+    lines.append("        }")
+    lines.append("    }")
+    lines.append("}")
+    return lines
+
+
 def fixed_length(row):
     n = sum(size(f) for f in row.fields)
     if row.trailer:
@@ -311,6 +466,9 @@ def packets_file(rows, types):
         if r.layout and r.layout not in done:
             done.add(r.layout)
             lines += layout_lines(r.layout, r.fields, r.trailer)
+        if r.repeat and r.repeat.layout not in done:
+            done.add(r.repeat.layout)
+            lines += layout_lines(r.repeat.layout, r.repeat.fields, None)
     lines += [
         "}",
         "",
@@ -341,16 +499,33 @@ def packets_file(rows, types):
         "        }",
         "    }",
         "",
-        "    /// Each typed opcode and the length of its parameters in full (every field, a trailer's",
-        "    /// length octet, a padded trailer's octets).",
+        "    /// Each typed opcode of a fixed length and the length of its parameters in full (every",
+        "    /// field, a trailer's length octet, a padded trailer's octets); not the rows with repeated",
+        "    /// blocks (`repeatedOpcodes`).",
         "    public static let fullLengths: [(opcode: UInt16, length: Int)] = [",
     ]
     for r in typed:
+        if r.repeat:
+            continue
         lines.append(f"        (HCIOpcode.{r.case}, {fixed_length(r)}),")
+    lines += [
+        "    ]",
+        "",
+        "    /// The typed opcodes whose parameters end in repeated blocks.",
+        "    public static let repeatedOpcodes: [UInt16] = [",
+    ]
+    for r in typed:
+        if r.repeat:
+            lines.append(f"        HCIOpcode.{r.case},")
     lines += [
         "    ]",
         "}",
     ]
+    blocks = set()
     for name, group in types.items():
-        lines += struct_lines(name, group)
+        lines += repeated_struct_lines(name, group) if group[0].repeat else struct_lines(name, group)
+        rep = group[0].repeat
+        if rep and rep.type not in blocks:
+            blocks.add(rep.type)
+            lines += block_lines(rep)
     return "\n".join(lines) + "\n"

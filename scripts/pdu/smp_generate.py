@@ -1,8 +1,85 @@
 """The Swift that follows from the SMP table in scripts/pdu/smp_pdus.py (run through
 scripts/pdu/generate.py): the SMPCode constants (BLECodes) and the SMPPDU enum, its decode, the
-code table and each command type's code (BLEPackets)."""
+code table and each command type: fields, decoder, encoder, describer (BLEPackets)."""
+
+from collections import OrderedDict
+
+from smp_pdus import Group
 
 LINE = 120
+
+# kind head -> (octets, Swift type, reader, writer, describer); {o} the offset, {n} the field's
+# Swift name, {s} its spec name, {a} the kind's argument (`code8(a)`, `bytes(a)`).
+KINDS = {
+    "code8": (1, "UInt8", "p.u8({o})", "w.appendUInt8({n})",
+              ['sink.field("{s}", .code(UInt64({n}), digits: 2, name: {a}({n})))']),
+    "flags8": (1, "{a}", "p.u8({o}).map({a}.init(rawValue:))", "w.appendUInt8({n}.rawValue)",
+               ['sink.field("{s}", .flags(UInt64({n}.rawValue), digits: 2, names: {a}.flagNames))']),
+    # AuthReq (3.5.1): its flags, and a note on the reserved bonding values.
+    "authReq": (1, "SMPAuthReq", "p.u8({o}).map(SMPAuthReq.init(rawValue:))", "w.appendUInt8({n}.rawValue)",
+                ["{n}.describe(into: sink)"]),
+    # Maximum Encryption Key Size (3.5.1): 7 to 16 octets.
+    "keySize": (1, "UInt8", "p.u8({o})", "w.appendUInt8({n})",
+                ['sink.field("{s}", .uint(UInt64({n})))',
+                 "if {n} < 7 || {n} > 16 {{", '    sink.note("maximum encryption key size outside 7…16")', "}}"]),
+    "hex16": (2, "UInt16", "p.u16le({o})", "w.appendUInt16LE({n})",
+              ['sink.field("{s}", .hex(UInt64({n}), digits: 4))']),
+    "hex64": (8, "UInt64", "p.u64le({o})", "w.appendUInt64LE({n})", ['sink.field("{s}", .hex({n}, digits: 16))']),
+    "address": (6, "BDAddr", "BDAddr(littleEndian: p, at: {o})", "w.appendAddress({n})",
+                ['sink.field("{s}", .address({n}))']),
+    # Octets kept as they came (least significant first); `key128` shown as a key.
+    "bytes": (None, "ByteView", "p.slice({o}, {a})", "w.appendBytes({n})", ['sink.field("{s}", .bytes({n}))']),
+    "key128": (16, "ByteView", "p.slice({o}, 16)", "w.appendBytes({n})", ['sink.field("{s}", .key128({n}))']),
+}
+
+
+def head(kind):
+    return kind.split("(")[0]
+
+
+def argument(kind):
+    return kind[kind.index("(") + 1:-1] if "(" in kind else ""
+
+
+def size(field):
+    if isinstance(field.kind, Group):
+        return sum(size(f) for f in field.kind.fields)
+    octets = KINDS[head(field.kind)][0]
+    return int(argument(field.kind)) if octets is None else octets
+
+
+def swift_type(field):
+    if isinstance(field.kind, Group):
+        return field.kind.type
+    return KINDS[head(field.kind)][1].format(a=argument(field.kind))
+
+
+def at(offset, base):
+    if base is None:
+        return str(offset)
+    return base if offset == 0 else f"{base} + {offset}"
+
+
+def reader(field, offset, base=None):
+    if isinstance(field.kind, Group):
+        return f"{field.kind.type}(p, at: {at(offset, base)})"
+    return KINDS[head(field.kind)][2].format(o=at(offset, base), a=argument(field.kind))
+
+
+def writer(field):
+    if isinstance(field.kind, Group):
+        return f"{field.swift}.append(to: &w)"
+    return KINDS[head(field.kind)][3].format(n=field.swift, a=argument(field.kind))
+
+
+def describer(field):
+    if isinstance(field.kind, Group):
+        return [f"{field.swift}.describe(into: sink)"]
+    return [line.format(n=field.swift, s=field.spec, a=argument(field.kind)) for line in KINDS[head(field.kind)][4]]
+
+
+def is_view(field):
+    return swift_type(field) == "ByteView"
 
 
 class TableError(Exception):
@@ -19,9 +96,22 @@ def validate(rows):
             if (key, value) in seen:
                 raise TableError(f"{r.name}: {key} {value!r} already used by {seen[(key, value)]}")
             seen[(key, value)] = r.name
-        if r.length <= 0:
+        if not r.fields:
             raise TableError(f"{r.name}: every SMP command has parameters")
+        for f in r.fields:
+            for g in (f.kind.fields if isinstance(f.kind, Group) else [f]):
+                if isinstance(g.kind, Group) or head(g.kind) not in KINDS:
+                    raise TableError(f"{r.name}: {g.spec}: unknown kind {g.kind!r}")
+    groups = {}
+    for r in rows:
+        for f in r.fields:
+            if isinstance(f.kind, Group) and groups.setdefault(f.kind.type, f.kind) != f.kind:
+                raise TableError(f"{r.name}: {f.kind.type} is declared differently by another row")
     return rows
+
+
+def length(row):
+    return sum(size(f) for f in row.fields)
 
 
 HEADER = [
@@ -54,14 +144,14 @@ def packets_file(rows):
         "    public static let entries: [Entry] = [",
     ]
     for r in rows:
-        one = (f'        Entry(code: {hex2(r.code)}, name: "{r.name}", parameterLength: {r.length}, '
+        one = (f'        Entry(code: {hex2(r.code)}, name: "{r.name}", parameterLength: {length(r)}, '
                f"describe: d({r.type}.self)),")
         if len(one) <= LINE:
             lines.append(one)
         else:
             lines += [
                 "        Entry(",
-                f'            code: {hex2(r.code)}, name: "{r.name}", parameterLength: {r.length},',
+                f'            code: {hex2(r.code)}, name: "{r.name}", parameterLength: {length(r)},',
                 f"            describe: d({r.type}.self)),",
             ]
     lines += [
@@ -98,13 +188,133 @@ def packets_file(rows):
         "        default: self = .unknown(code: code, raw: pdu)",
         "        }",
         "    }",
-        "}",
+        "",
+        "    /// The command a PDU decoded to, which encodes back (nil: unknown or malformed).",
+        "    public var command: (any SMPCommandEncodable)? {",
+        "        switch self {",
     ]
     for r in rows:
-        lines += [
-            "",
-            f"extension {r.type} {{",
-            f"    public static let code: UInt8 = SMPCode.{r.case}",
-            "}",
-        ]
+        lines.append(f"        case .{r.case}(let c): c")
+    lines += [
+        "        case .unknown, .malformed: nil",
+        "        }",
+        "    }",
+        "}",
+    ]
+    groups = OrderedDict()
+    for r in rows:
+        lines += command_lines(r)
+        for f in r.fields:
+            if isinstance(f.kind, Group):
+                groups.setdefault(f.kind.type, f.kind)
+    for group in groups.values():
+        lines += group_lines(group)
     return "\n".join(lines) + "\n"
+
+
+def doc(text, indent):
+    return [" " * indent + ("/// " + line if line else "///") for line in text.split("\n")]
+
+
+def fill(items, indent):
+    """`item, item, …` greedily filled to LINE at `indent`."""
+    lines, line = [], ""
+    for index, item in enumerate(items):
+        text = item + ("," if index < len(items) - 1 else "")
+        if line and indent + len(line) + 1 + len(text) > LINE:
+            lines.append(" " * indent + line)
+            line = text
+        else:
+            line = f"{line} {text}" if line else text
+    return lines + [" " * indent + line]
+
+
+def init_lines(fields, indent):
+    pad = " " * indent
+    params = [f"{f.swift}: {swift_type(f)}" for f in fields]
+    lines = [f"{pad}public init({', '.join(params)}) {{"]
+    if len(lines[0]) > LINE:
+        lines = [f"{pad}public init("] + fill(params, indent + 4) + [f"{pad}) {{"]
+    lines += [f"{pad}    self.{f.swift} = {f.swift}" for f in fields]
+    return lines + [f"{pad}}}"]
+
+
+def decode_lines(signature, fields, indent, base=None):
+    pad = " " * indent
+    conditions, offset = [], 0
+    for f in fields:
+        conditions.append(f"let {f.swift} = {reader(f, offset, base)}")
+        offset += size(f)
+    lines = [f"{pad}{signature} {{"]
+    one = f"{pad}    guard " + ", ".join(conditions) + " else { return nil }"
+    if len(one) <= LINE:
+        lines.append(one)
+    else:
+        lines.append(f"{pad}    guard " + conditions[0] + ",")
+        for c in conditions[1:-1]:
+            lines.append(f"{pad}        {c},")
+        lines += [f"{pad}        {conditions[-1]}", f"{pad}    else {{ return nil }}"]
+    lines += [f"{pad}    self.{f.swift} = {f.swift}" for f in fields]
+    return lines + [f"{pad}}}"]
+
+
+def statement_lines(statement, indent):
+    """One statement, a `sink.field(` call too long for a line broken after its parenthesis."""
+    pad = " " * indent
+    if len(pad + statement) <= LINE or not statement.startswith("sink.field("):
+        return [pad + statement]
+    rest = statement[len("sink.field("):]
+    if len(pad + "    " + rest) <= LINE:
+        return [pad + "sink.field(", pad + "    " + rest]
+    name, value = rest.split(", ", 1)
+    return [pad + "sink.field(", pad + "    " + name + ",", pad + "    " + value]
+
+
+def body_lines(signature, statements, indent):
+    pad = " " * indent
+    one = f"{pad}{signature} {{ {statements[0]} }}"
+    if len(statements) == 1 and len(one) <= LINE:
+        return [one]
+    return [f"{pad}{signature} {{"] + [line for s in statements for line in statement_lines(s, indent + 4)] \
+        + [f"{pad}}}"]
+
+
+def command_lines(r):
+    sendable = "@unchecked Sendable" if any(is_view(f) for f in r.fields) else "Sendable"
+    lines = [""] + doc(r.doc, 0)
+    lines.append(f"public struct {r.type}: SMPCommandType, SMPCommandEncodable, {sendable} {{")
+    lines.append(f"    public static let code: UInt8 = SMPCode.{r.case}")
+    for f in r.fields:
+        if f.doc:
+            lines += doc(f.doc, 4)
+        lines.append(f"    public let {f.swift}: {swift_type(f)}")
+    lines.append("")
+    lines += init_lines(r.fields, 4)
+    lines.append("")
+    lines += decode_lines("public init?(parameters p: ByteView)", r.fields, 4)
+    lines.append("")
+    lines += body_lines("public func appendParameters(to w: inout ByteWriter)", [writer(f) for f in r.fields], 4)
+    lines.append("")
+    lines += body_lines("public func describe(into sink: FieldSink)", [d for f in r.fields for d in describer(f)], 4)
+    lines.append("}")
+    return lines
+
+
+def group_lines(g):
+    lines = [""] + doc(g.doc, 0)
+    lines.append(f"public struct {g.type}: Sendable, Equatable {{")
+    for f in g.fields:
+        if f.doc:
+            lines += doc(f.doc, 4)
+        lines.append(f"    public let {f.swift}: {swift_type(f)}")
+    lines.append("")
+    lines += init_lines(g.fields, 4)
+    lines.append("")
+    lines += ["    /// The fields at `o` in `p`; nil when they do not fit."]
+    lines += decode_lines("init?(_ p: ByteView, at o: Int)", g.fields, 4, base="o")
+    lines.append("")
+    lines += body_lines("public func append(to w: inout ByteWriter)", [writer(f) for f in g.fields], 4)
+    lines.append("")
+    lines += body_lines("func describe(into sink: FieldSink)", [d for f in g.fields for d in describer(f)], 4)
+    lines.append("}")
+    return lines

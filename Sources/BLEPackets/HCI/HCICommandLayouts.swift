@@ -81,41 +81,8 @@ enum HCICommandLayouts {
         P("tx_phys", .flags8(HCIValueNames.phyBits)), P("rx_phys", .flags8(HCIValueNames.phyBits)),
     ]
     static let selectedTxPowerReturn = [P("selected_tx_power", .dBm)]
-    static let extendedAdvertisingEnableHeader = [
-        P("enable", .code8(HCIValueNames.enable)), P("num_sets", .uint8),
-    ]
-    static let extendedAdvertisingEnableSet = [
-        P("advertising_handle", .hex8),
-        P("duration", .duration16(unit: HCIFields.unit10ms)),
-        P("max_extended_advertising_events", .uint8),
-    ]
     static let maxAdvertisingDataLengthReturn = [P("max_advertising_data_length", .uint16)]
     static let numSupportedAdvertisingSetsReturn = [P("num_supported_advertising_sets", .uint8)]
-    static let extendedScanParametersHeader = [
-        P("own_address_type", .code8(HCIValueNames.ownAddressType)),
-        P("scanning_filter_policy", .code8(HCIValueNames.scanningFilterPolicy)),
-        P("scanning_phys", .flags8(HCIValueNames.phyBits)),
-    ]
-    static let extendedScanParametersPHY = [
-        P("scan_type", .code8(HCIValueNames.scanType)),
-        P("scan_interval", .duration16(unit: HCIFields.slot625)),
-        P("scan_window", .duration16(unit: HCIFields.slot625)),
-    ]
-    static let extendedCreateConnectionHeader = [
-        P("initiator_filter_policy", .code8(HCIValueNames.initiatorFilterPolicy)),
-        P("own_address_type", .code8(HCIValueNames.ownAddressType)),
-        P("peer_address_type", .code8(HCIValueNames.addressType)),
-        P("peer_address", .address),
-        P("initiating_phys", .flags8(HCIValueNames.phyBits)),
-    ]
-    static let extendedCreateConnectionV2Prefix = [
-        P("advertising_handle", .hex8), P("subevent", .uint8),
-    ]
-    static let extendedCreateConnectionPHY =
-        [
-            P("scan_interval", .duration16(unit: HCIFields.slot625)),
-            P("scan_window", .duration16(unit: HCIFields.slot625)),
-        ] + connectionParameters
     static let leSetPrivacyMode = peerIdentity + [P("privacy_mode", .code8(HCIValueNames.privacyMode))]
     static let leSetHostFeature = [P("bit_number", .uint8), P("bit_value", .uint8)]
 }

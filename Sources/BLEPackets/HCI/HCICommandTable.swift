@@ -265,15 +265,12 @@ public enum HCICommands {
         .init(0x2031, "LE Set Default PHY", L.leSetDefaultPHY, returns: []),
         .init(0x2033, "LE Receiver Test [v2]"),
         .init(0x2034, "LE Transmitter Test [v2]"),
-        .init(0x2039, "LE Set Extended Advertising Enable", custom: D.extendedAdvertisingEnable, returns: []),
         .init(0x203A, "LE Read Maximum Advertising Data Length", [], returns: L.maxAdvertisingDataLengthReturn),
         .init(0x203B, "LE Read Number of Supported Advertising Sets", [], returns: L.numSupportedAdvertisingSetsReturn),
         .init(0x203D, "LE Clear Advertising Sets", [], returns: []),
         .init(0x203E, "LE Set Periodic Advertising Parameters"),
         .init(0x203F, "LE Set Periodic Advertising Data"),
         .init(0x2040, "LE Set Periodic Advertising Enable"),
-        .init(0x2041, "LE Set Extended Scan Parameters", custom: D.extendedScanParameters, returns: []),
-        .init(0x2043, "LE Extended Create Connection", custom: D.extendedCreateConnectionV1),
         .init(0x2044, "LE Periodic Advertising Create Sync"),
         .init(0x2045, "LE Periodic Advertising Create Sync Cancel"),
         .init(0x2046, "LE Periodic Advertising Terminate Sync"),
@@ -333,7 +330,6 @@ public enum HCICommands {
         .init(0x207C, "LE Set Data Related Address Changes"),
         .init(0x207D, "LE Set Default Subrate"),
         .init(0x207E, "LE Subrate Request"),
-        .init(0x2085, "LE Extended Create Connection [v2]", custom: D.extendedCreateConnectionV2),
         // Android vendor commands (AOSP hci_packets.pdl; HCIAndroidAPCF.swift,
         // HCIAndroidVendorCapabilities.swift): the ones that say how scans are filtered.
         .init(

@@ -97,12 +97,49 @@ extension HCICommandLayouts {
         P("fragment_preference", .hex8),
         P("data_length", .uint8),
     ]
+    static let extendedAdvertisingEnableHeader = [P("enable", .code8(HCIValueNames.enable)), P("num_sets", .uint8)]
+    static let extendedAdvertisingEnableSet = [
+        P("advertising_handle", .hex8),
+        P("duration", .duration16(unit: HCIFields.unit10ms)),
+        P("max_extended_advertising_events", .uint8),
+    ]
     static let removeAdvertisingSet = [P("advertising_handle", .hex8)]
+    static let extendedScanParametersHeader = [
+        P("own_address_type", .code8(HCIValueNames.ownAddressType)),
+        P("scanning_filter_policy", .code8(HCIValueNames.scanningFilterPolicy)),
+        P("scanning_phys", .flags8(HCIValueNames.phyBits)),
+    ]
+    static let extendedScanParametersPHY = [
+        P("scan_type", .code8(HCIValueNames.scanType)),
+        P("scan_interval", .duration16(unit: HCIFields.slot625)),
+        P("scan_window", .duration16(unit: HCIFields.slot625)),
+    ]
     static let leSetExtendedScanEnable = [
         P("enable", .code8(HCIValueNames.enable)),
         P("filter_duplicates", .code8(HCIValueNames.filterDuplicates)),
         P("duration", .duration16(unit: HCIFields.unit10ms)),
         P("period", .duration16(unit: HCIFields.unit1280ms)),
+    ]
+    static let extendedCreateConnectionHeader = [
+        P("initiator_filter_policy", .code8(HCIValueNames.initiatorFilterPolicy)),
+        P("own_address_type", .code8(HCIValueNames.ownAddressType)),
+        P("peer_address_type", .code8(HCIValueNames.addressType)),
+        P("peer_address", .address),
+        P("initiating_phys", .flags8(HCIValueNames.phyBits)),
+    ]
+    static let extendedCreateConnectionPHY =
+        [
+            P("scan_interval", .duration16(unit: HCIFields.slot625)),
+            P("scan_window", .duration16(unit: HCIFields.slot625)),
+        ] + connectionParameters
+    static let extendedCreateConnectionV2Header = [
+        P("advertising_handle", .hex8),
+        P("subevent", .uint8),
+        P("initiator_filter_policy", .code8(HCIValueNames.initiatorFilterPolicy)),
+        P("own_address_type", .code8(HCIValueNames.ownAddressType)),
+        P("peer_address_type", .code8(HCIValueNames.addressType)),
+        P("peer_address", .address),
+        P("initiating_phys", .flags8(HCIValueNames.phyBits)),
     ]
 }
 
@@ -138,8 +175,20 @@ extension HCICommands {
             returns: L.selectedTxPowerReturn),
         .init(0x2037, "LE Set Extended Advertising Data", custom: D.extendedAdvertisingData, returns: []),
         .init(0x2038, "LE Set Extended Scan Response Data", custom: D.extendedAdvertisingData, returns: []),
+        .init(
+            0x2039, "LE Set Extended Advertising Enable", L.extendedAdvertisingEnableHeader,
+            repeating: .init(L.extendedAdvertisingEnableSet, group: "set"), returns: []),
         .init(0x203C, "LE Remove Advertising Set", L.removeAdvertisingSet, returns: []),
+        .init(
+            0x2041, "LE Set Extended Scan Parameters", L.extendedScanParametersHeader,
+            repeating: .init(L.extendedScanParametersPHY, group: "phy", phys: 0b101), returns: []),
         .init(0x2042, "LE Set Extended Scan Enable", L.leSetExtendedScanEnable, returns: []),
+        .init(
+            0x2043, "LE Extended Create Connection", L.extendedCreateConnectionHeader,
+            repeating: .init(L.extendedCreateConnectionPHY, group: "phy", phys: 0b111)),
+        .init(
+            0x2085, "LE Extended Create Connection [v2]", L.extendedCreateConnectionV2Header,
+            repeating: .init(L.extendedCreateConnectionPHY, group: "phy", phys: 0b111)),
     ]
 }
 
@@ -179,14 +228,19 @@ public enum HCITypedCommands {
             return HCILESetExtendedAdvertisingData(opcode: opcode, parameters: p)
         case HCIOpcode.leSetExtendedScanResponseData:
             return HCILESetExtendedAdvertisingData(opcode: opcode, parameters: p)
+        case HCIOpcode.leSetExtendedAdvertisingEnable: return HCILESetExtendedAdvertisingEnable(parameters: p)
         case HCIOpcode.leRemoveAdvertisingSet: return HCILERemoveAdvertisingSet(parameters: p)
+        case HCIOpcode.leSetExtendedScanParameters: return HCILESetExtendedScanParameters(parameters: p)
         case HCIOpcode.leSetExtendedScanEnable: return HCILESetExtendedScanEnable(parameters: p)
+        case HCIOpcode.leExtendedCreateConnection: return HCILEExtendedCreateConnection(parameters: p)
+        case HCIOpcode.leExtendedCreateConnectionV2: return HCILEExtendedCreateConnectionV2(parameters: p)
         default: return nil
         }
     }
 
-    /// Each typed opcode and the length of its parameters in full (every field, a trailer's
-    /// length octet, a padded trailer's octets).
+    /// Each typed opcode of a fixed length and the length of its parameters in full (every
+    /// field, a trailer's length octet, a padded trailer's octets); not the rows with repeated
+    /// blocks (`repeatedOpcodes`).
     public static let fullLengths: [(opcode: UInt16, length: Int)] = [
         (HCIOpcode.disconnect, 3),
         (HCIOpcode.readRemoteVersionInformation, 2),
@@ -217,6 +271,14 @@ public enum HCITypedCommands {
         (HCIOpcode.leSetExtendedScanResponseData, 4),
         (HCIOpcode.leRemoveAdvertisingSet, 1),
         (HCIOpcode.leSetExtendedScanEnable, 6),
+    ]
+
+    /// The typed opcodes whose parameters end in repeated blocks.
+    public static let repeatedOpcodes: [UInt16] = [
+        HCIOpcode.leSetExtendedAdvertisingEnable,
+        HCIOpcode.leSetExtendedScanParameters,
+        HCIOpcode.leExtendedCreateConnection,
+        HCIOpcode.leExtendedCreateConnectionV2,
     ]
 }
 
@@ -874,6 +936,74 @@ public struct HCILESetExtendedAdvertisingData: HCICommandEncodable, Sendable {
     }
 }
 
+/// HCI_LE_Set_Extended_Advertising_Enable (7.8.56, 0x2039): Enable, Num_Sets, then per set
+/// Advertising_Handle, Duration, Max_Extended_Advertising_Events. Nil when the parameters
+/// are shorter than the sets they announce.
+public struct HCILESetExtendedAdvertisingEnable: HCICommandEncodable, Sendable {
+    public static let opcode: UInt16 = HCIOpcode.leSetExtendedAdvertisingEnable
+    public let enable: UInt8
+    public let sets: [Set]
+
+    public init(enable: UInt8, sets: [Set]) {
+        self.enable = enable
+        self.sets = sets
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let enable = p.u8(0), let numSets = p.u8(1), let setsBytes = p.slice(2, Int(numSets) * 4)
+        else { return nil }
+        self.enable = enable
+        let setsCount = Int(numSets)
+        var sets: [Set] = []
+        sets.reserveCapacity(setsCount)
+        for index in 0..<setsCount {
+            guard let entry = Set(setsBytes, at: index * 4) else { return nil }
+            sets.append(entry)
+        }
+        self.sets = sets
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(enable)
+        w.appendUInt8(UInt8(truncatingIfNeeded: sets.count))
+        for entry in sets { entry.append(to: &w) }
+    }
+}
+
+extension HCILESetExtendedAdvertisingEnable {
+    /// One advertising set of HCI_LE_Set_Extended_Advertising_Enable (7.8.56).
+    public struct Set: Equatable, Sendable {
+        public let advertisingHandle: UInt8
+        /// 10 ms units; 0: no limit.
+        public let duration: UInt16
+        public let maxExtendedAdvertisingEvents: UInt8
+
+        public init(advertisingHandle: UInt8, duration: UInt16, maxExtendedAdvertisingEvents: UInt8) {
+            self.advertisingHandle = advertisingHandle
+            self.duration = duration
+            self.maxExtendedAdvertisingEvents = maxExtendedAdvertisingEvents
+        }
+
+        /// The block at `o` in `p`; nil when it does not fit.
+        init?(_ p: ByteView, at o: Int) {
+            guard let advertisingHandle = p.u8(o), let duration = p.u16le(o + 1),
+                let maxExtendedAdvertisingEvents = p.u8(o + 3)
+            else { return nil }
+            self.advertisingHandle = advertisingHandle
+            self.duration = duration
+            self.maxExtendedAdvertisingEvents = maxExtendedAdvertisingEvents
+        }
+
+        func append(to w: inout ByteWriter) {
+            w.appendUInt8(advertisingHandle)
+            w.appendUInt16LE(duration)
+            w.appendUInt8(maxExtendedAdvertisingEvents)
+        }
+    }
+}
+
 /// HCI_LE_Remove_Advertising_Set (7.8.59, 0x203C): Advertising_Handle (the timeline forgets the set).
 public struct HCILERemoveAdvertisingSet: HCICommandEncodable, Sendable {
     public static let opcode: UInt16 = HCIOpcode.leRemoveAdvertisingSet
@@ -891,6 +1021,89 @@ public struct HCILERemoveAdvertisingSet: HCICommandEncodable, Sendable {
     public var commandOpcode: UInt16 { Self.opcode }
 
     public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(advertisingHandle) }
+}
+
+/// HCI_LE_Set_Extended_Scan_Parameters (7.8.64), opcode 0x2041: Own_Address_Type,
+/// Scanning_Filter_Policy, Scanning_PHYs, then one block per PHY bit. Nil when the parameters
+/// are shorter than the blocks the PHYs announce.
+public struct HCILESetExtendedScanParameters: HCICommandEncodable, Sendable {
+    public static let opcode: UInt16 = HCIOpcode.leSetExtendedScanParameters
+    /// The PHY bits that carry a block (the others are reserved).
+    public static let knownPHYBits: UInt8 = 0b101
+    public let ownAddressType: UInt8
+    public let filterPolicy: UInt8
+    /// Scanning_PHYs: bit 0 LE 1M, bit 2 LE Coded (bit 1 is reserved: no scanning on
+    /// LE 2M); one entry per known bit set.
+    public let scanningPHYs: UInt8
+    public let entries: [Entry]
+
+    /// The PHY each of `entries` is for (1 LE 1M, 2 LE 2M, 3 LE Coded), in order.
+    public var entryPHYs: [UInt8] { HCIRepeatedBlocks.phys(scanningPHYs & Self.knownPHYBits) }
+
+    /// `entries`: one per known bit of `scanningPHYs`, in bit order.
+    public init(ownAddressType: UInt8, filterPolicy: UInt8, scanningPHYs: UInt8, entries: [Entry]) {
+        self.ownAddressType = ownAddressType
+        self.filterPolicy = filterPolicy
+        self.scanningPHYs = scanningPHYs
+        self.entries = entries
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let ownAddressType = p.u8(0), let filterPolicy = p.u8(1), let scanningPHYs = p.u8(2),
+            let entriesBytes = p.slice(3, (scanningPHYs & Self.knownPHYBits).nonzeroBitCount * 5)
+        else { return nil }
+        self.ownAddressType = ownAddressType
+        self.filterPolicy = filterPolicy
+        self.scanningPHYs = scanningPHYs
+        let entriesCount = (scanningPHYs & Self.knownPHYBits).nonzeroBitCount
+        var entries: [Entry] = []
+        entries.reserveCapacity(entriesCount)
+        for index in 0..<entriesCount {
+            guard let entry = Entry(entriesBytes, at: index * 5) else { return nil }
+            entries.append(entry)
+        }
+        self.entries = entries
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(ownAddressType)
+        w.appendUInt8(filterPolicy)
+        w.appendUInt8(scanningPHYs)
+        for entry in entries { entry.append(to: &w) }
+    }
+}
+
+extension HCILESetExtendedScanParameters {
+    /// One scanning PHY's block of HCI_LE_Set_Extended_Scan_Parameters (7.8.64).
+    public struct Entry: Equatable, Sendable {
+        /// 0 passive, 1 active.
+        public let scanType: UInt8
+        /// Units of 0.625 ms.
+        public let interval: UInt16
+        public let window: UInt16
+
+        public init(scanType: UInt8, interval: UInt16, window: UInt16) {
+            self.scanType = scanType
+            self.interval = interval
+            self.window = window
+        }
+
+        /// The block at `o` in `p`; nil when it does not fit.
+        init?(_ p: ByteView, at o: Int) {
+            guard let scanType = p.u8(o), let interval = p.u16le(o + 1), let window = p.u16le(o + 3) else { return nil }
+            self.scanType = scanType
+            self.interval = interval
+            self.window = window
+        }
+
+        func append(to w: inout ByteWriter) {
+            w.appendUInt8(scanType)
+            w.appendUInt16LE(interval)
+            w.appendUInt16LE(window)
+        }
+    }
 }
 
 /// HCI_LE_Set_Extended_Scan_Enable (7.8.65), opcode 0x2042.
@@ -921,5 +1134,173 @@ public struct HCILESetExtendedScanEnable: HCICommandEncodable, Sendable {
         w.appendUInt8(filterDuplicates)
         w.appendUInt16LE(duration)
         w.appendUInt16LE(period)
+    }
+}
+
+/// HCI_LE_Extended_Create_Connection [v1] (7.8.66), opcode 0x2043: one 16-octet block per bit
+/// of `initiatingPHYs`. Nil when the parameters are shorter than the blocks it announces.
+public struct HCILEExtendedCreateConnection: HCICommandEncodable, Sendable {
+    public static let opcode: UInt16 = HCIOpcode.leExtendedCreateConnection
+    /// The PHY bits that carry a block (the others are reserved).
+    public static let knownPHYBits: UInt8 = 0b111
+    public let initiatorFilterPolicy: UInt8
+    public let ownAddressType: UInt8
+    public let peerAddressType: UInt8
+    public let peerAddress: BDAddr
+    /// Initiating_PHYs: bit 0 LE 1M, bit 1 LE 2M, bit 2 LE Coded; one entry per bit set.
+    public let initiatingPHYs: UInt8
+    public let entries: [Entry]
+
+    /// The PHY each of `entries` is for (1 LE 1M, 2 LE 2M, 3 LE Coded), in order.
+    public var entryPHYs: [UInt8] { HCIRepeatedBlocks.phys(initiatingPHYs & Self.knownPHYBits) }
+
+    /// `entries`: one per known bit of `initiatingPHYs`, in bit order.
+    public init(
+        initiatorFilterPolicy: UInt8, ownAddressType: UInt8, peerAddressType: UInt8, peerAddress: BDAddr,
+        initiatingPHYs: UInt8, entries: [Entry]
+    ) {
+        self.initiatorFilterPolicy = initiatorFilterPolicy
+        self.ownAddressType = ownAddressType
+        self.peerAddressType = peerAddressType
+        self.peerAddress = peerAddress
+        self.initiatingPHYs = initiatingPHYs
+        self.entries = entries
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let initiatorFilterPolicy = p.u8(0), let ownAddressType = p.u8(1), let peerAddressType = p.u8(2),
+            let peerAddress = BDAddr(littleEndian: p, at: 3), let initiatingPHYs = p.u8(9),
+            let entriesBytes = p.slice(10, (initiatingPHYs & Self.knownPHYBits).nonzeroBitCount * 16)
+        else { return nil }
+        self.initiatorFilterPolicy = initiatorFilterPolicy
+        self.ownAddressType = ownAddressType
+        self.peerAddressType = peerAddressType
+        self.peerAddress = peerAddress
+        self.initiatingPHYs = initiatingPHYs
+        let entriesCount = (initiatingPHYs & Self.knownPHYBits).nonzeroBitCount
+        var entries: [Entry] = []
+        entries.reserveCapacity(entriesCount)
+        for index in 0..<entriesCount {
+            guard let entry = Entry(entriesBytes, at: index * 16) else { return nil }
+            entries.append(entry)
+        }
+        self.entries = entries
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(initiatorFilterPolicy)
+        w.appendUInt8(ownAddressType)
+        w.appendUInt8(peerAddressType)
+        w.appendAddress(peerAddress)
+        w.appendUInt8(initiatingPHYs)
+        for entry in entries { entry.append(to: &w) }
+    }
+}
+
+extension HCILEExtendedCreateConnection {
+    /// One initiating PHY's block of HCI_LE_Extended_Create_Connection (7.8.66).
+    public struct Entry: Equatable, Sendable {
+        public let scanInterval: UInt16
+        public let scanWindow: UInt16
+        /// Connection_Interval_Min/Max, Max_Latency, Supervision_Timeout, Min/Max_CE_Length.
+        public let connection: HCIConnectionParameters
+
+        public init(scanInterval: UInt16, scanWindow: UInt16, connection: HCIConnectionParameters) {
+            self.scanInterval = scanInterval
+            self.scanWindow = scanWindow
+            self.connection = connection
+        }
+
+        /// The block at `o` in `p`; nil when it does not fit.
+        init?(_ p: ByteView, at o: Int) {
+            guard let scanInterval = p.u16le(o), let scanWindow = p.u16le(o + 2),
+                let connection = HCIConnectionParameters(p, at: o + 4)
+            else { return nil }
+            self.scanInterval = scanInterval
+            self.scanWindow = scanWindow
+            self.connection = connection
+        }
+
+        func append(to w: inout ByteWriter) {
+            w.appendUInt16LE(scanInterval)
+            w.appendUInt16LE(scanWindow)
+            connection.append(to: &w)
+        }
+    }
+}
+
+/// HCI_LE_Extended_Create_Connection [v2] (7.8.66), opcode 0x2085: [v1]'s parameters after
+/// Advertising_Handle and Subevent (PAwR). Nil when the parameters are shorter than the
+/// blocks it announces.
+public struct HCILEExtendedCreateConnectionV2: HCICommandEncodable, Sendable {
+    public static let opcode: UInt16 = HCIOpcode.leExtendedCreateConnectionV2
+    /// The PHY bits that carry a block (the others are reserved).
+    public static let knownPHYBits: UInt8 = 0b111
+    /// Advertising_Handle and Subevent of a PAwR train (0xFF: not used).
+    public let advertisingHandle: UInt8
+    public let subevent: UInt8
+    public let initiatorFilterPolicy: UInt8
+    public let ownAddressType: UInt8
+    public let peerAddressType: UInt8
+    public let peerAddress: BDAddr
+    /// Initiating_PHYs: bit 0 LE 1M, bit 1 LE 2M, bit 2 LE Coded; one entry per bit set.
+    public let initiatingPHYs: UInt8
+    public let entries: [HCILEExtendedCreateConnection.Entry]
+
+    /// The PHY each of `entries` is for (1 LE 1M, 2 LE 2M, 3 LE Coded), in order.
+    public var entryPHYs: [UInt8] { HCIRepeatedBlocks.phys(initiatingPHYs & Self.knownPHYBits) }
+
+    /// `entries`: one per known bit of `initiatingPHYs`, in bit order.
+    public init(
+        advertisingHandle: UInt8, subevent: UInt8, initiatorFilterPolicy: UInt8, ownAddressType: UInt8,
+        peerAddressType: UInt8, peerAddress: BDAddr, initiatingPHYs: UInt8,
+        entries: [HCILEExtendedCreateConnection.Entry]
+    ) {
+        self.advertisingHandle = advertisingHandle
+        self.subevent = subevent
+        self.initiatorFilterPolicy = initiatorFilterPolicy
+        self.ownAddressType = ownAddressType
+        self.peerAddressType = peerAddressType
+        self.peerAddress = peerAddress
+        self.initiatingPHYs = initiatingPHYs
+        self.entries = entries
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let advertisingHandle = p.u8(0), let subevent = p.u8(1), let initiatorFilterPolicy = p.u8(2),
+            let ownAddressType = p.u8(3), let peerAddressType = p.u8(4),
+            let peerAddress = BDAddr(littleEndian: p, at: 5), let initiatingPHYs = p.u8(11),
+            let entriesBytes = p.slice(12, (initiatingPHYs & Self.knownPHYBits).nonzeroBitCount * 16)
+        else { return nil }
+        self.advertisingHandle = advertisingHandle
+        self.subevent = subevent
+        self.initiatorFilterPolicy = initiatorFilterPolicy
+        self.ownAddressType = ownAddressType
+        self.peerAddressType = peerAddressType
+        self.peerAddress = peerAddress
+        self.initiatingPHYs = initiatingPHYs
+        let entriesCount = (initiatingPHYs & Self.knownPHYBits).nonzeroBitCount
+        var entries: [HCILEExtendedCreateConnection.Entry] = []
+        entries.reserveCapacity(entriesCount)
+        for index in 0..<entriesCount {
+            guard let entry = HCILEExtendedCreateConnection.Entry(entriesBytes, at: index * 16) else { return nil }
+            entries.append(entry)
+        }
+        self.entries = entries
+    }
+
+    public var commandOpcode: UInt16 { Self.opcode }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(advertisingHandle)
+        w.appendUInt8(subevent)
+        w.appendUInt8(initiatorFilterPolicy)
+        w.appendUInt8(ownAddressType)
+        w.appendUInt8(peerAddressType)
+        w.appendAddress(peerAddress)
+        w.appendUInt8(initiatingPHYs)
+        for entry in entries { entry.append(to: &w) }
     }
 }

@@ -72,47 +72,6 @@ extension HCILESetExtendedAdvertisingData {
     }
 }
 
-/// HCI_LE_Set_Extended_Advertising_Enable (7.8.56, 0x2039): Enable, Num_Sets, then per set
-/// Advertising_Handle, Duration, Max_Extended_Advertising_Events. Nil when the parameters
-/// are shorter than the sets they announce.
-public struct HCILESetExtendedAdvertisingEnable: HCICommandEncodable, Sendable {
-    public struct Set: Equatable, Sendable {
-        public let advertisingHandle: UInt8
-        /// 10 ms units; 0: no limit.
-        public let duration: UInt16
-        public let maxExtendedAdvertisingEvents: UInt8
-        public init(advertisingHandle: UInt8, duration: UInt16, maxExtendedAdvertisingEvents: UInt8) {
-            (self.advertisingHandle, self.duration, self.maxExtendedAdvertisingEvents) = (
-                advertisingHandle, duration, maxExtendedAdvertisingEvents
-            )
-        }
-    }
-    public static let opcode: UInt16 = HCIOpcode.leSetExtendedAdvertisingEnable
-    public let enable: UInt8
-    public let sets: [Set]
-
-    public init(enable: UInt8, sets: [Set]) { (self.enable, self.sets) = (enable, sets) }
-    public init?(parameters p: ByteView) {
-        guard let e = p.u8(0), let n = p.u8(1), p.count >= 2 + 4 * Int(n) else { return nil }
-        enable = e
-        sets = (0..<Int(n)).map { i in
-            Set(
-                advertisingHandle: p.u8(2 + 4 * i)!, duration: p.u16le(3 + 4 * i)!,
-                maxExtendedAdvertisingEvents: p.u8(5 + 4 * i)!)
-        }
-    }
-    public var commandOpcode: UInt16 { Self.opcode }
-    public func appendParameters(to w: inout ByteWriter) {
-        w.appendUInt8(enable)
-        w.appendUInt8(UInt8(truncatingIfNeeded: sets.count))
-        for s in sets {
-            w.appendUInt8(s.advertisingHandle)
-            w.appendUInt16LE(s.duration)
-            w.appendUInt8(s.maxExtendedAdvertisingEvents)
-        }
-    }
-}
-
 extension HCILEWriteSuggestedDefaultDataLength {
     /// Its parameters each as far as they reach, read through the command's layout (the
     /// struct itself needs both).

@@ -35,6 +35,16 @@ public struct HCICommandDescriptor: Sendable {
             describeParameters: HCIFields.describer(parameters), describeReturn: HCIFields.returnDescriber(returns))
     }
 
+    /// A command whose fixed fields `header` end in a count of repeated blocks.
+    init(
+        _ opcode: UInt16, _ name: StaticString, _ header: [HCIParameter], repeating blocks: HCIRepeatedBlocks,
+        returns: [HCIParameter]? = nil
+    ) {
+        self.init(
+            opcode, name, describeParameters: { HCIFields.describe(header, repeating: blocks, $0, into: $1) },
+            describeReturn: HCIFields.returnDescriber(returns))
+    }
+
     /// A command with hand-written parameter decoding.
     init(
         _ opcode: UInt16, _ name: StaticString, custom: @escaping HCIDescribeFunction,

@@ -116,6 +116,24 @@ public struct HCIParameter: Sendable {
     }
 }
 
+/// The blocks that follow a command's fixed fields, counted by its last fixed octet: `block`
+/// that many times, or (`phys` the PHY bits that carry one) once per known bit set.
+public struct HCIRepeatedBlocks: Sendable {
+    public let block: [HCIParameter]
+    public let group: StaticString
+    public let phys: UInt8?
+
+    public init(_ block: [HCIParameter], group: StaticString, phys: UInt8? = nil) {
+        (self.block, self.group, self.phys) = (block, group, phys)
+    }
+
+    /// The PHY of each bit set in `bits`, lowest first (bit 0 LE 1M = 1, bit 1 LE 2M = 2, bit 2
+    /// LE Coded = 3).
+    public static func phys(_ bits: UInt8) -> [UInt8] {
+        (0..<UInt8(8)).filter { bits & (1 << $0) != 0 }.map { $0 + 1 }
+    }
+}
+
 /// Shared helpers for describing HCI parameters.
 public enum HCIFields {
     /// Microseconds per unit of the common HCI time parameters.
@@ -160,6 +178,36 @@ public enum HCIFields {
         guard !r.isAtEnd else { return }
         sink.note("unexpected trailing bytes")
         sink.field("trailing", .bytes(r.rest()))
+    }
+
+    /// `header`, then the blocks its last octet counts (Vol 4 Part E 7.8.56, 7.8.64, 7.8.66):
+    /// that many blocks, or one per known bit of a PHY mask, each a group led by the PHY it is
+    /// for. Stops at the first block the parameters cannot hold (noted as truncated).
+    public static func describe(
+        _ header: [HCIParameter], repeating blocks: HCIRepeatedBlocks, _ view: ByteView, into sink: FieldSink
+    ) {
+        var r = ByteReader(view)
+        guard describe(header, reader: &r, into: sink), let count = view.u8(r.offset - 1) else { return }
+        if let known = blocks.phys {
+            var bits = count & known
+            while bits != 0 {
+                let phy = UInt8(bits.trailingZeroBitCount) + 1
+                bits &= bits &- 1
+                sink.begin(blocks.group)
+                sink.field("phy", .code(UInt64(phy), digits: 2, name: HCIValueNames.phy(phy)))
+                let ok = describe(blocks.block, reader: &r, into: sink)
+                sink.end()
+                if !ok { return }
+            }
+        } else {
+            for _ in 0..<count {
+                sink.begin(blocks.group)
+                let ok = describe(blocks.block, reader: &r, into: sink)
+                sink.end()
+                if !ok { return }
+            }
+        }
+        trailing(&r, sink)
     }
 
     /// Status first, then `layout`: the shape of most Command Complete return parameters.

@@ -77,60 +77,394 @@ public enum SMPPDU: @unchecked Sendable {
         default: self = .unknown(code: code, raw: pdu)
         }
     }
+
+    /// The command a PDU decoded to, which encodes back (nil: unknown or malformed).
+    public var command: (any SMPCommandEncodable)? {
+        switch self {
+        case .pairingRequest(let c): c
+        case .pairingResponse(let c): c
+        case .pairingConfirm(let c): c
+        case .pairingRandom(let c): c
+        case .pairingFailed(let c): c
+        case .encryptionInformation(let c): c
+        case .centralIdentification(let c): c
+        case .identityInformation(let c): c
+        case .identityAddressInformation(let c): c
+        case .signingInformation(let c): c
+        case .securityRequest(let c): c
+        case .pairingPublicKey(let c): c
+        case .pairingDHKeyCheck(let c): c
+        case .pairingKeypressNotification(let c): c
+        case .unknown, .malformed: nil
+        }
+    }
 }
 
-extension SMPPairingRequest {
+/// Pairing Request (Vol 3 Part H 3.5.1), sent by the initiator (central).
+public struct SMPPairingRequest: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = SMPCode.pairingRequest
+    public let features: SMPPairingFeatures
+
+    public init(features: SMPPairingFeatures) {
+        self.features = features
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let features = SMPPairingFeatures(p, at: 0) else { return nil }
+        self.features = features
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { features.append(to: &w) }
+
+    public func describe(into sink: FieldSink) { features.describe(into: sink) }
 }
 
-extension SMPPairingResponse {
+/// Pairing Response (Vol 3 Part H 3.5.2), the responder's features.
+public struct SMPPairingResponse: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = SMPCode.pairingResponse
+    public let features: SMPPairingFeatures
+
+    public init(features: SMPPairingFeatures) {
+        self.features = features
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let features = SMPPairingFeatures(p, at: 0) else { return nil }
+        self.features = features
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { features.append(to: &w) }
+
+    public func describe(into sink: FieldSink) { features.describe(into: sink) }
 }
 
-extension SMPPairingConfirm {
+/// Pairing Confirm (Vol 3 Part H 3.5.3): 128-bit Confirm value (Mconfirm/Sconfirm).
+public struct SMPPairingConfirm: SMPCommandType, SMPCommandEncodable, @unchecked Sendable {
     public static let code: UInt8 = SMPCode.pairingConfirm
+    public let confirmValue: ByteView
+
+    public init(confirmValue: ByteView) {
+        self.confirmValue = confirmValue
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let confirmValue = p.slice(0, 16) else { return nil }
+        self.confirmValue = confirmValue
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(confirmValue) }
+
+    public func describe(into sink: FieldSink) { sink.field("confirm_value", .bytes(confirmValue)) }
 }
 
-extension SMPPairingRandom {
+/// Pairing Random (Vol 3 Part H 3.5.4): 128-bit Random value (Mrand/Srand, Na/Nb).
+public struct SMPPairingRandom: SMPCommandType, SMPCommandEncodable, @unchecked Sendable {
     public static let code: UInt8 = SMPCode.pairingRandom
+    public let randomValue: ByteView
+
+    public init(randomValue: ByteView) {
+        self.randomValue = randomValue
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let randomValue = p.slice(0, 16) else { return nil }
+        self.randomValue = randomValue
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(randomValue) }
+
+    public func describe(into sink: FieldSink) { sink.field("random_value", .bytes(randomValue)) }
 }
 
-extension SMPPairingFailed {
+/// Pairing Failed (Vol 3 Part H 3.5.5): Reason (Table 3.7).
+public struct SMPPairingFailed: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = SMPCode.pairingFailed
+    public let reason: UInt8
+
+    public init(reason: UInt8) {
+        self.reason = reason
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let reason = p.u8(0) else { return nil }
+        self.reason = reason
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(reason) }
+
+    public func describe(into sink: FieldSink) {
+        sink.field("reason", .code(UInt64(reason), digits: 2, name: Self.reasonName(reason)))
+    }
 }
 
-extension SMPEncryptionInformation {
+/// Encryption Information (Vol 3 Part H 3.6.2): the 128-bit LTK (legacy pairing).
+public struct SMPEncryptionInformation: SMPCommandType, SMPCommandEncodable, @unchecked Sendable {
     public static let code: UInt8 = SMPCode.encryptionInformation
+    public let longTermKey: ByteView
+
+    public init(longTermKey: ByteView) {
+        self.longTermKey = longTermKey
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let longTermKey = p.slice(0, 16) else { return nil }
+        self.longTermKey = longTermKey
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(longTermKey) }
+
+    public func describe(into sink: FieldSink) { sink.field("long_term_key", .key128(longTermKey)) }
 }
 
-extension SMPCentralIdentification {
+/// Central Identification (Vol 3 Part H 3.6.3; "Master Identification" before Core 5.3):
+/// EDIV (u16) and Rand (u64) that identify the LTK.
+public struct SMPCentralIdentification: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = SMPCode.centralIdentification
+    public let ediv: UInt16
+    public let rand: UInt64
+
+    public init(ediv: UInt16, rand: UInt64) {
+        self.ediv = ediv
+        self.rand = rand
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let ediv = p.u16le(0), let rand = p.u64le(2) else { return nil }
+        self.ediv = ediv
+        self.rand = rand
+    }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt16LE(ediv)
+        w.appendUInt64LE(rand)
+    }
+
+    public func describe(into sink: FieldSink) {
+        sink.field("ediv", .hex(UInt64(ediv), digits: 4))
+        sink.field("rand", .hex(rand, digits: 16))
+    }
 }
 
-extension SMPIdentityInformation {
+/// Identity Information (Vol 3 Part H 3.6.4): the 128-bit IRK.
+public struct SMPIdentityInformation: SMPCommandType, SMPCommandEncodable, @unchecked Sendable {
     public static let code: UInt8 = SMPCode.identityInformation
+    public let identityResolvingKey: ByteView
+
+    public init(identityResolvingKey: ByteView) {
+        self.identityResolvingKey = identityResolvingKey
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let identityResolvingKey = p.slice(0, 16) else { return nil }
+        self.identityResolvingKey = identityResolvingKey
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(identityResolvingKey) }
+
+    public func describe(into sink: FieldSink) { sink.field("identity_resolving_key", .bytes(identityResolvingKey)) }
 }
 
-extension SMPIdentityAddressInformation {
+/// Identity Address Information (Vol 3 Part H 3.6.5): AddrType (0x00 public, 0x01 random
+/// static) and BD_ADDR.
+public struct SMPIdentityAddressInformation: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = SMPCode.identityAddressInformation
+    public let addressType: UInt8
+    public let address: BDAddr
+
+    public init(addressType: UInt8, address: BDAddr) {
+        self.addressType = addressType
+        self.address = address
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let addressType = p.u8(0), let address = BDAddr(littleEndian: p, at: 1) else { return nil }
+        self.addressType = addressType
+        self.address = address
+    }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendUInt8(addressType)
+        w.appendAddress(address)
+    }
+
+    public func describe(into sink: FieldSink) {
+        sink.field("address_type", .code(UInt64(addressType), digits: 2, name: Self.addressTypeName(addressType)))
+        sink.field("address", .address(address))
+    }
 }
 
-extension SMPSigningInformation {
+/// Signing Information (Vol 3 Part H 3.6.6): the 128-bit CSRK.
+public struct SMPSigningInformation: SMPCommandType, SMPCommandEncodable, @unchecked Sendable {
     public static let code: UInt8 = SMPCode.signingInformation
+    public let signatureKey: ByteView
+
+    public init(signatureKey: ByteView) {
+        self.signatureKey = signatureKey
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let signatureKey = p.slice(0, 16) else { return nil }
+        self.signatureKey = signatureKey
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(signatureKey) }
+
+    public func describe(into sink: FieldSink) { sink.field("signature_key", .bytes(signatureKey)) }
 }
 
-extension SMPSecurityRequest {
+/// Security Request (Vol 3 Part H 3.6.7): the peripheral asks the central to start pairing
+/// or encryption, with its AuthReq.
+public struct SMPSecurityRequest: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = SMPCode.securityRequest
+    public let authReq: SMPAuthReq
+
+    public init(authReq: SMPAuthReq) {
+        self.authReq = authReq
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let authReq = p.u8(0).map(SMPAuthReq.init(rawValue:)) else { return nil }
+        self.authReq = authReq
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(authReq.rawValue) }
+
+    public func describe(into sink: FieldSink) { authReq.describe(into: sink) }
 }
 
-extension SMPPairingPublicKey {
+/// Pairing Public Key (Vol 3 Part H 3.5.6): P-256 public key X and Y, 32 octets each,
+/// least significant first.
+public struct SMPPairingPublicKey: SMPCommandType, SMPCommandEncodable, @unchecked Sendable {
     public static let code: UInt8 = SMPCode.pairingPublicKey
+    public let x: ByteView
+    public let y: ByteView
+
+    public init(x: ByteView, y: ByteView) {
+        self.x = x
+        self.y = y
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let x = p.slice(0, 32), let y = p.slice(32, 32) else { return nil }
+        self.x = x
+        self.y = y
+    }
+
+    public func appendParameters(to w: inout ByteWriter) {
+        w.appendBytes(x)
+        w.appendBytes(y)
+    }
+
+    public func describe(into sink: FieldSink) {
+        sink.field("public_key_x", .bytes(x))
+        sink.field("public_key_y", .bytes(y))
+    }
 }
 
-extension SMPPairingDHKeyCheck {
+/// Pairing DHKey Check (Vol 3 Part H 3.5.7): 128-bit Ea/Eb.
+public struct SMPPairingDHKeyCheck: SMPCommandType, SMPCommandEncodable, @unchecked Sendable {
     public static let code: UInt8 = SMPCode.pairingDHKeyCheck
+    public let check: ByteView
+
+    public init(check: ByteView) {
+        self.check = check
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let check = p.slice(0, 16) else { return nil }
+        self.check = check
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { w.appendBytes(check) }
+
+    public func describe(into sink: FieldSink) { sink.field("dhkey_check", .bytes(check)) }
 }
 
-extension SMPPairingKeypressNotification {
+/// Pairing Keypress Notification (Vol 3 Part H 3.5.8): Notification Type (Table 3.8).
+public struct SMPPairingKeypressNotification: SMPCommandType, SMPCommandEncodable, Sendable {
     public static let code: UInt8 = SMPCode.pairingKeypressNotification
+    public let notificationType: UInt8
+
+    public init(notificationType: UInt8) {
+        self.notificationType = notificationType
+    }
+
+    public init?(parameters p: ByteView) {
+        guard let notificationType = p.u8(0) else { return nil }
+        self.notificationType = notificationType
+    }
+
+    public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(notificationType) }
+
+    public func describe(into sink: FieldSink) {
+        sink.field(
+            "notification_type", .code(UInt64(notificationType), digits: 2, name: Self.typeName(notificationType)))
+    }
+}
+
+/// The six feature-exchange fields shared by Pairing Request and Pairing Response (Vol 3 Part
+/// H 3.5.1 and 3.5.2).
+public struct SMPPairingFeatures: Sendable, Equatable {
+    public let ioCapability: UInt8
+    /// OOB data flag: 0x00 not present, 0x01 present.
+    public let oobDataFlag: UInt8
+    public let authReq: SMPAuthReq
+    /// 7…16 octets.
+    public let maximumEncryptionKeySize: UInt8
+    public let initiatorKeyDistribution: SMPKeyDistribution
+    public let responderKeyDistribution: SMPKeyDistribution
+
+    public init(
+        ioCapability: UInt8, oobDataFlag: UInt8, authReq: SMPAuthReq, maximumEncryptionKeySize: UInt8,
+        initiatorKeyDistribution: SMPKeyDistribution, responderKeyDistribution: SMPKeyDistribution
+    ) {
+        self.ioCapability = ioCapability
+        self.oobDataFlag = oobDataFlag
+        self.authReq = authReq
+        self.maximumEncryptionKeySize = maximumEncryptionKeySize
+        self.initiatorKeyDistribution = initiatorKeyDistribution
+        self.responderKeyDistribution = responderKeyDistribution
+    }
+
+    /// The fields at `o` in `p`; nil when they do not fit.
+    init?(_ p: ByteView, at o: Int) {
+        guard let ioCapability = p.u8(o),
+            let oobDataFlag = p.u8(o + 1),
+            let authReq = p.u8(o + 2).map(SMPAuthReq.init(rawValue:)),
+            let maximumEncryptionKeySize = p.u8(o + 3),
+            let initiatorKeyDistribution = p.u8(o + 4).map(SMPKeyDistribution.init(rawValue:)),
+            let responderKeyDistribution = p.u8(o + 5).map(SMPKeyDistribution.init(rawValue:))
+        else { return nil }
+        self.ioCapability = ioCapability
+        self.oobDataFlag = oobDataFlag
+        self.authReq = authReq
+        self.maximumEncryptionKeySize = maximumEncryptionKeySize
+        self.initiatorKeyDistribution = initiatorKeyDistribution
+        self.responderKeyDistribution = responderKeyDistribution
+    }
+
+    public func append(to w: inout ByteWriter) {
+        w.appendUInt8(ioCapability)
+        w.appendUInt8(oobDataFlag)
+        w.appendUInt8(authReq.rawValue)
+        w.appendUInt8(maximumEncryptionKeySize)
+        w.appendUInt8(initiatorKeyDistribution.rawValue)
+        w.appendUInt8(responderKeyDistribution.rawValue)
+    }
+
+    func describe(into sink: FieldSink) {
+        sink.field("io_capability", .code(UInt64(ioCapability), digits: 2, name: SMPIOCapability.name(ioCapability)))
+        sink.field("oob_data_flag", .code(UInt64(oobDataFlag), digits: 2, name: Self.oobDataFlagName(oobDataFlag)))
+        authReq.describe(into: sink)
+        sink.field("max_encryption_key_size", .uint(UInt64(maximumEncryptionKeySize)))
+        if maximumEncryptionKeySize < 7 || maximumEncryptionKeySize > 16 {
+            sink.note("maximum encryption key size outside 7…16")
+        }
+        sink.field(
+            "initiator_key_distribution",
+            .flags(UInt64(initiatorKeyDistribution.rawValue), digits: 2, names: SMPKeyDistribution.flagNames))
+        sink.field(
+            "responder_key_distribution",
+            .flags(UInt64(responderKeyDistribution.rawValue), digits: 2, names: SMPKeyDistribution.flagNames))
+    }
 }
