@@ -136,7 +136,10 @@ let package = Package(
             name: "blecap", dependencies: ["BlecapCLI"],
             linkerSettings: [
                 .unsafeFlags(
-                    ["-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections", "-Xlinker", "--no-export-dynamic"],
+                    [
+                        "-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections",
+                        "-Xlinker", "--no-export-dynamic",
+                    ],
                     .when(platforms: [.linux], configuration: .release))
             ]),
         .target(name: "TestSupport", dependencies: ["BLEBytes", "CaptureIO", "CArchive"], path: "Tests/TestSupport"),
