@@ -129,7 +129,23 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildCommit"]),
-        .executableTarget(name: "blecap", dependencies: ["BlecapCLI"]),
+        // The release binary carries the Swift runtime, Foundation's essentials and Dispatch in
+        // itself instead of loading them as shared libraries: a process starts with a fraction of
+        // the dynamic loader's work and memory (docs/performance.md, "A blecap process's start").
+        // The modules are compiled against the shared runtime, whose FoundationEssentials does not
+        // ask for its C shims and collections (inside its .so): the static link names them. Nothing
+        // looks the executable's own symbols up at run time, so the static link's export of them
+        // all is undone.
+        .executableTarget(
+            name: "blecap", dependencies: ["BlecapCLI"],
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-static-stdlib", "-l_FoundationCShims", "-l_FoundationCollections",
+                        "-Xlinker", "--no-export-dynamic",
+                    ],
+                    .when(platforms: [.linux], configuration: .release))
+            ]),
         .target(name: "TestSupport", dependencies: ["BLEBytes", "CaptureIO", "CArchive"], path: "Tests/TestSupport"),
         .testTarget(name: "BLEBytesTests", dependencies: ["BLEBytes", "TestSupport"]),
         .testTarget(name: "BLESpoolTests", dependencies: ["BLESpool", "BLEBytes", "TestSupport"]),

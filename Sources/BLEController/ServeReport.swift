@@ -82,7 +82,7 @@ public struct ServeReport: Sendable {
     public var differences: Int { operations.reduce(0) { $0 + $1.count { $0.verdict != .same } } }
 
     public func text() -> String {
-        var out = replay.text().replacingOccurrences(of: "replay of ", with: "served ", options: [], range: nil)
+        var out = replay.text().replacing("replay of ", with: "served ")
         for (i, c) in replay.connections.enumerated() {
             let ops = operations[i]
             let count = { (v: OperationComparison.Verdict) in ops.count { $0.verdict == v } }

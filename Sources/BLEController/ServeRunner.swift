@@ -1,5 +1,5 @@
 import CaptureIO
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc

@@ -5,7 +5,8 @@ import BLEReport
 import CaptureArchive
 import CaptureIO
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -22,51 +23,80 @@ package enum CaptureWalker {
         var files: Set<String> = []
         var explicit: Set<String> = []
         var problems: [String] = []
-        let fm = FileManager.default
+        // A file found under a directory: linted if it is a capture, a simulator trace or an archive.
+        func consider(_ full: String) {
+            guard let prefix = CaptureLinter.filePrefix(full, count: 512) else {
+                problems.append("\(full): cannot open")
+                return
+            }
+            // An empty file is no capture: skipped like any other file that is not one.
+            if prefix.isEmpty { return }
+            let detection = prefix.withUnsafeBytes { CaptureFile.detect(ByteView($0)) }
+            switch detection {
+            case .unknown where SimulatorTraceReader.detect(prefix): files.insert(full)
+            case .unknown where prefix.withUnsafeBytes({ CaptureBundle.isArchive(ByteView($0)) }): files.insert(full)
+            case .unknown: return
+            default: files.insert(full)
+            }
+        }
         for p in paths {
-            var isDir: ObjCBool = false
             // Standard input, opened by CaptureBundle as every command opens it.
             if p == "-" {
                 files.insert(p)
                 explicit.insert(p)
                 continue
             }
-            guard fm.fileExists(atPath: p, isDirectory: &isDir) else {
+            var st = stat()
+            guard stat(p, &st) == 0 else {
                 problems.append("\(p): no such file or directory")
                 continue
             }
-            if !isDir.boolValue {
+            if st.st_mode & S_IFMT != S_IFDIR {
                 files.insert(p)
                 explicit.insert(p)
                 continue
             }
-            guard let walker = fm.enumerator(atPath: p) else {
+            guard walk(p, "", consider) else {
                 problems.append("\(p): cannot list directory")
                 continue
             }
-            while let rel = walker.nextObject() as? String {
-                let full = (p as NSString).appendingPathComponent(rel)
-                var d: ObjCBool = false
-                guard fm.fileExists(atPath: full, isDirectory: &d), !d.boolValue else { continue }
-                guard let h = FileHandle(forReadingAtPath: full) else {
-                    problems.append("\(full): cannot open")
-                    continue
-                }
-                let prefix = (try? h.read(upToCount: 512)) ?? Data()
-                try? h.close()
-                // An empty file is no capture: skipped like any other file that is not one.
-                if prefix.isEmpty { continue }
-                let detection = prefix.withUnsafeBytes { CaptureFile.detect(ByteView($0)) }
-                switch detection {
-                case .unknown where SimulatorTraceReader.detect(prefix): files.insert(full)
-                case .unknown where prefix.withUnsafeBytes({ CaptureBundle.isArchive(ByteView($0)) }):
-                    files.insert(full)
-                case .unknown: continue
-                default: files.insert(full)
-                }
-            }
         }
         return (files.sorted(), explicit, problems)
+    }
+
+    /// Calls `body` with each file under `root` (`relative` deep): entries in the order the
+    /// directory lists them, a subdirectory's files where it is listed. Symbolic links to files
+    /// count, links to directories are not followed, entries that do not resolve are skipped:
+    /// the walk FileManager's `enumerator(atPath:)` made. False if `root` cannot be listed.
+    private static func walk(_ root: String, _ relative: String, _ body: (String) -> Void) -> Bool {
+        let dir = relative.isEmpty ? root : join(root, relative)
+        guard let d = opendir(dir) else { return false }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(d)
+        for name in names {
+            let rel = relative.isEmpty ? name : relative + "/" + name
+            let full = join(root, rel)
+            var st = stat()
+            guard lstat(full, &st) == 0 else { continue }
+            if st.st_mode & S_IFMT == S_IFDIR {
+                _ = walk(root, rel, body)
+                continue
+            }
+            guard stat(full, &st) == 0, st.st_mode & S_IFMT != S_IFDIR else { continue }
+            body(full)
+        }
+        return true
+    }
+
+    /// `NSString.appendingPathComponent`'s join: one "/" unless `dir` ends in one.
+    private static func join(_ dir: String, _ rel: String) -> String {
+        dir.hasSuffix("/") ? dir + rel : dir + "/" + rel
     }
 }
 
@@ -238,12 +268,11 @@ enum Parallel {
         return slots.all
     }
 
-    private final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
+    private final class Counter: Sendable {
+        private let value = Mutex(0)
 
         func take(below limit: Int) -> Int? {
-            lock.withLock {
+            value.withLock { value in
                 guard value < limit else { return nil }
                 value += 1
                 return value - 1
@@ -254,9 +283,9 @@ enum Parallel {
     /// One slot per job, filled from worker threads.
     private final class Slots<T>: @unchecked Sendable {
         private var slots: [T?]
-        private let lock = NSLock()
+        private let lock = Mutex(())
         init(count: Int) { slots = Array(repeating: nil, count: count) }
-        func set(_ i: Int, _ r: T) { lock.withLock { slots[i] = r } }
-        var all: [T] { lock.withLock { slots.compactMap { $0 } } }
+        func set(_ i: Int, _ r: T) { lock.withLock { _ in slots[i] = r } }
+        var all: [T] { lock.withLock { _ in slots.compactMap { $0 } } }
     }
 }

@@ -1,5 +1,5 @@
 import BLEBytes
-import Foundation
+import FoundationEssentials
 
 /// Stable identity of a finding across runs and re-captures: rule, peer, handle and the
 /// message with its decimal quantities (durations) masked. Frame numbers and times are not in

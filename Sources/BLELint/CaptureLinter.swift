@@ -3,7 +3,11 @@ import BLEPackets
 import BLEPass
 import BLETimeline
 import CaptureIO
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The result of linting one capture.
 public struct CaptureReport: Sendable {
@@ -56,7 +60,7 @@ public enum CaptureLinter {
         path: String, configuration: LintConfiguration = LintConfiguration(),
         baseline: Baseline = Baseline(), observer: LintPassObserver? = nil
     ) -> CaptureReport {
-        if path != "-", SimulatorTraceReader.detect(filePrefix(path)) {
+        if path != "-", SimulatorTraceReader.detect(filePrefix(path) ?? []) {
             return SimulatorTraceReader.lint(path: path, configuration: configuration, baseline: baseline)
         }
         var report = CaptureReport(path: path)
@@ -96,11 +100,22 @@ public enum CaptureLinter {
         return report
     }
 
-    /// The first bytes of a file (empty if it cannot be read): enough to tell a simulator trace.
-    static func filePrefix(_ path: String) -> [UInt8] {
-        guard let h = FileHandle(forReadingAtPath: path) else { return [] }
-        defer { try? h.close() }
-        return [UInt8]((try? h.read(upToCount: 16)) ?? Data())
+    /// The first `count` bytes of a file (fewer at its end or at a read error), nil if it
+    /// cannot be opened: enough to tell a simulator trace (16) or a capture (`lint DIR`'s 512).
+    package static func filePrefix(_ path: String, count: Int = 16) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var have = 0
+        while have < count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + have, count - have) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            have += n
+        }
+        bytes.removeSubrange(have...)
+        return bytes
     }
 
     static func lint(

@@ -1,6 +1,6 @@
 import BLEBytes
 import BLEPackets
-import Foundation
+import FoundationEssentials
 
 /// Which rules run and how: the config file (`.blecap.yml` or JSON) plus `--enable`/`--disable`.
 ///
@@ -217,13 +217,24 @@ extension ConfigNode: Decodable {
 enum SimpleYAML {
     struct ParseError: Error { var description: String }
 
+    /// `s` without leading and trailing tabs and space separators (Unicode category Zs): the
+    /// set Foundation's `CharacterSet.whitespaces` trims, scalar by scalar.
+    static func trimmingWhitespace(_ s: Substring) -> String {
+        func isSpace(_ c: Unicode.Scalar) -> Bool { c == "\t" || c.properties.generalCategory == .spaceSeparator }
+        let scalars = s.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
+            let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+
     static func parse(_ text: String) throws(ParseError) -> ConfigNode {
         var lines: [(indent: Int, key: String, value: String?, number: Int)] = []
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = Substring(raw)
             if line.hasSuffix("\r") { line = line.dropLast() }
             if let hash = commentStart(line) { line = line[..<hash] }
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = trimmingWhitespace(line)
             if trimmed.isEmpty || trimmed == "---" { continue }
             if line.contains("\t") {
                 throw ParseError(description: "line \(i + 1): tabs are not allowed for indentation")
@@ -232,8 +243,8 @@ enum SimpleYAML {
             guard let colon = trimmed.firstIndex(of: ":") else {
                 throw ParseError(description: "line \(i + 1): expected 'key: value'")
             }
-            let key = unquote(trimmed[..<colon].trimmingCharacters(in: .whitespaces))
-            let rest = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let key = unquote(trimmingWhitespace(trimmed[..<colon]))
+            let rest = trimmingWhitespace(trimmed[trimmed.index(after: colon)...])
             if key.isEmpty { throw ParseError(description: "line \(i + 1): empty key") }
             if rest.hasPrefix("[") || rest.hasPrefix("{") || rest.hasPrefix("-") || rest.hasPrefix("&")
                 || rest.hasPrefix("*")

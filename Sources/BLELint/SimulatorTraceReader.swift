@@ -1,6 +1,10 @@
 import BLEBytes
 import BLETimeline
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reads a simulator trace (the JSONL that `BLESimulator`'s `SimulatorTrace.jsonl()` writes,
 /// docs/simulator-trace.md) and feeds its API calls to the rules as `LintInput.api`, so the
@@ -35,20 +39,24 @@ public enum SimulatorTraceReader {
     ) -> CaptureReport {
         var report = CaptureReport(path: path)
         report.format = format
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
             report.error = "cannot open \(path)"
             return report
         }
-        defer { try? handle.close() }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var lines = LineSplitter()
         let engine = LintEngine(configuration: configuration)
         var reader = Feeder(engine: engine)
         reading: while true {
-            let chunk: Data
-            do { chunk = try handle.read(upToCount: 1 << 16) ?? Data() } catch {
-                report.damage = "read error after line \(reader.lines): \(error)"
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                report.damage = "read error after line \(reader.lines): \(String(cString: strerror(errno)))"
                 break
             }
+            let chunk = Data(buffer[..<n])
             if chunk.isEmpty { break }
             var problem: String?
             lines.feed(chunk) { line in

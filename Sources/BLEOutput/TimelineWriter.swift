@@ -729,7 +729,7 @@ public final class TimelineWriter {
                 }
                 parts += f.serviceUUIDs.map { "uuid=\($0)" } + f.solicitationUUIDs.map { "solicitation=\($0)" }
                 parts += f.localNames.map {
-                    "name=\($0.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "\"", with: "?"))"
+                    "name=\($0.replacing(" ", with: "_").replacing("\"", with: "?"))"
                 }
                 parts +=
                     f.addresses.map { "address=\($0)" }
@@ -755,7 +755,7 @@ public final class TimelineWriter {
             out.byte(UInt8(ascii: "]"))
         } else {
             out.string(
-                values.isEmpty ? "-" : values.map { $0.replacingOccurrences(of: " ", with: "_") }.joined(separator: ",")
+                values.isEmpty ? "-" : values.map { $0.replacing(" ", with: "_") }.joined(separator: ",")
             )
         }
     }

@@ -3,7 +3,7 @@ import BLEPackets
 import BLESpool
 import BLETimeline
 import CaptureIO
-import Foundation
+import FoundationEssentials
 
 /// A captured session turned into models that can be replayed: per connection, the peer's
 /// GATT server (and this host's, if the peer used it) and the client script, ready for

@@ -1,5 +1,5 @@
 import BLEBytes
-import Foundation
+import FoundationEssentials
 
 /// Renders report models as one self-contained HTML document: inline CSS, one inline script,
 /// and the models as one JSON blob the script draws from (SVG built in the browser). Nothing is

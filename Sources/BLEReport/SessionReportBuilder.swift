@@ -2,7 +2,8 @@ import BLEFilter
 import BLELint
 import CaptureIO
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Synchronization
 
 /// Builds the report model of captures: one streaming pass per capture, which both lints it
 /// (the same findings as `blecap lint` with the same configuration) and aggregates the model.
@@ -50,9 +51,11 @@ public enum SessionReportBuilder {
 
     final class Slots: @unchecked Sendable {
         private var slots: [(model: SessionReportModel, report: CaptureReport)?]
-        private let lock = NSLock()
+        private let lock = Mutex(())
         init(count: Int) { slots = Array(repeating: nil, count: count) }
-        func set(_ i: Int, _ r: (model: SessionReportModel, report: CaptureReport)) { lock.withLock { slots[i] = r } }
-        var all: [(model: SessionReportModel, report: CaptureReport)] { lock.withLock { slots.compactMap { $0 } } }
+        func set(_ i: Int, _ r: (model: SessionReportModel, report: CaptureReport)) {
+            lock.withLock { _ in slots[i] = r }
+        }
+        var all: [(model: SessionReportModel, report: CaptureReport)] { lock.withLock { _ in slots.compactMap { $0 } } }
     }
 }

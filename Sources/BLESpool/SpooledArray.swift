@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Spilled blocks of one `SpooledArray`, handed back to the spool when no array holds them.
 @usableFromInline final class SpoolBlocks: @unchecked Sendable {

@@ -3,7 +3,11 @@ import BLEFleet
 import BLELint
 import BLEOutput
 import BLEReport
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `blecap lint PATH...`: check captures against the Core Bluetooth rules, for people and CI.
 struct LintCommand: ParsableCommand {

@@ -3,7 +3,11 @@ import BLEBytes
 import BLEController
 import BLEOutput
 import BLEReplay
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 extension ReplayCommand {
     /// `--controller`: blecap hosts a controller and plays the captured peripheral (or, with

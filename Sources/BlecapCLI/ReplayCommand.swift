@@ -4,7 +4,11 @@ import BLEController
 import BLELint
 import BLEOutput
 import BLEReplay
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `blecap replay FILE`: replays a capture's ATT exchanges against models of its GATT
 /// servers and reports how faithfully the replay reproduces the capture.

@@ -4,7 +4,11 @@ import BLEFleet
 import BLELint
 import BLEOutput
 import BLEReport
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `blecap report FILE... [-o report.html]`: one self-contained HTML page per capture.
 struct ReportCommand: ParsableCommand {
@@ -92,7 +96,7 @@ struct ReportCommand: ParsableCommand {
         let directory = jobs.count > 1 ? (output ?? ".") : nil
         if let directory {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-                printError("cannot create \(directory): \(error.localizedDescription)")
+                printError("cannot create \(directory): \(Self.describe(error))")
                 throw BlecapExit.writeError.exitCode
             }
         }
@@ -145,5 +149,19 @@ struct ReportCommand: ParsableCommand {
             }
         }
         if status != .success { throw status.exitCode }
+    }
+
+    /// What Foundation's `localizedDescription` said of the errors `createDirectory` throws
+    /// (blecap links only FoundationEssentials, which has no localized texts): the same words.
+    static func describe(_ error: any Error) -> String {
+        let reasons: [CocoaError.Code: String] = [
+            .fileNoSuchFile: "The file doesn’t exist.",
+            .fileWriteNoPermission: "You don’t have permission.",
+            .fileWriteInvalidFileName: "The file name is invalid.",
+            .fileWriteFileExists: "A file with the same name already exists.",
+        ]
+        guard let cocoa = error as? CocoaError else { return "The operation could not be completed. \(error)" }
+        let reason = reasons[cocoa.code] ?? "(NSCocoaErrorDomain error \(cocoa.code.rawValue).)"
+        return "The operation could not be completed. \(reason)"
     }
 }

@@ -3,7 +3,11 @@ import BLEBytes
 import BLEController
 import BLEOutput
 import BLEReplay
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `blecap serve FILE --transport T`: a virtual HCI controller whose air is the capture, for
 /// a real host stack to drive.

@@ -120,7 +120,7 @@ public struct DeviceMetadata: Sendable, Equatable {
     }
 
     static func between(_ s: String, _ a: String, _ b: String) -> String? {
-        guard let r1 = s.range(of: a), let r2 = s.range(of: b, range: r1.upperBound..<s.endIndex) else { return nil }
+        guard let r1 = s.firstRange(of: a), let r2 = s[r1.upperBound...].firstRange(of: b) else { return nil }
         return String(s[r1.upperBound..<r2.lowerBound])
     }
 
@@ -150,7 +150,7 @@ public struct DeviceMetadata: Sendable, Equatable {
 
 extension String {
     fileprivate func components(after marker: String) -> String {
-        guard let r = range(of: marker) else { return "" }
+        guard let r = firstRange(of: marker) else { return "" }
         return String(self[r.upperBound...])
     }
 }

@@ -1,5 +1,5 @@
 import BLEBytes
-import Foundation
+import FoundationEssentials
 
 /// Writes btsnoop version 1 with datalink 1002, HCI UART (H4): the record's first byte is the
 /// H4 packet type (0x01 command, 0x02 ACL data, 0x04 event). Big-endian headers, timestamps in

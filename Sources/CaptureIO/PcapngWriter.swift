@@ -1,5 +1,5 @@
 import BLEBytes
-import Foundation
+import FoundationEssentials
 
 /// Writes pcapng (IETF draft-ietf-opsawg-pcapng) with one interface of link type 201,
 /// LINKTYPE_BLUETOOTH_HCI_H4_WITH_PHDR: each packet is a 4-byte big-endian direction

@@ -51,4 +51,39 @@ import Testing
         #expect(reports[0].frames > 0)
         #expect(reports[1].error != nil)
     }
+
+    /// The walk of `lint DIR` (FileManager's enumerator's rules, kept since): hidden files and
+    /// subdirectories are read, a link to a file counts under its own name, a link to a directory
+    /// is not followed, a dangling link and an empty file are skipped; a directory named with a
+    /// trailing "/" is joined without a second one.
+    @Test func theWalkOfADirectory() throws {
+        let scratch = try Scratch()
+        let bytes = try Fixtures.bytes("public/btsnoop-android_domyos-treadmill-ftms.log")
+        let fm = FileManager.default
+        for d in ["a", "b/c", ".hid", "other"] {
+            try fm.createDirectory(atPath: scratch.file(d), withIntermediateDirectories: true)
+        }
+        for f in ["a/x.btsnoop", "b/c/y.btsnoop", ".hid/z.btsnoop", ".dot.btsnoop", "other/o.btsnoop"] {
+            _ = try scratch.write(f, bytes)
+        }
+        _ = try scratch.write("empty.btsnoop", [])
+        try fm.createSymbolicLink(atPath: scratch.file("a/linkdir"), withDestinationPath: "../other")
+        try fm.createSymbolicLink(atPath: scratch.file("b/linkfile"), withDestinationPath: "../other/o.btsnoop")
+        try fm.createSymbolicLink(atPath: scratch.file("b/broken"), withDestinationPath: "/nonexistent")
+        try fm.createSymbolicLink(atPath: scratch.file("b/c/up"), withDestinationPath: "..")
+
+        let walked = CaptureWalker.collect([scratch.path + "/"])
+        let root = scratch.path + "/"
+        #expect(
+            walked.files
+                == [
+                    ".dot.btsnoop", ".hid/z.btsnoop", "a/x.btsnoop", "b/c/y.btsnoop", "b/linkfile", "other/o.btsnoop",
+                ].map { root + $0 })
+        #expect(walked.explicit.isEmpty)
+        #expect(walked.problems.isEmpty)
+        #expect(
+            CaptureWalker.collect([scratch.file("missing")]).problems == [
+                scratch.file("missing") + ": no such file or directory"
+            ])
+    }
 }
