@@ -278,7 +278,9 @@ extension TimelineBuilder {
             if cc.opcode == Self.readRSSIOpcode { readRSSI(cc.returnParameters, r) }
         case HCICommandStatus.code:
             guard let cs = HCICommandStatus(parameters: p) else { return }
-            if cs.status != 0, hot.initState?.controller == r.controllerIndex { hot.initState?.info.failedCommands += 1 }
+            if cs.status != 0, hot.initState?.controller == r.controllerIndex {
+                hot.initState?.info.failedCommands += 1
+            }
             answer(cs.opcode, status: cs.status, r)
             linkCommandStatus(cs.opcode, status: cs.status, r)
             // These commands answer with Command Complete; a Command Status can only refuse them.
