@@ -234,7 +234,9 @@ extension TimelineBuilder {
             $0.controller == r.controllerIndex && $0.opcode == opcode && $0.frame != r.frame
         }) {
             let old = pendingCommands.remove(at: i)
-            if hot.queue.isPending(old.sequence) { hot.queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) } }
+            if hot.queue.isPending(old.sequence) {
+                hot.queue.update(old.sequence) { $0.outcome = .unanswered(frame: r.frame) }
+            }
         }
         if pendingCommands.count >= 16 { pendingCommands.removeFirst() }
         pendingCommands.append(

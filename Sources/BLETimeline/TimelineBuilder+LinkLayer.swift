@@ -694,7 +694,8 @@ extension TimelineBuilder {
     /// when it is still open (no dictionary lookup for the usual run of PDUs on one link),
     /// else `connection(_:_:)`.
     func linkConnection(_ number: UInt16, _ r: CaptureRecord) -> ConnectionState? {
-        if let c = hot.lastLinkConnection, c.endTime == nil, c.handle == number, c.controllerIndex == r.controllerIndex {
+        if let c = hot.lastLinkConnection, c.endTime == nil, c.handle == number, c.controllerIndex == r.controllerIndex
+        {
             return c
         }
         let c = connection(number, r)

@@ -282,7 +282,9 @@ public final class TimelineBuilder {
             c.remoteCarriedOverFrom = known.connection
         }
         adoptLocalDatabase(c)
-        if hot.open.count >= Self.maximumOpenConnections, let oldest = hot.open.values.min(by: { $0.number < $1.number }) {
+        if hot.open.count >= Self.maximumOpenConnections,
+            let oldest = hot.open.values.min(by: { $0.number < $1.number })
+        {
             close(oldest, r, outcome: .disconnected(frame: r.frame), endFrame: nil)
         }
         setOpen(key, c)
