@@ -92,8 +92,10 @@ def main():
     clang = []
     for name in ("CPcap", "CBluetooth", "CArchive", "CZlib"):
         clang += ["-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources", name, "module.modulemap")]
-    support = os.path.join(triple_dir, "CCaptureSupport.build", "module.modulemap")
-    clang += ["-Xcc", "-fmodule-map-file=" + support, "-Xcc", "-I" + os.path.join(ROOT, "Sources", "CCaptureSupport", "include")]
+    # The package's own C targets (CCaptureSupport, CSHA256): SwiftPM writes their module maps.
+    for name in ("CCaptureSupport", "CSHA256"):
+        support = os.path.join(triple_dir, name + ".build", "module.modulemap")
+        clang += ["-Xcc", "-fmodule-map-file=" + support, "-Xcc", "-I" + os.path.join(ROOT, "Sources", name, "include")]
     passed = failed = 0
     with tempfile.TemporaryDirectory() as out:
         for product, module in products():
