@@ -13,16 +13,25 @@ import Testing
 /// long enough to spill replays, compares and exports exactly as one that stays in memory.
 @Suite struct ReplaySpoolTests {
     /// The clock's table (`ReplayInstants`, from an external sort spilled in runs of ten):
-    /// distinct, and the last instant at or before any time.
-    @Test func instantsFromAnExternalSortAreDistinctAndFoundByTime() {
+    /// distinct, and the last instant at or before any time, both while the instants are kept
+    /// as one array (about 1,800 of them) and once they spill (about 24,000 past a memory limit
+    /// of one 8,192-instant block: three blocks on the spool, the rest in memory).
+    @Test(arguments: [(5000, 2000, Spool.arrayMemoryLimit), (40_000, 60_000, 4 << 10)])
+    func instantsFromAnExternalSortAreDistinctAndFoundByTime(values count: Int, range: Int, memoryLimit: Int) {
         var rng = SplitMix64(seed: 9)
-        let values = (0..<5000).map { _ in Int64(rng.next() % 2000) - 1000 }
-        var sorter = ExternalSorter<Int64>(runBytes: 80)
-        for v in values { sorter.append(v) }
-        let instants = ReplayInstants(&sorter)
+        let half = Int64(range / 2)
+        let values = (0..<count).map { _ in Int64(rng.next() % UInt64(range)) - half }
+        let instants = Spool.$arrayMemoryLimit.withValue(memoryLimit) {
+            var sorter = ExternalSorter<Int64>(runBytes: 80)
+            for v in values { sorter.append(v) }
+            return ReplayInstants(&sorter)
+        }
         let distinct = Array(Set(values)).sorted()
         #expect(instants.count == distinct.count)
-        for t: Int64 in [-2000, -1000, -999, -1, 0, 1, 500, 999, 1000, 5000] {
+        #expect(instants.first == distinct.first)
+        var probes: [Int64] = [-2 * half, -half, -half + 1, -1, 0, 1, half / 2, half - 1, half, 5 * half]
+        probes += (0..<200).map { _ in Int64(rng.next() % UInt64(2 * range)) - 2 * half }
+        for t in probes {
             let k = distinct.lastIndex { $0 <= t }
             let found = instants.last(atOrBefore: t)
             #expect(found?.index == k && found?.instant == k.map { distinct[$0] }, "t = \(t)")
