@@ -100,6 +100,15 @@ final class Link {
     }
 
     func observe(_ e: TimelineEvent) {
+        // Notifications, most events of a transfer, change only their sender's last mark: taken
+        // before the general path, which looked the event's kind up three times
+        // (docs/performance.md).
+        if case .notification(let op) = e.kind, case .none = e.outcome {
+            // The type `TimelineEvent.Kind.type` gives a notification, without its switch.
+            let m = Mark(frame: e.frame, time: e.time, type: "gatt.notification")
+            if op.sent { lastFromHost = m } else { lastFromPeer = m }
+            return
+        }
         let direction = Self.sentByHost(e.kind)
         if let sent = direction {
             let m = Mark(frame: e.frame, time: e.time, type: e.kind.type)
