@@ -342,6 +342,13 @@ struct BudgetAccumulator {
         peripheralLatency = Int(t.latency)
     }
 
+    /// `observe(e)` for a notification, given the fields of its operation that it reads.
+    @inline(__always) mutating func notification(
+        _ e: TimelineEvent, _ opMTU: UInt16, _ opMTUKnown: Bool, _ opSent: Bool
+    ) {
+        value(e, .notifications, opMTU, opMTUKnown, opSent)
+    }
+
     mutating func observe(_ e: TimelineEvent) {
         switch e.kind {
         case .notification(let op): value(e, .notifications, op.mtu, op.mtuKnown, op.sent)
