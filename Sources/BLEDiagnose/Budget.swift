@@ -242,8 +242,11 @@ struct BudgetAccumulator {
     var mtuKnown = true
     var encrypted = false
 
-    /// Open stretches, by kind and sender (`slot`).
-    var open: [OpenStretch?] = []
+    /// Open stretches, by kind and sender (`slot`): a slot holds an open stretch when its bit of
+    /// `openSlots` is set. A bit test instead of an optional stretch, whose tag was read
+    /// through an outlined copy twice for every value (docs/performance.md).
+    var open: [OpenStretch] = []
+    var openSlots: UInt16 = 0
     var closed: [OpenStretch] = []
     var closedOmitted = 0
     var samples: [LatencyKey: LatencySamples] = [:]
@@ -287,6 +290,11 @@ struct BudgetAccumulator {
         var mtu: Int
         var mtuKnown: Bool
         var encrypted: Bool
+
+        /// What an empty slot of `open` holds (never read: `openSlots` says which are open).
+        static let closed = OpenStretch(
+            kind: .notifications, sentByHost: false, firstFrame: 0, lastFrame: 0, firstTime: 0, lastTime: 0,
+            bytes: 0, firstBytes: 0, truncated: false, largest: 0, mtu: 0, mtuKnown: false, encrypted: false)
 
         /// Takes the next PDU of the stream when it follows within the gap allowed; false when
         /// the stretch has ended before it.
@@ -334,23 +342,30 @@ struct BudgetAccumulator {
         peripheralLatency = Int(t.latency)
     }
 
+    /// `observe(e)` for a notification, given the fields of its operation that it reads.
+    @inline(__always) mutating func notification(
+        _ e: TimelineEvent, _ opMTU: UInt16, _ opMTUKnown: Bool, _ opSent: Bool
+    ) {
+        value(e, .notifications, opMTU, opMTUKnown, opSent)
+    }
+
     mutating func observe(_ e: TimelineEvent) {
         switch e.kind {
-        case .notification(let op): value(e, .notifications, op)
+        case .notification(let op): value(e, .notifications, op.mtu, op.mtuKnown, op.sent)
         case .indication(let op):
-            value(e, .indications, op)
+            value(e, .indications, op.mtu, op.mtuKnown, op.sent)
             sample(e, "indication", op.sent)
         case .write(let op, let variant):
             switch variant {
-            case .command, .signed: value(e, .writeCommands, op)
+            case .command, .signed: value(e, .writeCommands, op.mtu, op.mtuKnown, op.sent)
             case .request:
-                value(e, .writeRequests, op)
+                value(e, .writeRequests, op.mtu, op.mtuKnown, op.sent)
                 sample(e, "write", op.sent)
             case .prepare: sample(e, "prepare_write", op.sent)
             case .execute: sample(e, "execute_write", op.sent)
             }
         case .read(let op, _):
-            value(e, .reads, op)
+            value(e, .reads, op.mtu, op.mtuKnown, op.sent)
             sample(e, "read", op.sent)
         case .subscribe(let op, _): sample(e, "subscribe", op.sent)
         case .discovery(_, let sent): sample(e, "discovery", sent)
@@ -382,27 +397,31 @@ struct BudgetAccumulator {
         }
     }
 
-    private mutating func value(_ e: TimelineEvent, _ kind: StreamKind, _ op: AttributeOperation) {
+    /// Takes the operation's three fields it reads, not the operation: passing the whole
+    /// `AttributeOperation` rebuilt it on the stack for every value (docs/performance.md).
+    private mutating func value(
+        _ e: TimelineEvent, _ kind: StreamKind, _ opMTU: UInt16, _ opMTUKnown: Bool, _ opSent: Bool
+    ) {
         // A read's value is in its response: unanswered reads carry none.
         if kind == .reads, e.outcome.responseFrame == nil { return }
         if kind == .writeRequests, e.outcome.responseFrame == nil { return }
-        if op.mtu > mtu || (!op.mtuKnown && mtuKnown && op.mtu != mtu) {
+        if opMTU > mtu || (!opMTUKnown && mtuKnown && opMTU != mtu) {
             // The MTU the timeline knows moved (a lower bound grew): new parameters.
             closeAll()
-            mtu = Int(op.mtu)
-            mtuKnown = op.mtuKnown
+            mtu = Int(opMTU)
+            mtuKnown = opMTUKnown
         }
         // Reads carry the responder's values: the peer's server when this host asked.
-        let sentByHost = kind == .reads ? !op.sent : op.sent
+        let sentByHost = kind == .reads ? !opSent : opSent
         let slot = kind.rawValue * 2 + (sentByHost ? 1 : 0)
-        if open.isEmpty { open = Array(repeating: nil, count: StreamKind.allCases.count * 2) }
+        if open.isEmpty { open = Array(repeating: .closed, count: StreamKind.allCases.count * 2) }
         let bytes = e.value.count
         let time = kind == .reads ? e.time &+ (e.outcome.latency ?? 0) : e.time
-        if open[slot] != nil {
+        if openSlots & (1 &<< slot) != 0 {
             // Extended in place: copying the stretch out of the array and back was most of the
             // budget's cost per notification.
             let lastFrame = kind == .reads ? (e.outcome.responseFrame ?? e.frame) : e.frame
-            if open[slot]!.extend(time: time, frame: lastFrame, bytes: bytes, truncated: e.valueTruncated) { return }
+            if open[slot].extend(time: time, frame: lastFrame, bytes: bytes, truncated: e.valueTruncated) { return }
             close(slot)
         }
         let frame = kind == .reads ? (e.outcome.responseFrame ?? e.frame) : e.frame
@@ -413,11 +432,13 @@ struct BudgetAccumulator {
             peripheralLatency: peripheralLatency, dataPHY: sentByHost ? txPHY : rxPHY,
             ackPHY: sentByHost ? rxPHY : txPHY, dataLength: dataLength.map { sentByHost ? $0.tx : $0.rx }, mtu: mtu,
             mtuKnown: mtuKnown, encrypted: encrypted)
+        openSlots |= 1 &<< slot
     }
 
     private mutating func close(_ slot: Int) {
-        guard let s = open[slot] else { return }
-        open[slot] = nil
+        guard openSlots & (1 &<< slot) != 0 else { return }
+        openSlots &= ~(1 &<< slot)
+        let s = open[slot]
         guard s.pdus >= Budget.minimumPDUs, s.lastTime > s.firstTime, !s.truncated else { return }
         if closed.count < Budget.maximumStretches {
             closed.append(s)
@@ -427,7 +448,7 @@ struct BudgetAccumulator {
     }
 
     mutating func closeAll() {
-        for i in open.indices where open[i] != nil { close(i) }
+        for i in open.indices where openSlots & (1 &<< i) != 0 { close(i) }
     }
 
     private mutating func sample(_ e: TimelineEvent, _ operation: String, _ sentByHost: Bool) {

@@ -26,8 +26,15 @@ public final class Diagnoser {
     static let maximumFramesPerGroup = 8
 
     var links: [Int: Link] = [:]
-    /// The link the last event named: events come in runs on one connection.
-    var lastLink: Link?
+    /// The link the last event named: events come in runs on one connection. Held unretained:
+    /// `links` holds every link it names (each place that takes a link out of `links` clears
+    /// it), and a strong reference was retained and released for every event
+    /// (docs/performance.md).
+    var lastLink: Link? {
+        get { lastLinkRef?.takeUnretainedValue() }
+        set { lastLinkRef = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    private var lastLinkRef: Unmanaged<Link>?
     /// Verdicts made as their events arrived (attempts, disconnections of unknown links).
     var early: [Verdict] = []
     var attempt: Attempt?
@@ -71,6 +78,22 @@ public final class Diagnoser {
     // MARK: feeding
 
     public func observe(_ e: TimelineEvent) {
+        // Notifications, most events of a transfer, straight to their link (what the `default`
+        // case below does for them), without unpacking the other kinds' payloads. Live mode
+        // takes the general path.
+        if onVerdict == nil, case .notification(let op) = e.kind, let n = e.connection {
+            if let u = lastLinkRef, u._withUnsafeGuaranteedRef({ $0.number == n }) {
+                u._withUnsafeGuaranteedRef { l in
+                    l.notification(e, sent: op.sent)
+                    l.budget.notification(e, op.mtu, op.mtuKnown, op.sent)
+                }
+            } else {
+                let l = link(n, e.frame)
+                l.notification(e, sent: op.sent)
+                l.budget.notification(e, op.mtu, op.mtuKnown, op.sent)
+            }
+            return
+        }
         if onVerdict != nil, let n = e.connection, handedOut.contains(n) { return }
         defer { if onVerdict != nil { live(after: e) } }
         switch e.kind {

@@ -99,6 +99,16 @@ final class Link {
         a.utf8Start == b.utf8Start || a.description == b.description
     }
 
+    /// `observe(e)` for a notification (`sent`: its `op.sent`). Most events of a transfer, and
+    /// without an outcome they change only their sender's last mark: the general path looked
+    /// the event's kind up three times (docs/performance.md).
+    @inline(__always) func notification(_ e: TimelineEvent, sent: Bool) {
+        guard case .none = e.outcome else { return observe(e) }
+        // The type `TimelineEvent.Kind.type` gives a notification, without its switch.
+        let m = Mark(frame: e.frame, time: e.time, type: "gatt.notification")
+        if sent { lastFromHost = m } else { lastFromPeer = m }
+    }
+
     func observe(_ e: TimelineEvent) {
         let direction = Self.sentByHost(e.kind)
         if let sent = direction {

@@ -202,18 +202,51 @@ public final class OutputBuffer {
         storage.pointee.count = c + body(storage.pointee.base + c)
     }
 
-    /// Copies a constant (keys, type names): byte by byte when short, where a call to `memcpy`
-    /// costs more than the copy, and through `memcpy` past 8 bytes, where the loop (~5
-    /// instructions a byte) costs more (measured on `packets --format jsonl`).
+    /// Copies a constant (keys, type names). Up to 32 bytes as two or four word moves that
+    /// may overlap (the first and last 4, 8 or 16 bytes), never reading or writing outside the
+    /// `n` bytes: a call to `memcpy` for the 9–32-byte keys of `packets --format jsonl` cost
+    /// more than the copy, and a byte loop ~5 instructions a byte (docs/performance.md).
     @inline(__always) static func copy(_ s: StaticString, to p: UnsafeMutablePointer<UInt8>) -> Int {
         s.withUTF8Buffer { src in
             let n = src.count
-            if n <= 8 {
-                for i in 0..<n { p[i] = src[i] }
-            } else if let from = src.baseAddress {
-                UnsafeMutableRawPointer(p).copyMemory(from: from, byteCount: n)
-            }
+            guard let from = src.baseAddress else { return n }
+            copySmall(UnsafeRawPointer(from), to: UnsafeMutableRawPointer(p), count: n)
             return n
+        }
+    }
+
+    /// `n` bytes from `src` to `dst` (not overlapping), in word moves when `n` ≤ 32.
+    @inline(__always) static func copySmall(
+        _ src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer, count n: Int
+    ) {
+        if n >= 8 {
+            if n <= 16 {
+                let a = src.loadUnaligned(as: UInt64.self)
+                let b = src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+                dst.storeBytes(of: a, as: UInt64.self)
+                dst.storeBytes(of: b, toByteOffset: n &- 8, as: UInt64.self)
+            } else if n <= 32 {
+                let a = src.loadUnaligned(as: UInt64.self)
+                let b = src.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                let c = src.loadUnaligned(fromByteOffset: n &- 16, as: UInt64.self)
+                let d = src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+                dst.storeBytes(of: a, as: UInt64.self)
+                dst.storeBytes(of: b, toByteOffset: 8, as: UInt64.self)
+                dst.storeBytes(of: c, toByteOffset: n &- 16, as: UInt64.self)
+                dst.storeBytes(of: d, toByteOffset: n &- 8, as: UInt64.self)
+            } else {
+                dst.copyMemory(from: src, byteCount: n)
+            }
+        } else if n >= 4 {
+            let a = src.loadUnaligned(as: UInt32.self)
+            let b = src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+            dst.storeBytes(of: a, as: UInt32.self)
+            dst.storeBytes(of: b, toByteOffset: n &- 4, as: UInt32.self)
+        } else if n > 0 {
+            // 1–3 bytes: first, middle and last (the same byte more than once when shorter).
+            dst.storeBytes(of: src.load(as: UInt8.self), as: UInt8.self)
+            dst.storeBytes(of: src.load(fromByteOffset: n >> 1, as: UInt8.self), toByteOffset: n >> 1, as: UInt8.self)
+            dst.storeBytes(of: src.load(fromByteOffset: n &- 1, as: UInt8.self), toByteOffset: n &- 1, as: UInt8.self)
         }
     }
 
@@ -405,14 +438,19 @@ public final class OutputBuffer {
 
     public func address(_ a: BDAddr) {
         fill(upTo: 17) { p in
-            let pairs = UnsafeRawPointer(Self.upperHexPairs.utf8Start)
-            let out = UnsafeMutableRawPointer(p)
-            for i in 0..<6 {
-                let digits = pairs.loadUnaligned(fromByteOffset: 2 * Int(a.byte(i)), as: UInt16.self)
-                out.storeBytes(of: digits, toByteOffset: 3 * i, as: UInt16.self)
-                if i < 5 { p[3 * i + 2] = UInt8(ascii: ":") }
-            }
+            Self.address(a, to: p)
             return 17
+        }
+    }
+
+    /// `a` as "AA:BB:CC:DD:EE:FF", its 17 bytes written at `p`.
+    @inline(__always) package static func address(_ a: BDAddr, to p: UnsafeMutablePointer<UInt8>) {
+        let pairs = UnsafeRawPointer(Self.upperHexPairs.utf8Start)
+        let out = UnsafeMutableRawPointer(p)
+        for i in 0..<6 {
+            let digits = pairs.loadUnaligned(fromByteOffset: 2 * Int(a.byte(i)), as: UInt16.self)
+            out.storeBytes(of: digits, toByteOffset: 3 * i, as: UInt16.self)
+            if i < 5 { p[3 * i + 2] = UInt8(ascii: ":") }
         }
     }
 

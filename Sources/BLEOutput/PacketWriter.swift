@@ -28,6 +28,12 @@ package final class PacketWriter {
     /// Who is at the other end of each open connection handle: the packets pass runs no
     /// timeline, so it keeps this small table (`PacketOutput` feeds it every frame).
     package let peers = ConnectionPeers()
+    /// `,"peer":"…","peer_type":"…"` of the last peer written, and that peer: the frames of a
+    /// connection name the same peer one after another, and formatting its address and the two
+    /// keys again for each was most of what the peer members cost (docs/performance.md).
+    private let peerJSON = UnsafeMutablePointer<UInt8>.allocate(capacity: PacketWriter.peerJSONLength)
+    private var peerJSONFor: ConnectionPeers.Peer?
+    private static let peerJSONLength = 48
     private lazy var textSink = TextFieldSink(out: out, depth: 4)
     private lazy var jsonSink = JSONFieldSink(out: out)
 
@@ -41,6 +47,23 @@ package final class PacketWriter {
         self.verbose = verbose
         self.color = color
         self.absoluteTime = absoluteTime
+    }
+
+    deinit { peerJSON.deallocate() }
+
+    /// Writes the peer members of a frame's connection (see `peerJSON`).
+    private func peerMember(_ p: ConnectionPeers.Peer) {
+        if peerJSONFor != p {
+            let start: StaticString = ",\"peer\":\""
+            let type: StaticString = p.isRandom ? "\",\"peer_type\":\"random\"" : "\",\"peer_type\":\"public\""
+            var q = peerJSON + OutputBuffer.copy(start, to: peerJSON)
+            OutputBuffer.address(p.address, to: q)
+            q += 17
+            q += OutputBuffer.copy(type, to: q)
+            precondition(q - peerJSON == Self.peerJSONLength)
+            peerJSONFor = p
+        }
+        out.append(UnsafeRawBufferPointer(start: peerJSON, count: Self.peerJSONLength))
     }
 
     package func begin() {
@@ -764,9 +787,7 @@ package final class PacketWriter {
             out.ascii(",\"connection_handle\":")
             out.decimal(UInt64(h))
             if frame.l2cap != nil, let p = peers.peer(controller: r.controllerIndex, handle: h) {
-                out.ascii(",\"peer\":\"")
-                out.address(p.address)
-                out.ascii(p.isRandom ? "\",\"peer_type\":\"random\"" : "\",\"peer_type\":\"public\"")
+                peerMember(p)
             }
         }
         switch frame.layer {
