@@ -244,8 +244,10 @@ struct BudgetAccumulator {
 
     /// Open stretches, by kind and sender (`slot`): a slot holds an open stretch when its bit of
     /// `openSlots` is set. A bit test instead of an optional stretch, whose tag was read
-    /// through an outlined copy twice for every value (docs/performance.md).
-    var open: [OpenStretch] = []
+    /// through an outlined copy twice for every value (docs/performance.md). Ten slots: one per
+    /// sender for each of `StreamKind`'s five cases. Inline, not an array: no uniqueness check
+    /// on each stretch extended.
+    var open = InlineArray<10, OpenStretch>(repeating: .closed)
     var openSlots: UInt16 = 0
     var closed: [OpenStretch] = []
     var closedOmitted = 0
@@ -414,7 +416,6 @@ struct BudgetAccumulator {
         // Reads carry the responder's values: the peer's server when this host asked.
         let sentByHost = kind == .reads ? !opSent : opSent
         let slot = kind.rawValue * 2 + (sentByHost ? 1 : 0)
-        if open.isEmpty { open = Array(repeating: .closed, count: StreamKind.allCases.count * 2) }
         let bytes = e.value.count
         let time = kind == .reads ? e.time &+ (e.outcome.latency ?? 0) : e.time
         if openSlots & (1 &<< slot) != 0 {
