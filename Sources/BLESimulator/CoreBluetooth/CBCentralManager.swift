@@ -162,7 +162,7 @@ public final class CBCentralManager: CBManager {
             if let services = r.services[e.identifier] { p.adoptRestoredAttributes(services) }
             return p
         }
-        world.sweepNeeded = true
+        world.hot.sweepNeeded = true
         var state: [String: Any] = [:]
         if !peripherals.isEmpty { state[CBCentralManagerRestoredStatePeripheralsKey] = peripherals }
         if r.isScanning {
@@ -266,7 +266,7 @@ public final class CBCentralManager: CBManager {
         world.recordRadio(ev, value: d.advertisingData)
         // Core Bluetooth filters by service in the host: the report is on the air either way.
         if let wanted = scanServices, !d.advertisedServiceUUIDs.contains(where: wanted.contains) { return true }
-        world.knownIdentifiers.insert(d.identifier)
+        world.hot.knownIdentifiers.insert(d.identifier)
         let peripheral = object(for: entry)
         deliver(
             .didDiscover(
@@ -301,7 +301,7 @@ public final class CBCentralManager: CBManager {
             return
         }
         entry.unresolvedConnectCall = record(call, entry: entry, .performed)
-        world.sweepNeeded = true
+        world.hot.sweepNeeded = true
         entry.autoReconnect = auto
         entry.state = .connecting
         let d = entry.device
@@ -366,7 +366,7 @@ public final class CBCentralManager: CBManager {
         entry.link = link
         entry.state = .connected
         d.connectionChanged(.init(world: world, connection: number, event: .connected))
-        world.knownIdentifiers.insert(d.identifier)
+        world.hot.knownIdentifiers.insert(d.identifier)
         // iOS exchanges the MTU first thing; the app's first request queues behind it.
         link.enqueue(.exchangeMTU)
         if let p = entry.object {
@@ -456,7 +456,7 @@ public final class CBCentralManager: CBManager {
             return []
         }
         let found = identifiers.compactMap { id -> CBPeripheral? in
-            guard world.knownIdentifiers.contains(id), let i = entryIndex[id] else { return nil }
+            guard world.hot.knownIdentifiers.contains(id), let i = entryIndex[id] else { return nil }
             return object(for: entries[i])
         }
         record(.retrievePeripherals(identifiers: identifiers, found: found.count), entry: nil, .performed)
