@@ -40,9 +40,23 @@ public class CBService: CBAttribute {
     private let generation: Int
     public let isPrimary: Bool
     /// Filled by `discoverCharacteristics(_:for:)`; nil until then.
-    @exclusivity(unchecked) public internal(set) var characteristics: [CBCharacteristic]?
+    public internal(set) var characteristics: [CBCharacteristic]? {
+        get { hot.characteristics }
+        set { hot.characteristics = newValue }
+    }
     /// Filled by `discoverIncludedServices(_:for:)`; nil until then.
-    @exclusivity(unchecked) public internal(set) var includedServices: [CBService]?
+    public internal(set) var includedServices: [CBService]? {
+        get { hot.includedServices }
+        set { hot.includedServices = newValue }
+    }
+    /// The attribute's mutable state under one exclusivity exemption, unchecked for the
+    /// reason `SimulatedWorld.hot` states (the object belongs to its world's thread; no access
+    /// to `hot` spans a call).
+    @exclusivity(unchecked) private var hot = HotState()
+    private struct HotState {
+        var characteristics: [CBCharacteristic]?
+        var includedServices: [CBService]?
+    }
     /// Last handle of the service's group (Vol 3 Part G 3.1).
     let endHandle: UInt16
 
@@ -57,26 +71,50 @@ public class CBService: CBAttribute {
 
 /// `CBCharacteristic`: a discovered characteristic.
 public class CBCharacteristic: CBAttribute {
-    @exclusivity(unchecked) public internal(set) weak var service: CBService?
+    public internal(set) var service: CBService? {
+        get { hot.service }
+        set { hot.service = newValue }
+    }
     public let properties: CBCharacteristicProperties
     /// The last value read or notified; nil until one arrives.
-    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
-    @exclusivity(unchecked) public internal(set) var value: Data?
+    public internal(set) var value: Data? {
+        get { hot.value }
+        set { hot.value = newValue }
+    }
     /// Filled by `discoverDescriptors(for:)`; nil until then.
-    @exclusivity(unchecked) public internal(set) var descriptors: [CBDescriptor]?
+    public internal(set) var descriptors: [CBDescriptor]? {
+        get { hot.descriptors }
+        set { hot.descriptors = newValue }
+    }
     /// Whether notifications or indications are enabled (set when the CCCD write succeeds).
-    @exclusivity(unchecked) public internal(set) var isNotifying: Bool = false
+    public internal(set) var isNotifying: Bool {
+        get { hot.isNotifying }
+        set { hot.isNotifying = newValue }
+    }
+    /// The attribute's mutable state under one exclusivity exemption, unchecked for the
+    /// reason `SimulatedWorld.hot` states (the object belongs to its world's thread; no access
+    /// to `hot` spans a call).
+    @exclusivity(unchecked) private var hot = HotState()
+    private struct HotState {
+        weak var service: CBService?
+        var value: Data?
+        var descriptors: [CBDescriptor]?
+        var isNotifying = false
+    }
 
     init(uuid: CBUUID, properties: CBCharacteristicProperties, valueHandle: UInt16, service: CBService?) {
         self.properties = properties
-        self.service = service
+        hot.service = service
         super.init(uuid: uuid, handle: valueHandle)
     }
 }
 
 /// `CBDescriptor`: a discovered characteristic descriptor.
 public class CBDescriptor: CBAttribute {
-    @exclusivity(unchecked) public internal(set) weak var characteristic: CBCharacteristic?
+    public internal(set) var characteristic: CBCharacteristic? {
+        get { hot.characteristic }
+        set { hot.characteristic = newValue }
+    }
     /// The last value read, typed as Core Bluetooth types it (Apple, `CBDescriptor.value` and the
     /// `CBUUID…String` constants): a `String` for Characteristic User Description (0x2901), an
     /// `NSNumber` for Characteristic Extended Properties (0x2900), Client Characteristic
@@ -84,10 +122,22 @@ public class CBDescriptor: CBAttribute {
     /// everything else (Presentation Format 0x2904, Aggregate Format 0x2905, custom UUIDs). A
     /// value that does not fit its type (a description that is not UTF-8, a configuration
     /// shorter than its two bytes, Core Vol 3 Part G 3.3.3) is handed over as `Data`.
-    @exclusivity(unchecked) public internal(set) var value: Any?
+    public internal(set) var value: Any? {
+        get { hot.value }
+        set { hot.value = newValue }
+    }
+
+    /// The attribute's mutable state under one exclusivity exemption, unchecked for the
+    /// reason `SimulatedWorld.hot` states (the object belongs to its world's thread; no access
+    /// to `hot` spans a call).
+    @exclusivity(unchecked) private var hot = HotState()
+    private struct HotState {
+        weak var characteristic: CBCharacteristic?
+        var value: Any?
+    }
 
     init(uuid: CBUUID, handle: UInt16, characteristic: CBCharacteristic?) {
-        self.characteristic = characteristic
+        hot.characteristic = characteristic
         super.init(uuid: uuid, handle: handle)
     }
 
