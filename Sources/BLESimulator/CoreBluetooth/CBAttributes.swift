@@ -40,23 +40,9 @@ public class CBService: CBAttribute {
     private let generation: Int
     public let isPrimary: Bool
     /// Filled by `discoverCharacteristics(_:for:)`; nil until then.
-    public internal(set) var characteristics: [CBCharacteristic]? {
-        get { hot.characteristics }
-        set { hot.characteristics = newValue }
-    }
+    @exclusivity(unchecked) public internal(set) var characteristics: [CBCharacteristic]?
     /// Filled by `discoverIncludedServices(_:for:)`; nil until then.
-    public internal(set) var includedServices: [CBService]? {
-        get { hot.includedServices }
-        set { hot.includedServices = newValue }
-    }
-    /// The attribute's mutable state under one exclusivity exemption, unchecked for the
-    /// reason `SimulatedWorld.hot` states (the object belongs to its world's thread; no access
-    /// to `hot` spans a call).
-    @exclusivity(unchecked) private var hot = HotState()
-    private struct HotState {
-        var characteristics: [CBCharacteristic]?
-        var includedServices: [CBService]?
-    }
+    @exclusivity(unchecked) public internal(set) var includedServices: [CBService]?
     /// Last handle of the service's group (Vol 3 Part G 3.1).
     let endHandle: UInt16
 
@@ -71,50 +57,26 @@ public class CBService: CBAttribute {
 
 /// `CBCharacteristic`: a discovered characteristic.
 public class CBCharacteristic: CBAttribute {
-    public internal(set) var service: CBService? {
-        get { hot.service }
-        set { hot.service = newValue }
-    }
+    @exclusivity(unchecked) public internal(set) weak var service: CBService?
     public let properties: CBCharacteristicProperties
     /// The last value read or notified; nil until one arrives.
-    public internal(set) var value: Data? {
-        get { hot.value }
-        set { hot.value = newValue }
-    }
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    @exclusivity(unchecked) public internal(set) var value: Data?
     /// Filled by `discoverDescriptors(for:)`; nil until then.
-    public internal(set) var descriptors: [CBDescriptor]? {
-        get { hot.descriptors }
-        set { hot.descriptors = newValue }
-    }
+    @exclusivity(unchecked) public internal(set) var descriptors: [CBDescriptor]?
     /// Whether notifications or indications are enabled (set when the CCCD write succeeds).
-    public internal(set) var isNotifying: Bool {
-        get { hot.isNotifying }
-        set { hot.isNotifying = newValue }
-    }
-    /// The attribute's mutable state under one exclusivity exemption, unchecked for the
-    /// reason `SimulatedWorld.hot` states (the object belongs to its world's thread; no access
-    /// to `hot` spans a call).
-    @exclusivity(unchecked) private var hot = HotState()
-    private struct HotState {
-        weak var service: CBService?
-        var value: Data?
-        var descriptors: [CBDescriptor]?
-        var isNotifying = false
-    }
+    @exclusivity(unchecked) public internal(set) var isNotifying: Bool = false
 
     init(uuid: CBUUID, properties: CBCharacteristicProperties, valueHandle: UInt16, service: CBService?) {
         self.properties = properties
-        hot.service = service
+        self.service = service
         super.init(uuid: uuid, handle: valueHandle)
     }
 }
 
 /// `CBDescriptor`: a discovered characteristic descriptor.
 public class CBDescriptor: CBAttribute {
-    public internal(set) var characteristic: CBCharacteristic? {
-        get { hot.characteristic }
-        set { hot.characteristic = newValue }
-    }
+    @exclusivity(unchecked) public internal(set) weak var characteristic: CBCharacteristic?
     /// The last value read, typed as Core Bluetooth types it (Apple, `CBDescriptor.value` and the
     /// `CBUUID…String` constants): a `String` for Characteristic User Description (0x2901), an
     /// `NSNumber` for Characteristic Extended Properties (0x2900), Client Characteristic
@@ -122,22 +84,10 @@ public class CBDescriptor: CBAttribute {
     /// everything else (Presentation Format 0x2904, Aggregate Format 0x2905, custom UUIDs). A
     /// value that does not fit its type (a description that is not UTF-8, a configuration
     /// shorter than its two bytes, Core Vol 3 Part G 3.3.3) is handed over as `Data`.
-    public internal(set) var value: Any? {
-        get { hot.value }
-        set { hot.value = newValue }
-    }
-
-    /// The attribute's mutable state under one exclusivity exemption, unchecked for the
-    /// reason `SimulatedWorld.hot` states (the object belongs to its world's thread; no access
-    /// to `hot` spans a call).
-    @exclusivity(unchecked) private var hot = HotState()
-    private struct HotState {
-        weak var characteristic: CBCharacteristic?
-        var value: Any?
-    }
+    @exclusivity(unchecked) public internal(set) var value: Any?
 
     init(uuid: CBUUID, handle: UInt16, characteristic: CBCharacteristic?) {
-        hot.characteristic = characteristic
+        self.characteristic = characteristic
         super.init(uuid: uuid, handle: handle)
     }
 

@@ -7,8 +7,7 @@ import Foundation
 public class CBManager {
     /// `.unknown` until the first state update arrives (Apple, `CBManager.state`: "the initial
     /// state is unknown"; an app waits for `.poweredOn`).
-    // Unchecked for the reason `SimulatedWorld.hot` states; the one mutable property here, so
-    // there is nothing to gather.
+    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
     @exclusivity(unchecked) public internal(set) var state: CBManagerState = .unknown
     /// The world the manager lives in (not part of Core Bluetooth's API).
     public let world: SimulatedWorld
