@@ -10,10 +10,10 @@ import Foundation
 /// (docs/rules/<slug>.md); each rule is documented where it is enforced. Delegate methods are called from inside the world's `run`, never synchronously from
 /// an API call, as on a real queue.
 public final class CBCentralManager: CBManager {
-    public var delegate: (any CBCentralManagerDelegate)? {
-        get { hot.delegate }
-        set { hot.delegate = newValue }
-    }
+    /// Not in `hot`: a weak reference makes `HotState` address-only, and `deinit` then
+    /// destroys it through its value witness (docs/performance.md). Unchecked for the reason
+    /// `hot` is.
+    @exclusivity(unchecked) public weak var delegate: (any CBCentralManagerDelegate)?
     public var isScanning: Bool { hot.isScanning }
     /// This manager's number in the world's trace (1, 2, …).
     public var traceID: Int { hot.traceID }
@@ -31,7 +31,6 @@ public final class CBCentralManager: CBManager {
     /// to `hot` spans a call (delegate methods run between accesses, never inside one).
     @exclusivity(unchecked) private var hot = HotState()
     private struct HotState {
-        weak var delegate: (any CBCentralManagerDelegate)?
         var isScanning = false
         var traceID = 0
         var entries: [PeripheralEntry] = []
@@ -62,7 +61,7 @@ public final class CBCentralManager: CBManager {
         delegate: (any CBCentralManagerDelegate)?, queue: DispatchQueue?, options: [String: Any]? = nil,
         world: SimulatedWorld
     ) {
-        hot.delegate = delegate
+        self.delegate = delegate
         restoreIdentifier = options?[CBCentralManagerOptionRestoreIdentifierKey] as? String
         super.init(world: world)
         hot.traceID = world.register(self)

@@ -8,10 +8,10 @@ import Foundation
 /// `didConnect`). Requests go out one at a time per connection, in call order (one
 /// outstanding ATT request per bearer, Core Vol 3 Part F 3.3.2).
 public final class CBPeripheral: CBPeer, CustomStringConvertible {
-    public var delegate: (any CBPeripheralDelegate)? {
-        get { hot.delegate }
-        set { hot.delegate = newValue }
-    }
+    /// Not in `hot`: a weak reference makes `HotState` address-only, and `deinit` then
+    /// destroys it through its value witness (docs/performance.md). Unchecked for the reason
+    /// `hot` is.
+    @exclusivity(unchecked) public weak var delegate: (any CBPeripheralDelegate)?
     /// The manager that made this object; nil once it is gone (cleared by the manager's
     /// `deinit`: unretained rather than `weak`, see `PeripheralEntry.object`).
     public internal(set) var manager: CBCentralManager? {
@@ -43,7 +43,6 @@ public final class CBPeripheral: CBPeer, CustomStringConvertible {
     /// to `hot` spans a call (delegate methods run between accesses, never inside one).
     @exclusivity(unchecked) private var hot = HotState()
     private struct HotState {
-        weak var delegate: (any CBPeripheralDelegate)?
         unowned(unsafe) var manager: CBCentralManager?
         var services: [CBService]?
         var attributeVersion = 0
