@@ -10,26 +10,40 @@ import Foundation
 /// (docs/rules/<slug>.md); each rule is documented where it is enforced. Delegate methods are called from inside the world's `run`, never synchronously from
 /// an API call, as on a real queue.
 public final class CBCentralManager: CBManager {
-    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    /// Not in `hot`: a weak reference makes `HotState` address-only, and `deinit` then
+    /// destroys it through its value witness (docs/performance.md). Unchecked for the reason
+    /// `hot` is.
     @exclusivity(unchecked) public weak var delegate: (any CBCentralManagerDelegate)?
-    @exclusivity(unchecked) public private(set) var isScanning = false
+    public var isScanning: Bool { hot.isScanning }
     /// This manager's number in the world's trace (1, 2, …).
-    @exclusivity(unchecked) public private(set) var traceID = 0
-
-    @exclusivity(unchecked) var entries: [PeripheralEntry] = []
-    @exclusivity(unchecked) private var entryIndex: [UUID: Int] = [:]
-    @exclusivity(unchecked) private var scanServices: [CBUUID]?
-    @exclusivity(unchecked) private var allowDuplicates = false
-    @exclusivity(unchecked) private var scanGeneration = 0
+    public var traceID: Int { hot.traceID }
     /// `CBCentralManagerOptionRestoreIdentifierKey`: the manager's state outlives the app's
     /// process (see `SimulatedWorld.relaunchApp`).
     public let restoreIdentifier: String?
-    /// The app's process ended (`terminate`): nothing reaches this manager any more.
-    @exclusivity(unchecked) private var isTerminated = false
-    /// State taken over from the previous launch, delivered before the first state update.
-    @exclusivity(unchecked) private var restored: PreservedCentralState?
     /// The delegate method currently running (for `CallContext.inCallback`).
-    @exclusivity(unchecked) var currentCallback: String?
+    var currentCallback: String? {
+        get { hot.currentCallback }
+        set { hot.currentCallback = newValue }
+    }
+
+    /// The manager's mutable state under one exclusivity exemption, unchecked for the reason
+    /// `SimulatedWorld.hot` states: the manager belongs to its world's thread, and no access
+    /// to `hot` spans a call (delegate methods run between accesses, never inside one).
+    @exclusivity(unchecked) private var hot = HotState()
+    private struct HotState {
+        var isScanning = false
+        var traceID = 0
+        var entries: [PeripheralEntry] = []
+        var entryIndex: [UUID: Int] = [:]
+        var scanServices: [CBUUID]?
+        var allowDuplicates = false
+        var scanGeneration = 0
+        /// The app's process ended (`terminate`): nothing reaches this manager any more.
+        var isTerminated = false
+        /// State taken over from the previous launch, delivered before the first state update.
+        var restored: PreservedCentralState?
+        var currentCallback: String?
+    }
 
     /// Joins `SimulatedWorld.current` if one is bound (`SimulatedWorld.withCurrent`), else a new
     /// world of its own (reachable as `world`). The queue is accepted for source compatibility:
@@ -50,15 +64,15 @@ public final class CBCentralManager: CBManager {
         self.delegate = delegate
         restoreIdentifier = options?[CBCentralManagerOptionRestoreIdentifierKey] as? String
         super.init(world: world)
-        traceID = world.register(self)
+        hot.traceID = world.register(self)
         // A relaunched app's manager takes over what the system kept for its identifier.
         if let id = restoreIdentifier, let saved = world.takePreservedState(id) {
             for e in saved.entries {
-                entryIndex[e.identifier] = entries.count
-                entries.append(e)
+                hot.entryIndex[e.identifier] = hot.entries.count
+                hot.entries.append(e)
                 e.link?.central = self
             }
-            restored = saved
+            hot.restored = saved
         }
         for d in world.peripherals { peripheralAdded(d) }
         record(
@@ -69,8 +83,8 @@ public final class CBCentralManager: CBManager {
         // The first state arrives asynchronously, even when the adapter is already on; a
         // restored manager hears `willRestoreState` first.
         later(afterMicros: micros(world.configuration.stateUpdateDelay)) { m in
-            if let r = m.restored {
-                m.restored = nil
+            if let r = m.hot.restored {
+                m.hot.restored = nil
                 m.deliverRestoration(r)
             }
             m.worldStateChanged()
@@ -91,12 +105,12 @@ public final class CBCentralManager: CBManager {
     /// it was scanning for; the scan itself stops with the app, and the new manager's
     /// delegate gets it back in `willRestoreState` to resume.
     func terminate() {
-        guard !isTerminated else { return }
-        isTerminated = true
-        world.unregister(traceID)
+        guard !hot.isTerminated else { return }
+        hot.isTerminated = true
+        world.unregister(hot.traceID)
         var kept: [PeripheralEntry] = []
         var keptServices: [UUID: [CBService]] = [:]
-        for e in entries {
+        for e in hot.entries {
             e.object?.manager = nil
             if restoreIdentifier != nil, e.state == .connected || e.state == .connecting {
                 if e.state == .connected, let services = e.object?.services { keptServices[e.identifier] = services }
@@ -110,13 +124,13 @@ public final class CBCentralManager: CBManager {
             abandon(e)
             e.link?.detach()
         }
-        let scanning = isScanning
-        if isScanning { endScan(onAir: true) }
+        let scanning = hot.isScanning
+        if hot.isScanning { endScan(onAir: true) }
         guard let id = restoreIdentifier, !kept.isEmpty || scanning else { return }
         world.preserve(
             PreservedCentralState(
-                entries: kept, isScanning: scanning, scanServices: scanServices,
-                allowDuplicates: allowDuplicates, services: keptServices), for: id)
+                entries: kept, isScanning: scanning, scanServices: hot.scanServices,
+                allowDuplicates: hot.allowDuplicates, services: keptServices), for: id)
         world.record(
             .world(
                 .centralStatePreserved(
@@ -162,7 +176,7 @@ public final class CBCentralManager: CBManager {
             if let services = r.services[e.identifier] { p.adoptRestoredAttributes(services) }
             return p
         }
-        world.sweepNeeded = true
+        world.hot.sweepNeeded = true
         var state: [String: Any] = [:]
         if !peripherals.isEmpty { state[CBCentralManagerRestoredStatePeripheralsKey] = peripherals }
         if r.isScanning {
@@ -186,7 +200,7 @@ public final class CBCentralManager: CBManager {
     /// manager's reference counts in a side table (see `PeripheralEntry.object`). The closure
     /// belongs to the world's queue, so the world outlives it.
     private func later(afterMicros delay: Int64, _ body: @escaping (CBCentralManager) -> Void) {
-        let id = traceID
+        let id = hot.traceID
         world.schedule(afterMicros: delay) { [unowned(unsafe) world] in
             if let m = world.central(id) { body(m) }
         }
@@ -205,11 +219,11 @@ public final class CBCentralManager: CBManager {
         guard requirePoweredOn(call) else { return }
         record(call, entry: nil, .performed)
         // An empty list is nil ("all"), as in Core Bluetooth.
-        scanServices = CBPeripheral.allIfEmpty(serviceUUIDs)
-        allowDuplicates = duplicates
-        isScanning = true
-        scanGeneration += 1
-        for e in entries { e.seenInScan = false }
+        hot.scanServices = CBPeripheral.allIfEmpty(serviceUUIDs)
+        hot.allowDuplicates = duplicates
+        hot.isScanning = true
+        hot.scanGeneration += 1
+        for e in hot.entries { e.seenInScan = false }
         // iOS foreground scanning: active, 30 ms window in a 30 ms interval (units of 0.625 ms).
         world.recordRadio(
             TimelineEvent(
@@ -219,19 +233,19 @@ public final class CBCentralManager: CBManager {
                         extended: false, active: true, interval: 0x0030, window: 0x0030, filterPolicy: 0,
                         ownAddressType: 1,
                         phys: 1, filterDuplicates: duplicates ? 0 : 1, parametersKnown: true))), commandAnswered: true)
-        for e in entries { scheduleAdvertising(e, generation: scanGeneration, first: true) }
+        for e in hot.entries { scheduleAdvertising(e, generation: hot.scanGeneration, first: true) }
     }
 
     public func stopScan() {
         guard requirePoweredOn(.stopScan) else { return }
-        record(.stopScan, entry: nil, isScanning ? .performed : .noEffect)
-        guard isScanning else { return }
+        record(.stopScan, entry: nil, hot.isScanning ? .performed : .noEffect)
+        guard hot.isScanning else { return }
         endScan(onAir: true)
     }
 
     private func endScan(onAir: Bool) {
-        isScanning = false
-        scanGeneration += 1
+        hot.isScanning = false
+        hot.scanGeneration += 1
         if onAir { world.recordRadio(TimelineEvent(frame: 0, time: 0, kind: .scanStop)) }
     }
 
@@ -241,10 +255,10 @@ public final class CBCentralManager: CBManager {
         // interleave realistically and identically on every run.
         let delay = first ? Int64(entry.device.address.rawValue % UInt64(interval)) + 1 : interval
         later(afterMicros: delay) { [entry] m in
-            guard generation == m.scanGeneration, m.isScanning else { return }
+            guard generation == m.hot.scanGeneration, m.hot.isScanning else { return }
             m.advertisementHeard(entry)
             // Reported once: the controller filters the rest (Filter_Duplicates).
-            if !m.allowDuplicates, entry.seenInScan { return }
+            if !m.hot.allowDuplicates, entry.seenInScan { return }
             m.scheduleAdvertising(entry, generation: generation, first: false)
         }
     }
@@ -254,7 +268,7 @@ public final class CBCentralManager: CBManager {
     private func advertisementHeard(_ entry: PeripheralEntry) -> Bool {
         let d = entry.device
         guard d.isInRange, d.isAdvertising, state == .poweredOn else { return false }
-        if !allowDuplicates && entry.seenInScan { return true }
+        if !hot.allowDuplicates && entry.seenInScan { return true }
         entry.seenInScan = true
         var ev = TimelineEvent(
             frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
@@ -265,8 +279,8 @@ public final class CBCentralManager: CBManager {
         ev.peer = d.address
         world.recordRadio(ev, value: d.advertisingData)
         // Core Bluetooth filters by service in the host: the report is on the air either way.
-        if let wanted = scanServices, !d.advertisedServiceUUIDs.contains(where: wanted.contains) { return true }
-        world.knownIdentifiers.insert(d.identifier)
+        if let wanted = hot.scanServices, !d.advertisedServiceUUIDs.contains(where: wanted.contains) { return true }
+        world.hot.knownIdentifiers.insert(d.identifier)
         let peripheral = object(for: entry)
         deliver(
             .didDiscover(
@@ -301,7 +315,7 @@ public final class CBCentralManager: CBManager {
             return
         }
         entry.unresolvedConnectCall = record(call, entry: entry, .performed)
-        world.sweepNeeded = true
+        world.hot.sweepNeeded = true
         entry.autoReconnect = auto
         entry.state = .connecting
         let d = entry.device
@@ -366,7 +380,7 @@ public final class CBCentralManager: CBManager {
         entry.link = link
         entry.state = .connected
         d.connectionChanged(.init(world: world, connection: number, event: .connected))
-        world.knownIdentifiers.insert(d.identifier)
+        world.hot.knownIdentifiers.insert(d.identifier)
         // iOS exchanges the MTU first thing; the app's first request queues behind it.
         link.enqueue(.exchangeMTU)
         if let p = entry.object {
@@ -456,8 +470,8 @@ public final class CBCentralManager: CBManager {
             return []
         }
         let found = identifiers.compactMap { id -> CBPeripheral? in
-            guard world.knownIdentifiers.contains(id), let i = entryIndex[id] else { return nil }
-            return object(for: entries[i])
+            guard world.hot.knownIdentifiers.contains(id), let i = hot.entryIndex[id] else { return nil }
+            return object(for: hot.entries[i])
         }
         record(.retrievePeripherals(identifiers: identifiers, found: found.count), entry: nil, .performed)
         return found
@@ -470,7 +484,7 @@ public final class CBCentralManager: CBManager {
             misuse(.retrieveConnectedPeripherals(services: serviceUUIDs, found: 0), nil, .notPoweredOn)
             return []
         }
-        let found = entries.compactMap { e -> CBPeripheral? in
+        let found = hot.entries.compactMap { e -> CBPeripheral? in
             guard world.isConnected(e.device),
                 e.device.services.contains(where: { serviceUUIDs.contains($0.uuid) })
             else { return nil }
@@ -483,11 +497,11 @@ public final class CBCentralManager: CBManager {
     // MARK: - World hooks
 
     func peripheralAdded(_ d: SimulatedPeripheral) {
-        guard entryIndex[d.identifier] == nil else { return }
-        entryIndex[d.identifier] = entries.count
+        guard hot.entryIndex[d.identifier] == nil else { return }
+        hot.entryIndex[d.identifier] = hot.entries.count
         let e = PeripheralEntry(device: d)
-        entries.append(e)
-        if isScanning { scheduleAdvertising(e, generation: scanGeneration, first: true) }
+        hot.entries.append(e)
+        if hot.isScanning { scheduleAdvertising(e, generation: hot.scanGeneration, first: true) }
     }
 
     /// The adapter or authorization changed. Leaving `.poweredOn` ends the scan and every
@@ -506,8 +520,8 @@ public final class CBCentralManager: CBManager {
         let new = world.managerState
         guard new != state else { return }
         if state == .poweredOn {
-            if isScanning { endScan(onAir: false) }
-            for e in entries {
+            if hot.isScanning { endScan(onAir: false) }
+            for e in hot.entries {
                 switch e.state {
                 case .connecting:
                     e.connectGeneration += 1
@@ -521,7 +535,7 @@ public final class CBCentralManager: CBManager {
             }
         }
         if new.rawValue < CBManagerState.poweredOff.rawValue {
-            for e in entries where e.object != nil {
+            for e in hot.entries where e.object != nil {
                 e.object = nil
                 e.handedOut = false
                 e.unresolvedConnectCall = nil
@@ -532,8 +546,8 @@ public final class CBCentralManager: CBManager {
     }
 
     func rangeChanged(_ d: SimulatedPeripheral) {
-        guard let i = entryIndex[d.identifier] else { return }
-        let e = entries[i]
+        guard let i = hot.entryIndex[d.identifier] else { return }
+        let e = hot.entries[i]
         if d.isInRange {
             attemptConnection(e)
         } else if e.link != nil {
@@ -543,8 +557,8 @@ public final class CBCentralManager: CBManager {
 
     /// Starts a supervision timeout on the connection to `d`, if there is one.
     func linkLost(_ d: SimulatedPeripheral) {
-        guard let i = entryIndex[d.identifier], let link = entries[i].link, !link.isSilent else { return }
-        let e = entries[i]
+        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].link, !link.isSilent else { return }
+        let e = hot.entries[i]
         link.isSilent = true
         later(afterMicros: micros(d.supervisionTimeout)) { [e, link] m in
             guard e.link === link else { return }
@@ -578,31 +592,32 @@ public final class CBCentralManager: CBManager {
 
     /// The peripheral terminated the connection to `d` (`SimulatedWorld.disconnect`).
     func remoteDisconnected(_ d: SimulatedPeripheral, reason: UInt8) {
-        guard let i = entryIndex[d.identifier], let link = entries[i].link, !link.isSilent else { return }
-        endConnection(entries[i], reason: reason, side: .remote, error: CBError(.peripheralDisconnected), notify: true)
+        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].link, !link.isSilent else { return }
+        endConnection(
+            hot.entries[i], reason: reason, side: .remote, error: CBError(.peripheralDisconnected), notify: true)
     }
 
     func servicesChanged(_ d: SimulatedPeripheral) {
-        guard let i = entryIndex[d.identifier], let link = entries[i].link else { return }
+        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].link else { return }
         link.serviceChanged()
     }
 
     /// The server of `d` sends a notification/indication for `c`; returns whether it went out.
     func serverNotify(_ d: SimulatedPeripheral, _ c: GATTServerDatabase.Characteristic, _ value: [UInt8]) -> Bool {
-        guard let i = entryIndex[d.identifier], let link = entries[i].link else { return false }
+        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].link else { return false }
         return link.serverNotify(c, value)
     }
 
     func hasConnection(to d: SimulatedPeripheral) -> Bool {
-        guard let i = entryIndex[d.identifier] else { return false }
-        return entries[i].link != nil
+        guard let i = hot.entryIndex[d.identifier] else { return false }
+        return hot.entries[i].link != nil
     }
 
     /// Called after every run-loop turn: a `CBPeripheral` the app let go is gone; its pending
     /// connection is cancelled and its connection dropped, with no callbacks (there is no
     /// object left to report on). Also settles the `retained` flag of `connect` records.
     func sweepReleasedPeripherals() {
-        for e in entries {
+        for e in hot.entries {
             if let index = e.unresolvedConnectCall {
                 e.unresolvedConnectCall = nil
                 let retained = e.object != nil
@@ -632,20 +647,20 @@ public final class CBCentralManager: CBManager {
 
     func context(_ entry: PeripheralEntry?) -> CallContext {
         CallContext(
-            managerState: state, peripheralState: entry?.state, isScanning: isScanning,
-            inCallback: currentCallback)
+            managerState: state, peripheralState: entry?.state, isScanning: hot.isScanning,
+            inCallback: hot.currentCallback)
     }
 
     @discardableResult
     func record(_ call: APICall, entry: PeripheralEntry?, _ disposition: APIDisposition) -> Int {
         world.record(
-            .api(APICallRecord(central: traceID, call: call, context: context(entry), disposition: disposition)))
+            .api(APICallRecord(central: hot.traceID, call: call, context: context(entry), disposition: disposition)))
     }
 
     /// Core Bluetooth ignores the call and logs "API MISUSE".
     func misuse(_ call: APICall, _ entry: PeripheralEntry?, _ reason: MisuseReason) {
         record(call, entry: entry, .misuse(reason))
-        let subject = entry.map { "<CBPeripheral \($0.identifier.uuidString)>" } ?? "<CBCentralManager \(traceID)>"
+        let subject = entry.map { "<CBPeripheral \($0.identifier.uuidString)>" } ?? "<CBCentralManager \(hot.traceID)>"
         let what =
             switch reason {
             case .notPoweredOn: "can only accept this command while in the powered on state"
@@ -668,11 +683,11 @@ public final class CBCentralManager: CBManager {
     /// Records a central-delegate callback and calls it if a delegate is set.
     func deliver(_ callback: DelegateCallback, _ body: (any CBCentralManagerDelegate) -> Void) {
         let d = delegate
-        world.record(.callback(CallbackRecord(central: traceID, callback: callback, delivered: d != nil)))
+        world.record(.callback(CallbackRecord(central: hot.traceID, callback: callback, delivered: d != nil)))
         guard let d else { return }
-        let saved = currentCallback
-        currentCallback = callback.name
+        let saved = hot.currentCallback
+        hot.currentCallback = callback.name
         body(d)
-        currentCallback = saved
+        hot.currentCallback = saved
     }
 }

@@ -8,27 +8,48 @@ import Foundation
 /// `didConnect`). Requests go out one at a time per connection, in call order (one
 /// outstanding ATT request per bearer, Core Vol 3 Part F 3.3.2).
 public final class CBPeripheral: CBPeer, CustomStringConvertible {
-    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
+    /// Not in `hot`: a weak reference makes `HotState` address-only, and `deinit` then
+    /// destroys it through its value witness (docs/performance.md). Unchecked for the reason
+    /// `hot` is.
     @exclusivity(unchecked) public weak var delegate: (any CBPeripheralDelegate)?
     /// The manager that made this object; nil once it is gone (cleared by the manager's
     /// `deinit`: unretained rather than `weak`, see `PeripheralEntry.object`).
-    @exclusivity(unchecked) public internal(set) unowned(unsafe) var manager: CBCentralManager?
+    public internal(set) var manager: CBCentralManager? {
+        get { hot.manager }
+        set { hot.manager = newValue }
+    }
     let entry: PeripheralEntry
     /// `entry.objectGeneration` when this object was made.
     let generation: Int
     /// Discovered services: nil until discovered, and nil again once the connection ends (the
     /// old `CBService`s and their characteristics and descriptors are invalid from then on;
     /// commands naming them are refused as `foreign_attribute`).
-    @exclusivity(unchecked) public internal(set) var services: [CBService]?
-    /// value handle → discovered characteristic, for notifications.
+    public internal(set) var services: [CBService]? {
+        get { hot.services }
+        set { hot.services = newValue }
+    }
+    /// value handle → discovered characteristic, for notifications. Not in `hot`: its
+    /// observer bumps `attributeVersion`, and as a forwarding property every in-place update
+    /// (`characteristicsByHandle[h] = c`) would copy the dictionary. Unchecked for the reason
+    /// `hot` is.
     @exclusivity(unchecked) var characteristicsByHandle: [UInt16: CBCharacteristic] = [:] {
-        didSet { attributeVersion &+= 1 }
+        didSet { hot.attributeVersion &+= 1 }
     }
     /// Bumped whenever `characteristicsByHandle` changes (caches of it check this).
-    @exclusivity(unchecked) private(set) var attributeVersion = 0
+    var attributeVersion: Int { hot.attributeVersion }
+
+    /// The object's mutable state under one exclusivity exemption, unchecked for the reason
+    /// `SimulatedWorld.hot` states: the object belongs to its world's thread, and no access
+    /// to `hot` spans a call (delegate methods run between accesses, never inside one).
+    @exclusivity(unchecked) private var hot = HotState()
+    private struct HotState {
+        unowned(unsafe) var manager: CBCentralManager?
+        var services: [CBService]?
+        var attributeVersion = 0
+    }
 
     init(manager: CBCentralManager, entry: PeripheralEntry) {
-        self.manager = manager
+        hot.manager = manager
         self.entry = entry
         entry.objectGeneration += 1
         generation = entry.objectGeneration

@@ -35,7 +35,10 @@ final class SimulatedLink {
     unowned(unsafe) let world: SimulatedWorld
     /// The manager whose connection this is; a restored manager takes it over
     /// (`CBCentralManager.terminate`).
-    @exclusivity(unchecked) unowned(unsafe) var central: CBCentralManager
+    var central: CBCentralManager {
+        get { hot.central }
+        set { hot.central = newValue }
+    }
     unowned(unsafe) let entry: PeripheralEntry
     let device: SimulatedPeripheral
     let number: Int
@@ -43,81 +46,101 @@ final class SimulatedLink {
     /// The peer's address type as the connection was made with it (LE Connection Complete
     /// reports it once, Vol 4 Part E 7.7.65.1): every event of the connection carries it.
     let peerAddressType: UInt8
-    /// The ATT bearer: ATT_MTU (23 until the exchange completes, Vol 3 Part F 3.2.8), the
-    /// central's request on the air (tagged with its trace index) and whether a transaction
-    /// timed out. The central is the host client; the simulated peripheral sends no requests.
-    // `@exclusivity(unchecked)`: hot-path state, see `SimulatedWorld`.
-    @exclusivity(unchecked) private(set) var bearer = ATTBearerState()
-    var mtu: UInt16 { bearer.mtu }
-    @exclusivity(unchecked) private(set) var isOpen = true
-    @exclusivity(unchecked) var isSilent = false
-
-    @exclusivity(unchecked) private var queue: [ATTOperation] = []
-    @exclusivity(unchecked) private var head = 0
-    @exclusivity(unchecked) private var busy = false
-    /// The operation whose request is on the air (its delegate hears an ATT timeout).
-    @exclusivity(unchecked) private var current: ATTOperation?
-    /// A transaction timer is scheduled (one per link at a time, see `armTransactionTimer`).
-    @exclusivity(unchecked) private var timerArmed = false
+    var bearer: ATTBearerState { hot.bearer }
+    var mtu: UInt16 { hot.bearer.mtu }
+    var isOpen: Bool { hot.isOpen }
+    var isSilent: Bool {
+        get { hot.isSilent }
+        set { hot.isSilent = newValue }
+    }
     /// An ATT transaction timed out: no more ATT on this bearer (Core Vol 3 Part F 3.3.3).
-    var attTimedOut: Bool { bearer.timedOut }
+    var attTimedOut: Bool { hot.bearer.timedOut }
 
-    /// Server side: this client's CCCD values by CCCD handle.
-    @exclusivity(unchecked) private var cccd: [UInt16: UInt16] = [:]
-    /// Notification sources scheduled for this link and not yet finished. A CCCD write retires
-    /// those of its characteristic (the new configuration starts its own), so a live tick's
-    /// configuration is always the one in `cccd`.
-    @exclusivity(unchecked) private var ticks: [NotificationTick] = []
+    /// The link's mutable state, in one place so that the one exclusivity exemption below
+    /// covers it and states its reason once.
+    ///
+    /// Unchecked: each checked access to a class's stored `var` is a `swift_beginAccess` call
+    /// (a thread-local lookup and an access-set update), and the notification and write-command
+    /// paths touch these several times per value. The checks cannot fire: a link belongs to
+    /// its world's thread, and no access to `hot` spans a call out of the link (delegate and
+    /// peripheral-manager code, the world's scheduler and the local server run between
+    /// accesses, never inside a `mutating` one on `hot`). See `SimulatedWorld.hot`.
+    @exclusivity(unchecked) private var hot: HotState
+    private struct HotState {
+        /// See `SimulatedLink.central`. Unchecked for the reason `world` is.
+        unowned(unsafe) var central: CBCentralManager
+        /// Write Command flow control (controller ACL buffers, Vol 4 Part E 4.1.1): buffers
+        /// free, values sent and not yet freed, a drain scheduled, and whether the app saw
+        /// `canSendWriteWithoutResponse` false (it hears `isReady` when one frees).
+        var freeBuffers: Int
+        var inFlight = 0
+        var drainScheduled = false
+        var blocked = false
+        /// The ATT bearer: ATT_MTU (23 until the exchange completes, Vol 3 Part F 3.2.8), the
+        /// central's request on the air (tagged with its trace index) and whether a transaction
+        /// timed out. The central is the host client; the simulated peripheral sends no requests.
+        var bearer = ATTBearerState()
+        var isOpen = true
+        var isSilent = false
 
-    // Write Command flow control (controller ACL buffers, Vol 4 Part E 4.1.1).
-    @exclusivity(unchecked) private var freeBuffers: Int
-    @exclusivity(unchecked) private var inFlight = 0
-    @exclusivity(unchecked) private var drainScheduled = false
-    @exclusivity(unchecked) private var blocked = false
+        var queue: [ATTOperation] = []
+        var head = 0
+        var busy = false
+        /// The operation whose request is on the air (its delegate hears an ATT timeout).
+        var current: ATTOperation?
+        /// A transaction timer is scheduled (one per link at a time, see `armTransactionTimer`).
+        var timerArmed = false
+
+        /// Server side: this client's CCCD values by CCCD handle.
+        var cccd: [UInt16: UInt16] = [:]
+        /// Notification sources scheduled for this link and not yet finished. A CCCD write
+        /// retires those of its characteristic (the new configuration starts its own), so a
+        /// live tick's configuration is always the one in `cccd`.
+        var ticks: [NotificationTick] = []
+    }
 
     init(world: SimulatedWorld, central: CBCentralManager, entry: PeripheralEntry, number: Int, handle: UInt16) {
         self.world = world
-        self.central = central
+        hot = HotState(central: central, freeBuffers: world.configuration.writeWithoutResponseBuffers)
         self.entry = entry
         self.device = entry.device
         self.number = number
         self.handle = handle
         peerAddressType = entry.device.addressType
-        freeBuffers = world.configuration.writeWithoutResponseBuffers
     }
 
-    var canSendWriteWithoutResponse: Bool { isOpen && freeBuffers > 0 }
+    var canSendWriteWithoutResponse: Bool { hot.isOpen && hot.freeBuffers > 0 }
     private var db: GATTServerDatabase { device.database }
     private var peripheral: CBPeripheral? { entry.object }
 
     // MARK: - Request queue
 
     func enqueue(_ op: ATTOperation) {
-        guard isOpen, !attTimedOut else { return }
-        queue.append(op)
+        guard hot.isOpen, !attTimedOut else { return }
+        hot.queue.append(op)
         pump()
     }
 
     private func pump() {
-        guard isOpen, !busy, !attTimedOut, head < queue.count else { return }
-        let op = queue[head]
+        guard hot.isOpen, !hot.busy, !attTimedOut, hot.head < hot.queue.count else { return }
+        let op = hot.queue[hot.head]
         // The slot must not keep the operation's CBService/CBCharacteristic: they hold the
         // peripheral's entry, which holds this link (a cycle that would outlive the world).
-        queue[head] = .exchangeMTU
-        head += 1
-        if head > 32, head * 2 > queue.count {
-            queue.removeFirst(head)
-            head = 0
+        hot.queue[hot.head] = .exchangeMTU
+        hot.head += 1
+        if hot.head > 32, hot.head * 2 > hot.queue.count {
+            hot.queue.removeFirst(hot.head)
+            hot.head = 0
         }
-        busy = true
-        current = op
+        hot.busy = true
+        hot.current = op
         start(op)
     }
 
     private func finish() {
-        busy = false
-        bearer.responseReceived(by: .host)
-        current = nil
+        hot.busy = false
+        hot.bearer.responseReceived(by: .host)
+        hot.current = nil
         pump()
     }
 
@@ -125,27 +148,27 @@ final class SimulatedLink {
     /// (queued closures find it closed). No disconnection is recorded: the app let its manager
     /// go, and the trace has no one to attribute callbacks to.
     func detach() {
-        isOpen = false
-        for t in ticks { t.isRetired = true }
-        ticks.removeAll()
+        hot.isOpen = false
+        for t in hot.ticks { t.hot.isRetired = true }
+        hot.ticks.removeAll()
         // Queued operations hold attributes, which hold the entry that holds this link.
-        queue.removeAll()
-        head = 0
-        busy = false
-        bearer.closed()
-        current = nil
+        hot.queue.removeAll()
+        hot.head = 0
+        hot.busy = false
+        hot.bearer.closed()
+        hot.current = nil
     }
 
     func close(disconnectionFrame: Int) {
-        isOpen = false
+        hot.isOpen = false
         device.localServer?.linkClosed(self)
-        if let o = bearer.outstanding(.host) { world.resolveDisconnected(o.tag, frame: disconnectionFrame) }
-        bearer.closed()
-        current = nil
-        queue.removeAll()
-        head = 0
-        busy = false
-        cccd.removeAll()
+        if let o = hot.bearer.outstanding(.host) { world.resolveDisconnected(o.tag, frame: disconnectionFrame) }
+        hot.bearer.closed()
+        hot.current = nil
+        hot.queue.removeAll()
+        hot.head = 0
+        hot.busy = false
+        hot.cccd.removeAll()
     }
 
     /// Puts a request on the air, lets the server answer it on arrival, and delivers the
@@ -173,17 +196,17 @@ final class SimulatedLink {
     ) {
         let index = world.recordRadio(event(kind), value: value, outcome: .pending)
         let t0 = world.nowMicros
-        bearer.requestSent(Self.requestOpcode(kind), by: .host, at: t0, tag: index)
-        guard !isSilent else { return }
+        hot.bearer.requestSent(Self.requestOpcode(kind), by: .host, at: t0, tag: index)
+        guard !hot.isSilent else { return }
         let due = t0 &+ device.effectiveOperationLatency
         var answered = false
         server { [self] error, answerValue in
             guard !answered else { return }
             answered = true
             self.world.schedule(afterMicros: due &- self.world.nowMicros) { [self] in
-                guard self.isOpen, !self.isSilent, !self.attTimedOut else { return }
+                guard self.hot.isOpen, !self.hot.isSilent, !self.attTimedOut else { return }
                 self.world.resolve(index, requestTime: t0, error: error, handle: errorHandle, value: answerValue)
-                self.bearer.responseReceived(by: .host)
+                self.hot.bearer.responseReceived(by: .host)
                 then(error, answerValue)
             }
         }
@@ -201,12 +224,12 @@ final class SimulatedLink {
     /// 30 s old, or re-arms for the younger one. Links whose servers answer at once never arm
     /// it, so their sessions schedule nothing more than before.
     private func armTransactionTimer() {
-        guard !timerArmed, let due = bearer.timeoutDue(.host) else { return }
-        timerArmed = true
+        guard !hot.timerArmed, let due = hot.bearer.timeoutDue(.host) else { return }
+        hot.timerArmed = true
         world.schedule(afterMicros: due &- world.nowMicros) { [self] in
-            self.timerArmed = false
-            guard self.isOpen, !self.attTimedOut, self.bearer.outstanding(.host) != nil else { return }
-            if let o = self.bearer.timeOut(.host, now: self.world.nowMicros) {
+            self.hot.timerArmed = false
+            guard self.hot.isOpen, !self.attTimedOut, self.hot.bearer.outstanding(.host) != nil else { return }
+            if let o = self.hot.bearer.timeOut(.host, now: self.world.nowMicros) {
                 self.transactionTimedOut(request: o.tag)
             } else {
                 self.armTransactionTimer()
@@ -224,12 +247,12 @@ final class SimulatedLink {
         // The request's outcome is the timeline's `timeout`, not the later disconnection.
         world.resolveTimedOut(index)
         world.record(.world(.attTransactionTimeout(address: device.address.description, request: request)))
-        let op = current
-        current = nil
+        let op = hot.current
+        hot.current = nil
         // Operations queued behind it never go out; the disconnection voids them.
-        queue.removeAll()
-        head = 0
-        central.attTransactionTimedOut(entry)
+        hot.queue.removeAll()
+        hot.head = 0
+        hot.central.attTransactionTimedOut(entry)
         if let op, let p = peripheral { failOperation(op, p, CBError(.connectionTimeout)) }
     }
 
@@ -324,7 +347,7 @@ final class SimulatedLink {
                 .mtuExchange(clientRxMTU: client, serverRxMTU: server, effective: effective, sent: true),
                 errorHandle: 0, server: { (nil, nil) }
             ) { [self] _, _ in
-                self.bearer.exchangeMTU(client: client, server: server)
+                self.hot.bearer.exchangeMTU(client: client, server: server)
                 self.finish()
             }
 
@@ -646,11 +669,11 @@ final class SimulatedLink {
     /// A Write Command: on the air now, no response; the controller buffer frees at a later
     /// connection event.
     func sendWriteCommand(_ c: CBCharacteristic, _ bytes: [UInt8]) {
-        freeBuffers -= 1
-        inFlight += 1
-        if freeBuffers == 0 { blocked = true }
+        hot.freeBuffers -= 1
+        hot.inFlight += 1
+        if hot.freeBuffers == 0 { hot.blocked = true }
         world.recordRadio(event(.write(operation(.writeCommand, c.handle, valueRef(c)), .command)), value: bytes)
-        if !isSilent {
+        if !hot.isSilent {
             if let local = device.localServer, let sc = db.characteristic(valueHandle: c.handle), sc.uuid == c.uuid {
                 // A peripheral manager's app sees accepted commands in didReceiveWrite; no answer.
                 if serverWritePrecheck(c, length: bytes.count, request: false) == nil {
@@ -664,17 +687,17 @@ final class SimulatedLink {
     }
 
     private func scheduleDrain() {
-        guard !drainScheduled, inFlight > 0, !isSilent else { return }
-        drainScheduled = true
+        guard !hot.drainScheduled, hot.inFlight > 0, !hot.isSilent else { return }
+        hot.drainScheduled = true
         world.schedule(after: device.connectionInterval) { [self] in
-            guard self.isOpen else { return }
-            self.drainScheduled = false
-            guard !self.isSilent else { return }
-            let n = min(self.inFlight, self.world.configuration.packetsPerConnectionEvent)
-            self.inFlight -= n
-            self.freeBuffers += n
-            if self.blocked, n > 0, let p = self.peripheral {
-                self.blocked = false
+            guard self.hot.isOpen else { return }
+            self.hot.drainScheduled = false
+            guard !self.hot.isSilent else { return }
+            let n = min(self.hot.inFlight, self.world.configuration.packetsPerConnectionEvent)
+            self.hot.inFlight -= n
+            self.hot.freeBuffers += n
+            if self.hot.blocked, n > 0, let p = self.peripheral {
+                self.hot.blocked = false
                 p.deliver(.isReadyToSendWriteWithoutResponse(peripheral: p.identifier)) {
                     $0.peripheralIsReady(toSendWriteWithoutResponse: p)
                 }
@@ -686,7 +709,7 @@ final class SimulatedLink {
     func readRSSI() {
         let rssi = device.rssi
         world.schedule(after: device.connectionInterval) { [self] in
-            guard self.isOpen, let p = self.peripheral else { return }
+            guard self.hot.isOpen, let p = self.peripheral else { return }
             p.deliver(.didReadRSSI(peripheral: p.identifier, rssi: rssi, error: nil)) {
                 $0.peripheral(p, didReadRSSI: NSNumber(value: rssi), error: nil)
             }
@@ -726,7 +749,7 @@ final class SimulatedLink {
             return (CBATTError.Code.invalidHandle.byte, nil)
         }
         if c.cccdHandle == d.handle {
-            let v = cccd[d.handle] ?? 0
+            let v = hot.cccd[d.handle] ?? 0
             return (nil, [UInt8(v & 0xFF), UInt8(v >> 8)])
         }
         return (nil, c.descriptors[i].definition?.value ?? [])
@@ -797,8 +820,8 @@ final class SimulatedLink {
     /// notification sources for this client.
     private func serverWriteCCCD(_ c: GATTServerDatabase.Characteristic, _ value: UInt16) {
         guard let h = c.cccdHandle else { return }
-        let old = cccd[h] ?? 0
-        cccd[h] = value
+        let old = hot.cccd[h] ?? 0
+        hot.cccd[h] = value
         device.localServer?.configurationChanged(c, from: old, to: value, link: self)
         // The previous subscription's sources end; each enabling write starts them anew.
         retireTicks { $0.characteristic.valueHandle == c.valueHandle }
@@ -806,7 +829,7 @@ final class SimulatedLink {
         for source in device.notificationSources where source.targets(c) {
             if let count = source.count, count <= 0 { continue }
             let t = NotificationTick(link: self, source: source, characteristic: c, configuration: value)
-            ticks.append(t)
+            hot.ticks.append(t)
             world.schedule(afterMicros: t.delay(before: 0), t)
         }
     }
@@ -814,29 +837,29 @@ final class SimulatedLink {
     /// One tick of a notification source fired (`NotificationTick.fire`, only while its
     /// subscription is the current one): send value `n`, then schedule the next.
     func fire(_ t: NotificationTick) {
-        guard isOpen else { return retire(t) }
+        guard hot.isOpen else { return retire(t) }
         _ = send(
-            t.characteristic, t.source.value(t.n), configuration: t.configuration,
+            t.characteristic, t.source.value(t.hot.n), configuration: t.configuration,
             preferIndication: t.source.indicate, tick: t)
-        t.n += 1
-        if let count = t.source.count, t.n >= count { return retire(t) }
-        world.schedule(afterMicros: t.delay(before: t.n), t)
+        t.hot.n += 1
+        if let count = t.source.count, t.hot.n >= count { return retire(t) }
+        world.schedule(afterMicros: t.delay(before: t.hot.n), t)
     }
 
     private func retire(_ t: NotificationTick) {
-        t.isRetired = true
-        ticks.removeAll { $0 === t }
+        t.hot.isRetired = true
+        hot.ticks.removeAll { $0 === t }
     }
 
     private func retireTicks(where ends: (NotificationTick) -> Bool) {
-        guard !ticks.isEmpty else { return }
-        for t in ticks where ends(t) { t.isRetired = true }
-        ticks.removeAll { $0.isRetired }
+        guard !hot.ticks.isEmpty else { return }
+        for t in hot.ticks where ends(t) { t.hot.isRetired = true }
+        hot.ticks.removeAll { $0.hot.isRetired }
     }
 
     deinit {
         // Ticks still in the world's queue must not reach a freed link (they hold it unowned).
-        for t in ticks { t.isRetired = true }
+        for t in hot.ticks { t.hot.isRetired = true }
     }
 
     /// Sends a notification or an indication, whichever this client enabled in the CCCD (Vol 3
@@ -844,7 +867,7 @@ final class SimulatedLink {
     /// value is cut to ATT_MTU − 3 (Vol 3 Part F 3.4.7.1).
     func serverNotify(_ c: GATTServerDatabase.Characteristic, _ value: [UInt8], preferIndication: Bool = false) -> Bool
     {
-        guard isOpen, let h = c.cccdHandle, let config = cccd[h] else { return false }
+        guard hot.isOpen, let h = c.cccdHandle, let config = hot.cccd[h] else { return false }
         return send(c, value, configuration: config, preferIndication: preferIndication, tick: nil)
     }
 
@@ -854,7 +877,7 @@ final class SimulatedLink {
         _ c: GATTServerDatabase.Characteristic, _ value: [UInt8], configuration config: UInt16,
         preferIndication: Bool, tick: NotificationTick?
     ) -> Bool {
-        guard !isSilent, config & (GATTClientConfiguration.notification | GATTClientConfiguration.indication) != 0
+        guard !hot.isSilent, config & (GATTClientConfiguration.notification | GATTClientConfiguration.indication) != 0
         else { return false }
         let notifies =
             config & GATTClientConfiguration.notification != 0
@@ -885,7 +908,7 @@ final class SimulatedLink {
         ch.value = bytes.withUnsafeBytes { Data($0) }
         p.deliver(
             .didUpdateValue(peripheral: p.identifier, characteristic: ch.uuid, length: bytes.count, error: nil),
-            manager: central
+            manager: hot.central
         ) {
             $0.peripheral(p, didUpdateValueFor: ch, error: nil)
         }
@@ -899,15 +922,15 @@ final class SimulatedLink {
         _ c: GATTServerDatabase.Characteristic, on p: CBPeripheral,
         tick: NotificationTick?
     ) -> CBCharacteristic? {
-        if let tick, tick.cachedGeneration == p.generation, tick.cachedVersion == p.attributeVersion {
-            return tick.cachedCharacteristic
+        if let tick, tick.hot.cachedGeneration == p.generation, tick.hot.cachedVersion == p.attributeVersion {
+            return tick.hot.cachedCharacteristic
         }
         var ch = p.characteristicsByHandle[c.valueHandle]
         if let found = ch, found.uuid != c.uuid { ch = nil }
         if let tick {
-            tick.cachedGeneration = p.generation
-            tick.cachedVersion = p.attributeVersion
-            tick.cachedCharacteristic = ch
+            tick.hot.cachedGeneration = p.generation
+            tick.hot.cachedVersion = p.attributeVersion
+            tick.hot.cachedCharacteristic = ch
         }
         return ch
     }
@@ -919,8 +942,8 @@ final class SimulatedLink {
     /// its (now stale) services, as a phone would (Vol 3 Part G 2.5.2: without it, the client
     /// may take the database as unchanging). The server's per-client state is reset either way.
     func serviceChanged() {
-        guard isOpen else { return }
-        cccd.removeAll()
+        guard hot.isOpen else { return }
+        hot.cccd.removeAll()
         retireTicks { _ in true }
         guard let handle = db.serviceChangedHandle else { return }
         let ref = AttributeRef.make(
@@ -929,7 +952,7 @@ final class SimulatedLink {
             properties: db.characteristic(valueHandle: handle)?.properties.declarationBits
                 ?? GATTCharacteristicProperty.indicate,
             carriedOver: false)
-        if !isSilent {
+        if !hot.isSilent {
             let i = world.recordRadio(
                 event(.indication(operation(.handleValueIndication, handle, ref, sent: false))),
                 value: [0x01, 0x00, 0xFF, 0xFF], outcome: .pending)
@@ -958,16 +981,21 @@ final class NotificationTick {
     let configuration: UInt16
     /// A periodic source's interval, µs (converted once, not per value).
     private let intervalMicros: Int64
-    /// The next value's index (`source.value(n)`).
-    @exclusivity(unchecked) var n = 0
-    /// Set when the subscription ended or the link is gone: the queued event does nothing.
-    @exclusivity(unchecked) var isRetired = false
-    /// The app's `CBCharacteristic` for the value, valid while the peripheral object
-    /// (`CBPeripheral.generation`) and its discovered attributes (`attributeVersion`) are the
-    /// ones it was found for: saves a dictionary lookup per value.
-    @exclusivity(unchecked) var cachedGeneration = -1
-    @exclusivity(unchecked) var cachedVersion = -1
-    @exclusivity(unchecked) var cachedCharacteristic: CBCharacteristic?
+    /// The tick's mutable state under one exclusivity exemption: unchecked for the reason
+    /// `SimulatedLink.hot` is (one thread drives the world; no access spans a call).
+    @exclusivity(unchecked) var hot = HotState()
+    struct HotState {
+        /// The next value's index (`source.value(n)`).
+        var n = 0
+        /// Set when the subscription ended or the link is gone: the queued event does nothing.
+        var isRetired = false
+        /// The app's `CBCharacteristic` for the value, valid while the peripheral object
+        /// (`CBPeripheral.generation`) and its discovered attributes (`attributeVersion`) are
+        /// the ones it was found for: saves a dictionary lookup per value.
+        var cachedGeneration = -1
+        var cachedVersion = -1
+        var cachedCharacteristic: CBCharacteristic?
+    }
 
     init(
         link: SimulatedLink, source: SimulatedPeripheral.NotificationSource,
@@ -987,7 +1015,7 @@ final class NotificationTick {
     }
 
     func fire() {
-        guard !isRetired else { return }
+        guard !hot.isRetired else { return }
         link.fire(self)
     }
 }

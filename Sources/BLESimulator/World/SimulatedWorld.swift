@@ -37,55 +37,66 @@ public final class SimulatedWorld {
 
     public let configuration: Configuration
 
-    // `@exclusivity(unchecked)` on the state the notification path touches (here and on the
-    // link, its ticks, the entry, CBPeripheral, CBCharacteristic, CBCentralManager): each
-    // checked access to a class's stored `var` is a `swift_beginAccess` call (a thread-local
-    // lookup and an access-set update), about a third of the benchmark's instructions with
-    // ~20 such accesses per notification. The checks can never fire here: a world and its
-    // objects are confined to the thread that drives them, and no access to these properties
-    // spans a call (app and delegate code run between accesses, never inside an `inout` one).
-    @exclusivity(unchecked) public private(set) var trace = SimulatorTrace()
-    @exclusivity(unchecked) public private(set) var peripherals: [SimulatedPeripheral] = []
-    @exclusivity(unchecked) public private(set) var adapterState: CBManagerState
-    @exclusivity(unchecked) public private(set) var authorization: CBManagerAuthorization
-
+    public var trace: SimulatorTrace { hot.trace }
+    public var peripherals: [SimulatedPeripheral] { hot.peripherals }
+    public var adapterState: CBManagerState { hot.adapterState }
+    public var authorization: CBManagerAuthorization { hot.authorization }
     /// Virtual time since the world started, µs.
-    @exclusivity(unchecked) public private(set) var nowMicros: Int64 = 0
-    public var now: Duration { .microseconds(nowMicros) }
+    public var nowMicros: Int64 { hot.nowMicros }
+    public var now: Duration { .microseconds(hot.nowMicros) }
 
-    @exclusivity(unchecked) private var scheduler = EventScheduler()
-    /// Set when a `CBPeripheral` is deallocated or a `connect` awaits its `retained` flag: the
-    /// end of the current run-loop turn must sweep (`CBCentralManager.sweepReleasedPeripherals`).
-    @exclusivity(unchecked) var sweepNeeded = false
-    /// An event is running (`step`): releases wait for the end of the turn.
-    @exclusivity(unchecked) private var isStepping = false
-    @exclusivity(unchecked) private var isSweeping = false
-    /// Central managers by trace number − 1; a slot is cleared when its manager is
-    /// deallocated (`unregister`), which is how a queued event learns its manager is gone.
-    @exclusivity(unchecked) private var centrals: [CentralSlot] = []
-    @exclusivity(unchecked) private var connectionCount = 0
-    /// Central-manager state the system keeps across an app relaunch, by restore identifier.
-    @exclusivity(unchecked) private var preservedCentrals: [String: PreservedCentralState] = [:]
-    /// Peripheral-manager state the system keeps across an app relaunch, by restore identifier.
-    @exclusivity(unchecked) private var preservedPeripheralManagers: [String: PreservedPeripheralManagerState] = [:]
-    /// Identifiers the system has seen (discovered or connected): what
-    /// `retrievePeripherals(withIdentifiers:)` can return.
-    @exclusivity(unchecked) var knownIdentifiers: Set<UUID> = []
+    /// The world's mutable state, in one place so that the one exclusivity exemption below
+    /// covers it and states its reason once. The simulator's other classes (`SimulatedLink`
+    /// and its `NotificationTick`s, the Core Bluetooth façade) point here for the reason.
+    ///
+    /// Unchecked: each checked access to a class's stored `var` is a `swift_beginAccess` call
+    /// (a thread-local lookup and an access-set update), about a third of the benchmark's
+    /// instructions with ~20 such accesses per notification when these were checked. The checks
+    /// can never fire: a world and its objects are confined to the thread that drives them, and
+    /// no access to this state spans a call (app and delegate code run between accesses, never
+    /// inside an `inout` one: `step` runs an event with no access to `hot` open).
+    @exclusivity(unchecked) var hot: HotState
+    struct HotState {
+        var adapterState: CBManagerState
+        var authorization: CBManagerAuthorization
+        var trace = SimulatorTrace()
+        var peripherals: [SimulatedPeripheral] = []
+        var nowMicros: Int64 = 0
+        var scheduler = EventScheduler()
+        /// Set when a `CBPeripheral` is deallocated or a `connect` awaits its `retained` flag:
+        /// the end of the current run-loop turn must sweep
+        /// (`CBCentralManager.sweepReleasedPeripherals`).
+        var sweepNeeded = false
+        /// An event is running (`step`): releases wait for the end of the turn.
+        var isStepping = false
+        var isSweeping = false
+        /// Central managers by trace number − 1; a slot is cleared when its manager is
+        /// deallocated (`unregister`), which is how a queued event learns its manager is gone.
+        var centrals: [CentralSlot] = []
+        var connectionCount = 0
+        /// Central-manager state the system keeps across an app relaunch, by restore identifier.
+        var preservedCentrals: [String: PreservedCentralState] = [:]
+        /// Peripheral-manager state the system keeps across an app relaunch, by restore
+        /// identifier.
+        var preservedPeripheralManagers: [String: PreservedPeripheralManagerState] = [:]
+        /// Identifiers the system has seen (discovered or connected): what
+        /// `retrievePeripherals(withIdentifiers:)` can return.
+        var knownIdentifiers: Set<UUID> = []
+    }
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        adapterState = configuration.adapterState
-        authorization = configuration.authorization
+        hot = HotState(adapterState: configuration.adapterState, authorization: configuration.authorization)
     }
 
     /// Queued events that never ran give back their references.
-    deinit { scheduler.releaseAll() }
+    deinit { hot.scheduler.releaseAll() }
 
     // MARK: - Peripherals
 
     public func add(_ peripheral: SimulatedPeripheral) {
-        guard !peripherals.contains(where: { $0 === peripheral }) else { return }
-        peripherals.append(peripheral)
+        guard !hot.peripherals.contains(where: { $0 === peripheral }) else { return }
+        hot.peripherals.append(peripheral)
         for c in liveCentrals { c.peripheralAdded(peripheral) }
     }
 
@@ -97,15 +108,15 @@ public final class SimulatedWorld {
     }
 
     func schedule(afterMicros delay: Int64, _ action: @escaping () -> Void) {
-        scheduler.schedule(at: nowMicros &+ max(0, delay), .action(action))
+        hot.scheduler.schedule(at: hot.nowMicros &+ max(0, delay), .action(action))
     }
 
     func schedule(afterMicros delay: Int64, _ tick: NotificationTick) {
-        scheduler.schedule(at: nowMicros &+ max(0, delay), .notificationTick(tick))
+        hot.scheduler.schedule(at: hot.nowMicros &+ max(0, delay), .notificationTick(tick))
     }
 
     /// Advances virtual time by `duration`, running every event due on the way.
-    public func run(for duration: Duration) { run(untilMicros: nowMicros &+ max(0, micros(duration))) }
+    public func run(for duration: Duration) { run(untilMicros: hot.nowMicros &+ max(0, micros(duration))) }
 
     /// Advances virtual time to `time` (since the world started).
     public func run(until time: Duration) { run(untilMicros: micros(time)) }
@@ -114,33 +125,33 @@ public final class SimulatedWorld {
     /// passes; returns whether the condition held.
     @discardableResult
     public func run(until condition: () -> Bool, timeout: Duration) -> Bool {
-        let limit = nowMicros &+ max(0, micros(timeout))
+        let limit = hot.nowMicros &+ max(0, micros(timeout))
         if condition() { return true }
-        while let item = scheduler.pop(notAfter: limit) {
+        while let item = hot.scheduler.pop(notAfter: limit) {
             step(item)
             if condition() { return true }
         }
-        nowMicros = max(nowMicros, limit)
+        hot.nowMicros = max(hot.nowMicros, limit)
         return condition()
     }
 
     private func run(untilMicros limit: Int64) {
-        while let item = scheduler.pop(notAfter: limit) { step(item) }
-        nowMicros = max(nowMicros, limit)
+        while let item = hot.scheduler.pop(notAfter: limit) { step(item) }
+        hot.nowMicros = max(hot.nowMicros, limit)
     }
 
     private func step(_ item: EventScheduler.Item) {
-        nowMicros = max(nowMicros, item.time)
-        isStepping = true
+        hot.nowMicros = max(hot.nowMicros, item.time)
+        hot.isStepping = true
         EventScheduler.run(item)
         // After every turn of the run loop: anything the app did not keep is gone now. Only
         // turns that released a `CBPeripheral` or left a `connect` to settle have work to do.
-        if sweepNeeded { sweep() }
-        isStepping = false
+        if hot.sweepNeeded { sweep() }
+        hot.isStepping = false
     }
 
     private func sweep() {
-        sweepNeeded = false
+        hot.sweepNeeded = false
         for c in liveCentrals { c.sweepReleasedPeripherals() }
     }
 
@@ -150,16 +161,16 @@ public final class SimulatedWorld {
     /// peripheral's link ends now, in an idle world too, as Core Bluetooth cancels it when the
     /// object goes (docs/rules/peripheral-not-retained.md).
     func peripheralReleased() {
-        sweepNeeded = true
-        if !isStepping, !isSweeping {
-            isSweeping = true
+        hot.sweepNeeded = true
+        if !hot.isStepping, !hot.isSweeping {
+            hot.isSweeping = true
             sweep()
-            isSweeping = false
+            hot.isSweeping = false
         }
     }
 
     /// Whether anything is scheduled.
-    public var isIdle: Bool { scheduler.isEmpty }
+    public var isIdle: Bool { hot.scheduler.isEmpty }
 
     // MARK: - World events
 
@@ -167,8 +178,8 @@ public final class SimulatedWorld {
     /// Bluetooth daemon). Every central manager reports the new state; leaving `.poweredOn` ends
     /// its scan and connections (see `CBCentralManager`).
     public func setAdapterState(_ state: CBManagerState) {
-        guard state != adapterState else { return }
-        adapterState = state
+        guard state != hot.adapterState else { return }
+        hot.adapterState = state
         record(.world(.adapterStateChanged(state)))
         if state == .poweredOn || state == .poweredOff {
             recordRadio(TimelineEvent(frame: 0, time: 0, kind: .power), value: [state == .poweredOn ? 1 : 0])
@@ -187,17 +198,17 @@ public final class SimulatedWorld {
 
     /// The user's Bluetooth permission for the app (Apple's `CBManager.authorization`).
     public func setAuthorization(_ authorization: CBManagerAuthorization) {
-        guard authorization != self.authorization else { return }
-        self.authorization = authorization
+        guard authorization != hot.authorization else { return }
+        hot.authorization = authorization
         for c in liveCentrals { c.worldStateChanged() }
     }
 
     /// The state a central manager reports: unauthorized when the app may not use Bluetooth,
     /// otherwise the adapter's.
     var managerState: CBManagerState {
-        switch authorization {
+        switch hot.authorization {
         case .denied, .restricted: .unauthorized
-        default: adapterState
+        default: hot.adapterState
         }
     }
 
@@ -238,18 +249,18 @@ public final class SimulatedWorld {
         for c in liveCentrals { c.terminate() }
     }
 
-    func preserve(_ state: PreservedCentralState, for identifier: String) { preservedCentrals[identifier] = state }
+    func preserve(_ state: PreservedCentralState, for identifier: String) { hot.preservedCentrals[identifier] = state }
 
     func preservePeripheralManager(_ state: PreservedPeripheralManagerState, for identifier: String) {
-        preservedPeripheralManagers[identifier] = state
+        hot.preservedPeripheralManagers[identifier] = state
     }
 
     func takePreservedPeripheralManager(_ identifier: String) -> PreservedPeripheralManagerState? {
-        preservedPeripheralManagers.removeValue(forKey: identifier)
+        hot.preservedPeripheralManagers.removeValue(forKey: identifier)
     }
 
     func takePreservedState(_ identifier: String) -> PreservedCentralState? {
-        preservedCentrals.removeValue(forKey: identifier)
+        hot.preservedCentrals.removeValue(forKey: identifier)
     }
 
     /// The peripheral ends every connection to it now, as its host does with HCI Disconnect
@@ -297,26 +308,26 @@ public final class SimulatedWorld {
 
     /// Adds a central manager; returns its number (1, 2, … in order of creation).
     func register(_ central: CBCentralManager) -> Int {
-        centrals.append(CentralSlot(object: .passUnretained(central)))
-        return centrals.count
+        hot.centrals.append(CentralSlot(object: .passUnretained(central)))
+        return hot.centrals.count
     }
 
     /// Called by the manager's `deinit`.
     func unregister(_ id: Int) {
-        guard centrals.indices.contains(id - 1) else { return }
-        centrals[id - 1].object = nil
+        guard hot.centrals.indices.contains(id - 1) else { return }
+        hot.centrals[id - 1].object = nil
     }
 
     /// The manager numbered `id`, if it still exists.
     func central(_ id: Int) -> CBCentralManager? {
-        centrals.indices.contains(id - 1) ? centrals[id - 1].object?.takeUnretainedValue() : nil
+        hot.centrals.indices.contains(id - 1) ? hot.centrals[id - 1].object?.takeUnretainedValue() : nil
     }
 
-    var liveCentrals: [CBCentralManager] { centrals.compactMap { $0.object?.takeUnretainedValue() } }
+    var liveCentrals: [CBCentralManager] { hot.centrals.compactMap { $0.object?.takeUnretainedValue() } }
 
     func allocateConnection() -> (number: Int, handle: UInt16) {
-        connectionCount += 1
-        return (connectionCount, UInt16(truncatingIfNeeded: 0x0040 + (connectionCount - 1) % 0x0E00))
+        hot.connectionCount += 1
+        return (hot.connectionCount, UInt16(truncatingIfNeeded: 0x0040 + (hot.connectionCount - 1) % 0x0E00))
     }
 
     /// Whether any central has a connection to `peripheral`.
@@ -327,7 +338,7 @@ public final class SimulatedWorld {
     // MARK: - Trace
 
     @discardableResult
-    func record(_ entry: TraceRecord.Entry) -> Int { trace.append(time: nowMicros, entry) }
+    func record(_ entry: TraceRecord.Entry) -> Int { hot.trace.append(time: hot.nowMicros, entry) }
 
     /// Records a radio event at the current time; returns its trace index. `commandAnswered`:
     /// an HCI command whose Command Complete/Status comes at once (it gets the next sequence
@@ -338,11 +349,11 @@ public final class SimulatedWorld {
         commandAnswered: Bool = false
     ) -> Int {
         var e = event
-        e.time = configuration.epochMicros &+ nowMicros
+        e.time = configuration.epochMicros &+ hot.nowMicros
         if !value.isEmpty { e.value = value.withByteView { InlineBytes($0) } }
         e.outcome = outcome
-        let index = trace.appendRadio(time: nowMicros, e)
-        if commandAnswered { resolve(index, requestTime: nowMicros) }
+        let index = hot.trace.appendRadio(time: hot.nowMicros, e)
+        if commandAnswered { resolve(index, requestTime: hot.nowMicros) }
         return index
     }
 
@@ -350,9 +361,9 @@ public final class SimulatedWorld {
     /// number (the frame a capture would give it) and sets the outcome; `value` replaces the
     /// event's value (a read's result).
     func resolve(_ index: Int, requestTime: Int64, error: UInt8? = nil, handle: UInt16 = 0, value: [UInt8]? = nil) {
-        let response = trace.allocateSequence()
-        let latency = nowMicros &- requestTime
-        trace.update(index) { entry in
+        let response = hot.trace.allocateSequence()
+        let latency = hot.nowMicros &- requestTime
+        hot.trace.update(index) { entry in
             guard case .radio(var e) = entry else { return }
             e.outcome =
                 error.map { .error(frame: response, latency: latency, code: $0, handle: handle) }
@@ -364,7 +375,7 @@ public final class SimulatedWorld {
 
     /// Marks a request at `index` as cut off by the disconnection recorded at `frame`.
     func resolveDisconnected(_ index: Int, frame: Int) {
-        trace.update(index) { entry in
+        hot.trace.update(index) { entry in
             guard case .radio(var e) = entry else { return }
             e.outcome = .disconnected(frame: frame)
             entry = .radio(e)
@@ -374,7 +385,7 @@ public final class SimulatedWorld {
     /// The request at `index` went unanswered for the ATT transaction timeout (30 s, Core Vol 3
     /// Part F 3.3.3): the timeline's own outcome for it.
     func resolveTimedOut(_ index: Int) {
-        trace.update(index) { entry in
+        hot.trace.update(index) { entry in
             guard case .radio(var e) = entry else { return }
             e.outcome = .timeout
             entry = .radio(e)
@@ -382,16 +393,16 @@ public final class SimulatedWorld {
     }
 
     func patchAPICall(_ index: Int, _ body: (inout APICallRecord) -> Void) {
-        trace.update(index) { entry in
+        hot.trace.update(index) { entry in
             guard case .api(var a) = entry else { return }
             body(&a)
             entry = .api(a)
         }
     }
 
-    func log(_ line: String) { trace.appendLog(line) }
+    func log(_ line: String) { hot.trace.appendLog(line) }
 
-    var lastSequence: Int { trace.nextSequence - 1 }
+    var lastSequence: Int { hot.trace.nextSequence - 1 }
 
     // MARK: - The world a manager joins
 
@@ -431,6 +442,6 @@ struct PreservedCentralState {
 /// A central manager the world does not retain; cleared by the manager's `deinit`. `Unmanaged`
 /// rather than an `unowned(unsafe)` optional: copies of a struct holding one read back nil in
 /// unoptimized builds (Swift 6.3, seen in `compactMap` over the slots).
-private struct CentralSlot {
+struct CentralSlot {
     var object: Unmanaged<CBCentralManager>?
 }
