@@ -3,7 +3,7 @@ import BLESpool
 /// The `.max` clock's captured instants, ascending and distinct, spooled past 1 MiB: the
 /// clock asks for the last one at or before a time (`last(atOrBefore:)`), twice per PDU it
 /// schedules. While the instants fit in a spooled array's memory, they are kept as one plain
-/// array and found by one binary search (a block lookup per search cost 4 times as much); past
+/// array and found by one binary search, without a block lookup (docs/performance.md); past
 /// that they move to `table`, where the first instant of every spilled block stays in memory
 /// (8 bytes per 8192 instants), so a lookup reads one block.
 struct ReplayInstants: Sendable {
