@@ -33,7 +33,7 @@ public class CBService: CBAttribute {
     /// which would put the peripheral's reference counts in a side table (see
     /// `PeripheralEntry.object`).
     public var peripheral: CBPeripheral? {
-        guard let entry, let p = entry.object, p.generation == generation else { return nil }
+        guard let entry, let p = entry.hot.object, p.generation == generation else { return nil }
         return p
     }
     private let entry: PeripheralEntry?

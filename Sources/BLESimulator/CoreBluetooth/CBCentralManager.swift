@@ -70,7 +70,7 @@ public final class CBCentralManager: CBManager {
             for e in saved.entries {
                 hot.entryIndex[e.identifier] = hot.entries.count
                 hot.entries.append(e)
-                e.link?.central = self
+                e.hot.link?.central = self
             }
             hot.restored = saved
         }
@@ -111,18 +111,20 @@ public final class CBCentralManager: CBManager {
         var kept: [PeripheralEntry] = []
         var keptServices: [UUID: [CBService]] = [:]
         for e in hot.entries {
-            e.object?.manager = nil
-            if restoreIdentifier != nil, e.state == .connected || e.state == .connecting {
-                if e.state == .connected, let services = e.object?.services { keptServices[e.identifier] = services }
-                e.object = nil
-                e.handedOut = false
-                e.unresolvedConnectCall = nil
-                e.connectGeneration += 1
+            e.hot.object?.manager = nil
+            if restoreIdentifier != nil, e.hot.state == .connected || e.hot.state == .connecting {
+                if e.hot.state == .connected, let services = e.hot.object?.services {
+                    keptServices[e.identifier] = services
+                }
+                e.hot.object = nil
+                e.hot.handedOut = false
+                e.hot.unresolvedConnectCall = nil
+                e.hot.connectGeneration += 1
                 kept.append(e)
                 continue
             }
             abandon(e)
-            e.link?.detach()
+            e.hot.link?.detach()
         }
         let scanning = hot.isScanning
         if hot.isScanning { endScan(onAir: true) }
@@ -142,17 +144,17 @@ public final class CBCentralManager: CBManager {
     /// let the peripheral go): a pending connection is cancelled on the air (LE Create
     /// Connection Cancel), an open one ends with 0x16 Connection Terminated By Local Host.
     private func abandon(_ e: PeripheralEntry) {
-        switch e.state {
+        switch e.hot.state {
         case .connecting:
-            e.connectGeneration += 1
-            e.state = .disconnected
+            e.hot.connectGeneration += 1
+            e.hot.state = .disconnected
             world.recordRadio(
                 TimelineEvent(
                     frame: 0, time: 0, peer: e.device.address,
                     peerAddressType: e.device.addressType, kind: .connectionCancel),
                 commandAnswered: true)
         case .connected, .disconnecting:
-            e.autoReconnect = false
+            e.hot.autoReconnect = false
             endConnection(e, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: false)
         case .disconnected: break
         }
@@ -185,7 +187,7 @@ public final class CBCentralManager: CBManager {
                 [CBCentralManagerScanOptionAllowDuplicatesKey: NSNumber(value: r.allowDuplicates)] as [String: Any]
         }
         // A pending connection goes on under the new manager.
-        for e in r.entries where e.state == .connecting { attemptConnection(e) }
+        for e in r.entries where e.hot.state == .connecting { attemptConnection(e) }
         deliver(
             .willRestoreState(
                 peripherals: r.entries.map(\.identifier), scanServices: r.isScanning ? r.scanServices : nil,
@@ -223,7 +225,7 @@ public final class CBCentralManager: CBManager {
         hot.allowDuplicates = duplicates
         hot.isScanning = true
         hot.scanGeneration += 1
-        for e in hot.entries { e.seenInScan = false }
+        for e in hot.entries { e.hot.seenInScan = false }
         // iOS foreground scanning: active, 30 ms window in a 30 ms interval (units of 0.625 ms).
         world.recordRadio(
             TimelineEvent(
@@ -258,7 +260,7 @@ public final class CBCentralManager: CBManager {
             guard generation == m.hot.scanGeneration, m.hot.isScanning else { return }
             m.advertisementHeard(entry)
             // Reported once: the controller filters the rest (Filter_Duplicates).
-            if !m.hot.allowDuplicates, entry.seenInScan { return }
+            if !m.hot.allowDuplicates, entry.hot.seenInScan { return }
             m.scheduleAdvertising(entry, generation: generation, first: false)
         }
     }
@@ -268,8 +270,8 @@ public final class CBCentralManager: CBManager {
     private func advertisementHeard(_ entry: PeripheralEntry) -> Bool {
         let d = entry.device
         guard d.isInRange, d.isAdvertising, state == .poweredOn else { return false }
-        if !hot.allowDuplicates && entry.seenInScan { return true }
-        entry.seenInScan = true
+        if !hot.allowDuplicates && entry.hot.seenInScan { return true }
+        entry.hot.seenInScan = true
         var ev = TimelineEvent(
             frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
             kind: .advertisement(
@@ -306,18 +308,18 @@ public final class CBCentralManager: CBManager {
         let auto = boolOption(options, CBConnectPeripheralOptionEnableAutoReconnect)
         let call = APICall.connect(peripheral: entry.identifier, autoReconnect: auto, retained: nil)
         guard requirePoweredOn(call, entry: entry) else { return }
-        guard entry.object === peripheral else {
+        guard entry.hot.object === peripheral else {
             misuse(call, entry, .foreignAttribute)
             return
         }
-        guard entry.state == .disconnected else {
+        guard entry.hot.state == .disconnected else {
             record(call, entry: entry, .noEffect)
             return
         }
-        entry.unresolvedConnectCall = record(call, entry: entry, .performed)
+        entry.hot.unresolvedConnectCall = record(call, entry: entry, .performed)
         world.hot.sweepNeeded = true
-        entry.autoReconnect = auto
-        entry.state = .connecting
+        entry.hot.autoReconnect = auto
+        entry.hot.state = .connecting
         let d = entry.device
         let interval = UInt16(clamping: micros(d.connectionInterval) / 1250)
         world.recordRadio(
@@ -336,14 +338,14 @@ public final class CBCentralManager: CBManager {
     /// advertising interval (the initiator waits for a connectable advertisement).
     private func attemptConnection(_ entry: PeripheralEntry) {
         let d = entry.device
-        guard entry.state == .connecting, d.isInRange, d.isAdvertising, d.isConnectable else { return }
-        let generation = entry.connectGeneration
+        guard entry.hot.state == .connecting, d.isInRange, d.isAdvertising, d.isConnectable else { return }
+        let generation = entry.hot.connectGeneration
         later(afterMicros: micros(d.advertisingInterval)) { [entry] m in
-            guard entry.connectGeneration == generation, entry.state == .connecting,
+            guard entry.hot.connectGeneration == generation, entry.hot.state == .connecting,
                 m.state == .poweredOn, d.isInRange, d.isAdvertising, d.isConnectable
             else { return }
             if let failure = d.connectionFailure {
-                entry.state = .disconnected
+                entry.hot.state = .disconnected
                 m.world.recordRadio(
                     TimelineEvent(
                         frame: 0, time: 0, peer: d.address, peerAddressType: d.addressType,
@@ -352,7 +354,7 @@ public final class CBCentralManager: CBManager {
                                 status: HCIError.connectionFailedToBeEstablished, handle: 0, role: 0, timing: nil,
                                 isLE: true))))
                 let error = CBError(failure)
-                if let p = entry.object {
+                if let p = entry.hot.object {
                     m.deliver(.didFailToConnect(peripheral: d.identifier, error: error.description)) {
                         $0.centralManager(m, didFailToConnect: p, error: error)
                     }
@@ -377,13 +379,13 @@ public final class CBCentralManager: CBManager {
                     ConnectionCompleteInfo.make(
                         status: 0, handle: handle, role: 0, timing: timing, isLE: true))))
         let link = SimulatedLink(world: world, central: self, entry: entry, number: number, handle: handle)
-        entry.link = link
-        entry.state = .connected
+        entry.hot.link = link
+        entry.hot.state = .connected
         d.connectionChanged(.init(world: world, connection: number, event: .connected))
         world.hot.knownIdentifiers.insert(d.identifier)
         // iOS exchanges the MTU first thing; the app's first request queues behind it.
         link.enqueue(.exchangeMTU)
-        if let p = entry.object {
+        if let p = entry.hot.object {
             deliver(.didConnect(peripheral: d.identifier)) { $0.centralManager(self, didConnect: p) }
         }
     }
@@ -395,13 +397,13 @@ public final class CBCentralManager: CBManager {
         let entry = peripheral.entry
         let call = APICall.cancelPeripheralConnection(peripheral: entry.identifier)
         guard requirePoweredOn(call, entry: entry) else { return }
-        switch entry.state {
+        switch entry.hot.state {
         case .disconnected, .disconnecting:
             record(call, entry: entry, .noEffect)
         case .connecting:
             record(call, entry: entry, .performed)
-            entry.connectGeneration += 1
-            entry.state = .disconnected
+            entry.hot.connectGeneration += 1
+            entry.hot.state = .disconnected
             world.recordRadio(
                 TimelineEvent(
                     frame: 0, time: 0, peer: entry.device.address,
@@ -414,10 +416,10 @@ public final class CBCentralManager: CBManager {
             }
         case .connected:
             record(call, entry: entry, .performed)
-            entry.state = .disconnecting
-            entry.autoReconnect = false
+            entry.hot.state = .disconnecting
+            entry.hot.autoReconnect = false
             later(afterMicros: micros(entry.device.connectionInterval)) { [entry] m in
-                guard entry.state == .disconnecting else { return }
+                guard entry.hot.state == .disconnecting else { return }
                 m.endConnection(
                     entry, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: true)
             }
@@ -430,7 +432,7 @@ public final class CBCentralManager: CBManager {
         _ entry: PeripheralEntry, reason: UInt8, side: DisconnectionSide, error: CBError?,
         notify: Bool
     ) {
-        guard let link = entry.link else { return }
+        guard let link = entry.hot.link else { return }
         let d = entry.device
         world.recordRadio(
             TimelineEvent(
@@ -438,14 +440,14 @@ public final class CBCentralManager: CBManager {
                 peerAddressType: d.addressType,
                 kind: .disconnection(status: 0, reason: reason, side: side)))
         link.close(disconnectionFrame: world.lastSequence)
-        entry.link = nil
+        entry.hot.link = nil
         d.connectionChanged(
             .init(world: world, connection: link.number, event: .disconnected(reason: reason, side: side)))
         // Auto-reconnect (iOS 17) covers disconnections the app did not ask for.
-        let reconnecting = entry.autoReconnect && side != .local
-        entry.state = reconnecting ? .connecting : .disconnected
-        entry.object?.connectionEnded()
-        if notify, let p = entry.object {
+        let reconnecting = entry.hot.autoReconnect && side != .local
+        entry.hot.state = reconnecting ? .connecting : .disconnected
+        entry.hot.object?.connectionEnded()
+        if notify, let p = entry.hot.object {
             deliver(.didDisconnect(peripheral: d.identifier, isReconnecting: reconnecting, error: error?.description)) {
                 $0.centralManager(
                     self, didDisconnectPeripheral: p, timestamp: self.timestamp,
@@ -522,12 +524,12 @@ public final class CBCentralManager: CBManager {
         if state == .poweredOn {
             if hot.isScanning { endScan(onAir: false) }
             for e in hot.entries {
-                switch e.state {
+                switch e.hot.state {
                 case .connecting:
-                    e.connectGeneration += 1
-                    e.state = .disconnected
+                    e.hot.connectGeneration += 1
+                    e.hot.state = .disconnected
                 case .connected, .disconnecting:
-                    e.autoReconnect = false
+                    e.hot.autoReconnect = false
                     endConnection(
                         e, reason: HCIError.connectionTerminatedByLocalHost, side: .local, error: nil, notify: false)
                 case .disconnected: break
@@ -535,10 +537,10 @@ public final class CBCentralManager: CBManager {
             }
         }
         if new.rawValue < CBManagerState.poweredOff.rawValue {
-            for e in hot.entries where e.object != nil {
-                e.object = nil
-                e.handedOut = false
-                e.unresolvedConnectCall = nil
+            for e in hot.entries where e.hot.object != nil {
+                e.hot.object = nil
+                e.hot.handedOut = false
+                e.hot.unresolvedConnectCall = nil
             }
         }
         state = new
@@ -550,18 +552,18 @@ public final class CBCentralManager: CBManager {
         let e = hot.entries[i]
         if d.isInRange {
             attemptConnection(e)
-        } else if e.link != nil {
+        } else if e.hot.link != nil {
             linkLost(d)
         }
     }
 
     /// Starts a supervision timeout on the connection to `d`, if there is one.
     func linkLost(_ d: SimulatedPeripheral) {
-        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].link, !link.isSilent else { return }
+        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].hot.link, !link.isSilent else { return }
         let e = hot.entries[i]
         link.isSilent = true
         later(afterMicros: micros(d.supervisionTimeout)) { [e, link] m in
-            guard e.link === link else { return }
+            guard e.hot.link === link else { return }
             m.endConnection(
                 e, reason: HCIError.connectionTimeout, side: .linkLoss, error: CBError(.connectionTimeout), notify: true
             )
@@ -578,11 +580,11 @@ public final class CBCentralManager: CBManager {
     /// Terminated By Local Host and `didDisconnectPeripheral` carries `CBError.connectionTimeout`;
     /// auto-reconnect does not resume a connection the host ended.
     func attTransactionTimedOut(_ entry: PeripheralEntry) {
-        guard entry.state == .connected, let link = entry.link else { return }
-        entry.state = .disconnecting
-        entry.autoReconnect = false
+        guard entry.hot.state == .connected, let link = entry.hot.link else { return }
+        entry.hot.state = .disconnecting
+        entry.hot.autoReconnect = false
         later(afterMicros: micros(entry.device.connectionInterval)) { [entry, link] m in
-            guard entry.link === link else { return }
+            guard entry.hot.link === link else { return }
             m.endConnection(
                 entry, reason: HCIError.connectionTerminatedByLocalHost, side: .local,
                 error: CBError(.connectionTimeout),
@@ -592,25 +594,25 @@ public final class CBCentralManager: CBManager {
 
     /// The peripheral terminated the connection to `d` (`SimulatedWorld.disconnect`).
     func remoteDisconnected(_ d: SimulatedPeripheral, reason: UInt8) {
-        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].link, !link.isSilent else { return }
+        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].hot.link, !link.isSilent else { return }
         endConnection(
             hot.entries[i], reason: reason, side: .remote, error: CBError(.peripheralDisconnected), notify: true)
     }
 
     func servicesChanged(_ d: SimulatedPeripheral) {
-        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].link else { return }
+        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].hot.link else { return }
         link.serviceChanged()
     }
 
     /// The server of `d` sends a notification/indication for `c`; returns whether it went out.
     func serverNotify(_ d: SimulatedPeripheral, _ c: GATTServerDatabase.Characteristic, _ value: [UInt8]) -> Bool {
-        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].link else { return false }
+        guard let i = hot.entryIndex[d.identifier], let link = hot.entries[i].hot.link else { return false }
         return link.serverNotify(c, value)
     }
 
     func hasConnection(to d: SimulatedPeripheral) -> Bool {
         guard let i = hot.entryIndex[d.identifier] else { return false }
-        return hot.entries[i].link != nil
+        return hot.entries[i].hot.link != nil
     }
 
     /// Called after every run-loop turn: a `CBPeripheral` the app let go is gone; its pending
@@ -618,18 +620,18 @@ public final class CBCentralManager: CBManager {
     /// object left to report on). Also settles the `retained` flag of `connect` records.
     func sweepReleasedPeripherals() {
         for e in hot.entries {
-            if let index = e.unresolvedConnectCall {
-                e.unresolvedConnectCall = nil
-                let retained = e.object != nil
+            if let index = e.hot.unresolvedConnectCall {
+                e.hot.unresolvedConnectCall = nil
+                let retained = e.hot.object != nil
                 world.patchAPICall(index) {
                     if case .connect(let id, let auto, _) = $0.call {
                         $0.call = .connect(peripheral: id, autoReconnect: auto, retained: retained)
                     }
                 }
             }
-            guard e.handedOut, e.object == nil else { continue }
-            e.handedOut = false
-            world.record(.world(.peripheralReleased(peripheral: e.identifier, state: e.state)))
+            guard e.hot.handedOut, e.hot.object == nil else { continue }
+            e.hot.handedOut = false
+            world.record(.world(.peripheralReleased(peripheral: e.identifier, state: e.hot.state)))
             abandon(e)
         }
     }
@@ -638,16 +640,16 @@ public final class CBCentralManager: CBManager {
 
     /// The app-facing object for `entry`: the one the app still holds, or a new one.
     func object(for entry: PeripheralEntry) -> CBPeripheral {
-        if let p = entry.object { return p }
+        if let p = entry.hot.object { return p }
         let p = CBPeripheral(manager: self, entry: entry)
-        entry.object = p
-        entry.handedOut = true
+        entry.hot.object = p
+        entry.hot.handedOut = true
         return p
     }
 
     func context(_ entry: PeripheralEntry?) -> CallContext {
         CallContext(
-            managerState: state, peripheralState: entry?.state, isScanning: hot.isScanning,
+            managerState: state, peripheralState: entry?.hot.state, isScanning: hot.isScanning,
             inCallback: hot.currentCallback)
     }
 

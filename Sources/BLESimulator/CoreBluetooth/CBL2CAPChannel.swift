@@ -39,7 +39,8 @@ extension CBPeripheral {
     /// one of the trace's recorded API calls).
     public func openL2CAPChannel(_ PSM: CBL2CAPPSM) {
         guard let m = manager else { return }
-        guard m.state == .poweredOn, entry.object === self, entry.state == .connected, let link = entry.link else {
+        guard m.state == .poweredOn, entry.hot.object === self, entry.hot.state == .connected, let link = entry.hot.link
+        else {
             m.world.log(
                 "[CoreBluetooth] API MISUSE: <CBPeripheral \(identifier.uuidString)> can only accept commands "
                     + "while in the connected state (openL2CAPChannel(_:))")
@@ -49,7 +50,8 @@ extension CBPeripheral {
         let number = link.number
         // Found again through the entry, not a `weak` capture (see `PeripheralEntry.object`).
         m.world.schedule(afterMicros: delay) { [entry, generation] in
-            guard let p = entry.object, p.generation == generation, let m = p.manager, entry.link?.number == number
+            guard let p = entry.hot.object, p.generation == generation, let m = p.manager,
+                entry.hot.link?.number == number
             else { return }
             let error = CBError(.invalidParameters)
             p.deliver(.didOpenL2CAPChannel(peripheral: p.identifier, psm: PSM, error: error.description), manager: m) {

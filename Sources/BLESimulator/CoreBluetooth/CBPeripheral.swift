@@ -51,21 +51,21 @@ public final class CBPeripheral: CBPeer, CustomStringConvertible {
     init(manager: CBCentralManager, entry: PeripheralEntry) {
         hot.manager = manager
         self.entry = entry
-        entry.objectGeneration += 1
-        generation = entry.objectGeneration
+        entry.hot.objectGeneration += 1
+        generation = entry.hot.objectGeneration
         super.init(identifier: entry.identifier)
     }
 
     /// The app let go: the manager notices at the end of the run-loop turn, or at once outside
     /// one (`SimulatedWorld.peripheralReleased`).
     deinit {
-        if entry.object === self { entry.object = nil }
+        if entry.hot.object === self { entry.hot.object = nil }
         manager?.world.peripheralReleased()
     }
 
     /// The GAP name once known, else the advertised local name.
     public var name: String? { entry.device.name ?? entry.device.localName }
-    public var state: CBPeripheralState { entry.state }
+    public var state: CBPeripheralState { entry.hot.state }
     public var description: String { "<CBPeripheral \(identifier.uuidString) \(name ?? "")>" }
 
     // MARK: - Write flow control
@@ -79,7 +79,7 @@ public final class CBPeripheral: CBPeer, CustomStringConvertible {
         return v
     }
 
-    var canSendNow: Bool { entry.link?.canSendWriteWithoutResponse ?? false }
+    var canSendNow: Bool { entry.hot.link?.canSendWriteWithoutResponse ?? false }
 
     /// ATT_MTU − 3 for `.withoutResponse` (one Write Command PDU, Vol 3 Part F 3.4.5.3; 20 until
     /// the MTU exchange completes), 512 for `.withResponse` (the longest attribute value, Vol 3
@@ -92,7 +92,7 @@ public final class CBPeripheral: CBPeer, CustomStringConvertible {
     }
 
     func maximumLength(_ type: CBCharacteristicWriteType) -> Int {
-        type == .withResponse ? 512 : Int(entry.link?.mtu ?? 23) - 3
+        type == .withResponse ? 512 : Int(entry.hot.link?.mtu ?? 23) - 3
     }
 
     // MARK: - Discovery
@@ -234,11 +234,11 @@ public final class CBPeripheral: CBPeer, CustomStringConvertible {
             return nil
         }
         // An object invalidated by the manager going below `.poweredOff`.
-        guard entry.object === self else {
+        guard entry.hot.object === self else {
             m.misuse(call, entry, .foreignAttribute)
             return nil
         }
-        guard entry.state == .connected, let link = entry.link else {
+        guard entry.hot.state == .connected, let link = entry.hot.link else {
             m.misuse(call, entry, .notConnected)
             return nil
         }

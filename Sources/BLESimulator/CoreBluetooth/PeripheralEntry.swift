@@ -12,63 +12,26 @@ import Foundation
 final class PeripheralEntry {
     let device: SimulatedPeripheral
     var identifier: UUID { device.identifier }
-    /// The live app-facing object, if any (cleared by `CBPeripheral.deinit`).
-    var object: CBPeripheral? {
-        get { hot.object }
-        set { hot.object = newValue }
-    }
-    /// Bumped for each new object: attributes remember the one they belong to (`CBService.peripheral`).
-    var objectGeneration: Int {
-        get { hot.objectGeneration }
-        set { hot.objectGeneration = newValue }
-    }
-    /// An object was handed to the app and not yet seen released.
-    var handedOut: Bool {
-        get { hot.handedOut }
-        set { hot.handedOut = newValue }
-    }
-    var state: CBPeripheralState {
-        get { hot.state }
-        set { hot.state = newValue }
-    }
-    var link: SimulatedLink? {
-        get { hot.link }
-        set { hot.link = newValue }
-    }
-    var autoReconnect: Bool {
-        get { hot.autoReconnect }
-        set { hot.autoReconnect = newValue }
-    }
-    /// Bumped whenever a pending connection attempt is cancelled, so stale scheduled
-    /// completions do nothing.
-    var connectGeneration: Int {
-        get { hot.connectGeneration }
-        set { hot.connectGeneration = newValue }
-    }
-    /// Trace index of the `connect` call whose `retained` flag is still to be decided.
-    var unresolvedConnectCall: Int? {
-        get { hot.unresolvedConnectCall }
-        set { hot.unresolvedConnectCall = newValue }
-    }
-    /// Reported once in the current scan (duplicate filtering).
-    var seenInScan: Bool {
-        get { hot.seenInScan }
-        set { hot.seenInScan = newValue }
-    }
-
     /// The entry's mutable state under one exclusivity exemption, unchecked for the reason
     /// `SimulatedWorld.hot` states (the entry belongs to its world's thread; no access spans a
     /// call). Read and written on every notification, connection event and scan report.
-    @exclusivity(unchecked) private var hot = HotState()
-    private struct HotState {
+    @exclusivity(unchecked) var hot = HotState()
+    struct HotState {
+        /// The live app-facing object, if any (cleared by `CBPeripheral.deinit`).
         unowned(unsafe) var object: CBPeripheral?
+        /// Bumped for each new object: attributes remember the one they belong to (`CBService.peripheral`).
         var objectGeneration = 0
+        /// An object was handed to the app and not yet seen released.
         var handedOut = false
         var state: CBPeripheralState = .disconnected
         var link: SimulatedLink?
         var autoReconnect = false
+        /// Bumped whenever a pending connection attempt is cancelled, so stale scheduled
+        /// completions do nothing.
         var connectGeneration = 0
+        /// Trace index of the `connect` call whose `retained` flag is still to be decided.
         var unresolvedConnectCall: Int?
+        /// Reported once in the current scan (duplicate filtering).
         var seenInScan = false
     }
 

@@ -111,7 +111,7 @@ final class SimulatedLink {
 
     var canSendWriteWithoutResponse: Bool { hot.isOpen && hot.freeBuffers > 0 }
     private var db: GATTServerDatabase { device.database }
-    private var peripheral: CBPeripheral? { entry.object }
+    private var peripheral: CBPeripheral? { entry.hot.object }
 
     // MARK: - Request queue
 
