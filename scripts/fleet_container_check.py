@@ -2,7 +2,7 @@
 """The fleet image (fleet/deploy/Containerfile) run for real, against blecap's batch mode outside it.
 
   python3 scripts/fleet_container_check.py --image localhost/blecap-fleet:local \
-      [--blecap .build/release/blecap] [--seed 1] [--count 50] [--podman "podman …"] [--run-flag …]
+      [--blecap .build/release/blecap] [--seed 1] [--count 50] [--podman "podman …"] [--run-flags "…"]
 
 1. In the image: `blecap --version`, `ldd /usr/local/bin/blecap` (no library missing) and
    `blecap-fleet run --help`.
