@@ -87,9 +87,19 @@ import Testing
             }
         }
         #expect(decoded == [HCIEventCode.connectionComplete])
+        // Every shorter length, down to none: nothing decodes (and nothing is read past the end).
         for (subevent, length, _) in HCITypedEvents.leFullLengths {
-            Self.parameters(length - 1).withByteView { p in
-                #expect(HCITypedEvents.decodeLE(subevent: subevent, parameters: p) == nil)
+            for short in 0..<length {
+                Self.parameters(short).withByteView { p in
+                    #expect(HCITypedEvents.decodeLE(subevent: subevent, parameters: p) == nil)
+                }
+            }
+        }
+        for (code, length, _) in HCITypedEvents.fullLengths where code != HCIEventCode.connectionComplete {
+            for short in 0..<length {
+                Self.parameters(short).withByteView { p in
+                    #expect(HCITypedEvents.decode(code: code, parameters: p) == nil)
+                }
             }
         }
         Self.parameters(4).withByteView { #expect(HCIEncryptionChange(parameters: $0, version: 2) == nil) }

@@ -239,7 +239,8 @@ def struct_lines(name, group, le):
     lines.append("")
     code_property = "subeventCode" if le else "eventCode"
     if versioned:
-        lines.append(f"    public var {code_property}: UInt8 {{ version == 2 ? Self.{constant}V2 : Self.{constant}V1 }}")
+        lines.append(f"    public var {code_property}: UInt8 {{ "
+                     f"version == 2 ? Self.{constant}V2 : Self.{constant}V1 }}")
     else:
         lines.append(f"    public var {code_property}: UInt8 {{ Self.{constant} }}")
     method = "appendSubeventParameters" if le else "appendParameters"
