@@ -10,40 +10,10 @@
 public enum HCIOpcode {}
 
 /// HCI event codes blecap refers to by name (Core 5.4 Vol 4 Part E 7.7; names of all in
-/// `HCIEvents`).
-public enum HCIEventCode {
-    /// 7.7.3 (BR/EDR).
-    public static let connectionComplete: UInt8 = 0x03
-    /// 7.7.5.
-    public static let disconnectionComplete: UInt8 = 0x05
-    /// 7.7.8 [v1].
-    public static let encryptionChange: UInt8 = 0x08
-    /// 7.7.14.
-    public static let commandComplete: UInt8 = 0x0E
-    /// 7.7.15.
-    public static let commandStatus: UInt8 = 0x0F
-    /// 7.7.16.
-    public static let hardwareError: UInt8 = 0x10
-    /// 7.7.19.
-    public static let numberOfCompletedPackets: UInt8 = 0x13
-    /// 7.7.65.
-    public static let leMeta: UInt8 = 0x3E
-    /// 7.7.8 [v2].
-    public static let encryptionChangeV2: UInt8 = 0x59
-}
+/// `HCIEvents`): the constants are in HCIEventCode+Generated.swift, generated from the HCI event
+/// table (scripts/pdu/hci_events.py).
+public enum HCIEventCode {}
 
-/// LE Meta subevent codes blecap refers to by name (Vol 4 Part E 7.7.65).
-public enum HCILESubeventCode {
-    /// 7.7.65.1.
-    public static let connectionComplete: UInt8 = 0x01
-    /// 7.7.65.2.
-    public static let advertisingReport: UInt8 = 0x02
-    /// 7.7.65.3.
-    public static let connectionUpdateComplete: UInt8 = 0x03
-    /// 7.7.65.10 [v1].
-    public static let enhancedConnectionComplete: UInt8 = 0x0A
-    /// 7.7.65.13.
-    public static let extendedAdvertisingReport: UInt8 = 0x0D
-    /// 7.7.65.10 [v2].
-    public static let enhancedConnectionCompleteV2: UInt8 = 0x29
-}
+/// LE Meta subevent codes blecap refers to by name (Vol 4 Part E 7.7.65), in
+/// HCIEventCode+Generated.swift with the event codes.
+public enum HCILESubeventCode {}

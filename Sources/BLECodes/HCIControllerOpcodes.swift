@@ -1,21 +1,5 @@
-// Event and subevent codes and L2CAP codes the virtual controller (BLEController) names
-// beyond the ones in HCICodes.swift (its command opcodes are in HCIOpcode+Generated.swift).
-
-extension HCIEventCode {
-    /// 7.7.12.
-    public static let readRemoteVersionInformationComplete: UInt8 = 0x0C
-}
-
-extension HCILESubeventCode {
-    /// 7.7.65.4.
-    public static let readRemoteFeaturesComplete: UInt8 = 0x04
-    /// 7.7.65.7.
-    public static let dataLengthChange: UInt8 = 0x07
-    /// 7.7.65.12.
-    public static let phyUpdateComplete: UInt8 = 0x0C
-    /// 7.7.65.18.
-    public static let advertisingSetTerminated: UInt8 = 0x12
-}
+// L2CAP codes the virtual controller (BLEController) names (its command opcodes are in
+// HCIOpcode+Generated.swift, its event and subevent codes in HCIEventCode+Generated.swift).
 
 extension L2CAPSignalingCode {
     /// 4.1.

@@ -32,14 +32,18 @@ struct PendingConnection {
 extension VirtualController {
     /// Local Version Information (7.4.1): HCI and LMP version 5.4 (0x0D); company 0xFFFF, the
     /// identifier the SIG reserves for tests.
-    static let localVersion: [UInt8] = [0x0D, 0x00, 0x00, 0x0D, 0xFF, 0xFF, 0x00, 0x00]
+    static let localVersion = HCIReadLocalVersionInformation(
+        status: HCIError.success, hciVersion: coreVersion, hciSubversion: 0, lmpVersion: coreVersion,
+        companyIdentifier: companyIdentifier, lmpSubversion: 0)
+    static let coreVersion: UInt8 = 0x0D
+    static let companyIdentifier: UInt16 = 0xFFFF
     /// LMP features (7.4.3, Vol 2 Part C 3.3): bit 37 BR/EDR Not Supported, bit 38 LE
     /// Supported (Controller): an LE-only controller.
     static let lmpFeatures: [UInt8] = [0, 0, 0, 0, 0x60, 0, 0, 0]
     /// LE features (Vol 6 Part B 4.6): bit 0 LE Encryption, bit 5 Data Packet Length
     /// Extension, bit 8 LE 2M PHY, bit 12 LE Extended Advertising (so hosts may use extended
     /// scanning and connecting).
-    static let leFeatures: [UInt8] = [0x21, 0x11, 0, 0, 0, 0, 0, 0]
+    static let leFeatureBits: UInt64 = 0x1121
     static let acceptListSize: UInt8 = 16
     static let resolvingListSize: UInt8 = 16
     static let maximumDataOctets: UInt16 = 251
@@ -99,14 +103,17 @@ extension VirtualController {
         case HCIOpcode.leSetExtendedAdvertisingParameters:
             return leSetExtendedAdvertisingParameters(HCILESetExtendedAdvertisingParameters(parameters: p))
         case HCIOpcode.readLEHostSupport: return [HCIError.success, 1, 0]
-        case HCIOpcode.readLocalVersionInformation: return [HCIError.success] + Self.localVersion
+        case HCIOpcode.readLocalVersionInformation: return returned(Self.localVersion.appendReturnParameters)
         case HCIOpcode.readLocalSupportedCommands: return [HCIError.success] + ControllerCommand.supportedCommands
         case HCIOpcode.readLocalSupportedFeatures: return [HCIError.success] + Self.lmpFeatures
         case HCIOpcode.readBufferSize: return readBufferSize()
         case HCIOpcode.readBDADDR: return succeeded { $0.appendAddress(configuration.address) }
         case HCIOpcode.readRSSI: return typed({ HCIConnectionHandleCommand(opcode: op, parameters: $0) }, readRSSI)
         case HCIOpcode.leReadBufferSize, HCIOpcode.leReadBufferSizeV2: return leReadBufferSize(op)
-        case HCIOpcode.leReadLocalSupportedFeatures: return [HCIError.success] + Self.leFeatures
+        case HCIOpcode.leReadLocalSupportedFeatures:
+            return returned(
+                HCILEReadLocalSupportedFeatures(status: HCIError.success, leFeatures: Self.leFeatureBits)
+                    .appendReturnParameters)
         case HCIOpcode.leSetRandomAddress: return typed(HCILESetRandomAddress.init(parameters:), leSetRandomAddress)
         case HCIOpcode.leReadAdvertisingPhysicalChannelTxPower: return succeeded { $0.appendInt8(0) }
         case HCIOpcode.leReadTransmitPower:
@@ -164,6 +171,13 @@ extension VirtualController {
         case HCIOpcode.leReadNumberOfSupportedAdvertisingSets: return [HCIError.success, 4]
         default: return [HCIError.success]
         }
+    }
+
+    /// Return parameters written by a typed return layout's encoder (status first).
+    private func returned(_ append: (inout ByteWriter) -> Void) -> [UInt8] {
+        var w = ByteWriter()
+        append(&w)
+        return w.bytes
     }
 
     /// Success and the return parameters `body` writes.
@@ -322,11 +336,10 @@ extension VirtualController {
         let octets = min(max(d.txOctets, 27), Self.maximumDataOctets)
         if octets != c.txOctets {
             c.txOctets = octets
-            var e = ByteWriter()
-            e.appendUInt8(HCILESubeventCode.dataLengthChange)
-            e.appendUInt16LE(handle)
-            for v in [octets, UInt16(octets) * 8 + 112, octets, UInt16(octets) * 8 + 112] { e.appendUInt16LE(v) }
-            meta(e.bytes, after: delay(replay.models[c.model].connection.intervalMicros), connection: c.id)
+            let time = octets * 8 + 112
+            let e = HCILEDataLengthChange(
+                handle: handle, maxTxOctets: octets, maxTxTime: time, maxRxOctets: octets, maxRxTime: time)
+            meta(e, after: delay(replay.models[c.model].connection.intervalMicros), connection: c.id)
         }
         return succeeded(handle: handle)
     }
@@ -454,26 +467,19 @@ extension VirtualController {
         }
         answer(HCIError.success)
         c.interval = u.connection.intervalMax
-        var e = ByteWriter()
-        e.appendUInt8(HCILESubeventCode.connectionUpdateComplete)
-        e.appendUInt8(HCIError.success)
-        e.appendUInt16LE(c.handle)
-        e.appendUInt16LE(u.connection.intervalMax)
-        e.appendUInt16LE(u.connection.maxLatency)
-        e.appendUInt16LE(u.connection.supervisionTimeout)
-        meta(e.bytes, after: delay(6 * replay.models[c.model].connection.intervalMicros), connection: c.id)
+        let e = HCILEConnectionUpdateComplete(
+            status: HCIError.success, handle: c.handle, interval: u.connection.intervalMax,
+            latency: u.connection.maxLatency, supervisionTimeout: u.connection.supervisionTimeout)
+        meta(e, after: delay(6 * replay.models[c.model].connection.intervalMicros), connection: c.id)
     }
 
     /// HCI_LE_Read_Remote_Features (7.8.21): the peer's features are this controller's.
     private func leReadRemoteFeatures(_ r: HCIConnectionHandleCommand, _ answer: (UInt8) -> Void) {
         guard let c = connections[r.handle] else { return answer(HCIError.unknownConnectionIdentifier) }
         answer(HCIError.success)
-        var e = ByteWriter()
-        e.appendUInt8(HCILESubeventCode.readRemoteFeaturesComplete)
-        e.appendUInt8(HCIError.success)
-        e.appendUInt16LE(c.handle)
-        e.appendBytes(Self.leFeatures)
-        meta(e.bytes, after: delay(replay.models[c.model].connection.intervalMicros), connection: c.id)
+        let e = HCILEReadRemoteFeaturesComplete(
+            status: HCIError.success, handle: c.handle, features: Self.leFeatureBits)
+        meta(e, after: delay(replay.models[c.model].connection.intervalMicros), connection: c.id)
     }
 
     /// HCI_Read_Remote_Version_Information (7.1.23): the peer's is unknown, reported as 5.4,
@@ -481,14 +487,11 @@ extension VirtualController {
     private func readRemoteVersionInformation(_ r: HCIConnectionHandleCommand, _ answer: (UInt8) -> Void) {
         guard let c = connections[r.handle] else { return answer(HCIError.unknownConnectionIdentifier) }
         answer(HCIError.success)
-        var e = ByteWriter()
-        e.appendUInt8(HCIError.success)
-        e.appendUInt16LE(c.handle)
-        e.appendBytes(Self.localVersion[3...])
-        let packet = e.bytes.withByteView {
-            HCIEventPacket(code: HCIEventCode.readRemoteVersionInformationComplete, parameters: $0).h4Encoded()
-        }
-        schedule(after: delay(replay.models[c.model].connection.intervalMicros), .packet(packet, connection: c.id))
+        let e = HCIReadRemoteVersionInformationComplete(
+            status: HCIError.success, handle: c.handle, version: Self.coreVersion,
+            companyIdentifier: Self.companyIdentifier, subversion: 0)
+        schedule(
+            after: delay(replay.models[c.model].connection.intervalMicros), .packet(e.h4Encoded(), connection: c.id))
     }
 
     /// HCI_LE_Enable_Encryption (7.8.24). The virtual link carries no ciphertext; the peer
@@ -513,20 +516,14 @@ extension VirtualController {
         answer(HCIError.success)
         let want2M = (s.allPHYs & 1 != 0 || s.txPHYs & 0b10 != 0) && (s.allPHYs & 2 != 0 || s.rxPHYs & 0b10 != 0)
         c.phy = want2M ? 2 : 1
-        var e = ByteWriter()
-        e.appendUInt8(HCILESubeventCode.phyUpdateComplete)
-        e.appendUInt8(HCIError.success)
-        e.appendUInt16LE(c.handle)
-        e.appendUInt8(c.phy)
-        e.appendUInt8(c.phy)
-        meta(e.bytes, after: delay(6 * replay.models[c.model].connection.intervalMicros), connection: c.id)
+        let e = HCILEPHYUpdateComplete(status: HCIError.success, handle: c.handle, txPHY: c.phy, rxPHY: c.phy)
+        meta(e, after: delay(6 * replay.models[c.model].connection.intervalMicros), connection: c.id)
     }
 
     /// An LE Meta event, if the host's masks let it through.
-    func meta(_ parameters: [UInt8], after d: Int64, connection: Int?) {
-        guard let sub = parameters.first, leEventEnabled(sub) else { return }
-        let packet = parameters.withByteView { HCIEventPacket(code: HCIEventCode.leMeta, parameters: $0).h4Encoded() }
-        schedule(after: d, .packet(packet, connection: connection))
+    func meta(_ e: some HCILESubeventEncodable, after d: Int64, connection: Int?) {
+        guard leEventEnabled(e.subeventCode) else { return }
+        schedule(after: d, .packet(e.h4Encoded(), connection: connection))
     }
 
     /// HCI Reset (7.3.2): masks, lists, scanning, initiating and every connection go, without

@@ -342,13 +342,10 @@ extension VirtualController {
             // with LE Advertising Set Terminated (7.7.65.18).
             advertising = nil
             if a.extended, leEventEnabled(HCILESubeventCode.advertisingSetTerminated) {
-                var e = ByteWriter()
-                e.appendUInt8(HCILESubeventCode.advertisingSetTerminated)
-                e.appendUInt8(HCIError.success)
-                e.appendUInt8(a.handle)
-                e.appendUInt16LE(handle)
-                e.appendUInt8(0)
-                send(e.bytes.withByteView { HCIEventPacket(code: HCIEventCode.leMeta, parameters: $0).h4Encoded() })
+                let e = HCILEAdvertisingSetTerminated(
+                    status: HCIError.success, advertisingHandle: a.handle, connectionHandle: handle,
+                    numCompletedExtendedAdvertisingEvents: 0)
+                send(e.h4Encoded())
             }
         }
         log("connected \(p.peer) as captured connection #\(model.number) (handle 0x\(String(handle, radix: 16)))")

@@ -102,23 +102,19 @@ extension VirtualController {
         case .started(let distribute):
             if c.encrypted {
                 // 7.7.39: encryption restarted with a new key on an encrypted link.
-                let e = [HCIError.success] + c.handle.leBytes
-                send(
-                    e.withByteView {
-                        HCIEventPacket(code: HCIEventCode.encryptionKeyRefreshComplete, parameters: $0).h4Encoded()
-                    })
+                send(HCIEncryptionKeyRefreshComplete(status: HCIError.success, handle: c.handle).h4Encoded())
             } else {
                 c.encrypted = true
-                let e = [HCIError.success] + c.handle.leBytes + [1]
-                send(e.withByteView { HCIEventPacket(code: HCIEventCode.encryptionChange, parameters: $0).h4Encoded() })
+                send(HCIEncryptionChange(status: HCIError.success, handle: c.handle, encryptionEnabled: 1).h4Encoded())
             }
             if distribute { distributeKeys(c) }
             centralEncrypted(c)
         case .keyMissing:
             guard configuration.role == .peripheral else { return }
             note(c, "LE Enable Encryption with a key the captured peer does not hold (PIN or Key Missing)")
-            let e = [HCIError.pinOrKeyMissing] + c.handle.leBytes + [c.encrypted ? 1 : 0]
-            send(e.withByteView { HCIEventPacket(code: HCIEventCode.encryptionChange, parameters: $0).h4Encoded() })
+            let e = HCIEncryptionChange(
+                status: HCIError.pinOrKeyMissing, handle: c.handle, encryptionEnabled: c.encrypted ? 1 : 0)
+            send(e.h4Encoded())
         case .micFailure:
             note(c, "LE Enable Encryption with another key than the captured peer's (MIC failure)")
             end(c, reason: HCIError.connectionTerminatedMICFailure, side: .linkLoss)
@@ -193,12 +189,7 @@ extension VirtualController {
             return
         }
         c.awaitedLTK = expected
-        var e = ByteWriter()
-        e.appendUInt8(HCILESubeventCode.longTermKeyRequest)
-        e.appendUInt16LE(c.handle)
-        e.appendUInt64LE(rand)
-        e.appendUInt16LE(ediv)
-        send(e.bytes.withByteView { HCIEventPacket(code: HCIEventCode.leMeta, parameters: $0).h4Encoded() })
+        send(HCILELongTermKeyRequest(handle: c.handle, randomNumber: rand, encryptedDiversifier: ediv).h4Encoded())
     }
 
     /// LE Long Term Key Request Reply (`key`) or Negative Reply (`key` nil; a reply too short

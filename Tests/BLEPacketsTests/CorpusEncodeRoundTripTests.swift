@@ -4,9 +4,10 @@ import CaptureIO
 import TestSupport
 import Testing
 
-/// encode(decode(bytes)) == bytes for every HCI packet, ACL packet, L2CAP basic frame and ATT
-/// PDU of the corpus (HCI and link-layer captures): the generic packet types byte for byte, and the
-/// typed PDUs whenever the bytes are exactly the fields the type decodes.
+/// encode(decode(bytes)) == bytes for every HCI packet, typed HCI command and event, ACL packet,
+/// L2CAP basic frame, ATT PDU and SMP command of the corpus (HCI and link-layer captures): the
+/// generic packet types byte for byte, and the typed PDUs whenever the bytes are exactly the
+/// fields the type decodes.
 ///
 /// What a type cannot give back is counted, not hidden: bytes after a fixed-size PDU's fields
 /// (decoders ignore them, `describe` notes them), packets whose declared length disagrees with
@@ -66,8 +67,15 @@ import Testing
         // Every kind the corpus carries was exercised.
         for kind in [
             "HCI command packet", "HCI event packet", "ACL data packet", "L2CAP basic frame",
-            "HCI Command Complete", "HCI Command Status", "HCI Disconnection Complete",
-            "HCI Number Of Completed Packets", "HCI LE Connection Complete", "HCI LE Advertising Report",
+            "HCI Command Complete", "HCI Command Status", "HCI Number Of Completed Packets",
+            "HCI LE Advertising Report",
+            // The typed events of scripts/pdu/hci_events.py the corpus holds, by the names
+            // `packets` gives them.
+            "HCI Disconnect Complete", "HCI Encryption Change", "HCI Encryption Change [v2]",
+            "HCI Read Remote Version Information Complete", "HCI LE Connection Complete",
+            "HCI LE Enhanced Connection Complete", "HCI LE Connection Update Complete",
+            "HCI LE Read Remote Features Complete", "HCI LE Long Term Key Request", "HCI LE Data Length Change",
+            "HCI LE PHY Update Complete", "HCI LE Advertising Set Terminated",
             "HCI Disconnect", "HCI LE Create Connection", "HCI LE Set Scan Parameters", "HCI LE Set Scan Enable",
             "HCI LE Set Extended Advertising Enable", "HCI LE Set Extended Scan Parameters",
             "ACL fragmentation of a multi-fragment PDU",
@@ -223,31 +231,30 @@ import Testing
         switch e.code {
         case HCIEventCode.commandComplete: check("Command Complete", HCICommandComplete(parameters: p))
         case HCIEventCode.commandStatus: check("Command Status", HCICommandStatus(parameters: p))
-        case HCIEventCode.disconnectionComplete:
-            check("Disconnection Complete", HCIDisconnectionComplete(parameters: p), handleAt: 3)
         case HCIEventCode.numberOfCompletedPackets:
             let n = HCINumberOfCompletedPackets(parameters: p)
             check("Number Of Completed Packets", n?.isComplete == true ? n : nil)
         case HCIEventCode.leMeta:
             let s = e.subeventParameters
             switch e.subeventCode {
-            case HCILESubeventCode.connectionComplete:
-                check("LE Connection Complete", HCILEConnectionComplete(parameters: s), handleAt: 4)
-            case HCILESubeventCode.enhancedConnectionComplete:
-                check(
-                    "LE Enhanced Connection Complete", HCILEEnhancedConnectionComplete(parameters: s, version: 1),
-                    handleAt: 4)
-            case HCILESubeventCode.enhancedConnectionCompleteV2:
-                check(
-                    "LE Enhanced Connection Complete [v2]", HCILEEnhancedConnectionComplete(parameters: s, version: 2),
-                    handleAt: 4)
             case HCILESubeventCode.advertisingReport:
                 check("LE Advertising Report", HCILEAdvertisingReport(parameters: s))
             case HCILESubeventCode.extendedAdvertisingReport:
                 check("LE Extended Advertising Report", HCILEExtendedAdvertisingReport(parameters: s))
+            // Every typed subevent, generated from scripts/pdu/hci_events.py.
+            case let sub?:
+                let row = HCITypedEvents.leFullLengths.first { $0.subevent == sub }
+                check(
+                    "\(HCIEvents.leSubeventName(for: sub))", HCITypedEvents.decodeLE(subevent: sub, parameters: s),
+                    handleAt: row?.handleOffset.map { $0 + 3 })
             default: break
             }
-        default: break
+        // Every typed event, generated from scripts/pdu/hci_events.py.
+        default:
+            let row = HCITypedEvents.fullLengths.first { $0.code == e.code }
+            check(
+                "\(HCIEvents.name(for: e.code))", HCITypedEvents.decode(code: e.code, parameters: p),
+                handleAt: row?.handleOffset.map { $0 + 2 })
         }
     }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate the Swift that follows from the PDU tables: ATT (scripts/pdu/att_pdus.py), HCI
-commands (scripts/pdu/hci_commands.py) and SMP (scripts/pdu/smp_pdus.py).
+commands (scripts/pdu/hci_commands.py), HCI events (scripts/pdu/hci_events.py) and SMP
+(scripts/pdu/smp_pdus.py).
 
     python3 scripts/pdu/generate.py          # rewrite the Swift files that changed
     python3 scripts/pdu/generate.py --check  # exit 1 if a committed file differs
@@ -14,7 +15,10 @@ From the HCI table (scripts/pdu/hci_generate.py): Sources/BLECodes/HCIOpcode+Gen
 commands' layouts, HCICommands.table rows and structs: fields, decoder, encoder). From the SMP
 table (scripts/pdu/smp_generate.py): Sources/BLECodes/SMPCode+Generated.swift (the SMPCode
 constants) and Sources/BLEPackets/SMP/SMPPDU+Generated.swift (the code table, the SMPPDU enum
-and its decode, each command type: fields, decoder, encoder, describer).
+and its decode, each command type: fields, decoder, encoder, describer). From the HCI event
+table (scripts/pdu/hci_events_generate.py): Sources/BLECodes/HCIEventCode+Generated.swift (the
+HCIEventCode and HCILESubeventCode constants) and Sources/BLEPackets/HCI/HCIEvents+Generated.swift
+(the event layouts, HCIEvents' two tables, the typed events' structs and HCITypedEvents).
 Python 3 standard library only.
 """
 
@@ -33,6 +37,8 @@ from hci_commands import HCI_COMMANDS  # noqa: E402
 import hci_generate  # noqa: E402
 from smp_pdus import SMP_PDUS  # noqa: E402
 import smp_generate  # noqa: E402
+from hci_events import HCI_EVENTS, LE_SUBEVENTS  # noqa: E402
+import hci_events_generate  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(HERE))
 from generated_files import write_or_check  # noqa: E402
@@ -278,6 +284,11 @@ def main():
         print(f"scripts/pdu/hci_commands.py: {error}", file=sys.stderr)
         return 1
     try:
+        event_tables = hci_events_generate.validate(HCI_EVENTS, LE_SUBEVENTS)
+    except hci_events_generate.TableError as error:
+        print(f"scripts/pdu/hci_events.py: {error}", file=sys.stderr)
+        return 1
+    try:
         smp_rows = smp_generate.validate(SMP_PDUS)
     except smp_generate.TableError as error:
         print(f"scripts/pdu/smp_pdus.py: {error}", file=sys.stderr)
@@ -288,6 +299,11 @@ def main():
     files[os.path.join("Sources", "BLECodes", "HCIOpcode+Generated.swift")] = hci_generate.codes_file(hci_rows)
     files[os.path.join("Sources", "BLEPackets", "HCI", "HCICommands+Generated.swift")] = \
         hci_generate.packets_file(hci_rows, hci_types)
+    events, _, subevents, _ = event_tables
+    files[os.path.join("Sources", "BLECodes", "HCIEventCode+Generated.swift")] = \
+        hci_events_generate.codes_file(events, subevents)
+    files[os.path.join("Sources", "BLEPackets", "HCI", "HCIEvents+Generated.swift")] = \
+        hci_events_generate.packets_file(*event_tables)
     return write_or_check(ROOT, files, args.check, "scripts/pdu/generate.py makes of its tables")
 
 if __name__ == "__main__":

@@ -63,31 +63,6 @@ public struct HCICommandStatus: HCIEventEncodable, Sendable {
     }
 }
 
-/// HCI_Disconnection_Complete (7.7.5), event 0x05.
-public struct HCIDisconnectionComplete: HCIEventEncodable, Sendable {
-    public static let code: UInt8 = HCIEventCode.disconnectionComplete
-    public let status: UInt8
-    public let handle: UInt16
-    /// An HCI error code: 0x13 from the peer, 0x16 when this host asked, 0x08 on timeout …
-    public let reason: UInt8
-
-    public init(status: UInt8, handle: UInt16, reason: UInt8) {
-        (self.status, self.handle, self.reason) = (status, handle, reason)
-    }
-
-    public var eventCode: UInt8 { Self.code }
-    public func appendParameters(to w: inout ByteWriter) {
-        w.appendUInt8(status)
-        w.appendUInt16LE(handle)
-        w.appendUInt8(reason)
-    }
-
-    public init?(parameters p: ByteView) {
-        guard let s = p.u8(0), let h = p.u16le(1), let r = p.u8(3) else { return nil }
-        (status, handle, reason) = (s, h & 0x0FFF, r)
-    }
-}
-
 /// The Status and Connection_Handle that Connection Complete (7.7.3), LE Connection Complete
 /// (7.7.65.1), LE Enhanced Connection Complete [v1] and [v2] (7.7.65.10) and LE Read Remote
 /// Features Complete (7.7.65.4) begin with, for a reader that needs only them: nil when even
@@ -103,86 +78,9 @@ public struct HCIStatusAndConnectionHandle: Sendable, Equatable {
     }
 }
 
-/// HCI_Connection_Complete (7.7.3), event 0x03: a BR/EDR link. Nil when even Status is
-/// missing; every later field is nil when the parameters end before it.
-public struct HCIConnectionComplete: HCIEventEncodable, Sendable, Equatable {
-    public static let code: UInt8 = HCIEventCode.connectionComplete
+extension HCIConnectionComplete {
     /// Link_Type 0x01: an ACL link (0x00 is an SCO one).
     public static let aclLink: UInt8 = 0x01
-    public let status: UInt8
-    /// The 12-bit Connection_Handle (flag bits cleared).
-    public let handle: UInt16?
-    public let peerAddress: BDAddr?
-    public let linkType: UInt8?
-    /// Encryption_Enabled: 0 off, 1 on (link level encryption).
-    public let encryptionEnabled: UInt8?
-
-    public init?(parameters p: ByteView) {
-        guard let s = p.u8(0) else { return nil }
-        status = s
-        handle = p.u16le(1).map { $0 & HCIConnectionHandle.mask }
-        peerAddress = BDAddr(littleEndian: p, at: 3)
-        (linkType, encryptionEnabled) = (p.u8(9), p.u8(10))
-    }
-
-    public init(status: UInt8, handle: UInt16, peerAddress: BDAddr, linkType: UInt8, encryptionEnabled: UInt8) {
-        (self.status, self.handle, self.peerAddress) = (status, handle, peerAddress)
-        (self.linkType, self.encryptionEnabled) = (linkType, encryptionEnabled)
-    }
-
-    public var eventCode: UInt8 { Self.code }
-    /// The parameters up to the first missing field.
-    public func appendParameters(to w: inout ByteWriter) {
-        w.appendUInt8(status)
-        guard let handle else { return }
-        w.appendUInt16LE(handle)
-        guard let peerAddress else { return }
-        w.appendAddress(peerAddress)
-        guard let linkType else { return }
-        w.appendUInt8(linkType)
-        guard let encryptionEnabled else { return }
-        w.appendUInt8(encryptionEnabled)
-    }
-}
-
-/// HCI_Hardware_Error (7.7.16), event 0x10: the controller needs a reset.
-public struct HCIHardwareError: HCIEventEncodable, Sendable, Equatable {
-    public static let code: UInt8 = HCIEventCode.hardwareError
-    /// Hardware_Code: the controller's own, not an HCI error code.
-    public let hardwareCode: UInt8
-
-    public init(hardwareCode: UInt8) { self.hardwareCode = hardwareCode }
-    public init?(parameters p: ByteView) {
-        guard let c = p.u8(0) else { return nil }
-        hardwareCode = c
-    }
-
-    public var eventCode: UInt8 { Self.code }
-    public func appendParameters(to w: inout ByteWriter) { w.appendUInt8(hardwareCode) }
-}
-
-/// HCI_Encryption_Change [v1] (7.7.8, event 0x08) and [v2] (7.7.8, event 0x59, adding the
-/// key size).
-public struct HCIEncryptionChange: Sendable {
-    public static let codeV1: UInt8 = HCIEventCode.encryptionChange
-    public static let codeV2: UInt8 = HCIEventCode.encryptionChangeV2
-    public let status: UInt8
-    public let handle: UInt16
-    /// 0 off; 1 on (AES-CCM on LE); 2 on (AES-CCM on BR/EDR).
-    public let encryptionEnabled: UInt8
-    /// v2 only.
-    public let keySize: UInt8?
-
-    public init?(parameters p: ByteView, version: Int = 1) {
-        guard let s = p.u8(0), let h = p.u16le(1), let e = p.u8(3) else { return nil }
-        if version == 2 {
-            guard let k = p.u8(4) else { return nil }
-            keySize = k
-        } else {
-            keySize = nil
-        }
-        (status, handle, encryptionEnabled) = (s, h & 0x0FFF, e)
-    }
 }
 
 /// HCI_Number_Of_Completed_Packets (7.7.19), event 0x13; also the shape of the Host Number
@@ -320,22 +218,10 @@ public struct HCILEReadBufferSize: Sendable {
 
 private typealias P = HCIParameter
 
-/// Fixed layouts of events (7.7).
+/// Fixed layouts of events (7.7): the table rows' layouts are generated from
+/// scripts/pdu/hci_events.py (HCIEvents+Generated.swift); the pieces of the hand-written
+/// describers are here.
 enum HCIEventLayouts {
-    static let disconnectionComplete = [P("status", .status), P("connection_handle", .handle), P("reason", .status)]
-    static let encryptionChangeV1 = [
-        P("status", .status), P("connection_handle", .handle),
-        P("encryption_enabled", .code8(HCIValueNames.encryptionEnabled)),
-    ]
-    static let encryptionChangeV2 = encryptionChangeV1 + [P("encryption_key_size", .uint8)]
-    static let statusAndHandle = [P("status", .status), P("connection_handle", .handle)]
-    static let readRemoteVersionInformationComplete =
-        statusAndHandle + [
-            P("version", .code8(HCIValueNames.coreVersion)), P("company_identifier", .hex16), P("subversion", .hex16),
-        ]
-    static let hardwareError = [P("hardware_code", .hex8)]
-    static let dataBufferOverflow = [P("link_type", .code8(HCIValueNames.linkType))]
-    static let handle = [P("connection_handle", .handle)]
     static let commandStatusHead = [P("status", .status), P("num_hci_command_packets", .uint8)]
 }
 
