@@ -127,6 +127,14 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
             let start = i == 0 ? 0 : Int(records.element(at: i - 1).end)
             return arena.bytes(start..<Int(records.element(at: i).end))
         }
+
+        /// The opcode of PDU `i` (0 for an empty PDU), as `bytes(at: i).first`, without the
+        /// slice: a slice holds a reference to its spooled block, a retain and a release that
+        /// a walk over every PDU paid for each (docs/performance.md, session 44).
+        mutating func opcode(at i: Int) -> UInt8 {
+            let start = i == 0 ? 0 : Int(records.element(at: i - 1).end)
+            return Int(records.element(at: i).end) > start ? arena.element(at: start) : 0
+        }
     }
 
     /// PDU `i`'s time and direction, without making the element.

@@ -329,7 +329,7 @@ public struct ReplayConnectionModel: Sendable {
         // bytes, and this walk runs over every PDU of every replayed connection.
         var cursor = CapturedATTPDUs.Cursor(att)
         for i in 0..<att.count {
-            let opcode = cursor.bytes(at: i).first ?? 0
+            let opcode = cursor.opcode(at: i)
             let fromClient = ATTRole.isFromClient(opcode)
             let dir = fromClient == cursor.sentByHost(at: i) ? 0 : 1
             if fromClient {
@@ -685,14 +685,13 @@ public struct ReplayConnectionModel: Sendable {
     /// The handle a server PDU outside any request–response pair names, for timing it from the
     /// subscription to that handle: a notification's or indication's (a multiple notification's
     /// first); any other PDU's first two parameter octets, as replay has always read them.
+    ///
+    /// A notification's or indication's Attribute Handle is its first parameter, so this is the
+    /// PDU's first 16-bit parameter whatever its opcode: read as that, without decoding the PDU,
+    /// whose decoded value was a retained copy for every notification of a stream
+    /// (docs/performance.md, session 44).
     private static func subscriptionHandle(_ bytes: [UInt8]) -> UInt16? {
-        bytes.withByteView { b in
-            switch ATTPDU(b) {
-            case .handleValueNotification(let n): n.handle
-            case .handleValueIndication(let i): i.handle
-            default: ATTPDU.leadingHandles(of: b).first
-            }
-        }
+        bytes.withByteView { ATTPDU.leadingHandles(of: $0).first }
     }
 
     /// ATT_MTU as the connection's record states it (issue 28: no command recomputes a fact):
