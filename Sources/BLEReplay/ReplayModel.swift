@@ -328,10 +328,13 @@ public struct ReplayConnectionModel: Sendable {
         // By index through a cursor, not `for pdu in att`: each element made is an array of its
         // bytes, and this walk runs over every PDU of every replayed connection.
         var cursor = CapturedATTPDUs.Cursor(att)
+        var bytesStart = 0
         for i in 0..<att.count {
-            let opcode = cursor.opcode(at: i)
+            let record = cursor.record(at: i)
+            let opcode = cursor.opcode(in: bytesStart..<Int(record.end))
+            bytesStart = Int(record.end)
             let fromClient = ATTRole.isFromClient(opcode)
-            let dir = fromClient == cursor.sentByHost(at: i) ? 0 : 1
+            let dir = fromClient == record.sentByHost ? 0 : 1
             if fromClient {
                 if ATTRole.isRequest(opcode) { outstanding[dir] = i }
                 continue
@@ -508,30 +511,32 @@ public struct ReplayConnectionModel: Sendable {
         // long stream: its notifications) is read where it lies, and only the others are made
         // as elements, an array of their bytes each (docs/performance.md, session 44).
         var cursor = CapturedATTPDUs.Cursor(att)
+        var bytesStart = 0
         for i in 0..<att.count {
-            let op = cursor.opcode(at: i)
+            let r = cursor.record(at: i)
+            let range = bytesStart..<Int(r.end)
+            bytesStart = Int(r.end)
+            let op = cursor.opcode(in: range)
             let isFromClient = ATTRole.isFromClient(op)
-            let hostIsClient = isFromClient == cursor.sentByHost(at: i)
+            let hostIsClient = isFromClient == r.sentByHost
             let dir = hostIsClient ? 0 : 1
             if !isFromClient, !ATTRole.isResponse(op) || outstanding[dir] == nil {
                 // Notifications, indications, and responses nothing asked for: the server's own.
-                let time = cursor.time(at: i)
                 if op == ATTOpcode.handleValueIndication.rawValue { lastIndication[dir] = i }
                 var anchor: ReplayStreamItem.Anchor = .connectionStart
                 var anchorTime = start
-                if let h = Self.subscriptionHandle(cursor.bytes(at: i)), let (n, t) = subscriptions[dir][h] {
+                if let h = Self.subscriptionHandle(cursor.bytes(in: range)), let (n, t) = subscriptions[dir][h] {
                     anchor = .subscription(step: n)
                     anchorTime = t
                 }
                 stream.append(
                     ReplayStreamItem(
-                        captured: att, anchor: anchor, offset: max(0, time &- anchorTime),
+                        captured: att, anchor: anchor, offset: max(0, r.time &- anchorTime),
                         capturedIndex: i, hostIsClient: hostIsClient))
                 continue
             }
             let pdu = CapturedATTPDU(
-                frame: cursor.frame(at: i), time: cursor.time(at: i), sentByHost: cursor.sentByHost(at: i),
-                bytes: Array(cursor.bytes(at: i)))
+                frame: r.frame, time: r.time, sentByHost: r.sentByHost, bytes: Array(cursor.bytes(in: range)))
             if isFromClient {
                 var anchor = lastAnchor
                 if op == ATTOpcode.handleValueConfirmation.rawValue, let ind = lastIndication[dir] {
@@ -725,8 +730,12 @@ public struct ReplayConnectionModel: Sendable {
         // (10 % of replaying 100 k notifications; docs/performance.md, session 44).
         let att = connection.att
         var cursor = CapturedATTPDUs.Cursor(att)
+        var bytesStart = 0
         for i in 0..<att.count {
-            let opcode = cursor.opcode(at: i)
+            let r = cursor.record(at: i)
+            let range = bytesStart..<Int(r.end)
+            bytesStart = Int(r.end)
+            let opcode = cursor.opcode(in: range)
             let bit: UInt8
             switch ATTOpcode(opcode) {
             case .readRequest, .readBlobRequest: bit = GATTCharacteristicProperty.read
@@ -738,8 +747,8 @@ public struct ReplayConnectionModel: Sendable {
             default: continue
             }
             // `CapturedATTPDU.hostIsClient`.
-            let dir = ATTRole.isFromClient(opcode) == cursor.sentByHost(at: i) ? 0 : 1
-            let handle = cursor.bytes(at: i).withUnsafeBytes { ATTPDU.handle(of: ByteView($0)) }
+            let dir = ATTRole.isFromClient(opcode) == r.sentByHost ? 0 : 1
+            let handle = cursor.bytes(in: range).withUnsafeBytes { ATTPDU.handle(of: ByteView($0)) }
             guard let h = handle, h != 0 else { continue }
             implied[dir][h, default: 0] |= bit
         }
