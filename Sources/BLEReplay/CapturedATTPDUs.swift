@@ -127,6 +127,25 @@ public struct CapturedATTPDUs: RandomAccessCollection, Sendable, Equatable, Expr
             let start = i == 0 ? 0 : Int(records.element(at: i - 1).end)
             return arena.bytes(start..<Int(records.element(at: i).end))
         }
+
+        /// PDU `i`'s record (frame, time, direction, where its bytes end): a walk in order
+        /// reads each record once, its bytes starting where the previous PDU's end
+        /// (`opcode(in:)`, `bytes(in:)`).
+        mutating func record(at i: Int) -> Record { records.element(at: i) }
+
+        /// The first byte of a PDU's bytes `range` (0 for an empty PDU), read where it lies.
+        mutating func opcode(in range: Range<Int>) -> UInt8 { range.isEmpty ? 0 : arena.element(at: range.lowerBound) }
+
+        /// A PDU's bytes `range`.
+        mutating func bytes(in range: Range<Int>) -> ArraySlice<UInt8> { arena.bytes(range) }
+
+        /// The opcode of PDU `i` (0 for an empty PDU), as `bytes(at: i).first`, without the
+        /// slice: a slice holds a reference to its spooled block, a retain and a release that
+        /// a walk over every PDU paid for each (docs/performance.md, session 44).
+        mutating func opcode(at i: Int) -> UInt8 {
+            let start = i == 0 ? 0 : Int(records.element(at: i - 1).end)
+            return Int(records.element(at: i).end) > start ? arena.element(at: start) : 0
+        }
     }
 
     /// PDU `i`'s time and direction, without making the element.

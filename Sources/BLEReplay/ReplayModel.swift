@@ -328,10 +328,13 @@ public struct ReplayConnectionModel: Sendable {
         // By index through a cursor, not `for pdu in att`: each element made is an array of its
         // bytes, and this walk runs over every PDU of every replayed connection.
         var cursor = CapturedATTPDUs.Cursor(att)
+        var bytesStart = 0
         for i in 0..<att.count {
-            let opcode = cursor.bytes(at: i).first ?? 0
+            let record = cursor.record(at: i)
+            let opcode = cursor.opcode(in: bytesStart..<Int(record.end))
+            bytesStart = Int(record.end)
             let fromClient = ATTRole.isFromClient(opcode)
-            let dir = fromClient == cursor.sentByHost(at: i) ? 0 : 1
+            let dir = fromClient == record.sentByHost ? 0 : 1
             if fromClient {
                 if ATTRole.isRequest(opcode) { outstanding[dir] = i }
                 continue
@@ -504,10 +507,37 @@ public struct ReplayConnectionModel: Sendable {
         // Latest enabling CCCD write per (direction, value handle): its step and captured time.
         var subscriptions: [[UInt16: (step: Int, time: Int64)]] = [[:], [:]]
 
-        for (i, pdu) in att.enumerated() {
-            let dir = pdu.hostIsClient ? 0 : 1
-            let op = pdu.opcode
-            if pdu.isFromClient {
+        // By index through a cursor: a server PDU outside a request–response pair (most of a
+        // long stream: its notifications) is read where it lies, and only the others are made
+        // as elements, an array of their bytes each (docs/performance.md, session 44).
+        var cursor = CapturedATTPDUs.Cursor(att)
+        var bytesStart = 0
+        for i in 0..<att.count {
+            let r = cursor.record(at: i)
+            let range = bytesStart..<Int(r.end)
+            bytesStart = Int(r.end)
+            let op = cursor.opcode(in: range)
+            let isFromClient = ATTRole.isFromClient(op)
+            let hostIsClient = isFromClient == r.sentByHost
+            let dir = hostIsClient ? 0 : 1
+            if !isFromClient, !ATTRole.isResponse(op) || outstanding[dir] == nil {
+                // Notifications, indications, and responses nothing asked for: the server's own.
+                if op == ATTOpcode.handleValueIndication.rawValue { lastIndication[dir] = i }
+                var anchor: ReplayStreamItem.Anchor = .connectionStart
+                var anchorTime = start
+                if let h = Self.subscriptionHandle(cursor.bytes(in: range)), let (n, t) = subscriptions[dir][h] {
+                    anchor = .subscription(step: n)
+                    anchorTime = t
+                }
+                stream.append(
+                    ReplayStreamItem(
+                        captured: att, anchor: anchor, offset: max(0, r.time &- anchorTime),
+                        capturedIndex: i, hostIsClient: hostIsClient))
+                continue
+            }
+            let pdu = CapturedATTPDU(
+                frame: r.frame, time: r.time, sentByHost: r.sentByHost, bytes: Array(cursor.bytes(in: range)))
+            if isFromClient {
                 var anchor = lastAnchor
                 if op == ATTOpcode.handleValueConfirmation.rawValue, let ind = lastIndication[dir] {
                     anchor = (.serverPDU(capturedIndex: ind), att.time(at: ind))
@@ -544,19 +574,6 @@ public struct ReplayConnectionModel: Sendable {
                     }
                 }
                 lastAnchor = (.answered(step: n), pdu.time)
-            } else {
-                // Notifications, indications, and responses nothing asked for: the server's own.
-                if op == ATTOpcode.handleValueIndication.rawValue { lastIndication[dir] = i }
-                var anchor: ReplayStreamItem.Anchor = .connectionStart
-                var anchorTime = start
-                if let h = Self.subscriptionHandle(pdu.bytes), let (n, time) = subscriptions[dir][h] {
-                    anchor = .subscription(step: n)
-                    anchorTime = time
-                }
-                stream.append(
-                    ReplayStreamItem(
-                        captured: att, anchor: anchor, offset: max(0, pdu.time &- anchorTime),
-                        capturedIndex: i, hostIsClient: pdu.hostIsClient))
             }
         }
         if let summary = connection.summary.endReason, let side = connection.summary.endSide,
@@ -685,14 +702,13 @@ public struct ReplayConnectionModel: Sendable {
     /// The handle a server PDU outside any request–response pair names, for timing it from the
     /// subscription to that handle: a notification's or indication's (a multiple notification's
     /// first); any other PDU's first two parameter octets, as replay has always read them.
-    private static func subscriptionHandle(_ bytes: [UInt8]) -> UInt16? {
-        bytes.withByteView { b in
-            switch ATTPDU(b) {
-            case .handleValueNotification(let n): n.handle
-            case .handleValueIndication(let i): i.handle
-            default: ATTPDU.leadingHandles(of: b).first
-            }
-        }
+    ///
+    /// A notification's or indication's Attribute Handle is its first parameter, so this is the
+    /// PDU's first 16-bit parameter whatever its opcode: read as that, without decoding the PDU,
+    /// whose decoded value was a retained copy for every notification of a stream
+    /// (docs/performance.md, session 44).
+    private static func subscriptionHandle(_ bytes: ArraySlice<UInt8>) -> UInt16? {
+        bytes.withUnsafeBytes { ATTPDU.leadingHandles(of: ByteView($0)).first }
     }
 
     /// ATT_MTU as the connection's record states it (issue 28: no command recomputes a fact):
@@ -709,10 +725,19 @@ public struct ReplayConnectionModel: Sendable {
     /// implies (read, write, write without response, notify, indicate), marked inferred.
     private mutating func inferAttributes() {
         var implied: [[UInt16: UInt8]] = [[:], [:]]
-        for pdu in connection.att {
-            let dir = pdu.hostIsClient ? 0 : 1
+        // By index through a cursor, not `for pdu in connection.att`: each element made is an
+        // array of its bytes, an allocation and five releases for every PDU of the connection
+        // (10 % of replaying 100 k notifications; docs/performance.md, session 44).
+        let att = connection.att
+        var cursor = CapturedATTPDUs.Cursor(att)
+        var bytesStart = 0
+        for i in 0..<att.count {
+            let r = cursor.record(at: i)
+            let range = bytesStart..<Int(r.end)
+            bytesStart = Int(r.end)
+            let opcode = cursor.opcode(in: range)
             let bit: UInt8
-            switch ATTOpcode(pdu.opcode) {
+            switch ATTOpcode(opcode) {
             case .readRequest, .readBlobRequest: bit = GATTCharacteristicProperty.read
             case .writeCommand: bit = GATTCharacteristicProperty.writeWithoutResponse
             case .writeRequest, .prepareWriteRequest: bit = GATTCharacteristicProperty.write
@@ -721,7 +746,10 @@ public struct ReplayConnectionModel: Sendable {
             case .signedWriteCommand: bit = GATTCharacteristicProperty.authenticatedSignedWrites
             default: continue
             }
-            guard let h = pdu.bytes.withByteView(ATTPDU.handle(of:)), h != 0 else { continue }
+            // `CapturedATTPDU.hostIsClient`.
+            let dir = ATTRole.isFromClient(opcode) == r.sentByHost ? 0 : 1
+            let handle = cursor.bytes(in: range).withUnsafeBytes { ATTPDU.handle(of: ByteView($0)) }
+            guard let h = handle, h != 0 else { continue }
             implied[dir][h, default: 0] |= bit
         }
         for dir in 0..<2 {

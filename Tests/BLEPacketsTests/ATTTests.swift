@@ -45,6 +45,21 @@ func attHandle(_ hex: String) -> UInt16? { Hex.bytes(hex)!.withByteView { ATTPDU
         #expect(ATTOpcode.readMultipleVariableRequest.method == .request)
     }
 
+    /// `ATTPDU.handle(of:)` reads the offsets from a table of their own: for every opcode byte
+    /// it names the handle where the opcode's row says, and none when the PDU ends before it.
+    @Test func handleOfEveryOpcodeIsAtItsRowsOffset() {
+        for op in 0...255 {
+            let pdu: [UInt8] = [UInt8(op), 0x34, 0x12, 0x78, 0x56]
+            let expected: UInt16? = ATTOpcodeTable.byOpcode[op].flatMap { e in
+                e.handleOffset >= 0 ? UInt16(pdu[e.handleOffset]) | UInt16(pdu[e.handleOffset + 1]) << 8 : nil
+            }
+            #expect(pdu.withByteView { ATTPDU.handle(of: $0) } == expected, "opcode \(op)")
+            #expect([UInt8(op), 0x34].withByteView { ATTPDU.handle(of: $0) } == nil, "opcode \(op)")
+        }
+        #expect(attHandle("1B2A00FF") == 0x002A)
+        #expect(attHandle("010A2A000A") == 0x002A)
+    }
+
     @Test func errorCodeNames() {
         #expect(ATTErrorCode.name(0x01).map { "\($0)" } == "Invalid Handle")
         #expect(ATTErrorCode.name(0x0A).map { "\($0)" } == "Attribute Not Found")

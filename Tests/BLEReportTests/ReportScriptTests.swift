@@ -28,4 +28,18 @@ struct ReportScriptTests {
         #expect(html.contains("<style>\n" + String(css.dropLast()) + "</style>"))
         #expect(html.components(separatedBy: "<script>").count == 2)
     }
+
+    /// The final newline is cut from the bytes as `hasSuffix("\n")` and `dropLast()` cut it
+    /// from the text: only a final line feed, and not one that ends a CR LF (one Character).
+    @Test func resourceTextLosesOnlyAFinalLineFeed() {
+        #expect(ReportResource.text(Array("a;\n".utf8)) == "a;")
+        #expect(ReportResource.text(Array("a;".utf8)) == "a;")
+        #expect(ReportResource.text(Array("\n".utf8)) == "")
+        #expect(ReportResource.text([]) == "")
+        #expect(ReportResource.text(Array("é\n\n".utf8)) == "é\n")
+        #expect(ReportResource.text(Array("e\u{301}\n".utf8)) == "e\u{301}")
+        #expect(ReportResource.text(Array("a\r\n".utf8)) == "a\r\n")
+        #expect(ReportResource.text(Array("\r\n".utf8)) == "\r\n")
+        #expect(ReportResource.text(Array("a\r".utf8)) == "a\r")
+    }
 }

@@ -95,6 +95,15 @@ public enum ATTOpcodeTable {
         for e in entries { t[Int(e.opcode)] = e.method }
         return t
     }()
+
+    /// Each opcode's `handleOffset` (-1 for none or an undefined opcode), 256 slots like
+    /// `byOpcode`: `ATTPDU.handle(of:)` runs for every PDU replay models, and taking the row
+    /// out of `byOpcode` copied it, its closure retained and released (docs/performance.md).
+    static let handleOffsetByOpcode: [Int8] = {
+        var t = [Int8](repeating: -1, count: 256)
+        for e in entries { t[Int(e.opcode)] = Int8(e.handleOffset) }
+        return t
+    }()
 }
 
 /// ATT error codes (Vol 3 Part F 3.4.1.1, Table 3.4) and the common profile and service

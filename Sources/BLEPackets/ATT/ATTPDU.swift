@@ -12,8 +12,9 @@ extension ATTPDU {
     /// tshark's `btatt.handle` agrees on these opcodes; it also fills the field for responses
     /// it pairs with their requests, which needs connection state and is not done here.
     public static func handle(of pdu: ByteView) -> UInt16? {
-        guard let op = pdu.u8(0), let e = ATTOpcodeTable.byOpcode[Int(op)], e.handleOffset >= 0 else { return nil }
-        return pdu.u16le(e.handleOffset)
+        guard let op = pdu.u8(0) else { return nil }
+        let offset = ATTOpcodeTable.handleOffsetByOpcode[Int(op)]
+        return offset >= 0 ? pdu.u16le(Int(offset)) : nil
     }
 
     /// The first two 16-bit parameters of a PDU (at offsets 1 and 3), each nil where the bytes
