@@ -193,7 +193,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "BLEControllerTests",
-            dependencies: ["BLEController", "BLEReplay", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport"]),
+            dependencies: [
+                "BLEController", "BLEAir", "BLEReplay", "BLEPackets", "CaptureIO", "BLEBytes", "TestSupport",
+            ]),
         .testTarget(
             name: "BLEReportTests",
             dependencies: ["BLEReport", "BLELint", "BLEDiagnose", "BLETimeline", "BLEBytes", "TestSupport"]),

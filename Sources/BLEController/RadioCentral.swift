@@ -342,8 +342,7 @@ extension RadioHost {
                     "did not complete the captured central's pairing or encryption within "
                         + "\(c.responseTimeoutMicros / 1000) ms"
                 } else if let sent = virtual.outstandingPeerRequest(handle: v), now - sent > c.responseTimeoutMicros {
-                    "did not answer the captured central's request within \(c.responseTimeoutMicros / 1000) ms "
-                        + "(ATT transaction timeout)"
+                    attTimedOut(v, c)
                 } else {
                     nil
                 }
@@ -382,6 +381,19 @@ extension RadioHost {
     }
 
     /// Ends the real link and tells the virtual controller, as if the device had.
+    /// The device left the captured central's request on virtual link `v` unanswered past the
+    /// response timeout: the finding. At the spec's 30 s (the default) this is ATT's
+    /// transaction timeout (Core Vol 3 Part F 3.3.3), and the virtual controller's bearer says
+    /// so (timed out, nothing outstanding) before the link ends; a shorter or longer
+    /// `--response-timeout` is blecap's own bound, not the bearer's.
+    private func attTimedOut(_ v: UInt16, _ c: CentralConfiguration) -> String {
+        if c.responseTimeoutMicros == ATTBearer.transactionTimeoutMicros {
+            virtual.attTransactionTimedOut(handle: v, now: now)
+        }
+        return "did not answer the captured central's request within \(c.responseTimeoutMicros / 1000) ms "
+            + "(ATT transaction timeout)"
+    }
+
     private func endLink(_ real: UInt16) {
         send(HCIDisconnect(handle: real, reason: HCIError.remoteUserTerminatedConnection).h4Encoded())
         linkEnded(real: real, reason: HCIError.remoteUserTerminatedConnection)

@@ -183,7 +183,7 @@ extension VirtualController {
                 ServedConnection(
                     model: c.model, handle: c.handle, startedAt: c.startedAt,
                     replayed: ReplayedConnection(number: replay.models[c.model].number, pdus: c.pdus),
-                    unmodelled: c.unmodelled))
+                    unmodelled: c.unmodelled, bearer: c.bearer))
         }
         let clock = ReplayClock(speed: configuration.speed, session: replay.session)
         var results: [ReplayConnectionResult] = []

@@ -143,7 +143,7 @@ extension VirtualController {
         case .command?:
             if op == .writeCommand { subscribe(c, bytes, model: model) }
         case .confirmation?:
-            c.indicationOutstanding = false
+            c.bearer.confirmationReceived(from: .host)
             releaseHeldStream(c)
         case .response?:
             // The host's server answered the peer's client: its next step may go.
@@ -153,7 +153,8 @@ extension VirtualController {
         case .notification?, .indication?:
             hostNotified(c)
             if op == .handleValueIndication {
-                // The peer's client confirms (Vol 3 Part F 3.4.7.3).
+                // The peer's client confirms (Vol 3 Part F 3.4.7.3), at once: no indication to
+                // it stays unconfirmed, so the bearer keeps none.
                 let confirmation = ATTHandleValueConfirmation().encoded()
                 record(c, confirmation, fromHost: false)
                 sendL2CAP(c, channel: L2CAPChannel.att, confirmation)
@@ -266,7 +267,9 @@ extension VirtualController {
 
     func deliverStream(_ id: Int, _ i: Int) {
         guard let c = connection(id), !c.silent, !c.streamSent[i] else { return }
-        if c.indicationOutstanding {
+        // The captured peer's server sends no other indication (nor, holding the stream's
+        // order, anything after it) until the host's client confirms (Vol 3 Part F 3.3.2).
+        if c.bearer.outstandingIndication(to: .host) != nil {
             c.heldStream.append(i)
             return
         }
@@ -279,12 +282,14 @@ extension VirtualController {
             ? item.bytes : Array(item.bytes.prefix(Int(c.bearer.mtu)))
         record(c, bytes, fromHost: false)
         sendL2CAP(c, channel: L2CAPChannel.att, bytes)
-        if item.bytes.first == ATTOpcode.handleValueIndication.rawValue { c.indicationOutstanding = true }
+        if item.bytes.first == ATTOpcode.handleValueIndication.rawValue {
+            c.bearer.indicationSent(handle: bytes.withByteView(ATTPDU.handle(of:)) ?? 0, to: .host, at: now, tag: i)
+        }
         recheckEnd(c)
     }
 
     private func releaseHeldStream(_ c: LiveConnection) {
-        while !c.indicationOutstanding, !c.heldStream.isEmpty {
+        while c.bearer.outstandingIndication(to: .host) == nil, !c.heldStream.isEmpty {
             deliverStream(c.id, c.heldStream.removeFirst())
         }
     }

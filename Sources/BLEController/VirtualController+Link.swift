@@ -25,12 +25,14 @@ final class LiveConnection {
     /// Captured CCCD writes (script steps) a host subscription has already matched.
     var subscribedSteps: Set<Int> = []
     var droppedNotifications = 0
-    /// Stream items sent, and waiting because an indication is unconfirmed (Vol 3 Part F 3.4.7.2).
+    /// Stream items sent, and waiting because the host's client has not confirmed an indication
+    /// yet (the bearer's `outstandingIndication(to: .host)`, Vol 3 Part F 3.3.2, 3.4.7.2).
     var streamSent: [Bool]
-    var indicationOutstanding = false
     var heldStream: [Int] = []
     /// The link's ATT bearer: ATT_MTU, the host's and the captured peer's outstanding
-    /// requests (µs on the controller's clock; the peer's tagged with its script step).
+    /// requests (µs on the controller's clock; the peer's tagged with its script step), the
+    /// indication the host's client has not confirmed (tagged with its stream item), and timed
+    /// out (`RadioCentral`'s response timeout at the spec's 30 s).
     var bearer = ATTBearerState()
     /// The peer's client: next script step of the peer (host server).
     var peerStep = 0
@@ -119,6 +121,9 @@ public struct ServedConnection: Sendable {
     /// Requests the host made that the capture never showed, answered from the inferred
     /// table or with an error.
     public var unmodelled: [String]
+    /// The connection's ATT bearer as the connection ended (or stands): its ATT_MTU, what was
+    /// still outstanding, whether a transaction timed out.
+    public var bearer = ATTBearerState()
 }
 
 extension VirtualController {
@@ -490,6 +495,7 @@ extension VirtualController {
         r.droppedNotifications = c.droppedNotifications
         served.append(
             ServedConnection(
-                model: c.model, handle: c.handle, startedAt: c.startedAt, replayed: r, unmodelled: c.unmodelled))
+                model: c.model, handle: c.handle, startedAt: c.startedAt, replayed: r, unmodelled: c.unmodelled,
+                bearer: c.bearer))
     }
 }

@@ -213,6 +213,15 @@ extension VirtualController {
         connections[handle]?.bearer.outstanding(.peer)?.sentAt
     }
 
+    /// The captured peer's request on `handle` has waited for the host's answer 30 s or more at
+    /// `now` (this controller's clock): the transaction fails and the bearer is timed out, no
+    /// more ATT PDUs on it (Core Vol 3 Part F 3.3.3). Returns whether it was (nil: no such
+    /// connection, or no request 30 s old).
+    @discardableResult
+    public func attTransactionTimedOut(handle: UInt16, now: Int64) -> Bool {
+        connections[handle]?.bearer.timeOut(.peer, now: now) != nil
+    }
+
     /// Whether the captured peer on `handle` still has something to do: a request, command,
     /// answer or notification scheduled, or its own end of the link.
     public func peerHasWork(handle: UInt16) -> Bool {

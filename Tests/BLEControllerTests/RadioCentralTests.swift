@@ -1,3 +1,4 @@
+import BLEAir
 import BLEBytes
 import BLEController
 import BLEPackets
@@ -168,6 +169,39 @@ import Testing
         #expect(run.report.operations.flatMap { $0 }.contains { $0.verdict == .missing })
     }
 
+    /// At the spec's 30 s (the default response timeout) the wait that runs out is ATT's
+    /// transaction timeout (Core Vol 3 Part F 3.3.3): the virtual controller's bearer is timed
+    /// out with it, nothing outstanding on it any more, and the finding is the same. The host's
+    /// clock runs 100 times faster than the wall here, so the 30 s pass in 0.3 s.
+    @Test func aMissingResponseAtTheSpecsThirtySecondsTimesTheBearerOut() throws {
+        var central = RadioHost.CentralConfiguration()
+        #expect(central.responseTimeoutMicros == 30_000_000)
+        central.scanTimeoutMicros = 600_000_000
+        central.connectTimeoutMicros = 600_000_000
+        let run = try Self.run(
+            central: central, edit: { $0.first == ATTOpcode.readResponse.rawValue ? .drop : .keep },
+            speedUp: 100, runMicros: 3_000_000_000)
+        let radio = run.report.radio ?? []
+        #expect(
+            radio.contains { $0.contains("did not answer the captured central's request within 30000 ms") }, "\(radio)")
+        let bearers = run.served.map(\.bearer)
+        #expect(bearers.count == 1)
+        #expect(bearers.allSatisfy { $0.timedOut && $0.outstanding(.peer) == nil && !$0.maySendRequest(.peer) })
+    }
+
+    /// A response timeout other than the spec's is blecap's own bound: the finding ends the link,
+    /// and the bearer is not timed out (its request is still outstanding as the link ends).
+    @Test func aShorterResponseTimeoutLeavesTheBearerAsItIs() throws {
+        var central = RadioHost.CentralConfiguration()
+        central.responseTimeoutMicros = 300_000
+        let run = try Self.run(
+            central: central, edit: { $0.first == ATTOpcode.readResponse.rawValue ? .drop : .keep })
+        #expect((run.report.radio ?? []).contains { $0.contains("did not answer") })
+        let bearers = run.served.map(\.bearer)
+        #expect(bearers.count == 1)
+        #expect(bearers.allSatisfy { !$0.timedOut && $0.outstanding(.peer) != nil })
+    }
+
     /// The device ends the link before the captured central is done.
     @Test func anEarlyDisconnectionIsADivergence() throws {
         let run = try Self.run(edit: { $0.first == ATTOpcode.readResponse.rawValue ? .disconnect : .keep })
@@ -245,11 +279,15 @@ import Testing
         var report: ServeReport
         /// What crossed blecap's HCI, H4 packets with whether blecap sent them.
         var hci: [(packet: [UInt8], sent: Bool)]
+        /// The virtual controller's connections as they ended.
+        var served: [ServedConnection] = []
     }
 
     struct RunFailure: Error {
         var error: RadioHostError
         var hci: [(packet: [UInt8], sent: Bool)]
+        /// The virtual controller's connections as they ended.
+        var served: [ServedConnection] = []
     }
 
     /// `farSpeed` the device's pace; `awaitMicros` how long the captured central waits for
@@ -257,7 +295,8 @@ import Testing
     static func run(
         central: RadioHost.CentralConfiguration = .init(), pair: String = central,
         _ peripheralCapture: String = peripheral,
-        edit: ATTEditor? = nil, farSpeed: ReplaySpeed = .max, awaitMicros: Int64 = 10_000_000, only: Int? = nil
+        edit: ATTEditor? = nil, farSpeed: ReplaySpeed = .max, awaitMicros: Int64 = 10_000_000, only: Int? = nil,
+        speedUp: Int64 = 1, runMicros: Int64 = 30_000_000
     ) throws -> Run {
         let (link, end) = SocketLink.pair()
         let far = FarSide(path: pair, role: .peripheral, transport: end, lingerMicros: 2_000_000, speed: farSpeed) {
@@ -271,8 +310,15 @@ import Testing
         let virtual = VirtualController(replay: try CaptureReplay(path: peripheralCapture), configuration: config)
         if let only { #expect(virtual.playOnly(connection: only)) }
         let host = RadioHost(virtual: virtual, transport: link, record: true)
+        if speedUp != 1 {
+            host.clock = {
+                var t = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &t)
+                return (Int64(t.tv_sec) * 1_000_000 + Int64(t.tv_nsec) / 1000) * speedUp
+            }
+        }
         let result: Result<RadioHost.End, RadioHostError>
-        do { result = .success(try host.runCentral(central, timeoutMicros: 30_000_000)) } catch {
+        do { result = .success(try host.runCentral(central, timeoutMicros: runMicros)) } catch {
             result = .failure(error)
         }
         link.close()
@@ -284,7 +330,7 @@ import Testing
             #expect(end == .sessionOver)
             var report = virtual.report()
             report.radio = host.centralFindings
-            return Run(report: report, hci: hci)
+            return Run(report: report, hci: hci, served: virtual.served)
         }
     }
 

@@ -22,8 +22,10 @@ extension ATTPDUType {
 
 extension ATTPDUType {
     /// Parses a whole PDU (opcode byte included); nil when the opcode is another one or the
-    /// parameters are too short.
-    public init?(pdu: ByteView) {
+    /// parameters are too short. Inlinable: a caller in another module otherwise runs the
+    /// unspecialized extension, which looks up `Optional<Self>`'s metadata on every call
+    /// (docs/performance.md, "ATT flow control in the bearer").
+    @inlinable public init?(pdu: ByteView) {
         guard pdu.u8(0) == Self.opcode.rawValue, let p = pdu.suffix(from: 1) else { return nil }
         self.init(parameters: p)
     }
