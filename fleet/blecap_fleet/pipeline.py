@@ -1,4 +1,4 @@
-"""The fleet run on Ray: list → hash → batches → one Ray task per batch → Parquet.
+"""The fleet run on Ray: list → hash → batches → a lane (Ray actor) per worker → Parquet.
 
 Ray starts a local cluster on a laptop (`ray.init()` with no address), joins a running one with
 `--ray-address auto` or `ray://head:10001`, and runs unchanged as a KubeRay RayJob (deploy/).
@@ -6,12 +6,14 @@ Ray starts a local cluster on a laptop (`ray.init()` with no address), joins a r
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 
 from .listing import batches as make_batches
-from .listing import hash_captures, list_captures
+from .listing import hash_captures, hash_captures_threaded, list_captures
 from .store import Store
-from .worker import DEFAULT_COMMANDS, blecap_version, process_batch
+from .worker import DEFAULT_COMMANDS, Lane, blecap_version, process_batch
 
 
 #: Listed captures per hash task: enough that a task's scheduling is small beside reading the
@@ -65,6 +67,28 @@ def select(hashed: list[dict], done: set[tuple[str, str]], version: str) -> tupl
     return members, committed, copies
 
 
+def _on_lanes(ray, lanes: list, batches: list[dict], **kw) -> list[dict]:
+    """Every batch on one of the lanes, the next batch to whichever lane returns first (so a slow
+    lane takes fewer), one call in flight per lane; then each lane's last commit. A lane returns
+    as soon as its batch's blecap has ended and its rows are read: the batch is written and
+    committed while the lane's next blecap runs, and the next batch is already on its way."""
+    results: list[dict] = []
+    queue = list(reversed(batches))
+    idle = list(lanes)
+    pending: dict = {}
+    while queue or pending:
+        while idle and queue:
+            lane = idle.pop()
+            pending[lane.run.remote(queue.pop(), **kw)] = lane
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        for r in ready:
+            idle.append(pending.pop(r))
+            results += ray.get(r)
+    for part in ray.get([lane.flush.remote() for lane in lanes]):
+        results += part
+    return results
+
+
 def run(
     sources: list[str],
     out: str,
@@ -80,22 +104,36 @@ def run(
     source_label: str | None = None,
     timeline: list[dict] | None = None,
     disconnect: bool = True,
+    hash_on: str = "auto",
 ) -> dict:
-    """Two stages: hash every listed file (on the workers), then analyse what is new in batches
-    (on the workers). The driver only lists, deduplicates and forms batches.
+    """Two stages: hash every listed file, then analyse what is new in batches on the workers. The
+    driver lists, deduplicates and forms batches.
+
+    With Ray, the driver lists the sources, reads the store's manifests and (`hash_on` "driver",
+    or "auto" with every source a local path) hashes the files on threads of its own while it
+    imports Ray and connects: those fixed costs ran one after another before. With `hash_on`
+    "workers" (and "auto" with a URI among the sources, s3:// or gs://, where a driver reading
+    the whole fleet would be the bottleneck) the files are hashed by Ray tasks after the
+    connection, as before. Either way the hashes decide, before any analysis, what is committed
+    already and which one copy of a content is analysed.
 
     The result says how long each phase took (`phases`, seconds): Ray's fixed costs (`ray_import`,
     `ray_init`, `ray_shutdown`: once per run, and on a running cluster only a connection) apart
-    from the work that grows with the captures (`hash`, `analyse`). `timeline`, when given, gets
-    one entry per batch: its process, wall-clock start and end, and the CPU seconds blecap and the
-    worker's own Python spent on it.
+    from the work that grows with the captures (`hash`: after the connection, the wait for the
+    driver's hashing or the Ray hash stage; `analyse`). `overlapped` says how long the driver's
+    listing and hashing took on their thread, beside `ray_import` and `ray_init`. `timeline`,
+    when given, gets one entry per batch: its process, wall-clock start, end of its blecap run
+    and commit, and the CPU seconds blecap and the worker's own Python spent on it.
 
     `disconnect=False` leaves a connection to a running cluster (`ray_address`) open when the run
     ends, for a caller about to end its process: every batch is committed by then, and the
     cluster forgets a job whose driver is gone just as it does one that disconnected (a local
     cluster that this run started is always shut down)."""
+    if hash_on not in ("auto", "driver", "workers"):
+        raise ValueError(f"hash_on: {hash_on!r} is not auto, driver or workers")
     t0 = time.monotonic()
     phases: dict[str, float] = {}
+    overlapped: dict[str, float] = {}
 
     def lap(name: str, since: float) -> float:
         now = time.monotonic()
@@ -103,19 +141,34 @@ def run(
         return now
 
     store = Store(out)
-    removed = store.clean()
-    captures = []
-    for s in sources:
-        captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source}
-                     for c in list_captures(s, source_label)]
-    version = blecap_version(blecap)
-    done = store.committed()
-    t = lap("list", t0)
-    kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
+    in_driver = not use_ray or hash_on == "driver" or (hash_on == "auto" and all("://" not in s for s in sources))
+    prep: dict = {}
+
+    def prepare() -> None:
+        try:
+            start = time.monotonic()
+            prep["removed"] = store.clean()
+            captures = []
+            for s in sources:
+                captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source}
+                             for c in list_captures(s, source_label)]
+            prep["captures"] = captures
+            prep["version"] = blecap_version(blecap)
+            prep["done"] = store.committed()
+            now = time.monotonic()
+            overlapped["list"] = round(now - start, 3)
+            if in_driver and use_ray:
+                prep["hashed"] = hash_captures_threaded(captures, os.cpu_count() or 1)
+                overlapped["hash"] = round(time.monotonic() - now, 3)
+        except BaseException as e:
+            prep["error"] = e
+
     if use_ray:
+        preparing = threading.Thread(target=prepare, name="blecap-fleet-prepare", daemon=True)
+        preparing.start()
         import ray
 
-        t = lap("ray_import", t)
+        t = lap("ray_import", t0)
         started_here = not ray.is_initialized()
         if started_here:
             if ray_address:
@@ -123,18 +176,34 @@ def run(
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
         t = lap("ray_init", t)
-        hashed = _hash_on_workers(ray, captures, workers) if captures else []
+        # Started now, so that their processes start while the driver waits for its hashes.
+        lanes = [ray.remote(num_cpus=1)(Lane).remote() for _ in range(workers)]
+        preparing.join()
+        if "error" in prep:
+            raise prep["error"]
+        captures, version, done = prep["captures"], prep["version"], prep["done"]
+        kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
+        if in_driver:
+            hashed = prep["hashed"]
+        else:
+            hashed = _hash_on_workers(ray, captures, workers) if captures else []
         t = lap("hash", t)
         members, committed, copies = select(hashed, done, version)
         batches = make_batches(members, batch_size, workers)
-        # One task per batch, at most `workers` at once: the two (or N) in flight are different
-        # batches, and a batch's Parquet is committed as its task ends.
-        results = _bounded(ray, process_batch, batches, workers, **kw)
+        results = _on_lanes(ray, lanes, batches, **kw)
+        for lane in lanes:
+            ray.kill(lane)
         t = lap("analyse", t)
         if started_here and (disconnect or not ray_address):
             ray.shutdown()
             t = lap("ray_shutdown", t)
     else:
+        prepare()
+        if "error" in prep:
+            raise prep["error"]
+        captures, version, done = prep["captures"], prep["version"], prep["done"]
+        kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
+        t = lap("list", t0)
         members, committed, copies = select(hash_captures(captures), done, version)
         t = lap("hash", t)
         batches = make_batches(members, batch_size, workers)
@@ -149,8 +218,9 @@ def run(
         "batches": len(batches),
         "analysed": sum(r["analysed"] for r in results),
         "rows": sum(r["rows"] for r in results),
-        "removed_uncommitted": removed,
+        "removed_uncommitted": prep["removed"],
         "seconds": round(time.monotonic() - t0, 3),
         "phases": phases,
+        "overlapped": overlapped,
         "blecap_version": version,
     }
