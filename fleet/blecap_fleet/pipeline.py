@@ -176,8 +176,13 @@ def run(
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
         t = lap("ray_init", t)
-        # Started now, so that their processes start while the driver waits for its hashes.
-        lanes = [ray.remote(num_cpus=1)(Lane).remote() for _ in range(workers)]
+        lane = ray.remote(num_cpus=1)(Lane)
+        # A lane holds its CPU for the whole run and takes batches as it frees up: more lanes than
+        # the cluster has CPUs would leave the extra ones' batches waiting for a CPU to the end.
+        workers = max(1, min(workers, int(ray.cluster_resources().get("CPU", workers))))
+        # Started now when the driver hashes, so that their processes start while it waits for its
+        # hashes; after the hash tasks otherwise, whose CPUs the lanes would hold.
+        lanes = [lane.remote() for _ in range(workers)] if in_driver else []
         preparing.join()
         if "error" in prep:
             raise prep["error"]
@@ -187,6 +192,7 @@ def run(
             hashed = prep["hashed"]
         else:
             hashed = _hash_on_workers(ray, captures, workers) if captures else []
+            lanes = [lane.remote() for _ in range(workers)]
         t = lap("hash", t)
         members, committed, copies = select(hashed, done, version)
         batches = make_batches(members, batch_size, workers)
