@@ -75,16 +75,20 @@ def _on_lanes(ray, lanes: list, batches: list[dict], **kw) -> list[dict]:
     results: list[dict] = []
     queue = list(reversed(batches))
     idle = list(lanes)
+    used: set[int] = set()
     pending: dict = {}
     while queue or pending:
         while idle and queue:
             lane = idle.pop()
+            used.add(id(lane))
             pending[lane.run.remote(queue.pop(), **kw)] = lane
         ready, _ = ray.wait(list(pending), num_returns=1)
         for r in ready:
             idle.append(pending.pop(r))
             results += ray.get(r)
-    for part in ray.get([lane.flush.remote() for lane in lanes]):
+    # Only the lanes that ran a batch: a call to one that never did would wait for its process to
+    # start (a run with nothing new would wait for its lanes' processes for nothing).
+    for part in ray.get([lane.flush.remote() for lane in lanes if id(lane) in used]):
         results += part
     return results
 
