@@ -7,7 +7,7 @@ Ray starts a local cluster on a laptop (`ray.init()` with no address), joins a r
 from __future__ import annotations
 
 import os
-import threading
+import sys
 import time
 
 from .listing import batches as make_batches
@@ -93,6 +93,29 @@ def _on_lanes(ray, lanes: list, batches: list[dict], **kw) -> list[dict]:
     return results
 
 
+def _prepare(out: str, sources: list[str], source_label: str | None, blecap: str, hash_here: bool) -> dict:
+    """The driver's work before batches can be formed: clean the store, list the sources, ask
+    blecap its version, read the committed manifests and, with `hash_here`, hash the listed
+    files. Runs beside `import ray` and `ray.init` in a process of its own."""
+    start = time.monotonic()
+    store = Store(out)
+    prep: dict = {"removed": store.clean(), "overlapped": {}}
+    captures = []
+    for s in sources:
+        captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source}
+                     for c in list_captures(s, source_label)]
+    prep["captures"] = captures
+    prep["version"] = blecap_version(blecap)
+    prep["done"] = store.committed()
+    now = time.monotonic()
+    prep["overlapped"]["list"] = round(now - start, 3)
+    if hash_here:
+        # One core fewer than the machine's: the driver's main thread is importing Ray meanwhile.
+        prep["hashed"] = hash_captures_threaded(captures, (os.cpu_count() or 2) - 1)
+        prep["overlapped"]["hash"] = round(time.monotonic() - now, 3)
+    return prep
+
+
 def run(
     sources: list[str],
     out: str,
@@ -144,32 +167,21 @@ def run(
         phases[name] = round(now - since, 3)
         return now
 
-    store = Store(out)
     in_driver = not use_ray or hash_on == "driver" or (hash_on == "auto" and all("://" not in s for s in sources))
-    prep: dict = {}
-
-    def prepare() -> None:
-        try:
-            start = time.monotonic()
-            prep["removed"] = store.clean()
-            captures = []
-            for s in sources:
-                captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source}
-                             for c in list_captures(s, source_label)]
-            prep["captures"] = captures
-            prep["version"] = blecap_version(blecap)
-            prep["done"] = store.committed()
-            now = time.monotonic()
-            overlapped["list"] = round(now - start, 3)
-            if in_driver and use_ray:
-                prep["hashed"] = hash_captures_threaded(captures, os.cpu_count() or 1)
-                overlapped["hash"] = round(time.monotonic() - now, 3)
-        except BaseException as e:
-            prep["error"] = e
-
+    args = (out, sources, source_label, blecap, in_driver and use_ray)
     if use_ray:
-        preparing = threading.Thread(target=prepare, name="blecap-fleet-prepare", daemon=True)
-        preparing.start()
+        # A process, not a thread: the listing and the hashing loop are Python, and on a thread
+        # they held the interpreter's lock against `import ray` (which took 0.1 to 0.2 s longer,
+        # about what the hash stage had cost). Forked before Ray is imported.
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # Not when the caller has connected already: nothing to overlap, and no fork of a process
+        # with Ray's threads running.
+        connected = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+        preparing = None if connected else ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("fork"))
+        prepared = preparing.submit(_prepare, *args) if preparing else None
         import ray
 
         t = lap("ray_import", t0)
@@ -187,9 +199,10 @@ def run(
         # Started now when the driver hashes, so that their processes start while it waits for its
         # hashes; after the hash tasks otherwise, whose CPUs the lanes would hold.
         lanes = [lane.remote() for _ in range(workers)] if in_driver else []
-        preparing.join()
-        if "error" in prep:
-            raise prep["error"]
+        prep = prepared.result() if prepared else _prepare(*args)
+        if preparing:
+            preparing.shutdown(wait=False)
+        overlapped.update(prep["overlapped"])
         captures, version, done = prep["captures"], prep["version"], prep["done"]
         kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
         if in_driver:
@@ -208,9 +221,7 @@ def run(
             ray.shutdown()
             t = lap("ray_shutdown", t)
     else:
-        prepare()
-        if "error" in prep:
-            raise prep["error"]
+        prep = _prepare(*args)
         captures, version, done = prep["captures"], prep["version"], prep["done"]
         kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
         t = lap("list", t0)
