@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--ray-address", help="join a running Ray cluster (e.g. auto, ray://head:10001)")
     r.add_argument("--no-ray", action="store_true", help="the same batches in this process, one after another")
     r.add_argument("--hash-on", choices=("auto", "driver", "workers"), default="auto",
-                   help="where the listed files are hashed: in this process on threads while Ray starts (driver), or "
+                   help="where the listed files are hashed: by the driver, in a process of its own while Ray starts (driver), or "
                         "as Ray tasks once it has (workers); auto: the driver when every source is a local path")
     r.add_argument("--max-seconds", type=float, help="passed to blecap: per-capture time limit")
     r.add_argument("--max-memory", help="passed to blecap: per-capture memory limit")

@@ -96,8 +96,8 @@ def hash_captures(captures: list[dict]) -> list[dict]:
 
 def hash_captures_threaded(captures: list[dict], threads: int, chunk: int = 64) -> list[dict]:
     """`hash_captures` on `threads` threads, chunk by chunk: reading a file and hashlib's SHA-256
-    of a block larger than 2 kB release the interpreter's lock, so the hashing runs beside
-    whatever else the process does (the driver: `import ray` and the connection to the cluster)."""
+    of a block larger than 2 kB release the interpreter's lock, so the threads hash in parallel
+    (the driver's preparation, beside its `import ray` and connection, docs/performance.md)."""
     from concurrent.futures import ThreadPoolExecutor
 
     chunks = [captures[i : i + chunk] for i in range(0, len(captures), chunk)]

@@ -137,7 +137,7 @@ def run(
     driver lists, deduplicates and forms batches.
 
     With Ray, the driver lists the sources, reads the store's manifests and (`hash_on` "driver",
-    or "auto" with every source a local path) hashes the files on threads of its own while it
+    or "auto" with every source a local path) hashes the files in a forked process while it
     imports Ray and connects: those fixed costs ran one after another before. With `hash_on`
     "workers" (and "auto" with a URI among the sources, s3:// or gs://, where a driver reading
     the whole fleet would be the bottleneck) the files are hashed by Ray tasks after the
@@ -148,7 +148,7 @@ def run(
     `ray_init`, `ray_shutdown`: once per run, and on a running cluster only a connection) apart
     from the work that grows with the captures (`hash`: after the connection, the wait for the
     driver's hashing or the Ray hash stage; `analyse`). `overlapped` says how long the driver's
-    listing and hashing took on their thread, beside `ray_import` and `ray_init`. `timeline`,
+    listing and hashing took in that process, beside `ray_import` and `ray_init`. `timeline`,
     when given, gets one entry per batch: its process, wall-clock start, end of its blecap run
     and commit, and the CPU seconds blecap and the worker's own Python spent on it.
 
