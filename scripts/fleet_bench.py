@@ -20,9 +20,11 @@ Rows:
 
 Each Ray run reports its phases (blecap_fleet.pipeline.run): `ray_import`, `ray_init`,
 `ray_shutdown` are fixed costs (once per run; on a running cluster `ray_init` is a connection
-and there is no shutdown), `hash` and `analyse` grow with the captures. Its timeline says how many
-batches were in flight at once (`overlap`: the batches' summed wall time over the span from the
-first start to the last end; 2.0 is two at a time throughout).
+and there is no shutdown), `hash` and `analyse` grow with the captures (`hash` is what remains
+of hashing after the connection: the driver lists and hashes local files beside `import ray` and
+`ray.init`, reported as `overlapped`). Its timeline says how many batches were in flight at once
+(`overlap`: the batches' summed wall time, each from its start to the end of its blecap run, over
+the span from the first start to the last end; 2.0 is two at a time throughout).
 
 The ratios the fleet issue sets goals for: lint, diagnose / decode (≤ 1.3); Ray / (lint
 --diagnose) (≤ 1.15), for the whole cold run, for the per-capture phases alone, and by CPU;
@@ -111,13 +113,16 @@ def measured(cmd, ok=(0,), **kw) -> tuple[float, float, str, str]:
 
 
 def overlap(timeline: str) -> dict:
-    """From a run's timeline: batches in flight on average, blecap's and the workers' Python CPU."""
+    """From a run's timeline: batches in flight on average (a batch from its start to the end of
+    its blecap run: a lane commits it while the next batch's blecap runs), blecap's and the
+    workers' Python CPU."""
     with open(timeline) as f:
         bs = [json.loads(x) for x in f if x.strip()]
     if not bs:
         return {"overlap": 0.0, "blecap_cpu": 0.0, "worker_cpu": 0.0, "processes": 0}
-    span = max(b["ended"] for b in bs) - min(b["started"] for b in bs)
-    return {"overlap": round(sum(b["ended"] - b["started"] for b in bs) / span, 2) if span > 0 else 0.0,
+    end = [b.get("blecap_ended", b["ended"]) for b in bs]
+    span = max(end) - min(b["started"] for b in bs)
+    return {"overlap": round(sum(e - b["started"] for b, e in zip(bs, end)) / span, 2) if span > 0 else 0.0,
             "blecap_cpu": round(sum(b["blecap_cpu"] for b in bs), 2),
             "worker_cpu": round(sum(b["worker_cpu"] for b in bs), 2),
             "processes": len({b["pid"] for b in bs})}
@@ -207,6 +212,7 @@ def main() -> int:
         for k, (result, tl) in runs.items():
             print(f"{'nothing new' if k == 'nothing' else k[0] + ' ' + str(k[1])}: phases (s) "
                   + " ".join(f"{p}={v}" for p, v in sorted(result["phases"].items()))
+                  + "; beside import and init " + " ".join(f"{p}={v}" for p, v in sorted(result.get("overlapped", {}).items()))
                   + "; batches " + " ".join(f"{p}={v}" for p, v in sorted(tl.items())))
 
         def per_capture(key):
@@ -215,7 +221,7 @@ def main() -> int:
 
         wall = {r[0]: r[1] for r in rows}
         cpu = {r[0]: r[2] for r in rows}
-        print(json.dumps({
+        ratios = {
             "lint_over_decode": round(by["lint"][1] / by["info"][1], 3),
             "diagnose_over_decode": round(by["diagnose"][1] / by["info"][1], 3),
             "lint_over_decode_cpu": round(by["lint"][2] / by["info"][2], 3),
@@ -235,7 +241,15 @@ def main() -> int:
             "ray2_speedup_warm": round(wall["ray warm, 1 worker"] / wall["ray warm, 2 workers"], 3),
             "ray2_speedup_analyse_phase": round(runs[("warm", 1)][0]["phases"]["analyse"]
                                                 / runs[("warm", 2)][0]["phases"]["analyse"], 3),
-        }, sort_keys=True))
+        }
+        print(json.dumps(ratios, sort_keys=True))
+        peak = max(float(r[3]) for r in rows if r[3])
+        for key, goal, better in (("one_pass_over_decode", 1.3, "le"), ("ray1_warm_over_batch", 1.15, "le"),
+                                  ("ray1_cold_over_batch", 1.15, "le"), ("ray2_speedup_warm", 1.7, "ge"),
+                                  ("ray2_speedup_cold", 1.7, "ge")):
+            met = ratios[key] <= goal if better == "le" else ratios[key] >= goal
+            print(f"goal {key} {'<=' if better == 'le' else '>='} {goal}: {ratios[key]} {'met' if met else 'not met'}"
+                  f" (highest 1-minute load in the run {peak:.1f}: wall-time ratios mean something on idle cores only)")
     finally:
         subprocess.run([*ray_cli, "stop", "--force"], capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The fleet pipeline against blecap's own batch mode (conformance; needs PyPI for Ray).
 
-  python3 scripts/fleet_check.py --blecap .build/release/blecap [--count 300] [--workers 2] [--running-cluster]
+  python3 scripts/fleet_check.py --blecap .build/release/blecap [--count 300] [--workers 2] [--running-cluster] [--hash-on workers]
 
 1. A synthetic fleet (scripts/corpus/make_fleet.py, seeded) of bug reports and captures, some
    damaged, some hostile.
@@ -135,7 +135,11 @@ def main() -> int:
     ap.add_argument("--fleet", help="use the captures in this folder instead of generating a fleet")
     ap.add_argument("--running-cluster", action="store_true",
                     help="start one Ray cluster first and join it from every run (--ray-address auto)")
+    ap.add_argument("--hash-on", choices=("auto", "driver", "workers"),
+                    help="passed to every run: where the files are hashed (default: the runner's, auto)")
     a = ap.parse_args()
+    if a.hash_on:
+        RUN_EXTRA.extend(["--hash-on", a.hash_on])
     blecap = os.path.abspath(a.blecap)
     py = venv_python()
     env = dict(os.environ, BLECAP_PSEUDONYM_KEY=KEY, PYTHONPATH=os.path.join(REPO, "fleet"))
@@ -158,7 +162,7 @@ def main() -> int:
             ray_stop(py)
             subprocess.run([os.path.join(os.path.dirname(py), "ray"), "start", "--head", f"--num-cpus={a.workers}",
                             "--include-dashboard=false", "--disable-usage-stats"], env=env, check=True, capture_output=True)
-            RUN_EXTRA[:] = ["--ray-address", "auto"]
+            RUN_EXTRA.extend(["--ray-address", "auto"])
         t0 = time.monotonic()
         ref = canonical(py, reference_rows(blecap, files, ["lint", "diagnose"], env))
         t_batch = time.monotonic() - t0

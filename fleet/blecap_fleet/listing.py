@@ -86,13 +86,23 @@ def batches(members: list[dict], size: int, workers: int = 1) -> list[dict]:
 
 
 def hash_captures(captures: list[dict]) -> list[dict]:
-    """Each listed capture with its content's SHA-256: the first stage, run on the workers so
-    that no one machine reads the whole fleet."""
+    """Each listed capture with its content's SHA-256, in the listing's order."""
     out = []
     for c in captures:
         fs, path = filesystem(c["uri"])
         out.append(dict(c, sha256=sha256_file(fs, path)))
     return out
+
+
+def hash_captures_threaded(captures: list[dict], threads: int, chunk: int = 64) -> list[dict]:
+    """`hash_captures` on `threads` threads, chunk by chunk: reading a file and hashlib's SHA-256
+    of a block larger than 2 kB release the interpreter's lock, so the threads hash in parallel
+    (the driver's preparation, beside its `import ray` and connection, docs/performance.md)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    chunks = [captures[i : i + chunk] for i in range(0, len(captures), chunk)]
+    with ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="blecap-fleet-hash") as pool:
+        return [h for part in pool.map(hash_captures, chunks) for h in part]
 
 
 def sha256_file(fs: pafs.FileSystem, path: str) -> str:

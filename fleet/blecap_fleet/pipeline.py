@@ -1,4 +1,4 @@
-"""The fleet run on Ray: list → hash → batches → one Ray task per batch → Parquet.
+"""The fleet run on Ray: list → hash → batches → a lane (Ray actor) per worker → Parquet.
 
 Ray starts a local cluster on a laptop (`ray.init()` with no address), joins a running one with
 `--ray-address auto` or `ray://head:10001`, and runs unchanged as a KubeRay RayJob (deploy/).
@@ -6,12 +6,14 @@ Ray starts a local cluster on a laptop (`ray.init()` with no address), joins a r
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 
 from .listing import batches as make_batches
-from .listing import hash_captures, list_captures
+from .listing import hash_captures, hash_captures_threaded, list_captures
 from .store import Store
-from .worker import DEFAULT_COMMANDS, blecap_version, process_batch
+from .worker import DEFAULT_COMMANDS, Lane, blecap_version, process_batch
 
 
 #: Listed captures per hash task: enough that a task's scheduling is small beside reading the
@@ -65,6 +67,55 @@ def select(hashed: list[dict], done: set[tuple[str, str]], version: str) -> tupl
     return members, committed, copies
 
 
+def _on_lanes(ray, lanes: list, batches: list[dict], **kw) -> list[dict]:
+    """Every batch on one of the lanes, the next batch to whichever lane returns first (so a slow
+    lane takes fewer), one call in flight per lane; then each lane's last commit. A lane returns
+    as soon as its batch's blecap has ended and its rows are read: the batch is written and
+    committed while the lane's next blecap runs, and the next batch is already on its way."""
+    results: list[dict] = []
+    queue = list(reversed(batches))
+    idle = list(lanes)
+    used: set[int] = set()
+    pending: dict = {}
+    while queue or pending:
+        while idle and queue:
+            lane = idle.pop()
+            used.add(id(lane))
+            pending[lane.run.remote(queue.pop(), **kw)] = lane
+        ready, _ = ray.wait(list(pending), num_returns=1)
+        for r in ready:
+            idle.append(pending.pop(r))
+            results += ray.get(r)
+    # Only the lanes that ran a batch: a call to one that never did would wait for its process to
+    # start (a run with nothing new would wait for its lanes' processes for nothing).
+    for part in ray.get([lane.flush.remote() for lane in lanes if id(lane) in used]):
+        results += part
+    return results
+
+
+def _prepare(out: str, sources: list[str], source_label: str | None, blecap: str, hash_here: bool) -> dict:
+    """The driver's work before batches can be formed: clean the store, list the sources, ask
+    blecap its version, read the committed manifests and, with `hash_here`, hash the listed
+    files. Runs beside `import ray` and `ray.init` in a process of its own."""
+    start = time.monotonic()
+    store = Store(out)
+    prep: dict = {"removed": store.clean(), "overlapped": {}}
+    captures = []
+    for s in sources:
+        captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source}
+                     for c in list_captures(s, source_label)]
+    prep["captures"] = captures
+    prep["version"] = blecap_version(blecap)
+    prep["done"] = store.committed()
+    now = time.monotonic()
+    prep["overlapped"]["list"] = round(now - start, 3)
+    if hash_here:
+        # One core fewer than the machine's: the driver's main thread is importing Ray meanwhile.
+        prep["hashed"] = hash_captures_threaded(captures, (os.cpu_count() or 2) - 1)
+        prep["overlapped"]["hash"] = round(time.monotonic() - now, 3)
+    return prep
+
+
 def run(
     sources: list[str],
     out: str,
@@ -80,42 +131,60 @@ def run(
     source_label: str | None = None,
     timeline: list[dict] | None = None,
     disconnect: bool = True,
+    hash_on: str = "auto",
 ) -> dict:
-    """Two stages: hash every listed file (on the workers), then analyse what is new in batches
-    (on the workers). The driver only lists, deduplicates and forms batches.
+    """Two stages: hash every listed file, then analyse what is new in batches on the workers. The
+    driver lists, deduplicates and forms batches.
+
+    With Ray, the driver lists the sources, reads the store's manifests and (`hash_on` "driver",
+    or "auto" with every source a local path) hashes the files in a forked process while it
+    imports Ray and connects: those fixed costs ran one after another before. With `hash_on`
+    "workers" (and "auto" with a URI among the sources, s3:// or gs://, where a driver reading
+    the whole fleet would be the bottleneck) the files are hashed by Ray tasks after the
+    connection, as before. Either way the hashes decide, before any analysis, what is committed
+    already and which one copy of a content is analysed.
 
     The result says how long each phase took (`phases`, seconds): Ray's fixed costs (`ray_import`,
     `ray_init`, `ray_shutdown`: once per run, and on a running cluster only a connection) apart
-    from the work that grows with the captures (`hash`, `analyse`). `timeline`, when given, gets
-    one entry per batch: its process, wall-clock start and end, and the CPU seconds blecap and the
-    worker's own Python spent on it.
+    from the work that grows with the captures (`hash`: after the connection, the wait for the
+    driver's hashing or the Ray hash stage; `analyse`). `overlapped` says how long the driver's
+    listing and hashing took in that process, beside `ray_import` and `ray_init`. `timeline`,
+    when given, gets one entry per batch: its process, wall-clock start, end of its blecap run
+    and commit, and the CPU seconds blecap and the worker's own Python spent on it.
 
     `disconnect=False` leaves a connection to a running cluster (`ray_address`) open when the run
     ends, for a caller about to end its process: every batch is committed by then, and the
     cluster forgets a job whose driver is gone just as it does one that disconnected (a local
     cluster that this run started is always shut down)."""
+    if hash_on not in ("auto", "driver", "workers"):
+        raise ValueError(f"hash_on: {hash_on!r} is not auto, driver or workers")
     t0 = time.monotonic()
     phases: dict[str, float] = {}
+    overlapped: dict[str, float] = {}
 
     def lap(name: str, since: float) -> float:
         now = time.monotonic()
         phases[name] = round(now - since, 3)
         return now
 
-    store = Store(out)
-    removed = store.clean()
-    captures = []
-    for s in sources:
-        captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source}
-                     for c in list_captures(s, source_label)]
-    version = blecap_version(blecap)
-    done = store.committed()
-    t = lap("list", t0)
-    kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
+    in_driver = not use_ray or hash_on == "driver" or (hash_on == "auto" and all("://" not in s for s in sources))
+    args = (out, sources, source_label, blecap, in_driver and use_ray)
     if use_ray:
+        # A process, not a thread: the listing and the hashing loop are Python, and on a thread
+        # they held the interpreter's lock against `import ray` (which took 0.1 to 0.2 s longer,
+        # about what the hash stage had cost). Forked before Ray is imported.
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # Not when the caller has connected already: nothing to overlap, and no fork of a process
+        # with Ray's threads running.
+        connected = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+        preparing = None if connected else ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("fork"))
+        prepared = preparing.submit(_prepare, *args) if preparing else None
         import ray
 
-        t = lap("ray_import", t)
+        t = lap("ray_import", t0)
         started_here = not ray.is_initialized()
         if started_here:
             if ray_address:
@@ -123,18 +192,39 @@ def run(
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
         t = lap("ray_init", t)
-        hashed = _hash_on_workers(ray, captures, workers) if captures else []
+        lane = ray.remote(num_cpus=1)(Lane)
+        # A lane holds its CPU for the whole run and takes batches as it frees up: more lanes than
+        # the cluster has CPUs would leave the extra ones' batches waiting for a CPU to the end.
+        workers = max(1, min(workers, int(ray.cluster_resources().get("CPU", workers))))
+        # Started now when the driver hashes, so that their processes start while it waits for its
+        # hashes; after the hash tasks otherwise, whose CPUs the lanes would hold.
+        lanes = [lane.remote() for _ in range(workers)] if in_driver else []
+        prep = prepared.result() if prepared else _prepare(*args)
+        if preparing:
+            preparing.shutdown(wait=False)
+        overlapped.update(prep["overlapped"])
+        captures, version, done = prep["captures"], prep["version"], prep["done"]
+        kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
+        if in_driver:
+            hashed = prep["hashed"]
+        else:
+            hashed = _hash_on_workers(ray, captures, workers) if captures else []
+            lanes = [lane.remote() for _ in range(workers)]
         t = lap("hash", t)
         members, committed, copies = select(hashed, done, version)
         batches = make_batches(members, batch_size, workers)
-        # One task per batch, at most `workers` at once: the two (or N) in flight are different
-        # batches, and a batch's Parquet is committed as its task ends.
-        results = _bounded(ray, process_batch, batches, workers, **kw)
+        results = _on_lanes(ray, lanes, batches, **kw)
+        for lane in lanes:
+            ray.kill(lane)
         t = lap("analyse", t)
         if started_here and (disconnect or not ray_address):
             ray.shutdown()
             t = lap("ray_shutdown", t)
     else:
+        prep = _prepare(*args)
+        captures, version, done = prep["captures"], prep["version"], prep["done"]
+        kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
+        t = lap("list", t0)
         members, committed, copies = select(hash_captures(captures), done, version)
         t = lap("hash", t)
         batches = make_batches(members, batch_size, workers)
@@ -149,8 +239,9 @@ def run(
         "batches": len(batches),
         "analysed": sum(r["analysed"] for r in results),
         "rows": sum(r["rows"] for r in results),
-        "removed_uncommitted": removed,
+        "removed_uncommitted": prep["removed"],
         "seconds": round(time.monotonic() - t0, 3),
         "phases": phases,
+        "overlapped": overlapped,
         "blecap_version": version,
     }

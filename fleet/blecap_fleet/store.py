@@ -38,16 +38,16 @@ def _arrow_type(values: list) -> pa.DataType:
     return pa.string()
 
 
-def _cell(v, t: pa.DataType):
-    if v is None:
-        return None
-    if pa.types.is_string(t) and not isinstance(v, str):
+def _column(values: list, t: pa.DataType) -> list:
+    """A column's values as Arrow takes them for type `t`."""
+    if pa.types.is_string(t):
         # Nested objects and lists stay JSON text: the schema is blecap's, documented in
         # docs/fleet.md, and DuckDB reads JSON text with its json functions.
-        return json.dumps(v, sort_keys=True, separators=(",", ":"))
-    if pa.types.is_floating(t) and isinstance(v, int):
-        return float(v)
-    return v
+        return [v if v is None or isinstance(v, str) else json.dumps(v, sort_keys=True, separators=(",", ":"))
+                for v in values]
+    if pa.types.is_floating(t):
+        return [float(v) if isinstance(v, int) else v for v in values]
+    return values
 
 
 def to_table(rows: list[dict], schema: dict[str, pa.DataType] | None = None) -> pa.Table:
@@ -58,7 +58,8 @@ def to_table(rows: list[dict], schema: dict[str, pa.DataType] | None = None) -> 
     for n in names:
         values = [r.get(n) for r in rows]
         t = (schema or {}).get(n) or _arrow_type(values)
-        arrays[n] = pa.array([_cell(v, t) for v in values], type=t)
+        # One test of the type per column, not per value: this runs on every row a batch writes.
+        arrays[n] = pa.array(_column(values, t), type=t)
     return pa.table(arrays)
 
 
