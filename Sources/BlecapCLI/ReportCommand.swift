@@ -102,7 +102,7 @@ struct ReportCommand: ParsableCommand {
         }
         var status = BlecapExit.success
         var used: Set<String> = []
-        try LintRunner.buildInBatches(
+        LintRunner.buildInBatches(
             jobs, configuration: configuration, baseline: Baseline(), scope: filter,
             scopeText: filter == nil ? nil : selection.described
         ) { model, report in
