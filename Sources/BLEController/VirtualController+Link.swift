@@ -122,8 +122,9 @@ public struct ServedConnection: Sendable {
     /// table or with an error.
     public var unmodelled: [String]
     /// The connection's ATT bearer as the connection ended (or stands): its ATT_MTU, what was
-    /// still outstanding, whether a transaction timed out.
-    public var bearer = ATTBearerState()
+    /// still outstanding, whether a transaction timed out. Package access: BLEAir is no product,
+    /// so its types stay out of BLEController's public API.
+    package var bearer = ATTBearerState()
 }
 
 extension VirtualController {

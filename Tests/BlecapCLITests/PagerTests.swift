@@ -1,12 +1,14 @@
+import BLEOutput
 import Foundation
 import TestSupport
 import Testing
 
 @testable import BlecapCLI
 
-/// The pager (Output/Pager.swift): used only when standard output is a terminal and the output
-/// is text. The terminal is a pseudo-terminal from util-linux `script`; the "pager" a small
-/// recorder that marks its output, so the test sees whether blecap went through it.
+/// The pager (BLEOutput's `Pager`; `--no-pager` in the CLI): used only when standard output is a
+/// terminal and the output is text. The terminal is a pseudo-terminal from util-linux `script`;
+/// the "pager" a small recorder that marks its output, so the test sees whether blecap went
+/// through it.
 @Suite struct PagerTests {
     static let script = URL(fileURLWithPath: "/usr/bin/script")
     static let recorder = "echo PAGED LESS=$LESS; cat"
