@@ -243,23 +243,23 @@ extension VirtualController {
     /// HCI_Read_Buffer_Size (7.4.5): the LE buffers are the controller's only ACL buffers
     /// (7.8.2: shared when LE Read Buffer Size would return zero; here both say the same).
     private func readBufferSize() -> [UInt8] {
-        succeeded {
-            $0.appendUInt16LE(UInt16(configuration.aclPacketLength))
-            $0.appendUInt8(0)
-            $0.appendUInt16LE(UInt16(configuration.aclPackets))
-            $0.appendUInt16LE(0)
-        }
+        returned(
+            HCIReadBufferSize.Fields(
+                status: HCIError.success, aclDataPacketLength: UInt16(configuration.aclPacketLength),
+                synchronousDataPacketLength: 0, totalNumACLDataPackets: UInt16(configuration.aclPackets),
+                totalNumSynchronousDataPackets: 0
+            ).appendReturnParameters)
     }
 
     /// HCI_Read_RSSI (7.5.4): the captured advertisement's RSSI.
     private func readRSSI(_ r: HCIConnectionHandleCommand) -> [UInt8] {
         guard let c = connections[r.handle] else {
-            return [HCIError.unknownConnectionIdentifier] + r.handle.leBytes + [0]
+            return returned(
+                HCIReadRSSI(status: HCIError.unknownConnectionIdentifier, handle: r.handle, rssi: 0)
+                    .appendReturnParameters)
         }
-        return succeeded {
-            $0.appendUInt16LE(c.handle)
-            $0.appendInt8(replay.models[c.model].connection.advertisement?.rssi ?? -60)
-        }
+        let rssi = replay.models[c.model].connection.advertisement?.rssi ?? -60
+        return returned(HCIReadRSSI(status: HCIError.success, handle: c.handle, rssi: rssi).appendReturnParameters)
     }
 
     /// HCI_LE_Read_Buffer_Size [v1] (7.8.2) and [v2] (no ISO buffers).

@@ -12,7 +12,8 @@ opcode, each payload type's opcode, the opcode table and the request → respons
 The payload types stay hand-written beside their siblings in Sources/BLEPackets/ATT/.
 From the HCI table (scripts/pdu/hci_generate.py): Sources/BLECodes/HCIOpcode+Generated.swift
 (the HCIOpcode constants) and Sources/BLEPackets/HCI/HCICommands+Generated.swift (the typed
-commands' layouts, HCICommands.table rows and structs: fields, decoder, encoder). From the SMP
+commands' layouts, HCICommands.table rows and structs: fields, decoder, encoder; the return
+layouts and their structs: fields, `init(returnParameters:)`, `appendReturnParameters(to:)`). From the SMP
 table (scripts/pdu/smp_generate.py): Sources/BLECodes/SMPCode+Generated.swift (the SMPCode
 constants) and Sources/BLEPackets/SMP/SMPPDU+Generated.swift (the code table, the SMPPDU enum
 and its decode, each command type: fields, decoder, encoder, describer). From the HCI event
@@ -33,7 +34,7 @@ sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
 
 from att_pdus import ATT_PDUS  # noqa: E402
-from hci_commands import HCI_COMMANDS  # noqa: E402
+from hci_commands import HCI_COMMANDS, RETURNS  # noqa: E402
 import hci_generate  # noqa: E402
 from smp_pdus import SMP_PDUS  # noqa: E402
 import smp_generate  # noqa: E402
@@ -280,6 +281,7 @@ def main():
         return 1
     try:
         hci_rows, hci_types = hci_generate.validate(HCI_COMMANDS)
+        hci_returns = hci_generate.validate_returns(RETURNS, hci_rows)
     except hci_generate.TableError as error:
         print(f"scripts/pdu/hci_commands.py: {error}", file=sys.stderr)
         return 1
@@ -298,7 +300,7 @@ def main():
     files[os.path.join("Sources", "BLEPackets", "SMP", "SMPPDU+Generated.swift")] = smp_generate.packets_file(smp_rows)
     files[os.path.join("Sources", "BLECodes", "HCIOpcode+Generated.swift")] = hci_generate.codes_file(hci_rows)
     files[os.path.join("Sources", "BLEPackets", "HCI", "HCICommands+Generated.swift")] = \
-        hci_generate.packets_file(hci_rows, hci_types)
+        hci_generate.packets_file(hci_rows, hci_types, hci_returns)
     events, _, subevents, _ = event_tables
     files[os.path.join("Sources", "BLECodes", "HCIEventCode+Generated.swift")] = \
         hci_events_generate.codes_file(events, subevents)

@@ -33,6 +33,8 @@ and, for a typed command:
   describe  a hand-written describer (HCICommandDecoders) instead of the layout
   init      False when the memberwise init is hand-written (other labels, defaults, checks)
   doc       the type's doc comment (on the first row of a shared type)
+
+Return layouts a typed value reads are declared once in RETURNS below (see Return).
 """
 
 from collections import namedtuple
@@ -58,6 +60,48 @@ Repeat = namedtuple("Repeat", "swift type group layout fields phys doc", default
 
 def F(spec, swift, kind, optional=False, doc=None):
     return Field(spec, swift, kind, optional, doc)
+
+
+# Return parameters (Command Complete, 7.7.14) a typed value reads: the layout after the leading
+# Status, which `blecap packets` describes them with (`returns="L.layout"` on a row, or on a
+# hand-written row of HCICommandTable.swift), and the struct the generator makes of it: `status`
+# then every field, each nil when the return parameters end before it (a cut Command Complete
+# says what it holds and no more); a memberwise init, `init(returnParameters:)` and
+# `appendReturnParameters(to:)`, which writes up to the first missing field.
+#   layout  the HCICommandLayouts name; fields  the fields after Status, `F(...)` as for a
+#   command (never `optional=`: every return field is read as far as it reaches); type  the
+#   Swift struct (`Owner.Name`: generated as an extension of Owner); case  the HCIOpcode constant
+#   the struct's `opcode` names (None: no `opcode`); doc  the struct's doc comment.
+Return = namedtuple("Return", "layout fields type case doc")
+
+RETURNS = [
+    Return("readLocalVersionReturn", [
+        F("hci_version", "hciVersion", "code8(HCIValueNames.coreVersion)",
+          doc="HCI_Version and LMP_Version: Core specification versions (Assigned Numbers 2.1)."),
+        F("hci_subversion", "hciSubversion", "hex16"),
+        F("lmp_version", "lmpVersion", "code8(HCIValueNames.coreVersion)"),
+        F("company_identifier", "companyIdentifier", "hex16",
+          doc="Company_Identifier of the controller's manufacturer."),
+        F("lmp_subversion", "lmpSubversion", "hex16"),
+    ], "HCIReadLocalVersionInformation", "readLocalVersionInformation",
+        "Return parameters of HCI_Read_Local_Version_Information (7.4.1), opcode 0x1001."),
+    Return("readBufferSizeReturn", [
+        F("acl_data_packet_length", "aclDataPacketLength", "uint16"),
+        F("synchronous_data_packet_length", "synchronousDataPacketLength", "uint8"),
+        F("total_num_acl_data_packets", "totalNumACLDataPackets", "uint16"),
+        F("total_num_synchronous_data_packets", "totalNumSynchronousDataPackets", "uint16"),
+    ], "HCIReadBufferSize.Fields", None,
+        "Read Buffer Size's return parameters each as far as they reach (`HCIReadBufferSize`\n"
+        "itself needs all of them)."),
+    Return("readRSSIReturn", [
+        F("connection_handle", "handle", "handle", doc="The 12-bit Connection_Handle (flag bits cleared)."),
+        F("rssi", "rssi", "dBm", doc="dBm, signed."),
+    ], "HCIReadRSSI", "readRSSI", "Return parameters of HCI_Read_RSSI (7.5.4), opcode 0x1405."),
+    Return("leFeaturesReturn", [
+        F("le_features", "leFeatures", "hex64", doc="LE_Features: the LE feature bits (Vol 6 Part B 4.6), little-endian."),
+    ], "HCILEReadLocalSupportedFeatures", "leReadLocalSupportedFeatures",
+        "Return parameters of HCI_LE_Read_Local_Supported_Features (7.8.3), opcode 0x2003."),
+]
 
 
 ADDRESS_TYPE = "code8(HCIValueNames.addressType)"

@@ -1,9 +1,12 @@
 """The Swift that follows from the HCI command table in scripts/pdu/hci_commands.py (run through
 scripts/pdu/generate.py): the HCIOpcode constants (BLECodes) and, per typed command, its
-parameter layout, its HCICommands.table row and its struct's fields, decoder and encoder
+parameter layout, its HCICommands.table row and its struct's fields, decoder and encoder; per
+return layout (RETURNS), the layout and its typed struct's fields, decoder and encoder
 (BLEPackets)."""
 
 from collections import OrderedDict
+
+from hci_commands import Field
 
 LINE = 120
 
@@ -128,6 +131,31 @@ def validate(rows):
         if r.repeat and "." not in r.repeat.type:
             raise TableError(f"{r.spec}: a block type is `Owner.Name`")
     return sorted(rows, key=opcode), types
+
+
+def validate_returns(returns, rows):
+    """The return layouts' rules: names used once, fields of known kinds, never `optional=` (every
+    return field is read as far as it reaches), an `opcode` only from a case of the table."""
+    cases = {r.case for r in rows}
+    layouts = {r.layout for r in rows if r.layout} | {r.repeat.layout for r in rows if r.repeat}
+    seen = set()
+    for ret in returns:
+        for key, value in (("layout", ret.layout), ("type", ret.type)):
+            if (key, value) in seen or (key == "layout" and value in layouts):
+                raise TableError(f"{ret.layout}: {key} {value!r} already used")
+            seen.add((key, value))
+        if not ret.fields:
+            raise TableError(f"{ret.layout}: a return layout without fields")
+        for f in ret.fields:
+            if head(f.kind) not in KINDS or head(f.kind) == "connection":
+                raise TableError(f"{ret.layout}: {f.spec}: unknown kind {f.kind!r}")
+            if f.optional or f.swift == "status":
+                raise TableError(f"{ret.layout}: {f.spec}: every return field is optional; Status comes first")
+        if ret.case is not None and ret.case not in cases:
+            raise TableError(f"{ret.layout}: no row has case {ret.case!r}")
+        if not ret.doc:
+            raise TableError(f"{ret.layout}: {ret.type} needs a doc")
+    return returns
 
 
 # --- Swift text --------------------------------------------------------------------------------
@@ -444,6 +472,53 @@ def block_lines(rep):
     return lines
 
 
+def return_struct_lines(ret):
+    """`status` and the fields after it, each nil when the return parameters end before it."""
+    owner, name = ret.type.rsplit(".", 1) if "." in ret.type else (None, ret.type)
+    i = " " * (4 if owner else 0)
+    fields = [Field("status", "status", "status", False, None)] + list(ret.fields)
+    lines = [""] + ([f"extension {owner} {{"] if owner else []) + doc(ret.doc, len(i))
+    lines.append(f"{i}public struct {name}: Sendable, Equatable {{")
+    if ret.case:
+        lines.append(f"{i}    public static let opcode: UInt16 = HCIOpcode.{ret.case}")
+    for f in fields:
+        if f.doc:
+            lines += doc(f.doc, len(i) + 4)
+        lines.append(f"{i}    public let {f.swift}: {swift_type(f)}?")
+    params = [f"{f.swift}: {swift_type(f)}?" for f in fields]
+    lines.append("")
+    one = f"{i}    public init(" + ", ".join(params) + ") {"
+    if len(one) <= LINE:
+        lines.append(one)
+    else:
+        lines += [f"{i}    public init("] + fill(i + "        ", params, len(i) + 8, "") + [f"{i}    ) {{"]
+    for f in fields:
+        lines.append(f"{i}        self.{f.swift} = {f.swift}")
+    lines.append(f"{i}    }}")
+    lines.append("")
+    lines.append(f"{i}    /// Status and the fields after it, each nil when the return parameters end before it.")
+    lines.append(f"{i}    public init(returnParameters p: ByteView) {{")
+    offset = 0
+    for f in fields:
+        read = KINDS[head(f.kind)][2].format(o=offset)
+        if head(f.kind) == "handle":
+            read += ".map { $0 & HCIConnectionHandle.mask }"
+        lines.append(f"{i}        {f.swift} = {read}")
+        offset += size(f)
+    lines.append(f"{i}    }}")
+    lines.append("")
+    lines.append(f"{i}    /// The return parameters as Command Complete carries them, up to the first missing field.")
+    lines.append(f"{i}    public func appendReturnParameters(to w: inout ByteWriter) {{")
+    for f in fields:
+        lines.append(f"{i}        guard let {f.swift} else {{ return }}")
+        lines.append(f"{i}        " + KINDS[head(f.kind)][3].format(n=f.swift))
+    lines.append(f"{i}    }}")
+    lines.append(f"{i}}}")
+    if owner:
+        lines.append("}")
+    return lines
+
+
 def fixed_length(row):
     n = sum(size(f) for f in row.fields)
     if row.trailer:
@@ -451,7 +526,7 @@ def fixed_length(row):
     return n
 
 
-def packets_file(rows, types):
+def packets_file(rows, types, returns):
     typed = [r for r in rows if r.type]
     lines = HEADER + [
         "import BLEBytes",
@@ -469,6 +544,9 @@ def packets_file(rows, types):
         if r.repeat and r.repeat.layout not in done:
             done.add(r.repeat.layout)
             lines += layout_lines(r.repeat.layout, r.repeat.fields, None)
+    lines.append("    // Return layouts (after Status).")
+    for ret in returns:
+        lines += layout_lines(ret.layout, ret.fields, None)
     lines += [
         "}",
         "",
@@ -528,4 +606,6 @@ def packets_file(rows, types):
         if rep and rep.type not in blocks:
             blocks.add(rep.type)
             lines += block_lines(rep)
+    for ret in returns:
+        lines += return_struct_lines(ret)
     return "\n".join(lines) + "\n"

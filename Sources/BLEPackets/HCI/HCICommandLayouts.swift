@@ -5,7 +5,8 @@ private typealias P = HCIParameter
 /// Fixed parameter layouts of HCI commands and their return parameters (Core 5.4 Vol 4
 /// Part E 7.1–7.8). Return layouts leave out the leading `Status`, which
 /// `HCIFields.describeReturn` reads for all of them. The parameter layouts of the typed
-/// commands are generated from scripts/pdu/hci_commands.py (HCICommands+Generated.swift).
+/// commands and the return layouts of the typed return values are generated from
+/// scripts/pdu/hci_commands.py (HCICommands+Generated.swift).
 enum HCICommandLayouts {
     static let addressAndType = [P("address_type", .code8(HCIValueNames.addressType)), P("address", .address)]
 
@@ -18,21 +19,9 @@ enum HCICommandLayouts {
     static let writeLEHostSupported = [P("le_supported_host", .code8(HCIValueNames.enable)), P("unused", .hex8)]
 
     // Informational (OGF 0x04), 7.4.
-    static let readLocalVersionReturn = [
-        P("hci_version", .code8(HCIValueNames.coreVersion)), P("hci_subversion", .hex16),
-        P("lmp_version", .code8(HCIValueNames.coreVersion)), P("company_identifier", .hex16),
-        P("lmp_subversion", .hex16),
-    ]
     static let supportedCommandsReturn = [P("supported_commands", .bytes(64))]
     static let lmpFeaturesReturn = [P("lmp_features", .hex64)]
-    static let readBufferSizeReturn = [
-        P("acl_data_packet_length", .uint16), P("synchronous_data_packet_length", .uint8),
-        P("total_num_acl_data_packets", .uint16), P("total_num_synchronous_data_packets", .uint16),
-    ]
     static let bdAddrReturn = [P("bd_addr", .address)]
-
-    // Status (OGF 0x05), 7.5.
-    static let readRSSIReturn = [P("connection_handle", .handle), P("rssi", .dBm)]
 
     // LE controller (OGF 0x08), 7.8.
     static let leReadBufferSizeV1Return = [
@@ -42,7 +31,6 @@ enum HCICommandLayouts {
         P("le_acl_data_packet_length", .uint16), P("total_num_le_acl_data_packets", .uint8),
         P("iso_data_packet_length", .uint16), P("total_num_iso_data_packets", .uint8),
     ]
-    static let leFeaturesReturn = [P("le_features", .hex64)]
     static let txPowerReturn = [P("tx_power_level", .dBm)]
     /// Connection interval … maximum CE length: shared by LE Create Connection, LE Connection
     /// Update and LE Remote Connection Parameter Request Reply.

@@ -141,6 +141,22 @@ extension HCICommandLayouts {
         P("peer_address", .address),
         P("initiating_phys", .flags8(HCIValueNames.phyBits)),
     ]
+    // Return layouts (after Status).
+    static let readLocalVersionReturn = [
+        P("hci_version", .code8(HCIValueNames.coreVersion)),
+        P("hci_subversion", .hex16),
+        P("lmp_version", .code8(HCIValueNames.coreVersion)),
+        P("company_identifier", .hex16),
+        P("lmp_subversion", .hex16),
+    ]
+    static let readBufferSizeReturn = [
+        P("acl_data_packet_length", .uint16),
+        P("synchronous_data_packet_length", .uint8),
+        P("total_num_acl_data_packets", .uint16),
+        P("total_num_synchronous_data_packets", .uint16),
+    ]
+    static let readRSSIReturn = [P("connection_handle", .handle), P("rssi", .dBm)]
+    static let leFeaturesReturn = [P("le_features", .hex64)]
 }
 
 extension HCICommands {
@@ -1302,5 +1318,162 @@ public struct HCILEExtendedCreateConnectionV2: HCICommandEncodable, Sendable {
         w.appendAddress(peerAddress)
         w.appendUInt8(initiatingPHYs)
         for entry in entries { entry.append(to: &w) }
+    }
+}
+
+/// Return parameters of HCI_Read_Local_Version_Information (7.4.1), opcode 0x1001.
+public struct HCIReadLocalVersionInformation: Sendable, Equatable {
+    public static let opcode: UInt16 = HCIOpcode.readLocalVersionInformation
+    public let status: UInt8?
+    /// HCI_Version and LMP_Version: Core specification versions (Assigned Numbers 2.1).
+    public let hciVersion: UInt8?
+    public let hciSubversion: UInt16?
+    public let lmpVersion: UInt8?
+    /// Company_Identifier of the controller's manufacturer.
+    public let companyIdentifier: UInt16?
+    public let lmpSubversion: UInt16?
+
+    public init(
+        status: UInt8?, hciVersion: UInt8?, hciSubversion: UInt16?, lmpVersion: UInt8?, companyIdentifier: UInt16?,
+        lmpSubversion: UInt16?
+    ) {
+        self.status = status
+        self.hciVersion = hciVersion
+        self.hciSubversion = hciSubversion
+        self.lmpVersion = lmpVersion
+        self.companyIdentifier = companyIdentifier
+        self.lmpSubversion = lmpSubversion
+    }
+
+    /// Status and the fields after it, each nil when the return parameters end before it.
+    public init(returnParameters p: ByteView) {
+        status = p.u8(0)
+        hciVersion = p.u8(1)
+        hciSubversion = p.u16le(2)
+        lmpVersion = p.u8(4)
+        companyIdentifier = p.u16le(5)
+        lmpSubversion = p.u16le(7)
+    }
+
+    /// The return parameters as Command Complete carries them, up to the first missing field.
+    public func appendReturnParameters(to w: inout ByteWriter) {
+        guard let status else { return }
+        w.appendUInt8(status)
+        guard let hciVersion else { return }
+        w.appendUInt8(hciVersion)
+        guard let hciSubversion else { return }
+        w.appendUInt16LE(hciSubversion)
+        guard let lmpVersion else { return }
+        w.appendUInt8(lmpVersion)
+        guard let companyIdentifier else { return }
+        w.appendUInt16LE(companyIdentifier)
+        guard let lmpSubversion else { return }
+        w.appendUInt16LE(lmpSubversion)
+    }
+}
+
+extension HCIReadBufferSize {
+    /// Read Buffer Size's return parameters each as far as they reach (`HCIReadBufferSize`
+    /// itself needs all of them).
+    public struct Fields: Sendable, Equatable {
+        public let status: UInt8?
+        public let aclDataPacketLength: UInt16?
+        public let synchronousDataPacketLength: UInt8?
+        public let totalNumACLDataPackets: UInt16?
+        public let totalNumSynchronousDataPackets: UInt16?
+
+        public init(
+            status: UInt8?, aclDataPacketLength: UInt16?, synchronousDataPacketLength: UInt8?,
+            totalNumACLDataPackets: UInt16?, totalNumSynchronousDataPackets: UInt16?
+        ) {
+            self.status = status
+            self.aclDataPacketLength = aclDataPacketLength
+            self.synchronousDataPacketLength = synchronousDataPacketLength
+            self.totalNumACLDataPackets = totalNumACLDataPackets
+            self.totalNumSynchronousDataPackets = totalNumSynchronousDataPackets
+        }
+
+        /// Status and the fields after it, each nil when the return parameters end before it.
+        public init(returnParameters p: ByteView) {
+            status = p.u8(0)
+            aclDataPacketLength = p.u16le(1)
+            synchronousDataPacketLength = p.u8(3)
+            totalNumACLDataPackets = p.u16le(4)
+            totalNumSynchronousDataPackets = p.u16le(6)
+        }
+
+        /// The return parameters as Command Complete carries them, up to the first missing field.
+        public func appendReturnParameters(to w: inout ByteWriter) {
+            guard let status else { return }
+            w.appendUInt8(status)
+            guard let aclDataPacketLength else { return }
+            w.appendUInt16LE(aclDataPacketLength)
+            guard let synchronousDataPacketLength else { return }
+            w.appendUInt8(synchronousDataPacketLength)
+            guard let totalNumACLDataPackets else { return }
+            w.appendUInt16LE(totalNumACLDataPackets)
+            guard let totalNumSynchronousDataPackets else { return }
+            w.appendUInt16LE(totalNumSynchronousDataPackets)
+        }
+    }
+}
+
+/// Return parameters of HCI_Read_RSSI (7.5.4), opcode 0x1405.
+public struct HCIReadRSSI: Sendable, Equatable {
+    public static let opcode: UInt16 = HCIOpcode.readRSSI
+    public let status: UInt8?
+    /// The 12-bit Connection_Handle (flag bits cleared).
+    public let handle: UInt16?
+    /// dBm, signed.
+    public let rssi: Int8?
+
+    public init(status: UInt8?, handle: UInt16?, rssi: Int8?) {
+        self.status = status
+        self.handle = handle
+        self.rssi = rssi
+    }
+
+    /// Status and the fields after it, each nil when the return parameters end before it.
+    public init(returnParameters p: ByteView) {
+        status = p.u8(0)
+        handle = p.u16le(1).map { $0 & HCIConnectionHandle.mask }
+        rssi = p.i8(3)
+    }
+
+    /// The return parameters as Command Complete carries them, up to the first missing field.
+    public func appendReturnParameters(to w: inout ByteWriter) {
+        guard let status else { return }
+        w.appendUInt8(status)
+        guard let handle else { return }
+        w.appendUInt16LE(handle)
+        guard let rssi else { return }
+        w.appendInt8(rssi)
+    }
+}
+
+/// Return parameters of HCI_LE_Read_Local_Supported_Features (7.8.3), opcode 0x2003.
+public struct HCILEReadLocalSupportedFeatures: Sendable, Equatable {
+    public static let opcode: UInt16 = HCIOpcode.leReadLocalSupportedFeatures
+    public let status: UInt8?
+    /// LE_Features: the LE feature bits (Vol 6 Part B 4.6), little-endian.
+    public let leFeatures: UInt64?
+
+    public init(status: UInt8?, leFeatures: UInt64?) {
+        self.status = status
+        self.leFeatures = leFeatures
+    }
+
+    /// Status and the fields after it, each nil when the return parameters end before it.
+    public init(returnParameters p: ByteView) {
+        status = p.u8(0)
+        leFeatures = p.u64le(1)
+    }
+
+    /// The return parameters as Command Complete carries them, up to the first missing field.
+    public func appendReturnParameters(to w: inout ByteWriter) {
+        guard let status else { return }
+        w.appendUInt8(status)
+        guard let leFeatures else { return }
+        w.appendUInt64LE(leFeatures)
     }
 }
