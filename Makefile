@@ -36,8 +36,15 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# Release builds reach a generic type's metadata through its accessor, not its mangled name (each
+# mangled name's requirements cost a scan of every conformance record at first use:
+# docs/performance.md, "Issue 32's report and replay rows against 52d1168"). On the command line,
+# not in Package.swift: SwiftPM refuses a library target with unsafeFlags to a package that
+# requires blecap by version (scripts/check_products.py checks that none has them).
+RELEASE_FLAGS ?= -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
+
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 demo: release
 	.build/release/blecap info $(DEMO_CAPTURE)

@@ -243,17 +243,3 @@ if Context.environment["BLECAP_FUZZ"] != nil {
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }
 
-// In a release build, blecap's Swift modules reach the metadata of a generic type they name
-// (`KeyedEncodingContainer<CodingKeys>` in each synthesized `encode(to:)`, a dictionary's or a
-// set's storage for its key type) through the type's metadata accessor, given the witness
-// tables it needs, not through its mangled name: resolving a mangled name checks each generic
-// requirement by a conformance lookup, and the first lookup of each type scans every
-// conformance record of the static binary (docs/performance.md, "Issue 32's report and replay
-// rows against 52d1168").
-let metadataByAccessor = SwiftSetting.unsafeFlags(
-    ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"], .when(configuration: .release))
-let cTargets: Set<String> = ["CCaptureSupport", "CSHA256", "CFuzzerDriver"]
-for target in package.targets
-where (target.type == .regular || target.type == .executable) && !cTargets.contains(target.name) {
-    target.swiftSettings = (target.swiftSettings ?? []) + [metadataByAccessor]
-}

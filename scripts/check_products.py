@@ -13,6 +13,13 @@ public declarations name, and fails when one of the package's own modules among 
 visible through the product's re-exports. The client package in Tests/ProductClients is the
 same check as a compiler sees it, on a few types each.
 
+It also fails when a target a library product reaches (the product's target and the package
+targets it depends on, transitively) declares `unsafeFlags`: SwiftPM refuses such a target in a
+package required by version ("contains unsafe build flags"), so a client could not depend on
+the product at all. Tests/ProductClients depends on the package by path, where SwiftPM allows
+them, so only this check sees it. Release-only compiler flags go on the build's command line
+(the Makefile's `release`), executables may keep linker flags.
+
     scripts/check_products.py [BUILD_DIR]     # default .build/debug (after `swift build`)
 """
 import glob
@@ -80,6 +87,34 @@ def named_modules(graph):
     return named
 
 
+def unsafe_flag_targets():
+    """Per library product, its targets (itself and the package targets it reaches) that declare
+    unsafeFlags, from `swift package dump-package`."""
+    dump = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=ROOT, capture_output=True,
+                                     text=True, check=True).stdout)
+    targets = {t["name"]: t for t in dump["targets"]}
+
+    def deps(name):
+        for d in targets[name].get("dependencies", []):
+            for kind in ("byName", "target"):
+                if kind in d and d[kind][0] in targets:
+                    yield d[kind][0]
+
+    found = {}
+    for product in dump["products"]:
+        if "library" not in product["type"]:
+            continue
+        seen, todo = set(), list(product["targets"])
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo += deps(name)
+        found[product["name"]] = sorted(
+            n for n in seen if any("unsafeFlags" in s.get("kind", {}) for s in targets[n].get("settings", [])))
+    return found
+
+
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug"))
     triple_dir = os.path.realpath(build)
@@ -97,6 +132,15 @@ def main():
         support = os.path.join(triple_dir, name + ".build", "module.modulemap")
         clang += ["-Xcc", "-fmodule-map-file=" + support, "-Xcc", "-I" + os.path.join(ROOT, "Sources", name, "include")]
     passed = failed = 0
+    unsafe = unsafe_flag_targets()
+    for product, names in sorted(unsafe.items()):
+        if names:
+            failed += 1
+            print("FAIL %s: reaches targets with unsafeFlags (%s): SwiftPM refuses them in a package required by "
+                  "version" % (product, ", ".join(names)))
+    if not any(unsafe.values()):
+        passed += 1
+        print("ok   no library product reaches a target with unsafeFlags")
     with tempfile.TemporaryDirectory() as out:
         for product, module in products():
             command = ["swift", "symbolgraph-extract", "-module-name", module, "-I", modules_dir,
