@@ -242,4 +242,3 @@ if Context.environment["BLECAP_FUZZ"] != nil {
             path: "Fuzz/FuzzRadioHost", exclude: ["Seeds"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
 }
-
