@@ -5,7 +5,7 @@ typed event its struct's fields, memberwise init, decoder and encoder, and HCITy
 
 from collections import OrderedDict
 
-from hci_generate import KINDS, LINE, doc, fill, guard, head, layout_lines, size, swift_type
+from hci_generate import KINDS, LINE, descriptor_row, doc, fill, guard, head, layout_lines, size, swift_type
 
 
 class TableError(Exception):
@@ -118,16 +118,23 @@ def event_layout_lines(r):
     return layout_lines(r.layout, r.fields, None)
 
 
-def table_row(r, layouts):
+def layouts(rows):
+    """Each layout the rows name, once (rows may share one)."""
+    lines, done = [], set()
+    for r in rows:
+        if r.layout and r.layout not in done:
+            done.add(r.layout)
+            lines += event_layout_lines(r)
+    return lines
+
+
+def table_row(r, enum):
     args = [hex2(r.code), f'"{r.name}"']
     if r.describe:
         args.append(f"custom: {r.describe}")
     elif r.layout:
-        args.append(f"{layouts}.{r.layout}")
-    one = "        .init(" + ", ".join(args) + "),"
-    if len(one) <= LINE:
-        return [one]
-    return ["        .init("] + fill("            ", args, 12, "),")
+        args.append(f"{enum}.{r.layout}")
+    return descriptor_row(args)
 
 
 def read(f, offset):
@@ -295,17 +302,9 @@ def packets_file(events, event_types, subevents, subevent_types):
         "",
         "extension HCIEventLayouts {",
     ]
-    done = set()
-    for r in events:
-        if r.layout and r.layout not in done:
-            done.add(r.layout)
-            lines += event_layout_lines(r)
+    lines += layouts(events)
     lines += ["}", "", "extension HCILEEventLayouts {"]
-    done = set()
-    for r in subevents:
-        if r.layout and r.layout not in done:
-            done.add(r.layout)
-            lines += event_layout_lines(r)
+    lines += layouts(subevents)
     lines += [
         "}",
         "",

@@ -230,6 +230,11 @@ def table_row(r):
         args.append(f'repeating: .init(L.{r.repeat.layout}, group: "{r.repeat.group}"{phys})')
     if r.returns is not None:
         args.append(f"returns: {r.returns}")
+    return descriptor_row(args)
+
+
+def descriptor_row(args):
+    """A descriptor table's `.init(…)` row, on one line when it fits (the event tables' too)."""
     one = "        .init(" + ", ".join(args) + "),"
     if len(one) <= LINE:
         return [one]
