@@ -62,7 +62,8 @@ let package = Package(
         .target(
             name: "BLEPackets", dependencies: ["BLEBytes", "BLECodes", "BLECrypto", "CaptureIO", "CBluetooth"]),
         // Captures inside archives, compressed files, Android bug reports (btsnooz) and sysdiagnose.
-        .target(name: "CaptureArchive", dependencies: ["BLEBytes", "CaptureIO", "CArchive", "CZlib"]),
+        .target(
+            name: "CaptureArchive", dependencies: ["BLEBytes", "CaptureIO", "CArchive", "CZlib", "CCaptureSupport"]),
         .target(
             name: "BLETimeline", dependencies: ["BLEBytes", "CaptureIO", "BLEPackets"],
             path: "Sources/BLETimeline"),

@@ -9,4 +9,8 @@
 /// bytes delivered from the start of `prefix`); every other seek fails with ESPIPE.
 FILE *blecap_fopen_prefixed(const unsigned char *prefix, size_t prefix_len, int fd);
 
+/// An anonymous in-memory file (memfd_create with close-on-exec), or -1 with errno set (ENOSYS
+/// where the kernel or a seccomp filter has no memfd). Reopenable through /proc/self/fd.
+int blecap_memfd(const char *name);
+
 #endif
