@@ -10,6 +10,7 @@ written last: it is the commit. `committed()` reads it; `clean()` deletes what a
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import posixpath
@@ -18,6 +19,7 @@ import uuid
 import pyarrow as pa
 import pyarrow.dataset as pads
 import pyarrow.fs as pafs
+import pyarrow.json as pajson
 import pyarrow.parquet as pq
 
 from .listing import filesystem
@@ -61,6 +63,21 @@ def to_table(rows: list[dict], schema: dict[str, pa.DataType] | None = None) -> 
         # One test of the type per column, not per value: this runs on every row a batch writes.
         arrays[n] = pa.array(_column(values, t), type=t)
     return pa.table(arrays)
+
+
+def table_from_lines(lines: list[bytes], schema: dict[str, pa.DataType]) -> pa.Table:
+    """`to_table` of JSON lines as blecap wrote them, parsed by pyarrow's JSON reader: the same
+    table (columns sorted, typed from `schema`) for a table whose columns docs/fleet.md types.
+    A table without them goes through `to_table`, whose inference (nested values as JSON text) the
+    reader does not share."""
+    if not schema:
+        return to_table([json.loads(x) for x in lines], schema)
+    data = b"".join(x if x.endswith(b"\n") else x + b"\n" for x in lines)
+    t = pajson.read_json(io.BytesIO(data),
+                         read_options=pajson.ReadOptions(use_threads=False, block_size=max(1 << 20, len(data) + 1)),
+                         parse_options=pajson.ParseOptions(explicit_schema=pa.schema(schema),
+                                                           unexpected_field_behavior="infer"))
+    return t.select(sorted(t.column_names))
 
 
 class Store:

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import pyarrow.fs as pafs
 
-from .listing import filesystem
+from .listing import filesystem, hash_captures
 from .schema import arrow_schema
-from .store import MANIFEST, Store, to_table
+from .store import MANIFEST, Store, table_from_lines, to_table
 
 #: Tables each command contributes. The first command that emits a table owns it; the same table
 #: from a later command (e.g. `capture` rows from both lint and diagnose) is not written twice.
@@ -52,14 +52,53 @@ def passes(commands: tuple[str, ...]) -> list[tuple[str, list[str]]]:
     return [(c, []) for c in commands]
 
 
+def _spawn(argv: list[str]) -> subprocess.Popen:
+    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+class Prestarted:
+    """Starts blecap processes one ahead: `spawn(argv)` hands over the process started for the same
+    arguments by the call before it (waiting on its standard input for the batch's list), then
+    starts the next. A blecap process takes about 8 ms from exec to reading its list (the loader,
+    the runtime, the option parser; docs/performance.md); started ahead, that runs while the batch
+    before it is analysed. A spare left at the end is closed by `close()`; one whose lane dies reads
+    the end of its input and exits without output."""
+
+    def __init__(self) -> None:
+        self._spare: tuple[list[str], subprocess.Popen] | None = None
+
+    def spawn(self, argv: list[str]) -> subprocess.Popen:
+        spare, self._spare = self._spare, None
+        if spare is not None and (spare[0] != argv or spare[1].poll() is not None):
+            self._discard(spare[1])
+            spare = None
+        p = spare[1] if spare is not None else _spawn(argv)
+        self._spare = (list(argv), _spawn(argv))
+        return p
+
+    def close(self) -> None:
+        if self._spare is not None:
+            self._discard(self._spare[1])
+            self._spare = None
+
+    @staticmethod
+    def _discard(p: subprocess.Popen) -> None:
+        p.kill()
+        p.wait()
+        for f in (p.stdin, p.stdout, p.stderr):
+            f.close()
+
+
 def run_blecap(blecap: str, command: str, paths: list[str], extra: list[str], timeout: float,
-               on_row: Callable[[dict], None]) -> int:
+               on_row: Callable[[dict], None], spawn: Callable[[list[str]], subprocess.Popen] = _spawn,
+               raw: bool = False) -> int:
     """`blecap COMMAND --format fleet --files-from -`: one JSON row per line on stdout, each handed
-    to `on_row` as blecap writes it, so that the rows are parsed while blecap still works (on
-    another core when there is one) instead of after it ends. Exit status 1 (findings) and 3 (a
-    damaged member) are results, not failures: every member has its rows. Returns the rows' count."""
-    p = subprocess.Popen([blecap, command, "--format", "fleet", "--files-from", "-", *extra],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    to `on_row` as blecap writes it, so that the rows are read while blecap still works (on
+    another core when there is one) instead of after it ends: parsed, or with `raw` the line's
+    bytes as they are. Exit status 1 (findings) and 3 (a damaged member) are results, not
+    failures: every member has its rows. Returns the rows' count. `spawn` starts the process (a
+    `Prestarted`'s hands over one started ahead)."""
+    p = spawn([blecap, command, "--format", "fleet", "--files-from", "-", *extra])
     listing = "".join(f"{x}\n" for x in paths).encode()
     stderr: list[bytes] = []
     timed_out = threading.Event()
@@ -85,7 +124,7 @@ def run_blecap(blecap: str, command: str, paths: list[str], extra: list[str], ti
     try:
         for line in p.stdout:
             if line.strip():
-                on_row(json.loads(line))
+                on_row(line if raw else json.loads(line))
                 count += 1
         p.wait()
     except BaseException:
@@ -106,6 +145,24 @@ def run_blecap(blecap: str, command: str, paths: list[str], extra: list[str], ti
     return count
 
 
+_TABLE_KEY = b'"table":"'
+
+
+def _table_of(line: bytes) -> str | None:
+    """The `table` of a fleet row as blecap writes it (`{"schema_version":1,"table":"capture",…`),
+    read off its first bytes; any other spelling of the row is parsed."""
+    i = line.find(_TABLE_KEY, 0, 64)
+    if i >= 0:
+        j = line.find(b'"', i + len(_TABLE_KEY))
+        if j > 0:
+            return line[i + len(_TABLE_KEY) : j].decode()
+    try:
+        table = json.loads(line).get("table")
+    except (ValueError, AttributeError):
+        return None
+    return table if isinstance(table, str) else None
+
+
 def _children_cpu() -> float:
     t = os.times()
     return t.children_user + t.children_system
@@ -117,7 +174,7 @@ class Analysed:
 
     batch: dict
     bid: str
-    by_table: dict[str, list[dict]]
+    by_table: dict[str, list]  # each table's rows: blecap's lines (bytes), or parsed (dicts)
     started: float
     blecap_ended: float
     blecap_cpu: float
@@ -133,6 +190,7 @@ def analyse_batch(
     commands: tuple[str, ...] = DEFAULT_COMMANDS,
     extra: tuple[str, ...] = (),
     timeout: float = 3600.0,
+    spawn: Callable[[list[str]], subprocess.Popen] = _spawn,
 ) -> Analysed:
     """Run blecap's batch mode on one batch (`{"day", "source", "members": [{"uri", "sha256",
     "size"}]}`, members already hashed, deduplicated and not yet committed) and gather its rows."""
@@ -149,20 +207,24 @@ def analyse_batch(
                 with fs.open_input_stream(path) as src, open(local, "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
                 local_of[local] = m["uri"]
-        by_table: dict[str, list[dict]] = {}
+        by_table: dict[str, list] = {}
         owners: dict[str, str] = {}
+        # Rows of local files are kept as blecap wrote them, by table, and parsed a table at a time
+        # at the commit (pyarrow's JSON reader: a quarter of the CPU of parsing each row in Python,
+        # docs/performance.md). Rows naming a temporary copy are parsed to name the listed URI.
+        copied = any(path != uri for path, uri in local_of.items())
         for command, options in passes(commands):
-            def keep(row: dict, command: str = command) -> None:
-                table = row.get("table")
+            def keep(row, command: str = command) -> None:
+                table = _table_of(row) if isinstance(row, bytes) else row.get("table")
                 if not isinstance(table, str) or table == MANIFEST:
                     raise RuntimeError(f"blecap {command}: a row without a usable table: {row!r}"[:300])
                 if owners.setdefault(table, command) != command:
                     return
-                if isinstance(row.get("input"), str) and row["input"] in local_of:
+                if isinstance(row, dict) and isinstance(row.get("input"), str) and row["input"] in local_of:
                     row["input"] = local_of[row["input"]]  # the listed URI, not a worker's temporary copy
                 by_table.setdefault(table, []).append(row)
 
-            run_blecap(blecap, command, list(local_of), options + list(extra), timeout, keep)
+            run_blecap(blecap, command, list(local_of), options + list(extra), timeout, keep, spawn, raw=not copied)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     bid = batch_id(version, commands, [m["sha256"] for m in batch["members"]])
@@ -177,7 +239,9 @@ def commit_batch(a: Analysed, *, out: str, version: str, commands: tuple[str, ..
     store = Store(out)
     batch = a.batch
     for table in sorted(a.by_table):
-        store.write(table, batch["day"], batch["source"], a.bid, to_table(a.by_table[table], arrow_schema(table)))
+        rows = a.by_table[table]
+        t = table_from_lines(rows, arrow_schema(table)) if isinstance(rows[0], bytes) else to_table(rows, arrow_schema(table))
+        store.write(table, batch["day"], batch["source"], a.bid, t)
     manifest = [
         {"batch": a.bid, "uri": m["uri"], "content_hash": m["sha256"], "size": m["size"],
          "blecap_version": version, "commands": ",".join(commands)}
@@ -213,18 +277,24 @@ class Lane:
     CPU for 182 captures, 17 to 28 ms of wall on a busy machine); one after the other, no blecap
     ran meanwhile (docs/performance.md).
 
+    Its blecap processes are started one ahead (`Prestarted`): the next batch's process starts
+    while this one's runs.
+
     `run(batch)` returns the batches committed by the time it returns (the one before it, if
-    any); `flush()` waits for the last one. A lane killed in between leaves at most one batch
-    analysed and not committed, which the next run analyses again, as it does a killed task's."""
+    any); `flush()` waits for the last one, `close()` also ends the process started ahead. A lane
+    killed in between leaves at most one batch analysed and not committed, which the next run
+    analyses again, as it does a killed task's."""
 
     def __init__(self):
         self._writer: threading.Thread | None = None
         self._done: list[dict] = []
         self._error: BaseException | None = None
+        self._processes = Prestarted()
 
     def run(self, batch: dict, *, out: str, blecap: str, version: str, commands: tuple[str, ...] = DEFAULT_COMMANDS,
             extra: tuple[str, ...] = (), timeout: float = 3600.0) -> list[dict]:
-        a = analyse_batch(batch, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
+        a = analyse_batch(batch, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout,
+                          spawn=self._processes.spawn)
         done = self.flush()
 
         def write() -> None:
@@ -236,6 +306,16 @@ class Lane:
         self._writer = threading.Thread(target=write, daemon=True)
         self._writer.start()
         return done
+
+    def hash(self, captures: list[dict]) -> list[dict]:
+        """`hash_captures` in this lane's process: a watcher's lanes hold their CPUs between runs,
+        so the files of a URI source are hashed here rather than by tasks that would wait for one."""
+        return hash_captures(captures)
+
+    def close(self) -> list[dict]:
+        """The last commit, and no process started ahead left behind."""
+        self._processes.close()
+        return self.flush()
 
     def flush(self) -> list[dict]:
         if self._writer is not None:

@@ -3,6 +3,7 @@
     .build/fleet-venv/bin/python -m unittest discover -s fleet/tests
 """
 
+import json
 import os
 import tempfile
 import unittest
@@ -13,8 +14,43 @@ import pyarrow.parquet as pq
 from blecap_fleet.listing import batches, list_captures
 from blecap_fleet.pipeline import select
 from blecap_fleet.schema import MANIFEST as MANIFEST_SCHEMA
-from blecap_fleet.store import MANIFEST, Store, to_table
+from blecap_fleet.schema import arrow_schema, tables
+from blecap_fleet.store import MANIFEST, Store, table_from_lines, to_table
 from blecap_fleet.worker import batch_id
+
+
+class LinesTests(unittest.TestCase):
+    """blecap's lines parsed by pyarrow's reader give the table the parsed rows give."""
+
+    @staticmethod
+    def _value(t: pa.DataType, i: int):
+        if pa.types.is_list(t):
+            return [f"v{i}", f"w{i}"] if pa.types.is_string(t.value_type) else [i, i + 1]
+        if pa.types.is_string(t):
+            return f"s{i} \u00e9\"q\""
+        if pa.types.is_boolean(t):
+            return i % 2 == 0
+        if pa.types.is_floating(t):
+            return i  # an integral number in a float column, as JSON writes it
+        return i * 1000
+
+    def test_every_documented_table_reads_the_same_from_lines(self):
+        for table, schema in tables().items():
+            full = {c: self._value(t, 3) for c, t in schema.items()}
+            nulls = {c: None for c in schema}
+            partial = {c: self._value(t, 5) for i, (c, t) in enumerate(schema.items()) if i % 2}
+            rows = [full, nulls, partial, dict(full, **{c: None for c in list(schema)[::3]})]
+            compact = [json.dumps(r, separators=(",", ":")).encode() + b"\n" for r in rows]
+            spaced = [json.dumps(r).encode() for r in rows]  # another spelling, and no final newline
+            want = to_table(rows, arrow_schema(table))
+            for lines in (compact, spaced):
+                got = table_from_lines(lines, arrow_schema(table))
+                self.assertTrue(got.equals(want), f"{table}: {got.schema} != {want.schema}")
+
+    def test_a_table_without_documented_columns_is_typed_as_to_table_types_it(self):
+        rows = [{"a": {"x": 1}, "b": 2}, {"a": None, "b": 3.5}]
+        lines = [json.dumps(r).encode() for r in rows]
+        self.assertTrue(table_from_lines(lines, {}).equals(to_table(rows)))
 
 
 class StoreTests(unittest.TestCase):

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from blecap_fleet.listing import hash_captures, hash_captures_threaded, list_captures
 from blecap_fleet.store import MANIFEST
-from blecap_fleet.worker import Lane, process_batch, run_blecap
+from blecap_fleet.worker import Lane, Prestarted, analyse_batch, process_batch, run_blecap
 
 # A stand-in for `blecap COMMAND --format fleet --files-from -`: a capture row per listed path.
 # With $FAKE_GATE set it writes the first row, then waits (up to 5 s) for that file to exist
@@ -29,10 +29,15 @@ FAKE = textwrap.dedent("""\
     if os.environ.get("FAKE_EXIT"):
         sys.stderr.write("fake: refused\\n")
         sys.exit(int(os.environ["FAKE_EXIT"]))
+    began = time.time()
     paths = [l.strip() for l in sys.stdin if l.strip()]
+    time.sleep(float(os.environ.get("FAKE_WORK", "0")))
     gate = os.environ.get("FAKE_GATE")
     for i, p in enumerate(paths):
-        print(json.dumps({"table": "capture", "input": p, "capture_id": "c" + str(i)}), flush=True)
+        row = {"table": "capture", "input": p, "capture_id": "c" + str(i)}
+        if os.environ.get("FAKE_WORK"):
+            row.update(pid=os.getpid(), began=began)
+        print(json.dumps(row), flush=True)
         if i == 0 and gate:
             deadline = time.monotonic() + 5
             while not os.path.exists(gate) and time.monotonic() < deadline:
@@ -104,7 +109,7 @@ class WorkerTests(unittest.TestCase):
         self.assertEqual(lane.run(b1, out=lane_out, **kw), [])  # b1 is being committed
         first = lane.run(b2, out=lane_out, **kw)
         self.assertEqual([r["analysed"] for r in first], [3])
-        last = lane.flush()
+        last = lane.close()
         self.assertEqual([r["analysed"] for r in last], [2])
         self.assertEqual(lane.flush(), [])
         for r in first + last:
@@ -127,7 +132,47 @@ class WorkerTests(unittest.TestCase):
         lane = Lane()
         lane.run(self._batch(self.inputs[:2]), out=out, blecap=self.blecap, version="v1", commands=("lint",))
         with self.assertRaises(OSError):
-            lane.flush()
+            lane.close()
+
+    def test_a_lanes_next_blecap_is_started_while_the_batch_before_it_runs(self):
+        kw = dict(blecap=self.blecap, version="v1", commands=("lint",))
+        lane = Lane()
+        os.environ["FAKE_WORK"] = "0.4"  # each process works 0.4 s after reading its list
+        try:
+            lane.run(self._batch(self.inputs[:2]), out=os.path.join(self.dir.name, "store"), **kw)
+            first_returned = time.time()
+            lane.run(self._batch(self.inputs[2:]), out=os.path.join(self.dir.name, "store"), **kw)
+        finally:
+            del os.environ["FAKE_WORK"]
+        lane.close()
+        self.assertIsNone(lane._processes._spare)
+        got = pq.read_table(os.path.join(self.dir.name, "store", "capture")).to_pylist()
+        first = [r for r in got if r["input"] in self.inputs[:2]]
+        second = [r for r in got if r["input"] in self.inputs[2:]]
+        self.assertEqual((len(first), len(second)), (2, 3))
+        self.assertNotEqual(first[0]["pid"], second[0]["pid"])
+        # The second batch's process was running before the first batch's run returned.
+        self.assertLess(second[0]["began"], first_returned - 0.2)
+
+
+class PrestartedTests(unittest.TestCase):
+    def test_each_spawn_hands_over_the_process_the_call_before_started(self):
+        spawner = Prestarted()
+        argv = [sys.executable, "-c", "import sys, os; sys.stdin.read(); print(os.getpid())"]
+        procs = [spawner.spawn(argv) for _ in range(3)]
+        spare = spawner._spare[1]
+        outs = [p.communicate(b"")[0].decode().strip() for p in procs]
+        self.assertEqual(outs, [str(p.pid) for p in procs])
+        self.assertEqual(len(set(outs)), 3)
+        self.assertIsNone(spare.poll())  # the next one, started and waiting
+        spawner.close()
+        self.assertIsNotNone(spare.poll())
+        other = [sys.executable, "-c", "import sys; sys.stdin.read(); print('other')"]
+        p = spawner.spawn(other)
+        q = spawner.spawn(argv)  # another command: the spare started for `other` is not handed over
+        self.assertEqual(p.communicate(b"")[0], b"other\n")
+        self.assertEqual(q.communicate(b"")[0].decode().strip(), str(q.pid))
+        spawner.close()
 
 
 class HashTests(unittest.TestCase):
