@@ -12,6 +12,8 @@
 4. The same run again: nothing analysed, no file added or changed.
 5. A run killed (SIGKILL, process group) once its first batches have committed, then resumed:
    the same rows as the uninterrupted run, none twice.
+6. With --running-cluster, `blecap-fleet watch` over a folder that fills in two steps: a tick at
+   start, one on SIGUSR1 after the rest arrived, one more that finds nothing; the same rows.
 
 With --running-cluster every run joins one cluster (`ray start --head`, then `--ray-address auto`)
 that outlives them, as a daily job on a long-lived cluster does: each run then ends without
@@ -122,6 +124,54 @@ def fleet_run(py: str, blecap: str, src: str, store: str, workers: int, env: dic
                             start_new_session=True, **kw)
 
 
+def check_watch(py: str, blecap: str, files: list[str], tmp: str, workers: int, env: dict,
+                expected: dict[str, list[str]], src: str, distinct: int) -> list[str]:
+    """`blecap-fleet watch` on the running cluster over a folder that fills in two steps: its first
+    tick analyses the first half, a tick on SIGUSR1 the half added since, one more nothing; the
+    store then holds exactly the reference rows (their paths moved to the watched folder)."""
+    problems: list[str] = []
+    watched, store = os.path.join(tmp, "watched"), os.path.join(tmp, "store-watch")
+    shutil.rmtree(watched, ignore_errors=True)
+    shutil.rmtree(store, ignore_errors=True)
+
+    def arrive(part: list[str]) -> None:
+        for f in part:
+            dest = os.path.join(watched, os.path.relpath(f, src))
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            os.link(f, dest)  # the same modification time: the same day partition
+
+    half = len(files) // 2
+    arrive(files[:half])
+    p = subprocess.Popen([py, "-m", "blecap_fleet.cli", "watch", watched, "--out", store, "--blecap", blecap,
+                          "--workers", str(workers), "--batch-size", "10", "--source", "check", "--every", "3600",
+                          *RUN_EXTRA], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ticks = []
+    try:
+        ticks.append(json.loads(p.stdout.readline() or "{}"))
+        arrive(files[half:])
+        for _ in range(2):
+            p.send_signal(signal.SIGUSR1)
+            ticks.append(json.loads(p.stdout.readline() or "{}"))
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.wait()
+    analysed = [t.get("analysed") for t in ticks]
+    if p.returncode != 0 or len(ticks) != 3 or any("error" in t for t in ticks) or analysed[2] != 0 \
+            or sum(a or 0 for a in analysed) != distinct:
+        problems.append(f"watch: exit {p.returncode}, ticks {ticks}; {p.stderr.read().strip()[-400:]}")
+        return problems
+    moved = {t: sorted(r.replace(src + "/", watched + "/") for r in rows) for t, rows in expected.items()}
+    if stored_rows(py, store) != moved:
+        problems.append("watch: the store's rows differ from blecap's batch-mode rows")
+    else:
+        print(f"watch: ticks analysed {analysed[0]}, then {analysed[1]} (on SIGUSR1), then 0; "
+              f"rows equal blecap's batch-mode rows; tick seconds {[t['seconds'] for t in ticks]}")
+    return problems
+
+
 def ray_stop(py: str) -> None:
     subprocess.run([os.path.join(os.path.dirname(py), "ray"), "stop", "--force"], capture_output=True)
 
@@ -227,6 +277,8 @@ def main() -> int:
                     print(f"killed run ({'killed' if was_running else 'had already finished'} with {partial} batches "
                           f"committed), resumed: analysed {resumed['analysed']}, committed before {resumed['committed_before']}, "
                           f"removed {resumed['removed_uncommitted']} uncommitted files; rows equal the uninterrupted run's")
+            if a.running_cluster:
+                problems += check_watch(py, blecap, files, tmp, a.workers, env, got, src, first["analysed"])
     finally:
         ray_stop(py)
         if not a.keep:

@@ -1,4 +1,4 @@
-"""blecap-fleet run | summary | query."""
+"""blecap-fleet run | watch | summary | query."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sys
+import time
 
 from .pipeline import run
 from .worker import DEFAULT_COMMANDS
@@ -41,6 +42,22 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-memory", help="passed to blecap: per-capture memory limit")
     r.add_argument("--timeline", help="write one JSON line per analysed batch here (process, start, end, CPU seconds)")
 
+    w = sub.add_parser("watch", help="stay connected and analyse what is new under the sources, again and again")
+    w.add_argument("sources", nargs="+", help="folders or URIs to list at each tick")
+    w.add_argument("--out", required=True, help="the Parquet store: a folder or a URI")
+    w.add_argument("--blecap", default=_blecap_default(), help="the blecap binary (default: $BLECAP, then PATH)")
+    w.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="lanes (concurrent batches)")
+    w.add_argument("--batch-size", type=int, default=200, help="as for run")
+    w.add_argument("--commands", default=",".join(DEFAULT_COMMANDS), help="blecap commands whose rows to keep")
+    w.add_argument("--source", help="partition label (default: each source folder's name)")
+    w.add_argument("--ray-address", help="join a running Ray cluster (e.g. auto, ray://head:10001)")
+    w.add_argument("--every", type=float, default=300.0,
+                   help="seconds from one tick's start to the next (default 300); SIGUSR1 starts one at once")
+    w.add_argument("--ticks", type=int, help="end after this many ticks (default: until SIGTERM or SIGINT)")
+    w.add_argument("--max-seconds", type=float, help="passed to blecap: per-capture time limit")
+    w.add_argument("--max-memory", help="passed to blecap: per-capture memory limit")
+    w.add_argument("--timeline", help="append one JSON line per analysed batch here")
+
     s = sub.add_parser("summary", help="answer the fleet questions (Markdown and HTML)")
     s.add_argument("store", help="the Parquet store written by run (a local folder)")
     s.add_argument("--since", help="new signatures since this day (YYYY-MM-DD); default: the last day's")
@@ -54,17 +71,62 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _limits(a: argparse.Namespace) -> tuple[str, ...]:
+    extra = []
+    if a.max_seconds is not None:
+        extra += ["--max-seconds", str(a.max_seconds)]
+    if a.max_memory is not None:
+        extra += ["--max-memory", str(a.max_memory)]
+    return tuple(extra)
+
+
+def watch(a: argparse.Namespace) -> int:
+    """`blecap-fleet watch`: a tick at start, then every `--every` seconds or on SIGUSR1; one JSON
+    line per tick on standard output (an `error` line when a tick failed: the next tick retries
+    what it did not commit). SIGTERM and SIGINT end the watch after the tick under way."""
+    import signal
+    import threading
+
+    from .pipeline import Watcher
+
+    watcher = Watcher(a.sources, a.out, blecap=a.blecap, workers=a.workers, batch_size=a.batch_size,
+                      commands=tuple(x for x in a.commands.split(",") if x), extra=_limits(a),
+                      ray_address=a.ray_address, source_label=a.source)
+    # After the connection: ray.init installs handlers of its own for SIGTERM and SIGINT.
+    wake, stop = threading.Event(), threading.Event()
+    signal.signal(signal.SIGUSR1, lambda *_: wake.set())
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: (stop.set(), wake.set()))
+    try:
+        while not stop.is_set():
+            wake.clear()
+            started = time.monotonic()
+            timeline: list[dict] = []
+            try:
+                line = watcher.tick(timeline)
+            except Exception as e:  # a lane lost, a source gone: said, and the watch goes on
+                line = {"tick": watcher.ticks, "error": f"{type(e).__name__}: {e}"[:500]}
+            if a.timeline and timeline:
+                with open(a.timeline, "a") as f:
+                    f.writelines(json.dumps(b, sort_keys=True) + "\n" for b in timeline)
+            print(json.dumps(line, sort_keys=True), flush=True)
+            if a.ticks is not None and watcher.ticks >= a.ticks:
+                break
+            wake.wait(max(0.0, a.every - (time.monotonic() - started)))
+    finally:
+        watcher.close()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     a = build_parser().parse_args(argv)
+    if a.cmd == "watch":
+        return watch(a)
     if a.cmd == "run":
-        extra = []
-        if a.max_seconds is not None:
-            extra += ["--max-seconds", str(a.max_seconds)]
-        if a.max_memory is not None:
-            extra += ["--max-memory", str(a.max_memory)]
+        extra = _limits(a)
         timeline: list[dict] = []
         result = run(a.sources, a.out, blecap=a.blecap, workers=a.workers, batch_size=a.batch_size,
-                     commands=tuple(x for x in a.commands.split(",") if x), extra=tuple(extra),
+                     commands=tuple(x for x in a.commands.split(",") if x), extra=extra,
                      ray_address=a.ray_address, use_ray=not a.no_ray, source_label=a.source, timeline=timeline,
                      disconnect=False, hash_on=a.hash_on)
         if a.timeline:

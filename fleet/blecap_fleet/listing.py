@@ -18,6 +18,7 @@ class Capture:
     size: int
     day: str  # YYYY-MM-DD (UTC) of the file's modification time: the day it arrived
     source: str  # the partition's source label
+    mtime_ns: int = 0  # the modification time as listed: with the size, what a watcher's hash cache checks
 
 
 def filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
@@ -55,7 +56,7 @@ def list_captures(uri: str, source: str | None = None) -> list[Capture]:
         if mtime.tzinfo is None:
             mtime = mtime.replace(tzinfo=_dt.timezone.utc)
         day = mtime.astimezone(_dt.timezone.utc).strftime("%Y-%m-%d")
-        out.append(Capture(_join(uri, fs, i.path), i.size or 0, day, label))
+        out.append(Capture(_join(uri, fs, i.path), i.size or 0, day, label, i.mtime_ns or 0))
     return sorted(out)
 
 

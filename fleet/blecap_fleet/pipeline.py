@@ -67,28 +67,45 @@ def select(hashed: list[dict], done: set[tuple[str, str]], version: str) -> tupl
     return members, committed, copies
 
 
-def _on_lanes(ray, lanes: list, batches: list[dict], **kw) -> list[dict]:
+def _connect(ray, ray_address: str | None, workers: int) -> None:
+    """Join the cluster at `ray_address`, or start a local one of `workers` CPUs for this process.
+    `address="local"`: with no address `ray.init()` joins the last cluster `ray start` made on the
+    machine, if one runs, and `num_cpus` is refused when joining one."""
+    if ray_address:
+        ray.init(address=ray_address, log_to_driver=False)
+    else:
+        ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False)
+
+
+#: Calls queued on a lane at once: its next batch waits in the actor's queue and starts the moment
+#: the one before returns, without the driver's round trip between them.
+LANE_DEPTH = 2
+
+
+def _on_lanes(ray, lanes: list, batches: list[dict], finish: str = "close", **kw) -> list[dict]:
     """Every batch on one of the lanes, the next batch to whichever lane returns first (so a slow
-    lane takes fewer), one call in flight per lane; then each lane's last commit. A lane returns
-    as soon as its batch's blecap has ended and its rows are read: the batch is written and
-    committed while the lane's next blecap runs, and the next batch is already on its way."""
+    lane takes fewer), LANE_DEPTH calls queued per lane; then each lane's last commit. A lane
+    returns as soon as its batch's blecap has ended and its rows are read: the batch is written
+    and committed while the lane's next blecap runs."""
     results: list[dict] = []
     queue = list(reversed(batches))
-    idle = list(lanes)
+    # Each lane once per free place, first places first: every lane has a batch before any has two.
+    free = [lane for _ in range(LANE_DEPTH) for lane in reversed(lanes)]
     used: set[int] = set()
     pending: dict = {}
     while queue or pending:
-        while idle and queue:
-            lane = idle.pop()
+        while free and queue:
+            lane = free.pop()
             used.add(id(lane))
             pending[lane.run.remote(queue.pop(), **kw)] = lane
         ready, _ = ray.wait(list(pending), num_returns=1)
         for r in ready:
-            idle.append(pending.pop(r))
+            free.append(pending.pop(r))
             results += ray.get(r)
     # Only the lanes that ran a batch: a call to one that never did would wait for its process to
-    # start (a run with nothing new would wait for its lanes' processes for nothing).
-    for part in ray.get([lane.flush.remote() for lane in lanes if id(lane) in used]):
+    # start (a run with nothing new would wait for its lanes' processes for nothing). `close` also
+    # ends each lane's blecap process started ahead; a watcher's lanes `flush`, keeping theirs.
+    for part in ray.get([getattr(lane, finish).remote() for lane in lanes if id(lane) in used]):
         results += part
     return results
 
@@ -104,7 +121,7 @@ def _prepare(out: str, sources: list[str], source_label: str | None, blecap: str
     for s in sources:
         captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source}
                      for c in list_captures(s, source_label)]
-    prep["captures"] = captures
+    prep["captures"] = captures  # mtime_ns is left out: only a watcher's hash cache reads it
     prep["version"] = blecap_version(blecap)
     prep["done"] = store.committed()
     now = time.monotonic()
@@ -187,10 +204,7 @@ def run(
         t = lap("ray_import", t0)
         started_here = not ray.is_initialized()
         if started_here:
-            if ray_address:
-                ray.init(address=ray_address, log_to_driver=False)
-            else:
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+            _connect(ray, ray_address, workers)
         t = lap("ray_init", t)
         lane = ray.remote(num_cpus=1)(Lane)
         # A lane holds its CPU for the whole run and takes batches as it frees up: more lanes than
@@ -245,3 +259,101 @@ def run(
         "overlapped": overlapped,
         "blecap_version": version,
     }
+
+
+class Watcher:
+    """A driver that stays: it connects to Ray, starts its lanes and reads the store's commits
+    once, then analyses what is new under its sources each time `tick()` is called
+    (`blecap-fleet watch`: every `--every` seconds, or at once on SIGUSR1).
+
+    What a one-shot `run` pays every time is paid here once: the interpreter and `import ray`,
+    the connection, the lanes' processes, the manifests' read. A tick lists the sources and hashes
+    only the files it has not seen with the same size and modification time (on the driver's
+    threads for local paths, on the lanes for URIs), then runs the new content's batches on the
+    lanes exactly as `run` does: same batches, same rows, same commits. What it committed is added
+    to the set it checks; after a tick that failed, that set is read from the store again."""
+
+    def __init__(self, sources: list[str], out: str, *, blecap: str, workers: int = 2, batch_size: int = 200,
+                 commands: tuple[str, ...] = DEFAULT_COMMANDS, extra: tuple[str, ...] = (), timeout: float = 3600.0,
+                 ray_address: str | None = None, source_label: str | None = None):
+        import ray
+
+        self.ray = ray
+        self.sources, self.source_label, self.batch_size = sources, source_label, batch_size
+        self.started_here = not ray.is_initialized()
+        if self.started_here:
+            _connect(ray, ray_address, workers)
+        self.workers = max(1, min(workers, int(ray.cluster_resources().get("CPU", workers))))
+        self.lanes = [ray.remote(num_cpus=1)(Lane).remote() for _ in range(self.workers)]
+        store = Store(out)
+        self.removed = store.clean()
+        self.store = store
+        version = blecap_version(blecap)
+        self.kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
+        self.done = store.committed()
+        self.hashes: dict[tuple[str, int, int], str] = {}
+        self.ticks = 0
+
+    def _hash(self, captures: list[dict]) -> list[dict]:
+        new = [c for c in captures if (c["uri"], c["size"], c["mtime_ns"]) not in self.hashes]
+        local = [c for c in new if "://" not in c["uri"]]
+        remote = [c for c in new if "://" in c["uri"]]
+        hashed = hash_captures_threaded(local, os.cpu_count() or 1) if local else []
+        if remote:
+            chunks = [remote[i : i + HASH_CHUNK] for i in range(0, len(remote), HASH_CHUNK)]
+            refs = [self.lanes[i % len(self.lanes)].hash.remote(chunk) for i, chunk in enumerate(chunks)]
+            hashed += [h for part in self.ray.get(refs) for h in part]
+        for h in hashed:
+            self.hashes[(h["uri"], h["size"], h["mtime_ns"])] = h["sha256"]
+        return [dict(c, sha256=self.hashes[(c["uri"], c["size"], c["mtime_ns"])]) for c in captures]
+
+    def tick(self, timeline: list[dict] | None = None) -> dict:
+        """One run over the sources; returns its summary (the keys `run` returns, and `tick`)."""
+        t0 = time.monotonic()
+        phases: dict[str, float] = {}
+        self.ticks += 1
+        try:
+            captures = []
+            for s in self.sources:
+                captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source, "mtime_ns": c.mtime_ns}
+                             for c in list_captures(s, self.source_label)]
+            hashed = self._hash(captures)
+            t = time.monotonic()
+            phases["hash"] = round(t - t0, 3)  # listing included
+            version = self.kw["version"]
+            members, committed, copies = select(hashed, self.done, version)
+            batches = make_batches(members, self.batch_size, self.workers)
+            results = _on_lanes(self.ray, self.lanes, batches, finish="flush", **self.kw)
+            phases["analyse"] = round(time.monotonic() - t, 3)
+        except Exception:
+            # A lane may have died with its batch: new lanes, and the commits as the store has them.
+            for lane in self.lanes:
+                self.ray.kill(lane)
+            self.lanes = [self.ray.remote(num_cpus=1)(Lane).remote() for _ in range(self.workers)]
+            self.done = self.store.committed()
+            raise
+        self.done |= {(m["sha256"], version) for b in batches for m in b["members"]}
+        if timeline is not None:
+            timeline += sorted(results, key=lambda r: r["started"])
+        return {
+            "tick": self.ticks,
+            "captures": len(captures),
+            "committed_before": committed,
+            "copies": copies,
+            "batches": len(batches),
+            "analysed": sum(r["analysed"] for r in results),
+            "rows": sum(r["rows"] for r in results),
+            "removed_uncommitted": self.removed if self.ticks == 1 else 0,
+            "seconds": round(time.monotonic() - t0, 3),
+            "phases": phases,
+            "blecap_version": version,
+        }
+
+    def close(self) -> None:
+        try:
+            self.ray.get([lane.close.remote() for lane in self.lanes])
+        finally:
+            for lane in self.lanes:
+                self.ray.kill(lane)
+            if self.started_here:
+                self.ray.shutdown()
