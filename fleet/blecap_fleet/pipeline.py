@@ -102,8 +102,7 @@ def _prepare(out: str, sources: list[str], source_label: str | None, blecap: str
     prep: dict = {"removed": store.clean(), "overlapped": {}}
     captures = []
     for s in sources:
-        captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source}
-                     for c in list_captures(s, source_label)]
+        captures += [c.member() for c in list_captures(s, source_label)]
     prep["captures"] = captures
     prep["version"] = blecap_version(blecap)
     prep["done"] = store.committed()

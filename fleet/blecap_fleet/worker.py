@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import pyarrow.fs as pafs
 
-from .listing import filesystem
+from .listing import member_filesystem
 from .schema import arrow_schema
 from .store import MANIFEST, Store, to_table
 
@@ -141,7 +141,7 @@ def analyse_batch(
     try:
         local_of: dict[str, str] = {}  # path given to blecap -> listed URI
         for i, m in enumerate(batch["members"]):
-            fs, path = filesystem(m["uri"])
+            fs, path = member_filesystem(m)
             if isinstance(fs, pafs.LocalFileSystem):
                 local_of[path] = m["uri"]
             else:
