@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from blecap_fleet.listing import hash_captures, list_captures
 from blecap_fleet.store import MANIFEST, Store, to_table
+from blecap_fleet.summary import query
 from blecap_fleet.worker import process_batch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -100,6 +101,11 @@ class S3Tests(unittest.TestCase):
         self.assertEqual(left, [f"{r['batch']}.parquet"])
         self.assertEqual(store.tables(), ["capture", MANIFEST])
         self.assertEqual(store.committed(), {(m["sha256"], "v1") for m in members})
+        # DuckDB's questions over the store, given by its URI (a temporary local copy).
+        with tempfile.NamedTemporaryFile("w", suffix=".sql") as sql:
+            sql.write("SELECT input, source FROM {capture} ORDER BY input")
+            sql.flush()
+            self.assertEqual(query(out, sql.name), (["input", "source"], [(m["uri"], "in") for m in members]))
 
 
 if __name__ == "__main__":
