@@ -11,6 +11,8 @@ import os
 import sys
 import tempfile
 import unittest
+import urllib.request
+import xml.etree.ElementTree as ET
 
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
@@ -72,6 +74,21 @@ class S3Tests(unittest.TestCase):
         hashed = hash_captures([c.member() for c in listed])
         self.assertEqual([h["sha256"] for h in hashed], [hashlib.sha256(b"two").hexdigest(),
                                                           hashlib.sha256(b"one").hexdigest()])
+
+    def _keys(self, prefix):
+        """The bucket's object keys under `prefix`, as S3 lists them (pyarrow shows a marker
+        object and a prefix alike, as a directory)."""
+        host, port = self.server.get_host_and_port()
+        with urllib.request.urlopen(f"http://{host}:{port}/fleet?list-type=2&prefix={prefix}") as r:
+            listing = ET.fromstring(r.read())
+        return sorted(e.text for e in listing.iter() if e.tag.endswith("}Key"))
+
+    def test_a_batch_table_is_one_object_without_folder_markers(self):
+        store = Store(self._uri("markers/store"))
+        store.write("capture", "2026-11-29", "in", "b1", to_table([{"capture_id": "x"}]))
+        store.write("verdict", "2026-11-29", "in", "b1", to_table([{"capture_id": "x"}]))
+        self.assertEqual(self._keys("markers/store/capture"), ["markers/store/capture/day=2026-11-29/source=in/b1.parquet"])
+        self.assertEqual(store.tables(), ["capture", "verdict"])
 
     def test_a_batch_of_objects_is_analysed_committed_and_cleaned_on_the_store(self):
         with tempfile.TemporaryDirectory() as d:
