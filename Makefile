@@ -109,7 +109,7 @@ fleet-check: release
 
 # The same pipeline with its captures and its store on S3 (moto's server on a loopback port, pinned
 # in fleet/pyproject.toml's s3-check extra): same rows, idempotent, a killed run's leftovers
-# removed, summary and query by the store's URI. About 35 s; part of conformance.
+# removed, summary and query by the store's URI. About 30 s; part of conformance.
 fleet-s3-check: release
 	python3 scripts/fleet_s3_check.py --blecap .build/release/blecap
 
