@@ -8,7 +8,7 @@ CONFORMANCE_PACKAGES = tshark bluez python3 python3-venv chromium
 # blecap serve/watch against the Linux kernel's Bluetooth stack in a qemu virtual machine.
 KERNEL_CHECK_PACKAGES = qemu-system-x86 linux-image-amd64 busybox-static bluez
 
-.PHONY: deps demo build release test conformance fleet-check fuzz-smoke product-clients bench bench-capture-ll linklayer-check kernel-check clean man install uninstall check-install format format-check
+.PHONY: deps demo build release test conformance fleet-check fleet-s3-check fuzz-smoke product-clients bench bench-capture-ll linklayer-check kernel-check clean man install uninstall check-install format format-check
 
 # Installation layout: the conventional places bash-completion, zsh and fish look in.
 PREFIX ?= /usr/local
@@ -98,6 +98,7 @@ conformance: release product-clients
 	python3 scripts/conformance.py --blecap .build/release/blecap
 	python3 scripts/fleet_check.py --blecap .build/release/blecap
 	python3 scripts/fleet_check.py --blecap .build/release/blecap --running-cluster
+	python3 scripts/fleet_s3_check.py --blecap .build/release/blecap
 
 # The Ray pipeline (fleet/) against blecap's batch mode: same rows, idempotent, resumable after a
 # kill; on a cluster of its own and, as a daily job on a long-lived cluster, joining one started
@@ -105,6 +106,12 @@ conformance: release product-clients
 fleet-check: release
 	python3 scripts/fleet_check.py --blecap .build/release/blecap
 	python3 scripts/fleet_check.py --blecap .build/release/blecap --running-cluster
+
+# The same pipeline with its captures and its store on S3 (moto's server on a loopback port, pinned
+# in fleet/pyproject.toml's s3-check extra): same rows, idempotent, a killed run's leftovers
+# removed, summary and query by the store's URI. About 30 s; part of conformance.
+fleet-s3-check: release
+	python3 scripts/fleet_s3_check.py --blecap .build/release/blecap
 
 # Each library product usable alone: every type its public API names is nameable through its own
 # import (scripts/check_products.py, over the release build's modules), and a package outside the

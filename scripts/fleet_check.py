@@ -40,14 +40,17 @@ VENV = os.path.join(REPO, ".build", "fleet-venv")
 KEY = "fleet-check-key-0123456789abcdef"  # any fixed key: the check compares two runs under it
 
 
-def venv_python() -> str:
+def venv_python(extra: str | None = None) -> str:
+    """The fleet venv's Python, with fleet/ installed (and its optional dependencies `extra`, as
+    fleet/pyproject.toml pins them: `s3-check` is moto's S3 server)."""
     py = os.path.join(VENV, "bin", "python")
-    stamp = os.path.join(VENV, ".installed")
+    stamp = os.path.join(VENV, f".installed-{extra}" if extra else ".installed")
     pyproject = os.path.join(REPO, "fleet", "pyproject.toml")
     if not os.path.exists(stamp) or os.path.getmtime(stamp) < os.path.getmtime(pyproject):
         if not os.path.exists(py):
             subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
-        subprocess.run([py, "-m", "pip", "install", "-q", "-e", os.path.join(REPO, "fleet")], check=True)
+        target = os.path.join(REPO, "fleet") + (f"[{extra}]" if extra else "")
+        subprocess.run([py, "-m", "pip", "install", "-q", "-e", target], check=True)
         open(stamp, "w").close()
     return py
 
@@ -69,18 +72,17 @@ def reference_rows(blecap: str, files: list[str], commands: list[str], env: dict
 
 def stored_rows(py: str, store: str) -> dict[str, list[str]]:
     """Every stored row (partition columns and the manifest left out) as canonical JSON, read
-    back with pyarrow in the venv."""
+    back with pyarrow in the venv, through the store's own filesystem (a folder or a URI)."""
     code = r"""
-import json, os, sys, pyarrow.parquet as pq
+import json, sys, pyarrow.fs as pafs, pyarrow.parquet as pq
 from blecap_fleet.store import Store, MANIFEST
 s = Store(sys.argv[1]); out = {}
 for t in s.tables():
     if t == MANIFEST: continue
     rows = []
-    for root, _, names in os.walk(os.path.join(s.root, t)):
-        for n in names:
-            if n.endswith('.parquet') and not n.startswith('.'):
-                rows += pq.read_table(os.path.join(root, n)).to_pylist()
+    for i in s.fs.get_file_info(pafs.FileSelector(s.root + '/' + t, recursive=True)):
+        if i.type == pafs.FileType.File and i.base_name.endswith('.parquet') and not i.base_name.startswith('.'):
+            rows += pq.read_table(i.path, filesystem=s.fs).to_pylist()
     out[t] = sorted(json.dumps(r, sort_keys=True, default=str) for r in rows)
 print(json.dumps(out))
 """

@@ -59,13 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--timeline", help="append one JSON line per analysed batch here")
 
     s = sub.add_parser("summary", help="answer the fleet questions (Markdown and HTML)")
-    s.add_argument("store", help="the Parquet store written by run (a local folder)")
+    s.add_argument("store", help="the Parquet store written by run: a folder, or a URI (copied to a temporary folder first)")
     s.add_argument("--since", help="new signatures since this day (YYYY-MM-DD); default: the last day's")
     s.add_argument("--markdown", help="write Markdown here (default: standard output)")
     s.add_argument("--html", help="also write HTML here")
 
     q = sub.add_parser("query", help="run one of fleet/queries/*.sql (or a file) and print CSV")
-    q.add_argument("store")
+    q.add_argument("store", help="as for summary")
     q.add_argument("name", help="query name (e.g. top_signatures) or a .sql path")
     q.add_argument("--since")
     return ap

@@ -14,18 +14,44 @@ import pyarrow.fs as pafs
 class Capture:
     """One input file as listed: where it is and what the partitioning needs to know."""
 
-    uri: str  # what the worker opens: a local path, or scheme://bucket/key
+    uri: str  # what the rows and the manifest name: a local path, or scheme://bucket/key
     size: int
     day: str  # YYYY-MM-DD (UTC) of the file's modification time: the day it arrived
     source: str  # the partition's source label
     mtime_ns: int = 0  # the modification time as listed: with the size, what a watcher's hash cache checks
+    fs: str = ""  # the source URI whose filesystem opens `uri` ("" for a local path)
+
+    def member(self) -> dict:
+        """The capture as the driver hands it to hashing and batches (a plain dict for Ray)."""
+        return {"uri": self.uri, "size": self.size, "day": self.day, "source": self.source, "fs": self.fs}
+
+
+#: Filesystems by (process, URI): pyarrow's S3 filesystem for a URI without `region=` asks S3
+#: for the bucket's region when it is made, one request per file if every file made its own.
+#: Per process because an S3 client does not survive a fork (the driver forks its preparation).
+_FILESYSTEMS: dict[tuple[int, str], tuple[pafs.FileSystem, str]] = {}
 
 
 def filesystem(uri: str) -> tuple[pafs.FileSystem, str]:
     """pyarrow's filesystem for a URI; a plain path is the local filesystem."""
     if "://" not in uri:
         return pafs.LocalFileSystem(), os.path.abspath(uri)
-    return pafs.FileSystem.from_uri(uri)
+    key = (os.getpid(), uri)
+    if key not in _FILESYSTEMS:
+        _FILESYSTEMS[key] = pafs.FileSystem.from_uri(uri)
+    return _FILESYSTEMS[key]
+
+
+def member_filesystem(member: dict) -> tuple[pafs.FileSystem, str]:
+    """The filesystem and path a listed capture is read from. A capture listed under a URI is
+    opened with its source URI's filesystem, so with that URI's options (an S3 endpoint, region
+    or credentials given in its query or authority), which its own `uri` leaves out: that is
+    what the rows and the manifest record, without an endpoint or a secret in it."""
+    uri = member["uri"]
+    if "://" not in uri:
+        return pafs.LocalFileSystem(), uri
+    fs, _ = filesystem(member.get("fs") or uri)
+    return fs, uri.split("://", 1)[1]
 
 
 def _join(uri: str, fs: pafs.FileSystem, path: str) -> str:
@@ -56,7 +82,8 @@ def list_captures(uri: str, source: str | None = None) -> list[Capture]:
         if mtime.tzinfo is None:
             mtime = mtime.replace(tzinfo=_dt.timezone.utc)
         day = mtime.astimezone(_dt.timezone.utc).strftime("%Y-%m-%d")
-        out.append(Capture(_join(uri, fs, i.path), i.size or 0, day, label, i.mtime_ns or 0))
+        out.append(Capture(_join(uri, fs, i.path), i.size or 0, day, label, fs=uri if "://" in uri else "",
+                           mtime_ns=i.mtime_ns or 0))
     return sorted(out)
 
 
@@ -80,7 +107,7 @@ def batches(members: list[dict], size: int, workers: int = 1) -> list[dict]:
         for i in range(count):
             end = start + len(group) // count + (1 if i < len(group) % count else 0)
             out.append({"day": day, "source": source,
-                        "members": [{"uri": m["uri"], "sha256": m["sha256"], "size": m["size"]}
+                        "members": [{"uri": m["uri"], "sha256": m["sha256"], "size": m["size"], "fs": m.get("fs", "")}
                                     for m in group[start:end]]})
             start = end
     return out
@@ -90,7 +117,7 @@ def hash_captures(captures: list[dict]) -> list[dict]:
     """Each listed capture with its content's SHA-256, in the listing's order."""
     out = []
     for c in captures:
-        fs, path = filesystem(c["uri"])
+        fs, path = member_filesystem(c)
         out.append(dict(c, sha256=sha256_file(fs, path)))
     return out
 

@@ -119,9 +119,8 @@ def _prepare(out: str, sources: list[str], source_label: str | None, blecap: str
     prep: dict = {"removed": store.clean(), "overlapped": {}}
     captures = []
     for s in sources:
-        captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source}
-                     for c in list_captures(s, source_label)]
-    prep["captures"] = captures  # mtime_ns is left out: only a watcher's hash cache reads it
+        captures += [c.member() for c in list_captures(s, source_label)]
+    prep["captures"] = captures
     prep["version"] = blecap_version(blecap)
     prep["done"] = store.committed()
     now = time.monotonic()
@@ -315,8 +314,7 @@ class Watcher:
         try:
             captures = []
             for s in self.sources:
-                captures += [{"uri": c.uri, "size": c.size, "day": c.day, "source": c.source, "mtime_ns": c.mtime_ns}
-                             for c in list_captures(s, self.source_label)]
+                captures += [dict(c.member(), mtime_ns=c.mtime_ns) for c in list_captures(s, self.source_label)]
             hashed = self._hash(captures)
             t = time.monotonic()
             phases["hash"] = round(t - t0, 3)  # listing included

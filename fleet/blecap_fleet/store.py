@@ -26,6 +26,12 @@ from .listing import filesystem
 
 MANIFEST = "manifest"
 
+#: pyarrow filesystems (`type_name`) without folders, whose paths are only key prefixes.
+OBJECT_STORES = ("s3", "gcs")
+
+#: (process, store URI) whose root exists: see Store.write.
+_ROOTS: set[tuple[int, str]] = set()
+
 
 def _arrow_type(values: list) -> pa.DataType:
     kinds = {type(v) for v in values if v is not None}
@@ -91,16 +97,25 @@ class Store:
 
     def write(self, table: str, day: str, source: str, batch: str, t: pa.Table) -> None:
         folder = self._dir(table, day, source)
-        self.fs.create_dir(folder, recursive=True)
         final = posixpath.join(folder, f"{batch}.parquet")
         if self.local:
+            self.fs.create_dir(folder, recursive=True)
             # Whole or absent: written beside its final name, then renamed over it.
             tmp = posixpath.join(folder, f".tmp-{batch}-{uuid.uuid4().hex}")
             pq.write_table(t, tmp, filesystem=self.fs)
             os.replace(tmp, final)
-        else:
-            # Object stores make an object visible only when its upload completes.
-            pq.write_table(t, final, filesystem=self.fs)
+            return
+        if self.fs.type_name not in OBJECT_STORES:
+            self.fs.create_dir(folder, recursive=True)
+        elif (os.getpid(), self.uri) not in _ROOTS:
+            # An object store has no folders: pyarrow's create_dir writes an empty marker object
+            # per level, which per table was three requests beside the one for the Parquet (120
+            # for 40 objects on moto). The root once per process: that makes the bucket where the
+            # URI allows it (allow_bucket_creation=true).
+            self.fs.create_dir(self.root, recursive=True)
+            _ROOTS.add((os.getpid(), self.uri))
+        # Object stores make an object visible only when its upload completes.
+        pq.write_table(t, final, filesystem=self.fs)
 
     def _files(self, table: str) -> list[pafs.FileInfo]:
         base = posixpath.join(self.root, table)

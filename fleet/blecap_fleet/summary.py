@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import posixpath
+import re
+import tempfile
+from collections.abc import Iterator
 
 import duckdb
 
@@ -53,11 +57,38 @@ def _empty(table: str) -> str:
     return empty_relation(table)
 
 
+@contextlib.contextmanager
+def local_store(store: str) -> Iterator[str]:
+    """A local folder holding the store: the store itself, or for a URI (s3://bucket/prefix?…) a
+    temporary copy of its files, removed after. DuckDB reads an object store only through its
+    httpfs extension, which it downloads when first used; the copy goes through pyarrow, as the
+    run's writes did, with the same URI. It is the whole store: for a large one, sync it to a
+    folder once and query that."""
+    if "://" not in store:
+        yield store
+        return
+    import pyarrow.fs as pafs
+
+    from .store import Store
+
+    s = Store(store)
+    with tempfile.TemporaryDirectory(prefix="blecap-fleet-store-") as d:
+        if s.tables():
+            pafs.copy_files(s.root, d, source_filesystem=s.fs, destination_filesystem=pafs.LocalFileSystem())
+        yield d
+
+
+def _shown(store: str) -> str:
+    """The store as the summary names it: a URI without its query and credentials."""
+    return re.sub(r"^([a-z0-9+.-]+://)[^/@]*@", r"\1", store.split("?", 1)[0])
+
+
 def query(store: str, name: str, since: str | None = None) -> tuple[list[str], list[tuple]]:
-    con = duckdb.connect()
-    cur = con.execute(_sql(store, name, since))
-    cols = [d[0] for d in cur.description]
-    return cols, cur.fetchall()
+    with local_store(store) as path:
+        con = duckdb.connect()
+        cur = con.execute(_sql(path, name, since))
+        cols = [d[0] for d in cur.description]
+        return cols, cur.fetchall()
 
 
 def _last_day(store: str) -> str | None:
@@ -74,9 +105,14 @@ def _cell(v) -> str:
 
 def render(store: str, since: str | None = None) -> tuple[str, str]:
     """The summary as Markdown and as one self-contained HTML page."""
+    with local_store(store) as path:
+        return _render(path, _shown(store), since)
+
+
+def _render(store: str, shown: str, since: str | None) -> tuple[str, str]:
     since = since or _last_day(store) or "0000-00-00"
-    md = [f"# Fleet summary\n\nStore: `{store}`\n"]
-    body = [f"<h1>Fleet summary</h1><p>Store: <code>{html.escape(store)}</code></p>"]
+    md = [f"# Fleet summary\n\nStore: `{shown}`\n"]
+    body = [f"<h1>Fleet summary</h1><p>Store: <code>{html.escape(shown)}</code></p>"]
     for name, title in SECTIONS:
         title = title.format(since=since)
         cols, rows = query(store, name, since)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import pyarrow.fs as pafs
 
-from .listing import filesystem, hash_captures
+from .listing import hash_captures, member_filesystem
 from .schema import arrow_schema
 from .store import MANIFEST, Store, table_from_lines, to_table
 
@@ -199,7 +199,7 @@ def analyse_batch(
     try:
         local_of: dict[str, str] = {}  # path given to blecap -> listed URI
         for i, m in enumerate(batch["members"]):
-            fs, path = filesystem(m["uri"])
+            fs, path = member_filesystem(m)
             if isinstance(fs, pafs.LocalFileSystem):
                 local_of[path] = m["uri"]
             else:
