@@ -12,9 +12,16 @@ import CaptureIO
 public struct BatchInput: Sendable, Equatable {
     public var path: String
     public var named: Bool
+    /// A mark in the list (`--marks`: a blank line), counted from 1; no input then.
+    public var mark: Int?
     public init(path: String, named: Bool) {
         self.path = path
         self.named = named
+    }
+    public init(mark: Int) {
+        self.path = ""
+        self.named = false
+        self.mark = mark
     }
 }
 
@@ -36,10 +43,18 @@ public final class BatchInputs: Sequence, IteratorProtocol {
     /// A path that could not be used, handed out as a named input so its error row is written.
     private var pendingProblem: BatchInput?
 
-    /// `list`: a file descriptor to read one path per line from (`--files-from`), or nil.
-    public init(paths: [String], listFD: Int32?) {
+    /// Blank lines of the list are marks (`--marks`), handed out in their place.
+    private let marks: Bool
+    private var markCount = 0
+
+    /// `list`: a file descriptor to read one path per line from (`--files-from`), or nil. With
+    /// `marks`, each blank line of the list is handed out as a `BatchInput(mark:)` once every
+    /// input before it has been (a program feeding blecap batch after batch learns from the
+    /// mark's line that the batch's lines are all out).
+    public init(paths: [String], listFD: Int32?, marks: Bool = false) {
         self.paths = paths.reversed()
         self.list = listFD.map(LineReader.init)
+        self.marks = marks
     }
 
     public func next() -> BatchInput? {
@@ -54,8 +69,12 @@ public final class BatchInputs: Sequence, IteratorProtocol {
                 self.list = nil
                 return nil
             }
-            // Blank lines separate nothing; a path may contain spaces but not a newline.
-            if line.isEmpty { continue }
+            // Blank lines separate nothing (but with `marks`); a path may contain spaces but not a newline.
+            if line.isEmpty {
+                guard marks else { continue }
+                markCount += 1
+                return BatchInput(mark: markCount)
+            }
             if let input = start(line) { return input }
         }
     }

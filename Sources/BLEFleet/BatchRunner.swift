@@ -58,6 +58,10 @@ public final class BatchRunner {
     @discardableResult
     public func run(_ inputs: some Sequence<BatchInput>) -> ExitClass {
         for input in inputs {
+            if let mark = input.mark {
+                write(Self.markLine(mark))
+                continue
+            }
             let identity = InputIdentity.of(path: input.path)
             let (lines, exit): ([String], ExitClass)
             if limits.isEmpty {
@@ -71,6 +75,10 @@ public final class BatchRunner {
         }
         return worst
     }
+
+    /// The line a mark of the list becomes (`--marks`): a JSON object with the one key `mark`,
+    /// which no row of either batch format has.
+    public static func markLine(_ mark: Int) -> String { "{\"mark\":\(mark)}" }
 
     /// One input in this process: its captures' lines, or its error row. Inside a directory,
     /// `lint DIR`'s rules apply: an archive without captures and a capture of a link type

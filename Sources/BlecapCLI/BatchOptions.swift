@@ -17,6 +17,11 @@ struct BatchOptions: ParsableArguments {
         help: "Read capture paths from this file, one a line ('-': standard input); batch mode (jsonl or fleet).")
     var filesFrom: String?
 
+    @Flag(
+        name: .long,
+        help: "With --files-from: a blank line is a mark, answered by the line {\"mark\":N} once all before it is out.")
+    var marks = false
+
     @Option(name: .long, help: "Batch mode: stop a capture's analysis after this many seconds (an error row).")
     var maxSeconds: Double?
 
@@ -40,6 +45,7 @@ struct BatchOptions: ParsableArguments {
             throw ValidationError("--max-seconds takes a positive number")
         }
         if let m = maxMemory, m < 16 << 20 { throw ValidationError("--max-memory takes at least 16777216 bytes") }
+        if marks && filesFrom == nil { throw ValidationError("--marks needs --files-from") }
         if rawIdentifiers && pseudonymKeyFile != nil {
             throw ValidationError("--raw-identifiers and --pseudonym-key-file exclude each other")
         }
@@ -50,7 +56,7 @@ struct BatchOptions: ParsableArguments {
     /// Whether the options alone ask for batch mode (the limits and identifier options mean
     /// nothing outside it).
     var asked: Bool {
-        filesFrom != nil || maxSeconds != nil || maxMemory != nil || rawIdentifiers || pseudonymKeyFile != nil
+        filesFrom != nil || maxSeconds != nil || maxMemory != nil || rawIdentifiers || pseudonymKeyFile != nil || marks
     }
 
     /// How fleet rows show identifiers: raw, keyed pseudonyms, or (no key) left out, with a note.
@@ -109,7 +115,7 @@ enum BatchMode {
                 }
             }
             defer { if let fd = listFD, fd > 0 { close(fd) } }
-            let inputs = BatchInputs(paths: paths, listFD: listFD)
+            let inputs = BatchInputs(paths: paths, listFD: listFD, marks: options.marks)
             // Each capture's lines leave as soon as it is done.
             worst = runner.run(
                 AnySequence {

@@ -46,6 +46,82 @@ import Testing
         }
     }
 
+    /// `--marks`: each blank line of the list becomes `{"mark":N}`, after every line of the inputs
+    /// before it and before any line of the inputs after it; without the flag blank lines are
+    /// nothing, and the rows are the same.
+    @Test func marksFollowEveryLineOfTheInputsBeforeThem() throws {
+        let dir = Fixtures.capturesRoot.appendingPathComponent("bumble").path
+        let env = ["BLECAP_PSEUDONYM_KEY": Self.key]
+        let scratch = try Scratch()
+        let a = dir + "/clean_heart_rate.central.btsnoop"
+        let b = dir + "/reconnect_storm.central.btsnoop"
+        let list = try Self.list([a, b, "", a, "", ""], in: scratch)
+        let command = ["lint", "--diagnose", "--format", "fleet", "--files-from", list]
+        let marked = try CLIRunner.run(command + ["--marks"], environment: env)
+        let plain = try CLIRunner.run(command, environment: env)
+        let first = try CLIRunner.run(
+            ["lint", "--diagnose", "--format", "fleet", "--files-from", Self.list([a, b], in: scratch)], environment: env)
+        let second = try CLIRunner.run(
+            ["lint", "--diagnose", "--format", "fleet", "--files-from", Self.list([a], in: scratch)], environment: env)
+        #expect(!first.lines.isEmpty && !second.lines.isEmpty)
+        #expect(marked.lines == first.lines + [#"{"mark":1}"#] + second.lines + [#"{"mark":2}"#, #"{"mark":3}"#])
+        #expect(plain.lines == first.lines + second.lines)
+        #expect(marked.status == plain.status)
+        let refused = try CLIRunner.run(["lint", "--marks", a])
+        #expect(refused.status == 2 && refused.stderr.contains("--marks needs --files-from"), "\(refused.stderr)")
+    }
+
+    /// A program feeding blecap batch after batch: the mark arrives while blecap waits for more of
+    /// the list (its lines are flushed before it reads on), not only when the list ends.
+    @Test func aMarkArrivesWhileTheListStaysOpen() throws {
+        let path = Fixtures.capturesRoot.appendingPathComponent("bumble/clean_heart_rate.central.btsnoop").path
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = ["lint", "--format", "fleet", "--raw-identifiers", "--files-from", "-", "--marks"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let reader = output.fileHandleForReading
+        var pending = Data()
+        /// Lines up to and including `{"mark":n}`, or nil if it did not come within the deadline.
+        func readUntil(mark n: Int) -> [String]? {
+            let done = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var lines: [String] = []
+            nonisolated(unsafe) var buffer = pending
+            DispatchQueue.global().async {
+                while true {
+                    if let nl = buffer.firstIndex(of: 0x0A) {
+                        let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
+                        buffer = Data(buffer[(nl + 1)...])
+                        lines.append(line)
+                        if line == #"{"mark":\#(n)}"# { break }
+                        continue
+                    }
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { break }
+                    buffer += chunk
+                }
+                done.signal()
+            }
+            guard done.wait(timeout: .now() + 120) == .success else { return nil }
+            pending = buffer
+            return lines.last == #"{"mark":\#(n)}"# ? lines : nil
+        }
+        input.fileHandleForWriting.write(Data((path + "\n\n").utf8))
+        let first = try #require(readUntil(mark: 1), "no mark while the list was open")
+        #expect(first.count > 1 && first.dropLast().allSatisfy { $0.contains(#""table":"#) })
+        input.fileHandleForWriting.write(Data((path + "\n\n").utf8))
+        let second = try #require(readUntil(mark: 2))
+        #expect(Array(second.dropLast()) == Array(first.dropLast()))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0 || process.terminationStatus == 1)
+    }
+
     /// `lint --diagnose` reads each capture once and gives exactly the rows of `lint` and, from
     /// `diagnose`, the verdicts: the fleet runner's one pass per batch instead of two.
     @Test func lintWithDiagnoseIsLintPlusDiagnosesVerdicts() throws {
