@@ -59,10 +59,9 @@ import Testing
         let command = ["lint", "--diagnose", "--format", "fleet", "--files-from", list]
         let marked = try CLIRunner.run(command + ["--marks"], environment: env)
         let plain = try CLIRunner.run(command, environment: env)
-        let first = try CLIRunner.run(
-            ["lint", "--diagnose", "--format", "fleet", "--files-from", Self.list([a, b], in: scratch)], environment: env)
-        let second = try CLIRunner.run(
-            ["lint", "--diagnose", "--format", "fleet", "--files-from", Self.list([a], in: scratch)], environment: env)
+        let batch = ["lint", "--diagnose", "--format", "fleet", "--files-from"]
+        let first = try CLIRunner.run(batch + [Self.list([a, b], in: scratch)], environment: env)
+        let second = try CLIRunner.run(batch + [Self.list([a], in: scratch)], environment: env)
         #expect(!first.lines.isEmpty && !second.lines.isEmpty)
         #expect(marked.lines == first.lines + [#"{"mark":1}"#] + second.lines + [#"{"mark":2}"#, #"{"mark":3}"#])
         #expect(plain.lines == first.lines + second.lines)
