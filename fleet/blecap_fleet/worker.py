@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from typing import BinaryIO
 from dataclasses import dataclass, field
 
 import pyarrow.fs as pafs
@@ -52,96 +53,208 @@ def passes(commands: tuple[str, ...]) -> list[tuple[str, list[str]]]:
     return [(c, []) for c in commands]
 
 
-def _spawn(argv: list[str]) -> subprocess.Popen:
-    return subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def _anonymous_file() -> BinaryIO:
+    """A file in memory with no name (a memfd), or an unlinked temporary file where there is none."""
+    try:
+        return os.fdopen(os.memfd_create("blecap-fleet", os.MFD_CLOEXEC), "w+b")
+    except (AttributeError, OSError):
+        return tempfile.TemporaryFile()
 
 
-class Prestarted:
-    """Starts blecap processes one ahead: `spawn(argv)` hands over the process started for the same
-    arguments by the call before it (waiting on its standard input for the batch's list), then
-    starts the next. A blecap process takes about 8 ms from exec to reading its list (the loader,
-    the runtime, the option parser; docs/performance.md); started ahead, that runs while the batch
-    before it is analysed. A spare left at the end is closed by `close()`; one whose lane dies reads
-    the end of its input and exits without output."""
+@dataclass
+class Started:
+    """A blecap process waiting for its list on standard input; its standard output and error go
+    to anonymous files, read once it has ended."""
 
-    def __init__(self) -> None:
-        self._spare: tuple[list[str], subprocess.Popen] | None = None
+    popen: subprocess.Popen
+    out: BinaryIO
+    err: BinaryIO
 
-    def spawn(self, argv: list[str]) -> subprocess.Popen:
-        spare, self._spare = self._spare, None
-        if spare is not None and (spare[0] != argv or spare[1].poll() is not None):
-            self._discard(spare[1])
-            spare = None
-        p = spare[1] if spare is not None else _spawn(argv)
-        self._spare = (list(argv), _spawn(argv))
-        return p
+    def discard(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.kill()
+        self.popen.wait()
+        self.popen.stdin.close()
+        self.out.close()
+        self.err.close()
+
+
+def _spawn(argv: list[str]) -> Started:
+    out, err = _anonymous_file(), _anonymous_file()
+    return Started(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=out, stderr=err), out, err)
+
+
+class Coprocess:
+    """One blecap process a lane keeps for batch after batch: `blecap COMMAND --format fleet
+    --files-from - --marks`, each batch's paths written to its standard input and ended by a
+    blank line, which blecap answers with `{"mark":N}` once the batch's rows are all out. A
+    process per batch cost its start and its first captures' warming (12 ms a batch, 6 % of a
+    lane's time on 2,001 generated bug reports; docs/performance.md). A batch over its time,
+    or a process that ended, leaves no process behind: the next batch starts a new one."""
+
+    def __init__(self, argv: list[str]):
+        self.argv = list(argv)
+        self.err = _anonymous_file()
+        try:
+            import fcntl
+
+            # Appended, so that clearing it between batches keeps it small for a process that lives long.
+            fcntl.fcntl(self.err.fileno(), fcntl.F_SETFL, fcntl.fcntl(self.err.fileno(), fcntl.F_GETFL) | os.O_APPEND)
+        except OSError:
+            pass
+        self.popen = subprocess.Popen(self.argv + ["--marks"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=self.err)
+        self.marks = 0
+
+    def batch(self, paths: list[str], timeout: float, on_row: Callable, raw: bool) -> int:
+        p = self.popen
+        self.marks += 1
+        mark = b'{"mark":%d}' % self.marks
+        self.err.truncate(0)
+        timed_out = threading.Event()
+
+        def expire() -> None:
+            timed_out.set()
+            p.kill()
+
+        def feed() -> None:
+            try:
+                p.stdin.write("".join(f"{x}\n" for x in paths).encode() + b"\n")
+                p.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                pass  # blecap ended: what it wrote says how far it came
+
+        # The list on a thread of its own: blecap reads it as it goes, and a list longer than the
+        # pipe holds would otherwise wait on blecap while blecap waits on its rows being read.
+        feeder = threading.Thread(target=feed, daemon=True)
+        feeder.start()
+        timer = threading.Timer(timeout, expire)
+        timer.start()
+        count = 0
+        try:
+            for line in p.stdout:
+                line = line.rstrip(b"\n")
+                if line == mark:
+                    return count
+                if line.startswith(b'{"mark":'):
+                    raise RuntimeError(f"blecap {self.argv[1]}: mark {line!r} where {mark!r} was due")
+                if line.strip():
+                    on_row(line if raw else json.loads(line))
+                    count += 1
+            # The rows ended without the mark: blecap is gone.
+            p.wait()
+            if timed_out.is_set():
+                raise subprocess.TimeoutExpired(p.args, timeout)
+            self.err.seek(0)
+            message = self.err.read(4096).decode(errors="replace").strip()[:500]
+            raise RuntimeError(f"blecap {self.argv[1]} ended (status {p.returncode}) before its batch's mark: {message}")
+        finally:
+            timer.cancel()
+            feeder.join()
+
+    @property
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def cpu(self) -> float:
+        """CPU seconds the process has used so far (it is reaped only at the end, so the
+        children's times of `os.times()` do not hold it yet)."""
+        try:
+            with open(f"/proc/{self.popen.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return 0.0
 
     def close(self) -> None:
-        if self._spare is not None:
-            self._discard(self._spare[1])
-            self._spare = None
+        try:
+            self.popen.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.popen.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            self.popen.wait()
+        self.popen.stdout.close()
+        self.err.close()
 
-    @staticmethod
-    def _discard(p: subprocess.Popen) -> None:
-        p.kill()
-        p.wait()
-        for f in (p.stdin, p.stdout, p.stderr):
-            f.close()
+
+class Coprocesses:
+    """A lane's blecap processes, one per command line, run as `run_blecap` is."""
+
+    def __init__(self) -> None:
+        self._by_argv: dict[tuple[str, ...], Coprocess] = {}
+
+    def run(self, blecap: str, command: str, paths: list[str], extra: list[str], timeout: float,
+            on_row: Callable, raw: bool = False) -> int:
+        argv = (blecap, command, "--format", "fleet", "--files-from", "-", *extra)
+        c = self._by_argv.get(argv)
+        if c is None or not c.alive:
+            if c is not None:
+                c.close()
+            c = self._by_argv[argv] = Coprocess(list(argv))
+        try:
+            return c.batch(paths, timeout, on_row, raw)
+        except BaseException:
+            del self._by_argv[argv]
+            if c.alive:
+                c.popen.kill()
+            c.close()
+            raise
+
+    def cpu(self) -> float:
+        return sum(c.cpu() for c in self._by_argv.values())
+
+    def close(self) -> None:
+        for c in self._by_argv.values():
+            c.close()
+        self._by_argv.clear()
 
 
 def run_blecap(blecap: str, command: str, paths: list[str], extra: list[str], timeout: float,
-               on_row: Callable[[dict], None], spawn: Callable[[list[str]], subprocess.Popen] = _spawn,
-               raw: bool = False) -> int:
-    """`blecap COMMAND --format fleet --files-from -`: one JSON row per line on stdout, each handed
-    to `on_row` as blecap writes it, so that the rows are read while blecap still works (on
-    another core when there is one) instead of after it ends: parsed, or with `raw` the line's
-    bytes as they are. Exit status 1 (findings) and 3 (a damaged member) are results, not
-    failures: every member has its rows. Returns the rows' count. `spawn` starts the process (a
-    `Prestarted`'s hands over one started ahead)."""
-    p = spawn([blecap, command, "--format", "fleet", "--files-from", "-", *extra])
-    listing = "".join(f"{x}\n" for x in paths).encode()
-    stderr: list[bytes] = []
+               on_row: Callable[[dict], None], raw: bool = False) -> int:
+    """`blecap COMMAND --format fleet --files-from -`: one JSON row per line, each handed to
+    `on_row` once blecap has ended: parsed, or with `raw` the line's bytes as they are. blecap
+    writes its rows to an anonymous file, not a pipe: through a pipe every row woke a reader
+    thread in the lane, which then competed for the interpreter's lock with the commit of the
+    batch before (two context switches a row; docs/performance.md). Exit status 1 (findings) and
+    3 (a damaged member) are results, not failures: every member has its rows. Returns the rows'
+    count. One process for the batch; a lane keeps one for batch after batch (`Coprocesses`)."""
+    started = _spawn([blecap, command, "--format", "fleet", "--files-from", "-", *extra])
+    p = started.popen
     timed_out = threading.Event()
-
-    def feed() -> None:
-        try:
-            p.stdin.write(listing)
-            p.stdin.close()
-        except (BrokenPipeError, OSError):
-            pass
 
     def expire() -> None:
         timed_out.set()
         p.kill()
 
-    helpers = [threading.Thread(target=feed, daemon=True),
-               threading.Thread(target=lambda: stderr.append(p.stderr.read()), daemon=True)]
-    for h in helpers:
-        h.start()
     timer = threading.Timer(timeout, expire)
     timer.start()
     count = 0
     try:
-        for line in p.stdout:
+        try:
+            # blecap reads its list as it goes: a list longer than the pipe holds waits here.
+            p.stdin.write("".join(f"{x}\n" for x in paths).encode())
+            p.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass  # blecap ended early (refused its options, killed): its status says why
+        p.wait()
+        timer.cancel()
+        if timed_out.is_set():
+            raise subprocess.TimeoutExpired(p.args, timeout)
+        started.out.seek(0)
+        for line in started.out.read().split(b"\n"):
             if line.strip():
                 on_row(line if raw else json.loads(line))
                 count += 1
-        p.wait()
-    except BaseException:
-        p.kill()
-        p.wait()
-        raise
+        if p.returncode not in (0, 1, 3, 4, 5) and not count:
+            started.err.seek(0)
+            message = started.err.read(4096).decode(errors="replace").strip()[:500]
+            raise RuntimeError(f"blecap {command} exit {p.returncode}: {message}")
     finally:
         timer.cancel()
-        for h in helpers:
-            h.join()
-        p.stdout.close()
-        p.stderr.close()
-    if timed_out.is_set():
-        raise subprocess.TimeoutExpired(p.args, timeout)
-    if p.returncode not in (0, 1, 3, 4, 5) and not count:
-        message = b"".join(stderr).decode(errors="replace").strip()[:500]
-        raise RuntimeError(f"blecap {command} exit {p.returncode}: {message}")
+        started.discard()
     return count
 
 
@@ -190,12 +303,14 @@ def analyse_batch(
     commands: tuple[str, ...] = DEFAULT_COMMANDS,
     extra: tuple[str, ...] = (),
     timeout: float = 3600.0,
-    spawn: Callable[[list[str]], subprocess.Popen] = _spawn,
+    run: Callable[..., int] = run_blecap,
+    process_cpu: Callable[[], float] = lambda: 0.0,
 ) -> Analysed:
     """Run blecap's batch mode on one batch (`{"day", "source", "members": [{"uri", "sha256",
     "size"}]}`, members already hashed, deduplicated and not yet committed) and gather its rows."""
-    started, children, own = time.time(), _children_cpu(), time.thread_time()
-    tmp = tempfile.mkdtemp(prefix="blecap-fleet-")
+    started, own = time.time(), time.thread_time()
+    children = _children_cpu() + process_cpu()  # `run`'s processes: ended ones, and a lane's kept one
+    tmp = None  # made for the first member that must be copied here
     try:
         local_of: dict[str, str] = {}  # path given to blecap -> listed URI
         for i, m in enumerate(batch["members"]):
@@ -203,6 +318,7 @@ def analyse_batch(
             if isinstance(fs, pafs.LocalFileSystem):
                 local_of[path] = m["uri"]
             else:
+                tmp = tmp or tempfile.mkdtemp(prefix="blecap-fleet-")
                 local = os.path.join(tmp, f"{i:06d}-{os.path.basename(path)}")
                 with fs.open_input_stream(path) as src, open(local, "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
@@ -224,11 +340,12 @@ def analyse_batch(
                     row["input"] = local_of[row["input"]]  # the listed URI, not a worker's temporary copy
                 by_table.setdefault(table, []).append(row)
 
-            run_blecap(blecap, command, list(local_of), options + list(extra), timeout, keep, spawn, raw=not copied)
+            run(blecap, command, list(local_of), options + list(extra), timeout, keep, raw=not copied)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
     bid = batch_id(version, commands, [m["sha256"] for m in batch["members"]])
-    return Analysed(batch, bid, by_table, started, time.time(), _children_cpu() - children,
+    return Analysed(batch, bid, by_table, started, time.time(), _children_cpu() + process_cpu() - children,
                     time.thread_time() - own)
 
 
@@ -277,11 +394,10 @@ class Lane:
     CPU for 182 captures, 17 to 28 ms of wall on a busy machine); one after the other, no blecap
     ran meanwhile (docs/performance.md).
 
-    Its blecap processes are started one ahead (`Prestarted`): the next batch's process starts
-    while this one's runs.
+    Its blecap process stays for batch after batch (`Coprocesses`, blecap's `--marks`).
 
     `run(batch)` returns the batches committed by the time it returns (the one before it, if
-    any); `flush()` waits for the last one, `close()` also ends the process started ahead. A lane
+    any); `flush()` waits for the last one, `close()` also ends the blecap process. A lane
     killed in between leaves at most one batch analysed and not committed, which the next run
     analyses again, as it does a killed task's."""
 
@@ -289,12 +405,12 @@ class Lane:
         self._writer: threading.Thread | None = None
         self._done: list[dict] = []
         self._error: BaseException | None = None
-        self._processes = Prestarted()
+        self._processes = Coprocesses()
 
     def run(self, batch: dict, *, out: str, blecap: str, version: str, commands: tuple[str, ...] = DEFAULT_COMMANDS,
             extra: tuple[str, ...] = (), timeout: float = 3600.0) -> list[dict]:
         a = analyse_batch(batch, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout,
-                          spawn=self._processes.spawn)
+                          run=self._processes.run, process_cpu=self._processes.cpu)
         done = self.flush()
 
         def write() -> None:
@@ -313,7 +429,7 @@ class Lane:
         return hash_captures(captures)
 
     def close(self) -> list[dict]:
-        """The last commit, and no process started ahead left behind."""
+        """The last commit, and the blecap process ended."""
         self._processes.close()
         return self.flush()
 

@@ -17,11 +17,13 @@ import pyarrow.parquet as pq
 
 from blecap_fleet.listing import hash_captures, hash_captures_threaded, list_captures
 from blecap_fleet.store import MANIFEST
-from blecap_fleet.worker import Lane, Prestarted, analyse_batch, process_batch, run_blecap
+from blecap_fleet.worker import Lane, process_batch, run_blecap
 
-# A stand-in for `blecap COMMAND --format fleet --files-from -`: a capture row per listed path.
-# With $FAKE_GATE set it writes the first row, then waits (up to 5 s) for that file to exist
-# before writing the rest, so that a caller which reads rows only after the process ends is seen.
+# A stand-in for `blecap COMMAND --format fleet --files-from -`: a capture row per listed path,
+# and with --marks a `{"mark":N}` line for each blank line, read as they come (a lane's process).
+# $FAKE_WORK: seconds it works after reading its list (its rows then carry its pid and start time);
+# $FAKE_PAD: characters of padding per row; $FAKE_HANG_ON / $FAKE_DIE_ON: a path at which it hangs /
+# exits 7.
 FAKE = textwrap.dedent("""\
     import json, os, sys, time
     if os.environ.get("FAKE_SLEEP"):
@@ -30,20 +32,35 @@ FAKE = textwrap.dedent("""\
         sys.stderr.write("fake: refused\\n")
         sys.exit(int(os.environ["FAKE_EXIT"]))
     began = time.time()
+
+    def row(p):
+        r = {"table": "capture", "input": p, "capture_id": "c" + os.path.basename(p)}
+        if os.environ.get("FAKE_WORK"):
+            r.update(pid=os.getpid(), began=began)
+        if os.environ.get("FAKE_PAD"):
+            r["pad"] = "x" * int(os.environ["FAKE_PAD"])
+        return json.dumps(r)
+
+    if "--marks" in sys.argv:
+        marks = 0
+        for line in sys.stdin:
+            p = line.strip()
+            if not p:
+                marks += 1
+                print(json.dumps({"mark": marks}, separators=(",", ":")), flush=True)
+                continue
+            if p == os.environ.get("FAKE_HANG_ON"):
+                time.sleep(60)
+            if p == os.environ.get("FAKE_DIE_ON"):
+                sys.stderr.write("fake: died at " + p + "\\n")
+                sys.exit(7)
+            time.sleep(float(os.environ.get("FAKE_WORK", "0")))
+            print(row(p), flush=True)
+        sys.exit(0)
     paths = [l.strip() for l in sys.stdin if l.strip()]
     time.sleep(float(os.environ.get("FAKE_WORK", "0")))
-    gate = os.environ.get("FAKE_GATE")
-    for i, p in enumerate(paths):
-        row = {"table": "capture", "input": p, "capture_id": "c" + str(i)}
-        if os.environ.get("FAKE_WORK"):
-            row.update(pid=os.getpid(), began=began)
-        print(json.dumps(row), flush=True)
-        if i == 0 and gate:
-            deadline = time.monotonic() + 5
-            while not os.path.exists(gate) and time.monotonic() < deadline:
-                time.sleep(0.01)
-            if not os.path.exists(gate):
-                sys.exit(9)
+    for p in paths:
+        print(row(p), flush=True)
 """)
 
 
@@ -73,18 +90,18 @@ class WorkerTests(unittest.TestCase):
         os.environ.update(self.env)
         self.dir.cleanup()
 
-    def test_rows_reach_the_caller_while_blecap_still_runs(self):
-        gate = os.path.join(self.dir.name, "gate")
-        os.environ["FAKE_GATE"] = gate
-        seen = []
-
-        def on_row(row):
-            seen.append(row["input"])
-            open(gate, "w").close()  # the stand-in writes its other rows only once this exists
-
-        count = run_blecap(self.blecap, "lint", self.inputs, [], 30, on_row)
+    def test_rows_larger_than_a_pipe_holds_are_read_whole_and_in_order(self):
+        # 5 rows of 100 kB: through a pipe nobody read until the end, blecap would block on its
+        # first 64 kB and the batch hang; its anonymous file takes them all.
+        os.environ["FAKE_PAD"] = "100000"
+        try:
+            seen = []
+            count = run_blecap(self.blecap, "lint", self.inputs, [], 30, seen.append)
+        finally:
+            del os.environ["FAKE_PAD"]
         self.assertEqual(count, 5)
-        self.assertEqual(seen, self.inputs)
+        self.assertEqual([r["input"] for r in seen], self.inputs)
+        self.assertTrue(all(len(r["pad"]) == 100000 for r in seen))
 
     def test_a_run_over_its_time_is_killed(self):
         os.environ["FAKE_SLEEP"] = "30"
@@ -134,45 +151,62 @@ class WorkerTests(unittest.TestCase):
         with self.assertRaises(OSError):
             lane.close()
 
-    def test_a_lanes_next_blecap_is_started_while_the_batch_before_it_runs(self):
+    def _rows(self, store):
+        return pq.read_table(os.path.join(store, "capture")).to_pylist()
+
+    def test_a_lanes_batches_go_through_one_blecap_process_ended_by_close(self):
         kw = dict(blecap=self.blecap, version="v1", commands=("lint",))
+        store = os.path.join(self.dir.name, "store")
         lane = Lane()
-        os.environ["FAKE_WORK"] = "0.4"  # each process works 0.4 s after reading its list
+        os.environ["FAKE_WORK"] = "0.01"  # the rows carry the process's pid
         try:
-            lane.run(self._batch(self.inputs[:2]), out=os.path.join(self.dir.name, "store"), **kw)
-            first_returned = time.time()
-            lane.run(self._batch(self.inputs[2:]), out=os.path.join(self.dir.name, "store"), **kw)
+            lane.run(self._batch(self.inputs[:2]), out=store, **kw)
+            lane.run(self._batch(self.inputs[2:]), out=store, **kw)
+            lane.flush()
+            pid = {r["pid"] for r in self._rows(store)}
+            self.assertEqual(len(pid), 1)
+            os.kill(pid.pop(), 0)  # still there between batches
+            lane.close()
         finally:
             del os.environ["FAKE_WORK"]
-        lane.close()
-        self.assertIsNone(lane._processes._spare)
-        got = pq.read_table(os.path.join(self.dir.name, "store", "capture")).to_pylist()
-        first = [r for r in got if r["input"] in self.inputs[:2]]
-        second = [r for r in got if r["input"] in self.inputs[2:]]
-        self.assertEqual((len(first), len(second)), (2, 3))
-        self.assertNotEqual(first[0]["pid"], second[0]["pid"])
-        # The second batch's process was running before the first batch's run returned.
-        self.assertLess(second[0]["began"], first_returned - 0.2)
+        self.assertEqual(sorted(r["input"] for r in self._rows(store)), sorted(self.inputs))
+        self.assertEqual(lane._processes._by_argv, {})
 
+    def test_a_lane_batch_over_its_time_is_killed_and_the_next_gets_a_new_process(self):
+        kw = dict(blecap=self.blecap, version="v1", commands=("lint",))
+        store = os.path.join(self.dir.name, "store")
+        lane = Lane()
+        os.environ.update(FAKE_WORK="0.01", FAKE_HANG_ON=self.inputs[1])
+        try:
+            lane.run(self._batch(self.inputs[:1]), out=store, **kw)
+            started = time.monotonic()
+            with self.assertRaises(subprocess.TimeoutExpired):
+                lane.run(self._batch(self.inputs[1:3]), out=store, timeout=1, **kw)
+            self.assertLess(time.monotonic() - started, 20)
+            lane.run(self._batch(self.inputs[3:]), out=store, **kw)
+            lane.close()
+        finally:
+            for k in ("FAKE_WORK", "FAKE_HANG_ON"):
+                del os.environ[k]
+        rows = self._rows(store)
+        self.assertEqual(sorted(r["input"] for r in rows), sorted(self.inputs[:1] + self.inputs[3:]))
+        first = {r["pid"] for r in rows if r["input"] in self.inputs[:1]}
+        last = {r["pid"] for r in rows if r["input"] in self.inputs[3:]}
+        self.assertEqual(len(first | last), 2)
 
-class PrestartedTests(unittest.TestCase):
-    def test_each_spawn_hands_over_the_process_the_call_before_started(self):
-        spawner = Prestarted()
-        argv = [sys.executable, "-c", "import sys, os; sys.stdin.read(); print(os.getpid())"]
-        procs = [spawner.spawn(argv) for _ in range(3)]
-        spare = spawner._spare[1]
-        outs = [p.communicate(b"")[0].decode().strip() for p in procs]
-        self.assertEqual(outs, [str(p.pid) for p in procs])
-        self.assertEqual(len(set(outs)), 3)
-        self.assertIsNone(spare.poll())  # the next one, started and waiting
-        spawner.close()
-        self.assertIsNotNone(spare.poll())
-        other = [sys.executable, "-c", "import sys; sys.stdin.read(); print('other')"]
-        p = spawner.spawn(other)
-        q = spawner.spawn(argv)  # another command: the spare started for `other` is not handed over
-        self.assertEqual(p.communicate(b"")[0], b"other\n")
-        self.assertEqual(q.communicate(b"")[0].decode().strip(), str(q.pid))
-        spawner.close()
+    def test_a_lane_process_that_ends_mid_batch_is_an_error_with_its_stderr_and_the_lane_goes_on(self):
+        kw = dict(blecap=self.blecap, version="v1", commands=("lint",))
+        store = os.path.join(self.dir.name, "store")
+        lane = Lane()
+        os.environ["FAKE_DIE_ON"] = self.inputs[2]
+        try:
+            with self.assertRaisesRegex(RuntimeError, "before its batch's mark: fake: died at"):
+                lane.run(self._batch(self.inputs[:3]), out=store, **kw)
+            lane.run(self._batch(self.inputs[3:]), out=store, **kw)
+            lane.close()
+        finally:
+            del os.environ["FAKE_DIE_ON"]
+        self.assertEqual(sorted(r["input"] for r in self._rows(store)), sorted(self.inputs[3:]))
 
 
 class HashTests(unittest.TestCase):
