@@ -51,12 +51,17 @@ def _hash_on_workers(ray, captures: list[dict], workers: int) -> list[dict]:
     return [h for part in _bounded(ray, hash_captures, chunks, workers) for h in part]
 
 
+def arrival(c: dict) -> tuple[str, str, str]:
+    """The order copies are decided in: by day, source, then URI (the earliest upload wins)."""
+    return (c["day"], c["source"], c["uri"])
+
+
 def select(hashed: list[dict], done: set[tuple[str, str]], version: str) -> tuple[list[dict], int, int]:
     """What to analyse: not committed for this blecap version, and one file per content (the first
-    URI in sorted order; the same bug report uploaded twice is one capture). Returns the members,
+    in `arrival` order; the same bug report uploaded twice is one capture). Returns the members,
     how many were committed already and how many were copies."""
     members, seen, committed, copies = [], set(), 0, 0
-    for h in sorted(hashed, key=lambda h: h["uri"]):
+    for h in sorted(hashed, key=arrival):
         if (h["sha256"], version) in done:
             committed += 1
         elif h["sha256"] in seen:
@@ -88,16 +93,20 @@ def _on_lanes(ray, lanes: list, batches: list[dict], finish: str = "close", **kw
     returns as soon as its batch's blecap has ended and its rows are read: the batch is written
     and committed while the lane's next blecap runs."""
     results: list[dict] = []
-    queue = list(reversed(batches))
+    source = iter(batches)  # a list, or a `Streamed` that hashes as it goes
+    following = next(source, None)
     # Each lane once per free place, first places first: every lane has a batch before any has two.
     free = [lane for _ in range(LANE_DEPTH) for lane in reversed(lanes)]
     used: set[int] = set()
     pending: dict = {}
-    while queue or pending:
-        while free and queue:
+    while following is not None or pending:
+        while free and following is not None:
             lane = free.pop()
             used.add(id(lane))
-            pending[lane.run.remote(queue.pop(), **kw)] = lane
+            pending[lane.run.remote(following, **kw)] = lane
+            following = next(source, None)
+        if not pending:
+            continue
         ready, _ = ray.wait(list(pending), num_returns=1)
         for r in ready:
             free.append(pending.pop(r))
@@ -260,6 +269,77 @@ def run(
     }
 
 
+class Streamed:
+    """`select` then `make_batches`, a batch at a time as the hashes come: the captures in
+    `arrival` order, hashed chunk by chunk by `hash_chunk` (on a thread pool, ahead of what is
+    taken), so that the first batch can start on the lanes while the rest are still hashed.
+
+    The members and the copy kept are `select`'s; the batches are cut from the counts known
+    before hashing (every capture not known committed counts, as `make_batches` would size
+    them), so a group whose files turn out committed or copies has a smaller last batch. The
+    batches are only the unit of work and commit: rows do not depend on them."""
+
+    def __init__(self, captures: list[dict], known: dict[str, str], hash_chunk, done: set[tuple[str, str]],
+                 version: str, size: int, workers: int, threads: int, chunk: int = 64):
+        self.order = sorted(captures, key=arrival)
+        self.known, self.hash_chunk, self.done, self.version = known, hash_chunk, done, version
+        self.size, self.workers, self.threads, self.chunk = size, workers, threads, chunk
+        self.committed = self.copies = self.batches = 0
+        self.members: list[dict] = []
+
+    def _targets(self) -> dict[tuple[str, str], int]:
+        counts: dict[tuple[str, str], int] = {}
+        for c in self.order:
+            sha = self.known.get(c["uri"])
+            if sha is None or (sha, self.version) not in self.done:
+                counts[(c["day"], c["source"])] = counts.get((c["day"], c["source"]), 0) + 1
+        targets = {}
+        for group, n in counts.items():
+            count = -(-n // self.size)
+            count = min(n, -(-count // self.workers) * self.workers)
+            targets[group] = -(-n // count)
+        return targets
+
+    def __iter__(self):
+        from concurrent.futures import ThreadPoolExecutor
+
+        targets = self._targets()
+        todo = [c for c in self.order if c["uri"] not in self.known]
+        chunks = [todo[i : i + self.chunk] for i in range(0, len(todo), self.chunk)]
+        seen: set[str] = set()
+        batch: dict | None = None
+        with ThreadPoolExecutor(max_workers=max(1, self.threads), thread_name_prefix="blecap-fleet-hash") as pool:
+            futures = iter([pool.submit(self.hash_chunk, c) for c in chunks])
+            for c in self.order:
+                if c["uri"] not in self.known:
+                    for h in next(futures).result():
+                        self.known[h["uri"]] = h["sha256"]
+                sha = self.known[c["uri"]]
+                if (sha, self.version) in self.done:
+                    self.committed += 1
+                    continue
+                if sha in seen:
+                    self.copies += 1
+                    continue
+                seen.add(sha)
+                member = dict(c, sha256=sha)
+                self.members.append(member)
+                if batch is not None and (batch["day"], batch["source"]) != (c["day"], c["source"]):
+                    self.batches += 1
+                    yield batch
+                    batch = None
+                if batch is None:
+                    batch = {"day": c["day"], "source": c["source"], "members": []}
+                batch["members"].append({"uri": c["uri"], "sha256": sha, "size": c["size"], "fs": c.get("fs", "")})
+                if len(batch["members"]) >= targets[(c["day"], c["source"])]:
+                    self.batches += 1
+                    yield batch
+                    batch = None
+        if batch is not None:
+            self.batches += 1
+            yield batch
+
+
 class Watcher:
     """A driver that stays: it connects to Ray, starts its lanes and reads the store's commits
     once, then analyses what is new under its sources each time `tick()` is called
@@ -292,6 +372,11 @@ class Watcher:
         self.done = store.committed()
         self.hashes: dict[tuple[str, int, int], str] = {}
         self.ticks = 0
+        self._ready()
+
+    def _ready(self) -> None:
+        """Every lane connected to and its blecap started before the first tick needs them."""
+        self.ray.get([lane.ready.remote(**self.kw) for lane in self.lanes])
 
     def _hash(self, captures: list[dict]) -> list[dict]:
         new = [c for c in captures if (c["uri"], c["size"], c["mtime_ns"]) not in self.hashes]
@@ -315,13 +400,29 @@ class Watcher:
             captures = []
             for s in self.sources:
                 captures += [dict(c.member(), mtime_ns=c.mtime_ns) for c in list_captures(s, self.source_label)]
-            hashed = self._hash(captures)
-            t = time.monotonic()
-            phases["hash"] = round(t - t0, 3)  # listing included
             version = self.kw["version"]
-            members, committed, copies = select(hashed, self.done, version)
-            batches = make_batches(members, self.batch_size, self.workers)
-            results = _on_lanes(self.ray, self.lanes, batches, finish="flush", **self.kw)
+            if any("://" in c["uri"] for c in captures):
+                hashed = self._hash(captures)
+                t = time.monotonic()
+                phases["hash"] = round(t - t0, 3)  # listing included
+                members, committed, copies = select(hashed, self.done, version)
+                batches = make_batches(members, self.batch_size, self.workers)
+                batch_count = len(batches)
+                results = _on_lanes(self.ray, self.lanes, batches, finish="flush", **self.kw)
+            else:
+                # Local files: hashed on the driver's threads as the batches are formed, the first
+                # batch on its lane while the rest are hashed.
+                t = time.monotonic()
+                phases["list"] = round(t - t0, 3)
+                known = {c["uri"]: self.hashes[k] for c in captures
+                         if (k := (c["uri"], c["size"], c["mtime_ns"])) in self.hashes}
+                streamed = Streamed(captures, known, hash_captures, self.done, version, self.batch_size,
+                                    self.workers, os.cpu_count() or 1)
+                results = _on_lanes(self.ray, self.lanes, streamed, finish="flush", **self.kw)
+                for c in captures:
+                    self.hashes[(c["uri"], c["size"], c["mtime_ns"])] = known[c["uri"]]
+                members, committed, copies = streamed.members, streamed.committed, streamed.copies
+                batch_count = streamed.batches
             phases["analyse"] = round(time.monotonic() - t, 3)
         except Exception:
             # A lane may have died with its batch: new lanes, and the commits as the store has them.
@@ -329,8 +430,9 @@ class Watcher:
                 self.ray.kill(lane)
             self.lanes = [self.ray.remote(num_cpus=1)(Lane).remote() for _ in range(self.workers)]
             self.done = self.store.committed()
+            self._ready()
             raise
-        self.done |= {(m["sha256"], version) for b in batches for m in b["members"]}
+        self.done |= {(m["sha256"], version) for m in members}
         if timeline is not None:
             timeline += sorted(results, key=lambda r: r["started"])
         return {
@@ -338,7 +440,7 @@ class Watcher:
             "captures": len(captures),
             "committed_before": committed,
             "copies": copies,
-            "batches": len(batches),
+            "batches": batch_count,
             "analysed": sum(r["analysed"] for r in results),
             "rows": sum(r["rows"] for r in results),
             "removed_uncommitted": self.removed if self.ticks == 1 else 0,

@@ -186,14 +186,19 @@ class Coprocesses:
     def __init__(self) -> None:
         self._by_argv: dict[tuple[str, ...], Coprocess] = {}
 
-    def run(self, blecap: str, command: str, paths: list[str], extra: list[str], timeout: float,
-            on_row: Callable, raw: bool = False) -> int:
+    def start(self, blecap: str, command: str, extra: list[str]) -> Coprocess:
         argv = (blecap, command, "--format", "fleet", "--files-from", "-", *extra)
         c = self._by_argv.get(argv)
         if c is None or not c.alive:
             if c is not None:
                 c.close()
             c = self._by_argv[argv] = Coprocess(list(argv))
+        return c
+
+    def run(self, blecap: str, command: str, paths: list[str], extra: list[str], timeout: float,
+            on_row: Callable, raw: bool = False) -> int:
+        c = self.start(blecap, command, extra)
+        argv = tuple(c.argv)
         try:
             return c.batch(paths, timeout, on_row, raw)
         except BaseException:
@@ -422,6 +427,15 @@ class Lane:
         self._writer = threading.Thread(target=write, daemon=True)
         self._writer.start()
         return done
+
+    def ready(self, *, blecap: str, commands: tuple[str, ...] = DEFAULT_COMMANDS, extra: tuple[str, ...] = (),
+              **_: object) -> int:
+        """Start the lane's blecap processes now, for batches to come; returns its pid. A watcher
+        calls it once: a driver's first call to an actor waits for its connection to it (about
+        0.15 s on an idle two-core machine), which a tick's first batch then does not."""
+        for command, options in passes(commands):
+            self._processes.start(blecap, command, options + list(extra))
+        return os.getpid()
 
     def hash(self, captures: list[dict]) -> list[dict]:
         """`hash_captures` in this lane's process: a watcher's lanes hold their CPUs between runs,

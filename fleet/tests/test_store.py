@@ -6,13 +6,14 @@
 import json
 import os
 import tempfile
+import time
 import unittest
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from blecap_fleet.listing import batches, list_captures
-from blecap_fleet.pipeline import select
+from blecap_fleet.pipeline import Streamed, select
 from blecap_fleet.schema import MANIFEST as MANIFEST_SCHEMA
 from blecap_fleet.schema import arrow_schema, tables
 from blecap_fleet.store import MANIFEST, Store, table_from_lines, to_table
@@ -108,6 +109,57 @@ class SelectionTests(unittest.TestCase):
         members, committed, copies = select(hashed, {("h3", "v1"), ("h4", "v0")}, "v1")
         self.assertEqual([m["uri"] for m in members], ["/a/1", "/d/4"])  # the first URI of a content
         self.assertEqual((committed, copies), (1, 1))
+        # The earliest upload wins: by day before URI.
+        later = [dict(hashed[1], day="e"), hashed[0]]
+        self.assertEqual([m["uri"] for m in select(later, set(), "v1")[0]], ["/b/2"])
+
+    def _fleet(self):
+        """Captures over two days and two sources, with copies across days and a committed one."""
+        caps = []
+        for i in range(230):
+            caps.append({"uri": f"/in/{i:04d}", "size": i, "day": "d1" if i % 3 else "d0",
+                         "source": "s" if i % 5 else "t", "fs": ""})
+        sha = {c["uri"]: f"h{int(c['uri'][-4:]) % 200}" for c in caps}  # 30 copies
+        return caps, sha
+
+    def test_streamed_batches_hold_what_select_and_make_batches_hold(self):
+        caps, sha = self._fleet()
+        done = {("h7", "v1"), ("h8", "v0")}
+        hashed = [dict(c, sha256=sha[c["uri"]]) for c in caps]
+        members, committed, copies = select(hashed, done, "v1")
+        want = batches(members, 40, workers=2)
+        calls = []
+
+        def hash_chunk(chunk):
+            calls.append(len(chunk))
+            return [dict(c, sha256=sha[c["uri"]]) for c in chunk]
+
+        known = {c["uri"]: sha[c["uri"]] for c in caps[:50]}  # seen at an earlier tick
+        streamed = Streamed(caps, dict(known), hash_chunk, done, "v1", 40, 2, threads=3, chunk=16)
+        got = list(streamed)
+        self.assertEqual(sum(calls), len(caps) - len(known))
+        self.assertEqual((streamed.committed, streamed.copies, streamed.batches), (committed, copies, len(got)))
+        self.assertEqual([m["uri"] for m in streamed.members], [m["uri"] for m in members])
+        flat = [(b["day"], b["source"], m["uri"], m["sha256"]) for b in got for m in b["members"]]
+        self.assertEqual(flat, [(b["day"], b["source"], m["uri"], m["sha256"]) for b in want for m in b["members"]])
+        self.assertTrue(all(0 < len(b["members"]) <= 40 for b in got))
+
+    def test_streamed_batches_start_before_everything_is_hashed(self):
+        caps, sha = self._fleet()
+        hashed_so_far = []
+
+        def hash_chunk(chunk):
+            time.sleep(0.01)
+            hashed_so_far.extend(chunk)
+            return [dict(c, sha256=sha[c["uri"]]) for c in chunk]
+
+        streamed = iter(Streamed(caps, {}, hash_chunk, set(), "v1", 40, 2, threads=1, chunk=8))
+        first = next(streamed)
+        self.assertLess(len(hashed_so_far), len(caps) // 2)
+        order = sorted(caps, key=lambda c: (c["day"], c["source"], c["uri"]))
+        self.assertEqual([m["uri"] for m in first["members"]], [c["uri"] for c in order[: len(first["members"])]])
+        list(streamed)
+        self.assertEqual(len(hashed_so_far), len(caps))
 
     def test_batches_stay_in_one_partition_and_respect_the_size(self):
         members = [{"uri": f"/{i}", "sha256": f"h{i}", "size": 1, "day": "d2" if i % 2 else "d1", "source": "s"}
