@@ -113,7 +113,7 @@ def _on_lanes(ray, lanes: list, batches: list[dict], finish: str = "close", **kw
             results += ray.get(r)
     # Only the lanes that ran a batch: a call to one that never did would wait for its process to
     # start (a run with nothing new would wait for its lanes' processes for nothing). `close` also
-    # ends each lane's blecap process started ahead; a watcher's lanes `flush`, keeping theirs.
+    # ends each lane's blecap process; a watcher's lanes `flush`, keeping theirs for its next tick.
     for part in ray.get([getattr(lane, finish).remote() for lane in lanes if id(lane) in used]):
         results += part
     return results
