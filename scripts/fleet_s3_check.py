@@ -11,7 +11,8 @@
    row's `input` the object's URI (scripts/fleet_check.py's comparison, shared).
 5. `blecap-fleet run s3://fleet/captures?… --out s3://store/…?…` without Ray (--no-ray) and on
    Ray (--hash-on auto: a URI source is hashed by Ray tasks): the store's rows equal the
-   reference; a second run analyses nothing and adds or changes no object.
+   reference; a second run analyses nothing and adds or changes no object. `blecap-fleet watch`
+   over the same source (its lanes hash the URIs), two ticks: the same rows, then nothing.
 6. A killed run's leftovers on S3 (a batch's table without its manifest, a temporary object):
    the next run removes exactly those and the rows stay the reference's.
 7. `blecap-fleet summary` and `query` given the S3 store's URI answer what they answer over a
@@ -191,6 +192,19 @@ def main() -> int:
             else:
                 print(f"{label} again: analysed 0, committed before {second['committed_before']}, "
                       f"{len(json.loads(before))} objects unchanged ({second['wall']} s)")
+
+        # `watch` over the same source: its tick hashes the URIs on its lanes; two ticks, the second
+        # finding nothing.
+        watched = f"s3://store/watch?{options}&allow_bucket_creation=true"
+        p = subprocess.run([py, "-m", "blecap_fleet.cli", "watch", source, "--out", watched, "--blecap", blecap,
+                            "--workers", str(a.workers), "--batch-size", "10", "--source", "check", "--every", "0",
+                            "--ticks", "2"], capture_output=True, text=True, env=env)
+        ticks = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+        if p.returncode != 0 or [t.get("analysed") for t in ticks] != [len(files) - ticks[0].get("copies", 0), 0]:
+            problems.append(f"watch: exit {p.returncode}, ticks {ticks}: {p.stderr.strip()[-600:]}")
+        elif compare("watch", watched):
+            print(f"watch: ticks analysed {ticks[0]['analysed']} then 0; the S3 store's rows equal blecap's batch-mode "
+                  f"rows in every table (tick seconds {[t['seconds'] for t in ticks]})")
 
         store = stores["no-ray"]
         day = json.loads(venv_code(py, OBJECTS, store))[0][0].split("/day=")[1].split("/")[0]
