@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""fleet/deploy/rayjob.yaml against KubeRay's RayJob CustomResourceDefinition, without a cluster.
+"""fleet/deploy/rayjob.yaml (or rayjob-watch.yaml) against KubeRay's RayJob CustomResourceDefinition,
+without a cluster.
 
-  python3 fleet/deploy/validate_rayjob.py --crd ray.io_rayjobs.yaml [fleet/deploy/rayjob.yaml]
+  python3 fleet/deploy/validate_rayjob.py --crd ray.io_rayjobs.yaml [fleet/deploy/rayjob-watch.yaml]
 
 The CRD is not in this repository: take it from the cluster that will run the job
 (`kubectl get crd rayjobs.ray.io -o yaml > ray.io_rayjobs.yaml`, the version its operator

@@ -34,8 +34,10 @@ def _quantity(q):
 
 
 class RayJobTests(unittest.TestCase):
+    MANIFEST, COMMAND = "rayjob.yaml", "run"
+
     def setUp(self):
-        self.job = yaml.safe_load(_read(DEPLOY, "rayjob.yaml"))
+        self.job = yaml.safe_load(_read(DEPLOY, self.MANIFEST))
         self.spec = self.job["spec"]
         cluster = self.spec["rayClusterSpec"]
         self.head = cluster["headGroupSpec"]
@@ -58,10 +60,10 @@ class RayJobTests(unittest.TestCase):
 
     def test_entrypoint_is_a_run_the_real_parser_accepts_and_joins_the_cluster(self):
         a = self._run_args()
-        self.assertEqual(a.cmd, "run")
+        self.assertEqual(a.cmd, self.COMMAND)
         # Without --ray-address the driver would start a second Ray inside the head pod.
         self.assertEqual(a.ray_address, "auto")
-        self.assertFalse(a.no_ray)
+        self.assertFalse(getattr(a, "no_ray", False))
 
     def test_ray_version_is_the_pin_everywhere(self):
         self.assertEqual(self.spec["rayClusterSpec"]["rayVersion"], self.pin)
@@ -88,6 +90,16 @@ class RayJobTests(unittest.TestCase):
                 # One batch (one blecap) per CPU, each bounded by --max-memory.
                 self.assertGreaterEqual(_quantity(limits["memory"]), _quantity(limits["cpu"]) * int(a.max_memory))
         self.assertLessEqual(a.workers, cpus)
+
+
+class RayJobWatchTests(RayJobTests):
+    """The watcher's manifest: the same cluster and image, `watch` as the job, retried if it fails."""
+
+    MANIFEST, COMMAND = "rayjob-watch.yaml", "watch"
+
+    def test_a_failed_watcher_is_submitted_again(self):
+        self.assertGreater(self.spec.get("backoffLimit", 0), 0)
+        self.assertGreater(self._run_args().every, 0)
 
 
 class ContainerfileTests(unittest.TestCase):
