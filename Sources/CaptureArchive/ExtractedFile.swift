@@ -108,10 +108,11 @@ final class ExtractedFile: @unchecked Sendable {
         fd = disk
     }
 
-    /// An anonymous disk file: created in a fresh private directory under `$TMPDIR`, then both
-    /// unlinked.
-    private static func diskFile() throws(ArchiveError) -> Int32 {
-        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    /// An anonymous disk file: created in a fresh private directory under `base` (`$TMPDIR`, else
+    /// /tmp), then both unlinked.
+    static func diskFile(in base: String = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
+        throws(ArchiveError) -> Int32
+    {
         var template = Array("\(base.isEmpty ? "/tmp" : base)/blecap-XXXXXX".utf8CString)
         let dir: String? = template.withUnsafeMutableBufferPointer { buf in
             mkdtemp(buf.baseAddress!).map { String(cString: $0) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import CaptureArchive
@@ -66,5 +67,19 @@ import Testing
         let headKept = back[0..<first.count].elementsEqual(first)  // a Bool: a failure prints no 64 MiB
         #expect(headKept)
         #expect(back[first.count...].allSatisfy { $0 == 0x5A })
+    }
+
+    @Test func theDiskFileIsMadeUnderTheFolderGiven() throws {
+        let scratch = try Scratch()
+        let fd = try ExtractedFile.diskFile(in: scratch.path)
+        defer { close(fd) }
+        #expect(fd >= 0)
+        // Made and unlinked at once: nothing is left in the folder while it is open.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == [])
+        #expect {
+            _ = try ExtractedFile.diskFile(in: scratch.file("absent"))
+        } throws: { error in
+            "\(error)".contains("cannot create a temporary directory")
+        }
     }
 }
