@@ -42,7 +42,6 @@ import json
 import os
 import resource
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -50,7 +49,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "scripts"))
-from fleet_check import KEY, venv_python  # noqa: E402
+from fleet_check import KEY, Watching, arrive, venv_python  # noqa: E402
 
 # A batch's exit status is its worst input's class (docs/exit-codes.md): the generated fleet holds
 # damaged (3), log-less (4) and hostile (5) inputs on purpose, so those are results, not failures.
@@ -199,29 +198,18 @@ def main() -> int:
             summary line."""
             tl = os.path.join(tmp, f"{name.replace(' ', '-')}.jsonl")
             os.makedirs(folder)
-            p = subprocess.Popen([py, "-m", "blecap_fleet.cli", "watch", folder, "--out", store, "--blecap", blecap,
-                                  "--workers", str(workers), "--batch-size", str(a.batch_size), "--every", "3600",
-                                  "--ray-address", "auto", "--timeline", tl], env=env, stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, text=True)
-            try:
-                if "error" in json.loads(p.stdout.readline() or '{"error": "no line"}'):
+            with Watching(py, folder, store, blecap, env, "--workers", str(workers), "--batch-size", str(a.batch_size),
+                          "--ray-address", "auto", "--timeline", tl, stderr=subprocess.DEVNULL) as w:
+                if "error" in w.tick():
                     sys.exit(f"fleet_bench: {name}: the first tick failed")
-                for f in files:
-                    dest = os.path.join(folder, os.path.relpath(f, src))
-                    os.makedirs(os.path.dirname(dest), exist_ok=True)
-                    os.link(f, dest)
+                arrive(files, src, folder)
                 t = time.monotonic()
-                p.send_signal(signal.SIGUSR1)
-                result = json.loads(p.stdout.readline() or '{"error": "no line"}')
+                w.signal()
+                result = w.tick()
                 wall = time.monotonic() - t
                 if "error" in result or result.get("analysed", 0) == 0:
                     sys.exit(f"fleet_bench: {name}: {result}")
-                p.send_signal(signal.SIGTERM)
-                p.wait(timeout=60)
-            finally:
-                if p.poll() is None:
-                    p.kill()
-                p.wait()
+                w.stop()
             rows.append((name, wall, float("nan"), load(), workers))
             return result, overlap(tl)
 

@@ -126,6 +126,43 @@ def fleet_run(py: str, blecap: str, src: str, store: str, workers: int, env: dic
                             start_new_session=True, **kw)
 
 
+class Watching:
+    """A `blecap-fleet watch` process for a check or a bench: `tick()` reads the next tick's
+    summary line (the first is the one at its start), `signal()` asks for a tick at once, `stop()`
+    ends it with SIGTERM and gives its exit status; leaving the `with` block kills it if need be."""
+
+    def __init__(self, py: str, folder: str, store: str, blecap: str, env: dict, *args: str, stderr=subprocess.PIPE):
+        self.p = subprocess.Popen([py, "-m", "blecap_fleet.cli", "watch", folder, "--out", store, "--blecap", blecap,
+                                   "--every", "3600", *args], env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
+
+    def __enter__(self) -> "Watching":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+
+    def tick(self) -> dict:
+        return json.loads(self.p.stdout.readline() or '{"error": "no line: the watcher ended"}')
+
+    def signal(self) -> None:
+        self.p.send_signal(signal.SIGUSR1)
+
+    def stop(self) -> int:
+        self.p.send_signal(signal.SIGTERM)
+        return self.p.wait(timeout=60)
+
+
+def arrive(files: list[str], src: str, folder: str) -> None:
+    """Hard links to `files` (under `src`) in `folder`, as new captures landing there: the same
+    modification time, so the same day partition."""
+    for f in files:
+        dest = os.path.join(folder, os.path.relpath(f, src))
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        os.link(f, dest)
+
+
 def check_watch(py: str, blecap: str, files: list[str], tmp: str, workers: int, env: dict,
                 expected: dict[str, list[str]], src: str, distinct: int) -> list[str]:
     """`blecap-fleet watch` on the running cluster over a folder that fills in two steps: its first
@@ -136,34 +173,22 @@ def check_watch(py: str, blecap: str, files: list[str], tmp: str, workers: int, 
     shutil.rmtree(watched, ignore_errors=True)
     shutil.rmtree(store, ignore_errors=True)
 
-    def arrive(part: list[str]) -> None:
-        for f in part:
-            dest = os.path.join(watched, os.path.relpath(f, src))
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            os.link(f, dest)  # the same modification time: the same day partition
-
     half = len(files) // 2
-    arrive(files[:half])
-    p = subprocess.Popen([py, "-m", "blecap_fleet.cli", "watch", watched, "--out", store, "--blecap", blecap,
-                          "--workers", str(workers), "--batch-size", "10", "--source", "check", "--every", "3600",
-                          *RUN_EXTRA], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    arrive(files[:half], src, watched)
     ticks = []
-    try:
-        ticks.append(json.loads(p.stdout.readline() or "{}"))
-        arrive(files[half:])
+    with Watching(py, watched, store, blecap, env, "--workers", str(workers), "--batch-size", "10", "--source",
+                  "check", *RUN_EXTRA) as w:
+        ticks.append(w.tick())
+        arrive(files[half:], src, watched)
         for _ in range(2):
-            p.send_signal(signal.SIGUSR1)
-            ticks.append(json.loads(p.stdout.readline() or "{}"))
-        p.send_signal(signal.SIGTERM)
-        p.wait(timeout=60)
-    finally:
-        if p.poll() is None:
-            p.kill()
-        p.wait()
+            w.signal()
+            ticks.append(w.tick())
+        status = w.stop()
+        stderr = w.p.stderr.read()
     analysed = [t.get("analysed") for t in ticks]
-    if p.returncode != 0 or len(ticks) != 3 or any("error" in t for t in ticks) or analysed[2] != 0 \
+    if status != 0 or len(ticks) != 3 or any("error" in t for t in ticks) or analysed[2] != 0 \
             or sum(a or 0 for a in analysed) != distinct:
-        problems.append(f"watch: exit {p.returncode}, ticks {ticks}; {p.stderr.read().strip()[-400:]}")
+        problems.append(f"watch: exit {status}, ticks {ticks}; {stderr.strip()[-400:]}")
         return problems
     moved = {t: sorted(r.replace(src + "/", watched + "/") for r in rows) for t, rows in expected.items()}
     if stored_rows(py, store) != moved:

@@ -61,6 +61,12 @@ def _anonymous_file() -> BinaryIO:
         return tempfile.TemporaryFile()
 
 
+def _told(err: BinaryIO) -> str:
+    """The start of what blecap wrote to its standard error (an anonymous file), for an error."""
+    err.seek(0)
+    return err.read(4096).decode(errors="replace").strip()[:500]
+
+
 @dataclass
 class Started:
     """A blecap process waiting for its list on standard input; its standard output and error go
@@ -145,9 +151,8 @@ class Coprocess:
             p.wait()
             if timed_out.is_set():
                 raise subprocess.TimeoutExpired(p.args, timeout)
-            self.err.seek(0)
-            message = self.err.read(4096).decode(errors="replace").strip()[:500]
-            raise RuntimeError(f"blecap {self.argv[1]} ended (status {p.returncode}) before its batch's mark: {message}")
+            raise RuntimeError(f"blecap {self.argv[1]} ended (status {p.returncode}) before its batch's mark: "
+                               f"{_told(self.err)}")
         finally:
             timer.cancel()
             feeder.join()
@@ -254,9 +259,7 @@ def run_blecap(blecap: str, command: str, paths: list[str], extra: list[str], ti
                 on_row(line if raw else json.loads(line))
                 count += 1
         if p.returncode not in (0, 1, 3, 4, 5) and not count:
-            started.err.seek(0)
-            message = started.err.read(4096).decode(errors="replace").strip()[:500]
-            raise RuntimeError(f"blecap {command} exit {p.returncode}: {message}")
+            raise RuntimeError(f"blecap {command} exit {p.returncode}: {_told(started.err)}")
     finally:
         timer.cancel()
         started.discard()
