@@ -223,7 +223,10 @@ def run(
         lanes = [lane.remote() for _ in range(workers)] if in_driver else []
         prep = prepared.result() if prepared else _prepare(*args)
         if preparing:
-            preparing.shutdown(wait=False)
+            # Waited for: a run on a running cluster ends with os._exit (cli.py), and the forked
+            # process, holding its own end of the pool's queue, would wait for work for ever (and
+            # keep the caller's pipe to standard output open) had it not had its sentinel yet.
+            preparing.shutdown(wait=True)
         overlapped.update(prep["overlapped"])
         captures, version, done = prep["captures"], prep["version"], prep["done"]
         kw = dict(out=out, blecap=blecap, version=version, commands=commands, extra=extra, timeout=timeout)
