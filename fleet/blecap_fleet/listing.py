@@ -101,16 +101,24 @@ def batches(members: list[dict], size: int, workers: int = 1) -> list[dict]:
         groups.setdefault((m["day"], m["source"]), []).append(m)
     out = []
     for (day, source), group in sorted(groups.items()):
-        count = -(-len(group) // size)
-        count = min(len(group), -(-count // workers) * workers)
         start = 0
-        for i in range(count):
-            end = start + len(group) // count + (1 if i < len(group) % count else 0)
-            out.append({"day": day, "source": source,
-                        "members": [{"uri": m["uri"], "sha256": m["sha256"], "size": m["size"], "fs": m.get("fs", "")}
-                                    for m in group[start:end]]})
-            start = end
+        for n in batch_sizes(len(group), size, workers):
+            out.append({"day": day, "source": source, "members": [batch_member(m) for m in group[start : start + n]]})
+            start += n
     return out
+
+
+def batch_sizes(n: int, size: int, workers: int) -> list[int]:
+    """The sizes `batches` cuts a group of `n` into: as many batches as `size` needs, rounded up to
+    a multiple of `workers` (never more than `n`), their sizes within one of each other."""
+    count = -(-n // size)
+    count = min(n, -(-count // workers) * workers)
+    return [n // count + (1 if i < n % count else 0) for i in range(count)]
+
+
+def batch_member(m: dict) -> dict:
+    """A hashed capture as a batch carries it to its lane."""
+    return {"uri": m["uri"], "sha256": m["sha256"], "size": m["size"], "fs": m.get("fs", "")}
 
 
 def hash_captures(captures: list[dict]) -> list[dict]:

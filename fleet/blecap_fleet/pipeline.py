@@ -10,6 +10,7 @@ import os
 import sys
 import time
 
+from .listing import batch_member, batch_sizes
 from .listing import batches as make_batches
 from .listing import hash_captures, hash_captures_threaded, list_captures
 from .store import Store
@@ -277,10 +278,10 @@ class Streamed:
     `arrival` order, hashed chunk by chunk by `hash_chunk` (on a thread pool, ahead of what is
     taken), so that the first batch can start on the lanes while the rest are still hashed.
 
-    The members and the copy kept are `select`'s; the batches are cut from the counts known
-    before hashing (every capture not known committed counts, as `make_batches` would size
-    them), so a group whose files turn out committed or copies has a smaller last batch. The
-    batches are only the unit of work and commit: rows do not depend on them."""
+    The members and the copy kept are `select`'s; the batches have `make_batches`' sizes for the
+    counts known before hashing (every capture not known committed counts), so a group whose
+    files turn out committed or copies has a smaller last batch. The batches are only the unit of
+    work and commit: rows do not depend on them."""
 
     def __init__(self, captures: list[dict], known: dict[str, str], hash_chunk, done: set[tuple[str, str]],
                  version: str, size: int, workers: int, threads: int, chunk: int = 64):
@@ -290,23 +291,19 @@ class Streamed:
         self.committed = self.copies = self.batches = 0
         self.members: list[dict] = []
 
-    def _targets(self) -> dict[tuple[str, str], int]:
+    def _sizes(self) -> dict[tuple[str, str], list[int]]:
+        """Each group's batch sizes, last first (popped as its batches fill)."""
         counts: dict[tuple[str, str], int] = {}
         for c in self.order:
             sha = self.known.get(c["uri"])
             if sha is None or (sha, self.version) not in self.done:
                 counts[(c["day"], c["source"])] = counts.get((c["day"], c["source"]), 0) + 1
-        targets = {}
-        for group, n in counts.items():
-            count = -(-n // self.size)
-            count = min(n, -(-count // self.workers) * self.workers)
-            targets[group] = -(-n // count)
-        return targets
+        return {group: batch_sizes(n, self.size, self.workers)[::-1] for group, n in counts.items()}
 
     def __iter__(self):
         from concurrent.futures import ThreadPoolExecutor
 
-        targets = self._targets()
+        sizes = self._sizes()
         todo = [c for c in self.order if c["uri"] not in self.known]
         chunks = [todo[i : i + self.chunk] for i in range(0, len(todo), self.chunk)]
         seen: set[str] = set()
@@ -333,8 +330,11 @@ class Streamed:
                     batch = None
                 if batch is None:
                     batch = {"day": c["day"], "source": c["source"], "members": []}
-                batch["members"].append({"uri": c["uri"], "sha256": sha, "size": c["size"], "fs": c.get("fs", "")})
-                if len(batch["members"]) >= targets[(c["day"], c["source"])]:
+                batch["members"].append(batch_member(member))
+                group = sizes[(c["day"], c["source"])]
+                if len(batch["members"]) >= group[-1]:
+                    if len(group) > 1:
+                        group.pop()
                     self.batches += 1
                     yield batch
                     batch = None
